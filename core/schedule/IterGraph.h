@@ -1,0 +1,37 @@
+// How the ranges and values of a stage's iteration variables follow from one another through its
+// split/fuse/rebase relations (TVM's message passing).
+#pragma once
+
+#include "schedule/Schedule.h"
+#include "tir/Analyzer.h"
+
+#include <unordered_map>
+
+namespace loopscope {
+
+using RangeMap = std::unordered_map<const IterVarNode*, Range>;
+using ValueMap = std::unordered_map<const IterVarNode*, Expr>;
+
+// Given the ranges of the stage's root variables, the ranges of all derived ones. Derived
+// variables always start at 0; a split's inner range is the factor even when the parent is
+// shorter, and its outer range is the ceiling of the quotient.
+void passDownDomain(const Stage& s, RangeMap& ranges, const Analyzer& an);
+
+// Given each leaf's offset from its range minimum (its loop variable, or 0 for a loop of extent
+// 1), the offsets of all variables; then the absolute values (minimum + offset) of every variable.
+ValueMap passUpOffsets(const Stage& s, const RangeMap& ranges, ValueMap leafOffsets,
+                       const Analyzer& an);
+ValueMap offsetsToValues(const Stage& s, const RangeMap& ranges, const ValueMap& offsets,
+                         const Analyzer& an);
+
+// Which variables may run past their range because a split above them does not divide evenly.
+std::unordered_map<const IterVarNode*, bool> passUpBoundCheck(const Stage& s, const RangeMap& ranges,
+                                                              const Analyzer& an);
+
+// For each leaf: 1 if it derives from a data-parallel root, 2 if from a reduction root, 3 if both.
+std::unordered_map<const IterVarNode*, int> reduceTouchMask(const Stage& s);
+
+// ceil(a / b) for non-negative a and positive b, simplified.
+Expr ceilDiv(const Expr& a, const Expr& b, const Analyzer& an);
+
+}  // namespace loopscope

@@ -1,0 +1,138 @@
+// A schedule: one stage per operation, each with its loop axes and how they were derived (split,
+// fuse), their annotations (parallel, vectorize, ...) and where the stage is computed. A value
+// type: copying a schedule snapshots it (iteration variables are shared, immutable nodes).
+#pragma once
+
+#include "te/Diagnostic.h"
+#include "te/Tensor.h"
+#include "tir/Stmt.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace loopscope {
+
+// How iteration variables derive from one another.
+struct IterRelation {
+    enum class Kind { Split, Fuse, Rebase };
+    Kind kind;
+    // Split: parent -> outer, inner.  Fuse: outer, inner -> fused.  Rebase: parent -> rebased.
+    IterVar parent, outer, inner, fused, rebased;
+    Expr factor;  // Split by factor
+    Expr nparts;  // Split by nparts
+};
+
+// What a schedule says about one loop axis.
+struct IterVarAttr {
+    ForKind kind = ForKind::Serial;
+    std::string threadTag;  // bind
+    std::vector<std::pair<std::string, Expr>> pragmas;
+    SourceLoc loc;  // the step that set the kind, for diagnostics found while lowering
+};
+
+enum class AttachType { Root, Inline, Scope };
+
+struct StorageAlign {
+    IterVar axis;
+    int factor = 0;
+    int offset = 0;
+};
+
+struct Stage {
+    Tensor op;        // the operation this stage computes now
+    Tensor originOp;  // the operation the stage was created for (s[C] keeps finding it)
+    std::vector<IterVar> allIterVars;
+    std::vector<IterVar> leafIterVars;
+    std::vector<IterRelation> relations;
+    std::map<const IterVarNode*, IterVarAttr> attrs;
+    AttachType attach = AttachType::Root;
+    Tensor attachOp;  // Scope: the stage (by its op) whose loop this stage is computed in
+    IterVar attachIvar;
+    SourceLoc attachLoc;  // the compute_at/compute_inline step, for diagnostics while lowering
+    std::string scope;  // storage scope; empty means global
+    bool isOutput = false;
+    std::vector<StorageAlign> aligns;
+
+    std::string name() const { return op->name; }
+    bool isPlaceholder() const { return op->isPlaceholder(); }
+    // Root iteration variables: the op's axes then its reduce axes.
+    std::vector<IterVar> rootIterVars() const;
+    int leafIndex(const IterVar& iv) const;  // -1 when not a leaf
+    bool hasIterVar(const IterVar& iv) const;
+    const IterVarAttr* attr(const IterVar& iv) const;
+};
+
+// A refusal by a schedule primitive: TVM's reason in the user's words, and which argument of the
+// call it is about (0-based, -1 for the call as a whole) so the diagnostic can point at it.
+class ScheduleError : public std::runtime_error {
+public:
+    ScheduleError(std::string message, int argument = -1)
+        : std::runtime_error(message), m_message(std::move(message)), m_argument(argument)
+    {
+    }
+    const std::string& message() const { return m_message; }
+    int argument() const { return m_argument; }
+
+private:
+    std::string m_message;
+    int m_argument;
+};
+
+class Schedule {
+public:
+    Schedule() = default;
+    explicit Schedule(std::vector<Tensor> outputs);
+
+    const std::vector<Stage>& stages() const { return m_stages; }
+    std::vector<Stage>& stages() { return m_stages; }
+    const std::vector<Tensor>& outputs() const { return m_outputs; }
+
+    // The stage of a tensor (found by its current or original operation), or null.
+    Stage* find(const Tensor& t);
+    const Stage* find(const Tensor& t) const;
+    int indexOf(const Tensor& t) const;
+    // Like find, but a ScheduleError naming the tensor when it has no stage.
+    Stage& stage(const Tensor& t);
+
+    // The stages (by index) whose current operation reads `t`.
+    std::vector<int> readers(const Tensor& t) const;
+
+    // Loop primitives; each refuses with a ScheduleError when TVM would (or should) refuse.
+    std::pair<IterVar, IterVar> split(Stage& s, const IterVar& parent, std::optional<Expr> factor,
+                                      std::optional<Expr> nparts);
+    std::vector<IterVar> tile(Stage& s, const IterVar& x, const IterVar& y, Expr xFactor,
+                              Expr yFactor);
+    IterVar fuse(Stage& s, const std::vector<IterVar>& axes);
+    void reorder(Stage& s, const std::vector<IterVar>& order);
+    void vectorize(Stage& s, const IterVar& iv, SourceLoc loc);
+    void parallel(Stage& s, const IterVar& iv, SourceLoc loc);
+    void unroll(Stage& s, const IterVar& iv, SourceLoc loc);
+    void bind(Stage& s, const IterVar& iv, const std::string& threadTag, SourceLoc loc);
+    void pragma(Stage& s, const IterVar& iv, const std::string& key, Expr value, SourceLoc loc);
+
+    // Attachment primitives.
+    void computeAt(Stage& s, Stage& parent, const IterVar& axis);
+    void computeInline(Stage& s);
+    void computeRoot(Stage& s);
+    void storageAlign(Stage& s, const IterVar& axis, int factor, int offset);
+
+    // Dataflow primitives: they add a stage and redirect reads.
+    Tensor cacheRead(const Tensor& t, const std::string& scope, const std::vector<Tensor>& readers);
+    Tensor cacheWrite(const Tensor& t, const std::string& scope);
+    Tensor rfactor(const Tensor& t, const IterVar& axis, int factorAxis);
+
+private:
+    void checkLeaf(const Stage& s, const IterVar& iv, int argument) const;
+    void setKind(Stage& s, const IterVar& iv, ForKind kind, SourceLoc loc);
+    void replaceOpEverywhere(const Tensor& from, const Tensor& to);
+
+    std::vector<Stage> m_stages;  // producers before consumers
+    std::vector<Tensor> m_outputs;
+};
+
+// Display name of an axis as TVMScript prints it ("i.outer" -> "i_outer").
+std::string axisDisplayName(const std::string& name);
+
+}  // namespace loopscope

@@ -1,0 +1,780 @@
+// Recursive-descent parser for the TE script subset (DESIGN.md §1). Each parseX() carries its
+// grammar rule; constructs outside the subset are parsed far enough to be refused by name.
+#include "te/Ast.h"
+#include "te/Lexer.h"
+
+#include <algorithm>
+#include <optional>
+#include <string_view>
+#include <utility>
+
+namespace loopscope::ast {
+
+namespace {
+
+std::string locText(SourceLoc loc)
+{
+    return std::to_string(loc.line) + ":" + std::to_string(loc.col);
+}
+
+std::string quoted(std::string_view text) { return "'" + std::string(text) + "'"; }
+
+// A statement keyword outside the subset, and what to tell the user instead.
+std::optional<std::string> refusedStatement(std::string_view keyword)
+{
+    const std::string loops = "; express loops with te.compute and schedule primitives";
+    if (keyword == "for" || keyword == "while")
+        return quoted(keyword) + " statements are not supported in a TE script" + loops;
+    if (keyword == "if" || keyword == "elif" || keyword == "else")
+        return quoted(keyword) + " statements are not supported in a TE script; for a conditional "
+                                 "value inside te.compute use tvm.tir.if_then_else";
+    if (keyword == "def")
+        return std::string("'def' statements (function definitions) are not supported in a TE "
+                           "script; write the computation as a lambda inside te.compute");
+    if (keyword == "class")
+        return std::string("class definitions are not supported in a TE script");
+    if (keyword == "try" || keyword == "except" || keyword == "finally")
+        return quoted(keyword) + " statements are not supported in a TE script";
+    if (keyword == "return")
+        return std::string("'return' statements are not supported in a TE script: there is no "
+                           "function to return from");
+    for (std::string_view simple : {"with", "del", "global", "nonlocal", "assert", "raise", "break",
+                                    "continue", "yield", "async", "await"}) {
+        if (keyword == simple)
+            return quoted(keyword) + " statements are not supported in a TE script";
+    }
+    return std::nullopt;
+}
+
+// Binding strength of the binary operators handled by precedence climbing; 0 for anything else.
+int binaryPrecedence(const Token& token)
+{
+    if (token.kind != TokenKind::Op) return 0;
+    const std::string& op = token.text;
+    if (op == "|") return 1;
+    if (op == "^") return 2;
+    if (op == "&") return 3;
+    if (op == "<<" || op == ">>") return 4;
+    if (op == "+" || op == "-") return 5;
+    if (op == "*" || op == "/" || op == "//" || op == "%" || op == "@") return 6;
+    return 0;
+}
+
+bool isAugmentedAssign(const Token& token)
+{
+    static const std::vector<std::string> ops = {"+=", "-=", "*=", "/=", "//=", "%=", "**=",
+                                                 "@=", "&=", "|=", "^=", "<<=", ">>="};
+    return token.kind == TokenKind::Op &&
+           std::find(ops.begin(), ops.end(), token.text) != ops.end();
+}
+
+// What kind of thing an invalid assignment target is, for "cannot assign to ...".
+std::string targetDescription(const Expr& e)
+{
+    switch (e.kind) {
+    case ExprKind::Call: return "a function call";
+    case ExprKind::Subscript: return "a subscript";
+    case ExprKind::Attribute: return "an attribute";
+    case ExprKind::Int:
+    case ExprKind::Float:
+    case ExprKind::String:
+    case ExprKind::Bool:
+    case ExprKind::None: return "a literal";
+    case ExprKind::Lambda: return "a lambda";
+    case ExprKind::IfExp: return "a conditional expression";
+    default: return "an expression";
+    }
+}
+
+class Parser {
+public:
+    explicit Parser(std::string_view source) : m_source(source), m_lexer(source) { advance(); }
+
+    Module parseModule();
+
+private:
+    // Token handling.
+    void advance();
+    const Token& peek();
+    bool isOp(std::string_view op) const { return m_tok.isOp(op); }
+    bool isKeyword(std::string_view kw) const { return m_tok.isKeyword(kw); }
+    bool canStartExpression() const;
+    [[noreturn]] void parseError(const std::string& expected,
+                                 const std::string& context = {}) const;
+    void expectClose(std::string_view closer, const Token& open);
+    std::string describe(const Token& token) const;
+    std::string sourceText(std::size_t from) const;
+
+    // Statements.
+    Stmt parseStatement();
+    void parseImport();
+    void parseDottedName(const char* context);
+    void parseAssignmentOrExpression(Stmt& stmt);
+    void checkTarget(const Expr& target) const;
+
+    // Expressions, loosest binding first.
+    ExprPtr parseTestList();
+    ExprPtr parseTest();
+    ExprPtr parseLambda();
+    ExprPtr parseOrTest();
+    ExprPtr parseAndTest();
+    ExprPtr parseNotTest();
+    ExprPtr parseComparison();
+    bool atComparisonOperator();
+    ExprPtr parseBinary(int minPrecedence);
+    ExprPtr parseFactor();
+    ExprPtr parsePower();
+    ExprPtr parsePrimary();
+    ExprPtr parseCall(SourceLoc start, ExprPtr callee);
+    ExprPtr parseSubscript(SourceLoc start, ExprPtr value);
+    ExprPtr parseAtom();
+    ExprPtr parseParenthesized();
+    ExprPtr parseList();
+    void refuseComprehension(const char* what) const;
+
+    std::string_view m_source;
+    Lexer m_lexer;
+    Token m_tok;   // current token
+    Token m_prev;  // last consumed token
+    std::optional<Token> m_peeked;
+};
+
+std::shared_ptr<Expr> makeExpr(ExprKind kind, SourceLoc loc)
+{
+    auto e = std::make_shared<Expr>();
+    e->kind = kind;
+    e->loc = loc;
+    return e;
+}
+
+std::shared_ptr<Expr> makeOperation(ExprKind kind, SourceLoc start, const Token& op, ExprPtr lhs,
+                                    ExprPtr rhs)
+{
+    auto e = makeExpr(kind, start);
+    e->opLoc = op.loc;
+    e->name = op.text;
+    e->lhs = std::move(lhs);
+    e->rhs = std::move(rhs);
+    return e;
+}
+
+void Parser::advance()
+{
+    m_prev = std::move(m_tok);
+    if (m_peeked) {
+        m_tok = std::move(*m_peeked);
+        m_peeked.reset();
+    } else {
+        m_tok = m_lexer.next();
+    }
+}
+
+const Token& Parser::peek()
+{
+    if (!m_peeked) m_peeked = m_lexer.next();
+    return *m_peeked;
+}
+
+bool Parser::canStartExpression() const
+{
+    switch (m_tok.kind) {
+    case TokenKind::Name:
+    case TokenKind::Int:
+    case TokenKind::Float:
+    case TokenKind::String: return true;
+    case TokenKind::Keyword:
+        return isKeyword("lambda") || isKeyword("not") || isKeyword("True") ||
+               isKeyword("False") || isKeyword("None") || isKeyword("await") ||
+               isKeyword("yield");
+    case TokenKind::Op:
+        return isOp("(") || isOp("[") || isOp("{") || isOp("-") || isOp("+") || isOp("~") ||
+               isOp("*") || isOp("**") || isOp("...");
+    default: return false;
+    }
+}
+
+std::string Parser::describe(const Token& token) const
+{
+    switch (token.kind) {
+    case TokenKind::Newline: return "end of line";
+    case TokenKind::End: return "end of file";
+    case TokenKind::String: {
+        std::string_view spelling = m_source.substr(token.offset, token.endOffset - token.offset);
+        std::size_t cut = std::min(spelling.find_first_of("\r\n"), std::size_t{24});
+        if (cut < spelling.size()) return std::string(spelling.substr(0, cut)) + "...";
+        return std::string(spelling);
+    }
+    default: return quoted(token.text);
+    }
+}
+
+void Parser::parseError(const std::string& expected, const std::string& context) const
+{
+    std::string message = "expected " + expected;
+    if (!context.empty()) message += " " + context;
+    throw UserError(m_tok.loc, message + ", found " + describe(m_tok));
+}
+
+void Parser::expectClose(std::string_view closer, const Token& open)
+{
+    if (!isOp(closer))
+        parseError(quoted(closer), "to close " + quoted(open.text) + " at " + locText(open.loc));
+    advance();
+}
+
+std::string Parser::sourceText(std::size_t from) const
+{
+    return std::string(m_source.substr(from, m_prev.endOffset - from));
+}
+
+// module: (statement (';' statement)* [';'] NEWLINE)* END
+Module Parser::parseModule()
+{
+    Module module;
+    while (m_tok.kind != TokenKind::End) {
+        if (m_tok.kind == TokenKind::Newline) {
+            advance();
+            continue;
+        }
+        module.body.push_back(parseStatement());
+        if (isOp(";") || m_tok.kind == TokenKind::Newline) {
+            advance();
+        } else if (m_tok.kind != TokenKind::End) {
+            parseError("end of line");
+        }
+    }
+    module.comments = m_lexer.comments();
+    return module;
+}
+
+// statement: import_stmt | 'pass' | assignment | expression
+Stmt Parser::parseStatement()
+{
+    Token first = m_tok;
+    Stmt stmt;
+    stmt.loc = first.loc;
+    if (isKeyword("import") || isKeyword("from")) {
+        stmt.kind = StmtKind::Import;
+        parseImport();
+    } else if (isKeyword("pass")) {
+        stmt.kind = StmtKind::Pass;
+        advance();
+    } else if (auto refusal = first.kind == TokenKind::Keyword ? refusedStatement(first.text)
+                                                               : std::nullopt) {
+        throw UserError(first.loc, *refusal);
+    } else if (isOp("@")) {
+        throw UserError(first.loc, "decorators ('@...') are not supported in a TE script");
+    } else {
+        parseAssignmentOrExpression(stmt);
+    }
+    stmt.endLine = m_prev.end.line;
+    stmt.text = sourceText(first.offset);
+    return stmt;
+}
+
+// import_stmt: 'import' dotted_name ['as' NAME] (',' dotted_name ['as' NAME])*
+//            | 'from' ('.' | '...')* [dotted_name] 'import'
+//                  ('*' | '(' import_names [','] ')' | import_names)
+// import_names: NAME ['as' NAME] (',' NAME ['as' NAME])*
+void Parser::parseImport()
+{
+    auto parseAlias = [this] {
+        if (!isKeyword("as")) return;
+        advance();
+        if (m_tok.kind != TokenKind::Name) parseError("a name", "after 'as'");
+        advance();
+    };
+
+    if (isKeyword("import")) {
+        advance();
+        for (;;) {
+            parseDottedName("after 'import'");
+            parseAlias();
+            if (!isOp(",")) return;
+            advance();
+        }
+    }
+
+    advance();  // 'from'
+    bool relative = false;
+    while (isOp(".") || isOp("...")) {
+        relative = true;
+        advance();
+    }
+    if (!relative || m_tok.kind == TokenKind::Name) parseDottedName("after 'from'");
+    if (!isKeyword("import")) parseError("'import'", "in the 'from ... import' statement");
+    advance();
+    if (isOp("*")) {
+        advance();
+        return;
+    }
+    std::optional<Token> open;
+    if (isOp("(")) {
+        open = m_tok;
+        advance();
+    }
+    for (;;) {
+        if (m_tok.kind != TokenKind::Name) parseError("a name to import");
+        advance();
+        parseAlias();
+        if (!isOp(",")) break;
+        advance();
+        if (open && isOp(")")) break;
+    }
+    if (open) expectClose(")", *open);
+}
+
+// dotted_name: NAME ('.' NAME)*
+void Parser::parseDottedName(const char* context)
+{
+    if (m_tok.kind != TokenKind::Name) parseError("a module name", context);
+    advance();
+    while (isOp(".")) {
+        advance();
+        if (m_tok.kind != TokenKind::Name) parseError("a name", "after '.'");
+        advance();
+    }
+}
+
+// assignment: (target_list '=')+ testlist
+// expression_stmt: testlist
+// target_list: a testlist made of names, and tuples or lists of names
+void Parser::parseAssignmentOrExpression(Stmt& stmt)
+{
+    std::size_t targetStart = m_tok.offset;
+    ExprPtr first = parseTestList();
+    if (isAugmentedAssign(m_tok)) {
+        std::string target = sourceText(targetStart);
+        std::string op = m_tok.text.substr(0, m_tok.text.size() - 1);
+        throw UserError(m_tok.loc, "augmented assignment " + quoted(m_tok.text) +
+                                       " is not supported; write '" + target + " = " + target +
+                                       " " + op + " ...'");
+    }
+    if (isOp(":"))
+        throw UserError(m_tok.loc, "annotated assignments ('x: int = ...') are not supported in "
+                                   "a TE script; drop the annotation");
+    if (!isOp("=")) {
+        stmt.kind = StmtKind::Expr;
+        stmt.value = first;
+        return;
+    }
+
+    stmt.kind = StmtKind::Assign;
+    ExprPtr last = first;
+    while (isOp("=")) {
+        checkTarget(*last);
+        stmt.targets.push_back(last);
+        advance();
+        last = parseTestList();
+    }
+    stmt.value = last;
+}
+
+void Parser::checkTarget(const Expr& target) const
+{
+    if (target.kind == ExprKind::Name) return;
+    if (target.kind == ExprKind::Tuple || target.kind == ExprKind::List) {
+        for (const ExprPtr& item : target.items) checkTarget(*item);
+        return;
+    }
+    throw UserError(target.loc, "cannot assign to " + targetDescription(target) +
+                                    "; only names (or tuples and lists of names) can be "
+                                    "assigned in a TE script");
+}
+
+// testlist: test (',' test)* [',']    -- a bare Tuple when there is a comma
+ExprPtr Parser::parseTestList()
+{
+    SourceLoc start = m_tok.loc;
+    ExprPtr first = parseTest();
+    if (!isOp(",")) return first;
+    auto tuple = makeExpr(ExprKind::Tuple, start);
+    tuple->items.push_back(first);
+    while (isOp(",")) {
+        advance();
+        if (!canStartExpression()) break;
+        tuple->items.push_back(parseTest());
+    }
+    return tuple;
+}
+
+// test: lambdef | or_test ['if' or_test 'else' test]
+ExprPtr Parser::parseTest()
+{
+    if (isKeyword("lambda")) return parseLambda();
+    SourceLoc start = m_tok.loc;
+    ExprPtr e = parseOrTest();
+    if (isKeyword("if")) {
+        auto ifExp = makeExpr(ExprKind::IfExp, start);
+        ifExp->opLoc = m_tok.loc;
+        advance();
+        ExprPtr condition = parseOrTest();
+        if (!isKeyword("else"))
+            parseError("'else'", "in the conditional expression 'a if c else b'");
+        advance();
+        ifExp->items = {e, condition, parseTest()};
+        e = ifExp;
+    }
+    if (isOp(":="))
+        throw UserError(m_tok.loc, "the walrus operator ':=' is not supported in a TE script; "
+                                   "assign with '=' in a statement of its own");
+    return e;
+}
+
+// lambdef: 'lambda' [NAME (',' NAME)* [',']] ':' test
+ExprPtr Parser::parseLambda()
+{
+    auto lambda = makeExpr(ExprKind::Lambda, m_tok.loc);
+    advance();
+    while (!isOp(":")) {
+        if (isOp("*") || isOp("**"))
+            throw UserError(m_tok.loc,
+                            "lambda parameters like '*args' and '**kwargs' are not supported in a "
+                            "TE script");
+        if (m_tok.kind != TokenKind::Name) parseError("a parameter name or ':'", "in the lambda");
+        if (std::find(lambda->params.begin(), lambda->params.end(), m_tok.text) !=
+            lambda->params.end())
+            throw UserError(m_tok.loc, "duplicate lambda parameter " + quoted(m_tok.text));
+        lambda->params.push_back(m_tok.text);
+        lambda->paramLocs.push_back(m_tok.loc);
+        advance();
+        if (isOp("="))
+            throw UserError(m_tok.loc, "lambda parameters with default values are not supported "
+                                       "in a TE script");
+        if (!isOp(",")) break;
+        advance();
+    }
+    if (!isOp(":")) parseError("':'", "after the lambda parameters");
+    advance();
+    lambda->value = parseTest();
+    return lambda;
+}
+
+// or_test: and_test ('or' and_test)*
+ExprPtr Parser::parseOrTest()
+{
+    SourceLoc start = m_tok.loc;
+    ExprPtr lhs = parseAndTest();
+    while (isKeyword("or")) {
+        Token op = m_tok;
+        advance();
+        lhs = makeOperation(ExprKind::BoolOp, start, op, lhs, parseAndTest());
+    }
+    return lhs;
+}
+
+// and_test: not_test ('and' not_test)*
+ExprPtr Parser::parseAndTest()
+{
+    SourceLoc start = m_tok.loc;
+    ExprPtr lhs = parseNotTest();
+    while (isKeyword("and")) {
+        Token op = m_tok;
+        advance();
+        lhs = makeOperation(ExprKind::BoolOp, start, op, lhs, parseNotTest());
+    }
+    return lhs;
+}
+
+// not_test: 'not' not_test | comparison
+ExprPtr Parser::parseNotTest()
+{
+    if (!isKeyword("not")) return parseComparison();
+    auto e = makeExpr(ExprKind::Unary, m_tok.loc);
+    e->opLoc = m_tok.loc;
+    e->name = "not";
+    advance();
+    e->value = parseNotTest();
+    return e;
+}
+
+bool Parser::atComparisonOperator()
+{
+    if (m_tok.kind == TokenKind::Op)
+        return isOp("<") || isOp("<=") || isOp(">") || isOp(">=") || isOp("==") || isOp("!=");
+    return isKeyword("in") || isKeyword("is") || (isKeyword("not") && peek().isKeyword("in"));
+}
+
+// comparison: expr [('<' | '<=' | '>' | '>=' | '==' | '!=') expr]
+// Chains and 'in' / 'not in' / 'is' are refused.
+ExprPtr Parser::parseComparison()
+{
+    SourceLoc start = m_tok.loc;
+    ExprPtr lhs = parseBinary(1);
+    if (!atComparisonOperator()) return lhs;
+    if (isKeyword("in") || isKeyword("not"))
+        throw UserError(m_tok.loc, quoted(isKeyword("in") ? "in" : "not in") +
+                                       " tests are not supported in a TE script");
+    if (isKeyword("is")) {
+        bool negated = peek().isKeyword("not");
+        throw UserError(m_tok.loc, quoted(negated ? "is not" : "is") +
+                                       " comparisons are not supported in a TE script; use " +
+                                       quoted(negated ? "!=" : "=="));
+    }
+    Token op = m_tok;
+    advance();
+    ExprPtr e = makeOperation(ExprKind::Compare, start, op, lhs, parseBinary(1));
+    if (atComparisonOperator())
+        throw UserError(m_tok.loc, "chained comparisons ('a < b < c') are not supported in a TE "
+                                   "script; write '(a < b) and (b < c)'");
+    return e;
+}
+
+// Precedence climbing over the left-associative binary operators, loosest first:
+// or_expr: xor_expr ('|' xor_expr)*        xor_expr: and_expr ('^' and_expr)*
+// and_expr: shift ('&' shift)*             shift: arith (('<<' | '>>') arith)*
+// arith: term (('+' | '-') term)*          term: factor (('*' | '/' | '//' | '%' | '@') factor)*
+ExprPtr Parser::parseBinary(int minPrecedence)
+{
+    SourceLoc start = m_tok.loc;
+    ExprPtr lhs = parseFactor();
+    for (;;) {
+        int precedence = binaryPrecedence(m_tok);
+        if (precedence == 0 || precedence < minPrecedence) return lhs;
+        Token op = m_tok;
+        advance();
+        lhs = makeOperation(ExprKind::Binary, start, op, lhs, parseBinary(precedence + 1));
+    }
+}
+
+// factor: ('+' | '-' | '~') factor | power
+ExprPtr Parser::parseFactor()
+{
+    if (!isOp("+") && !isOp("-") && !isOp("~")) return parsePower();
+    auto e = makeExpr(ExprKind::Unary, m_tok.loc);
+    e->opLoc = m_tok.loc;
+    e->name = m_tok.text;
+    advance();
+    e->value = parseFactor();
+    return e;
+}
+
+// power: primary ['**' factor]    -- right-associative, and tighter than a unary minus on its left
+ExprPtr Parser::parsePower()
+{
+    SourceLoc start = m_tok.loc;
+    ExprPtr base = parsePrimary();
+    if (!isOp("**")) return base;
+    Token op = m_tok;
+    advance();
+    return makeOperation(ExprKind::Binary, start, op, base, parseFactor());
+}
+
+// primary: atom ('.' NAME | '(' arguments ')' | '[' subscripts ']')*
+ExprPtr Parser::parsePrimary()
+{
+    SourceLoc start = m_tok.loc;
+    ExprPtr e = parseAtom();
+    for (;;) {
+        if (isOp(".")) {
+            advance();
+            if (m_tok.kind != TokenKind::Name) parseError("an attribute name", "after '.'");
+            auto attribute = makeExpr(ExprKind::Attribute, start);
+            attribute->opLoc = m_tok.loc;
+            attribute->name = m_tok.text;
+            attribute->value = e;
+            advance();
+            e = attribute;
+        } else if (isOp("(")) {
+            e = parseCall(start, e);
+        } else if (isOp("[")) {
+            e = parseSubscript(start, e);
+        } else {
+            return e;
+        }
+    }
+}
+
+// arguments: [argument (',' argument)* [',']]
+// argument: test | NAME '=' test    -- no positional argument after a keyword argument
+ExprPtr Parser::parseCall(SourceLoc start, ExprPtr callee)
+{
+    Token open = m_tok;
+    auto call = makeExpr(ExprKind::Call, start);
+    call->opLoc = open.loc;
+    call->value = std::move(callee);
+    advance();
+    while (canStartExpression()) {
+        ExprPtr arg = parseTest();
+        if (isKeyword("for")) refuseComprehension("generator expressions");
+        if (isOp("=")) {
+            if (arg->kind != ExprKind::Name)
+                throw UserError(arg->loc, "a keyword argument needs a plain name before '='");
+            for (const Keyword& keyword : call->keywords) {
+                if (keyword.name == arg->name)
+                    throw UserError(arg->loc, "keyword argument " + quoted(arg->name) +
+                                                  " is repeated");
+            }
+            advance();
+            call->keywords.push_back({arg->name, arg->loc, parseTest()});
+        } else {
+            if (!call->keywords.empty())
+                throw UserError(arg->loc, "positional argument follows keyword argument " +
+                                              quoted(call->keywords.back().name));
+            call->items.push_back(arg);
+        }
+        if (!isOp(",")) break;
+        advance();
+    }
+    expectClose(")", open);
+    return call;
+}
+
+// subscripts: test (',' test)* [',']    -- slices are refused
+ExprPtr Parser::parseSubscript(SourceLoc start, ExprPtr value)
+{
+    Token open = m_tok;
+    auto subscript = makeExpr(ExprKind::Subscript, start);
+    subscript->opLoc = open.loc;
+    subscript->value = std::move(value);
+    advance();
+    auto refuseSlice = [this] {
+        if (isOp(":"))
+            throw UserError(m_tok.loc, "slices ('a[1:2]') are not supported in a TE script; index "
+                                       "with one expression per dimension");
+    };
+    if (isOp("]")) parseError("an index", "inside '[]'");
+    for (;;) {
+        refuseSlice();
+        subscript->items.push_back(parseTest());
+        refuseSlice();
+        if (!isOp(",")) break;
+        advance();
+        if (isOp("]")) break;
+    }
+    expectClose("]", open);
+    return subscript;
+}
+
+// atom: NAME | NUMBER | STRING+ | 'True' | 'False' | 'None'
+//     | '(' [testlist] ')' | '[' [testlist] ']'
+ExprPtr Parser::parseAtom()
+{
+    SourceLoc loc = m_tok.loc;
+    switch (m_tok.kind) {
+    case TokenKind::Name: {
+        auto e = makeExpr(ExprKind::Name, loc);
+        e->name = m_tok.text;
+        advance();
+        return e;
+    }
+    case TokenKind::Int: {
+        auto e = makeExpr(ExprKind::Int, loc);
+        e->intValue = m_tok.intValue;
+        advance();
+        return e;
+    }
+    case TokenKind::Float: {
+        auto e = makeExpr(ExprKind::Float, loc);
+        e->floatValue = m_tok.floatValue;
+        advance();
+        return e;
+    }
+    case TokenKind::String: {
+        auto e = makeExpr(ExprKind::String, loc);
+        while (m_tok.kind == TokenKind::String) {  // "ab" "cd" is "abcd", as in Python
+            e->name += m_tok.text;
+            advance();
+        }
+        return e;
+    }
+    case TokenKind::Keyword:
+        if (isKeyword("True") || isKeyword("False")) {
+            auto e = makeExpr(ExprKind::Bool, loc);
+            e->boolValue = isKeyword("True");
+            advance();
+            return e;
+        }
+        if (isKeyword("None")) {
+            advance();
+            return makeExpr(ExprKind::None, loc);
+        }
+        if (isKeyword("yield") || isKeyword("await"))
+            throw UserError(loc, quoted(m_tok.text) + " expressions are not supported in a TE "
+                                                      "script");
+        break;
+    case TokenKind::Op:
+        if (isOp("(")) return parseParenthesized();
+        if (isOp("[")) return parseList();
+        if (isOp("{"))
+            throw UserError(loc, "dict and set literals ('{...}') are not supported in a TE "
+                                 "script");
+        if (isOp("*"))
+            throw UserError(loc, "starred expressions ('*args') are not supported in a TE "
+                                 "script");
+        if (isOp("**"))
+            throw UserError(loc, "'**' unpacking ('**kwargs') is not supported in a TE script");
+        if (isOp("..."))
+            throw UserError(loc, "'...' (Ellipsis) is not supported in a TE script");
+        break;
+    default: break;
+    }
+    bool afterOperator = m_prev.kind == TokenKind::Op || m_prev.kind == TokenKind::Keyword;
+    parseError("an expression", afterOperator ? "after " + quoted(m_prev.text) : "");
+}
+
+// '(' [test (',' test)* [',']] ')'    -- a Tuple if empty or with a comma, else the test itself
+ExprPtr Parser::parseParenthesized()
+{
+    Token open = m_tok;
+    advance();
+    auto tuple = makeExpr(ExprKind::Tuple, open.loc);
+    if (isOp(")")) {
+        advance();
+        return tuple;
+    }
+    ExprPtr first = parseTest();
+    if (isKeyword("for")) refuseComprehension("generator expressions");
+    if (!isOp(",")) {
+        expectClose(")", open);
+        return first;
+    }
+    tuple->items.push_back(first);
+    while (isOp(",")) {
+        advance();
+        if (!canStartExpression()) break;
+        tuple->items.push_back(parseTest());
+    }
+    expectClose(")", open);
+    return tuple;
+}
+
+// '[' [test (',' test)* [',']] ']'
+ExprPtr Parser::parseList()
+{
+    Token open = m_tok;
+    advance();
+    auto list = makeExpr(ExprKind::List, open.loc);
+    while (canStartExpression()) {
+        list->items.push_back(parseTest());
+        if (list->items.size() == 1 && isKeyword("for")) refuseComprehension("list comprehensions");
+        if (!isOp(",")) break;
+        advance();
+    }
+    expectClose("]", open);
+    return list;
+}
+
+void Parser::refuseComprehension(const char* what) const
+{
+    throw UserError(m_tok.loc, std::string(what) + " ('x for x in ...') are not supported in a "
+                                                   "TE script");
+}
+
+}  // namespace
+
+ParseResult parseScript(const std::string& source)
+{
+    ParseResult result;
+    try {
+        Parser parser(source);
+        result.module = parser.parseModule();
+        result.ok = true;
+    } catch (const UserError& error) {
+        result.ok = false;
+        result.error = error.diagnostic();
+    }
+    return result;
+}
+
+}  // namespace loopscope::ast
