@@ -1,5 +1,6 @@
 #include "schedule/Schedule.h"
 
+#include "schedule/IterGraph.h"
 #include "tir/IRUtil.h"
 
 #include <algorithm>
@@ -339,7 +340,17 @@ void Schedule::computeAt(Stage& s, Stage& parent, const IterVar& axis)
                             "': it is an output; only producers can be computed inside a "
                             "consumer's loop");
     }
-    if (!readsThroughInline(*this, parent, s)) {
+    // The parent must read the stage, itself or through stages inlined into it or computed
+    // inside its loops.
+    std::function<bool(const Stage&)> consumesWithin = [&](const Stage& p) {
+        if (readsThroughInline(*this, p, s)) return true;
+        for (auto& other : m_stages) {
+            if (&other == &s || other.attach != AttachType::Scope || other.attachOp != p.op) continue;
+            if (consumesWithin(other)) return true;
+        }
+        return false;
+    };
+    if (!consumesWithin(parent)) {
         throw ScheduleError("cannot compute '" + s.name() + "' at a loop of '" + parent.name() +
                                 "': '" + parent.name() + "' does not read '" + s.name() + "'",
                             0);
@@ -488,6 +499,126 @@ Tensor Schedule::cacheWrite(const Tensor& t, const std::string& scope)
     int pos = indexOf(updated);
     m_stages.insert(m_stages.begin() + pos, cs);
     return cache;
+}
+
+}  // namespace loopscope
+
+namespace loopscope {
+
+Tensor Schedule::rfactor(const Tensor& t, const IterVar& axis, int factorAxis)
+{
+    Stage& st = stage(t);
+    if (st.isPlaceholder() || !st.op->isReduction())
+        throw ScheduleError("cannot rfactor '" + st.name() + "': it is not a reduction", 0);
+    if (axis->kind != IterKind::Reduce) {
+        throw ScheduleError("rfactor needs a reduction axis; " + quoted(axis->name()) +
+                                " is data-parallel",
+                            1);
+    }
+    checkLeaf(st, axis, 1);
+    Tensor old = st.op;
+    int ndim = old->ndim();
+    if (factorAxis < 0 || factorAxis > ndim)
+        throw ScheduleError("factor_axis must be between 0 and " + std::to_string(ndim), 2);
+    if (st.attach != AttachType::Root || !st.attrs.empty())
+        throw ScheduleError("rfactor of '" + st.name() + "' must come before compute_at or loop "
+                            "annotations on it", 0);
+
+    // The tree of relations containing `axis`, from its reduction root down.
+    std::set<const IterVarNode*> tree{axis.get()};
+    bool grew = true;
+    while (grew) {
+        grew = false;
+        for (auto& r : st.relations) {
+            std::vector<const IterVarNode*> nodes;
+            if (r.kind == IterRelation::Kind::Split) nodes = {r.parent.get(), r.outer.get(), r.inner.get()};
+            else if (r.kind == IterRelation::Kind::Fuse) nodes = {r.outer.get(), r.inner.get(), r.fused.get()};
+            else nodes = {r.parent.get(), r.rebased.get()};
+            bool any = std::any_of(nodes.begin(), nodes.end(), [&](auto* n) { return tree.count(n); });
+            if (!any) continue;
+            for (auto* n : nodes) grew |= tree.insert(n).second;
+        }
+    }
+    for (auto& r : st.relations) {
+        const IterVarNode* n = r.kind == IterRelation::Kind::Fuse ? r.outer.get() : r.parent.get();
+        if (!tree.count(n)) {
+            throw ScheduleError("rfactor of '" + st.name() +
+                                    "' must come before splitting or fusing its other axes",
+                                1);
+        }
+    }
+    // Ranges and values of the factored tree, with leaves as loop variables.
+    RangeMap ranges;
+    for (auto& r : old->reduceAxes)
+        if (tree.count(r.get())) ranges[r.get()] = r->dom;
+    Analyzer an;
+    passDownDomain(st, ranges, an);
+    ValueMap leafOff;
+    for (auto& iv : st.leafIterVars) {
+        if (!tree.count(iv.get())) continue;
+        leafOff[iv.get()] = isOne(ranges.at(iv.get()).extent) ? makeInt(0) : Expr(iv->var);
+        an.bind(iv->var, makeInt(0), ranges.at(iv.get()).extent);
+    }
+    ValueMap offsets = passUpOffsets(st, ranges, leafOff, an);
+    ValueMap values = offsetsToValues(st, ranges, offsets, an);
+    auto need = passUpBoundCheck(st, ranges, an);
+    Expr pred;
+    for (auto& iv : st.allIterVars) {
+        if (!tree.count(iv.get()) || !need.count(iv.get()) || !need.at(iv.get())) continue;
+        Expr cond = offsets.at(iv.get()) < ranges.at(iv.get()).extent;
+        if (an.canProve(cond)) continue;
+        pred = pred.defined() ? (pred && cond) : cond;
+    }
+
+    auto* red = old->body.as<ReduceNode>();
+    VarMap sub;
+    for (auto& r : old->reduceAxes)
+        if (tree.count(r.get())) sub[r->var.get()] = values.at(r.get());
+    std::vector<IterVar> rfReduce;
+    for (auto& r : old->reduceAxes)
+        if (!tree.count(r.get())) rfReduce.push_back(r);
+    for (auto& iv : st.leafIterVars) {
+        if (!tree.count(iv.get()) || iv == axis) continue;
+        auto copy = std::make_shared<IterVarNode>(*iv);
+        copy->dom = {makeInt(0), ranges.at(iv.get()).extent};
+        copy->kind = IterKind::Reduce;
+        rfReduce.push_back(copy);
+    }
+    auto factored = std::make_shared<IterVarNode>(*axis);
+    factored->dom = {makeInt(0), ranges.at(axis.get()).extent};
+    factored->kind = IterKind::DataPar;
+    std::vector<IterVar> rfAxes = old->axes;
+    rfAxes.insert(rfAxes.begin() + factorAxis, factored);
+    Expr cond = red->condition.defined() ? substitute(red->condition, sub) : Expr();
+    if (pred.defined()) {
+        Expr likelyPred = makeCall(DataType::boolean(), CallOp::Likely, {pred});
+        cond = cond.defined() ? (likelyPred && cond) : likelyPred;
+    }
+    Expr rfBody = makeReduce(red->op, substitute(red->source, sub), rfReduce, cond);
+    Tensor rf = makeCompute(old->name + ".rf", old->tag, rfAxes, rfBody, old->loc);
+
+    // The original tensor now reduces the partial results over the factored axis.
+    std::vector<IterVar> axes;
+    std::vector<Expr> idx;
+    for (int d = 0; d < ndim; ++d) {
+        axes.push_back(makeIterVar("ax" + std::to_string(d), {makeInt(0), old->shape[static_cast<std::size_t>(d)]},
+                                   IterKind::DataPar));
+        idx.push_back(axes.back()->var);
+    }
+    IterVar kv = makeIterVar(axis->name() + ".v", {makeInt(0), ranges.at(axis.get()).extent},
+                             IterKind::Reduce);
+    idx.insert(idx.begin() + factorAxis, kv->var);
+    Tensor final = makeCompute(old->name, old->tag, axes,
+                               makeReduce(red->op, makeTensorLoad(rf, idx), {kv}, Expr()), old->loc);
+    st.op = final;
+    st.allIterVars = st.rootIterVars();
+    st.leafIterVars = st.allIterVars;
+    st.relations.clear();
+    st.attrs.clear();
+    replaceOpEverywhere(old, final);
+    Stage rs = makeStage(rf);
+    m_stages.insert(m_stages.begin() + indexOf(final), rs);
+    return rf;
 }
 
 }  // namespace loopscope

@@ -1,0 +1,75 @@
+// What a TE script means: its parameters, tensors and schedule variants (each with its steps and
+// the schedule after every step). The evaluator builds it; everything downstream reads it.
+#pragma once
+
+#include "schedule/Schedule.h"
+#include "te/Diagnostic.h"
+#include "te/Tensor.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace loopscope {
+
+// A top-level integer assignment (`M = 1024`): the size sweep and `--set` rebind it.
+struct Parameter {
+    std::string name;
+    std::int64_t value = 0;
+    SourceLoc loc;
+    bool overridden = false;
+};
+
+// A symbolic size (`n = te.var("n")`): stays symbolic in the loop program.
+struct SizeVar {
+    std::string name;
+    Var var;
+    SourceLoc loc;
+};
+
+// One schedule primitive applied to a variant, as the user wrote it.
+struct Step {
+    std::string primitive;  // "split", "reorder", "cache_write", ...
+    std::string stage;      // the tensor the primitive is applied to
+    SourceLoc loc;
+    int endLine = 0;
+    std::string text;  // the whole statement
+};
+
+struct Variant {
+    std::string name;
+    SourceLoc loc;  // the te.create_schedule statement
+    int lastLine = 0;  // last line of a statement that belongs to this variant
+    std::vector<Step> steps;
+    std::vector<Schedule> snapshots;  // snapshots[0]: untransformed; snapshots[i]: after steps[i-1]
+    std::vector<Tensor> args;  // the function's arguments, in order
+    bool argsFromScript = false;  // given by tvm.lower / tvm.build
+    std::string funcName = "main";
+    std::string target = "llvm";
+    const Schedule& schedule() const { return snapshots.back(); }
+};
+
+struct Program {
+    std::vector<Parameter> parameters;
+    std::vector<SizeVar> sizeVars;
+    std::vector<Tensor> tensors;  // every tensor declared, in order
+    std::vector<Variant> variants;
+
+    const Variant* findVariant(const std::string& name) const;
+    const Parameter* findParameter(const std::string& name) const;
+};
+
+struct EvalResult {
+    Program program;  // complete when ok, else what was evaluated before the error
+    bool ok = false;
+    Diagnostic error;
+};
+
+// Evaluates a TE script. `overrides` rebinds parameters by name (the first assignment of each
+// name takes the value); names that are not parameters are reported in `unusedOverrides`.
+EvalResult evaluateScript(const std::string& source,
+                          const std::map<std::string, std::int64_t>& overrides = {},
+                          std::vector<std::string>* unusedOverrides = nullptr);
+
+}  // namespace loopscope
