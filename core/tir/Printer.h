@@ -2,6 +2,7 @@
 // structured view of the program before storage flattening, and bare forms for diagnostics.
 #pragma once
 
+#include "tir/PrimFunc.h"
 #include "tir/Stmt.h"
 
 #include <string>
@@ -9,14 +10,6 @@
 #include <vector>
 
 namespace loopscope {
-
-// A lowered function. `params` are the argument buffers with their N-d shapes; the body refers to
-// flattened 1-D alias buffers that share a param's `data` Var, and to Allocate'd buffers.
-struct PrimFunc {
-    std::string name = "main";
-    std::vector<Buffer> params;
-    Stmt body;
-};
 
 // What `print(tvm.lower(s, args, simple_mode=True))` prints in TVM 0.17, ending with a newline:
 // the module header, T.grid for perfect serial nests, `C_1 = T.Buffer((64,), data=C.data)` alias

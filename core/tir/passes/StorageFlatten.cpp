@@ -13,13 +13,6 @@ struct FlatTensor {
     std::vector<Expr> strides;
 };
 
-Expr product(const std::vector<Expr>& xs)
-{
-    Expr p = makeInt(1);
-    for (auto& x : xs) p = p * x;
-    return p;
-}
-
 // Row-major strides over `extents`, padded where storage_align asks.
 std::vector<Expr> stridesFor(const std::vector<Expr>& extents, const std::vector<DimAlign>& aligns,
                              Expr* total)
