@@ -232,6 +232,7 @@ public:
     {
         for (auto& c : mod.comments) {
             if (!c.ownLine) continue;
+            m_commentLines.insert(c.loc.line);
             const std::string prefix = "variant:";
             if (c.text.rfind(prefix, 0) == 0) {
                 std::string name = c.text.substr(prefix.size());
@@ -1134,9 +1135,14 @@ private:
             outs.push_back(o.tensor);
         }
         Variant v;
-        int line = m_stmt->loc.line;
-        if (auto it = m_variantComments.find(line - 1); it != m_variantComments.end()) v.name = it->second;
-        else v.name = m_assignName.empty() ? "s" : m_assignName;
+        // The nearest "# variant: NAME" in the block of comment lines right above the statement.
+        v.name = m_assignName.empty() ? "s" : m_assignName;
+        for (int line = m_stmt->loc.line - 1; m_commentLines.count(line); --line) {
+            if (auto it = m_variantComments.find(line); it != m_variantComments.end()) {
+                v.name = it->second;
+                break;
+            }
+        }
         std::string base = v.name;
         for (int k = 2; m_program.findVariant(v.name); ++k) v.name = base + "_" + std::to_string(k);
         v.loc = m_stmt->loc;
@@ -1472,6 +1478,7 @@ private:
     Program m_program;
     std::unordered_map<std::string, Value> m_env;
     std::map<int, std::string> m_variantComments;
+    std::set<int> m_commentLines;
     std::set<const VarNode*> m_reduceVars;
     const ast::Stmt* m_stmt = nullptr;
     std::string m_assignName;

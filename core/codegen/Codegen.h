@@ -1,0 +1,68 @@
+// Native code for a lowered function: LLVM IR for the host CPU, optimized at O3 and JIT-compiled,
+// or written out as LLVM IR text, assembly or an object file. No LLVM header leaks from here.
+#pragma once
+
+#include "te/Diagnostic.h"
+#include "tir/PrimFunc.h"
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace loopscope {
+
+// A program the host CPU cannot run as asked (e.g. GPU thread bindings): said in the user's terms.
+class CodegenError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+struct HostTarget {
+    std::string triple;
+    std::string cpu;       // e.g. "znver3"
+    std::string features;  // "+avx2,+fma,..."
+    int vectorBits = 128;  // widest vector register
+};
+HostTarget hostTarget();
+
+// The symbolic sizes a function needs at run time (te.var), in the order `run` takes them.
+std::vector<Var> sizeParameters(const PrimFunc& f);
+
+// A compiled function. `run` takes one data pointer per buffer parameter (64-byte aligned, as
+// large as the buffer's shape) and the values of sizeParameters().
+class JitKernel;
+std::unique_ptr<JitKernel> compileKernel(const PrimFunc& f);
+
+class JitKernel {
+public:
+    ~JitKernel();
+    JitKernel(const JitKernel&) = delete;
+    JitKernel& operator=(const JitKernel&) = delete;
+
+    void run(void* const* buffers, const std::int64_t* sizes) const;
+    const std::vector<Var>& sizes() const { return m_sizes; }
+
+    struct Impl;
+    explicit JitKernel(std::unique_ptr<Impl> impl, std::vector<Var> sizes);
+
+private:
+    friend std::unique_ptr<JitKernel> compileKernel(const PrimFunc& f);
+    std::unique_ptr<Impl> m_impl;
+    std::vector<Var> m_sizes;
+    void (*m_entry)(void**, std::int64_t*) = nullptr;
+};
+
+// Throws CodegenError for programs the CPU cannot run.
+std::unique_ptr<JitKernel> compileKernel(const PrimFunc& f);
+
+enum class EmitKind { LLVMIR, Assembly, Object };
+// The optimized module as LLVM IR text, host assembly, or an ELF object (bytes). The object and
+// IR export the typed function `NAME(float* A, ...)` and `NAME_packed(void**, int64_t*)`.
+std::string emitCode(const PrimFunc& f, EmitKind kind);
+
+// The C prototype of the typed function, for the header that goes with an exported object.
+std::string cPrototype(const PrimFunc& f);
+
+}  // namespace loopscope

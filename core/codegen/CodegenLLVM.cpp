@@ -1,0 +1,820 @@
+#include "codegen/CodegenLLVM.h"
+
+#include "tir/IRMutator.h"
+#include "tir/IRUtil.h"
+#include "tir/Printer.h"
+
+#include <llvm/ADT/StringMap.h>
+#include <llvm/Analysis/CGSCCPassManager.h>
+#include <llvm/Analysis/LoopAnalysisManager.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/PassManager.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/Host.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <set>
+
+namespace loopscope {
+
+namespace {
+
+// Stack allocations up to this size; larger buffers come from the heap.
+constexpr std::int64_t kMaxStackBytes = 256 * 1024;
+
+class FreeVarCollector : public IRVisitor {
+public:
+    VarSet defined;
+    std::vector<Var> free;
+
+protected:
+    void visitLeaf(const Expr& e) override
+    {
+        auto* v = e.as<VarNode>();
+        if (!v || defined.count(v)) return;
+        if (std::none_of(free.begin(), free.end(), [&](const Var& f) { return f.get() == v; }))
+            free.push_back(Var(std::static_pointer_cast<const VarNode>(e.node())));
+    }
+    void visitFor(const ForNode* op) override
+    {
+        defined.insert(op->var.get());
+        IRVisitor::visitFor(op);
+    }
+    void visitLetStmt(const LetStmtNode* op) override
+    {
+        defined.insert(op->var.get());
+        IRVisitor::visitLetStmt(op);
+    }
+    void visitLet(const LetNode* op) override
+    {
+        defined.insert(op->var.get());
+        IRVisitor::visitLet(op);
+    }
+};
+
+class Codegen {
+public:
+    Codegen(llvm::LLVMContext& ctx, llvm::Module& m, llvm::TargetMachine& tm)
+        : m_ctx(ctx), m_mod(m), m_tm(tm), m_b(ctx)
+    {
+    }
+
+    void build(const PrimFunc& f, const std::vector<Var>& sizes)
+    {
+        std::vector<llvm::Type*> params;
+        for (std::size_t i = 0; i < f.params.size(); ++i) params.push_back(ptrTy());
+        for (auto& s : sizes) params.push_back(llvmType(s.type()));
+        auto* fnTy = llvm::FunctionType::get(llvm::Type::getVoidTy(m_ctx), params, false);
+        llvm::Function* fn = llvm::Function::Create(fnTy, llvm::Function::ExternalLinkage, f.name, m_mod);
+        setAttributes(fn);
+        for (std::size_t i = 0; i < f.params.size(); ++i) {
+            fn->addParamAttr(static_cast<unsigned>(i), llvm::Attribute::NoAlias);
+            fn->addParamAttr(static_cast<unsigned>(i), llvm::Attribute::NoCapture);
+            fn->getArg(static_cast<unsigned>(i))->setName(scriptName(f.params[i]->name));
+            m_vars[f.params[i]->data.get()] = fn->getArg(static_cast<unsigned>(i));
+        }
+        for (std::size_t i = 0; i < sizes.size(); ++i) {
+            llvm::Argument* a = fn->getArg(static_cast<unsigned>(f.params.size() + i));
+            a->setName(scriptName(sizes[i].name()));
+            m_vars[sizes[i].get()] = a;
+        }
+        beginFunction(fn);
+        genStmt(f.body);
+        m_b.CreateRetVoid();
+        endFunction();
+
+        // The packed entry: void NAME_packed(void** buffers, int64_t* sizes).
+        auto* packedTy = llvm::FunctionType::get(llvm::Type::getVoidTy(m_ctx), {ptrTy(), ptrTy()}, false);
+        llvm::Function* packed =
+            llvm::Function::Create(packedTy, llvm::Function::ExternalLinkage, f.name + "_packed", m_mod);
+        setAttributes(packed);
+        auto* bb = llvm::BasicBlock::Create(m_ctx, "entry", packed);
+        m_b.SetInsertPoint(bb);
+        std::vector<llvm::Value*> args;
+        for (std::size_t i = 0; i < f.params.size(); ++i) {
+            llvm::Value* slot = m_b.CreateConstGEP1_64(ptrTy(), packed->getArg(0), i);
+            args.push_back(m_b.CreateLoad(ptrTy(), slot));
+        }
+        for (std::size_t i = 0; i < sizes.size(); ++i) {
+            llvm::Value* slot = m_b.CreateConstGEP1_64(m_b.getInt64Ty(), packed->getArg(1), i);
+            llvm::Value* v = m_b.CreateLoad(m_b.getInt64Ty(), slot);
+            args.push_back(m_b.CreateIntCast(v, llvmType(sizes[i].type()), true));
+        }
+        m_b.CreateCall(fn, args);
+        m_b.CreateRetVoid();
+    }
+
+private:
+    // ---- types and helpers ----
+
+    llvm::Type* ptrTy() { return llvm::PointerType::getUnqual(m_ctx); }
+
+    llvm::Type* scalarType(DataType t)
+    {
+        switch (t.code) {
+        case DataType::Float:
+            return t.bits == 16 ? llvm::Type::getHalfTy(m_ctx)
+                   : t.bits == 64 ? llvm::Type::getDoubleTy(m_ctx)
+                                  : llvm::Type::getFloatTy(m_ctx);
+        case DataType::Bool: return m_b.getInt1Ty();
+        case DataType::Handle: return ptrTy();
+        default: return llvm::IntegerType::get(m_ctx, t.bits);
+        }
+    }
+
+    llvm::Type* llvmType(DataType t)
+    {
+        llvm::Type* s = scalarType(t.element());
+        return t.lanes > 1 ? llvm::FixedVectorType::get(s, t.lanes) : s;
+    }
+
+    // Memory representation: bool is a byte.
+    llvm::Type* memType(DataType t)
+    {
+        DataType e = t.element();
+        llvm::Type* s = e.isBool() ? m_b.getInt8Ty() : scalarType(e);
+        return t.lanes > 1 ? llvm::FixedVectorType::get(s, t.lanes) : s;
+    }
+
+    void setAttributes(llvm::Function* fn)
+    {
+        fn->addFnAttr("target-cpu", m_tm.getTargetCPU());
+        fn->addFnAttr("target-features", m_tm.getTargetFeatureString());
+        fn->addFnAttr(llvm::Attribute::NoUnwind);
+    }
+
+    struct FunctionState {
+        llvm::Function* fn = nullptr;
+        llvm::BasicBlock* allocaBlock = nullptr;
+        std::vector<llvm::Value*> heapAllocations;
+    };
+
+    void beginFunction(llvm::Function* fn)
+    {
+        m_state.fn = fn;
+        m_state.allocaBlock = llvm::BasicBlock::Create(m_ctx, "entry", fn);
+        auto* body = llvm::BasicBlock::Create(m_ctx, "body", fn);
+        m_b.SetInsertPoint(m_state.allocaBlock);
+        m_b.CreateBr(body);
+        m_b.SetInsertPoint(body);
+    }
+
+    void endFunction() {}
+
+    llvm::AllocaInst* entryAlloca(llvm::Type* ty, llvm::Value* count, unsigned align)
+    {
+        llvm::IRBuilder<> eb(m_ctx);
+        eb.SetInsertPoint(m_state.allocaBlock->getTerminator());
+        auto* a = eb.CreateAlloca(ty, count);
+        a->setAlignment(llvm::Align(align));
+        return a;
+    }
+
+    llvm::Value* broadcast(llvm::Value* v, int lanes)
+    {
+        if (lanes <= 1 || v->getType()->isVectorTy()) return v;
+        return m_b.CreateVectorSplat(static_cast<unsigned>(lanes), v);
+    }
+
+    static int lanesOf(llvm::Value* v)
+    {
+        if (auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(v->getType()))
+            return static_cast<int>(vt->getNumElements());
+        return 1;
+    }
+
+    // ---- expressions ----
+
+    llvm::Value* genExpr(const Expr& e)
+    {
+        switch (e.kind()) {
+        case ExprKind::IntImm: {
+            auto* imm = e.as<IntImmNode>();
+            return llvm::ConstantInt::get(llvmType(e.type()), static_cast<std::uint64_t>(imm->value), true);
+        }
+        case ExprKind::FloatImm: return llvm::ConstantFP::get(llvmType(e.type()), e.as<FloatImmNode>()->value);
+        case ExprKind::StringImm: throw CodegenError("string values cannot be computed");
+        case ExprKind::Var: {
+            auto it = m_vars.find(e.as<VarNode>());
+            LS_ASSERT(it != m_vars.end(), "codegen: variable '" + e.as<VarNode>()->name + "' is not defined");
+            return it->second;
+        }
+        case ExprKind::Not: return m_b.CreateNot(genExpr(e.as<NotNode>()->a));
+        case ExprKind::Select: {
+            auto* s = e.as<SelectNode>();
+            llvm::Value* c = genExpr(s->cond);
+            llvm::Value* t = genExpr(s->t);
+            llvm::Value* f = genExpr(s->f);
+            int lanes = std::max({lanesOf(c), lanesOf(t), lanesOf(f)});
+            return m_b.CreateSelect(lanes > 1 && lanesOf(c) == 1 ? c : broadcast(c, lanes), broadcast(t, lanes),
+                                    broadcast(f, lanes));
+        }
+        case ExprKind::Cast: return genCast(e.as<CastNode>());
+        case ExprKind::Call: return genCall(e.as<CallNode>(), e);
+        case ExprKind::TensorLoad:
+        case ExprKind::Reduce: LS_ASSERT(false, "codegen: unlowered tensor expression"); return nullptr;
+        case ExprKind::BufferLoad: return genLoad(e.as<BufferLoadNode>());
+        case ExprKind::Ramp: {
+            auto* r = e.as<RampNode>();
+            llvm::Value* base = genExpr(r->base);
+            llvm::Value* stride = genExpr(r->stride);
+            std::vector<llvm::Constant*> idx;
+            for (int i = 0; i < r->lanes; ++i) idx.push_back(llvm::ConstantInt::get(base->getType(), static_cast<std::uint64_t>(i)));
+            llvm::Value* steps = llvm::ConstantVector::get(idx);
+            return m_b.CreateAdd(broadcast(base, r->lanes), m_b.CreateMul(broadcast(stride, r->lanes), steps));
+        }
+        case ExprKind::Broadcast: {
+            auto* b = e.as<BroadcastNode>();
+            return broadcast(genExpr(b->value), b->lanes);
+        }
+        case ExprKind::Let: {
+            auto* l = e.as<LetNode>();
+            m_vars[l->var.get()] = genExpr(l->value);
+            return genExpr(l->body);
+        }
+        default: return genBinary(e.as<BinaryNode>());
+        }
+    }
+
+    llvm::Value* genBinary(const BinaryNode* op)
+    {
+        llvm::Value* a = genExpr(op->a);
+        llvm::Value* b = genExpr(op->b);
+        int lanes = std::max(lanesOf(a), lanesOf(b));
+        a = broadcast(a, lanes);
+        b = broadcast(b, lanes);
+        DataType t = op->a.type();
+        bool isFloat = t.isFloat();
+        bool isUnsigned = t.isUInt() || t.isBool();
+        switch (op->kind) {
+        case ExprKind::Add: return isFloat ? m_b.CreateFAdd(a, b) : m_b.CreateAdd(a, b, "", false, !isUnsigned);
+        case ExprKind::Sub: return isFloat ? m_b.CreateFSub(a, b) : m_b.CreateSub(a, b, "", false, !isUnsigned);
+        case ExprKind::Mul: return isFloat ? m_b.CreateFMul(a, b) : m_b.CreateMul(a, b, "", false, !isUnsigned);
+        case ExprKind::Div:
+            if (isFloat) return m_b.CreateFDiv(a, b);
+            return isUnsigned ? m_b.CreateUDiv(a, b) : m_b.CreateSDiv(a, b);
+        case ExprKind::Mod:
+            if (isFloat) return m_b.CreateFRem(a, b);
+            return isUnsigned ? m_b.CreateURem(a, b) : m_b.CreateSRem(a, b);
+        case ExprKind::FloorDiv:
+        case ExprKind::FloorMod: {
+            if (isFloat) {
+                llvm::Value* q = m_b.CreateUnaryIntrinsic(llvm::Intrinsic::floor, m_b.CreateFDiv(a, b));
+                return op->kind == ExprKind::FloorDiv ? q : m_b.CreateFSub(a, m_b.CreateFMul(q, b));
+            }
+            if (isUnsigned) return op->kind == ExprKind::FloorDiv ? m_b.CreateUDiv(a, b) : m_b.CreateURem(a, b);
+            llvm::Value* q = m_b.CreateSDiv(a, b);
+            llvm::Value* r = m_b.CreateSRem(a, b);
+            llvm::Value* zero = llvm::Constant::getNullValue(a->getType());
+            // Adjust when the remainder is non-zero and its sign differs from the divisor's.
+            llvm::Value* adjust = m_b.CreateAnd(m_b.CreateICmpNE(r, zero),
+                                                m_b.CreateICmpNE(m_b.CreateICmpSLT(r, zero), m_b.CreateICmpSLT(b, zero)));
+            if (op->kind == ExprKind::FloorDiv)
+                return m_b.CreateSub(q, m_b.CreateZExt(adjust, q->getType()));
+            return m_b.CreateSelect(adjust, m_b.CreateAdd(r, b), r);
+        }
+        case ExprKind::Min:
+        case ExprKind::Max: {
+            bool isMin = op->kind == ExprKind::Min;
+            llvm::Value* lt = isFloat ? m_b.CreateFCmpOLT(a, b) : isUnsigned ? m_b.CreateICmpULT(a, b) : m_b.CreateICmpSLT(a, b);
+            return isMin ? m_b.CreateSelect(lt, a, b) : m_b.CreateSelect(lt, b, a);
+        }
+        case ExprKind::EQ: return isFloat ? m_b.CreateFCmpOEQ(a, b) : m_b.CreateICmpEQ(a, b);
+        case ExprKind::NE: return isFloat ? m_b.CreateFCmpUNE(a, b) : m_b.CreateICmpNE(a, b);
+        case ExprKind::LT: return isFloat ? m_b.CreateFCmpOLT(a, b) : isUnsigned ? m_b.CreateICmpULT(a, b) : m_b.CreateICmpSLT(a, b);
+        case ExprKind::LE: return isFloat ? m_b.CreateFCmpOLE(a, b) : isUnsigned ? m_b.CreateICmpULE(a, b) : m_b.CreateICmpSLE(a, b);
+        case ExprKind::GT: return isFloat ? m_b.CreateFCmpOGT(a, b) : isUnsigned ? m_b.CreateICmpUGT(a, b) : m_b.CreateICmpSGT(a, b);
+        case ExprKind::GE: return isFloat ? m_b.CreateFCmpOGE(a, b) : isUnsigned ? m_b.CreateICmpUGE(a, b) : m_b.CreateICmpSGE(a, b);
+        case ExprKind::And: return m_b.CreateAnd(a, b);
+        case ExprKind::Or: return m_b.CreateOr(a, b);
+        default: LS_ASSERT(false, "codegen: unknown binary operator"); return nullptr;
+        }
+    }
+
+    llvm::Value* genCast(const CastNode* op)
+    {
+        llvm::Value* v = genExpr(op->value);
+        DataType from = op->value.type(), to = op->type;
+        llvm::Type* ty = llvmType(to.withLanes(std::max<int>(to.lanes, lanesOf(v))));
+        v = broadcast(v, to.lanes);
+        if (to.isBool()) {
+            llvm::Value* zero = llvm::Constant::getNullValue(v->getType());
+            return from.isFloat() ? m_b.CreateFCmpUNE(v, zero) : m_b.CreateICmpNE(v, zero);
+        }
+        if (from.isFloat() && to.isFloat()) return m_b.CreateFPCast(v, ty);
+        if (from.isFloat()) return to.isUInt() ? m_b.CreateFPToUI(v, ty) : m_b.CreateFPToSI(v, ty);
+        bool fromSigned = from.isInt();
+        if (to.isFloat()) return fromSigned ? m_b.CreateSIToFP(v, ty) : m_b.CreateUIToFP(v, ty);
+        return m_b.CreateIntCast(v, ty, fromSigned);
+    }
+
+    llvm::Value* mathCall(llvm::Intrinsic::ID id, llvm::Value* x) { return m_b.CreateUnaryIntrinsic(id, x); }
+
+    // A libm function applied lane by lane (tanh has no LLVM intrinsic).
+    llvm::Value* libmCall(const char* f32, const char* f64, llvm::Value* x)
+    {
+        llvm::Type* elem = x->getType()->getScalarType();
+        const char* name = elem->isDoubleTy() ? f64 : f32;
+        llvm::FunctionCallee fn = m_mod.getOrInsertFunction(name, llvm::FunctionType::get(elem, {elem}, false));
+        int lanes = lanesOf(x);
+        if (lanes == 1) return m_b.CreateCall(fn, {x});
+        llvm::Value* out = llvm::UndefValue::get(x->getType());
+        for (int i = 0; i < lanes; ++i)
+            out = m_b.CreateInsertElement(out, m_b.CreateCall(fn, {m_b.CreateExtractElement(x, static_cast<std::uint64_t>(i))}),
+                                          static_cast<std::uint64_t>(i));
+        return out;
+    }
+
+    llvm::Value* genCall(const CallNode* op, const Expr& self)
+    {
+        switch (op->op) {
+        case CallOp::Likely: return genExpr(op->args[0]);
+        case CallOp::IfThenElse: return genIfThenElse(op, self);
+        default: break;
+        }
+        llvm::Value* x = genExpr(op->args[0]);
+        switch (op->op) {
+        case CallOp::Exp: return mathCall(llvm::Intrinsic::exp, x);
+        case CallOp::Log: return mathCall(llvm::Intrinsic::log, x);
+        case CallOp::Sqrt: return mathCall(llvm::Intrinsic::sqrt, x);
+        case CallOp::Fabs: return mathCall(llvm::Intrinsic::fabs, x);
+        case CallOp::Floor: return mathCall(llvm::Intrinsic::floor, x);
+        case CallOp::Ceil: return mathCall(llvm::Intrinsic::ceil, x);
+        case CallOp::Tanh: return libmCall("tanhf", "tanh", x);
+        case CallOp::Sigmoid: {
+            llvm::Value* one = llvm::ConstantFP::get(x->getType(), 1.0);
+            llvm::Value* e = mathCall(llvm::Intrinsic::exp, m_b.CreateFNeg(x));
+            return m_b.CreateFDiv(one, m_b.CreateFAdd(one, e));
+        }
+        case CallOp::Pow: {
+            llvm::Value* y = broadcast(genExpr(op->args[1]), lanesOf(x));
+            return m_b.CreateBinaryIntrinsic(llvm::Intrinsic::pow, x, y);
+        }
+        default: LS_ASSERT(false, "codegen: unknown call"); return nullptr;
+        }
+    }
+
+    // if_then_else evaluates only the branch taken: its other branch may read out of bounds
+    // (padding). A vector condition is handled lane by lane.
+    llvm::Value* genIfThenElse(const CallNode* op, const Expr& self)
+    {
+        int lanes = self.type().lanes;
+        if (op->args[0].type().lanes == 1) {
+            llvm::Value* c = genExpr(op->args[0]);
+            llvm::Function* fn = m_b.GetInsertBlock()->getParent();
+            auto* thenBB = llvm::BasicBlock::Create(m_ctx, "then", fn);
+            auto* elseBB = llvm::BasicBlock::Create(m_ctx, "else", fn);
+            auto* join = llvm::BasicBlock::Create(m_ctx, "join", fn);
+            m_b.CreateCondBr(c, thenBB, elseBB);
+            m_b.SetInsertPoint(thenBB);
+            llvm::Value* t = broadcast(genExpr(op->args[1]), lanes);
+            llvm::BasicBlock* thenEnd = m_b.GetInsertBlock();
+            m_b.CreateBr(join);
+            m_b.SetInsertPoint(elseBB);
+            llvm::Value* f = broadcast(genExpr(op->args[2]), lanes);
+            llvm::BasicBlock* elseEnd = m_b.GetInsertBlock();
+            m_b.CreateBr(join);
+            m_b.SetInsertPoint(join);
+            llvm::PHINode* phi = m_b.CreatePHI(t->getType(), 2);
+            phi->addIncoming(t, thenEnd);
+            phi->addIncoming(f, elseEnd);
+            return phi;
+        }
+        llvm::Value* out = llvm::UndefValue::get(llvmType(self.type()));
+        for (int i = 0; i < lanes; ++i) {
+            Expr lane = laneOf(self, i);
+            out = m_b.CreateInsertElement(out, genExpr(lane), static_cast<std::uint64_t>(i));
+        }
+        return out;
+    }
+
+    // The scalar expression computing lane `i` of a vector expression.
+    Expr laneOf(const Expr& e, int i)
+    {
+        if (e.type().lanes == 1) return e;
+        switch (e.kind()) {
+        case ExprKind::Ramp: {
+            auto* r = e.as<RampNode>();
+            return r->base + r->stride * makeInt(i, r->stride.type());
+        }
+        case ExprKind::Broadcast: return e.as<BroadcastNode>()->value;
+        case ExprKind::BufferLoad: {
+            auto* l = e.as<BufferLoadNode>();
+            std::vector<Expr> idx;
+            for (auto& x : l->indices) idx.push_back(laneOf(x, i));
+            return makeBufferLoad(l->buffer, idx);
+        }
+        case ExprKind::Not: return makeNot(laneOf(e.as<NotNode>()->a, i));
+        case ExprKind::Select: {
+            auto* s = e.as<SelectNode>();
+            return makeSelect(laneOf(s->cond, i), laneOf(s->t, i), laneOf(s->f, i));
+        }
+        case ExprKind::Cast: return makeCast(e.type().element(), laneOf(e.as<CastNode>()->value, i));
+        case ExprKind::Call: {
+            auto* c = e.as<CallNode>();
+            std::vector<Expr> args;
+            for (auto& a : c->args) args.push_back(laneOf(a, i));
+            return makeCall(e.type().element(), c->op, args);
+        }
+        case ExprKind::Let: {
+            auto* l = e.as<LetNode>();
+            return makeLet(l->var, l->value, laneOf(l->body, i));
+        }
+        default:
+            if (auto* b = e.as<BinaryNode>()) return makeBinary(b->kind, laneOf(b->a, i), laneOf(b->b, i));
+            LS_ASSERT(false, "codegen: cannot take a lane of " + printExpr(e));
+            return e;
+        }
+    }
+
+    llvm::Value* bufferPointer(const Buffer& b)
+    {
+        auto it = m_vars.find(b->data.get());
+        LS_ASSERT(it != m_vars.end(), "codegen: buffer '" + b->name + "' has no storage here");
+        return it->second;
+    }
+
+    unsigned elementAlign(DataType t) { return static_cast<unsigned>(std::min(t.bytes() * t.lanes, 64)); }
+
+    llvm::Value* genLoad(const BufferLoadNode* op)
+    {
+        LS_ASSERT(op->indices.size() == 1, "codegen: buffer '" + op->buffer->name + "' is not flat");
+        DataType elem = op->buffer->dtype;
+        const Expr& index = op->indices[0];
+        llvm::Value* base = bufferPointer(op->buffer);
+        llvm::Type* mty = memType(elem);
+        auto fromMemory = [&](llvm::Value* v) {
+            return elem.element().isBool() ? m_b.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType())) : v;
+        };
+        if (index.type().lanes == 1) {
+            llvm::Value* ptr = m_b.CreateInBoundsGEP(mty, base, genExpr(index));
+            return fromMemory(m_b.CreateAlignedLoad(mty, ptr, llvm::Align(elementAlign(elem))));
+        }
+        int lanes = index.type().lanes;
+        if (auto* r = index.as<RampNode>(); r && isOne(r->stride) && elem.lanes == 1) {
+            llvm::Type* vty = memType(elem.withLanes(lanes));
+            llvm::Value* ptr = m_b.CreateInBoundsGEP(mty, base, genExpr(r->base));
+            return fromMemory(m_b.CreateAlignedLoad(vty, ptr, llvm::Align(elementAlign(elem))));
+        }
+        // A gather: lane by lane.
+        llvm::Value* idx = genExpr(index);
+        llvm::Value* out = llvm::UndefValue::get(memType(elem.withLanes(lanes * elem.lanes)));
+        for (int i = 0; i < lanes; ++i) {
+            llvm::Value* ptr = m_b.CreateInBoundsGEP(mty, base, m_b.CreateExtractElement(idx, static_cast<std::uint64_t>(i)));
+            llvm::Value* v = m_b.CreateAlignedLoad(mty, ptr, llvm::Align(elementAlign(elem)));
+            out = m_b.CreateInsertElement(out, v, static_cast<std::uint64_t>(i));
+        }
+        return fromMemory(out);
+    }
+
+    void genStore(const BufferStoreNode* op)
+    {
+        LS_ASSERT(op->indices.size() == 1, "codegen: buffer '" + op->buffer->name + "' is not flat");
+        DataType elem = op->buffer->dtype;
+        const Expr& index = op->indices[0];
+        llvm::Value* base = bufferPointer(op->buffer);
+        llvm::Type* mty = memType(elem);
+        int lanes = index.type().lanes;
+        llvm::Value* value = genExpr(op->value);
+        if (elem.element().isBool()) value = m_b.CreateZExt(value, memType(elem.withLanes(lanesOf(value))));
+        if (lanes == 1) {
+            llvm::Value* ptr = m_b.CreateInBoundsGEP(mty, base, genExpr(index));
+            m_b.CreateAlignedStore(value, ptr, llvm::Align(elementAlign(elem)));
+            return;
+        }
+        value = broadcast(value, lanes);
+        if (auto* r = index.as<RampNode>(); r && isOne(r->stride) && elem.lanes == 1) {
+            llvm::Value* ptr = m_b.CreateInBoundsGEP(mty, base, genExpr(r->base));
+            m_b.CreateAlignedStore(value, ptr, llvm::Align(elementAlign(elem)));
+            return;
+        }
+        llvm::Value* idx = genExpr(index);
+        for (int i = 0; i < lanes; ++i) {
+            llvm::Value* ptr = m_b.CreateInBoundsGEP(mty, base, m_b.CreateExtractElement(idx, static_cast<std::uint64_t>(i)));
+            m_b.CreateAlignedStore(m_b.CreateExtractElement(value, static_cast<std::uint64_t>(i)), ptr,
+                                   llvm::Align(elementAlign(elem)));
+        }
+    }
+
+    // ---- statements ----
+
+    void genStmt(const Stmt& s)
+    {
+        if (!s.defined()) return;
+        switch (s.kind()) {
+        case StmtKind::For: genFor(s.as<ForNode>()); return;
+        case StmtKind::BufferStore: genStore(s.as<BufferStoreNode>()); return;
+        case StmtKind::LetStmt: {
+            auto* l = s.as<LetStmtNode>();
+            m_vars[l->var.get()] = genExpr(l->value);
+            genStmt(l->body);
+            return;
+        }
+        case StmtKind::IfThenElse: genIf(s.as<IfThenElseNode>()); return;
+        case StmtKind::Seq:
+            for (auto& x : s.as<SeqNode>()->stmts) genStmt(x);
+            return;
+        case StmtKind::Attr: genStmt(s.as<AttrNode>()->body); return;
+        case StmtKind::Evaluate: genExpr(s.as<EvaluateNode>()->value); return;
+        case StmtKind::Allocate: genAllocate(s.as<AllocateNode>()); return;
+        case StmtKind::TensorStore:
+        case StmtKind::Realize: LS_ASSERT(false, "codegen: unflattened statement"); return;
+        }
+    }
+
+    void genIf(const IfThenElseNode* op)
+    {
+        llvm::Value* c = genExpr(op->cond);
+        llvm::Function* fn = m_b.GetInsertBlock()->getParent();
+        auto* thenBB = llvm::BasicBlock::Create(m_ctx, "if_then", fn);
+        auto* endBB = llvm::BasicBlock::Create(m_ctx, "if_end", fn);
+        llvm::BasicBlock* elseBB = op->elseCase.defined() ? llvm::BasicBlock::Create(m_ctx, "if_else", fn) : endBB;
+        m_b.CreateCondBr(c, thenBB, elseBB);
+        m_b.SetInsertPoint(thenBB);
+        genStmt(op->thenCase);
+        m_b.CreateBr(endBB);
+        if (op->elseCase.defined()) {
+            m_b.SetInsertPoint(elseBB);
+            genStmt(op->elseCase);
+            m_b.CreateBr(endBB);
+        }
+        m_b.SetInsertPoint(endBB);
+    }
+
+    void genAllocate(const AllocateNode* op)
+    {
+        const Buffer& b = op->buffer;
+        llvm::Type* mty = memType(b->dtype);
+        llvm::Value* count = genExpr(b->shape[0]);
+        std::int64_t n;
+        bool constant = isConstInt(b->shape[0], &n);
+        std::int64_t bytes = constant ? n * b->dtype.bytes() * b->dtype.lanes : -1;
+        if (constant && bytes <= kMaxStackBytes) {
+            m_vars[b->data.get()] = entryAlloca(mty, count, 64);
+            genStmt(op->body);
+            return;
+        }
+        llvm::Value* size = m_b.CreateMul(m_b.CreateIntCast(count, m_b.getInt64Ty(), true),
+                                          m_b.getInt64(static_cast<std::uint64_t>(b->dtype.bytes() * b->dtype.lanes)));
+        llvm::FunctionCallee alloc = m_mod.getOrInsertFunction("loopscope_alloc", ptrTy(), m_b.getInt64Ty());
+        llvm::FunctionCallee release = m_mod.getOrInsertFunction("loopscope_free", m_b.getVoidTy(), ptrTy());
+        llvm::Value* p = m_b.CreateCall(alloc, {size});
+        m_vars[b->data.get()] = p;
+        genStmt(op->body);
+        m_b.CreateCall(release, {p});
+    }
+
+    // A counted loop: for (v = min; v < min + extent; ++v) body.
+    void emitLoop(const Var& var, llvm::Value* begin, llvm::Value* end, const Stmt& body)
+    {
+        llvm::Function* fn = m_b.GetInsertBlock()->getParent();
+        llvm::BasicBlock* pre = m_b.GetInsertBlock();
+        auto* header = llvm::BasicBlock::Create(m_ctx, "for_" + scriptName(var.name()), fn);
+        auto* bodyBB = llvm::BasicBlock::Create(m_ctx, "for_body", fn);
+        auto* exit = llvm::BasicBlock::Create(m_ctx, "for_end", fn);
+        m_b.CreateBr(header);
+        m_b.SetInsertPoint(header);
+        llvm::PHINode* iv = m_b.CreatePHI(begin->getType(), 2, scriptName(var.name()));
+        iv->addIncoming(begin, pre);
+        m_b.CreateCondBr(m_b.CreateICmpSLT(iv, end), bodyBB, exit);
+        m_b.SetInsertPoint(bodyBB);
+        m_vars[var.get()] = iv;
+        genStmt(body);
+        llvm::Value* next = m_b.CreateAdd(iv, llvm::ConstantInt::get(iv->getType(), 1), "", true, true);
+        iv->addIncoming(next, m_b.GetInsertBlock());
+        m_b.CreateBr(header);
+        m_b.SetInsertPoint(exit);
+    }
+
+    void genFor(const ForNode* op)
+    {
+        if (op->forKind == ForKind::ThreadBinding) {
+            throw CodegenError("loop '" + scriptName(op->var.name()) + "' is bound to GPU thread axis '" +
+                               op->threadTag + "'; GPU thread axes are kept for export but not run on the CPU");
+        }
+        if (op->forKind == ForKind::Parallel && !m_insideParallel) {
+            genParallel(op);
+            return;
+        }
+        llvm::Value* mn = genExpr(op->min);
+        llvm::Value* ext = genExpr(op->extent);
+        emitLoop(op->var, mn, m_b.CreateAdd(mn, ext), op->body);
+    }
+
+    // The loop body becomes its own function over a range [begin, end), run by the thread pool;
+    // the variables it uses travel in a closure. Buffers are passed on as noalias arguments of an
+    // inlined helper, so the outlined body keeps the aliasing facts of the entry function.
+    void genParallel(const ForNode* op)
+    {
+        FreeVarCollector fv;
+        fv.visit(op->min);
+        fv.defined.insert(op->var.get());
+        fv.visit(op->body);
+        // Buffers (data variables) the body touches.
+        std::vector<Var> captured;
+        class BufferUse : public IRVisitor {
+        public:
+            std::vector<Var> data;
+            VarSet seen, allocated;
+
+        protected:
+            void note(const Buffer& b)
+            {
+                if (seen.insert(b->data.get()).second && !allocated.count(b->data.get())) data.push_back(b->data);
+            }
+            void visitBufferLoad(const BufferLoadNode* l) override
+            {
+                note(l->buffer);
+                IRVisitor::visitBufferLoad(l);
+            }
+            void visitBufferStore(const BufferStoreNode* s) override
+            {
+                note(s->buffer);
+                IRVisitor::visitBufferStore(s);
+            }
+            void visitAllocate(const AllocateNode* a) override
+            {
+                allocated.insert(a->buffer->data.get());
+                IRVisitor::visitAllocate(a);
+            }
+        } uses;
+        uses.visit(op->body);
+        std::vector<Var> buffers = uses.data;
+        for (auto& v : fv.free) {
+            bool isBuffer = std::any_of(buffers.begin(), buffers.end(), [&](const Var& b) { return b.get() == v.get(); });
+            if (!isBuffer) captured.push_back(v);
+        }
+        std::vector<llvm::Value*> values;
+        std::vector<llvm::Type*> types;
+        for (auto& v : buffers) {
+            values.push_back(m_vars.at(v.get()));
+            types.push_back(ptrTy());
+        }
+        for (auto& v : captured) {
+            values.push_back(m_vars.at(v.get()));
+            types.push_back(values.back()->getType());
+        }
+        llvm::StructType* closureTy = llvm::StructType::get(m_ctx, types);
+        std::string base = m_state.fn->getName().str() + "_parallel_" + std::to_string(m_parallelCount++);
+
+        // Helper: void base_body(i64 begin, i64 end, ptr noalias buffers..., captured...).
+        std::vector<llvm::Type*> helperParams{m_b.getInt64Ty(), m_b.getInt64Ty()};
+        helperParams.insert(helperParams.end(), types.begin(), types.end());
+        auto* helperTy = llvm::FunctionType::get(m_b.getVoidTy(), helperParams, false);
+        llvm::Function* helper = llvm::Function::Create(helperTy, llvm::Function::InternalLinkage, base + "_body", m_mod);
+        setAttributes(helper);
+        helper->addFnAttr(llvm::Attribute::AlwaysInline);
+        for (std::size_t i = 0; i < buffers.size(); ++i) helper->addParamAttr(static_cast<unsigned>(2 + i), llvm::Attribute::NoAlias);
+
+        // Task: void base(i64 begin, i64 end, ptr closure) unpacks and calls the helper.
+        auto* taskTy = llvm::FunctionType::get(m_b.getVoidTy(), {m_b.getInt64Ty(), m_b.getInt64Ty(), ptrTy()}, false);
+        llvm::Function* task = llvm::Function::Create(taskTy, llvm::Function::InternalLinkage, base, m_mod);
+        setAttributes(task);
+
+        // Caller side: fill the closure, call the pool.
+        llvm::AllocaInst* closure = entryAlloca(closureTy, nullptr, 8);
+        for (std::size_t i = 0; i < values.size(); ++i)
+            m_b.CreateStore(values[i], m_b.CreateStructGEP(closureTy, closure, static_cast<unsigned>(i)));
+        llvm::Value* extent = m_b.CreateIntCast(genExpr(op->extent), m_b.getInt64Ty(), true);
+        llvm::FunctionCallee parallelFor = m_mod.getOrInsertFunction(
+            "loopscope_parallel_for",
+            llvm::FunctionType::get(m_b.getVoidTy(), {m_b.getInt64Ty(), ptrTy(), ptrTy()}, false));
+        m_b.CreateCall(parallelFor, {extent, task, closure});
+        llvm::IRBuilderBase::InsertPoint saved = m_b.saveIP();
+        FunctionState savedState = m_state;
+        auto savedVars = m_vars;
+
+        // Task body.
+        {
+            auto* bb = llvm::BasicBlock::Create(m_ctx, "entry", task);
+            m_b.SetInsertPoint(bb);
+            std::vector<llvm::Value*> args{task->getArg(0), task->getArg(1)};
+            for (std::size_t i = 0; i < types.size(); ++i)
+                args.push_back(m_b.CreateLoad(types[i], m_b.CreateStructGEP(closureTy, task->getArg(2), static_cast<unsigned>(i))));
+            m_b.CreateCall(helper, args);
+            m_b.CreateRetVoid();
+        }
+        // Helper body: the loop over [begin, end).
+        beginFunction(helper);
+        m_vars.clear();
+        for (std::size_t i = 0; i < buffers.size(); ++i) m_vars[buffers[i].get()] = helper->getArg(static_cast<unsigned>(2 + i));
+        for (std::size_t i = 0; i < captured.size(); ++i)
+            m_vars[captured[i].get()] = helper->getArg(static_cast<unsigned>(2 + buffers.size() + i));
+        llvm::Type* ivTy = llvmType(op->var.type());
+        llvm::Value* begin = m_b.CreateIntCast(helper->getArg(0), ivTy, true);
+        llvm::Value* end = m_b.CreateIntCast(helper->getArg(1), ivTy, true);
+        llvm::Value* mn = genExpr(op->min);
+        m_insideParallel = true;
+        emitLoop(op->var, m_b.CreateAdd(mn, begin), m_b.CreateAdd(mn, end), op->body);
+        m_insideParallel = false;
+        m_b.CreateRetVoid();
+
+        m_state = savedState;
+        m_vars = savedVars;
+        m_b.restoreIP(saved);
+    }
+
+    llvm::LLVMContext& m_ctx;
+    llvm::Module& m_mod;
+    llvm::TargetMachine& m_tm;
+    llvm::IRBuilder<> m_b;
+    std::unordered_map<const VarNode*, llvm::Value*> m_vars;
+    FunctionState m_state;
+    bool m_insideParallel = false;
+    int m_parallelCount = 0;
+};
+
+}  // namespace
+
+std::vector<Var> sizeParameters(const PrimFunc& f)
+{
+    FreeVarCollector fv;
+    for (auto& p : f.params) {
+        fv.defined.insert(p->data.get());
+        for (auto& s : p->shape) fv.visit(s);
+    }
+    fv.visit(f.body);
+    std::vector<Var> sizes;
+    for (auto& v : fv.free)
+        if (v.type().isIntegral()) sizes.push_back(v);
+    std::stable_sort(sizes.begin(), sizes.end(), [](const Var& a, const Var& b) { return a.name() < b.name(); });
+    return sizes;
+}
+
+std::unique_ptr<llvm::Module> buildModule(const PrimFunc& f, llvm::LLVMContext& ctx, llvm::TargetMachine& tm)
+{
+    auto m = std::make_unique<llvm::Module>(f.name, ctx);
+    m->setTargetTriple(tm.getTargetTriple().str());
+    m->setDataLayout(tm.createDataLayout());
+    Codegen cg(ctx, *m, tm);
+    cg.build(f, sizeParameters(f));
+    std::string err;
+    llvm::raw_string_ostream os(err);
+    LS_ASSERT(!llvm::verifyModule(*m, &os), "codegen produced an invalid module: " + os.str());
+    return m;
+}
+
+void optimizeModule(llvm::Module& m, llvm::TargetMachine& tm)
+{
+    llvm::LoopAnalysisManager lam;
+    llvm::FunctionAnalysisManager fam;
+    llvm::CGSCCAnalysisManager cgam;
+    llvm::ModuleAnalysisManager mam;
+    llvm::PipelineTuningOptions pto;
+    pto.LoopVectorization = true;
+    pto.SLPVectorization = true;
+    llvm::PassBuilder pb(&tm, pto);
+    pb.registerModuleAnalyses(mam);
+    pb.registerCGSCCAnalyses(cgam);
+    pb.registerFunctionAnalyses(fam);
+    pb.registerLoopAnalyses(lam);
+    pb.crossRegisterProxies(lam, fam, cgam, mam);
+    llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+    mpm.run(m, mam);
+}
+
+std::unique_ptr<llvm::TargetMachine> createHostTargetMachine()
+{
+    static std::once_flag once;
+    std::call_once(once, [] {
+        llvm::InitializeNativeTarget();
+        llvm::InitializeNativeTargetAsmPrinter();
+        llvm::InitializeNativeTargetAsmParser();
+    });
+    std::string triple = llvm::sys::getProcessTriple();
+    std::string error;
+    const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, error);
+    LS_ASSERT(target, "no LLVM target for the host: " + error);
+    llvm::StringMap<bool> features;
+    std::string featureString;
+    if (llvm::sys::getHostCPUFeatures(features)) {
+        for (auto& f : features) featureString += (featureString.empty() ? "" : ",") + std::string(f.second ? "+" : "-") + f.first().str();
+    }
+    llvm::TargetOptions options;
+    options.AllowFPOpFusion = llvm::FPOpFusion::Fast;  // fused multiply-add, as TVM's LLVM target does
+    auto* tm = target->createTargetMachine(triple, llvm::sys::getHostCPUName(), featureString, options,
+                                           llvm::Reloc::PIC_, llvm::CodeModel::Small, llvm::CodeGenOpt::Aggressive);
+    return std::unique_ptr<llvm::TargetMachine>(tm);
+}
+
+HostTarget hostTarget()
+{
+    auto tm = createHostTargetMachine();
+    HostTarget h;
+    h.triple = tm->getTargetTriple().str();
+    h.cpu = tm->getTargetCPU().str();
+    h.features = tm->getTargetFeatureString().str();
+    h.vectorBits = h.features.find("+avx512f") != std::string::npos ? 512
+                   : h.features.find("+avx") != std::string::npos  ? 256
+                                                                   : 128;
+    return h;
+}
+
+}  // namespace loopscope

@@ -1,0 +1,26 @@
+// Translation of a lowered function into an LLVM module (internal to core/codegen: it is the only
+// header that includes LLVM).
+#pragma once
+
+#include "codegen/Codegen.h"
+
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include <memory>
+
+namespace loopscope {
+
+// Builds `NAME(T* noalias A, ..., sizes...)` and `NAME_packed(void** buffers, int64_t* sizes)`.
+// Parallel loops are outlined and call loopscope_parallel_for. Throws CodegenError.
+std::unique_ptr<llvm::Module> buildModule(const PrimFunc& f, llvm::LLVMContext& ctx,
+                                          llvm::TargetMachine& tm);
+
+// Runs LLVM's O3 pipeline for the target machine.
+void optimizeModule(llvm::Module& m, llvm::TargetMachine& tm);
+
+// A target machine for the host CPU with all its features.
+std::unique_ptr<llvm::TargetMachine> createHostTargetMachine();
+
+}  // namespace loopscope

@@ -1,0 +1,175 @@
+#include "codegen/CodegenLLVM.h"
+
+#include "tir/Printer.h"
+
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/Support/Host.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <mutex>
+
+extern "C" {
+void loopscope_parallel_for(std::int64_t n, void (*body)(std::int64_t, std::int64_t, void*), void* closure);
+
+// Heap storage for large buffers of generated code, 64-byte aligned.
+void* loopscope_alloc(std::int64_t bytes)
+{
+    std::size_t size = (static_cast<std::size_t>(bytes) + 63) / 64 * 64;
+    return std::aligned_alloc(64, size == 0 ? 64 : size);
+}
+void loopscope_free(void* p) { std::free(p); }
+}
+
+namespace loopscope {
+
+namespace {
+
+std::string errorText(llvm::Error e)
+{
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    os << e;
+    return os.str();
+}
+
+// One JIT for the process; every kernel lives under its own resource tracker.
+class Jit {
+public:
+    static Jit& instance()
+    {
+        static Jit jit;
+        return jit;
+    }
+
+    std::mutex mutex;
+    std::unique_ptr<llvm::orc::LLJIT> lljit;
+
+private:
+    Jit()
+    {
+        createHostTargetMachine();  // initializes the native target
+        auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+        LS_ASSERT(static_cast<bool>(jtmb), "cannot describe the host for the JIT");
+        jtmb->setCPU(llvm::sys::getHostCPUName().str());
+        jtmb->setCodeGenOptLevel(llvm::CodeGenOpt::Aggressive);
+        auto built = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
+        if (!built) LS_ASSERT(false, "cannot create the JIT: " + errorText(built.takeError()));
+        lljit = std::move(*built);
+        auto& es = lljit->getExecutionSession();
+        auto& dl = lljit->getDataLayout();
+        llvm::orc::MangleAndInterner mangle(es, dl);
+        llvm::orc::SymbolMap runtime;
+        auto add = [&](const char* name, void* p) {
+            runtime[mangle(name)] = llvm::JITEvaluatedSymbol(llvm::pointerToJITTargetAddress(p),
+                                                             llvm::JITSymbolFlags::Exported);
+        };
+        add("loopscope_parallel_for", reinterpret_cast<void*>(&loopscope_parallel_for));
+        add("loopscope_alloc", reinterpret_cast<void*>(&loopscope_alloc));
+        add("loopscope_free", reinterpret_cast<void*>(&loopscope_free));
+        llvm::cantFail(lljit->getMainJITDylib().define(llvm::orc::absoluteSymbols(runtime)));
+        // libm (expf, tanhf, ...) from the process.
+        auto gen = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(dl.getGlobalPrefix());
+        if (gen) lljit->getMainJITDylib().addGenerator(std::move(*gen));
+    }
+};
+
+}  // namespace
+
+struct JitKernel::Impl {
+    llvm::orc::ResourceTrackerSP tracker;
+};
+
+JitKernel::JitKernel(std::unique_ptr<Impl> impl, std::vector<Var> sizes)
+    : m_impl(std::move(impl)), m_sizes(std::move(sizes))
+{
+}
+
+JitKernel::~JitKernel()
+{
+    if (m_impl && m_impl->tracker) {
+        std::lock_guard<std::mutex> lock(Jit::instance().mutex);
+        llvm::cantFail(m_impl->tracker->remove());
+    }
+}
+
+void JitKernel::run(void* const* buffers, const std::int64_t* sizes) const
+{
+    m_entry(const_cast<void**>(buffers), const_cast<std::int64_t*>(sizes));
+}
+
+std::unique_ptr<JitKernel> compileKernel(const PrimFunc& f)
+{
+    Jit& jit = Jit::instance();
+    auto ctx = std::make_unique<llvm::LLVMContext>();
+    auto tm = createHostTargetMachine();
+    // A unique symbol per kernel: several kernels of the same name live in one JIT.
+    static std::atomic<int> counter{0};
+    PrimFunc named = f;
+    named.name = scriptName(f.name) + "_k" + std::to_string(counter++);
+    auto module = buildModule(named, *ctx, *tm);
+    optimizeModule(*module, *tm);
+    std::lock_guard<std::mutex> lock(jit.mutex);
+    auto impl = std::make_unique<JitKernel::Impl>();
+    impl->tracker = jit.lljit->getMainJITDylib().createResourceTracker();
+    llvm::orc::ThreadSafeModule tsm(std::move(module), std::move(ctx));
+    if (auto err = jit.lljit->addIRModule(impl->tracker, std::move(tsm)))
+        LS_ASSERT(false, "JIT cannot add the module: " + errorText(std::move(err)));
+    auto sym = jit.lljit->lookup(named.name + "_packed");
+    if (!sym) LS_ASSERT(false, "JIT lookup failed: " + errorText(sym.takeError()));
+    auto kernel = std::make_unique<JitKernel>(std::move(impl), sizeParameters(f));
+    kernel->m_entry = sym->toPtr<void (*)(void**, std::int64_t*)>();
+    return kernel;
+}
+
+std::string emitCode(const PrimFunc& f, EmitKind kind)
+{
+    llvm::LLVMContext ctx;
+    auto tm = createHostTargetMachine();
+    PrimFunc named = f;
+    named.name = scriptName(f.name);
+    auto module = buildModule(named, ctx, *tm);
+    optimizeModule(*module, *tm);
+    std::string out;
+    llvm::raw_string_ostream os(out);
+    if (kind == EmitKind::LLVMIR) {
+        module->print(os, nullptr);
+        return os.str();
+    }
+    llvm::SmallVector<char, 0> buffer;
+    llvm::raw_svector_ostream bos(buffer);
+    llvm::legacy::PassManager pm;
+    auto type = kind == EmitKind::Assembly ? llvm::CGFT_AssemblyFile : llvm::CGFT_ObjectFile;
+    LS_ASSERT(!tm->addPassesToEmitFile(pm, bos, nullptr, type), "the host target cannot emit this file type");
+    pm.run(*module);
+    return std::string(buffer.begin(), buffer.end());
+}
+
+std::string cPrototype(const PrimFunc& f)
+{
+    auto ctype = [](DataType t) -> std::string {
+        switch (t.code) {
+        case DataType::Float: return t.bits == 64 ? "double" : t.bits == 16 ? "uint16_t" : "float";
+        case DataType::Bool: return "uint8_t";
+        case DataType::UInt: return "uint" + std::to_string(t.bits) + "_t";
+        default: return "int" + std::to_string(t.bits) + "_t";
+        }
+    };
+    std::string s = "void " + scriptName(f.name) + "(";
+    bool first = true;
+    for (auto& p : f.params) {
+        s += (first ? "" : ", ") + ctype(p->dtype) + "* " + scriptName(p->name);
+        first = false;
+    }
+    for (auto& v : sizeParameters(f)) {
+        s += (first ? "" : ", ") + ctype(v.type()) + " " + scriptName(v.name());
+        first = false;
+    }
+    return s + ")";
+}
+
+}  // namespace loopscope
