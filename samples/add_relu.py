@@ -2,7 +2,7 @@
 import tvm
 from tvm import te
 
-N = 1 << 20
+N = 1048576  # 1 << 20 elements
 
 A = te.placeholder((N,), name="A")
 B = te.placeholder((N,), name="B")

@@ -11,15 +11,6 @@ namespace loopscope {
 
 namespace {
 
-// splitmix64 (Steele, Lea, Flood 2014): small, fast, and identical on every platform.
-std::uint64_t splitmix64(std::uint64_t& state)
-{
-    std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 // Rounds a non-negative value to the nearest integer, ties to even, independent of the FPU mode.
 double roundHalfEven(double q)
 {
@@ -44,6 +35,14 @@ void store(std::byte* p, std::int64_t i, T v)
 }
 
 }  // namespace
+
+std::uint64_t splitMix64(std::uint64_t& state)
+{
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
 
 std::int64_t wrapToType(std::int64_t v, DataType t)
 {
@@ -76,7 +75,7 @@ std::uint16_t halfFromDouble(double v)
     }
     int ex = 0;
     std::frexp(a, &ex);  // a = m * 2^ex, m in [0.5, 1)
-    int e = ex - 1;      // a / 2^e in [1, 2)
+    int e = ex - 1;     // a / 2^e in [1, 2)
     double q = roundHalfEven((std::ldexp(a, -e) - 1.0) * 1024.0);
     if (q >= 1024.0) {
         q = 0;
@@ -91,8 +90,9 @@ double doubleFromHalf(std::uint16_t bits)
     int e = (bits >> 10) & 0x1f;
     int m = bits & 0x3ff;
     if (e == 0) return sign * std::ldexp(m, -24);
-    if (e == 31) return m == 0 ? sign * std::numeric_limits<double>::infinity()
-                               : std::numeric_limits<double>::quiet_NaN();
+    if (e == 31)
+        return m == 0 ? sign * std::numeric_limits<double>::infinity()
+                      : std::numeric_limits<double>::quiet_NaN();
     return sign * std::ldexp(1024 + m, e - 25);
 }
 
@@ -165,8 +165,8 @@ void HostBuffer::allocate()
 
 std::int64_t HostBuffer::flatIndex(const std::vector<std::int64_t>& index) const
 {
-    LS_ASSERT(index.size() == m_shape.size(), "index has " + std::to_string(index.size()) +
-                                                  " dimensions, buffer " + describe());
+    LS_ASSERT(index.size() == m_shape.size(),
+              "index has " + std::to_string(index.size()) + " dimensions, buffer " + describe());
     std::int64_t flat = 0;
     for (std::size_t d = 0; d < index.size(); ++d) {
         LS_ASSERT(index[d] >= 0 && index[d] < m_shape[d],
@@ -202,9 +202,12 @@ void HostBuffer::set(std::int64_t i, double v)
     std::byte* p = m_data.get();
     switch (m_dtype.code) {
     case DataType::Float:
-        if (m_dtype.bits == 64) store<double>(p, i, v);
-        else if (m_dtype.bits == 32) store<float>(p, i, static_cast<float>(v));
-        else store<std::uint16_t>(p, i, halfFromDouble(v));
+        if (m_dtype.bits == 64)
+            store<double>(p, i, v);
+        else if (m_dtype.bits == 32)
+            store<float>(p, i, static_cast<float>(v));
+        else
+            store<std::uint16_t>(p, i, halfFromDouble(v));
         return;
     case DataType::Bool: setInt(i, v != 0 ? 1 : 0); return;
     default: setInt(i, truncToInt64(v)); return;
@@ -253,7 +256,8 @@ void HostBuffer::setInt(std::int64_t i, std::int64_t v)
 
 void HostBuffer::fill(double value)
 {
-    for (std::int64_t i = 0; i < m_count; ++i) set(i, value);
+    for (std::int64_t i = 0; i < m_count; ++i)
+        set(i, value);
 }
 
 void HostBuffer::fillRandom(std::uint64_t seed)
@@ -263,15 +267,15 @@ void HostBuffer::fillRandom(std::uint64_t seed)
     // Every float below is exactly representable in its type, so no rounding can reach 1.0.
     if (m_dtype.isFloat() && m_dtype.bits == 64) {
         for (std::int64_t i = 0; i < m_count; ++i)
-            store<double>(p, i, static_cast<double>(splitmix64(state) >> 11) * 0x1p-52 - 1.0);
+            store<double>(p, i, static_cast<double>(splitMix64(state) >> 11) * 0x1p-52 - 1.0);
     } else if (m_dtype.isFloat() && m_dtype.bits == 32) {
         for (std::int64_t i = 0; i < m_count; ++i) {
-            double v = static_cast<double>(splitmix64(state) >> 40) * 0x1p-23 - 1.0;
+            double v = static_cast<double>(splitMix64(state) >> 40) * 0x1p-23 - 1.0;
             store<float>(p, i, static_cast<float>(v));
         }
     } else if (m_dtype.isFloat()) {
         for (std::int64_t i = 0; i < m_count; ++i) {
-            double v = static_cast<double>(splitmix64(state) >> 53) * 0x1p-10 - 1.0;
+            double v = static_cast<double>(splitMix64(state) >> 53) * 0x1p-10 - 1.0;
             store<std::uint16_t>(p, i, halfFromDouble(v));
         }
     } else {
@@ -279,7 +283,7 @@ void HostBuffer::fillRandom(std::uint64_t seed)
         std::int64_t hi = m_dtype.isBool() ? 1 : 8;
         auto range = static_cast<std::uint64_t>(hi - lo + 1);
         for (std::int64_t i = 0; i < m_count; ++i)
-            setInt(i, lo + static_cast<std::int64_t>((splitmix64(state) >> 32) % range));
+            setInt(i, lo + static_cast<std::int64_t>((splitMix64(state) >> 32) % range));
     }
 }
 

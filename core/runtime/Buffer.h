@@ -14,11 +14,15 @@ namespace loopscope {
 
 // Element conversions shared by buffers and the reference interpreter. They follow what compiled
 // code does: integers wrap to their width, floats round to nearest even, bool is "!= 0".
-std::int64_t wrapToType(std::int64_t v, DataType t);       // t integral or bool
-std::int64_t truncToInt64(double v);                       // toward zero; NaN -> 0, saturating
-double roundToType(double v, DataType t);                  // the value as stored in a t
-std::uint16_t halfFromDouble(double v);                    // IEEE binary16 bits
+std::int64_t wrapToType(std::int64_t v, DataType t);  // t integral or bool
+std::int64_t truncToInt64(double v);                  // toward zero; NaN -> 0, saturating
+double roundToType(double v, DataType t);             // the value as stored in a t
+std::uint16_t halfFromDouble(double v);               // IEEE binary16 bits
 double doubleFromHalf(std::uint16_t bits);
+
+// The next number of splitmix64 (Steele, Lea, Flood 2014): small, fast, the same on every platform.
+// Behind fillRandom and the sampled output checks.
+std::uint64_t splitMix64(std::uint64_t& state);
 
 class HostBuffer {
 public:

@@ -2,8 +2,8 @@
 
 #include <bit>
 #include <cmath>
-#include <cstring>
-#include <limits>
+#include <type_traits>
+#include <utility>
 
 namespace loopscope {
 
@@ -38,7 +38,10 @@ std::string formatShape(const std::vector<std::int64_t>& shape)
     return formatIndex("", shape);
 }
 
-[[noreturn]] void divisionByZero() { throw ReferenceError("integer division by zero"); }
+[[noreturn]] void divisionByZero()
+{
+    throw ReferenceError("integer division by zero");
+}
 
 // Wrapping of an int64 result to an integer type's width, decided once per node.
 class Wrap {
@@ -46,18 +49,22 @@ public:
     Wrap() = default;
     explicit Wrap(DataType t)
     {
-        if (t.isBool()) m_mode = Mode::Bool;
-        else if (t.bits >= 64) m_mode = Mode::None;
-        else if (t.isUInt()) m_mode = Mode::Unsigned;
-        else m_mode = Mode::Signed;
+        if (t.isBool())
+            m_mode = Mode::Bool;
+        else if (t.bits >= 64)
+            m_mode = Mode::None;
+        else if (t.isUInt())
+            m_mode = Mode::Unsigned;
+        else
+            m_mode = Mode::Signed;
         m_shift = 64 - t.bits;
     }
     std::int64_t operator()(std::int64_t v) const
     {
         switch (m_mode) {
         case Mode::None: return v;
-        case Mode::Signed: return static_cast<std::int64_t>(static_cast<std::uint64_t>(v) << m_shift) >>
-                                  m_shift;
+        case Mode::Signed:
+            return static_cast<std::int64_t>(static_cast<std::uint64_t>(v) << m_shift) >> m_shift;
         case Mode::Unsigned:
             return static_cast<std::int64_t>((static_cast<std::uint64_t>(v) << m_shift) >> m_shift);
         case Mode::Bool: return v != 0;
@@ -162,50 +169,84 @@ private:
 template <ExprKind K>
 std::int64_t applyInt(std::int64_t x, std::int64_t y)
 {
-    if constexpr (K == ExprKind::Add) return addWrap(x, y);
-    else if constexpr (K == ExprKind::Sub) return subWrap(x, y);
-    else if constexpr (K == ExprKind::Mul) return mulWrap(x, y);
-    else if constexpr (K == ExprKind::Div) return truncDiv(x, y);
-    else if constexpr (K == ExprKind::Mod) return truncMod(x, y);
-    else if constexpr (K == ExprKind::FloorDiv) return floorDiv(x, y);
-    else if constexpr (K == ExprKind::FloorMod) return floorMod(x, y);
-    else if constexpr (K == ExprKind::Min) return x < y ? x : y;
-    else if constexpr (K == ExprKind::Max) return x > y ? x : y;
-    else if constexpr (K == ExprKind::EQ) return x == y;
-    else if constexpr (K == ExprKind::NE) return x != y;
-    else if constexpr (K == ExprKind::LT) return x < y;
-    else if constexpr (K == ExprKind::LE) return x <= y;
-    else if constexpr (K == ExprKind::GT) return x > y;
-    else if constexpr (K == ExprKind::GE) return x >= y;
-    else if constexpr (K == ExprKind::And) return x != 0 && y != 0;
-    else return x != 0 || y != 0;
+    if constexpr (K == ExprKind::Add)
+        return addWrap(x, y);
+    else if constexpr (K == ExprKind::Sub)
+        return subWrap(x, y);
+    else if constexpr (K == ExprKind::Mul)
+        return mulWrap(x, y);
+    else if constexpr (K == ExprKind::Div)
+        return truncDiv(x, y);
+    else if constexpr (K == ExprKind::Mod)
+        return truncMod(x, y);
+    else if constexpr (K == ExprKind::FloorDiv)
+        return floorDiv(x, y);
+    else if constexpr (K == ExprKind::FloorMod)
+        return floorMod(x, y);
+    else if constexpr (K == ExprKind::Min)
+        return x < y ? x : y;
+    else if constexpr (K == ExprKind::Max)
+        return x > y ? x : y;
+    else if constexpr (K == ExprKind::EQ)
+        return x == y;
+    else if constexpr (K == ExprKind::NE)
+        return x != y;
+    else if constexpr (K == ExprKind::LT)
+        return x < y;
+    else if constexpr (K == ExprKind::LE)
+        return x <= y;
+    else if constexpr (K == ExprKind::GT)
+        return x > y;
+    else if constexpr (K == ExprKind::GE)
+        return x >= y;
+    else if constexpr (K == ExprKind::And)
+        return x != 0 && y != 0;
+    else
+        return x != 0 || y != 0;
 }
 
 template <ExprKind K>
 double applyFloat(double x, double y)
 {
-    if constexpr (K == ExprKind::Add) return x + y;
-    else if constexpr (K == ExprKind::Sub) return x - y;
-    else if constexpr (K == ExprKind::Mul) return x * y;
-    else if constexpr (K == ExprKind::Div) return x / y;
-    else if constexpr (K == ExprKind::Mod) return std::fmod(x, y);
-    else if constexpr (K == ExprKind::FloorDiv) return std::floor(x / y);
-    else if constexpr (K == ExprKind::FloorMod) return x - std::floor(x / y) * y;
-    else if constexpr (K == ExprKind::Min) return x < y ? x : y;
-    else return x > y ? x : y;
+    if constexpr (K == ExprKind::Add)
+        return x + y;
+    else if constexpr (K == ExprKind::Sub)
+        return x - y;
+    else if constexpr (K == ExprKind::Mul)
+        return x * y;
+    else if constexpr (K == ExprKind::Div)
+        return x / y;
+    else if constexpr (K == ExprKind::Mod)
+        return std::fmod(x, y);
+    else if constexpr (K == ExprKind::FloorDiv)
+        return std::floor(x / y);
+    else if constexpr (K == ExprKind::FloorMod)
+        return x - std::floor(x / y) * y;
+    else if constexpr (K == ExprKind::Min)
+        return x < y ? x : y;
+    else
+        return x > y ? x : y;
 }
 
 template <ExprKind K>
 bool compareFloat(double x, double y)
 {
-    if constexpr (K == ExprKind::EQ) return x == y;
-    else if constexpr (K == ExprKind::NE) return x != y;
-    else if constexpr (K == ExprKind::LT) return x < y;
-    else if constexpr (K == ExprKind::LE) return x <= y;
-    else if constexpr (K == ExprKind::GT) return x > y;
-    else if constexpr (K == ExprKind::GE) return x >= y;
-    else if constexpr (K == ExprKind::And) return x != 0 && y != 0;
-    else return x != 0 || y != 0;
+    if constexpr (K == ExprKind::EQ)
+        return x == y;
+    else if constexpr (K == ExprKind::NE)
+        return x != y;
+    else if constexpr (K == ExprKind::LT)
+        return x < y;
+    else if constexpr (K == ExprKind::LE)
+        return x <= y;
+    else if constexpr (K == ExprKind::GT)
+        return x > y;
+    else if constexpr (K == ExprKind::GE)
+        return x >= y;
+    else if constexpr (K == ExprKind::And)
+        return x != 0 && y != 0;
+    else
+        return x != 0 || y != 0;
 }
 
 template <ExprKind K>
@@ -243,16 +284,20 @@ template <ExprKind K>
 NodePtr makeBinaryNode(bool floatOperands, DataType result, NodePtr a, NodePtr b)
 {
     constexpr bool isComparison = K >= ExprKind::EQ;
-    if (!floatOperands) return std::make_unique<BinaryInt<K>>(std::move(a), std::move(b), Wrap(result));
-    if constexpr (isComparison) return std::make_unique<CompareFloat<K>>(std::move(a), std::move(b));
-    else return std::make_unique<BinaryFloat<K>>(std::move(a), std::move(b));
+    if (!floatOperands)
+        return std::make_unique<BinaryInt<K>>(std::move(a), std::move(b), Wrap(result));
+    if constexpr (isComparison)
+        return std::make_unique<CompareFloat<K>>(std::move(a), std::move(b));
+    else
+        return std::make_unique<BinaryFloat<K>>(std::move(a), std::move(b));
 }
 
 NodePtr makeBinaryNode(ExprKind k, bool floatOperands, DataType result, NodePtr a, NodePtr b)
 {
     switch (k) {
 #define LS_BINARY_CASE(K)                                                                          \
-    case ExprKind::K: return makeBinaryNode<ExprKind::K>(floatOperands, result, std::move(a), std::move(b));
+    case ExprKind::K:                                                                              \
+        return makeBinaryNode<ExprKind::K>(floatOperands, result, std::move(a), std::move(b));
         LS_BINARY_CASE(Add)
         LS_BINARY_CASE(Sub)
         LS_BINARY_CASE(Mul)
@@ -449,7 +494,7 @@ private:
 // A tensor as the interpreter knows it: its concrete shape and, for a placeholder, its buffer;
 // for a compute, its compiled body, the frame it runs in and its memoized elements.
 struct TensorInfo {
-    const OperationNode* op = nullptr;
+    Tensor op;  // held, so that no other operation can reuse the address the cache is keyed by
     DataType dtype;
     bool isFloat = false;
     std::vector<std::int64_t> shape, strides;
@@ -479,7 +524,8 @@ struct LoadDim {
 [[noreturn]] void outOfBounds(const TensorInfo& t, const std::vector<LoadDim>& dims, Slots s)
 {
     std::vector<std::int64_t> index;
-    for (const LoadDim& d : dims) index.push_back(d.eval(s));
+    for (const LoadDim& d : dims)
+        index.push_back(d.eval(s));
     throw ReferenceError("read of " + formatIndex(t.op->name, index) + " is outside its shape " +
                          formatShape(t.shape));
 }
@@ -495,30 +541,70 @@ std::int64_t flatOf(const TensorInfo& t, const std::vector<LoadDim>& dims, Slots
     return flat;
 }
 
+// Reads that stride through memory as the innermost reduction loop advances (B[k, j] in a matmul)
+// prefetch a few iterations ahead: the interpreter's loop is too long for the CPU to overlap those
+// cache misses by itself. The offset is in bytes, 0 when consecutive reads share cache lines.
+std::int64_t prefetchOffset(std::int64_t streamStride, std::size_t elementBytes)
+{
+    constexpr std::int64_t kDistance = 16;  // iterations ahead
+    constexpr std::int64_t kLine = 64;
+    std::int64_t bytes = streamStride * static_cast<std::int64_t>(elementBytes);
+    return bytes >= kLine || bytes <= -kLine ? bytes * kDistance : 0;
+}
+
+void prefetchAhead([[maybe_unused]] const void* p, [[maybe_unused]] std::int64_t offset)
+{
+#if defined(__GNUC__)
+    // Integer arithmetic: the address may lie past the array, which a prefetch tolerates.
+    if (offset != 0) {
+        auto address = reinterpret_cast<std::uintptr_t>(p) + static_cast<std::uintptr_t>(offset);
+        __builtin_prefetch(reinterpret_cast<const void*>(address));
+    }
+#endif
+}
+
 // A read of an input buffer; T is the element storage (float16 as its uint16 bits).
 template <typename T, bool kHalf = false>
 class PlaceholderLoad final : public Node {
 public:
-    PlaceholderLoad(const TensorInfo& t, std::vector<LoadDim> dims)
-        : m_tensor(t), m_data(static_cast<const T*>(t.buffer->data())), m_dims(std::move(dims))
+    PlaceholderLoad(const TensorInfo& t, std::vector<LoadDim> dims, std::int64_t streamStride)
+        : m_tensor(t), m_data(static_cast<const T*>(t.buffer->data())), m_dims(std::move(dims)),
+          m_ahead(prefetchOffset(streamStride, sizeof(T)))
     {
     }
     double f(Slots s) const override
     {
         std::int64_t flat = flatOf(m_tensor, m_dims, s);
-        if constexpr (kHalf) return doubleFromHalf(m_data[flat]);
-        else return static_cast<double>(m_data[flat]);
+        prefetchAhead(m_data + flat, m_ahead);
+        if constexpr (kHalf)
+            return doubleFromHalf(m_data[flat]);
+        else
+            return static_cast<double>(m_data[flat]);
     }
     std::int64_t i(Slots s) const override
     {
-        if constexpr (kHalf || std::is_floating_point_v<T>) return truncToInt64(f(s));
-        else return static_cast<std::int64_t>(m_data[flatOf(m_tensor, m_dims, s)]);
+        if constexpr (kHalf || std::is_floating_point_v<T>) {
+            return truncToInt64(f(s));
+        } else {
+            std::int64_t flat = flatOf(m_tensor, m_dims, s);
+            prefetchAhead(m_data + flat, m_ahead);
+            return static_cast<std::int64_t>(m_data[flat]);
+        }
     }
 
 private:
     const TensorInfo& m_tensor;
     const T* m_data;
     std::vector<LoadDim> m_dims;
+    std::int64_t m_ahead;
+};
+
+// What the compiler knows where it is in a body: the slots of the variables in scope, and the
+// loop variable of the innermost reduction loop (whose loads are worth prefetching).
+struct Scope {
+    std::unordered_map<const VarNode*, int> slots;
+    int slotCount = 0;
+    int innermostSlot = -1;
 };
 
 }  // namespace
@@ -528,10 +614,11 @@ struct ReferenceEvaluator::Impl {
     SizeValues sizes;
     std::unordered_map<const OperationNode*, std::unique_ptr<TensorInfo>> tensors;
 
-    TensorInfo& info(const OperationNode* op);
+    TensorInfo& info(const Tensor& op);
     std::int64_t element(TensorInfo& t, std::int64_t flat);
-    NodePtr compile(const Expr& e, std::unordered_map<const VarNode*, int>& slots, int& slotCount);
+    NodePtr compile(const Expr& e, Scope& scope);
     std::int64_t evalConstant(const Expr& e);
+    std::vector<std::int64_t> shapeOf(const OperationNode& op);
 };
 
 namespace {
@@ -539,25 +626,41 @@ namespace {
 // A read of a compute: its memoized element, computed on first use.
 class ComputeLoad final : public Node {
 public:
-    ComputeLoad(ReferenceEvaluator::Impl& impl, TensorInfo& t, std::vector<LoadDim> dims)
-        : m_impl(impl), m_tensor(t), m_dims(std::move(dims))
+    ComputeLoad(ReferenceEvaluator::Impl& impl, TensorInfo& t, std::vector<LoadDim> dims,
+                std::int64_t streamStride)
+        : m_impl(impl), m_tensor(t), m_dims(std::move(dims)),
+          m_valuesAhead(prefetchOffset(streamStride, sizeof(std::int64_t))),
+          m_knownAhead(prefetchOffset(streamStride, sizeof(std::uint8_t)))
     {
     }
     double f(Slots s) const override
     {
-        std::int64_t raw = m_impl.element(m_tensor, flatOf(m_tensor, m_dims, s));
+        std::int64_t raw = fetch(s);
         return m_tensor.isFloat ? std::bit_cast<double>(raw) : static_cast<double>(raw);
     }
     std::int64_t i(Slots s) const override
     {
-        std::int64_t raw = m_impl.element(m_tensor, flatOf(m_tensor, m_dims, s));
+        std::int64_t raw = fetch(s);
         return m_tensor.isFloat ? truncToInt64(std::bit_cast<double>(raw)) : raw;
     }
 
 private:
+    std::int64_t fetch(Slots s) const
+    {
+        std::int64_t flat = flatOf(m_tensor, m_dims, s);
+        if (const std::int64_t* values = m_tensor.denseValues.get()) {  // the common, fast case
+            const std::uint8_t* known = m_tensor.denseKnown.data();
+            prefetchAhead(values + flat, m_valuesAhead);
+            prefetchAhead(known + flat, m_knownAhead);
+            if (known[flat]) return values[flat];
+        }
+        return m_impl.element(m_tensor, flat);
+    }
+
     ReferenceEvaluator::Impl& m_impl;
     TensorInfo& m_tensor;
     std::vector<LoadDim> m_dims;
+    std::int64_t m_valuesAhead, m_knownAhead;
 };
 
 // A reduction: nested loops over its axes, the innermost one tight.
@@ -572,17 +675,18 @@ public:
         : m_op(op), m_wrap(t), m_axes(std::move(axes)), m_source(std::move(source)),
           m_condition(std::move(condition))
     {
-        if (!t.isFloat()) {
-            m_identityInt = constIntOr(reduceIdentity(op, t), 0);
-        }
+        // The identity the lowered init stores (for float max and min the type's lowest and
+        // highest finite values, as in TVM), so that empty reductions agree with compiled code.
+        Expr identity = reduceIdentity(op, t);
+        if (auto* f = identity.as<FloatImmNode>())
+            m_identityFloat = f->value;
+        else
+            m_identityInt = constIntOr(identity, 0);
     }
 
     double f(Slots s) const override
     {
-        double acc = m_op == ReduceOp::Sum    ? 0.0
-                     : m_op == ReduceOp::Prod ? 1.0
-                     : m_op == ReduceOp::Max  ? -std::numeric_limits<double>::infinity()
-                                              : std::numeric_limits<double>::infinity();
+        double acc = m_identityFloat;
         switch (m_op) {
         case ReduceOp::Sum: loop<ReduceOp::Sum, double>(0, s, acc); break;
         case ReduceOp::Prod: loop<ReduceOp::Prod, double>(0, s, acc); break;
@@ -609,53 +713,92 @@ private:
     T combine(T acc, T x) const
     {
         if constexpr (std::is_same_v<T, double>) {
-            if constexpr (Op == ReduceOp::Sum) return acc + x;
-            else if constexpr (Op == ReduceOp::Prod) return acc * x;
-            else if constexpr (Op == ReduceOp::Max) return x > acc ? x : acc;
-            else return x < acc ? x : acc;
+            if constexpr (Op == ReduceOp::Sum)
+                return acc + x;
+            else if constexpr (Op == ReduceOp::Prod)
+                return acc * x;
+            else if constexpr (Op == ReduceOp::Max)
+                return x > acc ? x : acc;
+            else
+                return x < acc ? x : acc;
         } else {
-            if constexpr (Op == ReduceOp::Sum) return m_wrap(addWrap(acc, x));
-            else if constexpr (Op == ReduceOp::Prod) return m_wrap(mulWrap(acc, x));
-            else if constexpr (Op == ReduceOp::Max) return x > acc ? x : acc;
-            else return x < acc ? x : acc;
+            if constexpr (Op == ReduceOp::Sum)
+                return m_wrap(addWrap(acc, x));
+            else if constexpr (Op == ReduceOp::Prod)
+                return m_wrap(mulWrap(acc, x));
+            else if constexpr (Op == ReduceOp::Max)
+                return x > acc ? x : acc;
+            else
+                return x < acc ? x : acc;
         }
     }
 
     template <typename T>
     T source(Slots s) const
     {
-        if constexpr (std::is_same_v<T, double>) return m_source->f(s);
-        else return m_source->i(s);
+        if constexpr (std::is_same_v<T, double>)
+            return m_source->f(s);
+        else
+            return m_source->i(s);
     }
 
     template <ReduceOp Op, typename T>
     void loop(std::size_t d, Slots s, T& acc) const
     {
+        if (m_axes.empty()) {  // a reduction over nothing: the source, once
+            if (!m_condition || m_condition->i(s)) acc = combine<Op, T>(acc, source<T>(s));
+            return;
+        }
         const Axis& axis = m_axes[d];
         std::int64_t lo = axis.min->i(s);
         std::int64_t hi = lo + axis.extent->i(s);
         std::int64_t& v = s[axis.slot];
         if (d + 1 < m_axes.size()) {
-            for (v = lo; v < hi; ++v) loop<Op, T>(d + 1, s, acc);
+            for (v = lo; v < hi; ++v)
+                loop<Op, T>(d + 1, s, acc);
         } else if (m_condition) {
             for (v = lo; v < hi; ++v)
                 if (m_condition->i(s)) acc = combine<Op, T>(acc, source<T>(s));
         } else {
-            for (v = lo; v < hi; ++v) acc = combine<Op, T>(acc, source<T>(s));
+            for (v = lo; v < hi; ++v)
+                acc = combine<Op, T>(acc, source<T>(s));
         }
     }
 
     ReduceOp m_op;
     Wrap m_wrap;
+    double m_identityFloat = 0;
     std::int64_t m_identityInt = 0;
     std::vector<Axis> m_axes;
     NodePtr m_source, m_condition;
 };
 
+NodePtr makePlaceholderLoad(const TensorInfo& t, std::vector<LoadDim> dims, std::int64_t stream)
+{
+    switch (t.dtype.code) {
+    case DataType::Float:
+        if (t.dtype.bits == 64)
+            return std::make_unique<PlaceholderLoad<double>>(t, std::move(dims), stream);
+        if (t.dtype.bits == 32)
+            return std::make_unique<PlaceholderLoad<float>>(t, std::move(dims), stream);
+        return std::make_unique<PlaceholderLoad<std::uint16_t, true>>(t, std::move(dims), stream);
+    case DataType::Int:
+        if (t.dtype.bits == 8)
+            return std::make_unique<PlaceholderLoad<std::int8_t>>(t, std::move(dims), stream);
+        if (t.dtype.bits == 16)
+            return std::make_unique<PlaceholderLoad<std::int16_t>>(t, std::move(dims), stream);
+        if (t.dtype.bits == 32)
+            return std::make_unique<PlaceholderLoad<std::int32_t>>(t, std::move(dims), stream);
+        return std::make_unique<PlaceholderLoad<std::int64_t>>(t, std::move(dims), stream);
+    default: return std::make_unique<PlaceholderLoad<std::uint8_t>>(t, std::move(dims), stream);
+    }
+}
+
 std::vector<std::int64_t> rowMajorStrides(const std::vector<std::int64_t>& shape)
 {
     std::vector<std::int64_t> strides(shape.size(), 1);
-    for (std::size_t d = shape.size(); d-- > 1;) strides[d - 1] = strides[d] * shape[d];
+    for (std::size_t d = shape.size(); d-- > 1;)
+        strides[d - 1] = strides[d] * shape[d];
     return strides;
 }
 
@@ -667,18 +810,31 @@ std::string unsupported(const std::string& what)
 
 }  // namespace
 
+std::vector<std::int64_t> ReferenceEvaluator::Impl::shapeOf(const OperationNode& op)
+{
+    std::vector<std::int64_t> shape;
+    for (const Expr& extent : op.shape) {
+        std::int64_t n = evalConstant(extent);
+        if (n < 0) {
+            throw ReferenceError("dimension " + std::to_string(shape.size()) + " of '" + op.name +
+                                 "' is " + std::to_string(n));
+        }
+        shape.push_back(n);
+    }
+    return shape;
+}
+
 std::int64_t ReferenceEvaluator::Impl::evalConstant(const Expr& e)
 {
-    std::unordered_map<const VarNode*, int> slots;
-    int count = 0;
-    NodePtr node = compile(e, slots, count);
-    std::vector<std::int64_t> frame(static_cast<std::size_t>(count) + 1);
+    Scope scope;
+    NodePtr node = compile(e, scope);
+    std::vector<std::int64_t> frame(static_cast<std::size_t>(scope.slotCount) + 1);
     return node->i(frame.data());
 }
 
-TensorInfo& ReferenceEvaluator::Impl::info(const OperationNode* op)
+TensorInfo& ReferenceEvaluator::Impl::info(const Tensor& op)
 {
-    if (auto it = tensors.find(op); it != tensors.end()) return *it->second;
+    if (auto it = tensors.find(op.get()); it != tensors.end()) return *it->second;
 
     auto t = std::make_unique<TensorInfo>();
     t->op = op;
@@ -686,19 +842,12 @@ TensorInfo& ReferenceEvaluator::Impl::info(const OperationNode* op)
     t->isFloat = op->dtype.isFloat();
     if (!HostBuffer::supports(op->dtype))
         throw ReferenceError("tensor '" + op->name + "' has unsupported type " + op->dtype.str());
-    for (const Expr& extent : op->shape) {
-        std::int64_t n = evalConstant(extent);
-        if (n < 0) {
-            throw ReferenceError("dimension " + std::to_string(t->shape.size()) + " of '" +
-                                 op->name + "' is " + std::to_string(n));
-        }
-        t->shape.push_back(n);
-        t->count *= n;
-    }
+    t->shape = shapeOf(*op);
+    for (std::int64_t n : t->shape) t->count *= n;
     t->strides = rowMajorStrides(t->shape);
 
     if (op->isPlaceholder()) {
-        auto in = inputs.find(op);
+        auto in = inputs.find(op.get());
         if (in == inputs.end() || !in->second)
             throw ReferenceError("no input buffer for placeholder '" + op->name + "'");
         const HostBuffer& b = *in->second;
@@ -709,13 +858,12 @@ TensorInfo& ReferenceEvaluator::Impl::info(const OperationNode* op)
         }
         t->buffer = &b;
     } else {
-        std::unordered_map<const VarNode*, int> slots;
-        int count = 0;
-        for (const IterVar& axis : op->axes) slots[axis->var.get()] = count++;
-        t->body = compile(op->body, slots, count);
-        t->frame.assign(static_cast<std::size_t>(count) + 1, 0);
+        Scope scope;
+        for (const IterVar& axis : op->axes) scope.slots[axis->var.get()] = scope.slotCount++;
+        t->body = compile(op->body, scope);
+        t->frame.assign(static_cast<std::size_t>(scope.slotCount) + 1, 0);
     }
-    return *tensors.emplace(op, std::move(t)).first->second;
+    return *tensors.emplace(op.get(), std::move(t)).first->second;
 }
 
 std::int64_t ReferenceEvaluator::Impl::element(TensorInfo& t, std::int64_t flat)
@@ -723,8 +871,8 @@ std::int64_t ReferenceEvaluator::Impl::element(TensorInfo& t, std::int64_t flat)
     bool dense = t.count < TensorInfo::kDenseLimit;
     if (dense) {
         if (!t.denseValues) {
-            t.denseValues = std::make_unique_for_overwrite<std::int64_t[]>(
-                static_cast<std::size_t>(t.count));
+            t.denseValues =
+                std::make_unique_for_overwrite<std::int64_t[]>(static_cast<std::size_t>(t.count));
             t.denseKnown.assign(static_cast<std::size_t>(t.count), 0);
         }
         if (t.denseKnown[static_cast<std::size_t>(flat)]) return t.denseValues[flat];
@@ -737,9 +885,9 @@ std::int64_t ReferenceEvaluator::Impl::element(TensorInfo& t, std::int64_t flat)
         t.frame[d] = rest / t.strides[d];
         rest %= t.strides[d];
     }
-    std::int64_t raw = t.isFloat
-                           ? std::bit_cast<std::int64_t>(roundToType(t.body->f(t.frame.data()), t.dtype))
-                           : wrapToType(t.body->i(t.frame.data()), t.dtype);
+    std::int64_t raw =
+        t.isFloat ? std::bit_cast<std::int64_t>(roundToType(t.body->f(t.frame.data()), t.dtype))
+                  : wrapToType(t.body->i(t.frame.data()), t.dtype);
     if (dense) {
         t.denseValues[flat] = raw;
         t.denseKnown[static_cast<std::size_t>(flat)] = 1;
@@ -749,13 +897,13 @@ std::int64_t ReferenceEvaluator::Impl::element(TensorInfo& t, std::int64_t flat)
     return raw;
 }
 
-NodePtr ReferenceEvaluator::Impl::compile(const Expr& e,
-                                          std::unordered_map<const VarNode*, int>& slots,
-                                          int& slotCount)
+NodePtr ReferenceEvaluator::Impl::compile(const Expr& e, Scope& scope)
 {
-    auto sub = [&](const Expr& x) { return compile(x, slots, slotCount); };
+    auto sub = [&](const Expr& x) { return compile(x, scope); };
+    auto& slots = scope.slots;
     DataType type = e.type();
-    if (!type.isScalar()) throw ReferenceError(unsupported("the vector expression of type " + type.str()));
+    if (!type.isScalar())
+        throw ReferenceError(unsupported("the vector expression of type " + type.str()));
 
     switch (e.kind()) {
     case ExprKind::IntImm: {
@@ -775,7 +923,8 @@ NodePtr ReferenceEvaluator::Impl::compile(const Expr& e,
             return std::make_unique<SlotInt>(it->second);
         }
         if (auto it = sizes.find(v); it != sizes.end()) {
-            if (type.isFloat()) return std::make_unique<ConstFloat>(static_cast<double>(it->second));
+            if (type.isFloat())
+                return std::make_unique<ConstFloat>(static_cast<double>(it->second));
             return std::make_unique<ConstInt>(wrapToType(it->second, type));
         }
         throw ReferenceError("variable '" + v->name + "' has no value (give every te.var a size)");
@@ -823,19 +972,23 @@ NodePtr ReferenceEvaluator::Impl::compile(const Expr& e,
         auto* c = e.as<CallNode>();
         std::size_t arity = c->op == CallOp::IfThenElse ? 3 : c->op == CallOp::Pow ? 2 : 1;
         if (c->args.size() != arity) {
-            throw ReferenceError(std::string(callOpName(c->op)) + " takes " + std::to_string(arity) +
-                                 " arguments, not " + std::to_string(c->args.size()));
+            throw ReferenceError(std::string(callOpName(c->op)) + " takes " +
+                                 std::to_string(arity) + " arguments, not " +
+                                 std::to_string(c->args.size()));
         }
         if (c->op == CallOp::Likely) return sub(c->args[0]);
         if (c->op == CallOp::IfThenElse)
-            return std::make_unique<IfThenElseLazy>(sub(c->args[0]), sub(c->args[1]), sub(c->args[2]));
+            return std::make_unique<IfThenElseLazy>(sub(c->args[0]), sub(c->args[1]),
+                                                    sub(c->args[2]));
         std::vector<NodePtr> args;
         for (const Expr& a : c->args) {
             // Math runs in the call's type: convert arguments that differ (e.g. int ** float).
             NodePtr n = sub(a);
             if (a.type().isFloat() != type.isFloat()) {
-                if (type.isFloat()) n = std::make_unique<CastIntToFloat>(std::move(n));
-                else n = std::make_unique<CastFloatToInt>(std::move(n), DataType::int64());
+                if (type.isFloat())
+                    n = std::make_unique<CastIntToFloat>(std::move(n));
+                else
+                    n = std::make_unique<CastFloatToInt>(std::move(n), DataType::int64());
             }
             args.push_back(std::move(n));
         }
@@ -844,45 +997,43 @@ NodePtr ReferenceEvaluator::Impl::compile(const Expr& e,
     }
     case ExprKind::TensorLoad: {
         auto* l = e.as<TensorLoadNode>();
-        TensorInfo& t = info(l->tensor.get());
+        TensorInfo& t = info(l->tensor);
         if (l->indices.size() != t.shape.size()) {
             throw ReferenceError("read of '" + t.op->name + "' with " +
                                  std::to_string(l->indices.size()) + " indices; it has " +
                                  std::to_string(t.shape.size()) + " dimensions");
         }
         std::vector<LoadDim> dims(t.shape.size());
+        std::int64_t streamStride = 0;  // elements per step of the innermost reduction loop
         for (std::size_t d = 0; d < dims.size(); ++d) {
             const Expr& index = l->indices[d];
             if (index.type().isFloat())
-                throw ReferenceError("index " + std::to_string(d) + " of '" + t.op->name + "' is a float");
-            if (auto* v = index.as<VarNode>(); v && slots.count(v)) dims[d].slot = slots.at(v);
-            else dims[d].index = sub(index);
+                throw ReferenceError("index " + std::to_string(d) + " of '" + t.op->name +
+                                     "' is a float");
+            if (auto* v = index.as<VarNode>(); v && slots.count(v))
+                dims[d].slot = slots.at(v);
+            else
+                dims[d].index = sub(index);
             dims[d].extent = t.shape[d];
             dims[d].stride = t.strides[d];
+            if (dims[d].slot >= 0 && dims[d].slot == scope.innermostSlot)
+                streamStride += t.strides[d];
         }
-        if (t.op->isCompute()) return std::make_unique<ComputeLoad>(*this, t, std::move(dims));
-        switch (t.dtype.code) {
-        case DataType::Float:
-            if (t.dtype.bits == 64) return std::make_unique<PlaceholderLoad<double>>(t, std::move(dims));
-            if (t.dtype.bits == 32) return std::make_unique<PlaceholderLoad<float>>(t, std::move(dims));
-            return std::make_unique<PlaceholderLoad<std::uint16_t, true>>(t, std::move(dims));
-        case DataType::Int:
-            if (t.dtype.bits == 8) return std::make_unique<PlaceholderLoad<std::int8_t>>(t, std::move(dims));
-            if (t.dtype.bits == 16) return std::make_unique<PlaceholderLoad<std::int16_t>>(t, std::move(dims));
-            if (t.dtype.bits == 32) return std::make_unique<PlaceholderLoad<std::int32_t>>(t, std::move(dims));
-            return std::make_unique<PlaceholderLoad<std::int64_t>>(t, std::move(dims));
-        default: return std::make_unique<PlaceholderLoad<std::uint8_t>>(t, std::move(dims));
-        }
+        if (t.op->isCompute())
+            return std::make_unique<ComputeLoad>(*this, t, std::move(dims), streamStride);
+        return makePlaceholderLoad(t, std::move(dims), streamStride);
     }
     case ExprKind::Let: {
         auto* l = e.as<LetNode>();
         NodePtr value = sub(l->value);
-        int slot = slotCount++;
+        int slot = scope.slotCount++;
         auto saved = slots.find(l->var.get()) != slots.end() ? slots[l->var.get()] : -1;
         slots[l->var.get()] = slot;
         NodePtr body = sub(l->body);
-        if (saved >= 0) slots[l->var.get()] = saved;
-        else slots.erase(l->var.get());
+        if (saved >= 0)
+            slots[l->var.get()] = saved;
+        else
+            slots.erase(l->var.get());
         return std::make_unique<LetInt>(slot, l->value.type().isFloat(), std::move(value),
                                         std::move(body));
     }
@@ -892,7 +1043,7 @@ NodePtr ReferenceEvaluator::Impl::compile(const Expr& e,
         std::vector<std::pair<const VarNode*, int>> saved;
         for (const IterVar& iv : r->axes) {
             // Domains are compiled outside the axes they bound.
-            Reduction::Axis axis{slotCount++, sub(iv->dom.min), sub(iv->dom.extent)};
+            Reduction::Axis axis{scope.slotCount++, sub(iv->dom.min), sub(iv->dom.extent)};
             axes.push_back(std::move(axis));
         }
         for (std::size_t k = 0; k < r->axes.size(); ++k) {
@@ -901,11 +1052,16 @@ NodePtr ReferenceEvaluator::Impl::compile(const Expr& e,
             saved.emplace_back(v, it != slots.end() ? it->second : -1);
             slots[v] = axes[k].slot;
         }
+        int outerInnermost = scope.innermostSlot;
+        if (!axes.empty()) scope.innermostSlot = axes.back().slot;
         NodePtr source = sub(r->source);
         NodePtr condition = r->condition.defined() ? sub(r->condition) : nullptr;
+        scope.innermostSlot = outerInnermost;
         for (auto it = saved.rbegin(); it != saved.rend(); ++it) {
-            if (it->second >= 0) slots[it->first] = it->second;
-            else slots.erase(it->first);
+            if (it->second >= 0)
+                slots[it->first] = it->second;
+            else
+                slots.erase(it->first);
         }
         return std::make_unique<Reduction>(r->op, type, std::move(axes), std::move(source),
                                            std::move(condition));
@@ -949,7 +1105,7 @@ std::int64_t checkedFlat(const TensorInfo& t, const std::vector<std::int64_t>& i
 
 double ReferenceEvaluator::value(const Tensor& t, const std::vector<std::int64_t>& index) const
 {
-    TensorInfo& info = m_impl->info(t.get());
+    TensorInfo& info = m_impl->info(t);
     std::int64_t flat = checkedFlat(info, index);
     if (info.buffer) return info.buffer->get(flat);
     try {
@@ -964,7 +1120,7 @@ double ReferenceEvaluator::value(const Tensor& t, const std::vector<std::int64_t
 std::int64_t ReferenceEvaluator::valueInt(const Tensor& t,
                                           const std::vector<std::int64_t>& index) const
 {
-    TensorInfo& info = m_impl->info(t.get());
+    TensorInfo& info = m_impl->info(t);
     std::int64_t flat = checkedFlat(info, index);
     if (info.buffer) return info.buffer->getInt(flat);
     try {
@@ -978,16 +1134,12 @@ std::int64_t ReferenceEvaluator::valueInt(const Tensor& t,
 
 std::vector<std::int64_t> ReferenceEvaluator::shape(const Tensor& t) const
 {
-    return m_impl->info(t.get()).shape;
+    return m_impl->shapeOf(*t);
 }
 
 void ReferenceEvaluator::clearCache()
 {
-    for (auto& [op, t] : m_impl->tensors) {
-        t->denseValues.reset();
-        t->denseKnown.clear();
-        t->sparse.clear();
-    }
+    m_impl->tensors.clear();  // compiled bodies too: they hold the inputs' data pointers
 }
 
 }  // namespace loopscope

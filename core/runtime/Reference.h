@@ -30,7 +30,8 @@ public:
 // - casts: float to integer truncates toward zero, to bool is "!= 0";
 // - Select evaluates both branches, if_then_else only the taken one, likely is the identity;
 // - reductions run over the cartesian product of their axes' domains [min, min + extent) where
-//   the condition holds, starting from 0 / 1 / -inf / +inf (floats) or the type's min / max.
+//   the condition holds, starting from the identity the lowered code initializes with: 0, 1, or
+//   for max / min the type's lowest / highest value (finite for floats, as in TVM).
 // Elements of computes are memoized, so shared producers are evaluated once per element.
 // Not thread-safe: evaluation fills caches, even through const methods.
 class ReferenceEvaluator {
@@ -50,10 +51,12 @@ public:
     // The same element as int64: exact for integer and bool tensors; floats truncate.
     std::int64_t valueInt(const Tensor& t, const std::vector<std::int64_t>& index) const;
 
-    // The shape of `t` with the symbolic sizes substituted. Throws ReferenceError.
+    // The shape of `t` with the symbolic sizes substituted (needs no input buffers, so it can size
+    // them). Throws ReferenceError.
     std::vector<std::int64_t> shape(const Tensor& t) const;
 
-    // Forgets every memoized element (the inputs' contents may have changed).
+    // Forgets every memoized element and compiled body (the inputs' contents may have changed, or
+    // their storage: a buffer must not be reallocated while the evaluator uses it).
     void clearCache();
 
     struct Impl;

@@ -673,6 +673,13 @@ private:
                 zero();
                 return Value::integer(a.i - floorDivInt(a.i, b.i) * b.i);
             }
+            if (op == "<<" || op == ">>") {
+                if (b.i < 0 || b.i > 62) throw UserError(loc, "shift count " + std::to_string(b.i) + " is out of range");
+                return Value::integer(op == "<<" ? a.i << b.i : a.i >> b.i);
+            }
+            if (op == "&") return Value::integer(a.i & b.i);
+            if (op == "|") return Value::integer(a.i | b.i);
+            if (op == "^") return Value::integer(a.i ^ b.i);
         }
         throw UserError(loc, "operator '" + op + "' is not supported on numbers");
     }
@@ -1135,14 +1142,16 @@ private:
             outs.push_back(o.tensor);
         }
         Variant v;
-        // The nearest "# variant: NAME" in the block of comment lines right above the statement.
+        // A "# variant: NAME" comment names the first schedule created after it (the nearest one
+        // since the previous te.create_schedule).
         v.name = m_assignName.empty() ? "s" : m_assignName;
-        for (int line = m_stmt->loc.line - 1; m_commentLines.count(line); --line) {
-            if (auto it = m_variantComments.find(line); it != m_variantComments.end()) {
-                v.name = it->second;
-                break;
-            }
+        int line = m_stmt->loc.line;
+        auto it = m_variantComments.lower_bound(line);
+        if (it != m_variantComments.begin()) {
+            --it;
+            if (it->first > m_lastScheduleLine) v.name = it->second;
         }
+        m_lastScheduleLine = m_stmt->endLine;
         std::string base = v.name;
         for (int k = 2; m_program.findVariant(v.name); ++k) v.name = base + "_" + std::to_string(k);
         v.loc = m_stmt->loc;
@@ -1479,6 +1488,7 @@ private:
     std::unordered_map<std::string, Value> m_env;
     std::map<int, std::string> m_variantComments;
     std::set<int> m_commentLines;
+    int m_lastScheduleLine = 0;
     std::set<const VarNode*> m_reduceVars;
     const ast::Stmt* m_stmt = nullptr;
     std::string m_assignName;

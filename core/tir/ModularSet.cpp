@@ -18,7 +18,10 @@ ModularSet make(i64 coeff, i64 base)
     return {coeff, base};
 }
 
-ModularSet everything() { return {1, 0}; }
+ModularSet everything()
+{
+    return {1, 0};
+}
 
 ModularSet unite(ModularSet a, ModularSet b)
 {
@@ -31,10 +34,10 @@ ModularSet divByConst(ModularSet a, i64 c)
     if (c <= 0 || a.coeff % c != 0) return everything();
     if (a.base == 0) return make(a.coeff / c, 0);
     if (a.coeff == 0) return make(0, a.base >= 0 ? a.base / c : -((-a.base + c - 1) / c));
-    return make(a.coeff / c, a.base / c);  // 0 < base < coeff: flooring is exact here
+    return make(a.coeff / c, a.base / c); // 0 < base < coeff: flooring is exact here
 }
 
-}  // namespace
+} // namespace
 
 ModularSet modularSet(const Expr& e)
 {
@@ -63,4 +66,4 @@ ModularSet modularSet(const Expr& e)
     }
 }
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -22,4 +22,4 @@ struct ModularSet {
 // min/max/select are followed.
 ModularSet modularSet(const Expr& e);
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -116,8 +116,10 @@ void legacyRepr(const Expr& e, std::ostringstream& out)
     };
     switch (e.kind()) {
     case ExprKind::IntImm:
-        if (e.type() == DataType::int32()) out << e.as<IntImmNode>()->value;
-        else out << '(' << e.type().str() << ')' << e.as<IntImmNode>()->value;
+        if (e.type() == DataType::int32())
+            out << e.as<IntImmNode>()->value;
+        else
+            out << '(' << e.type().str() << ')' << e.as<IntImmNode>()->value;
         return;
     case ExprKind::FloatImm:
         out << e.as<FloatImmNode>()->value;
@@ -209,12 +211,15 @@ struct Table {
     void add(const Expr& e, std::size_t n)
     {
         auto [it, fresh] = index.emplace(e, items.size());
-        if (fresh) items.emplace_back(e, n);
-        else items[it->second].second += n;
+        if (fresh)
+            items.emplace_back(e, n);
+        else
+            items[it->second].second += n;
     }
     void addAll(const Table& t)
     {
-        for (auto& [e, n] : t.items) add(e, n);
+        for (auto& [e, n] : t.items)
+            add(e, n);
     }
     std::size_t count(const Expr& e) const
     {
@@ -235,8 +240,8 @@ Table threeParts(const Table& a, const Table& b, const Table& c)
     inBoth(b, c);
     inBoth(a, b);
     inBoth(a, c);
-    for (auto& item : out.items) item.second = a.count(item.first) + b.count(item.first) +
-                                               c.count(item.first);
+    for (auto& item : out.items)
+        item.second = a.count(item.first) + b.count(item.first) + c.count(item.first);
     return out;
 }
 
@@ -250,9 +255,11 @@ public:
         if (it != m_exprs.end()) return it->second;
         Table t;
         if (!isAtom(e)) {
-            if (isEligible(e)) t.add(e, 1);
+            if (isEligible(e))
+                t.add(e, 1);
             else
-                for (auto& c : children(e)) t.addAll(of(c));
+                for (auto& c : children(e))
+                    t.addAll(of(c));
         }
         m_keepAlive.push_back(e);
         return m_exprs.emplace(e.get(), std::move(t)).first->second;
@@ -284,13 +291,15 @@ private:
         case StmtKind::BufferStore: {
             auto* st = s.as<BufferStoreNode>();
             t.addAll(of(st->value));
-            for (auto& i : st->indices) t.addAll(of(i));
+            for (auto& i : st->indices)
+                t.addAll(of(i));
             return t;
         }
         case StmtKind::TensorStore: {
             auto* st = s.as<TensorStoreNode>();
             t.addAll(of(st->value));
-            for (auto& i : st->indices) t.addAll(of(i));
+            for (auto& i : st->indices)
+                t.addAll(of(i));
             return t;
         }
         case StmtKind::LetStmt: {
@@ -307,7 +316,8 @@ private:
         }
         case StmtKind::Allocate: {
             auto* a = s.as<AllocateNode>();
-            for (auto& e : a->buffer->shape) t.addAll(of(e));
+            for (auto& e : a->buffer->shape)
+                t.addAll(of(e));
             t.addAll(of(a->body));
             return t;
         }
@@ -321,7 +331,8 @@ private:
             return t;
         }
         case StmtKind::Seq:
-            for (auto& c : s.as<SeqNode>()->stmts) t.addAll(of(c));
+            for (auto& c : s.as<SeqNode>()->stmts)
+                t.addAll(of(c));
             return t;
         case StmtKind::Evaluate: return of(s.as<EvaluateNode>()->value);
         }
@@ -340,8 +351,10 @@ private:
 void directSubexprs(const Expr& e, std::vector<Expr>* out)
 {
     for (auto& c : children(e)) {
-        if (isEligible(c)) out->push_back(c);
-        else directSubexprs(c, out);
+        if (isEligible(c))
+            out->push_back(c);
+        else
+            directSubexprs(c, out);
     }
 }
 
@@ -454,13 +467,15 @@ private:
             std::string repr;
         };
         std::vector<Keyed> keyed;
-        for (auto& item : t.items) keyed.push_back({item, exprSize(item.first), legacyRepr(item.first)});
+        for (auto& item : t.items)
+            keyed.push_back({item, exprSize(item.first), legacyRepr(item.first)});
         std::stable_sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) {
             if (a.size != b.size) return a.size > b.size;
             return a.repr < b.repr;
         });
         std::vector<std::pair<Expr, std::size_t>> out;
-        for (auto& k : keyed) out.push_back(k.item);
+        for (auto& k : keyed)
+            out.push_back(k.item);
         return out;
     }
 
@@ -615,17 +630,18 @@ private:
             return makeLet(l->var, value, body);
         }
         std::vector<Expr> c = children(e);
-        for (auto& x : c) x = visitExpr(x);
+        for (auto& x : c)
+            x = visitExpr(x);
         return withChildren(e, c);
     }
 
     Computations m_tables;
-    std::vector<std::pair<Var, Expr>> m_context;  // defined variables, with let values
+    std::vector<std::pair<Var, Expr>> m_context; // defined variables, with let values
     std::unordered_set<std::string> m_usedNames;
     int m_lastTry = 0;
 };
 
-}  // namespace
+} // namespace
 
 Stmt eliminateCommonSubexpressions(const Stmt& s)
 {
@@ -633,4 +649,4 @@ Stmt eliminateCommonSubexpressions(const Stmt& s)
     return cse.visitStmt(s);
 }
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -19,4 +19,4 @@ namespace loopscope {
 // Precondition: the final lowered body (run last); variables are defined once.
 Stmt eliminateCommonSubexpressions(const Stmt& s);
 
-}  // namespace loopscope
+} // namespace loopscope

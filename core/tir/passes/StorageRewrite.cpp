@@ -24,7 +24,7 @@ using u64 = std::uint64_t;
 // ---- storage scopes ("global", "shared", "local", "global.tag", ...) ----
 
 struct StorageScope {
-    int rank = 0;  // global 0, shared 1, warp 2, local 3, anything else 4
+    int rank = 0; // global 0, shared 1, warp 2, local 3, anything else 4
     std::string tag;
     bool operator==(const StorageScope&) const = default;
 };
@@ -37,11 +37,16 @@ StorageScope parseScope(const std::string& s)
     std::string base = s.substr(0, dot);
     StorageScope out;
     out.tag = dot == std::string::npos ? "" : s.substr(dot);
-    if (base.empty() || base == "global") out.rank = 0;
-    else if (base == "shared") out.rank = 1;
-    else if (base == "warp") out.rank = 2;
-    else if (base == "local") out.rank = 3;
-    else out.rank = 4;
+    if (base.empty() || base == "global")
+        out.rank = 0;
+    else if (base == "shared")
+        out.rank = 1;
+    else if (base == "warp")
+        out.rank = 2;
+    else if (base == "local")
+        out.rank = 3;
+    else
+        out.rank = 4;
     return out;
 }
 
@@ -70,8 +75,7 @@ u64 constantBits(const Buffer& b)
 
 bool isParallelFor(const StmtNode* s)
 {
-    return s->kind == StmtKind::For &&
-           static_cast<const ForNode*>(s)->forKind == ForKind::Parallel;
+    return s->kind == StmtKind::For && static_cast<const ForNode*>(s)->forKind == ForKind::Parallel;
 }
 
 bool isThreadScopeAttr(const std::string& key)
@@ -86,7 +90,7 @@ bool isThreadScopeAttr(const std::string& key)
 
 struct Entry {
     const StmtNode* stmt = nullptr;
-    i64 scopePairOffset = 0;  // > 0 on a begin entry, < 0 on an end entry, 0 on a leaf
+    i64 scopePairOffset = 0; // > 0 on a begin entry, < 0 on an end entry, 0 on a leaf
     std::vector<const VarNode*> touched;
 };
 
@@ -111,7 +115,8 @@ protected:
     {
         m_scope.emplace_back();
         visit(op->value);
-        for (auto& i : op->indices) visit(i);
+        for (auto& i : op->indices)
+            visit(i);
         touch(op->buffer->data.get());
         leaf(op);
     }
@@ -172,8 +177,7 @@ private:
         seq.push_back(std::move(e));
     }
 
-    template <typename F>
-    void newScope(const StmtNode* op, F visitChildren)
+    template <typename F> void newScope(const StmtNode* op, F visitChildren)
     {
         m_scope.emplace_back();
         auto begin = static_cast<i64>(seq.size());
@@ -215,7 +219,8 @@ protected:
     {
         if (!m_ok) return;
         ++m_memNest;
-        for (auto& i : op->indices) visit(i);
+        for (auto& i : op->indices)
+            visit(i);
         --m_memNest;
         if (op->buffer->data.get() == m_dst) {
             m_store = op;
@@ -275,17 +280,17 @@ private:
 // ---- TVM's StoragePlanRewriter planning: liveness, reuse, attach scopes ----
 
 struct StorageEntry {
-    const StmtNode* attach = nullptr;  // null: the top of the function
+    const StmtNode* attach = nullptr; // null: the top of the function
     u64 constBits = 0;
     StorageScope scope;
     DataType elemType;
     std::vector<const AllocateNode*> allocs;
-    Buffer allocBuffer;  // what is allocated at the attach scope
+    Buffer allocBuffer; // what is allocated at the attach scope
 };
 
 class StoragePlanner {
 public:
-    std::vector<std::unique_ptr<StorageEntry>> entries;  // in order of first use
+    std::vector<std::unique_ptr<StorageEntry>> entries; // in order of first use
     std::unordered_map<const VarNode*, StorageEntry*> assignment;
 
     void plan(const std::vector<Entry>& seq,
@@ -302,7 +307,8 @@ public:
                     const AllocateNode* alloc = allocs.at(var).alloc;
                     StorageScope scope = parseScope(alloc->buffer->scope);
                     StorageEntry* dst = nullptr;
-                    if (detectInplace) dst = findInplace(s.stmt, var, alloc, scope, ev->second.kill, inplaceDone);
+                    if (detectInplace)
+                        dst = findInplace(s.stmt, var, alloc, scope, ev->second.kill, inplaceDone);
                     if (!dst) dst = findAlloc(alloc, scope);
                     dst->allocs.push_back(alloc);
                     assignment[var] = dst;
@@ -351,8 +357,10 @@ private:
             return;
         }
         for (auto it = m_constFree.begin(); it != m_constFree.end();) {
-            if (it->second->attach == op) it = m_constFree.erase(it);
-            else ++it;
+            if (it->second->attach == op)
+                it = m_constFree.erase(it);
+            else
+                ++it;
         }
         m_symFree.remove_if([&](StorageEntry* e) { return e->attach == op; });
         m_threadScope = nullptr;
@@ -395,9 +403,9 @@ private:
         u64 bits = constantBits(b);
         bool knownSize = bits != 0;
         bool flat = b->shape.size() == 1;
-        bool small = scope.tag.empty() &&
-                     (scope.rank >= kWarpRank || b->dtype.code == DataType::Handle ||
-                      (knownSize && bits <= 32));
+        bool small =
+            scope.tag.empty() && (scope.rank >= kWarpRank || b->dtype.code == DataType::Handle ||
+                                  (knownSize && bits <= 32));
         if (small || !flat || isSpecialTagged(scope)) return newAlloc(op, scope, bits);
         if (knownSize) {
             auto begin = m_constFree.lower_bound(bits / kMatchRange);
@@ -443,8 +451,10 @@ private:
             if (e->constBits > 0 && e->constBits <= 32) return;
         }
         if (isSpecialTagged(e->scope)) return;
-        if (e->constBits != 0) m_constFree.emplace(e->constBits, e);
-        else m_symFree.push_back(e);
+        if (e->constBits != 0)
+            m_constFree.emplace(e->constBits, e);
+        else
+            m_symFree.push_back(e);
     }
 
     std::unordered_map<const StmtNode*, Events> m_events;
@@ -473,7 +483,8 @@ Buffer backingBuffer(const StorageEntry& e)
     for (auto* a : e.allocs) {
         const Buffer& b = a->buffer;
         Expr size = b->shape.back();
-        for (std::size_t i = 0; i + 1 < b->shape.size(); ++i) size = size * b->shape[i];
+        for (std::size_t i = 0; i + 1 < b->shape.size(); ++i)
+            size = size * b->shape[i];
         Expr n = size * makeInt(b->dtype.bits * b->dtype.lanes, size.type());
         bits = bits.defined() ? max(bits, n) : n;
     }
@@ -583,7 +594,7 @@ private:
 struct VarInfo {
     DataType elem;
     Expr extent;
-    std::vector<DataType> accesses;  // distinct
+    std::vector<DataType> accesses; // distinct
 };
 
 class VectorAccessChecker : public IRVisitor {
@@ -680,7 +691,8 @@ protected:
         if (b == l->buffer) return e;
         std::vector<Expr> idx = index(l->buffer, l->indices);
         int lanes = b->dtype.lanes;
-        for (auto& i : idx) lanes *= i.type().lanes;
+        for (auto& i : idx)
+            lanes *= i.type().lanes;
         return std::make_shared<BufferLoadNode>(b->dtype.withLanes(lanes), b, std::move(idx));
     }
 
@@ -694,10 +706,7 @@ protected:
     }
 
 private:
-    int factor(const Buffer& b) const
-    {
-        return m_types.at(b->data.get()).lanes / b->dtype.lanes;
-    }
+    int factor(const Buffer& b) const { return m_types.at(b->data.get()).lanes / b->dtype.lanes; }
 
     // Ramp(base, 1, L) becomes base / L (a ramp over base / L when L is a multiple of the new
     // element's lanes).
@@ -708,9 +717,11 @@ private:
         auto* r = last.as<RampNode>();
         if (!r || !isOne(r->stride)) return idx;
         Expr base = m_an.simplify(floordiv(r->base, makeInt(f, r->base.type())));
-        if (r->lanes == f) last = base;
-        else last = makeRamp(m_an.simplify(base * makeInt(r->lanes / f, base.type())), r->stride,
-                             r->lanes / f);
+        if (r->lanes == f)
+            last = base;
+        else
+            last = makeRamp(m_an.simplify(base * makeInt(r->lanes / f, base.type())), r->stride,
+                            r->lanes / f);
         return idx;
     }
 
@@ -734,6 +745,19 @@ private:
     Analyzer m_an;
 };
 
+// Whether `after` is `before` again: the same allocations around the same body.
+bool sameAllocations(Stmt before, Stmt after)
+{
+    while (before.as<AllocateNode>() && after.as<AllocateNode>()) {
+        auto* b = before.as<AllocateNode>();
+        auto* a = after.as<AllocateNode>();
+        if (a->buffer != b->buffer) return false;
+        before = b->body;
+        after = a->body;
+    }
+    return before.same(after);
+}
+
 Stmt planStorage(const Stmt& s)
 {
     AccessPatternFinder finder;
@@ -742,7 +766,8 @@ Stmt planStorage(const Stmt& s)
     StoragePlanner planner;
     planner.plan(finder.seq, finder.allocs);
     PlanRewriter rewriter(planner);
-    return rewriter.rewrite(s);
+    Stmt out = rewriter.rewrite(s);
+    return sameAllocations(s, out) ? s : out;
 }
 
 Stmt rewriteVectorTypes(const Stmt& s)
@@ -753,8 +778,11 @@ Stmt rewriteVectorTypes(const Stmt& s)
     return rewriter.active() ? rewriter.mutate(s) : s;
 }
 
-}  // namespace
+} // namespace
 
-Stmt rewriteStorage(const Stmt& s) { return rewriteVectorTypes(planStorage(s)); }
+Stmt rewriteStorage(const Stmt& s)
+{
+    return rewriteVectorTypes(planStorage(s));
+}
 
-}  // namespace loopscope
+} // namespace loopscope

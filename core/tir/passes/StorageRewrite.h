@@ -15,9 +15,10 @@ namespace loopscope {
 //    scope and attach scope is dead takes over its storage when their constant sizes are within
 //    16x (or, in place, when it is computed element by element from the dying one); the merged
 //    allocation keeps the first buffer's name and the largest size, and the later buffer's
-//    accesses go through a buffer of that name. "local"/"warp" storage, handles and allocations
-//    of at most 32 bits are never shared; scopes with a special tag ("global.xyz") are not
-//    merged into one block either (TVM would).
+//    accesses go through a buffer of that name. Dead "local"/"warp" storage, handles and
+//    allocations of at most 32 bits are not reused (in-place sharing still applies, as in TVM);
+//    scopes with a special tag ("global.xyz") are never shared (TVM would pack them into one
+//    block).
 // 3. An allocation whose every load and store uses an index Ramp(base, 1, L) with base provably a
 //    multiple of L, and whose extent is a multiple of L, becomes a buffer of element type
 //    `<dtype>xL` with extent/L, accessed at scalar indices base/L.
@@ -25,4 +26,4 @@ namespace loopscope {
 // Precondition: after storage flattening and vectorization (flat buffers, no vectorized loops).
 Stmt rewriteStorage(const Stmt& s);
 
-}  // namespace loopscope
+} // namespace loopscope

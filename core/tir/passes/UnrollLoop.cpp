@@ -5,8 +5,10 @@
 #include "tir/IRUtil.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <utility>
+#include <vector>
 
 namespace loopscope {
 
@@ -165,8 +167,8 @@ protected:
         m_an.unbind(op->var.get());
         auto* f = s.as<ForNode>();
         i64 value = constExtent(f);
-        bool autoUnroll = f->forKind == ForKind::Serial && value >= 0 &&
-                          m_normalLoopDepth == 0 && m_unrollDepth <= kAutoMaxDepth &&
+        bool autoUnroll = f->forKind == ForKind::Serial && value >= 0 && m_normalLoopDepth == 0 &&
+                          m_unrollDepth <= kAutoMaxDepth &&
                           (value * m_stepCount <= m_autoMaxStep || value <= kAutoMaxExtent);
         if (f->forKind == ForKind::Unrolled) autoUnroll = value >= 0;
         if (autoUnroll) {
@@ -239,7 +241,8 @@ private:
             VarMap map{{f->var.get(), f->min + makeInt(i, f->var.type())}};
             // The first copy keeps the body's own variables; later ones get fresh ones.
             if (i > 0) {
-                for (auto& v : defs.defs) map.emplace(v.get(), Var(v.name(), v.type()));
+                for (auto& v : defs.defs)
+                    map.emplace(v.get(), Var(v.name(), v.type()));
             }
             BodyCopier copier(std::move(map), m_an);
             copies.push_back(copier.mutate(f->body));
@@ -255,7 +258,7 @@ private:
     Analyzer m_an;
 };
 
-}  // namespace
+} // namespace
 
 Stmt unrollLoops(const Stmt& s)
 {
@@ -263,4 +266,4 @@ Stmt unrollLoops(const Stmt& s)
     return u.mutate(s);
 }
 
-}  // namespace loopscope
+} // namespace loopscope

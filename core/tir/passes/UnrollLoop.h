@@ -19,4 +19,4 @@ namespace loopscope {
 // extent are not expected (scheduling rejects them) and are left as they are.
 Stmt unrollLoops(const Stmt& s);
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -7,8 +7,10 @@
 #include "tir/ModularSet.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 namespace loopscope {
 
@@ -16,7 +18,10 @@ namespace {
 
 using i64 = std::int64_t;
 
-int lanesOf(const Expr& e) { return e.type().lanes; }
+int lanesOf(const Expr& e)
+{
+    return e.type().lanes;
+}
 
 i64 floorDiv(i64 a, i64 b)
 {
@@ -31,8 +36,8 @@ Expr broadcastTo(const Expr& e, int lanes)
     if (lanesOf(e) == lanes) return e;
     if (auto* b = e.as<BroadcastNode>(); b && lanes % b->lanes == 0)
         return makeBroadcast(b->value, lanes);
-    LS_ASSERT(e.type().isScalar(), "cannot broadcast a " + e.type().str() + " to " +
-                                       std::to_string(lanes) + " lanes");
+    LS_ASSERT(e.type().isScalar(),
+              "cannot broadcast a " + e.type().str() + " to " + std::to_string(lanes) + " lanes");
     return makeBroadcast(e, lanes);
 }
 
@@ -40,7 +45,8 @@ Expr broadcastTo(const Expr& e, int lanes)
 Expr makeLoad(const Buffer& b, std::vector<Expr> indices)
 {
     int lanes = b->dtype.lanes;
-    for (auto& i : indices) lanes *= lanesOf(i);
+    for (auto& i : indices)
+        lanes *= lanesOf(i);
     return std::make_shared<BufferLoadNode>(b->dtype.withLanes(lanes), b, std::move(indices));
 }
 
@@ -226,7 +232,8 @@ protected:
         bool changed = false;
         std::vector<Expr> args = IRMutator::mutate(op->args, &changed);
         int lanes = 1;
-        for (auto& a : args) lanes = std::max(lanes, lanesOf(a));
+        for (auto& a : args)
+            lanes = std::max(lanes, lanesOf(a));
         for (auto& a : args) {
             if (lanesOf(a) != lanes) {
                 a = broadcastTo(a, lanes);
@@ -294,7 +301,8 @@ protected:
         if (!changed && value.same(op->value)) return self;
         // Lanes addressed by everything but the last index (1 for flat buffers).
         int otherLanes = op->buffer->dtype.lanes;
-        for (std::size_t i = 0; i + 1 < idx.size(); ++i) otherLanes *= lanesOf(idx[i]);
+        for (std::size_t i = 0; i + 1 < idx.size(); ++i)
+            otherLanes *= lanesOf(idx[i]);
         int total = std::max(otherLanes * lanesOf(idx.back()), lanesOf(value));
         LS_ASSERT(total % otherLanes == 0, "store to " + op->buffer->name +
                                                " cannot be widened to " + std::to_string(total) +
@@ -450,7 +458,8 @@ private:
         }
         if (auto* n = e.as<NotNode>()) {
             Expr a = simplify(n->a);
-            if (auto* ba = a.as<BroadcastNode>()) return makeBroadcast(scalar(makeNot(ba->value)), ba->lanes);
+            if (auto* ba = a.as<BroadcastNode>())
+                return makeBroadcast(scalar(makeNot(ba->value)), ba->lanes);
             return a.same(n->a) ? e : makeNot(a);
         }
         if (auto* s = e.as<SelectNode>()) {
@@ -505,7 +514,8 @@ private:
             if (rx && ry)
                 return ramp(scalar(makeBinary(k, rx->base, ry->base)),
                             scalar(makeBinary(k, rx->stride, ry->stride)), lanes);
-            if (rx && by) return ramp(scalar(makeBinary(k, rx->base, by->value)), rx->stride, lanes);
+            if (rx && by)
+                return ramp(scalar(makeBinary(k, rx->base, by->value)), rx->stride, lanes);
             if (bx && ry) {
                 Expr stride = k == ExprKind::Add
                                   ? ry->stride
@@ -588,7 +598,7 @@ private:
     Analyzer m_an;
 };
 
-}  // namespace
+} // namespace
 
 Stmt vectorizeLoops(const Stmt& s)
 {
@@ -596,4 +606,4 @@ Stmt vectorizeLoops(const Stmt& s)
     return v.mutate(s);
 }
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -21,4 +21,4 @@ namespace loopscope {
 // and simplification; every loop starts at 0.
 Stmt vectorizeLoops(const Stmt& s);
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -51,8 +51,10 @@ TEST_P(GoldenTir, EveryVariantMatchesItsGoldenFile)
 {
     const SampleCase& sample = GetParam();
     fs::path src = fs::path(LOOPSCOPE_SOURCE_DIR) / "samples" / (std::string(sample.file) + ".py");
-    EvalResult r = evaluateScript(readText(src), sample.sizes);
+    std::vector<std::string> unused;
+    EvalResult r = evaluateScript(readText(src), sample.sizes, &unused);
     ASSERT_TRUE(r.ok) << formatDiagnostic(src.string(), r.error);
+    ASSERT_TRUE(unused.empty()) << "not a parameter of " << sample.file << ": " << unused.front();
     ASSERT_FALSE(r.program.variants.empty());
     bool update = std::getenv("LOOPSCOPE_UPDATE_GOLDEN") != nullptr;
     fs::path dir = fs::path(LOOPSCOPE_SOURCE_DIR) / "tests/data/golden" / sample.file;

@@ -1,4 +1,4 @@
-# expect: 4: never closed
+# expect: 4: expected ')' to close
 import tvm
 from tvm import te
 A = te.placeholder((8, 8, name="A")
