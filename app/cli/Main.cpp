@@ -151,6 +151,17 @@ std::vector<const Variant*> selectVariants(const Options& o, const Program& p)
     return out;
 }
 
+// GPU thread bindings are shown but never run; say so once per variant.
+void noteThreadBindings(const Options& o, const Variant& v)
+{
+    for (auto& st : v.steps) {
+        if (st.primitive != "bind") continue;
+        std::cerr << o.file << ":" << st.loc.line << ":" << st.loc.col << ": note: variant '" << v.name
+                  << "' binds loops to GPU thread axes; Loopscope shows its TIR but runs only CPU code\n";
+        return;
+    }
+}
+
 json stepsJson(const Variant& v)
 {
     json steps = json::array();
@@ -179,6 +190,7 @@ int commandLower(const Options& o)
             if (o.json) std::cout << json{{"ok", false}, {"error", diagnosticJson(o.file, e.diagnostic())}}.dump(2) << "\n";
             return kDocumentError;
         }
+        noteThreadBindings(o, *v);
         std::string tir = o.structured ? printStructured(f.structured, f.args) : printTVMScript(f.func);
         if (o.json) {
             variants.push_back({{"name", v->name}, {"line", v->loc.line}, {"steps", stepsJson(*v)}, {"tir", tir}});
@@ -211,6 +223,7 @@ int commandCheck(const Options& o)
             if (o.json) std::cout << json{{"ok", false}, {"error", diagnosticJson(o.file, e.diagnostic())}}.dump(2) << "\n";
             return kDocumentError;
         }
+        noteThreadBindings(o, v);
         variants.push_back({{"name", v.name}, {"line", v.loc.line}, {"steps", v.steps.size()}});
     }
     if (o.json) {

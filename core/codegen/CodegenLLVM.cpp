@@ -521,7 +521,15 @@ private:
         case StmtKind::Seq:
             for (auto& x : s.as<SeqNode>()->stmts) genStmt(x);
             return;
-        case StmtKind::Attr: genStmt(s.as<AttrNode>()->body); return;
+        case StmtKind::Attr: {
+            auto* a = s.as<AttrNode>();
+            if (a->key == "thread_extent") {
+                throw CodegenError("the loop bound to GPU thread axis '" + a->target +
+                                   "' is kept for export but GPU thread axes are not run on the CPU");
+            }
+            genStmt(a->body);
+            return;
+        }
         case StmtKind::Evaluate: genExpr(s.as<EvaluateNode>()->value); return;
         case StmtKind::Allocate: genAllocate(s.as<AllocateNode>()); return;
         case StmtKind::TensorStore:

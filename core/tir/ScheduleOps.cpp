@@ -158,6 +158,13 @@ private:
             if (isOne(r.extent)) continue;
             const IterVarAttr* a = s.attr(iv);
             ForKind kind = a ? a->kind : ForKind::Serial;
+            if (kind == ForKind::ThreadBinding) {
+                // As TVM prints it: `blockIdx_x = T.launch_thread("blockIdx.x", 16)`.
+                Var thread(a->threadTag);
+                body = substitute(body, VarMap{{vars[i].get(), thread}});
+                body = makeAttr("thread_extent", a->threadTag, r.extent, body);
+                continue;
+            }
             body = makeFor(vars[i], makeInt(0), r.extent, kind, body, a ? a->threadTag : "");
             if (a) {
                 for (auto p = a->pragmas.rbegin(); p != a->pragmas.rend(); ++p)

@@ -118,4 +118,22 @@ TEST(CliLower, JsonHasEveryVariant)
         EXPECT_NE(r.output.find(name), std::string::npos) << name;
 }
 
+TEST(CliLower, GpuBindingsAreShownAndNoted)
+{
+    RunResult r = runCli("lower " + std::string(LOOPSCOPE_SOURCE_DIR) + "/tests/data/scripts/gpu_bind.py");
+    EXPECT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(r.output.find("threadIdx_x = T.launch_thread(\"threadIdx.x\", 64)"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("note: variant 's' binds loops to GPU thread axes"), std::string::npos) << r.output;
+}
+
+TEST(CliLower, StructuredShowsLoopKindsBeforeExpansion)
+{
+    RunResult r = runCli("lower " + std::string(LOOPSCOPE_SOURCE_DIR) +
+                         "/samples/matmul_ladder.py --variant unroll --set M=64 --set N=64 --set K=64 --structured");
+    EXPECT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(r.output.find("for k_inner in T.unroll(4):"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("T.vectorized(8)"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("C[i_outer * 32 + i_inner"), std::string::npos) << r.output;
+}
+
 }  // namespace

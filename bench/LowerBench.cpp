@@ -1,0 +1,52 @@
+// Time from script text to the TIR of every variant: evaluate the script, then lower and print
+// each variant (what the desktop app does on every keystroke).
+#include "te/Program.h"
+#include "tir/Lower.h"
+#include "tir/Printer.h"
+
+#include <benchmark/benchmark.h>
+
+#include <fstream>
+#include <sstream>
+
+using namespace loopscope;
+
+namespace {
+
+std::string readSample(const char* name)
+{
+    std::ifstream in(std::string(LOOPSCOPE_SOURCE_DIR) + "/samples/" + name);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+void evaluateAndLowerAll(benchmark::State& state, const char* sample)
+{
+    std::string text = readSample(sample);
+    for (auto _ : state) {
+        EvalResult r = evaluateScript(text);
+        if (!r.ok) {
+            state.SkipWithError(r.error.message.c_str());
+            return;
+        }
+        std::size_t chars = 0;
+        for (auto& v : r.program.variants) chars += printTVMScript(lowerSchedule(v.schedule(), v.args).func).size();
+        benchmark::DoNotOptimize(chars);
+    }
+}
+
+void evaluateOnly(benchmark::State& state, const char* sample)
+{
+    std::string text = readSample(sample);
+    for (auto _ : state) benchmark::DoNotOptimize(evaluateScript(text).ok);
+}
+
+}  // namespace
+
+BENCHMARK_CAPTURE(evaluateAndLowerAll, opt_gemm, "opt_gemm.py")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(evaluateAndLowerAll, matmul_ladder, "matmul_ladder.py")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(evaluateAndLowerAll, conv2d, "conv2d.py")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(evaluateOnly, opt_gemm, "opt_gemm.py")->Unit(benchmark::kMillisecond);
+
+BENCHMARK_MAIN();
