@@ -1,16 +1,22 @@
 // loopscope-cli: the headless face of the core (DESIGN.md §4). Exit codes: 0 success, 1 the
 // document has an error, 2 bad command-line usage, 3 a --check found wrong numbers.
+#include "codegen/Runner.h"
+#include "runtime/ThreadPool.h"
 #include "te/Program.h"
 #include "tir/Lower.h"
 #include "tir/Printer.h"
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <iomanip>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <set>
 #include <vector>
 
 using namespace loopscope;
@@ -21,6 +27,7 @@ namespace {
 constexpr int kOk = 0;
 constexpr int kDocumentError = 1;
 constexpr int kUsage = 2;
+constexpr int kWrongNumbers = 3;
 
 const char* kUsageText =
     "usage: loopscope-cli COMMAND FILE [options]\n"
@@ -29,7 +36,17 @@ const char* kUsageText =
     "  lower  FILE [--variant NAME ...] [--set P=V ...] [--structured] [--json]\n"
     "         print the lowered loop nest (TIR) of every variant, as tvm.lower prints it\n"
     "  check  FILE [--set P=V ...] [--json]\n"
-    "         evaluate the script and lower every variant; report the first error\n";
+    "         evaluate the script and lower every variant; report the first error\n"
+    "  run    FILE [--variant NAME ...] [--set P=V ...] [--check] [--threads N] [--json]\n"
+    "         compile and run each variant on seeded random inputs; --check compares every\n"
+    "         output with the reference interpreter (exit 3 on wrong numbers)\n"
+    "  bench  FILE [--variant NAME ...] [--set P=V ...] [--repeat R] [--min-repeat-ms MS]\n"
+    "         [--number N] [--threads N] [--check] [--json]\n"
+    "         time each variant (median of R measurements) and print the ladder: time, GFLOPS,\n"
+    "         speedup over the first variant\n"
+    "\n"
+    "--set P=V rebinds a parameter (a top-level integer such as M = 1024) or gives a symbolic\n"
+    "size (te.var) its value for running.\n";
 
 struct Options {
     std::string command;
@@ -38,6 +55,12 @@ struct Options {
     std::map<std::string, std::int64_t> sets;
     bool structured = false;
     bool json = false;
+    bool check = false;
+    int threads = 0;
+    int repeat = 5;
+    int number = 1;
+    double minRepeatMs = 50;
+    std::map<std::string, std::int64_t> symbols;  // --set values for te.var sizes
 };
 
 class UsageError : public std::runtime_error {
@@ -66,7 +89,9 @@ Options parseOptions(int argc, char** argv)
         std::cout << kUsageText;
         std::exit(kOk);
     }
-    if (o.command != "lower" && o.command != "check") throw UsageError("unknown command '" + o.command + "'");
+    static const std::set<std::string> commands = {"lower", "check", "run", "bench"};
+    if (!commands.count(o.command)) throw UsageError("unknown command '" + o.command + "'");
+    bool runs = o.command == "run" || o.command == "bench";
     for (int i = 2; i < argc; ++i) {
         std::string a = argv[i];
         auto value = [&](const std::string& flag) -> std::string {
@@ -80,12 +105,20 @@ Options parseOptions(int argc, char** argv)
             if (eq == std::string::npos || eq == 0) throw UsageError("--set takes NAME=VALUE, not '" + kv + "'");
             o.sets[kv.substr(0, eq)] = parseInteger(kv.substr(eq + 1), "--set " + kv.substr(0, eq));
         } else if (a == "--structured" && o.command == "lower") o.structured = true;
+        else if (a == "--check" && runs) o.check = true;
+        else if (a == "--threads" && runs) o.threads = static_cast<int>(parseInteger(value(a), a));
+        else if (a == "--repeat" && o.command == "bench") o.repeat = static_cast<int>(parseInteger(value(a), a));
+        else if (a == "--number" && o.command == "bench") o.number = static_cast<int>(parseInteger(value(a), a));
+        else if (a == "--min-repeat-ms" && o.command == "bench") o.minRepeatMs = static_cast<double>(parseInteger(value(a), a));
         else if (a == "--json") o.json = true;
         else if (!a.empty() && a[0] == '-') throw UsageError("unknown option '" + a + "' for " + o.command);
         else if (o.file.empty()) o.file = a;
         else throw UsageError("unexpected argument '" + a + "'");
     }
     if (o.file.empty()) throw UsageError("missing FILE");
+    if (o.threads < 0) throw UsageError("--threads must be 0 (all hardware threads) or more");
+    if (o.repeat < 1) throw UsageError("--repeat must be at least 1");
+    if (o.number < 1) throw UsageError("--number must be at least 1");
     return o;
 }
 
@@ -110,7 +143,7 @@ void reportDiagnostic(const Options& o, const Diagnostic& d)
 }
 
 // Evaluates the document; prints its error and returns false when it has one.
-bool evaluate(const Options& o, EvalResult* result, json* errorJson)
+bool evaluate(Options& o, EvalResult* result, json* errorJson)
 {
     std::string source;
     if (!readFile(o.file, &source)) throw UsageError("cannot read '" + o.file + "'");
@@ -121,9 +154,17 @@ bool evaluate(const Options& o, EvalResult* result, json* errorJson)
         *errorJson = diagnosticJson(o.file, result->error);
         return false;
     }
-    if (!unused.empty()) {
+    // --set names that are symbolic sizes give their run-time values.
+    std::vector<std::string> unknown;
+    for (auto& n : unused) {
+        bool isSymbol = std::any_of(result->program.sizeVars.begin(), result->program.sizeVars.end(),
+                                    [&](const SizeVar& v) { return v.name == n; });
+        if (isSymbol) o.symbols[n] = o.sets.at(n);
+        else unknown.push_back(n);
+    }
+    if (!unknown.empty()) {
         std::string names;
-        for (auto& n : unused) names += (names.empty() ? "" : ", ") + n;
+        for (auto& n : unknown) names += (names.empty() ? "" : ", ") + n;
         std::string known;
         for (auto& p : result->program.parameters) known += (known.empty() ? "" : ", ") + p.name;
         throw UsageError("--set " + names + ": the script has no such parameter" +
@@ -170,7 +211,7 @@ json stepsJson(const Variant& v)
     return steps;
 }
 
-int commandLower(const Options& o)
+int commandLower(Options& o)
 {
     EvalResult r;
     json err;
@@ -206,7 +247,7 @@ int commandLower(const Options& o)
     return kOk;
 }
 
-int commandCheck(const Options& o)
+int commandCheck(Options& o)
 {
     EvalResult r;
     json err;
@@ -239,6 +280,161 @@ int commandCheck(const Options& o)
     return kOk;
 }
 
+json parametersJson(const Program& p, const Options& o)
+{
+    json params = json::object();
+    for (auto& x : p.parameters) params[x.name] = x.value;
+    for (auto& [name, value] : o.symbols) params[name] = value;
+    return params;
+}
+
+std::string fixed(double v, int digits)
+{
+    std::ostringstream ss;
+    ss << std::fixed << std::setprecision(digits) << v;
+    return ss.str();
+}
+
+std::string pad(const std::string& s, std::size_t width, bool right = false)
+{
+    if (s.size() >= width) return s;
+    return right ? std::string(width - s.size(), ' ') + s : s + std::string(width - s.size(), ' ');
+}
+
+struct VariantOutcome {
+    json record;
+    bool wrong = false;
+};
+
+// Compile, run, optionally check and time one variant. Document errors are rethrown.
+VariantOutcome runVariant(const Options& o, const Program& p, const Variant& v, bool timed)
+{
+    RunConfig cfg;
+    cfg.symbols = o.symbols;
+    auto prepared = PreparedRun::prepare(p, v, cfg);
+    for (auto& n : prepared->notes()) std::cerr << o.file << ": note: " << n << "\n";
+    VariantOutcome out;
+    json& rec = out.record;
+    rec["variant"] = v.name;
+    json params = parametersJson(p, o);
+    for (auto& [name, value] : params.items()) rec[name] = value;
+    rec["lower_ms"] = prepared->lowerMs();
+    rec["compile_ms"] = prepared->compileMs();
+    rec["flops"] = prepared->flops();
+    auto t0 = std::chrono::steady_clock::now();
+    prepared->run();
+    rec["run_ms"] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    rec["checked"] = false;
+    if (o.check) {
+        bool ok = true;
+        json outputs = json::array();
+        for (auto& c : prepared->check()) {
+            json x{{"tensor", c.tensor}, {"ok", c.result.ok}, {"elements", c.result.checked},
+                   {"max_abs_error", c.result.maxAbsError}, {"max_rel_error", c.result.maxRelError}};
+            if (!c.result.firstMismatch.empty()) x["first_mismatch"] = c.result.firstMismatch;
+            if (!c.result.error.empty()) x["error"] = c.result.error;
+            outputs.push_back(x);
+            ok = ok && c.result.ok;
+        }
+        rec["check"] = outputs;
+        rec["checked"] = ok;
+        out.wrong = !ok;
+    }
+    if (timed && !out.wrong) {
+        BenchmarkOptions bo;
+        bo.repeat = o.repeat;
+        bo.number = o.number;
+        bo.minRepeatMs = o.minRepeatMs;
+        Measurement m = prepared->benchmark(bo);
+        rec["ms_median"] = m.median;
+        rec["ms_min"] = m.min;
+        rec["ms_max"] = m.max;
+        rec["number"] = m.number;
+        rec["repeat"] = m.msPerRun.size();
+        rec["gflops"] = m.median > 0 ? prepared->flops() / (m.median * 1e6) : 0.0;
+    }
+    return out;
+}
+
+std::string checkSummary(const json& rec)
+{
+    if (!rec.contains("check")) return "";
+    std::string s;
+    for (auto& c : rec["check"]) {
+        if (!s.empty()) s += "; ";
+        if (c.contains("error")) s += c["tensor"].get<std::string>() + ": " + c["error"].get<std::string>();
+        else if (c["ok"].get<bool>())
+            s += c["tensor"].get<std::string>() + " ok (" + std::to_string(c["elements"].get<std::int64_t>()) +
+                 " elements, max abs error " + fixed(c["max_abs_error"].get<double>(), 7) + ")";
+        else
+            s += c["tensor"].get<std::string>() + " WRONG: " + c["first_mismatch"].get<std::string>() +
+                 " (max abs error " + fixed(c["max_abs_error"].get<double>(), 6) + ")";
+    }
+    return s;
+}
+
+int commandRunOrBench(Options& o)
+{
+    bool timed = o.command == "bench";
+    EvalResult r;
+    json err;
+    if (!evaluate(o, &r, &err)) {
+        if (o.json) std::cout << json{{"ok", false}, {"error", err}}.dump(2) << "\n";
+        return kDocumentError;
+    }
+    setParallelThreads(o.threads);
+    json results = json::array();
+    bool wrong = false;
+    auto selected = selectVariants(o, r.program);
+    double firstMs = 0;
+    if (!o.json) {
+        if (timed)
+            std::cout << pad("variant", 22) << pad("median ms", 12, true) << pad("min-max ms", 22, true)
+                      << pad("GFLOPS", 10, true) << pad("speedup", 10, true) << "\n";
+        else
+            std::cout << pad("variant", 22) << pad("compile ms", 12, true) << pad("run ms", 12, true) << "  check\n";
+    }
+    for (const Variant* v : selected) {
+        VariantOutcome out;
+        try {
+            out = runVariant(o, r.program, *v, timed);
+        } catch (const UserError& e) {
+            reportDiagnostic(o, e.diagnostic());
+            if (o.json) std::cout << json{{"ok", false}, {"error", diagnosticJson(o.file, e.diagnostic())}}.dump(2) << "\n";
+            return kDocumentError;
+        } catch (const CodegenError& e) {
+            Diagnostic d{v->loc, "variant '" + v->name + "' cannot run: " + e.what()};
+            reportDiagnostic(o, d);
+            if (o.json) std::cout << json{{"ok", false}, {"error", diagnosticJson(o.file, d)}}.dump(2) << "\n";
+            return kDocumentError;
+        }
+        wrong = wrong || out.wrong;
+        const json& rec = out.record;
+        results.push_back(rec);
+        if (o.json) continue;
+        std::string name = pad(v->name, 22);
+        if (timed && rec.contains("ms_median")) {
+            double ms = rec["ms_median"].get<double>();
+            if (firstMs == 0) firstMs = ms;
+            std::cout << name << pad(fixed(ms, 3), 12, true)
+                      << pad(fixed(rec["ms_min"].get<double>(), 3) + "-" + fixed(rec["ms_max"].get<double>(), 3), 22, true)
+                      << pad(fixed(rec["gflops"].get<double>(), 2), 10, true)
+                      << pad(fixed(firstMs / ms, 2) + "x", 10, true);
+            if (o.check) std::cout << "  " << checkSummary(rec);
+            std::cout << "\n";
+        } else if (timed) {
+            std::cout << name << "  not timed: " << checkSummary(rec) << "\n";
+        } else {
+            std::cout << name << pad(fixed(rec["compile_ms"].get<double>(), 1), 12, true)
+                      << pad(fixed(rec["run_ms"].get<double>(), 3), 12, true)
+                      << "  " << (o.check ? checkSummary(rec) : std::string("not checked (use --check)")) << "\n";
+        }
+        std::cout.flush();
+    }
+    if (o.json) std::cout << results.dump(2) << "\n";
+    return wrong ? kWrongNumbers : kOk;
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -246,6 +442,7 @@ int main(int argc, char** argv)
     try {
         Options o = parseOptions(argc, argv);
         if (o.command == "lower") return commandLower(o);
+        if (o.command == "run" || o.command == "bench") return commandRunOrBench(o);
         return commandCheck(o);
     } catch (const UsageError& e) {
         std::cerr << "loopscope-cli: " << e.what() << "\n\n" << kUsageText;

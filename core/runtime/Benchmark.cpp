@@ -1,0 +1,51 @@
+#include "runtime/Benchmark.h"
+
+#include <algorithm>
+#include <chrono>
+
+namespace loopscope {
+
+namespace {
+
+double timeRuns(const std::function<void()>& run, int number)
+{
+    auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < number; ++i) run();
+    auto t1 = std::chrono::steady_clock::now();
+    return std::chrono::duration<double, std::milli>(t1 - t0).count();
+}
+
+}  // namespace
+
+Measurement measure(const std::function<void()>& run, const BenchmarkOptions& options,
+                    const std::function<bool()>& cancelled)
+{
+    Measurement m;
+    int number = std::max(1, options.number);
+    double total = 0;
+    for (int r = 0; r < std::max(1, options.repeat); ++r) {
+        if (cancelled && cancelled()) break;
+        double ms = timeRuns(run, number);
+        // Raise `number` until one measurement lasts long enough to trust (as TVM does).
+        while (ms < options.minRepeatMs && (!cancelled || !cancelled())) {
+            double perRun = std::max(ms / number, 1e-6);
+            int next = static_cast<int>(std::min(1e9, std::max(number * 1.618, options.minRepeatMs / perRun * 1.1)));
+            number = std::max(number + 1, next);
+            ms = timeRuns(run, number);
+        }
+        m.msPerRun.push_back(ms / number);
+        total += ms;
+        if (options.maxTotalMs > 0 && total > options.maxTotalMs) break;
+    }
+    m.number = number;
+    if (m.msPerRun.empty()) return m;
+    std::vector<double> sorted = m.msPerRun;
+    std::sort(sorted.begin(), sorted.end());
+    std::size_t n = sorted.size();
+    m.median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    m.min = sorted.front();
+    m.max = sorted.back();
+    return m;
+}
+
+}  // namespace loopscope

@@ -1,0 +1,27 @@
+// Timing with TVM time_evaluator semantics: `number` runs make one measurement (raised until a
+// measurement lasts at least min_repeat_ms), `repeat` measurements, median, minimum and maximum.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+namespace loopscope {
+
+struct BenchmarkOptions {
+    int number = 1;
+    int repeat = 5;
+    double minRepeatMs = 50.0;
+    double maxTotalMs = 0.0;  // 0: no limit; otherwise stop adding measurements past it
+};
+
+struct Measurement {
+    std::vector<double> msPerRun;  // one entry per measurement
+    int number = 1;                // runs per measurement
+    double median = 0, min = 0, max = 0;
+};
+
+// `run` executes the function once. `cancelled`, when given, is polled between runs.
+Measurement measure(const std::function<void()>& run, const BenchmarkOptions& options,
+                    const std::function<bool()>& cancelled = {});
+
+}  // namespace loopscope

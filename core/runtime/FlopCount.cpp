@@ -1,0 +1,80 @@
+#include "runtime/FlopCount.h"
+
+#include "tir/Analyzer.h"
+#include "tir/IRUtil.h"
+
+#include <set>
+
+namespace loopscope {
+
+namespace {
+
+// Arithmetic on values (not on indices): binary operators and math calls whose result is a
+// float, plus the combine step of a reduction.
+double opsIn(const Expr& body)
+{
+    double ops = 0;
+    forEachExpr(body, [&](const Expr& e) {
+        if (e.kind() == ExprKind::TensorLoad) return;
+        if (auto* b = e.as<BinaryNode>()) {
+            bool arithmetic = b->kind >= ExprKind::Add && b->kind <= ExprKind::Max;
+            if (arithmetic && b->a.type().isFloat()) ops += 1;
+        } else if (auto* c = e.as<CallNode>()) {
+            if (c->op != CallOp::IfThenElse && c->op != CallOp::Likely && c->type.isFloat()) ops += 1;
+        }
+    });
+    return ops;
+}
+
+// Index arithmetic inside tensor reads is not work; walk the loads' indices out of the count.
+double valueOps(const Expr& e)
+{
+    double total = opsIn(e);
+    forEachExpr(e, [&](const Expr& sub) {
+        if (auto* load = sub.as<TensorLoadNode>())
+            for (auto& i : load->indices) total -= opsIn(i);
+    });
+    return total;
+}
+
+double extentOf(const Expr& e, const SizeValues& sizes)
+{
+    VarMap sub;
+    for (auto& [v, value] : sizes) sub[v] = makeInt(value, v->type);
+    std::int64_t n;
+    if (isConstInt(simplify(substitute(e, sub)), &n)) return static_cast<double>(n);
+    return 0;
+}
+
+void collect(const Tensor& t, std::set<const OperationNode*>& seen, std::vector<Tensor>& out)
+{
+    if (!seen.insert(t.get()).second) return;
+    for (auto& in : inputTensors(t)) collect(in, seen, out);
+    out.push_back(t);
+}
+
+}  // namespace
+
+double flopCount(const std::vector<Tensor>& outputs, const SizeValues& sizes)
+{
+    std::set<const OperationNode*> seen;
+    std::vector<Tensor> ops;
+    for (auto& t : outputs) collect(t, seen, ops);
+    double total = 0;
+    for (auto& op : ops) {
+        if (!op->isCompute()) continue;
+        double domain = 1;
+        for (auto& a : op->axes) domain *= extentOf(a->dom.extent, sizes);
+        double perPoint;
+        if (auto* r = op->body.as<ReduceNode>()) {
+            for (auto& a : r->axes) domain *= extentOf(a->dom.extent, sizes);
+            perPoint = valueOps(r->source) + 1;  // the source, then the combine
+        } else {
+            perPoint = valueOps(op->body);
+        }
+        total += domain * perPoint;
+    }
+    return total;
+}
+
+}  // namespace loopscope

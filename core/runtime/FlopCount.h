@@ -1,0 +1,19 @@
+// The operation count of a program, from its TE definitions (independent of the schedule): the
+// floating-point operations of each compute body times the size of its iteration domain. A
+// matmul counts 2*M*N*K; a copy or a padding stage counts nothing.
+#pragma once
+
+#include "te/Tensor.h"
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+namespace loopscope {
+
+using SizeValues = std::unordered_map<const VarNode*, std::int64_t>;
+
+// Every compute reachable from `outputs` counts once.
+double flopCount(const std::vector<Tensor>& outputs, const SizeValues& sizes = {});
+
+}  // namespace loopscope
