@@ -8,7 +8,7 @@ build="${1:-$here/build}"
 shift || true
 
 packages=(
-  cmake ninja-build g++ ccache pkg-config
+  cmake ninja-build g++ ccache pkg-config libdtl-dev
   libgtest-dev libbenchmark-dev nlohmann-json3-dev
   llvm-16-dev libopenblas-dev
   qt6-base-dev qt6-charts-dev qt6-svg-dev libqscintilla2-qt6-dev libgl-dev

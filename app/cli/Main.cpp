@@ -1,6 +1,8 @@
 // loopscope-cli: the headless face of the core (DESIGN.md §4). Exit codes: 0 success, 1 the
 // document has an error, 2 bad command-line usage, 3 a --check found wrong numbers.
 #include "codegen/Runner.h"
+#include "export/CSource.h"
+#include "export/TvmScript.h"
 #include "runtime/ThreadPool.h"
 #include "te/Program.h"
 #include "tir/Lower.h"
@@ -8,9 +10,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <iomanip>
 #include <fstream>
 #include <iostream>
@@ -44,6 +48,10 @@ const char* kUsageText =
     "         [--number N] [--threads N] [--check] [--json]\n"
     "         time each variant (median of R measurements) and print the ladder: time, GFLOPS,\n"
     "         speedup over the first variant\n"
+    "  export FILE --variant NAME --format tvm|c|llvm|asm|obj [-o OUT] [--set P=V ...]\n"
+    "         write one variant as a standalone TVM script, C source, LLVM IR, assembly or an\n"
+    "         object file (obj needs -o and also writes OUT's .h); text goes to stdout\n"
+    "         without -o\n"
     "\n"
     "--set P=V rebinds a parameter (a top-level integer such as M = 1024) or gives a symbolic\n"
     "size (te.var) its value for running.\n";
@@ -61,6 +69,8 @@ struct Options {
     int number = 1;
     double minRepeatMs = 50;
     std::map<std::string, std::int64_t> symbols;  // --set values for te.var sizes
+    std::string format;  // export: tvm, c, llvm, asm or obj
+    std::string output;  // export: -o OUT
 };
 
 class UsageError : public std::runtime_error {
@@ -89,7 +99,7 @@ Options parseOptions(int argc, char** argv)
         std::cout << kUsageText;
         std::exit(kOk);
     }
-    static const std::set<std::string> commands = {"lower", "check", "run", "bench"};
+    static const std::set<std::string> commands = {"lower", "check", "run", "bench", "export"};
     if (!commands.count(o.command)) throw UsageError("unknown command '" + o.command + "'");
     bool runs = o.command == "run" || o.command == "bench";
     for (int i = 2; i < argc; ++i) {
@@ -110,7 +120,9 @@ Options parseOptions(int argc, char** argv)
         else if (a == "--repeat" && o.command == "bench") o.repeat = static_cast<int>(parseInteger(value(a), a));
         else if (a == "--number" && o.command == "bench") o.number = static_cast<int>(parseInteger(value(a), a));
         else if (a == "--min-repeat-ms" && o.command == "bench") o.minRepeatMs = static_cast<double>(parseInteger(value(a), a));
-        else if (a == "--json") o.json = true;
+        else if (a == "--format" && o.command == "export") o.format = value(a);
+        else if ((a == "-o" || a == "--output") && o.command == "export") o.output = value(a);
+        else if (a == "--json" && o.command != "export") o.json = true;
         else if (!a.empty() && a[0] == '-') throw UsageError("unknown option '" + a + "' for " + o.command);
         else if (o.file.empty()) o.file = a;
         else throw UsageError("unexpected argument '" + a + "'");
@@ -119,6 +131,15 @@ Options parseOptions(int argc, char** argv)
     if (o.threads < 0) throw UsageError("--threads must be 0 (all hardware threads) or more");
     if (o.repeat < 1) throw UsageError("--repeat must be at least 1");
     if (o.number < 1) throw UsageError("--number must be at least 1");
+    if (o.command == "export") {
+        static const std::set<std::string> formats = {"tvm", "c", "llvm", "asm", "obj"};
+        if (o.variants.size() != 1) throw UsageError("export needs exactly one --variant NAME");
+        if (o.format.empty()) throw UsageError("export needs --format tvm|c|llvm|asm|obj");
+        if (!formats.count(o.format)) throw UsageError("unknown format '" + o.format + "' (tvm, c, llvm, asm or obj)");
+        if (o.format == "obj" && o.output.empty()) throw UsageError("--format obj needs -o OUT");
+        if (o.format == "obj" && std::filesystem::path(o.output).extension() == ".h")
+            throw UsageError("-o " + o.output + ": the object's header goes next to it as .h; name the object differently");
+    }
     return o;
 }
 
@@ -435,6 +456,69 @@ int commandRunOrBench(Options& o)
     return wrong ? kWrongNumbers : kOk;
 }
 
+bool writeFile(const std::string& path, const std::string& data)
+{
+    std::ofstream out(path, std::ios::binary);
+    out << data;
+    return static_cast<bool>(out.flush());
+}
+
+// The exported function's name: the one given to tvm.build, else the variant's (a C function
+// cannot be called main, and several exported variants can then be linked together).
+std::string exportedName(const Variant& v)
+{
+    if (v.funcName != "main") return v.funcName;
+    std::string name = scriptName(v.name);
+    if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) name = "variant_" + name;
+    return name;
+}
+
+int commandExport(Options& o)
+{
+    EvalResult r;
+    json err;
+    if (!evaluate(o, &r, &err)) return kDocumentError;
+    const Variant& v = *selectVariants(o, r.program).front();
+    std::string text;
+    std::vector<std::pair<std::string, std::string>> files;  // path, contents
+    try {
+        if (o.format == "tvm") {
+            std::string source;
+            readFile(o.file, &source);
+            TvmScriptOptions options;
+            options.source = std::filesystem::path(o.file).filename().string();
+            options.symbols = o.symbols;
+            text = exportTvmScript(source, r.program, v, options);
+        } else {
+            LoweredFunc f = lowerSchedule(v.schedule(), v.args, v.funcName);
+            f.func.name = exportedName(v);
+            noteThreadBindings(o, v);
+            if (o.format == "c")
+                text = exportCSource(f.func, std::filesystem::path(o.file).filename().string() + ", variant " + v.name);
+            else if (o.format == "llvm") text = emitCode(f.func, EmitKind::LLVMIR);
+            else if (o.format == "asm") text = emitCode(f.func, EmitKind::Assembly);
+            else {
+                text = emitCode(f.func, EmitKind::Object);
+                files.push_back({std::filesystem::path(o.output).replace_extension(".h").string(), exportCHeader(f.func)});
+            }
+        }
+    } catch (const UserError& e) {
+        reportDiagnostic(o, e.diagnostic());
+        return kDocumentError;
+    } catch (const CodegenError& e) {
+        reportDiagnostic(o, Diagnostic{v.loc, "variant '" + v.name + "' cannot be exported as " + o.format + ": " + e.what()});
+        return kDocumentError;
+    }
+    if (o.output.empty()) {
+        std::cout << text;
+        return kOk;
+    }
+    files.insert(files.begin(), {o.output, text});
+    for (auto& [path, contents] : files)
+        if (!writeFile(path, contents)) throw UsageError("cannot write '" + path + "'");
+    return kOk;
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -443,6 +527,7 @@ int main(int argc, char** argv)
         Options o = parseOptions(argc, argv);
         if (o.command == "lower") return commandLower(o);
         if (o.command == "run" || o.command == "bench") return commandRunOrBench(o);
+        if (o.command == "export") return commandExport(o);
         return commandCheck(o);
     } catch (const UsageError& e) {
         std::cerr << "loopscope-cli: " << e.what() << "\n\n" << kUsageText;

@@ -33,7 +33,7 @@ std::vector<Var> sizeParameters(const PrimFunc& f);
 // A compiled function. `run` takes one data pointer per buffer parameter (64-byte aligned, as
 // large as the buffer's shape) and the values of sizeParameters().
 class JitKernel;
-std::unique_ptr<JitKernel> compileKernel(const PrimFunc& f);
+std::unique_ptr<JitKernel> compileKernel(const PrimFunc& f, int optLevel = 3);
 
 class JitKernel {
 public:
@@ -48,14 +48,13 @@ public:
     explicit JitKernel(std::unique_ptr<Impl> impl, std::vector<Var> sizes);
 
 private:
-    friend std::unique_ptr<JitKernel> compileKernel(const PrimFunc& f);
+    friend std::unique_ptr<JitKernel> compileKernel(const PrimFunc& f, int optLevel);
     std::unique_ptr<Impl> m_impl;
     std::vector<Var> m_sizes;
     void (*m_entry)(void**, std::int64_t*) = nullptr;
 };
 
-// Throws CodegenError for programs the CPU cannot run.
-std::unique_ptr<JitKernel> compileKernel(const PrimFunc& f);
+// Throws CodegenError for programs the CPU cannot run. optLevel 0-3 (LLVM's O0..O3).
 
 enum class EmitKind { LLVMIR, Assembly, Object };
 // The optimized module as LLVM IR text, host assembly, or an ELF object (bytes). The object and

@@ -769,7 +769,7 @@ std::unique_ptr<llvm::Module> buildModule(const PrimFunc& f, llvm::LLVMContext& 
     return m;
 }
 
-void optimizeModule(llvm::Module& m, llvm::TargetMachine& tm)
+void optimizeModule(llvm::Module& m, llvm::TargetMachine& tm, int optLevel)
 {
     llvm::LoopAnalysisManager lam;
     llvm::FunctionAnalysisManager fam;
@@ -784,7 +784,13 @@ void optimizeModule(llvm::Module& m, llvm::TargetMachine& tm)
     pb.registerFunctionAnalyses(fam);
     pb.registerLoopAnalyses(lam);
     pb.crossRegisterProxies(lam, fam, cgam, mam);
-    llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+    llvm::OptimizationLevel level = optLevel <= 0 ? llvm::OptimizationLevel::O0
+                                    : optLevel == 1 ? llvm::OptimizationLevel::O1
+                                    : optLevel == 2 ? llvm::OptimizationLevel::O2
+                                                    : llvm::OptimizationLevel::O3;
+    llvm::ModulePassManager mpm = level == llvm::OptimizationLevel::O0
+                                      ? pb.buildO0DefaultPipeline(level)
+                                      : pb.buildPerModuleDefaultPipeline(level);
     mpm.run(m, mam);
 }
 

@@ -17,8 +17,8 @@ namespace loopscope {
 std::unique_ptr<llvm::Module> buildModule(const PrimFunc& f, llvm::LLVMContext& ctx,
                                           llvm::TargetMachine& tm);
 
-// Runs LLVM's O3 pipeline for the target machine.
-void optimizeModule(llvm::Module& m, llvm::TargetMachine& tm);
+// Runs LLVM's optimization pipeline (O0..O3) for the target machine.
+void optimizeModule(llvm::Module& m, llvm::TargetMachine& tm, int optLevel = 3);
 
 // A target machine for the host CPU with all its features.
 std::unique_ptr<llvm::TargetMachine> createHostTargetMachine();

@@ -102,7 +102,7 @@ void JitKernel::run(void* const* buffers, const std::int64_t* sizes) const
     m_entry(const_cast<void**>(buffers), const_cast<std::int64_t*>(sizes));
 }
 
-std::unique_ptr<JitKernel> compileKernel(const PrimFunc& f)
+std::unique_ptr<JitKernel> compileKernel(const PrimFunc& f, int optLevel)
 {
     Jit& jit = Jit::instance();
     auto ctx = std::make_unique<llvm::LLVMContext>();
@@ -112,7 +112,7 @@ std::unique_ptr<JitKernel> compileKernel(const PrimFunc& f)
     PrimFunc named = f;
     named.name = scriptName(f.name) + "_k" + std::to_string(counter++);
     auto module = buildModule(named, *ctx, *tm);
-    optimizeModule(*module, *tm);
+    optimizeModule(*module, *tm, optLevel);
     std::lock_guard<std::mutex> lock(jit.mutex);
     auto impl = std::make_unique<JitKernel::Impl>();
     impl->tracker = jit.lljit->getMainJITDylib().createResourceTracker();

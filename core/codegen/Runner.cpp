@@ -51,7 +51,7 @@ std::unique_ptr<PreparedRun> PreparedRun::prepare(const Program& program, const 
     r->m_lowered = lowerSchedule(variant.schedule(), variant.args, variant.funcName);
     r->m_lowerMs = msSince(t0);
     t0 = std::chrono::steady_clock::now();
-    r->m_kernel = compileKernel(r->m_lowered.func);
+    r->m_kernel = compileKernel(r->m_lowered.func, config.optLevel);
     r->m_compileMs = msSince(t0);
 
     for (std::size_t i = 0; i < variant.args.size(); ++i) {

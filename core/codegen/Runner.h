@@ -22,6 +22,7 @@ struct RunConfig {
     std::map<std::string, std::int64_t> symbols;  // values of te.var sizes, by name
     std::int64_t defaultSymbolValue = 1024;
     std::uint64_t seed = 1;
+    int optLevel = 3;  // LLVM optimization level
 };
 
 struct OutputCheck {

@@ -1,0 +1,127 @@
+#include "explore/Explorer.h"
+
+#include "schedule/Bound.h"
+#include "tir/Lower.h"
+#include "tir/Printer.h"
+
+#include <chrono>
+
+namespace loopscope {
+
+namespace {
+
+double msSince(std::chrono::steady_clock::time_point t0)
+{
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::string kindName(const IterVarAttr* a)
+{
+    if (!a) return "serial";
+    switch (a->kind) {
+    case ForKind::Serial: return "serial";
+    case ForKind::Parallel: return "parallel";
+    case ForKind::Vectorized: return "vectorized";
+    case ForKind::Unrolled: return "unrolled";
+    case ForKind::ThreadBinding: return "bound to " + a->threadTag;
+    }
+    return "serial";
+}
+
+StepView lowerStep(const Schedule& sch, const Variant& v)
+{
+    StepView step;
+    step.stages = describeStages(sch);
+    try {
+        LoweredFunc f = lowerSchedule(sch, v.args, v.funcName);
+        step.tir = printTVMScript(f.func);
+        step.structured = printStructured(f.structured, f.args);
+    } catch (const UserError& e) {
+        step.error = e.diagnostic();
+    }
+    return step;
+}
+
+}  // namespace
+
+std::vector<StageInfo> describeStages(const Schedule& sch)
+{
+    std::vector<StageInfo> out;
+    RangeMap ranges;
+    try {
+        EffectiveBodies bodies = inlineBodies(sch);
+        ranges = inferBound(sch, bodies).ranges;
+    } catch (const UserError&) {
+        // Extents stay unknown; the step's own error says why.
+    }
+    for (auto& st : sch.stages()) {
+        StageInfo info;
+        info.name = st.name();
+        info.output = st.isOutput;
+        if (st.isPlaceholder()) {
+            info.kind = "placeholder";
+            info.attach = "root";
+            out.push_back(info);
+            continue;
+        }
+        info.kind = st.op->isReduction() ? "reduction" : "compute";
+        if (st.attach == AttachType::Inline) info.attach = "inline";
+        else if (st.attach == AttachType::Scope && sch.find(st.attachOp))
+            info.attach = "at " + sch.find(st.attachOp)->name() + "." + axisDisplayName(st.attachIvar->name());
+        else info.attach = "root";
+        for (auto& iv : st.rootIterVars()) info.rootAxes.push_back(iv->name());
+        for (auto& iv : st.leafIterVars) {
+            AxisInfo a;
+            a.name = axisDisplayName(iv->name());
+            a.var = iv->name();
+            a.reduction = iv->kind == IterKind::Reduce;
+            a.kind = kindName(st.attr(iv));
+            if (auto it = ranges.find(iv.get()); it != ranges.end()) a.extent = constIntOr(it->second.extent, -1);
+            for (auto& other : sch.stages())
+                if (other.attach == AttachType::Scope && other.attachIvar == iv && other.attachOp == st.op)
+                    a.attached.push_back(other.name());
+            info.axes.push_back(a);
+        }
+        out.push_back(info);
+    }
+    return out;
+}
+
+Exploration explore(const std::string& script, const std::map<std::string, std::int64_t>& overrides,
+                    const std::string& detailVariant)
+{
+    Exploration x;
+    auto t0 = std::chrono::steady_clock::now();
+    EvalResult r = evaluateScript(script, overrides);
+    x.evaluateMs = msSince(t0);
+    x.ok = r.ok;
+    x.error = r.error;
+    x.parameters = r.program.parameters;
+    t0 = std::chrono::steady_clock::now();
+    for (auto& v : r.program.variants) {
+        VariantView vv;
+        vv.name = v.name;
+        vv.line = v.loc.line;
+        vv.lastLine = v.lastLine;
+        bool detailed = detailVariant.empty() || detailVariant == v.name;
+        for (std::size_t k = 0; k < v.snapshots.size(); ++k) {
+            bool last = k + 1 == v.snapshots.size();
+            StepView step;
+            if (detailed || last) step = lowerStep(v.snapshots[k], v);
+            if (k == 0) {
+                step.label = "untransformed";
+                step.line = v.loc.line;
+            } else {
+                step.label = v.steps[k - 1].text;
+                step.primitive = v.steps[k - 1].primitive;
+                step.line = v.steps[k - 1].loc.line;
+            }
+            vv.steps.push_back(std::move(step));
+        }
+        x.variants.push_back(std::move(vv));
+    }
+    x.lowerMs = msSince(t0);
+    return x;
+}
+
+}  // namespace loopscope

@@ -1,0 +1,67 @@
+// What the explorer shows of a script: every variant as a ladder of steps, each with the TIR
+// after it (TVM's printing and the structured one) and the loop axes of every stage. Qt-free, so
+// the desktop app, the worker and the tests share it.
+#pragma once
+
+#include "te/Program.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace loopscope {
+
+struct AxisInfo {
+    std::string name;      // as printed: "i_outer"
+    std::string var;       // the script's own spelling: "i.outer"
+    std::int64_t extent = -1;  // -1 when not a constant
+    std::string kind;      // "serial", "parallel", "vectorized", "unrolled", "bound to threadIdx.x"
+    bool reduction = false;
+    std::vector<std::string> attached;  // stages computed inside this loop
+};
+
+struct StageInfo {
+    std::string name;
+    std::string kind;    // "placeholder", "compute", "reduction"
+    std::string attach;  // "root", "inline", or "at C.j_outer"
+    bool output = false;
+    std::vector<AxisInfo> axes;  // current loop axes, outer to inner (empty for placeholders)
+    std::vector<std::string> rootAxes;  // op.axis then op.reduce_axis, as the script spells them
+};
+
+struct StepView {
+    std::string label;  // "untransformed" or the statement as written
+    std::string primitive;  // "" for the untransformed step
+    int line = 0;       // the statement's line (the variant's line for the first step)
+    std::string tir;    // TVM's printing
+    std::string structured;
+    std::vector<StageInfo> stages;
+    std::optional<Diagnostic> error;  // the step lowered to nothing: why
+};
+
+struct VariantView {
+    std::string name;
+    int line = 0;      // te.create_schedule
+    int lastLine = 0;  // last statement of the variant's block
+    std::vector<StepView> steps;
+};
+
+struct Exploration {
+    bool ok = false;
+    Diagnostic error;  // when !ok: the first mistake in the script
+    std::vector<Parameter> parameters;
+    std::vector<VariantView> variants;  // complete when ok, else those before the error
+    double evaluateMs = 0;
+    double lowerMs = 0;
+};
+
+// `detailVariant`: the variant whose every step is lowered; the others get their final step only
+// (empty: every step of every variant).
+Exploration explore(const std::string& script, const std::map<std::string, std::int64_t>& overrides = {},
+                    const std::string& detailVariant = {});
+
+// The stages of one schedule as the schedule panel lists them.
+std::vector<StageInfo> describeStages(const Schedule& sch);
+
+}  // namespace loopscope

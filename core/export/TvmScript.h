@@ -1,0 +1,31 @@
+// One variant of a TE script as a standalone Python script for TVM 0.17: the declarations, this
+// variant's schedule, then code that builds, checks and times it in TVM.
+#pragma once
+
+#include "te/Program.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace loopscope {
+
+// The line that separates the script Loopscope evaluates from the code that only TVM runs.
+inline constexpr const char* kTvmRunMarker = "# --- run in TVM ---";
+
+struct TvmScriptOptions {
+    std::string source; // named in the header comment, e.g. "opt_gemm.py"
+    // Values of symbolic sizes (te.var) for the inputs the TVM code creates; 1024 if absent.
+    std::map<std::string, std::int64_t> symbols;
+};
+
+// `scriptText` is the script `p` was evaluated from and `v` one of p's variants. The result keeps
+// every top-level statement up to the variant's last one, except the statements of other
+// variants (and declarations that use what those define); parameters take the values in `p`.
+// After kTvmRunMarker: tvm.build, seeded random inputs, a check against the default schedule of
+// the same outputs, and time_evaluator with the operation count Loopscope computed.
+// Throws UserError when a shape is not known (a symbolic size without a value).
+std::string exportTvmScript(const std::string& scriptText, const Program& p, const Variant& v,
+                            const TvmScriptOptions& options = {});
+
+} // namespace loopscope

@@ -1,0 +1,156 @@
+// `loopscope-cli export`: every format to stdout and to a file, the header next to an object, and
+// the usage errors (exit 2) for a missing or unknown variant or format.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct RunResult {
+    int exitCode = -1;
+    std::string output; // stdout, or stdout and stderr
+};
+
+RunResult runCli(const std::string& args, bool withStderr = true)
+{
+    std::string cmd =
+        std::string(LOOPSCOPE_CLI) + " " + args + (withStderr ? " 2>&1" : " 2>/dev/null");
+    RunResult r;
+    FILE* p = popen(cmd.c_str(), "r");
+    if (!p) return r;
+    std::array<char, 4096> buf;
+    std::size_t n;
+    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0)
+        r.output.append(buf.data(), n);
+    int status = pclose(p);
+    r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return r;
+}
+
+std::string readText(const fs::path& p)
+{
+    std::ifstream in(p, std::ios::binary);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+const std::string kGemm = "'" + (fs::path(LOOPSCOPE_SOURCE_DIR) / "samples/opt_gemm.py").string() +
+                          "' --set M=64 --set N=64 --set K=64 ";
+
+class CliExport : public testing::Test {
+protected:
+    void SetUp() override
+    {
+        dir = fs::temp_directory_path() / ("loopscope_cli_export_" + std::to_string(getpid()));
+        fs::create_directories(dir);
+    }
+    void TearDown() override
+    {
+        std::error_code ec;
+        fs::remove_all(dir, ec);
+    }
+    fs::path dir;
+};
+
+TEST_F(CliExport, TextFormatsGoToStdout)
+{
+    RunResult tvm = runCli("export " + kGemm + "--variant 'write cache' --format tvm", false);
+    EXPECT_EQ(tvm.exitCode, 0) << tvm.output;
+    EXPECT_NE(tvm.output.find("s[CC].compute_at(s[C], no)"), std::string::npos) << tvm.output;
+    EXPECT_NE(tvm.output.find("# --- run in TVM ---"), std::string::npos) << tvm.output;
+    EXPECT_NE(tvm.output.find("M = 64"), std::string::npos) << tvm.output;
+
+    // Without name= in the script, the function is named after the variant.
+    RunResult c = runCli("export " + kGemm + "--variant 'write cache' --format c", false);
+    EXPECT_EQ(c.exitCode, 0) << c.output;
+    EXPECT_NE(
+        c.output.find("void write_cache(float* restrict A, float* restrict B, float* restrict C)"),
+        std::string::npos)
+        << c.output;
+
+    RunResult llvm = runCli("export " + kGemm + "--variant parallel --format llvm", false);
+    EXPECT_EQ(llvm.exitCode, 0) << llvm.output;
+    EXPECT_NE(llvm.output.find("define void @mmult("), std::string::npos) << llvm.output;
+
+    RunResult assembly = runCli("export " + kGemm + "--variant parallel --format asm", false);
+    EXPECT_EQ(assembly.exitCode, 0) << assembly.output;
+    EXPECT_NE(assembly.output.find("mmult:"), std::string::npos) << assembly.output;
+}
+
+TEST_F(CliExport, WritesFiles)
+{
+    for (const char* format : {"tvm", "c", "llvm", "asm"}) {
+        fs::path out = dir / (std::string("gemm.") + format);
+        RunResult r = runCli("export " + kGemm + "--variant blocking --format " + format + " -o '" +
+                             out.string() + "'");
+        EXPECT_EQ(r.exitCode, 0) << format << ": " << r.output;
+        EXPECT_TRUE(r.output.empty()) << format << ": " << r.output;
+        ASSERT_TRUE(fs::exists(out)) << out;
+        EXPECT_GT(fs::file_size(out), 100u) << out;
+    }
+}
+
+TEST_F(CliExport, ObjectComesWithItsHeader)
+{
+    fs::path out = dir / "gemm.o";
+    RunResult r =
+        runCli("export " + kGemm + "--variant parallel --format obj -o '" + out.string() + "'");
+    EXPECT_EQ(r.exitCode, 0) << r.output;
+    ASSERT_TRUE(fs::exists(out));
+    std::string object = readText(out);
+    ASSERT_GE(object.size(), 4u);
+    EXPECT_EQ(object.substr(0, 4), "\x7f"
+                                   "ELF");
+    fs::path header = dir / "gemm.h";
+    ASSERT_TRUE(fs::exists(header));
+    std::string h = readText(header);
+    EXPECT_NE(h.find("void mmult(float* A, float* B, float* C);"), std::string::npos) << h;
+    EXPECT_NE(h.find("#ifndef"), std::string::npos) << h;
+}
+
+TEST_F(CliExport, UsageErrors)
+{
+    struct Case {
+        std::string args;
+        std::string message;
+    };
+    const Case cases[] = {
+        {"export " + kGemm + "--format c", "exactly one --variant"},
+        {"export " + kGemm + "--variant nosuch --format c", "no variant 'nosuch'"},
+        {"export " + kGemm + "--variant parallel", "needs --format"},
+        {"export " + kGemm + "--variant parallel --format pdf", "unknown format 'pdf'"},
+        {"export " + kGemm + "--variant parallel --format obj", "--format obj needs -o"},
+        {"export " + kGemm + "--variant parallel --variant blocking --format c",
+         "exactly one --variant"},
+        {"export " + kGemm + "--variant parallel --format c --json", "unknown option '--json'"},
+    };
+    for (auto& c : cases) {
+        RunResult r = runCli(c.args);
+        EXPECT_EQ(r.exitCode, 2) << c.args << "\n" << r.output;
+        EXPECT_NE(r.output.find(c.message), std::string::npos) << c.args << "\n" << r.output;
+    }
+}
+
+TEST_F(CliExport, DocumentErrorsExitWithOne)
+{
+    fs::path script = dir / "broken.py";
+    std::ofstream(script)
+        << "A = te.placeholder((8,), name=\"A\")\nB = te.compute((8,), lambda i: A[i] + 1.0, "
+           "name=\"B\")\n# variant: v\ns = te.create_schedule(B.op)\ns[B].split(B.op.axis[0], "
+           "factor=0)\n";
+    RunResult r = runCli("export '" + script.string() + "' --variant v --format c");
+    EXPECT_EQ(r.exitCode, 1) << r.output;
+    EXPECT_NE(r.output.find(":5:"), std::string::npos) << r.output;
+}
+
+} // namespace
