@@ -1,6 +1,8 @@
 // loopscope-cli: the headless face of the core (DESIGN.md §4). Exit codes: 0 success, 1 the
 // document has an error, 2 bad command-line usage, 3 a --check found wrong numbers.
 #include "codegen/Runner.h"
+#include "codegen/VariantRun.h"
+#include "codegen/VariantRunJson.h"
 #include "export/CSource.h"
 #include "export/TvmScript.h"
 #include "runtime/ThreadPool.h"
@@ -10,8 +12,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <cctype>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -168,26 +168,19 @@ bool evaluate(Options& o, EvalResult* result, json* errorJson)
 {
     std::string source;
     if (!readFile(o.file, &source)) throw UsageError("cannot read '" + o.file + "'");
-    std::vector<std::string> unused;
-    *result = evaluateScript(source, o.sets, &unused);
+    ScriptEvaluation evaluation = evaluateWithValues(source, o.sets);
+    *result = std::move(evaluation.result);
     if (!result->ok) {
         reportDiagnostic(o, result->error);
         *errorJson = diagnosticJson(o.file, result->error);
         return false;
     }
     // --set names that are symbolic sizes give their run-time values.
-    std::vector<std::string> unknown;
-    for (auto& n : unused) {
-        bool isSymbol = std::any_of(result->program.sizeVars.begin(), result->program.sizeVars.end(),
-                                    [&](const SizeVar& v) { return v.name == n; });
-        if (isSymbol) o.symbols[n] = o.sets.at(n);
-        else unknown.push_back(n);
-    }
-    if (!unknown.empty()) {
+    o.symbols = evaluation.symbols;
+    if (!evaluation.unknownNames.empty()) {
         std::string names;
-        for (auto& n : unknown) names += (names.empty() ? "" : ", ") + n;
-        std::string known;
-        for (auto& p : result->program.parameters) known += (known.empty() ? "" : ", ") + p.name;
+        for (auto& n : evaluation.unknownNames) names += (names.empty() ? "" : ", ") + n;
+        std::string known = parameterList(result->program);
         throw UsageError("--set " + names + ": the script has no such parameter" +
                          (known.empty() ? std::string(" (it has none)") : " (it has: " + known + ")"));
     }
@@ -330,50 +323,21 @@ struct VariantOutcome {
 // Compile, run, optionally check and time one variant. Document errors are rethrown.
 VariantOutcome runVariant(const Options& o, const Program& p, const Variant& v, bool timed)
 {
-    RunConfig cfg;
-    cfg.symbols = o.symbols;
-    auto prepared = PreparedRun::prepare(p, v, cfg);
-    for (auto& n : prepared->notes()) std::cerr << o.file << ": note: " << n << "\n";
+    VariantRunOptions options;
+    options.config.symbols = o.symbols;
+    options.check = o.check;
+    options.time = timed;
+    options.benchmark.repeat = o.repeat;
+    options.benchmark.number = o.number;
+    options.benchmark.minRepeatMs = o.minRepeatMs;
+    VariantRunOutcome run = loopscope::runVariant(p, v, options);
+    for (auto& n : run.notes) std::cerr << o.file << ": note: " << n << "\n";
     VariantOutcome out;
-    json& rec = out.record;
-    rec["variant"] = v.name;
+    out.record = variantRunJson(run);
+    out.record["variant"] = v.name;
     json params = parametersJson(p, o);
-    for (auto& [name, value] : params.items()) rec[name] = value;
-    rec["lower_ms"] = prepared->lowerMs();
-    rec["compile_ms"] = prepared->compileMs();
-    rec["flops"] = prepared->flops();
-    auto t0 = std::chrono::steady_clock::now();
-    prepared->run();
-    rec["run_ms"] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    rec["checked"] = false;
-    if (o.check) {
-        bool ok = true;
-        json outputs = json::array();
-        for (auto& c : prepared->check()) {
-            json x{{"tensor", c.tensor}, {"ok", c.result.ok}, {"elements", c.result.checked},
-                   {"max_abs_error", c.result.maxAbsError}, {"max_rel_error", c.result.maxRelError}};
-            if (!c.result.firstMismatch.empty()) x["first_mismatch"] = c.result.firstMismatch;
-            if (!c.result.error.empty()) x["error"] = c.result.error;
-            outputs.push_back(x);
-            ok = ok && c.result.ok;
-        }
-        rec["check"] = outputs;
-        rec["checked"] = ok;
-        out.wrong = !ok;
-    }
-    if (timed && !out.wrong) {
-        BenchmarkOptions bo;
-        bo.repeat = o.repeat;
-        bo.number = o.number;
-        bo.minRepeatMs = o.minRepeatMs;
-        Measurement m = prepared->benchmark(bo);
-        rec["ms_median"] = m.median;
-        rec["ms_min"] = m.min;
-        rec["ms_max"] = m.max;
-        rec["number"] = m.number;
-        rec["repeat"] = m.msPerRun.size();
-        rec["gflops"] = m.median > 0 ? prepared->flops() / (m.median * 1e6) : 0.0;
-    }
+    for (auto& [name, value] : params.items()) out.record[name] = value;
+    out.wrong = run.wrong;
     return out;
 }
 
@@ -424,7 +388,7 @@ int commandRunOrBench(Options& o)
             if (o.json) std::cout << json{{"ok", false}, {"error", diagnosticJson(o.file, e.diagnostic())}}.dump(2) << "\n";
             return kDocumentError;
         } catch (const CodegenError& e) {
-            Diagnostic d{v->loc, "variant '" + v->name + "' cannot run: " + e.what()};
+            Diagnostic d = cannotRunDiagnostic(*v, e);
             reportDiagnostic(o, d);
             if (o.json) std::cout << json{{"ok", false}, {"error", diagnosticJson(o.file, d)}}.dump(2) << "\n";
             return kDocumentError;
@@ -463,16 +427,6 @@ bool writeFile(const std::string& path, const std::string& data)
     return static_cast<bool>(out.flush());
 }
 
-// The exported function's name: the one given to tvm.build, else the variant's (a C function
-// cannot be called main, and several exported variants can then be linked together).
-std::string exportedName(const Variant& v)
-{
-    if (v.funcName != "main") return v.funcName;
-    std::string name = scriptName(v.name);
-    if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) name = "variant_" + name;
-    return name;
-}
-
 int commandExport(Options& o)
 {
     EvalResult r;
@@ -491,7 +445,7 @@ int commandExport(Options& o)
             text = exportTvmScript(source, r.program, v, options);
         } else {
             LoweredFunc f = lowerSchedule(v.schedule(), v.args, v.funcName);
-            f.func.name = exportedName(v);
+            f.func.name = exportedFunctionName(v);
             noteThreadBindings(o, v);
             if (o.format == "c")
                 text = exportCSource(f.func, std::filesystem::path(o.file).filename().string() + ", variant " + v.name);

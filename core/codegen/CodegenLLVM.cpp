@@ -321,6 +321,11 @@ private:
     llvm::Value* libmCall(const char* f32, const char* f64, llvm::Value* x)
     {
         llvm::Type* elem = x->getType()->getScalarType();
+        if (elem->isHalfTy()) {
+            // libm has no half-precision functions: compute in float and round back.
+            llvm::Type* wide = x->getType()->getWithNewType(llvm::Type::getFloatTy(m_ctx));
+            return m_b.CreateFPTrunc(libmCall(f32, f64, m_b.CreateFPExt(x, wide)), x->getType());
+        }
         const char* name = elem->isDoubleTy() ? f64 : f32;
         llvm::FunctionCallee fn = m_mod.getOrInsertFunction(name, llvm::FunctionType::get(elem, {elem}, false));
         int lanes = lanesOf(x);
@@ -441,7 +446,24 @@ private:
         return it->second;
     }
 
-    unsigned elementAlign(DataType t) { return static_cast<unsigned>(std::min(t.bytes() * t.lanes, 64)); }
+    // The alignment an element of a buffer of type `t` is known to have: the largest power of two
+    // dividing its size (elements of a float32x5 buffer start every 20 bytes), at most 64.
+    unsigned elementAlign(DataType t)
+    {
+        int size = t.bytes() * t.lanes;
+        return static_cast<unsigned>(std::min(size & -size, 64));
+    }
+
+    // The address of element `index` of a buffer of type `elem`. Buffers of a vector type
+    // (StorageRewrite makes them) are packed, as their allocation is: element i starts at scalar
+    // i * lanes. A GEP over the LLVM vector type would step by its allocation size instead, which
+    // is larger when the lane count is not a power of two (<5 x float> occupies 32 bytes).
+    llvm::Value* elementPointer(DataType elem, llvm::Value* base, llvm::Value* index)
+    {
+        if (elem.lanes == 1) return m_b.CreateInBoundsGEP(memType(elem), base, index);
+        llvm::Value* scalars = m_b.CreateMul(index, llvm::ConstantInt::get(index->getType(), elem.lanes));
+        return m_b.CreateInBoundsGEP(memType(elem.element()), base, scalars);
+    }
 
     llvm::Value* genLoad(const BufferLoadNode* op)
     {
@@ -454,7 +476,7 @@ private:
             return elem.element().isBool() ? m_b.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType())) : v;
         };
         if (index.type().lanes == 1) {
-            llvm::Value* ptr = m_b.CreateInBoundsGEP(mty, base, genExpr(index));
+            llvm::Value* ptr = elementPointer(elem, base, genExpr(index));
             return fromMemory(m_b.CreateAlignedLoad(mty, ptr, llvm::Align(elementAlign(elem))));
         }
         int lanes = index.type().lanes;
@@ -467,7 +489,7 @@ private:
         llvm::Value* idx = genExpr(index);
         llvm::Value* out = llvm::UndefValue::get(memType(elem.withLanes(lanes * elem.lanes)));
         for (int i = 0; i < lanes; ++i) {
-            llvm::Value* ptr = m_b.CreateInBoundsGEP(mty, base, m_b.CreateExtractElement(idx, static_cast<std::uint64_t>(i)));
+            llvm::Value* ptr = elementPointer(elem, base, m_b.CreateExtractElement(idx, static_cast<std::uint64_t>(i)));
             llvm::Value* v = m_b.CreateAlignedLoad(mty, ptr, llvm::Align(elementAlign(elem)));
             out = m_b.CreateInsertElement(out, v, static_cast<std::uint64_t>(i));
         }
@@ -485,7 +507,7 @@ private:
         llvm::Value* value = genExpr(op->value);
         if (elem.element().isBool()) value = m_b.CreateZExt(value, memType(elem.withLanes(lanesOf(value))));
         if (lanes == 1) {
-            llvm::Value* ptr = m_b.CreateInBoundsGEP(mty, base, genExpr(index));
+            llvm::Value* ptr = elementPointer(elem, base, genExpr(index));
             m_b.CreateAlignedStore(value, ptr, llvm::Align(elementAlign(elem)));
             return;
         }
@@ -497,7 +519,7 @@ private:
         }
         llvm::Value* idx = genExpr(index);
         for (int i = 0; i < lanes; ++i) {
-            llvm::Value* ptr = m_b.CreateInBoundsGEP(mty, base, m_b.CreateExtractElement(idx, static_cast<std::uint64_t>(i)));
+            llvm::Value* ptr = elementPointer(elem, base, m_b.CreateExtractElement(idx, static_cast<std::uint64_t>(i)));
             m_b.CreateAlignedStore(m_b.CreateExtractElement(value, static_cast<std::uint64_t>(i)), ptr,
                                    llvm::Align(elementAlign(elem)));
         }
@@ -559,13 +581,14 @@ private:
     void genAllocate(const AllocateNode* op)
     {
         const Buffer& b = op->buffer;
-        llvm::Type* mty = memType(b->dtype);
         llvm::Value* count = genExpr(b->shape[0]);
         std::int64_t n;
         bool constant = isConstInt(b->shape[0], &n);
         std::int64_t bytes = constant ? n * b->dtype.bytes() * b->dtype.lanes : -1;
         if (constant && bytes <= kMaxStackBytes) {
-            m_vars[b->data.get()] = entryAlloca(mty, count, 64);
+            // Packed scalars, as on the heap: see elementPointer.
+            llvm::Value* scalars = m_b.getInt64(static_cast<std::uint64_t>(n * b->dtype.lanes));
+            m_vars[b->data.get()] = entryAlloca(memType(b->dtype.element()), scalars, 64);
             genStmt(op->body);
             return;
         }

@@ -30,8 +30,10 @@ std::int64_t evalSize(const Expr& e, const SizeValues& symbols, const std::strin
 }  // namespace
 
 std::unique_ptr<PreparedRun> PreparedRun::prepare(const Program& program, const Variant& variant,
-                                                  const RunConfig& config)
+                                                  const RunConfig& config, int step)
 {
+    LS_ASSERT(step < static_cast<int>(variant.snapshots.size()), "no such step");
+    const Schedule& schedule = step < 0 ? variant.schedule() : variant.snapshots[static_cast<std::size_t>(step)];
     std::unique_ptr<PreparedRun> r(new PreparedRun());
     r->m_variant = &variant;
     r->m_seed = config.seed;
@@ -48,7 +50,7 @@ std::unique_ptr<PreparedRun> PreparedRun::prepare(const Program& program, const 
     }
 
     auto t0 = std::chrono::steady_clock::now();
-    r->m_lowered = lowerSchedule(variant.schedule(), variant.args, variant.funcName);
+    r->m_lowered = lowerSchedule(schedule, variant.args, variant.funcName);
     r->m_lowerMs = msSince(t0);
     t0 = std::chrono::steady_clock::now();
     r->m_kernel = compileKernel(r->m_lowered.func, config.optLevel);

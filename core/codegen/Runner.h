@@ -33,8 +33,9 @@ struct OutputCheck {
 class PreparedRun {
 public:
     // Throws UserError (the schedule cannot be lowered) or CodegenError (cannot run on the CPU).
+    // `step`: which schedule of the variant to run (0: untransformed; -1: after its last step).
     static std::unique_ptr<PreparedRun> prepare(const Program& program, const Variant& variant,
-                                                const RunConfig& config);
+                                                const RunConfig& config, int step = -1);
 
     void run() const;
     // Compares every output with the reference (run() first).

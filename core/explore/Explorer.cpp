@@ -5,6 +5,7 @@
 #include "tir/Printer.h"
 
 #include <chrono>
+#include <set>
 
 namespace loopscope {
 
@@ -58,6 +59,7 @@ std::vector<StageInfo> describeStages(const Schedule& sch)
         StageInfo info;
         info.name = st.name();
         info.output = st.isOutput;
+        for (int r : sch.readers(st.op)) info.readers.push_back(sch.stages()[static_cast<std::size_t>(r)].name());
         if (st.isPlaceholder()) {
             info.kind = "placeholder";
             info.attach = "root";
@@ -103,6 +105,11 @@ Exploration explore(const std::string& script, const std::map<std::string, std::
         vv.name = v.name;
         vv.line = v.loc.line;
         vv.lastLine = v.lastLine;
+        vv.scheduleVar = v.scheduleVar;
+        vv.tensorVars = v.tensorVars;
+        vv.axisVars = v.axisVars;
+        vv.names = v.names;
+        for (auto& a : v.args) vv.args.push_back(a->name);
         bool detailed = detailVariant.empty() || detailVariant == v.name;
         for (std::size_t k = 0; k < v.snapshots.size(); ++k) {
             bool last = k + 1 == v.snapshots.size();
@@ -121,6 +128,10 @@ Exploration explore(const std::string& script, const std::map<std::string, std::
         x.variants.push_back(std::move(vv));
     }
     x.lowerMs = msSince(t0);
+    std::set<std::string> names;
+    for (auto& v : r.program.variants) names.insert(v.names.begin(), v.names.end());
+    for (auto& p : r.program.parameters) names.insert(p.name);
+    x.allNames.assign(names.begin(), names.end());
     return x;
 }
 

@@ -28,6 +28,7 @@ struct StageInfo {
     bool output = false;
     std::vector<AxisInfo> axes;  // current loop axes, outer to inner (empty for placeholders)
     std::vector<std::string> rootAxes;  // op.axis then op.reduce_axis, as the script spells them
+    std::vector<std::string> readers;   // the stages that read this one
 };
 
 struct StepView {
@@ -45,6 +46,12 @@ struct VariantView {
     int line = 0;      // te.create_schedule
     int lastLine = 0;  // last statement of the variant's block
     std::vector<StepView> steps;
+    // For writing new steps at the end of the block (see Variant in te/Program.h).
+    std::string scheduleVar;
+    std::map<std::string, std::string> tensorVars;  // variable -> tensor name
+    std::map<std::string, std::string> axisVars;    // variable -> axis name ("i.outer")
+    std::vector<std::string> names;                 // every name in use
+    std::vector<std::string> args;                  // the function's argument tensors
 };
 
 struct Exploration {
@@ -52,6 +59,7 @@ struct Exploration {
     Diagnostic error;  // when !ok: the first mistake in the script
     std::vector<Parameter> parameters;
     std::vector<VariantView> variants;  // complete when ok, else those before the error
+    std::vector<std::string> allNames;  // every name the script binds anywhere
     double evaluateMs = 0;
     double lowerMs = 0;
 };

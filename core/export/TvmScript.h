@@ -14,7 +14,7 @@ namespace loopscope {
 inline constexpr const char* kTvmRunMarker = "# --- run in TVM ---";
 
 struct TvmScriptOptions {
-    std::string source; // named in the header comment, e.g. "opt_gemm.py"
+    std::string source;  // named in the header comment, e.g. "opt_gemm.py"
     // Values of symbolic sizes (te.var) for the inputs the TVM code creates; 1024 if absent.
     std::map<std::string, std::int64_t> symbols;
 };
@@ -28,4 +28,4 @@ struct TvmScriptOptions {
 std::string exportTvmScript(const std::string& scriptText, const Program& p, const Variant& v,
                             const TvmScriptOptions& options = {});
 
-} // namespace loopscope
+}  // namespace loopscope

@@ -241,14 +241,21 @@ public:
                 if (!name.empty()) m_variantComments[c.loc.line] = name;
             }
         }
-        for (auto& st : mod.body) {
-            m_stmt = &st;
-            m_touched.clear();
-            execute(st);
-            for (int v : m_touched) {
-                auto& var = m_program.variants[static_cast<std::size_t>(v)];
-                var.lastLine = std::max(var.lastLine, st.endLine);
+        try {
+            for (auto& st : mod.body) {
+                m_stmt = &st;
+                m_touched.clear();
+                execute(st);
+                for (int v : m_touched) {
+                    auto& var = m_program.variants[static_cast<std::size_t>(v)];
+                    var.lastLine = std::max(var.lastLine, st.endLine);
+                    recordNames(var);
+                }
             }
+        } catch (const UserError&) {
+            // The variants evaluated before the mistake stay usable (the app keeps showing them).
+            finishVariants();
+            throw;
         }
         finishVariants();
     }
@@ -1470,6 +1477,21 @@ private:
             return Value::ofTensor(VKind::Tensor, rf);
         }
         throw UserError(c.loc, "schedule method '" + name + "' is not supported");
+    }
+
+    void recordNames(Variant& v)
+    {
+        v.tensorVars.clear();
+        v.axisVars.clear();
+        v.names.clear();
+        for (auto& [name, value] : m_env) {
+            v.names.push_back(name);
+            if (value.kind == VKind::Tensor) v.tensorVars[name] = value.tensor->name;
+            else if (value.kind == VKind::IterVar) v.axisVars[name] = value.iv->name();
+            else if (value.kind == VKind::Schedule && &m_program.variants[static_cast<std::size_t>(value.variant)] == &v)
+                v.scheduleVar = name;
+        }
+        std::sort(v.names.begin(), v.names.end());
     }
 
     void finishVariants()

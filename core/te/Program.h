@@ -47,6 +47,13 @@ struct Variant {
     bool argsFromScript = false;  // given by tvm.lower / tvm.build
     std::string funcName = "main";
     std::string target = "llvm";
+    // The script's names as they stand after the variant's last statement, for writing new steps:
+    // the schedule's variable, variables holding tensors (variable -> tensor name) and axes
+    // (variable -> axis name, e.g. "i.outer"), and every name in use.
+    std::string scheduleVar;
+    std::map<std::string, std::string> tensorVars;
+    std::map<std::string, std::string> axisVars;
+    std::vector<std::string> names;
     const Schedule& schedule() const { return snapshots.back(); }
 };
 

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -17,13 +18,11 @@ namespace {
 
 struct RunResult {
     int exitCode = -1;
-    std::string output; // stdout, or stdout and stderr
+    std::string output;  // stdout, or stdout and stderr
 };
 
-RunResult runCli(const std::string& args, bool withStderr = true)
+RunResult runShell(const std::string& cmd)
 {
-    std::string cmd =
-        std::string(LOOPSCOPE_CLI) + " " + args + (withStderr ? " 2>&1" : " 2>/dev/null");
     RunResult r;
     FILE* p = popen(cmd.c_str(), "r");
     if (!p) return r;
@@ -34,6 +33,12 @@ RunResult runCli(const std::string& args, bool withStderr = true)
     int status = pclose(p);
     r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     return r;
+}
+
+RunResult runCli(const std::string& args, bool withStderr = true)
+{
+    return runShell(std::string(LOOPSCOPE_CLI) + " " + args +
+                    (withStderr ? " 2>&1" : " 2>/dev/null"));
 }
 
 std::string readText(const fs::path& p)
@@ -116,6 +121,42 @@ TEST_F(CliExport, ObjectComesWithItsHeader)
     std::string h = readText(header);
     EXPECT_NE(h.find("void mmult(float* A, float* B, float* C);"), std::string::npos) << h;
     EXPECT_NE(h.find("#ifndef"), std::string::npos) << h;
+
+    // A C program links the object (with the runtime the header carries) and gets the product.
+    if (std::system("gcc --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "gcc is not installed";
+    std::ofstream(dir / "main.c") << R"(#define LOOPSCOPE_RUNTIME_IMPLEMENTATION
+#include "gemm.h"
+#include <math.h>
+#include <stdio.h>
+static float A[64 * 64], B[64 * 64], C[64 * 64];
+int main(void)
+{
+    for (int i = 0; i < 64 * 64; ++i) {
+        A[i] = (float)(i % 7) - 3.0f;
+        B[i] = (float)(i % 5) - 2.0f;
+    }
+    mmult(A, B, C);
+    for (int i = 0; i < 64; ++i) {
+        for (int j = 0; j < 64; ++j) {
+            float s = 0.0f;
+            for (int k = 0; k < 64; ++k) s += A[i * 64 + k] * B[k * 64 + j];
+            if (fabsf(s - C[i * 64 + j]) > 1e-3f) {
+                printf("C[%d, %d] = %g, expected %g\n", i, j, C[i * 64 + j], s);
+                return 1;
+            }
+        }
+    }
+    printf("ok\n");
+    return 0;
+}
+)";
+    std::string d = "'" + dir.string() + "/";
+    RunResult cc = runShell("gcc -std=c11 -O2 -fopenmp -Wall -Werror -o " + d + "main' " + d +
+                            "main.c' " + d + "gemm.o' -lm");
+    ASSERT_EQ(cc.exitCode, 0) << cc.output;
+    RunResult run = runShell(d + "main'");
+    EXPECT_EQ(run.exitCode, 0) << run.output;
+    EXPECT_EQ(run.output, "ok\n");
 }
 
 TEST_F(CliExport, UsageErrors)
@@ -153,4 +194,4 @@ TEST_F(CliExport, DocumentErrorsExitWithOne)
     EXPECT_NE(r.output.find(":5:"), std::string::npos) << r.output;
 }
 
-} // namespace
+}  // namespace

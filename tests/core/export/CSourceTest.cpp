@@ -139,6 +139,11 @@ struct VariantCase {
     std::string variant;
 };
 
+void PrintTo(const VariantCase& c, std::ostream* os)
+{
+    *os << c.sample->file << ", variant " << c.variant;
+}
+
 std::vector<VariantCase> variantCases()
 {
     std::vector<VariantCase> out;
@@ -146,7 +151,7 @@ std::vector<VariantCase> variantCases()
         fs::path src = fs::path(LOOPSCOPE_SOURCE_DIR) / "samples" / (std::string(s.file) + ".py");
         EvalResult r = evaluateScript(readText(src), s.sizes);
         if (!r.ok) {
-            out.push_back({&s, "<script error>"}); // fails in the test with the diagnostic
+            out.push_back({&s, "<script error>"});  // fails in the test with the diagnostic
             continue;
         }
         for (auto& v : r.program.variants)
@@ -225,7 +230,7 @@ Buffer flatBuffer(const std::string& name, DataType t, std::int64_t n)
     return b;
 }
 
-// B[i] = A[i] // 3 and C[i] = A[i] % 3 rounding toward negative infinity (Python's // and %),
+// B[i] = A[i]  // 3 and C[i] = A[i] % 3 rounding toward negative infinity (Python's  // and %),
 // which C's / and % do not do.
 TEST(CSource, FloorDivisionAndModuloRoundDown)
 {
@@ -274,7 +279,7 @@ TEST(CSource, SymbolicSizesAreParameters)
         << source;
     CompiledC compiled(lowered.func, source);
     ASSERT_TRUE(compiled.error().empty()) << compiled.error();
-    const std::int64_t n = 21; // not a multiple of 8: the split's tail is guarded
+    const std::int64_t n = 21;  // not a multiple of 8: the split's tail is guarded
     std::vector<float> a(n), b(n + 1, -1.0f);
     for (std::int64_t k = 0; k < n; ++k)
         a[k] = static_cast<float>(k);
@@ -314,4 +319,4 @@ TEST(CSource, ParallelLoopsBecomeOpenMP)
         EXPECT_NE(source.find(include), std::string::npos) << source;
 }
 
-} // namespace
+}  // namespace

@@ -1,0 +1,414 @@
+#include "RequestHandler.h"
+
+#include "codegen/Codegen.h"
+#include "codegen/VariantRun.h"
+#include "codegen/VariantRunJson.h"
+#include "runtime/ThreadPool.h"
+#include "tir/Lower.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdint>
+#include <limits>
+#include <thread>
+
+namespace loopscope::worker {
+
+using json = nlohmann::json;
+
+namespace {
+
+// A failure reported as an error result.
+struct Failure {
+    std::string kind; // "request", "document", "codegen", "internal"
+    std::string message;
+    SourceLoc loc;
+};
+
+[[noreturn]] void badRequest(const std::string& message)
+{
+    throw Failure{"request", message, {}};
+}
+
+const json* find(const json& request, const char* name)
+{
+    auto it = request.find(name);
+    if (it == request.end() || it->is_null()) return nullptr;
+    return &*it;
+}
+
+std::string stringField(const json& request, const char* name, const std::string& fallback,
+                        bool required = false)
+{
+    const json* v = find(request, name);
+    if (!v) {
+        if (required) badRequest(std::string("the request has no \"") + name + "\"");
+        return fallback;
+    }
+    if (!v->is_string()) badRequest(std::string("\"") + name + "\" must be a string");
+    return v->get<std::string>();
+}
+
+std::int64_t intField(const json& request, const char* name, std::int64_t fallback,
+                      std::int64_t min = std::numeric_limits<std::int64_t>::min(),
+                      std::int64_t max = std::numeric_limits<std::int64_t>::max())
+{
+    const json* v = find(request, name);
+    if (!v) return fallback;
+    if (!v->is_number_integer()) badRequest(std::string("\"") + name + "\" must be an integer");
+    if (v->is_number_unsigned() && v->get<std::uint64_t>() > static_cast<std::uint64_t>(max))
+        badRequest(std::string("\"") + name + "\" must be at most " + std::to_string(max));
+    std::int64_t x = v->get<std::int64_t>();
+    if (x < min)
+        badRequest(std::string("\"") + name + "\" must be at least " + std::to_string(min));
+    if (x > max) badRequest(std::string("\"") + name + "\" must be at most " + std::to_string(max));
+    return x;
+}
+
+double numberField(const json& request, const char* name, double fallback, double min)
+{
+    const json* v = find(request, name);
+    if (!v) return fallback;
+    if (!v->is_number()) badRequest(std::string("\"") + name + "\" must be a number");
+    double x = v->get<double>();
+    if (!(x >= min))
+        badRequest(std::string("\"") + name + "\" must be at least " + std::to_string(min));
+    return x;
+}
+
+bool boolField(const json& request, const char* name, bool fallback)
+{
+    const json* v = find(request, name);
+    if (!v) return fallback;
+    if (!v->is_boolean()) badRequest(std::string("\"") + name + "\" must be true or false");
+    return v->get<bool>();
+}
+
+std::map<std::string, std::int64_t> setsField(const json& request)
+{
+    std::map<std::string, std::int64_t> sets;
+    const json* v = find(request, "sets");
+    if (!v) return sets;
+    if (!v->is_object()) badRequest("\"sets\" must be an object of NAME: integer");
+    for (auto& [name, value] : v->items()) {
+        if (!value.is_number_integer()) badRequest("sets: " + name + " must be an integer");
+        sets[name] = value.get<std::int64_t>();
+    }
+    return sets;
+}
+
+// The script evaluated with the request's "sets", and the variant and step it names.
+struct Target {
+    ScriptEvaluation evaluation;
+    const Variant* variant = nullptr;
+    int step = -1;
+};
+
+void evaluateTarget(const json& request, Target* t)
+{
+    std::string script = stringField(request, "script", "", true);
+    t->evaluation = evaluateWithValues(script, setsField(request));
+    const EvalResult& r = t->evaluation.result;
+    if (!r.ok) throw Failure{"document", r.error.message, r.error.loc};
+    if (!t->evaluation.unknownNames.empty()) {
+        std::string names;
+        for (auto& n : t->evaluation.unknownNames)
+            names += (names.empty() ? "" : ", ") + n;
+        std::string known = parameterList(r.program);
+        badRequest("sets: the script has no parameter named " + names +
+                   (known.empty() ? std::string(" (it has none)") : " (it has: " + known + ")"));
+    }
+    const Program& p = r.program;
+    if (p.variants.empty()) badRequest("the script has no variant (no te.create_schedule)");
+    std::string name = stringField(request, "variant", "");
+    if (name.empty())
+        t->variant = &p.variants.front();
+    else
+        t->variant = p.findVariant(name);
+    if (!t->variant)
+        badRequest("no variant '" + name + "' in the script (variants: " + variantList(p) + ")");
+    std::int64_t step = intField(request, "step", -1, std::numeric_limits<int>::min(),
+                                 std::numeric_limits<int>::max());
+    t->step = static_cast<int>(step);
+    if (!isValidStep(*t->variant, t->step)) {
+        std::size_t n = t->variant->steps.size();
+        badRequest("variant '" + t->variant->name + "' has " + std::to_string(n) + " step" +
+                   (n == 1 ? "" : "s") + "; there is no step " + std::to_string(step) + " (0 to " +
+                   std::to_string(n) + ", or -1 for the last)");
+    }
+}
+
+int resolvedStep(const Target& t)
+{
+    return t.step < 0 ? static_cast<int>(t.variant->steps.size()) : t.step;
+}
+
+// "variant 'tiled' step 3", as the messages name what ran.
+std::string describe(const Target& t)
+{
+    return "variant '" + t.variant->name + "' step " + std::to_string(resolvedStep(t));
+}
+
+// Testing hook: changes one element of the first output so that the check must fail.
+void corruptOutput(PreparedRun& run, const Variant& variant)
+{
+    const auto& outputs = variant.snapshots.front().outputs();
+    for (std::size_t i = 0; i < variant.args.size(); ++i) {
+        const Tensor& t = variant.args[i];
+        if (t->isPlaceholder() || std::find(outputs.begin(), outputs.end(), t) == outputs.end())
+            continue;
+        // The run owns its buffers and is not const here; only the accessor is.
+        auto& b = const_cast<HostBuffer&>(run.buffers()[i]);
+        if (b.elementCount() == 0) continue;
+        if (b.dtype().isBool())
+            b.setInt(0, b.getInt(0) ? 0 : 1);
+        else if (b.dtype().isFloat())
+            b.set(0, b.get(0) + 1.0 + 2.0 * std::abs(b.get(0)));
+        else
+            b.setInt(0, b.getInt(0) + 1);
+        return;
+    }
+}
+
+const char* phaseName(RunPhase phase)
+{
+    switch (phase) {
+    case RunPhase::Compiling: return "compiling";
+    case RunPhase::Checking: return "checking";
+    case RunPhase::Timing: return "timing";
+    }
+    return "compiling";
+}
+
+json errorResult(const std::string& kind, const std::string& message, SourceLoc loc = {})
+{
+    return {{"status", "error"},
+            {"kind", kind},
+            {"message", message},
+            {"line", loc.line},
+            {"column", loc.col}};
+}
+
+// nlohmann's messages start with "[json.exception.parse_error.101] "; the rest is plain.
+std::string withoutExceptionTag(const std::string& what)
+{
+    if (what.rfind("[json.exception.", 0) == 0) {
+        auto end = what.find("] ");
+        if (end != std::string::npos) return what.substr(end + 2);
+    }
+    return what;
+}
+
+} // namespace
+
+RequestHandler::RequestHandler(HandlerOptions options) : m_options(options)
+{
+    m_commands["ping"] = [this](const json&, const Progress&) { return ping(); };
+    m_commands["measure"] = [this](const json& r, const Progress& p) { return measure(r, p); };
+    m_commands["emit"] = [this](const json& r, const Progress& p) { return emitCode(r, p); };
+}
+
+std::vector<std::string> RequestHandler::commands() const
+{
+    std::vector<std::string> names;
+    for (auto& [name, command] : m_commands)
+        names.push_back(name);
+    return names;
+}
+
+void RequestHandler::handleLine(const std::string& line, const Emit& emit) const
+{
+    if (line.find_first_not_of(" \t\r\n") == std::string::npos) return;
+    json request;
+    try {
+        request = json::parse(line);
+    } catch (const json::exception& e) {
+        emit(errorResult("request",
+                         "the request is not valid JSON: " + withoutExceptionTag(e.what())));
+        return;
+    }
+    handle(request, emit);
+}
+
+void RequestHandler::handle(const json& request, const Emit& emit) const
+{
+    json id; // null until known
+    try {
+        if (!request.is_object()) badRequest("a request must be a JSON object");
+        if (const json* v = find(request, "id")) {
+            if (!v->is_number_integer()) badRequest("\"id\" must be an integer");
+            id = *v;
+        }
+        std::string cmd = stringField(request, "cmd", "", true);
+        auto it = m_commands.find(cmd);
+        if (it == m_commands.end()) {
+            std::string known;
+            for (auto& n : commands())
+                known += (known.empty() ? "" : ", ") + n;
+            badRequest("unknown command '" + cmd + "' (commands: " + known + ")");
+        }
+        Progress progress = [&](const std::string& phase, double fraction) {
+            json m{{"status", "progress"}, {"phase", phase}, {"fraction", fraction}};
+            if (!id.is_null()) m["id"] = id;
+            emit(m);
+        };
+        json result = it->second(request, progress);
+        if (!id.is_null()) result["id"] = id;
+        emit(result);
+        return;
+    } catch (const Failure& f) {
+        json result = errorResult(f.kind, f.message, f.loc);
+        if (!id.is_null()) result["id"] = id;
+        emit(result);
+    } catch (const UserError& e) {
+        json result = errorResult("document", e.message(), e.loc());
+        if (!id.is_null()) result["id"] = id;
+        emit(result);
+    } catch (const json::exception& e) {
+        json result = errorResult("request", withoutExceptionTag(e.what()));
+        if (!id.is_null()) result["id"] = id;
+        emit(result);
+    } catch (const std::exception& e) {
+        json result = errorResult("internal", std::string("internal error: ") + e.what());
+        if (!id.is_null()) result["id"] = id;
+        emit(result);
+    }
+}
+
+json RequestHandler::ping() const
+{
+    HostTarget host = hostTarget();
+    json names = json::array();
+    for (auto& n : commands())
+        names.push_back(n);
+    return {{"status", "ok"},
+            {"version", LOOPSCOPE_VERSION},
+            {"protocol", kProtocolVersion},
+            {"commands", names},
+            {"triple", host.triple},
+            {"cpu", host.cpu},
+            {"features", host.features},
+            {"vector_bits", host.vectorBits},
+            // What "threads": 0 uses (the pool's size follows the last request otherwise).
+            {"threads", std::max(1u, std::thread::hardware_concurrency())},
+            {"testing", m_options.testing}};
+}
+
+json RequestHandler::measure(const json& request, const Progress& progress) const
+{
+    Target t;
+    evaluateTarget(request, &t);
+    const Program& program = t.evaluation.result.program;
+    VariantRunOptions options;
+    options.step = t.step;
+    options.check = boolField(request, "check", true);
+    options.time = boolField(request, "time", true);
+    options.benchmark.repeat = static_cast<int>(intField(request, "repeat", 5, 1, 1000000));
+    options.benchmark.number = static_cast<int>(intField(request, "number", 1, 1, 1000000000));
+    options.benchmark.minRepeatMs = numberField(request, "min_repeat_ms", 50.0, 0.0);
+    options.config.symbols = t.evaluation.symbols;
+    options.config.seed = static_cast<std::uint64_t>(intField(request, "seed", 1, 0));
+    options.config.optLevel = static_cast<int>(intField(request, "opt_level", 3, 0, 3));
+    int threads = static_cast<int>(intField(request, "threads", 0, 0, 4096));
+
+    bool corrupt = false, crash = false;
+    std::int64_t sleepMs = 0;
+    if (m_options.testing) {
+        corrupt = boolField(request, "corrupt_output", false);
+        crash = boolField(request, "crash", false);
+        sleepMs = intField(request, "sleep_ms", 0, 0);
+    }
+
+    VariantRunHooks hooks;
+    hooks.progress = [&](RunPhase phase, double fraction) { progress(phaseName(phase), fraction); };
+    hooks.afterFirstRun = [&](PreparedRun& run) {
+        if (corrupt) corruptOutput(run, *t.variant);
+        if (sleepMs > 0) std::this_thread::sleep_for(std::chrono::milliseconds(sleepMs));
+        if (crash) {
+            std::signal(SIGSEGV, SIG_DFL);
+            std::raise(SIGSEGV);
+        }
+    };
+
+    setParallelThreads(threads);
+    VariantRunOutcome out;
+    try {
+        out = runVariant(program, *t.variant, options, hooks);
+    } catch (const CodegenError& e) {
+        Diagnostic d = cannotRunDiagnostic(*t.variant, e);
+        throw Failure{"codegen", d.message, d.loc};
+    }
+
+    json result = variantRunJson(out);
+    result["variant"] = t.variant->name;
+    result["step"] = resolvedStep(t);
+    result["steps"] = t.variant->steps.size();
+    result["threads"] = parallelThreads();
+    json parameters = json::object();
+    for (auto& p : program.parameters)
+        parameters[p.name] = p.value;
+    for (auto& [name, value] : t.evaluation.symbols)
+        parameters[name] = value;
+    result["parameters"] = parameters;
+    json notes = json::array();
+    for (auto& n : out.notes)
+        notes.push_back(n);
+    result["notes"] = notes;
+    if (out.wrong) {
+        // Wrong numbers are an error of the schedule, never a speed.
+        result["status"] = "wrong";
+        result.erase("run_ms");
+        result["first_mismatch"] = out.firstProblem();
+        result["max_abs_error"] = out.maxAbsError();
+        result["message"] = describe(t) + " computes wrong numbers: " + out.firstProblem();
+    } else {
+        result["status"] = "ok";
+    }
+    return result;
+}
+
+json RequestHandler::emitCode(const json& request, const Progress& progress) const
+{
+    Target t;
+    evaluateTarget(request, &t);
+    std::string format = stringField(request, "format", "llvm");
+    EmitKind kind;
+    if (format == "llvm")
+        kind = EmitKind::LLVMIR;
+    else if (format == "asm")
+        kind = EmitKind::Assembly;
+    else
+        badRequest("unknown format '" + format + "' (llvm or asm)");
+
+    progress("lowering", 0.0);
+    const Variant& v = *t.variant;
+    const Schedule& schedule =
+        t.step < 0 ? v.schedule() : v.snapshots[static_cast<std::size_t>(t.step)];
+    LoweredFunc f = lowerSchedule(schedule, v.args, v.funcName);
+    f.func.name = exportedFunctionName(v);
+    progress("compiling", 0.3);
+    std::string text;
+    try {
+        text = loopscope::emitCode(f.func, kind);
+    } catch (const CodegenError& e) {
+        throw Failure{"codegen",
+                      "variant '" + v.name + "' cannot be compiled for this CPU: " + e.what(),
+                      v.loc};
+    }
+    return {{"status", "ok"},
+            {"format", format},
+            {"variant", v.name},
+            {"step", resolvedStep(t)},
+            {"steps", v.steps.size()},
+            {"function", f.func.name},
+            {"text", text}};
+}
+
+std::string serializeMessage(const json& message)
+{
+    return message.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+} // namespace loopscope::worker

@@ -1,0 +1,77 @@
+// The worker's protocol: one JSON request per line in; progress messages and then exactly one
+// result out, each one JSON object on one line. Qt-free and process-free, so it can be tested
+// directly.
+//
+// Request:  {"id": INT, "cmd": NAME, ...arguments}. Unknown fields are ignored.
+// Progress: {"id", "status": "progress", "phase", "fraction"}: the phase being worked on
+//           ("lowering", "compiling", "checking", "timing") and the request's overall progress
+//           (0..1, never falling).
+// Result:   {"id", "status": "ok" | "wrong" | "error", ...}. Errors carry "kind" ("request": the
+//           request itself is wrong; "document": the script, e.g. a schedule step TVM would
+//           refuse; "codegen": the CPU cannot run it; "internal"), "message", "line" and "column"
+//           (1-based; 0 when there is no location). A line that is not JSON gets an error without
+//           "id"; a blank line gets nothing.
+//
+// "ping" -> ok: version, protocol, commands, triple, cpu, features, vector_bits, threads (what
+//   "threads": 0 uses), testing.
+// "measure" {script, variant (default: the first), step (default -1: after the last; 0: the
+//   untransformed schedule), sets {NAME: INT} (parameters and symbolic sizes), threads (0: all),
+//   check (default true), time (default true), repeat (5), number (1), min_repeat_ms (50),
+//   seed (1), opt_level (3)}
+//   -> ok: variant, step (resolved), steps, parameters, notes, lower_ms, compile_ms, run_ms,
+//      flops, checked, check [{tensor, ok, elements, max_abs_error, max_rel_error}] and, when
+//      timed, ms_median, ms_min, ms_max, number, repeat, gflops;
+//   -> wrong (a check failed; nothing is timed, no time or speed is given): message,
+//      first_mismatch, max_abs_error, check, lower_ms, compile_ms, flops.
+// "emit" {script, variant, step, sets, format: "llvm" | "asm"} -> ok: text, format, function.
+//
+// New commands register in the constructor; "commands" in ping's answer lists them.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace loopscope::worker {
+
+constexpr int kProtocolVersion = 1;
+
+struct HandlerOptions {
+    // Honour the hidden debugging fields of "measure" (corrupt_output, crash, sleep_ms). The
+    // worker sets it only when the environment has LOOPSCOPE_WORKER_TESTING=1.
+    bool testing = false;
+};
+
+class RequestHandler {
+public:
+    using Emit = std::function<void(const nlohmann::json& message)>;
+
+    explicit RequestHandler(HandlerOptions options = {});
+
+    // Handles one line of input: emits progress messages and then exactly one result (nothing
+    // for a blank line). Never throws; generated code it runs may still crash the process.
+    void handleLine(const std::string& line, const Emit& emit) const;
+    void handle(const nlohmann::json& request, const Emit& emit) const;
+
+    std::vector<std::string> commands() const;
+
+private:
+    // Reports a phase and the request's overall progress.
+    using Progress = std::function<void(const std::string& phase, double fraction)>;
+    using Command = std::function<nlohmann::json(const nlohmann::json& request, const Progress&)>;
+
+    nlohmann::json ping() const;
+    nlohmann::json measure(const nlohmann::json& request, const Progress& progress) const;
+    nlohmann::json emitCode(const nlohmann::json& request, const Progress& progress) const;
+
+    HandlerOptions m_options;
+    std::map<std::string, Command> m_commands;
+};
+
+// One line of output: compact JSON, invalid UTF-8 replaced, no newline.
+std::string serializeMessage(const nlohmann::json& message);
+
+} // namespace loopscope::worker

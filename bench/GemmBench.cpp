@@ -1,0 +1,123 @@
+// Matmul float32 through every variant of the GEMM samples, side by side with OpenBLAS
+// cblas_sgemm, in one run: GFLOPS per step, the time from script text to a callable function,
+// and the ratio to OpenBLAS. Usage: loopscope_bench_gemm [--sizes 1024,2048] [--threads 2]
+// [--samples opt_gemm,matmul_ladder,gemm_best] [--max-run-s 10]
+#include "codegen/Runner.h"
+#include "runtime/ThreadPool.h"
+
+#include <cblas.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace loopscope;
+
+extern "C" void openblas_set_num_threads(int);
+extern "C" char* openblas_get_config(void);
+
+namespace {
+
+std::vector<std::string> split(const std::string& s)
+{
+    std::vector<std::string> out;
+    std::stringstream ss(s);
+    std::string item;
+    while (std::getline(ss, item, ',')) out.push_back(item);
+    return out;
+}
+
+std::string readSample(const std::string& name)
+{
+    std::ifstream in(std::string(LOOPSCOPE_SOURCE_DIR) + "/samples/" + name + ".py");
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+double msSince(std::chrono::steady_clock::time_point t0)
+{
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+double openblasMs(int n, const BenchmarkOptions& bo)
+{
+    HostBuffer a(DataType::float32(), {n, n}), b(DataType::float32(), {n, n}), c(DataType::float32(), {n, n});
+    a.fillRandom(1);
+    b.fillRandom(2);
+    auto* pa = static_cast<float*>(a.data());
+    auto* pb = static_cast<float*>(b.data());
+    auto* pc = static_cast<float*>(c.data());
+    auto run = [&] { cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, pa, n, pb, n, 0.0f, pc, n); };
+    run();
+    return measure(run, bo).median;
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    std::vector<std::string> sizes{"1024", "2048"};
+    std::vector<std::string> samples{"opt_gemm", "matmul_ladder", "gemm_best"};
+    int threads = 2;
+    double maxRunS = 10;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        std::string a = argv[i], v = argv[i + 1];
+        if (a == "--sizes") sizes = split(v);
+        else if (a == "--samples") samples = split(v);
+        else if (a == "--threads") threads = std::stoi(v);
+        else if (a == "--max-run-s") maxRunS = std::stod(v);
+    }
+    setParallelThreads(threads);
+    openblas_set_num_threads(threads);
+    BenchmarkOptions bo;
+    bo.repeat = 5;
+    bo.minRepeatMs = 100;
+    std::printf("threads: %d; OpenBLAS: %s\n", threads, openblas_get_config());
+    for (auto& sz : sizes) {
+        int n = std::stoi(sz);
+        double flops = 2.0 * n * n * n;
+        double blasMs = openblasMs(n, bo);
+        double blasGflops = flops / (blasMs * 1e6);
+        std::printf("\n== %d x %d x %d ==\n", n, n, n);
+        std::printf("%-16s %-22s %12s %10s %10s %14s\n", "sample", "variant", "median ms", "GFLOPS", "vs BLAS", "text->fn ms");
+        std::printf("%-16s %-22s %12.3f %10.2f %10.2f %14s\n", "OpenBLAS", "cblas_sgemm", blasMs, blasGflops, 1.0, "-");
+        for (auto& sample : samples) {
+            std::string text = readSample(sample);
+            std::map<std::string, std::int64_t> sets{{"M", n}, {"N", n}, {"K", n}};
+            EvalResult r = evaluateScript(text, sets);
+            if (!r.ok) {
+                std::printf("%s: %s\n", sample.c_str(), r.error.message.c_str());
+                continue;
+            }
+            for (auto& v : r.program.variants) {
+                // Script text to callable function: evaluate, lower, compile.
+                auto t0 = std::chrono::steady_clock::now();
+                EvalResult again = evaluateScript(text, sets);
+                const Variant* same = again.program.findVariant(v.name);
+                RunConfig cfg;
+                auto prepared = PreparedRun::prepare(again.program, *same, cfg);
+                double textToFn = msSince(t0);
+                auto t1 = std::chrono::steady_clock::now();
+                prepared->run();
+                double once = msSince(t1);
+                if (once > maxRunS * 1000) {
+                    std::printf("%-16s %-22s %12s %10s %10s %14.1f  (one run took %.1f s: skipped)\n", sample.c_str(),
+                                v.name.c_str(), "-", "-", "-", textToFn, once / 1000);
+                    continue;
+                }
+                BenchmarkOptions vbo = bo;
+                if (once > 1000) vbo.repeat = 3;
+                Measurement m = prepared->benchmark(vbo);
+                double gflops = flops / (m.median * 1e6);
+                std::printf("%-16s %-22s %12.3f %10.2f %10.2f %14.1f\n", sample.c_str(), v.name.c_str(), m.median, gflops,
+                            gflops / blasGflops, textToFn);
+                std::fflush(stdout);
+            }
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,374 @@
+// The loop-nest view on real steps: what each mode and printing shows, errors instead of TIR,
+// rendering offscreen, synchronized panes, and clicks on loop variables reported as axis names.
+#include "views/LoopNestView.h"
+#include "explore/Explorer.h"
+#include "views/TirEditor.h"
+#include "views/ViewColors.h"
+
+#include <QFile>
+#include <QLabel>
+#include <QScrollBar>
+#include <QSignalSpy>
+#include <QStackedWidget>
+#include <QTest>
+#include <QTextBlock>
+#include <QToolButton>
+
+using namespace loopscope;
+
+namespace {
+
+Exploration exploreSample(const char* name)
+{
+    QFile f(QStringLiteral(LOOPSCOPE_SOURCE_DIR "/samples/") + QLatin1String(name));
+    if (!f.open(QIODevice::ReadOnly)) qFatal("cannot read sample %s", name);
+    return explore(f.readAll().toStdString(), {{"M", 64}, {"N", 64}, {"K", 64}});
+}
+
+const VariantView& variantNamed(const Exploration& x, const std::string& name)
+{
+    for (const VariantView& v : x.variants)
+        if (v.name == name) return v;
+    qFatal("no variant %s", name.c_str());
+}
+
+int stepWithLabel(const VariantView& v, const std::string& label)
+{
+    for (std::size_t k = 0; k < v.steps.size(); ++k)
+        if (v.steps[k].label == label) return int(k);
+    qFatal("no step %s", label.c_str());
+}
+
+// The block and column where `needle` first occurs in a line that contains `lineContains`.
+std::pair<int, int> find(TirEditor* e, const QString& lineContains, const QString& needle)
+{
+    for (QTextBlock b = e->document()->begin(); b.isValid(); b = b.next()) {
+        if (!b.text().contains(lineContains)) continue;
+        const int col = int(b.text().indexOf(needle));
+        if (col >= 0) return {b.blockNumber(), col};
+    }
+    return {-1, -1};
+}
+
+// Clicks the middle of the character at (block, column), scrolling it into view first.
+void clickAt(TirEditor* e, std::pair<int, int> where)
+{
+    QTextCursor c(e->document()->findBlockByNumber(where.first));
+    c.setPosition(c.block().position() + where.second);
+    e->setTextCursor(c);
+    e->ensureCursorVisible();
+    const QRect r = e->cursorRect(c);
+    const int half = e->fontMetrics().horizontalAdvance(QLatin1Char('x')) / 2;
+    QTest::mouseClick(e->viewport(), Qt::LeftButton, {}, QPoint(r.left() + half, r.center().y()));
+}
+
+// The document's lines other than the fillers opposite added or removed lines.
+QString textWithoutFillers(TirEditor* e)
+{
+    QStringList out;
+    for (const TirLine& l : e->lines())
+        if (l.change != LineChange::Filler) out << l.text;
+    return out.join(QLatin1Char('\n'));
+}
+
+QString plain(const std::string& s)
+{
+    QString q = QString::fromStdString(s);
+    if (q.endsWith(QLatin1Char('\n'))) q.chop(1);
+    return q;
+}
+
+QToolButton* button(QWidget* parent, const QString& text)
+{
+    for (QToolButton* b : parent->findChildren<QToolButton*>())
+        if (b->text() == text) return b;
+    qFatal("no button %s", qPrintable(text));
+}
+
+}  // namespace
+
+class LoopNestViewTest : public QObject {
+    Q_OBJECT
+
+private:
+    Exploration m_ladder;
+    VariantView m_unroll;
+
+    struct Panes {
+        TirEditor* step;
+        TirEditor* before;
+        TirEditor* after;
+        QLabel* message;
+    };
+    static Panes panes(LoopNestView& v)
+    {
+        return {v.findChild<TirEditor*>(QStringLiteral("stepPane")),
+                v.findChild<TirEditor*>(QStringLiteral("beforePane")),
+                v.findChild<TirEditor*>(QStringLiteral("afterPane")),
+                v.findChild<QLabel*>(QStringLiteral("messageText"))};
+    }
+
+private slots:
+    void initTestCase()
+    {
+        m_ladder = exploreSample("matmul_ladder.py");
+        QVERIFY(m_ladder.ok);
+        m_unroll = variantNamed(m_ladder, "unroll");
+    }
+
+    void showsTheTirAfterTheStep()
+    {
+        LoopNestView view;
+        view.setVariant(m_unroll);
+        QCOMPARE(view.currentStep(), int(m_unroll.steps.size()) - 1);  // the last step by default
+        const int k = stepWithLabel(m_unroll, "io, ii = s[C].split(i, factor=32)");
+        view.showStep(k);
+        const Panes p = panes(view);
+        QCOMPARE(p.step->toPlainText(), plain(m_unroll.steps[std::size_t(k)].tir));
+        QVERIFY(view.findChild<QLabel*>(QStringLiteral("stepTitle"))
+                    ->text()
+                    .contains(QStringLiteral("split(i, factor=32)")));
+
+        // The step's changes are marked: the header of the split loop, as a changed line and a
+        // loop.
+        const auto [block, col] =
+            find(p.step, QStringLiteral("for i_outer, i_inner, j in"), QStringLiteral("for"));
+        QVERIFY(block >= 0);
+        QCOMPARE(p.step->lines()[block].change, LineChange::Changed);
+        QVERIFY(p.step->lines()[block].changedLoop);
+        QVERIFY(!p.step->lines()[block].changedParts.isEmpty());
+        int loops = 0;
+        for (const TirLine& l : p.step->lines())
+            loops += l.changedLoop;
+        QCOMPARE(loops, 1);
+
+        view.setPrinting(true);
+        QCOMPARE(p.step->toPlainText(), plain(m_unroll.steps[std::size_t(k)].structured));
+        view.setPrinting(false);
+        QCOMPARE(p.step->toPlainText(), plain(m_unroll.steps[std::size_t(k)].tir));
+    }
+
+    void firstStepHasNothingMarked()
+    {
+        LoopNestView view;
+        view.setVariant(m_unroll);
+        view.showStep(0);
+        const Panes p = panes(view);
+        QCOMPARE(p.step->toPlainText(), plain(m_unroll.steps[0].tir));
+        for (const TirLine& l : p.step->lines()) {
+            QCOMPARE(l.change, LineChange::None);
+            QVERIFY(!l.changedLoop);
+        }
+    }
+
+    void diffModeShowsTwoAlignedPanes()
+    {
+        LoopNestView view;
+        view.resize(1000, 300);
+        view.setVariant(m_unroll);
+        view.setMode(LoopNestView::Mode::Diff);
+        const int k = stepWithLabel(m_unroll, "s[C].parallel(io)");
+        view.showStep(k);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        const Panes p = panes(view);
+        QVERIFY(p.before->isVisible());
+        QVERIFY(p.after->isVisible());
+        QVERIFY(!p.step->isVisible());
+        QCOMPARE(textWithoutFillers(p.before), plain(m_unroll.steps[std::size_t(k - 1)].tir));
+        QCOMPARE(textWithoutFillers(p.after), plain(m_unroll.steps[std::size_t(k)].tir));
+        QCOMPARE(p.before->blockCount(), p.after->blockCount());
+        // The added "for j_outer in range(2):" has a filler opposite it.
+        const int added =
+            find(p.after, QStringLiteral("for j_outer in range(2):"), QStringLiteral("for")).first;
+        QVERIFY(added >= 0);
+        QCOMPARE(p.after->lines()[added].change, LineChange::Added);
+        QCOMPARE(p.before->lines()[added].change, LineChange::Filler);
+        QVERIFY(p.after->lines()[added].changedLoop);
+
+        // Scrolling one pane scrolls the other.
+        QScrollBar* left = p.before->verticalScrollBar();
+        QVERIFY(left->maximum() > 2);
+        left->setValue(2);
+        QCOMPARE(p.after->verticalScrollBar()->value(), 2);
+        p.after->verticalScrollBar()->setValue(1);
+        QCOMPARE(left->value(), 1);
+
+        // Step 0 has no step before it: the TIR alone.
+        view.showStep(0);
+        QVERIFY(p.step->isVisible());
+        QVERIFY(!p.after->isVisible());
+    }
+
+    void rendersOffscreen()
+    {
+        for (const bool dark : {false, true}) {
+            LoopNestView view;
+            if (dark) {
+                QPalette pal;
+                pal.setColor(QPalette::Window, QColor(0x2b, 0x2b, 0x2b));
+                pal.setColor(QPalette::Base, QColor(0x1e, 0x1e, 0x1e));
+                pal.setColor(QPalette::Text, QColor(0xdd, 0xdd, 0xdd));
+                pal.setColor(QPalette::WindowText, QColor(0xdd, 0xdd, 0xdd));
+                view.setPalette(pal);
+            }
+            view.resize(1100, 500);
+            view.setVariant(m_unroll);
+            view.setMode(LoopNestView::Mode::Diff);
+            view.showStep(stepWithLabel(m_unroll, "jio, jii = s[C].split(ji, factor=8)"));
+            const QPixmap pixmap = view.grab();
+            QVERIFY(!pixmap.isNull());
+            QCOMPARE(pixmap.size(), QSize(1100, 500) * pixmap.devicePixelRatio());
+            // Something was drawn: more than a handful of distinct colors (text, tints, gutter).
+            const QImage image = pixmap.toImage();
+            QSet<QRgb> colors;
+            for (int y = 0; y < image.height(); y += 3)
+                for (int x = 0; x < image.width(); x += 3)
+                    colors.insert(image.pixel(x, y));
+            QVERIFY2(colors.size() > 8, qPrintable(QString::number(colors.size())));
+
+            // Line tints follow the palette: dark tints on a dark base, light on a light one.
+            const Panes p = panes(view);
+            bool sawTint = false;
+            for (const QTextEdit::ExtraSelection& s : p.after->extraSelections()) {
+                const QColor c = s.format.background().color();
+                QCOMPARE(c.lightnessF() < 0.5, dark);
+                sawTint = true;
+            }
+            QVERIFY(sawTint);
+        }
+    }
+
+    void clickingALoopVariableEmitsItsAxis()
+    {
+        LoopNestView view;
+        view.resize(1000, 600);
+        view.setVariant(m_unroll);
+        view.showStep(stepWithLabel(m_unroll, "io, ii = s[C].split(i, factor=32)"));
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QSignalSpy clicked(&view, &LoopNestView::loopClicked);
+        TirEditor* e = panes(view).step;
+        const QString header = QStringLiteral("for i_outer, i_inner, j in T.grid(2, 32, 64):");
+
+        clickAt(e, find(e, header, QStringLiteral("i_inner")));
+        QCOMPARE(clicked.count(), 1);
+        QCOMPARE(clicked.takeFirst().at(0).toString(), QStringLiteral("i_inner"));
+
+        clickAt(e, find(e, header, QStringLiteral("i_outer")));
+        QCOMPARE(clicked.takeFirst().at(0).toString(), QStringLiteral("i_outer"));
+
+        // The extent in T.grid selects its variable.
+        clickAt(e, find(e, header, QStringLiteral("64)")));
+        QCOMPARE(clicked.takeFirst().at(0).toString(), QStringLiteral("j"));
+
+        // A line that is not a loop header emits nothing.
+        clickAt(e, find(e, QStringLiteral("T.func_attr"), QStringLiteral("func_attr")));
+        QCOMPARE(clicked.count(), 0);
+    }
+
+    void clickingAnInitLoopSelectsItsAxis()
+    {
+        LoopNestView view;
+        view.resize(1000, 600);
+        view.setVariant(m_unroll);
+        view.setMode(LoopNestView::Mode::Diff);
+        view.setPrinting(true);
+        view.showStep(stepWithLabel(m_unroll, "s[C].reorder(io, jo, ko, ii, ji, ki)"));
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QSignalSpy clicked(&view, &LoopNestView::loopClicked);
+        TirEditor* e = panes(view).after;
+        const auto where = find(e, QStringLiteral("for i_inner_init, j_inner_init in"),
+                                QStringLiteral("j_inner_init"));
+        QVERIFY(where.first >= 0);
+        clickAt(e, where);
+        QCOMPARE(clicked.count(), 1);
+        QCOMPARE(clicked.takeFirst().at(0).toString(), QStringLiteral("j_inner"));
+    }
+
+    void aStepThatDoesNotLowerShowsItsDiagnostic()
+    {
+        VariantView v = m_unroll;
+        v.steps.resize(3);
+        v.steps[2].tir.clear();
+        v.steps[2].structured.clear();
+        v.steps[2].error = Diagnostic{{14, 9}, "cannot vectorize a reduction axis"};
+        LoopNestView view;
+        view.setVariant(v);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        const Panes p = panes(view);
+        QCOMPARE(view.currentStep(), 2);
+        QVERIFY(p.message->isVisible());
+        QVERIFY(!p.step->isVisible());
+        QVERIFY(p.message->text().contains(QStringLiteral("cannot vectorize a reduction axis")));
+        QVERIFY(p.message->text().contains(QStringLiteral("line 14:9")));
+        view.setMode(LoopNestView::Mode::Diff);
+        QVERIFY(p.message->isVisible());
+
+        view.showStep(1);
+        QVERIFY(!p.message->isVisible());
+        QVERIFY(p.after->isVisible());
+    }
+
+    void toolbarTogglesEmitAndSwitch()
+    {
+        LoopNestView view;
+        view.setVariant(m_unroll);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QSignalSpy modes(&view, &LoopNestView::modeChanged);
+        QSignalSpy printings(&view, &LoopNestView::printingChanged);
+        QTest::mouseClick(button(&view, QStringLiteral("Diff")), Qt::LeftButton);
+        QCOMPARE(view.mode(), LoopNestView::Mode::Diff);
+        QCOMPARE(modes.count(), 1);
+        QVERIFY(panes(view).after->isVisible());
+        QTest::mouseClick(button(&view, QStringLiteral("Structured")), Qt::LeftButton);
+        QVERIFY(view.structuredPrinting());
+        QCOMPARE(printings.count(), 1);
+        QCOMPARE(printings.takeFirst().at(0).toBool(), true);
+        QCOMPARE(textWithoutFillers(panes(view).after), plain(m_unroll.steps.back().structured));
+        // Setting the state from code updates the buttons without emitting.
+        view.setMode(LoopNestView::Mode::Step);
+        QVERIFY(button(&view, QStringLiteral("Step"))->isChecked());
+        QCOMPARE(modes.count(), 1);
+    }
+
+    void aNewExplorationOfTheSameStepKeepsTheScrollPosition()
+    {
+        LoopNestView view;
+        view.resize(600, 160);
+        view.setVariant(m_unroll);
+        view.showStep(0);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        TirEditor* e = panes(view).step;
+        QVERIFY(e->verticalScrollBar()->maximum() >= 3);
+        e->verticalScrollBar()->setValue(3);
+        view.setVariant(m_unroll);  // the next keystroke's exploration, same text
+        QCOMPARE(view.currentStep(), 0);
+        QCOMPARE(e->verticalScrollBar()->value(), 3);
+        VariantView changed = m_unroll;  // a different text for the same step
+        changed.steps[0].tir += "# edited\n";
+        view.setVariant(changed);
+        QCOMPARE(e->verticalScrollBar()->value(), 3);
+        QVERIFY(e->toPlainText().endsWith(QStringLiteral("# edited")));
+    }
+
+    void clearShowsAMessage()
+    {
+        LoopNestView view;
+        view.setVariant(m_unroll);
+        view.clear(QStringLiteral("The script has an error"));
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QVERIFY(panes(view).message->isVisible());
+        QVERIFY(panes(view).message->text().contains(QStringLiteral("The script has an error")));
+        view.showStep(1);  // nothing to show: stays cleared
+        QVERIFY(panes(view).message->isVisible());
+    }
+};
+
+QTEST_MAIN(LoopNestViewTest)
+#include "LoopNestViewTest.moc"

@@ -1,0 +1,202 @@
+// The real main window on the offscreen platform, driven the way a user drives it.
+#include "editor/EditorPane.h"
+#include "editor/SchedulePanel.h"
+#include "shell/MainWindow.h"
+#include "views/LadderModel.h"
+#include "views/LoopNestView.h"
+#include "worker/WorkerClient.h"
+
+#include <QAbstractButton>
+#include <QFile>
+#include <QPlainTextEdit>
+#include <QProcessEnvironment>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTreeView>
+#include <QTableView>
+
+using namespace loopscope;
+
+namespace {
+
+// The matmul ladder at a size that runs in milliseconds.
+QString smallLadder()
+{
+    QFile f(QStringLiteral(LOOPSCOPE_SOURCE_DIR "/samples/matmul_ladder.py"));
+    f.open(QIODevice::ReadOnly);
+    QString text = QString::fromUtf8(f.readAll());
+    for (auto p : {QStringLiteral("M"), QStringLiteral("K"), QStringLiteral("N")})
+        text.replace(p + QStringLiteral(" = 1024"), p + QStringLiteral(" = 64"));
+    return text;
+}
+
+bool awaitAnalysis(MainWindow& w, int ms = 10000)
+{
+    QSignalSpy spy(&w, &MainWindow::analysisApplied);
+    return spy.wait(ms);
+}
+
+bool awaitLadder(MainWindow& w, int ms = 120000)
+{
+    QSignalSpy spy(&w, &MainWindow::ladderFinished);
+    return spy.wait(ms);
+}
+
+QString loopNestText(MainWindow& w)
+{
+    QString all;
+    for (auto* edit : w.loopNestView()->findChildren<QPlainTextEdit*>())
+        if (edit->isVisibleTo(w.loopNestView())) all += edit->toPlainText() + QStringLiteral("\n");
+    return all;
+}
+
+void useBuiltWorker(MainWindow& w)
+{
+    w.worker()->setWorkerPath(QStringLiteral(LOOPSCOPE_WORKER));
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("LOOPSCOPE_WORKER_TESTING"), QStringLiteral("1"));
+    w.worker()->setWorkerEnvironment(env);
+}
+
+}  // namespace
+
+class MainWindowTest : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName(QStringLiteral("LoopscopeTest"));
+        QCoreApplication::setApplicationName(QStringLiteral("LoopscopeTest"));
+    }
+
+    void opensASampleAndShowsItsTir()
+    {
+        MainWindow w;
+        useBuiltWorker(w);
+        w.setScriptText(smallLadder(), QString(), false);
+        QVERIFY(awaitAnalysis(w));
+        QCOMPARE(w.currentVariant(), QStringLiteral("naive"));
+        QVERIFY(loopNestText(w).contains(QStringLiteral("T.grid(64, 64)")));
+    }
+
+    void splitFromThePanelWritesTheScriptAndUndoRestoresIt()
+    {
+        MainWindow w;
+        useBuiltWorker(w);
+        w.setScriptText(smallLadder(), QString(), false);
+        QVERIFY(awaitAnalysis(w));
+        QString before = w.editor()->text();
+        QVERIFY(w.schedulePanel()->selectAxis(QStringLiteral("C"), QStringLiteral("i")));
+        w.schedulePanel()->findChild<QSpinBox*>(QStringLiteral("factorSpin"))->setValue(16);
+        auto* split = w.schedulePanel()->findChild<QAbstractButton*>(QStringLiteral("splitButton"));
+        QVERIFY(split);
+        QVERIFY2(split->isEnabled(), qPrintable(split->toolTip()));
+        QTest::mouseClick(split, Qt::LeftButton);
+        QString after = w.editor()->text();
+        QVERIFY(after.contains(QStringLiteral("split(")));
+        QVERIFY(after.contains(QStringLiteral("factor=16")));
+        QVERIFY(awaitAnalysis(w));
+        QVERIFY2(loopNestText(w).contains(QStringLiteral("i_outer")), qPrintable(loopNestText(w)));
+        w.editor()->undo();
+        QCOMPARE(w.editor()->text(), before);
+    }
+
+    void aMistakeShowsItsMarkerWhileTyping()
+    {
+        MainWindow w;
+        useBuiltWorker(w);
+        w.setScriptText(smallLadder() + QStringLiteral("\nx = undefined_thing\n"), QString(), true);
+        QVERIFY(awaitAnalysis(w));
+        int line = w.editor()->lineCount() - 1;
+        QVERIFY(w.editor()->hasDiagnosticMarker(line));
+        QVERIFY(w.editor()->annotationText(line).contains(QStringLiteral("not defined")));
+    }
+
+    void theLadderFillsWithNumbers()
+    {
+        MainWindow w;
+        useBuiltWorker(w);
+        w.setScriptText(smallLadder(), QString(), false);
+        QVERIFY(awaitAnalysis(w));
+        w.selectVariant(QStringLiteral("unroll"));
+        QVERIFY(awaitAnalysis(w));
+        w.runLadder();
+        QVERIFY(awaitLadder(w));
+        LadderModel* m = w.ladderModel();
+        QVERIFY(m->rowCount() > 3);
+        for (int row = 0; row < m->rowCount(); ++row) {
+            auto r = m->resultOf(row);
+            QVERIFY2(r.has_value(), qPrintable(m->messageOf(row)));
+            QVERIFY(r->gflops > 0);
+            QVERIFY(r->checked);
+        }
+    }
+
+    void cancellingStopsTheRunAndKeepsTheText()
+    {
+        MainWindow w;
+        useBuiltWorker(w);
+        QString text = smallLadder();
+        text.replace(QStringLiteral("M = 64"), QStringLiteral("M = 1536"));
+        text.replace(QStringLiteral("N = 64"), QStringLiteral("N = 1536"));
+        text.replace(QStringLiteral("K = 64"), QStringLiteral("K = 1536"));
+        w.setScriptText(text, QString(), false);
+        QVERIFY(awaitAnalysis(w));
+        w.runLadder();
+        QTest::qWait(500);
+        QVERIFY(w.worker()->isBusy());
+        w.cancelRuns();
+        QVERIFY(!w.ladderModel()->resultOf(0).has_value());
+        QCOMPARE(w.editor()->text(), text);
+    }
+
+    void aCrashingWorkerIsRestartedAndTheWindowSurvives()
+    {
+        MainWindow w;
+        useBuiltWorker(w);
+        w.setScriptText(smallLadder(), QString(), false);
+        QVERIFY(awaitAnalysis(w));
+        QString text = w.editor()->text();
+        // The generated code crashes the worker mid-run (a testing hook of the worker).
+        QSignalSpy failed(w.worker(), &WorkerClient::failed);
+        w.worker()->submit(QJsonObject{{QStringLiteral("cmd"), QStringLiteral("measure")},
+                                       {QStringLiteral("script"), text},
+                                       {QStringLiteral("variant"), QStringLiteral("naive")},
+                                       {QStringLiteral("step"), 0},
+                                       {QStringLiteral("crash"), true}});
+        QVERIFY(failed.wait(30000));
+        QVERIFY(failed.first().at(1).toString().contains(QStringLiteral("crash")));
+        QCOMPARE(w.editor()->text(), text);
+        w.runLadder();
+        QVERIFY(awaitLadder(w));
+        QVERIFY(w.ladderModel()->resultOf(0).has_value());
+    }
+
+    void anUnsavedTextIsOfferedAfterACrash()
+    {
+        QString text;
+        {
+            auto* w = new MainWindow;
+            useBuiltWorker(*w);
+            w->setScriptText(smallLadder(), QString(), false);
+            QVERIFY(awaitAnalysis(*w));
+            w->editor()->appendToVariantBlock(3, QStringLiteral("# a note the user typed"));
+            text = w->editor()->text();
+            w->runLadder();  // running generated code saves the text first
+            w->cancelRuns();
+            delete w;  // no close event: as if the process had died
+        }
+        MainWindow again;
+        useBuiltWorker(again);
+        QVERIFY(again.offerRecovery(false));
+        QCOMPARE(again.editor()->text(), text);
+        QVERIFY(again.editor()->isModified());
+    }
+};
+
+QTEST_MAIN(MainWindowTest)
+#include "MainWindowTest.moc"

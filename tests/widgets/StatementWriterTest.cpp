@@ -1,0 +1,466 @@
+// The statement writer: every primitive's statement (checked by evaluating the script with it),
+// fresh names that do not clash, and the refusals that disable the schedule panel's actions.
+#include "EditorTestScripts.h"
+
+#include "editor/StatementWriter.h"
+
+#include <QTest>
+
+using namespace loopscope;
+using namespace Qt::StringLiterals;
+using namespace editortest;
+
+namespace {
+
+QString q(const std::string& s) { return QString::fromStdString(s); }
+
+PrimitiveRequest request(Primitive p, const std::string& stage, std::vector<std::string> axes = {})
+{
+    PrimitiveRequest r;
+    r.primitive = p;
+    r.stage = stage;
+    r.axes = std::move(axes);
+    return r;
+}
+
+// A script whose matmul variant has only its reduction split.
+const char* kSplitKOnly = R"(import tvm
+from tvm import te
+
+M = 64
+K = 64
+N = 64
+A = te.placeholder((M, K), name="A")
+B = te.placeholder((K, N), name="B")
+k = te.reduce_axis((0, K), name="k")
+C = te.compute((M, N), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+
+# variant: split k
+s = te.create_schedule(C.op)
+ko, ki = s[C].split(k, factor=4)
+)";
+
+}  // namespace
+
+class StatementWriterTest : public QObject {
+    Q_OBJECT
+
+private:
+    // Writes the request for a variant of the sample and checks that the script with the
+    // statement appended to the variant's block evaluates and lowers.
+    QString writeAndCheck(const VariantFixture& f, const PrimitiveRequest& r)
+    {
+        StatementWriter w(f.stages, f.context);
+        WrittenStatement s = w.write(r);
+        if (!s.ok()) {
+            QTest::qFail(qPrintable(u"refused: "_s + q(s.refusal)), __FILE__, __LINE__);
+            return {};
+        }
+        std::string error;
+        std::string script = insertAfter(f.script, f.lastLine, s.text);
+        if (!evaluatesCleanly(script, &error)) {
+            QTest::qFail(qPrintable(q("the statement does not evaluate: " + error + "\n" + s.text)),
+                         __FILE__, __LINE__);
+        }
+        return q(s.text);
+    }
+
+    QString refusal(const VariantFixture& f, const PrimitiveRequest& r)
+    {
+        return q(StatementWriter(f.stages, f.context).whyIllegal(r));
+    }
+
+    VariantFixture matmul(const std::string& variant) { return fixture(readSample("matmul_ladder.py"), variant); }
+
+private slots:
+    void fixturesLoad()
+    {
+        VariantFixture f = matmul("split k");
+        QCOMPARE(f.stages.size(), 3u);
+        QCOMPARE(q(f.context.axisVars["j.inner"]), u"ji"_s);
+        QCOMPARE(q(f.context.tensorVars["C"]), u"C"_s);
+    }
+
+    void splitBoundAxis()
+    {
+        PrimitiveRequest r = request(Primitive::Split, "C", {"j.inner"});
+        r.factor = 8;
+        QCOMPARE(writeAndCheck(matmul("split k"), r),
+                 u"j_inner_outer, j_inner_inner = s[C].split(ji, factor=8)"_s);
+    }
+
+    void splitByNparts()
+    {
+        PrimitiveRequest r = request(Primitive::Split, "C", {"i.outer"});
+        r.factor = 4;
+        r.nparts = true;
+        QCOMPARE(writeAndCheck(matmul("split k"), r),
+                 u"i_outer_outer, i_outer_inner = s[C].split(io, nparts=4)"_s);
+    }
+
+    void splitNamesDoNotClash()
+    {
+        VariantFixture f = matmul("split k");
+        f.context.usedNames.insert("j_inner_outer");
+        f.context.usedNames.insert("j_inner_outer_1");
+        f.context.usedNames.insert("j_inner_inner");
+        PrimitiveRequest r = request(Primitive::Split, "C", {"j.inner"});
+        QCOMPARE(writeAndCheck(f, r),
+                 u"j_inner_outer_2, j_inner_inner_1 = s[C].split(ji, factor=8)"_s);
+    }
+
+    void splitRootAxisWithoutVariableBindsIt()
+    {
+        VariantFixture f = matmul("naive");
+        QVERIFY(!f.context.axisVars.count("i"));
+        QVERIFY(f.context.usedNames.count("i"));  // bound by later variants
+        f.context.usedNames.erase("i");
+        PrimitiveRequest r = request(Primitive::Split, "C", {"i"});
+        QCOMPARE(writeAndCheck(f, r),
+                 u"i = s[C].op.axis[0]\ni_outer, i_inner = s[C].split(i, factor=8)"_s);
+        f.context.usedNames.insert("i");
+        QCOMPARE(writeAndCheck(f, r),
+                 u"i_1 = s[C].op.axis[0]\ni_outer, i_inner = s[C].split(i_1, factor=8)"_s);
+    }
+
+    void reductionRootAxisBindsReduceAxis()
+    {
+        VariantFixture f = matmul("naive");
+        f.context.axisVars.clear();  // as if the script had no variable for k
+        PrimitiveRequest r = request(Primitive::Split, "C", {"k"});
+        r.factor = 4;
+        QCOMPARE(writeAndCheck(f, r),
+                 u"k_1 = s[C].op.reduce_axis[0]\nk_outer, k_inner = s[C].split(k_1, factor=4)"_s);
+    }
+
+    void derivedAxisWithoutVariableIsRefused()
+    {
+        VariantFixture f = matmul("split k");
+        f.context.axisVars.erase("i.outer");
+        QString why = refusal(f, request(Primitive::Parallel, "C", {"i.outer"}));
+        QVERIFY2(why.contains(u"'i_outer' has no script variable"_s), qPrintable(why));
+    }
+
+    void stageWithoutVariableIsRefused()
+    {
+        VariantFixture f = matmul("naive");
+        f.context.tensorVars.erase("C");
+        QString why = refusal(f, request(Primitive::Split, "C", {"k"}));
+        QVERIFY2(why.contains(u"tensor 'C' has no script variable"_s), qPrintable(why));
+    }
+
+    void perStageAxisVariablesTakePrecedence()
+    {
+        VariantFixture f = matmul("split k");
+        f.context.stageAxisVars["C"]["j.inner"] = "ji";
+        f.context.axisVars["j.inner"] = "other";
+        PrimitiveRequest r = request(Primitive::Vectorize, "C", {"j.inner"});
+        QCOMPARE(writeAndCheck(f, r), u"s[C].vectorize(ji)"_s);
+    }
+
+    void tile()
+    {
+        VariantFixture f = matmul("naive");
+        f.context.axisVars["i"] = "i";
+        f.context.axisVars["j"] = "j";
+        // Bind i, j in the script the way the context says.
+        f.script = insertAfter(f.script, f.lastLine, "i, j = s[C].op.axis");
+        f.lastLine += 1;
+        PrimitiveRequest r = request(Primitive::Tile, "C", {"i", "j"});
+        r.factor = 8;
+        r.yFactor = 4;
+        QCOMPARE(writeAndCheck(f, r),
+                 u"i_outer, j_outer, i_inner, j_inner = s[C].tile(i, j, x_factor=8, y_factor=4)"_s);
+        QCOMPARE(refusal(f, request(Primitive::Tile, "C", {"i", "i"})),
+                 u"tile needs two different axes"_s);
+        r.yFactor = 0;
+        QCOMPARE(refusal(f, r), u"tile factor must be a positive integer"_s);
+    }
+
+    void fuseAdjacent()
+    {
+        PrimitiveRequest r = request(Primitive::Fuse, "C", {"j.outer", "i.outer"});
+        QCOMPARE(writeAndCheck(matmul("tile 32x32"), r),
+                 u"i_outer_j_outer_fused = s[C].fuse(io, jo)"_s);
+        r.axes = {"i.outer", "j.outer", "i.inner"};
+        QCOMPARE(writeAndCheck(matmul("tile 32x32"), r),
+                 u"i_outer_j_outer_fused_i_inner_fused = s[C].fuse(io, jo, ii)"_s);
+    }
+
+    void fuseRefusals()
+    {
+        VariantFixture f = matmul("tile 32x32");  // io, jo, ii, ji, k
+        QCOMPARE(refusal(f, request(Primitive::Fuse, "C", {"i.outer", "i.inner"})),
+                 u"can only fuse adjacent axes: 'i_outer' and 'i_inner' are not next to each other"_s);
+        QCOMPARE(refusal(f, request(Primitive::Fuse, "C", {"j.inner", "k"})),
+                 u"cannot fuse data-parallel axis with reduction axis: 'j_inner' and 'k'"_s);
+        QCOMPARE(refusal(f, request(Primitive::Fuse, "C", {"i.outer"})),
+                 u"fuse needs two or more adjacent axes"_s);
+    }
+
+    void reorderWritesOnlyTheAxesThatMoved()
+    {
+        // io, jo, ko, ii, ji, ki -> io, jo, ko, ki, ii, ji
+        PrimitiveRequest r = request(Primitive::Reorder, "C",
+                                     {"i.outer", "j.outer", "k.outer", "k.inner", "i.inner", "j.inner"});
+        QCOMPARE(writeAndCheck(matmul("split k"), r), u"s[C].reorder(ki, ii, ji)"_s);
+        r.axes = {"j.inner", "i.inner"};
+        QCOMPARE(writeAndCheck(matmul("split k"), r), u"s[C].reorder(ji, ii)"_s);
+    }
+
+    void reorderRefusals()
+    {
+        VariantFixture f = matmul("split k");
+        QCOMPARE(refusal(f, request(Primitive::Reorder, "C", {"i.outer", "j.outer"})),
+                 u"the loop order is unchanged"_s);
+        QCOMPARE(refusal(f, request(Primitive::Reorder, "C", {"j.outer", "j.outer"})),
+                 u"axis 'j_outer' appears more than once in reorder"_s);
+        QCOMPARE(refusal(f, request(Primitive::Reorder, "C", {"i", "j.outer"})),
+                 u"axis 'i' is not a loop of 'C'"_s);
+    }
+
+    void vectorizeParallelUnroll()
+    {
+        VariantFixture f = matmul("split k");
+        QCOMPARE(writeAndCheck(f, request(Primitive::Vectorize, "C", {"j.inner"})),
+                 u"s[C].vectorize(ji)"_s);
+        QCOMPARE(writeAndCheck(f, request(Primitive::Parallel, "C", {"i.outer"})),
+                 u"s[C].parallel(io)"_s);
+        QCOMPARE(writeAndCheck(f, request(Primitive::Unroll, "C", {"k.inner"})),
+                 u"s[C].unroll(ki)"_s);
+    }
+
+    void annotationRefusals()
+    {
+        VariantFixture f = matmul("split k");
+        QCOMPARE(refusal(f, request(Primitive::Vectorize, "C", {"k.inner"})),
+                 u"cannot vectorize reduction axis 'k_inner'; vectorize a data-parallel axis "
+                 "(reorder it innermost)"_s);
+        QCOMPARE(refusal(f, request(Primitive::Parallel, "C", {"k.outer"})),
+                 u"cannot parallelize reduction axis 'k_outer': its iterations update the same "
+                 "output element"_s);
+        QCOMPARE(refusal(f, request(Primitive::Vectorize, "A", {})),
+                 u"'A' is a placeholder; it has no loops to schedule"_s);
+        QCOMPARE(refusal(f, request(Primitive::Vectorize, "C", {})), u"select one axis to vectorize"_s);
+        VariantFixture v = matmul("vectorize");
+        QCOMPARE(refusal(v, request(Primitive::Vectorize, "C", {"j.inner.inner"})),
+                 u"'j_inner_inner' is already vectorized"_s);
+    }
+
+    void pragma()
+    {
+        VariantFixture f = matmul("split k");
+        PrimitiveRequest r = request(Primitive::Pragma, "C", {"i.outer"});
+        r.pragmaKey = "auto_unroll_max_step";
+        r.hasPragmaValue = true;
+        r.pragmaValue = 16;
+        QCOMPARE(writeAndCheck(f, r), u"s[C].pragma(io, \"auto_unroll_max_step\", 16)"_s);
+        r.pragmaKey = "unroll";
+        r.hasPragmaValue = false;
+        r.axes = {"k.inner"};
+        QCOMPARE(writeAndCheck(f, r), u"s[C].pragma(ki, \"unroll\")"_s);
+        r.pragmaKey = "auto_unroll_max_step";
+        QCOMPARE(refusal(f, r), u"pragma auto_unroll_max_step needs a non-negative integer value"_s);
+        r.pragmaKey = "fast";
+        QVERIFY(refusal(f, r).startsWith(u"unknown pragma 'fast'"_s));
+    }
+
+    void bind()
+    {
+        PrimitiveRequest r = request(Primitive::Bind, "C", {"i.outer"});
+        r.threadTag = "blockIdx.x";
+        VariantFixture f = matmul("split k");
+        QCOMPARE(q(StatementWriter(f.stages, f.context).write(r).text),
+                 u"s[C].bind(io, te.thread_axis(\"blockIdx.x\"))"_s);
+        // Bound loops lower (the CPU code generator refuses them later).
+        QVERIFY2(explore(insertAfter(f.script, f.lastLine, "s[C].bind(io, te.thread_axis(\"blockIdx.x\"))")).ok,
+                 "bind does not evaluate");
+    }
+
+    void storageAlign()
+    {
+        VariantFixture f = matmul("split k");
+        PrimitiveRequest r = request(Primitive::StorageAlign, "C", {"i.outer"});
+        r.factor = 16;
+        r.offset = 1;
+        QCOMPARE(refusal(f, r), u"storage_align needs one of the tensor's own dimensions (an axis of "
+                                "op.axis), not a split or reduction axis"_s);
+        VariantFixture n = matmul("naive");
+        r.axes = {"i"};
+        QCOMPARE(writeAndCheck(n, r), u"i_1 = s[C].op.axis[0]\ns[C].storage_align(i_1, 16, 1)"_s);
+        r.offset = 16;
+        QCOMPARE(refusal(n, r), u"storage_align offset must be in [0, factor)"_s);
+        r.axes = {"k"};
+        r.offset = 0;
+        QVERIFY(refusal(n, r).startsWith(u"storage_align needs one of the tensor's own"_s));
+    }
+
+    void computeAt()
+    {
+        VariantFixture f = fixture(readSample("softmax.py"), "stages");
+        QVERIFY(!f.stages.empty());
+        // maxelem is read by expval only, so it can be computed per row of expval.
+        PrimitiveRequest r = request(Primitive::ComputeAt, "maxelem");
+        r.targetStage = "expval";
+        r.targetAxis = "i";
+        QCOMPARE(writeAndCheck(f, r),
+                 u"i_1 = s[expval].op.axis[0]\ns[maxelem].compute_at(s[expval], i_1)"_s);
+        // A loop that already has a variable is used as it is.
+        f.context.stageAxisVars["expval"]["i"] = "row";
+        f.script = insertAfter(f.script, f.lastLine, "row = s[expval].op.axis[0]");
+        f.lastLine += 1;
+        QCOMPARE(writeAndCheck(f, r), u"s[maxelem].compute_at(s[expval], row)"_s);
+    }
+
+    void computeAtRefusals()
+    {
+        VariantFixture f = fixture(readSample("softmax.py"), "stages");
+        f.context.readers = {{"A", {"maxelem", "expval"}},
+                             {"maxelem", {"expval"}},
+                             {"expval", {"expsum", "softmax"}},
+                             {"expsum", {"softmax"}}};
+        PrimitiveRequest r = request(Primitive::ComputeAt, "softmax");
+        QCOMPARE(refusal(f, r), u"cannot compute_at 'softmax': it is an output; only producers can "
+                                "be computed inside a consumer's loop"_s);
+        r.stage = "A";
+        QCOMPARE(refusal(f, r), u"'A' is a placeholder; only computed tensors can be attached"_s);
+        r.stage = "maxelem";
+        QCOMPARE(refusal(f, r), u"choose a loop of a consumer to compute 'maxelem' at"_s);
+        r.targetStage = "expsum";
+        r.targetAxis = "i";
+        QCOMPARE(refusal(f, r), u"cannot compute 'maxelem' at a loop of 'expsum': 'expsum' does not "
+                                "read 'maxelem'"_s);
+        r.targetStage = "maxelem";
+        QCOMPARE(refusal(f, r), u"cannot compute 'maxelem' at its own axis 'i'"_s);
+        r.targetStage = "expval";
+        r.targetAxis = "nope";
+        QCOMPARE(refusal(f, r), u"axis 'nope' is not a loop of 'expval'"_s);
+        f.context.readers["maxelem"] = {};
+        QCOMPARE(refusal(f, r), u"'maxelem' has no consumer to be computed in"_s);
+        QCOMPARE(q(StatementWriter(f.stages, f.context).consumersOf("expval")[1]), u"softmax"_s);
+    }
+
+    void computeInlineAndRoot()
+    {
+        VariantFixture f = fixture(readSample("add_relu.py"), "separate");
+        QCOMPARE(writeAndCheck(f, request(Primitive::ComputeInline, "add")), u"s[add].compute_inline()"_s);
+        QCOMPARE(refusal(f, request(Primitive::ComputeInline, "relu")),
+                 u"cannot inline 'relu': it is an output of the schedule and must be stored"_s);
+        QCOMPARE(refusal(f, request(Primitive::ComputeInline, "A")),
+                 u"'A' is a placeholder; there is nothing to inline"_s);
+        QCOMPARE(refusal(f, request(Primitive::ComputeRoot, "add")), u"'add' is already computed at root"_s);
+        VariantFixture fused = fixture(readSample("add_relu.py"), "fused");
+        QCOMPARE(refusal(fused, request(Primitive::ComputeInline, "add")), u"'add' is already inlined"_s);
+        QCOMPARE(writeAndCheck(fused, request(Primitive::ComputeRoot, "add")), u"s[add].compute_root()"_s);
+        QCOMPARE(refusal(fused, request(Primitive::Split, "add", {"i"})),
+                 u"'add' is inlined; it has no loops (compute_root it first)"_s);
+        VariantFixture mm = matmul("naive");
+        QCOMPARE(refusal(mm, request(Primitive::ComputeInline, "C")),
+                 u"cannot inline 'C': it is a reduction; compute_at it into its consumer instead"_s);
+        // A stage whose loops were scheduled cannot be inlined.
+        VariantFixture sx = fixture(insertAfter(f.script, f.lastLine, "xo, xi = s[add].split(add.op.axis[0], factor=4)"),
+                                    "separate");
+        QCOMPARE(refusal(sx, request(Primitive::ComputeInline, "add")),
+                 u"cannot inline 'add': its loops have been scheduled; an inlined stage has no loops"_s);
+    }
+
+    void cacheRead()
+    {
+        VariantFixture f = matmul("naive");
+        PrimitiveRequest r = request(Primitive::CacheRead, "A");
+        r.scope = "shared";
+        r.readers = {"C"};
+        QCOMPARE(writeAndCheck(f, r), u"A_shared = s.cache_read(A, \"shared\", [C])"_s);
+        f.context.usedNames.insert("A_shared");
+        QCOMPARE(writeAndCheck(f, r), u"A_shared_1 = s.cache_read(A, \"shared\", [C])"_s);
+        r.readers = {};
+        QCOMPARE(refusal(f, r), u"cache_read needs at least one reader"_s);
+        r.readers = {"B"};
+        QCOMPARE(refusal(f, r), u"'B' does not read 'A'"_s);
+        r.readers = {"C"};
+        r.scope = "texture";
+        QVERIFY(refusal(f, r).startsWith(u"unknown storage scope 'texture'"_s));
+    }
+
+    void cacheWrite()
+    {
+        VariantFixture f = matmul("naive");
+        PrimitiveRequest r = request(Primitive::CacheWrite, "C");
+        r.scope = "local";
+        QCOMPARE(writeAndCheck(f, r), u"C_local = s.cache_write(C, \"local\")"_s);
+        r.scope = "global";
+        QCOMPARE(writeAndCheck(f, r), u"C_global = s.cache_write(C, \"global\")"_s);
+        QCOMPARE(refusal(matmul("tile 32x32"), r),
+                 u"cache_write of 'C' must come before any other primitive on it"_s);
+        r.stage = "A";
+        QCOMPARE(refusal(f, r), u"cannot cache_write 'A': it is a placeholder"_s);
+    }
+
+    void rfactor()
+    {
+        VariantFixture n = matmul("naive");
+        QCOMPARE(writeAndCheck(n, request(Primitive::Rfactor, "C", {"k"})), u"C_rf = s.rfactor(C, k)"_s);
+        VariantFixture f = fixture(kSplitKOnly, "split k");
+        QVERIFY(!f.stages.empty());
+        PrimitiveRequest r = request(Primitive::Rfactor, "C", {"k.inner"});
+        QCOMPARE(writeAndCheck(f, r), u"C_rf = s.rfactor(C, ki)"_s);
+        r.factorAxis = 1;
+        QCOMPARE(writeAndCheck(f, r), u"C_rf = s.rfactor(C, ki, factor_axis=1)"_s);
+        r.factorAxis = 3;
+        QCOMPARE(refusal(f, r), u"factor_axis must be between 0 and 2"_s);
+    }
+
+    void rfactorRefusals()
+    {
+        VariantFixture f = matmul("split k");
+        QCOMPARE(refusal(f, request(Primitive::Rfactor, "C", {"i.outer"})),
+                 u"rfactor needs a reduction axis; 'i_outer' is data-parallel"_s);
+        QCOMPARE(refusal(f, request(Primitive::Rfactor, "C", {"k.inner"})),
+                 u"rfactor of 'C' must come before splitting or fusing its other axes"_s);
+        QCOMPARE(refusal(matmul("parallel"), request(Primitive::Rfactor, "C", {"k.inner"})),
+                 u"rfactor of 'C' must come before compute_at or loop annotations on it"_s);
+        VariantFixture a = fixture(readSample("add_relu.py"), "separate");
+        QCOMPARE(refusal(a, request(Primitive::Rfactor, "add", {"i"})),
+                 u"cannot rfactor 'add': it is not a reduction"_s);
+    }
+
+    void everyPrimitiveHasItsScriptName()
+    {
+        QCOMPARE(q(primitiveName(Primitive::CacheRead)), u"cache_read"_s);
+        QCOMPARE(q(primitiveName(Primitive::StorageAlign)), u"storage_align"_s);
+        QCOMPARE(q(primitiveName(Primitive::ComputeAt)), u"compute_at"_s);
+    }
+
+    void uniqueName()
+    {
+        QCOMPARE(q(StatementWriter::uniqueName("io", {})), u"io"_s);
+        QCOMPARE(q(StatementWriter::uniqueName("io", {"io", "io_1"})), u"io_2"_s);
+    }
+
+    void newVariantFromHere()
+    {
+        std::string script = readSample("matmul_ladder.py");
+        Exploration x = explore(script);
+        const VariantView* v = findVariant(x, "tile 32x32");
+        QVERIFY(v);
+        std::string block = StatementWriter::newVariantFromHere(script, v->line, v->lastLine, "tile 32x32 b");
+        QCOMPARE(q(block), u"\n# variant: tile 32x32 b\n"
+                           "s = te.create_schedule(C.op)\n"
+                           "i, j = s[C].op.axis\n"
+                           "io, ii = s[C].split(i, factor=32)\n"
+                           "jo, ji = s[C].split(j, factor=32)\n"
+                           "s[C].reorder(io, jo, ii, ji)"_s);
+        // Inserted after the block, it is a variant of its own with the same steps.
+        std::string copied = insertAfter(script, v->lastLine, block);
+        Exploration y = explore(copied);
+        QVERIFY(y.ok);
+        const VariantView* c = findVariant(y, "tile 32x32 b");
+        QVERIFY(c);
+        QCOMPARE(c->steps.size(), v->steps.size());
+        QCOMPARE(q(c->steps.back().tir), q(v->steps.back().tir));
+        QCOMPARE(y.variants.size(), x.variants.size() + 1);
+    }
+};
+
+QTEST_GUILESS_MAIN(StatementWriterTest)
+#include "StatementWriterTest.moc"

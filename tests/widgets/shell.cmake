@@ -1,0 +1,14 @@
+# The main window driven as a user would: open, click primitives, undo, break the script, run,
+# cancel, survive a crashing worker, recover after a crash.
+if(TARGET loopscope-worker)
+  find_package(Qt6 REQUIRED COMPONENTS Test)
+  add_executable(loopscope_mainwindow_tests widgets/MainWindowTest.cpp)
+  set_target_properties(loopscope_mainwindow_tests PROPERTIES AUTOMOC ON)
+  target_link_libraries(loopscope_mainwindow_tests PRIVATE loopscope_widgets Qt6::Test loopscope_warnings)
+  target_compile_definitions(loopscope_mainwindow_tests PRIVATE
+    LOOPSCOPE_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+    LOOPSCOPE_WORKER="$<TARGET_FILE:loopscope-worker>")
+  add_dependencies(loopscope_mainwindow_tests loopscope-worker)
+  add_test(NAME MainWindow COMMAND loopscope_mainwindow_tests)
+  set_tests_properties(MainWindow PROPERTIES ENVIRONMENT "QT_QPA_PLATFORM=offscreen" TIMEOUT 300)
+endif()

@@ -1,0 +1,310 @@
+// The worker's request handling without a process: one result per request, progress before it,
+// errors as results (never exceptions), wrong numbers never reported as a speed.
+#include "RequestHandler.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+using loopscope::worker::HandlerOptions;
+using loopscope::worker::RequestHandler;
+using nlohmann::json;
+
+namespace {
+
+const char* kMatmul = R"(import tvm
+from tvm import te
+
+M = 64
+K = 64
+N = 64
+A = te.placeholder((M, K), name="A")
+B = te.placeholder((K, N), name="B")
+k = te.reduce_axis((0, K), name="k")
+C = te.compute((M, N), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+
+# variant: naive
+s = te.create_schedule(C.op)
+
+# variant: tiled
+s = te.create_schedule(C.op)
+io, jo, ii, ji = s[C].tile(C.op.axis[0], C.op.axis[1], x_factor=8, y_factor=8)
+s[C].vectorize(ji)
+s[C].parallel(io)
+)";
+
+const char* kGpuBind = R"(import tvm
+from tvm import te
+n = 1024
+A = te.placeholder((n,), name="A")
+B = te.compute((n,), lambda i: A[i] * 2, name="B")
+s = te.create_schedule(B.op)
+bx, tx = s[B].split(B.op.axis[0], factor=64)
+s[B].bind(bx, te.thread_axis("blockIdx.x"))
+s[B].bind(tx, te.thread_axis("threadIdx.x"))
+)";
+
+const char* kSymbolic = R"(import tvm
+from tvm import te
+n = te.var("n")
+A = te.placeholder((n,), name="A")
+B = te.compute((n,), lambda i: A[i] + 1.0, name="B")
+s = te.create_schedule(B.op)
+)";
+
+// Everything one request produced: progress messages, then the result.
+struct Reply {
+    std::vector<json> progress;
+    std::vector<json> results;
+    const json& result() const { return results.at(0); }
+};
+
+Reply handle(const RequestHandler& handler, const std::string& line)
+{
+    Reply r;
+    handler.handleLine(line, [&](const json& m) {
+        EXPECT_TRUE(r.results.empty()) << "a message after the result: " << m.dump();
+        if (m.value("status", "") == "progress")
+            r.progress.push_back(m);
+        else
+            r.results.push_back(m);
+    });
+    return r;
+}
+
+Reply handle(const RequestHandler& handler, const json& request)
+{
+    Reply r = handle(handler, request.dump());
+    EXPECT_EQ(r.results.size(), 1u) << request.dump();
+    return r;
+}
+
+json measure(const char* script, const std::string& variant, json extra = json::object())
+{
+    json r{{"id", 7},     {"cmd", "measure"},   {"script", script}, {"variant", variant},
+           {"repeat", 2}, {"min_repeat_ms", 1}, {"threads", 1}};
+    for (auto& [k, v] : extra.items())
+        r[k] = v;
+    return r;
+}
+
+void expectRequestError(const json& result, const std::string& fragment)
+{
+    EXPECT_EQ(result.value("status", ""), "error") << result.dump();
+    EXPECT_EQ(result.value("kind", ""), "request") << result.dump();
+    EXPECT_NE(result.value("message", "").find(fragment), std::string::npos) << result.dump();
+}
+
+} // namespace
+
+TEST(RequestHandlerTest, PingDescribesTheHostAndTheProtocol)
+{
+    RequestHandler handler;
+    Reply r = handle(handler, json{{"id", 1}, {"cmd", "ping"}});
+    const json& p = r.result();
+    EXPECT_EQ(p["id"], 1);
+    EXPECT_EQ(p["status"], "ok");
+    EXPECT_EQ(p["protocol"], loopscope::worker::kProtocolVersion);
+    EXPECT_FALSE(p["version"].get<std::string>().empty());
+    EXPECT_FALSE(p["cpu"].get<std::string>().empty());
+    EXPECT_GE(p["threads"].get<int>(), 1);
+    EXPECT_EQ(p["commands"], json::array({"emit", "measure", "ping"}));
+    EXPECT_EQ(p["testing"], false);
+}
+
+TEST(RequestHandlerTest, MalformedJsonIsAnErrorWithoutId)
+{
+    RequestHandler handler;
+    Reply r = handle(handler, std::string("{\"id\": 3, \"cmd\": "));
+    ASSERT_EQ(r.results.size(), 1u);
+    EXPECT_FALSE(r.result().contains("id"));
+    expectRequestError(r.result(), "not valid JSON");
+}
+
+TEST(RequestHandlerTest, BlankLinesAreIgnored)
+{
+    RequestHandler handler;
+    EXPECT_TRUE(handle(handler, std::string("  \r")).results.empty());
+}
+
+TEST(RequestHandlerTest, BadRequestsAreErrorsWithTheirId)
+{
+    RequestHandler handler;
+    expectRequestError(handle(handler, json::array({1, 2})).result(), "JSON object");
+    expectRequestError(handle(handler, json{{"id", 4}}).result(), "no \"cmd\"");
+    expectRequestError(handle(handler, json{{"id", "x"}, {"cmd", "ping"}}).result(), "\"id\"");
+    Reply unknown = handle(handler, json{{"id", 5}, {"cmd", "sweep"}});
+    expectRequestError(unknown.result(), "unknown command 'sweep' (commands: emit, measure, ping)");
+    EXPECT_EQ(unknown.result()["id"], 5);
+    expectRequestError(handle(handler, json{{"id", 6}, {"cmd", "measure"}}).result(), "\"script\"");
+    expectRequestError(handle(handler, measure(kMatmul, "naive", {{"step", "last"}})).result(),
+                       "\"step\" must be an integer");
+    expectRequestError(
+        handle(handler, measure(kMatmul, "naive", {{"sets", json::array()}})).result(), "\"sets\"");
+    expectRequestError(handle(handler, measure(kMatmul, "naive", {{"repeat", 0}})).result(),
+                       "\"repeat\" must be at least 1");
+}
+
+TEST(RequestHandlerTest, MeasureChecksAndTimesAtTheGivenSizes)
+{
+    RequestHandler handler;
+    Reply r = handle(handler, measure(kMatmul, "tiled", {{"sets", {{"M", 32}}}, {"threads", 2}}));
+    const json& m = r.result();
+    ASSERT_EQ(m["status"], "ok") << m.dump();
+    EXPECT_EQ(m["id"], 7);
+    EXPECT_EQ(m["variant"], "tiled");
+    EXPECT_EQ(m["step"], 3);
+    EXPECT_EQ(m["steps"], 3);
+    EXPECT_EQ(m["parameters"]["M"], 32);
+    EXPECT_DOUBLE_EQ(m["flops"].get<double>(), 2.0 * 32 * 64 * 64);
+    EXPECT_TRUE(m["checked"].get<bool>());
+    ASSERT_EQ(m["check"].size(), 1u);
+    EXPECT_EQ(m["check"][0]["tensor"], "C");
+    EXPECT_TRUE(m["check"][0]["ok"].get<bool>());
+    EXPECT_GT(m["gflops"].get<double>(), 0.0);
+    EXPECT_LE(m["ms_min"].get<double>(), m["ms_median"].get<double>());
+    EXPECT_LE(m["ms_median"].get<double>(), m["ms_max"].get<double>());
+    EXPECT_EQ(m["repeat"], 2);
+    EXPECT_GE(m["number"].get<int>(), 1);
+    EXPECT_GE(m["compile_ms"].get<double>(), 0.0);
+    EXPECT_GE(m["lower_ms"].get<double>(), 0.0);
+}
+
+TEST(RequestHandlerTest, ProgressComesBeforeTheResultAndRises)
+{
+    RequestHandler handler;
+    Reply r = handle(handler, measure(kMatmul, "naive", {{"repeat", 3}}));
+    ASSERT_EQ(r.result()["status"], "ok");
+    std::vector<std::string> phases;
+    double last = -1;
+    for (auto& p : r.progress) {
+        EXPECT_EQ(p["id"], 7);
+        double f = p["fraction"].get<double>();
+        EXPECT_GE(f, last);
+        EXPECT_LE(f, 1.0);
+        last = f;
+        if (phases.empty() || phases.back() != p["phase"]) phases.push_back(p["phase"]);
+    }
+    EXPECT_EQ(phases, (std::vector<std::string>{"compiling", "checking", "timing"}));
+    EXPECT_DOUBLE_EQ(last, 1.0);
+}
+
+TEST(RequestHandlerTest, StepsRunTheScheduleAfterThatManySteps)
+{
+    RequestHandler handler;
+    Reply untransformed =
+        handle(handler, measure(kMatmul, "tiled", {{"step", 0}, {"time", false}}));
+    EXPECT_EQ(untransformed.result()["status"], "ok");
+    EXPECT_EQ(untransformed.result()["step"], 0);
+    EXPECT_FALSE(untransformed.result().contains("gflops")); // not timed
+    EXPECT_TRUE(untransformed.result()["checked"].get<bool>());
+    expectRequestError(handle(handler, measure(kMatmul, "tiled", {{"step", 4}})).result(),
+                       "variant 'tiled' has 3 steps; there is no step 4");
+    expectRequestError(handle(handler, measure(kMatmul, "tiled", {{"step", -2}})).result(),
+                       "there is no step -2");
+}
+
+TEST(RequestHandlerTest, UnknownVariantsAndValuesNameWhatExists)
+{
+    RequestHandler handler;
+    expectRequestError(handle(handler, measure(kMatmul, "fast")).result(),
+                       "no variant 'fast' in the script (variants: naive, tiled)");
+    expectRequestError(handle(handler, measure(kMatmul, "naive", {{"sets", {{"Q", 3}}}})).result(),
+                       "no parameter named Q (it has: M, K, N)");
+}
+
+TEST(RequestHandlerTest, SetsGiveSymbolicSizesTheirValue)
+{
+    RequestHandler handler;
+    Reply r = handle(handler, measure(kSymbolic, "", {{"sets", {{"n", 100}}}}));
+    ASSERT_EQ(r.result()["status"], "ok") << r.result().dump();
+    EXPECT_EQ(r.result()["variant"], "s"); // the first variant when none is named
+    EXPECT_EQ(r.result()["parameters"]["n"], 100);
+    EXPECT_DOUBLE_EQ(r.result()["flops"].get<double>(), 100.0);
+    EXPECT_TRUE(r.result()["notes"].empty());
+}
+
+TEST(RequestHandlerTest, DocumentErrorsCarryTheirLocation)
+{
+    RequestHandler handler;
+    std::string script = std::string(kMatmul) + "s[C].vectorize(k)\n";
+    Reply r = handle(handler, measure(script.c_str(), "tiled"));
+    EXPECT_EQ(r.result()["status"], "error");
+    EXPECT_EQ(r.result()["kind"], "document");
+    EXPECT_EQ(r.result()["line"], 20);
+    EXPECT_GT(r.result()["column"].get<int>(), 0);
+    EXPECT_FALSE(r.result()["message"].get<std::string>().empty());
+
+    Reply syntax = handle(handler, measure("x = (", "naive"));
+    EXPECT_EQ(syntax.result()["kind"], "document");
+    EXPECT_EQ(syntax.result()["line"], 1);
+}
+
+TEST(RequestHandlerTest, CodegenRefusalsAreErrorsAtTheVariant)
+{
+    RequestHandler handler;
+    Reply r = handle(handler, measure(kGpuBind, ""));
+    EXPECT_EQ(r.result()["status"], "error");
+    EXPECT_EQ(r.result()["kind"], "codegen");
+    EXPECT_EQ(r.result()["line"], 6);
+    EXPECT_NE(r.result()["message"].get<std::string>().find("variant 's' cannot run"),
+              std::string::npos)
+        << r.result().dump();
+    Reply emit = handle(handler, json{{"id", 2}, {"cmd", "emit"}, {"script", kGpuBind}});
+    EXPECT_EQ(emit.result()["kind"], "codegen");
+}
+
+TEST(RequestHandlerTest, CorruptedOutputIsWrongAndHasNoSpeed)
+{
+    RequestHandler handler(HandlerOptions{true});
+    Reply r = handle(handler, measure(kMatmul, "tiled", {{"corrupt_output", true}}));
+    const json& m = r.result();
+    EXPECT_EQ(m["status"], "wrong") << m.dump();
+    EXPECT_FALSE(m["checked"].get<bool>());
+    for (const char* speed : {"gflops", "ms_median", "ms_min", "ms_max", "run_ms"})
+        EXPECT_FALSE(m.contains(speed)) << speed;
+    EXPECT_EQ(m["first_mismatch"].get<std::string>().rfind("C[0, 0] = ", 0), 0u) << m.dump();
+    EXPECT_GT(m["max_abs_error"].get<double>(), 1e-3);
+    EXPECT_NE(m["message"].get<std::string>().find("variant 'tiled' step 3 computes wrong numbers"),
+              std::string::npos);
+    for (auto& p : r.progress)
+        EXPECT_NE(p["phase"], "timing");
+}
+
+TEST(RequestHandlerTest, TestingHooksNeedTheTestingOption)
+{
+    RequestHandler handler; // as the worker runs without LOOPSCOPE_WORKER_TESTING=1
+    Reply r =
+        handle(handler, measure(kMatmul, "naive", {{"corrupt_output", true}, {"crash", true}}));
+    EXPECT_EQ(r.result()["status"], "ok");
+}
+
+TEST(RequestHandlerTest, EmitGivesLlvmIrOrAssembly)
+{
+    RequestHandler handler;
+    json request{{"id", 9}, {"cmd", "emit"}, {"script", kMatmul}, {"variant", "tiled"}};
+    Reply llvm = handle(handler, request);
+    ASSERT_EQ(llvm.result()["status"], "ok") << llvm.result().dump();
+    EXPECT_EQ(llvm.result()["format"], "llvm");
+    EXPECT_EQ(llvm.result()["function"], "tiled");
+    EXPECT_NE(llvm.result()["text"].get<std::string>().find("define"), std::string::npos);
+    EXPECT_EQ(llvm.progress.front()["phase"], "lowering");
+
+    request["format"] = "asm";
+    request["step"] = 0;
+    Reply assembly = handle(handler, request);
+    ASSERT_EQ(assembly.result()["status"], "ok");
+    EXPECT_EQ(assembly.result()["step"], 0);
+    EXPECT_NE(assembly.result()["text"].get<std::string>().find("tiled:"), std::string::npos);
+
+    request["format"] = "obj";
+    expectRequestError(handle(handler, request).result(), "unknown format 'obj'");
+}
+
+TEST(RequestHandlerTest, MessagesSerializeOnOneLineEvenWithInvalidUtf8)
+{
+    std::string line = loopscope::worker::serializeMessage(json{{"text", "a\nb\xff"}});
+    EXPECT_EQ(line.find('\n'), std::string::npos);
+    EXPECT_FALSE(json::parse(line)["text"].get<std::string>().empty());
+}

@@ -1,0 +1,11 @@
+# The editor part: the QScintilla editor pane, the schedule panel and the statement writer.
+target_sources(loopscope_widgets PRIVATE
+  editor/EditorPane.h
+  editor/EditorPane.cpp
+  editor/StatementWriter.h
+  editor/StatementWriter.cpp
+  editor/ScheduleModels.h
+  editor/ScheduleModels.cpp
+  editor/SchedulePanel.h
+  editor/SchedulePanel.cpp
+)

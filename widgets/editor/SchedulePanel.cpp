@@ -1,0 +1,610 @@
+#include "editor/SchedulePanel.h"
+
+#include "editor/ScheduleModels.h"
+
+#include <QAction>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QGridLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QSpinBox>
+#include <QToolButton>
+#include <QTreeView>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <map>
+
+using namespace Qt::StringLiterals;
+
+namespace loopscope {
+
+namespace {
+
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+std::string ss(const QString& s) { return s.toStdString(); }
+
+struct ActionSpec {
+    QString name;
+    QString label;
+    QString description;
+};
+
+const std::vector<ActionSpec>& actionSpecs()
+{
+    static const std::vector<ActionSpec> specs = {
+        {u"split"_s, SchedulePanel::tr("Split"),
+         SchedulePanel::tr("Split the loop into an outer and an inner loop (inner extent = factor, "
+                           "or nparts outer iterations)")},
+        {u"tile"_s, SchedulePanel::tr("Tile"),
+         SchedulePanel::tr("Tile the loop and the one inside it (or the two selected loops): "
+                           "factor for the first, y factor for the second")},
+        {u"fuse"_s, SchedulePanel::tr("Fuse"),
+         SchedulePanel::tr("Fuse the loop with the one inside it (or the selected adjacent loops) "
+                           "into one loop")},
+        {u"reorder_outer"_s, SchedulePanel::tr("Move out"),
+         SchedulePanel::tr("Reorder: move the loop one place outward (rows can also be dragged)")},
+        {u"reorder_inner"_s, SchedulePanel::tr("Move in"),
+         SchedulePanel::tr("Reorder: move the loop one place inward (rows can also be dragged)")},
+        {u"vectorize"_s, SchedulePanel::tr("Vectorize"),
+         SchedulePanel::tr("Run the loop as vector instructions (an innermost data-parallel loop)")},
+        {u"parallel"_s, SchedulePanel::tr("Parallel"),
+         SchedulePanel::tr("Run the iterations of the loop on all cores")},
+        {u"unroll"_s, SchedulePanel::tr("Unroll"), SchedulePanel::tr("Unroll the loop completely")},
+        {u"pragma"_s, SchedulePanel::tr("Pragma"),
+         SchedulePanel::tr("Annotate the loop with the chosen pragma")},
+        {u"bind"_s, SchedulePanel::tr("Bind"),
+         SchedulePanel::tr("Bind the loop to a GPU thread axis (shown in the TIR; the CPU code "
+                           "generator refuses bound loops)")},
+        {u"storage_align"_s, SchedulePanel::tr("Storage align"),
+         SchedulePanel::tr("Pad the stage's buffer along this dimension so that its stride is "
+                           "factor * k + offset")},
+        {u"compute_at"_s, SchedulePanel::tr("Compute at"),
+         SchedulePanel::tr("Compute this stage inside the chosen loop of a consumer")},
+        {u"compute_inline"_s, SchedulePanel::tr("Inline"),
+         SchedulePanel::tr("Inline this stage into its consumers (compute_inline)")},
+        {u"compute_root"_s, SchedulePanel::tr("Compute at root"),
+         SchedulePanel::tr("Compute this stage at the root, before its consumers (compute_root)")},
+        {u"cache_read"_s, SchedulePanel::tr("Cache read"),
+         SchedulePanel::tr("Read this tensor through a cache stage in the chosen scope, for the "
+                           "chosen reader")},
+        {u"cache_write"_s, SchedulePanel::tr("Cache write"),
+         SchedulePanel::tr("Compute this stage into a cache in the chosen scope, then copy it out")},
+        {u"rfactor"_s, SchedulePanel::tr("Rfactor"),
+         SchedulePanel::tr("Factor the reduction over the selected reduction loop into a new stage")},
+        {u"new_variant"_s, SchedulePanel::tr("New variant from here"),
+         SchedulePanel::tr("Copy this variant's block under a new \"# variant:\" name")},
+    };
+    return specs;
+}
+
+const std::map<QString, Primitive> kPrimitives = {
+    {u"split"_s, Primitive::Split},
+    {u"tile"_s, Primitive::Tile},
+    {u"fuse"_s, Primitive::Fuse},
+    {u"reorder_outer"_s, Primitive::Reorder},
+    {u"reorder_inner"_s, Primitive::Reorder},
+    {u"vectorize"_s, Primitive::Vectorize},
+    {u"parallel"_s, Primitive::Parallel},
+    {u"unroll"_s, Primitive::Unroll},
+    {u"pragma"_s, Primitive::Pragma},
+    {u"bind"_s, Primitive::Bind},
+    {u"storage_align"_s, Primitive::StorageAlign},
+    {u"compute_at"_s, Primitive::ComputeAt},
+    {u"compute_inline"_s, Primitive::ComputeInline},
+    {u"compute_root"_s, Primitive::ComputeRoot},
+    {u"cache_read"_s, Primitive::CacheRead},
+    {u"cache_write"_s, Primitive::CacheWrite},
+    {u"rfactor"_s, Primitive::Rfactor},
+};
+
+// A spin box for factors and similar small positive integers.
+QSpinBox* makeSpin(QWidget* parent, const QString& objectName, int min, int max, int value,
+                   const QString& tip)
+{
+    auto* spin = new QSpinBox(parent);
+    spin->setObjectName(objectName);
+    spin->setRange(min, max);
+    spin->setValue(value);
+    spin->setToolTip(tip);
+    spin->setAccelerated(true);
+    return spin;
+}
+
+}  // namespace
+
+struct SchedulePanel::Private {
+    SchedulePanel* q = nullptr;
+    StagesModel* stages = nullptr;
+    AxesModel* axes = nullptr;
+    QTreeView* stageView = nullptr;
+    QTreeView* axesView = nullptr;
+    QLabel* axesTitle = nullptr;
+    QLabel* status = nullptr;
+    QSpinBox* factor = nullptr;
+    QCheckBox* nparts = nullptr;
+    QSpinBox* yFactor = nullptr;
+    QComboBox* pragmaKey = nullptr;
+    QSpinBox* pragmaValue = nullptr;
+    QComboBox* thread = nullptr;
+    QSpinBox* alignFactor = nullptr;
+    QSpinBox* alignOffset = nullptr;
+    QComboBox* target = nullptr;
+    QComboBox* reader = nullptr;
+    QComboBox* scope = nullptr;
+    std::map<QString, QAction*> actions;
+    StatementWriter writer{{}, {}};
+    int programmatic = 0;  // > 0 while the panel changes selections itself
+
+    struct Request {
+        PrimitiveRequest request;
+        QString reason;  // a problem with the selection, before the writer is asked
+    };
+
+    const StageInfo* currentStage() const
+    {
+        return writer.findStage(ss(q->selectedStage()));
+    }
+    QList<int> selectedRows() const;
+    int currentRow() const;
+    Request requestFor(const QString& name) const;
+    void updateActions();
+    void trigger(const QString& name);
+    void stageChanged();
+    void fillInputs();
+    void selectAxisRows(const QList<int>& rows);
+    void reorderDropped(const QStringList& order);
+};
+
+QList<int> SchedulePanel::Private::selectedRows() const
+{
+    QList<int> rows;
+    for (const QModelIndex& i : axesView->selectionModel()->selectedRows()) rows << i.row();
+    std::sort(rows.begin(), rows.end());
+    return rows;
+}
+
+int SchedulePanel::Private::currentRow() const
+{
+    QList<int> rows = selectedRows();
+    if (rows.isEmpty()) return -1;
+    int cur = axesView->currentIndex().row();
+    return rows.contains(cur) ? cur : rows.front();
+}
+
+SchedulePanel::Private::Request SchedulePanel::Private::requestFor(const QString& name) const
+{
+    Request out;
+    PrimitiveRequest& r = out.request;
+    r.primitive = kPrimitives.at(name);
+    r.stage = ss(q->selectedStage());
+    const StageInfo* st = currentStage();
+    if (!st) {
+        out.reason = tr("select a stage");
+        return out;
+    }
+    // Rows as shown: after a drag they may be ahead of the stages until the next analysis.
+    const std::vector<AxisInfo>& shown = axes->axes();
+    const int n = static_cast<int>(shown.size());
+    const QList<int> rows = selectedRows();
+    const int cur = currentRow();
+    auto var = [&](int row) { return shown[static_cast<std::size_t>(row)].var; };
+    if (cur >= 0 && cur < n) r.axes = {var(cur)};
+
+    switch (r.primitive) {
+    case Primitive::Tile:
+    case Primitive::Fuse:
+        if (rows.size() >= 2 && rows.back() < n) {
+            r.axes.clear();
+            for (int row : rows) r.axes.push_back(var(row));
+            if (r.primitive == Primitive::Tile && rows.size() > 2)
+                out.reason = tr("tile needs two loops; select one or two");
+        } else if (cur >= 0 && cur + 1 < n) {
+            r.axes.push_back(var(cur + 1));
+        } else if (cur >= 0 && n > 0) {
+            out.reason = tr("'%1' is the innermost loop; select the loops to %2")
+                             .arg(qs(shown[static_cast<std::size_t>(cur)].name), name);
+        }
+        break;
+    case Primitive::Reorder: {
+        if (cur < 0 || cur >= n) break;
+        int other = name == u"reorder_outer"_s ? cur - 1 : cur + 1;
+        if (other < 0 || other >= n) {
+            out.reason = tr("'%1' is already the %2 loop")
+                             .arg(qs(shown[static_cast<std::size_t>(cur)].name),
+                                  other < 0 ? tr("outermost") : tr("innermost"));
+            break;
+        }
+        r.axes.clear();
+        for (auto& a : shown) r.axes.push_back(a.var);
+        std::swap(r.axes[static_cast<std::size_t>(cur)], r.axes[static_cast<std::size_t>(other)]);
+        break;
+    }
+    default: break;
+    }
+    r.factor = r.primitive == Primitive::StorageAlign ? alignFactor->value() : factor->value();
+    r.nparts = nparts->isChecked();
+    r.yFactor = yFactor->value();
+    r.offset = alignOffset->value();
+    r.scope = ss(scope->currentText());
+    r.pragmaKey = ss(pragmaKey->currentText());
+    r.hasPragmaValue = pragmaValue->isEnabled();
+    r.pragmaValue = pragmaValue->value();
+    r.threadTag = ss(thread->currentText());
+    QStringList t = target->currentData().toStringList();
+    if (t.size() == 2) {
+        r.targetStage = ss(t[0]);
+        r.targetAxis = ss(t[1]);
+    }
+    for (const QString& s : reader->currentData().toStringList()) r.readers.push_back(ss(s));
+    return out;
+}
+
+void SchedulePanel::Private::updateActions()
+{
+    for (auto& spec : actionSpecs()) {
+        QAction* action = actions.at(spec.name);
+        QString reason, preview;
+        if (spec.name == u"new_variant"_s) {
+            if (stages->rowCount() == 0) reason = tr("no variant is shown");
+        } else {
+            Request req = requestFor(spec.name);
+            reason = req.reason;
+            if (reason.isEmpty()) {
+                WrittenStatement w = writer.write(req.request);
+                if (w.ok()) preview = qs(w.text);
+                else reason = qs(w.refusal);
+            }
+        }
+        action->setEnabled(reason.isEmpty());
+        if (reason.isEmpty()) {
+            action->setToolTip(preview.isEmpty() ? spec.description
+                                                 : spec.description + u"\n\n"_s + preview);
+        } else {
+            action->setToolTip(spec.description + u"\n\n"_s + tr("Not available: %1").arg(reason));
+        }
+    }
+}
+
+void SchedulePanel::Private::trigger(const QString& name)
+{
+    if (name == u"new_variant"_s) {
+        emit q->newVariantRequested();
+        return;
+    }
+    Request req = requestFor(name);
+    if (!req.reason.isEmpty()) {
+        status->setText(req.reason);
+        return;
+    }
+    WrittenStatement w = writer.write(req.request);
+    if (!w.ok()) {
+        status->setText(qs(w.refusal));
+        return;
+    }
+    status->clear();
+    emit q->statementRequested(qs(w.text));
+}
+
+void SchedulePanel::Private::reorderDropped(const QStringList& order)
+{
+    PrimitiveRequest r;
+    r.primitive = Primitive::Reorder;
+    r.stage = ss(q->selectedStage());
+    for (const QString& v : order) r.axes.push_back(ss(v));
+    WrittenStatement w = writer.write(r);
+    if (!w.ok()) {
+        status->setText(qs(w.refusal));
+        axes->restore();
+        updateActions();
+        return;
+    }
+    status->clear();
+    emit q->statementRequested(qs(w.text));
+}
+
+void SchedulePanel::Private::selectAxisRows(const QList<int>& rows)
+{
+    ++programmatic;
+    QItemSelection sel;
+    for (int r : rows) sel.select(axes->index(r, 0), axes->index(r, AxesModel::ColumnCount - 1));
+    axesView->selectionModel()->select(sel, QItemSelectionModel::ClearAndSelect);
+    if (!rows.isEmpty()) {
+        axesView->selectionModel()->setCurrentIndex(axes->index(rows.front(), 0),
+                                                    QItemSelectionModel::NoUpdate);
+        axesView->scrollTo(axes->index(rows.front(), 0));
+    }
+    --programmatic;
+    updateActions();
+}
+
+void SchedulePanel::Private::fillInputs()
+{
+    const StageInfo* st = currentStage();
+    // compute_at: every loop of every consumer.
+    QString previous = target->currentText();
+    target->clear();
+    if (st) {
+        for (auto& c : writer.consumersOf(st->name)) {
+            const StageInfo* cs = writer.findStage(c);
+            if (!cs) continue;
+            for (auto& a : cs->axes)
+                target->addItem(qs(cs->name + "." + a.name), QStringList{qs(cs->name), qs(a.var)});
+        }
+    }
+    if (int i = target->findText(previous); i >= 0) target->setCurrentIndex(i);
+    target->setEnabled(target->count() > 0);
+
+    previous = reader->currentText();
+    reader->clear();
+    if (st) {
+        QStringList all;
+        for (auto& c : writer.consumersOf(st->name)) {
+            reader->addItem(tr("for %1").arg(qs(c)), QStringList{qs(c)});
+            all << qs(c);
+        }
+        if (all.size() > 1) reader->addItem(tr("for all readers"), all);
+    }
+    if (int i = reader->findText(previous); i >= 0) reader->setCurrentIndex(i);
+    reader->setEnabled(reader->count() > 0);
+}
+
+void SchedulePanel::Private::stageChanged()
+{
+    const StageInfo* st = currentStage();
+    axes->setAxes(st ? st->axes : std::vector<AxisInfo>{});
+    if (!st) axesTitle->setText(tr("Loop axes"));
+    else if (st->axes.empty()) axesTitle->setText(tr("%1 has no loops").arg(qs(st->name)));
+    else axesTitle->setText(tr("Loops of %1, outer to inner (drag to reorder)").arg(qs(st->name)));
+    fillInputs();
+    selectAxisRows(st && !st->axes.empty() ? QList<int>{0} : QList<int>{});
+}
+
+SchedulePanel::SchedulePanel(QWidget* parent) : QWidget(parent), d(std::make_unique<Private>())
+{
+    d->q = this;
+    d->stages = new StagesModel(this);
+    d->axes = new AxesModel(this);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+
+    layout->addWidget(new QLabel(tr("Stages"), this));
+    d->stageView = new QTreeView(this);
+    d->stageView->setObjectName(u"stageView"_s);
+    d->stageView->setModel(d->stages);
+    d->stageView->setRootIsDecorated(false);
+    d->stageView->setUniformRowHeights(true);
+    d->stageView->setSelectionMode(QAbstractItemView::SingleSelection);
+    d->stageView->setSelectionBehavior(QAbstractItemView::SelectRows);
+    d->stageView->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    d->stageView->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    d->stageView->header()->setStretchLastSection(true);
+    d->stageView->setMaximumHeight(d->stageView->fontMetrics().height() * 9);
+    layout->addWidget(d->stageView);
+
+    d->axesTitle = new QLabel(tr("Loop axes"), this);
+    layout->addWidget(d->axesTitle);
+    d->axesView = new QTreeView(this);
+    d->axesView->setObjectName(u"axesView"_s);
+    d->axesView->setModel(d->axes);
+    d->axesView->setRootIsDecorated(false);
+    d->axesView->setUniformRowHeights(true);
+    d->axesView->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    d->axesView->setSelectionBehavior(QAbstractItemView::SelectRows);
+    d->axesView->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    d->axesView->setDragEnabled(true);
+    d->axesView->setAcceptDrops(true);
+    d->axesView->setDropIndicatorShown(true);
+    d->axesView->setDragDropOverwriteMode(false);
+    d->axesView->setDragDropMode(QAbstractItemView::InternalMove);
+    d->axesView->setDefaultDropAction(Qt::MoveAction);
+    d->axesView->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    d->axesView->header()->setStretchLastSection(true);
+    d->axesView->setMinimumHeight(d->axesView->fontMetrics().height() * 10);
+    layout->addWidget(d->axesView, 1);
+
+    // Actions, with their inputs next to them.
+    auto makeButton = [&](const ActionSpec& spec) {
+        auto* action = new QAction(spec.label, this);
+        action->setObjectName(spec.name);
+        d->actions[spec.name] = action;
+        connect(action, &QAction::triggered, this, [this, name = spec.name] { d->trigger(name); });
+        auto* button = new QToolButton(this);
+        button->setObjectName(spec.name + u"Button"_s);
+        button->setDefaultAction(action);
+        button->setToolButtonStyle(Qt::ToolButtonTextOnly);
+        return button;
+    };
+    std::map<QString, QToolButton*> buttons;
+    for (auto& spec : actionSpecs()) buttons[spec.name] = makeButton(spec);
+    auto row = [&](QGridLayout* grid, int r, std::initializer_list<QWidget*> widgets) {
+        int c = 0;
+        for (QWidget* w : widgets) grid->addWidget(w, r, c++);
+    };
+    auto label = [&](const QString& text) { return new QLabel(text, this); };
+
+    d->factor = makeSpin(this, u"factorSpin"_s, 1, 1 << 20, 8,
+                         tr("Split factor (inner extent), or number of outer parts with nparts; "
+                            "tile's x factor"));
+    d->nparts = new QCheckBox(tr("nparts"), this);
+    d->nparts->setObjectName(u"npartsCheck"_s);
+    d->nparts->setToolTip(tr("Split into this many outer iterations (nparts=) instead of inner "
+                             "iterations (factor=)"));
+    d->yFactor = makeSpin(this, u"yFactorSpin"_s, 1, 1 << 20, 8, tr("Tile's y factor"));
+    d->pragmaKey = new QComboBox(this);
+    d->pragmaKey->setObjectName(u"pragmaKeyCombo"_s);
+    d->pragmaKey->addItems({u"unroll"_s, u"auto_unroll_max_step"_s, u"unroll_explicit"_s,
+                            u"parallel_launch_point"_s});
+    d->pragmaValue = makeSpin(this, u"pragmaValueSpin"_s, 0, 1 << 20, 16, tr("Pragma value"));
+    d->thread = new QComboBox(this);
+    d->thread->setObjectName(u"threadCombo"_s);
+    d->thread->addItems({u"blockIdx.x"_s, u"blockIdx.y"_s, u"blockIdx.z"_s, u"threadIdx.x"_s,
+                         u"threadIdx.y"_s, u"threadIdx.z"_s, u"vthread"_s});
+    d->alignFactor = makeSpin(this, u"alignFactorSpin"_s, 1, 1 << 20, 16, tr("storage_align factor"));
+    d->alignOffset = makeSpin(this, u"alignOffsetSpin"_s, 0, 1 << 20, 1, tr("storage_align offset"));
+    d->target = new QComboBox(this);
+    d->target->setObjectName(u"computeAtTargetCombo"_s);
+    d->target->setToolTip(tr("The consumer loop to compute the stage in"));
+    d->reader = new QComboBox(this);
+    d->reader->setObjectName(u"readerCombo"_s);
+    d->reader->setToolTip(tr("The stage that reads through the cache"));
+    d->scope = new QComboBox(this);
+    d->scope->setObjectName(u"scopeCombo"_s);
+    d->scope->addItems({u"local"_s, u"global"_s, u"shared"_s});
+    d->scope->setToolTip(tr("Storage scope of the cache"));
+
+    auto* loops = new QGroupBox(tr("Loops"), this);
+    auto* lg = new QGridLayout(loops);
+    row(lg, 0, {buttons[u"split"_s], label(tr("factor")), d->factor, d->nparts});
+    row(lg, 1, {buttons[u"tile"_s], label(tr("y factor")), d->yFactor});
+    row(lg, 2, {buttons[u"fuse"_s], buttons[u"reorder_outer"_s], buttons[u"reorder_inner"_s]});
+    lg->setColumnStretch(4, 1);
+    layout->addWidget(loops);
+
+    auto* notes = new QGroupBox(tr("Annotations"), this);
+    auto* ng = new QGridLayout(notes);
+    row(ng, 0, {buttons[u"vectorize"_s], buttons[u"parallel"_s], buttons[u"unroll"_s]});
+    row(ng, 1, {buttons[u"pragma"_s], d->pragmaKey, d->pragmaValue});
+    row(ng, 2, {buttons[u"bind"_s], d->thread});
+    row(ng, 3, {buttons[u"storage_align"_s], d->alignFactor, d->alignOffset});
+    ng->setColumnStretch(3, 1);
+    layout->addWidget(notes);
+
+    auto* placement = new QGroupBox(tr("Stage"), this);
+    auto* pg = new QGridLayout(placement);
+    pg->addWidget(buttons[u"compute_at"_s], 0, 0);
+    pg->addWidget(d->target, 0, 1, 1, 2);
+    row(pg, 1, {buttons[u"compute_inline"_s], buttons[u"compute_root"_s]});
+    row(pg, 2, {buttons[u"cache_read"_s], d->reader, d->scope});
+    row(pg, 3, {buttons[u"cache_write"_s], buttons[u"rfactor"_s]});
+    pg->setColumnStretch(3, 1);
+    layout->addWidget(placement);
+
+    auto* variantRow = new QHBoxLayout;
+    variantRow->addWidget(buttons[u"new_variant"_s]);
+    variantRow->addStretch(1);
+    layout->addLayout(variantRow);
+
+    d->status = new QLabel(this);
+    d->status->setObjectName(u"statusLabel"_s);
+    d->status->setWordWrap(true);
+    d->status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(d->status);
+
+    auto refresh = [this] { d->updateActions(); };
+    connect(d->factor, &QSpinBox::valueChanged, this, refresh);
+    connect(d->nparts, &QCheckBox::toggled, this, refresh);
+    connect(d->yFactor, &QSpinBox::valueChanged, this, refresh);
+    connect(d->pragmaKey, &QComboBox::currentTextChanged, this, [this](const QString& key) {
+        d->pragmaValue->setEnabled(key == u"auto_unroll_max_step"_s || key == u"unroll_explicit"_s);
+        d->updateActions();
+    });
+    d->pragmaValue->setEnabled(false);
+    connect(d->pragmaValue, &QSpinBox::valueChanged, this, refresh);
+    connect(d->thread, &QComboBox::currentTextChanged, this, refresh);
+    connect(d->alignFactor, &QSpinBox::valueChanged, this, refresh);
+    connect(d->alignOffset, &QSpinBox::valueChanged, this, refresh);
+    connect(d->target, &QComboBox::currentIndexChanged, this, refresh);
+    connect(d->reader, &QComboBox::currentIndexChanged, this, refresh);
+    connect(d->scope, &QComboBox::currentTextChanged, this, refresh);
+
+    connect(d->stageView->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this] {
+        d->stageChanged();
+        if (!d->programmatic) emit stageSelected(selectedStage());
+    });
+    connect(d->axesView->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
+        if (d->programmatic) return;
+        d->updateActions();
+        QStringList sel = selectedAxes();
+        if (!sel.isEmpty()) emit axisSelected(selectedStage(), sel.front());
+    });
+    // Queued: the lead may rewrite the script (and reset these models) in response.
+    connect(d->axes, &AxesModel::reorderRequested, this,
+            [this](const QStringList& order) { d->reorderDropped(order); }, Qt::QueuedConnection);
+
+    d->updateActions();
+}
+
+SchedulePanel::~SchedulePanel() = default;
+
+void SchedulePanel::setStages(std::vector<StageInfo> stages, ScheduleContext context)
+{
+    const QString previousStage = selectedStage();
+    const QStringList previousAxes = selectedAxes();
+    ++d->programmatic;
+    d->writer = StatementWriter(stages, std::move(context));
+    d->stages->setStages(std::move(stages));
+
+    // Keep the stage; else the first output; else the first computed stage; else the first.
+    int row = d->stages->rowOf(previousStage);
+    const auto& all = d->stages->stages();
+    for (std::size_t i = 0; row < 0 && i < all.size(); ++i)
+        if (all[i].output) row = static_cast<int>(i);
+    for (std::size_t i = 0; row < 0 && i < all.size(); ++i)
+        if (all[i].kind != "placeholder") row = static_cast<int>(i);
+    if (row < 0 && !all.empty()) row = 0;
+    if (row >= 0) d->stageView->setCurrentIndex(d->stages->index(row, 0));
+    d->stageChanged();
+
+    // Keep the axes; an axis that was split gives way to its outer part.
+    if (selectedStage() == previousStage) {
+        QList<int> rows;
+        for (const QString& v : previousAxes) {
+            int r = d->axes->rowOf(v);
+            for (int k = 0; r < 0 && k < d->axes->rowCount(); ++k)
+                if (d->axes->index(k, 0).data(AxesModel::AxisVarRole).toString().startsWith(v + u'.'))
+                    r = k;
+            if (r >= 0 && !rows.contains(r)) rows << r;
+        }
+        if (!rows.isEmpty()) d->selectAxisRows(rows);
+    }
+    --d->programmatic;
+    d->updateActions();
+}
+
+void SchedulePanel::clear() { setStages({}, {}); }
+
+bool SchedulePanel::selectStage(const QString& stage)
+{
+    int row = d->stages->rowOf(stage);
+    if (row < 0) return false;
+    ++d->programmatic;
+    if (selectedStage() != stage) d->stageView->setCurrentIndex(d->stages->index(row, 0));
+    --d->programmatic;
+    return true;
+}
+
+bool SchedulePanel::selectAxis(const QString& stage, const QString& axis)
+{
+    if (!selectStage(stage)) return false;
+    int row = d->axes->rowOf(axis);
+    if (row < 0) return false;
+    d->selectAxisRows({row});
+    return true;
+}
+
+QString SchedulePanel::selectedStage() const
+{
+    QModelIndex i = d->stageView->currentIndex();
+    return i.isValid() ? i.siblingAtColumn(0).data(StagesModel::StageNameRole).toString() : QString();
+}
+
+QStringList SchedulePanel::selectedAxes() const
+{
+    QStringList out;
+    for (int r : d->selectedRows()) out << d->axes->index(r, 0).data(AxesModel::AxisVarRole).toString();
+    return out;
+}
+
+QAction* SchedulePanel::primitiveAction(const QString& name) const
+{
+    auto it = d->actions.find(name);
+    return it == d->actions.end() ? nullptr : it->second;
+}
+
+}  // namespace loopscope

@@ -1,0 +1,121 @@
+// Writes the script statement for a schedule primitive chosen in the schedule panel (with fresh,
+// non-clashing variable names) and says why a primitive would be illegal; Qt-free so it is
+// unit-testable and reusable.
+#pragma once
+
+#include "explore/Explorer.h"
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace loopscope {
+
+// What the script calls things in the variant a statement is written for.
+struct ScheduleContext {
+    std::string scheduleVar = "s";  // the variant's schedule variable
+    // Stage name -> the script variable holding that tensor ("C" -> "C"). A stage without one
+    // cannot be referred to, so primitives on it are refused.
+    std::map<std::string, std::string> tensorVars;
+    // AxisInfo::var -> the script variable holding that axis ("i.outer" -> "io").
+    std::map<std::string, std::string> axisVars;
+    // Optional, per stage (stage name -> AxisInfo::var -> variable); takes precedence over
+    // axisVars where two stages have axes of the same name.
+    std::map<std::string, std::map<std::string, std::string>> stageAxisVars;
+    // Every name bound anywhere in the script: fresh names never clash with these.
+    std::set<std::string> usedNames;
+    // Optional: stage name -> the stages that read it. Without an entry, every later computed
+    // stage counts as a possible consumer (stages are listed producers first).
+    std::map<std::string, std::vector<std::string>> readers;
+};
+
+enum class Primitive {
+    Split,
+    Tile,
+    Fuse,
+    Reorder,
+    Vectorize,
+    Parallel,
+    Unroll,
+    ComputeAt,
+    ComputeInline,
+    ComputeRoot,
+    Pragma,
+    StorageAlign,
+    CacheRead,
+    CacheWrite,
+    Rfactor,
+    Bind,
+};
+
+// The spelling of a primitive in the script ("cache_read").
+std::string primitiveName(Primitive p);
+
+// What the user chose. Axes are named by AxisInfo::var ("i.outer") of `stage`.
+struct PrimitiveRequest {
+    Primitive primitive = Primitive::Split;
+    std::string stage;
+    // Split, Vectorize, Parallel, Unroll, Pragma, Bind, StorageAlign, Rfactor: one axis.
+    // Tile: x then y. Fuse: two or more adjacent axes. Reorder: the new order, either of every
+    // loop axis of the stage (only the axes that moved are written) or of some of them.
+    std::vector<std::string> axes;
+    std::int64_t factor = 8;   // split factor (or nparts), tile x_factor, storage_align factor
+    bool nparts = false;       // split by nparts= instead of factor=
+    std::int64_t yFactor = 8;  // tile y_factor
+    std::int64_t offset = 0;   // storage_align offset
+    std::string targetStage;   // compute_at: the consumer stage
+    std::string targetAxis;    // compute_at: AxisInfo::var of the consumer's loop
+    std::string scope = "local";       // cache_read, cache_write: "global", "local", "shared"
+    std::vector<std::string> readers;  // cache_read: the reading stages
+    std::string pragmaKey = "unroll";
+    bool hasPragmaValue = false;
+    std::int64_t pragmaValue = 0;
+    std::string threadTag = "threadIdx.x";  // bind
+    int factorAxis = 0;                     // rfactor
+};
+
+// A written statement (one or more lines, no trailing newline) or why it cannot be written.
+struct WrittenStatement {
+    std::string text;
+    std::string refusal;
+    bool ok() const { return refusal.empty(); }
+};
+
+class StatementWriter {
+public:
+    StatementWriter(std::vector<StageInfo> stages, ScheduleContext context);
+
+    const std::vector<StageInfo>& stages() const { return m_stages; }
+    const ScheduleContext& context() const { return m_context; }
+    const StageInfo* findStage(const std::string& name) const;
+
+    // Empty when the request is legal and writable, else the reason (TVM's words where TVM
+    // would refuse, as in core/schedule/Schedule.cpp).
+    std::string whyIllegal(const PrimitiveRequest& request) const;
+    WrittenStatement write(const PrimitiveRequest& request) const;
+
+    // The stages whose loops `stage` may be computed at (its consumers).
+    std::vector<std::string> consumersOf(const std::string& stage) const;
+    // The variable holding an axis of a stage, or "" when the script has none.
+    std::string axisVariable(const std::string& stage, const std::string& axisVar) const;
+
+    // `base`, or base_1, base_2, ... : the first not in `used`.
+    static std::string uniqueName(const std::string& base, const std::set<std::string>& used);
+
+    // A copy of the variant's block (its te.create_schedule line `variantLine` through
+    // `lastLine`, 1-based) headed by "# variant: NEWNAME" and preceded by an empty line, ready to
+    // be inserted after `lastLine`. The schedule variable is kept (the copy rebinds it).
+    static std::string newVariantFromHere(const std::string& scriptText, int variantLine,
+                                          int lastLine, const std::string& newName);
+
+private:
+    std::string check(const PrimitiveRequest& r) const;
+    WrittenStatement build(const PrimitiveRequest& r) const;
+
+    std::vector<StageInfo> m_stages;
+    ScheduleContext m_context;
+};
+
+}  // namespace loopscope

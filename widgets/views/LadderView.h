@@ -1,0 +1,43 @@
+// The ladder table: compact rows, right-aligned numbers, a bar behind GFLOPS relative to the best
+// row, failed and wrong rows in the error color; choosing a row asks for that step to be shown.
+#pragma once
+
+#include <QTableView>
+
+namespace loopscope {
+
+class LadderView : public QTableView {
+    Q_OBJECT
+
+public:
+    explicit LadderView(QWidget* parent = nullptr);
+
+    // Expects a LadderModel (any table model with its roles works).
+    void setModel(QAbstractItemModel* model) override;
+
+    // Selects a row without emitting stepActivated (the editor's cursor moved to that step).
+    void setCurrentStep(int row);
+    int currentStep() const;
+
+    // Shown in the empty table ("Select a variant to see its steps").
+    void setPlaceholder(const QString& text);
+
+signals:
+    // The user chose a row with the mouse or the keyboard.
+    void stepActivated(int row);
+
+protected:
+    void mousePressEvent(QMouseEvent* event) override;
+    void paintEvent(QPaintEvent* event) override;
+    void changeEvent(QEvent* event) override;
+
+private:
+    void applyMetrics();
+    // Wrong and failed rows have no numbers: their message spans the number columns instead.
+    void updateSpans();
+
+    bool m_programmatic = false;
+    QString m_placeholder;
+};
+
+}  // namespace loopscope

@@ -1,0 +1,489 @@
+#include "views/LoopNestView.h"
+
+#include "views/TirDiff.h"
+#include "views/TirEditor.h"
+#include "views/ViewColors.h"
+
+#include <QButtonGroup>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPainter>
+#include <QScrollBar>
+#include <QSet>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QStyle>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+using namespace Qt::StringLiterals;
+
+namespace loopscope {
+
+namespace {
+
+// A one-line label that elides instead of growing its parent; the full text is its tooltip.
+class ElidedLabel : public QLabel {
+public:
+    using QLabel::QLabel;
+    QSize minimumSizeHint() const override
+    {
+        return {fontMetrics().averageCharWidth() * 8, QLabel::minimumSizeHint().height()};
+    }
+    QSize sizeHint() const override
+    {
+        return {fontMetrics().averageCharWidth() * 8, QLabel::sizeHint().height()};
+    }
+
+protected:
+    void paintEvent(QPaintEvent*) override
+    {
+        QPainter p(this);
+        p.setPen(palette().color(foregroundRole()));
+        const QRect r = contentsRect();
+        p.drawText(r, int(alignment()) | Qt::TextSingleLine,
+                   fontMetrics().elidedText(text(), Qt::ElideRight, r.width()));
+    }
+};
+
+QToolButton* makeToggle(const QString& text, const QString& tip, QWidget* parent)
+{
+    auto* b = new QToolButton(parent);
+    b->setText(text);
+    b->setToolTip(tip);
+    b->setCheckable(true);
+    b->setAutoRaise(true);
+    b->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    b->setFocusPolicy(Qt::TabFocus);
+    return b;
+}
+
+QList<TextRange> toTextRanges(const std::string& line, const QString& text,
+                              const std::vector<CharRange>& ranges)
+{
+    QList<TextRange> out;
+    const bool ascii = int(line.size()) == text.size();
+    for (const CharRange& r : ranges) {
+        if (ascii) {
+            out.append({r.start, r.length});
+        } else {
+            int start = int(QString::fromUtf8(line.data(), r.start).size());
+            int end = int(QString::fromUtf8(line.data(), r.start + r.length).size());
+            out.append({start, end - start});
+        }
+    }
+    return out;
+}
+
+TirLine sideLine(const std::vector<std::string>& lines, int index, LineChange change,
+                 const std::vector<CharRange>& parts)
+{
+    TirLine l;
+    if (index < 0) {
+        l.change = LineChange::Filler;
+        return l;
+    }
+    const std::string& s = lines[std::size_t(index)];
+    l.text = QString::fromStdString(s);
+    l.number = index + 1;
+    l.change = change;
+    if (change == LineChange::Changed) l.changedParts = toTextRanges(s, l.text, parts);
+    return l;
+}
+
+struct DiffCounts {
+    int changed = 0, added = 0, removed = 0, loops = 0;
+};
+
+DiffCounts countOf(const TirDiff& diff, std::size_t loops)
+{
+    DiffCounts c;
+    c.loops = int(loops);
+    for (const DiffRow& row : diff.rows) {
+        if (row.kind == DiffKind::Changed)
+            ++c.changed;
+        else if (row.kind == DiffKind::Added)
+            ++c.added;
+        else if (row.kind == DiffKind::Removed)
+            ++c.removed;
+    }
+    return c;
+}
+
+QString summaryOf(const DiffCounts& c)
+{
+    if (c.changed + c.added + c.removed == 0) return LoopNestView::tr("no change to the loop nest");
+    QStringList parts;
+    if (c.loops == 1)
+        parts << LoopNestView::tr("1 loop new or changed");
+    else if (c.loops > 1)
+        parts << LoopNestView::tr("%1 loops new or changed").arg(c.loops);
+    if (c.changed == 1)
+        parts << LoopNestView::tr("1 line changed");
+    else if (c.changed > 1)
+        parts << LoopNestView::tr("%1 lines changed").arg(c.changed);
+    if (c.added) parts << LoopNestView::tr("%1 added").arg(c.added);
+    if (c.removed) parts << LoopNestView::tr("%1 removed").arg(c.removed);
+    return parts.join(u" · "_s);
+}
+
+QString stepTitle(const VariantView& v, int k)
+{
+    const StepView& s = v.steps[std::size_t(k)];
+    const int last = int(v.steps.size()) - 1;
+    if (k == 0)
+        return LoopNestView::tr("%1 · untransformed · line %2")
+            .arg(QString::fromStdString(v.name))
+            .arg(s.line);
+    return LoopNestView::tr("%1 · step %2/%3 · line %4 · %5")
+        .arg(QString::fromStdString(v.name))
+        .arg(k)
+        .arg(last)
+        .arg(s.line)
+        .arg(QString::fromStdString(s.label));
+}
+
+QString paneTitle(const VariantView& v, int k)
+{
+    const StepView& s = v.steps[std::size_t(k)];
+    if (k == 0) return LoopNestView::tr("untransformed");
+    return LoopNestView::tr("step %1 · %2").arg(k).arg(QString::fromStdString(s.label));
+}
+
+}  // namespace
+
+LoopNestView::LoopNestView(QWidget* parent) : QWidget(parent)
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+
+    // Toolbar: [Step | Diff]  [TVM | Structured]  title ........ summary
+    auto* bar = new QWidget(this);
+    bar->setObjectName(u"loopNestToolbar"_s);
+    auto* barLayout = new QHBoxLayout(bar);
+    barLayout->setContentsMargins(4, 2, 6, 2);
+    barLayout->setSpacing(2);
+    m_stepButton =
+        makeToggle(tr("Step"), tr("The TIR after the selected step, its changes marked"), bar);
+    m_diffButton =
+        makeToggle(tr("Diff"), tr("The TIR before and after the selected step, side by side"), bar);
+    m_tvmButton = makeToggle(
+        tr("TVM"), tr("TVM's printing: flattened buffers, after the lowering passes"), bar);
+    m_structuredButton =
+        makeToggle(tr("Structured"),
+                   tr("The loop nest before flattening: multi-dimensional buffer accesses"), bar);
+    auto* modeGroup = new QButtonGroup(this);
+    modeGroup->addButton(m_stepButton);
+    modeGroup->addButton(m_diffButton);
+    auto* printingGroup = new QButtonGroup(this);
+    printingGroup->addButton(m_tvmButton);
+    printingGroup->addButton(m_structuredButton);
+    m_stepButton->setChecked(true);
+    m_tvmButton->setChecked(true);
+    auto separator = [bar] {
+        auto* line = new QWidget(bar);
+        line->setFixedWidth(12);
+        return line;
+    };
+    m_title = new ElidedLabel(bar);
+    m_title->setObjectName(u"stepTitle"_s);
+    m_summary = new QLabel(bar);
+    m_summary->setObjectName(u"stepSummary"_s);
+    m_summary->setForegroundRole(QPalette::PlaceholderText);
+    barLayout->addWidget(m_stepButton);
+    barLayout->addWidget(m_diffButton);
+    barLayout->addWidget(separator());
+    barLayout->addWidget(m_tvmButton);
+    barLayout->addWidget(m_structuredButton);
+    barLayout->addWidget(separator());
+    barLayout->addWidget(m_title, 1);
+    barLayout->addWidget(m_summary);
+    layout->addWidget(bar);
+
+    m_pages = new QStackedWidget(this);
+    layout->addWidget(m_pages, 1);
+
+    m_stepEditor = new TirEditor(m_pages);
+    m_stepEditor->setObjectName(u"stepPane"_s);
+    m_pages->addWidget(m_stepEditor);
+
+    m_diffPage = new QWidget(m_pages);
+    auto* diffLayout = new QVBoxLayout(m_diffPage);
+    diffLayout->setContentsMargins(0, 0, 0, 0);
+    m_splitter = new QSplitter(Qt::Horizontal, m_diffPage);
+    m_splitter->setChildrenCollapsible(false);
+    auto makePane = [this](const QString& name, QLabel*& title, TirEditor*& editor) {
+        auto* pane = new QWidget(m_splitter);
+        auto* v = new QVBoxLayout(pane);
+        v->setContentsMargins(0, 0, 0, 0);
+        v->setSpacing(0);
+        title = new ElidedLabel(pane);
+        title->setContentsMargins(6, 2, 6, 2);
+        title->setForegroundRole(QPalette::PlaceholderText);
+        editor = new TirEditor(pane);
+        editor->setObjectName(name);
+        v->addWidget(title);
+        v->addWidget(editor, 1);
+        m_splitter->addWidget(pane);
+    };
+    makePane(u"beforePane"_s, m_beforeTitle, m_beforeEditor);
+    makePane(u"afterPane"_s, m_afterTitle, m_afterEditor);
+    diffLayout->addWidget(m_splitter);
+    m_pages->addWidget(m_diffPage);
+
+    m_messagePage = new QWidget(m_pages);
+    auto* messageLayout = new QHBoxLayout(m_messagePage);
+    messageLayout->setContentsMargins(16, 16, 16, 16);
+    messageLayout->setSpacing(10);
+    m_messageIcon = new QLabel(m_messagePage);
+    m_messageIcon->setAlignment(Qt::AlignTop);
+    m_messageText = new QLabel(m_messagePage);
+    m_messageText->setObjectName(u"messageText"_s);
+    m_messageText->setWordWrap(true);
+    m_messageText->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    m_messageText->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_messageText->setTextFormat(Qt::RichText);
+    messageLayout->addWidget(m_messageIcon, 0, Qt::AlignTop);
+    messageLayout->addWidget(m_messageText, 1);
+    m_pages->addWidget(m_messagePage);
+
+    // Both diff panes have the same rows (fillers opposite added and removed lines): scroll
+    // together.
+    auto sync = [](QScrollBar* a, QScrollBar* b) {
+        connect(a, &QScrollBar::valueChanged, b, &QScrollBar::setValue);
+        connect(b, &QScrollBar::valueChanged, a, &QScrollBar::setValue);
+    };
+    sync(m_beforeEditor->verticalScrollBar(), m_afterEditor->verticalScrollBar());
+    sync(m_beforeEditor->horizontalScrollBar(), m_afterEditor->horizontalScrollBar());
+
+    for (TirEditor* e : {m_stepEditor, m_beforeEditor, m_afterEditor})
+        connect(e, &TirEditor::loopClicked, this, &LoopNestView::onLoopClicked);
+    connect(m_stepButton, &QAbstractButton::clicked, this, [this] {
+        setMode(Mode::Step);
+        emit modeChanged(m_mode);
+    });
+    connect(m_diffButton, &QAbstractButton::clicked, this, [this] {
+        setMode(Mode::Diff);
+        emit modeChanged(m_mode);
+    });
+    connect(m_tvmButton, &QAbstractButton::clicked, this, [this] {
+        setPrinting(false);
+        emit printingChanged(false);
+    });
+    connect(m_structuredButton, &QAbstractButton::clicked, this, [this] {
+        setPrinting(true);
+        emit printingChanged(true);
+    });
+
+    clear();
+}
+
+LoopNestView::~LoopNestView() = default;
+
+void LoopNestView::setVariant(const VariantView& variant)
+{
+    const bool sameVariant = m_hasVariant && variant.name == m_variant.name;
+    m_variant = variant;
+    m_hasVariant = true;
+    const int count = int(m_variant.steps.size());
+    const bool keepStep = sameVariant && m_step >= 0 && m_step < count;
+    if (!keepStep) m_step = count - 1;
+    refresh(keepStep ? Scroll::Keep : Scroll::ToFirstChange);
+}
+
+void LoopNestView::clear(const QString& message)
+{
+    m_variant = {};
+    m_hasVariant = false;
+    m_step = -1;
+    m_shownKey.clear();
+    m_title->setText(QString());
+    m_title->setToolTip(QString());
+    m_summary->clear();
+    showMessage(message.isEmpty() ? tr("No loop nest to show") : message,
+                message.isEmpty() ? tr("Select a variant or one of its steps.") : QString(), false);
+}
+
+void LoopNestView::showStep(int step)
+{
+    if (!m_hasVariant || m_variant.steps.empty()) return;
+    step = std::clamp(step, 0, int(m_variant.steps.size()) - 1);
+    const bool same = step == m_step;
+    m_step = step;
+    refresh(same ? Scroll::Keep : Scroll::ToFirstChange);
+}
+
+void LoopNestView::setMode(Mode mode)
+{
+    if (mode == m_mode) return;
+    m_mode = mode;
+    updateToolbar();
+    refresh(Scroll::ToFirstChange);
+}
+
+void LoopNestView::setPrinting(bool structured)
+{
+    if (structured == m_structured) return;
+    m_structured = structured;
+    updateToolbar();
+    refresh(Scroll::ToFirstChange);
+}
+
+void LoopNestView::updateToolbar()
+{
+    m_stepButton->setChecked(m_mode == Mode::Step);
+    m_diffButton->setChecked(m_mode == Mode::Diff);
+    m_tvmButton->setChecked(!m_structured);
+    m_structuredButton->setChecked(m_structured);
+}
+
+QString LoopNestView::printingOf(int step) const
+{
+    const StepView& s = m_variant.steps[std::size_t(step)];
+    const std::string& text = m_structured && !s.structured.empty() ? s.structured : s.tir;
+    return QString::fromStdString(text);
+}
+
+void LoopNestView::showMessage(const QString& title, const QString& detail, bool isError)
+{
+    const int size = style()->pixelMetric(QStyle::PM_MessageBoxIconSize, nullptr, this);
+    const QIcon icon = style()->standardIcon(
+        isError ? QStyle::SP_MessageBoxCritical : QStyle::SP_MessageBoxInformation, nullptr, this);
+    m_messageIcon->setPixmap(icon.pixmap(size, size));
+    QString html = u"<p><b>"_s + title.toHtmlEscaped() + u"</b></p>"_s;
+    if (!detail.isEmpty()) {
+        const QColor color = isError ? errorColor(palette()) : palette().color(QPalette::Text);
+        html += u"<p style=\"white-space: pre-wrap; color: "_s + color.name() + u"\"><tt>"_s +
+                detail.toHtmlEscaped() + u"</tt></p>"_s;
+    }
+    m_messageText->setText(html);
+    m_pages->setCurrentWidget(m_messagePage);
+    m_shownKey.clear();
+}
+
+void LoopNestView::refresh(Scroll scroll)
+{
+    if (!m_hasVariant) return;
+    if (m_variant.steps.empty()) {
+        showMessage(tr("The variant has no steps"), {}, false);
+        return;
+    }
+    const int k = m_step;
+    const StepView& step = m_variant.steps[std::size_t(k)];
+    m_title->setText(stepTitle(m_variant, k));
+    m_title->setToolTip(m_title->text());
+
+    if (step.error) {
+        m_summary->clear();
+        const Diagnostic& d = *step.error;
+        QString where =
+            d.loc.line > 0 ? tr("line %1:%2: ").arg(d.loc.line).arg(d.loc.col) : QString();
+        showMessage(k == 0 ? tr("The variant does not lower") : tr("Step %1 does not lower").arg(k),
+                    where + QString::fromStdString(d.message), true);
+        return;
+    }
+    const QString after = printingOf(k);
+    if (after.isEmpty()) {
+        m_summary->clear();
+        showMessage(
+            tr("This step has not been lowered"),
+            tr("Only the selected variant's steps are lowered; select the variant to see them."),
+            false);
+        return;
+    }
+
+    // The step before, when there is one to compare with.
+    const bool hasBefore =
+        k > 0 && !m_variant.steps[std::size_t(k - 1)].error && !printingOf(k - 1).isEmpty();
+    const QString before = hasBefore ? printingOf(k - 1) : QString();
+    const bool sideBySide = m_mode == Mode::Diff && hasBefore;
+
+    const QString key = QString::number(int(sideBySide)) + QChar(0) + before + QChar(0) + after;
+    if (key == m_shownKey) {
+        if (scroll == Scroll::ToFirstChange) {
+            TirEditor* e = sideBySide ? m_afterEditor : m_stepEditor;
+            e->scrollToBlock(e->firstChangedBlock());
+        }
+        return;
+    }
+
+    TirEditor* const editors[] = {m_stepEditor, m_beforeEditor, m_afterEditor};
+    int vertical[3], horizontal[3];
+    for (int i = 0; i < 3; ++i) {
+        vertical[i] = editors[i]->verticalScrollBar()->value();
+        horizontal[i] = editors[i]->horizontalScrollBar()->value();
+    }
+
+    if (!hasBefore) {
+        m_stepEditor->setTir(after);
+        m_summary->setText(k == 0 ? QString() : tr("nothing to compare with"));
+        m_pages->setCurrentWidget(m_stepEditor);
+    } else {
+        const QByteArray b = before.toUtf8(), a = after.toUtf8();
+        const TirDiff diff = diffTir(std::string_view(b.constData(), b.size()),
+                                     std::string_view(a.constData(), a.size()));
+        const std::vector<int> loops = changedLoopLines(diff);
+        const QSet<int> loopSet(loops.begin(), loops.end());
+        m_summary->setText(summaryOf(countOf(diff, loops.size())));
+        QList<TirLine> left, right;
+        for (const DiffRow& row : diff.rows) {
+            LineChange change = LineChange::None;
+            if (row.kind == DiffKind::Changed) change = LineChange::Changed;
+            TirLine r =
+                sideLine(diff.rightLines, row.right,
+                         row.kind == DiffKind::Added ? LineChange::Added : change, row.rightRanges);
+            r.changedLoop = row.right >= 0 && loopSet.contains(row.right);
+            if (sideBySide) {
+                left.append(sideLine(diff.leftLines, row.left,
+                                     row.kind == DiffKind::Removed ? LineChange::Removed : change,
+                                     row.leftRanges));
+                right.append(r);
+            } else if (row.right >= 0) {
+                right.append(r);
+            }
+        }
+        if (sideBySide) {
+            m_beforeEditor->setLines(left, DiffSide::Before);
+            m_afterEditor->setLines(right, DiffSide::After);
+            m_beforeTitle->setText(tr("Before · %1").arg(paneTitle(m_variant, k - 1)));
+            m_afterTitle->setText(tr("After · %1").arg(paneTitle(m_variant, k)));
+            m_beforeTitle->setToolTip(m_beforeTitle->text());
+            m_afterTitle->setToolTip(m_afterTitle->text());
+            m_pages->setCurrentWidget(m_diffPage);
+        } else {
+            m_stepEditor->setLines(right, DiffSide::After);
+            m_pages->setCurrentWidget(m_stepEditor);
+        }
+    }
+    m_shownKey = key;
+
+    if (scroll == Scroll::Keep) {
+        for (int i = 0; i < 3; ++i) {
+            editors[i]->verticalScrollBar()->setValue(vertical[i]);
+            editors[i]->horizontalScrollBar()->setValue(horizontal[i]);
+        }
+    } else {
+        TirEditor* e = sideBySide ? m_afterEditor : m_stepEditor;
+        e->horizontalScrollBar()->setValue(0);
+        e->scrollToBlock(std::max(0, e->firstChangedBlock()));
+    }
+}
+
+void LoopNestView::onLoopClicked(const QString& name)
+{
+    // The reduction's init loops print as "<axis>_init"; the schedule panel knows "<axis>".
+    QString axis = name;
+    if (m_hasVariant && m_step >= 0 && m_step < int(m_variant.steps.size())) {
+        QSet<QString> axes;
+        for (const StageInfo& stage : m_variant.steps[std::size_t(m_step)].stages)
+            for (const AxisInfo& a : stage.axes)
+                axes.insert(QString::fromStdString(a.name));
+        const QString init = u"_init"_s;
+        if (!axes.contains(name) && name.endsWith(init) && axes.contains(name.chopped(init.size())))
+            axis = name.chopped(init.size());
+    }
+    emit loopClicked(axis);
+}
+
+}  // namespace loopscope

@@ -1,0 +1,87 @@
+// The loop-nest view: the TIR of a variant after one of its schedule steps, either alone with the
+// step's changes marked or side by side with the TIR before the step, in TVM's printing or the
+// structured one. Clicking a loop variable reports the axis for the schedule panel.
+#pragma once
+
+#include "explore/Explorer.h"
+
+#include <QWidget>
+
+class QAbstractButton;
+class QLabel;
+class QSplitter;
+class QStackedWidget;
+
+namespace loopscope {
+
+class TirEditor;
+
+class LoopNestView : public QWidget {
+    Q_OBJECT
+
+public:
+    enum class Mode { Step, Diff };
+    Q_ENUM(Mode)
+
+    explicit LoopNestView(QWidget* parent = nullptr);
+    ~LoopNestView() override;
+
+    // The variant to show (a copy is kept). Keeps the current step, mode and scroll position when
+    // the step still exists; otherwise shows the variant's last step.
+    void setVariant(const VariantView& variant);
+    // Shows `message` instead of a loop nest (no script, or the script has an error).
+    void clear(const QString& message = {});
+
+    // The step to show, 0 being the untransformed loop nest; out-of-range values are clamped.
+    void showStep(int step);
+    void setMode(Mode mode);
+    void setPrinting(bool structured);
+
+    int currentStep() const { return m_step; }
+    Mode mode() const { return m_mode; }
+    bool structuredPrinting() const { return m_structured; }
+    const VariantView& variant() const { return m_variant; }
+
+signals:
+    // An axis name as the schedule panel lists it ("i_outer"; a reduction init loop "i_init"
+    // reports "i" when the step has an axis "i").
+    void loopClicked(const QString& axisName);
+    // The user switched the mode or the printing with the toolbar.
+    void modeChanged(loopscope::LoopNestView::Mode mode);
+    void printingChanged(bool structured);
+
+private:
+    enum class Scroll { Keep, ToFirstChange };
+    void refresh(Scroll scroll);
+    void showMessage(const QString& title, const QString& detail, bool isError);
+    void updateToolbar();
+    void onLoopClicked(const QString& name);
+    QString printingOf(int step) const;
+
+    VariantView m_variant;
+    bool m_hasVariant = false;
+    int m_step = -1;
+    Mode m_mode = Mode::Step;
+    bool m_structured = false;
+    QString m_shownKey;  // what is on screen, to skip identical refreshes
+
+    QAbstractButton* m_stepButton = nullptr;
+    QAbstractButton* m_diffButton = nullptr;
+    QAbstractButton* m_tvmButton = nullptr;
+    QAbstractButton* m_structuredButton = nullptr;
+    QLabel* m_title = nullptr;
+    QLabel* m_summary = nullptr;
+    QStackedWidget* m_pages = nullptr;
+    TirEditor* m_stepEditor = nullptr;
+    QWidget* m_diffPage = nullptr;
+    QSplitter* m_splitter = nullptr;
+    QLabel* m_beforeTitle = nullptr;
+    QLabel* m_afterTitle = nullptr;
+    TirEditor* m_beforeEditor = nullptr;
+    TirEditor* m_afterEditor = nullptr;
+    QWidget* m_messagePage = nullptr;
+    QLabel* m_messageIcon = nullptr;
+    QLabel* m_messageText = nullptr;
+};
+
+}  // namespace loopscope

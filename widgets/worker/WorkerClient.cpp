@@ -1,0 +1,393 @@
+#include "worker/WorkerClient.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QProcess>
+#include <QTimer>
+
+#include <csignal>
+#include <utility>
+
+namespace loopscope {
+
+namespace {
+
+QString signalDescription(int signal)
+{
+    switch (signal) {
+    case SIGSEGV: return QStringLiteral("segmentation fault");
+    case SIGBUS: return QStringLiteral("bus error");
+    case SIGFPE: return QStringLiteral("arithmetic error, such as an integer division by zero");
+    case SIGILL: return QStringLiteral("illegal instruction");
+    case SIGABRT: return QStringLiteral("aborted");
+    case SIGKILL: return QStringLiteral("killed, possibly for lack of memory");
+    case SIGTERM: return QStringLiteral("terminated");
+    default: return QStringLiteral("signal %1").arg(signal);
+    }
+}
+
+// "30 s", "0.3 s", "1.25 s".
+QString formatSeconds(int milliseconds)
+{
+    return QString::number(milliseconds / 1000.0, 'g', 6) + QStringLiteral(" s");
+}
+
+QString capitalized(QString s)
+{
+    if (!s.isEmpty()) s[0] = s[0].toUpper();
+    return s;
+}
+
+bool isRunCommand(const QJsonObject& body)
+{
+    QString cmd = body.value(QLatin1String("cmd")).toString();
+    return cmd == QLatin1String("measure") || cmd == QLatin1String("emit");
+}
+
+// What a request works on, as the messages name it: "variant 'tiled' step 3".
+QString describeTarget(const QJsonObject& body)
+{
+    if (!isRunCommand(body))
+        return QStringLiteral("the '%1' request").arg(body.value(QLatin1String("cmd")).toString());
+    QString variant = body.value(QLatin1String("variant")).toString();
+    QString text = variant.isEmpty() ? QStringLiteral("the first variant")
+                                     : QStringLiteral("variant '%1'").arg(variant);
+    int step = body.value(QLatin1String("step")).toInt(-1);
+    if (step == 0)
+        text += QStringLiteral(" before its schedule steps");
+    else if (step > 0)
+        text += QStringLiteral(" step %1").arg(step);
+    return text;
+}
+
+bool isRunningPhase(const QString& phase)
+{
+    return phase == QLatin1String("checking") || phase == QLatin1String("timing");
+}
+
+} // namespace
+
+WorkerClient::WorkerClient(QObject* parent)
+    : QObject(parent), m_workerPath(defaultWorkerPath()),
+      m_environment(QProcessEnvironment::systemEnvironment()), m_timer(new QTimer(this))
+{
+    m_timer->setSingleShot(true);
+    connect(m_timer, &QTimer::timeout, this, &WorkerClient::timedOut);
+}
+
+WorkerClient::~WorkerClient()
+{
+    m_queue.clear();
+    m_running.reset();
+    m_process = nullptr;
+    // The current worker and any stopped one not yet reaped: reaping a killed process takes a
+    // moment at most, and happens only when the client goes away.
+    for (QProcess* p : findChildren<QProcess*>(Qt::FindDirectChildrenOnly)) {
+        disconnect(p, nullptr, this, nullptr);
+        if (p->state() == QProcess::NotRunning) continue;
+        p->kill();
+        p->waitForFinished(1000);
+    }
+}
+
+QString WorkerClient::defaultWorkerPath()
+{
+    const QString name = QStringLiteral("loopscope-worker");
+    QString fromEnvironment = qEnvironmentVariable("LOOPSCOPE_WORKER");
+    if (!fromEnvironment.isEmpty()) return fromEnvironment;
+    const QDir dir(QCoreApplication::applicationDirPath());
+    const QStringList candidates = {
+        dir.filePath(name),
+        dir.filePath(QStringLiteral("../worker/") + name),
+        dir.filePath(QStringLiteral("../libexec/loopscope/") + name),
+    };
+    for (const QString& c : candidates)
+        if (QFileInfo(c).isExecutable()) return QDir::cleanPath(c);
+    return QDir::cleanPath(candidates.front());
+}
+
+void WorkerClient::setWorkerPath(const QString& path)
+{
+    m_workerPath = path;
+}
+
+void WorkerClient::setWorkerEnvironment(const QProcessEnvironment& environment)
+{
+    m_environment = environment;
+}
+
+void WorkerClient::setTimeLimitMs(int milliseconds)
+{
+    m_timeLimitMs = qMax(1, milliseconds);
+}
+
+int WorkerClient::submit(QJsonObject request)
+{
+    const int id = m_nextId++;
+    request.insert(QStringLiteral("id"), id);
+    m_queue.append(Request{id, std::move(request), {}});
+    updateBusy();
+    scheduleDispatch();
+    return id;
+}
+
+void WorkerClient::cancel(int id)
+{
+    for (qsizetype i = 0; i < m_queue.size(); ++i) {
+        if (m_queue[i].id != id) continue;
+        m_queue.removeAt(i);
+        emit cancelled(id);
+        updateBusy();
+        return;
+    }
+    if (!m_running || m_running->id != id) return;
+    m_running.reset();
+    m_timer->stop();
+    stopWorker();
+    startWorker(); // ready for the next request
+    emit cancelled(id);
+    scheduleDispatch();
+    updateBusy();
+}
+
+void WorkerClient::cancelAll()
+{
+    QList<int> ids;
+    if (m_running) {
+        ids.append(m_running->id);
+        m_running.reset();
+        m_timer->stop();
+        stopWorker();
+        startWorker();
+    }
+    for (const Request& r : std::as_const(m_queue))
+        ids.append(r.id);
+    m_queue.clear();
+    for (int id : std::as_const(ids))
+        emit cancelled(id);
+    updateBusy();
+}
+
+QList<int> WorkerClient::queuedRequests() const
+{
+    QList<int> ids;
+    for (const Request& r : m_queue)
+        ids.append(r.id);
+    return ids;
+}
+
+void WorkerClient::scheduleDispatch()
+{
+    if (m_dispatchScheduled) return;
+    m_dispatchScheduled = true;
+    QTimer::singleShot(0, this, &WorkerClient::dispatch);
+}
+
+void WorkerClient::dispatch()
+{
+    m_dispatchScheduled = false;
+    if (m_running || m_queue.isEmpty()) {
+        updateBusy();
+        return;
+    }
+    if (!m_process) {
+        startWorker(); // started() dispatches
+        return;
+    }
+    if (m_process->state() != QProcess::Running) return; // still starting
+    m_running = m_queue.takeFirst();
+    QByteArray line = QJsonDocument(m_running->body).toJson(QJsonDocument::Compact);
+    line.append('\n');
+    m_process->write(line);
+    m_timer->start(m_timeLimitMs);
+    updateBusy();
+}
+
+void WorkerClient::startWorker()
+{
+    if (m_process) return;
+    auto* p = new QProcess(this);
+    m_process = p;
+    m_lastInternalError.clear();
+    m_logBuffer.clear();
+    p->setProgram(m_workerPath);
+    p->setProcessEnvironment(m_environment);
+    p->setProcessChannelMode(QProcess::SeparateChannels);
+    connect(p, &QProcess::started, this, &WorkerClient::dispatch);
+    connect(p, &QProcess::readyReadStandardOutput, this, &WorkerClient::readOutput);
+    connect(p, &QProcess::readyReadStandardError, this, &WorkerClient::readLog);
+    connect(p, &QProcess::finished, this, [this](int exitCode, QProcess::ExitStatus status) {
+        workerFinished(exitCode, status == QProcess::CrashExit);
+    });
+    connect(p, &QProcess::errorOccurred, this, [this](QProcess::ProcessError error) {
+        if (error == QProcess::FailedToStart) workerFailedToStart();
+    });
+    p->start();
+}
+
+void WorkerClient::stopWorker()
+{
+    if (!m_process) return;
+    QProcess* p = std::exchange(m_process, nullptr);
+    disconnect(p, nullptr, this, nullptr);
+    if (p->state() == QProcess::NotRunning) {
+        p->deleteLater();
+        return;
+    }
+    // Reaped without waiting: the object goes once the process is gone.
+    connect(p, &QProcess::finished, p, &QObject::deleteLater);
+    connect(p, &QProcess::errorOccurred, p, &QObject::deleteLater);
+    p->kill();
+}
+
+void WorkerClient::readOutput()
+{
+    while (m_process && m_process->canReadLine()) {
+        const QByteArray line = m_process->readLine().trimmed();
+        if (line.isEmpty()) continue;
+        const QJsonDocument doc = QJsonDocument::fromJson(line);
+        if (!doc.isObject()) {
+            emit logLine(QStringLiteral("unreadable worker output: ") + QString::fromUtf8(line));
+            continue;
+        }
+        const QJsonObject message = doc.object();
+        const int id = message.value(QLatin1String("id")).toInt(-1);
+        if (!m_running || id != m_running->id) {
+            emit logLine(QStringLiteral("worker output for no running request: ") +
+                         QString::fromUtf8(line.left(500)));
+            continue;
+        }
+        if (message.value(QLatin1String("status")).toString() == QLatin1String("progress")) {
+            m_running->phase = message.value(QLatin1String("phase")).toString();
+            emit progress(id, m_running->phase,
+                          message.value(QLatin1String("fraction")).toDouble());
+            continue;
+        }
+        m_timer->stop();
+        m_running.reset();
+        emit finished(id, message);
+        dispatch();
+    }
+}
+
+void WorkerClient::readLog()
+{
+    if (!m_process) return;
+    m_logBuffer += m_process->readAllStandardError();
+    qsizetype end;
+    while ((end = m_logBuffer.indexOf('\n')) >= 0) {
+        const QString line = QString::fromUtf8(m_logBuffer.left(end));
+        m_logBuffer.remove(0, end + 1);
+        if (line.contains(QLatin1String("internal error"))) m_lastInternalError = line;
+        emit logLine(line);
+    }
+}
+
+void WorkerClient::workerFinished(int exitCode, bool crashed)
+{
+    readOutput(); // a result written just before the end still counts
+    readLog();
+    if (!m_logBuffer.isEmpty()) {
+        m_logBuffer.append('\n');
+        readLog();
+    }
+    if (m_process) {
+        disconnect(m_process, nullptr, this, nullptr);
+        std::exchange(m_process, nullptr)->deleteLater();
+    }
+    if (m_running) {
+        failRunning(crashMessage(*m_running, exitCode, crashed));
+        return;
+    }
+    scheduleDispatch(); // died while idle: a new worker starts when a request needs one
+}
+
+void WorkerClient::workerFailedToStart()
+{
+    QString reason = m_process ? m_process->errorString() : QString();
+    if (m_process) {
+        disconnect(m_process, nullptr, this, nullptr);
+        std::exchange(m_process, nullptr)->deleteLater();
+    }
+    const QString message =
+        QStringLiteral("The background worker (%1) could not be started: %2. Nothing can be "
+                       "compiled or benchmarked until it can.")
+            .arg(QDir::toNativeSeparators(m_workerPath), reason);
+    QList<Request> failing;
+    if (m_running) failing.append(*std::exchange(m_running, std::nullopt));
+    failing.append(std::exchange(m_queue, {}));
+    m_timer->stop();
+    for (const Request& r : std::as_const(failing))
+        emit failed(r.id, message);
+    updateBusy();
+}
+
+void WorkerClient::timedOut()
+{
+    if (m_running) failRunning(timeoutMessage(*m_running));
+}
+
+void WorkerClient::failRunning(const QString& message)
+{
+    const int id = m_running->id;
+    m_running.reset();
+    m_timer->stop();
+    stopWorker();
+    startWorker(); // a fresh worker, ready for what comes next
+    emit failed(id, message);
+    dispatch();
+}
+
+void WorkerClient::updateBusy()
+{
+    const bool busy = m_running.has_value() || !m_queue.isEmpty();
+    if (busy == m_busy) return;
+    m_busy = busy;
+    emit busyChanged(busy);
+}
+
+QString WorkerClient::crashMessage(const Request& request, int exitCode, bool crashed) const
+{
+    const QString target = describeTarget(request.body);
+    const bool running = isRunningPhase(request.phase);
+    const QString doing = running ? QStringLiteral("running") : QStringLiteral("compiling");
+    if (crashed && exitCode == SIGABRT && !m_lastInternalError.isEmpty())
+        return QStringLiteral("Loopscope hit an internal error while %1 %2 (%3); the worker was "
+                              "restarted.")
+            .arg(doing, target, m_lastInternalError.trimmed());
+    if (!crashed)
+        return QStringLiteral("The worker stopped unexpectedly (exit code %1) while %2 %3; it "
+                              "was restarted.")
+            .arg(QString::number(exitCode),
+                 isRunCommand(request.body) ? doing : QStringLiteral("handling"), target);
+    const QString reason = signalDescription(exitCode);
+    if (!isRunCommand(request.body))
+        return QStringLiteral("The worker crashed (%1) while handling %2; it was restarted.")
+            .arg(reason, target);
+    if (running)
+        return QStringLiteral("The generated code crashed (%1) while running %2; the worker "
+                              "was restarted.")
+            .arg(reason, target);
+    return QStringLiteral("The compiler crashed (%1) while compiling %2; the worker was "
+                          "restarted.")
+        .arg(reason, target);
+}
+
+QString WorkerClient::timeoutMessage(const Request& request) const
+{
+    const QString target = describeTarget(request.body);
+    const QString limit = formatSeconds(m_timeLimitMs);
+    if (!isRunCommand(request.body))
+        return QStringLiteral("%1 took longer than %2 and was stopped; the worker was restarted.")
+            .arg(capitalized(target), limit);
+    if (!isRunningPhase(request.phase))
+        return QStringLiteral("Compiling %1 took longer than %2 and was stopped; the worker was "
+                              "restarted.")
+            .arg(target, limit);
+    return QStringLiteral("%1 ran longer than %2 and was stopped; the worker was restarted.")
+        .arg(capitalized(target), limit);
+}
+
+} // namespace loopscope
