@@ -39,6 +39,7 @@
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QTimer>
 #include <QToolBar>
 #include <QVBoxLayout>
 
@@ -126,8 +127,10 @@ void MainWindow::buildDocks()
     tabifyDockWidget(loopDock, llvmDock);
     tabifyDockWidget(llvmDock, asmDock);
     loopDock->raise();
-    resizeDocks({scheduleDock, loopDock}, {360, 620}, Qt::Horizontal);
-    resizeDocks({ladderDock}, {230}, Qt::Vertical);
+    m_defaultDockSizes = [this, scheduleDock, loopDock, ladderDock] {
+        resizeDocks({scheduleDock, loopDock}, {360, 640}, Qt::Horizontal);
+        resizeDocks({ladderDock}, {240}, Qt::Vertical);
+    };
     connect(llvmDock, &QDockWidget::visibilityChanged, this, [this](bool) { requestCode(); });
     connect(asmDock, &QDockWidget::visibilityChanged, this, [this](bool) { requestCode(); });
 }
@@ -193,10 +196,7 @@ void MainWindow::buildActions()
     m_variantBox->setMinimumContentsLength(18);
     m_variantBox->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     tb->addWidget(m_variantBox);
-    connect(m_variantBox, &QComboBox::activated, this, [this](int i) {
-        selectVariant(m_variantBox->itemText(i));
-        if (const VariantView* v = variantView()) m_editor->gotoLine(v->line);
-    });
+    connect(m_variantBox, &QComboBox::activated, this, [this](int i) { selectVariant(m_variantBox->itemText(i)); });
     tb->addSeparator();
     tb->addAction(m_runAction);
     tb->addAction(m_cancelAction);
@@ -337,6 +337,11 @@ void MainWindow::selectVariant(const QString& name)
     m_step = -1;
     m_variantBox->setCurrentText(name);
     m_analysis->setDetailVariant(name);
+    // Bring the variant's block into view unless the cursor is already in it.
+    if (const VariantView* v = variantView()) {
+        int line = m_editor->cursorLine();
+        if (line < v->line || line > v->lastLine) m_editor->gotoLine(v->lastLine);
+    }
 }
 
 void MainWindow::selectStep(int step)
@@ -669,6 +674,15 @@ bool MainWindow::offerRecovery(bool ask)
     }
     setScriptText(r.text, r.documentPath, true);
     return true;
+}
+
+void MainWindow::showEvent(QShowEvent* event)
+{
+    QMainWindow::showEvent(event);
+    // The default layout, once the window has its size; a saved layout wins.
+    if (m_defaultDockSizes && !QSettings().contains(QStringLiteral("window/state")))
+        QTimer::singleShot(0, this, m_defaultDockSizes);
+    m_defaultDockSizes = nullptr;
 }
 
 void MainWindow::closeEvent(QCloseEvent* event)

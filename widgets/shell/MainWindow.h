@@ -9,6 +9,8 @@
 #include <QMainWindow>
 #include <QPointer>
 
+#include <functional>
+
 class QComboBox;
 class QLabel;
 class QMenu;
@@ -61,6 +63,7 @@ signals:
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    void showEvent(QShowEvent* event) override;
 
 private:
     void buildActions();
@@ -130,6 +133,7 @@ private:
     int m_repeat = 3;
     int m_minRepeatMs = 50;
     bool m_applyingText = false;
+    std::function<void()> m_defaultDockSizes;
 };
 
 }  // namespace loopscope
