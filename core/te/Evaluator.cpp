@@ -276,22 +276,29 @@ private:
             // Parameters: a top-level assignment of an integer literal.
             std::int64_t literal;
             if (isIntLiteral(*st.value, &literal)) {
-                for (auto& t : st.targets) {
-                    if (t->kind != ExprKind::Name) continue;
-                    std::int64_t v = literal;
-                    bool overridden = false;
-                    if (auto it = m_overrides.find(t->name); it != m_overrides.end()) {
-                        v = it->second;
-                        overridden = true;
-                        usedOverrides.insert(t->name);
-                    }
-                    if (!m_program.findParameter(t->name))
-                        m_program.parameters.push_back({t->name, v, t->loc, overridden});
-                    m_env[t->name] = Value::integer(m_program.findParameter(t->name)->value);
-                }
+                for (auto& t : st.targets)
+                    if (t->kind == ExprKind::Name) bindParameter(*t, literal);
                 for (auto& t : st.targets)
                     if (t->kind != ExprKind::Name) assign(*t, Value::integer(literal));
                 return;
+            }
+            // `M, K, N = 1024, 1024, 1024`: each name is a parameter too.
+            if (st.value->kind == ExprKind::Tuple) {
+                bool allLiterals = true;
+                for (auto& item : st.value->items) allLiterals = allLiterals && isIntLiteral(*item, &literal);
+                for (auto& t : st.targets) {
+                    if (!allLiterals || (t->kind != ExprKind::Tuple && t->kind != ExprKind::List) ||
+                        t->items.size() != st.value->items.size())
+                        continue;
+                    bool names = true;
+                    for (auto& x : t->items) names = names && x->kind == ExprKind::Name;
+                    if (!names) continue;
+                    for (std::size_t k = 0; k < t->items.size(); ++k) {
+                        isIntLiteral(*st.value->items[k], &literal);
+                        bindParameter(*t->items[k], literal);
+                    }
+                    return;
+                }
             }
             m_assignName = st.targets.front()->kind == ExprKind::Name ? st.targets.front()->name : "";
             Value v = eval(*st.value);
@@ -300,6 +307,21 @@ private:
             return;
         }
         }
+    }
+
+    // A parameter takes its --set value if one is given; the first assignment is the one listed.
+    void bindParameter(const ast::Expr& target, std::int64_t literal)
+    {
+        std::int64_t v = literal;
+        bool overridden = false;
+        if (auto it = m_overrides.find(target.name); it != m_overrides.end()) {
+            v = it->second;
+            overridden = true;
+            usedOverrides.insert(target.name);
+        }
+        if (!m_program.findParameter(target.name))
+            m_program.parameters.push_back({target.name, v, target.loc, overridden});
+        m_env[target.name] = Value::integer(overridden ? v : literal);
     }
 
     static bool isIntLiteral(const ast::Expr& e, std::int64_t* out)

@@ -1,0 +1,99 @@
+// What evaluating a script yields: parameters, variants with their names, steps and arguments.
+#include "te/Program.h"
+
+#include <gtest/gtest.h>
+
+using namespace loopscope;
+
+namespace {
+
+const char* kHeader = R"(import tvm
+from tvm import te
+)";
+
+EvalResult eval(const std::string& body, std::map<std::string, std::int64_t> sets = {})
+{
+    return evaluateScript(kHeader + body, sets);
+}
+
+TEST(Evaluator, ChainedAndTupleAssignmentsAreParameters)
+{
+    EvalResult r = eval("M = K = 64\nN, P = 32, 16\n", {{"N", 8}});
+    ASSERT_TRUE(r.ok) << r.error.message;
+    ASSERT_EQ(r.program.parameters.size(), 4u);
+    EXPECT_EQ(r.program.findParameter("M")->value, 64);
+    EXPECT_EQ(r.program.findParameter("K")->value, 64);
+    EXPECT_EQ(r.program.findParameter("N")->value, 8);
+    EXPECT_TRUE(r.program.findParameter("N")->overridden);
+    EXPECT_EQ(r.program.findParameter("P")->value, 16);
+}
+
+TEST(Evaluator, SetRebindsEveryUseOfAParameter)
+{
+    EvalResult r = eval("N = 64\nA = te.placeholder((N,), name=\"A\")\nB = te.compute((N,), lambda i: A[i] * 2, name=\"B\")\n"
+                        "s = te.create_schedule(B.op)\n",
+                        {{"N", 10}});
+    ASSERT_TRUE(r.ok) << r.error.message;
+    EXPECT_EQ(constIntOr(r.program.variants[0].args[1]->shape[0], -1), 10);
+}
+
+TEST(Evaluator, VariantsAreNamedByTheirComment)
+{
+    EvalResult r = eval("A = te.placeholder((8,), name=\"A\")\nB = te.compute((8,), lambda i: A[i] + 1, name=\"B\")\n"
+                        "# variant: first try\n# explanation of it\ns = te.create_schedule(B.op)\n"
+                        "s2 = te.create_schedule(B.op)\n"
+                        "s2 = te.create_schedule(B.op)\n");
+    ASSERT_TRUE(r.ok) << r.error.message;
+    ASSERT_EQ(r.program.variants.size(), 3u);
+    EXPECT_EQ(r.program.variants[0].name, "first try");
+    EXPECT_EQ(r.program.variants[1].name, "s2");
+    EXPECT_EQ(r.program.variants[2].name, "s2_2");
+}
+
+TEST(Evaluator, StepsKeepTheirStatementsAndSnapshots)
+{
+    EvalResult r = eval("A = te.placeholder((64,), name=\"A\")\nB = te.compute((64,), lambda i: A[i] + 1, name=\"B\")\n"
+                        "s = te.create_schedule(B.op)\nxo, xi = s[B].split(B.op.axis[0], factor=8)\ns[B].vectorize(xi)\n");
+    ASSERT_TRUE(r.ok) << r.error.message;
+    const Variant& v = r.program.variants[0];
+    ASSERT_EQ(v.steps.size(), 2u);
+    EXPECT_EQ(v.steps[0].primitive, "split");
+    EXPECT_EQ(v.steps[0].text, "xo, xi = s[B].split(B.op.axis[0], factor=8)");
+    EXPECT_EQ(v.steps[0].loc.line, 6);
+    EXPECT_EQ(v.steps[1].primitive, "vectorize");
+    EXPECT_EQ(v.snapshots.size(), 3u);
+    EXPECT_EQ(v.snapshots[0].stages().back().leafIterVars.size(), 1u);
+    EXPECT_EQ(v.snapshots[1].stages().back().leafIterVars.size(), 2u);
+    EXPECT_EQ(v.scheduleVar, "s");
+    EXPECT_EQ(v.axisVars.at("xo"), "i.outer");
+    EXPECT_EQ(v.tensorVars.at("B"), "B");
+}
+
+TEST(Evaluator, ArgumentsComeFromBuildOrDefaultToInputsThenOutputs)
+{
+    EvalResult r = eval("A = te.placeholder((8,), name=\"A\")\nB = te.placeholder((8,), name=\"B\")\n"
+                        "C = te.compute((8,), lambda i: A[i] + B[i], name=\"C\")\n"
+                        "s = te.create_schedule(C.op)\n"
+                        "t = te.create_schedule(C.op)\nf = tvm.build(t, [C, B, A], target=\"llvm\", name=\"add\")\n");
+    ASSERT_TRUE(r.ok) << r.error.message;
+    auto names = [](const Variant& v) {
+        std::string s;
+        for (auto& a : v.args) s += a->name;
+        return s;
+    };
+    EXPECT_EQ(names(r.program.variants[0]), "ABC");
+    EXPECT_EQ(names(r.program.variants[1]), "CBA");
+    EXPECT_EQ(r.program.variants[1].funcName, "add");
+}
+
+TEST(Evaluator, VariantsBeforeAMistakeStayUsable)
+{
+    EvalResult r = eval("A = te.placeholder((8,), name=\"A\")\nB = te.compute((8,), lambda i: A[i] + 1, name=\"B\")\n"
+                        "s = te.create_schedule(B.op)\nx = nope\n");
+    EXPECT_FALSE(r.ok);
+    EXPECT_EQ(r.error.loc.line, 6);
+    ASSERT_EQ(r.program.variants.size(), 1u);
+    EXPECT_EQ(r.program.variants[0].args.size(), 2u);
+}
+
+}  // namespace
