@@ -1,6 +1,9 @@
 // loopscope-cli: the headless face of the core (DESIGN.md §4). Exit codes: 0 success, 1 the
 // document has an error, 2 bad command-line usage, 3 a --check found wrong numbers.
 #include "codegen/Runner.h"
+#include "codegen/Sweep.h"
+#include "codegen/SweepJson.h"
+#include "runtime/Microbench.h"
 #include "codegen/VariantRun.h"
 #include "codegen/VariantRunJson.h"
 #include "export/CSource.h"
@@ -12,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -48,6 +52,14 @@ const char* kUsageText =
     "         [--number N] [--threads N] [--check] [--json]\n"
     "         time each variant (median of R measurements) and print the ladder: time, GFLOPS,\n"
     "         speedup over the first variant\n"
+    "  sweep  FILE --param P[,P...] --values V[,V...] [--variant NAME ...] [--threads N]\n"
+    "         [--max-point-s S] [--blas] [--csv OUT] [--json]\n"
+    "         set every --param to each value together (default values 64,128,...,2048), run,\n"
+    "         check and time each variant there; a point whose single run takes longer than\n"
+    "         S seconds (default 10) is skipped; --blas adds OpenBLAS cblas_sgemm for matmuls\n"
+    "  machine [--threads N] [--json]\n"
+    "         measure the host's peak float32 GFLOPS (FMA microbenchmark) and memory\n"
+    "         bandwidth (triad)\n"
     "  export FILE --variant NAME --format tvm|c|llvm|asm|obj [-o OUT] [--set P=V ...]\n"
     "         write one variant as a standalone TVM script, C source, LLVM IR, assembly or an\n"
     "         object file (obj needs -o and also writes OUT's .h); text goes to stdout\n"
@@ -71,6 +83,11 @@ struct Options {
     std::map<std::string, std::int64_t> symbols;  // --set values for te.var sizes
     std::string format;  // export: tvm, c, llvm, asm or obj
     std::string output;  // export: -o OUT
+    std::vector<std::string> params;    // sweep: --param
+    std::vector<std::int64_t> values;   // sweep: --values
+    double maxPointS = 10;              // sweep: --max-point-s
+    bool blas = false;                  // sweep: --blas
+    std::string csv;                    // sweep: --csv OUT
 };
 
 class UsageError : public std::runtime_error {
@@ -99,9 +116,18 @@ Options parseOptions(int argc, char** argv)
         std::cout << kUsageText;
         std::exit(kOk);
     }
-    static const std::set<std::string> commands = {"lower", "check", "run", "bench", "export"};
+    static const std::set<std::string> commands = {"lower", "check", "run", "bench", "export", "sweep", "machine"};
     if (!commands.count(o.command)) throw UsageError("unknown command '" + o.command + "'");
-    bool runs = o.command == "run" || o.command == "bench";
+    bool runs = o.command == "run" || o.command == "bench" || o.command == "sweep" || o.command == "machine";
+    bool sweep = o.command == "sweep";
+    auto list = [](const std::string& text) {
+        std::vector<std::string> out;
+        std::stringstream ss(text);
+        std::string item;
+        while (std::getline(ss, item, ','))
+            if (!item.empty()) out.push_back(item);
+        return out;
+    };
     for (int i = 2; i < argc; ++i) {
         std::string a = argv[i];
         auto value = [&](const std::string& flag) -> std::string {
@@ -120,6 +146,24 @@ Options parseOptions(int argc, char** argv)
         else if (a == "--repeat" && o.command == "bench") o.repeat = static_cast<int>(parseInteger(value(a), a));
         else if (a == "--number" && o.command == "bench") o.number = static_cast<int>(parseInteger(value(a), a));
         else if (a == "--min-repeat-ms" && o.command == "bench") o.minRepeatMs = static_cast<double>(parseInteger(value(a), a));
+        else if (a == "--param" && sweep) {
+            for (auto& p : list(value(a))) o.params.push_back(p);
+        } else if (a == "--values" && sweep) {
+            for (auto& v : list(value(a))) {
+                std::int64_t x = parseInteger(v, a);
+                if (x < 1) throw UsageError("--values: " + v + " is not a positive size");
+                o.values.push_back(x);
+            }
+        } else if (a == "--max-point-s" && sweep) {
+            std::string v = value(a);
+            try {
+                o.maxPointS = std::stod(v);
+            } catch (const std::logic_error&) {
+                throw UsageError("--max-point-s: '" + v + "' is not a number");
+            }
+            if (!(o.maxPointS > 0)) throw UsageError("--max-point-s must be more than 0");
+        } else if (a == "--blas" && sweep) o.blas = true;
+        else if (a == "--csv" && sweep) o.csv = value(a);
         else if (a == "--format" && o.command == "export") o.format = value(a);
         else if ((a == "-o" || a == "--output") && o.command == "export") o.output = value(a);
         else if (a == "--json" && o.command != "export") o.json = true;
@@ -127,7 +171,10 @@ Options parseOptions(int argc, char** argv)
         else if (o.file.empty()) o.file = a;
         else throw UsageError("unexpected argument '" + a + "'");
     }
-    if (o.file.empty()) throw UsageError("missing FILE");
+    if (o.file.empty() && o.command != "machine") throw UsageError("missing FILE");
+    if (!o.file.empty() && o.command == "machine") throw UsageError("machine takes no FILE");
+    if (sweep && o.params.empty()) throw UsageError("sweep needs --param P[,P...] (e.g. --param M,N,K)");
+    if (sweep && o.values.empty()) o.values = defaultSweepValues();
     if (o.threads < 0) throw UsageError("--threads must be 0 (all hardware threads) or more");
     if (o.repeat < 1) throw UsageError("--repeat must be at least 1");
     if (o.number < 1) throw UsageError("--number must be at least 1");
@@ -473,6 +520,84 @@ int commandExport(Options& o)
     return kOk;
 }
 
+int commandSweep(Options& o)
+{
+    SweepRequest request;
+    if (!readFile(o.file, &request.script)) throw UsageError("cannot read '" + o.file + "'");
+    request.parameters = o.params;
+    request.values = o.values;
+    request.variants = o.variants;
+    request.threads = o.threads;
+    request.maxPointSeconds = o.maxPointS;
+    request.blas = o.blas;
+    SweepHooks hooks;
+    bool table = !o.json;
+    if (table) {
+        std::cout << pad("variant", 22);
+        for (auto& p : o.params) std::cout << pad(p, 7, true);
+        std::cout << pad("median ms", 12, true) << pad("GFLOPS", 10, true) << pad("FLOP/B", 9, true)
+                  << "  check\n";
+        hooks.point = [&](const SweepPoint& pt, int, int) {
+            std::cout << pad(pt.variant, 22);
+            for (auto v : pt.values) std::cout << pad(std::to_string(v), 7, true);
+            if (pt.measured())
+                std::cout << pad(fixed(pt.msMedian, 3), 12, true) << pad(fixed(pt.gflops, 2), 10, true);
+            else
+                std::cout << pad("-", 12, true) << pad("-", 10, true);
+            std::cout << pad(fixed(pt.intensity, 1), 9, true) << "  "
+                      << (pt.skipped ? "skipped: " + pt.message
+                          : pt.failed ? "FAILED: " + pt.message
+                          : pt.reference ? std::string("reference")
+                          : pt.checked ? std::string("ok") : std::string("not checked"))
+                      << "\n";
+            std::cout.flush();
+        };
+    }
+    SweepResult result;
+    try {
+        result = runSweep(request, nullptr, hooks);
+    } catch (const UserError& e) {
+        if (e.loc().line > 0) reportDiagnostic(o, e.diagnostic());
+        else throw UsageError(e.message());
+        if (o.json) std::cout << json{{"ok", false}, {"error", diagnosticJson(o.file, e.diagnostic())}}.dump(2) << "\n";
+        return kDocumentError;
+    }
+    if (!result.blasNote.empty()) std::cerr << o.file << ": note: no OpenBLAS line: " << result.blasNote << "\n";
+    if (table && !result.blasLabel.empty()) std::cout << "reference: " << result.blasLabel << "\n";
+    if (o.json) {
+        json points = json::array();
+        for (auto& pt : result.points) points.push_back(sweepPointJson(pt, result.parameters));
+        std::cout << points.dump(2) << "\n";
+    }
+    if (!o.csv.empty() && !writeFile(o.csv, sweepCsv(result))) throw UsageError("cannot write '" + o.csv + "'");
+    bool wrong = std::any_of(result.points.begin(), result.points.end(),
+                             [](const SweepPoint& p) { return p.failed && p.message.rfind("wrong numbers", 0) == 0; });
+    return wrong ? kWrongNumbers : kOk;
+}
+
+int commandMachine(const Options& o)
+{
+    PeakFlops peak = measurePeakFlops(o.threads);
+    Bandwidth bw = measureTriadBandwidth(o.threads);
+    if (o.json) {
+        std::cout << json{{"peak_gflops", peak.gflops},
+                          {"peak_threads", peak.threads},
+                          {"vector_bits", peak.vectorBits},
+                          {"bandwidth_gbs", bw.gbPerS},
+                          {"bandwidth_threads", bw.threads},
+                          {"bandwidth_mb", bw.megabytes},
+                          {"clock_ghz", hostClockGhz()}}
+                         .dump(2)
+                  << "\n";
+    } else {
+        std::cout << "peak float32: " << fixed(peak.gflops, 1) << " GFLOPS (FMA, " << peak.vectorBits
+                  << "-bit vectors, " << peak.threads << " thread" << (peak.threads == 1 ? "" : "s") << ")\n"
+                  << "bandwidth:    " << fixed(bw.gbPerS, 1) << " GB/s (triad over " << fixed(bw.megabytes, 0)
+                  << " MB, " << bw.threads << " thread" << (bw.threads == 1 ? "" : "s") << ")\n";
+    }
+    return kOk;
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -482,6 +607,8 @@ int main(int argc, char** argv)
         if (o.command == "lower") return commandLower(o);
         if (o.command == "run" || o.command == "bench") return commandRunOrBench(o);
         if (o.command == "export") return commandExport(o);
+        if (o.command == "sweep") return commandSweep(o);
+        if (o.command == "machine") return commandMachine(o);
         return commandCheck(o);
     } catch (const UsageError& e) {
         std::cerr << "loopscope-cli: " << e.what() << "\n\n" << kUsageText;

@@ -2,7 +2,9 @@
 
 #include "codegen/Codegen.h"
 #include "codegen/VariantRun.h"
+#include "codegen/SweepJson.h"
 #include "codegen/VariantRunJson.h"
+#include "runtime/Microbench.h"
 #include "runtime/ThreadPool.h"
 #include "tir/Lower.h"
 
@@ -203,8 +205,11 @@ std::string withoutExceptionTag(const std::string& what)
 
 } // namespace
 
-RequestHandler::RequestHandler(HandlerOptions options) : m_options(options)
+RequestHandler::RequestHandler(HandlerOptions options)
+    : m_options(options), m_sweepCache(std::make_shared<SweepCache>())
 {
+    m_commands["sweep"] = [this](const json& r, const Progress& p) { return sweep(r, p); };
+    m_commands["machine"] = [this](const json& r, const Progress&) { return machine(r); };
     m_commands["ping"] = [this](const json&, const Progress&) { return ping(); };
     m_commands["measure"] = [this](const json& r, const Progress& p) { return measure(r, p); };
     m_commands["emit"] = [this](const json& r, const Progress& p) { return emitCode(r, p); };
@@ -249,11 +254,13 @@ void RequestHandler::handle(const json& request, const Emit& emit) const
                 known += (known.empty() ? "" : ", ") + n;
             badRequest("unknown command '" + cmd + "' (commands: " + known + ")");
         }
-        Progress progress = [&](const std::string& phase, double fraction) {
+        Progress progress{[&](const std::string& phase, double fraction, const json& extra) {
             json m{{"status", "progress"}, {"phase", phase}, {"fraction", fraction}};
+            for (auto& [key, value] : extra.items())
+                m[key] = value;
             if (!id.is_null()) m["id"] = id;
             emit(m);
-        };
+        }};
         json result = it->second(request, progress);
         if (!id.is_null()) result["id"] = id;
         emit(result);
@@ -404,6 +411,88 @@ json RequestHandler::emitCode(const json& request, const Progress& progress) con
             {"steps", v.steps.size()},
             {"function", f.func.name},
             {"text", text}};
+}
+
+namespace {
+
+std::vector<std::string> stringListField(const json& request, const char* name)
+{
+    std::vector<std::string> out;
+    const json* v = find(request, name);
+    if (!v) return out;
+    if (!v->is_array()) badRequest(std::string("\"") + name + "\" must be a list of strings");
+    for (auto& x : *v) {
+        if (!x.is_string()) badRequest(std::string("\"") + name + "\" must be a list of strings");
+        out.push_back(x.get<std::string>());
+    }
+    return out;
+}
+
+} // namespace
+
+json RequestHandler::sweep(const json& request, const Progress& progress) const
+{
+    SweepRequest r;
+    r.script = stringField(request, "script", "", true);
+    r.parameters = stringListField(request, "params");
+    if (r.parameters.empty()) badRequest("\"params\" must name at least one parameter");
+    if (const json* v = find(request, "values")) {
+        if (!v->is_array() || v->empty()) badRequest("\"values\" must be a non-empty list of sizes");
+        for (auto& x : *v) {
+            if (!x.is_number_integer() || x.get<std::int64_t>() < 1)
+                badRequest("\"values\" must be a non-empty list of positive integers");
+            r.values.push_back(x.get<std::int64_t>());
+        }
+    } else {
+        r.values = defaultSweepValues();
+    }
+    r.variants = stringListField(request, "variants");
+    r.threads = static_cast<int>(intField(request, "threads", 0, 0, 4096));
+    r.maxPointSeconds = numberField(request, "max_point_s", 10.0, 0.0);
+    if (!(r.maxPointSeconds > 0)) badRequest("\"max_point_s\" must be more than 0");
+    r.check = boolField(request, "check", true);
+    r.blas = boolField(request, "blas", false);
+    r.benchmark.repeat = static_cast<int>(intField(request, "repeat", 3, 1, 1000000));
+    r.benchmark.minRepeatMs = numberField(request, "min_repeat_ms", 20.0, 0.0);
+
+    SweepHooks hooks;
+    hooks.point = [&](const SweepPoint& point, int done, int total) {
+        progress("sweep", total > 0 ? static_cast<double>(done) / total : 1.0,
+                 json{{"done", done}, {"total", total}, {"point", sweepPointJson(point, r.parameters)}});
+    };
+    SweepResult result;
+    try {
+        result = runSweep(r, m_sweepCache.get(), hooks);
+    } catch (const UserError& e) {
+        if (e.loc().line > 0) throw;
+        badRequest(e.message());
+    }
+    json points = json::array();
+    for (auto& p : result.points)
+        points.push_back(sweepPointJson(p, r.parameters));
+    json out{{"status", "ok"},
+             {"params", r.parameters},
+             {"variants", result.variants},
+             {"points", points},
+             {"total", result.total},
+             {"measured", result.measuredCount},
+             {"threads", result.threads}};
+    if (!result.blasLabel.empty()) out["blas"] = result.blasLabel;
+    if (!result.blasNote.empty()) out["blas_note"] = result.blasNote;
+    return out;
+}
+
+json RequestHandler::machine(const json& request) const
+{
+    int threads = static_cast<int>(intField(request, "threads", 0, 0, 4096));
+    PeakFlops peak = measurePeakFlops(threads);
+    Bandwidth bandwidth = measureTriadBandwidth(threads);
+    return {{"status", "ok"},
+            {"peak_gflops", peak.gflops},
+            {"vector_bits", peak.vectorBits},
+            {"bandwidth_gbs", bandwidth.gbPerS},
+            {"threads", peak.threads},
+            {"clock_ghz", hostClockGhz()}};
 }
 
 std::string serializeMessage(const json& message)

@@ -24,14 +24,29 @@
 //   -> wrong (a check failed; nothing is timed, no time or speed is given): message,
 //      first_mismatch, max_abs_error, check, lower_ms, compile_ms, flops.
 // "emit" {script, variant, step, sets, format: "llvm" | "asm"} -> ok: text, format, function.
+// "sweep" {script, params [NAME...] (set together to each value), values [INT...] (default 64,
+//   128, ..., 2048), variants [NAME...] (default: all), threads (0: all), max_point_s (10: a point
+//   whose single run takes longer is skipped), check (true), blas (false: add OpenBLAS points for
+//   a matmul), repeat (3), min_repeat_ms (20)}
+//   -> one progress message per point: phase "sweep", fraction, done, total and "point" (variant,
+//      each parameter, values, threads, reference, skipped, failed, checked, cached, message,
+//      flops, bytes, intensity, run_ms and, when measured, ms_median, ms_min, ms_max, gflops);
+//   -> ok: params, variants, points [...], total, measured (not from the cache), threads, blas
+//      ("OpenBLAS 0.3.21" or absent), blas_note (why not, when asked for). The worker remembers
+//      measured points for its lifetime, keyed by (script text, variant, values, threads).
+// "machine" {threads (0: all)} -> ok: peak_gflops, vector_bits, bandwidth_gbs, threads,
+//   clock_ghz. Measured (about two seconds) on every request; the app remembers the figures.
 //
 // New commands register in the constructor; "commands" in ping's answer lists them.
 #pragma once
+
+#include "codegen/Sweep.h"
 
 #include <nlohmann/json.hpp>
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -59,16 +74,26 @@ public:
     std::vector<std::string> commands() const;
 
 private:
-    // Reports a phase and the request's overall progress.
-    using Progress = std::function<void(const std::string& phase, double fraction)>;
+    // Reports a phase and the request's overall progress, with extra fields for the message.
+    struct Progress {
+        std::function<void(const std::string&, double, const nlohmann::json&)> report;
+        void operator()(const std::string& phase, double fraction,
+                        const nlohmann::json& extra = nlohmann::json::object()) const
+        {
+            report(phase, fraction, extra);
+        }
+    };
     using Command = std::function<nlohmann::json(const nlohmann::json& request, const Progress&)>;
 
     nlohmann::json ping() const;
     nlohmann::json measure(const nlohmann::json& request, const Progress& progress) const;
     nlohmann::json emitCode(const nlohmann::json& request, const Progress& progress) const;
+    nlohmann::json sweep(const nlohmann::json& request, const Progress& progress) const;
+    nlohmann::json machine(const nlohmann::json& request) const;
 
     HandlerOptions m_options;
     std::map<std::string, Command> m_commands;
+    std::shared_ptr<SweepCache> m_sweepCache; // points measured by earlier "sweep" requests
 };
 
 // One line of output: compact JSON, invalid UTF-8 replaced, no newline.

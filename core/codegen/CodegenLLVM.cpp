@@ -461,7 +461,8 @@ private:
     llvm::Value* elementPointer(DataType elem, llvm::Value* base, llvm::Value* index)
     {
         if (elem.lanes == 1) return m_b.CreateInBoundsGEP(memType(elem), base, index);
-        llvm::Value* scalars = m_b.CreateMul(index, llvm::ConstantInt::get(index->getType(), elem.lanes));
+        llvm::Value* lanes = llvm::ConstantInt::get(index->getType(), elem.lanes);
+        llvm::Value* scalars = m_b.CreateMul(index, lanes);
         return m_b.CreateInBoundsGEP(memType(elem.element()), base, scalars);
     }
 
@@ -489,7 +490,8 @@ private:
         llvm::Value* idx = genExpr(index);
         llvm::Value* out = llvm::UndefValue::get(memType(elem.withLanes(lanes * elem.lanes)));
         for (int i = 0; i < lanes; ++i) {
-            llvm::Value* ptr = elementPointer(elem, base, m_b.CreateExtractElement(idx, static_cast<std::uint64_t>(i)));
+            llvm::Value* lane = m_b.CreateExtractElement(idx, static_cast<std::uint64_t>(i));
+            llvm::Value* ptr = elementPointer(elem, base, lane);
             llvm::Value* v = m_b.CreateAlignedLoad(mty, ptr, llvm::Align(elementAlign(elem)));
             out = m_b.CreateInsertElement(out, v, static_cast<std::uint64_t>(i));
         }
@@ -519,7 +521,8 @@ private:
         }
         llvm::Value* idx = genExpr(index);
         for (int i = 0; i < lanes; ++i) {
-            llvm::Value* ptr = elementPointer(elem, base, m_b.CreateExtractElement(idx, static_cast<std::uint64_t>(i)));
+            llvm::Value* lane = m_b.CreateExtractElement(idx, static_cast<std::uint64_t>(i));
+            llvm::Value* ptr = elementPointer(elem, base, lane);
             m_b.CreateAlignedStore(m_b.CreateExtractElement(value, static_cast<std::uint64_t>(i)), ptr,
                                    llvm::Align(elementAlign(elem)));
         }

@@ -109,7 +109,7 @@ TEST(RequestHandlerTest, PingDescribesTheHostAndTheProtocol)
     EXPECT_FALSE(p["version"].get<std::string>().empty());
     EXPECT_FALSE(p["cpu"].get<std::string>().empty());
     EXPECT_GE(p["threads"].get<int>(), 1);
-    EXPECT_EQ(p["commands"], json::array({"emit", "measure", "ping"}));
+    EXPECT_EQ(p["commands"], json::array({"emit", "machine", "measure", "ping", "sweep"}));
     EXPECT_EQ(p["testing"], false);
 }
 
@@ -134,8 +134,9 @@ TEST(RequestHandlerTest, BadRequestsAreErrorsWithTheirId)
     expectRequestError(handle(handler, json::array({1, 2})).result(), "JSON object");
     expectRequestError(handle(handler, json{{"id", 4}}).result(), "no \"cmd\"");
     expectRequestError(handle(handler, json{{"id", "x"}, {"cmd", "ping"}}).result(), "\"id\"");
-    Reply unknown = handle(handler, json{{"id", 5}, {"cmd", "sweep"}});
-    expectRequestError(unknown.result(), "unknown command 'sweep' (commands: emit, measure, ping)");
+    Reply unknown = handle(handler, json{{"id", 5}, {"cmd", "tune"}});
+    expectRequestError(unknown.result(),
+                       "unknown command 'tune' (commands: emit, machine, measure, ping, sweep)");
     EXPECT_EQ(unknown.result()["id"], 5);
     expectRequestError(handle(handler, json{{"id", 6}, {"cmd", "measure"}}).result(), "\"script\"");
     expectRequestError(handle(handler, measure(kMatmul, "naive", {{"step", "last"}})).result(),
@@ -307,4 +308,70 @@ TEST(RequestHandlerTest, MessagesSerializeOnOneLineEvenWithInvalidUtf8)
     std::string line = loopscope::worker::serializeMessage(json{{"text", "a\nb\xff"}});
     EXPECT_EQ(line.find('\n'), std::string::npos);
     EXPECT_FALSE(json::parse(line)["text"].get<std::string>().empty());
+}
+
+TEST(RequestHandlerTest, SweepStreamsOnePointPerProgressMessage)
+{
+    RequestHandler handler;
+    json request{{"id", 9},          {"cmd", "sweep"},       {"script", kMatmul},
+                 {"params", {"M", "N", "K"}}, {"values", {8, 16}}, {"threads", 1},
+                 {"repeat", 1},      {"min_repeat_ms", 0.5}, {"blas", true}};
+    Reply r = handle(handler, request);
+    const json& result = r.result();
+    ASSERT_EQ(result["status"], "ok") << result.dump();
+    bool blas = result.contains("blas");
+    std::size_t total = blas ? 6u : 4u; // naive, tiled (and OpenBLAS) at 8 and 16
+    EXPECT_EQ(result["total"], total);
+    EXPECT_EQ(result["measured"], total);
+    ASSERT_EQ(r.progress.size(), total);
+    ASSERT_EQ(result["points"].size(), total);
+    for (std::size_t i = 0; i < total; ++i) {
+        const json& m = r.progress[i];
+        EXPECT_EQ(m["id"], 9);
+        EXPECT_EQ(m["phase"], "sweep");
+        EXPECT_EQ(m["done"], i + 1);
+        EXPECT_EQ(m["total"], total);
+        EXPECT_DOUBLE_EQ(m["fraction"].get<double>(), double(i + 1) / double(total));
+        const json& p = m["point"];
+        EXPECT_EQ(p, result["points"][i]);
+        EXPECT_EQ(p["M"], i < total / 2 ? 8 : 16);
+        EXPECT_GT(p["gflops"].get<double>(), 0.0) << p.dump();
+        if (!p["reference"].get<bool>()) EXPECT_TRUE(p["checked"].get<bool>());
+    }
+    EXPECT_EQ(r.progress[0]["point"]["variant"], "naive");
+    EXPECT_EQ(r.progress[1]["point"]["variant"], "tiled");
+
+    // The worker remembers: the same sweep again measures nothing.
+    Reply again = handle(handler, request);
+    EXPECT_EQ(again.result()["measured"], 0);
+    EXPECT_TRUE(again.result()["points"][0]["cached"].get<bool>());
+}
+
+TEST(RequestHandlerTest, SweepRequestErrors)
+{
+    RequestHandler handler;
+    json base{{"id", 3}, {"cmd", "sweep"}, {"script", kMatmul}, {"params", {"M"}}, {"values", {8}}};
+    json noParams = base;
+    noParams.erase("params");
+    expectRequestError(handle(handler, noParams).result(), "\"params\"");
+    json badParam = base;
+    badParam["params"] = {"Q"};
+    expectRequestError(handle(handler, badParam).result(), "no parameter named Q");
+    json badValues = base;
+    badValues["values"] = {0};
+    expectRequestError(handle(handler, badValues).result(), "positive");
+    json badVariant = base;
+    badVariant["variants"] = {"nope"};
+    expectRequestError(handle(handler, badVariant).result(), "no variant 'nope'");
+}
+
+TEST(RequestHandlerTest, MachineReportsPlausibleFigures)
+{
+    RequestHandler handler;
+    Reply r = handle(handler, json{{"id", 2}, {"cmd", "machine"}, {"threads", 1}});
+    const json& m = r.result();
+    ASSERT_EQ(m["status"], "ok") << m.dump();
+    EXPECT_GT(m["peak_gflops"].get<double>(), 0.5);
+    EXPECT_GT(m["bandwidth_gbs"].get<double>(), 0.1);
+    EXPECT_EQ(m["threads"], 1);
 }

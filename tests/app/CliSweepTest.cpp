@@ -1,0 +1,134 @@
+// `loopscope-cli sweep` and `machine` end to end: the JSON and CSV have one row per variant and
+// value with the documented columns, a point over the per-point limit is skipped (not an error),
+// and usage errors exit 2.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct RunResult {
+    int exitCode = -1;
+    std::string output;
+};
+
+RunResult runCli(const std::string& args)
+{
+    RunResult r;
+    FILE* p = popen((std::string(LOOPSCOPE_CLI) + " " + args + " 2>/dev/null").c_str(), "r");
+    if (!p) return r;
+    std::array<char, 4096> buf;
+    std::size_t n;
+    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0)
+        r.output.append(buf.data(), n);
+    int status = pclose(p);
+    r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return r;
+}
+
+const std::string kGemm =
+    "'" + (fs::path(LOOPSCOPE_SOURCE_DIR) / "samples/opt_gemm.py").string() + "' ";
+
+std::vector<std::string> lines(const std::string& text)
+{
+    std::vector<std::string> out;
+    std::stringstream ss(text);
+    std::string line;
+    while (std::getline(ss, line))
+        out.push_back(line);
+    return out;
+}
+
+} // namespace
+
+TEST(CliSweep, JsonHasOnePointPerVariantAndValue)
+{
+    RunResult r = runCli("sweep " + kGemm +
+                         "--param M,N,K --values 32,64 --variant baseline --variant blocking --json");
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    auto points = nlohmann::json::parse(r.output);
+    ASSERT_EQ(points.size(), 4u);
+    std::vector<std::pair<std::string, int>> seen;
+    for (auto& p : points) {
+        for (const char* field : {"variant", "M", "N", "K", "ms_median", "ms_min", "ms_max",
+                                  "gflops", "checked", "skipped", "intensity"})
+            EXPECT_TRUE(p.contains(field)) << field << " in " << p.dump();
+        EXPECT_EQ(p["M"], p["N"]);
+        EXPECT_EQ(p["M"], p["K"]);
+        EXPECT_TRUE(p["checked"].get<bool>());
+        EXPECT_FALSE(p["skipped"].get<bool>());
+        EXPECT_GT(p["gflops"].get<double>(), 0.0);
+        EXPECT_LE(p["ms_min"].get<double>(), p["ms_median"].get<double>());
+        EXPECT_LE(p["ms_median"].get<double>(), p["ms_max"].get<double>());
+        seen.push_back({p["variant"].get<std::string>(), p["M"].get<int>()});
+    }
+    std::vector<std::pair<std::string, int>> expected{
+        {"baseline", 32}, {"blocking", 32}, {"baseline", 64}, {"blocking", 64}};
+    EXPECT_EQ(seen, expected);
+    // Matmul of n: 2n^3 flops over 3 n^2 floats of 4 bytes.
+    EXPECT_NEAR(points[2]["intensity"].get<double>(), 2.0 * 64 / 12.0, 1e-9);
+}
+
+TEST(CliSweep, CsvHasHeaderAndRows)
+{
+    fs::path csv = fs::temp_directory_path() / ("loopscope_sweep_" + std::to_string(getpid()) + ".csv");
+    RunResult r = runCli("sweep " + kGemm + "--param M,N,K --values 32,64 --variant blocking --csv '" +
+                         csv.string() + "'");
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    std::ifstream in(csv);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    auto rows = lines(ss.str());
+    fs::remove(csv);
+    ASSERT_EQ(rows.size(), 3u);
+    EXPECT_EQ(rows[0], "variant,M,N,K,threads,ms_median,ms_min,ms_max,gflops,flops,bytes,intensity,"
+                       "checked,skipped,failed,message");
+    EXPECT_EQ(rows[1].rfind("blocking,32,32,32,", 0), 0u) << rows[1];
+    EXPECT_EQ(rows[2].rfind("blocking,64,64,64,", 0), 0u) << rows[2];
+    // flops of 64^3 x 2, bytes 3 x 64^2 x 4 and their ratio are in the row.
+    EXPECT_NE(rows[2].find(",524288,49152,10.6667,true,false,false,"), std::string::npos) << rows[2];
+    // The table names every point too.
+    EXPECT_NE(r.output.find("blocking"), std::string::npos);
+}
+
+TEST(CliSweep, PointOverTheLimitIsSkipped)
+{
+    RunResult r = runCli("sweep " + kGemm +
+                         "--param M,N,K --values 32,384 --variant baseline --max-point-s 0.005 --json");
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    auto points = nlohmann::json::parse(r.output);
+    ASSERT_EQ(points.size(), 2u);
+    EXPECT_FALSE(points[0]["skipped"].get<bool>());
+    EXPECT_TRUE(points[1]["skipped"].get<bool>());
+    EXPECT_FALSE(points[1].contains("gflops"));
+    EXPECT_TRUE(points[1].contains("message"));
+}
+
+TEST(CliSweep, UsageErrors)
+{
+    EXPECT_EQ(runCli("sweep " + kGemm + "--values 64").exitCode, 2);               // no --param
+    EXPECT_EQ(runCli("sweep " + kGemm + "--param Q --values 64").exitCode, 2);     // no such parameter
+    EXPECT_EQ(runCli("sweep " + kGemm + "--param M --values 0").exitCode, 2);      // not a size
+    EXPECT_EQ(runCli("sweep " + kGemm + "--param M --variant nope").exitCode, 2);  // no such variant
+}
+
+TEST(CliMachine, JsonHasPlausibleFigures)
+{
+    RunResult r = runCli("machine --threads 1 --json");
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    auto m = nlohmann::json::parse(r.output);
+    EXPECT_GT(m["peak_gflops"].get<double>(), 0.5);
+    EXPECT_GT(m["bandwidth_gbs"].get<double>(), 0.1);
+    EXPECT_EQ(m["peak_threads"].get<int>(), 1);
+}
