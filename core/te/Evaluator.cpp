@@ -274,7 +274,7 @@ private:
         case ast::StmtKind::Expr: eval(*st.value); return;
         case ast::StmtKind::Assign: {
             // Parameters: a top-level assignment of an integer literal.
-            std::int64_t literal;
+            std::int64_t literal = 0;
             if (isIntLiteral(*st.value, &literal)) {
                 for (auto& t : st.targets)
                     if (t->kind == ExprKind::Name) bindParameter(*t, literal);
