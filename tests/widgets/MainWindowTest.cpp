@@ -1,4 +1,6 @@
 // The real main window on the offscreen platform, driven the way a user drives it.
+#include "charts/ChartsView.h"
+#include "charts/SweepPanel.h"
 #include "editor/EditorPane.h"
 #include "editor/SchedulePanel.h"
 #include "shell/MainWindow.h"
@@ -7,6 +9,8 @@
 #include "worker/WorkerClient.h"
 
 #include <QAbstractButton>
+#include <QPushButton>
+#include <QDockWidget>
 #include <QFile>
 #include <QPlainTextEdit>
 #include <QProcessEnvironment>
@@ -133,6 +137,41 @@ private slots:
             QVERIFY2(r.has_value(), qPrintable(m->messageOf(row)));
             QVERIFY(r->gflops > 0);
             QVERIFY(r->checked);
+        }
+    }
+
+    void aSweepFromTheChartsDockFillsTheCharts()
+    {
+        MainWindow w;
+        useBuiltWorker(w);
+        auto* ladderDock = w.findChild<QDockWidget*>(QStringLiteral("LadderDock"));
+        auto* chartsDock = w.findChild<QDockWidget*>(QStringLiteral("ChartsDock"));
+        QVERIFY(ladderDock && chartsDock);
+        QVERIFY(w.tabifiedDockWidgets(ladderDock).contains(chartsDock));
+        w.setScriptText(smallLadder(), QString(), false);
+        QVERIFY(awaitAnalysis(w));
+        SweepPanel* panel = w.sweepPanel();
+        const QStringList variants = panel->variants();
+        QVERIFY(variants.size() >= 2);
+        QCOMPARE(panel->parameters(),
+                 (QStringList{QStringLiteral("M"), QStringLiteral("K"), QStringLiteral("N")}));
+        panel->setParameterChecked(QStringLiteral("M"), false);
+        panel->setParameterChecked(QStringLiteral("K"), false);
+        for (qsizetype i = 2; i < variants.size(); ++i) panel->setVariantChecked(variants[i], false);
+        panel->setValuesText(QStringLiteral("16,32"));
+        panel->setPointLimitSeconds(5);
+
+        QSignalSpy finished(&w, &MainWindow::sweepFinished);
+        panel->startButton()->click();
+        QVERIFY(panel->isRunning());
+        QVERIFY(finished.wait(240000));
+        QVERIFY(!panel->isRunning());
+        QCOMPARE(w.chartsView()->pointCount(), 4);
+        QCOMPARE(w.chartsView()->variants(), variants.mid(0, 2));
+        QCOMPARE(panel->progressText(), QStringLiteral("4 / 4 points"));
+        for (const ChartPoint& p : w.chartsView()->points()) {
+            QVERIFY(p.size == 16 || p.size == 32);
+            QVERIFY2(p.gflops > 0 || p.failed || p.skipped, qPrintable(p.message));
         }
     }
 

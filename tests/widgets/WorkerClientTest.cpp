@@ -333,6 +333,56 @@ private slots:
         QCOMPARE(outcomeOf(dropped)->kind, Outcome::Cancelled);
     }
 
+    // Every progress message reaches message() whole: a sweep's carry its points.
+    void messageCarriesEveryProgressMessage()
+    {
+        QSignalSpy messages(m_client.get(), &WorkerClient::message);
+        QJsonObject sweep{{QStringLiteral("cmd"), QStringLiteral("sweep")},
+                          {QStringLiteral("script"), QString::fromUtf8(kMatmul)},
+                          {QStringLiteral("params"), QJsonArray{QStringLiteral("N")}},
+                          {QStringLiteral("values"), QJsonArray{8, 16}},
+                          {QStringLiteral("variants"), QJsonArray{QStringLiteral("naive")}},
+                          {QStringLiteral("threads"), 1},
+                          {QStringLiteral("repeat"), 1},
+                          {QStringLiteral("min_repeat_ms"), 1}};
+        int id = m_client->submit(sweep);
+        QCOMPARE(str(awaitResult(id), "status"), QStringLiteral("ok"));
+        QCOMPARE(messages.size(), m_progress->size());
+        QList<qint64> sizes;
+        for (const QList<QVariant>& s : std::as_const(messages)) {
+            QCOMPARE(s.at(0).toInt(), id);
+            QJsonObject m = s.at(1).toJsonObject();
+            QCOMPARE(str(m, "status"), QStringLiteral("progress"));
+            QCOMPARE(str(m, "phase"), QStringLiteral("sweep"));
+            QCOMPARE(m.value(QLatin1String("total")).toInt(), 2);
+            QJsonObject point = m.value(QLatin1String("point")).toObject();
+            QCOMPARE(str(point, "variant"), QStringLiteral("naive"));
+            sizes << point.value(QLatin1String("N")).toInteger();
+        }
+        QCOMPARE(sizes, (QList<qint64>{8, 16}));
+    }
+
+    // "time_limit_ms" in a request replaces the client's limit for that request only.
+    void perRequestTimeLimitOverridesTheDefault()
+    {
+        m_client->setTimeLimitMs(300);
+        int longer = m_client->submit(measureRequest(
+            QStringLiteral("naive"),
+            {{QStringLiteral("sleep_ms"), 800}, {QStringLiteral("time_limit_ms"), 60000}}));
+        QCOMPARE(str(awaitResult(longer), "status"), QStringLiteral("ok"));
+
+        m_client->setTimeLimitMs(60000);
+        QElapsedTimer t;
+        t.start();
+        int shorter = m_client->submit(measureRequest(
+            QStringLiteral("naive"),
+            {{QStringLiteral("sleep_ms"), 20000}, {QStringLiteral("time_limit_ms"), 400}}));
+        QString message = awaitFailure(shorter);
+        QVERIFY2(t.elapsed() < 15000, "the request's time limit did not stop the run");
+        QVERIFY2(message.contains(QLatin1String("longer than 0.4 s")), qPrintable(message));
+        QCOMPARE(m_client->timeLimitMs(), 60000);
+    }
+
     void missingWorkerFailsInPlainWords()
     {
         m_client->setWorkerPath(QStringLiteral("/nonexistent/loopscope-worker"));

@@ -47,6 +47,7 @@ public:
     void addPoint(const ChartPoint& point);
     void setPoints(const QList<ChartPoint>& points);
     QList<ChartPoint> points() const { return m_points; }
+    int pointCount() const { return static_cast<int>(m_points.size()); }
     // Variants in the order they first appeared.
     QStringList variants() const { return m_variants; }
     // 0: no line.

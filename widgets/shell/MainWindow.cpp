@@ -1,5 +1,7 @@
 #include "shell/MainWindow.h"
 
+#include "charts/ChartsView.h"
+#include "charts/SweepPanel.h"
 #include "editor/EditorPane.h"
 #include "editor/SchedulePanel.h"
 #include "editor/StatementWriter.h"
@@ -42,6 +44,8 @@
 #include <QTimer>
 #include <QToolBar>
 #include <QVBoxLayout>
+
+#include <limits>
 
 namespace loopscope {
 
@@ -124,6 +128,10 @@ void MainWindow::buildDocks()
     auto* ladderDock = dock(tr("Ladder"), QStringLiteral("LadderDock"), m_ladder, Qt::BottomDockWidgetArea);
     auto* llvmDock = dock(tr("LLVM IR"), QStringLiteral("LlvmDock"), m_llvmView, Qt::RightDockWidgetArea);
     auto* asmDock = dock(tr("Assembly"), QStringLiteral("AsmDock"), m_asmView, Qt::RightDockWidgetArea);
+    QDockWidget* chartsDock = buildCharts();
+    addDockWidget(Qt::BottomDockWidgetArea, chartsDock);
+    tabifyDockWidget(ladderDock, chartsDock);
+    ladderDock->raise();
     tabifyDockWidget(loopDock, llvmDock);
     tabifyDockWidget(llvmDock, asmDock);
     loopDock->raise();
@@ -179,6 +187,7 @@ void MainWindow::buildActions()
     m_runAction = run->addAction(tr("&Run Ladder"), QKeySequence(Qt::Key_F5), this, &MainWindow::runLadder);
     m_cancelAction = run->addAction(tr("&Cancel"), QKeySequence(Qt::Key_Escape), this, &MainWindow::cancelRuns);
     m_cancelAction->setEnabled(false);
+    run->addAction(tr("Re-&measure Machine"), this, &MainWindow::measureMachine);
     run->addSeparator();
     run->addAction(tr("&Settings…"), this, &MainWindow::showSettings);
 
@@ -443,6 +452,18 @@ void MainWindow::cancelRuns()
 
 void MainWindow::onWorkerFinished(int id, const QJsonObject& r)
 {
+    if (finishChartsRequest(id, &r, {})) return;
+    if (id == m_exportRequest) {
+        m_exportRequest = -1;
+        if (r.value(QStringLiteral("status")).toString() != QStringLiteral("ok")) {
+            QMessageBox::warning(this, tr("Export"), r.value(QStringLiteral("message")).toString());
+            return;
+        }
+        bool asmFormat = r.value(QStringLiteral("format")).toString() == QStringLiteral("asm");
+        showExportDialog(m_variant, r.value(QStringLiteral("text")).toString(),
+                         m_variant + (asmFormat ? QStringLiteral(".s") : QStringLiteral(".ll")));
+        return;
+    }
     if (id == m_codeRequest) {
         m_codeRequest = -1;
         QString text = r.value(QStringLiteral("text")).toString();
@@ -481,6 +502,7 @@ void MainWindow::onWorkerFinished(int id, const QJsonObject& r)
 
 void MainWindow::onWorkerFailed(int id, const QString& message)
 {
+    finishChartsRequest(id, nullptr, message);
     if (id == m_codeRequest) m_codeRequest = -1;
     auto it = m_runRows.find(id);
     if (it != m_runRows.end()) {
@@ -725,8 +747,8 @@ void MainWindow::exportVariant(const QString& format)
                                                       {QStringLiteral("variant"), m_variant},
                                                       {QStringLiteral("step"), -1},
                                                       {QStringLiteral("format"), format}});
-                m_codeRequest = id;
-                statusBar()->showMessage(tr("Generating %1 in the LLVM IR / Assembly view…").arg(format), 5000);
+                m_exportRequest = id;
+                statusBar()->showMessage(tr("Generating %1…").arg(format), 5000);
                 return;
             }
         }
@@ -734,8 +756,13 @@ void MainWindow::exportVariant(const QString& format)
         QMessageBox::warning(this, tr("Export"), q(e.message()));
         return;
     }
+    showExportDialog(q(v->name), text, q(v->name) + suffix);
+}
+
+void MainWindow::showExportDialog(const QString& variant, const QString& text, const QString& suggestedName)
+{
     QDialog dialog(this);
-    dialog.setWindowTitle(tr("Export %1").arg(q(v->name)));
+    dialog.setWindowTitle(tr("Export %1").arg(variant));
     auto* layout = new QVBoxLayout(&dialog);
     auto* view = new QPlainTextEdit(text, &dialog);
     view->setReadOnly(true);
@@ -746,7 +773,7 @@ void MainWindow::exportVariant(const QString& format)
     layout->addWidget(buttons);
     connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
     connect(buttons, &QDialogButtonBox::accepted, &dialog, [&] {
-        QString path = QFileDialog::getSaveFileName(&dialog, tr("Save Export"), QString::fromStdString(v->name) + suffix);
+        QString path = QFileDialog::getSaveFileName(&dialog, tr("Save Export"), suggestedName);
         if (path.isEmpty()) return;
         QSaveFile f(path);
         if (f.open(QIODevice::WriteOnly) && f.write(text.toUtf8()) >= 0 && f.commit()) dialog.accept();
@@ -784,6 +811,121 @@ void MainWindow::showSettings()
     m_minRepeatMs = minMs->value();
     m_worker->setTimeLimitMs(m_timeLimitMs);
     saveSettings();
+}
+
+// ---- charts: the sweep panel, the charts and the machine's reference lines ----
+
+QDockWidget* MainWindow::buildCharts()
+{
+    auto* box = new QWidget(this);
+    m_sweepPanel = new SweepPanel(box);
+    m_charts = new ChartsView(box);
+    auto* layout = new QVBoxLayout(box);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_sweepPanel);
+    layout->addWidget(m_charts, 1);
+    auto* d = new QDockWidget(tr("Charts"), this);
+    d->setObjectName(QStringLiteral("ChartsDock"));
+    d->setWidget(box);
+
+    connect(m_analysis, &AnalysisService::analysisReady, m_sweepPanel, &SweepPanel::setExploration);
+    connect(m_sweepPanel, &SweepPanel::startRequested, this, &MainWindow::startSweep);
+    connect(m_sweepPanel, &SweepPanel::cancelRequested, this, [this] {
+        if (m_sweepRequest >= 0) m_worker->cancel(m_sweepRequest);  // the points stay
+    });
+    connect(m_worker, &WorkerClient::message, this, &MainWindow::onWorkerMessage);
+    connect(m_worker, &WorkerClient::cancelled, this, [this](int id) {
+        if (id == m_machineRequest) m_machineRequest = -1;
+        if (id != m_sweepRequest) return;
+        m_sweepRequest = -1;
+        m_sweepPanel->setRunning(false);
+        emit sweepFinished();
+    });
+    // The reference lines: remembered from the last measurement, else measured on first show.
+    QSettings s;
+    const double peak = s.value(QStringLiteral("machine/peakGflops")).toDouble();
+    const double bandwidth = s.value(QStringLiteral("machine/bandwidthGBs")).toDouble();
+    m_machineKnown = peak > 0 && bandwidth > 0;
+    m_charts->setPeakGflops(peak);
+    m_charts->setBandwidthGbs(bandwidth);
+    connect(d, &QDockWidget::visibilityChanged, this, [this](bool visible) {
+        if (visible && !m_machineKnown && m_machineRequest < 0) measureMachine();
+    });
+    return d;
+}
+
+void MainWindow::startSweep()
+{
+    if (m_sweepRequest >= 0) m_worker->cancel(m_sweepRequest);
+    QJsonObject r = m_sweepPanel->sweepRequest(m_editor->text());
+    r.insert(QStringLiteral("threads"), m_threads->value());
+    r.insert(QStringLiteral("repeat"), m_repeat);
+    r.insert(QStringLiteral("min_repeat_ms"), m_minRepeatMs);
+    // The whole sweep: at least 20 minutes, more when every point may take its full limit.
+    const qint64 points = m_sweepPanel->pointTotal() + (m_sweepPanel->reference() ? m_sweepPanel->values().size() : 0);
+    const qint64 worst = points * (m_sweepPanel->pointLimitSeconds() * 4 + 10) * 1000;
+    r.insert(QStringLiteral("time_limit_ms"), static_cast<qint64>(qBound<qint64>(qint64{20 * 60 * 1000}, worst, qint64{std::numeric_limits<int>::max()})));
+    m_charts->clear();
+    m_charts->setSizeLabel(m_sweepPanel->parameters());
+    m_recovery->flush();  // whatever the generated code does, the text is safe
+    m_sweepRequest = m_worker->submit(r);
+    m_sweepPanel->setRunning(true);
+}
+
+void MainWindow::measureMachine()
+{
+    if (m_machineRequest >= 0) return;
+    m_machineRequest = m_worker->submit(QJsonObject{{QStringLiteral("cmd"), QStringLiteral("machine")},
+                                                    {QStringLiteral("threads"), m_threads->value()},
+                                                    {QStringLiteral("time_limit_ms"), 5 * 60 * 1000}});
+    statusBar()->showMessage(tr("Measuring the machine's peak speed and memory bandwidth…"), 5000);
+}
+
+void MainWindow::onWorkerMessage(int id, const QJsonObject& message)
+{
+    if (id != m_sweepRequest) return;
+    const QJsonObject point = message.value(QStringLiteral("point")).toObject();
+    if (!point.isEmpty()) m_charts->addPoint(chartPointFromJson(point));
+    m_sweepPanel->setProgress(message.value(QStringLiteral("done")).toInt(), message.value(QStringLiteral("total")).toInt());
+}
+
+bool MainWindow::finishChartsRequest(int id, const QJsonObject* result, const QString& failure)
+{
+    const bool ok = result && result->value(QStringLiteral("status")).toString() == QStringLiteral("ok");
+    if (id == m_machineRequest) {
+        m_machineRequest = -1;
+        if (!ok) {
+            if (result) statusBar()->showMessage(result->value(QStringLiteral("message")).toString(), 10000);
+            return true;
+        }
+        const double peak = result->value(QStringLiteral("peak_gflops")).toDouble();
+        const double bandwidth = result->value(QStringLiteral("bandwidth_gbs")).toDouble();
+        QSettings s;
+        s.setValue(QStringLiteral("machine/peakGflops"), peak);
+        s.setValue(QStringLiteral("machine/bandwidthGBs"), bandwidth);
+        m_machineKnown = true;
+        m_charts->setPeakGflops(peak);
+        m_charts->setBandwidthGbs(bandwidth);
+        statusBar()->showMessage(tr("Peak %1 GFLOPS, memory bandwidth %2 GB/s").arg(peak, 0, 'f', 1).arg(bandwidth, 0, 'f', 1), 10000);
+        return true;
+    }
+    if (id != m_sweepRequest) return false;
+    m_sweepRequest = -1;
+    m_sweepPanel->setRunning(false);
+    if (ok) {
+        const QString blas = result->value(QStringLiteral("blas")).toString();
+        if (!blas.isEmpty()) m_charts->setReferenceLabel(blas);
+        for (const QJsonValue& p : result->value(QStringLiteral("points")).toArray())
+            m_charts->addPoint(chartPointFromJson(p.toObject()));
+        if (const QString note = result->value(QStringLiteral("blas_note")).toString(); !note.isEmpty())
+            statusBar()->showMessage(note, 10000);
+    } else if (result) {
+        statusBar()->showMessage(tr("Sweep: %1").arg(result->value(QStringLiteral("message")).toString()), 10000);
+    } else {
+        Q_UNUSED(failure);  // onWorkerFailed shows it
+    }
+    emit sweepFinished();
+    return result != nullptr;
 }
 
 }  // namespace loopscope

@@ -27,6 +27,8 @@ class LoopNestView;
 class LadderView;
 class LadderModel;
 class CodeView;
+class ChartsView;
+class SweepPanel;
 class WorkerClient;
 class RecoveryStore;
 
@@ -49,6 +51,8 @@ public:
     LadderModel* ladderModel() const { return m_ladderModel; }
     WorkerClient* worker() const { return m_worker; }
     AnalysisService* analysis() const { return m_analysis; }
+    ChartsView* chartsView() const { return m_charts; }
+    SweepPanel* sweepPanel() const { return m_sweepPanel; }
     QString currentVariant() const { return m_variant; }
     int currentStep() const { return m_step; }
     void selectVariant(const QString& name);
@@ -60,6 +64,7 @@ public:
 signals:
     void analysisApplied();  // the window shows a new analysis (tests wait on it)
     void ladderFinished();
+    void sweepFinished();  // the sweep ended: finished, failed or cancelled
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -94,12 +99,21 @@ private:
     void rebuildRecentMenu();
     void updateTitle();
     void exportVariant(const QString& format);
+    void showExportDialog(const QString& variant, const QString& text, const QString& suggestedName);
     void showSettings();
 
     const VariantView* variantView() const;
     QString stepKey(const VariantView& v, int step) const;
     QJsonObject measureRequest(int step) const;
     static QString samplesDirectory();
+
+    // The Charts dock: a sweep panel above the charts (MainWindowCharts part of MainWindow.cpp).
+    QDockWidget* buildCharts();
+    void startSweep();
+    void measureMachine();
+    void onWorkerMessage(int id, const QJsonObject& message);
+    // Handles the end of a sweep or machine request; false for other requests.
+    bool finishChartsRequest(int id, const QJsonObject* result, const QString& failure);
 
     EditorPane* m_editor = nullptr;
     SchedulePanel* m_schedule = nullptr;
@@ -111,6 +125,11 @@ private:
     AnalysisService* m_analysis = nullptr;
     WorkerClient* m_worker = nullptr;
     RecoveryStore* m_recovery = nullptr;
+    ChartsView* m_charts = nullptr;
+    SweepPanel* m_sweepPanel = nullptr;
+    int m_sweepRequest = -1;    // the running sweep
+    int m_machineRequest = -1;  // the pending machine measurement
+    bool m_machineKnown = false;
 
     QComboBox* m_variantBox = nullptr;
     QSpinBox* m_threads = nullptr;
@@ -128,7 +147,8 @@ private:
     int m_step = -1;
     ExplorationPtr m_exploration;
     QHash<int, int> m_runRows;  // worker request id -> ladder row
-    int m_codeRequest = -1;     // the pending LLVM/assembly request
+    int m_codeRequest = -1;     // the pending LLVM/assembly request of the code views
+    int m_exportRequest = -1;   // the pending LLVM/assembly request of the Export menu
     int m_timeLimitMs = 30000;
     int m_repeat = 3;
     int m_minRepeatMs = 50;

@@ -127,7 +127,8 @@ int WorkerClient::submit(QJsonObject request)
 {
     const int id = m_nextId++;
     request.insert(QStringLiteral("id"), id);
-    m_queue.append(Request{id, std::move(request), {}});
+    const int limit = request.take(QStringLiteral("time_limit_ms")).toInt(0);
+    m_queue.append(Request{id, std::move(request), {}, qMax(0, limit)});
     updateBusy();
     scheduleDispatch();
     return id;
@@ -201,7 +202,7 @@ void WorkerClient::dispatch()
     QByteArray line = QJsonDocument(m_running->body).toJson(QJsonDocument::Compact);
     line.append('\n');
     m_process->write(line);
-    m_timer->start(m_timeLimitMs);
+    m_timer->start(limitOf(*m_running));
     updateBusy();
 }
 
@@ -261,6 +262,8 @@ void WorkerClient::readOutput()
         }
         if (message.value(QLatin1String("status")).toString() == QLatin1String("progress")) {
             m_running->phase = message.value(QLatin1String("phase")).toString();
+            emit this->message(id, message);
+            if (!m_running || m_running->id != id) return; // cancelled by a receiver
             emit progress(id, m_running->phase,
                           message.value(QLatin1String("fraction")).toDouble());
             continue;
@@ -375,10 +378,15 @@ QString WorkerClient::crashMessage(const Request& request, int exitCode, bool cr
         .arg(reason, target);
 }
 
+int WorkerClient::limitOf(const Request& request) const
+{
+    return request.timeLimitMs > 0 ? request.timeLimitMs : m_timeLimitMs;
+}
+
 QString WorkerClient::timeoutMessage(const Request& request) const
 {
     const QString target = describeTarget(request.body);
-    const QString limit = formatSeconds(m_timeLimitMs);
+    const QString limit = formatSeconds(limitOf(request));
     if (!isRunCommand(request.body))
         return QStringLiteral("%1 took longer than %2 and was stopped; the worker was restarted.")
             .arg(capitalized(target), limit);

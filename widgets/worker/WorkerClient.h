@@ -37,6 +37,7 @@ public:
     void setWorkerEnvironment(const QProcessEnvironment& environment);
 
     // The longest a request may take from the moment it is sent to the worker (default 30 s).
+    // A request with a "time_limit_ms" field uses that instead (the field is not sent on).
     void setTimeLimitMs(int milliseconds);
     int timeLimitMs() const { return m_timeLimitMs; }
 
@@ -56,6 +57,9 @@ signals:
     // `phase`: "lowering", "compiling", "checking" or "timing"; `fraction`: the request's overall
     // progress, 0..1.
     void progress(int id, const QString& phase, double fraction);
+    // Every progress message as the worker wrote it (emitted just before progress()): a sweep's
+    // carry {phase: "sweep", done, total, point}.
+    void message(int id, const QJsonObject& msg);
     // The worker's result: "status" is "ok", "wrong" (a check found wrong numbers: an error, no
     // speed) or "error" (message, line, column).
     void finished(int id, const QJsonObject& result);
@@ -73,6 +77,7 @@ private:
         int id = 0;
         QJsonObject body;
         QString phase; // the last progress phase reported
+        int timeLimitMs = 0; // 0: the client's
     };
 
     void scheduleDispatch();
@@ -90,6 +95,7 @@ private:
 
     QString crashMessage(const Request& request, int exitCode, bool crashed) const;
     QString timeoutMessage(const Request& request) const;
+    int limitOf(const Request& request) const;
 
     QString m_workerPath;
     QProcessEnvironment m_environment;

@@ -1,0 +1,165 @@
+// The sweep panel: its defaults from an analysis, the request it builds, choices kept across
+// analyses, Start/Cancel and the progress text (Qt Test, offscreen).
+#include "charts/SweepPanel.h"
+
+#include <QJsonArray>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTest>
+
+#include <memory>
+
+using loopscope::Exploration;
+using loopscope::ExplorationPtr;
+using loopscope::SweepPanel;
+
+namespace {
+
+ExplorationPtr exploration(const QStringList& parameters, const QStringList& variants)
+{
+    auto x = std::make_shared<Exploration>();
+    x->ok = true;
+    for (const QString& p : parameters) {
+        loopscope::Parameter parameter;
+        parameter.name = p.toStdString();
+        parameter.value = 64;
+        x->parameters.push_back(parameter);
+    }
+    for (const QString& v : variants) {
+        loopscope::VariantView view;
+        view.name = v.toStdString();
+        x->variants.push_back(view);
+    }
+    return x;
+}
+
+QStringList strings(const QJsonValue& v)
+{
+    QStringList out;
+    for (const QJsonValue& x : v.toArray()) out << x.toString();
+    return out;
+}
+
+}  // namespace
+
+class SweepPanelTest : public QObject {
+    Q_OBJECT
+
+private slots:
+    void requestHasTheDefaults()
+    {
+        SweepPanel panel;
+        panel.setExploration(exploration({QStringLiteral("M"), QStringLiteral("N"),
+                                          QStringLiteral("K"), QStringLiteral("T")},
+                                         {QStringLiteral("naive"), QStringLiteral("tiled")}));
+        const QJsonObject r = panel.sweepRequest(QStringLiteral("script text"));
+        QCOMPARE(r.value(QLatin1String("cmd")).toString(), QStringLiteral("sweep"));
+        QCOMPARE(r.value(QLatin1String("script")).toString(), QStringLiteral("script text"));
+        QCOMPARE(strings(r.value(QLatin1String("params"))),
+                 (QStringList{QStringLiteral("M"), QStringLiteral("N"), QStringLiteral("K")}));
+        QCOMPARE(r.value(QLatin1String("values")).toArray(),
+                 (QJsonArray{64, 128, 256, 512, 1024, 2048}));
+        QCOMPARE(strings(r.value(QLatin1String("variants"))),
+                 (QStringList{QStringLiteral("naive"), QStringLiteral("tiled")}));
+        QCOMPARE(r.value(QLatin1String("max_point_s")).toDouble(), 10.0);
+        QCOMPARE(r.value(QLatin1String("blas")).toBool(), false);
+        QCOMPARE(panel.pointTotal(), 12);
+        QVERIFY(panel.startButton()->isEnabled());
+        QVERIFY(!panel.cancelButton()->isEnabled());
+    }
+
+    void requestFollowsTheChoices()
+    {
+        SweepPanel panel;
+        panel.setExploration(exploration({QStringLiteral("M"), QStringLiteral("N"),
+                                          QStringLiteral("K")},
+                                         {QStringLiteral("a"), QStringLiteral("b"),
+                                          QStringLiteral("c")}));
+        panel.setParameterChecked(QStringLiteral("M"), false);
+        panel.setParameterChecked(QStringLiteral("K"), false);
+        panel.setVariantChecked(QStringLiteral("b"), false);
+        panel.findChild<QLineEdit*>(QStringLiteral("SweepValues"))->setText(QStringLiteral("16, 32 ,48"));
+        panel.setPointLimitSeconds(3);
+        panel.setReference(true);
+        const QJsonObject r = panel.sweepRequest(QStringLiteral("s"));
+        QCOMPARE(strings(r.value(QLatin1String("params"))), QStringList{QStringLiteral("N")});
+        QCOMPARE(r.value(QLatin1String("values")).toArray(), (QJsonArray{16, 32, 48}));
+        QCOMPARE(strings(r.value(QLatin1String("variants"))),
+                 (QStringList{QStringLiteral("a"), QStringLiteral("c")}));
+        QCOMPARE(r.value(QLatin1String("max_point_s")).toDouble(), 3.0);
+        QCOMPARE(r.value(QLatin1String("blas")).toBool(), true);
+
+        // A new analysis keeps the choices by name; a new variant comes checked.
+        panel.setExploration(exploration({QStringLiteral("M"), QStringLiteral("N"),
+                                          QStringLiteral("K")},
+                                         {QStringLiteral("a"), QStringLiteral("b"),
+                                          QStringLiteral("c"), QStringLiteral("d")}));
+        QCOMPARE(panel.parameters(), QStringList{QStringLiteral("N")});
+        QCOMPARE(panel.variants(),
+                 (QStringList{QStringLiteral("a"), QStringLiteral("c"), QStringLiteral("d")}));
+    }
+
+    void startNeedsValidChoices()
+    {
+        SweepPanel panel;
+        panel.setExploration(exploration({QStringLiteral("M")}, {QStringLiteral("a")}));
+        QSignalSpy start(&panel, &SweepPanel::startRequested);
+        panel.setValuesText(QStringLiteral("16,x"));
+        QVERIFY(panel.values().isEmpty());
+        QVERIFY(!panel.startButton()->isEnabled());
+        panel.setValuesText(QStringLiteral("16,0"));
+        QVERIFY(!panel.startButton()->isEnabled());
+        panel.setValuesText(QStringLiteral("16"));
+        panel.setParameterChecked(QStringLiteral("M"), false);
+        QVERIFY(!panel.startButton()->isEnabled());
+        panel.setParameterChecked(QStringLiteral("M"), true);
+        QVERIFY(panel.startButton()->isEnabled());
+        QTest::mouseClick(panel.startButton(), Qt::LeftButton);
+        QCOMPARE(start.size(), 1);
+    }
+
+    void runningShowsProgressAndCancels()
+    {
+        SweepPanel panel;
+        panel.setExploration(exploration({QStringLiteral("N")}, {QStringLiteral("a")}));
+        QSignalSpy cancel(&panel, &SweepPanel::cancelRequested);
+        panel.setRunning(true);
+        QVERIFY(!panel.startButton()->isEnabled());
+        QVERIFY(panel.cancelButton()->isEnabled());
+        QTest::qWait(30);
+        panel.setProgress(2, 6);
+        QVERIFY2(panel.progressText().startsWith(QStringLiteral("2 / 6 points · about ")),
+                 qPrintable(panel.progressText()));
+        QVERIFY(panel.progressText().endsWith(QLatin1String(" left")));
+        QTest::mouseClick(panel.cancelButton(), Qt::LeftButton);
+        QCOMPARE(cancel.size(), 1);
+        panel.setRunning(false);
+        QCOMPARE(panel.progressText(), QStringLiteral("2 / 6 points"));
+        QVERIFY(panel.startButton()->isEnabled());
+        QVERIFY(!panel.cancelButton()->isEnabled());
+    }
+
+    void pointsFromJson()
+    {
+        const QJsonObject o{{QStringLiteral("variant"), QStringLiteral("tiled")},
+                            {QStringLiteral("N"), 32},
+                            {QStringLiteral("values"), QJsonArray{32}},
+                            {QStringLiteral("ms_median"), 1.5},
+                            {QStringLiteral("gflops"), 12.0},
+                            {QStringLiteral("intensity"), 4.0},
+                            {QStringLiteral("checked"), true},
+                            {QStringLiteral("reference"), false}};
+        const loopscope::ChartPoint p = loopscope::chartPointFromJson(o);
+        QCOMPARE(p.variant, QStringLiteral("tiled"));
+        QCOMPARE(p.size, 32);
+        QCOMPARE(p.msMedian, 1.5);
+        QCOMPARE(p.gflops, 12.0);
+        QCOMPARE(p.intensity, 4.0);
+        QVERIFY(p.checked);
+        QVERIFY(!p.skipped && !p.failed && !p.reference);
+    }
+};
+
+QTEST_MAIN(SweepPanelTest)
+#include "SweepPanelTest.moc"

@@ -1,0 +1,293 @@
+#include "charts/SweepPanel.h"
+
+#include <QCheckBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QJsonArray>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+namespace loopscope {
+
+namespace {
+
+const QString kDefaultValues = QStringLiteral("64,128,256,512,1024,2048");
+
+bool checkedByDefault(const QString& parameter)
+{
+    return parameter == QLatin1String("M") || parameter == QLatin1String("N") ||
+           parameter == QLatin1String("K");
+}
+
+}  // namespace
+
+ChartPoint chartPointFromJson(const QJsonObject& o)
+{
+    ChartPoint p;
+    p.variant = o.value(QLatin1String("variant")).toString();
+    const QJsonArray values = o.value(QLatin1String("values")).toArray();
+    p.size = values.isEmpty() ? 0 : values.first().toInteger();
+    p.msMedian = o.value(QLatin1String("ms_median")).toDouble();
+    p.msMin = o.value(QLatin1String("ms_min")).toDouble();
+    p.msMax = o.value(QLatin1String("ms_max")).toDouble();
+    p.gflops = o.value(QLatin1String("gflops")).toDouble();
+    p.intensity = o.value(QLatin1String("intensity")).toDouble();
+    p.skipped = o.value(QLatin1String("skipped")).toBool();
+    p.failed = o.value(QLatin1String("failed")).toBool();
+    p.checked = o.value(QLatin1String("checked")).toBool();
+    p.reference = o.value(QLatin1String("reference")).toBool();
+    p.message = o.value(QLatin1String("message")).toString();
+    return p;
+}
+
+SweepPanel::SweepPanel(QWidget* parent) : QWidget(parent)
+{
+    m_parameterBox = new QWidget(this);
+    m_parameterLayout = new QHBoxLayout(m_parameterBox);
+    m_parameterLayout->setContentsMargins(0, 0, 0, 0);
+    m_noParameters = new QLabel(tr("(the script has no size parameters)"), m_parameterBox);
+    m_noParameters->setEnabled(false);
+    m_parameterLayout->addWidget(m_noParameters);
+    m_parameterLayout->addStretch(1);
+
+    m_values = new QLineEdit(kDefaultValues, this);
+    m_values->setObjectName(QStringLiteral("SweepValues"));
+    m_values->setToolTip(tr("The sizes to sweep, separated by commas; each sets every checked "
+                            "parameter."));
+
+    m_variantList = new QListWidget(this);
+    m_variantList->setObjectName(QStringLiteral("SweepVariants"));
+    m_variantList->setMaximumHeight(m_variantList->fontMetrics().height() * 6);
+
+    m_limit = new QSpinBox(this);
+    m_limit->setObjectName(QStringLiteral("SweepPointLimit"));
+    m_limit->setRange(1, 3600);
+    m_limit->setValue(10);
+    m_limit->setSuffix(tr(" s"));
+    m_limit->setToolTip(tr("A point whose first run takes longer is skipped, and so are the larger "
+                           "sizes of its variant."));
+
+    m_reference = new QCheckBox(tr("OpenBLAS reference"), this);
+    m_reference->setObjectName(QStringLiteral("SweepReference"));
+    m_reference->setToolTip(tr("Also time OpenBLAS at every size (matrix products only)."));
+
+    m_start = new QPushButton(tr("Start"), this);
+    m_start->setObjectName(QStringLiteral("SweepStart"));
+    m_cancel = new QPushButton(tr("Cancel"), this);
+    m_cancel->setObjectName(QStringLiteral("SweepCancel"));
+    m_progress = new QProgressBar(this);
+    m_progress->setObjectName(QStringLiteral("SweepProgress"));
+    m_progress->setTextVisible(true);
+    m_progress->setRange(0, 1);
+    m_progress->setValue(0);
+    m_progress->setFormat(tr("not started"));
+
+    auto* form = new QFormLayout;
+    form->addRow(tr("Sweep:"), m_parameterBox);
+    form->addRow(tr("Values:"), m_values);
+    form->addRow(tr("Variants:"), m_variantList);
+    auto* limitRow = new QHBoxLayout;
+    limitRow->addWidget(m_limit);
+    limitRow->addSpacing(12);
+    limitRow->addWidget(m_reference);
+    limitRow->addStretch(1);
+    form->addRow(tr("Per point:"), limitRow);
+
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(m_start);
+    buttons->addWidget(m_cancel);
+    buttons->addWidget(m_progress, 1);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addLayout(form);
+    layout->addLayout(buttons);
+
+    connect(m_values, &QLineEdit::textChanged, this, &SweepPanel::updateButtons);
+    connect(m_variantList, &QListWidget::itemChanged, this, [this](QListWidgetItem* item) {
+        if (item->checkState() == Qt::Checked)
+            m_uncheckedVariants.remove(item->text());
+        else
+            m_uncheckedVariants.insert(item->text());
+        updateButtons();
+    });
+    connect(m_start, &QPushButton::clicked, this, [this] {
+        if (canStart()) emit startRequested();
+    });
+    connect(m_cancel, &QPushButton::clicked, this, &SweepPanel::cancelRequested);
+    updateButtons();
+}
+
+SweepPanel::~SweepPanel() = default;
+
+void SweepPanel::setExploration(ExplorationPtr exploration)
+{
+    if (!exploration) return;
+    // Parameters: a checkbox each, keeping the user's choices by name.
+    qDeleteAll(m_parameterChecks);
+    m_parameterChecks.clear();
+    int index = 0;
+    for (const Parameter& p : exploration->parameters) {
+        const QString name = QString::fromStdString(p.name);
+        auto* box = new QCheckBox(name, m_parameterBox);
+        box->setChecked(m_parameterChoice.contains(name) ? m_parameterOn.contains(name)
+                                                         : checkedByDefault(name));
+        connect(box, &QCheckBox::toggled, this, [this, name](bool on) {
+            m_parameterChoice.insert(name);
+            if (on)
+                m_parameterOn.insert(name);
+            else
+                m_parameterOn.remove(name);
+            updateButtons();
+        });
+        m_parameterLayout->insertWidget(index++, box);
+        m_parameterChecks.append(box);
+    }
+    m_noParameters->setVisible(m_parameterChecks.isEmpty());
+
+    // Variants: all checked but those the user unchecked.
+    QSignalBlocker block(m_variantList);
+    m_variantList->clear();
+    for (const VariantView& v : exploration->variants) {
+        auto* item = new QListWidgetItem(QString::fromStdString(v.name), m_variantList);
+        item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsUserCheckable);
+        item->setCheckState(m_uncheckedVariants.contains(item->text()) ? Qt::Unchecked
+                                                                        : Qt::Checked);
+    }
+    updateButtons();
+}
+
+QStringList SweepPanel::parameters() const
+{
+    QStringList out;
+    for (QCheckBox* box : m_parameterChecks)
+        if (box->isChecked()) out << box->text();
+    return out;
+}
+
+QStringList SweepPanel::variants() const
+{
+    QStringList out;
+    for (int i = 0; i < m_variantList->count(); ++i)
+        if (m_variantList->item(i)->checkState() == Qt::Checked)
+            out << m_variantList->item(i)->text();
+    return out;
+}
+
+QList<qint64> SweepPanel::values() const
+{
+    static const QRegularExpression separators(QStringLiteral("[,;\\s]+"));
+    QList<qint64> out;
+    const QStringList parts = m_values->text().split(separators, Qt::SkipEmptyParts);
+    for (const QString& part : parts) {
+        bool ok = false;
+        const qint64 v = part.toLongLong(&ok);
+        if (!ok || v < 1) return {};
+        out << v;
+    }
+    return out;
+}
+
+int SweepPanel::pointLimitSeconds() const { return m_limit->value(); }
+bool SweepPanel::reference() const { return m_reference->isChecked(); }
+
+void SweepPanel::setParameterChecked(const QString& name, bool checked)
+{
+    for (QCheckBox* box : m_parameterChecks)
+        if (box->text() == name) box->setChecked(checked);
+}
+
+void SweepPanel::setVariantChecked(const QString& name, bool checked)
+{
+    for (int i = 0; i < m_variantList->count(); ++i)
+        if (m_variantList->item(i)->text() == name)
+            m_variantList->item(i)->setCheckState(checked ? Qt::Checked : Qt::Unchecked);
+}
+
+void SweepPanel::setValuesText(const QString& text) { m_values->setText(text); }
+QString SweepPanel::valuesText() const { return m_values->text(); }
+void SweepPanel::setPointLimitSeconds(int seconds) { m_limit->setValue(seconds); }
+void SweepPanel::setReference(bool on) { m_reference->setChecked(on); }
+
+QJsonObject SweepPanel::sweepRequest(const QString& script) const
+{
+    QJsonArray params, values, variants;
+    for (const QString& p : parameters()) params.append(p);
+    for (qint64 v : this->values()) values.append(v);
+    for (const QString& v : this->variants()) variants.append(v);
+    return QJsonObject{{QStringLiteral("cmd"), QStringLiteral("sweep")},
+                       {QStringLiteral("script"), script},
+                       {QStringLiteral("params"), params},
+                       {QStringLiteral("values"), values},
+                       {QStringLiteral("variants"), variants},
+                       {QStringLiteral("max_point_s"), static_cast<double>(pointLimitSeconds())},
+                       {QStringLiteral("blas"), reference()}};
+}
+
+int SweepPanel::pointTotal() const
+{
+    return static_cast<int>(values().size() * variants().size());
+}
+
+bool SweepPanel::canStart() const
+{
+    return !m_running && !parameters().isEmpty() && !variants().isEmpty() && !values().isEmpty();
+}
+
+QString SweepPanel::progressText() const { return m_progress->text(); }
+
+void SweepPanel::setProgress(int done, int total)
+{
+    m_progress->setRange(0, qMax(1, total));
+    m_progress->setValue(qBound(0, done, qMax(1, total)));
+    QString text = tr("%1 / %2 points").arg(done).arg(total);
+    if (m_running && done > 0 && done < total && m_clock.isValid()) {
+        const qint64 left = m_clock.elapsed() * (total - done) / done;
+        text += tr(" · about %1 left").arg(formatDuration(left));
+    }
+    m_progress->setFormat(text);
+}
+
+void SweepPanel::setRunning(bool running)
+{
+    m_running = running;
+    if (running) {
+        m_clock.start();
+        setProgress(0, pointTotal() + (reference() ? static_cast<int>(values().size()) : 0));
+    } else {
+        m_clock.invalidate();
+        m_progress->setFormat(m_progress->format().section(QStringLiteral(" · "), 0, 0));
+    }
+    updateButtons();
+}
+
+void SweepPanel::updateButtons()
+{
+    m_start->setEnabled(canStart());
+    m_cancel->setEnabled(m_running);
+    m_values->setEnabled(!m_running);
+    m_parameterBox->setEnabled(!m_running);
+    m_variantList->setEnabled(!m_running);
+    m_limit->setEnabled(!m_running);
+    m_reference->setEnabled(!m_running);
+    const bool valid = !values().isEmpty();
+    m_values->setToolTip(valid ? tr("The sizes to sweep, separated by commas; each sets every "
+                                    "checked parameter.")
+                               : tr("Type positive whole numbers separated by commas."));
+}
+
+QString SweepPanel::formatDuration(qint64 ms)
+{
+    const qint64 s = (ms + 999) / 1000;
+    if (s < 60) return tr("%1 s").arg(s);
+    if (s < 3600) return tr("%1 min %2 s").arg(s / 60).arg(s % 60);
+    return tr("%1 h %2 min").arg(s / 3600).arg((s % 3600) / 60);
+}
+
+}  // namespace loopscope
