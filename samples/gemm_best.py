@@ -14,8 +14,8 @@ N = 1024
 
 mr = 4    # rows of C held in registers
 nr = 16   # columns of C held in registers (two 8-float vectors)
-mb = 64   # rows of C per cache block
-nb = 256  # columns of C per cache block
+mb = 128  # rows of C per cache block
+nb = 128  # columns of C per cache block
 
 A = te.placeholder((M, K), name="A")
 B = te.placeholder((K, N), name="B")
