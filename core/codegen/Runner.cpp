@@ -18,10 +18,8 @@ double msSince(std::chrono::steady_clock::time_point t0)
 
 std::int64_t evalSize(const Expr& e, const SizeValues& symbols, const std::string& what)
 {
-    VarMap sub;
-    for (auto& [v, value] : symbols) sub[v] = makeInt(value, v->type);
     std::int64_t n;
-    if (!isConstInt(simplify(substitute(e, sub)), &n))
+    if (!evaluateSize(e, symbols, &n))
         throw UserError({}, "the size of " + what + " is not known");
     if (n <= 0) throw UserError({}, what + " has " + std::to_string(n) + " elements along a dimension");
     return n;

@@ -326,13 +326,10 @@ private:
 
     std::string shapeText(const Tensor& t, const SizeValues& sizes) const
     {
-        VarMap sub;
-        for (auto& [v, value] : sizes)
-            sub[v] = makeInt(value, v->type);
         std::string s = "(";
         for (auto& dim : t->shape) {
             std::int64_t n;
-            if (!isConstInt(simplify(substitute(dim, sub)), &n))
+            if (!evaluateSize(dim, sizes, &n))
                 throw UserError(m_variant.loc, "the shape of '" + t->name + "' is not known");
             s += std::to_string(n) +
                  (t->shape.size() == 1 ? "," : (&dim == &t->shape.back() ? "" : ", "));

@@ -39,11 +39,8 @@ double valueOps(const Expr& e)
 
 double extentOf(const Expr& e, const SizeValues& sizes)
 {
-    VarMap sub;
-    for (auto& [v, value] : sizes) sub[v] = makeInt(value, v->type);
     std::int64_t n;
-    if (isConstInt(simplify(substitute(e, sub)), &n)) return static_cast<double>(n);
-    return 0;
+    return evaluateSize(e, sizes, &n) ? static_cast<double>(n) : 0;
 }
 
 void collect(const Tensor& t, std::set<const OperationNode*>& seen, std::vector<Tensor>& out)
@@ -54,6 +51,13 @@ void collect(const Tensor& t, std::set<const OperationNode*>& seen, std::vector<
 }
 
 }  // namespace
+
+bool evaluateSize(const Expr& e, const SizeValues& sizes, std::int64_t* out)
+{
+    VarMap sub;
+    for (auto& [v, value] : sizes) sub[v] = makeInt(value, v->type);
+    return isConstInt(simplify(substitute(e, sub)), out);
+}
 
 double flopCount(const std::vector<Tensor>& outputs, const SizeValues& sizes)
 {

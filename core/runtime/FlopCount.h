@@ -13,6 +13,9 @@ namespace loopscope {
 
 using SizeValues = std::unordered_map<const VarNode*, std::int64_t>;
 
+// An extent with the symbolic sizes given values: true (and *out) when that makes it a constant.
+bool evaluateSize(const Expr& e, const SizeValues& sizes, std::int64_t* out);
+
 // Every compute reachable from `outputs` counts once.
 double flopCount(const std::vector<Tensor>& outputs, const SizeValues& sizes = {});
 

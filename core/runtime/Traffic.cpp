@@ -11,13 +11,10 @@ namespace {
 
 double elementsOf(const Tensor& t, const SizeValues& sizes)
 {
-    VarMap sub;
-    for (auto& [v, value] : sizes)
-        sub[v] = makeInt(value, v->type);
     double n = 1;
     for (auto& e : t->shape) {
         std::int64_t extent;
-        if (!isConstInt(simplify(substitute(e, sub)), &extent)) return 0;
+        if (!evaluateSize(e, sizes, &extent)) return 0;
         n *= static_cast<double>(extent);
     }
     return n;

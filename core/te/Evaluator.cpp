@@ -613,13 +613,6 @@ private:
                                      (e.name == "and" ? "all" : "any") + "(a, b)");
     }
 
-    static std::int64_t floorDivInt(std::int64_t a, std::int64_t b)
-    {
-        std::int64_t q = a / b;
-        if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-        return q;
-    }
-
     Value binary(const std::string& op, const Value& a, const Value& b, SourceLoc loc)
     {
         if (a.isNumber() && b.isNumber()) return numeric(op, a, b, loc);
@@ -700,7 +693,7 @@ private:
             }
             if (op == "%") {
                 zero();
-                return Value::integer(a.i - floorDivInt(a.i, b.i) * b.i);
+                return Value::integer(floorModInt(a.i, b.i));
             }
             if (op == "<<" || op == ">>") {
                 if (b.i < 0 || b.i > 62) throw UserError(loc, "shift count " + std::to_string(b.i) + " is out of range");

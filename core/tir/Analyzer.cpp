@@ -43,19 +43,10 @@ i64 mulBound(i64 a, i64 c)  // c finite
     return clamp128(static_cast<i128>(a) * c);
 }
 
-i64 floorDiv(i64 a, i64 b)
-{
-    i64 q = a / b;
-    if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-    return q;
-}
-
-i64 floorMod(i64 a, i64 b) { return a - floorDiv(a, b) * b; }
-
 i64 divBound(i64 a, i64 c)  // c > 0
 {
     if (a == kNegInf || a == kPosInf) return a;
-    return floorDiv(a, c);
+    return floorDivInt(a, c);
 }
 
 ConstBound unite(ConstBound a, ConstBound b) { return {std::min(a.lo, b.lo), std::max(a.hi, b.hi)}; }
@@ -354,11 +345,11 @@ private:
             if (t.coef % c == 0) q.addTerm(t.expr, t.coef / c);
             else r.addTerm(t.expr, t.coef);
         }
-        q.constant = floorDiv(l.constant, c);
-        r.constant = floorMod(l.constant, c);
+        q.constant = floorDivInt(l.constant, c);
+        r.constant = floorModInt(l.constant, c);
         ConstBound rb = boundOfLinear(r);
-        if (rb.bounded() && floorDiv(rb.lo, c) == floorDiv(rb.hi, c)) {
-            i64 kq = floorDiv(rb.lo, c);
+        if (rb.bounded() && floorDivInt(rb.lo, c) == floorDivInt(rb.hi, c)) {
+            i64 kq = floorDivInt(rb.lo, c);
             if (isDiv) {
                 q.constant += kq;
                 return fromLinear(q);
@@ -390,8 +381,8 @@ private:
             if (t.coef % g == 0) big.addTerm(t.expr, t.coef / g);
             else small.addTerm(t.expr, t.coef);
         }
-        big.constant = floorDiv(r.constant, g);
-        small.constant = floorMod(r.constant, g);
+        big.constant = floorDivInt(r.constant, g);
+        small.constant = floorModInt(r.constant, g);
         ConstBound sb = boundOfLinear(small);
         if (sb.lo < 0 || sb.hi >= g) return Expr();
         Expr bigE = fromLinear(big);
@@ -543,7 +534,7 @@ ConstBound Analyzer::bound(const Expr& e) const
         if (!y.isPoint() || y.lo <= 0) return {};
         i64 c = y.lo;
         if (b->kind == ExprKind::Mod && x.lo < 0) return {-(c - 1), c - 1};
-        if (x.bounded() && floorDiv(x.lo, c) == floorDiv(x.hi, c)) return {floorMod(x.lo, c), floorMod(x.hi, c)};
+        if (x.bounded() && floorDivInt(x.lo, c) == floorDivInt(x.hi, c)) return {floorModInt(x.lo, c), floorModInt(x.hi, c)};
         return {0, c - 1};
     }
     case ExprKind::Min: return {std::min(x.lo, y.lo), std::min(x.hi, y.hi)};

@@ -73,16 +73,18 @@ std::int64_t constIntOr(const Expr& e, std::int64_t fallback)
     return isConstInt(e, &v) ? v : fallback;
 }
 
-namespace {
-
-bool isComparison(ExprKind k) { return k >= ExprKind::EQ && k <= ExprKind::GE; }
-
 std::int64_t floorDivInt(std::int64_t a, std::int64_t b)
 {
     std::int64_t q = a / b;
     if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
     return q;
 }
+
+std::int64_t floorModInt(std::int64_t a, std::int64_t b) { return a - floorDivInt(a, b) * b; }
+
+namespace {
+
+bool isComparison(ExprKind k) { return k >= ExprKind::EQ && k <= ExprKind::GE; }
 
 // Folds two integer constants; returns null when the operation cannot be folded.
 Expr foldInts(ExprKind k, DataType t, std::int64_t x, std::int64_t y)
@@ -94,7 +96,7 @@ Expr foldInts(ExprKind k, DataType t, std::int64_t x, std::int64_t y)
     case ExprKind::Div: return y != 0 ? makeInt(x / y, t) : Expr();
     case ExprKind::Mod: return y != 0 ? makeInt(x % y, t) : Expr();
     case ExprKind::FloorDiv: return y != 0 ? makeInt(floorDivInt(x, y), t) : Expr();
-    case ExprKind::FloorMod: return y != 0 ? makeInt(x - floorDivInt(x, y) * y, t) : Expr();
+    case ExprKind::FloorMod: return y != 0 ? makeInt(floorModInt(x, y), t) : Expr();
     case ExprKind::Min: return makeInt(std::min(x, y), t);
     case ExprKind::Max: return makeInt(std::max(x, y), t);
     case ExprKind::EQ: return makeBool(x == y);

@@ -314,6 +314,10 @@ Expr floormod(Expr a, Expr b);
 Expr min(Expr a, Expr b);
 Expr max(Expr a, Expr b);
 
+// Integer division and remainder rounding toward minus infinity (Python's // and %); b != 0.
+std::int64_t floorDivInt(std::int64_t a, std::int64_t b);
+std::int64_t floorModInt(std::int64_t a, std::int64_t b);
+
 // Constant queries.
 bool isConstInt(const Expr& e, std::int64_t* value = nullptr);
 bool isConstInt(const Expr& e, std::int64_t value);

@@ -23,13 +23,6 @@ int lanesOf(const Expr& e)
     return e.type().lanes;
 }
 
-i64 floorDiv(i64 a, i64 b)
-{
-    i64 q = a / b;
-    if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-    return q;
-}
-
 // e with `lanes` lanes: a scalar is broadcast, a broadcast is widened.
 Expr broadcastTo(const Expr& e, int lanes)
 {
@@ -560,12 +553,12 @@ private:
         }
         ModularSet m = modularSet(r->base);
         if (m.coeff % c != 0) return Expr();
-        i64 first = floorDiv(m.base, c), last = floorDiv(m.base + (lanes - 1) * c1, c);
+        i64 first = floorDivInt(m.base, c), last = floorDivInt(m.base + (lanes - 1) * c1, c);
         if (div) {
             if (first != last) return Expr();
             return makeBroadcast(scalar(floordiv(r->base, cc)), lanes);
         }
-        Expr residue = makeRamp(makeInt(m.base - floorDiv(m.base, c) * c, t), r->stride, lanes);
+        Expr residue = makeRamp(makeInt(m.base - floorDivInt(m.base, c) * c, t), r->stride, lanes);
         if (first == last) return residue;
         return makeBinary(ExprKind::FloorMod, residue, makeBroadcast(cc, lanes));
     }
