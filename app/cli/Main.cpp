@@ -3,6 +3,7 @@
 #include "codegen/Runner.h"
 #include "codegen/Sweep.h"
 #include "codegen/SweepJson.h"
+#include "ChartExport.h"
 #include "runtime/Microbench.h"
 #include "codegen/VariantRun.h"
 #include "codegen/VariantRunJson.h"
@@ -53,10 +54,12 @@ const char* kUsageText =
     "         time each variant (median of R measurements) and print the ladder: time, GFLOPS,\n"
     "         speedup over the first variant\n"
     "  sweep  FILE --param P[,P...] --values V[,V...] [--variant NAME ...] [--threads N]\n"
-    "         [--max-point-s S] [--blas] [--csv OUT] [--json]\n"
+    "         [--max-point-s S] [--blas] [--csv OUT] [--chart OUT.png|OUT.svg]\n"
+    "         [--chart-kind lines|bars|roofline] [--json]\n"
     "         set every --param to each value together (default values 64,128,...,2048), run,\n"
     "         check and time each variant there; a point whose single run takes longer than\n"
-    "         S seconds (default 10) is skipped; --blas adds OpenBLAS cblas_sgemm for matmuls\n"
+    "         S seconds (default 10) is skipped; --blas adds OpenBLAS cblas_sgemm for matmuls;\n"
+    "         --chart draws the app's chart with the measured peak and memory bandwidth\n"
     "  machine [--threads N] [--json]\n"
     "         measure the host's peak float32 GFLOPS (FMA microbenchmark) and memory\n"
     "         bandwidth (triad)\n"
@@ -88,6 +91,8 @@ struct Options {
     double maxPointS = 10;              // sweep: --max-point-s
     bool blas = false;                  // sweep: --blas
     std::string csv;                    // sweep: --csv OUT
+    std::string chart;                  // sweep: --chart OUT.png|OUT.svg
+    std::string chartKind = "lines";    // sweep: --chart-kind lines|bars|roofline
 };
 
 class UsageError : public std::runtime_error {
@@ -164,6 +169,8 @@ Options parseOptions(int argc, char** argv)
             if (!(o.maxPointS > 0)) throw UsageError("--max-point-s must be more than 0");
         } else if (a == "--blas" && sweep) o.blas = true;
         else if (a == "--csv" && sweep) o.csv = value(a);
+        else if (a == "--chart" && sweep) o.chart = value(a);
+        else if (a == "--chart-kind" && sweep) o.chartKind = value(a);
         else if (a == "--format" && o.command == "export") o.format = value(a);
         else if ((a == "-o" || a == "--output") && o.command == "export") o.output = value(a);
         else if (a == "--json" && o.command != "export") o.json = true;
@@ -175,6 +182,15 @@ Options parseOptions(int argc, char** argv)
     if (!o.file.empty() && o.command == "machine") throw UsageError("machine takes no FILE");
     if (sweep && o.params.empty()) throw UsageError("sweep needs --param P[,P...] (e.g. --param M,N,K)");
     if (sweep && o.values.empty()) o.values = defaultSweepValues();
+    if (!o.chart.empty()) {
+        auto dot = o.chart.rfind('.');
+        std::string ext = dot == std::string::npos ? "" : o.chart.substr(dot + 1);
+        for (auto& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        if (ext != "png" && ext != "svg")
+            throw UsageError("--chart: '" + o.chart + "' must end in .png or .svg");
+    }
+    if (o.chartKind != "lines" && o.chartKind != "bars" && o.chartKind != "roofline")
+        throw UsageError("--chart-kind: '" + o.chartKind + "' is not lines, bars or roofline");
     if (o.threads < 0) throw UsageError("--threads must be 0 (all hardware threads) or more");
     if (o.repeat < 1) throw UsageError("--repeat must be at least 1");
     if (o.number < 1) throw UsageError("--number must be at least 1");
@@ -570,6 +586,15 @@ int commandSweep(Options& o)
         std::cout << points.dump(2) << "\n";
     }
     if (!o.csv.empty() && !writeFile(o.csv, sweepCsv(result))) throw UsageError("cannot write '" + o.csv + "'");
+    if (!o.chart.empty()) {
+        // The reference lines of the Charts dock: the machine's peak and memory bandwidth.
+        ChartFile chart;
+        chart.path = o.chart;
+        chart.kind = o.chartKind;
+        chart.peakGflops = measurePeakFlops(o.threads).gflops;
+        chart.bandwidthGbs = measureTriadBandwidth(o.threads).gbPerS;
+        if (std::string error = writeSweepChart(result, chart); !error.empty()) throw UsageError(error);
+    }
     bool wrong = std::any_of(result.points.begin(), result.points.end(),
                              [](const SweepPoint& p) { return p.failed && p.message.rfind("wrong numbers", 0) == 0; });
     return wrong ? kWrongNumbers : kOk;

@@ -455,6 +455,22 @@ json RequestHandler::sweep(const json& request, const Progress& progress) const
     r.benchmark.repeat = static_cast<int>(intField(request, "repeat", 3, 1, 1000000));
     r.benchmark.minRepeatMs = numberField(request, "min_repeat_ms", 20.0, 0.0);
 
+    // Points the client measured before (the app keeps them when a cancel restarts the worker):
+    // they join the cache, so they are reported as cached instead of measured again.
+    if (const json* known = find(request, "known")) {
+        if (!known->is_array()) badRequest("\"known\" must be a list of sweep points");
+        for (auto& k : *known) {
+            std::optional<SweepPoint> p = sweepPointFromJson(k);
+            if (!p || p->values.size() != r.parameters.size() || p->threads < 1)
+                badRequest("\"known\" holds a point without variant, threads or one value per "
+                           "parameter");
+            p->cached = false;
+            m_sweepCache->store(SweepCache::key(r.script, p->variant, r.parameters, p->values,
+                                                p->threads),
+                                *p);
+        }
+    }
+
     SweepHooks hooks;
     hooks.point = [&](const SweepPoint& point, int done, int total) {
         progress("sweep", total > 0 ? static_cast<double>(done) / total : 1.0,

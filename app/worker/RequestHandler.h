@@ -27,7 +27,8 @@
 // "sweep" {script, params [NAME...] (set together to each value), values [INT...] (default 64,
 //   128, ..., 2048), variants [NAME...] (default: all), threads (0: all), max_point_s (10: a point
 //   whose single run takes longer is skipped), check (true), blas (false: add OpenBLAS points for
-//   a matmul), repeat (3), min_repeat_ms (20)}
+//   a matmul), repeat (3), min_repeat_ms (20), known [POINT...] (points of this script and
+//   these params measured before, in the form the messages give them: they count as cached)}
 //   -> one progress message per point: phase "sweep", fraction, done, total and "point" (variant,
 //      each parameter, values, threads, reference, skipped, failed, checked, cached, message,
 //      flops, bytes, intensity, run_ms and, when measured, ms_median, ms_min, ms_max, gflops);

@@ -132,3 +132,31 @@ TEST(CliMachine, JsonHasPlausibleFigures)
     EXPECT_GT(m["bandwidth_gbs"].get<double>(), 0.1);
     EXPECT_EQ(m["peak_threads"].get<int>(), 1);
 }
+
+TEST(CliSweep, ChartIsDrawnAsPngAndSvg)
+{
+    fs::path dir = fs::temp_directory_path() / ("loopscope-chart-" + std::to_string(getpid()));
+    fs::create_directories(dir);
+    const std::string png = (dir / "lines.png").string();
+    const std::string svg = (dir / "roofline.svg").string();
+    RunResult r = runCli("sweep " + kGemm + "--param M,N,K --values 32,64 --variant baseline " +
+                         "--variant blocking --threads 1 --chart '" + png + "'");
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    std::ifstream in(png, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    ASSERT_GT(bytes.size(), 8000u); // axes, two lines and a legend, not an empty picture
+    EXPECT_EQ(bytes.substr(1, 3), "PNG");
+
+    r = runCli("sweep " + kGemm + "--param M,N,K --values 32,64 --variant baseline --threads 1 " +
+               "--chart-kind roofline --chart '" + svg + "'");
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    std::ifstream svgIn(svg);
+    std::string text((std::istreambuf_iterator<char>(svgIn)), std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find("<svg"), std::string::npos);
+    EXPECT_NE(text.find("baseline"), std::string::npos); // the legend
+    EXPECT_NE(text.find("Roofline"), std::string::npos) << text.substr(0, 400);
+    fs::remove_all(dir);
+
+    EXPECT_EQ(runCli("sweep " + kGemm + "--param M --values 32 --chart out.gif").exitCode, 2);
+    EXPECT_EQ(runCli("sweep " + kGemm + "--param M --values 32 --chart a.png --chart-kind pie").exitCode, 2);
+}

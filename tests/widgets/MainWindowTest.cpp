@@ -1,6 +1,7 @@
 // The real main window on the offscreen platform, driven the way a user drives it.
 #include "charts/ChartsView.h"
 #include "charts/SweepPanel.h"
+#include "charts/SweepStore.h"
 #include "editor/EditorPane.h"
 #include "editor/SchedulePanel.h"
 #include "shell/MainWindow.h"
@@ -14,6 +15,7 @@
 #include <QFile>
 #include <QPlainTextEdit>
 #include <QProcessEnvironment>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
@@ -173,6 +175,68 @@ private slots:
             QVERIFY(p.size == 16 || p.size == 32);
             QVERIFY2(p.gflops > 0 || p.failed || p.skipped, qPrintable(p.message));
         }
+    }
+
+    void aCancelledSweepKeepsItsPointsForTheNextOne()
+    {
+        MainWindow w;
+        useBuiltWorker(w);
+        w.sweepStore()->clear();
+        w.setScriptText(smallLadder(), QString(), false);
+        QVERIFY(awaitAnalysis(w));
+        SweepPanel* panel = w.sweepPanel();
+        const QStringList variants = panel->variants();
+        QVERIFY(variants.size() >= 2);
+        for (qsizetype i = 1; i < variants.size(); ++i) panel->setVariantChecked(variants[i], false);
+        panel->setValuesText(QStringLiteral("16,32"));
+        QSignalSpy finished(&w, &MainWindow::sweepFinished);
+        panel->startButton()->click();
+        QVERIFY(finished.wait(240000));
+        QCOMPARE(w.sweepStore()->size(), 2);
+
+        // A second variant and a large size: cancelled once three points are in. The first
+        // variant's points come from the app, not from a measurement.
+        panel->setVariantChecked(variants[1], true);
+        panel->setValuesText(QStringLiteral("16,32,1536"));
+        panel->startButton()->click();
+        QTRY_VERIFY_WITH_TIMEOUT(w.chartsView()->pointCount() >= 3, 240000);
+        panel->cancelButton()->click();
+        QTRY_VERIFY_WITH_TIMEOUT(!panel->isRunning(), 10000);
+        const int kept = w.chartsView()->pointCount();
+        QVERIFY(kept >= 3);
+        for (const ChartPoint& p : w.chartsView()->points())
+            QCOMPARE(p.cached, p.variant == variants[0]);
+        QVERIFY(w.sweepStore()->size() >= 3);
+
+        // Again at the small sizes, in a worker that was restarted by the cancel: only what was
+        // not measured before is measured.
+        panel->setValuesText(QStringLiteral("16,32"));
+        finished.clear();
+        panel->startButton()->click();
+        QVERIFY(finished.wait(240000));
+        QCOMPARE(w.chartsView()->pointCount(), 4);
+        int cached = 0;
+        for (const ChartPoint& p : w.chartsView()->points()) cached += p.cached ? 1 : 0;
+        QVERIFY2(cached >= kept, qPrintable(QString::number(cached)));
+        QCOMPARE(w.sweepStore()->size(), 4);
+    }
+
+    void reMeasureMachineUpdatesThePeakLine()
+    {
+        MainWindow w;
+        useBuiltWorker(w);
+        QAction* action = nullptr;
+        for (QAction* a : w.findChildren<QAction*>())
+            if (a->text().remove(u'&') == QStringLiteral("Re-measure Machine")) action = a;
+        QVERIFY(action);
+        QSettings().remove(QStringLiteral("machine"));
+        action->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(QSettings().value(QStringLiteral("machine/peakGflops")).toDouble() > 0, 120000);
+        const double peak = QSettings().value(QStringLiteral("machine/peakGflops")).toDouble();
+        const double bandwidth = QSettings().value(QStringLiteral("machine/bandwidthGBs")).toDouble();
+        QVERIFY(bandwidth > 0);
+        QCOMPARE(w.chartsView()->peakGflops(), peak);
+        QCOMPARE(w.chartsView()->seriesNames(ChartsView::LineTab).filter(QStringLiteral("peak")).size(), 1);
     }
 
     void cancellingStopsTheRunAndKeepsTheText()

@@ -1,8 +1,11 @@
 // The sweep panel: its defaults from an analysis, the request it builds, choices kept across
 // analyses, Start/Cancel and the progress text (Qt Test, offscreen).
 #include "charts/SweepPanel.h"
+#include "charts/SweepStore.h"
 
+#include <QFile>
 #include <QJsonArray>
+#include <QTemporaryDir>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -157,7 +160,63 @@ private slots:
         QCOMPARE(p.gflops, 12.0);
         QCOMPARE(p.intensity, 4.0);
         QVERIFY(p.checked);
-        QVERIFY(!p.skipped && !p.failed && !p.reference);
+        QVERIFY(!p.skipped && !p.failed && !p.reference && !p.cached);
+        QJsonObject cached = o;
+        cached.insert(QStringLiteral("cached"), true);
+        QVERIFY(loopscope::chartPointFromJson(cached).cached);
+    }
+
+    void storeKeepsPointsByScriptParametersAndThreads()
+    {
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("points.json"));
+        const QString script = QStringLiteral("M = 64\n");
+        const QStringList mnk{QStringLiteral("M"), QStringLiteral("N"), QStringLiteral("K")};
+        auto point = [](const QString& variant, int size, int threads) {
+            return QJsonObject{{QStringLiteral("variant"), variant},
+                               {QStringLiteral("values"), QJsonArray{size, size, size}},
+                               {QStringLiteral("threads"), threads},
+                               {QStringLiteral("run_ms"), 1.0},
+                               {QStringLiteral("ms_median"), 1.0},
+                               {QStringLiteral("gflops"), 5.0},
+                               {QStringLiteral("cached"), true}};
+        };
+        {
+            loopscope::SweepStore store(file);
+            store.add(script, mnk, point(QStringLiteral("naive"), 64, 2));
+            store.add(script, mnk, point(QStringLiteral("naive"), 64, 1));
+            store.add(script, mnk, point(QStringLiteral("tiled"), 64, 2));
+            store.add(script, mnk, point(QStringLiteral("naive"), 64, 2)); // the same point again
+            // Not kept: skipped without a run, and a point with no thread count.
+            QJsonObject predicted = point(QStringLiteral("tiled"), 128, 2);
+            predicted.insert(QStringLiteral("skipped"), true);
+            predicted.insert(QStringLiteral("run_ms"), 0);
+            store.add(script, mnk, predicted);
+            store.add(script, mnk, point(QStringLiteral("tiled"), 256, 0));
+            QCOMPARE(store.size(), 3);
+            QCOMPARE(store.known(script, mnk).size(), 3);
+            QVERIFY(!store.known(script, mnk).first().toObject().contains(QStringLiteral("cached")));
+            // Another text or other parameters: nothing known.
+            QCOMPARE(store.known(script + QStringLiteral(" "), mnk).size(), 0);
+            QCOMPARE(store.known(script, QStringList{QStringLiteral("M")}).size(), 0);
+            QVERIFY(store.save());
+        }
+        loopscope::SweepStore again(file);
+        QCOMPARE(again.size(), 3);
+        const QJsonArray known = again.known(script, mnk);
+        QCOMPARE(known.size(), 3);
+        QCOMPARE(known.at(0).toObject().value(QStringLiteral("variant")).toString(),
+                 QStringLiteral("naive"));
+        QCOMPARE(known.at(1).toObject().value(QStringLiteral("threads")).toInt(), 1);
+        again.clear();
+        QCOMPARE(loopscope::SweepStore(file).size(), 0);
+
+        // A damaged file is ignored, not fatal.
+        QFile damaged(file);
+        QVERIFY(damaged.open(QIODevice::WriteOnly));
+        damaged.write("{\"version\": 1, \"points\": [3, {\"group\": 7}");
+        damaged.close();
+        QCOMPARE(loopscope::SweepStore(file).size(), 0);
     }
 };
 

@@ -336,7 +336,7 @@ TEST(RequestHandlerTest, SweepStreamsOnePointPerProgressMessage)
         EXPECT_EQ(p, result["points"][i]);
         EXPECT_EQ(p["M"], i < total / 2 ? 8 : 16);
         EXPECT_GT(p["gflops"].get<double>(), 0.0) << p.dump();
-        if (!p["reference"].get<bool>()) EXPECT_TRUE(p["checked"].get<bool>());
+        if (!p["reference"].get<bool>()) { EXPECT_TRUE(p["checked"].get<bool>()); }
     }
     EXPECT_EQ(r.progress[0]["point"]["variant"], "naive");
     EXPECT_EQ(r.progress[1]["point"]["variant"], "tiled");
@@ -345,6 +345,41 @@ TEST(RequestHandlerTest, SweepStreamsOnePointPerProgressMessage)
     Reply again = handle(handler, request);
     EXPECT_EQ(again.result()["measured"], 0);
     EXPECT_TRUE(again.result()["points"][0]["cached"].get<bool>());
+}
+
+TEST(RequestHandlerTest, SweepTakesKnownPointsFromTheClient)
+{
+    json request{{"id", 4},      {"cmd", "sweep"},  {"script", kMatmul}, {"params", {"M", "N", "K"}},
+                 {"values", {8}}, {"threads", 1},    {"repeat", 1},       {"min_repeat_ms", 0.5},
+                 {"variants", {"naive", "tiled"}}};
+    json first;
+    {
+        RequestHandler handler;
+        first = handle(handler, request).result();
+        ASSERT_EQ(first["status"], "ok") << first.dump();
+        EXPECT_EQ(first["measured"], 2);
+    }
+    // A new worker (as after a cancel) that is handed the first point measures only the second.
+    RequestHandler fresh;
+    json again = request;
+    again["known"] = json::array({first["points"][0]});
+    Reply r = handle(fresh, again);
+    ASSERT_EQ(r.result()["status"], "ok") << r.result().dump();
+    EXPECT_EQ(r.result()["measured"], 1);
+    const json& naive = r.result()["points"][0];
+    EXPECT_TRUE(naive["cached"].get<bool>());
+    EXPECT_EQ(naive["ms_median"], first["points"][0]["ms_median"]);
+    EXPECT_FALSE(r.result()["points"][1]["cached"].get<bool>());
+
+    // A point measured with another thread count is not taken for this one.
+    json otherThreads = first["points"][1];
+    otherThreads["threads"] = 2;
+    again["known"] = json::array({otherThreads});
+    RequestHandler third;
+    EXPECT_EQ(handle(third, again).result()["measured"], 2);
+
+    again["known"] = json::array({json{{"variant", "naive"}}});
+    expectRequestError(handle(third, again).result(), "\"known\"");
 }
 
 TEST(RequestHandlerTest, SweepRequestErrors)

@@ -546,6 +546,7 @@ void ChartsView::showTooltip(const QString& variant, const QPointF& at, bool sta
                        .arg(name, QString::number(best->size), formatNumber(best->msMedian, 3),
                             formatNumber(best->msMin, 3), formatNumber(best->msMax, 3),
                             formatNumber(best->gflops, 2), formatNumber(best->intensity, 1));
+    if (best->cached) text += tr("\n(measured by an earlier sweep)");
     QToolTip::showText(QCursor::pos(), text, this);
 }
 

@@ -29,6 +29,7 @@ struct ChartPoint {
     bool failed = false;
     bool checked = false;
     bool reference = false; // OpenBLAS
+    bool cached = false;    // measured by an earlier sweep, not this one
     QString message;
 };
 
@@ -52,6 +53,7 @@ public:
     QStringList variants() const { return m_variants; }
     // 0: no line.
     void setPeakGflops(double gflops);
+    double peakGflops() const { return m_peak; }
     void setBandwidthGbs(double gbs);
     // "OpenBLAS 0.3.21": the reference line's label.
     void setReferenceLabel(const QString& label);

@@ -42,6 +42,7 @@ ChartPoint chartPointFromJson(const QJsonObject& o)
     p.failed = o.value(QLatin1String("failed")).toBool();
     p.checked = o.value(QLatin1String("checked")).toBool();
     p.reference = o.value(QLatin1String("reference")).toBool();
+    p.cached = o.value(QLatin1String("cached")).toBool();
     p.message = o.value(QLatin1String("message")).toString();
     return p;
 }

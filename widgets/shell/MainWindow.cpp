@@ -2,6 +2,7 @@
 
 #include "charts/ChartsView.h"
 #include "charts/SweepPanel.h"
+#include "charts/SweepStore.h"
 #include "editor/EditorPane.h"
 #include "editor/SchedulePanel.h"
 #include "editor/StatementWriter.h"
@@ -67,6 +68,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     m_worker = new WorkerClient(this);
     QString dataDir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
     m_recovery = new RecoveryStore(dataDir, this);
+    m_sweepStore = std::make_unique<SweepStore>(dataDir + QStringLiteral("/sweep-points.json"));
 
     buildDocks();
     buildActions();
@@ -188,6 +190,10 @@ void MainWindow::buildActions()
     m_cancelAction = run->addAction(tr("&Cancel"), QKeySequence(Qt::Key_Escape), this, &MainWindow::cancelRuns);
     m_cancelAction->setEnabled(false);
     run->addAction(tr("Re-&measure Machine"), this, &MainWindow::measureMachine);
+    run->addAction(tr("&Forget Measured Points"), this, [this] {
+        m_sweepStore->clear();
+        statusBar()->showMessage(tr("The next sweep measures every point again."), 5000);
+    });
     run->addSeparator();
     run->addAction(tr("&Settings…"), this, &MainWindow::showSettings);
 
@@ -714,6 +720,7 @@ void MainWindow::closeEvent(QCloseEvent* event)
         return;
     }
     saveSettings();
+    m_sweepStore->save();
     m_recovery->clear();
     event->accept();
 }
@@ -832,6 +839,7 @@ QDockWidget* MainWindow::buildCharts()
     connect(m_sweepPanel, &SweepPanel::startRequested, this, &MainWindow::startSweep);
     connect(m_sweepPanel, &SweepPanel::cancelRequested, this, [this] {
         if (m_sweepRequest >= 0) m_worker->cancel(m_sweepRequest);  // the points stay
+        m_sweepStore->save();
     });
     connect(m_worker, &WorkerClient::message, this, &MainWindow::onWorkerMessage);
     connect(m_worker, &WorkerClient::cancelled, this, [this](int id) {
@@ -857,7 +865,10 @@ QDockWidget* MainWindow::buildCharts()
 void MainWindow::startSweep()
 {
     if (m_sweepRequest >= 0) m_worker->cancel(m_sweepRequest);
-    QJsonObject r = m_sweepPanel->sweepRequest(m_editor->text());
+    m_sweepScript = m_editor->text();
+    m_sweepParameters = m_sweepPanel->parameters();
+    QJsonObject r = m_sweepPanel->sweepRequest(m_sweepScript);
+    r.insert(QStringLiteral("known"), m_sweepStore->known(m_sweepScript, m_sweepParameters));
     r.insert(QStringLiteral("threads"), m_threads->value());
     r.insert(QStringLiteral("repeat"), m_repeat);
     r.insert(QStringLiteral("min_repeat_ms"), m_minRepeatMs);
@@ -885,7 +896,10 @@ void MainWindow::onWorkerMessage(int id, const QJsonObject& message)
 {
     if (id != m_sweepRequest) return;
     const QJsonObject point = message.value(QStringLiteral("point")).toObject();
-    if (!point.isEmpty()) m_charts->addPoint(chartPointFromJson(point));
+    if (!point.isEmpty()) {
+        m_sweepStore->add(m_sweepScript, m_sweepParameters, point);
+        m_charts->addPoint(chartPointFromJson(point));
+    }
     m_sweepPanel->setProgress(message.value(QStringLiteral("done")).toInt(), message.value(QStringLiteral("total")).toInt());
 }
 
@@ -915,8 +929,11 @@ bool MainWindow::finishChartsRequest(int id, const QJsonObject* result, const QS
     if (ok) {
         const QString blas = result->value(QStringLiteral("blas")).toString();
         if (!blas.isEmpty()) m_charts->setReferenceLabel(blas);
-        for (const QJsonValue& p : result->value(QStringLiteral("points")).toArray())
+        for (const QJsonValue& p : result->value(QStringLiteral("points")).toArray()) {
+            m_sweepStore->add(m_sweepScript, m_sweepParameters, p.toObject());
             m_charts->addPoint(chartPointFromJson(p.toObject()));
+        }
+        m_sweepStore->save();
         if (const QString note = result->value(QStringLiteral("blas_note")).toString(); !note.isEmpty())
             statusBar()->showMessage(note, 10000);
     } else if (result) {

@@ -10,6 +10,7 @@
 #include <QPointer>
 
 #include <functional>
+#include <memory>
 
 class QComboBox;
 class QLabel;
@@ -31,6 +32,7 @@ class ChartsView;
 class SweepPanel;
 class WorkerClient;
 class RecoveryStore;
+class SweepStore;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -53,6 +55,7 @@ public:
     AnalysisService* analysis() const { return m_analysis; }
     ChartsView* chartsView() const { return m_charts; }
     SweepPanel* sweepPanel() const { return m_sweepPanel; }
+    SweepStore* sweepStore() const { return m_sweepStore.get(); }
     QString currentVariant() const { return m_variant; }
     int currentStep() const { return m_step; }
     void selectVariant(const QString& name);
@@ -127,6 +130,9 @@ private:
     RecoveryStore* m_recovery = nullptr;
     ChartsView* m_charts = nullptr;
     SweepPanel* m_sweepPanel = nullptr;
+    std::unique_ptr<SweepStore> m_sweepStore;  // points measured before, offered to every sweep
+    QString m_sweepScript;                     // the running sweep's text and parameters
+    QStringList m_sweepParameters;
     int m_sweepRequest = -1;    // the running sweep
     int m_machineRequest = -1;  // the pending machine measurement
     bool m_machineKnown = false;

@@ -1,0 +1,62 @@
+#include "ChartExport.h"
+
+#include "charts/ChartsView.h"
+
+#include <QApplication>
+#include <QFileInfo>
+#include <QStringList>
+
+namespace loopscope {
+
+std::string writeSweepChart(const SweepResult& result, const ChartFile& file)
+{
+    // No display is needed: the view is drawn offscreen unless the caller chose a platform.
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+    static int argc = 1;
+    static char name[] = "loopscope-cli";
+    static char* argv[] = {name, nullptr};
+    QApplication app(argc, argv);
+
+    ChartsView view;
+    view.setAttribute(Qt::WA_DontShowOnScreen);
+    view.resize(1000, 620);
+    QStringList parameters;
+    for (auto& p : result.parameters) parameters << QString::fromStdString(p);
+    view.setSizeLabel(parameters);
+    view.setPeakGflops(file.peakGflops);
+    view.setBandwidthGbs(file.bandwidthGbs);
+    if (!result.blasLabel.empty()) view.setReferenceLabel(QString::fromStdString(result.blasLabel));
+    QList<ChartPoint> points;
+    for (const SweepPoint& s : result.points) {
+        ChartPoint p;
+        p.variant = QString::fromStdString(s.variant);
+        p.size = s.values.empty() ? 0 : s.values.front();
+        p.msMedian = s.msMedian;
+        p.msMin = s.msMin;
+        p.msMax = s.msMax;
+        p.gflops = s.measured() ? s.gflops : 0;
+        p.intensity = s.intensity;
+        p.skipped = s.skipped;
+        p.failed = s.failed;
+        p.checked = s.checked;
+        p.reference = s.reference;
+        p.cached = s.cached;
+        p.message = QString::fromStdString(s.message);
+        points << p;
+    }
+    view.setPoints(points);
+
+    const ChartsView::Tab tab = file.kind == "bars"       ? ChartsView::BarTab
+                                : file.kind == "roofline" ? ChartsView::RooflineTab
+                                                          : ChartsView::LineTab;
+    view.setCurrentTab(tab);
+    view.show();
+    QApplication::processEvents();
+
+    const QString path = QString::fromStdString(file.path);
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    bool ok = suffix == QLatin1String("svg") ? view.exportSvg(path, tab) : view.exportPng(path, tab);
+    return ok ? std::string() : "cannot write '" + file.path + "'";
+}
+
+} // namespace loopscope
