@@ -1,14 +1,21 @@
 // loopscope: the desktop explorer. `loopscope [FILE]` opens FILE (default: the GEMM tutorial
-// sample). `--screenshot PNG` renders the window once the script is analyzed and exits.
+// sample). `--screenshot PNG` renders the window once the script is analyzed and exits;
+// `--sweep` starts the Charts dock's sweep (every variant, default sizes, OpenBLAS line).
+#include "charts/SweepPanel.h"
 #include "shell/MainWindow.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
+#include <QDockWidget>
+#include <QElapsedTimer>
 #include <QFileInfo>
 #include <QScreen>
 #include <QStyleHints>
+#include <QPushButton>
 #include <QTimer>
+
+#include <cstdio>
 
 using loopscope::MainWindow;
 
@@ -29,7 +36,10 @@ int main(int argc, char** argv)
     QCommandLineOption variant(QStringLiteral("variant"), QStringLiteral("The variant to show."), QStringLiteral("name"));
     QCommandLineOption step(QStringLiteral("step"), QStringLiteral("The step to show."), QStringLiteral("index"));
     QCommandLineOption run(QStringLiteral("run"), QStringLiteral("Run the ladder after opening."));
-    parser.addOptions({screenshot, variant, step, run});
+    QCommandLineOption sweep(QStringLiteral("sweep"),
+                             QStringLiteral("Start a sweep of every variant over the default sizes, with the "
+                                            "OpenBLAS line, after opening (with --screenshot: render when it ends)."));
+    parser.addOptions({screenshot, variant, step, run, sweep});
     parser.process(app);
 
     MainWindow window;
@@ -53,9 +63,26 @@ int main(int argc, char** argv)
     window.resize(1500, 950);
     window.show();
 
+    QElapsedTimer sweepClock;
+    auto startSweep = [&window, &sweepClock] {
+        if (auto* charts = window.findChild<QDockWidget*>(QStringLiteral("ChartsDock"))) {
+            charts->show();
+            charts->raise();
+        }
+        window.sweepPanel()->setReference(true);
+        sweepClock.start();
+        window.sweepPanel()->startButton()->click();
+    };
+    QObject::connect(&window, &MainWindow::sweepFinished, &window, [&sweepClock] {
+        if (sweepClock.isValid())
+            std::printf("sweep finished in %.1f s\n", sweepClock.elapsed() / 1000.0);
+        std::fflush(stdout);
+    });
+
     if (parser.isSet(screenshot)) {
         QString png = parser.value(screenshot);
         bool wantRun = parser.isSet(run);
+        bool wantSweep = parser.isSet(sweep);
         int wantStep = parser.isSet(step) ? parser.value(step).toInt() : -1;
         QString wantVariant = parser.value(variant);
         auto shoot = [&window, png] {
@@ -71,6 +98,11 @@ int main(int argc, char** argv)
             if (done) return;
             done = true;
             if (wantStep >= 0) window.selectStep(wantStep);
+            if (wantSweep) {
+                QObject::connect(&window, &MainWindow::sweepFinished, &window, [shoot] { QTimer::singleShot(300, shoot); });
+                startSweep();
+                return;
+            }
             if (wantRun) {
                 QObject::connect(&window, &MainWindow::ladderFinished, &window, [shoot] { QTimer::singleShot(300, shoot); });
                 window.runLadder();
@@ -78,7 +110,15 @@ int main(int argc, char** argv)
             }
             QTimer::singleShot(300, shoot);
         });
-        QTimer::singleShot(120000, &app, [] { QApplication::exit(2); });
+        QTimer::singleShot(wantSweep ? 900000 : 120000, &app, [] { QApplication::exit(2); });
+    } else if (parser.isSet(sweep)) {
+        QObject::connect(&window, &MainWindow::analysisApplied, &window, [startSweep] {
+            static bool started = false;
+            if (!started) {
+                started = true;
+                startSweep();
+            }
+        });
     } else if (parser.isSet(run)) {
         QObject::connect(&window, &MainWindow::analysisApplied, &window, [&window] {
             static bool started = false;

@@ -146,10 +146,10 @@ private slots:
     {
         MainWindow w;
         useBuiltWorker(w);
-        auto* ladderDock = w.findChild<QDockWidget*>(QStringLiteral("LadderDock"));
+        auto* loopDock = w.findChild<QDockWidget*>(QStringLiteral("LoopNestDock"));
         auto* chartsDock = w.findChild<QDockWidget*>(QStringLiteral("ChartsDock"));
-        QVERIFY(ladderDock && chartsDock);
-        QVERIFY(w.tabifiedDockWidgets(ladderDock).contains(chartsDock));
+        QVERIFY(loopDock && chartsDock);
+        QVERIFY(w.tabifiedDockWidgets(loopDock).contains(chartsDock));
         w.setScriptText(smallLadder(), QString(), false);
         QVERIFY(awaitAnalysis(w));
         SweepPanel* panel = w.sweepPanel();

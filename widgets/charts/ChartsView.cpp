@@ -338,7 +338,8 @@ void ChartsView::rebuildLine()
         hi *= 2;
     }
     x->setRange(static_cast<double>(lo) / 1.2, static_cast<double>(hi) * 1.2);
-    y->setRange(0, top > 0 ? top * 1.1 : 1.0);
+    y->setRange(0, top > 0 ? top * 1.05 : 1.0);
+    y->applyNiceNumbers(); // ticks at round GFLOPS
 
     for (const QString& variant : m_variants) {
         auto* s = new QLineSeries;
@@ -426,7 +427,8 @@ void ChartsView::rebuildBar()
     double top = m_peak;
     for (int i = 0; i < set->count(); ++i)
         top = std::max(top, set->at(i));
-    y->setRange(0, top > 0 ? top * 1.1 : 1.0);
+    y->setRange(0, top > 0 ? top * 1.05 : 1.0);
+    y->applyNiceNumbers(); // ticks at round GFLOPS
     chart->legend()->setVisible(false);
     connect(series, &QBarSeries::hovered, this, [this, categories, set](bool state, int index) {
         if (!state || index < 0 || index >= categories.size()) {

@@ -248,16 +248,43 @@ void SweepPanel::setProgress(int done, int total)
     m_progress->setRange(0, qMax(1, total));
     m_progress->setValue(qBound(0, done, qMax(1, total)));
     QString text = tr("%1 / %2 points").arg(done).arg(total);
-    if (m_running && done > 0 && done < total && m_clock.isValid()) {
-        const qint64 left = m_clock.elapsed() * (total - done) / done;
-        text += tr(" · about %1 left").arg(formatDuration(left));
+    if (m_running && m_clock.isValid()) {
+        // The sweep goes size by size; note when each size's points are all in.
+        const int perValue = qMax(1, total / qMax<qsizetype>(1, values().size()));
+        while (m_valueEndsMs.size() < done / perValue) m_valueEndsMs << m_clock.elapsed();
+        if (done > 0 && done < total) {
+            const qint64 left = timeLeftMs(done, total, perValue);
+            if (left >= 0) text += tr(" · about %1 left").arg(formatDuration(left));
+        }
     }
     m_progress->setFormat(text);
+}
+
+qint64 SweepPanel::timeLeftMs(int done, int total, int perValue) const
+{
+    const qint64 now = m_clock.elapsed();
+    const qsizetype finished = m_valueEndsMs.size();
+    if (finished == 0) return now * (total - done) / done; // nothing better known yet
+    // Each size takes longer than the one before (more work per run); the growth is taken from
+    // the last two sizes, and a size never takes longer than every point running to its limit.
+    auto length = [&](qsizetype i) { return m_valueEndsMs[i] - (i > 0 ? m_valueEndsMs[i - 1] : 0); };
+    const double last = static_cast<double>(qMax<qint64>(1, length(finished - 1)));
+    const double growth =
+        finished >= 2 ? qBound(1.0, last / qMax<qint64>(1, length(finished - 2)), 8.0) : 2.0;
+    const double cap = perValue * (pointLimitSeconds() * 2000.0 + 1000.0);
+    const qsizetype valueCount = total / perValue;
+    double left = 0, predicted = last;
+    for (qsizetype i = finished; i < valueCount; ++i) {
+        predicted = qMin(predicted * growth, cap);
+        left += i == finished ? qMax(0.0, predicted - (now - m_valueEndsMs.last())) : predicted;
+    }
+    return static_cast<qint64>(left);
 }
 
 void SweepPanel::setRunning(bool running)
 {
     m_running = running;
+    m_valueEndsMs.clear();
     if (running) {
         m_clock.start();
         setProgress(0, pointTotal() + (reference() ? static_cast<int>(values().size()) : 0));

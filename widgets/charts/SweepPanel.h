@@ -77,6 +77,8 @@ signals:
 private:
     void updateButtons();
     static QString formatDuration(qint64 ms);
+    // Predicted from how long the sizes swept so far took.
+    qint64 timeLeftMs(int done, int total, int perValue) const;
 
     QWidget* m_parameterBox = nullptr;
     QHBoxLayout* m_parameterLayout = nullptr;
@@ -95,6 +97,7 @@ private:
     QSet<QString> m_parameterOn;        // ... and which of them are on
     bool m_running = false;
     QElapsedTimer m_clock;
+    QList<qint64> m_valueEndsMs; // when each size's last point came in (ms since the start)
 };
 
 }  // namespace loopscope

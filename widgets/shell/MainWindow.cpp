@@ -130,12 +130,12 @@ void MainWindow::buildDocks()
     auto* ladderDock = dock(tr("Ladder"), QStringLiteral("LadderDock"), m_ladder, Qt::BottomDockWidgetArea);
     auto* llvmDock = dock(tr("LLVM IR"), QStringLiteral("LlvmDock"), m_llvmView, Qt::RightDockWidgetArea);
     auto* asmDock = dock(tr("Assembly"), QStringLiteral("AsmDock"), m_asmView, Qt::RightDockWidgetArea);
+    // The charts share the tall right-hand area with the loop nest, so a sweep's lines have room.
     QDockWidget* chartsDock = buildCharts();
-    addDockWidget(Qt::BottomDockWidgetArea, chartsDock);
-    tabifyDockWidget(ladderDock, chartsDock);
-    ladderDock->raise();
+    addDockWidget(Qt::RightDockWidgetArea, chartsDock);
     tabifyDockWidget(loopDock, llvmDock);
     tabifyDockWidget(llvmDock, asmDock);
+    tabifyDockWidget(asmDock, chartsDock);
     loopDock->raise();
     m_defaultDockSizes = [this, scheduleDock, loopDock, ladderDock] {
         resizeDocks({scheduleDock, loopDock}, {360, 640}, Qt::Horizontal);
@@ -246,7 +246,8 @@ void MainWindow::restoreSettings()
 {
     QSettings s;
     restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
-    restoreState(s.value(QStringLiteral("window/state")).toByteArray());
+    // A layout saved by a version with other docks is dropped for the default one.
+    m_layoutRestored = restoreState(s.value(QStringLiteral("window/state")).toByteArray(), kLayoutVersion);
     m_timeLimitMs = s.value(QStringLiteral("run/timeLimitMs"), 30000).toInt();
     m_repeat = s.value(QStringLiteral("run/repeat"), 3).toInt();
     m_minRepeatMs = s.value(QStringLiteral("run/minRepeatMs"), 50).toInt();
@@ -259,7 +260,7 @@ void MainWindow::saveSettings() const
 {
     QSettings s;
     s.setValue(QStringLiteral("window/geometry"), saveGeometry());
-    s.setValue(QStringLiteral("window/state"), saveState());
+    s.setValue(QStringLiteral("window/state"), saveState(kLayoutVersion));
     s.setValue(QStringLiteral("run/timeLimitMs"), m_timeLimitMs);
     s.setValue(QStringLiteral("run/repeat"), m_repeat);
     s.setValue(QStringLiteral("run/minRepeatMs"), m_minRepeatMs);
@@ -708,7 +709,7 @@ void MainWindow::showEvent(QShowEvent* event)
 {
     QMainWindow::showEvent(event);
     // The default layout, once the window has its size; a saved layout wins.
-    if (m_defaultDockSizes && !QSettings().contains(QStringLiteral("window/state")))
+    if (m_defaultDockSizes && !m_layoutRestored)
         QTimer::singleShot(0, this, m_defaultDockSizes);
     m_defaultDockSizes = nullptr;
 }
@@ -881,6 +882,11 @@ void MainWindow::startSweep()
     m_recovery->flush();  // whatever the generated code does, the text is safe
     m_sweepRequest = m_worker->submit(r);
     m_sweepPanel->setRunning(true);
+    // The lines grow as points arrive, in view.
+    if (auto* dock = findChild<QDockWidget*>(QStringLiteral("ChartsDock"))) {
+        dock->show();
+        dock->raise();
+    }
 }
 
 void MainWindow::measureMachine()

@@ -136,6 +136,8 @@ private:
     int m_sweepRequest = -1;    // the running sweep
     int m_machineRequest = -1;  // the pending machine measurement
     bool m_machineKnown = false;
+    bool m_layoutRestored = false;
+    static constexpr int kLayoutVersion = 2;  // bumped when the set of docks changes
 
     QComboBox* m_variantBox = nullptr;
     QSpinBox* m_threads = nullptr;
