@@ -192,6 +192,47 @@ private:
 
     // ---- expressions ----
 
+    static bool isNarrowIndex(DataType t) { return t.isInt() && t.isScalar() && t.bits < 64; }
+
+    // A buffer index in 64 bits. TIR computes indices in int32 and never overflows them, so
+    // computing them in i64 from the start gives the same addresses without a sign extension
+    // before every access: LLVM would otherwise spend most of its time (scalar evolution) proving
+    // that extending each index sum is safe, and the loops would keep 32-bit copies of it.
+    llvm::Value* genIndex(const Expr& e)
+    {
+        llvm::Type* i64 = m_b.getInt64Ty();
+        if (!isNarrowIndex(e.type())) return m_b.CreateIntCast(genExpr(e), i64, !e.type().isUInt());
+        switch (e.kind()) {
+        case ExprKind::IntImm:
+            return llvm::ConstantInt::get(i64, static_cast<std::uint64_t>(e.as<IntImmNode>()->value), true);
+        case ExprKind::Var:
+            if (auto it = m_wide.find(e.as<VarNode>()); it != m_wide.end()) return it->second;
+            break;
+        case ExprKind::Add:
+        case ExprKind::Sub:
+        case ExprKind::Mul: {
+            auto* b = e.as<BinaryNode>();
+            llvm::Value* x = genIndex(b->a);
+            llvm::Value* y = genIndex(b->b);
+            if (e.kind() == ExprKind::Add) return m_b.CreateAdd(x, y, "", false, true);
+            if (e.kind() == ExprKind::Sub) return m_b.CreateSub(x, y, "", false, true);
+            return m_b.CreateMul(x, y, "", false, true);
+        }
+        default: break;
+        }
+        return m_b.CreateSExt(genExpr(e), i64);
+    }
+
+    // Binds a variable; an int32 one also gets its 64-bit form for the indices that use it.
+    void bindVar(const Var& v, const Expr& value)
+    {
+        m_vars[v.get()] = genExpr(value);
+        if (isNarrowIndex(v.type()))
+            m_wide[v.get()] = genIndex(value);
+        else
+            m_wide.erase(v.get());
+    }
+
     llvm::Value* genExpr(const Expr& e)
     {
         switch (e.kind()) {
@@ -236,7 +277,7 @@ private:
         }
         case ExprKind::Let: {
             auto* l = e.as<LetNode>();
-            m_vars[l->var.get()] = genExpr(l->value);
+            bindVar(l->var, l->value);
             return genExpr(l->body);
         }
         default: return genBinary(e.as<BinaryNode>());
@@ -477,13 +518,13 @@ private:
             return elem.element().isBool() ? m_b.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType())) : v;
         };
         if (index.type().lanes == 1) {
-            llvm::Value* ptr = elementPointer(elem, base, genExpr(index));
+            llvm::Value* ptr = elementPointer(elem, base, genIndex(index));
             return fromMemory(m_b.CreateAlignedLoad(mty, ptr, llvm::Align(elementAlign(elem))));
         }
         int lanes = index.type().lanes;
         if (auto* r = index.as<RampNode>(); r && isOne(r->stride) && elem.lanes == 1) {
             llvm::Type* vty = memType(elem.withLanes(lanes));
-            llvm::Value* ptr = m_b.CreateInBoundsGEP(mty, base, genExpr(r->base));
+            llvm::Value* ptr = m_b.CreateInBoundsGEP(mty, base, genIndex(r->base));
             return fromMemory(m_b.CreateAlignedLoad(vty, ptr, llvm::Align(elementAlign(elem))));
         }
         // A gather: lane by lane.
@@ -509,13 +550,13 @@ private:
         llvm::Value* value = genExpr(op->value);
         if (elem.element().isBool()) value = m_b.CreateZExt(value, memType(elem.withLanes(lanesOf(value))));
         if (lanes == 1) {
-            llvm::Value* ptr = elementPointer(elem, base, genExpr(index));
+            llvm::Value* ptr = elementPointer(elem, base, genIndex(index));
             m_b.CreateAlignedStore(value, ptr, llvm::Align(elementAlign(elem)));
             return;
         }
         value = broadcast(value, lanes);
         if (auto* r = index.as<RampNode>(); r && isOne(r->stride) && elem.lanes == 1) {
-            llvm::Value* ptr = m_b.CreateInBoundsGEP(mty, base, genExpr(r->base));
+            llvm::Value* ptr = m_b.CreateInBoundsGEP(mty, base, genIndex(r->base));
             m_b.CreateAlignedStore(value, ptr, llvm::Align(elementAlign(elem)));
             return;
         }
@@ -538,7 +579,7 @@ private:
         case StmtKind::BufferStore: genStore(s.as<BufferStoreNode>()); return;
         case StmtKind::LetStmt: {
             auto* l = s.as<LetStmtNode>();
-            m_vars[l->var.get()] = genExpr(l->value);
+            bindVar(l->var, l->value);
             genStmt(l->body);
             return;
         }
@@ -613,15 +654,28 @@ private:
         auto* header = llvm::BasicBlock::Create(m_ctx, "for_" + scriptName(var.name()), fn);
         auto* bodyBB = llvm::BasicBlock::Create(m_ctx, "for_body", fn);
         auto* exit = llvm::BasicBlock::Create(m_ctx, "for_end", fn);
+        // An int32 loop counts in 64 bits (see genIndex); its 32-bit value is a truncation.
+        const bool wide = isNarrowIndex(var.type());
+        if (wide) {
+            begin = m_b.CreateIntCast(begin, m_b.getInt64Ty(), true);
+            end = m_b.CreateIntCast(end, m_b.getInt64Ty(), true);
+            pre = m_b.GetInsertBlock();
+        }
         m_b.CreateBr(header);
         m_b.SetInsertPoint(header);
         llvm::PHINode* iv = m_b.CreatePHI(begin->getType(), 2, scriptName(var.name()));
         iv->addIncoming(begin, pre);
         m_b.CreateCondBr(m_b.CreateICmpSLT(iv, end), bodyBB, exit);
         m_b.SetInsertPoint(bodyBB);
-        m_vars[var.get()] = iv;
+        if (wide) {
+            m_vars[var.get()] = m_b.CreateTrunc(iv, llvmType(var.type()));
+            m_wide[var.get()] = iv;
+        } else {
+            m_vars[var.get()] = iv;
+            m_wide.erase(var.get());
+        }
         genStmt(body);
-        llvm::Value* next = m_b.CreateAdd(iv, llvm::ConstantInt::get(iv->getType(), 1), "", true, true);
+        llvm::Value* next = m_b.CreateAdd(iv, llvm::ConstantInt::get(iv->getType(), 1), "", false, true);
         iv->addIncoming(next, m_b.GetInsertBlock());
         m_b.CreateBr(header);
         m_b.SetInsertPoint(exit);
@@ -724,6 +778,7 @@ private:
         llvm::IRBuilderBase::InsertPoint saved = m_b.saveIP();
         FunctionState savedState = m_state;
         auto savedVars = m_vars;
+        auto savedWide = m_wide;
 
         // Task body.
         {
@@ -738,6 +793,7 @@ private:
         // Helper body: the loop over [begin, end).
         beginFunction(helper);
         m_vars.clear();
+        m_wide.clear();
         for (std::size_t i = 0; i < buffers.size(); ++i) m_vars[buffers[i].get()] = helper->getArg(static_cast<unsigned>(2 + i));
         for (std::size_t i = 0; i < captured.size(); ++i)
             m_vars[captured[i].get()] = helper->getArg(static_cast<unsigned>(2 + buffers.size() + i));
@@ -752,6 +808,7 @@ private:
 
         m_state = savedState;
         m_vars = savedVars;
+        m_wide = savedWide;
         m_b.restoreIP(saved);
     }
 
@@ -760,6 +817,7 @@ private:
     llvm::TargetMachine& m_tm;
     llvm::IRBuilder<> m_b;
     std::unordered_map<const VarNode*, llvm::Value*> m_vars;
+    std::unordered_map<const VarNode*, llvm::Value*> m_wide; // i64 forms of int32 variables
     FunctionState m_state;
     bool m_insideParallel = false;
     int m_parallelCount = 0;
