@@ -44,8 +44,10 @@ class WaitWord {
 public:
     std::uint32_t load() const { return m_value.load(std::memory_order_acquire); }
     void store(std::uint32_t v) { m_value.store(v, std::memory_order_release); }
-    std::uint32_t add(std::uint32_t d) { return m_value.fetch_add(d, std::memory_order_acq_rel) + d; }
-    std::uint32_t sub(std::uint32_t d) { return m_value.fetch_sub(d, std::memory_order_acq_rel) - d; }
+    // Sequentially consistent with the sleepers' count: a waker that sees no sleeper changed the
+    // value before any sleeper looked at it, so no sleeper misses the change.
+    std::uint32_t add(std::uint32_t d) { return m_value.fetch_add(d, std::memory_order_seq_cst) + d; }
+    std::uint32_t sub(std::uint32_t d) { return m_value.fetch_sub(d, std::memory_order_seq_cst) - d; }
 
     void wakeAll()
     {
