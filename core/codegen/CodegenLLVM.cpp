@@ -192,7 +192,8 @@ private:
 
     // ---- expressions ----
 
-    static bool isNarrowIndex(DataType t) { return t.isInt() && t.isScalar() && t.bits < 64; }
+    // TIR's index type. (Narrower integers may wrap on purpose, so they keep their own width.)
+    static bool isInt32(DataType t) { return t.isInt() && t.isScalar() && t.bits == 32; }
 
     // A buffer index in 64 bits. TIR computes indices in int32 and never overflows them, so
     // computing them in i64 from the start gives the same addresses without a sign extension
@@ -201,7 +202,7 @@ private:
     llvm::Value* genIndex(const Expr& e)
     {
         llvm::Type* i64 = m_b.getInt64Ty();
-        if (!isNarrowIndex(e.type())) return m_b.CreateIntCast(genExpr(e), i64, !e.type().isUInt());
+        if (!isInt32(e.type())) return m_b.CreateIntCast(genExpr(e), i64, !e.type().isUInt());
         switch (e.kind()) {
         case ExprKind::IntImm:
             return llvm::ConstantInt::get(i64, static_cast<std::uint64_t>(e.as<IntImmNode>()->value), true);
@@ -223,14 +224,18 @@ private:
         return m_b.CreateSExt(genExpr(e), i64);
     }
 
-    // Binds a variable; an int32 one also gets its 64-bit form for the indices that use it.
+    // Binds a variable. An int32 one is computed once, in 64 bits for the indices that use it,
+    // and its 32-bit value is a truncation (as a loop counter's is).
     void bindVar(const Var& v, const Expr& value)
     {
-        m_vars[v.get()] = genExpr(value);
-        if (isNarrowIndex(v.type()))
-            m_wide[v.get()] = genIndex(value);
-        else
+        if (isInt32(v.type())) {
+            llvm::Value* wide = genIndex(value);
+            m_wide[v.get()] = wide;
+            m_vars[v.get()] = m_b.CreateTrunc(wide, llvmType(v.type()));
+        } else {
+            m_vars[v.get()] = genExpr(value);
             m_wide.erase(v.get());
+        }
     }
 
     llvm::Value* genExpr(const Expr& e)
@@ -655,11 +660,10 @@ private:
         auto* bodyBB = llvm::BasicBlock::Create(m_ctx, "for_body", fn);
         auto* exit = llvm::BasicBlock::Create(m_ctx, "for_end", fn);
         // An int32 loop counts in 64 bits (see genIndex); its 32-bit value is a truncation.
-        const bool wide = isNarrowIndex(var.type());
+        const bool wide = isInt32(var.type());
         if (wide) {
             begin = m_b.CreateIntCast(begin, m_b.getInt64Ty(), true);
             end = m_b.CreateIntCast(end, m_b.getInt64Ty(), true);
-            pre = m_b.GetInsertBlock();
         }
         m_b.CreateBr(header);
         m_b.SetInsertPoint(header);
