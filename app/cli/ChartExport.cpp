@@ -1,9 +1,12 @@
 #include "ChartExport.h"
 
 #include "charts/ChartsView.h"
+#include "codegen/SweepJson.h"
 
 #include <QApplication>
 #include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QStringList>
 
 namespace loopscope {
@@ -26,23 +29,11 @@ std::string writeSweepChart(const SweepResult& result, const ChartFile& file)
     view.setPeakGflops(file.peakGflops);
     view.setBandwidthGbs(file.bandwidthGbs);
     if (!result.blasLabel.empty()) view.setReferenceLabel(QString::fromStdString(result.blasLabel));
+    // Through the points' JSON form, as the app receives them from the worker.
     QList<ChartPoint> points;
     for (const SweepPoint& s : result.points) {
-        ChartPoint p;
-        p.variant = QString::fromStdString(s.variant);
-        p.size = s.values.empty() ? 0 : s.values.front();
-        p.msMedian = s.msMedian;
-        p.msMin = s.msMin;
-        p.msMax = s.msMax;
-        p.gflops = s.measured() ? s.gflops : 0;
-        p.intensity = s.intensity;
-        p.skipped = s.skipped;
-        p.failed = s.failed;
-        p.checked = s.checked;
-        p.reference = s.reference;
-        p.cached = s.cached;
-        p.message = QString::fromStdString(s.message);
-        points << p;
+        const std::string text = sweepPointJson(s, result.parameters).dump();
+        points << chartPointFromJson(QJsonDocument::fromJson(QByteArray::fromStdString(text)).object());
     }
     view.setPoints(points);
 

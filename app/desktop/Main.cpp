@@ -7,7 +7,6 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
-#include <QDockWidget>
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QScreen>
@@ -65,10 +64,6 @@ int main(int argc, char** argv)
 
     QElapsedTimer sweepClock;
     auto startSweep = [&window, &sweepClock] {
-        if (auto* charts = window.findChild<QDockWidget*>(QStringLiteral("ChartsDock"))) {
-            charts->show();
-            charts->raise();
-        }
         window.sweepPanel()->setReference(true);
         sweepClock.start();
         window.sweepPanel()->startButton()->click();

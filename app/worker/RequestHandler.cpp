@@ -464,7 +464,6 @@ json RequestHandler::sweep(const json& request, const Progress& progress) const
             if (!p || p->values.size() != r.parameters.size() || p->threads < 1)
                 badRequest("\"known\" holds a point without variant, threads or one value per "
                            "parameter");
-            p->cached = false;
             m_sweepCache->store(SweepCache::key(r.script, p->variant, r.parameters, p->values,
                                                 p->threads),
                                 *p);

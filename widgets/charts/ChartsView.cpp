@@ -1,5 +1,8 @@
 #include "charts/ChartsView.h"
 
+#include <QJsonArray>
+#include <QJsonObject>
+
 #include <QtCharts/QBarCategoryAxis>
 #include <QtCharts/QBarSeries>
 #include <QtCharts/QBarSet>
@@ -31,6 +34,26 @@
 #include <cmath>
 
 namespace loopscope {
+
+ChartPoint chartPointFromJson(const QJsonObject& o)
+{
+    ChartPoint p;
+    p.variant = o.value(QLatin1String("variant")).toString();
+    const QJsonArray values = o.value(QLatin1String("values")).toArray();
+    p.size = values.isEmpty() ? 0 : values.first().toInteger();
+    p.msMedian = o.value(QLatin1String("ms_median")).toDouble();
+    p.msMin = o.value(QLatin1String("ms_min")).toDouble();
+    p.msMax = o.value(QLatin1String("ms_max")).toDouble();
+    p.gflops = o.value(QLatin1String("gflops")).toDouble();
+    p.intensity = o.value(QLatin1String("intensity")).toDouble();
+    p.skipped = o.value(QLatin1String("skipped")).toBool();
+    p.failed = o.value(QLatin1String("failed")).toBool();
+    p.checked = o.value(QLatin1String("checked")).toBool();
+    p.reference = o.value(QLatin1String("reference")).toBool();
+    p.cached = o.value(QLatin1String("cached")).toBool();
+    p.message = o.value(QLatin1String("message")).toString();
+    return p;
+}
 
 namespace {
 

@@ -16,6 +16,7 @@ class QChartView;
 class QComboBox;
 class QTabWidget;
 class QAbstractSeries;
+class QJsonObject;
 
 namespace loopscope {
 
@@ -32,6 +33,11 @@ struct ChartPoint {
     bool cached = false;    // measured by an earlier sweep, not this one
     QString message;
 };
+
+// A sweep point in its JSON form (a worker "sweep" message or result, or `loopscope-cli sweep
+// --json`: {variant, values, ms_median, gflops, ...}) as the charts show it; the size is the
+// first swept value.
+ChartPoint chartPointFromJson(const QJsonObject& point);
 
 class ChartsView : public QWidget {
     Q_OBJECT

@@ -25,10 +25,6 @@ class QSpinBox;
 
 namespace loopscope {
 
-// A point of a worker "sweep" message or result ({variant, values, ms_median, gflops, ...}) as
-// the charts show it; the size is the first swept value.
-ChartPoint chartPointFromJson(const QJsonObject& point);
-
 class SweepPanel : public QWidget {
     Q_OBJECT
 public:

@@ -51,26 +51,18 @@ void SweepStore::add(const QString& script, const QStringList& parameters, const
     kept.remove(QLatin1String("cached"));
     kept.insert(QLatin1String("group"), g);
     const QString key = pointKey(g, kept);
-    if (!m_points.contains(key)) {
-        m_order << key;
-        m_groups[g] << key;
-    }
+    if (!m_points.contains(key)) m_order << key;
     m_points.insert(key, kept);
-    while (m_order.size() > kMaxPoints) {
-        const QString oldest = m_order.takeFirst();
-        const QString oldGroup = m_points.value(oldest).value(QLatin1String("group")).toString();
-        m_points.remove(oldest);
-        QStringList& keys = m_groups[oldGroup];
-        keys.removeOne(oldest);
-        if (keys.isEmpty()) m_groups.remove(oldGroup);
-    }
+    while (m_order.size() > kMaxPoints) m_points.remove(m_order.takeFirst());
     if (++m_unsaved >= 16) save();
 }
 
 QJsonArray SweepStore::known(const QString& script, const QStringList& parameters) const
 {
     QJsonArray out;
-    for (const QString& key : m_groups.value(group(script, parameters))) {
+    const QString prefix = group(script, parameters) + u'|';
+    for (const QString& key : m_order) {
+        if (!key.startsWith(prefix)) continue;
         QJsonObject p = m_points.value(key);
         p.remove(QLatin1String("group"));
         out.append(p);
@@ -81,7 +73,6 @@ QJsonArray SweepStore::known(const QString& script, const QStringList& parameter
 void SweepStore::clear()
 {
     m_points.clear();
-    m_groups.clear();
     m_order.clear();
     save();
 }
@@ -117,7 +108,6 @@ void SweepStore::load()
         if (m_points.contains(key)) continue;
         m_points.insert(key, p);
         m_order << key;
-        m_groups[g] << key;
     }
 }
 

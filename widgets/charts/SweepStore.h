@@ -36,8 +36,7 @@ private:
     void load();
 
     QString m_file;
-    QHash<QString, QJsonObject> m_points; // key: group, variant, values, threads
-    QHash<QString, QStringList> m_groups; // group -> keys in the order they were added
+    QHash<QString, QJsonObject> m_points; // key: "group|variant|values|threads"
     QStringList m_order;                  // every key, oldest first
     mutable int m_unsaved = 0;
 };

@@ -935,11 +935,9 @@ bool MainWindow::finishChartsRequest(int id, const QJsonObject* result, const QS
     if (ok) {
         const QString blas = result->value(QStringLiteral("blas")).toString();
         if (!blas.isEmpty()) m_charts->setReferenceLabel(blas);
-        for (const QJsonValue& p : result->value(QStringLiteral("points")).toArray()) {
-            m_sweepStore->add(m_sweepScript, m_sweepParameters, p.toObject());
+        for (const QJsonValue& p : result->value(QStringLiteral("points")).toArray())
             m_charts->addPoint(chartPointFromJson(p.toObject()));
-        }
-        m_sweepStore->save();
+        m_sweepStore->save();  // the points were stored as their progress messages came
         if (const QString note = result->value(QStringLiteral("blas_note")).toString(); !note.isEmpty())
             statusBar()->showMessage(note, 10000);
     } else if (result) {
