@@ -182,6 +182,13 @@ Options parseOptions(int argc, char** argv)
     if (!o.file.empty() && o.command == "machine") throw UsageError("machine takes no FILE");
     if (sweep && o.params.empty()) throw UsageError("sweep needs --param P[,P...] (e.g. --param M,N,K)");
     if (sweep && o.values.empty()) o.values = defaultSweepValues();
+    // Output files are written after the sweep: a folder that is not there is said before it.
+    for (const std::string* out : {&o.csv, &o.chart}) {
+        if (out->empty()) continue;
+        std::filesystem::path folder = std::filesystem::path(*out).parent_path();
+        if (!folder.empty() && !std::filesystem::is_directory(folder))
+            throw UsageError("cannot write '" + *out + "': no folder '" + folder.string() + "'");
+    }
     if (!o.chart.empty()) {
         auto dot = o.chart.rfind('.');
         std::string ext = dot == std::string::npos ? "" : o.chart.substr(dot + 1);

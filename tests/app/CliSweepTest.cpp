@@ -157,6 +157,8 @@ TEST(CliSweep, ChartIsDrawnAsPngAndSvg)
     EXPECT_NE(text.find("Roofline"), std::string::npos) << text.substr(0, 400);
     fs::remove_all(dir);
 
+    EXPECT_EQ(runCli("sweep " + kGemm + "--param M --values 32 --variant baseline --threads 1 " +
+                     "--chart /nonexistent-folder/a.png").exitCode, 2);
     EXPECT_EQ(runCli("sweep " + kGemm + "--param M --values 32 --chart out.gif").exitCode, 2);
     EXPECT_EQ(runCli("sweep " + kGemm + "--param M --values 32 --chart a.png --chart-kind pie").exitCode, 2);
 }

@@ -219,6 +219,14 @@ private slots:
         for (const ChartPoint& p : w.chartsView()->points()) cached += p.cached ? 1 : 0;
         QVERIFY2(cached >= kept, qPrintable(QString::number(cached)));
         QCOMPARE(w.sweepStore()->size(), 4);
+
+        // Run > Forget Measured Points: the next sweep measures everything again.
+        QAction* forget = nullptr;
+        for (QAction* a : w.findChildren<QAction*>())
+            if (a->text().remove(u'&') == QStringLiteral("Forget Measured Points")) forget = a;
+        QVERIFY(forget);
+        forget->trigger();
+        QCOMPARE(w.sweepStore()->size(), 0);
     }
 
     void reMeasureMachineUpdatesThePeakLine()
