@@ -13,14 +13,20 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Passes/StandardInstrumentations.h>
+#include <llvm/Support/CommandLine.h>
 #include <llvm/Support/Host.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <sstream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
+#include <unordered_set>
 
 namespace loopscope {
 
@@ -148,6 +154,10 @@ private:
         fn->addFnAttr("target-cpu", m_tm.getTargetCPU());
         fn->addFnAttr("target-features", m_tm.getTargetFeatureString());
         fn->addFnAttr(llvm::Attribute::NoUnwind);
+        // Copy loops stay loops: turned into memcpy calls of a few hundred bytes each, fully
+        // unrolled, they expand back into long runs of loads and stores that cost the back end
+        // (its DAG combiner) over a third of the compile time, and run no faster.
+        fn->addFnAttr("no-builtin-memcpy");
     }
 
     struct FunctionState {
@@ -215,19 +225,45 @@ private:
             auto* b = e.as<BinaryNode>();
             llvm::Value* x = genIndex(b->a);
             llvm::Value* y = genIndex(b->b);
-            if (e.kind() == ExprKind::Add) return m_b.CreateAdd(x, y, "", false, true);
             if (e.kind() == ExprKind::Sub) return m_b.CreateSub(x, y, "", false, true);
-            return m_b.CreateMul(x, y, "", false, true);
+            // Both sides non-negative: no unsigned wrap either. Said here, LLVM need not prove it
+            // (scalar evolution's proofs of it were a third of the optimizer's time).
+            bool nuw = nonNegative(b->a) && nonNegative(b->b);
+            if (e.kind() == ExprKind::Add) return m_b.CreateAdd(x, y, "", nuw, true);
+            return m_b.CreateMul(x, y, "", nuw, true);
         }
         default: break;
         }
         return m_b.CreateSExt(genExpr(e), i64);
     }
 
+    // Whether an int32 index expression is known to be >= 0: constants, loop counters that start
+    // at a non-negative value, variables bound to such values, and their sums and products.
+    bool nonNegative(const Expr& e) const
+    {
+        switch (e.kind()) {
+        case ExprKind::IntImm: return e.as<IntImmNode>()->value >= 0;
+        case ExprKind::Var: return m_nonNegative.count(e.as<VarNode>()) > 0;
+        case ExprKind::Add:
+        case ExprKind::Mul: {
+            auto* b = e.as<BinaryNode>();
+            return nonNegative(b->a) && nonNegative(b->b);
+        }
+        default: return false;
+        }
+    }
+
+    void setNonNegative(const Var& v, bool yes)
+    {
+        if (yes) m_nonNegative.insert(v.get());
+        else m_nonNegative.erase(v.get());
+    }
+
     // Binds a variable. An int32 one is computed once, in 64 bits for the indices that use it,
     // and its 32-bit value is a truncation (as a loop counter's is).
     void bindVar(const Var& v, const Expr& value)
     {
+        setNonNegative(v, isInt32(v.type()) && nonNegative(value));
         if (isInt32(v.type())) {
             llvm::Value* wide = genIndex(value);
             m_wide[v.get()] = wide;
@@ -504,11 +540,11 @@ private:
     // (StorageRewrite makes them) are packed, as their allocation is: element i starts at scalar
     // i * lanes. A GEP over the LLVM vector type would step by its allocation size instead, which
     // is larger when the lane count is not a power of two (<5 x float> occupies 32 bytes).
-    llvm::Value* elementPointer(DataType elem, llvm::Value* base, llvm::Value* index)
+    llvm::Value* elementPointer(DataType elem, llvm::Value* base, llvm::Value* index, bool nonNegativeIndex = false)
     {
         if (elem.lanes == 1) return m_b.CreateInBoundsGEP(memType(elem), base, index);
         llvm::Value* lanes = llvm::ConstantInt::get(index->getType(), elem.lanes);
-        llvm::Value* scalars = m_b.CreateMul(index, lanes);
+        llvm::Value* scalars = m_b.CreateMul(index, lanes, "", nonNegativeIndex, true);
         return m_b.CreateInBoundsGEP(memType(elem.element()), base, scalars);
     }
 
@@ -523,7 +559,7 @@ private:
             return elem.element().isBool() ? m_b.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType())) : v;
         };
         if (index.type().lanes == 1) {
-            llvm::Value* ptr = elementPointer(elem, base, genIndex(index));
+            llvm::Value* ptr = elementPointer(elem, base, genIndex(index), isInt32(index.type()) && nonNegative(index));
             return fromMemory(m_b.CreateAlignedLoad(mty, ptr, llvm::Align(elementAlign(elem))));
         }
         int lanes = index.type().lanes;
@@ -555,7 +591,7 @@ private:
         llvm::Value* value = genExpr(op->value);
         if (elem.element().isBool()) value = m_b.CreateZExt(value, memType(elem.withLanes(lanesOf(value))));
         if (lanes == 1) {
-            llvm::Value* ptr = elementPointer(elem, base, genIndex(index));
+            llvm::Value* ptr = elementPointer(elem, base, genIndex(index), isInt32(index.type()) && nonNegative(index));
             m_b.CreateAlignedStore(value, ptr, llvm::Align(elementAlign(elem)));
             return;
         }
@@ -652,7 +688,7 @@ private:
     }
 
     // A counted loop: for (v = min; v < min + extent; ++v) body.
-    void emitLoop(const Var& var, llvm::Value* begin, llvm::Value* end, const Stmt& body)
+    void emitLoop(const Var& var, llvm::Value* begin, llvm::Value* end, const Stmt& body, bool nonNegativeBegin)
     {
         llvm::Function* fn = m_b.GetInsertBlock()->getParent();
         llvm::BasicBlock* pre = m_b.GetInsertBlock();
@@ -678,8 +714,10 @@ private:
             m_vars[var.get()] = iv;
             m_wide.erase(var.get());
         }
+        const bool counting = wide && nonNegativeBegin;
+        setNonNegative(var, counting);
         genStmt(body);
-        llvm::Value* next = m_b.CreateAdd(iv, llvm::ConstantInt::get(iv->getType(), 1), "", false, true);
+        llvm::Value* next = m_b.CreateAdd(iv, llvm::ConstantInt::get(iv->getType(), 1), "", counting, true);
         iv->addIncoming(next, m_b.GetInsertBlock());
         m_b.CreateBr(header);
         m_b.SetInsertPoint(exit);
@@ -697,7 +735,7 @@ private:
         }
         llvm::Value* mn = genExpr(op->min);
         llvm::Value* ext = genExpr(op->extent);
-        emitLoop(op->var, mn, m_b.CreateAdd(mn, ext), op->body);
+        emitLoop(op->var, mn, m_b.CreateAdd(mn, ext), op->body, nonNegative(op->min));
     }
 
     // The loop body becomes its own function over a range [begin, end), run by the thread pool;
@@ -762,7 +800,7 @@ private:
         auto* helperTy = llvm::FunctionType::get(m_b.getVoidTy(), helperParams, false);
         llvm::Function* helper = llvm::Function::Create(helperTy, llvm::Function::InternalLinkage, base + "_body", m_mod);
         setAttributes(helper);
-        helper->addFnAttr(llvm::Attribute::AlwaysInline);
+        helper->addFnAttr(llvm::Attribute::NoInline);
         for (std::size_t i = 0; i < buffers.size(); ++i) helper->addParamAttr(static_cast<unsigned>(2 + i), llvm::Attribute::NoAlias);
 
         // Task: void base(i64 begin, i64 end, ptr closure) unpacks and calls the helper.
@@ -806,7 +844,7 @@ private:
         llvm::Value* end = m_b.CreateIntCast(helper->getArg(1), ivTy, true);
         llvm::Value* mn = genExpr(op->min);
         m_insideParallel = true;
-        emitLoop(op->var, m_b.CreateAdd(mn, begin), m_b.CreateAdd(mn, end), op->body);
+        emitLoop(op->var, m_b.CreateAdd(mn, begin), m_b.CreateAdd(mn, end), op->body, nonNegative(op->min));
         m_insideParallel = false;
         m_b.CreateRetVoid();
 
@@ -822,6 +860,7 @@ private:
     llvm::IRBuilder<> m_b;
     std::unordered_map<const VarNode*, llvm::Value*> m_vars;
     std::unordered_map<const VarNode*, llvm::Value*> m_wide; // i64 forms of int32 variables
+    std::unordered_set<const VarNode*> m_nonNegative;        // int32 variables known to be >= 0
     FunctionState m_state;
     bool m_insideParallel = false;
     int m_parallelCount = 0;
@@ -866,7 +905,15 @@ void optimizeModule(llvm::Module& m, llvm::TargetMachine& tm, int optLevel)
     llvm::PipelineTuningOptions pto;
     pto.LoopVectorization = true;
     pto.SLPVectorization = true;
-    llvm::PassBuilder pb(&tm, pto);
+    // Developer options (LOOPSCOPE_LLVM_ARGS="-time-passes -print-after=licm ...") need the standard
+    // instrumentation; without them the pipeline runs bare.
+    llvm::PassInstrumentationCallbacks pic;
+    std::optional<llvm::StandardInstrumentations> si;
+    if (std::getenv("LOOPSCOPE_LLVM_ARGS")) {
+        si.emplace(m.getContext(), false);
+        si->registerCallbacks(pic, &fam);
+    }
+    llvm::PassBuilder pb(&tm, pto, std::nullopt, &pic);
     pb.registerModuleAnalyses(mam);
     pb.registerCGSCCAnalyses(cgam);
     pb.registerFunctionAnalyses(fam);
@@ -889,6 +936,14 @@ std::unique_ptr<llvm::TargetMachine> createHostTargetMachine()
         llvm::InitializeNativeTarget();
         llvm::InitializeNativeTargetAsmPrinter();
         llvm::InitializeNativeTargetAsmParser();
+        if (const char* args = std::getenv("LOOPSCOPE_LLVM_ARGS")) {
+            std::vector<std::string> words{"loopscope"};
+            std::istringstream in(args);
+            for (std::string w; in >> w;) words.push_back(w);
+            std::vector<const char*> argv;
+            for (auto& w : words) argv.push_back(w.c_str());
+            llvm::cl::ParseCommandLineOptions(static_cast<int>(argv.size()), argv.data(), "", &llvm::errs());
+        }
     });
     std::string triple = llvm::sys::getProcessTriple();
     std::string error;
