@@ -56,9 +56,10 @@ private:
 
 // Throws CodegenError for programs the CPU cannot run. optLevel 0-3 (LLVM's O0..O3).
 
-enum class EmitKind { LLVMIR, Assembly, Object };
+enum class EmitKind { LLVMIR, Assembly, Object, UnoptimizedLLVMIR };
 // The optimized module as LLVM IR text, host assembly, or an ELF object (bytes). The object and
 // IR export the typed function `NAME(float* A, ...)` and `NAME_packed(void**, int64_t*)`.
+// UnoptimizedLLVMIR: the module as the code generator hands it to LLVM's optimizer.
 std::string emitCode(const PrimFunc& f, EmitKind kind);
 
 // The C prototype of the typed function, for the header that goes with an exported object.

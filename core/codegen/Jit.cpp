@@ -133,10 +133,10 @@ std::string emitCode(const PrimFunc& f, EmitKind kind)
     PrimFunc named = f;
     named.name = scriptName(f.name);
     auto module = buildModule(named, ctx, *tm);
-    optimizeModule(*module, *tm);
+    if (kind != EmitKind::UnoptimizedLLVMIR) optimizeModule(*module, *tm);
     std::string out;
     llvm::raw_string_ostream os(out);
-    if (kind == EmitKind::LLVMIR) {
+    if (kind == EmitKind::LLVMIR || kind == EmitKind::UnoptimizedLLVMIR) {
         module->print(os, nullptr);
         return os.str();
     }
