@@ -1,7 +1,9 @@
 // Matmul float32 through every variant of the GEMM samples, side by side with OpenBLAS
 // cblas_sgemm, in one run: GFLOPS per step, the time from script text to a callable function,
 // and the ratio to OpenBLAS. Usage: loopscope_bench_gemm [--sizes 1024,2048] [--threads 2]
-// [--samples opt_gemm,matmul_ladder,gemm_best] [--max-run-s 10]
+// [--samples opt_gemm,matmul_ladder,gemm_best] [--max-run-s 10]. A step whose single run takes
+// longer than --max-run-s is skipped; at a larger size, one predicted (as n^3) to take longer is
+// skipped without running.
 #include "codegen/Runner.h"
 #include "runtime/ThreadPool.h"
 
@@ -9,7 +11,9 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -77,6 +81,9 @@ int main(int argc, char** argv)
     bo.repeat = 5;
     bo.minRepeatMs = 100;
     std::printf("threads: %d; OpenBLAS: %s\n", threads, openblas_get_config());
+    // One run's time per sample variant at the last size, to skip a step whose run at a larger
+    // size would take over --max-run-s (time grows as n^3) without spending that time first.
+    std::map<std::string, std::pair<int, double>> lastRun;
     for (auto& sz : sizes) {
         int n = std::stoi(sz);
         double flops = 2.0 * n * n * n;
@@ -103,9 +110,21 @@ int main(int argc, char** argv)
                 RunConfig cfg;
                 auto prepared = PreparedRun::prepare(again.program, *same, cfg);
                 double textToFn = evaluateMs + prepared->lowerMs() + prepared->compileMs();
+                std::string key = sample + "/" + v.name;
+                if (auto it = lastRun.find(key); it != lastRun.end()) {
+                    double scale = static_cast<double>(n) / it->second.first;
+                    double predicted = it->second.second * scale * scale * scale;
+                    if (predicted > maxRunS * 1000) {
+                        std::printf("%-16s %-22s %12s %10s %10s %14.1f  (one run would take about %.0f s, from %d: skipped)\n",
+                                    sample.c_str(), v.name.c_str(), "-", "-", "-", textToFn, predicted / 1000,
+                                    it->second.first);
+                        continue;
+                    }
+                }
                 auto t1 = std::chrono::steady_clock::now();
                 prepared->run();
                 double once = msSince(t1);
+                lastRun[key] = {n, once};
                 if (once > maxRunS * 1000) {
                     std::printf("%-16s %-22s %12s %10s %10s %14.1f  (one run took %.1f s: skipped)\n", sample.c_str(),
                                 v.name.c_str(), "-", "-", "-", textToFn, once / 1000);
