@@ -23,11 +23,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <sstream>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <unordered_set>
 
 namespace loopscope {
@@ -1020,7 +1020,7 @@ std::unique_ptr<llvm::TargetMachine> createHostTargetMachine()
         llvm::InitializeNativeTargetAsmPrinter();
         llvm::InitializeNativeTargetAsmParser();
         if (const char* args = std::getenv("LOOPSCOPE_LLVM_ARGS")) {
-            std::vector<std::string> words{"loopscope"};
+            std::vector<std::string> words{"LOOPSCOPE_LLVM_ARGS"};  // names the source of a bad option
             std::istringstream in(args);
             for (std::string w; in >> w;) words.push_back(w);
             std::vector<const char*> argv;
