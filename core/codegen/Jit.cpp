@@ -106,7 +106,10 @@ std::unique_ptr<JitKernel> compileKernel(const PrimFunc& f, int optLevel)
 {
     Jit& jit = Jit::instance();
     auto ctx = std::make_unique<llvm::LLVMContext>();
-    auto tm = createHostTargetMachine();
+    // One target machine per compiling thread: it caches the subtarget (instruction, register
+    // and lowering tables) that a new one would build again for every kernel. Not shared across
+    // threads, as that cache is not locked.
+    thread_local std::unique_ptr<llvm::TargetMachine> tm = createHostTargetMachine();
     // A unique symbol per kernel: several kernels of the same name live in one JIT.
     static std::atomic<int> counter{0};
     PrimFunc named = f;
