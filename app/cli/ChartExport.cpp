@@ -9,12 +9,33 @@
 #include <QJsonObject>
 #include <QStringList>
 
+#include <cstdio>
+
 namespace loopscope {
+
+namespace {
+
+QtMessageHandler g_previousHandler = nullptr;
+
+// Drawing a chart with no display makes Qt say two things that concern only a desktop session
+// (no runtime folder; the offscreen platform ignores window size hints). They would read as
+// problems in the CLI's output, so they are dropped; anything else still reaches stderr.
+void quietOffscreenMessages(QtMsgType type, const QMessageLogContext& context, const QString& message)
+{
+    if (type == QtWarningMsg && (message.startsWith(QLatin1String("QStandardPaths: XDG_RUNTIME_DIR not set")) ||
+                                 message.contains(QLatin1String("does not support propagateSizeHints"))))
+        return;
+    if (g_previousHandler) g_previousHandler(type, context, message);
+    else std::fprintf(stderr, "%s\n", qPrintable(qFormatLogMessage(type, context, message)));
+}
+
+}  // namespace
 
 std::string writeSweepChart(const SweepResult& result, const ChartFile& file)
 {
     // No display is needed: the view is drawn offscreen unless the caller chose a platform.
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+    g_previousHandler = qInstallMessageHandler(quietOffscreenMessages);
     static int argc = 1;
     static char name[] = "loopscope-cli";
     static char* argv[] = {name, nullptr};

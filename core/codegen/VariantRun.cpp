@@ -39,13 +39,7 @@ Measurement timeInRepeats(const PreparedRun& run, const BenchmarkOptions& option
         if (options.maxTotalMs > 0 && total > options.maxTotalMs) break;
     }
     m.number = one.number;
-    if (m.msPerRun.empty()) return m;
-    std::vector<double> sorted = m.msPerRun;
-    std::sort(sorted.begin(), sorted.end());
-    std::size_t n = sorted.size();
-    m.median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-    m.min = sorted.front();
-    m.max = sorted.back();
+    summarize(m);
     return m;
 }
 

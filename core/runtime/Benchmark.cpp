@@ -38,14 +38,19 @@ Measurement measure(const std::function<void()>& run, const BenchmarkOptions& op
         if (options.maxTotalMs > 0 && total > options.maxTotalMs) break;
     }
     m.number = number;
-    if (m.msPerRun.empty()) return m;
+    summarize(m);
+    return m;
+}
+
+void summarize(Measurement& m)
+{
+    if (m.msPerRun.empty()) return;
     std::vector<double> sorted = m.msPerRun;
     std::sort(sorted.begin(), sorted.end());
     std::size_t n = sorted.size();
     m.median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
     m.min = sorted.front();
     m.max = sorted.back();
-    return m;
 }
 
 }  // namespace loopscope

@@ -24,4 +24,7 @@ struct Measurement {
 Measurement measure(const std::function<void()>& run, const BenchmarkOptions& options,
                     const std::function<bool()>& cancelled = {});
 
+// Sets median, min and max from msPerRun (left at 0 when it is empty).
+void summarize(Measurement& m);
+
 }  // namespace loopscope
