@@ -95,9 +95,15 @@ struct Options {
     std::string chartKind = "lines";    // sweep: --chart-kind lines|bars|roofline
 };
 
+// Exit code 2. The usage text follows when the command line itself is malformed, not when it
+// names a file that cannot be read or written or a parameter the script does not have.
 class UsageError : public std::runtime_error {
 public:
-    using std::runtime_error::runtime_error;
+    explicit UsageError(const std::string& what, bool showUsage = true)
+        : std::runtime_error(what), showUsage(showUsage)
+    {
+    }
+    bool showUsage;
 };
 
 std::int64_t parseInteger(const std::string& text, const std::string& what)
@@ -187,7 +193,7 @@ Options parseOptions(int argc, char** argv)
         if (out->empty()) continue;
         std::filesystem::path folder = std::filesystem::path(*out).parent_path();
         if (!folder.empty() && !std::filesystem::is_directory(folder))
-            throw UsageError("cannot write '" + *out + "': no folder '" + folder.string() + "'");
+            throw UsageError("cannot write '" + *out + "': no folder '" + folder.string() + "'", false);
     }
     if (!o.chart.empty()) {
         auto dot = o.chart.rfind('.');
@@ -237,7 +243,7 @@ void reportDiagnostic(const Options& o, const Diagnostic& d)
 bool evaluate(Options& o, EvalResult* result, json* errorJson)
 {
     std::string source;
-    if (!readFile(o.file, &source)) throw UsageError("cannot read '" + o.file + "'");
+    if (!readFile(o.file, &source)) throw UsageError("cannot read '" + o.file + "'", false);
     ScriptEvaluation evaluation = evaluateWithValues(source, o.sets);
     *result = std::move(evaluation.result);
     if (!result->ok) {
@@ -252,7 +258,8 @@ bool evaluate(Options& o, EvalResult* result, json* errorJson)
         for (auto& n : evaluation.unknownNames) names += (names.empty() ? "" : ", ") + n;
         std::string known = parameterList(result->program);
         throw UsageError("--set " + names + ": the script has no such parameter" +
-                         (known.empty() ? std::string(" (it has none)") : " (it has: " + known + ")"));
+                         (known.empty() ? std::string(" (it has none)") : " (it has: " + known + ")"),
+                         false);
     }
     return true;
 }
@@ -269,7 +276,7 @@ std::vector<const Variant*> selectVariants(const Options& o, const Program& p)
         if (!v) {
             std::string known;
             for (auto& x : p.variants) known += (known.empty() ? "" : ", ") + x.name;
-            throw UsageError("no variant '" + name + "' in " + o.file + " (variants: " + known + ")");
+            throw UsageError("no variant '" + name + "' in " + o.file + " (variants: " + known + ")", false);
         }
         out.push_back(v);
     }
@@ -643,7 +650,8 @@ int main(int argc, char** argv)
         if (o.command == "machine") return commandMachine(o);
         return commandCheck(o);
     } catch (const UsageError& e) {
-        std::cerr << "loopscope-cli: " << e.what() << "\n\n" << kUsageText;
+        std::cerr << "loopscope-cli: " << e.what() << "\n";
+        if (e.showUsage) std::cerr << "\n" << kUsageText;
         return kUsage;
     }
 }

@@ -87,6 +87,7 @@ TEST(CliUsage, UnknownCommandIsAUsageError)
     RunResult r = runCli("frobnicate x.py");
     EXPECT_EQ(r.exitCode, 2);
     EXPECT_NE(r.output.find("unknown command"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("usage: loopscope-cli COMMAND FILE"), std::string::npos) << r.output;
 }
 
 TEST(CliUsage, UnknownParameterIsAUsageError)
@@ -94,6 +95,8 @@ TEST(CliUsage, UnknownParameterIsAUsageError)
     RunResult r = runCli("check " + std::string(LOOPSCOPE_SOURCE_DIR) + "/samples/matmul_ladder.py --set Q=4");
     EXPECT_EQ(r.exitCode, 2);
     EXPECT_NE(r.output.find("no such parameter"), std::string::npos) << r.output;
+    // The command line is well formed; the usage text would bury the answer.
+    EXPECT_EQ(r.output.find("usage:"), std::string::npos) << r.output;
 }
 
 TEST(CliUsage, UnknownVariantIsAUsageError)
@@ -101,12 +104,15 @@ TEST(CliUsage, UnknownVariantIsAUsageError)
     RunResult r = runCli("lower " + std::string(LOOPSCOPE_SOURCE_DIR) + "/samples/matmul_ladder.py --variant nope");
     EXPECT_EQ(r.exitCode, 2);
     EXPECT_NE(r.output.find("no variant 'nope'"), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("usage:"), std::string::npos) << r.output;
 }
 
 TEST(CliUsage, MissingFileIsAUsageError)
 {
     RunResult r = runCli("lower /nonexistent/script.py");
     EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.output.find("cannot read '/nonexistent/script.py'"), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("usage:"), std::string::npos) << r.output;
 }
 
 TEST(CliLower, JsonHasEveryVariant)
