@@ -78,6 +78,15 @@ private:
     }
 };
 
+// One target machine per compiling thread: it caches the subtarget (instruction, register and
+// lowering tables) that a new one would build again for every kernel. Not shared across threads,
+// as that cache is not locked.
+llvm::TargetMachine* threadTargetMachine()
+{
+    thread_local std::unique_ptr<llvm::TargetMachine> tm = createHostTargetMachine();
+    return tm.get();
+}
+
 }  // namespace
 
 struct JitKernel::Impl {
@@ -106,10 +115,7 @@ std::unique_ptr<JitKernel> compileKernel(const PrimFunc& f, int optLevel)
 {
     Jit& jit = Jit::instance();
     auto ctx = std::make_unique<llvm::LLVMContext>();
-    // One target machine per compiling thread: it caches the subtarget (instruction, register
-    // and lowering tables) that a new one would build again for every kernel. Not shared across
-    // threads, as that cache is not locked.
-    thread_local std::unique_ptr<llvm::TargetMachine> tm = createHostTargetMachine();
+    llvm::TargetMachine* tm = threadTargetMachine();
     // A unique symbol per kernel: several kernels of the same name live in one JIT.
     static std::atomic<int> counter{0};
     PrimFunc named = f;
@@ -132,7 +138,7 @@ std::unique_ptr<JitKernel> compileKernel(const PrimFunc& f, int optLevel)
 std::string emitCode(const PrimFunc& f, EmitKind kind)
 {
     llvm::LLVMContext ctx;
-    auto tm = createHostTargetMachine();
+    llvm::TargetMachine* tm = threadTargetMachine();
     PrimFunc named = f;
     named.name = scriptName(f.name);
     auto module = buildModule(named, ctx, *tm);
