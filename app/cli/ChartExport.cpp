@@ -35,7 +35,8 @@ std::string writeSweepChart(const SweepResult& result, const ChartFile& file)
 {
     // No display is needed: the view is drawn offscreen unless the caller chose a platform.
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
-    g_previousHandler = qInstallMessageHandler(quietOffscreenMessages);
+    QtMessageHandler previous = qInstallMessageHandler(quietOffscreenMessages);
+    if (previous != quietOffscreenMessages) g_previousHandler = previous;  // a second chart keeps the first's
     static int argc = 1;
     static char name[] = "loopscope-cli";
     static char* argv[] = {name, nullptr};
