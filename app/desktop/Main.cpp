@@ -57,6 +57,12 @@ int main(int argc, char** argv)
                 }
             }
         }
+        // Rendering a screenshot runs unattended: a file it cannot read is an error on stderr,
+        // not a message box that waits for a click.
+        if (parser.isSet(screenshot) && !file.isEmpty() && !QFileInfo(file).isReadable()) {
+            std::fprintf(stderr, "loopscope: cannot read '%s'\n", qPrintable(QDir::toNativeSeparators(file)));
+            return 1;
+        }
         if (!file.isEmpty() && !window.openFile(file) && parser.isSet(screenshot)) return 1;
     }
     window.resize(1500, 950);
