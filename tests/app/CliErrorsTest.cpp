@@ -1,6 +1,8 @@
 // Every script in tests/data/errors is a mistake a user could make. `loopscope-cli check` must
 // exit with 1 and report it at the expected line, in the expected words. The first line of each
 // script says what is expected: "# expect: LINE: message fragment".
+#include "RunShell.h"
+
 #include <gtest/gtest.h>
 
 #include <array>
@@ -14,23 +16,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct RunResult {
-    int exitCode = -1;
-    std::string output;  // stdout and stderr
-};
+using loopscope::testing::RunResult;
 
+// stdout and stderr together.
 RunResult runCli(const std::string& args)
 {
-    std::string cmd = std::string(LOOPSCOPE_CLI) + " " + args + " 2>&1";
-    RunResult r;
-    FILE* p = popen(cmd.c_str(), "r");
-    if (!p) return r;
-    std::array<char, 4096> buf;
-    std::size_t n;
-    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.output.append(buf.data(), n);
-    int status = pclose(p);
-    r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return r;
+    return loopscope::testing::runShell(std::string(LOOPSCOPE_CLI) + " " + args + " 2>&1");
 }
 
 struct Expectation {

@@ -1,5 +1,7 @@
 // `loopscope-cli export`: every format to stdout and to a file, the header next to an object, and
 // the usage errors (exit 2) for a missing or unknown variant or format.
+#include "RunShell.h"
+
 #include <gtest/gtest.h>
 
 #include <array>
@@ -16,24 +18,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct RunResult {
-    int exitCode = -1;
-    std::string output;  // stdout, or stdout and stderr
-};
-
-RunResult runShell(const std::string& cmd)
-{
-    RunResult r;
-    FILE* p = popen(cmd.c_str(), "r");
-    if (!p) return r;
-    std::array<char, 4096> buf;
-    std::size_t n;
-    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0)
-        r.output.append(buf.data(), n);
-    int status = pclose(p);
-    r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return r;
-}
+using loopscope::testing::RunResult;
+using loopscope::testing::runShell;
 
 RunResult runCli(const std::string& args, bool withStderr = true)
 {

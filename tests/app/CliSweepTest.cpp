@@ -1,6 +1,8 @@
 // `loopscope-cli sweep` and `machine` end to end: the JSON and CSV have one row per variant and
 // value with the documented columns, a point over the per-point limit is skipped (not an error),
 // and usage errors exit 2.
+#include "RunShell.h"
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -18,23 +20,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct RunResult {
-    int exitCode = -1;
-    std::string output;
-};
+using loopscope::testing::RunResult;
 
 RunResult runCli(const std::string& args)
 {
-    RunResult r;
-    FILE* p = popen((std::string(LOOPSCOPE_CLI) + " " + args + " 2>/dev/null").c_str(), "r");
-    if (!p) return r;
-    std::array<char, 4096> buf;
-    std::size_t n;
-    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0)
-        r.output.append(buf.data(), n);
-    int status = pclose(p);
-    r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return r;
+    return loopscope::testing::runShell(std::string(LOOPSCOPE_CLI) + " " + args + " 2>/dev/null");
 }
 
 const std::string kGemm =

@@ -1,6 +1,8 @@
 // The desktop binary end to end, offscreen, with fresh settings and data folders as a new user
 // has: `--run` runs a variant's ladder and `--sweep` runs the Charts dock's sweep over the
 // default sizes before the window is rendered to a PNG.
+#include "RunShell.h"
+
 #include <gtest/gtest.h>
 
 #include <array>
@@ -15,24 +17,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct RunResult {
-    int exitCode = -1;
-    std::string output;
-};
+using loopscope::testing::RunResult;
 
 RunResult runApp(const std::string& args, const fs::path& home)
 {
     std::string env = "QT_QPA_PLATFORM=offscreen XDG_CONFIG_HOME='" + (home / "config").string() +
                       "' XDG_DATA_HOME='" + (home / "data").string() + "' ";
-    RunResult r;
-    FILE* p = popen((env + LOOPSCOPE_APP + " " + args + " 2>/dev/null").c_str(), "r");
-    if (!p) return r;
-    std::array<char, 4096> buf;
-    std::size_t n;
-    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.output.append(buf.data(), n);
-    int status = pclose(p);
-    r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return r;
+    return loopscope::testing::runShell(env + LOOPSCOPE_APP + " " + args + " 2>/dev/null");
 }
 
 bool isPng(const fs::path& file)
