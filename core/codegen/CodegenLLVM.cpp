@@ -243,8 +243,10 @@ private:
 
     // Whether an int32 index expression is known to be >= 0: constants, loop counters that start
     // at a non-negative value, variables bound to such values, and their sums and products.
+    // (Narrower integers may wrap, so nothing is known of them.)
     bool nonNegative(const Expr& e) const
     {
+        if (!isInt32(e.type())) return false;
         switch (e.kind()) {
         case ExprKind::IntImm: return e.as<IntImmNode>()->value >= 0;
         case ExprKind::Var: return m_nonNegative.count(e.as<VarNode>()) > 0;
@@ -563,7 +565,7 @@ private:
             return elem.element().isBool() ? m_b.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType())) : v;
         };
         if (index.type().lanes == 1) {
-            llvm::Value* ptr = elementPointer(elem, base, genIndex(index), isInt32(index.type()) && nonNegative(index));
+            llvm::Value* ptr = elementPointer(elem, base, genIndex(index), nonNegative(index));
             return fromMemory(m_b.CreateAlignedLoad(mty, ptr, llvm::Align(elementAlign(elem))));
         }
         int lanes = index.type().lanes;
@@ -595,7 +597,7 @@ private:
         llvm::Value* value = genExpr(op->value);
         if (elem.element().isBool()) value = m_b.CreateZExt(value, memType(elem.withLanes(lanesOf(value))));
         if (lanes == 1) {
-            llvm::Value* ptr = elementPointer(elem, base, genIndex(index), isInt32(index.type()) && nonNegative(index));
+            llvm::Value* ptr = elementPointer(elem, base, genIndex(index), nonNegative(index));
             m_b.CreateAlignedStore(value, ptr, llvm::Align(elementAlign(elem)));
             return;
         }
