@@ -554,6 +554,20 @@ private:
         return m_b.CreateInBoundsGEP(memType(elem.element()), base, scalars);
     }
 
+    // The index of the first element an index names: itself, or a ramp's base.
+    static const Expr& firstIndex(const Expr& index)
+    {
+        auto* r = index.as<RampNode>();
+        return r ? r->base : index;
+    }
+
+    // The address of the first element a scalar index or a stride-one ramp names.
+    llvm::Value* firstElementPointer(DataType elem, llvm::Value* base, const Expr& index)
+    {
+        const Expr& first = firstIndex(index);
+        return elementPointer(elem, base, genIndex(first), nonNegative(first));
+    }
+
     llvm::Value* genLoad(const BufferLoadNode* op)
     {
         LS_ASSERT(op->indices.size() == 1, "codegen: buffer '" + op->buffer->name + "' is not flat");
@@ -565,13 +579,13 @@ private:
             return elem.element().isBool() ? m_b.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType())) : v;
         };
         if (index.type().lanes == 1) {
-            llvm::Value* ptr = elementPointer(elem, base, genIndex(index), nonNegative(index));
+            llvm::Value* ptr = firstElementPointer(elem, base, index);
             return fromMemory(m_b.CreateAlignedLoad(mty, ptr, llvm::Align(elementAlign(elem))));
         }
         int lanes = index.type().lanes;
         if (auto* r = index.as<RampNode>(); r && isOne(r->stride) && elem.lanes == 1) {
             llvm::Type* vty = memType(elem.withLanes(lanes));
-            llvm::Value* ptr = m_b.CreateInBoundsGEP(mty, base, genIndex(r->base));
+            llvm::Value* ptr = firstElementPointer(elem, base, index);
             return fromMemory(m_b.CreateAlignedLoad(vty, ptr, llvm::Align(elementAlign(elem))));
         }
         // A gather: lane by lane.
@@ -592,18 +606,13 @@ private:
         DataType elem = op->buffer->dtype;
         const Expr& index = op->indices[0];
         llvm::Value* base = bufferPointer(op->buffer);
-        llvm::Type* mty = memType(elem);
         int lanes = index.type().lanes;
         llvm::Value* value = genExpr(op->value);
         if (elem.element().isBool()) value = m_b.CreateZExt(value, memType(elem.withLanes(lanesOf(value))));
-        if (lanes == 1) {
-            llvm::Value* ptr = elementPointer(elem, base, genIndex(index), nonNegative(index));
-            m_b.CreateAlignedStore(value, ptr, llvm::Align(elementAlign(elem)));
-            return;
-        }
-        value = broadcast(value, lanes);
-        if (auto* r = index.as<RampNode>(); r && isOne(r->stride) && elem.lanes == 1) {
-            llvm::Value* ptr = m_b.CreateInBoundsGEP(mty, base, genIndex(r->base));
+        if (lanes > 1) value = broadcast(value, lanes);
+        auto* r = index.as<RampNode>();
+        if (lanes == 1 || (r && isOne(r->stride) && elem.lanes == 1)) {
+            llvm::Value* ptr = firstElementPointer(elem, base, index);
             m_b.CreateAlignedStore(value, ptr, llvm::Align(elementAlign(elem)));
             return;
         }
@@ -767,13 +776,6 @@ private:
         return false;
     }
 
-    static Expr storeBase(const BufferStoreNode* st)
-    {
-        const Expr& index = st->indices[0];
-        auto* r = index.as<RampNode>();
-        return r ? r->base : index;
-    }
-
     static std::optional<ZeroFill> zeroFill(const Stmt& s)
     {
         if (auto* st = s.as<BufferStoreNode>()) {
@@ -799,7 +801,7 @@ private:
         auto fill = zeroFill(loop->body);
         if (!fill) return std::nullopt;
         // One step of this loop moves the store on by exactly what the loops inside it fill.
-        Expr base = storeBase(fill->store);
+        Expr base = firstIndex(fill->store->indices[0]);
         VarMap next{{loop->var.get(), Expr(loop->var) + makeConst(loop->var.type(), 1)}};
         std::int64_t step = 0;
         if (!isConstInt(simplify(substitute(base, next) - base), &step) || step != fill->units) return std::nullopt;
@@ -814,11 +816,7 @@ private:
         for (auto* loop : fill.loops) bindVar(loop->var, loop->min);
         const BufferStoreNode* st = fill.store;
         DataType elem = st->buffer->dtype;
-        llvm::Value* base = bufferPointer(st->buffer);
-        const Expr& index = st->indices[0];
-        llvm::Value* ptr = index.as<RampNode>()
-                               ? m_b.CreateInBoundsGEP(memType(elem), base, genIndex(storeBase(st)))
-                               : elementPointer(elem, base, genIndex(index));
+        llvm::Value* ptr = firstElementPointer(elem, bufferPointer(st->buffer), st->indices[0]);
         m_b.CreateMemSet(ptr, m_b.getInt8(0), m_b.getInt64(static_cast<std::uint64_t>(fill.bytes)),
                          llvm::MaybeAlign(elementAlign(elem)));
     }
