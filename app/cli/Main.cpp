@@ -106,6 +106,13 @@ public:
     bool showUsage;
 };
 
+UsageError cannotRead(const std::string& path) { return UsageError("cannot read '" + path + "'", false); }
+
+UsageError cannotWrite(const std::string& path, const std::string& why = {})
+{
+    return UsageError("cannot write '" + path + "'" + (why.empty() ? "" : ": " + why), false);
+}
+
 std::int64_t parseInteger(const std::string& text, const std::string& what)
 {
     try {
@@ -193,7 +200,7 @@ Options parseOptions(int argc, char** argv)
         if (out->empty()) continue;
         std::filesystem::path folder = std::filesystem::path(*out).parent_path();
         if (!folder.empty() && !std::filesystem::is_directory(folder))
-            throw UsageError("cannot write '" + *out + "': no folder '" + folder.string() + "'", false);
+            throw cannotWrite(*out, "no folder '" + folder.string() + "'");
     }
     if (!o.chart.empty()) {
         auto dot = o.chart.rfind('.');
@@ -243,7 +250,7 @@ void reportDiagnostic(const Options& o, const Diagnostic& d)
 bool evaluate(Options& o, EvalResult* result, json* errorJson)
 {
     std::string source;
-    if (!readFile(o.file, &source)) throw UsageError("cannot read '" + o.file + "'", false);
+    if (!readFile(o.file, &source)) throw cannotRead(o.file);
     ScriptEvaluation evaluation = evaluateWithValues(source, o.sets);
     *result = std::move(evaluation.result);
     if (!result->ok) {
@@ -546,14 +553,14 @@ int commandExport(Options& o)
     }
     files.insert(files.begin(), {o.output, text});
     for (auto& [path, contents] : files)
-        if (!writeFile(path, contents)) throw UsageError("cannot write '" + path + "'");
+        if (!writeFile(path, contents)) throw cannotWrite(path);
     return kOk;
 }
 
 int commandSweep(Options& o)
 {
     SweepRequest request;
-    if (!readFile(o.file, &request.script)) throw UsageError("cannot read '" + o.file + "'");
+    if (!readFile(o.file, &request.script)) throw cannotRead(o.file);
     request.parameters = o.params;
     request.values = o.values;
     request.variants = o.variants;
@@ -599,7 +606,7 @@ int commandSweep(Options& o)
         for (auto& pt : result.points) points.push_back(sweepPointJson(pt, result.parameters));
         std::cout << points.dump(2) << "\n";
     }
-    if (!o.csv.empty() && !writeFile(o.csv, sweepCsv(result))) throw UsageError("cannot write '" + o.csv + "'");
+    if (!o.csv.empty() && !writeFile(o.csv, sweepCsv(result))) throw cannotWrite(o.csv);
     if (!o.chart.empty()) {
         // The reference lines of the Charts dock: the machine's peak and memory bandwidth.
         ChartFile chart;
@@ -607,7 +614,7 @@ int commandSweep(Options& o)
         chart.kind = o.chartKind;
         chart.peakGflops = measurePeakFlops(o.threads).gflops;
         chart.bandwidthGbs = measureTriadBandwidth(o.threads).gbPerS;
-        if (std::string error = writeSweepChart(result, chart); !error.empty()) throw UsageError(error);
+        if (std::string error = writeSweepChart(result, chart); !error.empty()) throw UsageError(error, false);
     }
     bool wrong = std::any_of(result.points.begin(), result.points.end(),
                              [](const SweepPoint& p) { return p.failed && p.message.rfind("wrong numbers", 0) == 0; });

@@ -168,6 +168,14 @@ TEST_F(CliExport, UsageErrors)
     }
 }
 
+TEST_F(CliExport, UnwritableOutputIsSaidWithoutTheUsageText)
+{
+    RunResult r = runCli("export " + kGemm + "--variant parallel --format llvm -o /proc/loopscope-out.ll");
+    EXPECT_EQ(r.exitCode, 2) << r.output;
+    EXPECT_NE(r.output.find("cannot write '/proc/loopscope-out.ll'"), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("usage:"), std::string::npos) << r.output;
+}
+
 TEST_F(CliExport, DocumentErrorsExitWithOne)
 {
     fs::path script = dir / "broken.py";
