@@ -189,3 +189,19 @@ TEST_F(CliExport, DocumentErrorsExitWithOne)
 }
 
 }  // namespace
+
+TEST_F(CliExport, LlvmArgsReachLlvm)
+{
+    std::string cli = std::string(LOOPSCOPE_CLI) + " export " + kGemm + "--variant parallel --format obj -o '" +
+                      (dir / "k.o").string() + "' 2>&1";
+    RunResult timed = runShell("LOOPSCOPE_LLVM_ARGS=-time-passes " + cli);
+    EXPECT_EQ(timed.exitCode, 0) << timed.output;
+    EXPECT_NE(timed.output.find("Pass execution timing report"), std::string::npos) << timed.output;
+    // A bad option is named with where it came from, and the export still happens.
+    RunResult bad = runShell("LOOPSCOPE_LLVM_ARGS=-no-such-option " + cli);
+    EXPECT_EQ(bad.exitCode, 0) << bad.output;
+    EXPECT_NE(bad.output.find("LOOPSCOPE_LLVM_ARGS: Unknown command line argument '-no-such-option'"),
+              std::string::npos)
+        << bad.output;
+    EXPECT_TRUE(fs::exists(dir / "k.o"));
+}
