@@ -703,7 +703,9 @@ private:
     }
 
     // A counted loop: for (v = min; v < min + extent; ++v) body.
-    void emitLoop(const Var& var, llvm::Value* begin, llvm::Value* end, const Stmt& body, bool nonNegativeBegin)
+    // `rolled` keeps LLVM from unrolling it (see genFor).
+    void emitLoop(const Var& var, llvm::Value* begin, llvm::Value* end, const Stmt& body, bool nonNegativeBegin,
+                  bool rolled = false)
     {
         llvm::Function* fn = m_b.GetInsertBlock()->getParent();
         llvm::BasicBlock* pre = m_b.GetInsertBlock();
@@ -734,7 +736,13 @@ private:
         genStmt(body);
         llvm::Value* next = m_b.CreateAdd(iv, llvm::ConstantInt::get(iv->getType(), 1), "", counting, true);
         iv->addIncoming(next, m_b.GetInsertBlock());
-        m_b.CreateBr(header);
+        llvm::BranchInst* latch = m_b.CreateBr(header);
+        if (rolled) {
+            llvm::Metadata* disable = llvm::MDNode::get(m_ctx, llvm::MDString::get(m_ctx, "llvm.loop.unroll.disable"));
+            llvm::MDNode* self = llvm::MDNode::getDistinct(m_ctx, {nullptr, disable});
+            self->replaceOperandWith(0, self);
+            latch->setMetadata(llvm::LLVMContext::MD_loop, self);
+        }
         m_b.SetInsertPoint(exit);
     }
 
@@ -748,13 +756,25 @@ private:
             genParallel(op);
             return;
         }
-        if (auto fill = zeroFillLoop(op); fill && fill->bytes >= kMemsetBytes) {
-            emitZeroFill(*fill);
-            return;
+        if (auto fill = zeroFillLoop(op)) {
+            if (fill->bytes >= kMemsetBytes) {
+                emitZeroFill(*fill);
+                return;
+            }
+            if (fillsInPlace(*fill)) {
+                emitZeroStores(*fill);
+                return;
+            }
         }
+        // Rows of a small fill, one row per step: LLVM would unroll the rows into one block of
+        // hundreds of stores and then spend more time comparing their addresses pairwise (memory
+        // dependence checks, store merging) than on the rest of the kernel. Each row is a few
+        // vector stores, so the loop stays a loop.
+        auto row = zeroFill(op->body);
+        bool rolled = row && row->bytes < kMemsetBytes && fillsInPlace(*row);
         llvm::Value* mn = genExpr(op->min);
         llvm::Value* ext = genExpr(op->extent);
-        emitLoop(op->var, mn, m_b.CreateAdd(mn, ext), op->body, nonNegative(op->min));
+        emitLoop(op->var, mn, m_b.CreateAdd(mn, ext), op->body, nonNegative(op->min), rolled);
     }
 
     // A nest of serial loops whose one statement stores zeros into one contiguous range of a
@@ -819,6 +839,36 @@ private:
         llvm::Value* ptr = firstElementPointer(elem, bufferPointer(st->buffer), st->indices[0]);
         m_b.CreateMemSet(ptr, m_b.getInt8(0), m_b.getInt64(static_cast<std::uint64_t>(fill.bytes)),
                          llvm::MaybeAlign(elementAlign(elem)));
+    }
+
+    // A small fill of several elements is written as straight-line vector stores of
+    // kFillVectorBytes, when its buffer is not on this function's stack. A stack buffer may be
+    // promoted to registers, which needs LLVM to see (and unroll) the fill in its own terms.
+    static constexpr std::int64_t kFillVectorBytes = 32;
+
+    bool fillsInPlace(const ZeroFill& fill)
+    {
+        return fill.units > 1 && !llvm::isa<llvm::AllocaInst>(bufferPointer(fill.store->buffer));
+    }
+
+    void emitZeroStores(const ZeroFill& fill)
+    {
+        for (auto* loop : fill.loops) bindVar(loop->var, loop->min);
+        const BufferStoreNode* st = fill.store;
+        DataType elem = st->buffer->dtype;
+        llvm::Type* scalar = memType(elem.element());
+        const std::int64_t scalarBytes = elem.bytes();
+        llvm::Value* ptr = firstElementPointer(elem, bufferPointer(st->buffer), st->indices[0]);
+        const llvm::Align align(elementAlign(elem));
+        std::int64_t done = 0, left = fill.bytes / scalarBytes;
+        // Full vectors, then halves down to single elements for what is left.
+        for (std::int64_t width = std::max<std::int64_t>(kFillVectorBytes / scalarBytes, 1); left > 0; width /= 2) {
+            for (; left >= width; left -= width, done += width) {
+                llvm::Type* ty = width > 1 ? llvm::FixedVectorType::get(scalar, static_cast<unsigned>(width)) : scalar;
+                llvm::Value* at = m_b.CreateInBoundsGEP(scalar, ptr, m_b.getInt64(static_cast<std::uint64_t>(done)));
+                m_b.CreateAlignedStore(llvm::Constant::getNullValue(ty), at, align);
+            }
+        }
     }
 
     // The loop body becomes its own function over a range [begin, end), run by the thread pool;

@@ -1,7 +1,8 @@
 // What the LLVM code generator hands to LLVM, beyond computing the right numbers (which the
-// differential tests cover): zero fills of a contiguous block become one memset, smaller or
-// strided fills stay loops, copies never become memcpy calls, index arithmetic over non-negative
-// terms carries nuw, and a parallel body is its own (not inlined) function.
+// differential tests cover): zero fills of a contiguous block become one memset, rows of a
+// smaller fill are one rolled loop of vector stores, copies never become memcpy calls, index
+// arithmetic over non-negative terms carries nuw, and a parallel body is its own (not inlined)
+// function.
 #include "codegen/Codegen.h"
 #include "codegen/Runner.h"
 #include "te/Program.h"
@@ -40,6 +41,12 @@ s = te.create_schedule(C.op)
 io, jo, ii, ji = s[C].tile(C.op.axis[0], C.op.axis[1], 32, 32)
 ko, ki = s[C].split(k, factor=4)
 s[C].reorder(io, jo, ko, ii, ji, ki)
+
+# variant: local cache
+s = te.create_schedule(C.op)
+CC = s.cache_write(C, "local")
+io, jo, ii, ji = s[C].tile(C.op.axis[0], C.op.axis[1], 4, 8)
+s[CC].compute_at(s[C], jo)
 )";
 
 struct Compiled {
@@ -91,9 +98,39 @@ TEST(CodegenLLVM, SmallStridedFillsAndCopiesStayLoops)
         // copy of the write cache into C is not turned into memcpys.
         EXPECT_EQ(ir.find("@memcpy"), std::string::npos) << name;
         EXPECT_EQ(ir.find("@llvm.memcpy"), std::string::npos) << name;
-        if (std::string(name) == "row fills") EXPECT_EQ(ir.find("memset."), std::string::npos) << ir;
+        if (std::string(name) == "row fills") {
+            EXPECT_EQ(ir.find("memset."), std::string::npos) << ir;
+        }
         expectRight(c);
     }
+}
+
+std::size_t count(const std::string& text, const std::string& what)
+{
+    std::size_t n = 0;
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
+    return n;
+}
+
+TEST(CodegenLLVM, RowsOfASmallFillAreOneRolledLoopOfVectorStores)
+{
+    Compiled c = lowerVariant("row fills");
+    std::string ir = emitCode(c.func, EmitKind::LLVMIR);
+    // Each 128-byte row of C's init is four 32-byte stores, and the 32 rows stay a loop instead
+    // of becoming 1,024 scalar stores that LLVM compares pairwise.
+    EXPECT_EQ(count(ir, "store <8 x float> zeroinitializer"), 4u) << ir;
+    EXPECT_NE(ir.find("!\"llvm.loop.unroll.disable\""), std::string::npos) << ir;
+    expectRight(c);
+}
+
+TEST(CodegenLLVM, FillsOfAStackBufferAreLeftToLLVM)
+{
+    Compiled c = lowerVariant("local cache");
+    std::string ir = unoptimizedIr(c.func);
+    // The 4 x 8 local cache may live in registers, which needs LLVM to unroll its init itself.
+    EXPECT_EQ(ir.find("llvm.loop.unroll.disable"), std::string::npos) << ir;
+    EXPECT_EQ(ir.find("store <8 x float> zeroinitializer"), std::string::npos) << ir;
+    expectRight(c);
 }
 
 TEST(CodegenLLVM, NonNegativeIndexArithmeticHasNoUnsignedWrap)
