@@ -756,37 +756,45 @@ private:
             genParallel(op);
             return;
         }
-        if (auto fill = zeroFillLoop(op)) {
-            if (fill->bytes >= kMemsetBytes) {
-                emitZeroFill(*fill);
+        if (auto run = contiguousRunLoop(op)) {
+            if (!run->load && run->bytes >= kMemsetBytes) {
+                emitMemset(*run);
                 return;
             }
-            if (fillsInPlace(*fill)) {
-                emitZeroStores(*fill);
+            if (straightLine(*run)) {
+                emitStraightLine(*run);
                 return;
             }
         }
-        // Rows of a small fill, one row per step: LLVM would unroll the rows into one block of
-        // hundreds of stores and then spend more time comparing their addresses pairwise (memory
-        // dependence checks, store merging) than on the rest of the kernel. Each row is a few
-        // vector stores, so the loop stays a loop.
-        auto row = zeroFill(op->body);
-        bool rolled = row && row->bytes < kMemsetBytes && fillsInPlace(*row);
+        // Rows of a small fill or copy, one row per step: LLVM would unroll the rows into one
+        // block of hundreds of loads and stores and then spend more time comparing their
+        // addresses pairwise (memory dependence checks, store merging) than on the rest of the
+        // kernel. Each row is a few vector stores, so the loop stays a loop.
+        auto row = contiguousRun(op->body);
+        bool rolled = row && straightLine(*row);
         llvm::Value* mn = genExpr(op->min);
         llvm::Value* ext = genExpr(op->extent);
         emitLoop(op->var, mn, m_b.CreateAdd(mn, ext), op->body, nonNegative(op->min), rolled);
     }
 
-    // A nest of serial loops whose one statement stores zeros into one contiguous range of a
-    // buffer. From kMemsetBytes on it becomes one memset, as LLVM would make of it; smaller fills
-    // stay loops (see setAttributes).
-    static constexpr std::int64_t kMemsetBytes = 1024;
-    struct ZeroFill {
+    // A nest of serial loops whose one statement stores zeros, or copies another buffer's
+    // elements, into one contiguous range of a buffer (and, for a copy, from one).
+    struct ContiguousRun {
         const BufferStoreNode* store = nullptr;
-        std::vector<const ForNode*> loops;  // innermost first
-        std::int64_t units = 0;             // buffer elements filled
+        const BufferLoadNode* load = nullptr;  // the source of a copy; none for a zero fill
+        std::vector<const ForNode*> loops;     // innermost first
+        std::int64_t units = 0;                // buffer elements written
         std::int64_t bytes = 0;
     };
+    // A zero fill from this size on becomes one memset, as LLVM would make of it. Smaller fills
+    // and copies of several elements between buffers in memory are written as straight-line
+    // vector accesses of kRunVectorBytes; the rest stay loops (see setAttributes).
+    static constexpr std::int64_t kMemsetBytes = 1024;
+    static constexpr std::int64_t kRunVectorBytes = 32;
+    // A stack buffer larger than the largest register file (32 registers of 64 bytes) can only
+    // live in memory; a smaller one may be promoted to registers, which needs LLVM to see (and
+    // unroll) its loops in their own terms.
+    static constexpr std::uint64_t kRegisterFileBytes = 32 * 64;
 
     static bool isZero(const Expr& e)
     {
@@ -796,77 +804,104 @@ private:
         return false;
     }
 
-    static std::optional<ZeroFill> zeroFill(const Stmt& s)
+    // How many elements an index names, read or written one after another: 1 for a scalar
+    // index, the lanes of a stride-one ramp; 0 for anything else.
+    static std::int64_t contiguousUnits(const Expr& index, const Buffer& b)
     {
-        if (auto* st = s.as<BufferStoreNode>()) {
-            if (!isZero(st->value) || st->indices.size() != 1) return std::nullopt;
-            const Expr& index = st->indices[0];
-            ZeroFill f;
-            f.store = st;
-            if (index.type().lanes == 1) f.units = 1;
-            else if (auto* r = index.as<RampNode>(); r && isOne(r->stride) && st->buffer->dtype.lanes == 1) f.units = r->lanes;
-            else return std::nullopt;
-            f.bytes = f.units * st->buffer->dtype.bytes() * st->buffer->dtype.lanes;
-            return f;
-        }
-        auto* loop = s.as<ForNode>();
-        return loop ? zeroFillLoop(loop) : std::nullopt;
+        if (index.type().lanes == 1) return 1;
+        if (auto* r = index.as<RampNode>(); r && isOne(r->stride) && b->dtype.lanes == 1) return r->lanes;
+        return 0;
     }
 
-    static std::optional<ZeroFill> zeroFillLoop(const ForNode* loop)
+    static std::optional<ContiguousRun> contiguousRun(const Stmt& s)
+    {
+        if (auto* st = s.as<BufferStoreNode>()) {
+            if (st->indices.size() != 1) return std::nullopt;
+            ContiguousRun run;
+            run.store = st;
+            run.units = contiguousUnits(st->indices[0], st->buffer);
+            if (run.units == 0) return std::nullopt;
+            if (!isZero(st->value)) {
+                // A copy from another buffer of the same type, element for element.
+                auto* ld = st->value.as<BufferLoadNode>();
+                if (!ld || ld->indices.size() != 1 || ld->buffer->data.get() == st->buffer->data.get() ||
+                    ld->buffer->dtype != st->buffer->dtype || contiguousUnits(ld->indices[0], ld->buffer) != run.units)
+                    return std::nullopt;
+                run.load = ld;
+            }
+            run.bytes = run.units * st->buffer->dtype.bytes() * st->buffer->dtype.lanes;
+            return run;
+        }
+        auto* loop = s.as<ForNode>();
+        return loop ? contiguousRunLoop(loop) : std::nullopt;
+    }
+
+    static std::optional<ContiguousRun> contiguousRunLoop(const ForNode* loop)
     {
         std::int64_t extent = 0;
         if (loop->forKind != ForKind::Serial || !isConstInt(loop->extent, &extent) || extent <= 0)
             return std::nullopt;
-        auto fill = zeroFill(loop->body);
-        if (!fill) return std::nullopt;
-        // One step of this loop moves the store on by exactly what the loops inside it fill.
-        Expr base = firstIndex(fill->store->indices[0]);
+        auto run = contiguousRun(loop->body);
+        if (!run) return std::nullopt;
+        // One step of this loop moves the store (and the load) on by exactly what the loops
+        // inside it cover.
         VarMap next{{loop->var.get(), Expr(loop->var) + makeConst(loop->var.type(), 1)}};
-        std::int64_t step = 0;
-        if (!isConstInt(simplify(substitute(base, next) - base), &step) || step != fill->units) return std::nullopt;
-        fill->loops.push_back(loop);
-        fill->units *= extent;
-        fill->bytes *= extent;
-        return fill;
+        auto stepsByRun = [&](const Expr& index) {
+            Expr base = firstIndex(index);
+            std::int64_t step = 0;
+            return isConstInt(simplify(substitute(base, next) - base), &step) && step == run->units;
+        };
+        if (!stepsByRun(run->store->indices[0]) || (run->load && !stepsByRun(run->load->indices[0])))
+            return std::nullopt;
+        run->loops.push_back(loop);
+        run->units *= extent;
+        run->bytes *= extent;
+        return run;
     }
 
-    void emitZeroFill(const ZeroFill& fill)
+    bool inMemory(const Buffer& b)
     {
-        for (auto* loop : fill.loops) bindVar(loop->var, loop->min);
-        const BufferStoreNode* st = fill.store;
+        auto* slot = llvm::dyn_cast<llvm::AllocaInst>(bufferPointer(b));
+        if (!slot) return true;
+        auto size = slot->getAllocationSize(m_mod.getDataLayout());
+        return size && !size->isScalable() && size->getFixedValue() > kRegisterFileBytes;
+    }
+
+    bool straightLine(const ContiguousRun& run)
+    {
+        return run.units > 1 && run.bytes < kMemsetBytes && inMemory(run.store->buffer) &&
+               (!run.load || inMemory(run.load->buffer));
+    }
+
+    void emitMemset(const ContiguousRun& run)
+    {
+        for (auto* loop : run.loops) bindVar(loop->var, loop->min);
+        const BufferStoreNode* st = run.store;
         DataType elem = st->buffer->dtype;
         llvm::Value* ptr = firstElementPointer(elem, bufferPointer(st->buffer), st->indices[0]);
-        m_b.CreateMemSet(ptr, m_b.getInt8(0), m_b.getInt64(static_cast<std::uint64_t>(fill.bytes)),
+        m_b.CreateMemSet(ptr, m_b.getInt8(0), m_b.getInt64(static_cast<std::uint64_t>(run.bytes)),
                          llvm::MaybeAlign(elementAlign(elem)));
     }
 
-    // A small fill of several elements is written as straight-line vector stores of
-    // kFillVectorBytes, when its buffer is not on this function's stack. A stack buffer may be
-    // promoted to registers, which needs LLVM to see (and unroll) the fill in its own terms.
-    static constexpr std::int64_t kFillVectorBytes = 32;
-
-    bool fillsInPlace(const ZeroFill& fill)
+    void emitStraightLine(const ContiguousRun& run)
     {
-        return fill.units > 1 && !llvm::isa<llvm::AllocaInst>(bufferPointer(fill.store->buffer));
-    }
-
-    void emitZeroStores(const ZeroFill& fill)
-    {
-        for (auto* loop : fill.loops) bindVar(loop->var, loop->min);
-        const BufferStoreNode* st = fill.store;
-        DataType elem = st->buffer->dtype;
+        for (auto* loop : run.loops) bindVar(loop->var, loop->min);
+        DataType elem = run.store->buffer->dtype;
         llvm::Type* scalar = memType(elem.element());
         const std::int64_t scalarBytes = elem.bytes();
-        llvm::Value* ptr = firstElementPointer(elem, bufferPointer(st->buffer), st->indices[0]);
         const llvm::Align align(elementAlign(elem));
-        std::int64_t done = 0, left = fill.bytes / scalarBytes;
+        llvm::Value* to = firstElementPointer(elem, bufferPointer(run.store->buffer), run.store->indices[0]);
+        llvm::Value* from =
+            run.load ? firstElementPointer(elem, bufferPointer(run.load->buffer), run.load->indices[0]) : nullptr;
+        std::int64_t done = 0, left = run.bytes / scalarBytes;
         // Full vectors, then halves down to single elements for what is left.
-        for (std::int64_t width = std::max<std::int64_t>(kFillVectorBytes / scalarBytes, 1); left > 0; width /= 2) {
+        for (std::int64_t width = std::max<std::int64_t>(kRunVectorBytes / scalarBytes, 1); left > 0; width /= 2) {
             for (; left >= width; left -= width, done += width) {
                 llvm::Type* ty = width > 1 ? llvm::FixedVectorType::get(scalar, static_cast<unsigned>(width)) : scalar;
-                llvm::Value* at = m_b.CreateInBoundsGEP(scalar, ptr, m_b.getInt64(static_cast<std::uint64_t>(done)));
-                m_b.CreateAlignedStore(llvm::Constant::getNullValue(ty), at, align);
+                llvm::Value* offset = m_b.getInt64(static_cast<std::uint64_t>(done));
+                llvm::Value* value = llvm::Constant::getNullValue(ty);
+                if (from) value = m_b.CreateAlignedLoad(ty, m_b.CreateInBoundsGEP(scalar, from, offset), align);
+                m_b.CreateAlignedStore(value, m_b.CreateInBoundsGEP(scalar, to, offset), align);
             }
         }
     }
