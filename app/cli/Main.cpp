@@ -63,10 +63,10 @@ const char* kUsageText =
     "  machine [--threads N] [--json]\n"
     "         measure the host's peak float32 GFLOPS (FMA microbenchmark) and memory\n"
     "         bandwidth (triad)\n"
-    "  export FILE --variant NAME --format tvm|c|llvm|asm|obj [-o OUT] [--set P=V ...]\n"
-    "         write one variant as a standalone TVM script, C source, LLVM IR, assembly or an\n"
-    "         object file (obj needs -o and also writes OUT's .h); text goes to stdout\n"
-    "         without -o\n"
+    "  export FILE [--variant NAME] --format tvm|c|llvm|asm|obj [-o OUT] [--set P=V ...]\n"
+    "         write one variant (a script's only one needs no --variant) as a standalone TVM\n"
+    "         script, C source, LLVM IR, assembly or an object file (obj needs -o and also\n"
+    "         writes OUT's .h); text goes to stdout without -o\n"
     "\n"
     "--set P=V rebinds a parameter (a top-level integer such as M = 1024) or gives a symbolic\n"
     "size (te.var) its value for running.\n";
@@ -216,7 +216,7 @@ Options parseOptions(int argc, char** argv)
     if (o.number < 1) throw UsageError("--number must be at least 1");
     if (o.command == "export") {
         static const std::set<std::string> formats = {"tvm", "c", "llvm", "asm", "obj"};
-        if (o.variants.size() != 1) throw UsageError("export needs exactly one --variant NAME");
+        if (o.variants.size() > 1) throw UsageError("export writes one variant: give one --variant NAME");
         if (o.format.empty()) throw UsageError("export needs --format tvm|c|llvm|asm|obj");
         if (!formats.count(o.format)) throw UsageError("unknown format '" + o.format + "' (tvm, c, llvm, asm or obj)");
         if (o.format == "obj" && o.output.empty()) throw UsageError("--format obj needs -o OUT");
@@ -516,6 +516,14 @@ int commandExport(Options& o)
     EvalResult r;
     json err;
     if (!evaluate(o, &r, &err)) return kDocumentError;
+    // Without --variant, a script's only variant.
+    if (o.variants.empty() && r.program.variants.size() != 1) {
+        std::string known;
+        for (auto& x : r.program.variants) known += (known.empty() ? "" : ", ") + x.name;
+        throw UsageError("export needs --variant NAME: " + o.file + " has " + std::to_string(r.program.variants.size()) +
+                             " variants (" + known + ")",
+                         false);
+    }
     const Variant& v = *selectVariants(o, r.program).front();
     std::string text;
     std::vector<std::pair<std::string, std::string>> files;  // path, contents

@@ -152,13 +152,14 @@ TEST_F(CliExport, UsageErrors)
         std::string message;
     };
     const Case cases[] = {
-        {"export " + kGemm + "--format c", "exactly one --variant"},
+        {"export " + kGemm + "--format c", "export needs --variant NAME: "},
+        {"export " + kGemm + "--format c", "has 7 variants (baseline, blocking, "},
         {"export " + kGemm + "--variant nosuch --format c", "no variant 'nosuch'"},
         {"export " + kGemm + "--variant parallel", "needs --format"},
         {"export " + kGemm + "--variant parallel --format pdf", "unknown format 'pdf'"},
         {"export " + kGemm + "--variant parallel --format obj", "--format obj needs -o"},
         {"export " + kGemm + "--variant parallel --variant blocking --format c",
-         "exactly one --variant"},
+         "export writes one variant"},
         {"export " + kGemm + "--variant parallel --format c --json", "unknown option '--json'"},
     };
     for (auto& c : cases) {
@@ -174,6 +175,17 @@ TEST_F(CliExport, UnwritableOutputIsSaidWithoutTheUsageText)
     EXPECT_EQ(r.exitCode, 2) << r.output;
     EXPECT_NE(r.output.find("cannot write '/proc/loopscope-out.ll'"), std::string::npos) << r.output;
     EXPECT_EQ(r.output.find("usage:"), std::string::npos) << r.output;
+}
+
+TEST_F(CliExport, AScriptsOnlyVariantNeedsNoName)
+{
+    fs::path script = dir / "one.py";
+    std::ofstream(script) << "A = te.placeholder((8,), name=\"A\")\nB = te.compute((8,), lambda i: A[i] + 1.0, "
+                             "name=\"B\")\n# variant: split\ns = te.create_schedule(B.op)\n"
+                             "s[B].split(B.op.axis[0], factor=4)\n";
+    RunResult r = runCli("export '" + script.string() + "' --format c");
+    EXPECT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(r.output.find("variant split"), std::string::npos) << r.output;
 }
 
 TEST_F(CliExport, DocumentErrorsExitWithOne)
