@@ -270,12 +270,17 @@ private:
     void bindVar(const Var& v, const Expr& value)
     {
         setNonNegative(v, isInt32(v.type()) && nonNegative(value));
+        setValue(v, isInt32(v.type()) ? genIndex(value) : genExpr(value));
+    }
+
+    // Gives a variable its value: for an int32 one, the value in 64 bits (see genIndex).
+    void setValue(const Var& v, llvm::Value* value)
+    {
         if (isInt32(v.type())) {
-            llvm::Value* wide = genIndex(value);
-            m_wide[v.get()] = wide;
-            m_vars[v.get()] = m_b.CreateTrunc(wide, llvmType(v.type()));
+            m_wide[v.get()] = value;
+            m_vars[v.get()] = m_b.CreateTrunc(value, llvmType(v.type()));
         } else {
-            m_vars[v.get()] = genExpr(value);
+            m_vars[v.get()] = value;
             m_wide.erase(v.get());
         }
     }
@@ -724,13 +729,7 @@ private:
         iv->addIncoming(begin, pre);
         m_b.CreateCondBr(m_b.CreateICmpSLT(iv, end), bodyBB, exit);
         m_b.SetInsertPoint(bodyBB);
-        if (wide) {
-            m_vars[var.get()] = m_b.CreateTrunc(iv, llvmType(var.type()));
-            m_wide[var.get()] = iv;
-        } else {
-            m_vars[var.get()] = iv;
-            m_wide.erase(var.get());
-        }
+        setValue(var, iv);
         const bool counting = wide && nonNegativeBegin;
         setNonNegative(var, counting);
         genStmt(body);
@@ -756,7 +755,8 @@ private:
             genParallel(op);
             return;
         }
-        if (auto run = contiguousRunLoop(op)) {
+        auto row = contiguousRun(op->body);  // what one step of the loop writes
+        if (auto run = row ? acrossLoop(*row, op) : std::nullopt) {
             if (!run->load && run->bytes >= kMemsetBytes) {
                 emitMemset(*run);
                 return;
@@ -770,7 +770,6 @@ private:
         // block of hundreds of loads and stores and then spend more time comparing their
         // addresses pairwise (memory dependence checks, store merging) than on the rest of the
         // kernel. Each row is a few vector stores, so the loop stays a loop.
-        auto row = contiguousRun(op->body);
         bool rolled = row && straightLine(*row);
         llvm::Value* mn = genExpr(op->min);
         llvm::Value* ext = genExpr(op->extent);
@@ -833,29 +832,29 @@ private:
             return run;
         }
         auto* loop = s.as<ForNode>();
-        return loop ? contiguousRunLoop(loop) : std::nullopt;
+        if (!loop) return std::nullopt;
+        auto inner = contiguousRun(loop->body);
+        return inner ? acrossLoop(*inner, loop) : std::nullopt;
     }
 
-    static std::optional<ContiguousRun> contiguousRunLoop(const ForNode* loop)
+    // The run a loop makes of `run`, its body's, when each step moves the store (and the load)
+    // on by exactly what the body covers.
+    static std::optional<ContiguousRun> acrossLoop(ContiguousRun run, const ForNode* loop)
     {
         std::int64_t extent = 0;
         if (loop->forKind != ForKind::Serial || !isConstInt(loop->extent, &extent) || extent <= 0)
             return std::nullopt;
-        auto run = contiguousRun(loop->body);
-        if (!run) return std::nullopt;
-        // One step of this loop moves the store (and the load) on by exactly what the loops
-        // inside it cover.
         VarMap next{{loop->var.get(), Expr(loop->var) + makeConst(loop->var.type(), 1)}};
         auto stepsByRun = [&](const Expr& index) {
             Expr base = firstIndex(index);
             std::int64_t step = 0;
-            return isConstInt(simplify(substitute(base, next) - base), &step) && step == run->units;
+            return isConstInt(simplify(substitute(base, next) - base), &step) && step == run.units;
         };
-        if (!stepsByRun(run->store->indices[0]) || (run->load && !stepsByRun(run->load->indices[0])))
+        if (!stepsByRun(run.store->indices[0]) || (run.load && !stepsByRun(run.load->indices[0])))
             return std::nullopt;
-        run->loops.push_back(loop);
-        run->units *= extent;
-        run->bytes *= extent;
+        run.loops.push_back(loop);
+        run.units *= extent;
+        run.bytes *= extent;
         return run;
     }
 
