@@ -769,8 +769,9 @@ private:
         // Rows of a small fill or copy, one row per step: LLVM would unroll the rows into one
         // block of hundreds of loads and stores and then spend more time comparing their
         // addresses pairwise (memory dependence checks, store merging) than on the rest of the
-        // kernel. Each row is a few vector stores, so the loop stays a loop.
-        bool rolled = row && straightLine(*row);
+        // kernel. Each row is a few vector stores, so the loop stays a loop. (A loop the user
+        // asked to unroll is left to LLVM.)
+        bool rolled = op->forKind == ForKind::Serial && row && straightLine(*row);
         llvm::Value* mn = genExpr(op->min);
         llvm::Value* ext = genExpr(op->extent);
         emitLoop(op->var, mn, m_b.CreateAdd(mn, ext), op->body, nonNegative(op->min), rolled);

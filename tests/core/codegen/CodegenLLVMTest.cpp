@@ -42,6 +42,14 @@ io, jo, ii, ji = s[C].tile(C.op.axis[0], C.op.axis[1], 32, 32)
 ko, ki = s[C].split(k, factor=4)
 s[C].reorder(io, jo, ko, ii, ji, ki)
 
+# variant: unrolled rows
+s = te.create_schedule(C.op)
+io, jo, ii, ji = s[C].tile(C.op.axis[0], C.op.axis[1], 32, 32)
+ko, ki = s[C].split(k, factor=4)
+s[C].reorder(io, jo, ko, ii, ji, ki)
+s[C].unroll(ii)
+s[C].pragma(io, "unroll_explicit", False)
+
 # variant: local cache
 s = te.create_schedule(C.op)
 CC = s.cache_write(C, "local")
@@ -132,6 +140,17 @@ TEST(CodegenLLVM, RowsOfASmallCopyAreOneRolledLoopOfVectorCopies)
     EXPECT_EQ(count(ir, "load <8 x float>"), 4u) << ir;
     EXPECT_EQ(count(ir, "store <8 x float>"), 4u) << ir;
     EXPECT_EQ(count(ir, "!\"llvm.loop.unroll.disable\""), 1u) << ir;
+    expectRight(c);
+}
+
+TEST(CodegenLLVM, RowsTheUserUnrollsAreNotKeptRolled)
+{
+    Compiled c = lowerVariant("unrolled rows");
+    std::string ir = unoptimizedIr(c.func);
+    // The init's row loop is an unroll loop (kept a loop by unroll_explicit=False): its rows are
+    // still vector stores, but whether to unroll it is LLVM's call, not held back.
+    EXPECT_EQ(count(ir, "store <8 x float> zeroinitializer"), 4u) << ir;
+    EXPECT_EQ(ir.find("llvm.loop.unroll.disable"), std::string::npos) << ir;
     expectRight(c);
 }
 
