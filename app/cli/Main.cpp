@@ -280,11 +280,7 @@ std::vector<const Variant*> selectVariants(const Options& o, const Program& p)
     }
     for (auto& name : o.variants) {
         const Variant* v = p.findVariant(name);
-        if (!v) {
-            std::string known;
-            for (auto& x : p.variants) known += (known.empty() ? "" : ", ") + x.name;
-            throw UsageError("no variant '" + name + "' in " + o.file + " (variants: " + known + ")", false);
-        }
+        if (!v) throw UsageError("no variant '" + name + "' in " + o.file + " (variants: " + variantList(p) + ")", false);
         out.push_back(v);
     }
     return out;
@@ -518,10 +514,8 @@ int commandExport(Options& o)
     if (!evaluate(o, &r, &err)) return kDocumentError;
     // Without --variant, a script's only variant.
     if (o.variants.empty() && r.program.variants.size() != 1) {
-        std::string known;
-        for (auto& x : r.program.variants) known += (known.empty() ? "" : ", ") + x.name;
         throw UsageError("export needs --variant NAME: " + o.file + " has " + std::to_string(r.program.variants.size()) +
-                             " variants (" + known + ")",
+                             " variants (" + variantList(r.program) + ")",
                          false);
     }
     const Variant& v = *selectVariants(o, r.program).front();
