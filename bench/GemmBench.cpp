@@ -5,11 +5,11 @@
 // single run takes longer than --max-run-s is skipped; at a larger size, one predicted (as n^3)
 // to take longer is skipped without running.
 #include "codegen/Runner.h"
+#include "runtime/Benchmark.h"
 #include "runtime/ThreadPool.h"
 
 #include <cblas.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -108,17 +108,17 @@ int main(int argc, char** argv)
                 // making the input data is not part of it). The median of kCompileRepeats.
                 EvalResult again;
                 std::unique_ptr<PreparedRun> prepared;
-                std::vector<double> textToFns;
+                Measurement textToFns;
                 for (int rep = 0; rep < kCompileRepeats; ++rep) {
                     prepared.reset();  // it refers to the program `again` holds
                     auto t0 = std::chrono::steady_clock::now();
                     again = evaluateScript(text, sets);
                     double evaluateMs = msSince(t0);
                     prepared = PreparedRun::prepare(again.program, *again.program.findVariant(v.name), RunConfig{});
-                    textToFns.push_back(evaluateMs + prepared->lowerMs() + prepared->compileMs());
+                    textToFns.msPerRun.push_back(evaluateMs + prepared->lowerMs() + prepared->compileMs());
                 }
-                std::sort(textToFns.begin(), textToFns.end());
-                double textToFn = textToFns[textToFns.size() / 2];
+                summarize(textToFns);
+                double textToFn = textToFns.median;
                 std::string key = sample + "/" + v.name;
                 if (auto it = lastRun.find(key); it != lastRun.end()) {
                     double scale = static_cast<double>(n) / it->second.first;

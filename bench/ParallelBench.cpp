@@ -8,7 +8,6 @@
 #include <omp.h>
 
 #include <cstdint>
-#include <thread>
 #include <vector>
 
 namespace {
@@ -21,18 +20,16 @@ void touchBody(std::int64_t begin, std::int64_t end, void* closure)
     for (std::int64_t i = begin; i < end; ++i) data[i] += 1.0f;
 }
 
-int hardwareThreads() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
-
 void BM_PoolEnterEmpty(benchmark::State& state)
 {
     loopscope::setParallelThreads(0);
-    const std::int64_t n = hardwareThreads();
+    const std::int64_t n = loopscope::parallelThreads();
     for (auto _ : state) loopscope_parallel_for(n, emptyBody, nullptr);
 }
 
 void BM_OpenMpEnterEmpty(benchmark::State& state)
 {
-    const int n = hardwareThreads();
+    const int n = loopscope::parallelThreads();  // the hardware threads, as the pool uses
     for (auto _ : state) {
 #pragma omp parallel for num_threads(n) schedule(static)
         for (int i = 0; i < n; ++i) benchmark::DoNotOptimize(i);
@@ -53,7 +50,7 @@ void BM_OpenMpSmallLoop(benchmark::State& state)
 {
     std::vector<float> data(static_cast<std::size_t>(state.range(0)));
     const int n = static_cast<int>(state.range(0));
-    const int threads = hardwareThreads();
+    const int threads = loopscope::parallelThreads();
     for (auto _ : state) {
 #pragma omp parallel for num_threads(threads) schedule(static)
         for (int i = 0; i < n; ++i) data[static_cast<std::size_t>(i)] += 1.0f;
