@@ -8,9 +8,12 @@
 #include "te/Program.h"
 #include "tir/Lower.h"
 
+#include "support/Occurrences.h"
+
 #include <gtest/gtest.h>
 
 using namespace loopscope;
+using loopscope::testsupport::occurrences;
 
 namespace {
 
@@ -113,21 +116,14 @@ TEST(CodegenLLVM, SmallStridedFillsAndCopiesStayLoops)
     }
 }
 
-std::size_t count(const std::string& text, const std::string& what)
-{
-    std::size_t n = 0;
-    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
-    return n;
-}
-
 TEST(CodegenLLVM, RowsOfASmallFillAreOneRolledLoopOfVectorStores)
 {
     Compiled c = lowerVariant("row fills");
     std::string ir = emitCode(c.func, EmitKind::LLVMIR);
     // Each 128-byte row of C's init is four 32-byte stores, and the 32 rows stay a loop instead
     // of becoming 1,024 scalar stores that LLVM compares pairwise.
-    EXPECT_EQ(count(ir, "store <8 x float> zeroinitializer"), 4u) << ir;
-    EXPECT_EQ(count(ir, "!\"llvm.loop.unroll.disable\""), 1u) << ir;
+    EXPECT_EQ(occurrences(ir, "store <8 x float> zeroinitializer"), 4u) << ir;
+    EXPECT_EQ(occurrences(ir, "!\"llvm.loop.unroll.disable\""), 1u) << ir;
     expectRight(c);
 }
 
@@ -137,9 +133,9 @@ TEST(CodegenLLVM, RowsOfASmallCopyAreOneRolledLoopOfVectorCopies)
     std::string ir = unoptimizedIr(c.func);
     // The write cache goes back to C row by row: four 32-byte loads and stores per row, in a
     // loop LLVM leaves rolled. (The computation itself is scalar before LLVM vectorizes it.)
-    EXPECT_EQ(count(ir, "load <8 x float>"), 4u) << ir;
-    EXPECT_EQ(count(ir, "store <8 x float>"), 4u) << ir;
-    EXPECT_EQ(count(ir, "!\"llvm.loop.unroll.disable\""), 1u) << ir;
+    EXPECT_EQ(occurrences(ir, "load <8 x float>"), 4u) << ir;
+    EXPECT_EQ(occurrences(ir, "store <8 x float>"), 4u) << ir;
+    EXPECT_EQ(occurrences(ir, "!\"llvm.loop.unroll.disable\""), 1u) << ir;
     expectRight(c);
 }
 
@@ -149,7 +145,7 @@ TEST(CodegenLLVM, RowsTheUserUnrollsAreNotKeptRolled)
     std::string ir = unoptimizedIr(c.func);
     // The init's row loop is an unroll loop (kept a loop by unroll_explicit=False): its rows are
     // still vector stores, but whether to unroll it is LLVM's call, not held back.
-    EXPECT_EQ(count(ir, "store <8 x float> zeroinitializer"), 4u) << ir;
+    EXPECT_EQ(occurrences(ir, "store <8 x float> zeroinitializer"), 4u) << ir;
     EXPECT_EQ(ir.find("llvm.loop.unroll.disable"), std::string::npos) << ir;
     expectRight(c);
 }

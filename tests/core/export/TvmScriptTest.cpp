@@ -6,6 +6,8 @@
 #include "tir/Lower.h"
 #include "tir/Printer.h"
 
+#include "support/Occurrences.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -14,6 +16,7 @@
 
 namespace fs = std::filesystem;
 using namespace loopscope;
+using loopscope::testsupport::occurrences;
 
 namespace {
 
@@ -29,14 +32,6 @@ std::string beforeMarker(const std::string& text)
 {
     auto at = text.find(std::string("\n") + kTvmRunMarker + "\n");
     return at == std::string::npos ? text : text.substr(0, at + 1);
-}
-
-std::size_t count(const std::string& text, const std::string& what)
-{
-    std::size_t n = 0;
-    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
-        ++n;
-    return n;
 }
 
 std::string tir(const Variant& v)
@@ -69,7 +64,7 @@ protected:
 
 TEST_F(OptGemmWriteCache, KeepsExactlyThisVariantsSchedule)
 {
-    EXPECT_EQ(count(evaluated, "te.create_schedule("), 1u) << exported;
+    EXPECT_EQ(occurrences(evaluated, "te.create_schedule("), 1u) << exported;
     for (auto& step : variant->steps)
         EXPECT_NE(evaluated.find(step.text + "\n"), std::string::npos) << step.text;
     // Statements only the other variants have.
@@ -146,7 +141,7 @@ TEST(TvmScript, ReusesTheVariantsOwnBuild)
     EvalResult r = evaluateScript(source, kGemmSizes);
     ASSERT_TRUE(r.ok);
     std::string exported = exportTvmScript(source, r.program, *r.program.findVariant("parallel"));
-    EXPECT_EQ(count(exported, "tvm.build(s,"), 1u) << exported;
+    EXPECT_EQ(occurrences(exported, "tvm.build(s,"), 1u) << exported;
     EXPECT_NE(beforeMarker(exported).find(
                   "func = tvm.build(s, [A, B, C], target=\"llvm\", name=\"mmult\")"),
               std::string::npos)
