@@ -117,7 +117,7 @@ public:
             body(0, n, closure);
             return;
         }
-        std::lock_guard<std::mutex> runLock(m_run); // one parallel loop at a time
+        std::lock_guard<std::mutex> runLock(m_run);  // one parallel loop at a time
         int tasks = static_cast<int>(std::min<std::int64_t>(want, n));
         ensureWorkers(tasks - 1);
         m_body = body;
@@ -182,12 +182,12 @@ Pool& pool()
     return p;
 }
 
-} // namespace
+}  // namespace
 
 void setParallelThreads(int threads) { pool().setThreads(threads); }
 int parallelThreads() { return pool().threads(); }
 
-} // namespace loopscope
+}  // namespace loopscope
 
 extern "C" void loopscope_parallel_for(std::int64_t n, void (*body)(std::int64_t, std::int64_t, void*),
                                        void* closure)
