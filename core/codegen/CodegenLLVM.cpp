@@ -766,6 +766,10 @@ private:
                 return;
             }
         }
+        if (auto fill = tiledZeroFill(op); fill && fill->bytes >= kMemsetBytes) {
+            emitMemset(fill->loops, fill->store->buffer->dtype, fill->store->buffer, fill->start, fill->bytes);
+            return;
+        }
         // Rows of a small fill or copy, one row per step: LLVM would unroll the rows into one
         // block of hundreds of loads and stores and then spend more time comparing their
         // addresses pairwise (memory dependence checks, store merging) than on the rest of the
@@ -875,12 +879,106 @@ private:
 
     void emitMemset(const ContiguousRun& run)
     {
-        for (auto* loop : run.loops) bindVar(loop->var, loop->min);
-        const BufferStoreNode* st = run.store;
-        DataType elem = st->buffer->dtype;
-        llvm::Value* ptr = firstElementPointer(elem, bufferPointer(st->buffer), st->indices[0]);
-        m_b.CreateMemSet(ptr, m_b.getInt8(0), m_b.getInt64(static_cast<std::uint64_t>(run.bytes)),
+        emitMemset(run.loops, run.store->buffer->dtype, run.store->buffer, run.store->indices[0], run.bytes);
+    }
+
+    // Zeros `bytes` from element `start` of `b` on, with the loops' variables at their minimum.
+    void emitMemset(const std::vector<const ForNode*>& loops, DataType elem, const Buffer& b, const Expr& start,
+                    std::int64_t bytes)
+    {
+        for (auto* loop : loops) bindVar(loop->var, loop->min);
+        llvm::Value* ptr = firstElementPointer(elem, bufferPointer(b), start);
+        m_b.CreateMemSet(ptr, m_b.getInt8(0), m_b.getInt64(static_cast<std::uint64_t>(bytes)),
                          llvm::MaybeAlign(elementAlign(elem)));
+    }
+
+    // A zero fill of one contiguous range of a buffer, whatever order its loops walk it in: the
+    // init of a tiled block cache (columns of tiles outer, rows inner, a few vector stores per
+    // step) covers the whole cache, but not element after element. LLVM unrolls such a nest into
+    // one block of thousands of stores, whose scheduling alone takes seconds. The stores must be
+    // affine in the loops (serial, constant extents); where each one lands is listed, up to
+    // kMaxListedStores of them, and must together cover the range.
+    struct TiledFill {
+        const BufferStoreNode* store = nullptr;  // one of the stores
+        Expr start;                              // the range's first element, the loops at their minimum
+        std::vector<const ForNode*> loops;       // outermost first
+        std::int64_t bytes = 0;
+    };
+    static constexpr std::int64_t kMaxListedStores = std::int64_t{1} << 16;
+
+    static std::optional<TiledFill> tiledZeroFill(const ForNode* outer)
+    {
+        TiledFill fill;
+        VarMap lets;  // the nest's let-bound variables, in terms of the loops
+        const Stmt* body = nullptr;
+        std::int64_t steps = 1;
+        std::vector<std::int64_t> extents;
+        for (const ForNode* loop = outer; loop;) {
+            std::int64_t extent = 0;
+            if (loop->forKind != ForKind::Serial || !isConstInt(loop->extent, &extent) || extent <= 0) return std::nullopt;
+            extents.push_back(extent);
+            steps *= extent;
+            if (steps > kMaxListedStores) return std::nullopt;
+            fill.loops.push_back(loop);
+            body = &loop->body;
+            while (auto* let = body->as<LetStmtNode>()) {
+                lets[let->var.get()] = substitute(let->value, lets);
+                body = &let->body;
+            }
+            loop = body->as<ForNode>();
+        }
+        std::vector<const BufferStoreNode*> stores;
+        if (auto* st = body->as<BufferStoreNode>()) stores.push_back(st);
+        if (auto* seq = body->as<SeqNode>()) {
+            for (auto& st : seq->stmts) {
+                if (!st.as<BufferStoreNode>()) return std::nullopt;
+                stores.push_back(st.as<BufferStoreNode>());
+            }
+        }
+        if (stores.empty() || steps * static_cast<std::int64_t>(stores.size()) > kMaxListedStores) return std::nullopt;
+        const Buffer& buffer = stores[0]->buffer;
+        std::int64_t units = 0;
+        std::vector<Expr> firsts;
+        for (auto* st : stores) {
+            if (st->buffer->data.get() != buffer->data.get() || st->indices.size() != 1 || !isZero(st->value))
+                return std::nullopt;
+            std::int64_t u = contiguousUnits(st->indices[0], buffer);
+            if (u == 0 || (units != 0 && u != units)) return std::nullopt;
+            units = u;
+            firsts.push_back(substitute(firstIndex(st->indices[0]), lets));
+        }
+        // Each store's offset from the first; each loop's step. Both constant: affine stores.
+        const Expr& base = firsts[0];
+        std::vector<std::int64_t> offsets, loopSteps;
+        for (auto& f : firsts) {
+            if (!isConstInt(simplify(f - base), &offsets.emplace_back())) return std::nullopt;
+        }
+        for (auto* loop : fill.loops) {
+            VarMap next{{loop->var.get(), Expr(loop->var) + makeConst(loop->var.type(), 1)}};
+            if (!isConstInt(simplify(substitute(base, next) - base), &loopSteps.emplace_back())) return std::nullopt;
+        }
+        // Where every store lands, relative to the first store's first step.
+        std::vector<std::int64_t> landed;
+        std::vector<std::int64_t> at(fill.loops.size(), 0);
+        for (std::int64_t step = 0; step < steps; ++step) {
+            std::int64_t here = 0;
+            for (std::size_t i = 0; i < at.size(); ++i) here += at[i] * loopSteps[i];
+            for (std::int64_t o : offsets) landed.push_back(here + o);
+            for (std::size_t i = at.size(); i-- > 0;) {
+                if (++at[i] < extents[i]) break;
+                at[i] = 0;
+            }
+        }
+        std::sort(landed.begin(), landed.end());
+        std::int64_t end = landed.front();
+        for (std::int64_t l : landed) {
+            if (l > end) return std::nullopt;  // a gap
+            end = std::max(end, l + units);
+        }
+        fill.store = stores[0];
+        fill.start = simplify(base + makeConst(base.type(), static_cast<double>(landed.front())));
+        fill.bytes = (end - landed.front()) * buffer->dtype.bytes() * buffer->dtype.lanes;
+        return fill;
     }
 
     void emitStraightLine(const ContiguousRun& run)
