@@ -10,6 +10,7 @@
 #include <llvm/Analysis/LoopAnalysisManager.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/PassManager.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/MC/TargetRegistry.h>
@@ -65,6 +66,83 @@ protected:
         defined.insert(op->var.get());
         IRVisitor::visitLet(op);
     }
+};
+
+// The `likely` guards in a loop's body whose conditions the loop cannot change: pure arithmetic
+// (no loads, no division by a variable) over variables bound outside it. A split that does not
+// divide its axis guards each row of an inner tile like this, inside the reduction loop.
+class InvariantGuards : public IRVisitor {
+public:
+    explicit InvariantGuards(const std::unordered_set<const IfThenElseNode*>& skip) : m_skip(skip) {}
+    std::vector<const IfThenElseNode*> guards;
+
+    void collect(const ForNode* loop)
+    {
+        m_bound.insert(loop->var.get());
+        visit(loop->body);
+    }
+
+protected:
+    void visitFor(const ForNode* op) override
+    {
+        m_bound.insert(op->var.get());
+        IRVisitor::visitFor(op);
+    }
+    void visitLetStmt(const LetStmtNode* op) override
+    {
+        m_bound.insert(op->var.get());
+        IRVisitor::visitLetStmt(op);
+    }
+    void visitAllocate(const AllocateNode* op) override
+    {
+        m_bound.insert(op->buffer->data.get());
+        IRVisitor::visitAllocate(op);
+    }
+    void visitIfThenElse(const IfThenElseNode* op) override
+    {
+        auto* call = op->cond.as<CallNode>();
+        if (call && call->op == CallOp::Likely && !m_skip.count(op) && invariant(op->cond)) guards.push_back(op);
+        IRVisitor::visitIfThenElse(op);
+    }
+
+private:
+    // Whether `e` can be evaluated before the loop, with the same value.
+    bool invariant(const Expr& e) const
+    {
+        class Check : public IRVisitor {
+        public:
+            const VarSet* bound = nullptr;
+            bool ok = true;
+
+        protected:
+            void visitLeaf(const Expr& e) override
+            {
+                if (auto* v = e.as<VarNode>(); v && bound->count(v)) ok = false;
+            }
+            void visitBufferLoad(const BufferLoadNode*) override { ok = false; }
+            void visitTensorLoad(const TensorLoadNode*) override { ok = false; }
+            void visitLet(const LetNode*) override { ok = false; }
+            void visitBinary(const BinaryNode* op) override
+            {
+                bool division = op->kind == ExprKind::Div || op->kind == ExprKind::Mod ||
+                                op->kind == ExprKind::FloorDiv || op->kind == ExprKind::FloorMod;
+                std::int64_t d = 0;
+                if (division && (!isConstInt(op->b, &d) || d == 0)) ok = false;
+                IRVisitor::visitBinary(op);
+            }
+            void visitCall(const CallNode* op) override
+            {
+                if (op->op != CallOp::Likely) ok = false;
+                IRVisitor::visitCall(op);
+            }
+        } check;
+        check.bound = &m_bound;
+        check.visit(e);
+        return check.ok;
+    }
+
+    const std::unordered_set<const IfThenElseNode*>& m_skip;
+    VarSet m_bound;  // variables the loop binds: its own, inner loops', lets', allocations'
 };
 
 class Codegen {
@@ -666,6 +744,10 @@ private:
 
     void genIf(const IfThenElseNode* op)
     {
+        if (m_guardsAssumed.count(op)) {
+            genStmt(op->thenCase);
+            return;
+        }
         llvm::Value* c = genExpr(op->cond);
         llvm::Function* fn = m_b.GetInsertBlock()->getParent();
         auto* thenBB = llvm::BasicBlock::Create(m_ctx, "if_then", fn);
@@ -776,9 +858,48 @@ private:
         // kernel. Each row is a few vector stores, so the loop stays a loop. (A loop the user
         // asked to unroll is left to LLVM.)
         bool rolled = op->forKind == ForKind::Serial && row && straightLine(*row);
+        if (versionOnGuards(op, rolled)) return;
         llvm::Value* mn = genExpr(op->min);
         llvm::Value* ext = genExpr(op->extent);
         emitLoop(op->var, mn, m_b.CreateAdd(mn, ext), op->body, nonNegative(op->min), rolled);
+    }
+
+    // A loop whose body has `likely` guards it cannot change is emitted twice: once for when
+    // they all hold, without them, and once as it is, for the tiles at the edge. The first is
+    // the one that runs almost always, and LLVM can unroll and schedule it as if the split had
+    // divided its axis. Each guard is decided once, at the outermost loop it is invariant in.
+    bool versionOnGuards(const ForNode* op, bool rolled)
+    {
+        if (op->forKind != ForKind::Serial && op->forKind != ForKind::Unrolled) return false;
+        InvariantGuards found(m_guardsDecided);
+        found.collect(op);
+        if (found.guards.empty()) return false;
+        llvm::Value* all = nullptr;
+        for (auto* g : found.guards) {
+            llvm::Value* c = genExpr(g->cond);
+            all = all ? m_b.CreateAnd(all, c) : c;
+            m_guardsDecided.insert(g);
+        }
+        llvm::Function* fn = m_b.GetInsertBlock()->getParent();
+        auto* fast = llvm::BasicBlock::Create(m_ctx, "guards_hold", fn);
+        auto* edge = llvm::BasicBlock::Create(m_ctx, "guards_edge", fn);
+        auto* end = llvm::BasicBlock::Create(m_ctx, "guards_end", fn);
+        llvm::MDBuilder md(m_ctx);
+        m_b.CreateCondBr(all, fast, edge, md.createBranchWeights(2000, 1));
+        auto emit = [&] {
+            llvm::Value* mn = genExpr(op->min);
+            llvm::Value* ext = genExpr(op->extent);
+            emitLoop(op->var, mn, m_b.CreateAdd(mn, ext), op->body, nonNegative(op->min), rolled);
+            m_b.CreateBr(end);
+        };
+        m_b.SetInsertPoint(fast);
+        for (auto* g : found.guards) m_guardsAssumed.insert(g);
+        emit();
+        for (auto* g : found.guards) m_guardsAssumed.erase(g);
+        m_b.SetInsertPoint(edge);
+        emit();
+        m_b.SetInsertPoint(end);
+        return true;
     }
 
     // A nest of serial loops whose one statement stores zeros, or copies another buffer's
@@ -1129,6 +1250,8 @@ private:
     std::unordered_set<const VarNode*> m_nonNegative;        // int32 variables known to be >= 0
     FunctionState m_state;
     bool m_insideParallel = false;
+    std::unordered_set<const IfThenElseNode*> m_guardsDecided;  // versioned on by an enclosing loop
+    std::unordered_set<const IfThenElseNode*> m_guardsAssumed;  // known to hold where code is emitted
     int m_parallelCount = 0;
 };
 

@@ -1,8 +1,9 @@
 // What the LLVM code generator hands to LLVM, beyond computing the right numbers (which the
 // differential tests cover): zero fills of a contiguous block (in any loop order) become one
 // memset, rows of a smaller fill or copy are one rolled loop of vector accesses, copies never
-// become memcpy calls, index arithmetic over non-negative terms carries nuw, and a parallel body
-// is its own (not inlined) function.
+// become memcpy calls, a loop is versioned on the `likely` guards it cannot change, index
+// arithmetic over non-negative terms carries nuw, and a parallel body is its own (not inlined)
+// function.
 #include "codegen/Codegen.h"
 #include "codegen/Runner.h"
 #include "te/Program.h"
@@ -50,6 +51,17 @@ mo, no, mi, ni = s[CC].tile(mc, nc, 4, 8)
 s[CC].reorder(kk, no, mo, mi, ni)
 s[CC].unroll(mi)
 s[CC].vectorize(ni)
+
+# variant: guarded register tile
+s = te.create_schedule(C.op)
+CC = s.cache_write(C, "local")
+io, jo, ii, ji = s[C].tile(C.op.axis[0], C.op.axis[1], 6, 8)
+s[CC].compute_at(s[C], jo)
+mc, nc = s[CC].op.axis
+(kk,) = s[CC].op.reduce_axis
+s[CC].reorder(kk, mc, nc)
+s[CC].unroll(mc)
+s[CC].vectorize(nc)
 
 # variant: row fills
 s = te.create_schedule(C.op)
@@ -122,6 +134,22 @@ TEST(CodegenLLVM, TiledZeroBlockBecomesOneMemset)
     EXPECT_EQ(occurrences(before, "call void @llvm.memset.p0.i64("), 1u) << before;
     EXPECT_NE(before.find(", i8 0, i64 4096, i1 false)"), std::string::npos) << before;
     EXPECT_EQ(before.find("store <8 x float> zeroinitializer"), std::string::npos) << before;
+    expectRight(c);
+}
+
+TEST(CodegenLLVM, LoopsAreVersionedOnTheGuardsTheyCannotChange)
+{
+    Compiled c = lowerVariant("guarded register tile");
+    std::string before = unoptimizedIr(c.func);
+    // 6 does not divide 64, so the tile's last two rows are guarded (in the reduction loop and in
+    // the copy to C); the guards depend only on the row of tiles. The loop over the columns of
+    // tiles is emitted twice: once, marked likely, for when every guard holds, without any of
+    // them; once as it is, for the last row of tiles.
+    EXPECT_EQ(occurrences(before, "\nguards_hold:"), 1u) << before;
+    EXPECT_EQ(occurrences(before, "\nguards_edge:"), 1u) << before;
+    EXPECT_NE(before.find("!{!\"branch_weights\", i32 2000, i32 1}"), std::string::npos) << before;
+    EXPECT_EQ(occurrences(before, "fmul <8 x float>"), 2u * 6u) << before;     // each row, in each version
+    EXPECT_EQ(occurrences(before, "\nif_then"), 4u) << before;               // the guards, in one of them
     expectRight(c);
 }
 
