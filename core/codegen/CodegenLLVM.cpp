@@ -68,57 +68,110 @@ protected:
     }
 };
 
-// The `likely` guards in a loop's body whose conditions the loop cannot change: pure arithmetic
-// (no loads, no division by a variable) over variables bound outside it. A split that does not
-// divide its axis guards each row of an inner tile like this, inside the reduction loop.
-class InvariantGuards : public IRVisitor {
+// The `likely` guards in a loop's body that can be decided before the loop: for each, a
+// condition that holds only if the guard holds at every point the loop reaches it. A guard over
+// variables bound outside the loop decides itself. A split that does not divide its axis guards
+// the tiles' rows and columns with conditions like `i_outer * 4 + i_inner // 8 < 125`: they hold
+// on a prefix of each loop they depend on, so they hold throughout if they hold at those loops'
+// last values. Such an inner loop must have a range the loop does not change.
+// Conditions are pure arithmetic: no loads, no division by a variable.
+class DecidableGuards : public IRVisitor {
 public:
-    explicit InvariantGuards(const std::unordered_set<const IfThenElseNode*>& skip) : m_skip(skip) {}
-    std::vector<const IfThenElseNode*> guards;
+    explicit DecidableGuards(const std::unordered_set<const IfThenElseNode*>& skip) : m_skip(skip) {}
 
+    struct Guard {
+        const IfThenElseNode* node;
+        Expr decision;  // holds only if the guard holds wherever the loop reaches it
+    };
+    std::vector<Guard> guards;
+
+    // The loop's own counter is not one of them: a guard over it holds on all its steps only
+    // when the loop has no edge at all, and is better decided by an enclosing loop.
     void collect(const ForNode* loop)
     {
-        m_bound.insert(loop->var.get());
+        m_otherBound.insert(loop->var.get());
         visit(loop->body);
     }
 
 protected:
     void visitFor(const ForNode* op) override
     {
-        m_bound.insert(op->var.get());
+        bindLoop(op);
         IRVisitor::visitFor(op);
     }
     void visitLetStmt(const LetStmtNode* op) override
     {
-        m_bound.insert(op->var.get());
+        m_otherBound.insert(op->var.get());
         IRVisitor::visitLetStmt(op);
     }
     void visitAllocate(const AllocateNode* op) override
     {
-        m_bound.insert(op->buffer->data.get());
+        m_otherBound.insert(op->buffer->data.get());
         IRVisitor::visitAllocate(op);
     }
     void visitIfThenElse(const IfThenElseNode* op) override
     {
         auto* call = op->cond.as<CallNode>();
-        if (call && call->op == CallOp::Likely && !m_skip.count(op) && invariant(op->cond)) guards.push_back(op);
+        if (call && call->op == CallOp::Likely && !m_skip.count(op) && op->cond.type().lanes == 1 &&
+            pure(op->cond) && prefixTrue(call->args[0])) {
+            VarMap last;
+            for (auto& [var, range] : m_loopRanges) {
+                if (uses(op->cond, var))
+                    last[var] = range.first + range.second - makeConst(range.first.type(), 1);
+            }
+            // A guard over inner counters only holds throughout only if no tile has an edge; it
+            // needs an outer variable (the tile's index) to tell the tiles apart.
+            bool tileKnown = !allVars(op->cond, [&](const VarNode* v) { return m_loopRanges.count(v) > 0; });
+            if (last.empty() || tileKnown)
+                guards.push_back({op, last.empty() ? op->cond : simplify(substitute(op->cond, last))});
+        }
         IRVisitor::visitIfThenElse(op);
     }
 
 private:
-    // Whether `e` can be evaluated before the loop, with the same value.
-    bool invariant(const Expr& e) const
+    void bindLoop(const ForNode* op)
     {
-        class Check : public IRVisitor {
+        if (boundIn(op->min) || boundIn(op->extent))
+            m_otherBound.insert(op->var.get());
+        else
+            m_loopRanges[op->var.get()] = {op->min, op->extent};
+    }
+
+    // Visits every variable of `e`; `f` returns false to reject.
+    template <typename F>
+    static bool allVars(const Expr& e, F f)
+    {
+        class Walk : public IRVisitor {
         public:
-            const VarSet* bound = nullptr;
+            F* f = nullptr;
             bool ok = true;
 
         protected:
             void visitLeaf(const Expr& e) override
             {
-                if (auto* v = e.as<VarNode>(); v && bound->count(v)) ok = false;
+                if (auto* v = e.as<VarNode>(); v && !(*f)(v)) ok = false;
             }
+        } walk;
+        walk.f = &f;
+        walk.visit(e);
+        return walk.ok;
+    }
+    bool boundIn(const Expr& e) const
+    {
+        return !allVars(e, [&](const VarNode* v) { return !m_otherBound.count(v) && !m_loopRanges.count(v); });
+    }
+    static bool uses(const Expr& e, const VarNode* var)
+    {
+        return !allVars(e, [&](const VarNode* v) { return v != var; });
+    }
+    // Nothing that may read memory or trap, and no variable bound inside other than loop counters.
+    bool pure(const Expr& e) const
+    {
+        class Check : public IRVisitor {
+        public:
+            bool ok = true;
+
+        protected:
             void visitBufferLoad(const BufferLoadNode*) override { ok = false; }
             void visitTensorLoad(const TensorLoadNode*) override { ok = false; }
             void visitLet(const LetNode*) override { ok = false; }
@@ -136,13 +189,55 @@ private:
                 IRVisitor::visitCall(op);
             }
         } check;
-        check.bound = &m_bound;
         check.visit(e);
-        return check.ok;
+        return check.ok && allVars(e, [&](const VarNode* v) { return !m_otherBound.count(v); });
+    }
+    bool independent(const Expr& e) const
+    {
+        return allVars(e, [&](const VarNode* v) { return !m_loopRanges.count(v); });
+    }
+    // Whether `e` never decreases as any of the loop counters grows.
+    bool nonDecreasing(const Expr& e) const
+    {
+        if (independent(e)) return true;
+        if (e.as<VarNode>()) return e.type().isIntegral();
+        if (auto* c = e.as<CastNode>())
+            return c->value.type().isInt() && e.type().isInt() && e.type().bits >= c->value.type().bits &&
+                   nonDecreasing(c->value);
+        auto* b = e.as<BinaryNode>();
+        if (!b || !e.type().isInt()) return false;
+        std::int64_t k = 0;
+        switch (e.kind()) {
+        case ExprKind::Add:
+        case ExprKind::Min:
+        case ExprKind::Max: return nonDecreasing(b->a) && nonDecreasing(b->b);
+        case ExprKind::Sub: return nonDecreasing(b->a) && independent(b->b);
+        case ExprKind::Mul:
+            return (isConstInt(b->b, &k) && k >= 0 && nonDecreasing(b->a)) ||
+                   (isConstInt(b->a, &k) && k >= 0 && nonDecreasing(b->b));
+        case ExprKind::Div:
+        case ExprKind::FloorDiv: return isConstInt(b->b, &k) && k > 0 && nonDecreasing(b->a);
+        default: return false;
+        }
+    }
+    // Whether `c`, as the loop counters grow, can only go from true to false.
+    bool prefixTrue(const Expr& c) const
+    {
+        auto* b = c.as<BinaryNode>();
+        if (!b) return independent(c);
+        switch (c.kind()) {
+        case ExprKind::And: return prefixTrue(b->a) && prefixTrue(b->b);
+        case ExprKind::LT:
+        case ExprKind::LE: return nonDecreasing(b->a) && independent(b->b);
+        case ExprKind::GT:
+        case ExprKind::GE: return independent(b->a) && nonDecreasing(b->b);
+        default: return independent(c);
+        }
     }
 
     const std::unordered_set<const IfThenElseNode*>& m_skip;
-    VarSet m_bound;  // variables the loop binds: its own, inner loops', lets', allocations'
+    std::unordered_map<const VarNode*, std::pair<Expr, Expr>> m_loopRanges;  // counters: min, extent
+    VarSet m_otherBound;  // variables bound inside otherwise: lets, allocations, loops over varying ranges
 };
 
 class Codegen {
@@ -790,7 +885,9 @@ private:
     }
 
     // A counted loop: for (v = min; v < min + extent; ++v) body.
-    // `rolled` keeps LLVM from unrolling it (see genFor).
+    // `rolled` keeps LLVM from unrolling it (see genFor). A loop in the copy for edge tiles is
+    // neither unrolled nor vectorized: it runs for few tiles, and optimizing it as hard as the
+    // copy that runs for all others would double the compile time (see versionOnGuards).
     void emitLoop(const Var& var, llvm::Value* begin, llvm::Value* end, const Stmt& body, bool nonNegativeBegin,
                   bool rolled = false)
     {
@@ -818,9 +915,15 @@ private:
         llvm::Value* next = m_b.CreateAdd(iv, llvm::ConstantInt::get(iv->getType(), 1), "", counting, true);
         iv->addIncoming(next, m_b.GetInsertBlock());
         llvm::BranchInst* latch = m_b.CreateBr(header);
-        if (rolled) {
-            llvm::Metadata* disable = llvm::MDNode::get(m_ctx, llvm::MDString::get(m_ctx, "llvm.loop.unroll.disable"));
-            llvm::MDNode* self = llvm::MDNode::getDistinct(m_ctx, {nullptr, disable});
+        if (rolled || m_edgeCopies > 0) {
+            std::vector<llvm::Metadata*> md{nullptr,
+                                            llvm::MDNode::get(m_ctx, llvm::MDString::get(m_ctx, "llvm.loop.unroll.disable"))};
+            if (m_edgeCopies > 0) {
+                md.push_back(llvm::MDNode::get(
+                    m_ctx, {llvm::MDString::get(m_ctx, "llvm.loop.vectorize.enable"),
+                            llvm::ConstantAsMetadata::get(m_b.getFalse())}));
+            }
+            llvm::MDNode* self = llvm::MDNode::getDistinct(m_ctx, md);
             self->replaceOperandWith(0, self);
             latch->setMetadata(llvm::LLVMContext::MD_loop, self);
         }
@@ -864,21 +967,22 @@ private:
         emitLoop(op->var, mn, m_b.CreateAdd(mn, ext), op->body, nonNegative(op->min), rolled);
     }
 
-    // A loop whose body has `likely` guards it cannot change is emitted twice: once for when
-    // they all hold, without them, and once as it is, for the tiles at the edge. The first is
-    // the one that runs almost always, and LLVM can unroll and schedule it as if the split had
-    // divided its axis. Each guard is decided once, at the outermost loop it is invariant in.
+    // A loop whose body has `likely` guards that can be decided before it (see DecidableGuards)
+    // is emitted twice: once for when they all hold, without them, and once as it is, for the
+    // tiles at the edge. The first is the one that runs almost always, and LLVM can unroll and
+    // schedule it as if the splits had divided their axes. Each guard is decided once, at the
+    // outermost loop it can be.
     bool versionOnGuards(const ForNode* op, bool rolled)
     {
         if (op->forKind != ForKind::Serial && op->forKind != ForKind::Unrolled) return false;
-        InvariantGuards found(m_guardsDecided);
+        DecidableGuards found(m_guardsDecided);
         found.collect(op);
         if (found.guards.empty()) return false;
         llvm::Value* all = nullptr;
-        for (auto* g : found.guards) {
-            llvm::Value* c = genExpr(g->cond);
+        for (auto& g : found.guards) {
+            llvm::Value* c = genExpr(g.decision);
             all = all ? m_b.CreateAnd(all, c) : c;
-            m_guardsDecided.insert(g);
+            m_guardsDecided.insert(g.node);
         }
         llvm::Function* fn = m_b.GetInsertBlock()->getParent();
         auto* fast = llvm::BasicBlock::Create(m_ctx, "guards_hold", fn);
@@ -893,11 +997,13 @@ private:
             m_b.CreateBr(end);
         };
         m_b.SetInsertPoint(fast);
-        for (auto* g : found.guards) m_guardsAssumed.insert(g);
+        for (auto& g : found.guards) m_guardsAssumed.insert(g.node);
         emit();
-        for (auto* g : found.guards) m_guardsAssumed.erase(g);
+        for (auto& g : found.guards) m_guardsAssumed.erase(g.node);
         m_b.SetInsertPoint(edge);
+        ++m_edgeCopies;
         emit();
+        --m_edgeCopies;
         m_b.SetInsertPoint(end);
         return true;
     }
@@ -1252,6 +1358,7 @@ private:
     bool m_insideParallel = false;
     std::unordered_set<const IfThenElseNode*> m_guardsDecided;  // versioned on by an enclosing loop
     std::unordered_set<const IfThenElseNode*> m_guardsAssumed;  // known to hold where code is emitted
+    int m_edgeCopies = 0;  // inside the copy of a loop for edge tiles (see versionOnGuards)
     int m_parallelCount = 0;
 };
 

@@ -63,6 +63,12 @@ s[CC].reorder(kk, mc, nc)
 s[CC].unroll(mc)
 s[CC].vectorize(nc)
 
+# variant: guarded split k
+s = te.create_schedule(C.op)
+io, jo, ii, ji = s[C].tile(C.op.axis[0], C.op.axis[1], 24, 24)
+ko, ki = s[C].split(k, factor=4)
+s[C].reorder(io, jo, ko, ii, ji, ki)
+
 # variant: row fills
 s = te.create_schedule(C.op)
 io, jo, ii, ji = s[C].tile(C.op.axis[0], C.op.axis[1], 32, 32)
@@ -137,19 +143,35 @@ TEST(CodegenLLVM, TiledZeroBlockBecomesOneMemset)
     expectRight(c);
 }
 
-TEST(CodegenLLVM, LoopsAreVersionedOnTheGuardsTheyCannotChange)
+TEST(CodegenLLVM, LoopsAreVersionedOnTheGuardsOfEdgeTiles)
 {
     Compiled c = lowerVariant("guarded register tile");
     std::string before = unoptimizedIr(c.func);
-    // 6 does not divide 64, so the tile's last two rows are guarded (in the reduction loop and in
-    // the copy to C); the guards depend only on the row of tiles. The loop over the columns of
-    // tiles is emitted twice: once, marked likely, for when every guard holds, without any of
-    // them; once as it is, for the last row of tiles.
+    // 6 does not divide 64, so the tile's last two rows are guarded in the reduction loop (on the
+    // row of tiles only), and the copy to C guards its rows (on the row of tiles and the row in
+    // the tile, which grows). All hold throughout a row of tiles if they hold for its last row:
+    // the loop over the columns of tiles is emitted twice, once, marked likely, for when they
+    // do, without the guards; once as it is, for the last row of tiles.
     EXPECT_EQ(occurrences(before, "\nguards_hold:"), 1u) << before;
     EXPECT_EQ(occurrences(before, "\nguards_edge:"), 1u) << before;
     EXPECT_NE(before.find("!{!\"branch_weights\", i32 2000, i32 1}"), std::string::npos) << before;
     EXPECT_EQ(occurrences(before, "fmul <8 x float>"), 2u * 6u) << before;     // each row, in each version
-    EXPECT_EQ(occurrences(before, "\nif_then"), 4u) << before;               // the guards, in one of them
+    EXPECT_EQ(occurrences(before, "\nif_then"), 3u) << before;  // the guards, in the copy for the edge only
+    expectRight(c);
+}
+
+TEST(CodegenLLVM, EachGuardIsDecidedPerTile)
+{
+    Compiled c = lowerVariant("guarded split k");
+    std::string before = unoptimizedIr(c.func);
+    // 24 divides neither axis of 64: a row of the tile is guarded on (the row of tiles, the row
+    // in the tile), a column on (the column of tiles, the column in the tile). Each is decided
+    // where its tile is known, not above, where it would hold for no tile: the row guards (of
+    // the init and of the update) once, in the loop over the columns of tiles; the column guards
+    // in that loop's body, at the init's loop and at the reduction's.
+    EXPECT_EQ(occurrences(before, "\nguards_hold"), 3u) << before;
+    // The copies for edge tiles are left as loops: LLVM would spend as long on them as on the rest.
+    EXPECT_NE(before.find("!\"llvm.loop.vectorize.enable\", i1 false"), std::string::npos) << before;
     expectRight(c);
 }
 
