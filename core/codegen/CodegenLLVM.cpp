@@ -940,6 +940,13 @@ private:
             genParallel(op);
             return;
         }
+        if (!versionOnGuards(op)) genLoop(op);
+    }
+
+    // A loop that runs on this thread: a memset or straight-line code where it fills or copies
+    // a contiguous range, a loop otherwise.
+    void genLoop(const ForNode* op)
+    {
         auto row = contiguousRun(op->body);  // what one step of the loop writes
         if (auto run = row ? acrossLoop(*row, op) : std::nullopt) {
             if (!run->load && run->bytes >= kMemsetBytes) {
@@ -961,7 +968,6 @@ private:
         // kernel. Each row is a few vector stores, so the loop stays a loop. (A loop the user
         // asked to unroll is left to LLVM.)
         bool rolled = op->forKind == ForKind::Serial && row && straightLine(*row);
-        if (versionOnGuards(op, rolled)) return;
         llvm::Value* mn = genExpr(op->min);
         llvm::Value* ext = genExpr(op->extent);
         emitLoop(op->var, mn, m_b.CreateAdd(mn, ext), op->body, nonNegative(op->min), rolled);
@@ -972,7 +978,7 @@ private:
     // tiles at the edge. The first is the one that runs almost always, and LLVM can unroll and
     // schedule it as if the splits had divided their axes. Each guard is decided once, at the
     // outermost loop it can be.
-    bool versionOnGuards(const ForNode* op, bool rolled)
+    bool versionOnGuards(const ForNode* op)
     {
         if (op->forKind != ForKind::Serial && op->forKind != ForKind::Unrolled) return false;
         DecidableGuards found(m_guardsDecided);
@@ -991,9 +997,7 @@ private:
         llvm::MDBuilder md(m_ctx);
         m_b.CreateCondBr(all, fast, edge, md.createBranchWeights(2000, 1));
         auto emit = [&] {
-            llvm::Value* mn = genExpr(op->min);
-            llvm::Value* ext = genExpr(op->extent);
-            emitLoop(op->var, mn, m_b.CreateAdd(mn, ext), op->body, nonNegative(op->min), rolled);
+            genLoop(op);
             m_b.CreateBr(end);
         };
         m_b.SetInsertPoint(fast);
@@ -1044,8 +1048,9 @@ private:
         return 0;
     }
 
-    static std::optional<ContiguousRun> contiguousRun(const Stmt& s)
+    std::optional<ContiguousRun> contiguousRun(const Stmt& s) const
     {
+        if (auto* g = s.as<IfThenElseNode>(); g && m_guardsAssumed.count(g)) return contiguousRun(g->thenCase);
         if (auto* st = s.as<BufferStoreNode>()) {
             if (st->indices.size() != 1) return std::nullopt;
             ContiguousRun run;
@@ -1133,7 +1138,7 @@ private:
     };
     static constexpr std::int64_t kMaxListedStores = std::int64_t{1} << 16;
 
-    static std::optional<TiledFill> tiledZeroFill(const ForNode* outer)
+    std::optional<TiledFill> tiledZeroFill(const ForNode* outer) const
     {
         TiledFill fill;
         VarMap lets;  // the nest's let-bound variables, in terms of the loops
@@ -1148,9 +1153,15 @@ private:
             if (steps > kMaxListedStores) return std::nullopt;
             fill.loops.push_back(loop);
             body = &loop->body;
-            while (auto* let = body->as<LetStmtNode>()) {
-                lets[let->var.get()] = substitute(let->value, lets);
-                body = &let->body;
+            for (;;) {
+                if (auto* let = body->as<LetStmtNode>()) {
+                    lets[let->var.get()] = substitute(let->value, lets);
+                    body = &let->body;
+                } else if (auto* g = body->as<IfThenElseNode>(); g && m_guardsAssumed.count(g)) {
+                    body = &g->thenCase;
+                } else {
+                    break;
+                }
             }
             loop = body->as<ForNode>();
         }
