@@ -84,6 +84,8 @@ public:
         Expr decision;  // holds only if the guard holds wherever the loop reaches it
     };
     std::vector<Guard> guards;
+    // Roughly how many scalar operations the loop's body is: its operations, each by its lanes.
+    std::int64_t scalarOps = 0;
 
     // The loop's own counter is not one of them: a guard over it holds on all its steps only
     // when the loop has no edge at all, and is better decided by an enclosing loop.
@@ -94,6 +96,36 @@ public:
     }
 
 protected:
+    void visitBinary(const BinaryNode* op) override
+    {
+        count(op->type);
+        IRVisitor::visitBinary(op);
+    }
+    void visitCast(const CastNode* op) override
+    {
+        count(op->type);
+        IRVisitor::visitCast(op);
+    }
+    void visitSelect(const SelectNode* op) override
+    {
+        count(op->type);
+        IRVisitor::visitSelect(op);
+    }
+    void visitCall(const CallNode* op) override
+    {
+        count(op->type);
+        IRVisitor::visitCall(op);
+    }
+    void visitBufferLoad(const BufferLoadNode* op) override
+    {
+        count(op->type);
+        IRVisitor::visitBufferLoad(op);
+    }
+    void visitBufferStore(const BufferStoreNode* op) override
+    {
+        count(op->value.type());
+        IRVisitor::visitBufferStore(op);
+    }
     void visitFor(const ForNode* op) override
     {
         bindLoop(op);
@@ -129,6 +161,7 @@ protected:
     }
 
 private:
+    void count(DataType t) { scalarOps += std::max<std::int64_t>(1, t.lanes); }
     void bindLoop(const ForNode* op)
     {
         if (boundIn(op->min) || boundIn(op->extent))
@@ -978,12 +1011,18 @@ private:
     // tiles at the edge. The first is the one that runs almost always, and LLVM can unroll and
     // schedule it as if the splits had divided their axes. Each guard is decided once, at the
     // outermost loop it can be.
+    // The largest loop body copied for versioning, in scalar operations. The guarded kernels of
+    // the samples (at sizes their splits do not divide) have 17 to 954.
+    static constexpr std::int64_t kMaxVersionedOps = 4096;
+
     bool versionOnGuards(const ForNode* op)
     {
         if (op->forKind != ForKind::Serial && op->forKind != ForKind::Unrolled) return false;
         DecidableGuards found(m_guardsDecided);
         found.collect(op);
-        if (found.guards.empty()) return false;
+        // A body of thousands of operations (a user's unroll of wide gathers) is not copied: it
+        // takes LLVM seconds already. An inner loop with a smaller body may still decide them.
+        if (found.guards.empty() || found.scalarOps > kMaxVersionedOps) return false;
         llvm::Value* all = nullptr;
         for (auto& g : found.guards) {
             llvm::Value* c = genExpr(g.decision);

@@ -69,6 +69,16 @@ io, jo, ii, ji = s[C].tile(C.op.axis[0], C.op.axis[1], 24, 24)
 ko, ki = s[C].split(k, factor=4)
 s[C].reorder(io, jo, ko, ii, ji, ki)
 
+# variant: wide guarded body
+s = te.create_schedule(C.op)
+i, j = s[C].op.axis
+io, ii = s[C].split(i, factor=6)
+ko, ki = s[C].split(k, factor=8)
+s[C].reorder(io, ko, ki, ii, j)
+s[C].unroll(ki)
+s[C].unroll(ii)
+s[C].vectorize(j)
+
 # variant: row fills
 s = te.create_schedule(C.op)
 io, jo, ii, ji = s[C].tile(C.op.axis[0], C.op.axis[1], 32, 32)
@@ -173,6 +183,17 @@ TEST(CodegenLLVM, EachGuardIsDecidedPerTile)
     // The copies for edge tiles are left as loops: LLVM would spend as long on them as on the rest.
     EXPECT_NE(before.find("!\"llvm.loop.vectorize.enable\", i1 false"), std::string::npos) << before;
     expectRight(c);
+}
+
+TEST(CodegenLLVM, AWideGuardedBodyIsNotCopied)
+{
+    Compiled c = lowerVariant("wide guarded body");
+    std::string before = unoptimizedIr(c.func);
+    // The reduction loop's body is 48 guarded rows of 64-lane multiply-adds (8 steps of k
+    // unrolled, 6 rows unrolled): over 15,000 scalar operations. Copying it would double what
+    // LLVM spends on it for a small gain, so it keeps its guards.
+    EXPECT_EQ(before.find("guards_hold"), std::string::npos) << before;
+    EXPECT_NE(before.find("if_then"), std::string::npos) << before;
 }
 
 TEST(CodegenLLVM, SmallStridedFillsAndCopiesStayLoops)
