@@ -1006,15 +1006,15 @@ private:
         emitLoop(op->var, mn, m_b.CreateAdd(mn, ext), op->body, nonNegative(op->min), rolled);
     }
 
+    // The largest loop body copied for versioning, in scalar operations. The guarded kernels of
+    // the samples (at sizes their splits do not divide) have 17 to 954.
+    static constexpr std::int64_t kMaxVersionedOps = 4096;
+
     // A loop whose body has `likely` guards that can be decided before it (see DecidableGuards)
     // is emitted twice: once for when they all hold, without them, and once as it is, for the
     // tiles at the edge. The first is the one that runs almost always, and LLVM can unroll and
     // schedule it as if the splits had divided their axes. Each guard is decided once, at the
     // outermost loop it can be.
-    // The largest loop body copied for versioning, in scalar operations. The guarded kernels of
-    // the samples (at sizes their splits do not divide) have 17 to 954.
-    static constexpr std::int64_t kMaxVersionedOps = 4096;
-
     bool versionOnGuards(const ForNode* op)
     {
         if (op->forKind != ForKind::Serial && op->forKind != ForKind::Unrolled) return false;
