@@ -73,7 +73,7 @@ protected:
 // variables bound outside the loop decides itself. A split that does not divide its axis guards
 // the tiles' rows and columns with conditions like `i_outer * 4 + i_inner // 8 < 125`: they hold
 // on a prefix of each loop they depend on, so they hold throughout if they hold at those loops'
-// last values. Such an inner loop must have a range the loop does not change.
+// last values. Such a loop (this one or an inner one) must have a range the loop does not change.
 // Conditions are pure arithmetic: no loads, no division by a variable.
 class DecidableGuards : public IRVisitor {
 public:
@@ -87,11 +87,9 @@ public:
     // Roughly how many scalar operations the loop's body is: its operations, each by its lanes.
     std::int64_t scalarOps = 0;
 
-    // The loop's own counter is not one of them: a guard over it holds on all its steps only
-    // when the loop has no edge at all, and is better decided by an enclosing loop.
     void collect(const ForNode* loop)
     {
-        m_otherBound.insert(loop->var.get());
+        bindLoop(loop);
         visit(loop->body);
     }
 
@@ -151,8 +149,9 @@ protected:
                 if (uses(op->cond, var))
                     last[var] = range.first + range.second - makeConst(range.first.type(), 1);
             }
-            // A guard over inner counters only holds throughout only if no tile has an edge; it
-            // needs an outer variable (the tile's index) to tell the tiles apart.
+            // A guard over these counters alone holds throughout only if no tile has an edge
+            // (deciding it on a loop over tiles would never pay); it needs a variable from
+            // outside, the tile's index, to tell the tiles apart.
             bool tileKnown = !allVars(op->cond, [&](const VarNode* v) { return m_loopRanges.count(v) > 0; });
             if (last.empty() || tileKnown)
                 guards.push_back({op, last.empty() ? op->cond : simplify(substitute(op->cond, last))});

@@ -79,6 +79,10 @@ s[C].unroll(ki)
 s[C].unroll(ii)
 s[C].vectorize(j)
 
+# variant: split columns
+s = te.create_schedule(C.op)
+jo, ji = s[C].split(C.op.axis[1], factor=24)
+
 # variant: row fills
 s = te.create_schedule(C.op)
 io, jo, ii, ji = s[C].tile(C.op.axis[0], C.op.axis[1], 32, 32)
@@ -182,6 +186,18 @@ TEST(CodegenLLVM, EachGuardIsDecidedPerTile)
     EXPECT_EQ(occurrences(before, "\nguards_hold"), 3u) << before;
     // The copies for edge tiles are left as loops: LLVM would spend as long on them as on the rest.
     EXPECT_NE(before.find("!\"llvm.loop.vectorize.enable\", i1 false"), std::string::npos) << before;
+    expectRight(c);
+}
+
+TEST(CodegenLLVM, TheInnerLoopOfASplitIsVersionedPerOuterStep)
+{
+    Compiled c = lowerVariant("split columns");
+    std::string before = unoptimizedIr(c.func);
+    // 24 does not divide 64: the inner loop of the split guards its body on (outer step, inner
+    // step). For a given outer step the guard holds throughout the inner loop if it holds at its
+    // last step, so the inner loop is versioned there: all steps but the last outer one run it
+    // without the guard.
+    EXPECT_EQ(occurrences(before, "\nguards_hold"), 1u) << before;
     expectRight(c);
 }
 
