@@ -11,11 +11,11 @@
 #include "codegen/Runner.h"
 #include "runtime/Benchmark.h"
 #include "runtime/ThreadPool.h"
+#include "te/Diagnostic.h"
 
 #include <cblas.h>
 
 #include <chrono>
-#include <functional>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -42,14 +42,21 @@ std::vector<std::string> split(const std::string& s)
     return out;
 }
 
-// A bundled sample by name, or any script by its path (one ending in .py).
-std::string readSample(const std::string& name)
+// The file of a bundled sample given by name, or a script given by its path (one ending in .py).
+std::string samplePath(const std::string& name)
 {
     bool path = name.size() > 3 && name.compare(name.size() - 3, 3, ".py") == 0;
-    std::ifstream in(path ? name : std::string(LOOPSCOPE_SOURCE_DIR) + "/samples/" + name + ".py");
+    return path ? name : std::string(LOOPSCOPE_SOURCE_DIR) + "/samples/" + name + ".py";
+}
+
+bool readFile(const std::string& path, std::string* text)
+{
+    std::ifstream in(path);
+    if (!in) return false;
     std::ostringstream ss;
     ss << in.rdbuf();
-    return ss.str();
+    *text = ss.str();
+    return true;
 }
 
 double msSince(std::chrono::steady_clock::time_point t0)
@@ -77,26 +84,6 @@ private:
     int m_n;
     HostBuffer m_a, m_b, m_c;
 };
-
-// `bo.repeat` measurements of each of two functions, taken in turns (a, b, a, b, ...).
-std::pair<Measurement, Measurement> measureInTurns(const std::function<void()>& a, const std::function<void()>& b,
-                                                   const BenchmarkOptions& bo)
-{
-    Measurement ma, mb;
-    BenchmarkOptions one = bo, oneA, oneB;
-    one.repeat = 1;
-    oneA = oneB = one;
-    for (int r = 0; r < bo.repeat; ++r) {
-        Measurement x = measure(a, oneA), y = measure(b, oneB);
-        ma.msPerRun.push_back(x.msPerRun.front());
-        mb.msPerRun.push_back(y.msPerRun.front());
-        oneA.number = ma.number = x.number;  // found once, kept for the next turn
-        oneB.number = mb.number = y.number;
-    }
-    summarize(ma);
-    summarize(mb);
-    return {ma, mb};
-}
 
 }  // namespace
 
@@ -132,11 +119,15 @@ int main(int argc, char** argv)
         std::printf("%-16s %-22s %12s %10s %10s %14s\n", "sample", "variant", "median ms", "GFLOPS", "vs BLAS", "text->fn ms");
         std::printf("%-16s %-22s %12.3f %10.2f %10.2f %14s\n", "OpenBLAS", "cblas_sgemm", blasMs, blasGflops, 1.0, "-");
         for (auto& sample : samples) {
-            std::string text = readSample(sample);
+            std::string path = samplePath(sample), text;
+            if (!readFile(path, &text)) {
+                std::printf("%s: cannot read '%s'\n", sample.c_str(), path.c_str());
+                continue;
+            }
             std::map<std::string, std::int64_t> sets{{"M", n}, {"N", n}, {"K", n}};
             EvalResult r = evaluateScript(text, sets);
             if (!r.ok) {
-                std::printf("%s: %s\n", sample.c_str(), r.error.message.c_str());
+                std::printf("%s\n", formatDiagnostic(path, r.error).c_str());
                 continue;
             }
             for (auto& v : r.program.variants) {
@@ -177,7 +168,8 @@ int main(int argc, char** argv)
                 }
                 BenchmarkOptions vbo = bo;
                 if (once > 1000) vbo.repeat = 3;
-                auto [blasHere, m] = measureInTurns([&] { blas.run(); }, [&] { prepared->run(); }, vbo);
+                auto turns = measureInTurns({[&] { blas.run(); }, [&] { prepared->run(); }}, vbo);
+                const Measurement &blasHere = turns[0], &m = turns[1];
                 double gflops = flops / (m.median * 1e6);
                 std::printf("%-16s %-22s %12.3f %10.2f %10.2f %14.1f  (OpenBLAS in turn: %.2f GFLOPS)\n", sample.c_str(),
                             v.name.c_str(), m.median, gflops, blasHere.median / m.median, textToFn,

@@ -18,31 +18,6 @@ std::string joined(const std::vector<std::string>& names)
     return out;
 }
 
-// Measurements one repeat at a time, so progress can be told between them. `number` carries
-// over from one repeat to the next, exactly as measure() does within its loop.
-Measurement timeInRepeats(const PreparedRun& run, const BenchmarkOptions& options,
-                          const std::function<void(int done)>& repeatDone)
-{
-    Measurement m;
-    BenchmarkOptions one = options;
-    one.repeat = 1;
-    one.number = std::max(1, options.number);
-    double total = 0;
-    int repeats = std::max(1, options.repeat);
-    for (int r = 0; r < repeats; ++r) {
-        Measurement step = run.benchmark(one);
-        if (step.msPerRun.empty()) break;
-        m.msPerRun.push_back(step.msPerRun.front());
-        one.number = step.number;
-        total += step.msPerRun.front() * step.number;
-        if (repeatDone) repeatDone(r + 1);
-        if (options.maxTotalMs > 0 && total > options.maxTotalMs) break;
-    }
-    m.number = one.number;
-    summarize(m);
-    return m;
-}
-
 } // namespace
 
 ScriptEvaluation evaluateWithValues(const std::string& source,
@@ -150,9 +125,10 @@ VariantRunOutcome runVariant(const Program& program, const Variant& variant,
         report(RunPhase::Timing, done);
         int repeats = std::max(1, options.benchmark.repeat);
         double start = done;
-        out.timing = timeInRepeats(*prepared, options.benchmark, [&](int finished) {
-            report(RunPhase::Timing, start + timeWeight / totalWeight * finished / repeats);
-        });
+        // One measurement at a time, so progress can be told between them.
+        out.timing = measureInTurns({[&] { prepared->run(); }}, options.benchmark, [&](int finished) {
+                         report(RunPhase::Timing, start + timeWeight / totalWeight * finished / repeats);
+                     }).front();
     }
     return out;
 }

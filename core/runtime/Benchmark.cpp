@@ -42,6 +42,30 @@ Measurement measure(const std::function<void()>& run, const BenchmarkOptions& op
     return m;
 }
 
+std::vector<Measurement> measureInTurns(const std::vector<std::function<void()>>& runs, const BenchmarkOptions& options,
+                                        const std::function<void(int turns)>& turnDone)
+{
+    std::vector<Measurement> out(runs.size());
+    BenchmarkOptions one = options;
+    one.repeat = 1;
+    one.number = std::max(1, options.number);
+    for (auto& m : out) m.number = one.number;
+    double total = 0;
+    for (int turn = 0; turn < std::max(1, options.repeat); ++turn) {
+        for (std::size_t i = 0; i < runs.size(); ++i) {
+            one.number = out[i].number;
+            Measurement step = measure(runs[i], one);
+            out[i].msPerRun.push_back(step.msPerRun.front());
+            out[i].number = step.number;
+            total += step.msPerRun.front() * step.number;
+        }
+        if (turnDone) turnDone(turn + 1);
+        if (options.maxTotalMs > 0 && total > options.maxTotalMs) break;
+    }
+    for (auto& m : out) summarize(m);
+    return out;
+}
+
 void summarize(Measurement& m)
 {
     if (m.msPerRun.empty()) return;

@@ -24,6 +24,13 @@ struct Measurement {
 Measurement measure(const std::function<void()>& run, const BenchmarkOptions& options,
                     const std::function<bool()>& cancelled = {});
 
+// `options.repeat` measurements of each of `runs`, taken in turns (the first, the second, ...,
+// the first again), so that all of them see the same machine. Each one's `number` is found in its
+// first turn and kept, as measure() does. `turnDone`, when given, is told how many turns are
+// done; after maxTotalMs (if set) of runs, no further turn starts.
+std::vector<Measurement> measureInTurns(const std::vector<std::function<void()>>& runs, const BenchmarkOptions& options,
+                                        const std::function<void(int turns)>& turnDone = {});
+
 // Sets median, min and max from msPerRun (left at 0 when it is empty).
 void summarize(Measurement& m);
 
