@@ -144,15 +144,22 @@ protected:
         auto* call = op->cond.as<CallNode>();
         if (call && call->op == CallOp::Likely && !m_skip.count(op) && op->cond.type().lanes == 1 &&
             pure(op->cond) && prefixTrue(call->args[0])) {
-            VarMap last;
-            for (auto& [var, range] : m_loopRanges) {
-                if (uses(op->cond, var))
-                    last[var] = range.first + range.second - makeConst(range.first.type(), 1);
+            FreeVarCollector vars;
+            vars.visit(op->cond);
+            VarMap last;  // the loop counters it uses, at their last values
+            bool tileKnown = false;
+            for (auto& v : vars.free) {
+                auto range = m_loopRanges.find(v.get());
+                if (range == m_loopRanges.end()) {
+                    tileKnown = true;
+                    continue;
+                }
+                auto& [min, extent] = range->second;
+                last[v.get()] = min + extent - makeConst(min.type(), 1);
             }
             // A guard over these counters alone holds throughout only if no tile has an edge
             // (deciding it on a loop over tiles would never pay); it needs a variable from
             // outside, the tile's index, to tell the tiles apart.
-            bool tileKnown = !allVars(op->cond, [&](const VarNode* v) { return m_loopRanges.count(v) > 0; });
             if (last.empty() || tileKnown)
                 guards.push_back({op, last.empty() ? op->cond : simplify(substitute(op->cond, last))});
         }
@@ -169,32 +176,17 @@ private:
             m_loopRanges[op->var.get()] = {op->min, op->extent};
     }
 
-    // Visits every variable of `e`; `f` returns false to reject.
+    // Whether `f` holds for every variable of `e`.
     template <typename F>
     static bool allVars(const Expr& e, F f)
     {
-        class Walk : public IRVisitor {
-        public:
-            F* f = nullptr;
-            bool ok = true;
-
-        protected:
-            void visitLeaf(const Expr& e) override
-            {
-                if (auto* v = e.as<VarNode>(); v && !(*f)(v)) ok = false;
-            }
-        } walk;
-        walk.f = &f;
-        walk.visit(e);
-        return walk.ok;
+        FreeVarCollector vars;
+        vars.visit(e);
+        return std::all_of(vars.free.begin(), vars.free.end(), [&](const Var& v) { return f(v.get()); });
     }
     bool boundIn(const Expr& e) const
     {
         return !allVars(e, [&](const VarNode* v) { return !m_otherBound.count(v) && !m_loopRanges.count(v); });
-    }
-    static bool uses(const Expr& e, const VarNode* var)
-    {
-        return !allVars(e, [&](const VarNode* v) { return v != var; });
     }
     // Nothing that may read memory or trap, and no variable bound inside other than loop counters.
     bool pure(const Expr& e) const
@@ -917,7 +909,7 @@ private:
     }
 
     // A counted loop: for (v = min; v < min + extent; ++v) body.
-    // `rolled` keeps LLVM from unrolling it (see genFor). A loop in the copy for edge tiles is
+    // `rolled` keeps LLVM from unrolling it (see genLoop). A loop in the copy for edge tiles is
     // neither unrolled nor vectorized: it runs for few tiles, and optimizing it as hard as the
     // copy that runs for all others would double the compile time (see versionOnGuards).
     void emitLoop(const Var& var, llvm::Value* begin, llvm::Value* end, const Stmt& body, bool nonNegativeBegin,
@@ -991,7 +983,7 @@ private:
             }
         }
         if (auto fill = tiledZeroFill(op); fill && fill->bytes >= kMemsetBytes) {
-            emitMemset(fill->loops, fill->store->buffer->dtype, fill->store->buffer, fill->start, fill->bytes);
+            emitMemset(fill->loops, fill->store->buffer, fill->start, fill->bytes);
             return;
         }
         // Rows of a small fill or copy, one row per step: LLVM would unroll the rows into one
@@ -1112,6 +1104,13 @@ private:
         return inner ? acrossLoop(*inner, loop) : std::nullopt;
     }
 
+    // How far one step of `loop` moves `e`, when that is a constant.
+    static bool constantStep(const Expr& e, const ForNode* loop, std::int64_t* step)
+    {
+        VarMap next{{loop->var.get(), Expr(loop->var) + makeConst(loop->var.type(), 1)}};
+        return isConstInt(simplify(substitute(e, next) - e), step);
+    }
+
     // The run a loop makes of `run`, its body's, when each step moves the store (and the load)
     // on by exactly what the body covers.
     static std::optional<ContiguousRun> acrossLoop(ContiguousRun run, const ForNode* loop)
@@ -1119,11 +1118,9 @@ private:
         std::int64_t extent = 0;
         if (loop->forKind != ForKind::Serial || !isConstInt(loop->extent, &extent) || extent <= 0)
             return std::nullopt;
-        VarMap next{{loop->var.get(), Expr(loop->var) + makeConst(loop->var.type(), 1)}};
         auto stepsByRun = [&](const Expr& index) {
-            Expr base = firstIndex(index);
             std::int64_t step = 0;
-            return isConstInt(simplify(substitute(base, next) - base), &step) && step == run.units;
+            return constantStep(firstIndex(index), loop, &step) && step == run.units;
         };
         if (!stepsByRun(run.store->indices[0]) || (run.load && !stepsByRun(run.load->indices[0])))
             return std::nullopt;
@@ -1149,14 +1146,14 @@ private:
 
     void emitMemset(const ContiguousRun& run)
     {
-        emitMemset(run.loops, run.store->buffer->dtype, run.store->buffer, run.store->indices[0], run.bytes);
+        emitMemset(run.loops, run.store->buffer, run.store->indices[0], run.bytes);
     }
 
     // Zeros `bytes` from element `start` of `b` on, with the loops' variables at their minimum.
-    void emitMemset(const std::vector<const ForNode*>& loops, DataType elem, const Buffer& b, const Expr& start,
-                    std::int64_t bytes)
+    void emitMemset(const std::vector<const ForNode*>& loops, const Buffer& b, const Expr& start, std::int64_t bytes)
     {
         for (auto* loop : loops) bindVar(loop->var, loop->min);
+        DataType elem = b->dtype;
         llvm::Value* ptr = firstElementPointer(elem, bufferPointer(b), start);
         m_b.CreateMemSet(ptr, m_b.getInt8(0), m_b.getInt64(static_cast<std::uint64_t>(bytes)),
                          llvm::MaybeAlign(elementAlign(elem)));
@@ -1230,8 +1227,7 @@ private:
             if (!isConstInt(simplify(f - base), &offsets.emplace_back())) return std::nullopt;
         }
         for (auto* loop : fill.loops) {
-            VarMap next{{loop->var.get(), Expr(loop->var) + makeConst(loop->var.type(), 1)}};
-            if (!isConstInt(simplify(substitute(base, next) - base), &loopSteps.emplace_back())) return std::nullopt;
+            if (!constantStep(base, loop, &loopSteps.emplace_back())) return std::nullopt;
         }
         // Where every store lands, relative to the first store's first step.
         std::vector<std::int64_t> landed;
