@@ -287,6 +287,61 @@ private slots:
         QCOMPARE(clicked.takeFirst().at(0).toString(), QStringLiteral("j_inner"));
     }
 
+    void clickingALoopNamesItsStage()
+    {
+        // Both stages have axes i and j; B is then computed inside C's loop over i.
+        const Exploration x = explore(R"(import tvm
+from tvm import te
+A = te.placeholder((64, 64), name="A")
+B = te.compute((64, 64), lambda i, j: A[i, j] * 2.0, name="B")
+C = te.compute((64, 64), lambda i, j: B[i, j] + 1.0, name="C")
+s = te.create_schedule(C.op)
+s[B].compute_at(s[C], C.op.axis[0])
+)",
+                                      {});
+        QVERIFY(x.ok);
+        const VariantView& v = x.variants.front();
+        LoopNestView view;
+        view.resize(1000, 600);
+        view.setVariant(v);
+        view.setPrinting(false);
+        view.showStep(0);  // separate nests, "for i, j in T.grid(64, 64)": B's, then C's
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QSignalSpy clicked(&view, &LoopNestView::loopClicked);
+        TirEditor* e = panes(view).step;
+        auto clickLoop = [&](int nth, const QString& var) {
+            int seen = 0;
+            for (QTextBlock b = e->document()->begin(); b.isValid(); b = b.next()) {
+                const QString header = QStringLiteral("for ") + var;
+                const int at = int(b.text().indexOf(header));
+                if (at < 0 || !QStringLiteral(" ,").contains(b.text().at(at + header.size()))) continue;
+                if (seen++ == nth) return clickAt(e, {b.blockNumber(), at + 4});
+            }
+            QFAIL("no such loop");
+        };
+        clickLoop(0, QStringLiteral("i"));
+        QCOMPARE(clicked.count(), 1);
+        QList<QVariant> args = clicked.takeFirst();
+        QCOMPARE(args.at(0).toString(), QStringLiteral("i"));
+        QCOMPARE(args.at(1).toString(), QStringLiteral("B"));
+        clickLoop(1, QStringLiteral("i"));
+        args = clicked.takeFirst();
+        QCOMPARE(args.at(0).toString(), QStringLiteral("i"));
+        QCOMPARE(args.at(1).toString(), QStringLiteral("C"));
+
+        // After compute_at, C's loop over i holds B's loop over j and C's own: the outer i is
+        // C's, the first j is B's.
+        view.showStep(1);
+        e = panes(view).step;
+        clickLoop(0, QStringLiteral("i"));
+        QCOMPARE(clicked.takeFirst().at(1).toString(), QStringLiteral("C"));
+        clickLoop(0, QStringLiteral("j"));
+        QCOMPARE(clicked.takeFirst().at(1).toString(), QStringLiteral("B"));
+        clickLoop(1, QStringLiteral("j"));
+        QCOMPARE(clicked.takeFirst().at(1).toString(), QStringLiteral("C"));
+    }
+
     void aStepThatDoesNotLowerShowsItsDiagnostic()
     {
         VariantView v = m_unroll;

@@ -562,13 +562,14 @@ void MainWindow::onNewVariantRequested()
     m_variant = name;
 }
 
-void MainWindow::onLoopClicked(const QString& axis)
+void MainWindow::onLoopClicked(const QString& axis, const QString& stage)
 {
     const VariantView* v = variantView();
     if (!v || m_step < 0) return;
+    // The loop view names the stage when the loop's body tells; else the first stage with the axis.
     for (auto& st : v->steps[static_cast<std::size_t>(m_step)].stages)
         for (auto& a : st.axes)
-            if (q(a.name) == axis) {
+            if (q(a.name) == axis && (stage.isEmpty() || q(st.name) == stage)) {
                 m_schedule->selectAxis(q(st.name), axis);
                 return;
             }

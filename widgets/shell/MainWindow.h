@@ -87,7 +87,7 @@ private:
     void onNewVariantRequested();
     void onWorkerFinished(int id, const QJsonObject& result);
     void onWorkerFailed(int id, const QString& message);
-    void onLoopClicked(const QString& axis);
+    void onLoopClicked(const QString& axis, const QString& stage);
     void showStepDetails();
     void requestCode();
 

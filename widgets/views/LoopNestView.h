@@ -44,8 +44,9 @@ public:
 
 signals:
     // An axis name as the schedule panel lists it ("i_outer"; a reduction init loop "i_init"
-    // reports "i" when the step has an axis "i").
-    void loopClicked(const QString& axisName);
+    // reports "i" when the step has an axis "i"), and the stage whose loop it is, found from the
+    // buffers the loop's body stores into ("" when the body names no stage with that axis).
+    void loopClicked(const QString& axisName, const QString& stageName);
     // The user switched the mode or the printing with the toolbar.
     void modeChanged(loopscope::LoopNestView::Mode mode);
     void printingChanged(bool structured);
@@ -55,7 +56,7 @@ private:
     void refresh(Scroll scroll);
     void showMessage(const QString& title, const QString& detail, bool isError);
     void updateToolbar();
-    void onLoopClicked(const QString& name);
+    void onLoopClicked(const QString& name, int block);
     QString printingOf(int step) const;
 
     VariantView m_variant;

@@ -339,7 +339,7 @@ void TirEditor::mouseReleaseEvent(QMouseEvent* event)
     m_pressed = false;
     if (!click || textCursor().hasSelection()) return;
     const QString name = loopVariableAt(pos, true);
-    if (!name.isEmpty()) emit loopClicked(name);
+    if (!name.isEmpty()) emit loopClicked(name, cursorForPosition(pos).blockNumber());
 }
 
 void TirEditor::mouseMoveEvent(QMouseEvent* event)

@@ -56,7 +56,8 @@ public:
     QString loopVariableAt(const QPoint& viewportPos) const;
 
 signals:
-    void loopClicked(const QString& axisName);
+    // `block`: the line of the loop's header.
+    void loopClicked(const QString& axisName, int block);
 
 protected:
     QString gutterLabel(const QTextBlock& block) const override;
