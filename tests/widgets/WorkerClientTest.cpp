@@ -333,6 +333,21 @@ private slots:
         QCOMPARE(outcomeOf(dropped)->kind, Outcome::Cancelled);
     }
 
+    void submitFirstGoesAheadOfQueuedRequests()
+    {
+        int running = m_client->submit(
+            measureRequest(QStringLiteral("naive"), {{QStringLiteral("sleep_ms"), 300}}));
+        QTRY_COMPARE(m_client->runningRequest(), running);
+        int queued = m_client->submit(pingRequest());
+        int urgent = m_client->submitFirst(pingRequest());
+        QCOMPARE(m_client->queuedRequests(), (QList<int>{urgent, queued}));
+        QCOMPARE(str(awaitResult(queued), "status"), QStringLiteral("ok"));
+        auto at = [&](int id) { return m_events.indexOf(QStringLiteral("finished %1").arg(id)); };
+        QVERIFY(at(running) >= 0);
+        QVERIFY(at(running) < at(urgent));  // the running request is not interrupted
+        QVERIFY(at(urgent) < at(queued));
+    }
+
     // Every progress message reaches message() whole: a sweep's carry its points.
     void messageCarriesEveryProgressMessage()
     {

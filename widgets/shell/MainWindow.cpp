@@ -532,7 +532,8 @@ void MainWindow::requestCode()
     else if (llvmDock && llvmDock->isVisible() && !llvmDock->visibleRegion().isEmpty()) format = QStringLiteral("llvm");
     if (format.isEmpty()) return;
     if (m_codeRequest >= 0) m_worker->cancel(m_codeRequest);
-    m_codeRequest = m_worker->submit(QJsonObject{{QStringLiteral("cmd"), QStringLiteral("emit")},
+    // Ahead of queued ladder rows: the code shows after the row being measured, not after all.
+    m_codeRequest = m_worker->submitFirst(QJsonObject{{QStringLiteral("cmd"), QStringLiteral("emit")},
                                                  {QStringLiteral("script"), m_editor->text()},
                                                  {QStringLiteral("variant"), m_variant},
                                                  {QStringLiteral("step"), m_step},
@@ -751,7 +752,7 @@ void MainWindow::exportVariant(const QString& format)
                 suffix = QStringLiteral(".c");
             } else {
                 // LLVM IR and assembly come from the worker (the app links no LLVM).
-                int id = m_worker->submit(QJsonObject{{QStringLiteral("cmd"), QStringLiteral("emit")},
+                int id = m_worker->submitFirst(QJsonObject{{QStringLiteral("cmd"), QStringLiteral("emit")},
                                                       {QStringLiteral("script"), m_editor->text()},
                                                       {QStringLiteral("variant"), m_variant},
                                                       {QStringLiteral("step"), -1},

@@ -123,12 +123,18 @@ void WorkerClient::setTimeLimitMs(int milliseconds)
     m_timeLimitMs = qMax(1, milliseconds);
 }
 
-int WorkerClient::submit(QJsonObject request)
+int WorkerClient::submit(QJsonObject request) { return enqueue(std::move(request), false); }
+
+int WorkerClient::submitFirst(QJsonObject request) { return enqueue(std::move(request), true); }
+
+int WorkerClient::enqueue(QJsonObject request, bool first)
 {
     const int id = m_nextId++;
     request.insert(QStringLiteral("id"), id);
     const int limit = request.take(QStringLiteral("time_limit_ms")).toInt(0);
-    m_queue.append(Request{id, std::move(request), {}, qMax(0, limit)});
+    Request queued{id, std::move(request), {}, qMax(0, limit)};
+    if (first) m_queue.prepend(std::move(queued));
+    else m_queue.append(std::move(queued));
     updateBusy();
     scheduleDispatch();
     return id;

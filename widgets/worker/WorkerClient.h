@@ -44,6 +44,9 @@ public:
     // Queues a request ({"cmd": ..., arguments}; see app/worker/RequestHandler.h) and returns
     // its id, which the client writes into it. Nothing about it is signalled before this returns.
     int submit(QJsonObject request);
+    // Queues a request ahead of every queued one (not of the one running): for quick requests a
+    // user waits on, such as the code of the shown step while a ladder's rows are queued.
+    int submitFirst(QJsonObject request);
     // A queued request is dropped; the running one is stopped by killing the worker, which is
     // then restarted. Either way cancelled(id) is emitted; unknown ids are ignored.
     void cancel(int id);
@@ -80,6 +83,7 @@ private:
         int timeLimitMs = 0; // 0: the client's
     };
 
+    int enqueue(QJsonObject request, bool first);
     void scheduleDispatch();
     void dispatch();
     void startWorker();
