@@ -1470,6 +1470,13 @@ void optimizeModule(llvm::Module& m, llvm::TargetMachine& tm, int optLevel)
     mpm.run(m, mam);
 }
 
+llvm::TargetOptions hostTargetOptions()
+{
+    llvm::TargetOptions options;
+    options.AllowFPOpFusion = llvm::FPOpFusion::Fast;
+    return options;
+}
+
 std::unique_ptr<llvm::TargetMachine> createHostTargetMachine()
 {
     static std::once_flag once;
@@ -1495,9 +1502,7 @@ std::unique_ptr<llvm::TargetMachine> createHostTargetMachine()
     if (llvm::sys::getHostCPUFeatures(features)) {
         for (auto& f : features) featureString += (featureString.empty() ? "" : ",") + std::string(f.second ? "+" : "-") + f.first().str();
     }
-    llvm::TargetOptions options;
-    options.AllowFPOpFusion = llvm::FPOpFusion::Fast;  // fused multiply-add, as TVM's LLVM target does
-    auto* tm = target->createTargetMachine(triple, llvm::sys::getHostCPUName(), featureString, options,
+    auto* tm = target->createTargetMachine(triple, llvm::sys::getHostCPUName(), featureString, hostTargetOptions(),
                                            llvm::Reloc::PIC_, llvm::CodeModel::Small, llvm::CodeGenOpt::Aggressive);
     return std::unique_ptr<llvm::TargetMachine>(tm);
 }

@@ -57,6 +57,7 @@ private:
         LS_ASSERT(static_cast<bool>(jtmb), "cannot describe the host for the JIT");
         jtmb->setCPU(llvm::sys::getHostCPUName().str());
         jtmb->setCodeGenOptLevel(llvm::CodeGenOpt::Aggressive);
+        jtmb->setOptions(hostTargetOptions());  // without it, no fused multiply-add in JIT code
         auto built = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
         if (!built) LS_ASSERT(false, "cannot create the JIT: " + errorText(built.takeError()));
         lljit = std::move(*built);

@@ -13,6 +13,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <vector>
+
 using namespace loopscope;
 using loopscope::testsupport::occurrences;
 
@@ -292,4 +295,29 @@ TEST(CodegenLLVM, ParallelBodyIsItsOwnFunction)
     EXPECT_NE(ir.find("void @main_parallel_0_body(i64 %0, i64 %1, ptr noalias"), std::string::npos) << ir;
     EXPECT_NE(ir.find("call fastcc void @main_parallel_0_body("), std::string::npos) << ir;
     expectRight(c);
+}
+
+// The JIT generates machine code as exported objects do: a multiply feeding an add is one fused
+// multiply-add (rounded once), on a host that has the instruction.
+TEST(CodegenLLVM, JitCodeFusesMultiplyAdd)
+{
+    if (hostTarget().features.find("+fma") == std::string::npos) GTEST_SKIP() << "the host has no FMA";
+    EvalResult r = evaluateScript(R"(import tvm
+from tvm import te
+A = te.placeholder((64,), name="A")
+B = te.placeholder((64,), name="B")
+C = te.placeholder((64,), name="C")
+D = te.compute((64,), lambda i: A[i] * B[i] + C[i], name="D")
+s = te.create_schedule(D.op)
+)");
+    ASSERT_TRUE(r.ok) << r.error.message;
+    const Variant& v = r.program.variants.front();
+    auto kernel = compileKernel(lowerSchedule(v.schedule(), v.args, v.funcName).func);
+    // (1 + 2^-12)^2 - 1 is 2^-11 + 2^-24 exactly; rounding the product first loses the 2^-24.
+    const float a = 1.0f + std::ldexp(1.0f, -12);
+    std::vector<float> av(64, a), bv(64, a), cv(64, -1.0f), dv(64, 0.0f);
+    void* buffers[] = {av.data(), bv.data(), cv.data(), dv.data()};
+    kernel->run(buffers, nullptr);
+    EXPECT_EQ(dv[0], std::fma(a, a, -1.0f));
+    EXPECT_EQ(dv[63], std::ldexp(1.0f, -11) + std::ldexp(1.0f, -24));
 }
