@@ -1,7 +1,9 @@
 // Matmul float32 through every variant of the GEMM samples, side by side with OpenBLAS
 // cblas_sgemm, in one run: GFLOPS per step, the time from script text to a callable function
 // (the median of 5) and the ratio to OpenBLAS. OpenBLAS is timed in turns with each step, so that
-// both see the same machine (a shared machine's speed drifts over a run).
+// both see the same machine (a shared machine's speed drifts over a run). It is loaded as the app
+// loads it (runtime/BlasReference), so that its idle threads stop spinning about as soon as the
+// parallel-loop pool's do: with OpenBLAS's default they take a core from the step timed next.
 //
 // Usage: loopscope_bench_gemm [--sizes 1024,2048] [--threads 2] [--max-run-s 10]
 //        [--samples opt_gemm,matmul_ladder,gemm_best]
@@ -10,13 +12,13 @@
 // longer is skipped without running.
 #include "codegen/Runner.h"
 #include "runtime/Benchmark.h"
+#include "runtime/BlasReference.h"
 #include "runtime/ThreadPool.h"
 #include "te/Diagnostic.h"
 
-#include <cblas.h>
-
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -25,9 +27,6 @@
 #include <vector>
 
 using namespace loopscope;
-
-extern "C" void openblas_set_num_threads(int);
-extern "C" char* openblas_get_config(void);
 
 namespace {
 
@@ -67,8 +66,9 @@ double msSince(std::chrono::steady_clock::time_point t0)
 // cblas_sgemm on n x n x n float32 matrices of its own.
 class Openblas {
 public:
-    explicit Openblas(int n)
-        : m_n(n), m_a(DataType::float32(), {n, n}), m_b(DataType::float32(), {n, n}), m_c(DataType::float32(), {n, n})
+    Openblas(const BlasLibrary& library, int n)
+        : m_library(library), m_n(n), m_a(DataType::float32(), {n, n}), m_b(DataType::float32(), {n, n}),
+          m_c(DataType::float32(), {n, n})
     {
         m_a.fillRandom(1);
         m_b.fillRandom(2);
@@ -76,11 +76,12 @@ public:
     }
     void run()
     {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m_n, m_n, m_n, 1.0f, static_cast<float*>(m_a.data()), m_n,
-                    static_cast<float*>(m_b.data()), m_n, 0.0f, static_cast<float*>(m_c.data()), m_n);
+        m_library.sgemm(m_n, m_n, m_n, static_cast<const float*>(m_a.data()), static_cast<const float*>(m_b.data()),
+                        static_cast<float*>(m_c.data()));
     }
 
 private:
+    const BlasLibrary& m_library;
     int m_n;
     HostBuffer m_a, m_b, m_c;
 };
@@ -100,19 +101,25 @@ int main(int argc, char** argv)
         else if (a == "--threads") threads = std::stoi(v);
         else if (a == "--max-run-s") maxRunS = std::stod(v);
     }
+    const BlasLibrary* library = BlasLibrary::openblas();
+    if (!library) {
+        std::printf("cannot load OpenBLAS (libopenblas.so.0)\n");
+        return 1;
+    }
     setParallelThreads(threads);
-    openblas_set_num_threads(threads);
+    library->setThreads(threads);
     BenchmarkOptions bo;
     bo.repeat = 5;
     bo.minRepeatMs = 100;
-    std::printf("threads: %d; OpenBLAS: %s\n", threads, openblas_get_config());
+    std::printf("threads: %d; OpenBLAS: %s; OPENBLAS_THREAD_TIMEOUT=%s\n", threads, library->config().c_str(),
+                std::getenv("OPENBLAS_THREAD_TIMEOUT"));
     // One run's time per sample variant at the last size, to skip a step whose run at a larger
     // size would take over --max-run-s (time grows as n^3) without spending that time first.
     std::map<std::string, std::pair<int, double>> lastRun;
     for (auto& sz : sizes) {
         int n = std::stoi(sz);
         double flops = 2.0 * n * n * n;
-        Openblas blas(n);
+        Openblas blas(*library, n);
         double blasMs = measure([&] { blas.run(); }, bo).median;
         double blasGflops = flops / (blasMs * 1e6);
         std::printf("\n== %d x %d x %d ==\n", n, n, n);

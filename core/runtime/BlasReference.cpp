@@ -5,6 +5,7 @@
 
 #include <dlfcn.h>
 
+#include <cstdlib>
 #include <mutex>
 #include <sstream>
 
@@ -32,6 +33,8 @@ const BlasLibrary* BlasLibrary::openblas()
     static std::once_flag once;
     static BlasLibrary* library = nullptr;
     std::call_once(once, [] {
+        // Read by the library's initialization when it loads; a user's own setting stays.
+        setenv("OPENBLAS_THREAD_TIMEOUT", "19", 0);
         void* handle = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
         if (!handle) return;
         auto sgemm = reinterpret_cast<Sgemm>(dlsym(handle, "cblas_sgemm"));
@@ -54,18 +57,26 @@ double BlasLibrary::sgemmMs(int m, int n, int k, int threads, int repeat, double
         c(DataType::float32(), {m, n});
     a.fillRandom(1);
     b.fillRandom(2);
-    if (m_setThreads && threads > 0) m_setThreads(threads);
+    setThreads(threads);
     auto* pa = static_cast<const float*>(a.data());
     auto* pb = static_cast<const float*>(b.data());
     auto* pc = static_cast<float*>(c.data());
-    auto run = [&] {
-        m_sgemm(kRowMajor, kNoTrans, kNoTrans, m, n, k, 1.0f, pa, k, pb, n, 0.0f, pc, n);
-    };
+    auto run = [&] { sgemm(m, n, k, pa, pb, pc); };
     run();
     BenchmarkOptions options;
     options.repeat = repeat;
     options.minRepeatMs = minRepeatMs;
     return measure(run, options).median;
+}
+
+void BlasLibrary::sgemm(int m, int n, int k, const float* a, const float* b, float* c) const
+{
+    m_sgemm(kRowMajor, kNoTrans, kNoTrans, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n);
+}
+
+void BlasLibrary::setThreads(int threads) const
+{
+    if (m_setThreads && threads > 0) m_setThreads(threads);
 }
 
 std::optional<MatmulShape> matmulShape(const Program& program)

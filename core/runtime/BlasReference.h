@@ -13,6 +13,12 @@ namespace loopscope {
 class BlasLibrary {
 public:
     // Loads libopenblas.so.0 (once per process); nullptr when it cannot be loaded.
+    //
+    // OpenBLAS's idle threads keep spinning for 2^28 cycles (about 0.1 s) after each call,
+    // each holding a core: whatever is timed next runs with a core short. Unless
+    // OPENBLAS_THREAD_TIMEOUT is set, it is set to 19 before loading (2^19 cycles, about
+    // 0.2 ms: as long as the parallel-loop pool spins), so neither side's idle threads slow the
+    // other's measurement.
     static const BlasLibrary* openblas();
 
     // "OpenBLAS 0.3.21" (from openblas_get_config), or the library's file name.
@@ -22,6 +28,11 @@ public:
     // Times C[M,N] = A[M,K] x B[K,N] (row major, float32) with `threads` threads (0: all):
     // median milliseconds per call of `repeat` measurements of at least `minRepeatMs` each.
     double sgemmMs(int m, int n, int k, int threads, int repeat, double minRepeatMs) const;
+
+    // One call: C[M,N] = A[M,K] x B[K,N], row major, float32.
+    void sgemm(int m, int n, int k, const float* a, const float* b, float* c) const;
+    // The threads later calls use (0: leaves OpenBLAS's own choice).
+    void setThreads(int threads) const;
 
 private:
     BlasLibrary() = default;
