@@ -279,6 +279,9 @@ public:
         auto* fnTy = llvm::FunctionType::get(llvm::Type::getVoidTy(m_ctx), params, false);
         llvm::Function* fn = llvm::Function::Create(fnTy, llvm::Function::ExternalLinkage, f.name, m_mod);
         setAttributes(fn);
+        // The packed entry calls it rather than holding a second copy of the body: inlined, every
+        // loop would be optimized and compiled twice, for one call per run saved.
+        fn->addFnAttr(llvm::Attribute::NoInline);
         for (std::size_t i = 0; i < f.params.size(); ++i) {
             fn->addParamAttr(static_cast<unsigned>(i), llvm::Attribute::NoAlias);
             fn->addParamAttr(static_cast<unsigned>(i), llvm::Attribute::NoCapture);

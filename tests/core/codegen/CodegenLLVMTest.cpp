@@ -3,7 +3,7 @@
 // memset, rows of a smaller fill or copy are one rolled loop of vector accesses, copies never
 // become memcpy calls, a loop is versioned on the `likely` guards it cannot change, index
 // arithmetic over non-negative terms carries nuw, and a parallel body is its own (not inlined)
-// function.
+// function, and the packed entry calls the function rather than holding a copy of it.
 #include "codegen/Codegen.h"
 #include "codegen/Runner.h"
 #include "te/Program.h"
@@ -295,6 +295,26 @@ TEST(CodegenLLVM, ParallelBodyIsItsOwnFunction)
     EXPECT_NE(ir.find("void @main_parallel_0_body(i64 %0, i64 %1, ptr noalias"), std::string::npos) << ir;
     EXPECT_NE(ir.find("call fastcc void @main_parallel_0_body("), std::string::npos) << ir;
     expectRight(c);
+}
+
+TEST(CodegenLLVM, PackedEntryCallsTheFunctionInsteadOfCopyingIt)
+{
+    EvalResult r = evaluateScript(R"(import tvm
+from tvm import te
+A = te.placeholder((64, 64), name="A")
+B = te.compute((64, 64), lambda i, j: A[i, j] * 2.0, name="B")
+s = te.create_schedule(B.op)
+)");
+    ASSERT_TRUE(r.ok) << r.error.message;
+    const Variant& v = r.program.variants.front();
+    std::string ir = emitCode(lowerSchedule(v.schedule(), v.args, v.funcName).func, EmitKind::LLVMIR);
+    // The loops are optimized and compiled once: the packed entry only unpacks its arguments and
+    // calls the function. (LLVM would inline a body this small, which then took twice as long.)
+    std::size_t packed = ir.find("define void @main_packed(");
+    ASSERT_NE(packed, std::string::npos) << ir;
+    std::string entry = ir.substr(packed, ir.find("\n}", packed) - packed);
+    EXPECT_NE(entry.find("call void @main("), std::string::npos) << entry;
+    EXPECT_EQ(entry.find("br "), std::string::npos) << entry;
 }
 
 // The JIT generates machine code as exported objects do: a multiply feeding an add is one fused
