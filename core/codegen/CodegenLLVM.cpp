@@ -1280,12 +1280,14 @@ private:
     }
 
     // The loop body becomes its own function over a range [begin, end), run by the thread pool;
-    // the variables it uses travel in a closure. Buffers are passed on as noalias arguments of an
-    // inlined helper, so the outlined body keeps the aliasing facts of the entry function.
+    // the variables it uses travel in a closure. Buffers are passed on as noalias arguments of a
+    // helper (not inlined into the task), so the outlined body keeps the aliasing facts of the
+    // entry function.
     void genParallel(const ForNode* op)
     {
         FreeVarCollector fv;
         fv.visit(op->min);
+        fv.visit(op->extent);  // the helper clamps its range to it
         fv.defined.insert(op->var.get());
         fv.visit(op->body);
         // Buffers (data variables) the body touches.
@@ -1381,8 +1383,15 @@ private:
         for (std::size_t i = 0; i < captured.size(); ++i)
             m_vars[captured[i].get()] = helper->getArg(static_cast<unsigned>(2 + buffers.size() + i));
         llvm::Type* ivTy = llvmType(op->var.type());
-        llvm::Value* begin = m_b.CreateIntCast(helper->getArg(0), ivTy, true);
-        llvm::Value* end = m_b.CreateIntCast(helper->getArg(1), ivTy, true);
+        // The pool hands out 0 <= begin <= end <= extent. Said in the IR (a no-op clamp), scalar
+        // evolution knows the counter's range, and proving the index arithmetic's flags costs
+        // it less (8% of the optimizer's time for the ladder's parallel step).
+        llvm::Value* extent64 = m_b.CreateIntCast(genExpr(op->extent), m_b.getInt64Ty(), true);
+        auto clamp = [&](llvm::Value* v) {
+            return m_b.CreateIntCast(m_b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, v, extent64), ivTy, true);
+        };
+        llvm::Value* begin = clamp(helper->getArg(0));
+        llvm::Value* end = clamp(helper->getArg(1));
         llvm::Value* mn = genExpr(op->min);
         m_insideParallel = true;
         emitLoop(op->var, m_b.CreateAdd(mn, begin), m_b.CreateAdd(mn, end), op->body, nonNegative(op->min));
