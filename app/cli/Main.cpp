@@ -64,9 +64,12 @@ const char* kUsageText =
     "         measure the host's peak float32 GFLOPS (FMA microbenchmark) and memory\n"
     "         bandwidth (triad)\n"
     "  export FILE [--variant NAME] --format tvm|c|llvm|asm|obj [-o OUT] [--set P=V ...]\n"
+    "         [--target \"llvm -mcpu=CPU -mattr=+F,...\"]\n"
     "         write one variant (a script's only one needs no --variant) as a standalone TVM\n"
     "         script, C source, LLVM IR, assembly or an object file (obj needs -o and also\n"
-    "         writes OUT's .h); text goes to stdout without -o\n"
+    "         writes OUT's .h); text goes to stdout without -o. LLVM IR, assembly and objects\n"
+    "         are for the CPU the variant's target names (tvm.build(..., target=...)), else\n"
+    "         the host's; --target overrides it\n"
     "\n"
     "--set P=V rebinds a parameter (a top-level integer such as M = 1024) or gives a symbolic\n"
     "size (te.var) its value for running.\n";
@@ -85,6 +88,7 @@ struct Options {
     double minRepeatMs = 50;
     std::map<std::string, std::int64_t> symbols;  // --set values for te.var sizes
     std::string format;  // export: tvm, c, llvm, asm or obj
+    std::string target;  // export: a TVM target string, instead of the variant's
     std::string output;  // export: -o OUT
     std::vector<std::string> params;    // sweep: --param
     std::vector<std::int64_t> values;   // sweep: --values
@@ -186,6 +190,10 @@ Options parseOptions(int argc, char** argv)
         else if (a == "--chart-kind" && sweep) o.chartKind = value(a);
         else if (a == "--format" && o.command == "export") o.format = value(a);
         else if ((a == "-o" || a == "--output") && o.command == "export") o.output = value(a);
+        else if (a == "--target" && o.command == "export") {
+            o.target = value(a);
+            if (o.target.rfind("llvm", 0) != 0) throw UsageError("--target '" + o.target + "' is not supported: Loopscope generates code for CPUs (\"llvm ...\")", false);
+        }
         else if (a == "--json" && o.command != "export") o.json = true;
         else if (!a.empty() && a[0] == '-') throw UsageError("unknown option '" + a + "' for " + o.command);
         else if (o.file.empty()) o.file = a;
@@ -533,12 +541,22 @@ int commandExport(Options& o)
             LoweredFunc f = lowerSchedule(v.schedule(), v.args, v.funcName);
             f.func.name = exportedFunctionName(v);
             noteThreadBindings(o, v);
+            const std::string& target = o.target.empty() ? v.target : o.target;
+            if (o.format != "c") {
+                try {
+                    checkTarget(target);
+                } catch (const CodegenError& e) {
+                    if (!o.target.empty()) throw UsageError(std::string("--target: ") + e.what(), false);
+                    reportDiagnostic(o, Diagnostic{v.targetLoc, std::string("target '") + target + "': " + e.what()});
+                    return kDocumentError;
+                }
+            }
             if (o.format == "c")
                 text = exportCSource(f.func, std::filesystem::path(o.file).filename().string() + ", variant " + v.name);
-            else if (o.format == "llvm") text = emitCode(f.func, EmitKind::LLVMIR);
-            else if (o.format == "asm") text = emitCode(f.func, EmitKind::Assembly);
+            else if (o.format == "llvm") text = emitCode(f.func, EmitKind::LLVMIR, target);
+            else if (o.format == "asm") text = emitCode(f.func, EmitKind::Assembly, target);
             else {
-                text = emitCode(f.func, EmitKind::Object);
+                text = emitCode(f.func, EmitKind::Object, target);
                 files.push_back({std::filesystem::path(o.output).replace_extension(".h").string(), exportCHeader(f.func)});
             }
         }

@@ -398,7 +398,12 @@ json RequestHandler::emitCode(const json& request, const Progress& progress) con
     progress("compiling", 0.3);
     std::string text;
     try {
-        text = loopscope::emitCode(f.func, kind);
+        checkTarget(v.target);
+    } catch (const CodegenError& e) {
+        throw Failure{"codegen", "target '" + v.target + "': " + e.what(), v.targetLoc};
+    }
+    try {
+        text = loopscope::emitCode(f.func, kind, v.target);
     } catch (const CodegenError& e) {
         throw Failure{"codegen",
                       "variant '" + v.name + "' cannot be compiled for this CPU: " + e.what(),
@@ -410,6 +415,7 @@ json RequestHandler::emitCode(const json& request, const Progress& progress) con
             {"step", resolvedStep(t)},
             {"steps", v.steps.size()},
             {"function", f.func.name},
+            {"target", v.target},
             {"text", text}};
 }
 

@@ -27,6 +27,22 @@ struct HostTarget {
 };
 HostTarget hostTarget();
 
+// What a TVM target string ("llvm -mcpu=znver4 -mattr=+avx512f,-avx512bw") says about the
+// machine code: exported code (LLVM IR, assembly, objects) is generated for it, as tvm.build
+// would; code run here is always generated for the host CPU. Other options (-num-cores,
+// -opt-level, ...) are recorded and do not change the code. Throws CodegenError for an option
+// value LLVM does not know (a CPU, a feature, a triple other than x86-64).
+struct TargetChoice {
+    std::string cpu;                 // empty: the host's
+    std::vector<std::string> attrs;  // "+avx512f", "-avx512bw", ...
+    std::string triple;              // empty: the host's
+    bool isHost() const { return cpu.empty() && attrs.empty() && triple.empty(); }
+};
+TargetChoice parseTarget(const std::string& target);
+// Throws CodegenError (as parseTarget, and for a CPU or feature LLVM does not know) unless code
+// can be generated for the target.
+void checkTarget(const std::string& target);
+
 // The symbolic sizes a function needs at run time (te.var), in the order `run` takes them.
 std::vector<Var> sizeParameters(const PrimFunc& f);
 
@@ -57,10 +73,11 @@ private:
 // Throws CodegenError for programs the CPU cannot run. optLevel 0-3 (LLVM's O0..O3).
 
 enum class EmitKind { LLVMIR, Assembly, Object, UnoptimizedLLVMIR };
-// The optimized module as LLVM IR text, host assembly, or an ELF object (bytes). The object and
-// IR export the typed function `NAME(float* A, ...)` and `NAME_packed(void**, int64_t*)`.
+// The optimized module as LLVM IR text, assembly, or an ELF object (bytes), for the machine the
+// target string names (see parseTarget; "llvm" is the host). The object and IR export the typed
+// function `NAME(float* A, ...)` and `NAME_packed(void**, int64_t*)`.
 // UnoptimizedLLVMIR: the module as the code generator hands it to LLVM's optimizer.
-std::string emitCode(const PrimFunc& f, EmitKind kind);
+std::string emitCode(const PrimFunc& f, EmitKind kind, const std::string& target = "llvm");
 
 // The C prototype of the typed function, for the header that goes with an exported object.
 std::string cPrototype(const PrimFunc& f);

@@ -13,6 +13,8 @@
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/PassManager.h>
 #include <llvm/IR/Verifier.h>
+#include <llvm/Config/llvm-config.h>
+#include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Passes/StandardInstrumentations.h>
@@ -1516,6 +1518,63 @@ std::unique_ptr<llvm::TargetMachine> createHostTargetMachine()
     }
     auto* tm = target->createTargetMachine(triple, llvm::sys::getHostCPUName(), featureString, hostTargetOptions(),
                                            llvm::Reloc::PIC_, llvm::CodeModel::Small, llvm::CodeGenOpt::Aggressive);
+    return std::unique_ptr<llvm::TargetMachine>(tm);
+}
+
+TargetChoice parseTarget(const std::string& target)
+{
+    TargetChoice c;
+    std::istringstream in(target);
+    std::string word;
+    in >> word;  // "llvm" (the evaluator accepts no other kind)
+    auto value = [&](const std::string& option) -> std::optional<std::string> {
+        if (word.rfind(option, 0) != 0) return std::nullopt;
+        return word.substr(option.size());
+    };
+    while (in >> word) {
+        if (auto v = value("-mcpu=")) {
+            c.cpu = *v == "native" ? "" : *v;
+        } else if (auto v = value("-mattr=")) {
+            std::istringstream list(*v);
+            for (std::string a; std::getline(list, a, ',');)
+                if (!a.empty()) c.attrs.push_back(a[0] == '+' || a[0] == '-' ? a : "+" + a);
+        } else if (auto v = value("-mtriple=")) {
+            c.triple = *v;
+        }
+    }
+    if (!c.triple.empty() && c.triple.rfind("x86_64", 0) != 0)
+        throw CodegenError("target triple '" + c.triple + "' is not supported: Loopscope generates x86-64 code");
+    return c;
+}
+
+std::unique_ptr<llvm::TargetMachine> createTargetMachine(const TargetChoice& choice)
+{
+    if (choice.isHost()) return createHostTargetMachine();
+    auto host = createHostTargetMachine();  // also initializes the native target
+    std::string triple = choice.triple.empty() ? host->getTargetTriple().str() : choice.triple;
+    std::string error;
+    const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, error);
+    if (!target) throw CodegenError("target triple '" + triple + "' is not supported: " + error);
+    std::unique_ptr<llvm::MCSubtargetInfo> info(target->createMCSubtargetInfo(triple, "", ""));
+    if (!choice.cpu.empty() && !info->isCPUStringValid(choice.cpu))
+        throw CodegenError("-mcpu=" + choice.cpu + " names no CPU LLVM " LLVM_VERSION_STRING " knows (e.g. znver4, skylake-avx512, x86-64-v3)");
+    // A named CPU brings its own features; without one, the host's, changed by -mattr.
+    std::string features = choice.cpu.empty() ? host->getTargetFeatureString().str() : "";
+    llvm::StringMap<bool> detected;  // every feature host detection asks about, on or off
+    llvm::sys::getHostCPUFeatures(detected);
+    auto bits = [&](const std::string& fs) {
+        return std::unique_ptr<llvm::MCSubtargetInfo>(target->createMCSubtargetInfo(triple, "", fs))->getFeatureBits();
+    };
+    for (auto& a : choice.attrs) {
+        std::string name = a.substr(1);
+        // Other names LLVM knows turn a feature bit on or off; one it does not know, neither.
+        bool known = detected.count(name) || bits("+" + name) != bits("-" + name);
+        if (!known) throw CodegenError("-mattr: '" + name + "' is not a feature LLVM " LLVM_VERSION_STRING " knows for x86-64 (e.g. avx512f, fma)");
+        features += (features.empty() ? "" : ",") + a;
+    }
+    std::string cpu = choice.cpu.empty() ? host->getTargetCPU().str() : choice.cpu;
+    auto* tm = target->createTargetMachine(triple, cpu, features, hostTargetOptions(), llvm::Reloc::PIC_,
+                                           llvm::CodeModel::Small, llvm::CodeGenOpt::Aggressive);
     return std::unique_ptr<llvm::TargetMachine>(tm);
 }
 

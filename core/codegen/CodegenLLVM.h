@@ -22,6 +22,8 @@ void optimizeModule(llvm::Module& m, llvm::TargetMachine& tm, int optLevel = 3);
 
 // A target machine for the host CPU with all its features.
 std::unique_ptr<llvm::TargetMachine> createHostTargetMachine();
+// One for the machine a parsed target string names (the host's where it names nothing).
+std::unique_ptr<llvm::TargetMachine> createTargetMachine(const TargetChoice& choice);
 // The options every machine-code generator uses, the JIT's as much as exported objects': a
 // multiply feeding an add becomes one fused multiply-add, as TVM's LLVM target does.
 llvm::TargetOptions hostTargetOptions();

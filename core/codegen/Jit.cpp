@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <map>
 #include <mutex>
 
 extern "C" {
@@ -88,6 +89,17 @@ llvm::TargetMachine* threadTargetMachine()
     return tm.get();
 }
 
+// The same for a machine a target string names; they are few in a session.
+llvm::TargetMachine* threadTargetMachine(const std::string& target)
+{
+    TargetChoice choice = parseTarget(target);
+    if (choice.isHost()) return threadTargetMachine();
+    thread_local std::map<std::string, std::unique_ptr<llvm::TargetMachine>> machines;
+    auto& tm = machines[target];
+    if (!tm) tm = createTargetMachine(choice);
+    return tm.get();
+}
+
 }  // namespace
 
 struct JitKernel::Impl {
@@ -136,10 +148,12 @@ std::unique_ptr<JitKernel> compileKernel(const PrimFunc& f, int optLevel)
     return kernel;
 }
 
-std::string emitCode(const PrimFunc& f, EmitKind kind)
+void checkTarget(const std::string& target) { threadTargetMachine(target); }
+
+std::string emitCode(const PrimFunc& f, EmitKind kind, const std::string& target)
 {
     llvm::LLVMContext ctx;
-    llvm::TargetMachine* tm = threadTargetMachine();
+    llvm::TargetMachine* tm = threadTargetMachine(target);
     PrimFunc named = f;
     named.name = scriptName(f.name);
     auto module = buildModule(named, ctx, *tm);

@@ -47,6 +47,15 @@ std::unique_ptr<PreparedRun> PreparedRun::prepare(const Program& program, const 
         r->m_symbols[sv.var.get()] = value;
     }
 
+    bool otherMachine;
+    try {
+        otherMachine = !parseTarget(variant.target).isHost();
+    } catch (const CodegenError&) {
+        otherMachine = true;
+    }
+    if (otherMachine)
+        r->m_notes.push_back("target '" + variant.target + "' applies to exported code; this run is compiled for the host CPU");
+
     auto t0 = std::chrono::steady_clock::now();
     r->m_lowered = lowerSchedule(schedule, variant.args, variant.funcName);
     r->m_lowerMs = msSince(t0);

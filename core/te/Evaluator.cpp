@@ -1218,8 +1218,10 @@ private:
                 if (t.s.rfind("llvm", 0) != 0)
                     throw UserError(b["target"].loc, "target '" + t.s + "' is not supported; Loopscope generates code for the host CPU (\"llvm\")");
                 v.target = t.s;
+                v.targetLoc = b["target"].loc;
             } else if (t.kind == VKind::Target) {
                 v.target = t.s;
+                v.targetLoc = b["target"].loc;
             } else {
                 throw UserError(b["target"].loc, "target must be a string such as \"llvm\"");
             }

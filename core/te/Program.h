@@ -47,6 +47,7 @@ struct Variant {
     bool argsFromScript = false;  // given by tvm.lower / tvm.build
     std::string funcName = "main";
     std::string target = "llvm";
+    SourceLoc targetLoc;  // the target= argument that set it
     // The script's names as they stand after the variant's last statement, for writing new steps:
     // the schedule's variable, variables holding tensors (variable -> tensor name) and axes
     // (variable -> axis name, e.g. "i.outer"), and every name in use.

@@ -200,6 +200,74 @@ TEST_F(CliExport, DocumentErrorsExitWithOne)
     EXPECT_NE(r.output.find(":5:"), std::string::npos) << r.output;
 }
 
+// Code for another CPU, as tvm.build(..., target="llvm -mcpu=...") makes it: the script's target,
+// or --target instead. (This host need not have the CPU's instructions: nothing here runs.)
+TEST_F(CliExport, AssemblyIsForTheTargetsCpu)
+{
+    fs::path script = dir / "wide.py";
+    std::ofstream(script) << "A = te.placeholder((256,), name=\"A\")\n"
+                             "B = te.compute((256,), lambda i: A[i] * 2.0, name=\"B\")\n"
+                             "s = te.create_schedule(B.op)\n"
+                             "xo, xi = s[B].split(B.op.axis[0], factor=16)\n"
+                             "s[B].vectorize(xi)\n"
+                             "f = tvm.build(s, [A, B], target=\"llvm -mcpu=skylake-avx512\")\n";
+    RunResult avx512 = runCli("export '" + script.string() + "' --format asm", false);
+    EXPECT_EQ(avx512.exitCode, 0) << avx512.output;
+    EXPECT_NE(avx512.output.find("%zmm"), std::string::npos) << avx512.output;
+
+    RunResult sse = runCli("export '" + script.string() + "' --format llvm --target 'llvm -mcpu=x86-64'", false);
+    EXPECT_EQ(sse.exitCode, 0) << sse.output;
+    EXPECT_NE(sse.output.find("\"target-cpu\"=\"x86-64\""), std::string::npos) << sse.output;
+    RunResult sseAsm = runCli("export '" + script.string() + "' --format asm --target 'llvm -mcpu=x86-64'", false);
+    EXPECT_EQ(sseAsm.output.find("%ymm"), std::string::npos) << sseAsm.output;
+    EXPECT_NE(sseAsm.output.find("%xmm"), std::string::npos) << sseAsm.output;
+
+    // -mattr changes the CPU's features: AVX-512 off leaves 256-bit vectors.
+    RunResult noAvx512 = runCli("export '" + script.string() +
+                                    "' --format asm --target 'llvm -mcpu=skylake-avx512 -mattr=-avx512f'",
+                                false);
+    EXPECT_EQ(noAvx512.exitCode, 0) << noAvx512.output;
+    EXPECT_EQ(noAvx512.output.find("%zmm"), std::string::npos) << noAvx512.output;
+    EXPECT_NE(noAvx512.output.find("%ymm"), std::string::npos) << noAvx512.output;
+
+    // The C source has no CPU in it.
+    RunResult c = runCli("export '" + script.string() + "' --format c", false);
+    EXPECT_EQ(c.exitCode, 0) << c.output;
+
+    // A run is compiled for the host, and says so.
+    RunResult run = runCli("run '" + script.string() + "' --check");
+    EXPECT_EQ(run.exitCode, 0) << run.output;
+    EXPECT_NE(run.output.find("note: target 'llvm -mcpu=skylake-avx512' applies to exported code"), std::string::npos)
+        << run.output;
+}
+
+TEST_F(CliExport, UnknownCpuOrFeatureIsNamedWhereItWasWritten)
+{
+    fs::path script = dir / "cpu.py";
+    std::ofstream(script) << "A = te.placeholder((8,), name=\"A\")\n"
+                             "B = te.compute((8,), lambda i: A[i] + 1.0, name=\"B\")\n"
+                             "s = te.create_schedule(B.op)\n"
+                             "f = tvm.build(s, [A, B], target=\"llvm -mcpu=znver99\")\n";
+    RunResult r = runCli("export '" + script.string() + "' --format asm");
+    EXPECT_EQ(r.exitCode, 1) << r.output;
+    EXPECT_NE(r.output.find("cpu.py:4:"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("-mcpu=znver99 names no CPU"), std::string::npos) << r.output;
+
+    RunResult flag = runCli("export '" + script.string() + "' --format obj -o '" + (dir / "k.o").string() +
+                            "' --target 'llvm -mcpu=znver3 -mattr=+avx9000'");
+    EXPECT_EQ(flag.exitCode, 2) << flag.output;
+    EXPECT_NE(flag.output.find("--target: -mattr: 'avx9000' is not a feature"), std::string::npos) << flag.output;
+    EXPECT_FALSE(fs::exists(dir / "k.o"));
+
+    RunResult arm = runCli("export '" + script.string() + "' --format asm --target 'llvm -mtriple=aarch64-linux-gnu'");
+    EXPECT_EQ(arm.exitCode, 2) << arm.output;
+    EXPECT_NE(arm.output.find("Loopscope generates x86-64 code"), std::string::npos) << arm.output;
+
+    RunResult cuda = runCli("export '" + script.string() + "' --format asm --target cuda");
+    EXPECT_EQ(cuda.exitCode, 2) << cuda.output;
+    EXPECT_NE(cuda.output.find("--target 'cuda' is not supported"), std::string::npos) << cuda.output;
+}
+
 }  // namespace
 
 TEST_F(CliExport, LlvmArgsReachLlvm)

@@ -303,6 +303,29 @@ TEST(RequestHandlerTest, EmitGivesLlvmIrOrAssembly)
     expectRequestError(handle(handler, request).result(), "unknown format 'obj'");
 }
 
+TEST(RequestHandlerTest, EmitFollowsTheScriptsTarget)
+{
+    RequestHandler handler;
+    std::string script = "A = te.placeholder((256,), name=\"A\")\n"
+                         "B = te.compute((256,), lambda i: A[i] * 2.0, name=\"B\")\n"
+                         "s = te.create_schedule(B.op)\n"
+                         "xo, xi = s[B].split(B.op.axis[0], factor=16)\n"
+                         "s[B].vectorize(xi)\n"
+                         "f = tvm.build(s, [A, B], target=\"llvm -mcpu=skylake-avx512\")\n";
+    json request{{"id", 3}, {"cmd", "emit"}, {"script", script}, {"format", "asm"}};
+    Reply r = handle(handler, request);
+    ASSERT_EQ(r.result()["status"], "ok") << r.result().dump();
+    EXPECT_EQ(r.result()["target"], "llvm -mcpu=skylake-avx512");
+    EXPECT_NE(r.result()["text"].get<std::string>().find("%zmm"), std::string::npos);
+
+    request["script"] = script.replace(script.find("skylake-avx512"), 14, "no-such-cpu");
+    Reply bad = handle(handler, request);
+    EXPECT_EQ(bad.result()["status"], "error");
+    EXPECT_EQ(bad.result()["line"], 6) << bad.result().dump();
+    EXPECT_NE(bad.result()["message"].get<std::string>().find("-mcpu=no-such-cpu names no CPU"), std::string::npos)
+        << bad.result().dump();
+}
+
 TEST(RequestHandlerTest, MessagesSerializeOnOneLineEvenWithInvalidUtf8)
 {
     std::string line = loopscope::worker::serializeMessage(json{{"text", "a\nb\xff"}});

@@ -341,3 +341,18 @@ s = te.create_schedule(D.op)
     EXPECT_EQ(dv[0], std::fma(a, a, -1.0f));
     EXPECT_EQ(dv[63], std::ldexp(1.0f, -11) + std::ldexp(1.0f, -24));
 }
+
+// The parts of a TVM target string that choose the machine code; the rest is recorded only.
+TEST(CodegenLLVM, TargetStringsNameACpuAndItsFeatures)
+{
+    EXPECT_TRUE(parseTarget("llvm").isHost());
+    EXPECT_TRUE(parseTarget("llvm -num-cores=2 -opt-level=3").isHost());
+    EXPECT_TRUE(parseTarget("llvm -mcpu=native").isHost());
+    TargetChoice c = parseTarget("llvm -mcpu=znver4 -mattr=avx512f,-avx512bw,+fma -mtriple=x86_64-linux-gnu");
+    EXPECT_EQ(c.cpu, "znver4");
+    EXPECT_EQ(c.attrs, (std::vector<std::string>{"+avx512f", "-avx512bw", "+fma"}));
+    EXPECT_EQ(c.triple, "x86_64-linux-gnu");
+    EXPECT_THROW(parseTarget("llvm -mtriple=aarch64-linux-gnu"), CodegenError);
+    EXPECT_NO_THROW(checkTarget("llvm -mcpu=znver4 -mattr=-avx512f"));
+    EXPECT_THROW(checkTarget("llvm -mcpu=pentium9"), CodegenError);
+}
