@@ -5,6 +5,12 @@
 # CC, 4 rows x 16 columns = 8 vector registers) while the reduction streams through k, read B from
 # a packed copy whose 16-wide panels are contiguous, and split C into blocks that fit the caches so
 # each panel of packedB is reused across many rows of A.
+#
+# With AVX-512 (32 registers of 16 floats) a 4 x 16 block is only 4 registers, too few to keep
+# both FMA pipes busy. There, hold 8 x 32 (16 registers): `--set mr=8 --set nr=32`. Its inner loop
+# is then 16 FMAs for 2 loads of packedB and 8 broadcasts of A, as
+# `loopscope-cli export samples/gemm_best.py --format asm --target "llvm -mcpu=znver4" --set mr=8
+# --set nr=32` shows. (On AVX2 the same block needs 32 registers and spills.)
 import tvm
 from tvm import te
 
