@@ -69,7 +69,7 @@ const char* kUsageText =
     "         script, C source, LLVM IR, assembly or an object file (obj needs -o and also\n"
     "         writes OUT's .h); text goes to stdout without -o. LLVM IR, assembly and objects\n"
     "         are for the CPU the variant's target names (tvm.build(..., target=...)), else\n"
-    "         the host's; --target overrides it\n"
+    "         the host's; --target overrides it (and is the TVM script's build target)\n"
     "\n"
     "--set P=V rebinds a parameter (a top-level integer such as M = 1024) or gives a symbolic\n"
     "size (te.var) its value for running.\n";
@@ -536,13 +536,13 @@ int commandExport(Options& o)
             TvmScriptOptions options;
             options.source = std::filesystem::path(o.file).filename().string();
             options.symbols = o.symbols;
+            options.target = o.target;
             text = exportTvmScript(source, r.program, v, options);
         } else {
-            LoweredFunc f = lowerSchedule(v.schedule(), v.args, v.funcName);
-            f.func.name = exportedFunctionName(v);
-            noteThreadBindings(o, v);
             const std::string& target = o.target.empty() ? v.target : o.target;
-            if (o.format != "c") {
+            if (o.format == "c") {
+                if (!o.target.empty()) std::cerr << "loopscope-cli: note: --target does not change C source\n";
+            } else {
                 try {
                     checkTarget(target);
                 } catch (const CodegenError& e) {
@@ -551,6 +551,9 @@ int commandExport(Options& o)
                     return kDocumentError;
                 }
             }
+            LoweredFunc f = lowerSchedule(v.schedule(), v.args, v.funcName);
+            f.func.name = exportedFunctionName(v);
+            noteThreadBindings(o, v);
             if (o.format == "c")
                 text = exportCSource(f.func, std::filesystem::path(o.file).filename().string() + ", variant " + v.name);
             else if (o.format == "llvm") text = emitCode(f.func, EmitKind::LLVMIR, target);

@@ -389,8 +389,13 @@ json RequestHandler::emitCode(const json& request, const Progress& progress) con
     else
         badRequest("unknown format '" + format + "' (llvm or asm)");
 
-    progress("lowering", 0.0);
     const Variant& v = *t.variant;
+    try {
+        checkTarget(v.target);
+    } catch (const CodegenError& e) {
+        throw Failure{"codegen", "target '" + v.target + "': " + e.what(), v.targetLoc};
+    }
+    progress("lowering", 0.0);
     const Schedule& schedule =
         t.step < 0 ? v.schedule() : v.snapshots[static_cast<std::size_t>(t.step)];
     LoweredFunc f = lowerSchedule(schedule, v.args, v.funcName);
@@ -398,15 +403,10 @@ json RequestHandler::emitCode(const json& request, const Progress& progress) con
     progress("compiling", 0.3);
     std::string text;
     try {
-        checkTarget(v.target);
-    } catch (const CodegenError& e) {
-        throw Failure{"codegen", "target '" + v.target + "': " + e.what(), v.targetLoc};
-    }
-    try {
         text = loopscope::emitCode(f.func, kind, v.target);
     } catch (const CodegenError& e) {
         throw Failure{"codegen",
-                      "variant '" + v.name + "' cannot be compiled for this CPU: " + e.what(),
+                      "variant '" + v.name + "' cannot be compiled for target '" + v.target + "': " + e.what(),
                       v.loc};
     }
     return {{"status", "ok"},

@@ -23,7 +23,8 @@
 //      timed, ms_median, ms_min, ms_max, number, repeat, gflops;
 //   -> wrong (a check failed; nothing is timed, no time or speed is given): message,
 //      first_mismatch, max_abs_error, check, lower_ms, compile_ms, flops.
-// "emit" {script, variant, step, sets, format: "llvm" | "asm"} -> ok: text, format, function.
+// "emit" {script, variant, step, sets, format: "llvm" | "asm"} -> ok: text, format, function,
+//   target (the variant's target string: the code is for the CPU it names, else the host's).
 // "sweep" {script, params [NAME...] (set together to each value), values [INT...] (default 64,
 //   128, ..., 2048), variants [NAME...] (default: all), threads (0: all), max_point_s (10: a point
 //   whose single run takes longer is skipped), check (true), blas (false: add OpenBLAS points for

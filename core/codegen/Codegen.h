@@ -1,5 +1,6 @@
 // Native code for a lowered function: LLVM IR for the host CPU, optimized at O3 and JIT-compiled,
-// or written out as LLVM IR text, assembly or an object file. No LLVM header leaks from here.
+// or written out as LLVM IR text, assembly or an object file (for the host or a named CPU). No
+// LLVM header leaks from here.
 #pragma once
 
 #include "te/Diagnostic.h"

@@ -1540,10 +1540,18 @@ TargetChoice parseTarget(const std::string& target)
                 if (!a.empty()) c.attrs.push_back(a[0] == '+' || a[0] == '-' ? a : "+" + a);
         } else if (auto v = value("-mtriple=")) {
             c.triple = *v;
+        } else if (word == "-mcpu" || word == "-mattr" || word == "-mtriple") {
+            throw CodegenError("write " + word + "=VALUE, without a space");
+        } else if (word.rfind("-m", 0) == 0 && !value("-mfloat-abi=") && !value("-mabi=")) {
+            throw CodegenError("'" + word + "' is not an option of TVM's llvm target (-mcpu=, -mattr=, -mtriple=, ...)");
+        } else if (word[0] != '-') {
+            throw CodegenError("'" + word + "' is not an option: they start with '-' (e.g. -mcpu=znver4)");
         }
     }
-    if (!c.triple.empty() && c.triple.rfind("x86_64", 0) != 0)
-        throw CodegenError("target triple '" + c.triple + "' is not supported: Loopscope generates x86-64 code");
+    // ELF for x86-64 Linux: what the exported header, the C harness and the JIT's objects are.
+    if (!c.triple.empty() && (c.triple.rfind("x86_64-", 0) != 0 || c.triple.find("linux") == std::string::npos ||
+                              c.triple.find("x32") != std::string::npos))
+        throw CodegenError("target triple '" + c.triple + "' is not supported: Loopscope generates x86-64 Linux code");
     return c;
 }
 
@@ -1567,8 +1575,9 @@ std::unique_ptr<llvm::TargetMachine> createTargetMachine(const TargetChoice& cho
     };
     for (auto& a : choice.attrs) {
         std::string name = a.substr(1);
-        // Other names LLVM knows turn a feature bit on or off; one it does not know, neither.
-        bool known = detected.count(name) || bits("+" + name) != bits("-" + name);
+        // Other names LLVM knows turn a feature bit on (none is on for the generic CPU but those
+        // host detection knows); one it does not know leaves them as they are, with a warning.
+        bool known = detected.count(name) || bits("+" + name) != bits("");
         if (!known) throw CodegenError("-mattr: '" + name + "' is not a feature LLVM " LLVM_VERSION_STRING " knows for x86-64 (e.g. avx512f, fma)");
         features += (features.empty() ? "" : ",") + a;
     }

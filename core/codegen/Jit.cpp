@@ -89,15 +89,18 @@ llvm::TargetMachine* threadTargetMachine()
     return tm.get();
 }
 
-// The same for a machine a target string names; they are few in a session.
+// The same for machines target strings name. A few are kept: the editor asks again for every
+// version of the text as the user types one.
 llvm::TargetMachine* threadTargetMachine(const std::string& target)
 {
     TargetChoice choice = parseTarget(target);
     if (choice.isHost()) return threadTargetMachine();
     thread_local std::map<std::string, std::unique_ptr<llvm::TargetMachine>> machines;
-    auto& tm = machines[target];
-    if (!tm) tm = createTargetMachine(choice);
-    return tm.get();
+    auto it = machines.find(target);
+    if (it != machines.end()) return it->second.get();
+    auto tm = createTargetMachine(choice);  // throws before anything is kept
+    if (machines.size() >= 4) machines.clear();
+    return machines.emplace(target, std::move(tm)).first->second.get();
 }
 
 }  // namespace
@@ -168,7 +171,7 @@ std::string emitCode(const PrimFunc& f, EmitKind kind, const std::string& target
     llvm::raw_svector_ostream bos(buffer);
     llvm::legacy::PassManager pm;
     auto type = kind == EmitKind::Assembly ? llvm::CGFT_AssemblyFile : llvm::CGFT_ObjectFile;
-    LS_ASSERT(!tm->addPassesToEmitFile(pm, bos, nullptr, type), "the host target cannot emit this file type");
+    LS_ASSERT(!tm->addPassesToEmitFile(pm, bos, nullptr, type), "the target machine cannot emit this file type");
     pm.run(*module);
     return std::string(buffer.begin(), buffer.end());
 }

@@ -398,7 +398,7 @@ private:
         if (func.empty()) {
             func = "func";
             out << "func = tvm.build(" << schedule << ", [" << args
-                << "], target=" << pyString(m_variant.target)
+                << "], target=" << pyString(buildTarget())
                 << ", name=" << pyString(m_variant.funcName) << ")\n";
         }
         out << "\n# Seeded random inputs, zeroed outputs";
@@ -430,7 +430,7 @@ private:
 
         out << "# The reference: the same computation with the default schedule (no primitives).\n"
             << "ref_s = " << createText << "\n"
-            << "ref_func = tvm.build(ref_s, [" << args << "], target=" << pyString(m_variant.target)
+            << "ref_func = tvm.build(ref_s, [" << args << "], target=" << pyString(buildTarget())
             << ")\n";
         for (const Tensor* t : computed)
             out << "ref_" << variableOf(*t) << " = tvm.nd.array(np.zeros(" << shapeText(*t, sizes)
@@ -461,6 +461,8 @@ private:
     const Program& m_program;
     const Variant& m_variant;
     const TvmScriptOptions& m_options;
+
+    const std::string& buildTarget() const { return m_options.target.empty() ? m_variant.target : m_options.target; }
     ast::Module m_module;
     std::vector<Kept> m_kept;
     const ast::Stmt* m_create = nullptr;

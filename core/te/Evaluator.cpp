@@ -996,7 +996,7 @@ private:
             std::string t = stringArg(b["target"], "target");
             if (t.rfind("llvm", 0) != 0) {
                 throw UserError(b["target"].loc, "target '" + t + "' is not supported; Loopscope "
-                                                 "generates code for the host CPU (target \"llvm\")");
+                                                 "generates code for CPUs (target \"llvm ...\")");
             }
             Value v = Value::named(VKind::Target, t);
             return v;
@@ -1216,7 +1216,7 @@ private:
             const Value& t = b["target"].value;
             if (t.kind == VKind::Str) {
                 if (t.s.rfind("llvm", 0) != 0)
-                    throw UserError(b["target"].loc, "target '" + t.s + "' is not supported; Loopscope generates code for the host CPU (\"llvm\")");
+                    throw UserError(b["target"].loc, "target '" + t.s + "' is not supported; Loopscope generates code for CPUs (\"llvm ...\")");
                 v.target = t.s;
                 v.targetLoc = b["target"].loc;
             } else if (t.kind == VKind::Target) {

@@ -219,6 +219,7 @@ TEST_F(CliExport, AssemblyIsForTheTargetsCpu)
     EXPECT_EQ(sse.exitCode, 0) << sse.output;
     EXPECT_NE(sse.output.find("\"target-cpu\"=\"x86-64\""), std::string::npos) << sse.output;
     RunResult sseAsm = runCli("export '" + script.string() + "' --format asm --target 'llvm -mcpu=x86-64'", false);
+    EXPECT_EQ(sseAsm.exitCode, 0) << sseAsm.output;
     EXPECT_EQ(sseAsm.output.find("%ymm"), std::string::npos) << sseAsm.output;
     EXPECT_NE(sseAsm.output.find("%xmm"), std::string::npos) << sseAsm.output;
 
@@ -230,9 +231,19 @@ TEST_F(CliExport, AssemblyIsForTheTargetsCpu)
     EXPECT_EQ(noAvx512.output.find("%zmm"), std::string::npos) << noAvx512.output;
     EXPECT_NE(noAvx512.output.find("%ymm"), std::string::npos) << noAvx512.output;
 
-    // The C source has no CPU in it.
-    RunResult c = runCli("export '" + script.string() + "' --format c", false);
+    // Without -mcpu, -mattr changes the host's features: no AVX, no 256-bit vectors.
+    RunResult noAvx = runCli("export '" + script.string() + "' --format asm --target 'llvm -mattr=-avx'", false);
+    EXPECT_EQ(noAvx.exitCode, 0) << noAvx.output;
+    EXPECT_EQ(noAvx.output.find("%ymm"), std::string::npos) << noAvx.output;
+    EXPECT_NE(noAvx.output.find("%xmm"), std::string::npos) << noAvx.output;
+
+    // The TVM script builds for --target; the C source has no CPU in it.
+    RunResult tvm = runCli("export '" + script.string() + "' --format tvm --target 'llvm -mcpu=znver4'", false);
+    EXPECT_EQ(tvm.exitCode, 0) << tvm.output;
+    EXPECT_NE(tvm.output.find("target=\"llvm -mcpu=znver4\""), std::string::npos) << tvm.output;
+    RunResult c = runCli("export '" + script.string() + "' --format c --target 'llvm -mcpu=znver4'");
     EXPECT_EQ(c.exitCode, 0) << c.output;
+    EXPECT_NE(c.output.find("note: --target does not change C source"), std::string::npos) << c.output;
 
     // A run is compiled for the host, and says so.
     RunResult run = runCli("run '" + script.string() + "' --check");
@@ -261,7 +272,7 @@ TEST_F(CliExport, UnknownCpuOrFeatureIsNamedWhereItWasWritten)
 
     RunResult arm = runCli("export '" + script.string() + "' --format asm --target 'llvm -mtriple=aarch64-linux-gnu'");
     EXPECT_EQ(arm.exitCode, 2) << arm.output;
-    EXPECT_NE(arm.output.find("Loopscope generates x86-64 code"), std::string::npos) << arm.output;
+    EXPECT_NE(arm.output.find("Loopscope generates x86-64 Linux code"), std::string::npos) << arm.output;
 
     RunResult cuda = runCli("export '" + script.string() + "' --format asm --target cuda");
     EXPECT_EQ(cuda.exitCode, 2) << cuda.output;

@@ -353,6 +353,36 @@ TEST(CodegenLLVM, TargetStringsNameACpuAndItsFeatures)
     EXPECT_EQ(c.attrs, (std::vector<std::string>{"+avx512f", "-avx512bw", "+fma"}));
     EXPECT_EQ(c.triple, "x86_64-linux-gnu");
     EXPECT_THROW(parseTarget("llvm -mtriple=aarch64-linux-gnu"), CodegenError);
+    EXPECT_THROW(parseTarget("llvm -mtriple=x86_64-apple-darwin"), CodegenError);  // not ELF
+    EXPECT_THROW(parseTarget("llvm -mcpu znver4"), CodegenError);
+    EXPECT_THROW(parseTarget("llvm -march=znver4"), CodegenError);
+    EXPECT_THROW(parseTarget("llvm znver4"), CodegenError);
     EXPECT_NO_THROW(checkTarget("llvm -mcpu=znver4 -mattr=-avx512f"));
+    EXPECT_NO_THROW(checkTarget("llvm -mattr=-avx2"));            // the host's features, changed
+    EXPECT_NO_THROW(checkTarget("llvm -mattr=+prefer-256-bit"));  // a tuning feature
     EXPECT_THROW(checkTarget("llvm -mcpu=pentium9"), CodegenError);
+    EXPECT_THROW(checkTarget("llvm -mattr=+avx9000"), CodegenError);
+}
+
+// A parallel loop whose extent is a symbolic size its body does not use: the outlined body still
+// receives the size (it bounds the range it is given).
+TEST(CodegenLLVM, ParallelLoopOverASymbolicSize)
+{
+    EvalResult r = evaluateScript(R"(import tvm
+from tvm import te
+n = te.var("n")
+A = te.placeholder((n,), name="A")
+B = te.compute((n,), lambda i: A[i] * 2.0, name="B")
+s = te.create_schedule(B.op)
+s[B].parallel(B.op.axis[0])
+)");
+    ASSERT_TRUE(r.ok) << r.error.message;
+    const Variant& v = r.program.variants.front();
+    auto kernel = compileKernel(lowerSchedule(v.schedule(), v.args, v.funcName).func);
+    std::vector<float> a(1000), b(1000, 0.0f);
+    for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(i);
+    void* buffers[] = {a.data(), b.data()};
+    std::int64_t sizes[] = {1000};
+    kernel->run(buffers, sizes);
+    for (std::size_t i = 0; i < b.size(); ++i) ASSERT_EQ(b[i], 2.0f * static_cast<float>(i)) << i;
 }
