@@ -10,6 +10,10 @@
 #include <iostream>
 #include <string>
 
+#include <deque>
+#include <utility>
+
+#include <poll.h>
 #include <sys/resource.h>
 #include <unistd.h>
 #ifdef __linux__
@@ -32,6 +36,58 @@ bool writeAll(int fd, const std::string& text)
     }
     return true;
 }
+
+// Lines of the protocol's input, read straight from the descriptor so that a sweep can look for
+// lines that came in meanwhile without blocking.
+class LineReader {
+public:
+    explicit LineReader(int fd) : m_fd(fd) {}
+
+    // The next line, waiting for it; false at the end of input.
+    bool next(std::string* line)
+    {
+        while (m_lines.empty() && !m_eof) fill(true);
+        if (m_lines.empty()) return false;
+        *line = std::move(m_lines.front());
+        m_lines.pop_front();
+        return true;
+    }
+
+    // Takes in what has arrived, without waiting.
+    void poll() { fill(false); }
+
+    std::deque<std::string>& lines() { return m_lines; }
+
+private:
+    void fill(bool wait)
+    {
+        if (m_eof) return;
+        if (!wait) {
+            pollfd p{m_fd, POLLIN, 0};
+            if (::poll(&p, 1, 0) <= 0) return;
+        }
+        char buffer[65536];
+        ssize_t n = ::read(m_fd, buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR) return;
+        if (n <= 0) {
+            m_eof = true;
+            if (!m_partial.empty()) m_lines.push_back(std::exchange(m_partial, {}));
+            return;
+        }
+        m_partial.append(buffer, static_cast<std::size_t>(n));
+        std::size_t start = 0, end;
+        while ((end = m_partial.find('\n', start)) != std::string::npos) {
+            m_lines.push_back(m_partial.substr(start, end - start));
+            start = end + 1;
+        }
+        m_partial.erase(0, start);
+    }
+
+    int m_fd;
+    std::string m_partial;
+    std::deque<std::string> m_lines;
+    bool m_eof = false;
+};
 
 } // namespace
 
@@ -67,8 +123,24 @@ int main()
         if (!readerGone)
             readerGone = !writeAll(protocol, loopscope::worker::serializeMessage(message) + "\n");
     };
+    LineReader input(STDIN_FILENO);
+    // Between two points of a sweep: answer the requests that may go between, in the order they
+    // came; the others keep their place for after the sweep.
+    handler.setBetweenSweepPoints([&] {
+        input.poll();
+        auto& lines = input.lines();
+        for (auto it = lines.begin(); it != lines.end() && !readerGone;) {
+            if (!loopscope::worker::RequestHandler::mayGoBetween(*it)) {
+                ++it;
+                continue;
+            }
+            std::string line = std::move(*it);
+            it = lines.erase(it);
+            handler.handleLine(line, emit);
+        }
+    });
     std::string line;
-    while (!readerGone && std::getline(std::cin, line))
+    while (!readerGone && input.next(&line))
         handler.handleLine(line, emit);
     return 0;
 }

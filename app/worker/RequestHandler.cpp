@@ -480,6 +480,7 @@ json RequestHandler::sweep(const json& request, const Progress& progress) const
     hooks.point = [&](const SweepPoint& point, int done, int total) {
         progress("sweep", total > 0 ? static_cast<double>(done) / total : 1.0,
                  json{{"done", done}, {"total", total}, {"point", sweepPointJson(point, r.parameters)}});
+        if (m_betweenSweepPoints) m_betweenSweepPoints();
     };
     SweepResult result;
     try {
@@ -501,6 +502,14 @@ json RequestHandler::sweep(const json& request, const Progress& progress) const
     if (!result.blasLabel.empty()) out["blas"] = result.blasLabel;
     if (!result.blasNote.empty()) out["blas_note"] = result.blasNote;
     return out;
+}
+
+bool RequestHandler::mayGoBetween(const std::string& line)
+{
+    json request = json::parse(line, nullptr, false);
+    if (!request.is_object()) return false;
+    const json* cmd = find(request, "cmd");
+    return cmd && cmd->is_string() && *cmd == "emit";
 }
 
 json RequestHandler::machine(const json& request) const

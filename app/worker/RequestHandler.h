@@ -25,6 +25,8 @@
 //      first_mismatch, max_abs_error, check, lower_ms, compile_ms, flops.
 // "emit" {script, variant, step, sets, format: "llvm" | "asm"} -> ok: text, format, function,
 //   target (the variant's target string: the code is for the CPU it names, else the host's).
+//   Sent while a sweep runs, it is answered between two of the sweep's points (the client may
+//   write it without waiting for the sweep's result); other requests wait for the sweep.
 // "sweep" {script, params [NAME...] (set together to each value), values [INT...] (default 64,
 //   128, ..., 2048), variants [NAME...] (default: all), threads (0: all), max_point_s (10: a point
 //   whose single run takes longer is skipped), check (true), blas (false: add OpenBLAS points for
@@ -73,6 +75,12 @@ public:
     void handleLine(const std::string& line, const Emit& emit) const;
     void handle(const nlohmann::json& request, const Emit& emit) const;
 
+    // Whether a request line may be answered in the middle of a sweep: "emit" (quick, and it runs
+    // no generated code). The worker answers such lines between two points of a sweep.
+    static bool mayGoBetween(const std::string& line);
+    // Called between two points of every sweep (and never while anything else is measured).
+    void setBetweenSweepPoints(std::function<void()> f) { m_betweenSweepPoints = std::move(f); }
+
     std::vector<std::string> commands() const;
 
 private:
@@ -96,6 +104,7 @@ private:
     HandlerOptions m_options;
     std::map<std::string, Command> m_commands;
     std::shared_ptr<SweepCache> m_sweepCache; // points measured by earlier "sweep" requests
+    std::function<void()> m_betweenSweepPoints;
 };
 
 // One line of output: compact JSON, invalid UTF-8 replaced, no newline.

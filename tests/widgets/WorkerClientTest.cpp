@@ -52,6 +52,26 @@ QJsonObject measureRequest(const QString& variant, QJsonObject extra = {})
     return r;
 }
 
+QJsonObject sweepRequest(const QJsonArray& values)
+{
+    return QJsonObject{{QStringLiteral("cmd"), QStringLiteral("sweep")},
+                       {QStringLiteral("script"), QString::fromUtf8(kMatmul)},
+                       {QStringLiteral("params"), QJsonArray{QStringLiteral("N")}},
+                       {QStringLiteral("values"), values},
+                       {QStringLiteral("variants"), QJsonArray{QStringLiteral("naive")}},
+                       {QStringLiteral("threads"), 1},
+                       {QStringLiteral("repeat"), 3},
+                       {QStringLiteral("min_repeat_ms"), 20}};
+}
+
+QJsonObject emitRequest()
+{
+    return QJsonObject{{QStringLiteral("cmd"), QStringLiteral("emit")},
+                       {QStringLiteral("script"), QString::fromUtf8(kMatmul)},
+                       {QStringLiteral("variant"), QStringLiteral("tiled")},
+                       {QStringLiteral("format"), QStringLiteral("llvm")}};
+}
+
 QJsonObject pingRequest()
 {
     return QJsonObject{{QStringLiteral("cmd"), QStringLiteral("ping")}};
@@ -348,6 +368,39 @@ private slots:
         QVERIFY(at(urgent) < at(queued));
     }
 
+    // The code of a step does not wait for a whole sweep: an "emit" submitted first while a
+    // sweep runs is answered between two of its points; anything else waits for the sweep.
+    void emitGoesBetweenTheRunningSweepsPoints()
+    {
+        int sweep = m_client->submit(sweepRequest({8, 16, 24, 32, 40, 48}));
+        QVERIFY(awaitPhase(sweep, QStringLiteral("sweep")));
+        int code = m_client->submitFirst(emitRequest());
+        int ping = m_client->submitFirst(pingRequest());
+        QCOMPARE(m_client->queuedRequests(), (QList<int>{ping})); // the emit went to the worker
+        QVERIFY(str(awaitResult(code), "text").contains(QLatin1String("define")));
+        QCOMPARE(str(awaitResult(sweep), "status"), QStringLiteral("ok"));
+        QCOMPARE(str(awaitResult(ping), "status"), QStringLiteral("ok"));
+        auto at = [&](int id) { return m_events.indexOf(QStringLiteral("finished %1").arg(id)); };
+        QVERIFY(at(code) < at(sweep));
+        QVERIFY(at(sweep) < at(ping));
+        QCOMPARE(m_failed->size(), 0);
+    }
+
+    // When the worker is restarted under it (here: the sweep is cancelled), the emit sent aside is
+    // queued again and answered by the new worker.
+    void anEmitSentAsideSurvivesTheSweepsCancel()
+    {
+        int sweep = m_client->submit(sweepRequest({8, 16, 24, 32, 40, 48}));
+        QVERIFY(awaitPhase(sweep, QStringLiteral("sweep")));
+        int code = m_client->submitFirst(emitRequest());
+        QVERIFY(m_client->queuedRequests().isEmpty());
+        m_client->cancel(sweep); // before any answer is read
+        QCOMPARE(m_client->queuedRequests(), (QList<int>{code}));
+        QVERIFY(str(awaitResult(code), "text").contains(QLatin1String("define")));
+        QCOMPARE(outcomeOf(sweep)->kind, Outcome::Cancelled);
+        QTRY_VERIFY(!m_client->isBusy());
+    }
+
     // Every progress message reaches message() whole: a sweep's carry its points.
     void messageCarriesEveryProgressMessage()
     {
@@ -441,6 +494,26 @@ private slots:
         QCOMPARE(ping.value(QLatin1String("id")).toInt(), 9);
         QCOMPARE(str(ping, "status"), QStringLiteral("ok"));
         QVERIFY(!ping.value(QLatin1String("testing")).toBool()); // no LOOPSCOPE_WORKER_TESTING
+
+        // Lines that come in during a sweep: an emit is answered between two points, a ping
+        // after the sweep.
+        QJsonObject sweep = sweepRequest({8, 16, 24});
+        sweep.insert(QStringLiteral("id"), 11);
+        QJsonObject code = emitRequest();
+        code.insert(QStringLiteral("id"), 12);
+        QJsonObject last = pingRequest();
+        last.insert(QStringLiteral("id"), 13);
+        QByteArray lines;
+        for (const QJsonObject& o : {sweep, code, last})
+            lines += QJsonDocument(o).toJson(QJsonDocument::Compact) + "\n";
+        worker.write(lines);
+        QList<int> finals;
+        while (finals.size() < 3) {
+            QJsonObject m = nextLine();
+            QVERIFY(!m.isEmpty());
+            if (str(m, "status") != QStringLiteral("progress")) finals << m.value(QLatin1String("id")).toInt();
+        }
+        QCOMPARE(finals, (QList<int>{12, 11, 13}));
 
         worker.closeWriteChannel();
         QVERIFY(worker.waitForFinished(30000));

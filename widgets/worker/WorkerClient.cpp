@@ -133,15 +133,43 @@ int WorkerClient::enqueue(QJsonObject request, bool first)
     request.insert(QStringLiteral("id"), id);
     const int limit = request.take(QStringLiteral("time_limit_ms")).toInt(0);
     Request queued{id, std::move(request), {}, qMax(0, limit)};
-    if (first) m_queue.prepend(std::move(queued));
+    if (first && canSendAside(queued.body)) {
+        m_aside = std::move(queued);
+        send(*m_aside);
+    } else if (first) m_queue.prepend(std::move(queued));
     else m_queue.append(std::move(queued));
     updateBusy();
     scheduleDispatch();
     return id;
 }
 
+bool WorkerClient::canSendAside(const QJsonObject& body) const
+{
+    return m_running && !m_aside && m_process && m_process->state() == QProcess::Running &&
+           m_running->body.value(QLatin1String("cmd")).toString() == QLatin1String("sweep") &&
+           body.value(QLatin1String("cmd")).toString() == QLatin1String("emit");
+}
+
+void WorkerClient::send(const Request& request)
+{
+    QByteArray line = QJsonDocument(request.body).toJson(QJsonDocument::Compact);
+    line.append('\n');
+    m_process->write(line);
+}
+
+void WorkerClient::requeueAside()
+{
+    if (m_aside) m_queue.prepend(*std::exchange(m_aside, std::nullopt));
+}
+
 void WorkerClient::cancel(int id)
 {
+    if (m_aside && m_aside->id == id) {
+        m_aside.reset(); // its answer, when it comes, is dropped
+        emit cancelled(id);
+        updateBusy();
+        return;
+    }
     for (qsizetype i = 0; i < m_queue.size(); ++i) {
         if (m_queue[i].id != id) continue;
         m_queue.removeAt(i);
@@ -153,6 +181,7 @@ void WorkerClient::cancel(int id)
     m_running.reset();
     m_timer->stop();
     stopWorker();
+    requeueAside();
     startWorker(); // ready for the next request
     emit cancelled(id);
     scheduleDispatch();
@@ -162,6 +191,7 @@ void WorkerClient::cancel(int id)
 void WorkerClient::cancelAll()
 {
     QList<int> ids;
+    if (m_aside) ids.append(std::exchange(m_aside, std::nullopt)->id);
     if (m_running) {
         ids.append(m_running->id);
         m_running.reset();
@@ -205,9 +235,7 @@ void WorkerClient::dispatch()
     }
     if (m_process->state() != QProcess::Running) return; // still starting
     m_running = m_queue.takeFirst();
-    QByteArray line = QJsonDocument(m_running->body).toJson(QJsonDocument::Compact);
-    line.append('\n');
-    m_process->write(line);
+    send(*m_running);
     m_timer->start(limitOf(*m_running));
     updateBusy();
 }
@@ -261,6 +289,19 @@ void WorkerClient::readOutput()
         }
         const QJsonObject message = doc.object();
         const int id = message.value(QLatin1String("id")).toInt(-1);
+        if (m_aside && id == m_aside->id) {
+            if (message.value(QLatin1String("status")).toString() == QLatin1String("progress")) {
+                m_aside->phase = message.value(QLatin1String("phase")).toString();
+                emit this->message(id, message);
+                if (m_aside && m_aside->id == id)
+                    emit progress(id, m_aside->phase, message.value(QLatin1String("fraction")).toDouble());
+                continue;
+            }
+            m_aside.reset();
+            emit finished(id, message);
+            updateBusy();
+            continue;
+        }
         if (!m_running || id != m_running->id) {
             emit logLine(QStringLiteral("worker output for no running request: ") +
                          QString::fromUtf8(line.left(500)));
@@ -306,6 +347,7 @@ void WorkerClient::workerFinished(int exitCode, bool crashed)
         disconnect(m_process, nullptr, this, nullptr);
         std::exchange(m_process, nullptr)->deleteLater();
     }
+    requeueAside();
     if (m_running) {
         failRunning(crashMessage(*m_running, exitCode, crashed));
         return;
@@ -326,6 +368,7 @@ void WorkerClient::workerFailedToStart()
             .arg(QDir::toNativeSeparators(m_workerPath), reason);
     QList<Request> failing;
     if (m_running) failing.append(*std::exchange(m_running, std::nullopt));
+    if (m_aside) failing.append(*std::exchange(m_aside, std::nullopt));
     failing.append(std::exchange(m_queue, {}));
     m_timer->stop();
     for (const Request& r : std::as_const(failing))
@@ -344,6 +387,7 @@ void WorkerClient::failRunning(const QString& message)
     m_running.reset();
     m_timer->stop();
     stopWorker();
+    requeueAside();
     startWorker(); // a fresh worker, ready for what comes next
     emit failed(id, message);
     dispatch();
@@ -351,7 +395,7 @@ void WorkerClient::failRunning(const QString& message)
 
 void WorkerClient::updateBusy()
 {
-    const bool busy = m_running.has_value() || !m_queue.isEmpty();
+    const bool busy = m_running.has_value() || m_aside.has_value() || !m_queue.isEmpty();
     if (busy == m_busy) return;
     m_busy = busy;
     emit busyChanged(busy);

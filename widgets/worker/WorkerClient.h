@@ -45,7 +45,9 @@ public:
     // its id, which the client writes into it. Nothing about it is signalled before this returns.
     int submit(QJsonObject request);
     // Queues a request ahead of every queued one (not of the one running): for quick requests a
-    // user waits on, such as the code of the shown step while a ladder's rows are queued.
+    // user waits on, such as the code of the shown step while a ladder's rows are queued. An
+    // "emit" request submitted while a sweep runs goes to the worker at once, which answers it
+    // between two of the sweep's points (one such request at a time; another waits its turn).
     int submitFirst(QJsonObject request);
     // A queued request is dropped; the running one is stopped by killing the worker, which is
     // then restarted. Either way cancelled(id) is emitted; unknown ids are ignored.
@@ -96,6 +98,10 @@ private:
     // Ends the running request with failed(); the queue continues on a fresh worker.
     void failRunning(const QString& message);
     void updateBusy();
+    bool canSendAside(const QJsonObject& body) const;
+    void send(const Request& request);
+    // After the worker stopped: the request sent aside goes back to the front of the queue.
+    void requeueAside();
 
     QString crashMessage(const Request& request, int exitCode, bool crashed) const;
     QString timeoutMessage(const Request& request) const;
@@ -107,6 +113,7 @@ private:
     int m_nextId = 1;
     QList<Request> m_queue;
     std::optional<Request> m_running;
+    std::optional<Request> m_aside; // sent while a sweep runs, answered between its points
     QProcess* m_process = nullptr;
     QTimer* m_timer = nullptr;
     QByteArray m_logBuffer;      // the worker's stderr up to an incomplete line
