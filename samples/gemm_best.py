@@ -28,7 +28,12 @@ B = te.placeholder((K, N), name="B")
 k = te.reduce_axis((0, K), name="k")
 
 # packedB[x, k, y] = B[k, x * nr + y]: for each nr-wide panel, the rows of B one after another.
-packedB = te.compute((N // nr, K, nr), lambda x, kk, y: B[kk, x * nr + y], name="packedB")
+# When nr does not divide N, the last panel is padded with zeros.
+packedB = te.compute(
+    ((N + nr - 1) // nr, K, nr),
+    lambda x, kk, y: tvm.tir.if_then_else(x * nr + y < N, B[kk, x * nr + y], 0.0),
+    name="packedB",
+)
 C = te.compute(
     (M, N),
     lambda i, j: te.sum(A[i, k] * packedB[j // nr, k, j % nr], axis=k),

@@ -1035,13 +1035,30 @@ private:
             genLoop(op);
             m_b.CreateBr(end);
         };
+        // In the copy for edge tiles, a guard on this loop's counter may be decided once more,
+        // further in, where the counter has its value instead of its last one: the edge of a
+        // loop over tiles (say all of the last block of columns) is then mostly full tiles, which
+        // run in a fast copy of their own. (Only once, and only then: each such copy is one more
+        // optimized copy of the body to compile.)
+        const bool decideAgain = m_edgeCopies == 0;
+        auto onThisLoop = [&](const IfThenElseNode* guard) {
+            FreeVarCollector vars;
+            vars.visit(guard->cond);
+            return std::any_of(vars.free.begin(), vars.free.end(), [&](const Var& v) { return v.get() == op->var.get(); });
+        };
+        const int edgeCopies = std::exchange(m_edgeCopies, 0);  // the fast copy is optimized in full
         m_b.SetInsertPoint(fast);
         for (auto& g : found.guards) m_guardsAssumed.insert(g.node);
         emit();
         for (auto& g : found.guards) m_guardsAssumed.erase(g.node);
+        m_edgeCopies = edgeCopies;
         m_b.SetInsertPoint(edge);
         ++m_edgeCopies;
+        if (decideAgain)
+            for (auto& g : found.guards)
+                if (onThisLoop(g.node)) m_guardsDecided.erase(g.node);
         emit();
+        for (auto& g : found.guards) m_guardsDecided.insert(g.node);
         --m_edgeCopies;
         m_b.SetInsertPoint(end);
         return true;

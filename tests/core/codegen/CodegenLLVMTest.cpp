@@ -192,6 +192,44 @@ TEST(CodegenLLVM, EachGuardIsDecidedPerTile)
     expectRight(c);
 }
 
+TEST(CodegenLLVM, TheEdgeOfALoopOverPanelsIsVersionedAgainPerPanel)
+{
+    EvalResult r = evaluateScript(R"(import tvm
+from tvm import te
+A = te.placeholder((4, 16), name="A")
+B = te.placeholder((16, 60), name="B")
+k = te.reduce_axis((0, 16), name="k")
+C = te.compute((4, 60), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+s = te.create_schedule(C.op)
+i, j = s[C].op.axis
+jo, ji = s[C].split(j, factor=24)
+jio, jii = s[C].split(ji, factor=8)
+s[C].reorder(i, jo, jio, k, jii)
+)");
+    ASSERT_TRUE(r.ok) << r.error.message;
+    const Variant& v = r.program.variants.front();
+    PrimFunc f = lowerSchedule(v.schedule(), v.args, v.funcName).func;
+    std::string before = unoptimizedIr(f);
+    // Columns in blocks of 24, each three panels of 8: 60 leaves the last block one full panel,
+    // one partial and one empty. Decided over the panel loop, the column guard fails for the
+    // whole last block; in that copy it is decided again per panel (over the init's row and
+    // over the reduction loop), so the last block's full panel runs without it too.
+    EXPECT_EQ(occurrences(before, "\nguards_hold"), 3u) << before;
+
+    auto kernel = compileKernel(f);
+    std::vector<float> a(4 * 16), b(16 * 60), c(4 * 60, -1.0f);
+    for (std::size_t x = 0; x < a.size(); ++x) a[x] = static_cast<float>(x % 7) - 3.0f;
+    for (std::size_t x = 0; x < b.size(); ++x) b[x] = static_cast<float>(x % 5) - 2.0f;
+    void* buffers[] = {a.data(), b.data(), c.data()};
+    kernel->run(buffers, nullptr);
+    for (int row = 0; row < 4; ++row)
+        for (int col = 0; col < 60; ++col) {
+            float want = 0;
+            for (int kk = 0; kk < 16; ++kk) want += a[row * 16 + kk] * b[kk * 60 + col];
+            ASSERT_EQ(c[row * 60 + col], want) << row << ", " << col;
+        }
+}
+
 TEST(CodegenLLVM, TheInnerLoopOfASplitIsVersionedPerOuterStep)
 {
     Compiled c = lowerVariant("split columns");
