@@ -1508,7 +1508,10 @@ llvm::TargetOptions hostTargetOptions()
     return options;
 }
 
-std::unique_ptr<llvm::TargetMachine> createHostTargetMachine()
+namespace {
+
+// The native target, and LLVM's options from LOOPSCOPE_LLVM_ARGS: once per process.
+void initializeLlvm()
 {
     static std::once_flag once;
     std::call_once(once, [] {
@@ -1524,19 +1527,11 @@ std::unique_ptr<llvm::TargetMachine> createHostTargetMachine()
             llvm::cl::ParseCommandLineOptions(static_cast<int>(argv.size()), argv.data(), "", &llvm::errs());
         }
     });
-    std::string triple = llvm::sys::getProcessTriple();
-    std::string error;
-    const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, error);
-    LS_ASSERT(target, "no LLVM target for the host: " + error);
-    llvm::StringMap<bool> features;
-    std::string featureString;
-    if (llvm::sys::getHostCPUFeatures(features)) {
-        for (auto& f : features) featureString += (featureString.empty() ? "" : ",") + std::string(f.second ? "+" : "-") + f.first().str();
-    }
-    auto* tm = target->createTargetMachine(triple, llvm::sys::getHostCPUName(), featureString, hostTargetOptions(),
-                                           llvm::Reloc::PIC_, llvm::CodeModel::Small, llvm::CodeGenOpt::Aggressive);
-    return std::unique_ptr<llvm::TargetMachine>(tm);
 }
+
+}  // namespace
+
+std::unique_ptr<llvm::TargetMachine> createHostTargetMachine() { return createTargetMachine(TargetChoice{}); }
 
 TargetChoice parseTarget(const std::string& target)
 {
@@ -1574,19 +1569,20 @@ TargetChoice parseTarget(const std::string& target)
 
 std::unique_ptr<llvm::TargetMachine> createTargetMachine(const TargetChoice& choice)
 {
-    if (choice.isHost()) return createHostTargetMachine();
-    auto host = createHostTargetMachine();  // also initializes the native target
-    std::string triple = choice.triple.empty() ? host->getTargetTriple().str() : choice.triple;
+    initializeLlvm();
+    std::string triple = choice.triple.empty() ? llvm::sys::getProcessTriple() : choice.triple;
     std::string error;
     const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, error);
     if (!target) throw CodegenError("target triple '" + triple + "' is not supported: " + error);
     std::unique_ptr<llvm::MCSubtargetInfo> info(target->createMCSubtargetInfo(triple, "", ""));
     if (!choice.cpu.empty() && !info->isCPUStringValid(choice.cpu))
         throw CodegenError("-mcpu=" + choice.cpu + " names no CPU LLVM " LLVM_VERSION_STRING " knows (e.g. znver4, skylake-avx512, x86-64-v3)");
-    // A named CPU brings its own features; without one, the host's, changed by -mattr.
-    std::string features = choice.cpu.empty() ? host->getTargetFeatureString().str() : "";
     llvm::StringMap<bool> detected;  // every feature host detection asks about, on or off
-    llvm::sys::getHostCPUFeatures(detected);
+    const bool hostKnown = llvm::sys::getHostCPUFeatures(detected);
+    // A named CPU brings its own features; without one, the host's, changed by -mattr.
+    std::string features;
+    if (choice.cpu.empty() && hostKnown)
+        for (auto& f : detected) features += (features.empty() ? "" : ",") + std::string(f.second ? "+" : "-") + f.first().str();
     auto bits = [&](const std::string& fs) {
         return std::unique_ptr<llvm::MCSubtargetInfo>(target->createMCSubtargetInfo(triple, "", fs))->getFeatureBits();
     };
@@ -1598,7 +1594,7 @@ std::unique_ptr<llvm::TargetMachine> createTargetMachine(const TargetChoice& cho
         if (!known) throw CodegenError("-mattr: '" + name + "' is not a feature LLVM " LLVM_VERSION_STRING " knows for x86-64 (e.g. avx512f, fma)");
         features += (features.empty() ? "" : ",") + a;
     }
-    std::string cpu = choice.cpu.empty() ? host->getTargetCPU().str() : choice.cpu;
+    std::string cpu = choice.cpu.empty() ? llvm::sys::getHostCPUName().str() : choice.cpu;
     auto* tm = target->createTargetMachine(triple, cpu, features, hostTargetOptions(), llvm::Reloc::PIC_,
                                            llvm::CodeModel::Small, llvm::CodeGenOpt::Aggressive);
     return std::unique_ptr<llvm::TargetMachine>(tm);
