@@ -4,6 +4,7 @@
 #include "tir/IRMutator.h"
 #include "tir/IRUtil.h"
 #include "tir/Printer.h"
+#include "tir/passes/VectorizeLoop.h"
 
 #include <llvm/ADT/StringMap.h>
 #include <llvm/Analysis/CGSCCPassManager.h>
@@ -32,6 +33,7 @@
 #include <set>
 #include <sstream>
 #include <unordered_set>
+#include <utility>
 
 namespace loopscope {
 
@@ -264,6 +266,96 @@ private:
     const std::unordered_set<const IfThenElseNode*>& m_skip;
     std::unordered_map<const VarNode*, std::pair<Expr, Expr>> m_loopRanges;  // counters: min, extent
     VarSet m_otherBound;  // variables bound inside otherwise: lets, allocations, loops over varying ranges
+};
+
+// The guards known to hold where a statement is emitted, taken out of it (each replaced by
+// its `then` statement).
+class AssumedGuards : public IRMutator {
+public:
+    explicit AssumedGuards(const std::unordered_set<const IfThenElseNode*>& assumed) : m_assumed(assumed) {}
+
+protected:
+    Stmt visitIfThenElse(const IfThenElseNode* op, const Stmt& self) override
+    {
+        if (m_assumed.count(op)) return mutate(op->thenCase);
+        return IRMutator::visitIfThenElse(op, self);
+    }
+
+private:
+    const std::unordered_set<const IfThenElseNode*>& m_assumed;
+};
+
+// Whether the lanes of a statement computed on `lanes` lanes (vectorizeUnderMasks) may run at
+// once, as they would one after another: every buffer it writes is read and written only at one
+// index, a ramp with a constant non-zero stride, so that each lane touches its own elements. Its
+// accesses are all of scalar elements, at scalar indices or at indices of `lanes` lanes. No vector
+// integer division by a variable (an inactive lane may divide by zero), no other statement than
+// stores, lets, conditions and sequences.
+class LanesAtOnce : public IRVisitor {
+public:
+    explicit LanesAtOnce(int lanes) : m_lanes(lanes) {}
+
+    bool check(const Stmt& s)
+    {
+        visit(s);
+        if (!m_ok) return false;
+        for (auto& [data, index] : m_written) {
+            auto* r = index.as<RampNode>();
+            std::int64_t stride = 0;
+            if (!r || !isConstInt(r->stride, &stride) || stride == 0) return false;
+            auto range = m_accesses.equal_range(data);
+            for (auto it = range.first; it != range.second; ++it)
+                if (!exprEqual(it->second, index)) return false;
+        }
+        return true;
+    }
+
+protected:
+    void visitBufferLoad(const BufferLoadNode* op) override
+    {
+        access(op->buffer, op->indices);
+        IRVisitor::visitBufferLoad(op);
+    }
+    void visitBufferStore(const BufferStoreNode* op) override
+    {
+        access(op->buffer, op->indices);
+        if (m_ok) m_written.emplace(op->buffer->data.get(), op->indices[0]);
+        IRVisitor::visitBufferStore(op);
+    }
+    void visitBinary(const BinaryNode* op) override
+    {
+        bool division = op->kind == ExprKind::Div || op->kind == ExprKind::Mod ||
+                        op->kind == ExprKind::FloorDiv || op->kind == ExprKind::FloorMod;
+        if (division && op->a.type().isVector() && !op->a.type().isFloat()) {
+            const Expr* d = &op->b;
+            if (auto* b = d->as<BroadcastNode>()) d = &b->value;
+            std::int64_t k = 0;
+            if (!isConstInt(*d, &k) || k == 0) m_ok = false;
+        }
+        IRVisitor::visitBinary(op);
+    }
+    void visitFor(const ForNode*) override { m_ok = false; }
+    void visitAllocate(const AllocateNode*) override { m_ok = false; }
+    void visitEvaluate(const EvaluateNode*) override { m_ok = false; }
+    void visitTensorStore(const TensorStoreNode*) override { m_ok = false; }
+    void visitRealize(const RealizeNode*) override { m_ok = false; }
+
+private:
+    void access(const Buffer& b, const std::vector<Expr>& indices)
+    {
+        if (indices.size() != 1 || b->dtype.lanes != 1) {
+            m_ok = false;
+            return;
+        }
+        int lanes = indices[0].type().lanes;
+        if (lanes != 1 && lanes != m_lanes) m_ok = false;
+        m_accesses.emplace(b->data.get(), indices[0]);
+    }
+
+    int m_lanes;
+    bool m_ok = true;
+    std::multimap<const VarNode*, Expr> m_accesses;
+    std::map<const VarNode*, Expr> m_written;  // the first index each written buffer is stored at
 };
 
 class Codegen {
@@ -662,10 +754,17 @@ private:
     }
 
     // if_then_else evaluates only the branch taken: its other branch may read out of bounds
-    // (padding). A vector condition is handled lane by lane.
+    // (padding). A vector condition is handled lane by lane, or under lane masks where lanes are
+    // computed at once (see genLanesAtOnce).
     llvm::Value* genIfThenElse(const CallNode* op, const Expr& self)
     {
         int lanes = self.type().lanes;
+        if (op->args[0].type().lanes > 1 && m_lanesAtOnce) {
+            llvm::Value* c = genExpr(op->args[0]);
+            llvm::Value* t = valueUnderMask(withinMask(c), op->args[1], lanes);
+            llvm::Value* f = valueUnderMask(withinMask(m_b.CreateNot(c)), op->args[2], lanes);
+            return m_b.CreateSelect(c, t, f);
+        }
         if (op->args[0].type().lanes == 1) {
             llvm::Value* c = genExpr(op->args[0]);
             llvm::Function* fn = m_b.GetInsertBlock()->getParent();
@@ -693,6 +792,46 @@ private:
             out = m_b.CreateInsertElement(out, genExpr(lane), static_cast<std::uint64_t>(i));
         }
         return out;
+    }
+
+    // `e` for the lanes of `mask`; where it reads memory, computed only when the mask has lanes
+    // (zeros otherwise).
+    llvm::Value* valueUnderMask(llvm::Value* mask, const Expr& e, int lanes)
+    {
+        llvm::Value* outer = std::exchange(m_laneMask, mask);
+        if (!readsMemory(e)) {
+            llvm::Value* v = broadcast(genExpr(e), lanes);
+            m_laneMask = outer;
+            return v;
+        }
+        llvm::Function* fn = m_b.GetInsertBlock()->getParent();
+        llvm::BasicBlock* before = m_b.GetInsertBlock();
+        auto* some = llvm::BasicBlock::Create(m_ctx, "lanes_some", fn);
+        auto* join = llvm::BasicBlock::Create(m_ctx, "lanes_join", fn);
+        m_b.CreateCondBr(m_b.CreateOrReduce(mask), some, join);
+        m_b.SetInsertPoint(some);
+        llvm::Value* v = broadcast(genExpr(e), lanes);
+        llvm::BasicBlock* someEnd = m_b.GetInsertBlock();
+        m_b.CreateBr(join);
+        m_b.SetInsertPoint(join);
+        llvm::PHINode* phi = m_b.CreatePHI(v->getType(), 2);
+        phi->addIncoming(v, someEnd);
+        phi->addIncoming(llvm::Constant::getNullValue(v->getType()), before);
+        m_laneMask = outer;
+        return phi;
+    }
+
+    static bool readsMemory(const Expr& e)
+    {
+        class Loads : public IRVisitor {
+        public:
+            bool found = false;
+
+        protected:
+            void visitBufferLoad(const BufferLoadNode*) override { found = true; }
+        } loads;
+        loads.visit(e);
+        return loads.found;
     }
 
     // The scalar expression computing lane `i` of a vector expression.
@@ -775,6 +914,62 @@ private:
         return elementPointer(elem, base, genIndex(first), nonNegative(first));
     }
 
+    // Whether the elements a ramp of constant base and stride one names all lie in a stack
+    // buffer of the function being emitted (so reading lanes that are masked off is harmless,
+    // and writing them back unchanged too).
+    bool inOwnFrame(const Buffer& b, const Expr& index) const
+    {
+        auto it = m_stackElements.find(b->data.get());
+        if (it == m_stackElements.end() || it->second.second != m_b.GetInsertBlock()->getParent()) return false;
+        auto* r = index.as<RampNode>();
+        std::int64_t first = 0;
+        if (!r || !isOne(r->stride) || !isConstInt(r->base, &first)) return false;
+        return first >= 0 && first + r->lanes <= it->second.first;
+    }
+
+    // Masked loads and stores are of a power-of-two number of lanes: LLVM 16 compiles some others
+    // wrongly for x86 (of 17 floats under a mask whose any-lane test guards them, it loads the
+    // 17th whatever its mask says).
+    static int maskedWidth(int lanes) { return static_cast<int>(llvm::PowerOf2Ceil(static_cast<std::uint64_t>(lanes))); }
+
+    // `v` with `width` lanes: its own, then copies of its first (harmless as addresses too).
+    llvm::Value* widenLanes(llvm::Value* v, int width)
+    {
+        int lanes = lanesOf(v);
+        if (lanes == width) return v;
+        std::vector<int> order(static_cast<std::size_t>(width), 0);
+        for (int i = 0; i < lanes; ++i) order[static_cast<std::size_t>(i)] = i;
+        return m_b.CreateShuffleVector(v, order);
+    }
+
+    // A mask of `width` lanes: its own, then lanes that are off.
+    llvm::Value* widenMask(llvm::Value* mask, int width)
+    {
+        int lanes = lanesOf(mask);
+        if (lanes == width) return mask;
+        std::vector<int> order(static_cast<std::size_t>(width), lanes);  // lane 0 of the all-off vector
+        for (int i = 0; i < lanes; ++i) order[static_cast<std::size_t>(i)] = i;
+        return m_b.CreateShuffleVector(mask, llvm::Constant::getNullValue(mask->getType()), order);
+    }
+
+    // The first `lanes` lanes of `v`.
+    llvm::Value* narrowLanes(llvm::Value* v, int lanes)
+    {
+        if (lanesOf(v) == lanes) return v;
+        std::vector<int> order(static_cast<std::size_t>(lanes));
+        for (int i = 0; i < lanes; ++i) order[static_cast<std::size_t>(i)] = i;
+        return m_b.CreateShuffleVector(v, order);
+    }
+
+    // A vector of the addresses of the elements a vector index names.
+    llvm::Value* lanePointers(DataType elem, llvm::Value* base, const Expr& index)
+    {
+        llvm::Value* idx = genExpr(index);
+        llvm::Type* i64 = llvm::FixedVectorType::get(m_b.getInt64Ty(), static_cast<unsigned>(lanesOf(idx)));
+        idx = m_b.CreateIntCast(idx, i64, !index.type().isUInt());
+        return m_b.CreateInBoundsGEP(memType(elem), base, idx);
+    }
+
     llvm::Value* genLoad(const BufferLoadNode* op)
     {
         LS_ASSERT(op->indices.size() == 1, "codegen: buffer '" + op->buffer->name + "' is not flat");
@@ -790,6 +985,20 @@ private:
             return fromMemory(m_b.CreateAlignedLoad(mty, ptr, llvm::Align(elementAlign(elem))));
         }
         int lanes = index.type().lanes;
+        if (m_laneMask && !inOwnFrame(op->buffer, index)) {
+            LS_ASSERT(lanes == lanesOf(m_laneMask) && elem.lanes == 1, "codegen: masked load of other lanes");
+            const int width = maskedWidth(lanes);
+            llvm::Type* vty = memType(elem.withLanes(width));
+            llvm::Value* none = llvm::Constant::getNullValue(vty);
+            llvm::Value* mask = widenMask(m_laneMask, width);
+            llvm::Align align(elementAlign(elem));
+            llvm::Value* v;
+            if (auto* r = index.as<RampNode>(); r && isOne(r->stride))
+                v = m_b.CreateMaskedLoad(vty, firstElementPointer(elem, base, index), align, mask, none);
+            else
+                v = m_b.CreateMaskedGather(vty, widenLanes(lanePointers(elem, base, index), width), align, mask, none);
+            return fromMemory(narrowLanes(v, lanes));
+        }
         if (auto* r = index.as<RampNode>(); r && isOne(r->stride) && elem.lanes == 1) {
             llvm::Type* vty = memType(elem.withLanes(lanes));
             llvm::Value* ptr = firstElementPointer(elem, base, index);
@@ -818,6 +1027,27 @@ private:
         if (elem.element().isBool()) value = m_b.CreateZExt(value, memType(elem.withLanes(lanesOf(value))));
         if (lanes > 1) value = broadcast(value, lanes);
         auto* r = index.as<RampNode>();
+        if (m_laneMask && lanes > 1) {
+            LS_ASSERT(lanes == lanesOf(m_laneMask) && elem.lanes == 1, "codegen: masked store of other lanes");
+            llvm::Align align(elementAlign(elem));
+            if (inOwnFrame(op->buffer, index)) {
+                // The other lanes keep their values: a blend, which leaves the buffer to be
+                // promoted to registers. (Only in this function's own frame: no other thread
+                // writes there.)
+                llvm::Value* ptr = firstElementPointer(elem, base, index);
+                llvm::Value* old = m_b.CreateAlignedLoad(value->getType(), ptr, align);
+                m_b.CreateAlignedStore(m_b.CreateSelect(m_laneMask, value, old), ptr, align);
+            } else {
+                const int width = maskedWidth(lanes);
+                llvm::Value* mask = widenMask(m_laneMask, width);
+                llvm::Value* wide = widenLanes(value, width);
+                if (r && isOne(r->stride))
+                    m_b.CreateMaskedStore(wide, firstElementPointer(elem, base, index), align, mask);
+                else
+                    m_b.CreateMaskedScatter(wide, widenLanes(lanePointers(elem, base, index), width), align, mask);
+            }
+            return;
+        }
         if (lanes == 1 || (r && isOne(r->stride) && elem.lanes == 1)) {
             llvm::Value* ptr = firstElementPointer(elem, base, index);
             m_b.CreateAlignedStore(value, ptr, llvm::Align(elementAlign(elem)));
@@ -872,6 +1102,12 @@ private:
             genStmt(op->thenCase);
             return;
         }
+        if (op->cond.type().isVector()) {  // see genLanesAtOnce
+            llvm::Value* c = genExpr(op->cond);
+            genUnderMask(withinMask(c), op->thenCase);
+            if (op->elseCase.defined()) genUnderMask(withinMask(m_b.CreateNot(c)), op->elseCase);
+            return;
+        }
         llvm::Value* c = genExpr(op->cond);
         llvm::Function* fn = m_b.GetInsertBlock()->getParent();
         auto* thenBB = llvm::BasicBlock::Create(m_ctx, "if_then", fn);
@@ -900,7 +1136,9 @@ private:
             // Packed scalars, as on the heap: see elementPointer.
             llvm::Value* scalars = m_b.getInt64(static_cast<std::uint64_t>(n * b->dtype.lanes));
             m_vars[b->data.get()] = entryAlloca(memType(b->dtype.element()), scalars, 64);
+            m_stackElements[b->data.get()] = {n, m_b.GetInsertBlock()->getParent()};
             genStmt(op->body);
+            m_stackElements.erase(b->data.get());
             return;
         }
         llvm::Value* size = m_b.CreateMul(m_b.CreateIntCast(count, m_b.getInt64Ty(), true),
@@ -969,8 +1207,54 @@ private:
             genParallel(op);
             return;
         }
+        if (op->scalarizedLanes && genLanesAtOnce(op)) return;
         if (!versionOnGuards(op)) genLoop(op);
     }
+
+    // The widest loop over lanes computed on vectors (a 64-lane mask of float64 is 8 registers
+    // of AVX-512).
+    static constexpr std::int64_t kMaxMaskedLanes = 64;
+
+    // A loop over the lanes of a vectorized loop, which VectorizeLoop runs lane by lane because a
+    // condition depends on the lane (a split that does not divide its axis, padding), is computed
+    // on vectors after all: the lanes where a condition fails are masked off (masked loads and
+    // stores, selects). The numbers are the same as lane by lane when no lane reads what another
+    // writes (LanesAtOnce); otherwise, and when the body has parts vectors cannot compute, it
+    // stays a loop.
+    bool genLanesAtOnce(const ForNode* op)
+    {
+        std::int64_t n = 0;
+        if (!isConstInt(op->extent, &n) || n > kMaxMaskedLanes) return false;
+        Stmt body = op->body;
+        if (!m_guardsAssumed.empty()) body = AssumedGuards(m_guardsAssumed).mutate(body);
+        Stmt loop = body.same(op->body) ? Stmt() : remakeFor(op, op->min, op->extent, body);
+        Stmt lanes = vectorizeUnderMasks(loop.defined() ? loop.as<ForNode>() : op);
+        if (!lanes.defined() || !LanesAtOnce(static_cast<int>(n)).check(lanes)) return false;
+        LS_ASSERT(!m_lanesAtOnce, "codegen: lanes computed at once inside others");
+        m_lanesAtOnce = true;
+        genStmt(lanes);
+        m_lanesAtOnce = false;
+        return true;
+    }
+
+    // Emits `s` for the lanes of `mask` only, and not at all when it has none: a load at a
+    // scalar index in it may be out of bounds where no lane would have made it.
+    void genUnderMask(llvm::Value* mask, const Stmt& s)
+    {
+        llvm::Function* fn = m_b.GetInsertBlock()->getParent();
+        auto* some = llvm::BasicBlock::Create(m_ctx, "lanes_some", fn);
+        auto* end = llvm::BasicBlock::Create(m_ctx, "lanes_end", fn);
+        m_b.CreateCondBr(m_b.CreateOrReduce(mask), some, end);
+        m_b.SetInsertPoint(some);
+        llvm::Value* outer = std::exchange(m_laneMask, mask);
+        genStmt(s);
+        m_laneMask = outer;
+        m_b.CreateBr(end);
+        m_b.SetInsertPoint(end);
+    }
+
+    // The lanes of `mask` within the current mask.
+    llvm::Value* withinMask(llvm::Value* mask) { return m_laneMask ? m_b.CreateAnd(m_laneMask, mask) : mask; }
 
     // A loop that runs on this thread: a memset or straight-line code where it fills or copies
     // a contiguous range, a loop otherwise.
@@ -1435,6 +1719,10 @@ private:
     std::unordered_set<const IfThenElseNode*> m_guardsDecided;  // versioned on by an enclosing loop
     std::unordered_set<const IfThenElseNode*> m_guardsAssumed;  // known to hold where code is emitted
     int m_edgeCopies = 0;  // inside the copy of a loop for edge tiles (see versionOnGuards)
+    bool m_lanesAtOnce = false;          // see genLanesAtOnce
+    llvm::Value* m_laneMask = nullptr;   // the lanes vector accesses are for there; none: all
+    // Stack buffers of a constant size, in elements, and the function whose frame holds them.
+    std::unordered_map<const VarNode*, std::pair<std::int64_t, llvm::Function*>> m_stackElements;
     int m_parallelCount = 0;
 };
 

@@ -223,7 +223,7 @@ Stmt IRMutator::visitFor(const ForNode* op, const Stmt& self)
     Expr mn = mutate(op->min), ext = mutate(op->extent);
     Stmt body = mutate(op->body);
     if (mn.same(op->min) && ext.same(op->extent) && body.same(op->body)) return self;
-    return makeFor(op->var, mn, ext, op->forKind, body, op->threadTag);
+    return remakeFor(op, mn, ext, body);
 }
 
 Stmt IRMutator::visitTensorStore(const TensorStoreNode* op, const Stmt& self)

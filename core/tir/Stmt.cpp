@@ -20,6 +20,19 @@ Stmt makeFor(Var v, Expr min, Expr extent, ForKind k, Stmt body, std::string thr
                                      std::move(body), std::move(threadTag));
 }
 
+Stmt remakeFor(const ForNode* like, Expr min, Expr extent, Stmt body)
+{
+    return remakeFor(like, like->var, std::move(min), std::move(extent), std::move(body));
+}
+
+Stmt remakeFor(const ForNode* like, Var v, Expr min, Expr extent, Stmt body)
+{
+    auto f = std::make_shared<ForNode>(std::move(v), std::move(min), std::move(extent), like->forKind,
+                                       std::move(body), like->threadTag);
+    f->scalarizedLanes = like->scalarizedLanes;
+    return f;
+}
+
 Stmt makeTensorStore(Tensor t, std::vector<Expr> indices, Expr value)
 {
     return std::make_shared<TensorStoreNode>(std::move(t), std::move(indices), std::move(value));

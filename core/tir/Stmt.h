@@ -64,6 +64,10 @@ struct ForNode : StmtNode {
     ForKind forKind = ForKind::Serial;
     Stmt body;
     std::string threadTag;  // for ThreadBinding (bind to a GPU axis; kept for export, not run)
+    // A serial loop over the lanes of a vectorized loop whose body could not be computed on
+    // vectors (VectorizeLoop's fallback, `for j.s in range(n)`). Not printed, as TVM has no such
+    // mark; code generation may compute it on vectors after all, with lane masks.
+    bool scalarizedLanes = false;
     ForNode(Var v, Expr mn, Expr ext, ForKind k, Stmt b, std::string tag = {})
         : StmtNode(Kind), var(std::move(v)), min(std::move(mn)), extent(std::move(ext)), forKind(k),
           body(std::move(b)), threadTag(std::move(tag))
@@ -165,6 +169,9 @@ struct EvaluateNode : StmtNode {
 };
 
 Stmt makeFor(Var v, Expr min, Expr extent, ForKind k, Stmt body, std::string threadTag = {});
+// `like` with a new range and body: the same variable, kind, thread tag and marks.
+Stmt remakeFor(const ForNode* like, Expr min, Expr extent, Stmt body);
+Stmt remakeFor(const ForNode* like, Var v, Expr min, Expr extent, Stmt body);
 Stmt makeTensorStore(Tensor t, std::vector<Expr> indices, Expr value);
 Stmt makeBufferStore(Buffer b, std::vector<Expr> indices, Expr value);
 Stmt makeRealize(Tensor t, std::vector<Range> bounds, std::string scope, Stmt body);

@@ -543,7 +543,7 @@ private:
             Stmt body = visitStmt(f->body);
             m_context.pop_back();
             if (mn.same(f->min) && ext.same(f->extent) && body.same(f->body)) return s;
-            return makeFor(f->var, mn, ext, f->forKind, body, f->threadTag);
+            return remakeFor(f, mn, ext, body);
         }
         case StmtKind::LetStmt: {
             auto* l = s.as<LetStmtNode>();

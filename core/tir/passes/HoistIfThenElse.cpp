@@ -17,8 +17,7 @@ protected:
         auto* branch = f->body.as<IfThenElseNode>();
         if (!branch || branch->elseCase.defined()) return s;
         if (usesVar(branch->cond, f->var.get())) return s;
-        return makeIfThenElse(branch->cond, makeFor(f->var, f->min, f->extent, f->forKind,
-                                                    branch->thenCase, f->threadTag));
+        return makeIfThenElse(branch->cond, remakeFor(f, f->min, f->extent, branch->thenCase));
     }
 };
 

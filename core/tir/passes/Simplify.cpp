@@ -30,7 +30,7 @@ protected:
         m_an.unbind(op->var.get());
         if (!body.defined()) return Stmt();
         if (mn.same(op->min) && ext.same(op->extent) && body.same(op->body)) return self;
-        return makeFor(op->var, mn, ext, op->forKind, body, op->threadTag);
+        return remakeFor(op, mn, ext, body);
     }
 
     Stmt visitIfThenElse(const IfThenElseNode* op, const Stmt& self) override

@@ -528,8 +528,7 @@ protected:
         auto it = m_attach.find(op);
         if (it == m_attach.end()) return s;
         auto* f = s.as<ForNode>();
-        return makeFor(f->var, f->min, f->extent, f->forKind, attach(it->second, f->body),
-                       f->threadTag);
+        return remakeFor(f, f->min, f->extent, attach(it->second, f->body));
     }
 
     Stmt visitAttr(const AttrNode* op, const Stmt& self) override

@@ -72,7 +72,7 @@ protected:
         m_an.unbind(v.get());
         if (mn.same(op->min) && ext.same(op->extent) && body.same(op->body) && v.same(op->var))
             return self;
-        return makeFor(v, mn, ext, op->forKind, body, op->threadTag);
+        return remakeFor(op, v, mn, ext, body);
     }
 
     Stmt visitLetStmt(const LetStmtNode* op, const Stmt& self) override

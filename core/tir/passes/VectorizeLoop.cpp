@@ -122,11 +122,28 @@ public:
     {
     }
 
+    // Lane masks instead of scalarizing: an `if` or `if_then_else` whose condition becomes a
+    // vector stays, with that vector as its condition, and a variable bound to a value that
+    // becomes a vector is replaced by the value (so that indices stay ramps). Anything else that
+    // cannot be computed on vectors fails the whole statement: `masked` returns an undefined one.
+    Stmt masked(const Stmt& s)
+    {
+        m_masks = true;
+        Stmt out = mutate(s);
+        m_masks = false;
+        if (m_needScalarize) {
+            m_needScalarize = false;
+            return Stmt();
+        }
+        return out;
+    }
+
     // The statement computed on vectors, or a serial loop over it when some part of it cannot
     // be (an expression inside asked for scalarization).
     Stmt vectorize(const Stmt& s)
     {
         if (!s.defined()) return s;
+        if (m_masks) return mutate(s);  // a failure anywhere fails the whole statement
         LS_ASSERT(!m_needScalarize, "vectorizer entered a statement while scalarizing");
         Stmt out = mutate(s);
         if (m_needScalarize) {
@@ -141,8 +158,10 @@ private:
     {
         Var idx(m_var.name() + ".s", m_var.type());
         Stmt body = serialize(substitute(s, VarMap{{m_var.get(), idx}}));
-        return makeFor(idx, makeInt(0, m_var.type()), makeInt(m_lanes, m_var.type()),
-                       ForKind::Serial, body);
+        auto loop = std::make_shared<ForNode>(idx, makeInt(0, m_var.type()), makeInt(m_lanes, m_var.type()),
+                                              ForKind::Serial, body);
+        loop->scalarizedLanes = true;
+        return loop;
     }
 
     static bool provablyPositive(const Expr& e)
@@ -211,13 +230,13 @@ protected:
     {
         if (op->op == CallOp::IfThenElse) {
             Expr c = mutate(op->args[0]);
-            if (c.type().isVector()) {
+            if (c.type().isVector() && !m_masks) {
                 m_needScalarize = true;
                 return self;
             }
             Expr t = mutate(op->args[1]), f = mutate(op->args[2]);
             if (c.same(op->args[0]) && t.same(op->args[1]) && f.same(op->args[2])) return self;
-            int lanes = std::max(lanesOf(t), lanesOf(f));
+            int lanes = std::max({lanesOf(c), lanesOf(t), lanesOf(f)});
             return makeCall(op->type.withLanes(lanes), op->op,
                             {c, broadcastTo(t, lanes), broadcastTo(f, lanes)});
         }
@@ -275,6 +294,10 @@ protected:
     Expr visitLet(const LetNode* op, const Expr& self) override
     {
         Expr value = mutate(op->value);
+        if (m_masks && lanesOf(value) != lanesOf(op->value)) {
+            m_letBinding[op->var.get()] = value;
+            return mutate(op->body);
+        }
         if (lanesOf(value) != lanesOf(op->value)) {
             Var v(op->var.name(), value.type());
             m_letBinding[op->var.get()] = v;
@@ -306,6 +329,10 @@ protected:
 
     Stmt visitFor(const ForNode* op, const Stmt& self) override
     {
+        if (m_masks) {  // not in a statement computed under lane masks
+            m_needScalarize = true;
+            return self;
+        }
         Expr extent = mutate(op->extent);
         if (extent.type().isVector()) return scalarize(self);
         ForKind kind = op->forKind == ForKind::Vectorized ? ForKind::Serial : op->forKind;
@@ -317,7 +344,7 @@ protected:
     Stmt visitIfThenElse(const IfThenElseNode* op, const Stmt& self) override
     {
         Expr cond = mutate(op->cond);
-        if (cond.type().isVector()) return scalarize(self);
+        if (cond.type().isVector() && !m_masks) return scalarize(self);
         Stmt t = vectorize(op->thenCase), e = vectorize(op->elseCase);
         if (cond.same(op->cond) && t.same(op->thenCase) && e.same(op->elseCase)) return self;
         return makeIfThenElse(cond, t, e);
@@ -326,6 +353,10 @@ protected:
     Stmt visitLetStmt(const LetStmtNode* op, const Stmt& self) override
     {
         Expr value = mutate(op->value);
+        if (m_masks && lanesOf(value) != lanesOf(op->value)) {
+            m_letBinding[op->var.get()] = value;
+            return vectorize(op->body);
+        }
         if (lanesOf(value) != lanesOf(op->value)) {
             Var v(op->var.name(), value.type());
             m_letBinding[op->var.get()] = v;
@@ -339,6 +370,10 @@ protected:
 
     Stmt visitAllocate(const AllocateNode* op, const Stmt& self) override
     {
+        if (m_masks) {
+            m_needScalarize = true;
+            return self;
+        }
         for (auto& extent : op->buffer->shape) {
             if (mutate(extent).type().isVector()) return scalarize(self);
         }
@@ -373,6 +408,7 @@ private:
     const Analyzer& m_an;
     Expr m_ramp;
     bool m_needScalarize = false;
+    bool m_masks = false;
     std::unordered_map<const VarNode*, Expr> m_letBinding;
 };
 
@@ -597,6 +633,18 @@ Stmt vectorizeLoops(const Stmt& s)
 {
     LoopVectorizer v;
     return v.mutate(s);
+}
+
+Stmt vectorizeUnderMasks(const ForNode* loop)
+{
+    i64 n = 0;
+    if (!isConstInt(loop->extent, &n) || n < 2 || n > 0xffff || !isZero(loop->min)) return Stmt();
+    Analyzer an;
+    Vectorizer v(loop->var, static_cast<int>(n), an);
+    Stmt body = v.masked(loop->body);
+    if (!body.defined()) return body;
+    VectorSimplifier simp(an);
+    return simp.mutate(body);
 }
 
 } // namespace loopscope

@@ -21,4 +21,13 @@ namespace loopscope {
 // and simplification; every loop starts at 0.
 Stmt vectorizeLoops(const Stmt& s);
 
+// The body of a loop over the lanes of a vector (`for j.s in range(n)`, see above) computed on n
+// lanes after all: an `if` or `if_then_else` whose condition depends on the lane keeps that vector
+// condition (its branches run for the lanes where it holds, under a lane mask), and variables
+// bound to values that depend on the lane are replaced by their values. Undefined when a part of
+// the body still cannot be computed on vectors (an inner loop, an allocation, a ramp of ramps).
+// Whether the lanes may run at once at all (no lane reads what another writes) is the caller's
+// question.
+Stmt vectorizeUnderMasks(const ForNode* loop);
+
 } // namespace loopscope

@@ -8,6 +8,7 @@
 #include "codegen/Runner.h"
 #include "te/Program.h"
 #include "tir/Lower.h"
+#include "tir/Printer.h"
 
 #include "support/Occurrences.h"
 
@@ -99,6 +100,13 @@ ko, ki = s[C].split(k, factor=4)
 s[C].reorder(io, jo, ko, ii, ji, ki)
 s[C].unroll(ii)
 s[C].pragma(io, "unroll_explicit", False)
+
+# variant: guarded vector columns
+s = te.create_schedule(C.op)
+i, j = s[C].op.axis
+jo, ji = s[C].split(j, factor=24)
+s[C].reorder(i, jo, k, ji)
+s[C].vectorize(ji)
 
 # variant: local cache
 s = te.create_schedule(C.op)
@@ -423,4 +431,63 @@ s[B].parallel(B.op.axis[0])
     std::int64_t sizes[] = {1000};
     kernel->run(buffers, sizes);
     for (std::size_t i = 0; i < b.size(); ++i) ASSERT_EQ(b[i], 2.0f * static_cast<float>(i)) << i;
+}
+
+TEST(CodegenLLVM, LanesAGuardDependsOnRunOnVectorsUnderMasks)
+{
+    Compiled c = lowerVariant("guarded vector columns");
+    // 24 does not divide 64: the vectorized columns are guarded lane by lane, which TVM (and the
+    // lowered loop nest) runs as a serial loop over the lanes.
+    std::string tir = printTVMScript(c.func);
+    EXPECT_NE(tir.find("for j_inner_init_s in range(24):"), std::string::npos) << tir;
+    EXPECT_NE(tir.find("for k, j_inner_s in T.grid(16, 24):"), std::string::npos) << tir;
+    std::string before = unoptimizedIr(c.func);
+    // The first two blocks of columns run without the guards (see versionOnGuards), on plain
+    // vectors; the last one on vectors too, its 8 columns past the end masked off: the init's
+    // store, the update's loads of C and B and its store (of 32 lanes, see maskedWidth).
+    EXPECT_EQ(occurrences(before, "\nguards_hold"), 1u) << before;
+    EXPECT_EQ(occurrences(before, "call void @llvm.masked.store.v32f32.p0("), 2u) << before;
+    EXPECT_EQ(occurrences(before, "call <32 x float> @llvm.masked.load.v32f32.p0("), 2u) << before;
+    EXPECT_EQ(before.find("for_j_inner_s"), std::string::npos) << before;
+
+    auto kernel = compileKernel(c.func);
+    const int n = 64, kk = 16;
+    std::vector<float> a(n * kk), b(kk * n), out(n * n + 24, -7.0f);
+    for (std::size_t x = 0; x < a.size(); ++x) a[x] = static_cast<float>(x % 7) - 3.0f;
+    for (std::size_t x = 0; x < b.size(); ++x) b[x] = static_cast<float>(x % 5) - 2.0f;
+    void* buffers[] = {a.data(), b.data(), out.data()};
+    kernel->run(buffers, nullptr);
+    for (int row = 0; row < n; ++row)
+        for (int col = 0; col < n; ++col) {
+            float want = 0;
+            for (int x = 0; x < kk; ++x) want += a[row * kk + x] * b[x * n + col];
+            ASSERT_EQ(out[row * n + col], want) << row << ", " << col;
+        }
+    for (int x = n * n; x < n * n + 24; ++x) EXPECT_EQ(out[x], -7.0f) << "wrote past the end, at " << x;
+}
+
+// A loop over lanes in which a lane reads what another one writes keeps running lane by lane:
+// A[j + 1] = A[j] + 1 carries each lane's result into the next.
+TEST(CodegenLLVM, LanesThatReadEachOthersResultsStayALoop)
+{
+    auto a = std::make_shared<BufferNode>();
+    a->name = "A";
+    a->dtype = DataType::float32();
+    a->shape = {makeInt(16)};
+    a->data = Var("A", DataType::handle());
+    Var j("j.s");
+    Stmt store = makeBufferStore(a, {j + makeInt(1)}, makeBufferLoad(a, {j}) + makeFloat(1.0, DataType::float32()));
+    auto loop = std::make_shared<ForNode>(j, makeInt(0), makeInt(8), ForKind::Serial,
+                                          makeIfThenElse(makeCall(DataType::boolean(), CallOp::Likely, {j < makeInt(5)}), store));
+    loop->scalarizedLanes = true;
+    PrimFunc f{"chain", {a}, loop};
+    std::string before = unoptimizedIr(f);
+    EXPECT_EQ(before.find("llvm.masked"), std::string::npos) << before;
+    auto kernel = compileKernel(f);
+    std::vector<float> data(16, 0.0f);
+    data[0] = 1.0f;
+    void* buffers[] = {data.data()};
+    kernel->run(buffers, nullptr);
+    for (int x = 0; x <= 5; ++x) EXPECT_EQ(data[x], 1.0f + x) << x;
+    EXPECT_EQ(data[6], 0.0f);
 }
