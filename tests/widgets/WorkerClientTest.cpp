@@ -401,6 +401,27 @@ private slots:
         QTRY_VERIFY(!m_client->isBusy());
     }
 
+    // An emit cancelled after it was sent aside still gets its answer from the worker, which is
+    // dropped without a word; the sweep goes on.
+    void aCancelledEmitsAnswerIsDroppedQuietly()
+    {
+        QSignalSpy logs(m_client.get(), &WorkerClient::logLine);
+        int sweep = m_client->submit(sweepRequest({8, 16, 24, 32}));
+        QVERIFY(awaitPhase(sweep, QStringLiteral("sweep")));
+        int code = m_client->submitFirst(emitRequest());
+        QVERIFY(m_client->queuedRequests().isEmpty()); // sent to the worker
+        m_client->cancel(code);
+        QCOMPARE(outcomeOf(code)->kind, Outcome::Cancelled);
+        int again = m_client->submitFirst(emitRequest());
+        QVERIFY(str(awaitResult(again), "text").contains(QLatin1String("define")));
+        QCOMPARE(str(awaitResult(sweep), "status"), QStringLiteral("ok"));
+        QCOMPARE(m_events.count(QStringLiteral("finished %1").arg(code)), 0);
+        for (const QList<QVariant>& args : logs)
+            QVERIFY2(!args.at(0).toString().contains(QLatin1String("no running request")),
+                     qPrintable(args.at(0).toString()));
+        QCOMPARE(m_failed->size(), 0);
+    }
+
     // Every progress message reaches message() whole: a sweep's carry its points.
     void messageCarriesEveryProgressMessage()
     {

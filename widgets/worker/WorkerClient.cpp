@@ -165,7 +165,8 @@ void WorkerClient::requeueAside()
 void WorkerClient::cancel(int id)
 {
     if (m_aside && m_aside->id == id) {
-        m_aside.reset(); // its answer, when it comes, is dropped
+        m_aside.reset();
+        m_droppedAside.append(id); // its answer, when it comes, is dropped
         emit cancelled(id);
         updateBusy();
         return;
@@ -264,6 +265,7 @@ void WorkerClient::startWorker()
 
 void WorkerClient::stopWorker()
 {
+    m_droppedAside.clear(); // a new worker owes no answers
     if (!m_process) return;
     QProcess* p = std::exchange(m_process, nullptr);
     disconnect(p, nullptr, this, nullptr);
@@ -300,6 +302,11 @@ void WorkerClient::readOutput()
             m_aside.reset();
             emit finished(id, message);
             updateBusy();
+            continue;
+        }
+        if (m_droppedAside.contains(id)) {
+            if (message.value(QLatin1String("status")).toString() != QLatin1String("progress"))
+                m_droppedAside.removeOne(id);
             continue;
         }
         if (!m_running || id != m_running->id) {

@@ -114,6 +114,7 @@ private:
     QList<Request> m_queue;
     std::optional<Request> m_running;
     std::optional<Request> m_aside; // sent while a sweep runs, answered between its points
+    QList<int> m_droppedAside;      // cancelled after they were sent: their answers are dropped
     QProcess* m_process = nullptr;
     QTimer* m_timer = nullptr;
     QByteArray m_logBuffer;      // the worker's stderr up to an incomplete line
