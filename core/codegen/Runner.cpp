@@ -47,9 +47,12 @@ std::unique_ptr<PreparedRun> PreparedRun::prepare(const Program& program, const 
         r->m_symbols[sv.var.get()] = value;
     }
 
+    // A target that names nothing but the host's own CPU (say -mcpu=znver3 on a Zen 3) runs as
+    // it would be exported; any feature list or other CPU gets a note.
     bool otherMachine;
     try {
-        otherMachine = !parseTarget(variant.target).isHost();
+        TargetChoice choice = parseTarget(variant.target);
+        otherMachine = !choice.attrs.empty() || (!choice.cpu.empty() && choice.cpu != hostTarget().cpu);
     } catch (const CodegenError&) {
         otherMachine = true;
     }

@@ -491,3 +491,24 @@ TEST(CodegenLLVM, LanesThatReadEachOthersResultsStayALoop)
     for (int x = 0; x <= 5; ++x) EXPECT_EQ(data[x], 1.0f + x) << x;
     EXPECT_EQ(data[6], 0.0f);
 }
+
+// A run is compiled for the host CPU whatever the script's target says; it notes that only when
+// the target names something else than the host.
+TEST(CodegenLLVM, ARunNotesATargetOnlyWhenItIsNotTheHost)
+{
+    auto notesFor = [](const std::string& target) {
+        EvalResult r = evaluateScript("A = te.placeholder((8,), name=\"A\")\n"
+                                      "B = te.compute((8,), lambda i: A[i] + 1.0, name=\"B\")\n"
+                                      "s = te.create_schedule(B.op)\n"
+                                      "f = tvm.build(s, [A, B], target=\"" + target + "\")\n");
+        EXPECT_TRUE(r.ok) << r.error.message;
+        auto run = PreparedRun::prepare(r.program, r.program.variants.front(), RunConfig{});
+        return run->notes();
+    };
+    const std::string host = hostTarget().cpu;
+    EXPECT_TRUE(notesFor("llvm").empty());
+    EXPECT_TRUE(notesFor("llvm -mcpu=" + host).empty());
+    const std::string other = host == "skylake-avx512" ? "znver4" : "skylake-avx512";
+    EXPECT_EQ(notesFor("llvm -mcpu=" + other).size(), 1u);
+    EXPECT_EQ(notesFor("llvm -mcpu=" + host + " -mattr=-avx2").size(), 1u);
+}
