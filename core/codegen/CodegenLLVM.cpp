@@ -794,12 +794,12 @@ private:
         return out;
     }
 
-    // `e` for the lanes of `mask`; where it reads memory, computed only when the mask has lanes
-    // (zeros otherwise).
+    // `e` for the lanes of `mask`; where it reads memory or may trap (an integer division by a
+    // variable), computed only when the mask has lanes (zeros otherwise).
     llvm::Value* valueUnderMask(llvm::Value* mask, const Expr& e, int lanes)
     {
         llvm::Value* outer = std::exchange(m_laneMask, mask);
-        if (!readsMemory(e)) {
+        if (!readsMemoryOrMayTrap(e)) {
             llvm::Value* v = broadcast(genExpr(e), lanes);
             m_laneMask = outer;
             return v;
@@ -821,17 +821,27 @@ private:
         return phi;
     }
 
-    static bool readsMemory(const Expr& e)
+    static bool readsMemoryOrMayTrap(const Expr& e)
     {
-        class Loads : public IRVisitor {
+        class Finder : public IRVisitor {
         public:
             bool found = false;
 
         protected:
             void visitBufferLoad(const BufferLoadNode*) override { found = true; }
-        } loads;
-        loads.visit(e);
-        return loads.found;
+            void visitBinary(const BinaryNode* op) override
+            {
+                bool division = op->kind == ExprKind::Div || op->kind == ExprKind::Mod ||
+                                op->kind == ExprKind::FloorDiv || op->kind == ExprKind::FloorMod;
+                const Expr* d = &op->b;
+                if (auto* b = d->as<BroadcastNode>()) d = &b->value;
+                std::int64_t k = 0;
+                if (division && !op->a.type().isFloat() && (!isConstInt(*d, &k) || k == 0)) found = true;
+                IRVisitor::visitBinary(op);
+            }
+        } finder;
+        finder.visit(e);
+        return finder.found;
     }
 
     // The scalar expression computing lane `i` of a vector expression.
@@ -914,17 +924,26 @@ private:
         return elementPointer(elem, base, genIndex(first), nonNegative(first));
     }
 
+    // The same for a masked access, where the first lane may be off and its address outside the
+    // buffer (padding reads from x - 2): not `inbounds`, which would make every lane's address
+    // poison then.
+    llvm::Value* maskedFirstPointer(DataType elem, llvm::Value* base, const Expr& index)
+    {
+        return m_b.CreateGEP(memType(elem), base, genIndex(firstIndex(index)));
+    }
+
     // Whether the elements a ramp of constant base and stride one names all lie in a stack
     // buffer of the function being emitted (so reading lanes that are masked off is harmless,
     // and writing them back unchanged too).
     bool inOwnFrame(const Buffer& b, const Expr& index) const
     {
-        auto it = m_stackElements.find(b->data.get());
-        if (it == m_stackElements.end() || it->second.second != m_b.GetInsertBlock()->getParent()) return false;
+        auto it = m_stackBytes.find(b->data.get());
+        if (it == m_stackBytes.end() || it->second.second != m_b.GetInsertBlock()->getParent()) return false;
         auto* r = index.as<RampNode>();
         std::int64_t first = 0;
         if (!r || !isOne(r->stride) || !isConstInt(r->base, &first)) return false;
-        return first >= 0 && first + r->lanes <= it->second.first;
+        // In bytes: the buffer may be a view of another type on the allocation (StorageRewrite).
+        return first >= 0 && (first + r->lanes) * b->dtype.bytes() * b->dtype.lanes <= it->second.first;
     }
 
     // Masked loads and stores are of a power-of-two number of lanes: LLVM 16 compiles some others
@@ -967,7 +986,7 @@ private:
         llvm::Value* idx = genExpr(index);
         llvm::Type* i64 = llvm::FixedVectorType::get(m_b.getInt64Ty(), static_cast<unsigned>(lanesOf(idx)));
         idx = m_b.CreateIntCast(idx, i64, !index.type().isUInt());
-        return m_b.CreateInBoundsGEP(memType(elem), base, idx);
+        return m_b.CreateGEP(memType(elem), base, idx);  // lanes that are off may point anywhere
     }
 
     llvm::Value* genLoad(const BufferLoadNode* op)
@@ -994,7 +1013,7 @@ private:
             llvm::Align align(elementAlign(elem));
             llvm::Value* v;
             if (auto* r = index.as<RampNode>(); r && isOne(r->stride))
-                v = m_b.CreateMaskedLoad(vty, firstElementPointer(elem, base, index), align, mask, none);
+                v = m_b.CreateMaskedLoad(vty, maskedFirstPointer(elem, base, index), align, mask, none);
             else
                 v = m_b.CreateMaskedGather(vty, widenLanes(lanePointers(elem, base, index), width), align, mask, none);
             return fromMemory(narrowLanes(v, lanes));
@@ -1042,7 +1061,7 @@ private:
                 llvm::Value* mask = widenMask(m_laneMask, width);
                 llvm::Value* wide = widenLanes(value, width);
                 if (r && isOne(r->stride))
-                    m_b.CreateMaskedStore(wide, firstElementPointer(elem, base, index), align, mask);
+                    m_b.CreateMaskedStore(wide, maskedFirstPointer(elem, base, index), align, mask);
                 else
                     m_b.CreateMaskedScatter(wide, widenLanes(lanePointers(elem, base, index), width), align, mask);
             }
@@ -1136,9 +1155,9 @@ private:
             // Packed scalars, as on the heap: see elementPointer.
             llvm::Value* scalars = m_b.getInt64(static_cast<std::uint64_t>(n * b->dtype.lanes));
             m_vars[b->data.get()] = entryAlloca(memType(b->dtype.element()), scalars, 64);
-            m_stackElements[b->data.get()] = {n, m_b.GetInsertBlock()->getParent()};
+            m_stackBytes[b->data.get()] = {bytes, m_b.GetInsertBlock()->getParent()};
             genStmt(op->body);
-            m_stackElements.erase(b->data.get());
+            m_stackBytes.erase(b->data.get());
             return;
         }
         llvm::Value* size = m_b.CreateMul(m_b.CreateIntCast(count, m_b.getInt64Ty(), true),
@@ -1254,7 +1273,9 @@ private:
     }
 
     // The lanes of `mask` within the current mask.
-    llvm::Value* withinMask(llvm::Value* mask) { return m_laneMask ? m_b.CreateAnd(m_laneMask, mask) : mask; }
+    // (A logical and: lanes off outside stay off even where `mask` is poison, as a condition
+    // computed for a lane that never runs may be.)
+    llvm::Value* withinMask(llvm::Value* mask) { return m_laneMask ? m_b.CreateLogicalAnd(m_laneMask, mask) : mask; }
 
     // A loop that runs on this thread: a memset or straight-line code where it fills or copies
     // a contiguous range, a loop otherwise.
@@ -1721,8 +1742,8 @@ private:
     int m_edgeCopies = 0;  // inside the copy of a loop for edge tiles (see versionOnGuards)
     bool m_lanesAtOnce = false;          // see genLanesAtOnce
     llvm::Value* m_laneMask = nullptr;   // the lanes vector accesses are for there; none: all
-    // Stack buffers of a constant size, in elements, and the function whose frame holds them.
-    std::unordered_map<const VarNode*, std::pair<std::int64_t, llvm::Function*>> m_stackElements;
+    // Stack buffers of a constant size, in bytes, and the function whose frame holds them.
+    std::unordered_map<const VarNode*, std::pair<std::int64_t, llvm::Function*>> m_stackBytes;
     int m_parallelCount = 0;
 };
 
@@ -1886,6 +1907,16 @@ std::unique_ptr<llvm::TargetMachine> createTargetMachine(const TargetChoice& cho
     auto* tm = target->createTargetMachine(triple, cpu, features, hostTargetOptions(), llvm::Reloc::PIC_,
                                            llvm::CodeModel::Small, llvm::CodeGenOpt::Aggressive);
     return std::unique_ptr<llvm::TargetMachine>(tm);
+}
+
+bool targetIsHost(const TargetChoice& choice)
+{
+    if (choice.isHost()) return true;
+    std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(choice);
+    std::unique_ptr<llvm::TargetMachine> host = createHostTargetMachine();
+    // (Only x86-64 Linux triples are accepted: their spellings differ, their code does not.)
+    return tm->getTargetCPU() == host->getTargetCPU() &&
+           tm->getMCSubtargetInfo()->getFeatureBits() == host->getMCSubtargetInfo()->getFeatureBits();
 }
 
 HostTarget hostTarget()

@@ -47,12 +47,11 @@ std::unique_ptr<PreparedRun> PreparedRun::prepare(const Program& program, const 
         r->m_symbols[sv.var.get()] = value;
     }
 
-    // A target that names nothing but the host's own CPU (say -mcpu=znver3 on a Zen 3) runs as
-    // it would be exported; any feature list or other CPU gets a note.
+    // A target that amounts to the host (say -mcpu=znver3 on a Zen 3 with all its features) runs
+    // as it would be exported; anything else gets a note.
     bool otherMachine;
     try {
-        TargetChoice choice = parseTarget(variant.target);
-        otherMachine = !choice.attrs.empty() || (!choice.cpu.empty() && choice.cpu != hostTarget().cpu);
+        otherMachine = !targetIsHost(parseTarget(variant.target));
     } catch (const CodegenError&) {
         otherMachine = true;
     }

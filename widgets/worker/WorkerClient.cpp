@@ -192,7 +192,10 @@ void WorkerClient::cancel(int id)
 void WorkerClient::cancelAll()
 {
     QList<int> ids;
-    if (m_aside) ids.append(std::exchange(m_aside, std::nullopt)->id);
+    if (m_aside) {
+        ids.append(m_aside->id);
+        m_droppedAside.append(std::exchange(m_aside, std::nullopt)->id); // answered, then dropped
+    }
     if (m_running) {
         ids.append(m_running->id);
         m_running.reset();
