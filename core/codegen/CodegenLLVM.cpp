@@ -268,6 +268,19 @@ private:
     VarSet m_otherBound;  // variables bound inside otherwise: lets, allocations, loops over varying ranges
 };
 
+// An integer division or remainder whose divisor is not a non-zero constant (or a broadcast of
+// one): computed for a lane that never runs, it may trap.
+bool divisionMayTrap(const BinaryNode* op)
+{
+    bool division = op->kind == ExprKind::Div || op->kind == ExprKind::Mod || op->kind == ExprKind::FloorDiv ||
+                    op->kind == ExprKind::FloorMod;
+    if (!division || op->a.type().isFloat()) return false;
+    const Expr* d = &op->b;
+    if (auto* b = d->as<BroadcastNode>()) d = &b->value;
+    std::int64_t k = 0;
+    return !isConstInt(*d, &k) || k == 0;
+}
+
 // The guards known to hold where a statement is emitted, taken out of it (each replaced by
 // its `then` statement).
 class AssumedGuards : public IRMutator {
@@ -324,14 +337,7 @@ protected:
     }
     void visitBinary(const BinaryNode* op) override
     {
-        bool division = op->kind == ExprKind::Div || op->kind == ExprKind::Mod ||
-                        op->kind == ExprKind::FloorDiv || op->kind == ExprKind::FloorMod;
-        if (division && op->a.type().isVector() && !op->a.type().isFloat()) {
-            const Expr* d = &op->b;
-            if (auto* b = d->as<BroadcastNode>()) d = &b->value;
-            std::int64_t k = 0;
-            if (!isConstInt(*d, &k) || k == 0) m_ok = false;
-        }
+        if (op->a.type().isVector() && divisionMayTrap(op)) m_ok = false;
         IRVisitor::visitBinary(op);
     }
     void visitFor(const ForNode*) override { m_ok = false; }
@@ -831,12 +837,7 @@ private:
             void visitBufferLoad(const BufferLoadNode*) override { found = true; }
             void visitBinary(const BinaryNode* op) override
             {
-                bool division = op->kind == ExprKind::Div || op->kind == ExprKind::Mod ||
-                                op->kind == ExprKind::FloorDiv || op->kind == ExprKind::FloorMod;
-                const Expr* d = &op->b;
-                if (auto* b = d->as<BroadcastNode>()) d = &b->value;
-                std::int64_t k = 0;
-                if (division && !op->a.type().isFloat() && (!isConstInt(*d, &k) || k == 0)) found = true;
+                if (divisionMayTrap(op)) found = true;
                 IRVisitor::visitBinary(op);
             }
         } finder;
