@@ -268,19 +268,6 @@ private:
     VarSet m_otherBound;  // variables bound inside otherwise: lets, allocations, loops over varying ranges
 };
 
-// An integer division or remainder whose divisor is not a non-zero constant (or a broadcast of
-// one): computed for a lane that never runs, it may trap.
-bool divisionMayTrap(const BinaryNode* op)
-{
-    bool division = op->kind == ExprKind::Div || op->kind == ExprKind::Mod || op->kind == ExprKind::FloorDiv ||
-                    op->kind == ExprKind::FloorMod;
-    if (!division || op->a.type().isFloat()) return false;
-    const Expr* d = &op->b;
-    if (auto* b = d->as<BroadcastNode>()) d = &b->value;
-    std::int64_t k = 0;
-    return !isConstInt(*d, &k) || k == 0;
-}
-
 // The guards known to hold where a statement is emitted, taken out of it (each replaced by
 // its `then` statement).
 class AssumedGuards : public IRMutator {
@@ -296,72 +283,6 @@ protected:
 
 private:
     const std::unordered_set<const IfThenElseNode*>& m_assumed;
-};
-
-// Whether the lanes of a statement computed on `lanes` lanes (vectorizeUnderMasks) may run at
-// once, as they would one after another: every buffer it writes is read and written only at one
-// index, a ramp with a constant non-zero stride, so that each lane touches its own elements. Its
-// accesses are all of scalar elements, at scalar indices or at indices of `lanes` lanes. No vector
-// integer division by a variable (an inactive lane may divide by zero), no other statement than
-// stores, lets, conditions and sequences.
-class LanesAtOnce : public IRVisitor {
-public:
-    explicit LanesAtOnce(int lanes) : m_lanes(lanes) {}
-
-    bool check(const Stmt& s)
-    {
-        visit(s);
-        if (!m_ok) return false;
-        for (auto& [data, index] : m_written) {
-            auto* r = index.as<RampNode>();
-            std::int64_t stride = 0;
-            if (!r || !isConstInt(r->stride, &stride) || stride == 0) return false;
-            auto range = m_accesses.equal_range(data);
-            for (auto it = range.first; it != range.second; ++it)
-                if (!exprEqual(it->second, index)) return false;
-        }
-        return true;
-    }
-
-protected:
-    void visitBufferLoad(const BufferLoadNode* op) override
-    {
-        access(op->buffer, op->indices);
-        IRVisitor::visitBufferLoad(op);
-    }
-    void visitBufferStore(const BufferStoreNode* op) override
-    {
-        access(op->buffer, op->indices);
-        if (m_ok) m_written.emplace(op->buffer->data.get(), op->indices[0]);
-        IRVisitor::visitBufferStore(op);
-    }
-    void visitBinary(const BinaryNode* op) override
-    {
-        if (op->a.type().isVector() && divisionMayTrap(op)) m_ok = false;
-        IRVisitor::visitBinary(op);
-    }
-    void visitFor(const ForNode*) override { m_ok = false; }
-    void visitAllocate(const AllocateNode*) override { m_ok = false; }
-    void visitEvaluate(const EvaluateNode*) override { m_ok = false; }
-    void visitTensorStore(const TensorStoreNode*) override { m_ok = false; }
-    void visitRealize(const RealizeNode*) override { m_ok = false; }
-
-private:
-    void access(const Buffer& b, const std::vector<Expr>& indices)
-    {
-        if (indices.size() != 1 || b->dtype.lanes != 1) {
-            m_ok = false;
-            return;
-        }
-        int lanes = indices[0].type().lanes;
-        if (lanes != 1 && lanes != m_lanes) m_ok = false;
-        m_accesses.emplace(b->data.get(), indices[0]);
-    }
-
-    int m_lanes;
-    bool m_ok = true;
-    std::multimap<const VarNode*, Expr> m_accesses;
-    std::map<const VarNode*, Expr> m_written;  // the first index each written buffer is stored at
 };
 
 class Codegen {
@@ -837,7 +758,7 @@ private:
             void visitBufferLoad(const BufferLoadNode*) override { found = true; }
             void visitBinary(const BinaryNode* op) override
             {
-                if (divisionMayTrap(op)) found = true;
+                if (integerDivisionMayTrap(op)) found = true;
                 IRVisitor::visitBinary(op);
             }
         } finder;
@@ -1231,25 +1152,19 @@ private:
         if (!versionOnGuards(op)) genLoop(op);
     }
 
-    // The widest loop over lanes computed on vectors (a 64-lane mask of float64 is 8 registers
-    // of AVX-512).
-    static constexpr std::int64_t kMaxMaskedLanes = 64;
-
     // A loop over the lanes of a vectorized loop, which VectorizeLoop runs lane by lane because a
     // condition depends on the lane (a split that does not divide its axis, padding), is computed
     // on vectors after all: the lanes where a condition fails are masked off (masked loads and
     // stores, selects). The numbers are the same as lane by lane when no lane reads what another
-    // writes (LanesAtOnce); otherwise, and when the body has parts vectors cannot compute, it
+    // writes (see lanesAtOnce); otherwise, and when the body has parts vectors cannot compute, it
     // stays a loop.
     bool genLanesAtOnce(const ForNode* op)
     {
-        std::int64_t n = 0;
-        if (!isConstInt(op->extent, &n) || n > kMaxMaskedLanes) return false;
         Stmt body = op->body;
         if (!m_guardsAssumed.empty()) body = AssumedGuards(m_guardsAssumed).mutate(body);
         Stmt loop = body.same(op->body) ? Stmt() : remakeFor(op, op->min, op->extent, body);
-        Stmt lanes = vectorizeUnderMasks(loop.defined() ? loop.as<ForNode>() : op);
-        if (!lanes.defined() || !LanesAtOnce(static_cast<int>(n)).check(lanes)) return false;
+        Stmt lanes = lanesAtOnce(loop.defined() ? loop.as<ForNode>() : op);
+        if (!lanes.defined()) return false;
         LS_ASSERT(!m_lanesAtOnce, "codegen: lanes computed at once inside others");
         m_lanesAtOnce = true;
         genStmt(lanes);

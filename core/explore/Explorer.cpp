@@ -3,6 +3,7 @@
 #include "schedule/Bound.h"
 #include "tir/Lower.h"
 #include "tir/Printer.h"
+#include "tir/passes/VectorizeLoop.h"
 
 #include <chrono>
 #include <set>
@@ -36,6 +37,7 @@ StepView lowerStep(const Schedule& sch, const Variant& v)
     try {
         LoweredFunc f = lowerSchedule(sch, v.args, v.funcName);
         step.tir = printTVMScript(f.func);
+        step.lanesOnVectors = countLanesAtOnce(f.func.body);
         step.structured = printStructured(f.structured, f.args);
     } catch (const UserError& e) {
         step.error = e.diagnostic();

@@ -37,6 +37,9 @@ struct StepView {
     int line = 0;       // the statement's line (the variant's line for the first step)
     std::string tir;    // TVM's printing
     std::string structured;
+    // Loops over the lanes of a vector (`for j_s in range(n)`, lanes TVM runs one by one) that
+    // the compiled code runs on vectors under lane masks.
+    int lanesOnVectors = 0;
     std::vector<StageInfo> stages;
     std::optional<Diagnostic> error;  // the step lowered to nothing: why
 };

@@ -411,6 +411,43 @@ s[B].compute_at(s[C], C.op.axis[0])
         QVERIFY(e->toPlainText().endsWith(QStringLiteral("# edited")));
     }
 
+    // Lanes that TVM runs one by one (a condition depends on the lane) are shown as TVM prints
+    // them, and the summary says that the compiled code runs them on vectors.
+    void guardedLanesAreSaidToRunOnVectors()
+    {
+        Exploration x = explore(R"(import tvm
+from tvm import te
+A = te.placeholder((64, 16), name="A")
+B = te.placeholder((16, 64), name="B")
+k = te.reduce_axis((0, 16), name="k")
+C = te.compute((64, 64), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+s = te.create_schedule(C.op)
+i, j = s[C].op.axis
+jo, ji = s[C].split(j, factor=24)
+s[C].reorder(i, jo, k, ji)
+s[C].vectorize(ji)
+)");
+        QVERIFY(x.ok);
+        const VariantView& v = x.variants.front();
+        const StepView& last = v.steps.back();
+        QCOMPARE(last.lanesOnVectors, 2);  // the init's lanes and the update's
+        QVERIFY(QString::fromStdString(last.tir).contains(QStringLiteral("for j_inner_init_s in range(24):")));
+
+        LoopNestView view;
+        view.setVariant(v);
+        auto* summary = view.findChild<QLabel*>(QStringLiteral("stepSummary"));
+        QVERIFY(summary->text().endsWith(QStringLiteral("2 lane loops run on vectors")));
+        QVERIFY(summary->toolTip().contains(QStringLiteral("masked loads and stores")));
+        view.setPrinting(true);  // the structured loop nest has no loops over lanes
+        QVERIFY(!summary->text().contains(QStringLiteral("lane loop")));
+        QVERIFY(summary->toolTip().isEmpty());
+
+        view.setVariant(m_unroll);  // no guards
+        view.setPrinting(false);
+        QVERIFY(!summary->text().contains(QStringLiteral("lane loop")));
+        QCOMPARE(m_unroll.steps.back().lanesOnVectors, 0);
+    }
+
     void clearShowsAMessage()
     {
         LoopNestView view;

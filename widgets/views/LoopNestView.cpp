@@ -513,6 +513,22 @@ void LoopNestView::refresh(Scroll scroll)
             m_pages->setCurrentWidget(m_stepEditor);
         }
     }
+    // TVM's text shows lanes guarded one by one as serial loops; say that they run on vectors.
+    if (!m_structured && step.lanesOnVectors > 0) {
+        const QString note = step.lanesOnVectors == 1
+                                 ? tr("1 lane loop runs on vectors")
+                                 : tr("%1 lane loops run on vectors").arg(step.lanesOnVectors);
+        const QString text = m_summary->text();
+        m_summary->setText(text.isEmpty() ? note : text + u" · "_s + note);
+        m_summary->setToolTip(
+            tr("A condition depends on the lane in %n loop(s) over the lanes of a vector "
+               "(for ..._s in range(lanes)), so TVM runs those lanes one by one. Loopscope's "
+               "compiled code runs them on vectors with masked loads and stores (see the LLVM IR "
+               "tab), and computes the same numbers.",
+               nullptr, step.lanesOnVectors));
+    } else {
+        m_summary->setToolTip(QString());
+    }
     m_shownKey = key;
 
     if (scroll == Scroll::Keep) {
