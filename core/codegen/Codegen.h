@@ -43,10 +43,10 @@ TargetChoice parseTarget(const std::string& target);
 // Throws CodegenError (as parseTarget, and for a CPU or feature LLVM does not know) unless code
 // can be generated for the target.
 void checkTarget(const std::string& target);
-// Whether code generated for `choice` is the code generated for the host: the same CPU and the
+// Whether code generated for the target is the code generated for the host: the same CPU and the
 // same features (-mcpu naming the host's CPU is not enough where the host lacks some of that
 // CPU's features, as in some virtual machines). Throws as checkTarget.
-bool targetIsHost(const TargetChoice& choice);
+bool targetIsHost(const std::string& target);
 
 // The symbolic sizes a function needs at run time (te.var), in the order `run` takes them.
 std::vector<Var> sizeParameters(const PrimFunc& f);

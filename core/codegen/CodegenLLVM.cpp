@@ -873,13 +873,14 @@ private:
     // 17th whatever its mask says).
     static int maskedWidth(int lanes) { return static_cast<int>(llvm::PowerOf2Ceil(static_cast<std::uint64_t>(lanes))); }
 
-    // `v` with `width` lanes: its own, then copies of its first (harmless as addresses too).
-    llvm::Value* widenLanes(llvm::Value* v, int width)
+    // `v` with `width` lanes: its first ones, then (widened) copies of its first (harmless as
+    // addresses too).
+    llvm::Value* resizeLanes(llvm::Value* v, int width)
     {
         int lanes = lanesOf(v);
         if (lanes == width) return v;
         std::vector<int> order(static_cast<std::size_t>(width), 0);
-        for (int i = 0; i < lanes; ++i) order[static_cast<std::size_t>(i)] = i;
+        for (int i = 0; i < std::min(lanes, width); ++i) order[static_cast<std::size_t>(i)] = i;
         return m_b.CreateShuffleVector(v, order);
     }
 
@@ -891,15 +892,6 @@ private:
         std::vector<int> order(static_cast<std::size_t>(width), lanes);  // lane 0 of the all-off vector
         for (int i = 0; i < lanes; ++i) order[static_cast<std::size_t>(i)] = i;
         return m_b.CreateShuffleVector(mask, llvm::Constant::getNullValue(mask->getType()), order);
-    }
-
-    // The first `lanes` lanes of `v`.
-    llvm::Value* narrowLanes(llvm::Value* v, int lanes)
-    {
-        if (lanesOf(v) == lanes) return v;
-        std::vector<int> order(static_cast<std::size_t>(lanes));
-        for (int i = 0; i < lanes; ++i) order[static_cast<std::size_t>(i)] = i;
-        return m_b.CreateShuffleVector(v, order);
     }
 
     // A vector of the addresses of the elements a vector index names.
@@ -937,8 +929,8 @@ private:
             if (auto* r = index.as<RampNode>(); r && isOne(r->stride))
                 v = m_b.CreateMaskedLoad(vty, maskedFirstPointer(elem, base, index), align, mask, none);
             else
-                v = m_b.CreateMaskedGather(vty, widenLanes(lanePointers(elem, base, index), width), align, mask, none);
-            return fromMemory(narrowLanes(v, lanes));
+                v = m_b.CreateMaskedGather(vty, resizeLanes(lanePointers(elem, base, index), width), align, mask, none);
+            return fromMemory(resizeLanes(v, lanes));
         }
         if (auto* r = index.as<RampNode>(); r && isOne(r->stride) && elem.lanes == 1) {
             llvm::Type* vty = memType(elem.withLanes(lanes));
@@ -981,11 +973,11 @@ private:
             } else {
                 const int width = maskedWidth(lanes);
                 llvm::Value* mask = widenMask(m_laneMask, width);
-                llvm::Value* wide = widenLanes(value, width);
+                llvm::Value* wide = resizeLanes(value, width);
                 if (r && isOne(r->stride))
                     m_b.CreateMaskedStore(wide, maskedFirstPointer(elem, base, index), align, mask);
                 else
-                    m_b.CreateMaskedScatter(wide, widenLanes(lanePointers(elem, base, index), width), align, mask);
+                    m_b.CreateMaskedScatter(wide, resizeLanes(lanePointers(elem, base, index), width), align, mask);
             }
             return;
         }
@@ -1823,16 +1815,6 @@ std::unique_ptr<llvm::TargetMachine> createTargetMachine(const TargetChoice& cho
     auto* tm = target->createTargetMachine(triple, cpu, features, hostTargetOptions(), llvm::Reloc::PIC_,
                                            llvm::CodeModel::Small, llvm::CodeGenOpt::Aggressive);
     return std::unique_ptr<llvm::TargetMachine>(tm);
-}
-
-bool targetIsHost(const TargetChoice& choice)
-{
-    if (choice.isHost()) return true;
-    std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(choice);
-    std::unique_ptr<llvm::TargetMachine> host = createHostTargetMachine();
-    // (Only x86-64 Linux triples are accepted: their spellings differ, their code does not.)
-    return tm->getTargetCPU() == host->getTargetCPU() &&
-           tm->getMCSubtargetInfo()->getFeatureBits() == host->getMCSubtargetInfo()->getFeatureBits();
 }
 
 HostTarget hostTarget()

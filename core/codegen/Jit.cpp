@@ -6,6 +6,7 @@
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/IR/LegacyPassManager.h>
+#include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/Support/Host.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -152,6 +153,16 @@ std::unique_ptr<JitKernel> compileKernel(const PrimFunc& f, int optLevel)
 }
 
 void checkTarget(const std::string& target) { threadTargetMachine(target); }
+
+bool targetIsHost(const std::string& target)
+{
+    if (parseTarget(target).isHost()) return true;
+    llvm::TargetMachine* tm = threadTargetMachine(target);
+    llvm::TargetMachine* host = threadTargetMachine();
+    // (Only x86-64 Linux triples are accepted: their spellings differ, their code does not.)
+    return tm->getTargetCPU() == host->getTargetCPU() &&
+           tm->getMCSubtargetInfo()->getFeatureBits() == host->getMCSubtargetInfo()->getFeatureBits();
+}
 
 std::string emitCode(const PrimFunc& f, EmitKind kind, const std::string& target)
 {

@@ -51,7 +51,7 @@ std::unique_ptr<PreparedRun> PreparedRun::prepare(const Program& program, const 
     // as it would be exported; anything else gets a note.
     bool otherMachine;
     try {
-        otherMachine = !targetIsHost(parseTarget(variant.target));
+        otherMachine = !targetIsHost(variant.target);
     } catch (const CodegenError&) {
         otherMachine = true;
     }

@@ -7,8 +7,8 @@
 #include "tir/ModularSet.h"
 
 #include <algorithm>
-#include <map>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -729,7 +729,6 @@ Stmt vectorizeUnderMasks(const ForNode* loop)
     return simp.mutate(body);
 }
 
-
 Stmt lanesAtOnce(const ForNode* loop)
 {
     i64 n = 0;
@@ -748,7 +747,7 @@ int countLanesAtOnce(const Stmt& s)
     protected:
         void visitFor(const ForNode* op) override
         {
-            if (op->scalarizedLanes && lanesAtOnce(op).defined()) ++count;
+            if (lanesAtOnce(op).defined()) ++count;
             IRVisitor::visitFor(op);
         }
     } counter;
