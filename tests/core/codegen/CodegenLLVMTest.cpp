@@ -5,9 +5,11 @@
 // arithmetic over non-negative terms carries nuw, and a parallel body is its own (not inlined)
 // function, and the packed entry calls the function rather than holding a copy of it.
 #include "codegen/Codegen.h"
+#include "codegen/InvariantLoads.h"
 #include "codegen/Runner.h"
 #include "te/Program.h"
 #include "tir/Lower.h"
+#include "tir/IRMutator.h"
 #include "tir/Printer.h"
 
 #include "support/Occurrences.h"
@@ -490,6 +492,57 @@ TEST(CodegenLLVM, LanesThatReadEachOthersResultsStayALoop)
     kernel->run(buffers, nullptr);
     for (int x = 0; x <= 5; ++x) EXPECT_EQ(data[x], 1.0f + x) << x;
     EXPECT_EQ(data[6], 0.0f);
+}
+
+// The loop over `name` in `s`, or null.
+const ForNode* findLoop(const Stmt& s, const std::string& name)
+{
+    struct Finder : IRVisitor {
+        std::string name;
+        const ForNode* found = nullptr;
+        void visitFor(const ForNode* op) override
+        {
+            if (op->var.name() == name && !found) found = op;
+            IRVisitor::visitFor(op);
+        }
+    } finder;
+    finder.name = name;
+    finder.visit(s);
+    return finder.found;
+}
+
+// In the write cache's nest `for k.outer, i.c, k.inner, j.c: CC[i.c, j.c] += A[i, k] * B[k, j]`,
+// a row i.c reads 4 x 32 floats of B that the next row reads again, and writes only the cache.
+TEST(CodegenLLVM, InvariantLoadsAreWhatEachIterationReadsAgain)
+{
+    Compiled c = lowerVariant("block cache");
+    auto bytesOf = [&](const char* loop) {
+        const ForNode* f = findLoop(c.func.body, loop);
+        EXPECT_NE(f, nullptr) << loop;
+        return f ? invariantLoads(f, 256) : std::nullopt;
+    };
+    auto row = bytesOf("i.c");
+    ASSERT_TRUE(row.has_value());
+    EXPECT_EQ(row->bytes, 4 * 32 * 4);
+    ASSERT_EQ(row->written.size(), 1u);
+    EXPECT_EQ(row->written[0]->name, "C.global");
+    EXPECT_EQ(bytesOf("k.inner")->bytes, 0);  // A and B both move with k
+    EXPECT_EQ(bytesOf("j.c")->bytes, 4);      // one element of A
+    // 32 x 4 x 32 inner iterations are no straight-line body.
+    EXPECT_FALSE(bytesOf("k.outer").has_value());
+}
+
+// That row loop would have LLVM keep 16 vectors of B in AVX2's 16 registers: it is not
+// unrolled there. With AVX-512's 32 registers it is left to LLVM.
+TEST(CodegenLLVM, ALoopReadingMoreThanHalfTheRegistersAgainStaysRolled)
+{
+    Compiled c = lowerVariant("block cache");
+    std::string avx2 = emitCode(c.func, EmitKind::UnoptimizedLLVMIR, "llvm -mcpu=znver3");
+    std::string avx512 = emitCode(c.func, EmitKind::UnoptimizedLLVMIR, "llvm -mcpu=znver4");
+    EXPECT_NE(avx2.find("br label %for_i_c, !llvm.loop"), std::string::npos) << avx2;
+    EXPECT_EQ(avx512.find("br label %for_i_c, !llvm.loop"), std::string::npos) << avx512;
+    EXPECT_EQ(occurrences(avx2, "!llvm.loop"), occurrences(avx512, "!llvm.loop") + 1);
+    expectRight(c);
 }
 
 // A run is compiled for the host CPU whatever the script's target says; it notes that only when
