@@ -9,7 +9,8 @@
 //        [--samples opt_gemm,matmul_ladder,gemm_best]
 // A sample is a bundled one's name or a script's path (ending in .py). A step whose single run
 // takes longer than --max-run-s is skipped; at a larger size, one predicted (as n^3) to take
-// longer is skipped without running.
+// longer is skipped without running. Each step's output is checked against the reference
+// interpreter first; a step with wrong numbers gets no speed, and the exit status is 3.
 #include "codegen/Runner.h"
 #include "runtime/Benchmark.h"
 #include "runtime/BlasReference.h"
@@ -116,6 +117,7 @@ int main(int argc, char** argv)
     // One run's time per sample variant at the last size, to skip a step whose run at a larger
     // size would take over --max-run-s (time grows as n^3) without spending that time first.
     std::map<std::string, std::pair<int, double>> lastRun;
+    bool failed = false;
     for (auto& sz : sizes) {
         int n = std::stoi(sz);
         double flops = 2.0 * n * n * n;
@@ -168,6 +170,18 @@ int main(int argc, char** argv)
                 prepared->run();
                 double once = msSince(t1);
                 lastRun[key] = {n, once};
+                // A speed is only reported for the right numbers: the first run's output against
+                // the reference interpreter (all corners and 2,000 random elements).
+                std::string wrong;
+                for (auto& out : prepared->check())
+                    if (!out.result.ok)
+                        wrong = out.result.error.empty() ? out.result.firstMismatch : out.result.error;
+                if (!wrong.empty()) {
+                    std::printf("%-16s %-22s %12s %10s %10s %14.1f  (WRONG NUMBERS: %s)\n", sample.c_str(), v.name.c_str(),
+                                "-", "-", "-", textToFn, wrong.c_str());
+                    failed = true;
+                    continue;
+                }
                 if (once > maxRunS * 1000) {
                     std::printf("%-16s %-22s %12s %10s %10s %14.1f  (one run took %.1f s: skipped)\n", sample.c_str(),
                                 v.name.c_str(), "-", "-", "-", textToFn, once / 1000);
@@ -185,5 +199,5 @@ int main(int argc, char** argv)
             }
         }
     }
-    return 0;
+    return failed ? 3 : 0;
 }

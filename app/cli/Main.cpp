@@ -429,6 +429,14 @@ VariantOutcome runVariant(const Options& o, const Program& p, const Variant& v, 
     return out;
 }
 
+// "max abs error 0.0000012, max rel error 3.1e-07"
+std::string errorSummary(const json& c, int absDigits)
+{
+    std::ostringstream rel;
+    rel << std::setprecision(2) << c["max_rel_error"].get<double>();
+    return "max abs error " + fixed(c["max_abs_error"].get<double>(), absDigits) + ", max rel error " + rel.str();
+}
+
 std::string checkSummary(const json& rec)
 {
     if (!rec.contains("check")) return "";
@@ -438,10 +446,10 @@ std::string checkSummary(const json& rec)
         if (c.contains("error")) s += c["tensor"].get<std::string>() + ": " + c["error"].get<std::string>();
         else if (c["ok"].get<bool>())
             s += c["tensor"].get<std::string>() + " ok (" + std::to_string(c["elements"].get<std::int64_t>()) +
-                 " elements, max abs error " + fixed(c["max_abs_error"].get<double>(), 7) + ")";
+                 " elements, " + errorSummary(c, 7) + ")";
         else
-            s += c["tensor"].get<std::string>() + " WRONG: " + c["first_mismatch"].get<std::string>() +
-                 " (max abs error " + fixed(c["max_abs_error"].get<double>(), 6) + ")";
+            s += c["tensor"].get<std::string>() + " WRONG: " + c["first_mismatch"].get<std::string>() + " (" +
+                 errorSummary(c, 6) + ")";
     }
     return s;
 }
