@@ -17,6 +17,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <sstream>
 #include <vector>
 
 using namespace loopscope;
@@ -543,6 +545,30 @@ TEST(CodegenLLVM, ALoopReadingMoreThanHalfTheRegistersAgainStaysRolled)
     EXPECT_EQ(avx512.find("br label %for_i_c, !llvm.loop"), std::string::npos) << avx512;
     EXPECT_EQ(occurrences(avx2, "!llvm.loop"), occurrences(avx512, "!llvm.loop") + 1);
     expectRight(c);
+}
+
+// gemm_best's 4 x 16 write cache in `local` scope ends up in registers: LLVM replaces its stack
+// slot with four 16-float values (two AVX2 registers each) carried around the loop over k, and
+// the numbers are right.
+TEST(CodegenLLVM, GemmBestsLocalWriteCacheEndsUpInRegisters)
+{
+    std::ifstream in(std::string(LOOPSCOPE_SOURCE_DIR) + "/samples/gemm_best.py");
+    std::stringstream text;
+    text << in.rdbuf();
+    EvalResult r = evaluateScript(text.str(), {{"M", 128}, {"N", 128}, {"K", 96}});
+    ASSERT_TRUE(r.ok) << r.error.message;
+    const Variant& v = r.program.variants.at(0);
+    PrimFunc f = lowerSchedule(v.schedule(), v.args, v.funcName).func;
+    std::string before = unoptimizedIr(f);
+    EXPECT_NE(before.find("alloca float, i64 64,"), std::string::npos) << before;
+    std::string ir = emitCode(f, EmitKind::LLVMIR, "llvm -mcpu=znver3");
+    // What is left on the stack: packed B (12,288 floats) and the parallel loop's closure.
+    EXPECT_EQ(occurrences(ir, " = alloca "), 2u) << ir;
+    EXPECT_NE(ir.find("alloca [12288 x float]"), std::string::npos) << ir;
+    EXPECT_EQ(occurrences(ir, "phi <16 x float>"), 4u) << ir;
+    auto run = PreparedRun::prepare(r.program, v, RunConfig{});
+    run->run();
+    for (auto& out : run->check()) EXPECT_TRUE(out.result.ok) << out.tensor << ": " << out.result.firstMismatch;
 }
 
 // A run is compiled for the host CPU whatever the script's target says; it notes that only when

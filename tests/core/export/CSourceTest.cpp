@@ -41,6 +41,7 @@ const Sample kSamples[] = {
     {"softmax", {{"N", 8}, {"M", 32}}},
     {"add_relu", {{"N", 64}}},
     {"transpose", {{"M", 64}, {"N", 64}}},
+    {"gemm_best", {{"M", 136}, {"N", 136}, {"K", 40}}},  // edge tiles of both blocks
 };
 
 std::string readText(const fs::path& p)
