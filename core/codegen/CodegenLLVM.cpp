@@ -940,7 +940,14 @@ private:
             llvm::Value* ptr = firstElementPointer(elem, base, index);
             return fromMemory(m_b.CreateAlignedLoad(vty, ptr, llvm::Align(elementAlign(elem))));
         }
-        // A gather: lane by lane.
+        // A gather: one instruction where the target's gathers are fast (AVX-512, and AVX2 on
+        // the Intel cores LLVM marks so), as LLVM's vectorizer decides; lane by lane otherwise,
+        // as TVM emits it (LLVM would expand the gather the same way, but after its optimizer).
+        llvm::Align align(elementAlign(elem));
+        llvm::Type* vty = memType(elem.withLanes(lanes));
+        if (elem.lanes == 1 && tti().isLegalMaskedGather(vty, align) &&
+            !tti().forceScalarizeMaskedGather(llvm::cast<llvm::VectorType>(vty), align))
+            return fromMemory(m_b.CreateMaskedGather(vty, lanePointers(elem, base, index), align));
         llvm::Value* idx = genExpr(index);
         llvm::Value* out = llvm::UndefValue::get(memType(elem.withLanes(lanes * elem.lanes)));
         for (int i = 0; i < lanes; ++i) {
@@ -1240,14 +1247,18 @@ private:
 
     std::int64_t vectorRegisterFileBytes()
     {
-        if (m_vectorRegisterFileBytes == 0) {
-            llvm::TargetTransformInfo tti = m_tm.getTargetTransformInfo(*m_b.GetInsertBlock()->getParent());
-            const std::int64_t width =
-                tti.getRegisterBitWidth(llvm::TargetTransformInfo::RGK_FixedWidthVector).getFixedValue() / 8;
-            const std::int64_t count = tti.getNumberOfRegisters(tti.getRegisterClassForType(true));
-            m_vectorRegisterFileBytes = std::max<std::int64_t>(1, width * count);
-        }
-        return m_vectorRegisterFileBytes;
+        const std::int64_t width =
+            tti().getRegisterBitWidth(llvm::TargetTransformInfo::RGK_FixedWidthVector).getFixedValue() / 8;
+        const std::int64_t count = tti().getNumberOfRegisters(tti().getRegisterClassForType(true));
+        return std::max<std::int64_t>(1, width * count);
+    }
+
+    // What the target machine's instructions cost and can do (the same for all functions built
+    // here: they have the same CPU and features).
+    const llvm::TargetTransformInfo& tti()
+    {
+        if (!m_tti) m_tti.emplace(m_tm.getTargetTransformInfo(*m_b.GetInsertBlock()->getParent()));
+        return *m_tti;
     }
 
     // The largest loop body copied for versioning, in scalar operations. The guarded kernels of
@@ -1674,7 +1685,7 @@ private:
     llvm::LLVMContext& m_ctx;
     llvm::Module& m_mod;
     llvm::TargetMachine& m_tm;
-    std::int64_t m_vectorRegisterFileBytes = 0;  // see vectorRegisterFileBytes
+    std::optional<llvm::TargetTransformInfo> m_tti;  // see tti
     llvm::IRBuilder<> m_b;
     std::unordered_map<const VarNode*, llvm::Value*> m_vars;
     std::unordered_map<const VarNode*, llvm::Value*> m_wide; // i64 forms of int32 variables

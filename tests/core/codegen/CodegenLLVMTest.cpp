@@ -547,6 +547,35 @@ TEST(CodegenLLVM, ALoopReadingMoreThanHalfTheRegistersAgainStaysRolled)
     expectRight(c);
 }
 
+// A vector load at a non-contiguous index is one gather where the target's gathers are fast
+// (AVX-512), and lane by lane where they are not (AVX2 on AMD cores).
+TEST(CodegenLLVM, AStridedVectorLoadIsAGatherWhereGathersAreFast)
+{
+    auto buffer = [](const char* name, int n) {
+        auto b = std::make_shared<BufferNode>();
+        b->name = name;
+        b->dtype = DataType::float32();
+        b->shape = {makeInt(n)};
+        b->data = Var(name, DataType::handle());
+        return b;
+    };
+    auto a = buffer("A", 64), b = buffer("B", 16);
+    Stmt body = makeBufferStore(b, {makeRamp(makeInt(0), makeInt(1), 16)},
+                                makeBufferLoad(a, {makeRamp(makeInt(3), makeInt(4), 16)}));
+    PrimFunc f{"strided", {a, b}, body};
+    EXPECT_NE(emitCode(f, EmitKind::UnoptimizedLLVMIR, "llvm -mcpu=znver4").find("@llvm.masked.gather.v16f32"),
+              std::string::npos);
+    std::string avx2 = emitCode(f, EmitKind::UnoptimizedLLVMIR, "llvm -mcpu=znver3");
+    EXPECT_EQ(avx2.find("gather"), std::string::npos) << avx2;
+    EXPECT_EQ(occurrences(avx2, "load float"), 16u) << avx2;
+    auto kernel = compileKernel(f);
+    std::vector<float> in(64), out(16, 0.0f);
+    for (int x = 0; x < 64; ++x) in[x] = static_cast<float>(x);
+    void* buffers[] = {in.data(), out.data()};
+    kernel->run(buffers, nullptr);
+    for (int x = 0; x < 16; ++x) EXPECT_EQ(out[x], 3.0f + 4 * x) << x;
+}
+
 // gemm_best's 4 x 16 write cache in `local` scope ends up in registers: LLVM replaces its stack
 // slot with four 16-float values (two AVX2 registers each) carried around the loop over k, and
 // the numbers are right.
