@@ -9,8 +9,17 @@ namespace loopscope {
 
 namespace {
 
-// Arithmetic on values (not on indices): binary operators and math calls whose result is a
-// float, plus the combine step of a reduction.
+bool readsTensor(const Expr& e)
+{
+    bool found = false;
+    forEachExpr(e, [&](const Expr& sub) { found = found || sub.kind() == ExprKind::TensorLoad; });
+    return found;
+}
+
+// Arithmetic on values (not on indices): binary operators and math calls, on floats or on what
+// a tensor holds (an int32 matmul's multiply-adds count as a float32 one's do, as in TVM's
+// operation count; the `i - 1` of a padding condition does not), plus the combine step of a
+// reduction.
 double opsIn(const Expr& body)
 {
     double ops = 0;
@@ -18,9 +27,10 @@ double opsIn(const Expr& body)
         if (e.kind() == ExprKind::TensorLoad) return;
         if (auto* b = e.as<BinaryNode>()) {
             bool arithmetic = b->kind >= ExprKind::Add && b->kind <= ExprKind::Max;
-            if (arithmetic && b->a.type().isFloat()) ops += 1;
+            if (arithmetic && (b->a.type().isFloat() || readsTensor(e))) ops += 1;
         } else if (auto* c = e.as<CallNode>()) {
-            if (c->op != CallOp::IfThenElse && c->op != CallOp::Likely && c->type.isFloat()) ops += 1;
+            if (c->op != CallOp::IfThenElse && c->op != CallOp::Likely && (c->type.isFloat() || readsTensor(e)))
+                ops += 1;
         }
     });
     return ops;

@@ -1,6 +1,7 @@
 // The operation count of a program, from its TE definitions (independent of the schedule): the
-// floating-point operations of each compute body times the size of its iteration domain. A
-// matmul counts 2*M*N*K; a copy or a padding stage counts nothing.
+// arithmetic on values in each compute body (floating-point, or on integers read from tensors;
+// not index arithmetic) times the size of its iteration domain. A matmul counts 2*M*N*K, in
+// float32 as in int32; a copy or a padding stage counts nothing.
 #pragma once
 
 #include "te/Tensor.h"
