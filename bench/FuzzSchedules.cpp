@@ -3,9 +3,11 @@
 // every case that fails. Not part of the test verdict: the test suite runs a fixed 2,000 seeds.
 //
 //   loopscope-fuzz [--start SEED] [--cases N] [--seconds S] [--save DIR] [--opt LEVEL]
-//                  [--show-refused] [--print] [--slow MS]
+//                  [--show-refused] [--print] [--slow MS] [--compile-for TARGET]
 //   loopscope-fuzz --run FILE [--run FILE ...] [--opt LEVEL]
 //
+// --compile-for "llvm -mcpu=znver4" only lowers and compiles each case to assembly for that CPU
+// (a back-end failure fails the case): for instructions this machine cannot run.
 // --run checks the given scripts (every variant) with the same oracle: for minimizing a failure.
 // --print prints every script before running it, --show-refused the schedules lowering refused,
 // --slow the cases whose compilation took longer than MS milliseconds.
@@ -38,6 +40,7 @@ struct Options {
     bool showRefused = false;
     bool printScripts = false;
     double slowMs = -1;              // print cases whose compile time exceeds this
+    std::string compileFor;          // compile for this target only, without running
     std::vector<std::string> files;  // --run: check these scripts instead of random cases
 };
 
@@ -47,6 +50,7 @@ struct Options {
                  "loopscope-fuzz: %s\n"
                  "usage: loopscope-fuzz [--start SEED] [--cases N] [--seconds S] [--save DIR]\n"
                  "                      [--opt 0-3] [--show-refused] [--print] [--slow MS]\n"
+                 "                      [--compile-for \"llvm -mcpu=CPU ...\"]\n"
                  "       loopscope-fuzz --run FILE [--run FILE ...] [--opt 0-3]\n"
                  "Without --cases or --seconds, runs 60 seconds.\n",
                  message);
@@ -81,6 +85,8 @@ Options parse(int argc, char** argv)
                 o.slowMs = std::stod(value());
             else if (a == "--run")
                 o.files.push_back(value());
+            else if (a == "--compile-for")
+                o.compileFor = value();
             else if (a == "--help" || a == "-h")
                 usage("runs random schedules and checks them");
             else
@@ -177,7 +183,7 @@ int main(int argc, char** argv)
         CaseOutcome r;
         {
             CurrentCase current(c.script, c.description);
-            r = runScriptChecked(c.script, o.optLevel);
+            r = o.compileFor.empty() ? runScriptChecked(c.script, o.optLevel) : compileScriptFor(c.script, o.compileFor);
         }
         ++done;
         if (o.slowMs >= 0 && r.compileMs > o.slowMs)

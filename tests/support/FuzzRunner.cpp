@@ -2,6 +2,7 @@
 
 #include "codegen/Runner.h"
 #include "te/Program.h"
+#include "tir/Lower.h"
 
 #include <chrono>
 #include <csignal>
@@ -93,18 +94,48 @@ CurrentCase::~CurrentCase()
     g_caseLength = 0;
 }
 
+namespace {
+
+// Records how a variant's attempt ended, when it threw.
+void recordFailure(CaseOutcome& out, const std::string& where, std::exception_ptr thrown)
+{
+    try {
+        std::rethrow_exception(thrown);
+    } catch (const UserError& e) {
+        if (out.status == CaseOutcome::Status::Passed)
+            out.status = CaseOutcome::Status::Rejected;
+        out.message += where + "refused while lowering (line " + std::to_string(e.loc().line) +
+                       "): " + e.message() + "\n";
+    } catch (const CodegenError& e) {
+        if (out.status == CaseOutcome::Status::Passed)
+            out.status = CaseOutcome::Status::Rejected;
+        out.message += where + "refused by code generation: " + e.what() + "\n";
+    } catch (const std::exception& e) {
+        out.status = CaseOutcome::Status::Failed;
+        out.message += where + "unexpected exception: " + e.what() + "\n";
+    }
+}
+
+bool evaluates(const std::string& script, EvalResult* eval, CaseOutcome* out)
+{
+    *eval = evaluateScript(script);
+    if (eval->ok) return true;
+    out->status = CaseOutcome::Status::Failed;
+    out->message = "the script does not evaluate: line " + std::to_string(eval->error.loc.line) + ": " +
+                   eval->error.message;
+    return false;
+}
+
+}  // namespace
+
 CaseOutcome runScriptChecked(const std::string& script, int optLevel)
 {
     CaseOutcome out;
     auto t0 = std::chrono::steady_clock::now();
-    EvalResult eval = evaluateScript(script);
+    EvalResult eval;
+    const bool ok = evaluates(script, &eval, &out);
     out.evaluateMs = msSince(t0);
-    if (!eval.ok) {
-        out.status = CaseOutcome::Status::Failed;
-        out.message = "the script does not evaluate: line " + std::to_string(eval.error.loc.line) +
-                      ": " + eval.error.message;
-        return out;
-    }
+    if (!ok) return out;
     RunConfig config;
     config.optLevel = optLevel;
     config.symbols = scriptSymbols(script);
@@ -126,18 +157,29 @@ CaseOutcome runScriptChecked(const std::string& script, int optLevel)
                 out.status = CaseOutcome::Status::Failed;
                 out.message += where + "output " + c.tensor + ": " + describe(c.result) + "\n";
             }
-        } catch (const UserError& e) {
-            if (out.status == CaseOutcome::Status::Passed)
-                out.status = CaseOutcome::Status::Rejected;
-            out.message += where + "refused while lowering (line " + std::to_string(e.loc().line) +
-                           "): " + e.message() + "\n";
-        } catch (const CodegenError& e) {
-            if (out.status == CaseOutcome::Status::Passed)
-                out.status = CaseOutcome::Status::Rejected;
-            out.message += where + "refused by code generation: " + e.what() + "\n";
-        } catch (const std::exception& e) {
-            out.status = CaseOutcome::Status::Failed;
-            out.message += where + "unexpected exception: " + e.what() + "\n";
+        } catch (...) {
+            recordFailure(out, where, std::current_exception());
+        }
+    }
+    return out;
+}
+
+CaseOutcome compileScriptFor(const std::string& script, const std::string& target)
+{
+    CaseOutcome out;
+    EvalResult eval;
+    if (!evaluates(script, &eval, &out)) return out;
+    for (const Variant& v : eval.program.variants) {
+        ++out.variants;
+        try {
+            auto t0 = std::chrono::steady_clock::now();
+            PrimFunc f = lowerSchedule(v.schedule(), v.args, v.funcName).func;
+            out.lowerMs += msSince(t0);
+            t0 = std::chrono::steady_clock::now();
+            emitCode(f, EmitKind::Assembly, target);
+            out.compileMs += msSince(t0);
+        } catch (...) {
+            recordFailure(out, "variant '" + v.name + "': ", std::current_exception());
         }
     }
     return out;

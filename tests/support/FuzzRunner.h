@@ -25,6 +25,11 @@ struct CaseOutcome {
 // of the form `# set: n=13 m=7`.
 CaseOutcome runScriptChecked(const std::string& script, int optLevel = 1);
 
+// Evaluates, lowers and compiles every variant of a TE script to assembly for another CPU (a
+// target string as `tvm.build` takes it, such as "llvm -mcpu=znver4"), without running it: the
+// code generator and LLVM's back end meet the instructions of machines this one is not.
+CaseOutcome compileScriptFor(const std::string& script, const std::string& target);
+
 // The `# set: NAME=VALUE ...` values of a script.
 std::map<std::string, std::int64_t> scriptSymbols(const std::string& script);
 

@@ -97,5 +97,27 @@ TEST_P(DifferentialTest, RandomSchedulesMatchTheReference)
 
 INSTANTIATE_TEST_SUITE_P(Shards, DifferentialTest, ::testing::Range(0, kShards));
 
+// What this machine cannot run is compiled at least: random cases through LLVM's back end for
+// AVX-512 (the masked loads, gathers and wide vectors of a Zen 4) and for an AVX2 core with fast
+// gathers. A failure of the back end or of the code generator fails; refusals are counted as above.
+TEST(DifferentialCompile, RandomSchedulesCompileForOtherCpus)
+{
+    installCrashReporter();
+    int compiled = 0, rejected = 0;
+    const char* targets[] = {"llvm -mcpu=znver4", "llvm -mcpu=skylake"};
+    for (int seed = 100001; seed <= 100160; ++seed) {
+        FuzzCase c = generateCase(static_cast<std::uint64_t>(seed));
+        const char* target = targets[seed % 2];
+        CurrentCase current(c.script, c.description);
+        CaseOutcome outcome = compileScriptFor(c.script, target);
+        if (outcome.status == CaseOutcome::Status::Failed)
+            ADD_FAILURE() << c.description << " (" << target << ")\n" << outcome.message << "---- script ----\n" << c.script;
+        compiled += outcome.status == CaseOutcome::Status::Passed;
+        rejected += outcome.status == CaseOutcome::Status::Rejected;
+    }
+    EXPECT_LE(rejected, 16) << "lowering refused " << rejected << " of 160 schedules";
+    std::printf("%d cases compiled for other CPUs, %d refused\n", compiled, rejected);
+}
+
 }  // namespace
 }  // namespace loopscope
