@@ -940,12 +940,21 @@ private:
             llvm::Value* ptr = firstElementPointer(elem, base, index);
             return fromMemory(m_b.CreateAlignedLoad(vty, ptr, llvm::Align(elementAlign(elem))));
         }
+        llvm::Align align(elementAlign(elem));
+        // One address for all lanes: one load, broadcast.
+        auto* ramp = index.as<RampNode>();
+        auto* same = index.as<BroadcastNode>();
+        if (elem.lanes == 1 && (same || (ramp && isZero(ramp->stride)))) {
+            llvm::Value* ptr = elementPointer(elem, base, genExpr(same ? same->value : ramp->base));
+            return fromMemory(broadcast(m_b.CreateAlignedLoad(mty, ptr, align), lanes));
+        }
         // A gather: one instruction where the target's gathers are fast (AVX-512, and AVX2 on
         // the Intel cores LLVM marks so), as LLVM's vectorizer decides; lane by lane otherwise,
         // as TVM emits it (LLVM would expand the gather the same way, but after its optimizer).
-        llvm::Align align(elementAlign(elem));
+        // Only of a power-of-two width: LLVM 16 miscompiles some others (see maskedWidth).
         llvm::Type* vty = memType(elem.withLanes(lanes));
-        if (elem.lanes == 1 && tti().isLegalMaskedGather(vty, align) &&
+        if (elem.lanes == 1 && llvm::isPowerOf2_32(static_cast<unsigned>(lanes)) &&
+            tti().isLegalMaskedGather(vty, align) &&
             !tti().forceScalarizeMaskedGather(llvm::cast<llvm::VectorType>(vty), align))
             return fromMemory(m_b.CreateMaskedGather(vty, lanePointers(elem, base, index), align));
         llvm::Value* idx = genExpr(index);
@@ -1232,15 +1241,20 @@ private:
     // vectors of packed B per row (512 bytes, against AVX2's 16 registers of 32 bytes): unrolled,
     // a row costs 16 loads and 2 moves for its 16 FMAs, rolled 13 loads, and the step runs 40%
     // faster. With AVX-512's 32 registers they fit, and LLVM unrolls as it would.
-    // Only a body that is straight-line code to LLVM counts: inner loops of at most
-    // kStraightLineIterations iterations in all, which LLVM unrolls or vectorizes away. A loop
-    // that writes a stack buffer small enough for registers (see inMemory), or one it allocates
-    // itself, is left to LLVM, which must unroll it for the buffer to become registers.
+    // Only a body that is straight-line code to LLVM counts: inner loops nested at most
+    // kStraightLineIterations iterations deep, which LLVM unrolls or vectorizes away. A loop of
+    // at most kFewIterations is left to LLVM to unroll in full, and so is a loop that writes a
+    // stack buffer small enough for registers (see inMemory), or allocates one: LLVM must unroll
+    // it for the buffer to become registers.
     static constexpr std::int64_t kStraightLineIterations = 256;
+    static constexpr std::int64_t kFewIterations = 8;
     bool holdsTooManyInvariants(const ForNode* op)
     {
+        if (auto* extent = op->extent.as<IntImmNode>(); extent && extent->value <= kFewIterations) return false;
+        const std::int64_t registerFile = vectorRegisterFileBytes();
+        if (registerFile == 0) return false;
         auto loads = invariantLoads(op, kStraightLineIterations);
-        return loads && loads->bytes * 2 > vectorRegisterFileBytes() &&
+        return loads && loads->bytes * 2 > registerFile && !loads->allocates &&
                std::all_of(loads->written.begin(), loads->written.end(),
                            [&](const Buffer& b) { return m_vars.count(b->data.get()) && inMemory(b); });
     }
@@ -1249,8 +1263,7 @@ private:
     {
         const std::int64_t width =
             tti().getRegisterBitWidth(llvm::TargetTransformInfo::RGK_FixedWidthVector).getFixedValue() / 8;
-        const std::int64_t count = tti().getNumberOfRegisters(tti().getRegisterClassForType(true));
-        return std::max<std::int64_t>(1, width * count);
+        return width * tti().getNumberOfRegisters(tti().getRegisterClassForType(true));
     }
 
     // What the target machine's instructions cost and can do (the same for all functions built

@@ -11,17 +11,23 @@ namespace loopscope {
 
 namespace {
 
-// The buffers a statement stores to.
+// The buffers a statement stores to, and whether it allocates any.
 class WrittenBuffers : public IRVisitor {
 public:
     VarSet data;
     std::vector<Buffer> buffers;
+    bool allocates = false;
 
 protected:
     void visitBufferStore(const BufferStoreNode* op) override
     {
         if (data.insert(op->buffer->data.get()).second) buffers.push_back(op->buffer);
         IRVisitor::visitBufferStore(op);
+    }
+    void visitAllocate(const AllocateNode* op) override
+    {
+        allocates = true;
+        IRVisitor::visitAllocate(op);
     }
 };
 
@@ -40,10 +46,12 @@ protected:
     void visitFor(const ForNode* op) override
     {
         auto* extent = op->extent.as<IntImmNode>();
-        if (!extent || extent->value <= 0 || m_iterations * extent->value > m_maxIterations) {
+        if (op->forKind == ForKind::Parallel || !extent || extent->value <= 0 ||
+            m_iterations * extent->value > m_maxIterations) {
             straightLine = false;
             return;
         }
+        if (changes(op->min)) m_dependent.insert(op->var.get());
         m_iterations *= extent->value;
         m_inner[op->var.get()] = extent->value;
         IRVisitor::visitFor(op);
@@ -64,24 +72,51 @@ protected:
     {
         IRVisitor::visitBufferLoad(op);
         if (m_written.count(op->buffer->data.get())) return;
-        VarSet used;
-        for (auto& i : op->indices) collectVars(i, &used);
-        VarSet base;
-        for (auto* v : used) {
-            auto it = m_letUses.find(v);
-            if (it == m_letUses.end()) base.insert(v);
-            else base.insert(it->second.begin(), it->second.end());
-        }
+        if (std::any_of(op->indices.begin(), op->indices.end(), [&](const Expr& i) { return changes(i); })) return;
         std::int64_t count = 1;
-        for (auto* v : base) {
-            if (m_dependent.count(v)) return;
-            if (auto it = m_inner.find(v); it != m_inner.end()) count *= it->second;
-        }
+        for (auto& i : op->indices)
+            for (auto* v : baseVars(i))
+                if (auto it = m_inner.find(v); it != m_inner.end()) count *= it->second;
         if (!firstTime(op)) return;
         bytes += count * op->type.lanes * op->type.bytes();
     }
 
 private:
+    // The loop and inner-loop counters (and other free variables) `e` stands for, lets expanded.
+    VarSet baseVars(const Expr& e) const
+    {
+        VarSet used, base;
+        collectVars(e, &used);
+        for (auto* v : used) {
+            auto it = m_letUses.find(v);
+            if (it == m_letUses.end()) base.insert(v);
+            else base.insert(it->second.begin(), it->second.end());
+        }
+        return base;
+    }
+
+    // Whether `e` may change from one iteration of the loop to the next: it uses its counter (or
+    // a variable that depends on it), or reads a buffer the body writes, or reads at such an index.
+    bool changes(const Expr& e) const
+    {
+        VarSet used;
+        collectVars(e, &used);
+        if (std::any_of(used.begin(), used.end(), [&](const VarNode* v) { return m_dependent.count(v) > 0; }))
+            return true;
+        bool loadChanges = false;
+        forEachExpr(e, [&](const Expr& sub) {
+            if (auto* load = sub.as<BufferLoadNode>()) loadChanges = loadChanges || m_written.count(load->buffer->data.get());
+        });
+        return loadChanges;
+    }
+
+    // A let's variable stands for the variables its value uses, and changes when its value does.
+    void bind(const Var& var, const Expr& value)
+    {
+        m_letUses[var.get()] = baseVars(value);
+        if (changes(value)) m_dependent.insert(var.get());
+    }
+
     // Whether no load of the same buffer at the same indices came before.
     bool firstTime(const BufferLoadNode* op)
     {
@@ -98,24 +133,9 @@ private:
         return true;
     }
 
-    // A let's variable stands for the variables its value uses; it depends on the loop's counter
-    // when they do.
-    void bind(const Var& var, const Expr& value)
-    {
-        VarSet used;
-        collectVars(value, &used);
-        VarSet& base = m_letUses[var.get()];
-        for (auto* v : used) {
-            auto it = m_letUses.find(v);
-            if (it == m_letUses.end()) base.insert(v);
-            else base.insert(it->second.begin(), it->second.end());
-        }
-        if (usesAnyVar(value, m_dependent)) m_dependent.insert(var.get());
-    }
-
     const VarSet& m_written;
     const std::int64_t m_maxIterations;
-    VarSet m_dependent;
+    VarSet m_dependent;  // the loop's counter and the variables that change with it
     std::unordered_map<const VarNode*, std::int64_t> m_inner;  // enclosing inner loops' extents
     std::unordered_map<const VarNode*, VarSet> m_letUses;
     std::unordered_multimap<std::size_t, const BufferLoadNode*> m_seen;
@@ -131,7 +151,7 @@ std::optional<InvariantLoads> invariantLoads(const ForNode* loop, std::int64_t m
     LoadCounter loads(loop, written.data, maxInnerIterations);
     loads.visit(loop->body);
     if (!loads.straightLine) return std::nullopt;
-    return InvariantLoads{loads.bytes, std::move(written.buffers)};
+    return InvariantLoads{loads.bytes, std::move(written.buffers), written.allocates};
 }
 
 }  // namespace loopscope

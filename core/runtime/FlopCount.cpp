@@ -1,8 +1,10 @@
 #include "runtime/FlopCount.h"
 
 #include "tir/Analyzer.h"
+#include "tir/IRMutator.h"
 #include "tir/IRUtil.h"
 
+#include <algorithm>
 #include <set>
 
 namespace loopscope {
@@ -16,35 +18,36 @@ bool readsTensor(const Expr& e)
     return found;
 }
 
-// Arithmetic on values (not on indices): binary operators and math calls, on floats or on what
-// a tensor holds (an int32 matmul's multiply-adds count as a float32 one's do, as in TVM's
-// operation count; the `i - 1` of a padding condition does not), plus the combine step of a
-// reduction.
-double opsIn(const Expr& body)
-{
+// Arithmetic on values: binary operators and math calls, on floats or on what a tensor holds (an
+// int32 matmul's multiply-adds count as a float32 one's do, as in TVM's operation count; the
+// `i - 1` of a padding condition does not). Index arithmetic inside tensor reads is not work: the
+// walk does not enter their indices.
+class OpCounter : public IRVisitor {
+public:
     double ops = 0;
-    forEachExpr(body, [&](const Expr& e) {
-        if (e.kind() == ExprKind::TensorLoad) return;
-        if (auto* b = e.as<BinaryNode>()) {
-            bool arithmetic = b->kind >= ExprKind::Add && b->kind <= ExprKind::Max;
-            if (arithmetic && (b->a.type().isFloat() || readsTensor(e))) ops += 1;
-        } else if (auto* c = e.as<CallNode>()) {
-            if (c->op != CallOp::IfThenElse && c->op != CallOp::Likely && (c->type.isFloat() || readsTensor(e)))
-                ops += 1;
-        }
-    });
-    return ops;
-}
 
-// Index arithmetic inside tensor reads is not work; walk the loads' indices out of the count.
+protected:
+    void visitTensorLoad(const TensorLoadNode*) override {}
+    void visitBinary(const BinaryNode* op) override
+    {
+        bool arithmetic = op->kind >= ExprKind::Add && op->kind <= ExprKind::Max;
+        if (arithmetic && (op->a.type().isFloat() || readsTensor(op->a) || readsTensor(op->b))) ops += 1;
+        IRVisitor::visitBinary(op);
+    }
+    void visitCall(const CallNode* op) override
+    {
+        if (op->op != CallOp::IfThenElse && op->op != CallOp::Likely &&
+            (op->type.isFloat() || std::any_of(op->args.begin(), op->args.end(), readsTensor)))
+            ops += 1;
+        IRVisitor::visitCall(op);
+    }
+};
+
 double valueOps(const Expr& e)
 {
-    double total = opsIn(e);
-    forEachExpr(e, [&](const Expr& sub) {
-        if (auto* load = sub.as<TensorLoadNode>())
-            for (auto& i : load->indices) total -= opsIn(i);
-    });
-    return total;
+    OpCounter counter;
+    counter.visit(e);
+    return counter.ops;
 }
 
 double extentOf(const Expr& e, const SizeValues& sizes)

@@ -513,25 +513,73 @@ const ForNode* findLoop(const Stmt& s, const std::string& name)
     return finder.found;
 }
 
+Buffer floatBuffer(const char* name, int n)
+{
+    auto b = std::make_shared<BufferNode>();
+    b->name = name;
+    b->dtype = DataType::float32();
+    b->shape = {makeInt(n)};
+    b->data = Var(name, DataType::handle());
+    return b;
+}
+
 // In the write cache's nest `for k.outer, i.c, k.inner, j.c: CC[i.c, j.c] += A[i, k] * B[k, j]`,
 // a row i.c reads 4 x 32 floats of B that the next row reads again, and writes only the cache.
 TEST(CodegenLLVM, InvariantLoadsAreWhatEachIterationReadsAgain)
 {
     Compiled c = lowerVariant("block cache");
-    auto bytesOf = [&](const char* loop) {
+    auto loadsOf = [&](const char* loop) {
         const ForNode* f = findLoop(c.func.body, loop);
         EXPECT_NE(f, nullptr) << loop;
         return f ? invariantLoads(f, 256) : std::nullopt;
     };
-    auto row = bytesOf("i.c");
+    auto row = loadsOf("i.c");
     ASSERT_TRUE(row.has_value());
     EXPECT_EQ(row->bytes, 4 * 32 * 4);
     ASSERT_EQ(row->written.size(), 1u);
     EXPECT_EQ(row->written[0]->name, "C.global");
-    EXPECT_EQ(bytesOf("k.inner")->bytes, 0);  // A and B both move with k
-    EXPECT_EQ(bytesOf("j.c")->bytes, 4);      // one element of A
+    EXPECT_FALSE(row->allocates);
+    EXPECT_EQ(loadsOf("k.inner").value().bytes, 0);  // A and B both move with k
+    EXPECT_EQ(loadsOf("j.c").value().bytes, 4);      // one element of A
     // 32 x 4 x 32 inner iterations are no straight-line body.
-    EXPECT_FALSE(bytesOf("k.outer").has_value());
+    EXPECT_FALSE(loadsOf("k.outer").has_value());
+}
+
+// A value changes with the loop when it depends on its counter through a let, through an inner
+// loop's bounds, or through a load from a buffer the body writes.
+TEST(CodegenLLVM, InvariantLoadsFollowLetsBoundsAndLoadedIndices)
+{
+    auto a = floatBuffer("A", 256), out = floatBuffer("Out", 256);
+    auto idx = std::make_shared<BufferNode>(*floatBuffer("Idx", 8));
+    idx->dtype = DataType::int32();
+    Var i("i"), j("j"), t("t"), u("u");
+    auto store = [&](Expr value) { return makeBufferStore(out, {i * makeInt(8) + j}, value); };
+    auto count = [&](const Stmt& body) {
+        auto loop = makeFor(i, makeInt(0), makeInt(16), ForKind::Serial, body);
+        return invariantLoads(loop.as<ForNode>(), 256).value().bytes;
+    };
+    // A[j] over 8 values of j: 32 bytes, whatever i is. Through a let of an inner variable: the same.
+    EXPECT_EQ(count(makeFor(j, makeInt(0), makeInt(8), ForKind::Serial, store(makeBufferLoad(a, {j})))), 32);
+    EXPECT_EQ(count(makeFor(j, makeInt(0), makeInt(8), ForKind::Serial,
+                            makeLetStmt(t, j + makeInt(3), store(makeBufferLoad(a, {t}))))),
+              32);
+    // A let chain from i: nothing is read again.
+    EXPECT_EQ(count(makeLetStmt(t, i * makeInt(2), makeLetStmt(u, t + makeInt(1), store(makeBufferLoad(a, {u}))))), 0);
+    // An inner loop starting at i * 8.
+    EXPECT_EQ(count(makeFor(j, i * makeInt(8), makeInt(8), ForKind::Serial, store(makeBufferLoad(a, {j})))), 0);
+    // An index loaded from a buffer the body writes.
+    Stmt indirect = makeSeq({makeBufferStore(idx, {makeInt(0)}, i),
+                             makeFor(j, makeInt(0), makeInt(8), ForKind::Serial,
+                                     store(makeBufferLoad(a, {makeBufferLoad(idx, {makeInt(0)})})))});
+    EXPECT_EQ(count(indirect), 0);
+    // A buffer allocated in the body is said so.
+    auto tmp = floatBuffer("tmp", 8);
+    auto loop = makeFor(i, makeInt(0), makeInt(16), ForKind::Serial,
+                        makeAllocate(tmp, makeBufferStore(tmp, {makeInt(0)}, makeBufferLoad(a, {makeInt(0)}))));
+    auto withAllocation = invariantLoads(loop.as<ForNode>(), 256);
+    ASSERT_TRUE(withAllocation.has_value());
+    EXPECT_TRUE(withAllocation->allocates);
+    EXPECT_EQ(withAllocation->bytes, 4);
 }
 
 // That row loop would have LLVM keep 16 vectors of B in AVX2's 16 registers: it is not
@@ -551,15 +599,7 @@ TEST(CodegenLLVM, ALoopReadingMoreThanHalfTheRegistersAgainStaysRolled)
 // (AVX-512), and lane by lane where they are not (AVX2 on AMD cores).
 TEST(CodegenLLVM, AStridedVectorLoadIsAGatherWhereGathersAreFast)
 {
-    auto buffer = [](const char* name, int n) {
-        auto b = std::make_shared<BufferNode>();
-        b->name = name;
-        b->dtype = DataType::float32();
-        b->shape = {makeInt(n)};
-        b->data = Var(name, DataType::handle());
-        return b;
-    };
-    auto a = buffer("A", 64), b = buffer("B", 16);
+    auto a = floatBuffer("A", 64), b = floatBuffer("B", 16);
     Stmt body = makeBufferStore(b, {makeRamp(makeInt(0), makeInt(1), 16)},
                                 makeBufferLoad(a, {makeRamp(makeInt(3), makeInt(4), 16)}));
     PrimFunc f{"strided", {a, b}, body};
@@ -574,6 +614,28 @@ TEST(CodegenLLVM, AStridedVectorLoadIsAGatherWhereGathersAreFast)
     void* buffers[] = {in.data(), out.data()};
     kernel->run(buffers, nullptr);
     for (int x = 0; x < 16; ++x) EXPECT_EQ(out[x], 3.0f + 4 * x) << x;
+}
+
+// Lanes that all read one address (a broadcast index, or a ramp of stride 0) load it once.
+TEST(CodegenLLVM, LanesReadingOneAddressLoadItOnce)
+{
+    auto a = floatBuffer("A", 64), b = floatBuffer("B", 32);
+    Stmt body = makeSeq({makeBufferStore(b, {makeRamp(makeInt(0), makeInt(1), 16)},
+                                         makeBufferLoad(a, {makeBroadcast(makeInt(5), 16)})),
+                         makeBufferStore(b, {makeRamp(makeInt(16), makeInt(1), 16)},
+                                         makeBufferLoad(a, {makeRamp(makeInt(7), makeInt(0), 16)}))});
+    PrimFunc f{"same", {a, b}, body};
+    for (const char* target : {"llvm -mcpu=znver3", "llvm -mcpu=znver4"}) {
+        std::string ir = emitCode(f, EmitKind::UnoptimizedLLVMIR, target);
+        EXPECT_EQ(occurrences(ir, "load float"), 2u) << ir;
+        EXPECT_EQ(ir.find("gather"), std::string::npos) << ir;
+    }
+    auto kernel = compileKernel(f);
+    std::vector<float> in(64), out(32, 0.0f);
+    for (int x = 0; x < 64; ++x) in[x] = static_cast<float>(x);
+    void* buffers[] = {in.data(), out.data()};
+    kernel->run(buffers, nullptr);
+    for (int x = 0; x < 32; ++x) EXPECT_EQ(out[x], x < 16 ? 5.0f : 7.0f) << x;
 }
 
 // gemm_best's 4 x 16 write cache in `local` scope ends up in registers: LLVM replaces its stack

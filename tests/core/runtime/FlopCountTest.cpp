@@ -49,6 +49,16 @@ TEST(FlopCount, PaddingAndCopiesCountNothingAndIndexArithmeticIsNoWork)
               0.0);
 }
 
+TEST(FlopCount, IndicesLoadedFromTensorsAreNoWork)
+{
+    // Only the multiply by 2 counts, not the additions inside the nested indices.
+    EXPECT_EQ(flopsOf("A = te.placeholder((16,), name=\"A\", dtype=\"int32\")\n"
+                      "B = te.placeholder((16,), name=\"B\", dtype=\"int32\")\n"
+                      "C = te.placeholder((8,), name=\"C\", dtype=\"int32\")\n"
+                      "Out = te.compute((8,), lambda i: A[B[C[i] + 1] + 1] * 2, name=\"Out\")\n"),
+              8.0);
+}
+
 TEST(FlopCount, MathCallsCountAsOneOperation)
 {
     // exp, the multiply and the add.
