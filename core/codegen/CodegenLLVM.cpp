@@ -1103,13 +1103,23 @@ private:
         m_b.CreateCall(release, {p});
     }
 
+    // Whether LLVM may unroll a loop (see genLoop).
+    enum class Rolled {
+        No,
+        Yes,
+        ForInvariants,  // see holdsTooManyInvariants
+    };
+
     // A counted loop: for (v = min; v < min + extent; ++v) body.
-    // `rolled` keeps LLVM from unrolling it (see genLoop). A loop in the copy for edge tiles is
+    // `rolled` keeps LLVM from unrolling it (see genLoop). So is a loop around one kept rolled for
+    // its invariants: unrolling it would only make copies of that loop, for LLVM to compile (the
+    // ladder's k loop around its rows, four of them). A loop in the copy for edge tiles is
     // neither unrolled nor vectorized: it runs for few tiles, and optimizing it as hard as the
     // copy that runs for all others would double the compile time (see versionOnGuards).
     void emitLoop(const Var& var, llvm::Value* begin, llvm::Value* end, const Stmt& body, bool nonNegativeBegin,
-                  bool rolled = false)
+                  Rolled rolled = Rolled::No)
     {
+        const bool rolledAround = std::exchange(m_rolledForInvariants, false);
         llvm::Function* fn = m_b.GetInsertBlock()->getParent();
         llvm::BasicBlock* pre = m_b.GetInsertBlock();
         auto* header = llvm::BasicBlock::Create(m_ctx, "for_" + scriptName(var.name()), fn);
@@ -1131,10 +1141,12 @@ private:
         const bool counting = wide && nonNegativeBegin;
         setNonNegative(var, counting);
         genStmt(body);
+        const bool rolledInside = m_rolledForInvariants;
+        m_rolledForInvariants = rolledAround || rolledInside || rolled == Rolled::ForInvariants;
         llvm::Value* next = m_b.CreateAdd(iv, llvm::ConstantInt::get(iv->getType(), 1), "", counting, true);
         iv->addIncoming(next, m_b.GetInsertBlock());
         llvm::BranchInst* latch = m_b.CreateBr(header);
-        if (rolled || m_edgeCopies > 0) {
+        if (rolled != Rolled::No || rolledInside || m_edgeCopies > 0) {
             std::vector<llvm::Metadata*> md{nullptr,
                                             llvm::MDNode::get(m_ctx, llvm::MDString::get(m_ctx, "llvm.loop.unroll.disable"))};
             if (m_edgeCopies > 0) {
@@ -1228,7 +1240,10 @@ private:
         // addresses pairwise (memory dependence checks, store merging) than on the rest of the
         // kernel. Each row is a few vector stores, so the loop stays a loop. (A loop the user
         // asked to unroll is left to LLVM.)
-        bool rolled = op->forKind == ForKind::Serial && ((row && straightLine(*row)) || holdsTooManyInvariants(op));
+        Rolled rolled = op->forKind != ForKind::Serial  ? Rolled::No
+                        : row && straightLine(*row)     ? Rolled::Yes
+                        : holdsTooManyInvariants(op)    ? Rolled::ForInvariants
+                                                        : Rolled::No;
         llvm::Value* mn = genExpr(op->min);
         llvm::Value* ext = genExpr(op->extent);
         emitLoop(op->var, mn, m_b.CreateAdd(mn, ext), op->body, nonNegative(op->min), rolled);
@@ -1699,6 +1714,7 @@ private:
     llvm::Module& m_mod;
     llvm::TargetMachine& m_tm;
     std::optional<llvm::TargetTransformInfo> m_tti;  // see tti
+    bool m_rolledForInvariants = false;              // set by a loop so kept, for those around it (see emitLoop)
     llvm::IRBuilder<> m_b;
     std::unordered_map<const VarNode*, llvm::Value*> m_vars;
     std::unordered_map<const VarNode*, llvm::Value*> m_wide; // i64 forms of int32 variables
