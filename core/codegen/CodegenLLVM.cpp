@@ -1259,8 +1259,8 @@ private:
     // Only a body that is straight-line code to LLVM counts: inner loops nested at most
     // kStraightLineIterations iterations deep, which LLVM unrolls or vectorizes away. A loop of
     // at most kFewIterations is left to LLVM to unroll in full, and so is a loop that writes a
-    // stack buffer small enough for registers (see inMemory), or allocates one: LLVM must unroll
-    // it for the buffer to become registers.
+    // stack buffer small enough for the target's vector registers (see inMemory), or allocates
+    // one: LLVM must unroll it for the buffer to become registers.
     static constexpr std::int64_t kStraightLineIterations = 256;
     static constexpr std::int64_t kFewIterations = 8;
     bool holdsTooManyInvariants(const ForNode* op)
@@ -1270,8 +1270,9 @@ private:
         if (registerFile == 0) return false;
         auto loads = invariantLoads(op, kStraightLineIterations);
         return loads && loads->bytes * 2 > registerFile && !loads->allocates &&
-               std::all_of(loads->written.begin(), loads->written.end(),
-                           [&](const Buffer& b) { return m_vars.count(b->data.get()) && inMemory(b); });
+               std::all_of(loads->written.begin(), loads->written.end(), [&](const Buffer& b) {
+                   return m_vars.count(b->data.get()) && inMemory(b, static_cast<std::uint64_t>(registerFile));
+               });
     }
 
     std::int64_t vectorRegisterFileBytes()
@@ -1439,12 +1440,12 @@ private:
         return run;
     }
 
-    bool inMemory(const Buffer& b)
+    bool inMemory(const Buffer& b, std::uint64_t registerFileBytes = kRegisterFileBytes)
     {
         auto* slot = llvm::dyn_cast<llvm::AllocaInst>(bufferPointer(b));
         if (!slot) return true;
         auto size = slot->getAllocationSize(m_mod.getDataLayout());
-        return size && !size->isScalable() && size->getFixedValue() > kRegisterFileBytes;
+        return size && !size->isScalable() && size->getFixedValue() > registerFileBytes;
     }
 
     bool straightLine(const ContiguousRun& run)

@@ -48,6 +48,16 @@ ko, ki = s[CC].split(kk, factor=4)
 s[CC].reorder(ko, mc, ki, nc)
 s[C].parallel(io)
 
+# variant: local block cache
+s = te.create_schedule(C.op)
+CC = s.cache_write(C, "local")
+io, jo, ii, ji = s[C].tile(C.op.axis[0], C.op.axis[1], 16, 32)
+s[CC].compute_at(s[C], jo)
+mc, nc = s[CC].op.axis
+(kk,) = s[CC].op.reduce_axis
+ko, ki = s[CC].split(kk, factor=4)
+s[CC].reorder(ko, mc, ki, nc)
+
 # variant: tiled block cache
 s = te.create_schedule(C.op)
 CC = s.cache_write(C, "global")
@@ -599,6 +609,19 @@ TEST(CodegenLLVM, ALoopReadingMoreThanHalfTheRegistersAgainStaysRolled)
         std::string latch = std::string("br label %for_") + loop + ", !llvm.loop";
         EXPECT_EQ(avx2.find(latch), std::string::npos) << loop << "\n" << avx2;
     }
+    expectRight(c);
+}
+
+// A 16 x 32 local cache (2 KB) fits AVX-512's registers, not AVX2's: only there may LLVM unroll
+// the rows to promote it, and on AVX2 its row loop is kept rolled like a cache in memory.
+TEST(CodegenLLVM, ALocalCacheTooLargeForTheRegistersDoesNotKeepItsLoopUnrollable)
+{
+    Compiled c = lowerVariant("local block cache");
+    const std::string latch = "br label %for_i_c, !llvm.loop";
+    std::string avx2 = emitCode(c.func, EmitKind::UnoptimizedLLVMIR, "llvm -mcpu=znver3");
+    std::string avx512 = emitCode(c.func, EmitKind::UnoptimizedLLVMIR, "llvm -mcpu=znver4");
+    EXPECT_NE(avx2.find(latch), std::string::npos) << avx2;
+    EXPECT_EQ(avx512.find(latch), std::string::npos) << avx512;
     expectRight(c);
 }
 
