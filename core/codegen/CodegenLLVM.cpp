@@ -728,27 +728,38 @@ private:
     // variable), computed only when the mask has lanes (zeros otherwise).
     llvm::Value* valueUnderMask(llvm::Value* mask, const Expr& e, int lanes)
     {
-        llvm::Value* outer = std::exchange(m_laneMask, mask);
         if (!readsMemoryOrMayTrap(e)) {
+            llvm::Value* outer = std::exchange(m_laneMask, mask);
             llvm::Value* v = broadcast(genExpr(e), lanes);
             m_laneMask = outer;
             return v;
         }
-        llvm::Function* fn = m_b.GetInsertBlock()->getParent();
         llvm::BasicBlock* before = m_b.GetInsertBlock();
-        auto* some = llvm::BasicBlock::Create(m_ctx, "lanes_some", fn);
-        auto* join = llvm::BasicBlock::Create(m_ctx, "lanes_join", fn);
-        m_b.CreateCondBr(m_b.CreateOrReduce(mask), some, join);
-        m_b.SetInsertPoint(some);
-        llvm::Value* v = broadcast(genExpr(e), lanes);
-        llvm::BasicBlock* someEnd = m_b.GetInsertBlock();
-        m_b.CreateBr(join);
-        m_b.SetInsertPoint(join);
+        llvm::Value* v = nullptr;
+        llvm::BasicBlock* someEnd = forAnyLane(mask, [&] { v = broadcast(genExpr(e), lanes); });
         llvm::PHINode* phi = m_b.CreatePHI(v->getType(), 2);
         phi->addIncoming(v, someEnd);
         phi->addIncoming(llvm::Constant::getNullValue(v->getType()), before);
-        m_laneMask = outer;
         return phi;
+    }
+
+    // Emits `emit` for the lanes of `mask`, in a block entered only when the mask has lanes;
+    // continues after it. Returns the block `emit` ended in.
+    template <class Emit>
+    llvm::BasicBlock* forAnyLane(llvm::Value* mask, const Emit& emit)
+    {
+        llvm::Function* fn = m_b.GetInsertBlock()->getParent();
+        auto* some = llvm::BasicBlock::Create(m_ctx, "lanes_some", fn);
+        auto* end = llvm::BasicBlock::Create(m_ctx, "lanes_end", fn);
+        m_b.CreateCondBr(m_b.CreateOrReduce(mask), some, end);
+        m_b.SetInsertPoint(some);
+        llvm::Value* outer = std::exchange(m_laneMask, mask);
+        emit();
+        m_laneMask = outer;
+        llvm::BasicBlock* someEnd = m_b.GetInsertBlock();
+        m_b.CreateBr(end);
+        m_b.SetInsertPoint(end);
+        return someEnd;
     }
 
     static bool readsMemoryOrMayTrap(const Expr& e)
@@ -962,7 +973,7 @@ private:
         for (int i = 0; i < lanes; ++i) {
             llvm::Value* lane = m_b.CreateExtractElement(idx, static_cast<std::uint64_t>(i));
             llvm::Value* ptr = elementPointer(elem, base, lane);
-            llvm::Value* v = m_b.CreateAlignedLoad(mty, ptr, llvm::Align(elementAlign(elem)));
+            llvm::Value* v = m_b.CreateAlignedLoad(mty, ptr, align);
             out = m_b.CreateInsertElement(out, v, static_cast<std::uint64_t>(i));
         }
         return fromMemory(out);
@@ -1199,16 +1210,7 @@ private:
     // scalar index in it may be out of bounds where no lane would have made it.
     void genUnderMask(llvm::Value* mask, const Stmt& s)
     {
-        llvm::Function* fn = m_b.GetInsertBlock()->getParent();
-        auto* some = llvm::BasicBlock::Create(m_ctx, "lanes_some", fn);
-        auto* end = llvm::BasicBlock::Create(m_ctx, "lanes_end", fn);
-        m_b.CreateCondBr(m_b.CreateOrReduce(mask), some, end);
-        m_b.SetInsertPoint(some);
-        llvm::Value* outer = std::exchange(m_laneMask, mask);
-        genStmt(s);
-        m_laneMask = outer;
-        m_b.CreateBr(end);
-        m_b.SetInsertPoint(end);
+        forAnyLane(mask, [&] { genStmt(s); });
     }
 
     // The lanes of `mask` within the current mask.
