@@ -12,6 +12,7 @@
 #include "tir/IRMutator.h"
 #include "tir/Printer.h"
 
+#include "support/FlatBuffer.h"
 #include "support/Occurrences.h"
 
 #include <gtest/gtest.h>
@@ -22,6 +23,7 @@
 #include <vector>
 
 using namespace loopscope;
+using loopscope::testsupport::flatBuffer;
 using loopscope::testsupport::occurrences;
 
 namespace {
@@ -484,11 +486,7 @@ TEST(CodegenLLVM, LanesAGuardDependsOnRunOnVectorsUnderMasks)
 // A[j + 1] = A[j] + 1 carries each lane's result into the next.
 TEST(CodegenLLVM, LanesThatReadEachOthersResultsStayALoop)
 {
-    auto a = std::make_shared<BufferNode>();
-    a->name = "A";
-    a->dtype = DataType::float32();
-    a->shape = {makeInt(16)};
-    a->data = Var("A", DataType::handle());
+    Buffer a = flatBuffer("A", 16);
     Var j("j.s");
     Stmt store = makeBufferStore(a, {j + makeInt(1)}, makeBufferLoad(a, {j}) + makeFloat(1.0, DataType::float32()));
     auto loop = std::make_shared<ForNode>(j, makeInt(0), makeInt(8), ForKind::Serial,
@@ -523,16 +521,6 @@ const ForNode* findLoop(const Stmt& s, const std::string& name)
     return finder.found;
 }
 
-Buffer floatBuffer(const char* name, int n)
-{
-    auto b = std::make_shared<BufferNode>();
-    b->name = name;
-    b->dtype = DataType::float32();
-    b->shape = {makeInt(n)};
-    b->data = Var(name, DataType::handle());
-    return b;
-}
-
 // In the write cache's nest `for k.outer, i.c, k.inner, j.c: CC[i.c, j.c] += A[i, k] * B[k, j]`,
 // a row i.c reads 4 x 32 floats of B that the next row reads again, and writes only the cache.
 TEST(CodegenLLVM, InvariantLoadsAreWhatEachIterationReadsAgain)
@@ -559,9 +547,8 @@ TEST(CodegenLLVM, InvariantLoadsAreWhatEachIterationReadsAgain)
 // loop's bounds, or through a load from a buffer the body writes.
 TEST(CodegenLLVM, InvariantLoadsFollowLetsBoundsAndLoadedIndices)
 {
-    auto a = floatBuffer("A", 256), out = floatBuffer("Out", 256);
-    auto idx = std::make_shared<BufferNode>(*floatBuffer("Idx", 8));
-    idx->dtype = DataType::int32();
+    auto a = flatBuffer("A", 256), out = flatBuffer("Out", 256);
+    auto idx = flatBuffer("Idx", 8, DataType::int32());
     Var i("i"), j("j"), t("t"), u("u");
     auto store = [&](Expr value) { return makeBufferStore(out, {i * makeInt(8) + j}, value); };
     auto count = [&](const Stmt& body) {
@@ -583,7 +570,7 @@ TEST(CodegenLLVM, InvariantLoadsFollowLetsBoundsAndLoadedIndices)
                                      store(makeBufferLoad(a, {makeBufferLoad(idx, {makeInt(0)})})))});
     EXPECT_EQ(count(indirect), 0);
     // A buffer allocated in the body is said so.
-    auto tmp = floatBuffer("tmp", 8);
+    auto tmp = flatBuffer("tmp", 8);
     auto loop = makeFor(i, makeInt(0), makeInt(16), ForKind::Serial,
                         makeAllocate(tmp, makeBufferStore(tmp, {makeInt(0)}, makeBufferLoad(a, {makeInt(0)}))));
     auto withAllocation = invariantLoads(loop.as<ForNode>(), 256);
@@ -629,7 +616,7 @@ TEST(CodegenLLVM, ALocalCacheTooLargeForTheRegistersDoesNotKeepItsLoopUnrollable
 // (AVX-512), and lane by lane where they are not (AVX2 on AMD cores).
 TEST(CodegenLLVM, AStridedVectorLoadIsAGatherWhereGathersAreFast)
 {
-    auto a = floatBuffer("A", 64), b = floatBuffer("B", 16);
+    auto a = flatBuffer("A", 64), b = flatBuffer("B", 16);
     Stmt body = makeBufferStore(b, {makeRamp(makeInt(0), makeInt(1), 16)},
                                 makeBufferLoad(a, {makeRamp(makeInt(3), makeInt(4), 16)}));
     PrimFunc f{"strided", {a, b}, body};
@@ -649,7 +636,7 @@ TEST(CodegenLLVM, AStridedVectorLoadIsAGatherWhereGathersAreFast)
 // Lanes that all read one address (a broadcast index, or a ramp of stride 0) load it once.
 TEST(CodegenLLVM, LanesReadingOneAddressLoadItOnce)
 {
-    auto a = floatBuffer("A", 64), b = floatBuffer("B", 32);
+    auto a = flatBuffer("A", 64), b = flatBuffer("B", 32);
     Stmt body = makeSeq({makeBufferStore(b, {makeRamp(makeInt(0), makeInt(1), 16)},
                                          makeBufferLoad(a, {makeBroadcast(makeInt(5), 16)})),
                          makeBufferStore(b, {makeRamp(makeInt(16), makeInt(1), 16)},

@@ -11,6 +11,8 @@
 #include "tir/Lower.h"
 #include "tir/Printer.h"
 
+#include "support/FlatBuffer.h"
+
 #include <gtest/gtest.h>
 
 #include <dlfcn.h>
@@ -26,6 +28,7 @@
 
 namespace fs = std::filesystem;
 using namespace loopscope;
+using loopscope::testsupport::flatBuffer;
 
 namespace {
 
@@ -221,24 +224,14 @@ TEST_P(CSourceRuns, MatchesTheReference)
 
 INSTANTIATE_TEST_SUITE_P(Samples, CSourceRuns, testing::ValuesIn(variantCases()), caseName);
 
-Buffer flatBuffer(const std::string& name, DataType t, std::int64_t n)
-{
-    auto b = std::make_shared<BufferNode>();
-    b->name = name;
-    b->dtype = t;
-    b->shape = {makeInt(n)};
-    b->data = Var(name, DataType::handle());
-    return b;
-}
-
 // B[i] = A[i]  // 3 and C[i] = A[i] % 3 rounding toward negative infinity (Python's  // and %),
 // which C's / and % do not do.
 TEST(CSource, FloorDivisionAndModuloRoundDown)
 {
     if (!haveGcc()) GTEST_SKIP() << "gcc is not installed";
     const std::int64_t n = 16;
-    Buffer a = flatBuffer("A", DataType::int32(), n), b = flatBuffer("B", DataType::int32(), n),
-           c = flatBuffer("C", DataType::int32(), n);
+    Buffer a = flatBuffer("A", n, DataType::int32()), b = flatBuffer("B", n, DataType::int32()),
+           c = flatBuffer("C", n, DataType::int32());
     Var i("i");
     Expr x = makeBufferLoad(a, {i});
     Stmt body = makeFor(i, makeInt(0), makeInt(n), ForKind::Serial,
@@ -292,7 +285,7 @@ TEST(CSource, SymbolicSizesAreParameters)
 
 TEST(CSource, HeaderDeclaresThePrototype)
 {
-    Buffer a = flatBuffer("A", DataType::float32(), 4);
+    Buffer a = flatBuffer("A", 4);
     PrimFunc f{"my_kernel", {a}, makeEvaluate(makeInt(0))};
     std::string header = exportCHeader(f);
     EXPECT_NE(header.find("#ifndef LOOPSCOPE_MY_KERNEL_H"), std::string::npos) << header;

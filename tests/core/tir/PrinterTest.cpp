@@ -2,6 +2,8 @@
 
 #include "te/Tensor.h"
 
+#include "support/FlatBuffer.h"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -12,6 +14,8 @@
 
 namespace loopscope {
 namespace {
+
+using testsupport::flatBuffer;
 
 // ---- building IR by hand ----
 
@@ -32,18 +36,6 @@ Buffer flatAlias(const Buffer& b, Expr size)
     auto alias = std::make_shared<BufferNode>(*b);
     alias->shape = {std::move(size)};
     return alias;
-}
-
-Buffer localBuffer(const std::string& name, std::int64_t size, const std::string& scope,
-                   DataType dtype = DataType::float32())
-{
-    auto b = std::make_shared<BufferNode>();
-    b->name = name;
-    b->dtype = dtype;
-    b->shape = {makeInt(size)};
-    b->data = Var(name, DataType::handle());
-    b->scope = scope;
-    return b;
 }
 
 Expr load(const Buffer& b, Expr i) { return makeBufferLoad(b, {std::move(i)}); }
@@ -348,7 +340,7 @@ TEST(PrinterExpr, Constants)
 
 TEST(PrinterExpr, BufferIndicesAndSlices)
 {
-    Buffer c = localBuffer("C", 64, "global");
+    Buffer c = flatBuffer("C", 64);
     Var b("b"), s("s");
     EXPECT_EQ(printExpr(load(c, b * 2)), "C[b * 2]");
     EXPECT_EQ(printExpr(load(c, ramp(b, 4))), "C[b:b + 4]");
@@ -371,7 +363,7 @@ TEST(PrinterExpr, NamesAreSanitizedNotUniquified)
 
 TEST(PrinterStmt, LoopKinds)
 {
-    Buffer c = localBuffer("C", 64, "global");
+    Buffer c = flatBuffer("C", 64);
     Var i("i"), j("j");
     EXPECT_EQ(printStmt(loop(i, 8, store(c, i, f32(0)), ForKind::Parallel)),
               "for i in T.parallel(8):\n    C[i] = T.float32(0)\n");
@@ -391,7 +383,7 @@ TEST(PrinterStmt, LoopKinds)
 
 TEST(PrinterStmt, GridJoinsOnlyDirectlyNestedSerialLoops)
 {
-    Buffer c = localBuffer("C", 64, "global");
+    Buffer c = flatBuffer("C", 64);
     Var i("i"), j("j"), k("k");
     Stmt s = store(c, i * 8 + j, f32(0));
     EXPECT_EQ(printStmt(loop(i, 8, loop(j, 8, s))),
@@ -419,7 +411,7 @@ TEST(PrinterStmt, GridJoinsOnlyDirectlyNestedSerialLoops)
 
 TEST(PrinterStmt, IfElseLetAndEvaluate)
 {
-    Buffer c = localBuffer("C", 64, "global");
+    Buffer c = flatBuffer("C", 64);
     Var i("i"), x("x");
     Stmt branch = makeIfThenElse(i < 4, store(c, i, f32(1)), store(c, i, f32(2)));
     EXPECT_EQ(printStmt(branch),
@@ -556,7 +548,7 @@ TEST(PrinterScript, AllocateAndItsAlias)
 {
     Buffer c = paramBuffer("C", {makeInt(32)});
     Buffer c1 = flatAlias(c, makeInt(32));
-    Buffer local = localBuffer("C.local", 32, "local");
+    Buffer local = flatBuffer("C.local", 32, DataType::float32(), "local");
     Var i("i"), j("j");
     Stmt body = makeAllocate(local, makeSeq({loop(i, 32, store(local, i, f32(0))),
                                              loop(j, 32, store(c1, j, load(local, j)))}));
@@ -574,7 +566,7 @@ TEST(PrinterScript, AllocateNotLastIsAWithBlockAndVectorDtypeIsShown)
 {
     Buffer c = paramBuffer("C", {makeInt(8)});
     Buffer c1 = flatAlias(c, makeInt(8));
-    Buffer packed = localBuffer("packedB", 4, "global", DataType::float32().withLanes(2));
+    Buffer packed = flatBuffer("packedB", 4, DataType::float32().withLanes(2));
     Var i("i"), j("j");
     Stmt fill = loop(i, 4, store(packed, i, makeBroadcast(f32(0), 2)));
     Stmt body = makeSeq({makeAllocate(packed, fill), loop(j, 8, store(c1, j, f32(1)))});

@@ -6,6 +6,8 @@
 #include "tir/passes/UnrollLoop.h"
 #include "tir/passes/VectorizeLoop.h"
 
+#include "support/FlatBuffer.h"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -20,15 +22,7 @@
 namespace loopscope {
 namespace {
 
-Buffer flat(const std::string& name, std::int64_t size)
-{
-    auto b = std::make_shared<BufferNode>();
-    b->name = name;
-    b->dtype = DataType::float32();
-    b->shape = {makeInt(size)};
-    b->data = Var(name, DataType::handle());
-    return b;
-}
+using testsupport::flatBuffer;
 
 Expr load(const Buffer& b, Expr i)
 {
@@ -82,7 +76,7 @@ struct Vars {
 // full_ladder.py after VectorizeLoop, UnrollLoop and Simplify: what CSE receives in TVM.
 Stmt fullLadderBeforeCse(const Vars& v)
 {
-    Buffer A = flat("A", 64), B = flat("B", 64), C = flat("C", 64);
+    Buffer A = flatBuffer("A", 64), B = flatBuffer("B", 64), C = flatBuffer("C", 64);
     Expr cInit = v.io * 32 + v.iiInit * 8 + v.jo * 4 + v.jioInit * 2;
     Stmt init = loop(v.iiInit, 4,
                      loop(v.jioInit, 2, store(C, ramp(cInit, 2), makeBroadcast(makeFloat(0), 2))));
@@ -101,7 +95,7 @@ Stmt fullLadderBeforeCse(const Vars& v)
 // full_ladder.py before VectorizeLoop: j.inner.inner vectorized, k.inner unrolled.
 Stmt fullLadderScheduled(const Vars& v)
 {
-    Buffer A = flat("A", 64), B = flat("B", 64), C = flat("C", 64);
+    Buffer A = flatBuffer("A", 64), B = flatBuffer("B", 64), C = flatBuffer("C", 64);
     Expr cInit = v.io * 32 + v.iiInit * 8 + v.jo * 4 + v.jioInit * 2 + v.jiiInit;
     Stmt init = loop(
         v.iiInit, 4,
@@ -137,7 +131,7 @@ TEST(CommonSubexprElim, FullLadderFromTheScheduledLoops)
 TEST(CommonSubexprElim, NaiveMatchesTvm)
 {
     if (!examplesPresent()) GTEST_SKIP() << "the shared TVM examples are not beside the repository";
-    Buffer A = flat("A", 64), B = flat("B", 64), C = flat("C", 64);
+    Buffer A = flatBuffer("A", 64), B = flatBuffer("B", 64), C = flatBuffer("C", 64);
     Var i("i"), j("j"), k("k");
     Stmt update = store(C, i * 8 + j, load(C, i * 8 + j) + load(A, i * 8 + k) * load(B, k * 8 + j));
     Stmt s =
@@ -148,7 +142,7 @@ TEST(CommonSubexprElim, NaiveMatchesTvm)
 TEST(CommonSubexprElim, NondivisibleMatchesTvm)
 {
     if (!examplesPresent()) GTEST_SKIP() << "the shared TVM examples are not beside the repository";
-    Buffer A = flat("A", 100), B = flat("B", 100), C = flat("C", 100);
+    Buffer A = flatBuffer("A", 100), B = flatBuffer("B", 100), C = flatBuffer("C", 100);
     Var io("i.outer"), ii("i.inner"), j("j"), k("k");
     auto guard = [&](Stmt s) {
         Expr cond = io * 2 + floordiv(ii, 2) < 5;
@@ -166,7 +160,7 @@ TEST(CommonSubexprElim, NondivisibleMatchesTvm)
 // Numbering runs over the whole function, in creation order.
 TEST(CommonSubexprElim, NumbersContinueAcrossLoopNests)
 {
-    Buffer A = flat("A", 64), B = flat("B", 64);
+    Buffer A = flatBuffer("A", 64), B = flatBuffer("B", 64);
     Var i("i"), j("j");
     Stmt first = loop(i, 8, store(A, i * 8 + 1, load(B, i * 8 + 1)));
     Stmt second = loop(j, 8, store(B, j * 4 + 2, load(A, j * 4 + 2)));
@@ -181,7 +175,7 @@ TEST(CommonSubexprElim, NumbersContinueAcrossLoopNests)
 
 TEST(CommonSubexprElim, SkipsNamesTheProgramUses)
 {
-    Buffer A = flat("A", 64);
+    Buffer A = flatBuffer("A", 64);
     Var taken("cse_var_1"), i("i");
     Stmt s =
         makeLetStmt(taken, makeInt(3), loop(i, 8, store(A, i * 8 + taken, load(A, i * 8 + taken))));
@@ -195,7 +189,7 @@ TEST(CommonSubexprElim, SkipsNamesTheProgramUses)
 // Loads and calls are never commoned (their operands are), ramps neither.
 TEST(CommonSubexprElim, LoadsCallsAndRampsAreNotCandidates)
 {
-    Buffer A = flat("A", 64), B = flat("B", 64);
+    Buffer A = flatBuffer("A", 64), B = flatBuffer("B", 64);
     Var i("i");
     Expr x = makeCall(DataType::float32(), CallOp::Exp, {load(A, i)});
     Stmt s = loop(i, 8,
@@ -211,7 +205,7 @@ TEST(CommonSubexprElim, LoadsCallsAndRampsAreNotCandidates)
 // size are not defined in the function, so expressions using them are not introduced.
 TEST(CommonSubexprElim, NothingLeavesALoopAndFreeVariablesBlock)
 {
-    Buffer A = flat("A", 64);
+    Buffer A = flatBuffer("A", 64);
     Var n("n"), i("i"), j("j");
     Stmt inner = loop(j, 4, store(A, i * 4 + j, load(A, i * 4 + j)));
     Stmt free = store(A, i * n, load(A, i * n));
@@ -228,7 +222,7 @@ TEST(CommonSubexprElim, NothingLeavesALoopAndFreeVariablesBlock)
 // inside the branch but wrapped in the condition's comparison gets its let inside the branch.
 TEST(CommonSubexprElim, IfReportsWhatItsPartsShare)
 {
-    Buffer A = flat("A", 64);
+    Buffer A = flatBuffer("A", 64);
     Var i("i"), j("j");
     Expr x = i * 8 + j;
     Expr cond = makeCall(DataType::boolean(), CallOp::Likely, {x < 60});
@@ -242,7 +236,7 @@ TEST(CommonSubexprElim, IfReportsWhatItsPartsShare)
 
 TEST(CommonSubexprElim, UnchangedStatementIsReturnedAsIs)
 {
-    Buffer A = flat("A", 64);
+    Buffer A = flatBuffer("A", 64);
     Var i("i");
     Stmt s = loop(i, 8, store(A, i * 8, load(A, i + 1)));
     EXPECT_TRUE(eliminateCommonSubexpressions(s).same(s));

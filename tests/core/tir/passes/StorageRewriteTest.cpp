@@ -4,6 +4,8 @@
 
 #include "tir/Printer.h"
 
+#include "support/FlatBuffer.h"
+
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -13,17 +15,7 @@
 namespace loopscope {
 namespace {
 
-Buffer flat(const std::string& name, std::int64_t size, const std::string& scope = "global",
-            DataType dtype = DataType::float32())
-{
-    auto b = std::make_shared<BufferNode>();
-    b->name = name;
-    b->dtype = dtype;
-    b->shape = {makeInt(size)};
-    b->data = Var(name, DataType::handle());
-    b->scope = scope;
-    return b;
-}
+using testsupport::flatBuffer;
 
 Expr load(const Buffer& b, Expr i)
 {
@@ -43,7 +35,7 @@ Stmt loop(const Var& v, std::int64_t extent, Stmt body, ForKind kind = ForKind::
 }
 
 struct Fixture {
-    Buffer A = flat("A", 1 << 20), B = flat("B", 1 << 20), C = flat("C", 1 << 20);
+    Buffer A = flatBuffer("A", 1 << 20), B = flatBuffer("B", 1 << 20), C = flatBuffer("C", 1 << 20);
     Var i{"i"}, j{"j"}, k{"k"};
 };
 
@@ -56,7 +48,7 @@ Stmt copyLoop(const Var& v, std::int64_t extent, const Buffer& dst, const Buffer
 TEST(StorageRewrite, AllocationsMoveToTheTopInFirstUseOrder)
 {
     Fixture f;
-    Buffer x = flat("X", 1024), y = flat("Y", 16);
+    Buffer x = flatBuffer("X", 1024), y = flatBuffer("Y", 16);
     // X is allocated first but used last; Y lives inside a loop.
     Stmt perRow = makeAllocate(
         y, makeSeq({copyLoop(f.j, 16, y, f.A, f.i * 16 + f.j), copyLoop(f.j, 16, f.C, y, f.j)}));
@@ -78,7 +70,7 @@ TEST(StorageRewrite, AllocationsMoveToTheTopInFirstUseOrder)
 TEST(StorageRewrite, OutermostParallelLoopIsTheAttachScope)
 {
     Fixture f;
-    Buffer t = flat("T", 64), top = flat("P", 4096);
+    Buffer t = flatBuffer("T", 64), top = flatBuffer("P", 4096);
     Stmt inner = makeAllocate(
         t, makeSeq({copyLoop(f.k, 64, t, top, f.i * 64 + f.k), copyLoop(f.k, 64, f.C, t, f.k)}));
     Stmt nest = loop(f.i, 8, loop(f.j, 8, inner, ForKind::Parallel), ForKind::Parallel);
@@ -98,7 +90,7 @@ TEST(StorageRewrite, OutermostParallelLoopIsTheAttachScope)
 TEST(StorageRewrite, UnusedAllocationDisappears)
 {
     Fixture f;
-    Buffer unused = flat("U", 64);
+    Buffer unused = flatBuffer("U", 64);
     Stmt s = makeAllocate(unused, copyLoop(f.k, 8, f.C, f.A, f.k));
     EXPECT_EQ(printStmt(rewriteStorage(s)), "for k in range(8):\n"
                                             "    C[k] = A[k] + T.float32(1)\n");
@@ -109,7 +101,7 @@ TEST(StorageRewrite, UnusedAllocationDisappears)
 TEST(StorageRewrite, AlignedVectorAccessGivesAVectorElementType)
 {
     Fixture f;
-    Buffer packed = flat("packedB", 1 << 20), cache = flat("C.global", 1024);
+    Buffer packed = flatBuffer("packedB", 1 << 20), cache = flatBuffer("C.global", 1024);
     Var bigN("bigN"), mo("m.outer"), no("n.outer"), mc("m.c"), mi("m.inner"), ni("n.inner");
     Stmt pack = loop(bigN, 32,
                      loop(f.k, 1024,
@@ -154,7 +146,7 @@ class VectorElementType : public testing::TestWithParam<TypeCase> {};
 TEST_P(VectorElementType, NeedsAlignedBasesAndADivisibleExtent)
 {
     Fixture f;
-    Buffer t = flat("T", GetParam().extent);
+    Buffer t = flatBuffer("T", GetParam().extent);
     Expr base = f.i * 8 + GetParam().offset;
     Stmt s = makeAllocate(
         t, makeSeq({loop(f.i, 4, store(t, ramp(base, 8), load(f.A, ramp(base, 8)))),
@@ -177,7 +169,8 @@ INSTANTIATE_TEST_SUITE_P(StorageRewrite, VectorElementType,
 // Bt, Ct and Dt each computed from the previous one in reverse order (so never in place).
 Stmt reversedChain(const Fixture& f, const std::string& scope)
 {
-    Buffer b = flat("Bt", 64, scope), c = flat("Ct", 64, scope), d = flat("Dt", 64, scope);
+    Buffer b = flatBuffer("Bt", 64, DataType::float32(), scope), c = flatBuffer("Ct", 64, DataType::float32(), scope),
+           d = flatBuffer("Dt", 64, DataType::float32(), scope);
     return makeAllocate(
         b, makeAllocate(c, makeAllocate(d, makeSeq({copyLoop(f.k, 64, b, f.A, f.k),
                                                     copyLoop(f.k, 64, c, b, 63 - f.k),
@@ -188,7 +181,7 @@ Stmt reversedChain(const Fixture& f, const std::string& scope)
 // Bt is dead before Dt is first written, by a statement that does not read Bt.
 Stmt deadThenBorn(const Fixture& f, std::int64_t size)
 {
-    Buffer b = flat("Bt", size), d = flat("Dt", size);
+    Buffer b = flatBuffer("Bt", size), d = flatBuffer("Dt", size);
     Expr zero = makeInt(0), one = makeInt(1);
     return makeAllocate(
         b,
@@ -206,7 +199,7 @@ struct ReuseCase {
 const std::vector<ReuseCase> kReuseCases = {
     {"ElementwiseSuccessorWorksInPlace",
      [](const Fixture& f) {
-         Buffer b = flat("Bt", 64), c = flat("Ct", 64);
+         Buffer b = flatBuffer("Bt", 64), c = flatBuffer("Ct", 64);
          return makeAllocate(b, makeAllocate(c, makeSeq({copyLoop(f.k, 64, b, f.A, f.k),
                                                          copyLoop(f.k, 64, c, b, f.k),
                                                          copyLoop(f.k, 64, f.C, c, f.k)})));
@@ -220,7 +213,7 @@ const std::vector<ReuseCase> kReuseCases = {
      "    C[k] = Bt[k] + T.float32(1)\n"},
     {"DeadStorageIsTakenOverAndGrows",
      [](const Fixture& f) {
-         Buffer b = flat("Bt", 64), c = flat("Ct", 64), d = flat("Dt", 128);
+         Buffer b = flatBuffer("Bt", 64), c = flatBuffer("Ct", 64), d = flatBuffer("Dt", 128);
          return makeAllocate(
              b, makeAllocate(c, makeAllocate(d, makeSeq({copyLoop(f.k, 64, b, f.A, f.k),
                                                          copyLoop(f.k, 64, c, b, 63 - f.k),
@@ -239,7 +232,7 @@ const std::vector<ReuseCase> kReuseCases = {
      "    C[j] = Bt[j] + T.float32(1)\n"},
     {"SizesApartMoreThanSixteenTimesStaySeparate",
      [](const Fixture& f) {
-         Buffer b = flat("Bt", 8), c = flat("Ct", 8), d = flat("Dt", 256);
+         Buffer b = flatBuffer("Bt", 8), c = flatBuffer("Ct", 8), d = flatBuffer("Dt", 256);
          return makeAllocate(
              b,
              makeAllocate(c, makeAllocate(d, makeSeq({copyLoop(f.k, 8, b, f.A, f.k),
@@ -313,7 +306,7 @@ INSTANTIATE_TEST_SUITE_P(StorageRewrite, StorageReuse, testing::ValuesIn(kReuseC
 TEST(StorageRewrite, AllocationsAlreadyInPlaceAreReturnedAsIs)
 {
     Fixture f;
-    Buffer t = flat("T", 64);
+    Buffer t = flatBuffer("T", 64);
     Stmt s =
         makeAllocate(t, makeSeq({copyLoop(f.k, 64, t, f.A, f.k), copyLoop(f.k, 64, f.C, t, f.k)}));
     EXPECT_TRUE(rewriteStorage(s).same(s));

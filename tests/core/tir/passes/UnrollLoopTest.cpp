@@ -5,6 +5,8 @@
 #include "tir/IRUtil.h"
 #include "tir/Printer.h"
 
+#include "support/FlatBuffer.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
@@ -12,15 +14,7 @@
 namespace loopscope {
 namespace {
 
-Buffer flat(const std::string& name, std::int64_t size)
-{
-    auto b = std::make_shared<BufferNode>();
-    b->name = name;
-    b->dtype = DataType::float32();
-    b->shape = {makeInt(size)};
-    b->data = Var(name, DataType::handle());
-    return b;
-}
+using testsupport::flatBuffer;
 
 Expr load(const Buffer& b, Expr i)
 {
@@ -40,7 +34,7 @@ Stmt pragma(const char* key, std::int64_t value, Stmt body)
 }
 
 struct Fixture {
-    Buffer A = flat("A", 1024), C = flat("C", 1024);
+    Buffer A = flatBuffer("A", 1024), C = flatBuffer("C", 1024);
     Var i{"i"}, j{"j"}, k{"k"};
 };
 

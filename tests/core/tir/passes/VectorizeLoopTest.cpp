@@ -4,6 +4,8 @@
 
 #include "tir/Printer.h"
 
+#include "support/FlatBuffer.h"
+
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -13,15 +15,7 @@
 namespace loopscope {
 namespace {
 
-Buffer flat(const std::string& name, std::int64_t size, DataType dtype = DataType::float32())
-{
-    auto b = std::make_shared<BufferNode>();
-    b->name = name;
-    b->dtype = dtype;
-    b->shape = {makeInt(size)};
-    b->data = Var(name, DataType::handle());
-    return b;
-}
+using testsupport::flatBuffer;
 
 Expr load(const Buffer& b, Expr i)
 {
@@ -45,7 +39,7 @@ Expr likely(Expr c)
 }
 
 struct Fixture {
-    Buffer A = flat("A", 1024), B = flat("B", 1024), C = flat("C", 1024);
+    Buffer A = flatBuffer("A", 1024), B = flatBuffer("B", 1024), C = flatBuffer("C", 1024);
     Var i{"i"}, j{"j"}, k{"k"}, n{"n"};
 };
 
@@ -234,7 +228,7 @@ TEST(VectorizeLoop, RampTimesConstantScalesIt)
 TEST(VectorizeLoop, AllocationInsideGetsOneSlotPerLane)
 {
     Fixture f;
-    Buffer t = flat("t", 2);
+    Buffer t = flatBuffer("t", 2);
     Stmt body = makeAllocate(
         t, makeSeq({store(t, makeInt(0), load(f.A, f.j)), store(f.C, f.j, load(t, makeInt(0)))}));
     EXPECT_EQ(printStmt(vectorizeLoops(loop(f.j, 4, body, ForKind::Vectorized))),
