@@ -4,14 +4,15 @@
 //
 //   loopscope-fuzz [--start SEED] [--cases N] [--seconds S] [--save DIR] [--opt LEVEL]
 //                  [--show-refused] [--print] [--slow MS] [--compile-for TARGET]
-//   loopscope-fuzz --run FILE [--run FILE ...] [--opt LEVEL]
+//   loopscope-fuzz --run FILE [--run FILE ...] [--opt LEVEL] [--compile-for TARGET]
 //
-// --compile-for "llvm -mcpu=znver4" only lowers and compiles each case to assembly for that CPU
-// (a back-end failure fails the case): for instructions this machine cannot run.
+// --compile-for "llvm -mcpu=znver4" only lowers and compiles each case (or script) to assembly
+// for that CPU (a back-end failure fails the case): for instructions this machine cannot run.
 // --run checks the given scripts (every variant) with the same oracle: for minimizing a failure.
 // --print prints every script before running it, --show-refused the schedules lowering refused,
 // --slow the cases whose compilation took longer than MS milliseconds.
 
+#include "codegen/Codegen.h"
 #include "support/FuzzRunner.h"
 #include "support/RandomSchedule.h"
 
@@ -51,7 +52,7 @@ struct Options {
                  "usage: loopscope-fuzz [--start SEED] [--cases N] [--seconds S] [--save DIR]\n"
                  "                      [--opt 0-3] [--show-refused] [--print] [--slow MS]\n"
                  "                      [--compile-for \"llvm -mcpu=CPU ...\"]\n"
-                 "       loopscope-fuzz --run FILE [--run FILE ...] [--opt 0-3]\n"
+                 "       loopscope-fuzz --run FILE [--run FILE ...] [--opt 0-3] [--compile-for TARGET]\n"
                  "Without --cases or --seconds, runs 60 seconds.\n",
                  message);
     std::exit(2);
@@ -85,8 +86,14 @@ Options parse(int argc, char** argv)
                 o.slowMs = std::stod(value());
             else if (a == "--run")
                 o.files.push_back(value());
-            else if (a == "--compile-for")
+            else if (a == "--compile-for") {
                 o.compileFor = value();
+                try {
+                    checkTarget(o.compileFor);
+                } catch (const CodegenError& e) {
+                    usage(("--compile-for: " + std::string(e.what())).c_str());
+                }
+            }
             else if (a == "--help" || a == "-h")
                 usage("runs random schedules and checks them");
             else
@@ -129,7 +136,7 @@ int runFiles(const Options& o)
     for (auto& f : o.files) {
         std::string script = readFile(f);
         CurrentCase current(script, f);
-        CaseOutcome r = runScriptChecked(script, o.optLevel);
+        CaseOutcome r = o.compileFor.empty() ? runScriptChecked(script, o.optLevel) : compileScriptFor(script, o.compileFor);
         const char* status = r.status == CaseOutcome::Status::Passed     ? "passed"
                              : r.status == CaseOutcome::Status::Rejected ? "refused"
                                                                          : "FAILED";
