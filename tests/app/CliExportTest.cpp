@@ -252,6 +252,19 @@ TEST_F(CliExport, AssemblyIsForTheTargetsCpu)
         << run.output;
 }
 
+// run --check says how far the numbers are from the reference, absolutely and relatively.
+TEST_F(CliExport, RunCheckPrintsTheLargestAbsoluteAndRelativeErrors)
+{
+    fs::path script = dir / "scale.py";
+    std::ofstream(script) << "A = te.placeholder((8,), name=\"A\")\n"
+                             "B = te.compute((8,), lambda i: A[i] * 3.0, name=\"B\")\n"
+                             "s = te.create_schedule(B.op)\n";
+    RunResult r = runCli("run '" + script.string() + "' --check");
+    EXPECT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(r.output.find("B ok (8 elements, max abs error 0.0000000, max rel error 0)"), std::string::npos)
+        << r.output;
+}
+
 TEST_F(CliExport, UnknownCpuOrFeatureIsNamedWhereItWasWritten)
 {
     fs::path script = dir / "cpu.py";
