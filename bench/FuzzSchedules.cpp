@@ -15,6 +15,7 @@
 #include "codegen/Codegen.h"
 #include "support/FuzzRunner.h"
 #include "support/RandomSchedule.h"
+#include "Version.h"
 
 #include <chrono>
 #include <cstdint>
@@ -45,17 +46,18 @@ struct Options {
     std::vector<std::string> files;  // --run: check these scripts instead of random cases
 };
 
-[[noreturn]] void usage(const char* message)
+[[noreturn]] void usage(const char* message, bool asked = false)
 {
-    std::fprintf(stderr,
+    std::fprintf(asked ? stdout : stderr,
                  "loopscope-fuzz: %s\n"
                  "usage: loopscope-fuzz [--start SEED] [--cases N] [--seconds S] [--save DIR]\n"
                  "                      [--opt 0-3] [--show-refused] [--print] [--slow MS]\n"
                  "                      [--compile-for \"llvm -mcpu=CPU ...\"]\n"
                  "       loopscope-fuzz --run FILE [--run FILE ...] [--opt 0-3] [--compile-for TARGET]\n"
+                 "       loopscope-fuzz --help | --version\n"
                  "Without --cases or --seconds, runs 60 seconds.\n",
                  message);
-    std::exit(2);
+    std::exit(asked ? 0 : 2);
 }
 
 Options parse(int argc, char** argv)
@@ -95,7 +97,11 @@ Options parse(int argc, char** argv)
                 }
             }
             else if (a == "--help" || a == "-h")
-                usage("runs random schedules and checks them");
+                usage("runs random schedules and checks them against the reference interpreter", true);
+            else if (a == "--version" || a == "-V") {
+                std::printf("loopscope-fuzz " LOOPSCOPE_VERSION_STRING "\n");
+                std::exit(0);
+            }
             else
                 usage(("unknown argument " + a).c_str());
         } catch (const std::logic_error&) {

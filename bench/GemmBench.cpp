@@ -16,6 +16,7 @@
 #include "runtime/BlasReference.h"
 #include "runtime/ThreadPool.h"
 #include "te/Diagnostic.h"
+#include "Version.h"
 
 #include <chrono>
 #include <cstdio>
@@ -24,6 +25,7 @@
 #include <map>
 #include <memory>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -95,12 +97,40 @@ int main(int argc, char** argv)
     std::vector<std::string> samples{"opt_gemm", "matmul_ladder", "gemm_best"};
     int threads = 2;
     double maxRunS = 10;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        std::string a = argv[i], v = argv[i + 1];
-        if (a == "--sizes") sizes = split(v);
-        else if (a == "--samples") samples = split(v);
-        else if (a == "--threads") threads = std::stoi(v);
-        else if (a == "--max-run-s") maxRunS = std::stod(v);
+    const char* usage =
+        "usage: loopscope_bench_gemm [--sizes 1024,2048] [--threads 2] [--max-run-s 10]\n"
+        "                            [--samples opt_gemm,matmul_ladder,gemm_best]\n"
+        "       loopscope_bench_gemm --help | --version\n"
+        "\n"
+        "Times every variant of the matmul samples beside OpenBLAS cblas_sgemm, in turns, after\n"
+        "checking each against the reference interpreter. A sample is a bundled one's name or a\n"
+        "script's path (ending in .py).\n";
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        if (a == "--help" || a == "-h") {
+            std::fputs(usage, stdout);
+            return 0;
+        }
+        if (a == "--version" || a == "-V") {
+            std::printf("loopscope_bench_gemm " LOOPSCOPE_VERSION_STRING "\n");
+            return 0;
+        }
+        bool known = a == "--sizes" || a == "--samples" || a == "--threads" || a == "--max-run-s";
+        if (!known || i + 1 >= argc) {
+            std::fprintf(stderr, "loopscope_bench_gemm: %s '%s'\n\n%s",
+                         known ? "a value must follow" : "unknown option", a.c_str(), usage);
+            return 2;
+        }
+        std::string v = argv[++i];
+        try {
+            if (a == "--sizes") sizes = split(v);
+            else if (a == "--samples") samples = split(v);
+            else if (a == "--threads") threads = std::stoi(v);
+            else maxRunS = std::stod(v);
+        } catch (const std::logic_error&) {
+            std::fprintf(stderr, "loopscope_bench_gemm: bad value '%s' for %s\n\n%s", v.c_str(), a.c_str(), usage);
+            return 2;
+        }
     }
     const BlasLibrary* library = BlasLibrary::openblas();
     if (!library) {

@@ -4,6 +4,8 @@
 #include "tir/Lower.h"
 #include "tir/Printer.h"
 
+#include "BenchMain.h"
+
 #include <benchmark/benchmark.h>
 
 #include <fstream>
@@ -49,4 +51,8 @@ BENCHMARK_CAPTURE(evaluateAndLowerAll, matmul_ladder, "matmul_ladder.py")->Unit(
 BENCHMARK_CAPTURE(evaluateAndLowerAll, conv2d, "conv2d.py")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(evaluateOnly, opt_gemm, "opt_gemm.py")->Unit(benchmark::kMillisecond);
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv)
+{
+    return loopscope::bench::benchmarkMain(argc, argv, "loopscope_bench_lower",
+                                           "Times script text to the TIR of every variant of the samples: evaluate, lower, print.");
+}

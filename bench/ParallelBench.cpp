@@ -4,6 +4,8 @@
 // beside gcc's OpenMP (libgomp) doing the same, as the reference.
 #include "runtime/ThreadPool.h"
 
+#include "BenchMain.h"
+
 #include <benchmark/benchmark.h>
 #include <omp.h>
 
@@ -74,4 +76,8 @@ BENCHMARK(BM_OpenMpEnterEmpty);
 BENCHMARK(BM_SerialSmallLoop)->Arg(4096)->Arg(65536);
 BENCHMARK(BM_PoolSmallLoop)->Arg(4096)->Arg(65536);
 BENCHMARK(BM_OpenMpSmallLoop)->Arg(4096)->Arg(65536);
-BENCHMARK_MAIN();
+int main(int argc, char** argv)
+{
+    return loopscope::bench::benchmarkMain(argc, argv, "loopscope_bench_parallel",
+                                           "Times entering a parallel loop on the runtime's pool, beside OpenMP.");
+}

@@ -4,6 +4,7 @@
 #include "editor/EditorPane.h"
 #include "shell/MainWindow.h"
 #include "worker/WorkerClient.h"
+#include "Version.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
@@ -13,12 +14,29 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 using loopscope::MainWindow;
 
 int main(int argc, char** argv)
 {
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        if (a == "--help" || a == "-h") {
+            std::printf("usage: loopscope_bench_ui [--help | --version]\n\n"
+                        "Times a keystroke in the editor to the new TIR on screen (opt_gemm.py, seven\n"
+                        "variants) and the longest UI-thread stall while the ladder runs in the worker,\n"
+                        "on the offscreen platform.\n");
+            return 0;
+        }
+        if (a == "--version" || a == "-V") {
+            std::printf("loopscope_bench_ui " LOOPSCOPE_VERSION_STRING "\n");
+            return 0;
+        }
+        std::fprintf(stderr, "loopscope_bench_ui: unknown option '%s'\n\nusage: loopscope_bench_ui [--help | --version]\n", a.c_str());
+        return 2;
+    }
     qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("LoopscopeBench"));

@@ -1,18 +1,32 @@
 #!/usr/bin/env bash
 # Installs what Loopscope needs (Debian 12 packages), configures with CMake and Ninja, and builds.
 # Usage: scripts/setup.sh [BUILD_DIR] [extra cmake arguments...]
+# LOOPSCOPE_SETUP_ONLY_PACKAGES=1 installs the packages and stops (CI uses it to time each phase).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${1:-$here/build}"
 shift || true
 
+# Every package both README commands need on a fresh Debian 12 (bookworm) machine, grouped by
+# what needs it. `.ci/run` proves the list complete in a fresh minbase root.
 packages=(
-  cmake ninja-build g++ ccache pkg-config libdtl-dev
-  libgtest-dev libbenchmark-dev nlohmann-json3-dev
-  llvm-16-dev libopenblas-dev
-  qt6-base-dev qt6-charts-dev qt6-svg-dev libqscintilla2-qt6-dev libgl-dev
-  xvfb xauth
+  # Building: the compiler, CMake with Ninja, and the compiler cache.
+  cmake ninja-build g++ ccache pkg-config
+  # The compiler core: LLVM 16 (code generation, linked as the shared libLLVM), JSON, diffing.
+  llvm-16-dev nlohmann-json3-dev libdtl-dev
+  # The OpenBLAS reference line (loaded at run time) and its headers.
+  libopenblas-dev
+  # The desktop app: Qt 6 widgets, charts and SVG, and the QScintilla editor.
+  qt6-base-dev qt6-charts-dev qt6-svg-dev libqscintilla2-qt6-dev
+  # Only because qt6-charts-dev's Debian packaging forgot it: Qt6Charts' CMake config requires
+  # Qt6OpenGL (libqt6opengl6-dev), and Qt6Gui's requires the OpenGL headers (libgl-dev).
+  libqt6opengl6-dev libgl-dev
+  # Tests and benchmarks: GoogleTest, Google Benchmark; the window's tests under a virtual X server.
+  libgtest-dev libbenchmark-dev xvfb xauth
+  # The Debian package (CPack): dpkg-shlibdeps computes Depends:, CPack finds ELF files with
+  # `file`, and the package's AppStream metadata is validated by appstreamcli.
+  dpkg-dev file appstream
 )
 
 missing=()
@@ -30,6 +44,8 @@ if ((${#missing[@]})); then
   $sudo apt-get update -qq
   $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+
+if [ -n "${LOOPSCOPE_SETUP_ONLY_PACKAGES:-}" ]; then exit 0; fi
 
 cmake -S "$here" -B "$build" -G Ninja "$@" > /dev/null
 # Two cores: keep the build to what the machine can take.

@@ -4,6 +4,7 @@
 #include "codegen/Sweep.h"
 #include "codegen/SweepJson.h"
 #include "ChartExport.h"
+#include "Version.h"
 #include "runtime/Microbench.h"
 #include "codegen/VariantRun.h"
 #include "codegen/VariantRunJson.h"
@@ -40,6 +41,7 @@ constexpr int kWrongNumbers = 3;
 
 const char* kUsageText =
     "usage: loopscope-cli COMMAND FILE [options]\n"
+    "       loopscope-cli --help | --version\n"
     "\n"
     "commands:\n"
     "  lower  FILE [--variant NAME ...] [--set P=V ...] [--structured] [--json]\n"
@@ -134,8 +136,12 @@ Options parseOptions(int argc, char** argv)
     if (argc < 2) throw UsageError("missing command");
     Options o;
     o.command = argv[1];
-    if (o.command == "-h" || o.command == "--help") {
+    if (o.command == "-h" || o.command == "--help" || o.command == "help") {
         std::cout << kUsageText;
+        std::exit(kOk);
+    }
+    if (o.command == "--version" || o.command == "-V") {
+        std::cout << "loopscope-cli " LOOPSCOPE_VERSION_STRING "\n";
         std::exit(kOk);
     }
     static const std::set<std::string> commands = {"lower", "check", "run", "bench", "export", "sweep", "machine"};

@@ -1,14 +1,18 @@
 // loopscope: the desktop explorer. `loopscope [FILE]` opens FILE (default: the GEMM tutorial
 // sample). `--screenshot PNG` renders the window once the script is analyzed and exits;
-// `--sweep` starts the Charts dock's sweep (every variant, default sizes, OpenBLAS line).
+// `--sweep` starts the Charts dock's sweep (every variant, default sizes, OpenBLAS line);
+// `--smoke-test` checks the whole path once and exits (SmokeTest.h).
 #include "charts/SweepPanel.h"
 #include "shell/MainWindow.h"
+#include "SmokeTest.h"
+#include "Version.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFileInfo>
+#include <QIcon>
 #include <QScreen>
 #include <QStyleHints>
 #include <QPushButton>
@@ -18,31 +22,110 @@
 
 using loopscope::MainWindow;
 
+namespace {
+
+constexpr const char* kUsage =
+    "usage: loopscope [options] [FILE]\n"
+    "\n"
+    "Loopscope: an explorer for tensor-program schedules. Opens FILE, a TE script (default: the\n"
+    "GEMM tutorial sample, samples/opt_gemm.py).\n"
+    "\n"
+    "options:\n"
+    "  -h, --help          print this text and exit\n"
+    "  -V, --version       print the version and exit\n"
+    "  --variant NAME      show this variant\n"
+    "  --step INDEX        show this step of it (0: the untransformed schedule)\n"
+    "  --run               run the ladder after opening\n"
+    "  --sweep             start a sweep of every variant over the default sizes, with the\n"
+    "                      OpenBLAS line, after opening\n"
+    "  --screenshot PNG    render the window to PNG once the script is analysed (after the\n"
+    "                      run or sweep, when asked for) and exit\n"
+    "  --smoke-test        open the script, lower every step of every variant, run the last\n"
+    "                      variant's last step in the worker at a small size, check its numbers\n"
+    "                      against the reference interpreter, print what it did and exit (0: passed)\n"
+    "\n"
+    "Qt's own options (-platform NAME, -style NAME, -display DISPLAY, ...) are accepted.\n";
+
+// Qt's generic options, which QApplication takes out of the arguments itself: accepted here so
+// that parsing can happen before there is an application (and so before a display is needed).
+void addQtOptions(QCommandLineParser& parser)
+{
+    const char* withValue[] = {"platform", "platformpluginpath", "platformtheme", "plugin", "qwindowgeometry",
+                               "qwindowicon", "qwindowtitle", "session", "display", "geometry", "name", "title",
+                               "visual", "style", "stylesheet", "qmljsdebugger"};
+    const char* flags[] = {"reverse", "widgetcount", "nograb", "dograb", "sync"};
+    for (const char* name : withValue) {
+        QCommandLineOption o(QString::fromLatin1(name), QString(), QStringLiteral("value"));
+        o.setFlags(QCommandLineOption::HiddenFromHelp);
+        parser.addOption(o);
+    }
+    for (const char* name : flags) {
+        QCommandLineOption o(QString::fromLatin1(name));
+        o.setFlags(QCommandLineOption::HiddenFromHelp);
+        parser.addOption(o);
+    }
+}
+
+// The icon the desktop shows for the window: the PNG sizes (which need no SVG plugin) and the SVG.
+QIcon applicationIcon()
+{
+    QIcon icon;
+    for (int size : {16, 22, 24, 32, 48, 64, 128, 256, 512})
+        icon.addFile(QStringLiteral(":/icons/hicolor/%1x%1/apps/loopscope.png").arg(size), QSize(size, size));
+    icon.addFile(QStringLiteral(":/icons/loopscope.svg"));
+    return icon;
+}
+
+}  // namespace
+
 int main(int argc, char** argv)
 {
+    // The command line is read before QApplication exists: --help, --version and a mistake are
+    // answered without a display.
+    QStringList arguments;
+    for (int i = 0; i < argc; ++i) arguments << QString::fromLocal8Bit(argv[i]);
+    QCommandLineParser parser;
+    parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
+    QCommandLineOption help(QStringList{QStringLiteral("h"), QStringLiteral("help")});
+    QCommandLineOption version(QStringList{QStringLiteral("V"), QStringLiteral("version")});
+    QCommandLineOption screenshot(QStringLiteral("screenshot"), QString(), QStringLiteral("png"));
+    QCommandLineOption variant(QStringLiteral("variant"), QString(), QStringLiteral("name"));
+    QCommandLineOption step(QStringLiteral("step"), QString(), QStringLiteral("index"));
+    QCommandLineOption run(QStringLiteral("run"));
+    QCommandLineOption sweep(QStringLiteral("sweep"));
+    QCommandLineOption smokeTest(QStringLiteral("smoke-test"));
+    parser.addOptions({help, version, screenshot, variant, step, run, sweep, smokeTest});
+    addQtOptions(parser);
+    QString usageError;
+    if (!parser.parse(arguments))
+        usageError = parser.errorText();
+    else if (parser.positionalArguments().size() > 1)
+        usageError = QStringLiteral("one file at a time, not %1").arg(parser.positionalArguments().size());
+    else if (bool number = false; parser.isSet(step) && (parser.value(step).toInt(&number) < 0 || !number))
+        usageError = QStringLiteral("--step takes a step number, not '%1'").arg(parser.value(step));
+    if (!usageError.isEmpty()) {
+        std::fprintf(stderr, "loopscope: %s\n\n%s", qPrintable(usageError), kUsage);
+        return 2;
+    }
+    if (parser.isSet(help)) {
+        std::fputs(kUsage, stdout);
+        return 0;
+    }
+    if (parser.isSet(version)) {
+        std::printf("loopscope %s (Qt %s)\n", LOOPSCOPE_VERSION_STRING, qVersion());
+        return 0;
+    }
+
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("Loopscope"));
     QApplication::setApplicationName(QStringLiteral("Loopscope"));
-    QApplication::setApplicationVersion(QStringLiteral("0.1"));
-
-    QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral("An explorer for tensor-program schedules."));
-    parser.addHelpOption();
-    parser.addVersionOption();
-    parser.addPositionalArgument(QStringLiteral("file"), QStringLiteral("The TE script to open."));
-    QCommandLineOption screenshot(QStringLiteral("screenshot"), QStringLiteral("Render the window to PNG and exit."),
-                                  QStringLiteral("png"));
-    QCommandLineOption variant(QStringLiteral("variant"), QStringLiteral("The variant to show."), QStringLiteral("name"));
-    QCommandLineOption step(QStringLiteral("step"), QStringLiteral("The step to show."), QStringLiteral("index"));
-    QCommandLineOption run(QStringLiteral("run"), QStringLiteral("Run the ladder after opening."));
-    QCommandLineOption sweep(QStringLiteral("sweep"),
-                             QStringLiteral("Start a sweep of every variant over the default sizes, with the "
-                                            "OpenBLAS line, after opening (with --screenshot: render when it ends)."));
-    parser.addOptions({screenshot, variant, step, run, sweep});
-    parser.process(app);
+    QApplication::setApplicationVersion(QStringLiteral(LOOPSCOPE_VERSION_STRING));
+    QApplication::setWindowIcon(applicationIcon());
+    QApplication::setDesktopFileName(QStringLiteral("org.loopscope.Loopscope"));
 
     MainWindow window;
-    bool recovered = !parser.isSet(screenshot) && window.offerRecovery();
+    const bool unattended = parser.isSet(screenshot) || parser.isSet(smokeTest);
+    bool recovered = !unattended && window.offerRecovery();
     if (!recovered) {
         QString file = parser.positionalArguments().value(0);
         if (file.isEmpty()) {
@@ -59,11 +142,13 @@ int main(int argc, char** argv)
         }
         // Rendering a screenshot runs unattended: a file it cannot read is an error on stderr,
         // not a message box that waits for a click.
-        if (parser.isSet(screenshot) && !file.isEmpty() && !QFileInfo(file).isReadable()) {
-            std::fprintf(stderr, "loopscope: cannot read '%s'\n", qPrintable(QDir::toNativeSeparators(file)));
+        if (unattended && (file.isEmpty() || !QFileInfo(file).isReadable())) {
+            std::fprintf(stderr, "loopscope: cannot read '%s'\n",
+                         file.isEmpty() ? "the default sample" : qPrintable(QDir::toNativeSeparators(file)));
             return 1;
         }
-        if (!file.isEmpty() && !window.openFile(file) && parser.isSet(screenshot)) return 1;
+        if (!file.isEmpty() && !window.openFile(file) && unattended) return 1;
+        if (parser.isSet(smokeTest)) loopscope::startSmokeTest(window, QDir::toNativeSeparators(file));
     }
     window.resize(1500, 950);
     window.show();

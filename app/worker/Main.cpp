@@ -2,6 +2,7 @@
 // endless loop in it never touches the window. Reads one JSON request per line on stdin, writes
 // JSON lines on stdout (see RequestHandler.h); stderr is free text for logs. Exits at end of input.
 #include "RequestHandler.h"
+#include "Version.h"
 
 #include <cerrno>
 #include <csignal>
@@ -89,10 +90,31 @@ private:
     bool m_eof = false;
 };
 
+constexpr const char* kUsage =
+    "usage: loopscope-worker [--help | --version]\n"
+    "\n"
+    "The process the Loopscope window runs generated code in: it reads one JSON request per line\n"
+    "on standard input and writes JSON lines on standard output, until the end of its input.\n"
+    "The window starts it; it takes no options.\n";
+
 } // namespace
 
-int main()
+int main(int argc, char** argv)
 {
+    if (argc > 1) {
+        std::string a = argv[1];
+        if (a == "--help" || a == "-h") {
+            std::cout << kUsage;
+            return 0;
+        }
+        if (a == "--version" || a == "-V") {
+            std::cout << "loopscope-worker " LOOPSCOPE_VERSION_STRING " (protocol "
+                      << loopscope::worker::kProtocolVersion << ")\n";
+            return 0;
+        }
+        std::cerr << "loopscope-worker: unknown option '" << a << "'\n\n" << kUsage;
+        return 2;
+    }
 #ifdef __linux__
     // Go away with the app, even in the middle of a long benchmark.
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);

@@ -7,6 +7,7 @@
 #include "runtime/Microbench.h"
 #include "runtime/ThreadPool.h"
 #include "tir/Lower.h"
+#include "Version.h"
 
 #include <algorithm>
 #include <chrono>
@@ -291,7 +292,7 @@ json RequestHandler::ping() const
     for (auto& n : commands())
         names.push_back(n);
     return {{"status", "ok"},
-            {"version", LOOPSCOPE_VERSION},
+            {"version", LOOPSCOPE_VERSION_STRING},
             {"protocol", kProtocolVersion},
             {"commands", names},
             {"triple", host.triple},
