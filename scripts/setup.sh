@@ -25,8 +25,8 @@ packages=(
   # Tests and benchmarks: GoogleTest, Google Benchmark; the window's tests under a virtual X server.
   libgtest-dev libbenchmark-dev xvfb xauth
   # The Debian package (CPack): dpkg-shlibdeps computes Depends:, CPack finds ELF files with
-  # `file`, and the package's AppStream metadata is validated by appstreamcli.
-  dpkg-dev file appstream
+  # `file`; its tests validate the desktop entry, the AppStream metadata and the MIME type.
+  dpkg-dev file desktop-file-utils appstream shared-mime-info
 )
 
 missing=()

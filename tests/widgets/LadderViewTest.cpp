@@ -73,6 +73,23 @@ private slots:
         QCOMPARE(activated.count(), 0);
     }
 
+    void fewerStepsUnderTheCurrentRowDoNotAskForAStep()
+    {
+        // While the user types, an exploration with fewer steps (a statement half typed) moves
+        // the current row; that is no choice of the user's and must not move the editor's cursor.
+        LadderModel m;
+        fill(m, 5);
+        LadderView v;
+        v.setModel(&m);
+        v.setCurrentStep(4);
+        QSignalSpy activated(&v, &LadderView::stepActivated);
+        fill(m, 2);
+        fill(m, 5);
+        fill(m, 0);
+        fill(m, 3);
+        QCOMPARE(activated.count(), 0);
+    }
+
     void wrongAndFailedRowsSpanTheNumberColumns()
     {
         LadderModel m;

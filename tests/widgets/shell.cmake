@@ -12,3 +12,16 @@ if(TARGET loopscope-worker)
   add_test(NAME MainWindow COMMAND loopscope_mainwindow_tests)
   set_tests_properties(MainWindow PROPERTIES ENVIRONMENT "QT_QPA_PLATFORM=offscreen" TIMEOUT 300)
 endif()
+
+# Typing one key at a time into every sample, with the analysis landing between keys.
+if(TARGET loopscope-worker)
+  add_executable(loopscope_typing_tests widgets/TypingTest.cpp)
+  set_target_properties(loopscope_typing_tests PROPERTIES AUTOMOC ON)
+  target_link_libraries(loopscope_typing_tests PRIVATE loopscope_widgets Qt6::Test loopscope_warnings)
+  target_compile_definitions(loopscope_typing_tests PRIVATE
+    LOOPSCOPE_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+    LOOPSCOPE_WORKER="$<TARGET_FILE:loopscope-worker>")
+  add_dependencies(loopscope_typing_tests loopscope-worker)
+  add_test(NAME Typing COMMAND loopscope_typing_tests)
+  set_tests_properties(Typing PROPERTIES ENVIRONMENT "QT_QPA_PLATFORM=offscreen" TIMEOUT 300)
+endif()

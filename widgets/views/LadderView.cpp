@@ -5,6 +5,7 @@
 
 #include <QApplication>
 #include <QHeaderView>
+#include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QStyledItemDelegate>
@@ -178,9 +179,12 @@ void LadderView::setModel(QAbstractItemModel* model)
     connect(model, &QAbstractItemModel::modelReset, this, &LadderView::updateSpans);
     connect(model, &QAbstractItemModel::layoutChanged, this, &LadderView::updateSpans);
     updateSpans();
+    // Only the user's own choice asks for a step: the current row also moves when the model's
+    // rows change under it (a new exploration with fewer steps), and that must never move the
+    // editor's cursor while the user types.
     connect(selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& current) {
-                if (!m_programmatic && current.isValid()) emit stepActivated(current.row());
+                if (m_userInput > 0 && current.isValid()) emit stepActivated(current.row());
             });
 }
 
@@ -202,12 +206,10 @@ void LadderView::updateSpans()
 void LadderView::setCurrentStep(int row)
 {
     if (!model() || row < 0 || row >= model()->rowCount()) return;
-    m_programmatic = true;
     const QModelIndex index = model()->index(row, 0);
     selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect |
                                                  QItemSelectionModel::Rows);
     scrollTo(index);
-    m_programmatic = false;
 }
 
 int LadderView::currentStep() const
@@ -221,10 +223,19 @@ void LadderView::setPlaceholder(const QString& text)
     viewport()->update();
 }
 
+void LadderView::keyPressEvent(QKeyEvent* event)
+{
+    ++m_userInput;
+    QTableView::keyPressEvent(event);
+    --m_userInput;
+}
+
 void LadderView::mousePressEvent(QMouseEvent* event)
 {
     const int before = currentStep();
+    ++m_userInput;
     QTableView::mousePressEvent(event);
+    --m_userInput;
     // A click on the row that is already current shows its step again (the currentRowChanged
     // connection covers clicks that move the selection).
     const QModelIndex hit = indexAt(event->position().toPoint());

@@ -27,6 +27,7 @@ signals:
     void stepActivated(int row);
 
 protected:
+    void keyPressEvent(QKeyEvent* event) override;
     void mousePressEvent(QMouseEvent* event) override;
     void paintEvent(QPaintEvent* event) override;
     void changeEvent(QEvent* event) override;
@@ -36,7 +37,7 @@ private:
     // Wrong and failed rows have no numbers: their message spans the number columns instead.
     void updateSpans();
 
-    bool m_programmatic = false;
+    int m_userInput = 0;  // inside a key or mouse press: a change of row is the user's choice
     QString m_placeholder;
 };
 
