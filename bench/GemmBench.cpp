@@ -11,11 +11,12 @@
 // takes longer than --max-run-s is skipped; at a larger size, one predicted (as n^3) to take
 // longer is skipped without running. Each step's output is checked against the reference
 // interpreter first; a step with wrong numbers gets no speed, and the exit status is 3.
-#include "codegen/Runner.h"
+#include "runtime/Runner.h"
 #include "runtime/Benchmark.h"
 #include "runtime/BlasReference.h"
+#include "runtime/RuntimeJit.h"
 #include "runtime/ThreadPool.h"
-#include "te/Diagnostic.h"
+#include "ir/Diagnostic.h"
 #include "Version.h"
 
 #include <chrono>
@@ -139,6 +140,9 @@ int main(int argc, char** argv)
     }
     setParallelThreads(threads);
     library->setThreads(threads);
+    std::unique_ptr<Jit> jit = createRuntimeJit();
+    RunConfig config;
+    config.jit = jit.get();
     BenchmarkOptions bo;
     bo.repeat = 5;
     bo.minRepeatMs = 100;
@@ -180,7 +184,7 @@ int main(int argc, char** argv)
                     auto t0 = std::chrono::steady_clock::now();
                     again = evaluateScript(text, sets);
                     double evaluateMs = msSince(t0);
-                    prepared = PreparedRun::prepare(again.program, *again.program.findVariant(v.name), RunConfig{});
+                    prepared = PreparedRun::prepare(again.program, *again.program.findVariant(v.name), config);
                     textToFns.msPerRun.push_back(evaluateMs + prepared->lowerMs() + prepared->compileMs());
                 }
                 summarize(textToFns);

@@ -1,8 +1,8 @@
 // Time from script text to the TIR of every variant: evaluate the script, then lower and print
 // each variant (what the desktop app does on every keystroke).
 #include "te/Program.h"
-#include "tir/Lower.h"
-#include "tir/Printer.h"
+#include "lower/Lower.h"
+#include "ir/Printer.h"
 
 #include "BenchMain.h"
 

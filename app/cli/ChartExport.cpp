@@ -1,7 +1,7 @@
 #include "ChartExport.h"
 
 #include "charts/ChartsView.h"
-#include "codegen/SweepJson.h"
+#include "runtime/SweepJson.h"
 
 #include <QApplication>
 #include <QFileInfo>

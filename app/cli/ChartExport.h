@@ -2,7 +2,7 @@
 // view, rendered offscreen, so the CLI's picture is the one a user sees in the Charts dock.
 #pragma once
 
-#include "codegen/Sweep.h"
+#include "runtime/Sweep.h"
 
 #include <string>
 

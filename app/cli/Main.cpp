@@ -1,19 +1,19 @@
 // loopscope-cli: the headless face of the core (DESIGN.md §4). Exit codes: 0 success, 1 the
 // document has an error, 2 bad command-line usage, 3 a --check found wrong numbers.
-#include "codegen/Runner.h"
-#include "codegen/Sweep.h"
-#include "codegen/SweepJson.h"
+#include "runtime/Runner.h"
+#include "runtime/Sweep.h"
+#include "runtime/SweepJson.h"
 #include "ChartExport.h"
 #include "Version.h"
 #include "runtime/Microbench.h"
-#include "codegen/VariantRun.h"
-#include "codegen/VariantRunJson.h"
-#include "export/CSource.h"
-#include "export/TvmScript.h"
+#include "runtime/RuntimeJit.h"
+#include "runtime/VariantRun.h"
+#include "runtime/VariantRunJson.h"
+#include "export/Export.h"
 #include "runtime/ThreadPool.h"
 #include "te/Program.h"
-#include "tir/Lower.h"
-#include "tir/Printer.h"
+#include "lower/Lower.h"
+#include "ir/Printer.h"
 
 #include <nlohmann/json.hpp>
 
@@ -409,6 +409,13 @@ std::string pad(const std::string& s, std::size_t width, bool right = false)
     return right ? std::string(width - s.size(), ' ') + s : s + std::string(width - s.size(), ' ');
 }
 
+// The command-line tool's JIT, made on first use (commands that only lower need none).
+Jit& cliJit()
+{
+    static std::unique_ptr<Jit> jit = createRuntimeJit();
+    return *jit;
+}
+
 struct VariantOutcome {
     json record;
     bool wrong = false;
@@ -419,6 +426,7 @@ VariantOutcome runVariant(const Options& o, const Program& p, const Variant& v, 
 {
     VariantRunOptions options;
     options.config.symbols = o.symbols;
+    options.config.jit = &cliJit();
     options.check = o.check;
     options.time = timed;
     options.benchmark.repeat = o.repeat;
@@ -541,42 +549,32 @@ int commandExport(Options& o)
                          false);
     }
     const Variant& v = *selectVariants(o, r.program).front();
+    ExportOptions options;
+    options.format = o.format;
+    options.target = o.target;
+    options.sourceName = std::filesystem::path(o.file).filename().string();
+    options.symbols = o.symbols;
+    if (o.format == "c" && !o.target.empty()) std::cerr << "loopscope-cli: note: --target does not change C source\n";
+    if (o.format != "tvm" && o.format != "c") {
+        const std::string& target = o.target.empty() ? v.target : o.target;
+        try {
+            checkTarget(target);
+        } catch (const CodegenError& e) {
+            if (!o.target.empty()) throw UsageError(std::string("--target: ") + e.what(), false);
+            reportDiagnostic(o, Diagnostic{v.targetLoc, std::string("target '") + target + "': " + e.what()});
+            return kDocumentError;
+        }
+    }
+    if (o.format != "tvm") noteThreadBindings(o, v);
     std::string text;
     std::vector<std::pair<std::string, std::string>> files;  // path, contents
     try {
-        if (o.format == "tvm") {
-            std::string source;
-            readFile(o.file, &source);
-            TvmScriptOptions options;
-            options.source = std::filesystem::path(o.file).filename().string();
-            options.symbols = o.symbols;
-            options.target = o.target;
-            text = exportTvmScript(source, r.program, v, options);
-        } else {
-            const std::string& target = o.target.empty() ? v.target : o.target;
-            if (o.format == "c") {
-                if (!o.target.empty()) std::cerr << "loopscope-cli: note: --target does not change C source\n";
-            } else {
-                try {
-                    checkTarget(target);
-                } catch (const CodegenError& e) {
-                    if (!o.target.empty()) throw UsageError(std::string("--target: ") + e.what(), false);
-                    reportDiagnostic(o, Diagnostic{v.targetLoc, std::string("target '") + target + "': " + e.what()});
-                    return kDocumentError;
-                }
-            }
-            LoweredFunc f = lowerSchedule(v.schedule(), v.args, v.funcName);
-            f.func.name = exportedFunctionName(v);
-            noteThreadBindings(o, v);
-            if (o.format == "c")
-                text = exportCSource(f.func, std::filesystem::path(o.file).filename().string() + ", variant " + v.name);
-            else if (o.format == "llvm") text = emitCode(f.func, EmitKind::LLVMIR, target);
-            else if (o.format == "asm") text = emitCode(f.func, EmitKind::Assembly, target);
-            else {
-                text = emitCode(f.func, EmitKind::Object, target);
-                files.push_back({std::filesystem::path(o.output).replace_extension(".h").string(), exportCHeader(f.func)});
-            }
-        }
+        std::string source;
+        if (o.format == "tvm") readFile(o.file, &source);
+        ExportResult exported = exportVariant(source, r.program, v, options);
+        text = std::move(exported.text);
+        if (!exported.header.empty())
+            files.push_back({std::filesystem::path(o.output).replace_extension(".h").string(), exported.header});
     } catch (const UserError& e) {
         reportDiagnostic(o, e.diagnostic());
         return kDocumentError;
@@ -629,7 +627,7 @@ int commandSweep(Options& o)
     }
     SweepResult result;
     try {
-        result = runSweep(request, nullptr, hooks);
+        result = runSweep(cliJit(), request, nullptr, hooks);
     } catch (const UserError& e) {
         if (e.loc().line > 0) reportDiagnostic(o, e.diagnostic());
         else throw UsageError(e.message());

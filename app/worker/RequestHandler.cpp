@@ -1,12 +1,14 @@
 #include "RequestHandler.h"
 
 #include "codegen/Codegen.h"
-#include "codegen/VariantRun.h"
-#include "codegen/SweepJson.h"
-#include "codegen/VariantRunJson.h"
+#include "runtime/VariantRun.h"
+#include "runtime/SweepJson.h"
+#include "runtime/VariantRunJson.h"
 #include "runtime/Microbench.h"
+#include "export/Export.h"
+#include "runtime/RuntimeJit.h"
 #include "runtime/ThreadPool.h"
-#include "tir/Lower.h"
+#include "lower/Lower.h"
 #include "Version.h"
 
 #include <algorithm>
@@ -216,6 +218,12 @@ RequestHandler::RequestHandler(HandlerOptions options)
     m_commands["emit"] = [this](const json& r, const Progress& p) { return emitCode(r, p); };
 }
 
+Jit& RequestHandler::jit() const
+{
+    if (!m_jit) m_jit = createRuntimeJit();  // throws CodegenError, answered as an error
+    return *m_jit;
+}
+
 std::vector<std::string> RequestHandler::commands() const
 {
     std::vector<std::string> names;
@@ -343,6 +351,7 @@ json RequestHandler::measure(const json& request, const Progress& progress) cons
     setParallelThreads(threads);
     VariantRunOutcome out;
     try {
+        options.config.jit = &jit();
         out = runVariant(program, *t.variant, options, hooks);
     } catch (const CodegenError& e) {
         Diagnostic d = cannotRunDiagnostic(*t.variant, e);
@@ -381,43 +390,40 @@ json RequestHandler::emitCode(const json& request, const Progress& progress) con
 {
     Target t;
     evaluateTarget(request, &t);
-    std::string format = stringField(request, "format", "llvm");
-    EmitKind kind;
-    if (format == "llvm")
-        kind = EmitKind::LLVMIR;
-    else if (format == "asm")
-        kind = EmitKind::Assembly;
-    else
-        badRequest("unknown format '" + format + "' (llvm or asm)");
-
+    ExportOptions options;
+    options.format = stringField(request, "format", "llvm");
+    if (options.format != "llvm" && options.format != "asm" && options.format != "c" && options.format != "tvm")
+        badRequest("unknown format '" + options.format + "' (llvm, asm, c or tvm)");
+    options.step = t.step;
+    options.symbols = t.evaluation.symbols;
+    options.sourceName = stringField(request, "source", "");
     const Variant& v = *t.variant;
-    try {
-        checkTarget(v.target);
-    } catch (const CodegenError& e) {
-        throw Failure{"codegen", "target '" + v.target + "': " + e.what(), v.targetLoc};
+    if (options.format == "llvm" || options.format == "asm") {
+        try {
+            checkTarget(v.target);
+        } catch (const CodegenError& e) {
+            throw Failure{"codegen", "target '" + v.target + "': " + e.what(), v.targetLoc};
+        }
     }
     progress("lowering", 0.0);
-    const Schedule& schedule =
-        t.step < 0 ? v.schedule() : v.snapshots[static_cast<std::size_t>(t.step)];
-    LoweredFunc f = lowerSchedule(schedule, v.args, v.funcName);
-    f.func.name = exportedFunctionName(v);
-    progress("compiling", 0.3);
-    std::string text;
+    ExportResult exported;
     try {
-        text = loopscope::emitCode(f.func, kind, v.target);
+        exported = exportVariant(stringField(request, "script", "", true), t.evaluation.result.program, v, options);
     } catch (const CodegenError& e) {
         throw Failure{"codegen",
-                      "variant '" + v.name + "' cannot be compiled for target '" + v.target + "': " + e.what(),
+                      "variant '" + v.name + "' cannot be exported as " + options.format + " for target '" + v.target +
+                          "': " + e.what(),
                       v.loc};
     }
     return {{"status", "ok"},
-            {"format", format},
+            {"format", options.format},
             {"variant", v.name},
             {"step", resolvedStep(t)},
             {"steps", v.steps.size()},
-            {"function", f.func.name},
+            {"function", exported.function},
+            {"suffix", exported.suffix},
             {"target", v.target},
-            {"text", text}};
+            {"text", exported.text}};
 }
 
 namespace {
@@ -485,7 +491,7 @@ json RequestHandler::sweep(const json& request, const Progress& progress) const
     };
     SweepResult result;
     try {
-        result = runSweep(r, m_sweepCache.get(), hooks);
+        result = runSweep(jit(), r, m_sweepCache.get(), hooks);
     } catch (const UserError& e) {
         if (e.loc().line > 0) throw;
         badRequest(e.message());

@@ -23,8 +23,10 @@
 //      timed, ms_median, ms_min, ms_max, number, repeat, gflops;
 //   -> wrong (a check failed; nothing is timed, no time or speed is given): message,
 //      first_mismatch, max_abs_error, check, lower_ms, compile_ms, flops.
-// "emit" {script, variant, step, sets, format: "llvm" | "asm"} -> ok: text, format, function,
-//   target (the variant's target string: the code is for the CPU it names, else the host's).
+// "emit" {script, variant, step, sets, format: "llvm" | "asm" | "c" | "tvm", source (the file name
+//   the export names)} -> ok: text, format, function, suffix (".ll", ".s", ".c", ".py"), target
+//   (the variant's target string: the code is for the CPU it names, else the host's). The same
+//   export as `loopscope-cli export` (export/Export.h).
 //   Sent while a sweep runs, it is answered between two of the sweep's points (the client may
 //   write it without waiting for the sweep's result); other requests wait for the sweep.
 // "sweep" {script, params [NAME...] (set together to each value), values [INT...] (default 64,
@@ -44,7 +46,7 @@
 // New commands register in the constructor; "commands" in ping's answer lists them.
 #pragma once
 
-#include "codegen/Sweep.h"
+#include "runtime/Sweep.h"
 
 #include <nlohmann/json.hpp>
 
@@ -104,6 +106,8 @@ private:
     HandlerOptions m_options;
     std::map<std::string, Command> m_commands;
     std::shared_ptr<SweepCache> m_sweepCache; // points measured by earlier "sweep" requests
+    mutable std::unique_ptr<Jit> m_jit;       // made by the first request that compiles
+    Jit& jit() const;
     std::function<void()> m_betweenSweepPoints;
 };
 

@@ -3,8 +3,9 @@
 // LLVM header leaks from here.
 #pragma once
 
-#include "te/Diagnostic.h"
-#include "tir/PrimFunc.h"
+#include "ir/Diagnostic.h"
+#include "ir/PrimFunc.h"
+#include "lower/CSignature.h"  // sizeParameters, cPrototype
 
 #include <cstdint>
 #include <memory>
@@ -48,13 +49,37 @@ void checkTarget(const std::string& target);
 // CPU's features, as in some virtual machines). Throws as checkTarget.
 bool targetIsHost(const std::string& target);
 
-// The symbolic sizes a function needs at run time (te.var), in the order `run` takes them.
-std::vector<Var> sizeParameters(const PrimFunc& f);
+// What generated code calls in the program that runs it, which provides it: parallel loops go to
+// `parallelFor(n, body, closure)`, which runs body(begin, end, closure) over [0, n) in chunks.
+struct RuntimeEntries {
+    void (*parallelFor)(std::int64_t n, void (*body)(std::int64_t, std::int64_t, void*), void* closure) = nullptr;
+};
+
+class JitKernel;
+
+// A JIT compiler for the host CPU: one per owner (the worker, the command-line tool, a test),
+// made with the runtime's entries. compile() may be called from several threads at once.
+class Jit {
+public:
+    // Null, with the reason in *error, when the host cannot be described or the JIT not made.
+    static std::unique_ptr<Jit> create(const RuntimeEntries& entries, std::string* error = nullptr);
+    ~Jit();
+    Jit(const Jit&) = delete;
+    Jit& operator=(const Jit&) = delete;
+
+    // Throws CodegenError for programs the CPU cannot run. optLevel 0-3 (LLVM's O0..O3). The
+    // kernel keeps what it needs of the JIT: it may outlive this object.
+    std::unique_ptr<JitKernel> compile(const PrimFunc& f, int optLevel = 3);
+
+    struct Impl;
+
+private:
+    explicit Jit(std::shared_ptr<Impl> impl);
+    std::shared_ptr<Impl> m_impl;
+};
 
 // A compiled function. `run` takes one data pointer per buffer parameter (64-byte aligned, as
 // large as the buffer's shape) and the values of sizeParameters().
-class JitKernel;
-std::unique_ptr<JitKernel> compileKernel(const PrimFunc& f, int optLevel = 3);
 
 class JitKernel {
 public:
@@ -69,13 +94,11 @@ public:
     explicit JitKernel(std::unique_ptr<Impl> impl, std::vector<Var> sizes);
 
 private:
-    friend std::unique_ptr<JitKernel> compileKernel(const PrimFunc& f, int optLevel);
+    friend class Jit;
     std::unique_ptr<Impl> m_impl;
     std::vector<Var> m_sizes;
     void (*m_entry)(void**, std::int64_t*) = nullptr;
 };
-
-// Throws CodegenError for programs the CPU cannot run. optLevel 0-3 (LLVM's O0..O3).
 
 enum class EmitKind { LLVMIR, Assembly, Object, UnoptimizedLLVMIR };
 // The optimized module as LLVM IR text, assembly, or an ELF object (bytes), for the machine the
@@ -83,8 +106,5 @@ enum class EmitKind { LLVMIR, Assembly, Object, UnoptimizedLLVMIR };
 // function `NAME(float* A, ...)` and `NAME_packed(void**, int64_t*)`.
 // UnoptimizedLLVMIR: the module as the code generator hands it to LLVM's optimizer.
 std::string emitCode(const PrimFunc& f, EmitKind kind, const std::string& target = "llvm");
-
-// The C prototype of the typed function, for the header that goes with an exported object.
-std::string cPrototype(const PrimFunc& f);
 
 }  // namespace loopscope

@@ -2,11 +2,12 @@
 
 #include "codegen/InvariantLoads.h"
 
-#include "tir/Analyzer.h"
-#include "tir/IRMutator.h"
-#include "tir/IRUtil.h"
-#include "tir/Printer.h"
-#include "tir/passes/VectorizeLoop.h"
+#include "ir/Analyzer.h"
+#include "ir/FreeVars.h"
+#include "ir/IRMutator.h"
+#include "ir/IRUtil.h"
+#include "ir/Printer.h"
+#include "lower/passes/VectorizeLoop.h"
 
 #include <llvm/ADT/StringMap.h>
 #include <llvm/Analysis/CGSCCPassManager.h>
@@ -44,36 +45,6 @@ namespace {
 
 // Stack allocations up to this size; larger buffers come from the heap.
 constexpr std::int64_t kMaxStackBytes = 256 * 1024;
-
-class FreeVarCollector : public IRVisitor {
-public:
-    VarSet defined;
-    std::vector<Var> free;
-
-protected:
-    void visitLeaf(const Expr& e) override
-    {
-        auto* v = e.as<VarNode>();
-        if (!v || defined.count(v)) return;
-        if (std::none_of(free.begin(), free.end(), [&](const Var& f) { return f.get() == v; }))
-            free.push_back(Var(std::static_pointer_cast<const VarNode>(e.node())));
-    }
-    void visitFor(const ForNode* op) override
-    {
-        defined.insert(op->var.get());
-        IRVisitor::visitFor(op);
-    }
-    void visitLetStmt(const LetStmtNode* op) override
-    {
-        defined.insert(op->var.get());
-        IRVisitor::visitLetStmt(op);
-    }
-    void visitLet(const LetNode* op) override
-    {
-        defined.insert(op->var.get());
-        IRVisitor::visitLet(op);
-    }
-};
 
 // The `likely` guards in a loop's body that can be decided before the loop: for each, a
 // condition that holds only if the guard holds at every point the loop reaches it. A guard over
@@ -1735,21 +1706,6 @@ private:
 };
 
 }  // namespace
-
-std::vector<Var> sizeParameters(const PrimFunc& f)
-{
-    FreeVarCollector fv;
-    for (auto& p : f.params) {
-        fv.defined.insert(p->data.get());
-        for (auto& s : p->shape) fv.visit(s);
-    }
-    fv.visit(f.body);
-    std::vector<Var> sizes;
-    for (auto& v : fv.free)
-        if (v.type().isIntegral()) sizes.push_back(v);
-    std::stable_sort(sizes.begin(), sizes.end(), [](const Var& a, const Var& b) { return a.name() < b.name(); });
-    return sizes;
-}
 
 std::unique_ptr<llvm::Module> buildModule(const PrimFunc& f, llvm::LLVMContext& ctx, llvm::TargetMachine& tm)
 {

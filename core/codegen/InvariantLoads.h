@@ -2,7 +2,7 @@
 // whether LLVM may unroll the loop (see Codegen::holdsTooManyInvariants).
 #pragma once
 
-#include "tir/Stmt.h"
+#include "ir/Stmt.h"
 
 #include <cstdint>
 #include <optional>

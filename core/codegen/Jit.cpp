@@ -1,6 +1,6 @@
 #include "codegen/CodegenLLVM.h"
 
-#include "tir/Printer.h"
+#include "ir/Printer.h"
 
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
@@ -16,8 +16,6 @@
 #include <mutex>
 
 extern "C" {
-void loopscope_parallel_for(std::int64_t n, void (*body)(std::int64_t, std::int64_t, void*), void* closure);
-
 // Heap storage for large buffers of generated code, 64-byte aligned.
 void* loopscope_alloc(std::int64_t bytes)
 {
@@ -38,48 +36,6 @@ std::string errorText(llvm::Error e)
     os << e;
     return os.str();
 }
-
-// One JIT for the process; every kernel lives under its own resource tracker.
-class Jit {
-public:
-    static Jit& instance()
-    {
-        static Jit jit;
-        return jit;
-    }
-
-    std::mutex mutex;
-    std::unique_ptr<llvm::orc::LLJIT> lljit;
-
-private:
-    Jit()
-    {
-        createHostTargetMachine();  // initializes the native target
-        auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
-        LS_ASSERT(static_cast<bool>(jtmb), "cannot describe the host for the JIT");
-        jtmb->setCPU(llvm::sys::getHostCPUName().str());
-        jtmb->setCodeGenOptLevel(llvm::CodeGenOpt::Aggressive);
-        jtmb->setOptions(hostTargetOptions());  // without it, no fused multiply-add in JIT code
-        auto built = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
-        if (!built) LS_ASSERT(false, "cannot create the JIT: " + errorText(built.takeError()));
-        lljit = std::move(*built);
-        auto& es = lljit->getExecutionSession();
-        auto& dl = lljit->getDataLayout();
-        llvm::orc::MangleAndInterner mangle(es, dl);
-        llvm::orc::SymbolMap runtime;
-        auto add = [&](const char* name, void* p) {
-            runtime[mangle(name)] = llvm::JITEvaluatedSymbol(llvm::pointerToJITTargetAddress(p),
-                                                             llvm::JITSymbolFlags::Exported);
-        };
-        add("loopscope_parallel_for", reinterpret_cast<void*>(&loopscope_parallel_for));
-        add("loopscope_alloc", reinterpret_cast<void*>(&loopscope_alloc));
-        add("loopscope_free", reinterpret_cast<void*>(&loopscope_free));
-        llvm::cantFail(lljit->getMainJITDylib().define(llvm::orc::absoluteSymbols(runtime)));
-        // libm (expf, tanhf, ...) from the process.
-        auto gen = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(dl.getGlobalPrefix());
-        if (gen) lljit->getMainJITDylib().addGenerator(std::move(*gen));
-    }
-};
 
 // One target machine per compiling thread: it caches the subtarget (instruction, register and
 // lowering tables) that a new one would build again for every kernel. Not shared across threads,
@@ -106,7 +62,54 @@ llvm::TargetMachine* threadTargetMachine(const std::string& target)
 
 }  // namespace
 
+// The LLJIT and its lock; every kernel lives under its own resource tracker and keeps the JIT
+// alive for as long as it lives.
+struct Jit::Impl {
+    std::mutex mutex;
+    std::unique_ptr<llvm::orc::LLJIT> lljit;
+};
+
+std::unique_ptr<Jit> Jit::create(const RuntimeEntries& entries, std::string* error)
+{
+    auto fail = [error](const std::string& why) -> std::unique_ptr<Jit> {
+        if (error) *error = why;
+        return nullptr;
+    };
+    if (!entries.parallelFor) return fail("the JIT needs the runtime's parallel-loop entry");
+    createHostTargetMachine();  // initializes the native target
+    auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+    if (!jtmb) return fail("cannot describe the host CPU for the JIT: " + errorText(jtmb.takeError()));
+    jtmb->setCPU(llvm::sys::getHostCPUName().str());
+    jtmb->setCodeGenOptLevel(llvm::CodeGenOpt::Aggressive);
+    jtmb->setOptions(hostTargetOptions());  // without it, no fused multiply-add in JIT code
+    auto built = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
+    if (!built) return fail("cannot create the JIT: " + errorText(built.takeError()));
+    auto impl = std::make_shared<Impl>();
+    impl->lljit = std::move(*built);
+    auto& es = impl->lljit->getExecutionSession();
+    auto& dl = impl->lljit->getDataLayout();
+    llvm::orc::MangleAndInterner mangle(es, dl);
+    llvm::orc::SymbolMap runtime;
+    auto add = [&](const char* name, void* p) {
+        runtime[mangle(name)] = llvm::JITEvaluatedSymbol(llvm::pointerToJITTargetAddress(p),
+                                                         llvm::JITSymbolFlags::Exported);
+    };
+    add("loopscope_parallel_for", reinterpret_cast<void*>(entries.parallelFor));
+    add("loopscope_alloc", reinterpret_cast<void*>(&loopscope_alloc));
+    add("loopscope_free", reinterpret_cast<void*>(&loopscope_free));
+    if (auto err = impl->lljit->getMainJITDylib().define(llvm::orc::absoluteSymbols(runtime)))
+        return fail("cannot give the JIT its runtime entries: " + errorText(std::move(err)));
+    // libm (expf, tanhf, ...) from the process.
+    auto gen = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(dl.getGlobalPrefix());
+    if (gen) impl->lljit->getMainJITDylib().addGenerator(std::move(*gen));
+    return std::unique_ptr<Jit>(new Jit(std::move(impl)));
+}
+
+Jit::Jit(std::shared_ptr<Impl> impl) : m_impl(std::move(impl)) {}
+Jit::~Jit() = default;
+
 struct JitKernel::Impl {
+    std::shared_ptr<Jit::Impl> jit;
     llvm::orc::ResourceTrackerSP tracker;
 };
 
@@ -118,7 +121,7 @@ JitKernel::JitKernel(std::unique_ptr<Impl> impl, std::vector<Var> sizes)
 JitKernel::~JitKernel()
 {
     if (m_impl && m_impl->tracker) {
-        std::lock_guard<std::mutex> lock(Jit::instance().mutex);
+        std::lock_guard<std::mutex> lock(m_impl->jit->mutex);
         llvm::cantFail(m_impl->tracker->remove());
     }
 }
@@ -128,9 +131,9 @@ void JitKernel::run(void* const* buffers, const std::int64_t* sizes) const
     m_entry(const_cast<void**>(buffers), const_cast<std::int64_t*>(sizes));
 }
 
-std::unique_ptr<JitKernel> compileKernel(const PrimFunc& f, int optLevel)
+std::unique_ptr<JitKernel> Jit::compile(const PrimFunc& f, int optLevel)
 {
-    Jit& jit = Jit::instance();
+    Impl& jit = *m_impl;
     auto ctx = std::make_unique<llvm::LLVMContext>();
     llvm::TargetMachine* tm = threadTargetMachine();
     // A unique symbol per kernel: several kernels of the same name live in one JIT.
@@ -141,6 +144,7 @@ std::unique_ptr<JitKernel> compileKernel(const PrimFunc& f, int optLevel)
     optimizeModule(*module, *tm, optLevel);
     std::lock_guard<std::mutex> lock(jit.mutex);
     auto impl = std::make_unique<JitKernel::Impl>();
+    impl->jit = m_impl;
     impl->tracker = jit.lljit->getMainJITDylib().createResourceTracker();
     llvm::orc::ThreadSafeModule tsm(std::move(module), std::move(ctx));
     if (auto err = jit.lljit->addIRModule(impl->tracker, std::move(tsm)))
@@ -187,27 +191,5 @@ std::string emitCode(const PrimFunc& f, EmitKind kind, const std::string& target
     return std::string(buffer.begin(), buffer.end());
 }
 
-std::string cPrototype(const PrimFunc& f)
-{
-    auto ctype = [](DataType t) -> std::string {
-        switch (t.code) {
-        case DataType::Float: return t.bits == 64 ? "double" : t.bits == 16 ? "uint16_t" : "float";
-        case DataType::Bool: return "uint8_t";
-        case DataType::UInt: return "uint" + std::to_string(t.bits) + "_t";
-        default: return "int" + std::to_string(t.bits) + "_t";
-        }
-    };
-    std::string s = "void " + scriptName(f.name) + "(";
-    bool first = true;
-    for (auto& p : f.params) {
-        s += (first ? "" : ", ") + ctype(p->dtype) + "* " + scriptName(p->name);
-        first = false;
-    }
-    for (auto& v : sizeParameters(f)) {
-        s += (first ? "" : ", ") + ctype(v.type()) + " " + scriptName(v.name());
-        first = false;
-    }
-    return s + ")";
-}
 
 }  // namespace loopscope

@@ -1,9 +1,9 @@
 #include "explore/Explorer.h"
 
 #include "schedule/Bound.h"
-#include "tir/Lower.h"
-#include "tir/Printer.h"
-#include "tir/passes/VectorizeLoop.h"
+#include "lower/Lower.h"
+#include "ir/Printer.h"
+#include "lower/passes/VectorizeLoop.h"
 
 #include <chrono>
 #include <set>

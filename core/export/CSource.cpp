@@ -1,8 +1,8 @@
 #include "export/CSource.h"
 
 #include "codegen/Codegen.h"
-#include "tir/IRUtil.h"
-#include "tir/Printer.h"
+#include "ir/IRUtil.h"
+#include "ir/Printer.h"
 
 #include <algorithm>
 #include <cctype>

@@ -2,7 +2,7 @@
 // loops) with the signature of cPrototype(), and the header that goes with an exported object.
 #pragma once
 
-#include "tir/PrimFunc.h"
+#include "ir/PrimFunc.h"
 
 #include <string>
 

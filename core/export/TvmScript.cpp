@@ -3,8 +3,8 @@
 #include "runtime/Check.h"
 #include "runtime/FlopCount.h"
 #include "te/Ast.h"
-#include "tir/Analyzer.h"
-#include "tir/IRUtil.h"
+#include "ir/Analyzer.h"
+#include "ir/IRUtil.h"
 
 #include <algorithm>
 #include <cmath>

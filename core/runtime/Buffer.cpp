@@ -1,6 +1,6 @@
 #include "runtime/Buffer.h"
 
-#include "te/Diagnostic.h"
+#include "ir/Diagnostic.h"
 
 #include <cmath>
 #include <cstring>

@@ -2,7 +2,7 @@
 // with conversions to and from double/int64 and a seeded random fill that is the same everywhere.
 #pragma once
 
-#include "tir/DataType.h"
+#include "ir/DataType.h"
 
 #include <cstddef>
 #include <cstdint>

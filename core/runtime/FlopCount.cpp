@@ -1,8 +1,8 @@
 #include "runtime/FlopCount.h"
 
-#include "tir/Analyzer.h"
-#include "tir/IRMutator.h"
-#include "tir/IRUtil.h"
+#include "ir/Analyzer.h"
+#include "ir/IRMutator.h"
+#include "ir/IRUtil.h"
 
 #include <algorithm>
 #include <set>

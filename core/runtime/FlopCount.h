@@ -4,7 +4,7 @@
 // float32 as in int32; a copy or a padding stage counts nothing.
 #pragma once
 
-#include "te/Tensor.h"
+#include "ir/Tensor.h"
 
 #include <cstdint>
 #include <unordered_map>

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "runtime/Buffer.h"
-#include "te/Tensor.h"
+#include "ir/Tensor.h"
 
 #include <cstdint>
 #include <memory>

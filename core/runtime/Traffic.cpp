@@ -1,7 +1,7 @@
 #include "runtime/Traffic.h"
 
-#include "tir/Analyzer.h"
-#include "tir/IRUtil.h"
+#include "ir/Analyzer.h"
+#include "ir/IRUtil.h"
 
 #include <set>
 

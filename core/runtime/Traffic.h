@@ -4,7 +4,7 @@
 #pragma once
 
 #include "runtime/FlopCount.h"
-#include "te/Tensor.h"
+#include "ir/Tensor.h"
 
 #include <vector>
 

@@ -1,6 +1,6 @@
 #include "schedule/Bound.h"
 
-#include "tir/IntervalSet.h"
+#include "ir/IntervalSet.h"
 
 #include <algorithm>
 

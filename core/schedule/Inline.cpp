@@ -1,7 +1,7 @@
 #include "schedule/Inline.h"
 
-#include "tir/IRMutator.h"
-#include "tir/IRUtil.h"
+#include "ir/IRMutator.h"
+#include "ir/IRUtil.h"
 
 #include <algorithm>
 

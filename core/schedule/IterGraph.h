@@ -3,7 +3,7 @@
 #pragma once
 
 #include "schedule/Schedule.h"
-#include "tir/Analyzer.h"
+#include "ir/Analyzer.h"
 
 #include <unordered_map>
 

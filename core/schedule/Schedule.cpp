@@ -1,7 +1,7 @@
 #include "schedule/Schedule.h"
 
 #include "schedule/IterGraph.h"
-#include "tir/IRUtil.h"
+#include "ir/IRUtil.h"
 
 #include <algorithm>
 #include <functional>

@@ -3,9 +3,9 @@
 // type: copying a schedule snapshots it (iteration variables are shared, immutable nodes).
 #pragma once
 
-#include "te/Diagnostic.h"
-#include "te/Tensor.h"
-#include "tir/Stmt.h"
+#include "ir/Diagnostic.h"
+#include "ir/Tensor.h"
+#include "ir/Stmt.h"
 
 #include <map>
 #include <optional>

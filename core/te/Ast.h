@@ -1,7 +1,7 @@
 // The syntax tree of a TE script: the Python subset of DESIGN.md §1, every node with its location.
 #pragma once
 
-#include "te/Diagnostic.h"
+#include "ir/Diagnostic.h"
 
 #include <cstdint>
 #include <memory>

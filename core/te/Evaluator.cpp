@@ -2,8 +2,8 @@
 // script can hold is a Value; every mistake is a UserError at the offending place.
 #include "te/Ast.h"
 #include "te/Program.h"
-#include "tir/Analyzer.h"
-#include "tir/IRUtil.h"
+#include "ir/Analyzer.h"
+#include "ir/IRUtil.h"
 
 #include <algorithm>
 #include <cmath>

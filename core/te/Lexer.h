@@ -3,7 +3,7 @@
 #pragma once
 
 #include "te/Ast.h"
-#include "te/Diagnostic.h"
+#include "ir/Diagnostic.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -3,8 +3,8 @@
 #pragma once
 
 #include "schedule/Schedule.h"
-#include "te/Diagnostic.h"
-#include "te/Tensor.h"
+#include "ir/Diagnostic.h"
+#include "ir/Tensor.h"
 
 #include <cstdint>
 #include <map>

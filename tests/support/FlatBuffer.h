@@ -1,7 +1,7 @@
 // A one-dimensional buffer with storage of its own, for tests that build TIR by hand.
 #pragma once
 
-#include "tir/Expr.h"
+#include "ir/Expr.h"
 
 #include <cstdint>
 #include <memory>

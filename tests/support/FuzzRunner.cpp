@@ -1,8 +1,10 @@
 #include "FuzzRunner.h"
 
-#include "codegen/Runner.h"
+#include "support/TestJit.h"
+
+#include "runtime/Runner.h"
 #include "te/Program.h"
-#include "tir/Lower.h"
+#include "lower/Lower.h"
 
 #include <chrono>
 #include <csignal>
@@ -136,7 +138,7 @@ CaseOutcome runScriptChecked(const std::string& script, int optLevel)
     const bool ok = evaluates(script, &eval, &out);
     out.evaluateMs = msSince(t0);
     if (!ok) return out;
-    RunConfig config;
+    RunConfig config = testRunConfig();
     config.optLevel = optLevel;
     config.symbols = scriptSymbols(script);
     for (const Variant& v : eval.program.variants) {

@@ -8,8 +8,12 @@
 #include "views/LadderModel.h"
 #include "views/LoopNestView.h"
 #include "worker/WorkerClient.h"
+#include "app/RunShell.h"
 
 #include <QAbstractButton>
+#include <QApplication>
+#include <QMenu>
+#include <QTimer>
 #include <QPushButton>
 #include <QDockWidget>
 #include <QFile>
@@ -25,6 +29,8 @@
 #include <QTableView>
 
 using namespace loopscope;
+using loopscope::testing::RunResult;
+using loopscope::testing::runShell;
 
 namespace {
 
@@ -285,6 +291,69 @@ private slots:
         w.runLadder();
         QVERIFY(awaitLadder(w));
         QVERIFY(w.ladderModel()->resultOf(0).has_value());
+    }
+
+    void theWindowsExportsAreTheCommandLineToolsOwn()
+    {
+        // opt_gemm at a small size, saved where the command-line tool can read it.
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("opt_gemm.py"));
+        {
+            QFile in(QStringLiteral(LOOPSCOPE_SOURCE_DIR "/samples/opt_gemm.py"));
+            QVERIFY(in.open(QIODevice::ReadOnly));
+            QString text = QString::fromUtf8(in.readAll());
+            for (auto p : {QStringLiteral("M"), QStringLiteral("K"), QStringLiteral("N")})
+                text.replace(p + QStringLiteral(" = 1024"), p + QStringLiteral(" = 64"));
+            QFile out(path);
+            QVERIFY(out.open(QIODevice::WriteOnly));
+            out.write(text.toUtf8());
+        }
+        MainWindow w;
+        useBuiltWorker(w);
+        QVERIFY(w.openFile(path));
+        QVERIFY(awaitAnalysis(w));
+        w.selectVariant(QStringLiteral("parallel"));
+        QVERIFY(awaitAnalysis(w));
+        QMenu* exportMenu = nullptr;
+        for (QMenu* m : w.findChildren<QMenu*>())
+            if (m->title().contains(QStringLiteral("Export"))) exportMenu = m;
+        QVERIFY(exportMenu);
+        const QStringList formats{QStringLiteral("tvm"), QStringLiteral("c"), QStringLiteral("llvm"), QStringLiteral("asm")};
+        QCOMPARE(exportMenu->actions().size(), formats.size());
+        for (int k = 0; k < formats.size(); ++k) {
+            // The export dialog is modal: read its text and close it when it shows.
+            QString shown, title;
+            QTimer poll;
+            poll.setInterval(20);
+            connect(&poll, &QTimer::timeout, [&] {
+                QWidget* modal = QApplication::activeModalWidget();
+                if (!modal) return;
+                if (auto* view = modal->findChild<QPlainTextEdit*>()) shown = view->toPlainText();
+                title = modal->windowTitle();
+                modal->close();
+            });
+            poll.start();
+            exportMenu->actions()[k]->trigger();
+            QTRY_VERIFY_WITH_TIMEOUT(!shown.isEmpty(), 30000);
+            poll.stop();
+            RunResult cli = runShell(std::string(LOOPSCOPE_CLI) + " export '" + path.toStdString() +
+                                     "' --variant parallel --format " + formats[k].toStdString());
+            QCOMPARE(cli.exitCode, 0);
+            QCOMPARE(shown, QString::fromStdString(cli.output));
+            if (formats[k] == QStringLiteral("c")) {
+                // Named after the script's function (tvm.build(..., name="mmult")), not "main"; and
+                // it compiles.
+                QVERIFY2(shown.contains(QStringLiteral("void mmult(float*")), qPrintable(shown.left(2000)));
+                const QString c = dir.filePath(QStringLiteral("parallel.c"));
+                QFile f(c);
+                QVERIFY(f.open(QIODevice::WriteOnly));
+                f.write(shown.toUtf8());
+                f.close();
+                RunResult cc = runShell("gcc -std=c11 -O2 -fopenmp -Wall -Werror -c -o '" + dir.filePath(QStringLiteral("parallel.o")).toStdString() +
+                                        "' '" + c.toStdString() + "' 2>&1");
+                QVERIFY2(cc.exitCode == 0, cc.output.c_str());
+            }
+        }
     }
 
     void anUnsavedTextIsOfferedAfterACrash()

@@ -5,10 +5,12 @@ if(TARGET loopscope-worker)
   add_executable(loopscope_mainwindow_tests widgets/MainWindowTest.cpp)
   set_target_properties(loopscope_mainwindow_tests PROPERTIES AUTOMOC ON)
   target_link_libraries(loopscope_mainwindow_tests PRIVATE loopscope_widgets Qt6::Test loopscope_warnings)
+  target_include_directories(loopscope_mainwindow_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
   target_compile_definitions(loopscope_mainwindow_tests PRIVATE
     LOOPSCOPE_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
-    LOOPSCOPE_WORKER="$<TARGET_FILE:loopscope-worker>")
-  add_dependencies(loopscope_mainwindow_tests loopscope-worker)
+    LOOPSCOPE_WORKER="$<TARGET_FILE:loopscope-worker>"
+    LOOPSCOPE_CLI="$<TARGET_FILE:loopscope-cli>")
+  add_dependencies(loopscope_mainwindow_tests loopscope-worker loopscope-cli)
   add_test(NAME MainWindow COMMAND loopscope_mainwindow_tests)
   set_tests_properties(MainWindow PROPERTIES ENVIRONMENT "QT_QPA_PLATFORM=offscreen" TIMEOUT 300)
 endif()

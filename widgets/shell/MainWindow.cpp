@@ -6,10 +6,8 @@
 #include "editor/EditorPane.h"
 #include "editor/SchedulePanel.h"
 #include "editor/StatementWriter.h"
-#include "export/CSource.h"
-#include "export/TvmScript.h"
 #include "shell/RecoveryStore.h"
-#include "tir/Lower.h"
+#include "lower/Lower.h"
 #include "views/CodeView.h"
 #include "views/LadderModel.h"
 #include "views/LadderView.h"
@@ -466,9 +464,8 @@ void MainWindow::onWorkerFinished(int id, const QJsonObject& r)
             QMessageBox::warning(this, tr("Export"), r.value(QStringLiteral("message")).toString());
             return;
         }
-        bool asmFormat = r.value(QStringLiteral("format")).toString() == QStringLiteral("asm");
         showExportDialog(m_variant, r.value(QStringLiteral("text")).toString(),
-                         m_variant + (asmFormat ? QStringLiteral(".s") : QStringLiteral(".ll")));
+                         r.value(QStringLiteral("function")).toString() + r.value(QStringLiteral("suffix")).toString());
         return;
     }
     if (id == m_codeRequest) {
@@ -734,39 +731,21 @@ void MainWindow::exportVariant(const QString& format)
 {
     const VariantView* v = variantView();
     if (!v) return;
-    EvalResult r = evaluateScript(m_editor->text().toStdString());
-    const Variant* variant = r.ok ? r.program.findVariant(v->name) : nullptr;
-    if (!variant) {
-        QMessageBox::warning(this, tr("Export"), tr("The script has an error; fix it before exporting."));
+    if (m_exploration && !m_exploration->ok) {
+        QMessageBox::warning(this, tr("Export"),
+                             tr("The script has an error at line %1; fix it before exporting.").arg(m_exploration->error.loc.line));
         return;
     }
-    QString text, suffix;
-    try {
-        if (format == QStringLiteral("tvm")) {
-            text = q(exportTvmScript(m_editor->text().toStdString(), r.program, *variant));
-            suffix = QStringLiteral(".py");
-        } else {
-            LoweredFunc f = lowerSchedule(variant->schedule(), variant->args, variant->funcName);
-            if (format == QStringLiteral("c")) {
-                text = q(exportCSource(f.func, variant->name));
-                suffix = QStringLiteral(".c");
-            } else {
-                // LLVM IR and assembly come from the worker (the app links no LLVM).
-                int id = m_worker->submitFirst(QJsonObject{{QStringLiteral("cmd"), QStringLiteral("emit")},
-                                                      {QStringLiteral("script"), m_editor->text()},
-                                                      {QStringLiteral("variant"), m_variant},
-                                                      {QStringLiteral("step"), -1},
-                                                      {QStringLiteral("format"), format}});
-                m_exportRequest = id;
-                statusBar()->showMessage(tr("Generating %1…").arg(format), 5000);
-                return;
-            }
-        }
-    } catch (const UserError& e) {
-        QMessageBox::warning(this, tr("Export"), q(e.message()));
-        return;
-    }
-    showExportDialog(q(v->name), text, q(v->name) + suffix);
+    // Every format comes from the worker, through the command-line tool's export code (the
+    // window links no code generator).
+    int id = m_worker->submitFirst(QJsonObject{{QStringLiteral("cmd"), QStringLiteral("emit")},
+                                               {QStringLiteral("script"), m_editor->text()},
+                                               {QStringLiteral("variant"), m_variant},
+                                               {QStringLiteral("step"), -1},
+                                               {QStringLiteral("format"), format},
+                                               {QStringLiteral("source"), QFileInfo(m_path).fileName()}});
+    m_exportRequest = id;
+    statusBar()->showMessage(tr("Exporting %1 as %2…").arg(m_variant, format), 5000);
 }
 
 void MainWindow::showExportDialog(const QString& variant, const QString& text, const QString& suggestedName)

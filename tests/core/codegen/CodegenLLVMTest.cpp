@@ -4,13 +4,14 @@
 // become memcpy calls, a loop is versioned on the `likely` guards it cannot change, index
 // arithmetic over non-negative terms carries nuw, and a parallel body is its own (not inlined)
 // function, and the packed entry calls the function rather than holding a copy of it.
+#include "support/TestJit.h"
 #include "codegen/Codegen.h"
 #include "codegen/InvariantLoads.h"
-#include "codegen/Runner.h"
+#include "runtime/Runner.h"
 #include "te/Program.h"
-#include "tir/Lower.h"
-#include "tir/IRMutator.h"
-#include "tir/Printer.h"
+#include "lower/Lower.h"
+#include "ir/IRMutator.h"
+#include "ir/Printer.h"
 
 #include "support/FlatBuffer.h"
 #include "support/Occurrences.h"
@@ -154,7 +155,7 @@ std::string unoptimizedIr(const PrimFunc& f) { return emitCode(f, EmitKind::Unop
 
 void expectRight(const Compiled& c)
 {
-    auto run = PreparedRun::prepare(c.program, *c.variant, RunConfig{});
+    auto run = PreparedRun::prepare(c.program, *c.variant, testRunConfig());
     run->run();
     for (auto& out : run->check()) EXPECT_TRUE(out.result.ok) << out.tensor << ": " << out.result.firstMismatch;
 }
@@ -240,7 +241,7 @@ s[C].reorder(i, jo, jio, k, jii)
     // over the reduction loop), so the last block's full panel runs without it too.
     EXPECT_EQ(occurrences(before, "\nguards_hold"), 3u) << before;
 
-    auto kernel = compileKernel(f);
+    auto kernel = testJit().compile(f);
     std::vector<float> a(4 * 16), b(16 * 60), c(4 * 60, -1.0f);
     for (std::size_t x = 0; x < a.size(); ++x) a[x] = static_cast<float>(x % 7) - 3.0f;
     for (std::size_t x = 0; x < b.size(); ++x) b[x] = static_cast<float>(x % 5) - 2.0f;
@@ -394,7 +395,7 @@ s = te.create_schedule(D.op)
 )");
     ASSERT_TRUE(r.ok) << r.error.message;
     const Variant& v = r.program.variants.front();
-    auto kernel = compileKernel(lowerSchedule(v.schedule(), v.args, v.funcName).func);
+    auto kernel = testJit().compile(lowerSchedule(v.schedule(), v.args, v.funcName).func);
     // (1 + 2^-12)^2 - 1 is 2^-11 + 2^-24 exactly; rounding the product first loses the 2^-24.
     const float a = 1.0f + std::ldexp(1.0f, -12);
     std::vector<float> av(64, a), bv(64, a), cv(64, -1.0f), dv(64, 0.0f);
@@ -440,7 +441,7 @@ s[B].parallel(B.op.axis[0])
 )");
     ASSERT_TRUE(r.ok) << r.error.message;
     const Variant& v = r.program.variants.front();
-    auto kernel = compileKernel(lowerSchedule(v.schedule(), v.args, v.funcName).func);
+    auto kernel = testJit().compile(lowerSchedule(v.schedule(), v.args, v.funcName).func);
     std::vector<float> a(1000), b(1000, 0.0f);
     for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(i);
     void* buffers[] = {a.data(), b.data()};
@@ -466,7 +467,7 @@ TEST(CodegenLLVM, LanesAGuardDependsOnRunOnVectorsUnderMasks)
     EXPECT_EQ(occurrences(before, "call <32 x float> @llvm.masked.load.v32f32.p0("), 2u) << before;
     EXPECT_EQ(before.find("for_j_inner_s"), std::string::npos) << before;
 
-    auto kernel = compileKernel(c.func);
+    auto kernel = testJit().compile(c.func);
     const int n = 64, kk = 16;
     std::vector<float> a(n * kk), b(kk * n), out(n * n + 24, -7.0f);
     for (std::size_t x = 0; x < a.size(); ++x) a[x] = static_cast<float>(x % 7) - 3.0f;
@@ -495,7 +496,7 @@ TEST(CodegenLLVM, LanesThatReadEachOthersResultsStayALoop)
     PrimFunc f{"chain", {a}, loop};
     std::string before = unoptimizedIr(f);
     EXPECT_EQ(before.find("llvm.masked"), std::string::npos) << before;
-    auto kernel = compileKernel(f);
+    auto kernel = testJit().compile(f);
     std::vector<float> data(16, 0.0f);
     data[0] = 1.0f;
     void* buffers[] = {data.data()};
@@ -625,7 +626,7 @@ TEST(CodegenLLVM, AStridedVectorLoadIsAGatherWhereGathersAreFast)
     std::string avx2 = emitCode(f, EmitKind::UnoptimizedLLVMIR, "llvm -mcpu=znver3");
     EXPECT_EQ(avx2.find("gather"), std::string::npos) << avx2;
     EXPECT_EQ(occurrences(avx2, "load float"), 16u) << avx2;
-    auto kernel = compileKernel(f);
+    auto kernel = testJit().compile(f);
     std::vector<float> in(64), out(16, 0.0f);
     for (int x = 0; x < 64; ++x) in[x] = static_cast<float>(x);
     void* buffers[] = {in.data(), out.data()};
@@ -647,7 +648,7 @@ TEST(CodegenLLVM, LanesReadingOneAddressLoadItOnce)
         EXPECT_EQ(occurrences(ir, "load float"), 2u) << ir;
         EXPECT_EQ(ir.find("gather"), std::string::npos) << ir;
     }
-    auto kernel = compileKernel(f);
+    auto kernel = testJit().compile(f);
     std::vector<float> in(64), out(32, 0.0f);
     for (int x = 0; x < 64; ++x) in[x] = static_cast<float>(x);
     void* buffers[] = {in.data(), out.data()};
@@ -674,7 +675,7 @@ TEST(CodegenLLVM, GemmBestsLocalWriteCacheEndsUpInRegisters)
     EXPECT_EQ(occurrences(ir, " = alloca "), 2u) << ir;
     EXPECT_NE(ir.find("alloca [12288 x float]"), std::string::npos) << ir;
     EXPECT_EQ(occurrences(ir, "phi <16 x float>"), 4u) << ir;
-    auto run = PreparedRun::prepare(r.program, v, RunConfig{});
+    auto run = PreparedRun::prepare(r.program, v, testRunConfig());
     run->run();
     for (auto& out : run->check()) EXPECT_TRUE(out.result.ok) << out.tensor << ": " << out.result.firstMismatch;
 }
@@ -689,7 +690,7 @@ TEST(CodegenLLVM, ARunNotesATargetOnlyWhenItIsNotTheHost)
                                       "s = te.create_schedule(B.op)\n"
                                       "f = tvm.build(s, [A, B], target=\"" + target + "\")\n");
         EXPECT_TRUE(r.ok) << r.error.message;
-        auto run = PreparedRun::prepare(r.program, r.program.variants.front(), RunConfig{});
+        auto run = PreparedRun::prepare(r.program, r.program.variants.front(), testRunConfig());
         return run->notes();
     };
     const std::string host = hostTarget().cpu;

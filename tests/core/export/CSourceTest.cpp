@@ -8,8 +8,8 @@
 #include "runtime/Check.h"
 #include "runtime/Reference.h"
 #include "te/Program.h"
-#include "tir/Lower.h"
-#include "tir/Printer.h"
+#include "lower/Lower.h"
+#include "ir/Printer.h"
 
 #include "support/FlatBuffer.h"
 

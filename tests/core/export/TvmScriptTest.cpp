@@ -3,8 +3,8 @@
 // variant in the original script; the rest is TVM's build, check and timing code.
 #include "export/TvmScript.h"
 #include "te/Ast.h"
-#include "tir/Lower.h"
-#include "tir/Printer.h"
+#include "lower/Lower.h"
+#include "ir/Printer.h"
 
 #include "support/Occurrences.h"
 

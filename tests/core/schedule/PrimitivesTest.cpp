@@ -1,8 +1,8 @@
 // Each schedule primitive's effect on the loop structure: the loops of the lowered program
 // (pre-order, "name extent kind"), read straight from the IR.
 #include "te/Program.h"
-#include "tir/IRMutator.h"
-#include "tir/Lower.h"
+#include "ir/IRMutator.h"
+#include "lower/Lower.h"
 
 #include <gtest/gtest.h>
 

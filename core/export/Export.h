@@ -1,0 +1,39 @@
+// One variant exported in any format, the one code path the command-line tool and the window
+// (through the worker) share: a standalone TVM script, C source, LLVM IR, assembly, or an object
+// file with its C header.
+#pragma once
+
+#include "te/Program.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace loopscope {
+
+struct ExportOptions {
+    std::string format;      // "tvm", "c", "llvm", "asm" or "obj"
+    std::string target;      // overrides the variant's target (LLVM IR, assembly, objects, tvm)
+    std::string sourceName;  // the script's file name, named in the exported text
+    std::map<std::string, std::int64_t> symbols;  // values of symbolic sizes (tvm format)
+    int step = -1;           // the variant's step (-1: after its last); not for tvm
+};
+
+struct ExportResult {
+    std::string text;      // the export (an object's bytes for obj)
+    std::string header;    // obj: the C header with the typed function's prototype
+    std::string function;  // the exported function's name (tvm.build's name=, else the variant's)
+    std::string suffix;    // ".py", ".c", ".ll", ".s" or ".o"
+    bool binary = false;
+};
+
+// The formats, in the order menus list them.
+inline constexpr const char* kExportFormats[] = {"tvm", "c", "llvm", "asm", "obj"};
+
+// Throws UserError for a problem of the script (located), CodegenError when the target is not one
+// code can be generated for or the variant cannot be expressed in the format, and
+// std::invalid_argument for an unknown format.
+ExportResult exportVariant(const std::string& scriptText, const Program& program, const Variant& variant,
+                           const ExportOptions& options);
+
+}  // namespace loopscope

@@ -1,0 +1,308 @@
+#include "ir/IRMutator.h"
+
+#include "ir/Diagnostic.h"
+
+namespace loopscope {
+
+// ---- IRVisitor ----
+
+void IRVisitor::visit(const Expr& e)
+{
+    if (!e.defined()) return;
+    switch (e.kind()) {
+    case ExprKind::IntImm:
+    case ExprKind::FloatImm:
+    case ExprKind::StringImm:
+    case ExprKind::Var: visitLeaf(e); return;
+    case ExprKind::Not: visitNot(e.as<NotNode>()); return;
+    case ExprKind::Select: visitSelect(e.as<SelectNode>()); return;
+    case ExprKind::Cast: visitCast(e.as<CastNode>()); return;
+    case ExprKind::Call: visitCall(e.as<CallNode>()); return;
+    case ExprKind::TensorLoad: visitTensorLoad(e.as<TensorLoadNode>()); return;
+    case ExprKind::BufferLoad: visitBufferLoad(e.as<BufferLoadNode>()); return;
+    case ExprKind::Ramp: visitRamp(e.as<RampNode>()); return;
+    case ExprKind::Broadcast: visitBroadcast(e.as<BroadcastNode>()); return;
+    case ExprKind::Let: visitLet(e.as<LetNode>()); return;
+    case ExprKind::Reduce: visitReduce(e.as<ReduceNode>()); return;
+    default: visitBinary(e.as<BinaryNode>()); return;
+    }
+}
+
+void IRVisitor::visit(const Stmt& s)
+{
+    if (!s.defined()) return;
+    switch (s.kind()) {
+    case StmtKind::For: visitFor(s.as<ForNode>()); return;
+    case StmtKind::TensorStore: visitTensorStore(s.as<TensorStoreNode>()); return;
+    case StmtKind::BufferStore: visitBufferStore(s.as<BufferStoreNode>()); return;
+    case StmtKind::Realize: visitRealize(s.as<RealizeNode>()); return;
+    case StmtKind::Allocate: visitAllocate(s.as<AllocateNode>()); return;
+    case StmtKind::LetStmt: visitLetStmt(s.as<LetStmtNode>()); return;
+    case StmtKind::IfThenElse: visitIfThenElse(s.as<IfThenElseNode>()); return;
+    case StmtKind::Seq: visitSeq(s.as<SeqNode>()); return;
+    case StmtKind::Attr: visitAttr(s.as<AttrNode>()); return;
+    case StmtKind::Evaluate: visitEvaluate(s.as<EvaluateNode>()); return;
+    }
+}
+
+void IRVisitor::visitBinary(const BinaryNode* op) { visit(op->a); visit(op->b); }
+void IRVisitor::visitNot(const NotNode* op) { visit(op->a); }
+void IRVisitor::visitSelect(const SelectNode* op) { visit(op->cond); visit(op->t); visit(op->f); }
+void IRVisitor::visitCast(const CastNode* op) { visit(op->value); }
+void IRVisitor::visitCall(const CallNode* op) { for (auto& a : op->args) visit(a); }
+void IRVisitor::visitTensorLoad(const TensorLoadNode* op) { for (auto& i : op->indices) visit(i); }
+void IRVisitor::visitBufferLoad(const BufferLoadNode* op) { for (auto& i : op->indices) visit(i); }
+void IRVisitor::visitRamp(const RampNode* op) { visit(op->base); visit(op->stride); }
+void IRVisitor::visitBroadcast(const BroadcastNode* op) { visit(op->value); }
+void IRVisitor::visitLet(const LetNode* op) { visit(op->value); visit(op->body); }
+void IRVisitor::visitReduce(const ReduceNode* op) { visit(op->source); visit(op->condition); }
+
+void IRVisitor::visitFor(const ForNode* op) { visit(op->min); visit(op->extent); visit(op->body); }
+void IRVisitor::visitTensorStore(const TensorStoreNode* op)
+{
+    for (auto& i : op->indices) visit(i);
+    visit(op->value);
+}
+void IRVisitor::visitBufferStore(const BufferStoreNode* op)
+{
+    for (auto& i : op->indices) visit(i);
+    visit(op->value);
+}
+void IRVisitor::visitRealize(const RealizeNode* op)
+{
+    for (auto& r : op->bounds) { visit(r.min); visit(r.extent); }
+    visit(op->body);
+}
+void IRVisitor::visitAllocate(const AllocateNode* op) { visit(op->body); }
+void IRVisitor::visitLetStmt(const LetStmtNode* op) { visit(op->value); visit(op->body); }
+void IRVisitor::visitIfThenElse(const IfThenElseNode* op)
+{
+    visit(op->cond);
+    visit(op->thenCase);
+    visit(op->elseCase);
+}
+void IRVisitor::visitSeq(const SeqNode* op) { for (auto& s : op->stmts) visit(s); }
+void IRVisitor::visitAttr(const AttrNode* op) { visit(op->value); visit(op->body); }
+void IRVisitor::visitEvaluate(const EvaluateNode* op) { visit(op->value); }
+
+// ---- IRMutator ----
+
+Expr IRMutator::mutate(const Expr& e)
+{
+    if (!e.defined()) return e;
+    switch (e.kind()) {
+    case ExprKind::IntImm:
+    case ExprKind::FloatImm:
+    case ExprKind::StringImm:
+    case ExprKind::Var: return visitLeaf(e);
+    case ExprKind::Not: return visitNot(e.as<NotNode>(), e);
+    case ExprKind::Select: return visitSelect(e.as<SelectNode>(), e);
+    case ExprKind::Cast: return visitCast(e.as<CastNode>(), e);
+    case ExprKind::Call: return visitCall(e.as<CallNode>(), e);
+    case ExprKind::TensorLoad: return visitTensorLoad(e.as<TensorLoadNode>(), e);
+    case ExprKind::BufferLoad: return visitBufferLoad(e.as<BufferLoadNode>(), e);
+    case ExprKind::Ramp: return visitRamp(e.as<RampNode>(), e);
+    case ExprKind::Broadcast: return visitBroadcast(e.as<BroadcastNode>(), e);
+    case ExprKind::Let: return visitLet(e.as<LetNode>(), e);
+    case ExprKind::Reduce: return visitReduce(e.as<ReduceNode>(), e);
+    default: return visitBinary(e.as<BinaryNode>(), e);
+    }
+}
+
+Stmt IRMutator::mutate(const Stmt& s)
+{
+    if (!s.defined()) return s;
+    switch (s.kind()) {
+    case StmtKind::For: return visitFor(s.as<ForNode>(), s);
+    case StmtKind::TensorStore: return visitTensorStore(s.as<TensorStoreNode>(), s);
+    case StmtKind::BufferStore: return visitBufferStore(s.as<BufferStoreNode>(), s);
+    case StmtKind::Realize: return visitRealize(s.as<RealizeNode>(), s);
+    case StmtKind::Allocate: return visitAllocate(s.as<AllocateNode>(), s);
+    case StmtKind::LetStmt: return visitLetStmt(s.as<LetStmtNode>(), s);
+    case StmtKind::IfThenElse: return visitIfThenElse(s.as<IfThenElseNode>(), s);
+    case StmtKind::Seq: return visitSeq(s.as<SeqNode>(), s);
+    case StmtKind::Attr: return visitAttr(s.as<AttrNode>(), s);
+    case StmtKind::Evaluate: return visitEvaluate(s.as<EvaluateNode>(), s);
+    }
+    return s;
+}
+
+std::vector<Expr> IRMutator::mutate(const std::vector<Expr>& es, bool* changed)
+{
+    std::vector<Expr> out;
+    out.reserve(es.size());
+    for (auto& e : es) {
+        out.push_back(mutate(e));
+        if (!out.back().same(e)) *changed = true;
+    }
+    return out;
+}
+
+Expr IRMutator::visitBinary(const BinaryNode* op, const Expr& self)
+{
+    Expr a = mutate(op->a), b = mutate(op->b);
+    if (a.same(op->a) && b.same(op->b)) return self;
+    return makeBinary(op->kind, a, b);
+}
+
+Expr IRMutator::visitNot(const NotNode* op, const Expr& self)
+{
+    Expr a = mutate(op->a);
+    return a.same(op->a) ? self : makeNot(a);
+}
+
+Expr IRMutator::visitSelect(const SelectNode* op, const Expr& self)
+{
+    Expr c = mutate(op->cond), t = mutate(op->t), f = mutate(op->f);
+    if (c.same(op->cond) && t.same(op->t) && f.same(op->f)) return self;
+    return makeSelect(c, t, f);
+}
+
+Expr IRMutator::visitCast(const CastNode* op, const Expr& self)
+{
+    Expr v = mutate(op->value);
+    return v.same(op->value) ? self : makeCast(op->type, v);
+}
+
+Expr IRMutator::visitCall(const CallNode* op, const Expr& self)
+{
+    bool changed = false;
+    auto args = mutate(op->args, &changed);
+    if (!changed) return self;
+    DataType t = op->type;
+    // A call's lanes follow its arguments (vectorized math).
+    for (auto& a : args)
+        if (a.type().lanes > t.lanes && op->op != CallOp::IfThenElse) t = t.withLanes(a.type().lanes);
+    if (op->op == CallOp::IfThenElse) t = args[1].type();
+    return makeCall(t, op->op, std::move(args));
+}
+
+Expr IRMutator::visitTensorLoad(const TensorLoadNode* op, const Expr& self)
+{
+    bool changed = false;
+    auto idx = mutate(op->indices, &changed);
+    return changed ? makeTensorLoad(op->tensor, std::move(idx)) : self;
+}
+
+Expr IRMutator::visitBufferLoad(const BufferLoadNode* op, const Expr& self)
+{
+    bool changed = false;
+    auto idx = mutate(op->indices, &changed);
+    return changed ? makeBufferLoad(op->buffer, std::move(idx)) : self;
+}
+
+Expr IRMutator::visitRamp(const RampNode* op, const Expr& self)
+{
+    Expr b = mutate(op->base), s = mutate(op->stride);
+    if (b.same(op->base) && s.same(op->stride)) return self;
+    return makeRamp(b, s, op->lanes);
+}
+
+Expr IRMutator::visitBroadcast(const BroadcastNode* op, const Expr& self)
+{
+    Expr v = mutate(op->value);
+    return v.same(op->value) ? self : makeBroadcast(v, op->lanes);
+}
+
+Expr IRMutator::visitLet(const LetNode* op, const Expr& self)
+{
+    Expr v = mutate(op->value), b = mutate(op->body);
+    if (v.same(op->value) && b.same(op->body)) return self;
+    return makeLet(op->var, v, b);
+}
+
+Expr IRMutator::visitReduce(const ReduceNode* op, const Expr& self)
+{
+    Expr s = mutate(op->source), c = mutate(op->condition);
+    if (s.same(op->source) && c.same(op->condition)) return self;
+    return makeReduce(op->op, s, op->axes, c);
+}
+
+Stmt IRMutator::visitFor(const ForNode* op, const Stmt& self)
+{
+    Expr mn = mutate(op->min), ext = mutate(op->extent);
+    Stmt body = mutate(op->body);
+    if (mn.same(op->min) && ext.same(op->extent) && body.same(op->body)) return self;
+    return remakeFor(op, mn, ext, body);
+}
+
+Stmt IRMutator::visitTensorStore(const TensorStoreNode* op, const Stmt& self)
+{
+    bool changed = false;
+    auto idx = mutate(op->indices, &changed);
+    Expr v = mutate(op->value);
+    if (!changed && v.same(op->value)) return self;
+    return makeTensorStore(op->tensor, std::move(idx), v);
+}
+
+Stmt IRMutator::visitBufferStore(const BufferStoreNode* op, const Stmt& self)
+{
+    bool changed = false;
+    auto idx = mutate(op->indices, &changed);
+    Expr v = mutate(op->value);
+    if (!changed && v.same(op->value)) return self;
+    return makeBufferStore(op->buffer, std::move(idx), v);
+}
+
+Stmt IRMutator::visitRealize(const RealizeNode* op, const Stmt& self)
+{
+    bool changed = false;
+    std::vector<Range> bounds;
+    for (auto& r : op->bounds) {
+        Range m{mutate(r.min), mutate(r.extent)};
+        if (!m.min.same(r.min) || !m.extent.same(r.extent)) changed = true;
+        bounds.push_back(m);
+    }
+    Stmt body = mutate(op->body);
+    if (!changed && body.same(op->body)) return self;
+    return makeRealize(op->tensor, std::move(bounds), op->scope, body);
+}
+
+Stmt IRMutator::visitAllocate(const AllocateNode* op, const Stmt& self)
+{
+    Stmt body = mutate(op->body);
+    return body.same(op->body) ? self : makeAllocate(op->buffer, body);
+}
+
+Stmt IRMutator::visitLetStmt(const LetStmtNode* op, const Stmt& self)
+{
+    Expr v = mutate(op->value);
+    Stmt b = mutate(op->body);
+    if (v.same(op->value) && b.same(op->body)) return self;
+    return makeLetStmt(op->var, v, b);
+}
+
+Stmt IRMutator::visitIfThenElse(const IfThenElseNode* op, const Stmt& self)
+{
+    Expr c = mutate(op->cond);
+    Stmt t = mutate(op->thenCase), e = mutate(op->elseCase);
+    if (c.same(op->cond) && t.same(op->thenCase) && e.same(op->elseCase)) return self;
+    return makeIfThenElse(c, t, e);
+}
+
+Stmt IRMutator::visitSeq(const SeqNode* op, const Stmt& self)
+{
+    bool changed = false;
+    std::vector<Stmt> out;
+    for (auto& s : op->stmts) {
+        out.push_back(mutate(s));
+        if (!out.back().same(s)) changed = true;
+    }
+    return changed ? makeSeq(std::move(out)) : self;
+}
+
+Stmt IRMutator::visitAttr(const AttrNode* op, const Stmt& self)
+{
+    Expr v = mutate(op->value);
+    Stmt b = mutate(op->body);
+    if (v.same(op->value) && b.same(op->body)) return self;
+    return makeAttr(op->key, op->target, v, b, op->ref);
+}
+
+Stmt IRMutator::visitEvaluate(const EvaluateNode* op, const Stmt& self)
+{
+    Expr v = mutate(op->value);
+    return v.same(op->value) ? self : makeEvaluate(v);
+}
+
+}  // namespace loopscope

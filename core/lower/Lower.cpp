@@ -1,0 +1,80 @@
+#include "lower/Lower.h"
+
+#include "schedule/Bound.h"
+#include "lower/ScheduleOps.h"
+#include "lower/passes/CommonSubexprElim.h"
+#include "lower/passes/HoistIfThenElse.h"
+#include "lower/passes/RemoveNoOp.h"
+#include "lower/passes/Simplify.h"
+#include "lower/passes/StorageFlatten.h"
+#include "lower/passes/StorageRewrite.h"
+#include "lower/passes/UnrollLoop.h"
+#include "lower/passes/VectorizeLoop.h"
+
+#include <chrono>
+
+namespace loopscope {
+
+namespace {
+
+class PassLog {
+public:
+    explicit PassLog(std::vector<PassSnapshot>& out) : m_out(out) {}
+
+    template <typename F>
+    Stmt run(const char* name, const Stmt& in, F&& pass)
+    {
+        auto t0 = std::chrono::steady_clock::now();
+        Stmt out = pass(in);
+        auto t1 = std::chrono::steady_clock::now();
+        m_out.push_back({name, out, !out.same(in),
+                         std::chrono::duration<double, std::milli>(t1 - t0).count()});
+        return out;
+    }
+
+private:
+    std::vector<PassSnapshot>& m_out;
+};
+
+}  // namespace
+
+LoweredFunc lowerSchedule(const Schedule& sch, const std::vector<Tensor>& args, const std::string& name)
+{
+    LoweredFunc out;
+    for (auto& a : args) {
+        const Stage* st = sch.find(a);
+        out.args.push_back(st ? st->op : a);
+    }
+    AlignMap aligns;
+    for (auto& st : sch.stages()) {
+        for (auto& a : st.aligns) {
+            for (std::size_t d = 0; d < st.op->axes.size(); ++d)
+                if (st.op->axes[d] == a.axis)
+                    aligns[st.op.get()].push_back({static_cast<int>(d), a.factor, a.offset});
+        }
+    }
+
+    PassLog log(out.passes);
+    EffectiveBodies bodies = inlineBodies(sch);
+    BoundInfo bounds = inferBound(sch, bodies);
+    Stmt s = log.run("ScheduleOps", Stmt(), [&](const Stmt&) { return scheduleOps(sch, bodies, bounds); });
+    out.structured = simplifyStmt(s);
+    // Storage flattening needs the argument buffers; it also produces the function's parameters.
+    s = log.run("StorageFlatten", s, [&](const Stmt& in) {
+        out.func = flattenStorage(in, out.args, aligns, name);
+        return out.func.body;
+    });
+    s = log.run("Simplify", s, simplifyStmt);
+    s = log.run("VectorizeLoop", s, vectorizeLoops);
+    s = log.run("StorageRewrite", s, rewriteStorage);
+    s = log.run("UnrollLoop", s, unrollLoops);
+    s = log.run("Simplify", s, simplifyStmt);
+    s = log.run("RemoveNoOp", s, removeNoOps);
+    // Guards hoist only after vectorizing, so a guard inside a vectorized loop scalarizes it.
+    s = log.run("HoistIfThenElse", s, hoistIfThenElse);
+    s = log.run("CommonSubexprElim", s, eliminateCommonSubexpressions);
+    out.func.body = s;
+    return out;
+}
+
+}  // namespace loopscope

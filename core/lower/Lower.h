@@ -1,0 +1,31 @@
+// The lowering pipeline, as one readable list of passes: schedule -> loop program -> the TIR TVM
+// prints, with a snapshot after every pass for the before/after views.
+#pragma once
+
+#include "schedule/Schedule.h"
+#include "ir/PrimFunc.h"
+
+#include <string>
+#include <vector>
+
+namespace loopscope {
+
+struct PassSnapshot {
+    std::string pass;
+    Stmt body;
+    bool changed = false;
+    double milliseconds = 0.0;
+};
+
+struct LoweredFunc {
+    PrimFunc func;  // the final program (TVM's simple_mode output)
+    Stmt structured;  // before flattening, vectorizing and unrolling: multi-dimensional accesses
+    std::vector<Tensor> args;  // the argument tensors (current operations), in order
+    std::vector<PassSnapshot> passes;
+};
+
+// Throws UserError for schedules that cannot be lowered, at the step responsible.
+LoweredFunc lowerSchedule(const Schedule& sch, const std::vector<Tensor>& args,
+                          const std::string& name = "main");
+
+}  // namespace loopscope

@@ -1,0 +1,14 @@
+// From a schedule to the first loop program: each stage's loop nest (reduction init and update,
+// guards for uneven splits), realized at the root or inside the loop it is computed at.
+#pragma once
+
+#include "schedule/Bound.h"
+#include "ir/Stmt.h"
+
+namespace loopscope {
+
+// Throws UserError, at the step responsible, for schedules that cannot be lowered (a vectorized
+// or unrolled loop whose extent is not a constant, an attach point that no longer exists).
+Stmt scheduleOps(const Schedule& sch, const EffectiveBodies& bodies, const BoundInfo& bounds);
+
+}  // namespace loopscope

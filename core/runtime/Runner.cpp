@@ -1,0 +1,112 @@
+#include "runtime/Runner.h"
+
+#include "runtime/FlopCount.h"
+#include "runtime/Reference.h"
+#include "ir/Analyzer.h"
+#include "ir/IRUtil.h"
+
+#include <chrono>
+
+namespace loopscope {
+
+namespace {
+
+double msSince(std::chrono::steady_clock::time_point t0)
+{
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::int64_t evalSize(const Expr& e, const SizeValues& symbols, const std::string& what)
+{
+    std::int64_t n;
+    if (!evaluateSize(e, symbols, &n))
+        throw UserError({}, "the size of " + what + " is not known");
+    if (n <= 0) throw UserError({}, what + " has " + std::to_string(n) + " elements along a dimension");
+    return n;
+}
+
+}  // namespace
+
+std::unique_ptr<PreparedRun> PreparedRun::prepare(const Program& program, const Variant& variant,
+                                                  const RunConfig& config, int step)
+{
+    LS_ASSERT(step < static_cast<int>(variant.snapshots.size()), "no such step");
+    const Schedule& schedule = step < 0 ? variant.schedule() : variant.snapshots[static_cast<std::size_t>(step)];
+    std::unique_ptr<PreparedRun> r(new PreparedRun());
+    r->m_variant = &variant;
+    r->m_seed = config.seed;
+    for (auto& sv : program.sizeVars) {
+        auto it = config.symbols.find(sv.name);
+        std::int64_t value = config.defaultSymbolValue;
+        if (it != config.symbols.end()) {
+            value = it->second;
+        } else {
+            r->m_notes.push_back("symbolic size " + sv.name + " = " + std::to_string(value) +
+                                 " (no --set " + sv.name + "=V given)");
+        }
+        r->m_symbols[sv.var.get()] = value;
+    }
+
+    // A target that amounts to the host (say -mcpu=znver3 on a Zen 3 with all its features) runs
+    // as it would be exported; anything else gets a note.
+    bool otherMachine;
+    try {
+        otherMachine = !targetIsHost(variant.target);
+    } catch (const CodegenError&) {
+        otherMachine = true;
+    }
+    if (otherMachine)
+        r->m_notes.push_back("target '" + variant.target + "' applies to exported code; this run is compiled for the host CPU");
+
+    auto t0 = std::chrono::steady_clock::now();
+    r->m_lowered = lowerSchedule(schedule, variant.args, variant.funcName);
+    r->m_lowerMs = msSince(t0);
+    t0 = std::chrono::steady_clock::now();
+    LS_ASSERT(config.jit, "a run needs a JIT to compile with (RunConfig::jit)");
+    r->m_kernel = config.jit->compile(r->m_lowered.func, config.optLevel);
+    r->m_compileMs = msSince(t0);
+
+    for (std::size_t i = 0; i < variant.args.size(); ++i) {
+        const Tensor& t = variant.args[i];
+        std::vector<std::int64_t> shape;
+        for (auto& s : t->shape) shape.push_back(evalSize(s, r->m_symbols, "tensor '" + t->name + "'"));
+        HostBuffer b(t->dtype, shape);
+        if (t->isPlaceholder()) b.fillRandom(config.seed * 7919 + i);
+        r->m_buffers.push_back(std::move(b));
+    }
+    for (auto& b : r->m_buffers) r->m_pointers.push_back(b.data());
+    for (auto& v : r->m_kernel->sizes()) {
+        auto it = r->m_symbols.find(v.get());
+        r->m_sizes.push_back(it == r->m_symbols.end() ? config.defaultSymbolValue : it->second);
+    }
+    r->m_flops = flopCount(variant.snapshots.front().outputs(), r->m_symbols);
+    return r;
+}
+
+void PreparedRun::run() const { m_kernel->run(m_pointers.data(), m_sizes.data()); }
+
+std::vector<OutputCheck> PreparedRun::check() const
+{
+    ReferenceEvaluator::Inputs inputs;
+    for (std::size_t i = 0; i < m_variant->args.size(); ++i)
+        if (m_variant->args[i]->isPlaceholder()) inputs[m_variant->args[i].get()] = &m_buffers[i];
+    ReferenceEvaluator reference(inputs, m_symbols);
+    std::vector<OutputCheck> out;
+    const auto& outputs = m_variant->snapshots.front().outputs();
+    for (std::size_t i = 0; i < m_variant->args.size(); ++i) {
+        const Tensor& t = m_variant->args[i];
+        if (t->isPlaceholder()) continue;
+        bool isOutput = std::find(outputs.begin(), outputs.end(), t) != outputs.end();
+        if (!isOutput) continue;
+        Tolerance tol = defaultTolerance(t->dtype);
+        out.push_back({t->name, checkOutput(reference, t, m_buffers[i], tol.rtol, tol.atol, m_seed)});
+    }
+    return out;
+}
+
+Measurement PreparedRun::benchmark(const BenchmarkOptions& options, const std::function<bool()>& cancelled) const
+{
+    return measure([this] { run(); }, options, cancelled);
+}
+
+}  // namespace loopscope

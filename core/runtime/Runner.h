@@ -1,0 +1,70 @@
+// Runs one variant of a program: lowers it, compiles it for the host, allocates and fills its
+// buffers with seeded random data, runs it, checks it against the reference interpreter and
+// times it.
+#pragma once
+
+#include "codegen/Codegen.h"
+#include "runtime/Benchmark.h"
+#include "runtime/Buffer.h"
+#include "runtime/Check.h"
+#include "runtime/FlopCount.h"
+#include "te/Program.h"
+#include "lower/Lower.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace loopscope {
+
+struct RunConfig {
+    std::map<std::string, std::int64_t> symbols;  // values of te.var sizes, by name
+    std::int64_t defaultSymbolValue = 1024;
+    std::uint64_t seed = 1;
+    int optLevel = 3;  // LLVM optimization level
+    Jit* jit = nullptr;  // compiles the kernel: required (see runtime/RuntimeJit.h)
+};
+
+struct OutputCheck {
+    std::string tensor;
+    CheckResult result;
+};
+
+class PreparedRun {
+public:
+    // Throws UserError (the schedule cannot be lowered) or CodegenError (cannot run on the CPU).
+    // `step`: which schedule of the variant to run (0: untransformed; -1: after its last step).
+    static std::unique_ptr<PreparedRun> prepare(const Program& program, const Variant& variant,
+                                                const RunConfig& config, int step = -1);
+
+    void run() const;
+    // Compares every output with the reference (run() first).
+    std::vector<OutputCheck> check() const;
+    Measurement benchmark(const BenchmarkOptions& options,
+                          const std::function<bool()>& cancelled = {}) const;
+
+    double flops() const { return m_flops; }
+    double lowerMs() const { return m_lowerMs; }
+    double compileMs() const { return m_compileMs; }
+    const LoweredFunc& lowered() const { return m_lowered; }
+    // Facts worth telling the user, e.g. a symbolic size that took its default value.
+    const std::vector<std::string>& notes() const { return m_notes; }
+    const std::vector<HostBuffer>& buffers() const { return m_buffers; }
+
+private:
+    PreparedRun() = default;
+
+    const Variant* m_variant = nullptr;
+    LoweredFunc m_lowered;
+    std::unique_ptr<JitKernel> m_kernel;
+    std::vector<HostBuffer> m_buffers;  // one per argument
+    std::vector<void*> m_pointers;
+    std::vector<std::int64_t> m_sizes;  // the kernel's size parameters
+    SizeValues m_symbols;
+    std::uint64_t m_seed = 1;
+    double m_flops = 0, m_lowerMs = 0, m_compileMs = 0;
+    std::vector<std::string> m_notes;
+};
+
+}  // namespace loopscope

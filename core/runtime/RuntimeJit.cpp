@@ -1,0 +1,17 @@
+#include "runtime/RuntimeJit.h"
+
+#include "runtime/ThreadPool.h"
+
+namespace loopscope {
+
+std::unique_ptr<Jit> createRuntimeJit()
+{
+    RuntimeEntries entries;
+    entries.parallelFor = &loopscope_parallel_for;
+    std::string error;
+    auto jit = Jit::create(entries, &error);
+    if (!jit) throw CodegenError(error);
+    return jit;
+}
+
+}  // namespace loopscope
