@@ -38,6 +38,7 @@ constexpr int kOk = 0;
 constexpr int kDocumentError = 1;
 constexpr int kUsage = 2;
 constexpr int kWrongNumbers = 3;
+constexpr int kInternalError = 70;  // a bug in Loopscope (EX_SOFTWARE)
 
 const char* kUsageText =
     "usage: loopscope-cli COMMAND FILE [options]\n"
@@ -695,5 +696,8 @@ int main(int argc, char** argv)
         std::cerr << "loopscope-cli: " << e.what() << "\n";
         if (e.showUsage) std::cerr << "\n" << kUsageText;
         return kUsage;
+    } catch (const InternalError& e) {
+        std::cerr << "loopscope-cli: " << e.what() << "\n(this is a bug in Loopscope, not in the script)\n";
+        return kInternalError;
     }
 }

@@ -286,6 +286,10 @@ void RequestHandler::handle(const json& request, const Emit& emit) const
         json result = errorResult("request", withoutExceptionTag(e.what()));
         if (!id.is_null()) result["id"] = id;
         emit(result);
+    } catch (const InternalError& e) {
+        json result = errorResult("internal", e.what());
+        if (!id.is_null()) result["id"] = id;
+        emit(result);
     } catch (const std::exception& e) {
         json result = errorResult("internal", std::string("internal error: ") + e.what());
         if (!id.is_null()) result["id"] = id;
@@ -332,6 +336,7 @@ json RequestHandler::measure(const json& request, const Progress& progress) cons
     bool corrupt = false, crash = false;
     std::int64_t sleepMs = 0;
     if (m_options.testing) {
+        LS_ASSERT(!boolField(request, "internal_error", false), "a testing hook asked for an internal error");
         corrupt = boolField(request, "corrupt_output", false);
         crash = boolField(request, "crash", false);
         sleepMs = intField(request, "sleep_ms", 0, 0);

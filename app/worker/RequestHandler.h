@@ -61,7 +61,8 @@ namespace loopscope::worker {
 constexpr int kProtocolVersion = 1;
 
 struct HandlerOptions {
-    // Honour the hidden debugging fields of "measure" (corrupt_output, crash, sleep_ms). The
+    // Honour the hidden debugging fields of "measure" (corrupt_output, crash, sleep_ms,
+    // internal_error: an internal invariant fails, as a bug in the core would). The
     // worker sets it only when the environment has LOOPSCOPE_WORKER_TESTING=1.
     bool testing = false;
 };

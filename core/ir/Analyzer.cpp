@@ -296,8 +296,8 @@ private:
         Linear diff = toLinear(makeBinary(ExprKind::Sub, a, b));
         ConstBound d = boundOfLinear(diff);
         bool isMin = k == ExprKind::Min;
-        if (d.hi != kPosInf && d.hi <= 0) return isMin ? a : b;  // a <= b
-        if (d.lo != kNegInf && d.lo >= 0) return isMin ? b : a;  // a >= b
+        if (d.hi <= 0) return isMin ? a : b;  // a <= b
+        if (d.lo >= 0) return isMin ? b : a;  // a >= b
         return e;
     }
 
@@ -401,20 +401,20 @@ private:
         ConstBound d = boundOfLinear(l);
         switch (k) {
         case ExprKind::LT:
-            if (d.hi != kPosInf && d.hi < 0) return makeBool(true);
-            if (d.lo != kNegInf && d.lo >= 0) return makeBool(false);
+            if (d.hi < 0) return makeBool(true);
+            if (d.lo >= 0) return makeBool(false);
             break;
         case ExprKind::LE:
-            if (d.hi != kPosInf && d.hi <= 0) return makeBool(true);
-            if (d.lo != kNegInf && d.lo > 0) return makeBool(false);
+            if (d.hi <= 0) return makeBool(true);
+            if (d.lo > 0) return makeBool(false);
             break;
         case ExprKind::GT:
-            if (d.lo != kNegInf && d.lo > 0) return makeBool(true);
-            if (d.hi != kPosInf && d.hi <= 0) return makeBool(false);
+            if (d.lo > 0) return makeBool(true);
+            if (d.hi <= 0) return makeBool(false);
             break;
         case ExprKind::GE:
-            if (d.lo != kNegInf && d.lo >= 0) return makeBool(true);
-            if (d.hi != kPosInf && d.hi < 0) return makeBool(false);
+            if (d.lo >= 0) return makeBool(true);
+            if (d.hi < 0) return makeBool(false);
             break;
         case ExprKind::EQ:
             if (d.isPoint()) return makeBool(d.lo == 0);

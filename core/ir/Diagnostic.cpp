@@ -1,7 +1,5 @@
 #include "ir/Diagnostic.h"
 
-#include <cstdio>
-#include <cstdlib>
 
 namespace loopscope {
 
@@ -18,8 +16,14 @@ std::string formatDiagnostic(const std::string& file, const Diagnostic& d)
 
 void internalError(const char* file, int line, const std::string& message)
 {
-    std::fprintf(stderr, "loopscope internal error at %s:%d: %s\n", file, line, message.c_str());
-    std::abort();
+    // The file as the project names it (core/..., app/...), not where it was built.
+    std::string where = file;
+    for (const char* top : {"/core/", "/app/", "/widgets/", "/tests/", "/bench/"})
+        if (auto at = where.rfind(top); at != std::string::npos) {
+            where = where.substr(at + 1);
+            break;
+        }
+    throw InternalError("internal error at " + where + ":" + std::to_string(line) + ": " + message);
 }
 
 }  // namespace loopscope

@@ -1,6 +1,7 @@
 // Source locations and user-facing diagnostics: the one error channel for mistakes in a TE script.
 #pragma once
 
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -37,12 +38,24 @@ private:
     std::string m_message;
 };
 
-// Internal invariant violated: a bug in Loopscope, not in the user's script.
+// An internal invariant did not hold: a bug in Loopscope, not in the user's script. Thrown by
+// LS_ASSERT; the command-line tool, the worker and the window catch it at their boundary and
+// report it (the worker answers with the error and lives on).
+class InternalError : public std::logic_error {
+public:
+    using std::logic_error::logic_error;
+};
+
 [[noreturn]] void internalError(const char* file, int line, const std::string& message);
 
 }  // namespace loopscope
 
-#define LS_ASSERT(cond, msg)                                                   \
-    do {                                                                       \
-        if (!(cond)) ::loopscope::internalError(__FILE__, __LINE__, (msg));    \
+// LS_ASSERT(cond, "message " << value << ...): the message is streamed, only when cond fails.
+#define LS_ASSERT(cond, msg)                                                                       \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            std::ostringstream ls_assert_message_;                                                 \
+            ls_assert_message_ << msg;                                                             \
+            ::loopscope::internalError(__FILE__, __LINE__, ls_assert_message_.str());              \
+        }                                                                                          \
     } while (0)

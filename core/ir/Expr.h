@@ -3,6 +3,7 @@
 #pragma once
 
 #include "ir/DataType.h"
+#include "ir/IRNodes.h"
 
 #include <cstdint>
 #include <memory>
@@ -11,40 +12,9 @@
 
 namespace loopscope {
 
+// Generated from the node list (ir/IRNodes.h): leaves, the binary operators, the other nodes.
 enum class ExprKind : std::uint8_t {
-    IntImm,
-    FloatImm,
-    StringImm,
-    Var,
-    // BinaryNode
-    Add,
-    Sub,
-    Mul,
-    Div,  // float division, or truncating integer division (T.truncdiv)
-    Mod,  // truncating integer remainder (T.truncmod)
-    FloorDiv,
-    FloorMod,
-    Min,
-    Max,
-    EQ,
-    NE,
-    LT,
-    LE,
-    GT,
-    GE,
-    And,
-    Or,
-    // others
-    Not,
-    Select,
-    Cast,
-    Call,
-    TensorLoad,
-    BufferLoad,
-    Ramp,
-    Broadcast,
-    Let,
-    Reduce,
+    LS_IR_LEAF_EXPRS(LS_IR_ENUMERATOR) LS_IR_BINARY_EXPRS(LS_IR_ENUMERATOR) LS_IR_NODE_EXPRS(LS_IR_ENUMERATOR)
 };
 
 struct ExprNode {

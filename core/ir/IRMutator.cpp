@@ -10,21 +10,14 @@ void IRVisitor::visit(const Expr& e)
 {
     if (!e.defined()) return;
     switch (e.kind()) {
-    case ExprKind::IntImm:
-    case ExprKind::FloatImm:
-    case ExprKind::StringImm:
-    case ExprKind::Var: visitLeaf(e); return;
-    case ExprKind::Not: visitNot(e.as<NotNode>()); return;
-    case ExprKind::Select: visitSelect(e.as<SelectNode>()); return;
-    case ExprKind::Cast: visitCast(e.as<CastNode>()); return;
-    case ExprKind::Call: visitCall(e.as<CallNode>()); return;
-    case ExprKind::TensorLoad: visitTensorLoad(e.as<TensorLoadNode>()); return;
-    case ExprKind::BufferLoad: visitBufferLoad(e.as<BufferLoadNode>()); return;
-    case ExprKind::Ramp: visitRamp(e.as<RampNode>()); return;
-    case ExprKind::Broadcast: visitBroadcast(e.as<BroadcastNode>()); return;
-    case ExprKind::Let: visitLet(e.as<LetNode>()); return;
-    case ExprKind::Reduce: visitReduce(e.as<ReduceNode>()); return;
-    default: visitBinary(e.as<BinaryNode>()); return;
+#define LS_IR_CASE(Kind) case ExprKind::Kind:
+        LS_IR_LEAF_EXPRS(LS_IR_CASE) visitLeaf(e); return;
+        LS_IR_BINARY_EXPRS(LS_IR_CASE) visitBinary(e.as<BinaryNode>()); return;
+#undef LS_IR_CASE
+#define LS_IR_CASE(Kind)                                                                           \
+    case ExprKind::Kind: visit##Kind(e.as<Kind##Node>()); return;
+        LS_IR_NODE_EXPRS(LS_IR_CASE)
+#undef LS_IR_CASE
     }
 }
 
@@ -32,16 +25,10 @@ void IRVisitor::visit(const Stmt& s)
 {
     if (!s.defined()) return;
     switch (s.kind()) {
-    case StmtKind::For: visitFor(s.as<ForNode>()); return;
-    case StmtKind::TensorStore: visitTensorStore(s.as<TensorStoreNode>()); return;
-    case StmtKind::BufferStore: visitBufferStore(s.as<BufferStoreNode>()); return;
-    case StmtKind::Realize: visitRealize(s.as<RealizeNode>()); return;
-    case StmtKind::Allocate: visitAllocate(s.as<AllocateNode>()); return;
-    case StmtKind::LetStmt: visitLetStmt(s.as<LetStmtNode>()); return;
-    case StmtKind::IfThenElse: visitIfThenElse(s.as<IfThenElseNode>()); return;
-    case StmtKind::Seq: visitSeq(s.as<SeqNode>()); return;
-    case StmtKind::Attr: visitAttr(s.as<AttrNode>()); return;
-    case StmtKind::Evaluate: visitEvaluate(s.as<EvaluateNode>()); return;
+#define LS_IR_CASE(Kind)                                                                           \
+    case StmtKind::Kind: visit##Kind(s.as<Kind##Node>()); return;
+        LS_IR_STMTS(LS_IR_CASE)
+#undef LS_IR_CASE
     }
 }
 
@@ -91,38 +78,26 @@ Expr IRMutator::mutate(const Expr& e)
 {
     if (!e.defined()) return e;
     switch (e.kind()) {
-    case ExprKind::IntImm:
-    case ExprKind::FloatImm:
-    case ExprKind::StringImm:
-    case ExprKind::Var: return visitLeaf(e);
-    case ExprKind::Not: return visitNot(e.as<NotNode>(), e);
-    case ExprKind::Select: return visitSelect(e.as<SelectNode>(), e);
-    case ExprKind::Cast: return visitCast(e.as<CastNode>(), e);
-    case ExprKind::Call: return visitCall(e.as<CallNode>(), e);
-    case ExprKind::TensorLoad: return visitTensorLoad(e.as<TensorLoadNode>(), e);
-    case ExprKind::BufferLoad: return visitBufferLoad(e.as<BufferLoadNode>(), e);
-    case ExprKind::Ramp: return visitRamp(e.as<RampNode>(), e);
-    case ExprKind::Broadcast: return visitBroadcast(e.as<BroadcastNode>(), e);
-    case ExprKind::Let: return visitLet(e.as<LetNode>(), e);
-    case ExprKind::Reduce: return visitReduce(e.as<ReduceNode>(), e);
-    default: return visitBinary(e.as<BinaryNode>(), e);
+#define LS_IR_CASE(Kind) case ExprKind::Kind:
+        LS_IR_LEAF_EXPRS(LS_IR_CASE) return visitLeaf(e);
+        LS_IR_BINARY_EXPRS(LS_IR_CASE) return visitBinary(e.as<BinaryNode>(), e);
+#undef LS_IR_CASE
+#define LS_IR_CASE(Kind)                                                                           \
+    case ExprKind::Kind: return visit##Kind(e.as<Kind##Node>(), e);
+        LS_IR_NODE_EXPRS(LS_IR_CASE)
+#undef LS_IR_CASE
     }
+    return e;
 }
 
 Stmt IRMutator::mutate(const Stmt& s)
 {
     if (!s.defined()) return s;
     switch (s.kind()) {
-    case StmtKind::For: return visitFor(s.as<ForNode>(), s);
-    case StmtKind::TensorStore: return visitTensorStore(s.as<TensorStoreNode>(), s);
-    case StmtKind::BufferStore: return visitBufferStore(s.as<BufferStoreNode>(), s);
-    case StmtKind::Realize: return visitRealize(s.as<RealizeNode>(), s);
-    case StmtKind::Allocate: return visitAllocate(s.as<AllocateNode>(), s);
-    case StmtKind::LetStmt: return visitLetStmt(s.as<LetStmtNode>(), s);
-    case StmtKind::IfThenElse: return visitIfThenElse(s.as<IfThenElseNode>(), s);
-    case StmtKind::Seq: return visitSeq(s.as<SeqNode>(), s);
-    case StmtKind::Attr: return visitAttr(s.as<AttrNode>(), s);
-    case StmtKind::Evaluate: return visitEvaluate(s.as<EvaluateNode>(), s);
+#define LS_IR_CASE(Kind)                                                                           \
+    case StmtKind::Kind: return visit##Kind(s.as<Kind##Node>(), s);
+        LS_IR_STMTS(LS_IR_CASE)
+#undef LS_IR_CASE
     }
     return s;
 }

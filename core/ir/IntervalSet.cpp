@@ -9,8 +9,8 @@ Expr orderedMin(const Expr& a, const Expr& b, const Analyzer& an, bool wantMin)
 {
     Expr d = an.simplify(a - b);
     ConstBound db = an.bound(d);
-    if (db.hi != ConstBound::kPosInf && db.hi <= 0) return wantMin ? a : b;
-    if (db.lo != ConstBound::kNegInf && db.lo >= 0) return wantMin ? b : a;
+    if (db.hi <= 0) return wantMin ? a : b;
+    if (db.lo >= 0) return wantMin ? b : a;
     return Expr();
 }
 

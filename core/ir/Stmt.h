@@ -9,18 +9,8 @@
 
 namespace loopscope {
 
-enum class StmtKind : std::uint8_t {
-    For,
-    TensorStore,  // before storage flattening: a store to a tensor at multi-dimensional indices
-    BufferStore,
-    Realize,  // before storage flattening: the region of a tensor that exists inside the body
-    Allocate,
-    LetStmt,
-    IfThenElse,
-    Seq,
-    Attr,
-    Evaluate,
-};
+// Generated from the node list (ir/IRNodes.h).
+enum class StmtKind : std::uint8_t { LS_IR_STMTS(LS_IR_ENUMERATOR) };
 
 struct StmtNode {
     StmtKind kind;

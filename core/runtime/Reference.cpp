@@ -116,7 +116,7 @@ std::int64_t floorMod(std::int64_t x, std::int64_t y)
 }
 std::int64_t powInt(std::int64_t x, std::int64_t n)
 {
-    if (n < 0) return x == 1 ? 1 : x == -1 ? (n % 2 ? -1 : 1) : x == 0 ? 0 : 0;
+    if (n < 0) return x == 1 ? 1 : x == -1 ? (n % 2 ? -1 : 1) : 0;  // 1/x^|n| truncates to 0
     std::int64_t r = 1;
     while (n > 0) {  // square and multiply, wrapping like repeated multiplication would
         if (n & 1) r = mulWrap(r, x);

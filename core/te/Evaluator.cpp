@@ -194,7 +194,9 @@ public:
                                 std::to_string(npos) + " were given");
         }
         for (std::size_t k = 0; k < npos && k < ps.size(); ++k) m_args[ps[k].name] = call.positional[k];
-        for (auto& [name, arg] : call.keywords) {
+        for (auto& keyword : call.keywords) {
+            const auto& name = keyword.first;
+            const auto& arg = keyword.second;
             auto it = std::find_if(ps.begin(), ps.end(), [&](const Param& p) { return name == p.name; });
             if (it == ps.end()) {
                 throw UserError(arg.loc, call.function + "() got an unexpected keyword argument '" +

@@ -273,11 +273,42 @@ TEST(RequestHandlerTest, CorruptedOutputIsWrongAndHasNoSpeed)
         EXPECT_NE(p["phase"], "timing");
 }
 
+TEST(RequestHandlerTest, AnInternalErrorIsAnsweredAndTheWorkerGoesOn)
+{
+    RequestHandler handler(HandlerOptions{true});
+    Reply broken = handle(handler, measure(kMatmul, "tiled", {{"internal_error", true}}));
+    EXPECT_EQ(broken.result()["status"], "error") << broken.result().dump();
+    EXPECT_EQ(broken.result()["kind"], "internal");
+    EXPECT_EQ(broken.result()["id"], 7);
+    const std::string message = broken.result()["message"];
+    EXPECT_EQ(message.rfind("internal error at app/worker/RequestHandler.cpp:", 0), 0u) << message;
+    EXPECT_NE(message.find("a testing hook asked for an internal error"), std::string::npos) << message;
+    // The same handler answers the next request.
+    EXPECT_EQ(handle(handler, measure(kMatmul, "tiled")).result()["status"], "ok");
+}
+
+TEST(RequestHandlerTest, EmitGivesCAndTvmScriptsAsTheCommandLineToolDoes)
+{
+    RequestHandler handler;
+    json request{{"id", 3}, {"cmd", "emit"}, {"script", kMatmul}, {"variant", "tiled"}, {"format", "c"},
+                 {"source", "matmul.py"}};
+    Reply c = handle(handler, request);
+    ASSERT_EQ(c.result()["status"], "ok") << c.result().dump();
+    EXPECT_EQ(c.result()["suffix"], ".c");
+    EXPECT_NE(c.result()["text"].get<std::string>().find("// matmul.py, variant tiled"), std::string::npos);
+    EXPECT_NE(c.result()["text"].get<std::string>().find("void tiled(float* restrict A"), std::string::npos);
+    request["format"] = "tvm";
+    Reply tvm = handle(handler, request);
+    ASSERT_EQ(tvm.result()["status"], "ok") << tvm.result().dump();
+    EXPECT_EQ(tvm.result()["suffix"], ".py");
+    EXPECT_NE(tvm.result()["text"].get<std::string>().find("te.create_schedule"), std::string::npos);
+}
+
 TEST(RequestHandlerTest, TestingHooksNeedTheTestingOption)
 {
     RequestHandler handler; // as the worker runs without LOOPSCOPE_WORKER_TESTING=1
-    Reply r =
-        handle(handler, measure(kMatmul, "naive", {{"corrupt_output", true}, {"crash", true}}));
+    Reply r = handle(handler, measure(kMatmul, "naive",
+                                      {{"corrupt_output", true}, {"crash", true}, {"internal_error", true}}));
     EXPECT_EQ(r.result()["status"], "ok");
 }
 

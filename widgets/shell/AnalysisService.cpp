@@ -60,7 +60,15 @@ void AnalysisService::start()
         finished(generation, watcher->result());
     });
     watcher->setFuture(QtConcurrent::run([text, overrides, detail]() -> ExplorationPtr {
-        return std::make_shared<const Exploration>(explore(text, overrides, detail));
+        // A bug in the core must not take the window (and the user's text) with it: it shows as
+        // the script's error instead.
+        try {
+            return std::make_shared<const Exploration>(explore(text, overrides, detail));
+        } catch (const std::exception& e) {
+            auto failed = std::make_shared<Exploration>();
+            failed->error.message = e.what();
+            return failed;
+        }
     }));
 }
 

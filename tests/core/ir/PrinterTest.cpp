@@ -110,7 +110,7 @@ PrimFunc singleParamFunc(const Buffer& param, Stmt body)
     return f;
 }
 
-// ---- the three examples of /work/shared/tvm-lower-examples, after all passes ----
+// ---- the three examples of tests/data/tvm (what TVM 0.17 printed), after all passes ----
 
 const char* const kNaiveText = R"(# from tvm.script import ir as I
 # from tvm.script import tir as T

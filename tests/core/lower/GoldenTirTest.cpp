@@ -85,9 +85,10 @@ class TvmOutput : public testing::TestWithParam<const char*> {};
 
 TEST_P(TvmOutput, MatchesWhatTvmPrinted)
 {
-    fs::path dir = fs::path(LOOPSCOPE_SHARED_DIR) / "tvm-lower-examples";
+    fs::path dir = fs::path(LOOPSCOPE_SOURCE_DIR) / "tests/data/tvm";
     fs::path script = dir / (std::string(GetParam()) + ".py");
-    if (!fs::exists(script)) GTEST_SKIP() << "shared examples not present at " << dir;
+    ASSERT_TRUE(fs::exists(script)) << "missing " << script;
+    ASSERT_TRUE(fs::exists(dir / (std::string(GetParam()) + ".tvm.txt"))) << "missing TVM's output for " << script;
     EvalResult r = evaluateScript(readText(script));
     ASSERT_TRUE(r.ok) << formatDiagnostic(script.string(), r.error);
     ASSERT_EQ(r.program.variants.size(), 1u);

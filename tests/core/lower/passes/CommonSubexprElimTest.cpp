@@ -15,9 +15,6 @@
 #include <sstream>
 #include <string>
 
-#ifndef LOOPSCOPE_SHARED_DIR
-#define LOOPSCOPE_SHARED_DIR "../shared"
-#endif
 
 namespace loopscope {
 namespace {
@@ -41,17 +38,11 @@ Stmt loop(const Var& v, std::int64_t extent, Stmt body, ForKind kind = ForKind::
     return makeFor(v, 0, makeInt(extent), kind, std::move(body));
 }
 
-// The shared TVM examples live beside the repository (../shared), not in it.
-bool examplesPresent()
-{
-    return std::ifstream(std::string(LOOPSCOPE_SHARED_DIR) + "/tvm-lower-examples/naive.tvm.txt").good();
-}
-
-// The body of `main` in a shared example, as printStmt prints it: the alias declarations
+// The body of `main` in one of TVM's outputs (tests/data/tvm), as printStmt prints it: the alias declarations
 // (`C_1 = T.Buffer(...)`) dropped, `C_1[` read as `C[`, indentation relative to the body.
 std::string exampleBody(const std::string& file)
 {
-    std::ifstream in(std::string(LOOPSCOPE_SHARED_DIR) + "/tvm-lower-examples/" + file);
+    std::ifstream in(std::string(LOOPSCOPE_SOURCE_DIR) + "/tests/data/tvm/" + file);
     EXPECT_TRUE(in.good()) << "cannot read " << file;
     std::string line, out;
     bool inBody = false;
@@ -114,7 +105,6 @@ Stmt fullLadderScheduled(const Vars& v)
 
 TEST(CommonSubexprElim, FullLadderMatchesTvm)
 {
-    if (!examplesPresent()) GTEST_SKIP() << "the shared TVM examples are not beside the repository";
     Vars v;
     Stmt out = eliminateCommonSubexpressions(fullLadderBeforeCse(v));
     EXPECT_EQ(printStmt(out), exampleBody("full_ladder.tvm.txt"));
@@ -122,7 +112,6 @@ TEST(CommonSubexprElim, FullLadderMatchesTvm)
 
 TEST(CommonSubexprElim, FullLadderFromTheScheduledLoops)
 {
-    if (!examplesPresent()) GTEST_SKIP() << "the shared TVM examples are not beside the repository";
     Vars v;
     Stmt out = eliminateCommonSubexpressions(unrollLoops(vectorizeLoops(fullLadderScheduled(v))));
     EXPECT_EQ(printStmt(out), exampleBody("full_ladder.tvm.txt"));
@@ -130,7 +119,6 @@ TEST(CommonSubexprElim, FullLadderFromTheScheduledLoops)
 
 TEST(CommonSubexprElim, NaiveMatchesTvm)
 {
-    if (!examplesPresent()) GTEST_SKIP() << "the shared TVM examples are not beside the repository";
     Buffer A = flatBuffer("A", 64), B = flatBuffer("B", 64), C = flatBuffer("C", 64);
     Var i("i"), j("j"), k("k");
     Stmt update = store(C, i * 8 + j, load(C, i * 8 + j) + load(A, i * 8 + k) * load(B, k * 8 + j));
@@ -141,7 +129,6 @@ TEST(CommonSubexprElim, NaiveMatchesTvm)
 
 TEST(CommonSubexprElim, NondivisibleMatchesTvm)
 {
-    if (!examplesPresent()) GTEST_SKIP() << "the shared TVM examples are not beside the repository";
     Buffer A = flatBuffer("A", 100), B = flatBuffer("B", 100), C = flatBuffer("C", 100);
     Var io("i.outer"), ii("i.inner"), j("j"), k("k");
     auto guard = [&](Stmt s) {

@@ -1,0 +1,122 @@
+// ScheduleOps: the first loop program of a schedule (loop nests, realize placement, guards).
+#include "lower/ScheduleOps.h"
+
+#include "ir/Printer.h"
+#include "te/Program.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace loopscope {
+namespace {
+
+// A -> B = A + 1 -> C = B * 2, N x N.
+std::string chain(int n)
+{
+    return "from tvm import te\n"
+           "N = " +
+           std::to_string(n) +
+           "\n"
+           "A = te.placeholder((N, N), name=\"A\")\n"
+           "B = te.compute((N, N), lambda i, j: A[i, j] + 1, name=\"B\")\n"
+           "C = te.compute((N, N), lambda i, j: B[i, j] * 2, name=\"C\")\n"
+           "s = te.create_schedule(C.op)\n";
+}
+
+// The loop program of the script's last schedule, or "error LINE: message".
+std::string scheduled(const std::string& script)
+{
+    EvalResult r = evaluateScript(script);
+    if (!r.ok) return "script error " + std::to_string(r.error.loc.line) + ": " + r.error.message;
+    const Schedule& sch = r.program.variants.back().schedule();
+    try {
+        EffectiveBodies bodies = inlineBodies(sch);
+        BoundInfo bounds = inferBound(sch, bodies);
+        return printStmt(scheduleOps(sch, bodies, bounds));
+    } catch (const UserError& e) {
+        return "error " + std::to_string(e.loc().line) + ": " + e.message();
+    }
+}
+
+TEST(ScheduleOps, ProducersAreRealizedAroundTheirConsumers)
+{
+    EXPECT_EQ(scheduled(chain(4)), "with T.realize(B[0:4, 0:4], \"global\"):\n"
+                                   "    for i, j in T.grid(4, 4):\n"
+                                   "        B[i, j] = A[i, j] + T.float32(1)\n"
+                                   "    with T.realize(C[0:4, 0:4], \"global\"):\n"
+                                   "        for i, j in T.grid(4, 4):\n"
+                                   "            C[i, j] = B[i, j] * T.float32(2)\n");
+}
+
+TEST(ScheduleOps, ASplitGivesOuterAndInnerLoopsWithTheirExtents)
+{
+    std::string out = scheduled(chain(64) + "s[B].compute_inline()\n"
+                                            "io, ii = s[C].split(C.op.axis[0], factor=16)\n");
+    EXPECT_EQ(out, "with T.realize(C[0:64, 0:64], \"global\"):\n"
+                   "    for i_outer, i_inner, j in T.grid(4, 16, 64):\n"
+                   "        C[i_outer * 16 + i_inner, j] = (A[i_outer * 16 + i_inner, j] + "
+                   "T.float32(1)) * T.float32(2)\n");
+}
+
+TEST(ScheduleOps, ANonDivisibleSplitIsGuardedByLikely)
+{
+    std::string out = scheduled(chain(10) + "s[B].compute_inline()\n"
+                                            "io, ii = s[C].split(C.op.axis[0], factor=4)\n");
+    EXPECT_EQ(out, "with T.realize(C[0:10, 0:10], \"global\"):\n"
+                   "    for i_outer, i_inner, j in T.grid(3, 4, 10):\n"
+                   "        if T.likely(i_outer * 4 + i_inner < 10):\n"
+                   "            C[i_outer * 4 + i_inner, j] = (A[i_outer * 4 + i_inner, j] + "
+                   "T.float32(1)) * T.float32(2)\n");
+}
+
+TEST(ScheduleOps, ComputeAtPlacesTheProducerInsideTheConsumerLoop)
+{
+    EXPECT_EQ(scheduled(chain(4) + "s[B].compute_at(s[C], C.op.axis[0])\n"),
+              "with T.realize(C[0:4, 0:4], \"global\"):\n"
+              "    for i in range(4):\n"
+              "        with T.realize(B[i:i + 1, 0:4], \"global\"):\n"
+              "            for j in range(4):\n"
+              "                B[i, j] = A[i, j] + T.float32(1)\n"
+              "            for j in range(4):\n"
+              "                C[i, j] = B[i, j] * T.float32(2)\n");
+}
+
+TEST(ScheduleOps, AnInlinedStageDisappears)
+{
+    std::string out = scheduled(chain(4) + "s[B].compute_inline()\n");
+    EXPECT_EQ(out, "with T.realize(C[0:4, 0:4], \"global\"):\n"
+                   "    for i, j in T.grid(4, 4):\n"
+                   "        C[i, j] = (A[i, j] + T.float32(1)) * T.float32(2)\n");
+}
+
+TEST(ScheduleOps, AReductionIsInitialisedBeforeItsReductionLoop)
+{
+    std::string out =
+        scheduled("from tvm import te\n"
+                  "A = te.placeholder((2, 3), name=\"A\")\n"
+                  "k = te.reduce_axis((0, 3), name=\"k\")\n"
+                  "R = te.compute((2,), lambda i: te.sum(A[i, k], axis=k), name=\"R\")\n"
+                  "s = te.create_schedule(R.op)\n");
+    EXPECT_EQ(out, "with T.realize(R[0:2], \"global\"):\n"
+                   "    for i in range(2):\n"
+                   "        R[i] = T.float32(0)\n"
+                   "        for k in range(3):\n"
+                   "            R[i] = R[i] + A[i, k]\n");
+}
+
+TEST(ScheduleOps, VectorizingALoopOfSymbolicExtentIsAnErrorAtTheStep)
+{
+    std::string out = scheduled("from tvm import te\n"
+                                "n = te.var(\"n\")\n"
+                                "A = te.placeholder((n,), name=\"A\")\n"
+                                "B = te.compute((n,), lambda i: A[i] * 2, name=\"B\")\n"
+                                "s = te.create_schedule(B.op)\n"
+                                "s[B].vectorize(B.op.axis[0])\n");
+    EXPECT_EQ(out, "error 6: cannot vectorize loop 'i': its extent is not a constant; split it by "
+                   "a constant factor first");
+}
+
+} // namespace
+} // namespace loopscope
