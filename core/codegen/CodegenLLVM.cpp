@@ -7,7 +7,7 @@
 #include "ir/IRMutator.h"
 #include "ir/IRUtil.h"
 #include "ir/Printer.h"
-#include "lower/passes/VectorizeLoop.h"
+#include "lower/passes/VectorizeLoops.h"
 
 #include <llvm/ADT/StringMap.h>
 #include <llvm/Analysis/CGSCCPassManager.h>

@@ -3,7 +3,7 @@
 #include "schedule/Bound.h"
 #include "lower/Lower.h"
 #include "ir/Printer.h"
-#include "lower/passes/VectorizeLoop.h"
+#include "lower/passes/VectorizeLoops.h"
 
 #include <chrono>
 #include <set>

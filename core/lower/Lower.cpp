@@ -2,14 +2,14 @@
 
 #include "schedule/Bound.h"
 #include "lower/ScheduleOps.h"
-#include "lower/passes/CommonSubexprElim.h"
+#include "lower/passes/EliminateCommonSubexpressions.h"
 #include "lower/passes/HoistIfThenElse.h"
-#include "lower/passes/RemoveNoOp.h"
-#include "lower/passes/Simplify.h"
-#include "lower/passes/StorageFlatten.h"
-#include "lower/passes/StorageRewrite.h"
-#include "lower/passes/UnrollLoop.h"
-#include "lower/passes/VectorizeLoop.h"
+#include "lower/passes/RemoveNoOps.h"
+#include "lower/passes/SimplifyStmt.h"
+#include "lower/passes/FlattenStorage.h"
+#include "lower/passes/RewriteStorage.h"
+#include "lower/passes/UnrollLoops.h"
+#include "lower/passes/VectorizeLoops.h"
 
 #include <chrono>
 

@@ -1,4 +1,4 @@
-#include "lower/passes/VectorizeLoop.h"
+#include "lower/passes/VectorizeLoops.h"
 
 #include "ir/Diagnostic.h"
 #include "ir/Analyzer.h"

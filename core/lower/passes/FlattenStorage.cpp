@@ -1,4 +1,4 @@
-#include "lower/passes/StorageFlatten.h"
+#include "lower/passes/FlattenStorage.h"
 
 #include "ir/Tensor.h"
 #include "ir/IRMutator.h"

@@ -1,5 +1,5 @@
 // StorageFlatten: multi-dimensional tensor accesses become row-major indices into flat buffers.
-#include "lower/passes/StorageFlatten.h"
+#include "lower/passes/FlattenStorage.h"
 
 #include "ir/Analyzer.h"
 #include "ir/Printer.h"

@@ -1,10 +1,10 @@
 // CommonSubexprElim reproduces the cse_var lets TVM 0.17 prints: the shared examples are rebuilt
 // as TVM has them just before CSE, and the result must print as the example's function body.
-#include "lower/passes/CommonSubexprElim.h"
+#include "lower/passes/EliminateCommonSubexpressions.h"
 
 #include "ir/Printer.h"
-#include "lower/passes/UnrollLoop.h"
-#include "lower/passes/VectorizeLoop.h"
+#include "lower/passes/UnrollLoops.h"
+#include "lower/passes/VectorizeLoops.h"
 
 #include "support/FlatBuffer.h"
 

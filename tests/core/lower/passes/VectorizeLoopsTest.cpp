@@ -1,6 +1,6 @@
 // VectorizeLoop turns vectorized loops into ramp/broadcast arithmetic the way TVM's Vectorizer
 // does, and falls back to a `<var>.s` serial loop where TVM scalarizes.
-#include "lower/passes/VectorizeLoop.h"
+#include "lower/passes/VectorizeLoops.h"
 
 #include "ir/Printer.h"
 

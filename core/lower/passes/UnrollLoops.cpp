@@ -1,4 +1,4 @@
-#include "lower/passes/UnrollLoop.h"
+#include "lower/passes/UnrollLoops.h"
 
 #include "ir/Analyzer.h"
 #include "ir/IRMutator.h"

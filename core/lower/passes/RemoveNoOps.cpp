@@ -1,4 +1,4 @@
-#include "lower/passes/RemoveNoOp.h"
+#include "lower/passes/RemoveNoOps.h"
 
 #include "ir/IRMutator.h"
 

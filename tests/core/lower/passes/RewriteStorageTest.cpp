@@ -1,6 +1,6 @@
 // StorageRewrite places allocations at their attach scope, reuses dead storage and gives
 // vector-accessed buffers a vector element type, as TVM's StorageRewrite does on a CPU.
-#include "lower/passes/StorageRewrite.h"
+#include "lower/passes/RewriteStorage.h"
 
 #include "ir/Printer.h"
 

@@ -1,5 +1,5 @@
 // The Simplify pass: index arithmetic with loop ranges known, decided guards, trivial loops, lets.
-#include "lower/passes/Simplify.h"
+#include "lower/passes/SimplifyStmt.h"
 
 #include "ir/Printer.h"
 

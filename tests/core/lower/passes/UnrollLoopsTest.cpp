@@ -1,6 +1,6 @@
 // UnrollLoop expands unrolled loops into copies of their body, and auto-unrolls small serial
 // loops under a pragma_auto_unroll_max_step, as TVM's UnrollLoop pass does.
-#include "lower/passes/UnrollLoop.h"
+#include "lower/passes/UnrollLoops.h"
 
 #include "ir/IRUtil.h"
 #include "ir/Printer.h"

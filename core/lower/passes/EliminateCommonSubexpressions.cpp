@@ -1,4 +1,4 @@
-#include "lower/passes/CommonSubexprElim.h"
+#include "lower/passes/EliminateCommonSubexpressions.h"
 
 #include "ir/Tensor.h"
 #include "ir/IRMutator.h"

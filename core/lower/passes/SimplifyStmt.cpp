@@ -1,4 +1,4 @@
-#include "lower/passes/Simplify.h"
+#include "lower/passes/SimplifyStmt.h"
 
 #include "ir/Analyzer.h"
 #include "ir/IRMutator.h"

@@ -1,4 +1,4 @@
-#include "lower/passes/StorageRewrite.h"
+#include "lower/passes/RewriteStorage.h"
 
 #include "ir/Analyzer.h"
 #include "ir/IRMutator.h"
