@@ -45,4 +45,4 @@ inline int benchmarkMain(int argc, char** argv, const char* name, const char* wh
     return 0;
 }
 
-}  // namespace loopscope::bench
+} // namespace loopscope::bench

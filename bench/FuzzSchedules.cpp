@@ -12,10 +12,10 @@
 // --print prints every script before running it, --show-refused the schedules lowering refused,
 // --slow the cases whose compilation took longer than MS milliseconds.
 
+#include "Version.h"
 #include "codegen/Codegen.h"
 #include "support/FuzzRunner.h"
 #include "support/RandomSchedule.h"
-#include "Version.h"
 
 #include <chrono>
 #include <cstdint>
@@ -35,28 +35,29 @@ namespace {
 
 struct Options {
     std::uint64_t start = 1;
-    std::int64_t cases = -1;  // -1: no limit
-    double seconds = -1;      // -1: no limit
+    std::int64_t cases = -1; // -1: no limit
+    double seconds = -1;     // -1: no limit
     std::string saveDir;
     int optLevel = 1;
     bool showRefused = false;
     bool printScripts = false;
-    double slowMs = -1;              // print cases whose compile time exceeds this
-    std::string compileFor;          // compile for this target only, without running
-    std::vector<std::string> files;  // --run: check these scripts instead of random cases
+    double slowMs = -1;             // print cases whose compile time exceeds this
+    std::string compileFor;         // compile for this target only, without running
+    std::vector<std::string> files; // --run: check these scripts instead of random cases
 };
 
 [[noreturn]] void usage(const char* message, bool asked = false)
 {
-    std::fprintf(asked ? stdout : stderr,
-                 "loopscope-fuzz: %s\n"
-                 "usage: loopscope-fuzz [--start SEED] [--cases N] [--seconds S] [--save DIR]\n"
-                 "                      [--opt 0-3] [--show-refused] [--print] [--slow MS]\n"
-                 "                      [--compile-for \"llvm -mcpu=CPU ...\"]\n"
-                 "       loopscope-fuzz --run FILE [--run FILE ...] [--opt 0-3] [--compile-for TARGET]\n"
-                 "       loopscope-fuzz --help | --version\n"
-                 "Without --cases or --seconds, runs 60 seconds.\n",
-                 message);
+    std::fprintf(
+        asked ? stdout : stderr,
+        "loopscope-fuzz: %s\n"
+        "usage: loopscope-fuzz [--start SEED] [--cases N] [--seconds S] [--save DIR]\n"
+        "                      [--opt 0-3] [--show-refused] [--print] [--slow MS]\n"
+        "                      [--compile-for \"llvm -mcpu=CPU ...\"]\n"
+        "       loopscope-fuzz --run FILE [--run FILE ...] [--opt 0-3] [--compile-for TARGET]\n"
+        "       loopscope-fuzz --help | --version\n"
+        "Without --cases or --seconds, runs 60 seconds.\n",
+        message);
     std::exit(asked ? 0 : 2);
 }
 
@@ -95,14 +96,13 @@ Options parse(int argc, char** argv)
                 } catch (const CodegenError& e) {
                     usage(("--compile-for: " + std::string(e.what())).c_str());
                 }
-            }
-            else if (a == "--help" || a == "-h")
-                usage("runs random schedules and checks them against the reference interpreter", true);
+            } else if (a == "--help" || a == "-h")
+                usage("runs random schedules and checks them against the reference interpreter",
+                      true);
             else if (a == "--version" || a == "-V") {
                 std::printf("loopscope-fuzz " LOOPSCOPE_VERSION_STRING "\n");
                 std::exit(0);
-            }
-            else
+            } else
                 usage(("unknown argument " + a).c_str());
         } catch (const std::logic_error&) {
             usage(("bad value for " + a).c_str());
@@ -142,7 +142,8 @@ int runFiles(const Options& o)
     for (auto& f : o.files) {
         std::string script = readFile(f);
         CurrentCase current(script, f);
-        CaseOutcome r = o.compileFor.empty() ? runScriptChecked(script, o.optLevel) : compileScriptFor(script, o.compileFor);
+        CaseOutcome r = o.compileFor.empty() ? runScriptChecked(script, o.optLevel)
+                                             : compileScriptFor(script, o.compileFor);
         const char* status = r.status == CaseOutcome::Status::Passed     ? "passed"
                              : r.status == CaseOutcome::Status::Rejected ? "refused"
                                                                          : "FAILED";
@@ -153,7 +154,7 @@ int runFiles(const Options& o)
     return failed ? 1 : 0;
 }
 
-}  // namespace
+} // namespace
 
 int main(int argc, char** argv)
 {
@@ -191,12 +192,13 @@ int main(int argc, char** argv)
         }
         if (o.printScripts) {
             std::printf("# %s\n%s\n", c.description.c_str(), c.script.c_str());
-            std::fflush(stdout);  // the case may crash the process
+            std::fflush(stdout); // the case may crash the process
         }
         CaseOutcome r;
         {
             CurrentCase current(c.script, c.description);
-            r = o.compileFor.empty() ? runScriptChecked(c.script, o.optLevel) : compileScriptFor(c.script, o.compileFor);
+            r = o.compileFor.empty() ? runScriptChecked(c.script, o.optLevel)
+                                     : compileScriptFor(c.script, o.compileFor);
         }
         ++done;
         if (o.slowMs >= 0 && r.compileMs > o.slowMs)

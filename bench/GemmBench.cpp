@@ -11,13 +11,13 @@
 // takes longer than --max-run-s is skipped; at a larger size, one predicted (as n^3) to take
 // longer is skipped without running. Each step's output is checked against the reference
 // interpreter first; a step with wrong numbers gets no speed, and the exit status is 3.
-#include "runtime/Runner.h"
+#include "Version.h"
+#include "ir/Diagnostic.h"
 #include "runtime/Benchmark.h"
 #include "runtime/BlasReference.h"
+#include "runtime/Runner.h"
 #include "runtime/RuntimeJit.h"
 #include "runtime/ThreadPool.h"
-#include "ir/Diagnostic.h"
-#include "Version.h"
 
 #include <chrono>
 #include <cstdio>
@@ -41,7 +41,8 @@ std::vector<std::string> split(const std::string& s)
     std::vector<std::string> out;
     std::stringstream ss(s);
     std::string item;
-    while (std::getline(ss, item, ',')) out.push_back(item);
+    while (std::getline(ss, item, ','))
+        out.push_back(item);
     return out;
 }
 
@@ -71,8 +72,8 @@ double msSince(std::chrono::steady_clock::time_point t0)
 class Openblas {
 public:
     Openblas(const BlasLibrary& library, int n)
-        : m_library(library), m_n(n), m_a(DataType::float32(), {n, n}), m_b(DataType::float32(), {n, n}),
-          m_c(DataType::float32(), {n, n})
+        : m_library(library), m_n(n), m_a(DataType::float32(), {n, n}),
+          m_b(DataType::float32(), {n, n}), m_c(DataType::float32(), {n, n})
     {
         m_a.fillRandom(1);
         m_b.fillRandom(2);
@@ -80,8 +81,8 @@ public:
     }
     void run()
     {
-        m_library.sgemm(m_n, m_n, m_n, static_cast<const float*>(m_a.data()), static_cast<const float*>(m_b.data()),
-                        static_cast<float*>(m_c.data()));
+        m_library.sgemm(m_n, m_n, m_n, static_cast<const float*>(m_a.data()),
+                        static_cast<const float*>(m_b.data()), static_cast<float*>(m_c.data()));
     }
 
 private:
@@ -90,7 +91,7 @@ private:
     HostBuffer m_a, m_b, m_c;
 };
 
-}  // namespace
+} // namespace
 
 int main(int argc, char** argv)
 {
@@ -124,12 +125,17 @@ int main(int argc, char** argv)
         }
         std::string v = argv[++i];
         try {
-            if (a == "--sizes") sizes = split(v);
-            else if (a == "--samples") samples = split(v);
-            else if (a == "--threads") threads = std::stoi(v);
-            else maxRunS = std::stod(v);
+            if (a == "--sizes")
+                sizes = split(v);
+            else if (a == "--samples")
+                samples = split(v);
+            else if (a == "--threads")
+                threads = std::stoi(v);
+            else
+                maxRunS = std::stod(v);
         } catch (const std::logic_error&) {
-            std::fprintf(stderr, "loopscope_bench_gemm: bad value '%s' for %s\n\n%s", v.c_str(), a.c_str(), usage);
+            std::fprintf(stderr, "loopscope_bench_gemm: bad value '%s' for %s\n\n%s", v.c_str(),
+                         a.c_str(), usage);
             return 2;
         }
     }
@@ -146,8 +152,8 @@ int main(int argc, char** argv)
     BenchmarkOptions bo;
     bo.repeat = 5;
     bo.minRepeatMs = 100;
-    std::printf("threads: %d; OpenBLAS: %s; OPENBLAS_THREAD_TIMEOUT=%s\n", threads, library->config().c_str(),
-                std::getenv("OPENBLAS_THREAD_TIMEOUT"));
+    std::printf("threads: %d; OpenBLAS: %s; OPENBLAS_THREAD_TIMEOUT=%s\n", threads,
+                library->config().c_str(), std::getenv("OPENBLAS_THREAD_TIMEOUT"));
     // One run's time per sample variant at the last size, to skip a step whose run at a larger
     // size would take over --max-run-s (time grows as n^3) without spending that time first.
     std::map<std::string, std::pair<int, double>> lastRun;
@@ -159,8 +165,10 @@ int main(int argc, char** argv)
         double blasMs = measure([&] { blas.run(); }, bo).median;
         double blasGflops = flops / (blasMs * 1e6);
         std::printf("\n== %d x %d x %d ==\n", n, n, n);
-        std::printf("%-16s %-22s %12s %10s %10s %14s\n", "sample", "variant", "median ms", "GFLOPS", "vs BLAS", "text->fn ms");
-        std::printf("%-16s %-22s %12.3f %10.2f %10.2f %14s\n", "OpenBLAS", "cblas_sgemm", blasMs, blasGflops, 1.0, "-");
+        std::printf("%-16s %-22s %12s %10s %10s %14s\n", "sample", "variant", "median ms", "GFLOPS",
+                    "vs BLAS", "text->fn ms");
+        std::printf("%-16s %-22s %12.3f %10.2f %10.2f %14s\n", "OpenBLAS", "cblas_sgemm", blasMs,
+                    blasGflops, 1.0, "-");
         for (auto& sample : samples) {
             std::string path = samplePath(sample), text;
             if (!readFile(path, &text)) {
@@ -180,12 +188,14 @@ int main(int argc, char** argv)
                 std::unique_ptr<PreparedRun> prepared;
                 Measurement textToFns;
                 for (int rep = 0; rep < kCompileRepeats; ++rep) {
-                    prepared.reset();  // it refers to the program `again` holds
+                    prepared.reset(); // it refers to the program `again` holds
                     auto t0 = std::chrono::steady_clock::now();
                     again = evaluateScript(text, sets);
                     double evaluateMs = msSince(t0);
-                    prepared = PreparedRun::prepare(again.program, *again.program.findVariant(v.name), config);
-                    textToFns.msPerRun.push_back(evaluateMs + prepared->lowerMs() + prepared->compileMs());
+                    prepared = PreparedRun::prepare(again.program,
+                                                    *again.program.findVariant(v.name), config);
+                    textToFns.msPerRun.push_back(evaluateMs + prepared->lowerMs() +
+                                                 prepared->compileMs());
                 }
                 summarize(textToFns);
                 double textToFn = textToFns.median;
@@ -194,9 +204,10 @@ int main(int argc, char** argv)
                     double scale = static_cast<double>(n) / it->second.first;
                     double predicted = it->second.second * scale * scale * scale;
                     if (predicted > maxRunS * 1000) {
-                        std::printf("%-16s %-22s %12s %10s %10s %14.1f  (one run would take about %.0f s, from %d: skipped)\n",
-                                    sample.c_str(), v.name.c_str(), "-", "-", "-", textToFn, predicted / 1000,
-                                    it->second.first);
+                        std::printf("%-16s %-22s %12s %10s %10s %14.1f  (one run would take about "
+                                    "%.0f s, from %d: skipped)\n",
+                                    sample.c_str(), v.name.c_str(), "-", "-", "-", textToFn,
+                                    predicted / 1000, it->second.first);
                         continue;
                     }
                 }
@@ -209,16 +220,19 @@ int main(int argc, char** argv)
                 std::string wrong;
                 for (auto& out : prepared->check())
                     if (!out.result.ok)
-                        wrong = out.result.error.empty() ? out.result.firstMismatch : out.result.error;
+                        wrong =
+                            out.result.error.empty() ? out.result.firstMismatch : out.result.error;
                 if (!wrong.empty()) {
-                    std::printf("%-16s %-22s %12s %10s %10s %14.1f  (WRONG NUMBERS: %s)\n", sample.c_str(), v.name.c_str(),
-                                "-", "-", "-", textToFn, wrong.c_str());
+                    std::printf("%-16s %-22s %12s %10s %10s %14.1f  (WRONG NUMBERS: %s)\n",
+                                sample.c_str(), v.name.c_str(), "-", "-", "-", textToFn,
+                                wrong.c_str());
                     failed = true;
                     continue;
                 }
                 if (once > maxRunS * 1000) {
-                    std::printf("%-16s %-22s %12s %10s %10s %14.1f  (one run took %.1f s: skipped)\n", sample.c_str(),
-                                v.name.c_str(), "-", "-", "-", textToFn, once / 1000);
+                    std::printf(
+                        "%-16s %-22s %12s %10s %10s %14.1f  (one run took %.1f s: skipped)\n",
+                        sample.c_str(), v.name.c_str(), "-", "-", "-", textToFn, once / 1000);
                     continue;
                 }
                 BenchmarkOptions vbo = bo;
@@ -226,9 +240,10 @@ int main(int argc, char** argv)
                 auto turns = measureInTurns({[&] { blas.run(); }, [&] { prepared->run(); }}, vbo);
                 const Measurement &blasHere = turns[0], &m = turns[1];
                 double gflops = flops / (m.median * 1e6);
-                std::printf("%-16s %-22s %12.3f %10.2f %10.2f %14.1f  (OpenBLAS in turn: %.2f GFLOPS)\n", sample.c_str(),
-                            v.name.c_str(), m.median, gflops, blasHere.median / m.median, textToFn,
-                            flops / (blasHere.median * 1e6));
+                std::printf(
+                    "%-16s %-22s %12.3f %10.2f %10.2f %14.1f  (OpenBLAS in turn: %.2f GFLOPS)\n",
+                    sample.c_str(), v.name.c_str(), m.median, gflops, blasHere.median / m.median,
+                    textToFn, flops / (blasHere.median * 1e6));
                 std::fflush(stdout);
             }
         }

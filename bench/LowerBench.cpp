@@ -1,8 +1,8 @@
 // Time from script text to the TIR of every variant: evaluate the script, then lower and print
 // each variant (what the desktop app does on every keystroke).
-#include "te/Program.h"
-#include "lower/Lower.h"
 #include "ir/Printer.h"
+#include "lower/Lower.h"
+#include "te/Program.h"
 
 #include "BenchMain.h"
 
@@ -33,7 +33,8 @@ void evaluateAndLowerAll(benchmark::State& state, const char* sample)
             return;
         }
         std::size_t chars = 0;
-        for (auto& v : r.program.variants) chars += printTVMScript(lowerSchedule(v.schedule(), v.args).func).size();
+        for (auto& v : r.program.variants)
+            chars += printTVMScript(lowerSchedule(v.schedule(), v.args).func).size();
         benchmark::DoNotOptimize(chars);
     }
 }
@@ -41,18 +42,21 @@ void evaluateAndLowerAll(benchmark::State& state, const char* sample)
 void evaluateOnly(benchmark::State& state, const char* sample)
 {
     std::string text = readSample(sample);
-    for (auto _ : state) benchmark::DoNotOptimize(evaluateScript(text).ok);
+    for (auto _ : state)
+        benchmark::DoNotOptimize(evaluateScript(text).ok);
 }
 
-}  // namespace
+} // namespace
 
 BENCHMARK_CAPTURE(evaluateAndLowerAll, opt_gemm, "opt_gemm.py")->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(evaluateAndLowerAll, matmul_ladder, "matmul_ladder.py")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(evaluateAndLowerAll, matmul_ladder, "matmul_ladder.py")
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(evaluateAndLowerAll, conv2d, "conv2d.py")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(evaluateOnly, opt_gemm, "opt_gemm.py")->Unit(benchmark::kMillisecond);
 
 int main(int argc, char** argv)
 {
-    return loopscope::bench::benchmarkMain(argc, argv, "loopscope_bench_lower",
-                                           "Times script text to the TIR of every variant of the samples: evaluate, lower, print.");
+    return loopscope::bench::benchmarkMain(
+        argc, argv, "loopscope_bench_lower",
+        "Times script text to the TIR of every variant of the samples: evaluate, lower, print.");
 }

@@ -19,22 +19,25 @@ void emptyBody(std::int64_t, std::int64_t, void*) {}
 void touchBody(std::int64_t begin, std::int64_t end, void* closure)
 {
     auto* data = static_cast<float*>(closure);
-    for (std::int64_t i = begin; i < end; ++i) data[i] += 1.0f;
+    for (std::int64_t i = begin; i < end; ++i)
+        data[i] += 1.0f;
 }
 
 void BM_PoolEnterEmpty(benchmark::State& state)
 {
     loopscope::setParallelThreads(0);
     const std::int64_t n = loopscope::parallelThreads();
-    for (auto _ : state) loopscope_parallel_for(n, emptyBody, nullptr);
+    for (auto _ : state)
+        loopscope_parallel_for(n, emptyBody, nullptr);
 }
 
 void BM_OpenMpEnterEmpty(benchmark::State& state)
 {
-    const int n = loopscope::parallelThreads();  // the hardware threads, as the pool uses
+    const int n = loopscope::parallelThreads(); // the hardware threads, as the pool uses
     for (auto _ : state) {
 #pragma omp parallel for num_threads(n) schedule(static)
-        for (int i = 0; i < n; ++i) benchmark::DoNotOptimize(i);
+        for (int i = 0; i < n; ++i)
+            benchmark::DoNotOptimize(i);
     }
 }
 
@@ -55,7 +58,8 @@ void BM_OpenMpSmallLoop(benchmark::State& state)
     const int threads = loopscope::parallelThreads();
     for (auto _ : state) {
 #pragma omp parallel for num_threads(threads) schedule(static)
-        for (int i = 0; i < n; ++i) data[static_cast<std::size_t>(i)] += 1.0f;
+        for (int i = 0; i < n; ++i)
+            data[static_cast<std::size_t>(i)] += 1.0f;
         benchmark::ClobberMemory();
     }
 }
@@ -78,6 +82,7 @@ BENCHMARK(BM_PoolSmallLoop)->Arg(4096)->Arg(65536);
 BENCHMARK(BM_OpenMpSmallLoop)->Arg(4096)->Arg(65536);
 int main(int argc, char** argv)
 {
-    return loopscope::bench::benchmarkMain(argc, argv, "loopscope_bench_parallel",
-                                           "Times entering a parallel loop on the runtime's pool, beside OpenMP.");
+    return loopscope::bench::benchmarkMain(
+        argc, argv, "loopscope_bench_parallel",
+        "Times entering a parallel loop on the runtime's pool, beside OpenMP.");
 }

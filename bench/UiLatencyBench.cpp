@@ -1,10 +1,10 @@
 // How the window feels: time from a keystroke in the editor to the new TIR on screen (the
 // analysisApplied signal), and the longest the UI thread is blocked while the ladder runs in the
 // worker. Runs on the offscreen platform; prints the numbers.
+#include "Version.h"
 #include "editor/EditorPane.h"
 #include "shell/MainWindow.h"
 #include "worker/WorkerClient.h"
-#include "Version.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
@@ -24,17 +24,21 @@ int main(int argc, char** argv)
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         if (a == "--help" || a == "-h") {
-            std::printf("usage: loopscope_bench_ui [--help | --version]\n\n"
-                        "Times a keystroke in the editor to the new TIR on screen (opt_gemm.py, seven\n"
-                        "variants) and the longest UI-thread stall while the ladder runs in the worker,\n"
-                        "on the offscreen platform.\n");
+            std::printf(
+                "usage: loopscope_bench_ui [--help | --version]\n\n"
+                "Times a keystroke in the editor to the new TIR on screen (opt_gemm.py, seven\n"
+                "variants) and the longest UI-thread stall while the ladder runs in the worker,\n"
+                "on the offscreen platform.\n");
             return 0;
         }
         if (a == "--version" || a == "-V") {
             std::printf("loopscope_bench_ui " LOOPSCOPE_VERSION_STRING "\n");
             return 0;
         }
-        std::fprintf(stderr, "loopscope_bench_ui: unknown option '%s'\n\nusage: loopscope_bench_ui [--help | --version]\n", a.c_str());
+        std::fprintf(stderr,
+                     "loopscope_bench_ui: unknown option '%s'\n\nusage: loopscope_bench_ui [--help "
+                     "| --version]\n",
+                     a.c_str());
         return 2;
     }
     qputenv("QT_QPA_PLATFORM", "offscreen");
@@ -64,8 +68,9 @@ int main(int argc, char** argv)
     }
     std::sort(latencies.begin(), latencies.end());
     if (!latencies.empty())
-        std::printf("keystroke to TIR (opt_gemm, 7 variants): median %.1f ms, max %.1f ms over %zu edits\n",
-                    latencies[latencies.size() / 2], latencies.back(), latencies.size());
+        std::printf(
+            "keystroke to TIR (opt_gemm, 7 variants): median %.1f ms, max %.1f ms over %zu edits\n",
+            latencies[latencies.size() / 2], latencies.back(), latencies.size());
 
     // UI-thread stalls during a ladder run: a 1 ms timer measures the longest gap between ticks.
     QString small = text;

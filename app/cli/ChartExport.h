@@ -9,10 +9,10 @@
 namespace loopscope {
 
 struct ChartFile {
-    std::string path;          // .png or .svg
+    std::string path;           // .png or .svg
     std::string kind = "lines"; // lines | bars | roofline
-    double peakGflops = 0;     // 0: no peak line
-    double bandwidthGbs = 0;   // 0: no memory roof
+    double peakGflops = 0;      // 0: no peak line
+    double bandwidthGbs = 0;    // 0: no memory roof
 };
 
 // Empty when written; otherwise why not.

@@ -1,19 +1,19 @@
 // loopscope-cli: the headless face of the core (DESIGN.md §4). Exit codes: 0 success, 1 the
 // document has an error, 2 bad command-line usage, 3 a --check found wrong numbers.
-#include "runtime/Runner.h"
-#include "runtime/Sweep.h"
-#include "runtime/SweepJson.h"
 #include "ChartExport.h"
 #include "Version.h"
+#include "export/Export.h"
+#include "ir/Printer.h"
+#include "lower/Lower.h"
 #include "runtime/Microbench.h"
+#include "runtime/Runner.h"
 #include "runtime/RuntimeJit.h"
+#include "runtime/Sweep.h"
+#include "runtime/SweepJson.h"
+#include "runtime/ThreadPool.h"
 #include "runtime/VariantRun.h"
 #include "runtime/VariantRunJson.h"
-#include "export/Export.h"
-#include "runtime/ThreadPool.h"
 #include "te/Program.h"
-#include "lower/Lower.h"
-#include "ir/Printer.h"
 
 #include <nlohmann/json.hpp>
 
@@ -21,12 +21,12 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <iomanip>
 #include <fstream>
+#include <iomanip>
 #include <iostream>
+#include <set>
 #include <sstream>
 #include <string>
-#include <set>
 #include <vector>
 
 using namespace loopscope;
@@ -38,7 +38,7 @@ constexpr int kOk = 0;
 constexpr int kDocumentError = 1;
 constexpr int kUsage = 2;
 constexpr int kWrongNumbers = 3;
-constexpr int kInternalError = 70;  // a bug in Loopscope (EX_SOFTWARE)
+constexpr int kInternalError = 70; // a bug in Loopscope (EX_SOFTWARE)
 
 const char* kUsageText =
     "usage: loopscope-cli COMMAND FILE [options]\n"
@@ -89,17 +89,17 @@ struct Options {
     int repeat = 5;
     int number = 1;
     double minRepeatMs = 50;
-    std::map<std::string, std::int64_t> symbols;  // --set values for te.var sizes
-    std::string format;  // export: tvm, c, llvm, asm or obj
-    std::string target;  // export: a TVM target string, instead of the variant's
-    std::string output;  // export: -o OUT
-    std::vector<std::string> params;    // sweep: --param
-    std::vector<std::int64_t> values;   // sweep: --values
-    double maxPointS = 10;              // sweep: --max-point-s
-    bool blas = false;                  // sweep: --blas
-    std::string csv;                    // sweep: --csv OUT
-    std::string chart;                  // sweep: --chart OUT.png|OUT.svg
-    std::string chartKind = "lines";    // sweep: --chart-kind lines|bars|roofline
+    std::map<std::string, std::int64_t> symbols; // --set values for te.var sizes
+    std::string format;                          // export: tvm, c, llvm, asm or obj
+    std::string target;               // export: a TVM target string, instead of the variant's
+    std::string output;               // export: -o OUT
+    std::vector<std::string> params;  // sweep: --param
+    std::vector<std::int64_t> values; // sweep: --values
+    double maxPointS = 10;            // sweep: --max-point-s
+    bool blas = false;                // sweep: --blas
+    std::string csv;                  // sweep: --csv OUT
+    std::string chart;                // sweep: --chart OUT.png|OUT.svg
+    std::string chartKind = "lines";  // sweep: --chart-kind lines|bars|roofline
 };
 
 // Exit code 2. The usage text follows when the command line itself is malformed, not when it
@@ -113,7 +113,10 @@ public:
     bool showUsage;
 };
 
-UsageError cannotRead(const std::string& path) { return UsageError("cannot read '" + path + "'", false); }
+UsageError cannotRead(const std::string& path)
+{
+    return UsageError("cannot read '" + path + "'", false);
+}
 
 UsageError cannotWrite(const std::string& path, const std::string& why = {})
 {
@@ -145,9 +148,11 @@ Options parseOptions(int argc, char** argv)
         std::cout << "loopscope-cli " LOOPSCOPE_VERSION_STRING "\n";
         std::exit(kOk);
     }
-    static const std::set<std::string> commands = {"lower", "check", "run", "bench", "export", "sweep", "machine"};
+    static const std::set<std::string> commands = {"lower",  "check", "run",    "bench",
+                                                   "export", "sweep", "machine"};
     if (!commands.count(o.command)) throw UsageError("unknown command '" + o.command + "'");
-    bool runs = o.command == "run" || o.command == "bench" || o.command == "sweep" || o.command == "machine";
+    bool runs = o.command == "run" || o.command == "bench" || o.command == "sweep" ||
+                o.command == "machine";
     bool sweep = o.command == "sweep";
     auto list = [](const std::string& text) {
         std::vector<std::string> out;
@@ -163,20 +168,29 @@ Options parseOptions(int argc, char** argv)
             if (i + 1 >= argc) throw UsageError(flag + " needs a value");
             return argv[++i];
         };
-        if (a == "--variant") o.variants.push_back(value(a));
+        if (a == "--variant")
+            o.variants.push_back(value(a));
         else if (a == "--set") {
             std::string kv = value(a);
             auto eq = kv.find('=');
-            if (eq == std::string::npos || eq == 0) throw UsageError("--set takes NAME=VALUE, not '" + kv + "'");
+            if (eq == std::string::npos || eq == 0)
+                throw UsageError("--set takes NAME=VALUE, not '" + kv + "'");
             o.sets[kv.substr(0, eq)] = parseInteger(kv.substr(eq + 1), "--set " + kv.substr(0, eq));
-        } else if (a == "--structured" && o.command == "lower") o.structured = true;
-        else if (a == "--check" && runs) o.check = true;
-        else if (a == "--threads" && runs) o.threads = static_cast<int>(parseInteger(value(a), a));
-        else if (a == "--repeat" && o.command == "bench") o.repeat = static_cast<int>(parseInteger(value(a), a));
-        else if (a == "--number" && o.command == "bench") o.number = static_cast<int>(parseInteger(value(a), a));
-        else if (a == "--min-repeat-ms" && o.command == "bench") o.minRepeatMs = static_cast<double>(parseInteger(value(a), a));
+        } else if (a == "--structured" && o.command == "lower")
+            o.structured = true;
+        else if (a == "--check" && runs)
+            o.check = true;
+        else if (a == "--threads" && runs)
+            o.threads = static_cast<int>(parseInteger(value(a), a));
+        else if (a == "--repeat" && o.command == "bench")
+            o.repeat = static_cast<int>(parseInteger(value(a), a));
+        else if (a == "--number" && o.command == "bench")
+            o.number = static_cast<int>(parseInteger(value(a), a));
+        else if (a == "--min-repeat-ms" && o.command == "bench")
+            o.minRepeatMs = static_cast<double>(parseInteger(value(a), a));
         else if (a == "--param" && sweep) {
-            for (auto& p : list(value(a))) o.params.push_back(p);
+            for (auto& p : list(value(a)))
+                o.params.push_back(p);
         } else if (a == "--values" && sweep) {
             for (auto& v : list(value(a))) {
                 std::int64_t x = parseInteger(v, a);
@@ -191,24 +205,38 @@ Options parseOptions(int argc, char** argv)
                 throw UsageError("--max-point-s: '" + v + "' is not a number");
             }
             if (!(o.maxPointS > 0)) throw UsageError("--max-point-s must be more than 0");
-        } else if (a == "--blas" && sweep) o.blas = true;
-        else if (a == "--csv" && sweep) o.csv = value(a);
-        else if (a == "--chart" && sweep) o.chart = value(a);
-        else if (a == "--chart-kind" && sweep) o.chartKind = value(a);
-        else if (a == "--format" && o.command == "export") o.format = value(a);
-        else if ((a == "-o" || a == "--output") && o.command == "export") o.output = value(a);
+        } else if (a == "--blas" && sweep)
+            o.blas = true;
+        else if (a == "--csv" && sweep)
+            o.csv = value(a);
+        else if (a == "--chart" && sweep)
+            o.chart = value(a);
+        else if (a == "--chart-kind" && sweep)
+            o.chartKind = value(a);
+        else if (a == "--format" && o.command == "export")
+            o.format = value(a);
+        else if ((a == "-o" || a == "--output") && o.command == "export")
+            o.output = value(a);
         else if (a == "--target" && o.command == "export") {
             o.target = value(a);
-            if (o.target.rfind("llvm", 0) != 0) throw UsageError("--target '" + o.target + "' is not supported: Loopscope generates code for CPUs (\"llvm ...\")", false);
-        }
-        else if (a == "--json" && o.command != "export") o.json = true;
-        else if (!a.empty() && a[0] == '-') throw UsageError("unknown option '" + a + "' for " + o.command);
-        else if (o.file.empty()) o.file = a;
-        else throw UsageError("unexpected argument '" + a + "'");
+            if (o.target.rfind("llvm", 0) != 0)
+                throw UsageError(
+                    "--target '" + o.target +
+                        "' is not supported: Loopscope generates code for CPUs (\"llvm ...\")",
+                    false);
+        } else if (a == "--json" && o.command != "export")
+            o.json = true;
+        else if (!a.empty() && a[0] == '-')
+            throw UsageError("unknown option '" + a + "' for " + o.command);
+        else if (o.file.empty())
+            o.file = a;
+        else
+            throw UsageError("unexpected argument '" + a + "'");
     }
     if (o.file.empty() && o.command != "machine") throw UsageError("missing FILE");
     if (!o.file.empty() && o.command == "machine") throw UsageError("machine takes no FILE");
-    if (sweep && o.params.empty()) throw UsageError("sweep needs --param P[,P...] (e.g. --param M,N,K)");
+    if (sweep && o.params.empty())
+        throw UsageError("sweep needs --param P[,P...] (e.g. --param M,N,K)");
     if (sweep && o.values.empty()) o.values = defaultSweepValues();
     // Output files are written after the sweep: a folder that is not there is said before it.
     for (const std::string* out : {&o.csv, &o.chart}) {
@@ -220,7 +248,8 @@ Options parseOptions(int argc, char** argv)
     if (!o.chart.empty()) {
         auto dot = o.chart.rfind('.');
         std::string ext = dot == std::string::npos ? "" : o.chart.substr(dot + 1);
-        for (auto& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        for (auto& c : ext)
+            c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
         if (ext != "png" && ext != "svg")
             throw UsageError("--chart: '" + o.chart + "' must end in .png or .svg");
     }
@@ -231,12 +260,16 @@ Options parseOptions(int argc, char** argv)
     if (o.number < 1) throw UsageError("--number must be at least 1");
     if (o.command == "export") {
         static const std::set<std::string> formats = {"tvm", "c", "llvm", "asm", "obj"};
-        if (o.variants.size() > 1) throw UsageError("export writes one variant: give one --variant NAME");
+        if (o.variants.size() > 1)
+            throw UsageError("export writes one variant: give one --variant NAME");
         if (o.format.empty()) throw UsageError("export needs --format tvm|c|llvm|asm|obj");
-        if (!formats.count(o.format)) throw UsageError("unknown format '" + o.format + "' (tvm, c, llvm, asm or obj)");
+        if (!formats.count(o.format))
+            throw UsageError("unknown format '" + o.format + "' (tvm, c, llvm, asm or obj)");
         if (o.format == "obj" && o.output.empty()) throw UsageError("--format obj needs -o OUT");
         if (o.format == "obj" && std::filesystem::path(o.output).extension() == ".h")
-            throw UsageError("-o " + o.output + ": the object's header goes next to it as .h; name the object differently");
+            throw UsageError(
+                "-o " + o.output +
+                ": the object's header goes next to it as .h; name the object differently");
     }
     return o;
 }
@@ -277,11 +310,13 @@ bool evaluate(Options& o, EvalResult* result, json* errorJson)
     o.symbols = evaluation.symbols;
     if (!evaluation.unknownNames.empty()) {
         std::string names;
-        for (auto& n : evaluation.unknownNames) names += (names.empty() ? "" : ", ") + n;
+        for (auto& n : evaluation.unknownNames)
+            names += (names.empty() ? "" : ", ") + n;
         std::string known = parameterList(result->program);
-        throw UsageError("--set " + names + ": the script has no such parameter" +
-                         (known.empty() ? std::string(" (it has none)") : " (it has: " + known + ")"),
-                         false);
+        throw UsageError(
+            "--set " + names + ": the script has no such parameter" +
+                (known.empty() ? std::string(" (it has none)") : " (it has: " + known + ")"),
+            false);
     }
     return true;
 }
@@ -290,12 +325,16 @@ std::vector<const Variant*> selectVariants(const Options& o, const Program& p)
 {
     std::vector<const Variant*> out;
     if (o.variants.empty()) {
-        for (auto& v : p.variants) out.push_back(&v);
+        for (auto& v : p.variants)
+            out.push_back(&v);
         return out;
     }
     for (auto& name : o.variants) {
         const Variant* v = p.findVariant(name);
-        if (!v) throw UsageError("no variant '" + name + "' in " + o.file + " (variants: " + variantList(p) + ")", false);
+        if (!v)
+            throw UsageError("no variant '" + name + "' in " + o.file +
+                                 " (variants: " + variantList(p) + ")",
+                             false);
         out.push_back(v);
     }
     return out;
@@ -306,8 +345,9 @@ void noteThreadBindings(const Options& o, const Variant& v)
 {
     for (auto& st : v.steps) {
         if (st.primitive != "bind") continue;
-        std::cerr << o.file << ":" << st.loc.line << ":" << st.loc.col << ": note: variant '" << v.name
-                  << "' binds loops to GPU thread axes; Loopscope shows its TIR but runs only CPU code\n";
+        std::cerr
+            << o.file << ":" << st.loc.line << ":" << st.loc.col << ": note: variant '" << v.name
+            << "' binds loops to GPU thread axes; Loopscope shows its TIR but runs only CPU code\n";
         return;
     }
 }
@@ -316,7 +356,10 @@ json stepsJson(const Variant& v)
 {
     json steps = json::array();
     for (auto& s : v.steps)
-        steps.push_back({{"primitive", s.primitive}, {"stage", s.stage}, {"line", s.loc.line}, {"text", s.text}});
+        steps.push_back({{"primitive", s.primitive},
+                         {"stage", s.stage},
+                         {"line", s.loc.line},
+                         {"text", s.text}});
     return steps;
 }
 
@@ -337,13 +380,18 @@ int commandLower(Options& o)
             f = lowerSchedule(v->schedule(), v->args, v->funcName);
         } catch (const UserError& e) {
             reportDiagnostic(o, e.diagnostic());
-            if (o.json) std::cout << json{{"ok", false}, {"error", diagnosticJson(o.file, e.diagnostic())}}.dump(2) << "\n";
+            if (o.json)
+                std::cout << json{{"ok", false}, {"error", diagnosticJson(o.file, e.diagnostic())}}
+                                 .dump(2)
+                          << "\n";
             return kDocumentError;
         }
         noteThreadBindings(o, *v);
-        std::string tir = o.structured ? printStructured(f.structured, f.args) : printTVMScript(f.func);
+        std::string tir =
+            o.structured ? printStructured(f.structured, f.args) : printTVMScript(f.func);
         if (o.json) {
-            variants.push_back({{"name", v->name}, {"line", v->loc.line}, {"steps", stepsJson(*v)}, {"tir", tir}});
+            variants.push_back(
+                {{"name", v->name}, {"line", v->loc.line}, {"steps", stepsJson(*v)}, {"tir", tir}});
         } else {
             if (selected.size() > 1) text += "# variant: " + v->name + "\n";
             text += tir;
@@ -351,8 +399,10 @@ int commandLower(Options& o)
             if (selected.size() > 1) text += "\n";
         }
     }
-    if (o.json) std::cout << json{{"ok", true}, {"file", o.file}, {"variants", variants}}.dump(2) << "\n";
-    else std::cout << text;
+    if (o.json)
+        std::cout << json{{"ok", true}, {"file", o.file}, {"variants", variants}}.dump(2) << "\n";
+    else
+        std::cout << text;
     return kOk;
 }
 
@@ -370,7 +420,10 @@ int commandCheck(Options& o)
             lowerSchedule(v.schedule(), v.args, v.funcName);
         } catch (const UserError& e) {
             reportDiagnostic(o, e.diagnostic());
-            if (o.json) std::cout << json{{"ok", false}, {"error", diagnosticJson(o.file, e.diagnostic())}}.dump(2) << "\n";
+            if (o.json)
+                std::cout << json{{"ok", false}, {"error", diagnosticJson(o.file, e.diagnostic())}}
+                                 .dump(2)
+                          << "\n";
             return kDocumentError;
         }
         noteThreadBindings(o, v);
@@ -378,12 +431,19 @@ int commandCheck(Options& o)
     }
     if (o.json) {
         json params = json::array();
-        for (auto& p : r.program.parameters) params.push_back({{"name", p.name}, {"value", p.value}, {"line", p.loc.line}});
-        std::cout << json{{"ok", true}, {"file", o.file}, {"parameters", params}, {"variants", variants}}.dump(2) << "\n";
+        for (auto& p : r.program.parameters)
+            params.push_back({{"name", p.name}, {"value", p.value}, {"line", p.loc.line}});
+        std::cout << json{{"ok", true},
+                          {"file", o.file},
+                          {"parameters", params},
+                          {"variants", variants}}
+                         .dump(2)
+                  << "\n";
     } else {
         std::cout << o.file << ": ok, " << r.program.variants.size() << " variant"
                   << (r.program.variants.size() == 1 ? "" : "s");
-        for (auto& v : r.program.variants) std::cout << (&v == &r.program.variants.front() ? ": " : ", ") << v.name;
+        for (auto& v : r.program.variants)
+            std::cout << (&v == &r.program.variants.front() ? ": " : ", ") << v.name;
         std::cout << "\n";
     }
     return kOk;
@@ -392,8 +452,10 @@ int commandCheck(Options& o)
 json parametersJson(const Program& p, const Options& o)
 {
     json params = json::object();
-    for (auto& x : p.parameters) params[x.name] = x.value;
-    for (auto& [name, value] : o.symbols) params[name] = value;
+    for (auto& x : p.parameters)
+        params[x.name] = x.value;
+    for (auto& [name, value] : o.symbols)
+        params[name] = value;
     return params;
 }
 
@@ -434,12 +496,14 @@ VariantOutcome runVariant(const Options& o, const Program& p, const Variant& v, 
     options.benchmark.number = o.number;
     options.benchmark.minRepeatMs = o.minRepeatMs;
     VariantRunOutcome run = loopscope::runVariant(p, v, options);
-    for (auto& n : run.notes) std::cerr << o.file << ": note: " << n << "\n";
+    for (auto& n : run.notes)
+        std::cerr << o.file << ": note: " << n << "\n";
     VariantOutcome out;
     out.record = variantRunJson(run);
     out.record["variant"] = v.name;
     json params = parametersJson(p, o);
-    for (auto& [name, value] : params.items()) out.record[name] = value;
+    for (auto& [name, value] : params.items())
+        out.record[name] = value;
     out.wrong = run.wrong;
     return out;
 }
@@ -449,7 +513,8 @@ std::string errorSummary(const json& c, int absDigits)
 {
     std::ostringstream rel;
     rel << std::setprecision(2) << c["max_rel_error"].get<double>();
-    return "max abs error " + fixed(c["max_abs_error"].get<double>(), absDigits) + ", max rel error " + rel.str();
+    return "max abs error " + fixed(c["max_abs_error"].get<double>(), absDigits) +
+           ", max rel error " + rel.str();
 }
 
 std::string checkSummary(const json& rec)
@@ -458,13 +523,16 @@ std::string checkSummary(const json& rec)
     std::string s;
     for (auto& c : rec["check"]) {
         if (!s.empty()) s += "; ";
-        if (c.contains("error")) s += c["tensor"].get<std::string>() + ": " + c["error"].get<std::string>();
+        if (c.contains("error"))
+            s += c["tensor"].get<std::string>() + ": " + c["error"].get<std::string>();
         else if (c["ok"].get<bool>())
-            s += c["tensor"].get<std::string>() + " ok (" + std::to_string(c["elements"].get<std::int64_t>()) +
-                 " elements, " + errorSummary(c, 7) + ")";
+            s += c["tensor"].get<std::string>() + " ok (" +
+                 std::to_string(c["elements"].get<std::int64_t>()) + " elements, " +
+                 errorSummary(c, 7) + ")";
         else
-            s += c["tensor"].get<std::string>() + " WRONG: " + c["first_mismatch"].get<std::string>() + " (" +
-                 errorSummary(c, 6) + ")";
+            s += c["tensor"].get<std::string>() +
+                 " WRONG: " + c["first_mismatch"].get<std::string>() + " (" + errorSummary(c, 6) +
+                 ")";
     }
     return s;
 }
@@ -485,10 +553,12 @@ int commandRunOrBench(Options& o)
     double firstMs = 0;
     if (!o.json) {
         if (timed)
-            std::cout << pad("variant", 22) << pad("median ms", 12, true) << pad("min-max ms", 22, true)
-                      << pad("GFLOPS", 10, true) << pad("speedup", 10, true) << "\n";
+            std::cout << pad("variant", 22) << pad("median ms", 12, true)
+                      << pad("min-max ms", 22, true) << pad("GFLOPS", 10, true)
+                      << pad("speedup", 10, true) << "\n";
         else
-            std::cout << pad("variant", 22) << pad("compile ms", 12, true) << pad("run ms", 12, true) << "  check\n";
+            std::cout << pad("variant", 22) << pad("compile ms", 12, true)
+                      << pad("run ms", 12, true) << "  check\n";
     }
     for (const Variant* v : selected) {
         VariantOutcome out;
@@ -496,12 +566,17 @@ int commandRunOrBench(Options& o)
             out = runVariant(o, r.program, *v, timed);
         } catch (const UserError& e) {
             reportDiagnostic(o, e.diagnostic());
-            if (o.json) std::cout << json{{"ok", false}, {"error", diagnosticJson(o.file, e.diagnostic())}}.dump(2) << "\n";
+            if (o.json)
+                std::cout << json{{"ok", false}, {"error", diagnosticJson(o.file, e.diagnostic())}}
+                                 .dump(2)
+                          << "\n";
             return kDocumentError;
         } catch (const CodegenError& e) {
             Diagnostic d = cannotRunDiagnostic(*v, e);
             reportDiagnostic(o, d);
-            if (o.json) std::cout << json{{"ok", false}, {"error", diagnosticJson(o.file, d)}}.dump(2) << "\n";
+            if (o.json)
+                std::cout << json{{"ok", false}, {"error", diagnosticJson(o.file, d)}}.dump(2)
+                          << "\n";
             return kDocumentError;
         }
         wrong = wrong || out.wrong;
@@ -513,7 +588,9 @@ int commandRunOrBench(Options& o)
             double ms = rec["ms_median"].get<double>();
             if (firstMs == 0) firstMs = ms;
             std::cout << name << pad(fixed(ms, 3), 12, true)
-                      << pad(fixed(rec["ms_min"].get<double>(), 3) + "-" + fixed(rec["ms_max"].get<double>(), 3), 22, true)
+                      << pad(fixed(rec["ms_min"].get<double>(), 3) + "-" +
+                                 fixed(rec["ms_max"].get<double>(), 3),
+                             22, true)
                       << pad(fixed(rec["gflops"].get<double>(), 2), 10, true)
                       << pad(fixed(firstMs / ms, 2) + "x", 10, true);
             if (o.check) std::cout << "  " << checkSummary(rec);
@@ -522,8 +599,9 @@ int commandRunOrBench(Options& o)
             std::cout << name << "  not timed: " << checkSummary(rec) << "\n";
         } else {
             std::cout << name << pad(fixed(rec["compile_ms"].get<double>(), 1), 12, true)
-                      << pad(fixed(rec["run_ms"].get<double>(), 3), 12, true)
-                      << "  " << (o.check ? checkSummary(rec) : std::string("not checked (use --check)")) << "\n";
+                      << pad(fixed(rec["run_ms"].get<double>(), 3), 12, true) << "  "
+                      << (o.check ? checkSummary(rec) : std::string("not checked (use --check)"))
+                      << "\n";
         }
         std::cout.flush();
     }
@@ -545,8 +623,9 @@ int commandExport(Options& o)
     if (!evaluate(o, &r, &err)) return kDocumentError;
     // Without --variant, a script's only variant.
     if (o.variants.empty() && r.program.variants.size() != 1) {
-        throw UsageError("export needs --variant NAME: " + o.file + " has " + std::to_string(r.program.variants.size()) +
-                             " variants (" + variantList(r.program) + ")",
+        throw UsageError("export needs --variant NAME: " + o.file + " has " +
+                             std::to_string(r.program.variants.size()) + " variants (" +
+                             variantList(r.program) + ")",
                          false);
     }
     const Variant& v = *selectVariants(o, r.program).front();
@@ -555,32 +634,36 @@ int commandExport(Options& o)
     options.target = o.target;
     options.sourceName = std::filesystem::path(o.file).filename().string();
     options.symbols = o.symbols;
-    if (o.format == "c" && !o.target.empty()) std::cerr << "loopscope-cli: note: --target does not change C source\n";
+    if (o.format == "c" && !o.target.empty())
+        std::cerr << "loopscope-cli: note: --target does not change C source\n";
     if (o.format != "tvm" && o.format != "c") {
         const std::string& target = o.target.empty() ? v.target : o.target;
         try {
             checkTarget(target);
         } catch (const CodegenError& e) {
             if (!o.target.empty()) throw UsageError(std::string("--target: ") + e.what(), false);
-            reportDiagnostic(o, Diagnostic{v.targetLoc, std::string("target '") + target + "': " + e.what()});
+            reportDiagnostic(
+                o, Diagnostic{v.targetLoc, std::string("target '") + target + "': " + e.what()});
             return kDocumentError;
         }
     }
     if (o.format != "tvm") noteThreadBindings(o, v);
     std::string text;
-    std::vector<std::pair<std::string, std::string>> files;  // path, contents
+    std::vector<std::pair<std::string, std::string>> files; // path, contents
     try {
         std::string source;
         if (o.format == "tvm") readFile(o.file, &source);
         ExportResult exported = exportVariant(source, r.program, v, options);
         text = std::move(exported.text);
         if (!exported.header.empty())
-            files.push_back({std::filesystem::path(o.output).replace_extension(".h").string(), exported.header});
+            files.push_back({std::filesystem::path(o.output).replace_extension(".h").string(),
+                             exported.header});
     } catch (const UserError& e) {
         reportDiagnostic(o, e.diagnostic());
         return kDocumentError;
     } catch (const CodegenError& e) {
-        reportDiagnostic(o, Diagnostic{v.loc, "variant '" + v.name + "' cannot be exported as " + o.format + ": " + e.what()});
+        reportDiagnostic(o, Diagnostic{v.loc, "variant '" + v.name + "' cannot be exported as " +
+                                                  o.format + ": " + e.what()});
         return kDocumentError;
     }
     if (o.output.empty()) {
@@ -607,21 +690,25 @@ int commandSweep(Options& o)
     bool table = !o.json;
     if (table) {
         std::cout << pad("variant", 22);
-        for (auto& p : o.params) std::cout << pad(p, 7, true);
+        for (auto& p : o.params)
+            std::cout << pad(p, 7, true);
         std::cout << pad("median ms", 12, true) << pad("GFLOPS", 10, true) << pad("FLOP/B", 9, true)
                   << "  check\n";
         hooks.point = [&](const SweepPoint& pt, int, int) {
             std::cout << pad(pt.variant, 22);
-            for (auto v : pt.values) std::cout << pad(std::to_string(v), 7, true);
+            for (auto v : pt.values)
+                std::cout << pad(std::to_string(v), 7, true);
             if (pt.measured())
-                std::cout << pad(fixed(pt.msMedian, 3), 12, true) << pad(fixed(pt.gflops, 2), 10, true);
+                std::cout << pad(fixed(pt.msMedian, 3), 12, true)
+                          << pad(fixed(pt.gflops, 2), 10, true);
             else
                 std::cout << pad("-", 12, true) << pad("-", 10, true);
             std::cout << pad(fixed(pt.intensity, 1), 9, true) << "  "
-                      << (pt.skipped ? "skipped: " + pt.message
-                          : pt.failed ? "FAILED: " + pt.message
+                      << (pt.skipped     ? "skipped: " + pt.message
+                          : pt.failed    ? "FAILED: " + pt.message
                           : pt.reference ? std::string("reference")
-                          : pt.checked ? std::string("ok") : std::string("not checked"))
+                          : pt.checked   ? std::string("ok")
+                                         : std::string("not checked"))
                       << "\n";
             std::cout.flush();
         };
@@ -630,16 +717,23 @@ int commandSweep(Options& o)
     try {
         result = runSweep(cliJit(), request, nullptr, hooks);
     } catch (const UserError& e) {
-        if (e.loc().line > 0) reportDiagnostic(o, e.diagnostic());
-        else throw UsageError(e.message());
-        if (o.json) std::cout << json{{"ok", false}, {"error", diagnosticJson(o.file, e.diagnostic())}}.dump(2) << "\n";
+        if (e.loc().line > 0)
+            reportDiagnostic(o, e.diagnostic());
+        else
+            throw UsageError(e.message());
+        if (o.json)
+            std::cout
+                << json{{"ok", false}, {"error", diagnosticJson(o.file, e.diagnostic())}}.dump(2)
+                << "\n";
         return kDocumentError;
     }
-    if (!result.blasNote.empty()) std::cerr << o.file << ": note: no OpenBLAS line: " << result.blasNote << "\n";
+    if (!result.blasNote.empty())
+        std::cerr << o.file << ": note: no OpenBLAS line: " << result.blasNote << "\n";
     if (table && !result.blasLabel.empty()) std::cout << "reference: " << result.blasLabel << "\n";
     if (o.json) {
         json points = json::array();
-        for (auto& pt : result.points) points.push_back(sweepPointJson(pt, result.parameters));
+        for (auto& pt : result.points)
+            points.push_back(sweepPointJson(pt, result.parameters));
         std::cout << points.dump(2) << "\n";
     }
     if (!o.csv.empty() && !writeFile(o.csv, sweepCsv(result))) throw cannotWrite(o.csv);
@@ -650,10 +744,12 @@ int commandSweep(Options& o)
         chart.kind = o.chartKind;
         chart.peakGflops = measurePeakFlops(o.threads).gflops;
         chart.bandwidthGbs = measureTriadBandwidth(o.threads).gbPerS;
-        if (std::string error = writeSweepChart(result, chart); !error.empty()) throw UsageError(error, false);
+        if (std::string error = writeSweepChart(result, chart); !error.empty())
+            throw UsageError(error, false);
     }
-    bool wrong = std::any_of(result.points.begin(), result.points.end(),
-                             [](const SweepPoint& p) { return p.failed && p.message.rfind("wrong numbers", 0) == 0; });
+    bool wrong = std::any_of(result.points.begin(), result.points.end(), [](const SweepPoint& p) {
+        return p.failed && p.message.rfind("wrong numbers", 0) == 0;
+    });
     return wrong ? kWrongNumbers : kOk;
 }
 
@@ -662,25 +758,24 @@ int commandMachine(const Options& o)
     PeakFlops peak = measurePeakFlops(o.threads);
     Bandwidth bw = measureTriadBandwidth(o.threads);
     if (o.json) {
-        std::cout << json{{"peak_gflops", peak.gflops},
-                          {"peak_threads", peak.threads},
-                          {"vector_bits", peak.vectorBits},
-                          {"bandwidth_gbs", bw.gbPerS},
-                          {"bandwidth_threads", bw.threads},
-                          {"bandwidth_mb", bw.megabytes},
+        std::cout << json{{"peak_gflops", peak.gflops},      {"peak_threads", peak.threads},
+                          {"vector_bits", peak.vectorBits},  {"bandwidth_gbs", bw.gbPerS},
+                          {"bandwidth_threads", bw.threads}, {"bandwidth_mb", bw.megabytes},
                           {"clock_ghz", hostClockGhz()}}
                          .dump(2)
                   << "\n";
     } else {
-        std::cout << "peak float32: " << fixed(peak.gflops, 1) << " GFLOPS (FMA, " << peak.vectorBits
-                  << "-bit vectors, " << peak.threads << " thread" << (peak.threads == 1 ? "" : "s") << ")\n"
-                  << "bandwidth:    " << fixed(bw.gbPerS, 1) << " GB/s (triad over " << fixed(bw.megabytes, 0)
-                  << " MB, " << bw.threads << " thread" << (bw.threads == 1 ? "" : "s") << ")\n";
+        std::cout << "peak float32: " << fixed(peak.gflops, 1) << " GFLOPS (FMA, "
+                  << peak.vectorBits << "-bit vectors, " << peak.threads << " thread"
+                  << (peak.threads == 1 ? "" : "s") << ")\n"
+                  << "bandwidth:    " << fixed(bw.gbPerS, 1) << " GB/s (triad over "
+                  << fixed(bw.megabytes, 0) << " MB, " << bw.threads << " thread"
+                  << (bw.threads == 1 ? "" : "s") << ")\n";
     }
     return kOk;
 }
 
-}  // namespace
+} // namespace
 
 int main(int argc, char** argv)
 {
@@ -697,7 +792,8 @@ int main(int argc, char** argv)
         if (e.showUsage) std::cerr << "\n" << kUsageText;
         return kUsage;
     } catch (const InternalError& e) {
-        std::cerr << "loopscope-cli: " << e.what() << "\n(this is a bug in Loopscope, not in the script)\n";
+        std::cerr << "loopscope-cli: " << e.what()
+                  << "\n(this is a bug in Loopscope, not in the script)\n";
         return kInternalError;
     }
 }

@@ -2,10 +2,10 @@
 // sample). `--screenshot PNG` renders the window once the script is analyzed and exits;
 // `--sweep` starts the Charts dock's sweep (every variant, default sizes, OpenBLAS line);
 // `--smoke-test` checks the whole path once and exits (SmokeTest.h).
-#include "charts/SweepPanel.h"
-#include "shell/MainWindow.h"
 #include "SmokeTest.h"
 #include "Version.h"
+#include "charts/SweepPanel.h"
+#include "shell/MainWindow.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -13,9 +13,9 @@
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QIcon>
+#include <QPushButton>
 #include <QScreen>
 #include <QStyleHints>
-#include <QPushButton>
 #include <QTimer>
 
 #include <cstdio>
@@ -42,7 +42,8 @@ constexpr const char* kUsage =
     "                      run or sweep, when asked for) and exit\n"
     "  --smoke-test        open the script, lower every step of every variant, run the last\n"
     "                      variant's last step in the worker at a small size, check its numbers\n"
-    "                      against the reference interpreter, print what it did and exit (0: passed)\n"
+    "                      against the reference interpreter, print what it did and exit (0: "
+    "passed)\n"
     "\n"
     "Qt's own options (-platform NAME, -style NAME, -display DISPLAY, ...) are accepted.\n";
 
@@ -50,9 +51,22 @@ constexpr const char* kUsage =
 // that parsing can happen before there is an application (and so before a display is needed).
 void addQtOptions(QCommandLineParser& parser)
 {
-    const char* withValue[] = {"platform", "platformpluginpath", "platformtheme", "plugin", "qwindowgeometry",
-                               "qwindowicon", "qwindowtitle", "session", "display", "geometry", "name", "title",
-                               "visual", "style", "stylesheet", "qmljsdebugger"};
+    const char* withValue[] = {"platform",
+                               "platformpluginpath",
+                               "platformtheme",
+                               "plugin",
+                               "qwindowgeometry",
+                               "qwindowicon",
+                               "qwindowtitle",
+                               "session",
+                               "display",
+                               "geometry",
+                               "name",
+                               "title",
+                               "visual",
+                               "style",
+                               "stylesheet",
+                               "qmljsdebugger"};
     const char* flags[] = {"reverse", "widgetcount", "nograb", "dograb", "sync"};
     for (const char* name : withValue) {
         QCommandLineOption o(QString::fromLatin1(name), QString(), QStringLiteral("value"));
@@ -71,19 +85,21 @@ QIcon applicationIcon()
 {
     QIcon icon;
     for (int size : {16, 22, 24, 32, 48, 64, 128, 256, 512})
-        icon.addFile(QStringLiteral(":/icons/hicolor/%1x%1/apps/loopscope.png").arg(size), QSize(size, size));
+        icon.addFile(QStringLiteral(":/icons/hicolor/%1x%1/apps/loopscope.png").arg(size),
+                     QSize(size, size));
     icon.addFile(QStringLiteral(":/icons/loopscope.svg"));
     return icon;
 }
 
-}  // namespace
+} // namespace
 
 int main(int argc, char** argv)
 {
     // The command line is read before QApplication exists: --help, --version and a mistake are
     // answered without a display.
     QStringList arguments;
-    for (int i = 0; i < argc; ++i) arguments << QString::fromLocal8Bit(argv[i]);
+    for (int i = 0; i < argc; ++i)
+        arguments << QString::fromLocal8Bit(argv[i]);
     QCommandLineParser parser;
     parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
     QCommandLineOption help(QStringList{QStringLiteral("h"), QStringLiteral("help")});
@@ -100,8 +116,10 @@ int main(int argc, char** argv)
     if (!parser.parse(arguments))
         usageError = parser.errorText();
     else if (parser.positionalArguments().size() > 1)
-        usageError = QStringLiteral("one file at a time, not %1").arg(parser.positionalArguments().size());
-    else if (bool number = false; parser.isSet(step) && (parser.value(step).toInt(&number) < 0 || !number))
+        usageError =
+            QStringLiteral("one file at a time, not %1").arg(parser.positionalArguments().size());
+    else if (bool number = false;
+             parser.isSet(step) && (parser.value(step).toInt(&number) < 0 || !number))
         usageError = QStringLiteral("--step takes a step number, not '%1'").arg(parser.value(step));
     if (!usageError.isEmpty()) {
         std::fprintf(stderr, "loopscope: %s\n\n%s", qPrintable(usageError), kUsage);
@@ -131,7 +149,8 @@ int main(int argc, char** argv)
         if (file.isEmpty()) {
             const QStringList candidates{
                 QApplication::applicationDirPath() + QStringLiteral("/../../samples/opt_gemm.py"),
-                QApplication::applicationDirPath() + QStringLiteral("/../share/loopscope/samples/opt_gemm.py"),
+                QApplication::applicationDirPath() +
+                    QStringLiteral("/../share/loopscope/samples/opt_gemm.py"),
                 QStringLiteral(LOOPSCOPE_SOURCE_DIR "/samples/opt_gemm.py")};
             for (const QString& c : candidates) {
                 if (QFileInfo::exists(c)) {
@@ -144,11 +163,13 @@ int main(int argc, char** argv)
         // not a message box that waits for a click.
         if (unattended && (file.isEmpty() || !QFileInfo(file).isReadable())) {
             std::fprintf(stderr, "loopscope: cannot read '%s'\n",
-                         file.isEmpty() ? "the default sample" : qPrintable(QDir::toNativeSeparators(file)));
+                         file.isEmpty() ? "the default sample"
+                                        : qPrintable(QDir::toNativeSeparators(file)));
             return 1;
         }
         if (!file.isEmpty() && !window.openFile(file) && unattended) return 1;
-        if (parser.isSet(smokeTest)) loopscope::startSmokeTest(window, QDir::toNativeSeparators(file));
+        if (parser.isSet(smokeTest))
+            loopscope::startSmokeTest(window, QDir::toNativeSeparators(file));
     }
     window.resize(1500, 950);
     window.show();
@@ -185,12 +206,14 @@ int main(int argc, char** argv)
             done = true;
             if (wantStep >= 0) window.selectStep(wantStep);
             if (wantSweep) {
-                QObject::connect(&window, &MainWindow::sweepFinished, &window, [shoot] { QTimer::singleShot(300, shoot); });
+                QObject::connect(&window, &MainWindow::sweepFinished, &window,
+                                 [shoot] { QTimer::singleShot(300, shoot); });
                 startSweep();
                 return;
             }
             if (wantRun) {
-                QObject::connect(&window, &MainWindow::ladderFinished, &window, [shoot] { QTimer::singleShot(300, shoot); });
+                QObject::connect(&window, &MainWindow::ladderFinished, &window,
+                                 [shoot] { QTimer::singleShot(300, shoot); });
                 window.runLadder();
                 return;
             }

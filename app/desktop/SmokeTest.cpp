@@ -49,10 +49,11 @@ bool analyseAndRun(MainWindow& window, const std::shared_ptr<SmokeState>& state)
     const std::string script = window.editor()->text().toStdString();
     Exploration e = explore(script);
     if (!e.ok) {
-        finish(state, 1, QStringLiteral("the script has an error at line %1:%2: %3")
-                             .arg(e.error.loc.line)
-                             .arg(e.error.loc.col)
-                             .arg(QString::fromStdString(e.error.message)));
+        finish(state, 1,
+               QStringLiteral("the script has an error at line %1:%2: %3")
+                   .arg(e.error.loc.line)
+                   .arg(e.error.loc.col)
+                   .arg(QString::fromStdString(e.error.message)));
         return false;
     }
     if (e.variants.empty()) {
@@ -63,9 +64,10 @@ bool analyseAndRun(MainWindow& window, const std::shared_ptr<SmokeState>& state)
     for (const VariantView& v : e.variants) {
         for (const StepView& s : v.steps) {
             if (s.error) {
-                finish(state, 1, QStringLiteral("variant '%1', step '%2' does not lower: %3")
-                                     .arg(QString::fromStdString(v.name), QString::fromStdString(s.label),
-                                          QString::fromStdString(s.error->message)));
+                finish(state, 1,
+                       QStringLiteral("variant '%1', step '%2' does not lower: %3")
+                           .arg(QString::fromStdString(v.name), QString::fromStdString(s.label),
+                                QString::fromStdString(s.error->message)));
                 return false;
             }
             ++steps;
@@ -84,21 +86,23 @@ bool analyseAndRun(MainWindow& window, const std::shared_ptr<SmokeState>& state)
         sets.insert(QString::fromStdString(p.name), static_cast<qint64>(value));
         shown << QStringLiteral("%1=%2").arg(QString::fromStdString(p.name)).arg(value);
     }
-    const VariantView& variant = e.variants.back();  // the most transformed, usually
+    const VariantView& variant = e.variants.back(); // the most transformed, usually
     say(QStringLiteral("running variant '%1' (its last step) in the worker at %2")
-            .arg(QString::fromStdString(variant.name), shown.isEmpty() ? QStringLiteral("its sizes") : shown.join(u' ')));
-    state->request = window.worker()->submit(QJsonObject{{QStringLiteral("cmd"), QStringLiteral("measure")},
-                                                         {QStringLiteral("script"), window.editor()->text()},
-                                                         {QStringLiteral("variant"), QString::fromStdString(variant.name)},
-                                                         {QStringLiteral("step"), -1},
-                                                         {QStringLiteral("sets"), sets},
-                                                         {QStringLiteral("check"), true},
-                                                         {QStringLiteral("repeat"), 1},
-                                                         {QStringLiteral("min_repeat_ms"), 1}});
+            .arg(QString::fromStdString(variant.name),
+                 shown.isEmpty() ? QStringLiteral("its sizes") : shown.join(u' ')));
+    state->request = window.worker()->submit(
+        QJsonObject{{QStringLiteral("cmd"), QStringLiteral("measure")},
+                    {QStringLiteral("script"), window.editor()->text()},
+                    {QStringLiteral("variant"), QString::fromStdString(variant.name)},
+                    {QStringLiteral("step"), -1},
+                    {QStringLiteral("sets"), sets},
+                    {QStringLiteral("check"), true},
+                    {QStringLiteral("repeat"), 1},
+                    {QStringLiteral("min_repeat_ms"), 1}});
     return true;
 }
 
-}  // namespace
+} // namespace
 
 void startSmokeTest(MainWindow& window, const QString& file, int timeoutMs)
 {
@@ -110,27 +114,36 @@ void startSmokeTest(MainWindow& window, const QString& file, int timeoutMs)
         state->analysed = true;
         analyseAndRun(window, state);
     });
-    QObject::connect(window.worker(), &WorkerClient::finished, &window, [state](int id, const QJsonObject& r) {
-        if (id != state->request) return;
-        const QString status = r.value(QStringLiteral("status")).toString();
-        if (status == QStringLiteral("ok") && r.value(QStringLiteral("checked")).toBool()) {
-            finish(state, 0, QStringLiteral("its numbers match the reference interpreter; compiled in %1 ms, ran in %2 ms")
-                                 .arg(r.value(QStringLiteral("compile_ms")).toDouble(), 0, 'f', 0)
-                                 .arg(r.value(QStringLiteral("ms_median")).toDouble(), 0, 'f', 3));
-        } else if (status == QStringLiteral("wrong")) {
-            finish(state, 1, QStringLiteral("wrong numbers: %1").arg(r.value(QStringLiteral("first_mismatch")).toString()));
-        } else if (status == QStringLiteral("ok")) {
-            finish(state, 1, QStringLiteral("the run was not checked"));
-        } else {
-            finish(state, 1, QStringLiteral("the worker answered: %1").arg(r.value(QStringLiteral("message")).toString()));
-        }
-    });
-    QObject::connect(window.worker(), &WorkerClient::failed, &window, [state](int id, const QString& message) {
-        if (id == state->request) finish(state, 1, QStringLiteral("the worker failed: %1").arg(message));
-    });
+    QObject::connect(
+        window.worker(), &WorkerClient::finished, &window, [state](int id, const QJsonObject& r) {
+            if (id != state->request) return;
+            const QString status = r.value(QStringLiteral("status")).toString();
+            if (status == QStringLiteral("ok") && r.value(QStringLiteral("checked")).toBool()) {
+                finish(state, 0,
+                       QStringLiteral("its numbers match the reference interpreter; compiled in %1 "
+                                      "ms, ran in %2 ms")
+                           .arg(r.value(QStringLiteral("compile_ms")).toDouble(), 0, 'f', 0)
+                           .arg(r.value(QStringLiteral("ms_median")).toDouble(), 0, 'f', 3));
+            } else if (status == QStringLiteral("wrong")) {
+                finish(state, 1,
+                       QStringLiteral("wrong numbers: %1")
+                           .arg(r.value(QStringLiteral("first_mismatch")).toString()));
+            } else if (status == QStringLiteral("ok")) {
+                finish(state, 1, QStringLiteral("the run was not checked"));
+            } else {
+                finish(state, 1,
+                       QStringLiteral("the worker answered: %1")
+                           .arg(r.value(QStringLiteral("message")).toString()));
+            }
+        });
+    QObject::connect(window.worker(), &WorkerClient::failed, &window,
+                     [state](int id, const QString& message) {
+                         if (id == state->request)
+                             finish(state, 1, QStringLiteral("the worker failed: %1").arg(message));
+                     });
     QTimer::singleShot(timeoutMs, &window, [state, timeoutMs] {
         finish(state, 1, QStringLiteral("no result after %1 s").arg(timeoutMs / 1000));
     });
 }
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -14,4 +14,4 @@ class MainWindow;
 // with the exit code when done (or after `timeoutMs`).
 void startSmokeTest(MainWindow& window, const QString& file, int timeoutMs = 180000);
 
-}  // namespace loopscope
+} // namespace loopscope

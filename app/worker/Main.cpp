@@ -47,7 +47,8 @@ public:
     // The next line, waiting for it; false at the end of input.
     bool next(std::string* line)
     {
-        while (m_lines.empty() && !m_eof) fill(true);
+        while (m_lines.empty() && !m_eof)
+            fill(true);
         if (m_lines.empty()) return false;
         *line = std::move(m_lines.front());
         m_lines.pop_front();

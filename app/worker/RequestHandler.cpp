@@ -1,15 +1,15 @@
 #include "RequestHandler.h"
 
-#include "codegen/Codegen.h"
-#include "runtime/VariantRun.h"
-#include "runtime/SweepJson.h"
-#include "runtime/VariantRunJson.h"
-#include "runtime/Microbench.h"
-#include "export/Export.h"
-#include "runtime/RuntimeJit.h"
-#include "runtime/ThreadPool.h"
-#include "lower/Lower.h"
 #include "Version.h"
+#include "codegen/Codegen.h"
+#include "export/Export.h"
+#include "lower/Lower.h"
+#include "runtime/Microbench.h"
+#include "runtime/RuntimeJit.h"
+#include "runtime/SweepJson.h"
+#include "runtime/ThreadPool.h"
+#include "runtime/VariantRun.h"
+#include "runtime/VariantRunJson.h"
 
 #include <algorithm>
 #include <chrono>
@@ -220,7 +220,7 @@ RequestHandler::RequestHandler(HandlerOptions options)
 
 Jit& RequestHandler::jit() const
 {
-    if (!m_jit) m_jit = createRuntimeJit();  // throws CodegenError, answered as an error
+    if (!m_jit) m_jit = createRuntimeJit(); // throws CodegenError, answered as an error
     return *m_jit;
 }
 
@@ -336,7 +336,8 @@ json RequestHandler::measure(const json& request, const Progress& progress) cons
     bool corrupt = false, crash = false;
     std::int64_t sleepMs = 0;
     if (m_options.testing) {
-        LS_ASSERT(!boolField(request, "internal_error", false), "a testing hook asked for an internal error");
+        LS_ASSERT(!boolField(request, "internal_error", false),
+                  "a testing hook asked for an internal error");
         corrupt = boolField(request, "corrupt_output", false);
         crash = boolField(request, "crash", false);
         sleepMs = intField(request, "sleep_ms", 0, 0);
@@ -397,7 +398,8 @@ json RequestHandler::emitCode(const json& request, const Progress& progress) con
     evaluateTarget(request, &t);
     ExportOptions options;
     options.format = stringField(request, "format", "llvm");
-    if (options.format != "llvm" && options.format != "asm" && options.format != "c" && options.format != "tvm")
+    if (options.format != "llvm" && options.format != "asm" && options.format != "c" &&
+        options.format != "tvm")
         badRequest("unknown format '" + options.format + "' (llvm, asm, c or tvm)");
     options.step = t.step;
     options.symbols = t.evaluation.symbols;
@@ -413,11 +415,12 @@ json RequestHandler::emitCode(const json& request, const Progress& progress) con
     progress("lowering", 0.0);
     ExportResult exported;
     try {
-        exported = exportVariant(stringField(request, "script", "", true), t.evaluation.result.program, v, options);
+        exported = exportVariant(stringField(request, "script", "", true),
+                                 t.evaluation.result.program, v, options);
     } catch (const CodegenError& e) {
         throw Failure{"codegen",
-                      "variant '" + v.name + "' cannot be exported as " + options.format + " for target '" + v.target +
-                          "': " + e.what(),
+                      "variant '" + v.name + "' cannot be exported as " + options.format +
+                          " for target '" + v.target + "': " + e.what(),
                       v.loc};
     }
     return {{"status", "ok"},
@@ -455,7 +458,8 @@ json RequestHandler::sweep(const json& request, const Progress& progress) const
     r.parameters = stringListField(request, "params");
     if (r.parameters.empty()) badRequest("\"params\" must name at least one parameter");
     if (const json* v = find(request, "values")) {
-        if (!v->is_array() || v->empty()) badRequest("\"values\" must be a non-empty list of sizes");
+        if (!v->is_array() || v->empty())
+            badRequest("\"values\" must be a non-empty list of sizes");
         for (auto& x : *v) {
             if (!x.is_number_integer() || x.get<std::int64_t>() < 1)
                 badRequest("\"values\" must be a non-empty list of positive integers");
@@ -482,16 +486,16 @@ json RequestHandler::sweep(const json& request, const Progress& progress) const
             if (!p || p->values.size() != r.parameters.size() || p->threads < 1)
                 badRequest("\"known\" holds a point without variant, threads or one value per "
                            "parameter");
-            m_sweepCache->store(SweepCache::key(r.script, p->variant, r.parameters, p->values,
-                                                p->threads),
-                                *p);
+            m_sweepCache->store(
+                SweepCache::key(r.script, p->variant, r.parameters, p->values, p->threads), *p);
         }
     }
 
     SweepHooks hooks;
     hooks.point = [&](const SweepPoint& point, int done, int total) {
-        progress("sweep", total > 0 ? static_cast<double>(done) / total : 1.0,
-                 json{{"done", done}, {"total", total}, {"point", sweepPointJson(point, r.parameters)}});
+        progress(
+            "sweep", total > 0 ? static_cast<double>(done) / total : 1.0,
+            json{{"done", done}, {"total", total}, {"point", sweepPointJson(point, r.parameters)}});
         if (m_betweenSweepPoints) m_betweenSweepPoints();
     };
     SweepResult result;
@@ -504,13 +508,10 @@ json RequestHandler::sweep(const json& request, const Progress& progress) const
     json points = json::array();
     for (auto& p : result.points)
         points.push_back(sweepPointJson(p, r.parameters));
-    json out{{"status", "ok"},
-             {"params", r.parameters},
-             {"variants", result.variants},
-             {"points", points},
-             {"total", result.total},
-             {"measured", result.measuredCount},
-             {"threads", result.threads}};
+    json out{
+        {"status", "ok"},           {"params", r.parameters}, {"variants", result.variants},
+        {"points", points},         {"total", result.total},  {"measured", result.measuredCount},
+        {"threads", result.threads}};
     if (!result.blasLabel.empty()) out["blas"] = result.blasLabel;
     if (!result.blasNote.empty()) out["blas_note"] = result.blasNote;
     return out;

@@ -5,7 +5,7 @@
 
 #include "ir/Diagnostic.h"
 #include "ir/PrimFunc.h"
-#include "lower/CSignature.h"  // sizeParameters, cPrototype
+#include "lower/CSignature.h" // sizeParameters, cPrototype
 
 #include <cstdint>
 #include <memory>
@@ -23,9 +23,9 @@ public:
 
 struct HostTarget {
     std::string triple;
-    std::string cpu;       // e.g. "znver3"
-    std::string features;  // "+avx2,+fma,..."
-    int vectorBits = 128;  // widest vector register
+    std::string cpu;      // e.g. "znver3"
+    std::string features; // "+avx2,+fma,..."
+    int vectorBits = 128; // widest vector register
 };
 HostTarget hostTarget();
 
@@ -35,9 +35,9 @@ HostTarget hostTarget();
 // -opt-level, ...) are recorded and do not change the code. Throws CodegenError for an option
 // value LLVM does not know (a CPU, a feature, a triple other than x86-64).
 struct TargetChoice {
-    std::string cpu;                 // empty: the host's
-    std::vector<std::string> attrs;  // "+avx512f", "-avx512bw", ...
-    std::string triple;              // empty: the host's
+    std::string cpu;                // empty: the host's
+    std::vector<std::string> attrs; // "+avx512f", "-avx512bw", ...
+    std::string triple;             // empty: the host's
     bool isHost() const { return cpu.empty() && attrs.empty() && triple.empty(); }
 };
 TargetChoice parseTarget(const std::string& target);
@@ -52,7 +52,8 @@ bool targetIsHost(const std::string& target);
 // What generated code calls in the program that runs it, which provides it: parallel loops go to
 // `parallelFor(n, body, closure)`, which runs body(begin, end, closure) over [0, n) in chunks.
 struct RuntimeEntries {
-    void (*parallelFor)(std::int64_t n, void (*body)(std::int64_t, std::int64_t, void*), void* closure) = nullptr;
+    void (*parallelFor)(std::int64_t n, void (*body)(std::int64_t, std::int64_t, void*),
+                        void* closure) = nullptr;
 };
 
 class JitKernel;
@@ -107,4 +108,4 @@ enum class EmitKind { LLVMIR, Assembly, Object, UnoptimizedLLVMIR };
 // UnoptimizedLLVMIR: the module as the code generator hands it to LLVM's optimizer.
 std::string emitCode(const PrimFunc& f, EmitKind kind, const std::string& target = "llvm");
 
-}  // namespace loopscope
+} // namespace loopscope

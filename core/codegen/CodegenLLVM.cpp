@@ -13,12 +13,12 @@
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
 #include <llvm/Analysis/TargetTransformInfo.h>
+#include <llvm/Config/llvm-config.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/PassManager.h>
 #include <llvm/IR/Verifier.h>
-#include <llvm/Config/llvm-config.h>
 #include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
@@ -55,11 +55,13 @@ constexpr std::int64_t kMaxStackBytes = 256 * 1024;
 // Conditions are pure arithmetic: no loads, no division by a variable.
 class DecidableGuards : public IRVisitor {
 public:
-    explicit DecidableGuards(const std::unordered_set<const IfThenElseNode*>& skip) : m_skip(skip) {}
+    explicit DecidableGuards(const std::unordered_set<const IfThenElseNode*>& skip) : m_skip(skip)
+    {
+    }
 
     struct Guard {
         const IfThenElseNode* node;
-        Expr decision;  // holds only if the guard holds wherever the loop reaches it
+        Expr decision; // holds only if the guard holds wherever the loop reaches it
     };
     std::vector<Guard> guards;
     // Roughly how many scalar operations the loop's body is: its operations, each by its lanes.
@@ -124,7 +126,7 @@ protected:
             pure(op->cond) && prefixTrue(call->args[0])) {
             FreeVarCollector vars;
             vars.visit(op->cond);
-            VarMap last;  // the loop counters it uses, at their last values
+            VarMap last; // the loop counters it uses, at their last values
             bool tileKnown = false;
             for (auto& v : vars.free) {
                 auto range = m_loopRanges.find(v.get());
@@ -139,7 +141,8 @@ protected:
             // (deciding it on a loop over tiles would never pay); it needs a variable from
             // outside, the tile's index, to tell the tiles apart.
             if (last.empty() || tileKnown)
-                guards.push_back({op, last.empty() ? op->cond : simplify(substitute(op->cond, last))});
+                guards.push_back(
+                    {op, last.empty() ? op->cond : simplify(substitute(op->cond, last))});
         }
         IRVisitor::visitIfThenElse(op);
     }
@@ -155,16 +158,17 @@ private:
     }
 
     // Whether `f` holds for every variable of `e`.
-    template <typename F>
-    static bool allVars(const Expr& e, F f)
+    template <typename F> static bool allVars(const Expr& e, F f)
     {
         FreeVarCollector vars;
         vars.visit(e);
-        return std::all_of(vars.free.begin(), vars.free.end(), [&](const Var& v) { return f(v.get()); });
+        return std::all_of(vars.free.begin(), vars.free.end(),
+                           [&](const Var& v) { return f(v.get()); });
     }
     bool boundIn(const Expr& e) const
     {
-        return !allVars(e, [&](const VarNode* v) { return !m_otherBound.count(v) && !m_loopRanges.count(v); });
+        return !allVars(
+            e, [&](const VarNode* v) { return !m_otherBound.count(v) && !m_loopRanges.count(v); });
     }
     // Nothing that may read memory or trap, and no variable bound inside other than loop counters.
     bool pure(const Expr& e) const
@@ -204,8 +208,8 @@ private:
         if (independent(e)) return true;
         if (e.as<VarNode>()) return e.type().isIntegral();
         if (auto* c = e.as<CastNode>())
-            return c->value.type().isInt() && e.type().isInt() && e.type().bits >= c->value.type().bits &&
-                   nonDecreasing(c->value);
+            return c->value.type().isInt() && e.type().isInt() &&
+                   e.type().bits >= c->value.type().bits && nonDecreasing(c->value);
         auto* b = e.as<BinaryNode>();
         if (!b || !e.type().isInt()) return false;
         std::int64_t k = 0;
@@ -238,15 +242,19 @@ private:
     }
 
     const std::unordered_set<const IfThenElseNode*>& m_skip;
-    std::unordered_map<const VarNode*, std::pair<Expr, Expr>> m_loopRanges;  // counters: min, extent
-    VarSet m_otherBound;  // variables bound inside otherwise: lets, allocations, loops over varying ranges
+    std::unordered_map<const VarNode*, std::pair<Expr, Expr>> m_loopRanges; // counters: min, extent
+    VarSet m_otherBound; // variables bound inside otherwise: lets, allocations, loops over varying
+                         // ranges
 };
 
 // The guards known to hold where a statement is emitted, taken out of it (each replaced by
 // its `then` statement).
 class AssumedGuards : public IRMutator {
 public:
-    explicit AssumedGuards(const std::unordered_set<const IfThenElseNode*>& assumed) : m_assumed(assumed) {}
+    explicit AssumedGuards(const std::unordered_set<const IfThenElseNode*>& assumed)
+        : m_assumed(assumed)
+    {
+    }
 
 protected:
     Stmt visitIfThenElse(const IfThenElseNode* op, const Stmt& self) override
@@ -269,10 +277,13 @@ public:
     void build(const PrimFunc& f, const std::vector<Var>& sizes)
     {
         std::vector<llvm::Type*> params;
-        for (std::size_t i = 0; i < f.params.size(); ++i) params.push_back(ptrTy());
-        for (auto& s : sizes) params.push_back(llvmType(s.type()));
+        for (std::size_t i = 0; i < f.params.size(); ++i)
+            params.push_back(ptrTy());
+        for (auto& s : sizes)
+            params.push_back(llvmType(s.type()));
         auto* fnTy = llvm::FunctionType::get(llvm::Type::getVoidTy(m_ctx), params, false);
-        llvm::Function* fn = llvm::Function::Create(fnTy, llvm::Function::ExternalLinkage, f.name, m_mod);
+        llvm::Function* fn =
+            llvm::Function::Create(fnTy, llvm::Function::ExternalLinkage, f.name, m_mod);
         setAttributes(fn);
         // The packed entry calls it rather than holding a second copy of the body: inlined, every
         // loop would be optimized and compiled twice, for one call per run saved.
@@ -294,9 +305,10 @@ public:
         endFunction();
 
         // The packed entry: void NAME_packed(void** buffers, int64_t* sizes).
-        auto* packedTy = llvm::FunctionType::get(llvm::Type::getVoidTy(m_ctx), {ptrTy(), ptrTy()}, false);
-        llvm::Function* packed =
-            llvm::Function::Create(packedTy, llvm::Function::ExternalLinkage, f.name + "_packed", m_mod);
+        auto* packedTy =
+            llvm::FunctionType::get(llvm::Type::getVoidTy(m_ctx), {ptrTy(), ptrTy()}, false);
+        llvm::Function* packed = llvm::Function::Create(packedTy, llvm::Function::ExternalLinkage,
+                                                        f.name + "_packed", m_mod);
         setAttributes(packed);
         auto* bb = llvm::BasicBlock::Create(m_ctx, "entry", packed);
         m_b.SetInsertPoint(bb);
@@ -323,7 +335,7 @@ private:
     {
         switch (t.code) {
         case DataType::Float:
-            return t.bits == 16 ? llvm::Type::getHalfTy(m_ctx)
+            return t.bits == 16   ? llvm::Type::getHalfTy(m_ctx)
                    : t.bits == 64 ? llvm::Type::getDoubleTy(m_ctx)
                                   : llvm::Type::getFloatTy(m_ctx);
         case DataType::Bool: return m_b.getInt1Ty();
@@ -414,7 +426,8 @@ private:
         if (!isInt32(e.type())) return m_b.CreateIntCast(genExpr(e), i64, !e.type().isUInt());
         switch (e.kind()) {
         case ExprKind::IntImm:
-            return llvm::ConstantInt::get(i64, static_cast<std::uint64_t>(e.as<IntImmNode>()->value), true);
+            return llvm::ConstantInt::get(
+                i64, static_cast<std::uint64_t>(e.as<IntImmNode>()->value), true);
         case ExprKind::Var:
             if (auto it = m_wide.find(e.as<VarNode>()); it != m_wide.end()) return it->second;
             break;
@@ -456,8 +469,10 @@ private:
 
     void setNonNegative(const Var& v, bool yes)
     {
-        if (yes) m_nonNegative.insert(v.get());
-        else m_nonNegative.erase(v.get());
+        if (yes)
+            m_nonNegative.insert(v.get());
+        else
+            m_nonNegative.erase(v.get());
     }
 
     // Binds a variable. An int32 one is computed once, in 64 bits for the indices that use it,
@@ -485,13 +500,16 @@ private:
         switch (e.kind()) {
         case ExprKind::IntImm: {
             auto* imm = e.as<IntImmNode>();
-            return llvm::ConstantInt::get(llvmType(e.type()), static_cast<std::uint64_t>(imm->value), true);
+            return llvm::ConstantInt::get(llvmType(e.type()),
+                                          static_cast<std::uint64_t>(imm->value), true);
         }
-        case ExprKind::FloatImm: return llvm::ConstantFP::get(llvmType(e.type()), e.as<FloatImmNode>()->value);
+        case ExprKind::FloatImm:
+            return llvm::ConstantFP::get(llvmType(e.type()), e.as<FloatImmNode>()->value);
         case ExprKind::StringImm: throw CodegenError("string values cannot be computed");
         case ExprKind::Var: {
             auto it = m_vars.find(e.as<VarNode>());
-            LS_ASSERT(it != m_vars.end(), "codegen: variable '" + e.as<VarNode>()->name + "' is not defined");
+            LS_ASSERT(it != m_vars.end(),
+                      "codegen: variable '" + e.as<VarNode>()->name + "' is not defined");
             return it->second;
         }
         case ExprKind::Not: return m_b.CreateNot(genExpr(e.as<NotNode>()->a));
@@ -501,22 +519,27 @@ private:
             llvm::Value* t = genExpr(s->t);
             llvm::Value* f = genExpr(s->f);
             int lanes = std::max({lanesOf(c), lanesOf(t), lanesOf(f)});
-            return m_b.CreateSelect(lanes > 1 && lanesOf(c) == 1 ? c : broadcast(c, lanes), broadcast(t, lanes),
-                                    broadcast(f, lanes));
+            return m_b.CreateSelect(lanes > 1 && lanesOf(c) == 1 ? c : broadcast(c, lanes),
+                                    broadcast(t, lanes), broadcast(f, lanes));
         }
         case ExprKind::Cast: return genCast(e.as<CastNode>());
         case ExprKind::Call: return genCall(e.as<CallNode>(), e);
         case ExprKind::TensorLoad:
-        case ExprKind::Reduce: LS_ASSERT(false, "codegen: unlowered tensor expression"); return nullptr;
+        case ExprKind::Reduce:
+            LS_ASSERT(false, "codegen: unlowered tensor expression");
+            return nullptr;
         case ExprKind::BufferLoad: return genLoad(e.as<BufferLoadNode>());
         case ExprKind::Ramp: {
             auto* r = e.as<RampNode>();
             llvm::Value* base = genExpr(r->base);
             llvm::Value* stride = genExpr(r->stride);
             std::vector<llvm::Constant*> idx;
-            for (int i = 0; i < r->lanes; ++i) idx.push_back(llvm::ConstantInt::get(base->getType(), static_cast<std::uint64_t>(i)));
+            for (int i = 0; i < r->lanes; ++i)
+                idx.push_back(
+                    llvm::ConstantInt::get(base->getType(), static_cast<std::uint64_t>(i)));
             llvm::Value* steps = llvm::ConstantVector::get(idx);
-            return m_b.CreateAdd(broadcast(base, r->lanes), m_b.CreateMul(broadcast(stride, r->lanes), steps));
+            return m_b.CreateAdd(broadcast(base, r->lanes),
+                                 m_b.CreateMul(broadcast(stride, r->lanes), steps));
         }
         case ExprKind::Broadcast: {
             auto* b = e.as<BroadcastNode>();
@@ -542,9 +565,12 @@ private:
         bool isFloat = t.isFloat();
         bool isUnsigned = t.isUInt() || t.isBool();
         switch (op->kind) {
-        case ExprKind::Add: return isFloat ? m_b.CreateFAdd(a, b) : m_b.CreateAdd(a, b, "", false, !isUnsigned);
-        case ExprKind::Sub: return isFloat ? m_b.CreateFSub(a, b) : m_b.CreateSub(a, b, "", false, !isUnsigned);
-        case ExprKind::Mul: return isFloat ? m_b.CreateFMul(a, b) : m_b.CreateMul(a, b, "", false, !isUnsigned);
+        case ExprKind::Add:
+            return isFloat ? m_b.CreateFAdd(a, b) : m_b.CreateAdd(a, b, "", false, !isUnsigned);
+        case ExprKind::Sub:
+            return isFloat ? m_b.CreateFSub(a, b) : m_b.CreateSub(a, b, "", false, !isUnsigned);
+        case ExprKind::Mul:
+            return isFloat ? m_b.CreateFMul(a, b) : m_b.CreateMul(a, b, "", false, !isUnsigned);
         case ExprKind::Div:
             if (isFloat) return m_b.CreateFDiv(a, b);
             return isUnsigned ? m_b.CreateUDiv(a, b) : m_b.CreateSDiv(a, b);
@@ -554,16 +580,19 @@ private:
         case ExprKind::FloorDiv:
         case ExprKind::FloorMod: {
             if (isFloat) {
-                llvm::Value* q = m_b.CreateUnaryIntrinsic(llvm::Intrinsic::floor, m_b.CreateFDiv(a, b));
+                llvm::Value* q =
+                    m_b.CreateUnaryIntrinsic(llvm::Intrinsic::floor, m_b.CreateFDiv(a, b));
                 return op->kind == ExprKind::FloorDiv ? q : m_b.CreateFSub(a, m_b.CreateFMul(q, b));
             }
-            if (isUnsigned) return op->kind == ExprKind::FloorDiv ? m_b.CreateUDiv(a, b) : m_b.CreateURem(a, b);
+            if (isUnsigned)
+                return op->kind == ExprKind::FloorDiv ? m_b.CreateUDiv(a, b) : m_b.CreateURem(a, b);
             llvm::Value* q = m_b.CreateSDiv(a, b);
             llvm::Value* r = m_b.CreateSRem(a, b);
             llvm::Value* zero = llvm::Constant::getNullValue(a->getType());
             // Adjust when the remainder is non-zero and its sign differs from the divisor's.
-            llvm::Value* adjust = m_b.CreateAnd(m_b.CreateICmpNE(r, zero),
-                                                m_b.CreateICmpNE(m_b.CreateICmpSLT(r, zero), m_b.CreateICmpSLT(b, zero)));
+            llvm::Value* adjust = m_b.CreateAnd(
+                m_b.CreateICmpNE(r, zero),
+                m_b.CreateICmpNE(m_b.CreateICmpSLT(r, zero), m_b.CreateICmpSLT(b, zero)));
             if (op->kind == ExprKind::FloorDiv)
                 return m_b.CreateSub(q, m_b.CreateZExt(adjust, q->getType()));
             return m_b.CreateSelect(adjust, m_b.CreateAdd(r, b), r);
@@ -571,15 +600,29 @@ private:
         case ExprKind::Min:
         case ExprKind::Max: {
             bool isMin = op->kind == ExprKind::Min;
-            llvm::Value* lt = isFloat ? m_b.CreateFCmpOLT(a, b) : isUnsigned ? m_b.CreateICmpULT(a, b) : m_b.CreateICmpSLT(a, b);
+            llvm::Value* lt = isFloat      ? m_b.CreateFCmpOLT(a, b)
+                              : isUnsigned ? m_b.CreateICmpULT(a, b)
+                                           : m_b.CreateICmpSLT(a, b);
             return isMin ? m_b.CreateSelect(lt, a, b) : m_b.CreateSelect(lt, b, a);
         }
         case ExprKind::EQ: return isFloat ? m_b.CreateFCmpOEQ(a, b) : m_b.CreateICmpEQ(a, b);
         case ExprKind::NE: return isFloat ? m_b.CreateFCmpUNE(a, b) : m_b.CreateICmpNE(a, b);
-        case ExprKind::LT: return isFloat ? m_b.CreateFCmpOLT(a, b) : isUnsigned ? m_b.CreateICmpULT(a, b) : m_b.CreateICmpSLT(a, b);
-        case ExprKind::LE: return isFloat ? m_b.CreateFCmpOLE(a, b) : isUnsigned ? m_b.CreateICmpULE(a, b) : m_b.CreateICmpSLE(a, b);
-        case ExprKind::GT: return isFloat ? m_b.CreateFCmpOGT(a, b) : isUnsigned ? m_b.CreateICmpUGT(a, b) : m_b.CreateICmpSGT(a, b);
-        case ExprKind::GE: return isFloat ? m_b.CreateFCmpOGE(a, b) : isUnsigned ? m_b.CreateICmpUGE(a, b) : m_b.CreateICmpSGE(a, b);
+        case ExprKind::LT:
+            return isFloat      ? m_b.CreateFCmpOLT(a, b)
+                   : isUnsigned ? m_b.CreateICmpULT(a, b)
+                                : m_b.CreateICmpSLT(a, b);
+        case ExprKind::LE:
+            return isFloat      ? m_b.CreateFCmpOLE(a, b)
+                   : isUnsigned ? m_b.CreateICmpULE(a, b)
+                                : m_b.CreateICmpSLE(a, b);
+        case ExprKind::GT:
+            return isFloat      ? m_b.CreateFCmpOGT(a, b)
+                   : isUnsigned ? m_b.CreateICmpUGT(a, b)
+                                : m_b.CreateICmpSGT(a, b);
+        case ExprKind::GE:
+            return isFloat      ? m_b.CreateFCmpOGE(a, b)
+                   : isUnsigned ? m_b.CreateICmpUGE(a, b)
+                                : m_b.CreateICmpSGE(a, b);
         case ExprKind::And: return m_b.CreateAnd(a, b);
         case ExprKind::Or: return m_b.CreateOr(a, b);
         default: LS_ASSERT(false, "codegen: unknown binary operator"); return nullptr;
@@ -603,7 +646,10 @@ private:
         return m_b.CreateIntCast(v, ty, fromSigned);
     }
 
-    llvm::Value* mathCall(llvm::Intrinsic::ID id, llvm::Value* x) { return m_b.CreateUnaryIntrinsic(id, x); }
+    llvm::Value* mathCall(llvm::Intrinsic::ID id, llvm::Value* x)
+    {
+        return m_b.CreateUnaryIntrinsic(id, x);
+    }
 
     // A libm function applied lane by lane (tanh has no LLVM intrinsic).
     llvm::Value* libmCall(const char* f32, const char* f64, llvm::Value* x)
@@ -615,13 +661,16 @@ private:
             return m_b.CreateFPTrunc(libmCall(f32, f64, m_b.CreateFPExt(x, wide)), x->getType());
         }
         const char* name = elem->isDoubleTy() ? f64 : f32;
-        llvm::FunctionCallee fn = m_mod.getOrInsertFunction(name, llvm::FunctionType::get(elem, {elem}, false));
+        llvm::FunctionCallee fn =
+            m_mod.getOrInsertFunction(name, llvm::FunctionType::get(elem, {elem}, false));
         int lanes = lanesOf(x);
         if (lanes == 1) return m_b.CreateCall(fn, {x});
         llvm::Value* out = llvm::UndefValue::get(x->getType());
         for (int i = 0; i < lanes; ++i)
-            out = m_b.CreateInsertElement(out, m_b.CreateCall(fn, {m_b.CreateExtractElement(x, static_cast<std::uint64_t>(i))}),
-                                          static_cast<std::uint64_t>(i));
+            out = m_b.CreateInsertElement(
+                out,
+                m_b.CreateCall(fn, {m_b.CreateExtractElement(x, static_cast<std::uint64_t>(i))}),
+                static_cast<std::uint64_t>(i));
         return out;
     }
 
@@ -716,8 +765,7 @@ private:
 
     // Emits `emit` for the lanes of `mask`, in a block entered only when the mask has lanes;
     // continues after it. Returns the block `emit` ended in.
-    template <class Emit>
-    llvm::BasicBlock* forAnyLane(llvm::Value* mask, const Emit& emit)
+    template <class Emit> llvm::BasicBlock* forAnyLane(llvm::Value* mask, const Emit& emit)
     {
         llvm::Function* fn = m_b.GetInsertBlock()->getParent();
         auto* some = llvm::BasicBlock::Create(m_ctx, "lanes_some", fn);
@@ -764,7 +812,8 @@ private:
         case ExprKind::BufferLoad: {
             auto* l = e.as<BufferLoadNode>();
             std::vector<Expr> idx;
-            for (auto& x : l->indices) idx.push_back(laneOf(x, i));
+            for (auto& x : l->indices)
+                idx.push_back(laneOf(x, i));
             return makeBufferLoad(l->buffer, idx);
         }
         case ExprKind::Not: return makeNot(laneOf(e.as<NotNode>()->a, i));
@@ -772,11 +821,13 @@ private:
             auto* s = e.as<SelectNode>();
             return makeSelect(laneOf(s->cond, i), laneOf(s->t, i), laneOf(s->f, i));
         }
-        case ExprKind::Cast: return makeCast(e.type().element(), laneOf(e.as<CastNode>()->value, i));
+        case ExprKind::Cast:
+            return makeCast(e.type().element(), laneOf(e.as<CastNode>()->value, i));
         case ExprKind::Call: {
             auto* c = e.as<CallNode>();
             std::vector<Expr> args;
-            for (auto& a : c->args) args.push_back(laneOf(a, i));
+            for (auto& a : c->args)
+                args.push_back(laneOf(a, i));
             return makeCall(e.type().element(), c->op, args);
         }
         case ExprKind::Let: {
@@ -784,7 +835,8 @@ private:
             return makeLet(l->var, l->value, laneOf(l->body, i));
         }
         default:
-            if (auto* b = e.as<BinaryNode>()) return makeBinary(b->kind, laneOf(b->a, i), laneOf(b->b, i));
+            if (auto* b = e.as<BinaryNode>())
+                return makeBinary(b->kind, laneOf(b->a, i), laneOf(b->b, i));
             LS_ASSERT(false, "codegen: cannot take a lane of " + printExpr(e));
             return e;
         }
@@ -809,7 +861,8 @@ private:
     // (StorageRewrite makes them) are packed, as their allocation is: element i starts at scalar
     // i * lanes. A GEP over the LLVM vector type would step by its allocation size instead, which
     // is larger when the lane count is not a power of two (<5 x float> occupies 32 bytes).
-    llvm::Value* elementPointer(DataType elem, llvm::Value* base, llvm::Value* index, bool nonNegativeIndex = false)
+    llvm::Value* elementPointer(DataType elem, llvm::Value* base, llvm::Value* index,
+                                bool nonNegativeIndex = false)
     {
         if (elem.lanes == 1) return m_b.CreateInBoundsGEP(memType(elem), base, index);
         llvm::Value* lanes = llvm::ConstantInt::get(index->getType(), elem.lanes);
@@ -845,18 +898,23 @@ private:
     bool inOwnFrame(const Buffer& b, const Expr& index) const
     {
         auto it = m_stackBytes.find(b->data.get());
-        if (it == m_stackBytes.end() || it->second.second != m_b.GetInsertBlock()->getParent()) return false;
+        if (it == m_stackBytes.end() || it->second.second != m_b.GetInsertBlock()->getParent())
+            return false;
         auto* r = index.as<RampNode>();
         std::int64_t first = 0;
         if (!r || !isOne(r->stride) || !isConstInt(r->base, &first)) return false;
         // In bytes: the buffer may be a view of another type on the allocation (StorageRewrite).
-        return first >= 0 && (first + r->lanes) * b->dtype.bytes() * b->dtype.lanes <= it->second.first;
+        return first >= 0 &&
+               (first + r->lanes) * b->dtype.bytes() * b->dtype.lanes <= it->second.first;
     }
 
     // Masked loads and stores are of a power-of-two number of lanes: LLVM 16 compiles some others
     // wrongly for x86 (of 17 floats under a mask whose any-lane test guards them, it loads the
     // 17th whatever its mask says).
-    static int maskedWidth(int lanes) { return static_cast<int>(llvm::PowerOf2Ceil(static_cast<std::uint64_t>(lanes))); }
+    static int maskedWidth(int lanes)
+    {
+        return static_cast<int>(llvm::PowerOf2Ceil(static_cast<std::uint64_t>(lanes)));
+    }
 
     // `v` with `width` lanes: its first ones, then (widened) copies of its first (harmless as
     // addresses too).
@@ -865,7 +923,8 @@ private:
         int lanes = lanesOf(v);
         if (lanes == width) return v;
         std::vector<int> order(static_cast<std::size_t>(width), 0);
-        for (int i = 0; i < std::min(lanes, width); ++i) order[static_cast<std::size_t>(i)] = i;
+        for (int i = 0; i < std::min(lanes, width); ++i)
+            order[static_cast<std::size_t>(i)] = i;
         return m_b.CreateShuffleVector(v, order);
     }
 
@@ -874,8 +933,10 @@ private:
     {
         int lanes = lanesOf(mask);
         if (lanes == width) return mask;
-        std::vector<int> order(static_cast<std::size_t>(width), lanes);  // lane 0 of the all-off vector
-        for (int i = 0; i < lanes; ++i) order[static_cast<std::size_t>(i)] = i;
+        std::vector<int> order(static_cast<std::size_t>(width),
+                               lanes); // lane 0 of the all-off vector
+        for (int i = 0; i < lanes; ++i)
+            order[static_cast<std::size_t>(i)] = i;
         return m_b.CreateShuffleVector(mask, llvm::Constant::getNullValue(mask->getType()), order);
     }
 
@@ -883,20 +944,24 @@ private:
     llvm::Value* lanePointers(DataType elem, llvm::Value* base, const Expr& index)
     {
         llvm::Value* idx = genExpr(index);
-        llvm::Type* i64 = llvm::FixedVectorType::get(m_b.getInt64Ty(), static_cast<unsigned>(lanesOf(idx)));
+        llvm::Type* i64 =
+            llvm::FixedVectorType::get(m_b.getInt64Ty(), static_cast<unsigned>(lanesOf(idx)));
         idx = m_b.CreateIntCast(idx, i64, !index.type().isUInt());
-        return m_b.CreateGEP(memType(elem), base, idx);  // lanes that are off may point anywhere
+        return m_b.CreateGEP(memType(elem), base, idx); // lanes that are off may point anywhere
     }
 
     llvm::Value* genLoad(const BufferLoadNode* op)
     {
-        LS_ASSERT(op->indices.size() == 1, "codegen: buffer '" + op->buffer->name + "' is not flat");
+        LS_ASSERT(op->indices.size() == 1,
+                  "codegen: buffer '" + op->buffer->name + "' is not flat");
         DataType elem = op->buffer->dtype;
         const Expr& index = op->indices[0];
         llvm::Value* base = bufferPointer(op->buffer);
         llvm::Type* mty = memType(elem);
         auto fromMemory = [&](llvm::Value* v) {
-            return elem.element().isBool() ? m_b.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType())) : v;
+            return elem.element().isBool()
+                       ? m_b.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()))
+                       : v;
         };
         if (index.type().lanes == 1) {
             llvm::Value* ptr = firstElementPointer(elem, base, index);
@@ -904,7 +969,8 @@ private:
         }
         int lanes = index.type().lanes;
         if (m_laneMask && !inOwnFrame(op->buffer, index)) {
-            LS_ASSERT(lanes == lanesOf(m_laneMask) && elem.lanes == 1, "codegen: masked load of other lanes");
+            LS_ASSERT(lanes == lanesOf(m_laneMask) && elem.lanes == 1,
+                      "codegen: masked load of other lanes");
             const int width = maskedWidth(lanes);
             llvm::Type* vty = memType(elem.withLanes(width));
             llvm::Value* none = llvm::Constant::getNullValue(vty);
@@ -912,9 +978,11 @@ private:
             llvm::Align align(elementAlign(elem));
             llvm::Value* v;
             if (auto* r = index.as<RampNode>(); r && isOne(r->stride))
-                v = m_b.CreateMaskedLoad(vty, maskedFirstPointer(elem, base, index), align, mask, none);
+                v = m_b.CreateMaskedLoad(vty, maskedFirstPointer(elem, base, index), align, mask,
+                                         none);
             else
-                v = m_b.CreateMaskedGather(vty, resizeLanes(lanePointers(elem, base, index), width), align, mask, none);
+                v = m_b.CreateMaskedGather(vty, resizeLanes(lanePointers(elem, base, index), width),
+                                           align, mask, none);
             return fromMemory(resizeLanes(v, lanes));
         }
         if (auto* r = index.as<RampNode>(); r && isOne(r->stride) && elem.lanes == 1) {
@@ -952,17 +1020,20 @@ private:
 
     void genStore(const BufferStoreNode* op)
     {
-        LS_ASSERT(op->indices.size() == 1, "codegen: buffer '" + op->buffer->name + "' is not flat");
+        LS_ASSERT(op->indices.size() == 1,
+                  "codegen: buffer '" + op->buffer->name + "' is not flat");
         DataType elem = op->buffer->dtype;
         const Expr& index = op->indices[0];
         llvm::Value* base = bufferPointer(op->buffer);
         int lanes = index.type().lanes;
         llvm::Value* value = genExpr(op->value);
-        if (elem.element().isBool()) value = m_b.CreateZExt(value, memType(elem.withLanes(lanesOf(value))));
+        if (elem.element().isBool())
+            value = m_b.CreateZExt(value, memType(elem.withLanes(lanesOf(value))));
         if (lanes > 1) value = broadcast(value, lanes);
         auto* r = index.as<RampNode>();
         if (m_laneMask && lanes > 1) {
-            LS_ASSERT(lanes == lanesOf(m_laneMask) && elem.lanes == 1, "codegen: masked store of other lanes");
+            LS_ASSERT(lanes == lanesOf(m_laneMask) && elem.lanes == 1,
+                      "codegen: masked store of other lanes");
             llvm::Align align(elementAlign(elem));
             if (inOwnFrame(op->buffer, index)) {
                 // The other lanes keep their values: a blend, which leaves the buffer to be
@@ -978,7 +1049,8 @@ private:
                 if (r && isOne(r->stride))
                     m_b.CreateMaskedStore(wide, maskedFirstPointer(elem, base, index), align, mask);
                 else
-                    m_b.CreateMaskedScatter(wide, resizeLanes(lanePointers(elem, base, index), width), align, mask);
+                    m_b.CreateMaskedScatter(
+                        wide, resizeLanes(lanePointers(elem, base, index), width), align, mask);
             }
             return;
         }
@@ -991,8 +1063,8 @@ private:
         for (int i = 0; i < lanes; ++i) {
             llvm::Value* lane = m_b.CreateExtractElement(idx, static_cast<std::uint64_t>(i));
             llvm::Value* ptr = elementPointer(elem, base, lane);
-            m_b.CreateAlignedStore(m_b.CreateExtractElement(value, static_cast<std::uint64_t>(i)), ptr,
-                                   llvm::Align(elementAlign(elem)));
+            m_b.CreateAlignedStore(m_b.CreateExtractElement(value, static_cast<std::uint64_t>(i)),
+                                   ptr, llvm::Align(elementAlign(elem)));
         }
     }
 
@@ -1012,13 +1084,15 @@ private:
         }
         case StmtKind::IfThenElse: genIf(s.as<IfThenElseNode>()); return;
         case StmtKind::Seq:
-            for (auto& x : s.as<SeqNode>()->stmts) genStmt(x);
+            for (auto& x : s.as<SeqNode>()->stmts)
+                genStmt(x);
             return;
         case StmtKind::Attr: {
             auto* a = s.as<AttrNode>();
             if (a->key == "thread_extent") {
-                throw CodegenError("the loop bound to GPU thread axis '" + a->target +
-                                   "' is kept for export but GPU thread axes are not run on the CPU");
+                throw CodegenError(
+                    "the loop bound to GPU thread axis '" + a->target +
+                    "' is kept for export but GPU thread axes are not run on the CPU");
             }
             genStmt(a->body);
             return;
@@ -1036,7 +1110,7 @@ private:
             genStmt(op->thenCase);
             return;
         }
-        if (op->cond.type().isVector()) {  // see genLanesAtOnce
+        if (op->cond.type().isVector()) { // see genLanesAtOnce
             llvm::Value* c = genExpr(op->cond);
             genUnderMask(withinMask(c), op->thenCase);
             if (op->elseCase.defined()) genUnderMask(withinMask(m_b.CreateNot(c)), op->elseCase);
@@ -1046,7 +1120,8 @@ private:
         llvm::Function* fn = m_b.GetInsertBlock()->getParent();
         auto* thenBB = llvm::BasicBlock::Create(m_ctx, "if_then", fn);
         auto* endBB = llvm::BasicBlock::Create(m_ctx, "if_end", fn);
-        llvm::BasicBlock* elseBB = op->elseCase.defined() ? llvm::BasicBlock::Create(m_ctx, "if_else", fn) : endBB;
+        llvm::BasicBlock* elseBB =
+            op->elseCase.defined() ? llvm::BasicBlock::Create(m_ctx, "if_else", fn) : endBB;
         m_b.CreateCondBr(c, thenBB, elseBB);
         m_b.SetInsertPoint(thenBB);
         genStmt(op->thenCase);
@@ -1075,10 +1150,13 @@ private:
             m_stackBytes.erase(b->data.get());
             return;
         }
-        llvm::Value* size = m_b.CreateMul(m_b.CreateIntCast(count, m_b.getInt64Ty(), true),
-                                          m_b.getInt64(static_cast<std::uint64_t>(b->dtype.bytes() * b->dtype.lanes)));
-        llvm::FunctionCallee alloc = m_mod.getOrInsertFunction("loopscope_alloc", ptrTy(), m_b.getInt64Ty());
-        llvm::FunctionCallee release = m_mod.getOrInsertFunction("loopscope_free", m_b.getVoidTy(), ptrTy());
+        llvm::Value* size = m_b.CreateMul(
+            m_b.CreateIntCast(count, m_b.getInt64Ty(), true),
+            m_b.getInt64(static_cast<std::uint64_t>(b->dtype.bytes() * b->dtype.lanes)));
+        llvm::FunctionCallee alloc =
+            m_mod.getOrInsertFunction("loopscope_alloc", ptrTy(), m_b.getInt64Ty());
+        llvm::FunctionCallee release =
+            m_mod.getOrInsertFunction("loopscope_free", m_b.getVoidTy(), ptrTy());
         llvm::Value* p = m_b.CreateCall(alloc, {size});
         m_vars[b->data.get()] = p;
         genStmt(op->body);
@@ -1089,7 +1167,7 @@ private:
     enum class Rolled {
         No,
         Yes,
-        ForInvariants,  // see holdsTooManyInvariants
+        ForInvariants, // see holdsTooManyInvariants
     };
 
     // A counted loop: for (v = min; v < min + extent; ++v) body.
@@ -1098,8 +1176,8 @@ private:
     // ladder's k loop around its rows, four of them). A loop in the copy for edge tiles is
     // neither unrolled nor vectorized: it runs for few tiles, and optimizing it as hard as the
     // copy that runs for all others would double the compile time (see versionOnGuards).
-    void emitLoop(const Var& var, llvm::Value* begin, llvm::Value* end, const Stmt& body, bool nonNegativeBegin,
-                  Rolled rolled = Rolled::No)
+    void emitLoop(const Var& var, llvm::Value* begin, llvm::Value* end, const Stmt& body,
+                  bool nonNegativeBegin, Rolled rolled = Rolled::No)
     {
         const bool rolledAround = std::exchange(m_rolledForInvariants, false);
         llvm::Function* fn = m_b.GetInsertBlock()->getParent();
@@ -1125,12 +1203,14 @@ private:
         genStmt(body);
         const bool rolledInside = m_rolledForInvariants;
         m_rolledForInvariants = rolledAround || rolledInside || rolled == Rolled::ForInvariants;
-        llvm::Value* next = m_b.CreateAdd(iv, llvm::ConstantInt::get(iv->getType(), 1), "", counting, true);
+        llvm::Value* next =
+            m_b.CreateAdd(iv, llvm::ConstantInt::get(iv->getType(), 1), "", counting, true);
         iv->addIncoming(next, m_b.GetInsertBlock());
         llvm::BranchInst* latch = m_b.CreateBr(header);
         if (rolled != Rolled::No || rolledInside || m_edgeCopies > 0) {
-            std::vector<llvm::Metadata*> md{nullptr,
-                                            llvm::MDNode::get(m_ctx, llvm::MDString::get(m_ctx, "llvm.loop.unroll.disable"))};
+            std::vector<llvm::Metadata*> md{
+                nullptr,
+                llvm::MDNode::get(m_ctx, llvm::MDString::get(m_ctx, "llvm.loop.unroll.disable"))};
             if (m_edgeCopies > 0) {
                 md.push_back(llvm::MDNode::get(
                     m_ctx, {llvm::MDString::get(m_ctx, "llvm.loop.vectorize.enable"),
@@ -1146,8 +1226,9 @@ private:
     void genFor(const ForNode* op)
     {
         if (op->forKind == ForKind::ThreadBinding) {
-            throw CodegenError("loop '" + scriptName(op->var.name()) + "' is bound to GPU thread axis '" +
-                               op->threadTag + "'; GPU thread axes are kept for export but not run on the CPU");
+            throw CodegenError("loop '" + scriptName(op->var.name()) +
+                               "' is bound to GPU thread axis '" + op->threadTag +
+                               "'; GPU thread axes are kept for export but not run on the CPU");
         }
         if (op->forKind == ForKind::Parallel && !m_insideParallel) {
             genParallel(op);
@@ -1187,13 +1268,16 @@ private:
     // The lanes of `mask` within the current mask.
     // (A logical and: lanes off outside stay off even where `mask` is poison, as a condition
     // computed for a lane that never runs may be.)
-    llvm::Value* withinMask(llvm::Value* mask) { return m_laneMask ? m_b.CreateLogicalAnd(m_laneMask, mask) : mask; }
+    llvm::Value* withinMask(llvm::Value* mask)
+    {
+        return m_laneMask ? m_b.CreateLogicalAnd(m_laneMask, mask) : mask;
+    }
 
     // A loop that runs on this thread: a memset or straight-line code where it fills or copies
     // a contiguous range, a loop otherwise.
     void genLoop(const ForNode* op)
     {
-        auto row = contiguousRun(op->body);  // what one step of the loop writes
+        auto row = contiguousRun(op->body); // what one step of the loop writes
         if (auto run = row ? acrossLoop(*row, op) : std::nullopt) {
             if (!run->load && run->bytes >= kMemsetBytes) {
                 emitMemset(*run);
@@ -1213,10 +1297,10 @@ private:
         // addresses pairwise (memory dependence checks, store merging) than on the rest of the
         // kernel. Each row is a few vector stores, so the loop stays a loop. (A loop the user
         // asked to unroll is left to LLVM.)
-        Rolled rolled = op->forKind != ForKind::Serial  ? Rolled::No
-                        : row && straightLine(*row)     ? Rolled::Yes
-                        : holdsTooManyInvariants(op)    ? Rolled::ForInvariants
-                                                        : Rolled::No;
+        Rolled rolled = op->forKind != ForKind::Serial ? Rolled::No
+                        : row && straightLine(*row)    ? Rolled::Yes
+                        : holdsTooManyInvariants(op)   ? Rolled::ForInvariants
+                                                       : Rolled::No;
         llvm::Value* mn = genExpr(op->min);
         llvm::Value* ext = genExpr(op->extent);
         emitLoop(op->var, mn, m_b.CreateAdd(mn, ext), op->body, nonNegative(op->min), rolled);
@@ -1238,20 +1322,25 @@ private:
     static constexpr std::int64_t kFewIterations = 8;
     bool holdsTooManyInvariants(const ForNode* op)
     {
-        if (auto* extent = op->extent.as<IntImmNode>(); extent && extent->value <= kFewIterations) return false;
+        if (auto* extent = op->extent.as<IntImmNode>(); extent && extent->value <= kFewIterations)
+            return false;
         const std::int64_t registerFile = vectorRegisterFileBytes();
         if (registerFile == 0) return false;
         auto loads = invariantLoads(op, kStraightLineIterations);
         return loads && loads->bytes * 2 > registerFile && !loads->allocates &&
                std::all_of(loads->written.begin(), loads->written.end(), [&](const Buffer& b) {
-                   return m_vars.count(b->data.get()) && inMemory(b, static_cast<std::uint64_t>(registerFile));
+                   return m_vars.count(b->data.get()) &&
+                          inMemory(b, static_cast<std::uint64_t>(registerFile));
                });
     }
 
     std::int64_t vectorRegisterFileBytes()
     {
         const std::int64_t width =
-            tti().getRegisterBitWidth(llvm::TargetTransformInfo::RGK_FixedWidthVector).getFixedValue() / 8;
+            tti()
+                .getRegisterBitWidth(llvm::TargetTransformInfo::RGK_FixedWidthVector)
+                .getFixedValue() /
+            8;
         return width * tti().getNumberOfRegisters(tti().getRegisterClassForType(true));
     }
 
@@ -1305,13 +1394,16 @@ private:
         auto onThisLoop = [&](const IfThenElseNode* guard) {
             FreeVarCollector vars;
             vars.visit(guard->cond);
-            return std::any_of(vars.free.begin(), vars.free.end(), [&](const Var& v) { return v.get() == op->var.get(); });
+            return std::any_of(vars.free.begin(), vars.free.end(),
+                               [&](const Var& v) { return v.get() == op->var.get(); });
         };
-        const int edgeCopies = std::exchange(m_edgeCopies, 0);  // the fast copy is optimized in full
+        const int edgeCopies = std::exchange(m_edgeCopies, 0); // the fast copy is optimized in full
         m_b.SetInsertPoint(fast);
-        for (auto& g : found.guards) m_guardsAssumed.insert(g.node);
+        for (auto& g : found.guards)
+            m_guardsAssumed.insert(g.node);
         emit();
-        for (auto& g : found.guards) m_guardsAssumed.erase(g.node);
+        for (auto& g : found.guards)
+            m_guardsAssumed.erase(g.node);
         m_edgeCopies = edgeCopies;
         m_b.SetInsertPoint(edge);
         ++m_edgeCopies;
@@ -1319,7 +1411,8 @@ private:
             for (auto& g : found.guards)
                 if (onThisLoop(g.node)) m_guardsDecided.erase(g.node);
         emit();
-        for (auto& g : found.guards) m_guardsDecided.insert(g.node);
+        for (auto& g : found.guards)
+            m_guardsDecided.insert(g.node);
         --m_edgeCopies;
         m_b.SetInsertPoint(end);
         return true;
@@ -1329,9 +1422,9 @@ private:
     // elements, into one contiguous range of a buffer (and, for a copy, from one).
     struct ContiguousRun {
         const BufferStoreNode* store = nullptr;
-        const BufferLoadNode* load = nullptr;  // the source of a copy; none for a zero fill
-        std::vector<const ForNode*> loops;     // innermost first
-        std::int64_t units = 0;                // buffer elements written
+        const BufferLoadNode* load = nullptr; // the source of a copy; none for a zero fill
+        std::vector<const ForNode*> loops;    // innermost first
+        std::int64_t units = 0;               // buffer elements written
         std::int64_t bytes = 0;
     };
     // A zero fill from this size on becomes one memset, as LLVM would make of it. Smaller fills
@@ -1357,13 +1450,15 @@ private:
     static std::int64_t contiguousUnits(const Expr& index, const Buffer& b)
     {
         if (index.type().lanes == 1) return 1;
-        if (auto* r = index.as<RampNode>(); r && isOne(r->stride) && b->dtype.lanes == 1) return r->lanes;
+        if (auto* r = index.as<RampNode>(); r && isOne(r->stride) && b->dtype.lanes == 1)
+            return r->lanes;
         return 0;
     }
 
     std::optional<ContiguousRun> contiguousRun(const Stmt& s) const
     {
-        if (auto* g = s.as<IfThenElseNode>(); g && m_guardsAssumed.count(g)) return contiguousRun(g->thenCase);
+        if (auto* g = s.as<IfThenElseNode>(); g && m_guardsAssumed.count(g))
+            return contiguousRun(g->thenCase);
         if (auto* st = s.as<BufferStoreNode>()) {
             if (st->indices.size() != 1) return std::nullopt;
             ContiguousRun run;
@@ -1373,8 +1468,10 @@ private:
             if (!isZero(st->value)) {
                 // A copy from another buffer of the same type, element for element.
                 auto* ld = st->value.as<BufferLoadNode>();
-                if (!ld || ld->indices.size() != 1 || ld->buffer->data.get() == st->buffer->data.get() ||
-                    ld->buffer->dtype != st->buffer->dtype || contiguousUnits(ld->indices[0], ld->buffer) != run.units)
+                if (!ld || ld->indices.size() != 1 ||
+                    ld->buffer->data.get() == st->buffer->data.get() ||
+                    ld->buffer->dtype != st->buffer->dtype ||
+                    contiguousUnits(ld->indices[0], ld->buffer) != run.units)
                     return std::nullopt;
                 run.load = ld;
             }
@@ -1433,9 +1530,11 @@ private:
     }
 
     // Zeros `bytes` from element `start` of `b` on, with the loops' variables at their minimum.
-    void emitMemset(const std::vector<const ForNode*>& loops, const Buffer& b, const Expr& start, std::int64_t bytes)
+    void emitMemset(const std::vector<const ForNode*>& loops, const Buffer& b, const Expr& start,
+                    std::int64_t bytes)
     {
-        for (auto* loop : loops) bindVar(loop->var, loop->min);
+        for (auto* loop : loops)
+            bindVar(loop->var, loop->min);
         DataType elem = b->dtype;
         llvm::Value* ptr = firstElementPointer(elem, bufferPointer(b), start);
         m_b.CreateMemSet(ptr, m_b.getInt8(0), m_b.getInt64(static_cast<std::uint64_t>(bytes)),
@@ -1449,9 +1548,9 @@ private:
     // affine in the loops (serial, constant extents); where each one lands is listed, up to
     // kMaxListedStores of them, and must together cover the range.
     struct TiledFill {
-        const BufferStoreNode* store = nullptr;  // one of the stores
-        Expr start;                              // the range's first element, the loops at their minimum
-        std::vector<const ForNode*> loops;       // outermost first
+        const BufferStoreNode* store = nullptr; // one of the stores
+        Expr start;                        // the range's first element, the loops at their minimum
+        std::vector<const ForNode*> loops; // outermost first
         std::int64_t bytes = 0;
     };
     static constexpr std::int64_t kMaxListedStores = std::int64_t{1} << 16;
@@ -1459,13 +1558,15 @@ private:
     std::optional<TiledFill> tiledZeroFill(const ForNode* outer) const
     {
         TiledFill fill;
-        VarMap lets;  // the nest's let-bound variables, in terms of the loops
+        VarMap lets; // the nest's let-bound variables, in terms of the loops
         const Stmt* body = nullptr;
         std::int64_t steps = 1;
         std::vector<std::int64_t> extents;
         for (const ForNode* loop = outer; loop;) {
             std::int64_t extent = 0;
-            if (loop->forKind != ForKind::Serial || !isConstInt(loop->extent, &extent) || extent <= 0) return std::nullopt;
+            if (loop->forKind != ForKind::Serial || !isConstInt(loop->extent, &extent) ||
+                extent <= 0)
+                return std::nullopt;
             extents.push_back(extent);
             steps *= extent;
             if (steps > kMaxListedStores) return std::nullopt;
@@ -1491,12 +1592,14 @@ private:
                 stores.push_back(st.as<BufferStoreNode>());
             }
         }
-        if (stores.empty() || steps * static_cast<std::int64_t>(stores.size()) > kMaxListedStores) return std::nullopt;
+        if (stores.empty() || steps * static_cast<std::int64_t>(stores.size()) > kMaxListedStores)
+            return std::nullopt;
         const Buffer& buffer = stores[0]->buffer;
         std::int64_t units = 0;
         std::vector<Expr> firsts;
         for (auto* st : stores) {
-            if (st->buffer->data.get() != buffer->data.get() || st->indices.size() != 1 || !isZero(st->value))
+            if (st->buffer->data.get() != buffer->data.get() || st->indices.size() != 1 ||
+                !isZero(st->value))
                 return std::nullopt;
             std::int64_t u = contiguousUnits(st->indices[0], buffer);
             if (u == 0 || (units != 0 && u != units)) return std::nullopt;
@@ -1517,8 +1620,10 @@ private:
         std::vector<std::int64_t> at(fill.loops.size(), 0);
         for (std::int64_t step = 0; step < steps; ++step) {
             std::int64_t here = 0;
-            for (std::size_t i = 0; i < at.size(); ++i) here += at[i] * loopSteps[i];
-            for (std::int64_t o : offsets) landed.push_back(here + o);
+            for (std::size_t i = 0; i < at.size(); ++i)
+                here += at[i] * loopSteps[i];
+            for (std::int64_t o : offsets)
+                landed.push_back(here + o);
             for (std::size_t i = at.size(); i-- > 0;) {
                 if (++at[i] < extents[i]) break;
                 at[i] = 0;
@@ -1527,7 +1632,7 @@ private:
         std::sort(landed.begin(), landed.end());
         std::int64_t end = landed.front();
         for (std::int64_t l : landed) {
-            if (l > end) return std::nullopt;  // a gap
+            if (l > end) return std::nullopt; // a gap
             end = std::max(end, l + units);
         }
         fill.store = stores[0];
@@ -1538,22 +1643,30 @@ private:
 
     void emitStraightLine(const ContiguousRun& run)
     {
-        for (auto* loop : run.loops) bindVar(loop->var, loop->min);
+        for (auto* loop : run.loops)
+            bindVar(loop->var, loop->min);
         DataType elem = run.store->buffer->dtype;
         llvm::Type* scalar = memType(elem.element());
         const std::int64_t scalarBytes = elem.bytes();
         const llvm::Align align(elementAlign(elem));
-        llvm::Value* to = firstElementPointer(elem, bufferPointer(run.store->buffer), run.store->indices[0]);
-        llvm::Value* from =
-            run.load ? firstElementPointer(elem, bufferPointer(run.load->buffer), run.load->indices[0]) : nullptr;
+        llvm::Value* to =
+            firstElementPointer(elem, bufferPointer(run.store->buffer), run.store->indices[0]);
+        llvm::Value* from = run.load ? firstElementPointer(elem, bufferPointer(run.load->buffer),
+                                                           run.load->indices[0])
+                                     : nullptr;
         std::int64_t done = 0, left = run.bytes / scalarBytes;
         // Full vectors, then halves down to single elements for what is left.
-        for (std::int64_t width = std::max<std::int64_t>(kRunVectorBytes / scalarBytes, 1); left > 0; width /= 2) {
+        for (std::int64_t width = std::max<std::int64_t>(kRunVectorBytes / scalarBytes, 1);
+             left > 0; width /= 2) {
             for (; left >= width; left -= width, done += width) {
-                llvm::Type* ty = width > 1 ? llvm::FixedVectorType::get(scalar, static_cast<unsigned>(width)) : scalar;
+                llvm::Type* ty =
+                    width > 1 ? llvm::FixedVectorType::get(scalar, static_cast<unsigned>(width))
+                              : scalar;
                 llvm::Value* offset = m_b.getInt64(static_cast<std::uint64_t>(done));
                 llvm::Value* value = llvm::Constant::getNullValue(ty);
-                if (from) value = m_b.CreateAlignedLoad(ty, m_b.CreateInBoundsGEP(scalar, from, offset), align);
+                if (from)
+                    value = m_b.CreateAlignedLoad(ty, m_b.CreateInBoundsGEP(scalar, from, offset),
+                                                  align);
                 m_b.CreateAlignedStore(value, m_b.CreateInBoundsGEP(scalar, to, offset), align);
             }
         }
@@ -1567,7 +1680,7 @@ private:
     {
         FreeVarCollector fv;
         fv.visit(op->min);
-        fv.visit(op->extent);  // the helper clamps its range to it
+        fv.visit(op->extent); // the helper clamps its range to it
         fv.defined.insert(op->var.get());
         fv.visit(op->body);
         // Buffers (data variables) the body touches.
@@ -1580,7 +1693,8 @@ private:
         protected:
             void note(const Buffer& b)
             {
-                if (seen.insert(b->data.get()).second && !allocated.count(b->data.get())) data.push_back(b->data);
+                if (seen.insert(b->data.get()).second && !allocated.count(b->data.get()))
+                    data.push_back(b->data);
             }
             void visitBufferLoad(const BufferLoadNode* l) override
             {
@@ -1601,7 +1715,8 @@ private:
         uses.visit(op->body);
         std::vector<Var> buffers = uses.data;
         for (auto& v : fv.free) {
-            bool isBuffer = std::any_of(buffers.begin(), buffers.end(), [&](const Var& b) { return b.get() == v.get(); });
+            bool isBuffer = std::any_of(buffers.begin(), buffers.end(),
+                                        [&](const Var& b) { return b.get() == v.get(); });
             if (!isBuffer) captured.push_back(v);
         }
         std::vector<llvm::Value*> values;
@@ -1615,26 +1730,32 @@ private:
             types.push_back(values.back()->getType());
         }
         llvm::StructType* closureTy = llvm::StructType::get(m_ctx, types);
-        std::string base = m_state.fn->getName().str() + "_parallel_" + std::to_string(m_parallelCount++);
+        std::string base =
+            m_state.fn->getName().str() + "_parallel_" + std::to_string(m_parallelCount++);
 
         // Helper: void base_body(i64 begin, i64 end, ptr noalias buffers..., captured...).
         std::vector<llvm::Type*> helperParams{m_b.getInt64Ty(), m_b.getInt64Ty()};
         helperParams.insert(helperParams.end(), types.begin(), types.end());
         auto* helperTy = llvm::FunctionType::get(m_b.getVoidTy(), helperParams, false);
-        llvm::Function* helper = llvm::Function::Create(helperTy, llvm::Function::InternalLinkage, base + "_body", m_mod);
+        llvm::Function* helper = llvm::Function::Create(helperTy, llvm::Function::InternalLinkage,
+                                                        base + "_body", m_mod);
         setAttributes(helper);
         helper->addFnAttr(llvm::Attribute::NoInline);
-        for (std::size_t i = 0; i < buffers.size(); ++i) helper->addParamAttr(static_cast<unsigned>(2 + i), llvm::Attribute::NoAlias);
+        for (std::size_t i = 0; i < buffers.size(); ++i)
+            helper->addParamAttr(static_cast<unsigned>(2 + i), llvm::Attribute::NoAlias);
 
         // Task: void base(i64 begin, i64 end, ptr closure) unpacks and calls the helper.
-        auto* taskTy = llvm::FunctionType::get(m_b.getVoidTy(), {m_b.getInt64Ty(), m_b.getInt64Ty(), ptrTy()}, false);
-        llvm::Function* task = llvm::Function::Create(taskTy, llvm::Function::InternalLinkage, base, m_mod);
+        auto* taskTy = llvm::FunctionType::get(
+            m_b.getVoidTy(), {m_b.getInt64Ty(), m_b.getInt64Ty(), ptrTy()}, false);
+        llvm::Function* task =
+            llvm::Function::Create(taskTy, llvm::Function::InternalLinkage, base, m_mod);
         setAttributes(task);
 
         // Caller side: fill the closure, call the pool.
         llvm::AllocaInst* closure = entryAlloca(closureTy, nullptr, 8);
         for (std::size_t i = 0; i < values.size(); ++i)
-            m_b.CreateStore(values[i], m_b.CreateStructGEP(closureTy, closure, static_cast<unsigned>(i)));
+            m_b.CreateStore(values[i],
+                            m_b.CreateStructGEP(closureTy, closure, static_cast<unsigned>(i)));
         llvm::Value* extent = m_b.CreateIntCast(genExpr(op->extent), m_b.getInt64Ty(), true);
         llvm::FunctionCallee parallelFor = m_mod.getOrInsertFunction(
             "loopscope_parallel_for",
@@ -1651,7 +1772,9 @@ private:
             m_b.SetInsertPoint(bb);
             std::vector<llvm::Value*> args{task->getArg(0), task->getArg(1)};
             for (std::size_t i = 0; i < types.size(); ++i)
-                args.push_back(m_b.CreateLoad(types[i], m_b.CreateStructGEP(closureTy, task->getArg(2), static_cast<unsigned>(i))));
+                args.push_back(
+                    m_b.CreateLoad(types[i], m_b.CreateStructGEP(closureTy, task->getArg(2),
+                                                                 static_cast<unsigned>(i))));
             m_b.CreateCall(helper, args);
             m_b.CreateRetVoid();
         }
@@ -1659,22 +1782,26 @@ private:
         beginFunction(helper);
         m_vars.clear();
         m_wide.clear();
-        for (std::size_t i = 0; i < buffers.size(); ++i) m_vars[buffers[i].get()] = helper->getArg(static_cast<unsigned>(2 + i));
+        for (std::size_t i = 0; i < buffers.size(); ++i)
+            m_vars[buffers[i].get()] = helper->getArg(static_cast<unsigned>(2 + i));
         for (std::size_t i = 0; i < captured.size(); ++i)
-            m_vars[captured[i].get()] = helper->getArg(static_cast<unsigned>(2 + buffers.size() + i));
+            m_vars[captured[i].get()] =
+                helper->getArg(static_cast<unsigned>(2 + buffers.size() + i));
         llvm::Type* ivTy = llvmType(op->var.type());
         // The pool hands out 0 <= begin <= end <= extent. Said in the IR (a no-op clamp), scalar
         // evolution knows the counter's range, and proving the index arithmetic's flags costs
         // it less (8% of the optimizer's time for the ladder's parallel step).
         llvm::Value* extent64 = m_b.CreateIntCast(genExpr(op->extent), m_b.getInt64Ty(), true);
         auto clamp = [&](llvm::Value* v) {
-            return m_b.CreateIntCast(m_b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, v, extent64), ivTy, true);
+            return m_b.CreateIntCast(m_b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, v, extent64),
+                                     ivTy, true);
         };
         llvm::Value* begin = clamp(helper->getArg(0));
         llvm::Value* end = clamp(helper->getArg(1));
         llvm::Value* mn = genExpr(op->min);
         m_insideParallel = true;
-        emitLoop(op->var, m_b.CreateAdd(mn, begin), m_b.CreateAdd(mn, end), op->body, nonNegative(op->min));
+        emitLoop(op->var, m_b.CreateAdd(mn, begin), m_b.CreateAdd(mn, end), op->body,
+                 nonNegative(op->min));
         m_insideParallel = false;
         m_b.CreateRetVoid();
 
@@ -1687,27 +1814,29 @@ private:
     llvm::LLVMContext& m_ctx;
     llvm::Module& m_mod;
     llvm::TargetMachine& m_tm;
-    std::optional<llvm::TargetTransformInfo> m_tti;  // see tti
-    bool m_rolledForInvariants = false;              // set by a loop so kept, for those around it (see emitLoop)
+    std::optional<llvm::TargetTransformInfo> m_tti; // see tti
+    bool m_rolledForInvariants = false; // set by a loop so kept, for those around it (see emitLoop)
     llvm::IRBuilder<> m_b;
     std::unordered_map<const VarNode*, llvm::Value*> m_vars;
     std::unordered_map<const VarNode*, llvm::Value*> m_wide; // i64 forms of int32 variables
     std::unordered_set<const VarNode*> m_nonNegative;        // int32 variables known to be >= 0
     FunctionState m_state;
     bool m_insideParallel = false;
-    std::unordered_set<const IfThenElseNode*> m_guardsDecided;  // versioned on by an enclosing loop
-    std::unordered_set<const IfThenElseNode*> m_guardsAssumed;  // known to hold where code is emitted
-    int m_edgeCopies = 0;  // inside the copy of a loop for edge tiles (see versionOnGuards)
-    bool m_lanesAtOnce = false;          // see genLanesAtOnce
-    llvm::Value* m_laneMask = nullptr;   // the lanes vector accesses are for there; none: all
+    std::unordered_set<const IfThenElseNode*> m_guardsDecided; // versioned on by an enclosing loop
+    std::unordered_set<const IfThenElseNode*>
+        m_guardsAssumed;        // known to hold where code is emitted
+    int m_edgeCopies = 0;       // inside the copy of a loop for edge tiles (see versionOnGuards)
+    bool m_lanesAtOnce = false; // see genLanesAtOnce
+    llvm::Value* m_laneMask = nullptr; // the lanes vector accesses are for there; none: all
     // Stack buffers of a constant size, in bytes, and the function whose frame holds them.
     std::unordered_map<const VarNode*, std::pair<std::int64_t, llvm::Function*>> m_stackBytes;
     int m_parallelCount = 0;
 };
 
-}  // namespace
+} // namespace
 
-std::unique_ptr<llvm::Module> buildModule(const PrimFunc& f, llvm::LLVMContext& ctx, llvm::TargetMachine& tm)
+std::unique_ptr<llvm::Module> buildModule(const PrimFunc& f, llvm::LLVMContext& ctx,
+                                          llvm::TargetMachine& tm)
 {
     auto m = std::make_unique<llvm::Module>(f.name, ctx);
     m->setTargetTriple(tm.getTargetTriple().str());
@@ -1729,8 +1858,8 @@ void optimizeModule(llvm::Module& m, llvm::TargetMachine& tm, int optLevel)
     llvm::PipelineTuningOptions pto;
     pto.LoopVectorization = true;
     pto.SLPVectorization = true;
-    // Developer options (LOOPSCOPE_LLVM_ARGS="-time-passes -print-after=licm ...") need the standard
-    // instrumentation; without them the pipeline runs bare.
+    // Developer options (LOOPSCOPE_LLVM_ARGS="-time-passes -print-after=licm ...") need the
+    // standard instrumentation; without them the pipeline runs bare.
     llvm::PassInstrumentationCallbacks pic;
     std::optional<llvm::StandardInstrumentations> si;
     if (std::getenv("LOOPSCOPE_LLVM_ARGS")) {
@@ -1743,7 +1872,7 @@ void optimizeModule(llvm::Module& m, llvm::TargetMachine& tm, int optLevel)
     pb.registerFunctionAnalyses(fam);
     pb.registerLoopAnalyses(lam);
     pb.crossRegisterProxies(lam, fam, cgam, mam);
-    llvm::OptimizationLevel level = optLevel <= 0 ? llvm::OptimizationLevel::O0
+    llvm::OptimizationLevel level = optLevel <= 0   ? llvm::OptimizationLevel::O0
                                     : optLevel == 1 ? llvm::OptimizationLevel::O1
                                     : optLevel == 2 ? llvm::OptimizationLevel::O2
                                                     : llvm::OptimizationLevel::O3;
@@ -1771,26 +1900,33 @@ void initializeLlvm()
         llvm::InitializeNativeTargetAsmPrinter();
         llvm::InitializeNativeTargetAsmParser();
         if (const char* args = std::getenv("LOOPSCOPE_LLVM_ARGS")) {
-            std::vector<std::string> words{"LOOPSCOPE_LLVM_ARGS"};  // names the source of a bad option
+            std::vector<std::string> words{
+                "LOOPSCOPE_LLVM_ARGS"}; // names the source of a bad option
             std::istringstream in(args);
-            for (std::string w; in >> w;) words.push_back(w);
+            for (std::string w; in >> w;)
+                words.push_back(w);
             std::vector<const char*> argv;
-            for (auto& w : words) argv.push_back(w.c_str());
-            llvm::cl::ParseCommandLineOptions(static_cast<int>(argv.size()), argv.data(), "", &llvm::errs());
+            for (auto& w : words)
+                argv.push_back(w.c_str());
+            llvm::cl::ParseCommandLineOptions(static_cast<int>(argv.size()), argv.data(), "",
+                                              &llvm::errs());
         }
     });
 }
 
-}  // namespace
+} // namespace
 
-std::unique_ptr<llvm::TargetMachine> createHostTargetMachine() { return createTargetMachine(TargetChoice{}); }
+std::unique_ptr<llvm::TargetMachine> createHostTargetMachine()
+{
+    return createTargetMachine(TargetChoice{});
+}
 
 TargetChoice parseTarget(const std::string& target)
 {
     TargetChoice c;
     std::istringstream in(target);
     std::string word;
-    in >> word;  // "llvm" (the evaluator accepts no other kind)
+    in >> word; // "llvm" (the evaluator accepts no other kind)
     auto value = [&](const std::string& option) -> std::optional<std::string> {
         if (word.rfind(option, 0) != 0) return std::nullopt;
         return word.substr(option.size());
@@ -1807,15 +1943,20 @@ TargetChoice parseTarget(const std::string& target)
         } else if (word == "-mcpu" || word == "-mattr" || word == "-mtriple") {
             throw CodegenError("write " + word + "=VALUE, without a space");
         } else if (word.rfind("-m", 0) == 0 && !value("-mfloat-abi=") && !value("-mabi=")) {
-            throw CodegenError("'" + word + "' is not an option of TVM's llvm target (-mcpu=, -mattr=, -mtriple=, ...)");
+            throw CodegenError(
+                "'" + word +
+                "' is not an option of TVM's llvm target (-mcpu=, -mattr=, -mtriple=, ...)");
         } else if (word[0] != '-') {
-            throw CodegenError("'" + word + "' is not an option: they start with '-' (e.g. -mcpu=znver4)");
+            throw CodegenError("'" + word +
+                               "' is not an option: they start with '-' (e.g. -mcpu=znver4)");
         }
     }
     // ELF for x86-64 Linux: what the exported header, the C harness and the JIT's objects are.
-    if (!c.triple.empty() && (c.triple.rfind("x86_64-", 0) != 0 || c.triple.find("linux") == std::string::npos ||
-                              c.triple.find("x32") != std::string::npos))
-        throw CodegenError("target triple '" + c.triple + "' is not supported: Loopscope generates x86-64 Linux code");
+    if (!c.triple.empty() &&
+        (c.triple.rfind("x86_64-", 0) != 0 || c.triple.find("linux") == std::string::npos ||
+         c.triple.find("x32") != std::string::npos))
+        throw CodegenError("target triple '" + c.triple +
+                           "' is not supported: Loopscope generates x86-64 Linux code");
     return c;
 }
 
@@ -1828,27 +1969,36 @@ std::unique_ptr<llvm::TargetMachine> createTargetMachine(const TargetChoice& cho
     if (!target) throw CodegenError("target triple '" + triple + "' is not supported: " + error);
     std::unique_ptr<llvm::MCSubtargetInfo> info(target->createMCSubtargetInfo(triple, "", ""));
     if (!choice.cpu.empty() && !info->isCPUStringValid(choice.cpu))
-        throw CodegenError("-mcpu=" + choice.cpu + " names no CPU LLVM " LLVM_VERSION_STRING " knows (e.g. znver4, skylake-avx512, x86-64-v3)");
-    llvm::StringMap<bool> detected;  // every feature host detection asks about, on or off
+        throw CodegenError("-mcpu=" + choice.cpu +
+                           " names no CPU LLVM " LLVM_VERSION_STRING
+                           " knows (e.g. znver4, skylake-avx512, x86-64-v3)");
+    llvm::StringMap<bool> detected; // every feature host detection asks about, on or off
     const bool hostKnown = llvm::sys::getHostCPUFeatures(detected);
     // A named CPU brings its own features; without one, the host's, changed by -mattr.
     std::string features;
     if (choice.cpu.empty() && hostKnown)
-        for (auto& f : detected) features += (features.empty() ? "" : ",") + std::string(f.second ? "+" : "-") + f.first().str();
+        for (auto& f : detected)
+            features +=
+                (features.empty() ? "" : ",") + std::string(f.second ? "+" : "-") + f.first().str();
     auto bits = [&](const std::string& fs) {
-        return std::unique_ptr<llvm::MCSubtargetInfo>(target->createMCSubtargetInfo(triple, "", fs))->getFeatureBits();
+        return std::unique_ptr<llvm::MCSubtargetInfo>(target->createMCSubtargetInfo(triple, "", fs))
+            ->getFeatureBits();
     };
     for (auto& a : choice.attrs) {
         std::string name = a.substr(1);
         // Other names LLVM knows turn a feature bit on (none is on for the generic CPU but those
         // host detection knows); one it does not know leaves them as they are, with a warning.
         bool known = detected.count(name) || bits("+" + name) != bits("");
-        if (!known) throw CodegenError("-mattr: '" + name + "' is not a feature LLVM " LLVM_VERSION_STRING " knows for x86-64 (e.g. avx512f, fma)");
+        if (!known)
+            throw CodegenError("-mattr: '" + name +
+                               "' is not a feature LLVM " LLVM_VERSION_STRING
+                               " knows for x86-64 (e.g. avx512f, fma)");
         features += (features.empty() ? "" : ",") + a;
     }
     std::string cpu = choice.cpu.empty() ? llvm::sys::getHostCPUName().str() : choice.cpu;
-    auto* tm = target->createTargetMachine(triple, cpu, features, hostTargetOptions(), llvm::Reloc::PIC_,
-                                           llvm::CodeModel::Small, llvm::CodeGenOpt::Aggressive);
+    auto* tm =
+        target->createTargetMachine(triple, cpu, features, hostTargetOptions(), llvm::Reloc::PIC_,
+                                    llvm::CodeModel::Small, llvm::CodeGenOpt::Aggressive);
     return std::unique_ptr<llvm::TargetMachine>(tm);
 }
 
@@ -1860,9 +2010,9 @@ HostTarget hostTarget()
     h.cpu = tm->getTargetCPU().str();
     h.features = tm->getTargetFeatureString().str();
     h.vectorBits = h.features.find("+avx512f") != std::string::npos ? 512
-                   : h.features.find("+avx") != std::string::npos  ? 256
-                                                                   : 128;
+                   : h.features.find("+avx") != std::string::npos   ? 256
+                                                                    : 128;
     return h;
 }
 
-}  // namespace loopscope
+} // namespace loopscope

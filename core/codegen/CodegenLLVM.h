@@ -28,4 +28,4 @@ std::unique_ptr<llvm::TargetMachine> createTargetMachine(const TargetChoice& cho
 // multiply feeding an add becomes one fused multiply-add, as TVM's LLVM target does.
 llvm::TargetOptions hostTargetOptions();
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -72,7 +72,9 @@ protected:
     {
         IRVisitor::visitBufferLoad(op);
         if (m_written.count(op->buffer->data.get())) return;
-        if (std::any_of(op->indices.begin(), op->indices.end(), [&](const Expr& i) { return changes(i); })) return;
+        if (std::any_of(op->indices.begin(), op->indices.end(),
+                        [&](const Expr& i) { return changes(i); }))
+            return;
         std::int64_t count = 1;
         for (auto& i : op->indices)
             for (auto* v : baseVars(i))
@@ -89,8 +91,10 @@ private:
         collectVars(e, &used);
         for (auto* v : used) {
             auto it = m_letUses.find(v);
-            if (it == m_letUses.end()) base.insert(v);
-            else base.insert(it->second.begin(), it->second.end());
+            if (it == m_letUses.end())
+                base.insert(v);
+            else
+                base.insert(it->second.begin(), it->second.end());
         }
         return base;
     }
@@ -101,11 +105,13 @@ private:
     {
         VarSet used;
         collectVars(e, &used);
-        if (std::any_of(used.begin(), used.end(), [&](const VarNode* v) { return m_dependent.count(v) > 0; }))
+        if (std::any_of(used.begin(), used.end(),
+                        [&](const VarNode* v) { return m_dependent.count(v) > 0; }))
             return true;
         bool loadChanges = false;
         forEachExpr(e, [&](const Expr& sub) {
-            if (auto* load = sub.as<BufferLoadNode>()) loadChanges = loadChanges || m_written.count(load->buffer->data.get());
+            if (auto* load = sub.as<BufferLoadNode>())
+                loadChanges = loadChanges || m_written.count(load->buffer->data.get());
         });
         return loadChanges;
     }
@@ -121,12 +127,14 @@ private:
     bool firstTime(const BufferLoadNode* op)
     {
         std::size_t hash = std::hash<const void*>()(op->buffer->data.get());
-        for (auto& i : op->indices) hash = hash * 31 + exprHash(i);
+        for (auto& i : op->indices)
+            hash = hash * 31 + exprHash(i);
         auto [begin, end] = m_seen.equal_range(hash);
         for (auto it = begin; it != end; ++it) {
             const BufferLoadNode* other = it->second;
             if (other->buffer->data.get() == op->buffer->data.get() && other->type == op->type &&
-                std::equal(other->indices.begin(), other->indices.end(), op->indices.begin(), op->indices.end(), exprEqual))
+                std::equal(other->indices.begin(), other->indices.end(), op->indices.begin(),
+                           op->indices.end(), exprEqual))
                 return false;
         }
         m_seen.emplace(hash, op);
@@ -135,14 +143,14 @@ private:
 
     const VarSet& m_written;
     const std::int64_t m_maxIterations;
-    VarSet m_dependent;  // the loop's counter and the variables that change with it
-    std::unordered_map<const VarNode*, std::int64_t> m_inner;  // enclosing inner loops' extents
+    VarSet m_dependent; // the loop's counter and the variables that change with it
+    std::unordered_map<const VarNode*, std::int64_t> m_inner; // enclosing inner loops' extents
     std::unordered_map<const VarNode*, VarSet> m_letUses;
     std::unordered_multimap<std::size_t, const BufferLoadNode*> m_seen;
     std::int64_t m_iterations = 1;
 };
 
-}  // namespace
+} // namespace
 
 std::optional<InvariantLoads> invariantLoads(const ForNode* loop, std::int64_t maxInnerIterations)
 {
@@ -154,4 +162,4 @@ std::optional<InvariantLoads> invariantLoads(const ForNode* loop, std::int64_t m
     return InvariantLoads{loads.bytes, std::move(written.buffers), written.allocates};
 }
 
-}  // namespace loopscope
+} // namespace loopscope

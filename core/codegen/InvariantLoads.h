@@ -11,9 +11,9 @@
 namespace loopscope {
 
 struct InvariantLoads {
-    std::int64_t bytes = 0;       // see invariantLoads
-    std::vector<Buffer> written;  // the buffers the body stores to, one handle per storage
-    bool allocates = false;       // the body allocates a buffer of its own
+    std::int64_t bytes = 0;      // see invariantLoads
+    std::vector<Buffer> written; // the buffers the body stores to, one handle per storage
+    bool allocates = false;      // the body allocates a buffer of its own
 };
 
 // Bytes of the values the body of `loop` loads at indices that do not change with the loop's
@@ -24,4 +24,4 @@ struct InvariantLoads {
 // extent, or makes a nest of more than `maxInnerIterations` iterations.
 std::optional<InvariantLoads> invariantLoads(const ForNode* loop, std::int64_t maxInnerIterations);
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -22,7 +22,10 @@ void* loopscope_alloc(std::int64_t bytes)
     std::size_t size = (static_cast<std::size_t>(bytes) + 63) / 64 * 64;
     return std::aligned_alloc(64, size == 0 ? 64 : size);
 }
-void loopscope_free(void* p) { std::free(p); }
+void loopscope_free(void* p)
+{
+    std::free(p);
+}
 }
 
 namespace loopscope {
@@ -55,12 +58,12 @@ llvm::TargetMachine* threadTargetMachine(const std::string& target)
     thread_local std::map<std::string, std::unique_ptr<llvm::TargetMachine>> machines;
     auto it = machines.find(target);
     if (it != machines.end()) return it->second.get();
-    auto tm = createTargetMachine(choice);  // throws before anything is kept
+    auto tm = createTargetMachine(choice); // throws before anything is kept
     if (machines.size() >= 4) machines.clear();
     return machines.emplace(target, std::move(tm)).first->second.get();
 }
 
-}  // namespace
+} // namespace
 
 // The LLJIT and its lock; every kernel lives under its own resource tracker and keeps the JIT
 // alive for as long as it lives.
@@ -76,12 +79,13 @@ std::unique_ptr<Jit> Jit::create(const RuntimeEntries& entries, std::string* err
         return nullptr;
     };
     if (!entries.parallelFor) return fail("the JIT needs the runtime's parallel-loop entry");
-    createHostTargetMachine();  // initializes the native target
+    createHostTargetMachine(); // initializes the native target
     auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
-    if (!jtmb) return fail("cannot describe the host CPU for the JIT: " + errorText(jtmb.takeError()));
+    if (!jtmb)
+        return fail("cannot describe the host CPU for the JIT: " + errorText(jtmb.takeError()));
     jtmb->setCPU(llvm::sys::getHostCPUName().str());
     jtmb->setCodeGenOptLevel(llvm::CodeGenOpt::Aggressive);
-    jtmb->setOptions(hostTargetOptions());  // without it, no fused multiply-add in JIT code
+    jtmb->setOptions(hostTargetOptions()); // without it, no fused multiply-add in JIT code
     auto built = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
     if (!built) return fail("cannot create the JIT: " + errorText(built.takeError()));
     auto impl = std::make_shared<Impl>();
@@ -156,7 +160,10 @@ std::unique_ptr<JitKernel> Jit::compile(const PrimFunc& f, int optLevel)
     return kernel;
 }
 
-void checkTarget(const std::string& target) { threadTargetMachine(target); }
+void checkTarget(const std::string& target)
+{
+    threadTargetMachine(target);
+}
 
 bool targetIsHost(const std::string& target)
 {
@@ -165,7 +172,8 @@ bool targetIsHost(const std::string& target)
     llvm::TargetMachine* host = threadTargetMachine();
     // (Only x86-64 Linux triples are accepted: their spellings differ, their code does not.)
     return tm->getTargetCPU() == host->getTargetCPU() &&
-           tm->getMCSubtargetInfo()->getFeatureBits() == host->getMCSubtargetInfo()->getFeatureBits();
+           tm->getMCSubtargetInfo()->getFeatureBits() ==
+               host->getMCSubtargetInfo()->getFeatureBits();
 }
 
 std::string emitCode(const PrimFunc& f, EmitKind kind, const std::string& target)
@@ -186,10 +194,10 @@ std::string emitCode(const PrimFunc& f, EmitKind kind, const std::string& target
     llvm::raw_svector_ostream bos(buffer);
     llvm::legacy::PassManager pm;
     auto type = kind == EmitKind::Assembly ? llvm::CGFT_AssemblyFile : llvm::CGFT_ObjectFile;
-    LS_ASSERT(!tm->addPassesToEmitFile(pm, bos, nullptr, type), "the target machine cannot emit this file type");
+    LS_ASSERT(!tm->addPassesToEmitFile(pm, bos, nullptr, type),
+              "the target machine cannot emit this file type");
     pm.run(*module);
     return std::string(buffer.begin(), buffer.end());
 }
 
-
-}  // namespace loopscope
+} // namespace loopscope

@@ -1,9 +1,9 @@
 #include "explore/Explorer.h"
 
-#include "schedule/Bound.h"
-#include "lower/Lower.h"
 #include "ir/Printer.h"
+#include "lower/Lower.h"
 #include "lower/passes/VectorizeLoops.h"
+#include "schedule/Bound.h"
 
 #include <chrono>
 #include <set>
@@ -45,7 +45,7 @@ StepView lowerStep(const Schedule& sch, const Variant& v)
     return step;
 }
 
-}  // namespace
+} // namespace
 
 std::vector<StageInfo> describeStages(const Schedule& sch)
 {
@@ -61,7 +61,8 @@ std::vector<StageInfo> describeStages(const Schedule& sch)
         StageInfo info;
         info.name = st.name();
         info.output = st.isOutput;
-        for (int r : sch.readers(st.op)) info.readers.push_back(sch.stages()[static_cast<std::size_t>(r)].name());
+        for (int r : sch.readers(st.op))
+            info.readers.push_back(sch.stages()[static_cast<std::size_t>(r)].name());
         if (st.isPlaceholder()) {
             info.kind = "placeholder";
             info.attach = "root";
@@ -69,20 +70,26 @@ std::vector<StageInfo> describeStages(const Schedule& sch)
             continue;
         }
         info.kind = st.op->isReduction() ? "reduction" : "compute";
-        if (st.attach == AttachType::Inline) info.attach = "inline";
+        if (st.attach == AttachType::Inline)
+            info.attach = "inline";
         else if (st.attach == AttachType::Scope && sch.find(st.attachOp))
-            info.attach = "at " + sch.find(st.attachOp)->name() + "." + axisDisplayName(st.attachIvar->name());
-        else info.attach = "root";
-        for (auto& iv : st.rootIterVars()) info.rootAxes.push_back(iv->name());
+            info.attach = "at " + sch.find(st.attachOp)->name() + "." +
+                          axisDisplayName(st.attachIvar->name());
+        else
+            info.attach = "root";
+        for (auto& iv : st.rootIterVars())
+            info.rootAxes.push_back(iv->name());
         for (auto& iv : st.leafIterVars) {
             AxisInfo a;
             a.name = axisDisplayName(iv->name());
             a.var = iv->name();
             a.reduction = iv->kind == IterKind::Reduce;
             a.kind = kindName(st.attr(iv));
-            if (auto it = ranges.find(iv.get()); it != ranges.end()) a.extent = constIntOr(it->second.extent, -1);
+            if (auto it = ranges.find(iv.get()); it != ranges.end())
+                a.extent = constIntOr(it->second.extent, -1);
             for (auto& other : sch.stages())
-                if (other.attach == AttachType::Scope && other.attachIvar == iv && other.attachOp == st.op)
+                if (other.attach == AttachType::Scope && other.attachIvar == iv &&
+                    other.attachOp == st.op)
                     a.attached.push_back(other.name());
             info.axes.push_back(a);
         }
@@ -111,7 +118,8 @@ Exploration explore(const std::string& script, const std::map<std::string, std::
         vv.tensorVars = v.tensorVars;
         vv.axisVars = v.axisVars;
         vv.names = v.names;
-        for (auto& a : v.args) vv.args.push_back(a->name);
+        for (auto& a : v.args)
+            vv.args.push_back(a->name);
         bool detailed = detailVariant.empty() || detailVariant == v.name;
         for (std::size_t k = 0; k < v.snapshots.size(); ++k) {
             bool last = k + 1 == v.snapshots.size();
@@ -131,10 +139,12 @@ Exploration explore(const std::string& script, const std::map<std::string, std::
     }
     x.lowerMs = msSince(t0);
     std::set<std::string> names;
-    for (auto& v : r.program.variants) names.insert(v.names.begin(), v.names.end());
-    for (auto& p : r.program.parameters) names.insert(p.name);
+    for (auto& v : r.program.variants)
+        names.insert(v.names.begin(), v.names.end());
+    for (auto& p : r.program.parameters)
+        names.insert(p.name);
     x.allNames.assign(names.begin(), names.end());
     return x;
 }
 
-}  // namespace loopscope
+} // namespace loopscope

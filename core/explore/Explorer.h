@@ -13,66 +13,67 @@
 namespace loopscope {
 
 struct AxisInfo {
-    std::string name;      // as printed: "i_outer"
-    std::string var;       // the script's own spelling: "i.outer"
-    std::int64_t extent = -1;  // -1 when not a constant
-    std::string kind;      // "serial", "parallel", "vectorized", "unrolled", "bound to threadIdx.x"
+    std::string name;         // as printed: "i_outer"
+    std::string var;          // the script's own spelling: "i.outer"
+    std::int64_t extent = -1; // -1 when not a constant
+    std::string kind; // "serial", "parallel", "vectorized", "unrolled", "bound to threadIdx.x"
     bool reduction = false;
-    std::vector<std::string> attached;  // stages computed inside this loop
+    std::vector<std::string> attached; // stages computed inside this loop
 };
 
 struct StageInfo {
     std::string name;
-    std::string kind;    // "placeholder", "compute", "reduction"
-    std::string attach;  // "root", "inline", or "at C.j_outer"
+    std::string kind;   // "placeholder", "compute", "reduction"
+    std::string attach; // "root", "inline", or "at C.j_outer"
     bool output = false;
-    std::vector<AxisInfo> axes;  // current loop axes, outer to inner (empty for placeholders)
-    std::vector<std::string> rootAxes;  // op.axis then op.reduce_axis, as the script spells them
-    std::vector<std::string> readers;   // the stages that read this one
+    std::vector<AxisInfo> axes;        // current loop axes, outer to inner (empty for placeholders)
+    std::vector<std::string> rootAxes; // op.axis then op.reduce_axis, as the script spells them
+    std::vector<std::string> readers;  // the stages that read this one
 };
 
 struct StepView {
-    std::string label;  // "untransformed" or the statement as written
-    std::string primitive;  // "" for the untransformed step
-    int line = 0;       // the statement's line (the variant's line for the first step)
-    std::string tir;    // TVM's printing
+    std::string label;     // "untransformed" or the statement as written
+    std::string primitive; // "" for the untransformed step
+    int line = 0;          // the statement's line (the variant's line for the first step)
+    std::string tir;       // TVM's printing
     std::string structured;
     // Loops over the lanes of a vector (`for j_s in range(n)`, lanes TVM runs one by one) that
     // the compiled code runs on vectors under lane masks.
     int lanesOnVectors = 0;
     std::vector<StageInfo> stages;
-    std::optional<Diagnostic> error;  // the step lowered to nothing: why
+    std::optional<Diagnostic> error; // the step lowered to nothing: why
 };
 
 struct VariantView {
     std::string name;
-    int line = 0;      // te.create_schedule
-    int lastLine = 0;  // last statement of the variant's block
+    int line = 0;     // te.create_schedule
+    int lastLine = 0; // last statement of the variant's block
     std::vector<StepView> steps;
     // For writing new steps at the end of the block (see Variant in te/Program.h).
     std::string scheduleVar;
-    std::map<std::string, std::string> tensorVars;  // variable -> tensor name
-    std::map<std::string, std::string> axisVars;    // variable -> axis name ("i.outer")
-    std::vector<std::string> names;                 // every name in use
-    std::vector<std::string> args;                  // the function's argument tensors
+    std::map<std::string, std::string> tensorVars; // variable -> tensor name
+    std::map<std::string, std::string> axisVars;   // variable -> axis name ("i.outer")
+    std::vector<std::string> names;                // every name in use
+    std::vector<std::string> args;                 // the function's argument tensors
 };
 
 struct Exploration {
     bool ok = false;
-    Diagnostic error;  // when !ok: the first mistake in the script
+    Diagnostic error; // when !ok: the first mistake in the script
     std::vector<Parameter> parameters;
-    std::vector<VariantView> variants;  // complete when ok, else those before the error
-    std::vector<std::string> allNames;  // every name the script binds anywhere
+    std::vector<VariantView> variants; // complete when ok, else those before the error
+    std::vector<std::string> allNames; // every name the script binds anywhere
     double evaluateMs = 0;
     double lowerMs = 0;
 };
 
 // `detailVariant`: the variant whose every step is lowered; the others get their final step only
 // (empty: every step of every variant).
-Exploration explore(const std::string& script, const std::map<std::string, std::int64_t>& overrides = {},
+Exploration explore(const std::string& script,
+                    const std::map<std::string, std::int64_t>& overrides = {},
                     const std::string& detailVariant = {});
 
 // The stages of one schedule as the schedule panel lists them.
 std::vector<StageInfo> describeStages(const Schedule& sch);
 
-}  // namespace loopscope
+} // namespace loopscope

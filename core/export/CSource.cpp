@@ -370,7 +370,7 @@ private:
         case ExprKind::Add: return narrow(infix("+", kAdd), t);
         case ExprKind::Sub: return narrow(infix("-", kAdd), t);
         case ExprKind::Mul: return narrow(infix("*", kMul), t);
-        case ExprKind::Div: return narrow(infix("/", kMul), t);  // C truncates, as T.truncdiv does
+        case ExprKind::Div: return narrow(infix("/", kMul), t); // C truncates, as T.truncdiv does
         case ExprKind::Mod:
             if (t.isFloat()) {
                 std::string fn = t.bits == 64 ? "fmod" : "fmodf";
@@ -583,14 +583,14 @@ private:
 
     std::ostringstream m_body;
     int m_indent = 1;
-    std::map<std::string, std::string> m_helpers;  // name -> definition, emitted in name order
+    std::map<std::string, std::string> m_helpers; // name -> definition, emitted in name order
     std::unordered_map<const VarNode*, std::string> m_names;
     std::set<std::string> m_used;
     std::string m_lane;
     bool m_insideParallel = false;
 };
 
-}  // namespace
+} // namespace
 
 std::string exportCSource(const PrimFunc& f, const std::string& title)
 {
@@ -638,4 +638,4 @@ void loopscope_free(void* p) { free(p); }
            "\n#ifdef __cplusplus\n}\n#endif\n\n#endif  // " + guard + "\n";
 }
 
-}  // namespace loopscope
+} // namespace loopscope

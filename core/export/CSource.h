@@ -17,4 +17,4 @@ std::string exportCSource(const PrimFunc& f, const std::string& title = {});
 // An include-guarded header declaring cPrototype(f), for the object file emitCode() writes.
 std::string exportCHeader(const PrimFunc& f);
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -10,8 +10,8 @@
 
 namespace loopscope {
 
-ExportResult exportVariant(const std::string& scriptText, const Program& program, const Variant& variant,
-                           const ExportOptions& options)
+ExportResult exportVariant(const std::string& scriptText, const Program& program,
+                           const Variant& variant, const ExportOptions& options)
 {
     const std::string& format = options.format;
     ExportResult out;
@@ -29,13 +29,15 @@ ExportResult exportVariant(const std::string& scriptText, const Program& program
         throw std::invalid_argument("unknown format '" + format + "' (tvm, c, llvm, asm or obj)");
     const std::string& target = options.target.empty() ? variant.target : options.target;
     if (format != "c") checkTarget(target);
-    const Schedule& schedule = options.step < 0 ? variant.schedule()
-                                                : variant.snapshots.at(static_cast<std::size_t>(options.step));
+    const Schedule& schedule = options.step < 0
+                                   ? variant.schedule()
+                                   : variant.snapshots.at(static_cast<std::size_t>(options.step));
     LoweredFunc f = lowerSchedule(schedule, variant.args, variant.funcName);
     f.func.name = out.function;
     if (format == "c") {
-        std::string title = options.sourceName.empty() ? "variant " + variant.name
-                                                       : options.sourceName + ", variant " + variant.name;
+        std::string title = options.sourceName.empty()
+                                ? "variant " + variant.name
+                                : options.sourceName + ", variant " + variant.name;
         out.text = exportCSource(f.func, title);
         out.suffix = ".c";
     } else if (format == "llvm") {
@@ -53,4 +55,4 @@ ExportResult exportVariant(const std::string& scriptText, const Program& program
     return out;
 }
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -12,18 +12,18 @@
 namespace loopscope {
 
 struct ExportOptions {
-    std::string format;      // "tvm", "c", "llvm", "asm" or "obj"
-    std::string target;      // overrides the variant's target (LLVM IR, assembly, objects, tvm)
-    std::string sourceName;  // the script's file name, named in the exported text
-    std::map<std::string, std::int64_t> symbols;  // values of symbolic sizes (tvm format)
-    int step = -1;           // the variant's step (-1: after its last); not for tvm
+    std::string format;     // "tvm", "c", "llvm", "asm" or "obj"
+    std::string target;     // overrides the variant's target (LLVM IR, assembly, objects, tvm)
+    std::string sourceName; // the script's file name, named in the exported text
+    std::map<std::string, std::int64_t> symbols; // values of symbolic sizes (tvm format)
+    int step = -1; // the variant's step (-1: after its last); not for tvm
 };
 
 struct ExportResult {
-    std::string text;      // the export (an object's bytes for obj)
-    std::string header;    // obj: the C header with the typed function's prototype
-    std::string function;  // the exported function's name (tvm.build's name=, else the variant's)
-    std::string suffix;    // ".py", ".c", ".ll", ".s" or ".o"
+    std::string text;     // the export (an object's bytes for obj)
+    std::string header;   // obj: the C header with the typed function's prototype
+    std::string function; // the exported function's name (tvm.build's name=, else the variant's)
+    std::string suffix;   // ".py", ".c", ".ll", ".s" or ".o"
     bool binary = false;
 };
 
@@ -33,7 +33,7 @@ inline constexpr const char* kExportFormats[] = {"tvm", "c", "llvm", "asm", "obj
 // Throws UserError for a problem of the script (located), CodegenError when the target is not one
 // code can be generated for or the variant cannot be expressed in the format, and
 // std::invalid_argument for an unknown format.
-ExportResult exportVariant(const std::string& scriptText, const Program& program, const Variant& variant,
-                           const ExportOptions& options);
+ExportResult exportVariant(const std::string& scriptText, const Program& program,
+                           const Variant& variant, const ExportOptions& options);
 
-}  // namespace loopscope
+} // namespace loopscope

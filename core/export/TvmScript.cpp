@@ -1,10 +1,10 @@
 #include "export/TvmScript.h"
 
+#include "ir/Analyzer.h"
+#include "ir/IRUtil.h"
 #include "runtime/Check.h"
 #include "runtime/FlopCount.h"
 #include "te/Ast.h"
-#include "ir/Analyzer.h"
-#include "ir/IRUtil.h"
 
 #include <algorithm>
 #include <cmath>
@@ -116,7 +116,7 @@ std::string valueText(const ast::Stmt& st)
 
 struct Kept {
     const ast::Stmt* stmt = nullptr;
-    bool inVariant = false;  // one of the variant's own statements
+    bool inVariant = false; // one of the variant's own statements
 };
 
 class Exporter {
@@ -158,7 +158,7 @@ private:
         int target = static_cast<int>(&m_variant - m_program.variants.data());
         LS_ASSERT(target >= 0 && static_cast<std::size_t>(target) < m_program.variants.size(),
                   "TVM export: the variant is not one of the program's");
-        std::map<std::string, int> schedules;  // schedule variable -> variant
+        std::map<std::string, int> schedules; // schedule variable -> variant
         std::set<std::string> dropped;        // names last bound by a dropped statement
         int created = 0;
         for (auto& st : m_module.body) {
@@ -280,7 +280,7 @@ private:
         for (auto& c : m_module.comments)
             if (c.ownLine) comments[c.loc.line] = &c;
         int previousEnd = 0;   // last line of the statement before, kept or not
-        int previousKept = -1;  // last line written
+        int previousKept = -1; // last line written
         auto statementIt = m_module.body.begin();
         for (auto& k : m_kept) {
             const ast::Stmt& st = *k.stmt;
@@ -462,14 +462,17 @@ private:
     const Variant& m_variant;
     const TvmScriptOptions& m_options;
 
-    const std::string& buildTarget() const { return m_options.target.empty() ? m_variant.target : m_options.target; }
+    const std::string& buildTarget() const
+    {
+        return m_options.target.empty() ? m_variant.target : m_options.target;
+    }
     ast::Module m_module;
     std::vector<Kept> m_kept;
     const ast::Stmt* m_create = nullptr;
-    int m_lastCreateBefore = 0;  // last line of the te.create_schedule before the variant's
+    int m_lastCreateBefore = 0; // last line of the te.create_schedule before the variant's
 };
 
-}  // namespace
+} // namespace
 
 std::string exportTvmScript(const std::string& scriptText, const Program& p, const Variant& v,
                             const TvmScriptOptions& options)
@@ -477,4 +480,4 @@ std::string exportTvmScript(const std::string& scriptText, const Program& p, con
     return Exporter(scriptText, p, v, options).run();
 }
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -14,10 +14,10 @@ namespace loopscope {
 inline constexpr const char* kTvmRunMarker = "# --- run in TVM ---";
 
 struct TvmScriptOptions {
-    std::string source;  // named in the header comment, e.g. "opt_gemm.py"
+    std::string source; // named in the header comment, e.g. "opt_gemm.py"
     // Values of symbolic sizes (te.var) for the inputs the TVM code creates; 1024 if absent.
     std::map<std::string, std::int64_t> symbols;
-    std::string target;  // for tvm.build in the run code; empty: the variant's
+    std::string target; // for tvm.build in the run code; empty: the variant's
 };
 
 // `scriptText` is the script `p` was evaluated from and `v` one of p's variants. The result keeps
@@ -29,4 +29,4 @@ struct TvmScriptOptions {
 std::string exportTvmScript(const std::string& scriptText, const Program& p, const Variant& v,
                             const TvmScriptOptions& options = {});
 
-}  // namespace loopscope
+} // namespace loopscope

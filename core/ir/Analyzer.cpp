@@ -10,7 +10,7 @@ namespace loopscope {
 namespace {
 
 using i64 = std::int64_t;
-__extension__ typedef __int128 i128;  // exact products of two int64 bounds
+__extension__ typedef __int128 i128; // exact products of two int64 bounds
 constexpr i64 kNegInf = ConstBound::kNegInf;
 constexpr i64 kPosInf = ConstBound::kPosInf;
 
@@ -35,7 +35,7 @@ i64 negBound(i64 a)
     return -a;
 }
 
-i64 mulBound(i64 a, i64 c)  // c finite
+i64 mulBound(i64 a, i64 c) // c finite
 {
     if (c == 0) return 0;
     if (a == kNegInf) return c > 0 ? kNegInf : kPosInf;
@@ -43,15 +43,21 @@ i64 mulBound(i64 a, i64 c)  // c finite
     return clamp128(static_cast<i128>(a) * c);
 }
 
-i64 divBound(i64 a, i64 c)  // c > 0
+i64 divBound(i64 a, i64 c) // c > 0
 {
     if (a == kNegInf || a == kPosInf) return a;
     return floorDivInt(a, c);
 }
 
-ConstBound unite(ConstBound a, ConstBound b) { return {std::min(a.lo, b.lo), std::max(a.hi, b.hi)}; }
+ConstBound unite(ConstBound a, ConstBound b)
+{
+    return {std::min(a.lo, b.lo), std::max(a.hi, b.hi)};
+}
 
-bool isIndexType(DataType t) { return t.isIntegral() && t.isScalar(); }
+bool isIndexType(DataType t)
+{
+    return t.isIntegral() && t.isScalar();
+}
 
 // ---- linear forms: sum of coefficient * term plus a constant ----
 
@@ -78,8 +84,9 @@ struct Linear {
     }
     void compact()
     {
-        terms.erase(std::remove_if(terms.begin(), terms.end(), [](const Term& t) { return t.coef == 0; }),
-                    terms.end());
+        terms.erase(
+            std::remove_if(terms.begin(), terms.end(), [](const Term& t) { return t.coef == 0; }),
+            terms.end());
     }
     bool isConst() const { return terms.empty(); }
 };
@@ -94,8 +101,14 @@ void addToLinear(Linear& l, const Expr& e, i64 scale)
     }
     if (auto* b = e.as<BinaryNode>()) {
         switch (b->kind) {
-        case ExprKind::Add: addToLinear(l, b->a, scale); addToLinear(l, b->b, scale); return;
-        case ExprKind::Sub: addToLinear(l, b->a, scale); addToLinear(l, b->b, -scale); return;
+        case ExprKind::Add:
+            addToLinear(l, b->a, scale);
+            addToLinear(l, b->b, scale);
+            return;
+        case ExprKind::Sub:
+            addToLinear(l, b->a, scale);
+            addToLinear(l, b->b, -scale);
+            return;
         case ExprKind::Mul:
             if (isConstInt(b->b, &v)) return addToLinear(l, b->a, scale * v);
             if (isConstInt(b->a, &v)) return addToLinear(l, b->b, scale * v);
@@ -138,9 +151,15 @@ Linear toLinear(const Expr& e)
     return l;
 }
 
-Expr constOf(DataType t, i64 v) { return makeInt(v, t); }
+Expr constOf(DataType t, i64 v)
+{
+    return makeInt(v, t);
+}
 
-Expr scaled(const Expr& e, i64 c) { return c == 1 ? e : makeBinary(ExprKind::Mul, e, constOf(e.type(), c)); }
+Expr scaled(const Expr& e, i64 c)
+{
+    return c == 1 ? e : makeBinary(ExprKind::Mul, e, constOf(e.type(), c));
+}
 
 // Rebuilds the sum in TVM's printed order: terms by descending coefficient (ties keep their
 // order of appearance), subtracted terms after added ones, the constant last.
@@ -184,7 +203,8 @@ protected:
         Expr e = (a.same(op->a) && b.same(op->b)) ? self : makeBinary(op->kind, a, b);
         if (isIndexType(a.type())) return simplifyInt(op->kind, a, b, e);
         if (a.type().isFloat() && a.type().isScalar()) return simplifyFloat(op->kind, a, b, e);
-        if (op->kind == ExprKind::And || op->kind == ExprKind::Or) return simplifyLogic(op->kind, a, b, e);
+        if (op->kind == ExprKind::And || op->kind == ExprKind::Or)
+            return simplifyLogic(op->kind, a, b, e);
         return e;
     }
 
@@ -296,8 +316,8 @@ private:
         Linear diff = toLinear(makeBinary(ExprKind::Sub, a, b));
         ConstBound d = boundOfLinear(diff);
         bool isMin = k == ExprKind::Min;
-        if (d.hi <= 0) return isMin ? a : b;  // a <= b
-        if (d.lo >= 0) return isMin ? b : a;  // a >= b
+        if (d.hi <= 0) return isMin ? a : b; // a <= b
+        if (d.lo >= 0) return isMin ? b : a; // a >= b
         return e;
     }
 
@@ -306,8 +326,9 @@ private:
         ConstBound r{l.constant, l.constant};
         for (auto& t : l.terms) {
             ConstBound tb = m_an.bound(t.expr);
-            ConstBound s = t.coef > 0 ? ConstBound{mulBound(tb.lo, t.coef), mulBound(tb.hi, t.coef)}
-                                      : ConstBound{mulBound(tb.hi, t.coef), mulBound(tb.lo, t.coef)};
+            ConstBound s = t.coef > 0
+                               ? ConstBound{mulBound(tb.lo, t.coef), mulBound(tb.hi, t.coef)}
+                               : ConstBound{mulBound(tb.hi, t.coef), mulBound(tb.lo, t.coef)};
             r = {addBound(r.lo, s.lo), addBound(r.hi, s.hi)};
         }
         return r;
@@ -334,16 +355,18 @@ private:
                 return simplifyDiv(ExprKind::FloorDiv, inner->a, cc,
                                    makeBinary(ExprKind::FloorDiv, inner->a, cc));
             }
-            if (!isDiv && inner->kind == ExprKind::FloorMod && isConstInt(inner->b, &c2) && c2 > 0 &&
-                c2 % c == 0)
+            if (!isDiv && inner->kind == ExprKind::FloorMod && isConstInt(inner->b, &c2) &&
+                c2 > 0 && c2 % c == 0)
                 return simplifyDiv(ExprKind::FloorMod, inner->a, b,
                                    makeBinary(ExprKind::FloorMod, inner->a, b));
         }
         Linear q, r;
         q.type = r.type = l.type;
         for (auto& t : l.terms) {
-            if (t.coef % c == 0) q.addTerm(t.expr, t.coef / c);
-            else r.addTerm(t.expr, t.coef);
+            if (t.coef % c == 0)
+                q.addTerm(t.expr, t.coef / c);
+            else
+                r.addTerm(t.expr, t.coef);
         }
         q.constant = floorDivInt(l.constant, c);
         r.constant = floorModInt(l.constant, c);
@@ -378,8 +401,10 @@ private:
         Linear big, small;
         big.type = small.type = r.type;
         for (auto& t : r.terms) {
-            if (t.coef % g == 0) big.addTerm(t.expr, t.coef / g);
-            else small.addTerm(t.expr, t.coef);
+            if (t.coef % g == 0)
+                big.addTerm(t.expr, t.coef / g);
+            else
+                small.addTerm(t.expr, t.coef);
         }
         big.constant = floorDivInt(r.constant, g);
         small.constant = floorModInt(r.constant, g);
@@ -387,10 +412,14 @@ private:
         if (sb.lo < 0 || sb.hi >= g) return Expr();
         Expr bigE = fromLinear(big);
         Expr cg = constOf(r.type, c / g);
-        if (isDiv) return simplifyDiv(ExprKind::FloorDiv, bigE, cg, makeBinary(ExprKind::FloorDiv, bigE, cg));
-        Expr m = simplifyDiv(ExprKind::FloorMod, bigE, cg, makeBinary(ExprKind::FloorMod, bigE, cg));
+        if (isDiv)
+            return simplifyDiv(ExprKind::FloorDiv, bigE, cg,
+                               makeBinary(ExprKind::FloorDiv, bigE, cg));
+        Expr m =
+            simplifyDiv(ExprKind::FloorMod, bigE, cg, makeBinary(ExprKind::FloorMod, bigE, cg));
         Linear out = toLinear(makeBinary(ExprKind::Mul, m, constOf(r.type, g)));
-        for (auto& t : small.terms) out.addTerm(t.expr, t.coef);
+        for (auto& t : small.terms)
+            out.addTerm(t.expr, t.coef);
         out.constant += small.constant;
         return fromLinear(out);
     }
@@ -430,8 +459,10 @@ private:
         Linear lhs, rhs;
         lhs.type = rhs.type = l.type;
         for (auto& t : l.terms) {
-            if (t.coef > 0) lhs.addTerm(t.expr, t.coef);
-            else rhs.addTerm(t.expr, -t.coef);
+            if (t.coef > 0)
+                lhs.addTerm(t.expr, t.coef);
+            else
+                rhs.addTerm(t.expr, -t.coef);
         }
         rhs.constant = -l.constant;
         if (lhs.terms.empty()) std::swap(lhs, rhs), k = mirror(k);
@@ -447,11 +478,12 @@ private:
                 for (std::size_t i = 1; i < lhs.terms.size(); ++i)
                     rest.addTerm(lhs.terms[i].expr, lhs.terms[i].coef);
                 Expr lead = scaled(lhs.terms.front().expr, lhs.terms.front().coef / g);
-                Expr restDiv = simplifyDiv(ExprKind::FloorDiv, fromLinear(rest), constOf(l.type, g),
-                                           Expr());
+                Expr restDiv =
+                    simplifyDiv(ExprKind::FloorDiv, fromLinear(rest), constOf(l.type, g), Expr());
                 if (!restDiv.defined())
                     restDiv = makeBinary(ExprKind::FloorDiv, fromLinear(rest), constOf(l.type, g));
-                return makeBinary(ExprKind::LT, fromLinear(toLinear(makeBinary(ExprKind::Add, lead, restDiv))),
+                return makeBinary(ExprKind::LT,
+                                  fromLinear(toLinear(makeBinary(ExprKind::Add, lead, restDiv))),
                                   constOf(l.type, rhs.constant / g));
             }
         }
@@ -472,7 +504,7 @@ private:
     const Analyzer& m_an;
 };
 
-}  // namespace
+} // namespace
 
 void Analyzer::bind(const Var& v, const Expr& min, const Expr& extent)
 {
@@ -480,7 +512,8 @@ void Analyzer::bind(const Var& v, const Expr& min, const Expr& extent)
     ConstBound ext = bound(extent);
     ConstBound b;
     b.lo = lo.lo;
-    b.hi = (lo.hi == kPosInf || ext.hi == kPosInf) ? kPosInf : addBound(addBound(lo.hi, ext.hi), -1);
+    b.hi =
+        (lo.hi == kPosInf || ext.hi == kPosInf) ? kPosInf : addBound(addBound(lo.hi, ext.hi), -1);
     m_bounds[v.get()] = b;
 }
 
@@ -499,7 +532,8 @@ ConstBound Analyzer::bound(const Expr& e) const
     }
     if (auto* s = e.as<SelectNode>()) return unite(bound(s->t), bound(s->f));
     if (auto* call = e.as<CallNode>()) {
-        if (call->op == CallOp::IfThenElse) return unite(bound(call->args[1]), bound(call->args[2]));
+        if (call->op == CallOp::IfThenElse)
+            return unite(bound(call->args[1]), bound(call->args[2]));
         return {};
     }
     auto* b = e.as<BinaryNode>();
@@ -520,7 +554,7 @@ ConstBound Analyzer::bound(const Expr& e) const
         }
         if (!x.bounded() || !y.bounded()) return {};
         i128 p[4] = {static_cast<i128>(x.lo) * y.lo, static_cast<i128>(x.lo) * y.hi,
-                         static_cast<i128>(x.hi) * y.lo, static_cast<i128>(x.hi) * y.hi};
+                     static_cast<i128>(x.hi) * y.lo, static_cast<i128>(x.hi) * y.hi};
         return {clamp128(*std::min_element(p, p + 4)), clamp128(*std::max_element(p, p + 4))};
     }
     case ExprKind::FloorDiv:
@@ -534,7 +568,8 @@ ConstBound Analyzer::bound(const Expr& e) const
         if (!y.isPoint() || y.lo <= 0) return {};
         i64 c = y.lo;
         if (b->kind == ExprKind::Mod && x.lo < 0) return {-(c - 1), c - 1};
-        if (x.bounded() && floorDivInt(x.lo, c) == floorDivInt(x.hi, c)) return {floorModInt(x.lo, c), floorModInt(x.hi, c)};
+        if (x.bounded() && floorDivInt(x.lo, c) == floorDivInt(x.hi, c))
+            return {floorModInt(x.lo, c), floorModInt(x.hi, c)};
         return {0, c - 1};
     }
     case ExprKind::Min: return {std::min(x.lo, y.lo), std::min(x.hi, y.hi)};
@@ -561,4 +596,4 @@ Expr simplify(const Expr& e)
     return a.simplify(e);
 }
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -41,4 +41,4 @@ private:
 // Simplify with no knowledge of variable ranges.
 Expr simplify(const Expr& e);
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -29,17 +29,27 @@ std::optional<DataType> DataType::parse(std::string_view text)
         text = text.substr(0, x);
     }
     DataType t;
-    if (text == "bool") t = boolean();
-    else if (text == "float16") t = {Float, 16, 1};
-    else if (text == "float32") t = float32();
-    else if (text == "float64") t = float64();
-    else if (text == "int8") t = {Int, 8, 1};
-    else if (text == "int16") t = {Int, 16, 1};
-    else if (text == "int32") t = int32();
-    else if (text == "int64") t = int64();
-    else if (text == "uint8") t = {UInt, 8, 1};
-    else return std::nullopt;
+    if (text == "bool")
+        t = boolean();
+    else if (text == "float16")
+        t = {Float, 16, 1};
+    else if (text == "float32")
+        t = float32();
+    else if (text == "float64")
+        t = float64();
+    else if (text == "int8")
+        t = {Int, 8, 1};
+    else if (text == "int16")
+        t = {Int, 16, 1};
+    else if (text == "int32")
+        t = int32();
+    else if (text == "int64")
+        t = int64();
+    else if (text == "uint8")
+        t = {UInt, 8, 1};
+    else
+        return std::nullopt;
     return t.withLanes(lanes);
 }
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -41,4 +41,4 @@ struct DataType {
     friend bool operator==(const DataType&, const DataType&) = default;
 };
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -1,6 +1,5 @@
 #include "ir/Diagnostic.h"
 
-
 namespace loopscope {
 
 std::string formatDiagnostic(const std::string& file, const Diagnostic& d)
@@ -26,4 +25,4 @@ void internalError(const char* file, int line, const std::string& message)
     throw InternalError("internal error at " + where + ":" + std::to_string(line) + ": " + message);
 }
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -28,7 +28,9 @@ std::string formatDiagnostic(const std::string& file, const Diagnostic& d);
 class UserError : public std::runtime_error {
 public:
     UserError(SourceLoc loc, std::string message)
-        : std::runtime_error(message), m_loc(loc), m_message(std::move(message)) {}
+        : std::runtime_error(message), m_loc(loc), m_message(std::move(message))
+    {
+    }
     SourceLoc loc() const { return m_loc; }
     const std::string& message() const { return m_message; }
     Diagnostic diagnostic() const { return {m_loc, m_message}; }
@@ -48,7 +50,7 @@ public:
 
 [[noreturn]] void internalError(const char* file, int line, const std::string& message);
 
-}  // namespace loopscope
+} // namespace loopscope
 
 // LS_ASSERT(cond, "message " << value << ...): the message is streamed, only when cond fails.
 #define LS_ASSERT(cond, msg)                                                                       \

@@ -9,7 +9,9 @@ namespace loopscope {
 
 Expr::Expr(int value) : m_node(std::make_shared<IntImmNode>(DataType::int32(), value)) {}
 
-Var::Var(std::string name, DataType type) : Expr(std::make_shared<VarNode>(std::move(name), type)) {}
+Var::Var(std::string name, DataType type) : Expr(std::make_shared<VarNode>(std::move(name), type))
+{
+}
 
 const char* callOpName(CallOp op)
 {
@@ -38,17 +40,29 @@ IterVar makeIterVar(std::string name, Range dom, IterKind kind)
     return iv;
 }
 
-Expr makeInt(std::int64_t v, DataType t) { return std::make_shared<IntImmNode>(t, v); }
-Expr makeFloat(double v, DataType t) { return std::make_shared<FloatImmNode>(t, v); }
-Expr makeBool(bool v) { return std::make_shared<IntImmNode>(DataType::boolean(), v ? 1 : 0); }
+Expr makeInt(std::int64_t v, DataType t)
+{
+    return std::make_shared<IntImmNode>(t, v);
+}
+Expr makeFloat(double v, DataType t)
+{
+    return std::make_shared<FloatImmNode>(t, v);
+}
+Expr makeBool(bool v)
+{
+    return std::make_shared<IntImmNode>(DataType::boolean(), v ? 1 : 0);
+}
 
 Expr makeConst(DataType t, double v)
 {
     Expr scalar;
     DataType e = t.element();
-    if (e.isFloat()) scalar = makeFloat(v, e);
-    else if (e.isBool()) scalar = makeBool(v != 0);
-    else scalar = makeInt(static_cast<std::int64_t>(v), e);
+    if (e.isFloat())
+        scalar = makeFloat(v, e);
+    else if (e.isBool())
+        scalar = makeBool(v != 0);
+    else
+        scalar = makeInt(static_cast<std::int64_t>(v), e);
     return t.lanes > 1 ? makeBroadcast(scalar, t.lanes) : scalar;
 }
 
@@ -80,11 +94,17 @@ std::int64_t floorDivInt(std::int64_t a, std::int64_t b)
     return q;
 }
 
-std::int64_t floorModInt(std::int64_t a, std::int64_t b) { return a - floorDivInt(a, b) * b; }
+std::int64_t floorModInt(std::int64_t a, std::int64_t b)
+{
+    return a - floorDivInt(a, b) * b;
+}
 
 namespace {
 
-bool isComparison(ExprKind k) { return k >= ExprKind::EQ && k <= ExprKind::GE; }
+bool isComparison(ExprKind k)
+{
+    return k >= ExprKind::EQ && k <= ExprKind::GE;
+}
 
 // Folds two integer constants; returns null when the operation cannot be folded.
 Expr foldInts(ExprKind k, DataType t, std::int64_t x, std::int64_t y)
@@ -111,13 +131,13 @@ Expr foldInts(ExprKind k, DataType t, std::int64_t x, std::int64_t y)
     }
 }
 
-}  // namespace
+} // namespace
 
 Expr makeBinary(ExprKind k, Expr a, Expr b)
 {
     LS_ASSERT(a.defined() && b.defined(), "binary operand is null");
-    LS_ASSERT(a.type() == b.type(), "binary operands differ in type: " + a.type().str() + " vs " +
-                                        b.type().str());
+    LS_ASSERT(a.type() == b.type(),
+              "binary operands differ in type: " + a.type().str() + " vs " + b.type().str());
     DataType t = a.type();
     if (isComparison(k)) t = DataType::boolean().withLanes(a.type().lanes);
     std::int64_t x, y;
@@ -142,7 +162,8 @@ Expr makeSelect(Expr c, Expr t, Expr f)
 Expr makeCast(DataType t, Expr v)
 {
     if (v.type() == t) return v;
-    if (std::int64_t x; isConstInt(v, &x) && t.isScalar()) return makeConst(t, static_cast<double>(x));
+    if (std::int64_t x; isConstInt(v, &x) && t.isScalar())
+        return makeConst(t, static_cast<double>(x));
     if (auto* f = v.as<FloatImmNode>(); f && t.isScalar()) {
         if (t.isFloat()) return makeFloat(f->value, t);
         return makeConst(t, std::trunc(f->value));
@@ -155,7 +176,7 @@ Expr makeCall(DataType t, CallOp op, std::vector<Expr> args)
     return std::make_shared<CallNode>(t, op, std::move(args));
 }
 
-Expr makeTensorLoad(Tensor t, std::vector<Expr> indices);  // defined in te/Tensor.cpp
+Expr makeTensorLoad(Tensor t, std::vector<Expr> indices); // defined in te/Tensor.cpp
 
 Expr makeBufferLoad(Buffer b, std::vector<Expr> indices)
 {
@@ -183,7 +204,8 @@ Expr makeLet(Var v, Expr value, Expr body)
 
 Expr makeReduce(ReduceOp op, Expr source, std::vector<IterVar> axes, Expr condition)
 {
-    return std::make_shared<ReduceNode>(op, std::move(source), std::move(axes), std::move(condition));
+    return std::make_shared<ReduceNode>(op, std::move(source), std::move(axes),
+                                        std::move(condition));
 }
 
 Expr minValue(DataType t)
@@ -191,7 +213,7 @@ Expr minValue(DataType t)
     DataType e = t.element();
     Expr v;
     if (e.isFloat()) {
-        v = makeFloat(e.bits == 64 ? -std::numeric_limits<double>::max()
+        v = makeFloat(e.bits == 64   ? -std::numeric_limits<double>::max()
                       : e.bits == 16 ? -65504.0
                                      : -static_cast<double>(std::numeric_limits<float>::max()),
                       e);
@@ -210,7 +232,7 @@ Expr maxValue(DataType t)
     DataType e = t.element();
     Expr v;
     if (e.isFloat()) {
-        v = makeFloat(e.bits == 64 ? std::numeric_limits<double>::max()
+        v = makeFloat(e.bits == 64   ? std::numeric_limits<double>::max()
                       : e.bits == 16 ? 65504.0
                                      : static_cast<double>(std::numeric_limits<float>::max()),
                       e);
@@ -237,17 +259,53 @@ Expr reduceIdentity(ReduceOp op, DataType t)
     return Expr();
 }
 
-Expr operator+(Expr a, Expr b) { return makeBinary(ExprKind::Add, std::move(a), std::move(b)); }
-Expr operator-(Expr a, Expr b) { return makeBinary(ExprKind::Sub, std::move(a), std::move(b)); }
-Expr operator*(Expr a, Expr b) { return makeBinary(ExprKind::Mul, std::move(a), std::move(b)); }
-Expr operator<(Expr a, Expr b) { return makeBinary(ExprKind::LT, std::move(a), std::move(b)); }
-Expr operator<=(Expr a, Expr b) { return makeBinary(ExprKind::LE, std::move(a), std::move(b)); }
-Expr operator>(Expr a, Expr b) { return makeBinary(ExprKind::GT, std::move(a), std::move(b)); }
-Expr operator>=(Expr a, Expr b) { return makeBinary(ExprKind::GE, std::move(a), std::move(b)); }
-Expr operator&&(Expr a, Expr b) { return makeBinary(ExprKind::And, std::move(a), std::move(b)); }
-Expr floordiv(Expr a, Expr b) { return makeBinary(ExprKind::FloorDiv, std::move(a), std::move(b)); }
-Expr floormod(Expr a, Expr b) { return makeBinary(ExprKind::FloorMod, std::move(a), std::move(b)); }
-Expr min(Expr a, Expr b) { return makeBinary(ExprKind::Min, std::move(a), std::move(b)); }
-Expr max(Expr a, Expr b) { return makeBinary(ExprKind::Max, std::move(a), std::move(b)); }
+Expr operator+(Expr a, Expr b)
+{
+    return makeBinary(ExprKind::Add, std::move(a), std::move(b));
+}
+Expr operator-(Expr a, Expr b)
+{
+    return makeBinary(ExprKind::Sub, std::move(a), std::move(b));
+}
+Expr operator*(Expr a, Expr b)
+{
+    return makeBinary(ExprKind::Mul, std::move(a), std::move(b));
+}
+Expr operator<(Expr a, Expr b)
+{
+    return makeBinary(ExprKind::LT, std::move(a), std::move(b));
+}
+Expr operator<=(Expr a, Expr b)
+{
+    return makeBinary(ExprKind::LE, std::move(a), std::move(b));
+}
+Expr operator>(Expr a, Expr b)
+{
+    return makeBinary(ExprKind::GT, std::move(a), std::move(b));
+}
+Expr operator>=(Expr a, Expr b)
+{
+    return makeBinary(ExprKind::GE, std::move(a), std::move(b));
+}
+Expr operator&&(Expr a, Expr b)
+{
+    return makeBinary(ExprKind::And, std::move(a), std::move(b));
+}
+Expr floordiv(Expr a, Expr b)
+{
+    return makeBinary(ExprKind::FloorDiv, std::move(a), std::move(b));
+}
+Expr floormod(Expr a, Expr b)
+{
+    return makeBinary(ExprKind::FloorMod, std::move(a), std::move(b));
+}
+Expr min(Expr a, Expr b)
+{
+    return makeBinary(ExprKind::Min, std::move(a), std::move(b));
+}
+Expr max(Expr a, Expr b)
+{
+    return makeBinary(ExprKind::Max, std::move(a), std::move(b));
+}
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -14,7 +14,8 @@ namespace loopscope {
 
 // Generated from the node list (ir/IRNodes.h): leaves, the binary operators, the other nodes.
 enum class ExprKind : std::uint8_t {
-    LS_IR_LEAF_EXPRS(LS_IR_ENUMERATOR) LS_IR_BINARY_EXPRS(LS_IR_ENUMERATOR) LS_IR_NODE_EXPRS(LS_IR_ENUMERATOR)
+    LS_IR_LEAF_EXPRS(LS_IR_ENUMERATOR) LS_IR_BINARY_EXPRS(LS_IR_ENUMERATOR)
+        LS_IR_NODE_EXPRS(LS_IR_ENUMERATOR)
 };
 
 struct ExprNode {
@@ -31,11 +32,8 @@ class Expr {
 public:
     Expr() = default;
     Expr(std::shared_ptr<const ExprNode> node) : m_node(std::move(node)) {}
-    template <typename T>
-    Expr(std::shared_ptr<T> node) : m_node(std::move(node))
-    {
-    }
-    Expr(int value);  // an int32 constant, so that `x + 1` reads naturally
+    template <typename T> Expr(std::shared_ptr<T> node) : m_node(std::move(node)) {}
+    Expr(int value); // an int32 constant, so that `x + 1` reads naturally
 
     const ExprNode* get() const { return m_node.get(); }
     const ExprNode* operator->() const { return m_node.get(); }
@@ -46,8 +44,7 @@ public:
     const std::shared_ptr<const ExprNode>& node() const { return m_node; }
 
     // The node as T, or nullptr if it is of another kind.
-    template <typename T>
-    const T* as() const
+    template <typename T> const T* as() const
     {
         return m_node && T::isKind(m_node->kind) ? static_cast<const T*>(m_node.get()) : nullptr;
     }
@@ -96,7 +93,8 @@ public:
 
 struct BinaryNode : ExprNode {
     Expr a, b;
-    BinaryNode(ExprKind k, DataType t, Expr x, Expr y) : ExprNode(k, t), a(std::move(x)), b(std::move(y))
+    BinaryNode(ExprKind k, DataType t, Expr x, Expr y)
+        : ExprNode(k, t), a(std::move(x)), b(std::move(y))
     {
     }
     static bool isKind(ExprKind k) { return k >= ExprKind::Add && k <= ExprKind::Or; }
@@ -134,10 +132,10 @@ enum class CallOp : std::uint8_t {
     Pow,
     Floor,
     Ceil,
-    IfThenElse,  // lazy: only the taken branch is evaluated (needed for padding reads)
-    Likely,      // a branch hint on guard conditions
+    IfThenElse, // lazy: only the taken branch is evaluated (needed for padding reads)
+    Likely,     // a branch hint on guard conditions
 };
-const char* callOpName(CallOp op);  // "exp", "if_then_else", ... as TVMScript prints after "T."
+const char* callOpName(CallOp op); // "exp", "if_then_else", ... as TVMScript prints after "T."
 
 struct CallNode : ExprNode {
     CallOp op;
@@ -167,7 +165,7 @@ using IterVar = std::shared_ptr<const IterVarNode>;
 IterVar makeIterVar(std::string name, Range dom, IterKind kind);
 
 struct OperationNode;
-using Tensor = std::shared_ptr<const OperationNode>;  // one output per operation
+using Tensor = std::shared_ptr<const OperationNode>; // one output per operation
 
 // A read of a tensor at multi-dimensional indices (the TE form, before buffers exist).
 struct TensorLoadNode : ExprNode {
@@ -185,7 +183,7 @@ struct BufferNode {
     std::string name;
     DataType dtype;
     std::vector<Expr> shape;
-    Var data;  // the storage; several buffers (a tensor and its flattened view) may share it
+    Var data; // the storage; several buffers (a tensor and its flattened view) may share it
     std::string scope = "global";
 };
 using Buffer = std::shared_ptr<const BufferNode>;
@@ -239,7 +237,7 @@ struct ReduceNode : ExprNode {
     ReduceOp op;
     Expr source;
     std::vector<IterVar> axes;
-    Expr condition;  // may be null
+    Expr condition; // may be null
     ReduceNode(ReduceOp o, Expr src, std::vector<IterVar> ax, Expr cond)
         : ExprNode(ExprKind::Reduce, src.type()), op(o), source(std::move(src)),
           axes(std::move(ax)), condition(std::move(cond))
@@ -251,7 +249,7 @@ struct ReduceNode : ExprNode {
 // Constructors that keep types consistent. They do not simplify beyond folding two constants.
 Expr makeInt(std::int64_t v, DataType t = DataType::int32());
 Expr makeFloat(double v, DataType t = DataType::float32());
-Expr makeConst(DataType t, double v);  // a constant of any scalar or vector type
+Expr makeConst(DataType t, double v); // a constant of any scalar or vector type
 Expr makeBool(bool v);
 Expr makeBinary(ExprKind k, Expr a, Expr b);
 Expr makeNot(Expr a);
@@ -291,8 +289,14 @@ std::int64_t floorModInt(std::int64_t a, std::int64_t b);
 // Constant queries.
 bool isConstInt(const Expr& e, std::int64_t* value = nullptr);
 bool isConstInt(const Expr& e, std::int64_t value);
-inline bool isZero(const Expr& e) { return isConstInt(e, std::int64_t{0}); }
-inline bool isOne(const Expr& e) { return isConstInt(e, std::int64_t{1}); }
+inline bool isZero(const Expr& e)
+{
+    return isConstInt(e, std::int64_t{0});
+}
+inline bool isOne(const Expr& e)
+{
+    return isConstInt(e, std::int64_t{1});
+}
 std::int64_t constIntOr(const Expr& e, std::int64_t fallback);
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -14,7 +14,7 @@ namespace loopscope {
 class FreeVarCollector : public IRVisitor {
 public:
     VarSet defined;
-    std::vector<Var> free;  // in order of first use
+    std::vector<Var> free; // in order of first use
 
 protected:
     void visitLeaf(const Expr& e) override
@@ -41,4 +41,4 @@ protected:
     }
 };
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -11,8 +11,10 @@ void IRVisitor::visit(const Expr& e)
     if (!e.defined()) return;
     switch (e.kind()) {
 #define LS_IR_CASE(Kind) case ExprKind::Kind:
-        LS_IR_LEAF_EXPRS(LS_IR_CASE) visitLeaf(e); return;
-        LS_IR_BINARY_EXPRS(LS_IR_CASE) visitBinary(e.as<BinaryNode>()); return;
+        LS_IR_LEAF_EXPRS(LS_IR_CASE) visitLeaf(e);
+        return;
+        LS_IR_BINARY_EXPRS(LS_IR_CASE) visitBinary(e.as<BinaryNode>());
+        return;
 #undef LS_IR_CASE
 #define LS_IR_CASE(Kind)                                                                           \
     case ExprKind::Kind: visit##Kind(e.as<Kind##Node>()); return;
@@ -32,45 +34,115 @@ void IRVisitor::visit(const Stmt& s)
     }
 }
 
-void IRVisitor::visitBinary(const BinaryNode* op) { visit(op->a); visit(op->b); }
-void IRVisitor::visitNot(const NotNode* op) { visit(op->a); }
-void IRVisitor::visitSelect(const SelectNode* op) { visit(op->cond); visit(op->t); visit(op->f); }
-void IRVisitor::visitCast(const CastNode* op) { visit(op->value); }
-void IRVisitor::visitCall(const CallNode* op) { for (auto& a : op->args) visit(a); }
-void IRVisitor::visitTensorLoad(const TensorLoadNode* op) { for (auto& i : op->indices) visit(i); }
-void IRVisitor::visitBufferLoad(const BufferLoadNode* op) { for (auto& i : op->indices) visit(i); }
-void IRVisitor::visitRamp(const RampNode* op) { visit(op->base); visit(op->stride); }
-void IRVisitor::visitBroadcast(const BroadcastNode* op) { visit(op->value); }
-void IRVisitor::visitLet(const LetNode* op) { visit(op->value); visit(op->body); }
-void IRVisitor::visitReduce(const ReduceNode* op) { visit(op->source); visit(op->condition); }
+void IRVisitor::visitBinary(const BinaryNode* op)
+{
+    visit(op->a);
+    visit(op->b);
+}
+void IRVisitor::visitNot(const NotNode* op)
+{
+    visit(op->a);
+}
+void IRVisitor::visitSelect(const SelectNode* op)
+{
+    visit(op->cond);
+    visit(op->t);
+    visit(op->f);
+}
+void IRVisitor::visitCast(const CastNode* op)
+{
+    visit(op->value);
+}
+void IRVisitor::visitCall(const CallNode* op)
+{
+    for (auto& a : op->args)
+        visit(a);
+}
+void IRVisitor::visitTensorLoad(const TensorLoadNode* op)
+{
+    for (auto& i : op->indices)
+        visit(i);
+}
+void IRVisitor::visitBufferLoad(const BufferLoadNode* op)
+{
+    for (auto& i : op->indices)
+        visit(i);
+}
+void IRVisitor::visitRamp(const RampNode* op)
+{
+    visit(op->base);
+    visit(op->stride);
+}
+void IRVisitor::visitBroadcast(const BroadcastNode* op)
+{
+    visit(op->value);
+}
+void IRVisitor::visitLet(const LetNode* op)
+{
+    visit(op->value);
+    visit(op->body);
+}
+void IRVisitor::visitReduce(const ReduceNode* op)
+{
+    visit(op->source);
+    visit(op->condition);
+}
 
-void IRVisitor::visitFor(const ForNode* op) { visit(op->min); visit(op->extent); visit(op->body); }
+void IRVisitor::visitFor(const ForNode* op)
+{
+    visit(op->min);
+    visit(op->extent);
+    visit(op->body);
+}
 void IRVisitor::visitTensorStore(const TensorStoreNode* op)
 {
-    for (auto& i : op->indices) visit(i);
+    for (auto& i : op->indices)
+        visit(i);
     visit(op->value);
 }
 void IRVisitor::visitBufferStore(const BufferStoreNode* op)
 {
-    for (auto& i : op->indices) visit(i);
+    for (auto& i : op->indices)
+        visit(i);
     visit(op->value);
 }
 void IRVisitor::visitRealize(const RealizeNode* op)
 {
-    for (auto& r : op->bounds) { visit(r.min); visit(r.extent); }
+    for (auto& r : op->bounds) {
+        visit(r.min);
+        visit(r.extent);
+    }
     visit(op->body);
 }
-void IRVisitor::visitAllocate(const AllocateNode* op) { visit(op->body); }
-void IRVisitor::visitLetStmt(const LetStmtNode* op) { visit(op->value); visit(op->body); }
+void IRVisitor::visitAllocate(const AllocateNode* op)
+{
+    visit(op->body);
+}
+void IRVisitor::visitLetStmt(const LetStmtNode* op)
+{
+    visit(op->value);
+    visit(op->body);
+}
 void IRVisitor::visitIfThenElse(const IfThenElseNode* op)
 {
     visit(op->cond);
     visit(op->thenCase);
     visit(op->elseCase);
 }
-void IRVisitor::visitSeq(const SeqNode* op) { for (auto& s : op->stmts) visit(s); }
-void IRVisitor::visitAttr(const AttrNode* op) { visit(op->value); visit(op->body); }
-void IRVisitor::visitEvaluate(const EvaluateNode* op) { visit(op->value); }
+void IRVisitor::visitSeq(const SeqNode* op)
+{
+    for (auto& s : op->stmts)
+        visit(s);
+}
+void IRVisitor::visitAttr(const AttrNode* op)
+{
+    visit(op->value);
+    visit(op->body);
+}
+void IRVisitor::visitEvaluate(const EvaluateNode* op)
+{
+    visit(op->value);
+}
 
 // ---- IRMutator ----
 
@@ -147,7 +219,8 @@ Expr IRMutator::visitCall(const CallNode* op, const Expr& self)
     DataType t = op->type;
     // A call's lanes follow its arguments (vectorized math).
     for (auto& a : args)
-        if (a.type().lanes > t.lanes && op->op != CallOp::IfThenElse) t = t.withLanes(a.type().lanes);
+        if (a.type().lanes > t.lanes && op->op != CallOp::IfThenElse)
+            t = t.withLanes(a.type().lanes);
     if (op->op == CallOp::IfThenElse) t = args[1].type();
     return makeCall(t, op->op, std::move(args));
 }
@@ -280,4 +353,4 @@ Stmt IRMutator::visitEvaluate(const EvaluateNode* op, const Stmt& self)
     return v.same(op->value) ? self : makeEvaluate(v);
 }
 
-}  // namespace loopscope
+} // namespace loopscope

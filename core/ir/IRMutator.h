@@ -43,4 +43,4 @@ protected:
 #undef LS_IR_MUTATE_STMT
 };
 
-}  // namespace loopscope
+} // namespace loopscope

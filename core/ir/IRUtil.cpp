@@ -1,7 +1,7 @@
 #include "ir/IRUtil.h"
 
-#include "ir/Tensor.h"
 #include "ir/IRMutator.h"
+#include "ir/Tensor.h"
 
 namespace loopscope {
 
@@ -71,7 +71,7 @@ std::size_t combine(std::size_t seed, std::size_t v)
     return seed ^ (v + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2));
 }
 
-}  // namespace
+} // namespace
 
 Expr substitute(const Expr& e, const VarMap& map)
 {
@@ -96,7 +96,7 @@ bool exprEqual(const Expr& a, const Expr& b)
     case ExprKind::IntImm: return a.as<IntImmNode>()->value == b.as<IntImmNode>()->value;
     case ExprKind::FloatImm: return a.as<FloatImmNode>()->value == b.as<FloatImmNode>()->value;
     case ExprKind::StringImm: return a.as<StringImmNode>()->value == b.as<StringImmNode>()->value;
-    case ExprKind::Var: return false;  // identity only, checked above
+    case ExprKind::Var: return false; // identity only, checked above
     case ExprKind::Not: return exprEqual(a.as<NotNode>()->a, b.as<NotNode>()->a);
     case ExprKind::Select: {
         auto *x = a.as<SelectNode>(), *y = b.as<SelectNode>();
@@ -117,7 +117,8 @@ bool exprEqual(const Expr& a, const Expr& b)
     }
     case ExprKind::Ramp: {
         auto *x = a.as<RampNode>(), *y = b.as<RampNode>();
-        return x->lanes == y->lanes && exprEqual(x->base, y->base) && exprEqual(x->stride, y->stride);
+        return x->lanes == y->lanes && exprEqual(x->base, y->base) &&
+               exprEqual(x->stride, y->stride);
     }
     case ExprKind::Broadcast: {
         auto *x = a.as<BroadcastNode>(), *y = b.as<BroadcastNode>();
@@ -154,9 +155,12 @@ std::size_t exprHash(const Expr& e)
     }
     forEachExpr(e, [&](const Expr& sub) {
         if (sub.same(e)) return;
-        if (auto* v = sub.as<VarNode>()) h = combine(h, std::hash<const void*>()(v));
-        else if (auto* i = sub.as<IntImmNode>()) h = combine(h, std::hash<std::int64_t>()(i->value));
-        else h = combine(h, static_cast<std::size_t>(sub.kind()));
+        if (auto* v = sub.as<VarNode>())
+            h = combine(h, std::hash<const void*>()(v));
+        else if (auto* i = sub.as<IntImmNode>())
+            h = combine(h, std::hash<std::int64_t>()(i->value));
+        else
+            h = combine(h, static_cast<std::size_t>(sub.kind()));
     });
     return h;
 }
@@ -203,23 +207,56 @@ public:
 
 protected:
     // Re-route child visits through walk() so that every node is reported.
-    void visitBinary(const BinaryNode* op) override { walk(op->a); walk(op->b); }
+    void visitBinary(const BinaryNode* op) override
+    {
+        walk(op->a);
+        walk(op->b);
+    }
     void visitNot(const NotNode* op) override { walk(op->a); }
-    void visitSelect(const SelectNode* op) override { walk(op->cond); walk(op->t); walk(op->f); }
+    void visitSelect(const SelectNode* op) override
+    {
+        walk(op->cond);
+        walk(op->t);
+        walk(op->f);
+    }
     void visitCast(const CastNode* op) override { walk(op->value); }
-    void visitCall(const CallNode* op) override { for (auto& a : op->args) walk(a); }
-    void visitTensorLoad(const TensorLoadNode* op) override { for (auto& i : op->indices) walk(i); }
-    void visitBufferLoad(const BufferLoadNode* op) override { for (auto& i : op->indices) walk(i); }
-    void visitRamp(const RampNode* op) override { walk(op->base); walk(op->stride); }
+    void visitCall(const CallNode* op) override
+    {
+        for (auto& a : op->args)
+            walk(a);
+    }
+    void visitTensorLoad(const TensorLoadNode* op) override
+    {
+        for (auto& i : op->indices)
+            walk(i);
+    }
+    void visitBufferLoad(const BufferLoadNode* op) override
+    {
+        for (auto& i : op->indices)
+            walk(i);
+    }
+    void visitRamp(const RampNode* op) override
+    {
+        walk(op->base);
+        walk(op->stride);
+    }
     void visitBroadcast(const BroadcastNode* op) override { walk(op->value); }
-    void visitLet(const LetNode* op) override { walk(op->value); walk(op->body); }
-    void visitReduce(const ReduceNode* op) override { walk(op->source); walk(op->condition); }
+    void visitLet(const LetNode* op) override
+    {
+        walk(op->value);
+        walk(op->body);
+    }
+    void visitReduce(const ReduceNode* op) override
+    {
+        walk(op->source);
+        walk(op->condition);
+    }
 
 private:
     const std::function<void(const Expr&)>& m_f;
     const Expr* m_current = nullptr;
 };
-}  // namespace
+} // namespace
 
 void forEachExpr(const Expr& e, const std::function<void(const Expr&)>& f)
 {
@@ -234,4 +271,4 @@ int exprSize(const Expr& e)
     return n;
 }
 
-}  // namespace loopscope
+} // namespace loopscope

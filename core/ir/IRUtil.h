@@ -39,4 +39,4 @@ int exprSize(const Expr& e);
 // Calls f on every node of e, parents before children.
 void forEachExpr(const Expr& e, const std::function<void(const Expr&)>& f);
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -24,7 +24,8 @@ public:
         if (auto* v = e.as<VarNode>()) return m_relax.at(v);
         auto* b = e.as<BinaryNode>();
         if (!b || !e.type().isIntegral()) {
-            if (auto* c = e.as<CastNode>(); c && c->type.isIntegral() && c->value.type().isIntegral())
+            if (auto* c = e.as<CastNode>();
+                c && c->type.isIntegral() && c->value.type().isIntegral())
                 return eval(c->value);
             return IntervalSet::everything();
         }
@@ -60,8 +61,10 @@ public:
         case ExprKind::Min:
         case ExprKind::Max: {
             bool isMin = b->kind == ExprKind::Min;
-            Expr lo = isMin ? orderedMin(x.min, y.min, m_an, true) : orderedMin(x.min, y.min, m_an, false);
-            Expr hi = isMin ? orderedMin(x.max, y.max, m_an, true) : orderedMin(x.max, y.max, m_an, false);
+            Expr lo = isMin ? orderedMin(x.min, y.min, m_an, true)
+                            : orderedMin(x.min, y.min, m_an, false);
+            Expr hi = isMin ? orderedMin(x.max, y.max, m_an, true)
+                            : orderedMin(x.max, y.max, m_an, false);
             if (!lo.defined()) lo = isMin ? s(min(x.min, y.min)) : s(max(x.min, y.min));
             if (!hi.defined()) hi = isMin ? s(min(x.max, y.max)) : s(max(x.max, y.max));
             return {lo, hi};
@@ -71,7 +74,10 @@ public:
     }
 
 private:
-    static bool isPoint(const IntervalSet& i) { return i.min.same(i.max) || exprEqual(i.min, i.max); }
+    static bool isPoint(const IntervalSet& i)
+    {
+        return i.min.same(i.max) || exprEqual(i.min, i.max);
+    }
 
     bool usesAnyRelaxed(const Expr& e)
     {
@@ -86,7 +92,7 @@ private:
     const Analyzer& m_an;
 };
 
-}  // namespace
+} // namespace
 
 IntervalSet evalInterval(const Expr& e, const IntervalMap& relax, const Analyzer& an)
 {
@@ -103,4 +109,4 @@ IntervalSet unionInterval(const IntervalSet& a, const IntervalSet& b, const Anal
     return {lo, hi};
 }
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -25,4 +25,4 @@ IntervalSet evalInterval(const Expr& e, const IntervalMap& relax, const Analyzer
 // The smallest interval holding both, or unknown when the ends cannot be ordered.
 IntervalSet unionInterval(const IntervalSet& a, const IntervalSet& b, const Analyzer& an);
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -14,4 +14,4 @@ struct PrimFunc {
     Stmt body;
 };
 
-}  // namespace loopscope
+} // namespace loopscope

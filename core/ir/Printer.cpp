@@ -1,8 +1,8 @@
 #include "ir/Printer.h"
 
-#include "ir/Tensor.h"
 #include "ir/IRMutator.h"
 #include "ir/IRUtil.h"
+#include "ir/Tensor.h"
 
 #include <algorithm>
 #include <cctype>
@@ -80,12 +80,16 @@ std::string floatText(double v)
 Lines withBlock(std::string header, const Lines& body)
 {
     Lines out{{0, std::move(header)}};
-    for (const Line& l : body) out.push_back({l.indent + 1, l.text});
+    for (const Line& l : body)
+        out.push_back({l.indent + 1, l.text});
     if (body.empty()) out.push_back({1, "pass"});
     return out;
 }
 
-void append(Lines& out, const Lines& more) { out.insert(out.end(), more.begin(), more.end()); }
+void append(Lines& out, const Lines& more)
+{
+    out.insert(out.end(), more.begin(), more.end());
+}
 
 std::string render(const Lines& lines, int baseIndent)
 {
@@ -99,9 +103,9 @@ std::string render(const Lines& lines, int baseIndent)
 }
 
 struct BinaryInfo {
-    const char* op;    // Python operator, or null when TVMScript always uses a call
-    int prec;          // precedence of the operator
-    const char* call;  // T.<call>(a, b) form
+    const char* op;   // Python operator, or null when TVMScript always uses a call
+    int prec;         // precedence of the operator
+    const char* call; // T.<call>(a, b) form
 };
 
 BinaryInfo binaryInfo(ExprKind k)
@@ -146,8 +150,7 @@ bool constructorFolds(ExprKind k, const Expr& a, const Expr& b)
     case ExprKind::Add: return isConstValue(a, 0) || isConstValue(b, 0);
     case ExprKind::Sub: return isConstValue(b, 0);
     case ExprKind::Mul:
-        return isConstValue(a, 0) || isConstValue(a, 1) || isConstValue(b, 0) ||
-               isConstValue(b, 1);
+        return isConstValue(a, 0) || isConstValue(a, 1) || isConstValue(b, 0) || isConstValue(b, 1);
     case ExprKind::Div:
     case ExprKind::FloorDiv:
     case ExprKind::Mod:
@@ -163,7 +166,7 @@ bool constructorFolds(ExprKind k, const Expr& a, const Expr& b)
 class UseScanner {
 public:
     std::unordered_map<const void*, std::vector<const void*>> paths;
-    std::vector<const VarNode*> vars;  // in order of first use
+    std::vector<const VarNode*> vars; // in order of first use
 
     void scanStmt(const Stmt& s)
     {
@@ -180,14 +183,16 @@ public:
         case StmtKind::TensorStore: {
             auto* op = s.as<TensorStoreNode>();
             scanExpr(op->value);
-            for (const Expr& i : op->indices) scanExpr(i);
+            for (const Expr& i : op->indices)
+                scanExpr(i);
             break;
         }
         case StmtKind::BufferStore: {
             auto* op = s.as<BufferStoreNode>();
             use(op->buffer.get());
             scanExpr(op->value);
-            for (const Expr& i : op->indices) scanExpr(i);
+            for (const Expr& i : op->indices)
+                scanExpr(i);
             break;
         }
         case StmtKind::Realize: {
@@ -201,7 +206,8 @@ public:
         }
         case StmtKind::Allocate: {
             auto* op = s.as<AllocateNode>();
-            for (const Expr& e : op->buffer->shape) scanExpr(e);
+            for (const Expr& e : op->buffer->shape)
+                scanExpr(e);
             scanStmt(op->body);
             break;
         }
@@ -219,7 +225,8 @@ public:
             break;
         }
         case StmtKind::Seq:
-            for (const Stmt& c : s.as<SeqNode>()->stmts) scanStmt(c);
+            for (const Stmt& c : s.as<SeqNode>()->stmts)
+                scanStmt(c);
             break;
         case StmtKind::Attr: {
             auto* op = s.as<AttrNode>();
@@ -273,14 +280,15 @@ private:
         std::vector<const void*>& path = it->second;
         std::size_t n = std::min(path.size(), m_stack.size());
         std::size_t i = 0;
-        while (i < n && path[i] == m_stack[i]) ++i;
+        while (i < n && path[i] == m_stack[i])
+            ++i;
         path.resize(i);
     }
 };
 
 struct Options {
-    bool uniquify = true;  // make names unique among the live definitions
-    bool declare = true;   // declare undefined buffers and variables where TVM does
+    bool uniquify = true; // make names unique among the live definitions
+    bool declare = true;  // declare undefined buffers and variables where TVM does
 };
 
 // A TVMScript printer with TVM's frame model: every For (the outermost loop of a T.grid),
@@ -423,7 +431,8 @@ private:
         if (base.empty()) base = "v";
         std::string name = base;
         if (m_options.uniquify) {
-            for (int i = 1; m_names.count(name); ++i) name = base + "_" + std::to_string(i);
+            for (int i = 1; m_names.count(name); ++i)
+                name = base + "_" + std::to_string(i);
         }
         m_names.insert(name);
         m_objNames[obj] = name;
@@ -447,7 +456,8 @@ private:
         auto it = m_uses.paths.find(obj);
         if (it != m_uses.paths.end()) {
             std::unordered_map<const void*, Frame*> byTir;
-            for (auto f = m_frames.rbegin(); f != m_frames.rend(); ++f) byTir[(*f)->tir] = f->get();
+            for (auto f = m_frames.rbegin(); f != m_frames.rend(); ++f)
+                byTir[(*f)->tir] = f->get();
             for (auto p = it->second.rbegin(); p != it->second.rend(); ++p) {
                 if (auto found = byTir.find(*p); found != byTir.end()) return *found->second;
             }
@@ -511,8 +521,10 @@ private:
         if (b->dtype != DataType::float32()) args += ", " + quoted(b->dtype.str());
         if (const VarNode* data = b->data.get()) {
             auto it = m_objNames.find(data);
-            if (it != m_objNames.end()) args += ", data=" + it->second;
-            else bindDataVar(b, name, f);
+            if (it != m_objNames.end())
+                args += ", data=" + it->second;
+            else
+                bindDataVar(b, name, f);
         }
         if (!b->scope.empty() && b->scope != "global") args += ", scope=" + quoted(b->scope);
         f.lines.push_back({0, name + " = T.Buffer(" + args + ")"});
@@ -531,7 +543,8 @@ private:
     std::string tuple(const std::vector<Expr>& items)
     {
         std::vector<std::string> parts;
-        for (const Expr& e : items) parts.push_back(expr(e).text);
+        for (const Expr& e : items)
+            parts.push_back(expr(e).text);
         if (parts.size() == 1) return "(" + parts[0] + ",)";
         return "(" + join(parts) + ")";
     }
@@ -539,7 +552,8 @@ private:
     std::string args(std::initializer_list<Expr> items)
     {
         std::vector<std::string> parts;
-        for (const Expr& e : items) parts.push_back(expr(e).text);
+        for (const Expr& e : items)
+            parts.push_back(expr(e).text);
         return join(parts);
     }
 
@@ -563,7 +577,8 @@ private:
     {
         if (idx.empty()) return "()";
         std::vector<std::string> parts;
-        for (const Expr& e : idx) parts.push_back(index(e));
+        for (const Expr& e : idx)
+            parts.push_back(index(e));
         return join(parts);
     }
 
@@ -617,7 +632,8 @@ private:
         case ExprKind::Call: {
             auto* op = e.as<CallNode>();
             std::vector<std::string> parts;
-            for (const Expr& a : op->args) parts.push_back(expr(a).text);
+            for (const Expr& a : op->args)
+                parts.push_back(expr(a).text);
             return {std::string("T.") + callOpName(op->op) + "(" + join(parts) + ")"};
         }
         case ExprKind::TensorLoad: {
@@ -657,7 +673,8 @@ private:
     {
         static const char* names[] = {"sum", "max", "min", "prod"};
         std::vector<std::string> axes;
-        for (const IterVar& iv : op->axes) axes.push_back(scriptName(iv->name()));
+        for (const IterVar& iv : op->axes)
+            axes.push_back(scriptName(iv->name()));
         std::string text = std::string("te.") + names[static_cast<int>(op->op)] + "(" +
                            expr(op->source).text + ", axis=[" + join(axes) + "]";
         if (op->condition.defined()) text += ", where=" + expr(op->condition).text;
@@ -726,8 +743,7 @@ private:
         std::vector<const ForNode*> grid;
         VarSet gridVars;
         for (const ForNode* l = op; l; l = l->body.as<ForNode>()) {
-            if (l->forKind != ForKind::Serial || !isZero(l->min) ||
-                usesAnyVar(l->extent, gridVars))
+            if (l->forKind != ForKind::Serial || !isZero(l->min) || usesAnyVar(l->extent, gridVars))
                 break;
             grid.push_back(l);
             gridVars.insert(l->var.get());
@@ -809,7 +825,8 @@ private:
         bool concise = current().allowConcise;
         const BufferNode* b = op->buffer.get();
         std::vector<std::string> extents;
-        for (const Expr& e : b->shape) extents.push_back(expr(e).text);
+        for (const Expr& e : b->shape)
+            extents.push_back(expr(e).text);
         std::string scope = b->scope.empty() ? "global" : b->scope;
         std::string rhs = "T.allocate([" + join(extents) + "], " + quoted(b->dtype.str()) + ", " +
                           quoted(scope) + ")";
@@ -889,7 +906,7 @@ private:
     }
 };
 
-}  // namespace
+} // namespace
 
 std::string scriptName(std::string_view name)
 {
@@ -900,15 +917,24 @@ std::string scriptName(std::string_view name)
     return out;
 }
 
-std::string printTVMScript(const PrimFunc& f) { return Printer({true, true}).tvmScript(f); }
+std::string printTVMScript(const PrimFunc& f)
+{
+    return Printer({true, true}).tvmScript(f);
+}
 
 std::string printStructured(const Stmt& body, const std::vector<Tensor>& args)
 {
     return Printer({true, true}).structured(body, args);
 }
 
-std::string printExpr(const Expr& e) { return Printer({false, false}).exprOnly(e); }
+std::string printExpr(const Expr& e)
+{
+    return Printer({false, false}).exprOnly(e);
+}
 
-std::string printStmt(const Stmt& s) { return Printer({false, false}).stmtOnly(s); }
+std::string printStmt(const Stmt& s)
+{
+    return Printer({false, false}).stmtOnly(s);
+}
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -29,4 +29,4 @@ std::string printStmt(const Stmt& s);
 // A name as TVMScript prints it: every character other than a letter, digit or '_' becomes '_'.
 std::string scriptName(std::string_view name);
 
-}  // namespace loopscope
+} // namespace loopscope

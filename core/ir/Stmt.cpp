@@ -27,8 +27,8 @@ Stmt remakeFor(const ForNode* like, Expr min, Expr extent, Stmt body)
 
 Stmt remakeFor(const ForNode* like, Var v, Expr min, Expr extent, Stmt body)
 {
-    auto f = std::make_shared<ForNode>(std::move(v), std::move(min), std::move(extent), like->forKind,
-                                       std::move(body), like->threadTag);
+    auto f = std::make_shared<ForNode>(std::move(v), std::move(min), std::move(extent),
+                                       like->forKind, std::move(body), like->threadTag);
     f->scalarizedLanes = like->scalarizedLanes;
     return f;
 }
@@ -71,19 +71,24 @@ Stmt makeAttr(std::string key, std::string target, Expr value, Stmt body, const 
                                       std::move(body), ref);
 }
 
-Stmt makeEvaluate(Expr v) { return std::make_shared<EvaluateNode>(std::move(v)); }
+Stmt makeEvaluate(Expr v)
+{
+    return std::make_shared<EvaluateNode>(std::move(v));
+}
 
 Stmt makeSeq(std::vector<Stmt> stmts)
 {
     std::vector<Stmt> flat;
     for (auto& s : stmts) {
         if (!s.defined()) continue;
-        if (auto* seq = s.as<SeqNode>()) flat.insert(flat.end(), seq->stmts.begin(), seq->stmts.end());
-        else flat.push_back(s);
+        if (auto* seq = s.as<SeqNode>())
+            flat.insert(flat.end(), seq->stmts.begin(), seq->stmts.end());
+        else
+            flat.push_back(s);
     }
     if (flat.empty()) return Stmt();
     if (flat.size() == 1) return flat[0];
     return std::make_shared<SeqNode>(std::move(flat));
 }
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -24,18 +24,14 @@ class Stmt {
 public:
     Stmt() = default;
     Stmt(std::shared_ptr<const StmtNode> node) : m_node(std::move(node)) {}
-    template <typename T>
-    Stmt(std::shared_ptr<T> node) : m_node(std::move(node))
-    {
-    }
+    template <typename T> Stmt(std::shared_ptr<T> node) : m_node(std::move(node)) {}
     const StmtNode* get() const { return m_node.get(); }
     const StmtNode* operator->() const { return m_node.get(); }
     bool defined() const { return m_node != nullptr; }
     StmtKind kind() const { return m_node->kind; }
     bool same(const Stmt& other) const { return m_node == other.m_node; }
 
-    template <typename T>
-    const T* as() const
+    template <typename T> const T* as() const
     {
         return m_node && m_node->kind == T::Kind ? static_cast<const T*>(m_node.get()) : nullptr;
     }
@@ -45,7 +41,8 @@ private:
 };
 
 enum class ForKind : std::uint8_t { Serial, Parallel, Vectorized, Unrolled, ThreadBinding };
-const char* forKindName(ForKind k);  // "serial", "parallel", "vectorized", "unroll", "thread_binding"
+const char*
+forKindName(ForKind k); // "serial", "parallel", "vectorized", "unroll", "thread_binding"
 
 struct ForNode : StmtNode {
     static constexpr StmtKind Kind = StmtKind::For;
@@ -53,7 +50,7 @@ struct ForNode : StmtNode {
     Expr min, extent;
     ForKind forKind = ForKind::Serial;
     Stmt body;
-    std::string threadTag;  // for ThreadBinding (bind to a GPU axis; kept for export, not run)
+    std::string threadTag; // for ThreadBinding (bind to a GPU axis; kept for export, not run)
     // A serial loop over the lanes of a vectorized loop whose body could not be computed on
     // vectors (VectorizeLoop's fallback, `for j.s in range(n)`). Not printed, as TVM has no such
     // mark; code generation may compute it on vectors after all, with lane masks.
@@ -123,7 +120,7 @@ struct LetStmtNode : StmtNode {
 struct IfThenElseNode : StmtNode {
     static constexpr StmtKind Kind = StmtKind::IfThenElse;
     Expr cond;
-    Stmt thenCase, elseCase;  // elseCase may be null
+    Stmt thenCase, elseCase; // elseCase may be null
     IfThenElseNode(Expr c, Stmt t, Stmt e)
         : StmtNode(Kind), cond(std::move(c)), thenCase(std::move(t)), elseCase(std::move(e))
     {
@@ -141,10 +138,10 @@ struct SeqNode : StmtNode {
 struct AttrNode : StmtNode {
     static constexpr StmtKind Kind = StmtKind::Attr;
     std::string key;
-    std::string target;  // what the attribute is about (an axis or buffer name), for printing
+    std::string target; // what the attribute is about (an axis or buffer name), for printing
     Expr value;
     Stmt body;
-    const void* ref = nullptr;  // identity of the annotated object (e.g. an IterVarNode)
+    const void* ref = nullptr; // identity of the annotated object (e.g. an IterVarNode)
     AttrNode(std::string k, std::string tgt, Expr v, Stmt b, const void* r = nullptr)
         : StmtNode(Kind), key(std::move(k)), target(std::move(tgt)), value(std::move(v)),
           body(std::move(b)), ref(r)
@@ -175,4 +172,4 @@ Stmt makeEvaluate(Expr v);
 // returned as itself, none as a null Stmt.
 Stmt makeSeq(std::vector<Stmt> stmts);
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -33,7 +33,8 @@ Tensor makeCompute(std::string name, std::string tag, std::vector<IterVar> axes,
     op->kind = OperationNode::Kind::Compute;
     op->name = std::move(name);
     op->tag = std::move(tag);
-    for (auto& a : axes) op->shape.push_back(a->dom.extent);
+    for (auto& a : axes)
+        op->shape.push_back(a->dom.extent);
     op->axes = std::move(axes);
     if (auto* r = body.as<ReduceNode>()) op->reduceAxes = r->axes;
     op->dtype = body.type();
@@ -73,7 +74,7 @@ protected:
 private:
     const std::vector<std::pair<Tensor, Tensor>>& m_replace;
 };
-}  // namespace
+} // namespace
 
 Tensor replaceInputs(const Tensor& op, const std::vector<std::pair<Tensor, Tensor>>& replace)
 {
@@ -86,4 +87,4 @@ Tensor replaceInputs(const Tensor& op, const std::vector<std::pair<Tensor, Tenso
     return copy;
 }
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -18,10 +18,10 @@ struct OperationNode {
     std::string tag;
     std::vector<Expr> shape;
     DataType dtype = DataType::float32();
-    std::vector<IterVar> axes;        // compute: one per output dimension
-    std::vector<IterVar> reduceAxes;  // compute: the axes its Reduce body reduces over
-    Expr body;                        // compute: the value at (axes...), a ReduceNode for reductions
-    SourceLoc loc;                    // where the user declared it
+    std::vector<IterVar> axes;       // compute: one per output dimension
+    std::vector<IterVar> reduceAxes; // compute: the axes its Reduce body reduces over
+    Expr body;                       // compute: the value at (axes...), a ReduceNode for reductions
+    SourceLoc loc;                   // where the user declared it
 
     bool isPlaceholder() const { return kind == Kind::Placeholder; }
     bool isCompute() const { return kind == Kind::Compute; }
@@ -39,4 +39,4 @@ std::vector<Tensor> inputTensors(const Tensor& op);
 // The same operation with every read of a tensor in `replace` redirected to its replacement.
 Tensor replaceInputs(const Tensor& op, const std::vector<std::pair<Tensor, Tensor>>& replace);
 
-}  // namespace loopscope
+} // namespace loopscope

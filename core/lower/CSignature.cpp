@@ -12,13 +12,15 @@ std::vector<Var> sizeParameters(const PrimFunc& f)
     FreeVarCollector fv;
     for (auto& p : f.params) {
         fv.defined.insert(p->data.get());
-        for (auto& s : p->shape) fv.visit(s);
+        for (auto& s : p->shape)
+            fv.visit(s);
     }
     fv.visit(f.body);
     std::vector<Var> sizes;
     for (auto& v : fv.free)
         if (v.type().isIntegral()) sizes.push_back(v);
-    std::stable_sort(sizes.begin(), sizes.end(), [](const Var& a, const Var& b) { return a.name() < b.name(); });
+    std::stable_sort(sizes.begin(), sizes.end(),
+                     [](const Var& a, const Var& b) { return a.name() < b.name(); });
     return sizes;
 }
 
@@ -47,4 +49,4 @@ std::string cPrototype(const PrimFunc& f)
     return s + ")";
 }
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -20,4 +20,4 @@ std::string cPrototypeType(DataType t);
 // `void NAME(float* A, ..., int32_t n)`: the typed function of an exported object or C source.
 std::string cPrototype(const PrimFunc& f);
 
-}  // namespace loopscope
+} // namespace loopscope

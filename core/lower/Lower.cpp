@@ -1,15 +1,15 @@
 #include "lower/Lower.h"
 
-#include "schedule/Bound.h"
 #include "lower/ScheduleOps.h"
 #include "lower/passes/EliminateCommonSubexpressions.h"
+#include "lower/passes/FlattenStorage.h"
 #include "lower/passes/HoistIfThenElse.h"
 #include "lower/passes/RemoveNoOps.h"
-#include "lower/passes/SimplifyStmt.h"
-#include "lower/passes/FlattenStorage.h"
 #include "lower/passes/RewriteStorage.h"
+#include "lower/passes/SimplifyStmt.h"
 #include "lower/passes/UnrollLoops.h"
 #include "lower/passes/VectorizeLoops.h"
+#include "schedule/Bound.h"
 
 #include <chrono>
 
@@ -21,14 +21,13 @@ class PassLog {
 public:
     explicit PassLog(std::vector<PassSnapshot>& out) : m_out(out) {}
 
-    template <typename F>
-    Stmt run(const char* name, const Stmt& in, F&& pass)
+    template <typename F> Stmt run(const char* name, const Stmt& in, F&& pass)
     {
         auto t0 = std::chrono::steady_clock::now();
         Stmt out = pass(in);
         auto t1 = std::chrono::steady_clock::now();
-        m_out.push_back({name, out, !out.same(in),
-                         std::chrono::duration<double, std::milli>(t1 - t0).count()});
+        m_out.push_back(
+            {name, out, !out.same(in), std::chrono::duration<double, std::milli>(t1 - t0).count()});
         return out;
     }
 
@@ -36,9 +35,10 @@ private:
     std::vector<PassSnapshot>& m_out;
 };
 
-}  // namespace
+} // namespace
 
-LoweredFunc lowerSchedule(const Schedule& sch, const std::vector<Tensor>& args, const std::string& name)
+LoweredFunc lowerSchedule(const Schedule& sch, const std::vector<Tensor>& args,
+                          const std::string& name)
 {
     LoweredFunc out;
     for (auto& a : args) {
@@ -57,7 +57,8 @@ LoweredFunc lowerSchedule(const Schedule& sch, const std::vector<Tensor>& args, 
     PassLog log(out.passes);
     EffectiveBodies bodies = inlineBodies(sch);
     BoundInfo bounds = inferBound(sch, bodies);
-    Stmt s = log.run("ScheduleOps", Stmt(), [&](const Stmt&) { return scheduleOps(sch, bodies, bounds); });
+    Stmt s = log.run("ScheduleOps", Stmt(),
+                     [&](const Stmt&) { return scheduleOps(sch, bodies, bounds); });
     out.structured = simplifyStmt(s);
     // Storage flattening needs the argument buffers; it also produces the function's parameters.
     s = log.run("StorageFlatten", s, [&](const Stmt& in) {
@@ -77,4 +78,4 @@ LoweredFunc lowerSchedule(const Schedule& sch, const std::vector<Tensor>& args, 
     return out;
 }
 
-}  // namespace loopscope
+} // namespace loopscope

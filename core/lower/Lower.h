@@ -2,8 +2,8 @@
 // prints, with a snapshot after every pass for the before/after views.
 #pragma once
 
-#include "schedule/Schedule.h"
 #include "ir/PrimFunc.h"
+#include "schedule/Schedule.h"
 
 #include <string>
 #include <vector>
@@ -18,9 +18,9 @@ struct PassSnapshot {
 };
 
 struct LoweredFunc {
-    PrimFunc func;  // the final program (TVM's simple_mode output)
-    Stmt structured;  // before flattening, vectorizing and unrolling: multi-dimensional accesses
-    std::vector<Tensor> args;  // the argument tensors (current operations), in order
+    PrimFunc func;   // the final program (TVM's simple_mode output)
+    Stmt structured; // before flattening, vectorizing and unrolling: multi-dimensional accesses
+    std::vector<Tensor> args; // the argument tensors (current operations), in order
     std::vector<PassSnapshot> passes;
 };
 
@@ -28,4 +28,4 @@ struct LoweredFunc {
 LoweredFunc lowerSchedule(const Schedule& sch, const std::vector<Tensor>& args,
                           const std::string& name = "main");
 
-}  // namespace loopscope
+} // namespace loopscope

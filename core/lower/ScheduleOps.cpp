@@ -22,11 +22,15 @@ Expr combine(ReduceOp op, const Expr& acc, const Expr& value)
     return Expr();
 }
 
-Expr likely(const Expr& cond) { return makeCall(DataType::boolean(), CallOp::Likely, {cond}); }
+Expr likely(const Expr& cond)
+{
+    return makeCall(DataType::boolean(), CallOp::Likely, {cond});
+}
 
 Stmt wrapIfs(const std::vector<Expr>& preds, Stmt body)
 {
-    for (auto it = preds.rbegin(); it != preds.rend(); ++it) body = makeIfThenElse(*it, body);
+    for (auto it = preds.rbegin(); it != preds.rend(); ++it)
+        body = makeIfThenElse(*it, body);
     return body;
 }
 
@@ -49,9 +53,11 @@ public:
         ValueMap offsets = passUpOffsets(s, m_b.ranges, leafOff, m_an);
         ValueMap values = offsetsToValues(s, m_b.ranges, offsets, m_an);
         VarMap sub;
-        for (auto& iv : s.rootIterVars()) sub[iv->var.get()] = values.at(iv.get());
+        for (auto& iv : s.rootIterVars())
+            sub[iv->var.get()] = values.at(iv.get());
         std::vector<Expr> index;
-        for (auto& axis : s.op->axes) index.push_back(values.at(axis.get()));
+        for (auto& axis : s.op->axes)
+            index.push_back(values.at(axis.get()));
         std::vector<Expr> preds = boundChecks(s, offsets, values, false, {});
 
         auto* reduce = body.as<ReduceNode>();
@@ -87,14 +93,15 @@ public:
         ValueMap initOffsets = passUpOffsets(s, m_b.ranges, initLeafOff, m_an);
         ValueMap initValues = offsetsToValues(s, m_b.ranges, initOffsets, m_an);
         std::vector<Expr> initIndex;
-        for (auto& axis : s.op->axes) initIndex.push_back(initValues.at(axis.get()));
+        for (auto& axis : s.op->axes)
+            initIndex.push_back(initValues.at(axis.get()));
         std::vector<Expr> initPreds = boundChecks(s, initOffsets, initValues, true, pureReduce);
         Stmt init = makeTensorStore(s.op, initIndex, reduceIdentity(reduce->op, s.op->dtype));
         init = wrapLoops(s, begin, n, wrapIfs(initPreds, init), initVars, pureReduce, false);
 
         Expr source = substitute(reduce->source, sub);
-        Stmt update = makeTensorStore(s.op, index,
-                                      combine(reduce->op, makeTensorLoad(s.op, index), source));
+        Stmt update =
+            makeTensorStore(s.op, index, combine(reduce->op, makeTensorLoad(s.op, index), source));
         if (reduce->condition.defined())
             update = makeIfThenElse(substitute(reduce->condition, sub), update);
         update = wrapLoops(s, begin, n, wrapIfs(preds, update), mainVars, {}, true);
@@ -110,12 +117,14 @@ private:
             const IterVarAttr* a = s.attr(iv);
             if (!a) continue;
             const Expr& ext = m_b.ranges.at(iv.get()).extent;
-            if ((a->kind == ForKind::Vectorized || a->kind == ForKind::Unrolled) && !isConstInt(ext)) {
-                throw UserError(a->loc, std::string("cannot ") +
-                                            (a->kind == ForKind::Vectorized ? "vectorize" : "unroll") +
-                                            " loop '" + axisDisplayName(iv->name()) +
-                                            "': its extent is not a constant; split it by a "
-                                            "constant factor first");
+            if ((a->kind == ForKind::Vectorized || a->kind == ForKind::Unrolled) &&
+                !isConstInt(ext)) {
+                throw UserError(a->loc,
+                                std::string("cannot ") +
+                                    (a->kind == ForKind::Vectorized ? "vectorize" : "unroll") +
+                                    " loop '" + axisDisplayName(iv->name()) +
+                                    "': its extent is not a constant; split it by a "
+                                    "constant factor first");
             }
         }
     }
@@ -141,7 +150,8 @@ private:
             if (exprEqual(r.min, iv->dom.min) && exprEqual(r.extent, iv->dom.extent)) continue;
             Expr value = m_an.simplify(values.at(iv.get()) - iv->dom.min);
             if (!m_an.canProve(value >= makeInt(0))) preds.push_back(likely(value >= makeInt(0)));
-            if (!m_an.canProve(value < iv->dom.extent)) preds.push_back(likely(value < iv->dom.extent));
+            if (!m_an.canProve(value < iv->dom.extent))
+                preds.push_back(likely(value < iv->dom.extent));
         }
         return preds;
     }
@@ -211,7 +221,7 @@ protected:
     }
 };
 
-}  // namespace
+} // namespace
 
 Stmt scheduleOps(const Schedule& sch, const EffectiveBodies& bodies, const BoundInfo& bounds)
 {
@@ -223,7 +233,8 @@ Stmt scheduleOps(const Schedule& sch, const EffectiveBodies& bodies, const Bound
         if (s.isPlaceholder() || s.attach == AttachType::Inline) continue;
         Stmt nest = builder.build(s, bodies.at(s.op.get()));
         std::vector<Range> realizeBounds;
-        for (auto& axis : s.op->axes) realizeBounds.push_back(bounds.ranges.at(axis.get()));
+        for (auto& axis : s.op->axes)
+            realizeBounds.push_back(bounds.ranges.at(axis.get()));
         std::string scope = s.scope.empty() ? "global" : s.scope;
         auto pipeline = [&](Stmt consumer) {
             return makeRealize(s.op, realizeBounds, scope, makeSeq({nest, consumer}));
@@ -246,4 +257,4 @@ Stmt scheduleOps(const Schedule& sch, const EffectiveBodies& bodies, const Bound
     return remover.mutate(body);
 }
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -2,8 +2,8 @@
 // guards for uneven splits), realized at the root or inside the loop it is computed at.
 #pragma once
 
-#include "schedule/Bound.h"
 #include "ir/Stmt.h"
+#include "schedule/Bound.h"
 
 namespace loopscope {
 
@@ -11,4 +11,4 @@ namespace loopscope {
 // or unrolled loop whose extent is not a constant, an attach point that no longer exists).
 Stmt scheduleOps(const Schedule& sch, const EffectiveBodies& bodies, const BoundInfo& bounds);
 
-}  // namespace loopscope
+} // namespace loopscope

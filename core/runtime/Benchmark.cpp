@@ -10,12 +10,13 @@ namespace {
 double timeRuns(const std::function<void()>& run, int number)
 {
     auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < number; ++i) run();
+    for (int i = 0; i < number; ++i)
+        run();
     auto t1 = std::chrono::steady_clock::now();
     return std::chrono::duration<double, std::milli>(t1 - t0).count();
 }
 
-}  // namespace
+} // namespace
 
 Measurement measure(const std::function<void()>& run, const BenchmarkOptions& options,
                     const std::function<bool()>& cancelled)
@@ -29,7 +30,8 @@ Measurement measure(const std::function<void()>& run, const BenchmarkOptions& op
         // Raise `number` until one measurement lasts long enough to trust (as TVM does).
         while (ms < options.minRepeatMs && (!cancelled || !cancelled())) {
             double perRun = std::max(ms / number, 1e-6);
-            int next = static_cast<int>(std::min(1e9, std::max(number * 1.618, options.minRepeatMs / perRun * 1.1)));
+            int next = static_cast<int>(
+                std::min(1e9, std::max(number * 1.618, options.minRepeatMs / perRun * 1.1)));
             number = std::max(number + 1, next);
             ms = timeRuns(run, number);
         }
@@ -42,14 +44,16 @@ Measurement measure(const std::function<void()>& run, const BenchmarkOptions& op
     return m;
 }
 
-std::vector<Measurement> measureInTurns(const std::vector<std::function<void()>>& runs, const BenchmarkOptions& options,
+std::vector<Measurement> measureInTurns(const std::vector<std::function<void()>>& runs,
+                                        const BenchmarkOptions& options,
                                         const std::function<void(int turns)>& turnDone)
 {
     std::vector<Measurement> out(runs.size());
     BenchmarkOptions one = options;
     one.repeat = 1;
     one.number = std::max(1, options.number);
-    for (auto& m : out) m.number = one.number;
+    for (auto& m : out)
+        m.number = one.number;
     double total = 0;
     for (int turn = 0; turn < std::max(1, options.repeat); ++turn) {
         for (std::size_t i = 0; i < runs.size(); ++i) {
@@ -62,7 +66,8 @@ std::vector<Measurement> measureInTurns(const std::vector<std::function<void()>>
         if (turnDone) turnDone(turn + 1);
         if (options.maxTotalMs > 0 && total > options.maxTotalMs) break;
     }
-    for (auto& m : out) summarize(m);
+    for (auto& m : out)
+        summarize(m);
     return out;
 }
 
@@ -77,4 +82,4 @@ void summarize(Measurement& m)
     m.max = sorted.back();
 }
 
-}  // namespace loopscope
+} // namespace loopscope

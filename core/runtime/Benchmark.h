@@ -11,12 +11,12 @@ struct BenchmarkOptions {
     int number = 1;
     int repeat = 5;
     double minRepeatMs = 50.0;
-    double maxTotalMs = 0.0;  // 0: no limit; otherwise stop adding measurements past it
+    double maxTotalMs = 0.0; // 0: no limit; otherwise stop adding measurements past it
 };
 
 struct Measurement {
-    std::vector<double> msPerRun;  // one entry per measurement
-    int number = 1;                // runs per measurement
+    std::vector<double> msPerRun; // one entry per measurement
+    int number = 1;               // runs per measurement
     double median = 0, min = 0, max = 0;
 };
 
@@ -28,10 +28,11 @@ Measurement measure(const std::function<void()>& run, const BenchmarkOptions& op
 // the first again), so that all of them see the same machine. Each one's `number` is found in its
 // first turn and kept, as measure() does. `turnDone`, when given, is told how many turns are
 // done; after maxTotalMs (if set) of runs, no further turn starts.
-std::vector<Measurement> measureInTurns(const std::vector<std::function<void()>>& runs, const BenchmarkOptions& options,
+std::vector<Measurement> measureInTurns(const std::vector<std::function<void()>>& runs,
+                                        const BenchmarkOptions& options,
                                         const std::function<void(int turns)>& turnDone = {});
 
 // Sets median, min and max from msPerRun (left at 0 when it is empty).
 void summarize(Measurement& m);
 
-}  // namespace loopscope
+} // namespace loopscope

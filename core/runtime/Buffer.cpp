@@ -20,21 +20,19 @@ double roundHalfEven(double q)
     return fl;
 }
 
-template <typename T>
-T load(const std::byte* p, std::int64_t i)
+template <typename T> T load(const std::byte* p, std::int64_t i)
 {
     T v;
     std::memcpy(&v, p + i * static_cast<std::int64_t>(sizeof(T)), sizeof(T));
     return v;
 }
 
-template <typename T>
-void store(std::byte* p, std::int64_t i, T v)
+template <typename T> void store(std::byte* p, std::int64_t i, T v)
 {
     std::memcpy(p + i * static_cast<std::int64_t>(sizeof(T)), &v, sizeof(T));
 }
 
-}  // namespace
+} // namespace
 
 std::uint64_t splitMix64(std::uint64_t& state)
 {
@@ -51,7 +49,7 @@ std::int64_t wrapToType(std::int64_t v, DataType t)
     auto u = static_cast<std::uint64_t>(v);
     std::uint64_t mask = (std::uint64_t{1} << t.bits) - 1;
     u &= mask;
-    if (t.isInt() && (u >> (t.bits - 1)) != 0) u |= ~mask;  // sign-extend
+    if (t.isInt() && (u >> (t.bits - 1)) != 0) u |= ~mask; // sign-extend
     return static_cast<std::int64_t>(u);
 }
 
@@ -60,7 +58,7 @@ std::int64_t truncToInt64(double v)
     if (std::isnan(v)) return 0;
     if (v >= 9223372036854775807.0) return std::numeric_limits<std::int64_t>::max();
     if (v <= -9223372036854775808.0) return std::numeric_limits<std::int64_t>::min();
-    return static_cast<std::int64_t>(v);  // truncates toward zero
+    return static_cast<std::int64_t>(v); // truncates toward zero
 }
 
 std::uint16_t halfFromDouble(double v)
@@ -68,13 +66,13 @@ std::uint16_t halfFromDouble(double v)
     std::uint16_t sign = std::signbit(v) ? 0x8000 : 0;
     double a = std::fabs(v);
     if (std::isnan(v)) return sign | 0x7e00;
-    if (a >= 65520.0) return sign | 0x7c00;  // 65520 is halfway to 2^16 and rounds to even: inf
+    if (a >= 65520.0) return sign | 0x7c00; // 65520 is halfway to 2^16 and rounds to even: inf
     if (a < 0x1p-14) {
         // Subnormal (or zero): units of 2^-24; rounding up to 0x400 gives the smallest normal.
         return sign | static_cast<std::uint16_t>(roundHalfEven(a * 0x1p24));
     }
     int ex = 0;
-    std::frexp(a, &ex);  // a = m * 2^ex, m in [0.5, 1)
+    std::frexp(a, &ex); // a = m * 2^ex, m in [0.5, 1)
     int e = ex - 1;     // a / 2^e in [1, 2)
     double q = roundHalfEven((std::ldexp(a, -e) - 1.0) * 1024.0);
     if (q >= 1024.0) {
@@ -297,4 +295,4 @@ std::string HostBuffer::describe() const
     return s + "]";
 }
 
-}  // namespace loopscope
+} // namespace loopscope

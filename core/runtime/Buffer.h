@@ -14,10 +14,10 @@ namespace loopscope {
 
 // Element conversions shared by buffers and the reference interpreter. They follow what compiled
 // code does: integers wrap to their width, floats round to nearest even, bool is "!= 0".
-std::int64_t wrapToType(std::int64_t v, DataType t);  // t integral or bool
-std::int64_t truncToInt64(double v);                  // toward zero; NaN -> 0, saturating
-double roundToType(double v, DataType t);             // the value as stored in a t
-std::uint16_t halfFromDouble(double v);               // IEEE binary16 bits
+std::int64_t wrapToType(std::int64_t v, DataType t); // t integral or bool
+std::int64_t truncToInt64(double v);                 // toward zero; NaN -> 0, saturating
+double roundToType(double v, DataType t);            // the value as stored in a t
+std::uint16_t halfFromDouble(double v);              // IEEE binary16 bits
 double doubleFromHalf(std::uint16_t bits);
 
 // The next number of splitmix64 (Steele, Lea, Flood 2014): small, fast, the same on every platform.
@@ -28,8 +28,8 @@ class HostBuffer {
 public:
     static constexpr std::size_t kAlignment = 64;
 
-    HostBuffer() = default;  // empty: no elements, no storage
-    HostBuffer(DataType dtype, std::vector<std::int64_t> shape);  // zero-filled
+    HostBuffer() = default;                                      // empty: no elements, no storage
+    HostBuffer(DataType dtype, std::vector<std::int64_t> shape); // zero-filled
     HostBuffer(const HostBuffer& other);
     HostBuffer& operator=(const HostBuffer& other);
     HostBuffer(HostBuffer&&) noexcept = default;
@@ -83,4 +83,4 @@ private:
     std::unique_ptr<std::byte[], Free> m_data;
 };
 
-}  // namespace loopscope
+} // namespace loopscope

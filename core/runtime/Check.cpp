@@ -99,7 +99,7 @@ private:
     bool m_exact;
 };
 
-}  // namespace
+} // namespace
 
 Tolerance defaultTolerance(DataType t)
 {
@@ -130,7 +130,7 @@ CheckResult checkOutput(const ReferenceEvaluator& reference, const Tensor& outpu
         } else if (count <= maxFullElements) {
             for (std::int64_t n = 0; n < count; ++n) {
                 checker.check(index, result);
-                for (std::size_t d = ndim; d-- > 0;) {  // row-major odometer
+                for (std::size_t d = ndim; d-- > 0;) { // row-major odometer
                     if (++index[d] < shape[d]) break;
                     index[d] = 0;
                 }
@@ -165,4 +165,4 @@ CheckResult checkOutput(const ReferenceEvaluator& reference, const Tensor& outpu
     return result;
 }
 
-}  // namespace loopscope
+} // namespace loopscope

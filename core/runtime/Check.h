@@ -12,10 +12,10 @@ namespace loopscope {
 
 struct CheckResult {
     bool ok = false;
-    std::int64_t checked = 0;  // elements compared
+    std::int64_t checked = 0; // elements compared
     double maxAbsError = 0;
-    double maxRelError = 0;  // over elements whose expected value is not zero
-    std::string firstMismatch;  // "C[3, 17] = 1.25 but expected 1.5"; empty when none
+    double maxRelError = 0;    // over elements whose expected value is not zero
+    std::string firstMismatch; // "C[3, 17] = 1.25 but expected 1.5"; empty when none
     std::int64_t mismatches = 0;
     // Set (and ok false) when the comparison could not run: the output buffer's shape or type
     // differs, or the reference failed (a ReferenceError's message).
@@ -38,4 +38,4 @@ CheckResult checkOutput(const ReferenceEvaluator& reference, const Tensor& outpu
                         const HostBuffer& actual, double rtol, double atol, std::uint64_t seed,
                         std::int64_t maxFullElements = std::int64_t{1} << 16);
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -31,7 +31,8 @@ protected:
     void visitBinary(const BinaryNode* op) override
     {
         bool arithmetic = op->kind >= ExprKind::Add && op->kind <= ExprKind::Max;
-        if (arithmetic && (op->a.type().isFloat() || readsTensor(op->a) || readsTensor(op->b))) ops += 1;
+        if (arithmetic && (op->a.type().isFloat() || readsTensor(op->a) || readsTensor(op->b)))
+            ops += 1;
         IRVisitor::visitBinary(op);
     }
     void visitCall(const CallNode* op) override
@@ -59,16 +60,18 @@ double extentOf(const Expr& e, const SizeValues& sizes)
 void collect(const Tensor& t, std::set<const OperationNode*>& seen, std::vector<Tensor>& out)
 {
     if (!seen.insert(t.get()).second) return;
-    for (auto& in : inputTensors(t)) collect(in, seen, out);
+    for (auto& in : inputTensors(t))
+        collect(in, seen, out);
     out.push_back(t);
 }
 
-}  // namespace
+} // namespace
 
 bool evaluateSize(const Expr& e, const SizeValues& sizes, std::int64_t* out)
 {
     VarMap sub;
-    for (auto& [v, value] : sizes) sub[v] = makeInt(value, v->type);
+    for (auto& [v, value] : sizes)
+        sub[v] = makeInt(value, v->type);
     return isConstInt(simplify(substitute(e, sub)), out);
 }
 
@@ -76,16 +79,19 @@ double flopCount(const std::vector<Tensor>& outputs, const SizeValues& sizes)
 {
     std::set<const OperationNode*> seen;
     std::vector<Tensor> ops;
-    for (auto& t : outputs) collect(t, seen, ops);
+    for (auto& t : outputs)
+        collect(t, seen, ops);
     double total = 0;
     for (auto& op : ops) {
         if (!op->isCompute()) continue;
         double domain = 1;
-        for (auto& a : op->axes) domain *= extentOf(a->dom.extent, sizes);
+        for (auto& a : op->axes)
+            domain *= extentOf(a->dom.extent, sizes);
         double perPoint;
         if (auto* r = op->body.as<ReduceNode>()) {
-            for (auto& a : r->axes) domain *= extentOf(a->dom.extent, sizes);
-            perPoint = valueOps(r->source) + 1;  // the source, then the combine
+            for (auto& a : r->axes)
+                domain *= extentOf(a->dom.extent, sizes);
+            perPoint = valueOps(r->source) + 1; // the source, then the combine
         } else {
             perPoint = valueOps(op->body);
         }
@@ -94,4 +100,4 @@ double flopCount(const std::vector<Tensor>& outputs, const SizeValues& sizes)
     return total;
 }
 
-}  // namespace loopscope
+} // namespace loopscope

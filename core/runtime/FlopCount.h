@@ -20,4 +20,4 @@ bool evaluateSize(const Expr& e, const SizeValues& sizes, std::int64_t* out);
 // Every compute reachable from `outputs` counts once.
 double flopCount(const std::vector<Tensor>& outputs, const SizeValues& sizes = {});
 
-}  // namespace loopscope
+} // namespace loopscope

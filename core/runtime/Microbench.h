@@ -28,8 +28,9 @@ Bandwidth measureTriadBandwidth(int threads = 0, double megabytes = 384);
 double hostClockGhz();
 // The widest float vector the host's FMA kernel can use: 256 with AVX2+FMA, else 128.
 int hostVectorBits();
-// An upper bound for measurePeakFlops: threads x clock (with a 2x margin for boost over the reported clock) x lanes x
-// 2 FMA units x 2 operations per FMA. Assumes 4 GHz when the clock is unknown.
+// An upper bound for measurePeakFlops: threads x clock (with a 2x margin for boost over the
+// reported clock) x lanes x 2 FMA units x 2 operations per FMA. Assumes 4 GHz when the clock is
+// unknown.
 double peakFlopsBoundGflops(int threads, int vectorBits);
 
 } // namespace loopscope

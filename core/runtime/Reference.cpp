@@ -93,7 +93,7 @@ std::int64_t mulWrap(std::int64_t x, std::int64_t y)
 std::int64_t truncDiv(std::int64_t x, std::int64_t y)
 {
     if (y == 0) divisionByZero();
-    if (y == -1) return subWrap(0, x);  // INT64_MIN / -1 wraps instead of trapping
+    if (y == -1) return subWrap(0, x); // INT64_MIN / -1 wraps instead of trapping
     return x / y;
 }
 std::int64_t truncMod(std::int64_t x, std::int64_t y)
@@ -116,9 +116,9 @@ std::int64_t floorMod(std::int64_t x, std::int64_t y)
 }
 std::int64_t powInt(std::int64_t x, std::int64_t n)
 {
-    if (n < 0) return x == 1 ? 1 : x == -1 ? (n % 2 ? -1 : 1) : 0;  // 1/x^|n| truncates to 0
+    if (n < 0) return x == 1 ? 1 : x == -1 ? (n % 2 ? -1 : 1) : 0; // 1/x^|n| truncates to 0
     std::int64_t r = 1;
-    while (n > 0) {  // square and multiply, wrapping like repeated multiplication would
+    while (n > 0) { // square and multiply, wrapping like repeated multiplication would
         if (n & 1) r = mulWrap(r, x);
         x = mulWrap(x, x);
         n >>= 1;
@@ -166,8 +166,7 @@ private:
 
 // ---- arithmetic -------------------------------------------------------------------------------
 
-template <ExprKind K>
-std::int64_t applyInt(std::int64_t x, std::int64_t y)
+template <ExprKind K> std::int64_t applyInt(std::int64_t x, std::int64_t y)
 {
     if constexpr (K == ExprKind::Add)
         return addWrap(x, y);
@@ -205,8 +204,7 @@ std::int64_t applyInt(std::int64_t x, std::int64_t y)
         return x != 0 || y != 0;
 }
 
-template <ExprKind K>
-double applyFloat(double x, double y)
+template <ExprKind K> double applyFloat(double x, double y)
 {
     if constexpr (K == ExprKind::Add)
         return x + y;
@@ -228,8 +226,7 @@ double applyFloat(double x, double y)
         return x > y ? x : y;
 }
 
-template <ExprKind K>
-bool compareFloat(double x, double y)
+template <ExprKind K> bool compareFloat(double x, double y)
 {
     if constexpr (K == ExprKind::EQ)
         return x == y;
@@ -249,8 +246,7 @@ bool compareFloat(double x, double y)
         return x != 0 || y != 0;
 }
 
-template <ExprKind K>
-class BinaryInt final : public Node {
+template <ExprKind K> class BinaryInt final : public Node {
 public:
     BinaryInt(NodePtr a, NodePtr b, Wrap w) : m_a(std::move(a)), m_b(std::move(b)), m_wrap(w) {}
     std::int64_t i(Slots s) const override { return m_wrap(applyInt<K>(m_a->i(s), m_b->i(s))); }
@@ -260,8 +256,7 @@ private:
     Wrap m_wrap;
 };
 
-template <ExprKind K>
-class BinaryFloat final : public Node {
+template <ExprKind K> class BinaryFloat final : public Node {
 public:
     BinaryFloat(NodePtr a, NodePtr b) : m_a(std::move(a)), m_b(std::move(b)) {}
     double f(Slots s) const override { return applyFloat<K>(m_a->f(s), m_b->f(s)); }
@@ -270,8 +265,7 @@ private:
     NodePtr m_a, m_b;
 };
 
-template <ExprKind K>
-class CompareFloat final : public Node {
+template <ExprKind K> class CompareFloat final : public Node {
 public:
     CompareFloat(NodePtr a, NodePtr b) : m_a(std::move(a)), m_b(std::move(b)) {}
     std::int64_t i(Slots s) const override { return compareFloat<K>(m_a->f(s), m_b->f(s)); }
@@ -494,7 +488,7 @@ private:
 // A tensor as the interpreter knows it: its concrete shape and, for a placeholder, its buffer;
 // for a compute, its compiled body, the frame it runs in and its memoized elements.
 struct TensorInfo {
-    Tensor op;  // held, so that no other operation can reuse the address the cache is keyed by
+    Tensor op; // held, so that no other operation can reuse the address the cache is keyed by
     DataType dtype;
     bool isFloat = false;
     std::vector<std::int64_t> shape, strides;
@@ -503,7 +497,7 @@ struct TensorInfo {
     const HostBuffer* buffer = nullptr;
 
     NodePtr body;
-    std::vector<std::int64_t> frame;  // a tensor's body is never re-entered (the graph is a DAG)
+    std::vector<std::int64_t> frame; // a tensor's body is never re-entered (the graph is a DAG)
 
     // Memoized elements: a double's bits for floats, the value for integers.
     static constexpr std::int64_t kDenseLimit = std::int64_t{1} << 22;
@@ -546,7 +540,7 @@ std::int64_t flatOf(const TensorInfo& t, const std::vector<LoadDim>& dims, Slots
 // cache misses by itself. The offset is in bytes, 0 when consecutive reads share cache lines.
 std::int64_t prefetchOffset(std::int64_t streamStride, std::size_t elementBytes)
 {
-    constexpr std::int64_t kDistance = 16;  // iterations ahead
+    constexpr std::int64_t kDistance = 16; // iterations ahead
     constexpr std::int64_t kLine = 64;
     std::int64_t bytes = streamStride * static_cast<std::int64_t>(elementBytes);
     return bytes >= kLine || bytes <= -kLine ? bytes * kDistance : 0;
@@ -564,8 +558,7 @@ void prefetchAhead([[maybe_unused]] const void* p, [[maybe_unused]] std::int64_t
 }
 
 // A read of an input buffer; T is the element storage (float16 as its uint16 bits).
-template <typename T, bool kHalf = false>
-class PlaceholderLoad final : public Node {
+template <typename T, bool kHalf = false> class PlaceholderLoad final : public Node {
 public:
     PlaceholderLoad(const TensorInfo& t, std::vector<LoadDim> dims, std::int64_t streamStride)
         : m_tensor(t), m_data(static_cast<const T*>(t.buffer->data())), m_dims(std::move(dims)),
@@ -607,7 +600,7 @@ struct Scope {
     int innermostSlot = -1;
 };
 
-}  // namespace
+} // namespace
 
 struct ReferenceEvaluator::Impl {
     Inputs inputs;
@@ -648,7 +641,7 @@ private:
     std::int64_t fetch(Slots s) const
     {
         std::int64_t flat = flatOf(m_tensor, m_dims, s);
-        if (const std::int64_t* values = m_tensor.denseValues.get()) {  // the common, fast case
+        if (const std::int64_t* values = m_tensor.denseValues.get()) { // the common, fast case
             const std::uint8_t* known = m_tensor.denseKnown.data();
             prefetchAhead(values + flat, m_valuesAhead);
             prefetchAhead(known + flat, m_knownAhead);
@@ -709,8 +702,7 @@ public:
     }
 
 private:
-    template <ReduceOp Op, typename T>
-    T combine(T acc, T x) const
+    template <ReduceOp Op, typename T> T combine(T acc, T x) const
     {
         if constexpr (std::is_same_v<T, double>) {
             if constexpr (Op == ReduceOp::Sum)
@@ -733,8 +725,7 @@ private:
         }
     }
 
-    template <typename T>
-    T source(Slots s) const
+    template <typename T> T source(Slots s) const
     {
         if constexpr (std::is_same_v<T, double>)
             return m_source->f(s);
@@ -742,10 +733,9 @@ private:
             return m_source->i(s);
     }
 
-    template <ReduceOp Op, typename T>
-    void loop(std::size_t d, Slots s, T& acc) const
+    template <ReduceOp Op, typename T> void loop(std::size_t d, Slots s, T& acc) const
     {
-        if (m_axes.empty()) {  // a reduction over nothing: the source, once
+        if (m_axes.empty()) { // a reduction over nothing: the source, once
             if (!m_condition || m_condition->i(s)) acc = combine<Op, T>(acc, source<T>(s));
             return;
         }
@@ -808,7 +798,7 @@ std::string unsupported(const std::string& what)
                   "definitions, not lowered code)";
 }
 
-}  // namespace
+} // namespace
 
 std::vector<std::int64_t> ReferenceEvaluator::Impl::shapeOf(const OperationNode& op)
 {
@@ -843,7 +833,8 @@ TensorInfo& ReferenceEvaluator::Impl::info(const Tensor& op)
     if (!HostBuffer::supports(op->dtype))
         throw ReferenceError("tensor '" + op->name + "' has unsupported type " + op->dtype.str());
     t->shape = shapeOf(*op);
-    for (std::int64_t n : t->shape) t->count *= n;
+    for (std::int64_t n : t->shape)
+        t->count *= n;
     t->strides = rowMajorStrides(t->shape);
 
     if (op->isPlaceholder()) {
@@ -859,7 +850,8 @@ TensorInfo& ReferenceEvaluator::Impl::info(const Tensor& op)
         t->buffer = &b;
     } else {
         Scope scope;
-        for (const IterVar& axis : op->axes) scope.slots[axis->var.get()] = scope.slotCount++;
+        for (const IterVar& axis : op->axes)
+            scope.slots[axis->var.get()] = scope.slotCount++;
         t->body = compile(op->body, scope);
         t->frame.assign(static_cast<std::size_t>(scope.slotCount) + 1, 0);
     }
@@ -963,7 +955,7 @@ NodePtr ReferenceEvaluator::Impl::compile(const Expr& e, Scope& scope)
         auto* c = e.as<CastNode>();
         DataType from = c->value.type();
         NodePtr v = sub(c->value);
-        if (from.isFloat() && type.isFloat()) return v;  // intermediates keep double precision
+        if (from.isFloat() && type.isFloat()) return v; // intermediates keep double precision
         if (from.isFloat()) return std::make_unique<CastFloatToInt>(std::move(v), type);
         if (type.isFloat()) return std::make_unique<CastIntToFloat>(std::move(v));
         return std::make_unique<CastIntToInt>(std::move(v), type);
@@ -1004,7 +996,7 @@ NodePtr ReferenceEvaluator::Impl::compile(const Expr& e, Scope& scope)
                                  std::to_string(t.shape.size()) + " dimensions");
         }
         std::vector<LoadDim> dims(t.shape.size());
-        std::int64_t streamStride = 0;  // elements per step of the innermost reduction loop
+        std::int64_t streamStride = 0; // elements per step of the innermost reduction loop
         for (std::size_t d = 0; d < dims.size(); ++d) {
             const Expr& index = l->indices[d];
             if (index.type().isFloat())
@@ -1101,7 +1093,7 @@ std::int64_t checkedFlat(const TensorInfo& t, const std::vector<std::int64_t>& i
     return flat;
 }
 
-}  // namespace
+} // namespace
 
 double ReferenceEvaluator::value(const Tensor& t, const std::vector<std::int64_t>& index) const
 {
@@ -1139,7 +1131,7 @@ std::vector<std::int64_t> ReferenceEvaluator::shape(const Tensor& t) const
 
 void ReferenceEvaluator::clearCache()
 {
-    m_impl->tensors.clear();  // compiled bodies too: they hold the inputs' data pointers
+    m_impl->tensors.clear(); // compiled bodies too: they hold the inputs' data pointers
 }
 
-}  // namespace loopscope
+} // namespace loopscope

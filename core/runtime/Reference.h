@@ -2,8 +2,8 @@
 // independent of schedules, lowering and code generation, to say what a kernel must compute.
 #pragma once
 
-#include "runtime/Buffer.h"
 #include "ir/Tensor.h"
+#include "runtime/Buffer.h"
 
 #include <cstdint>
 #include <memory>
@@ -65,4 +65,4 @@ private:
     std::unique_ptr<Impl> m_impl;
 };
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -1,9 +1,9 @@
 #include "runtime/Runner.h"
 
-#include "runtime/FlopCount.h"
-#include "runtime/Reference.h"
 #include "ir/Analyzer.h"
 #include "ir/IRUtil.h"
+#include "runtime/FlopCount.h"
+#include "runtime/Reference.h"
 
 #include <chrono>
 
@@ -19,19 +19,20 @@ double msSince(std::chrono::steady_clock::time_point t0)
 std::int64_t evalSize(const Expr& e, const SizeValues& symbols, const std::string& what)
 {
     std::int64_t n;
-    if (!evaluateSize(e, symbols, &n))
-        throw UserError({}, "the size of " + what + " is not known");
-    if (n <= 0) throw UserError({}, what + " has " + std::to_string(n) + " elements along a dimension");
+    if (!evaluateSize(e, symbols, &n)) throw UserError({}, "the size of " + what + " is not known");
+    if (n <= 0)
+        throw UserError({}, what + " has " + std::to_string(n) + " elements along a dimension");
     return n;
 }
 
-}  // namespace
+} // namespace
 
 std::unique_ptr<PreparedRun> PreparedRun::prepare(const Program& program, const Variant& variant,
                                                   const RunConfig& config, int step)
 {
     LS_ASSERT(step < static_cast<int>(variant.snapshots.size()), "no such step");
-    const Schedule& schedule = step < 0 ? variant.schedule() : variant.snapshots[static_cast<std::size_t>(step)];
+    const Schedule& schedule =
+        step < 0 ? variant.schedule() : variant.snapshots[static_cast<std::size_t>(step)];
     std::unique_ptr<PreparedRun> r(new PreparedRun());
     r->m_variant = &variant;
     r->m_seed = config.seed;
@@ -56,7 +57,8 @@ std::unique_ptr<PreparedRun> PreparedRun::prepare(const Program& program, const 
         otherMachine = true;
     }
     if (otherMachine)
-        r->m_notes.push_back("target '" + variant.target + "' applies to exported code; this run is compiled for the host CPU");
+        r->m_notes.push_back("target '" + variant.target +
+                             "' applies to exported code; this run is compiled for the host CPU");
 
     auto t0 = std::chrono::steady_clock::now();
     r->m_lowered = lowerSchedule(schedule, variant.args, variant.funcName);
@@ -69,12 +71,14 @@ std::unique_ptr<PreparedRun> PreparedRun::prepare(const Program& program, const 
     for (std::size_t i = 0; i < variant.args.size(); ++i) {
         const Tensor& t = variant.args[i];
         std::vector<std::int64_t> shape;
-        for (auto& s : t->shape) shape.push_back(evalSize(s, r->m_symbols, "tensor '" + t->name + "'"));
+        for (auto& s : t->shape)
+            shape.push_back(evalSize(s, r->m_symbols, "tensor '" + t->name + "'"));
         HostBuffer b(t->dtype, shape);
         if (t->isPlaceholder()) b.fillRandom(config.seed * 7919 + i);
         r->m_buffers.push_back(std::move(b));
     }
-    for (auto& b : r->m_buffers) r->m_pointers.push_back(b.data());
+    for (auto& b : r->m_buffers)
+        r->m_pointers.push_back(b.data());
     for (auto& v : r->m_kernel->sizes()) {
         auto it = r->m_symbols.find(v.get());
         r->m_sizes.push_back(it == r->m_symbols.end() ? config.defaultSymbolValue : it->second);
@@ -83,7 +87,10 @@ std::unique_ptr<PreparedRun> PreparedRun::prepare(const Program& program, const 
     return r;
 }
 
-void PreparedRun::run() const { m_kernel->run(m_pointers.data(), m_sizes.data()); }
+void PreparedRun::run() const
+{
+    m_kernel->run(m_pointers.data(), m_sizes.data());
+}
 
 std::vector<OutputCheck> PreparedRun::check() const
 {
@@ -99,14 +106,16 @@ std::vector<OutputCheck> PreparedRun::check() const
         bool isOutput = std::find(outputs.begin(), outputs.end(), t) != outputs.end();
         if (!isOutput) continue;
         Tolerance tol = defaultTolerance(t->dtype);
-        out.push_back({t->name, checkOutput(reference, t, m_buffers[i], tol.rtol, tol.atol, m_seed)});
+        out.push_back(
+            {t->name, checkOutput(reference, t, m_buffers[i], tol.rtol, tol.atol, m_seed)});
     }
     return out;
 }
 
-Measurement PreparedRun::benchmark(const BenchmarkOptions& options, const std::function<bool()>& cancelled) const
+Measurement PreparedRun::benchmark(const BenchmarkOptions& options,
+                                   const std::function<bool()>& cancelled) const
 {
     return measure([this] { run(); }, options, cancelled);
 }
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -4,12 +4,12 @@
 #pragma once
 
 #include "codegen/Codegen.h"
+#include "lower/Lower.h"
 #include "runtime/Benchmark.h"
 #include "runtime/Buffer.h"
 #include "runtime/Check.h"
 #include "runtime/FlopCount.h"
 #include "te/Program.h"
-#include "lower/Lower.h"
 
 #include <map>
 #include <memory>
@@ -19,11 +19,11 @@
 namespace loopscope {
 
 struct RunConfig {
-    std::map<std::string, std::int64_t> symbols;  // values of te.var sizes, by name
+    std::map<std::string, std::int64_t> symbols; // values of te.var sizes, by name
     std::int64_t defaultSymbolValue = 1024;
     std::uint64_t seed = 1;
-    int optLevel = 3;  // LLVM optimization level
-    Jit* jit = nullptr;  // compiles the kernel: required (see runtime/RuntimeJit.h)
+    int optLevel = 3;   // LLVM optimization level
+    Jit* jit = nullptr; // compiles the kernel: required (see runtime/RuntimeJit.h)
 };
 
 struct OutputCheck {
@@ -58,13 +58,13 @@ private:
     const Variant* m_variant = nullptr;
     LoweredFunc m_lowered;
     std::unique_ptr<JitKernel> m_kernel;
-    std::vector<HostBuffer> m_buffers;  // one per argument
+    std::vector<HostBuffer> m_buffers; // one per argument
     std::vector<void*> m_pointers;
-    std::vector<std::int64_t> m_sizes;  // the kernel's size parameters
+    std::vector<std::int64_t> m_sizes; // the kernel's size parameters
     SizeValues m_symbols;
     std::uint64_t m_seed = 1;
     double m_flops = 0, m_lowerMs = 0, m_compileMs = 0;
     std::vector<std::string> m_notes;
 };
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -14,4 +14,4 @@ std::unique_ptr<Jit> createRuntimeJit()
     return jit;
 }
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -11,4 +11,4 @@ namespace loopscope {
 // Throws CodegenError (saying why) when the host cannot run a JIT.
 std::unique_ptr<Jit> createRuntimeJit();
 
-}  // namespace loopscope
+} // namespace loopscope

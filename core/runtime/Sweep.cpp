@@ -1,11 +1,11 @@
 #include "runtime/Sweep.h"
 
 #include "codegen/Codegen.h"
-#include "runtime/Runner.h"
-#include "runtime/VariantRun.h"
 #include "runtime/BlasReference.h"
+#include "runtime/Runner.h"
 #include "runtime/ThreadPool.h"
 #include "runtime/Traffic.h"
+#include "runtime/VariantRun.h"
 
 #include <algorithm>
 #include <chrono>
@@ -104,7 +104,8 @@ void SweepCache::clear()
     m_points.clear();
 }
 
-SweepResult runSweep(Jit& jit, const SweepRequest& request, SweepCache* cache, const SweepHooks& hooks)
+SweepResult runSweep(Jit& jit, const SweepRequest& request, SweepCache* cache,
+                     const SweepHooks& hooks)
 {
     SweepResult result;
     result.parameters = request.parameters;
@@ -173,8 +174,7 @@ SweepResult runSweep(Jit& jit, const SweepRequest& request, SweepCache* cache, c
             if (!evaluation) {
                 evaluation = evaluateWithValues(request.script, sets);
                 if (!evaluation->result.ok)
-                    throw UserError(evaluation->result.error.loc,
-                                    evaluation->result.error.message);
+                    throw UserError(evaluation->result.error.loc, evaluation->result.error.message);
             }
             return *evaluation;
         };
@@ -184,8 +184,8 @@ SweepResult runSweep(Jit& jit, const SweepRequest& request, SweepCache* cache, c
                 result.cancelled = true;
                 return result;
             }
-            SweepCache::Key key = SweepCache::key(request.script, name, request.parameters,
-                                                  values, result.threads);
+            SweepCache::Key key =
+                SweepCache::key(request.script, name, request.parameters, values, result.threads);
             if (cache) {
                 if (auto known = cache->find(key)) {
                     known->cached = true;
@@ -222,12 +222,11 @@ SweepResult runSweep(Jit& jit, const SweepRequest& request, SweepCache* cache, c
                 point.intensity = arithmeticIntensity(point.flops, point.bytes);
                 // Too slow before it runs: slower than the limit at a smaller size, or a run
                 // predicted (from the last measured size, by operation count) past the limit.
-                double predictedMs =
-                    h.lastFlops > 0 ? h.lastMs * point.flops / h.lastFlops : 0.0;
+                double predictedMs = h.lastFlops > 0 ? h.lastMs * point.flops / h.lastFlops : 0.0;
                 if (h.skippedFlops >= 0 && point.flops >= h.skippedFlops) {
                     point.skipped = true;
-                    point.message = "not run: over the per-point limit (" +
-                                    seconds(limitMs) + ") at a smaller size";
+                    point.message = "not run: over the per-point limit (" + seconds(limitMs) +
+                                    ") at a smaller size";
                     cacheable = false;
                 } else if (predictedMs > 2 * limitMs) {
                     point.skipped = true;
@@ -248,10 +247,10 @@ SweepResult runSweep(Jit& jit, const SweepRequest& request, SweepCache* cache, c
                             for (auto& c : prepared->check()) {
                                 if (c.result.ok) continue;
                                 wrong = true;
-                                point.message = "wrong numbers: " +
-                                                (c.result.error.empty()
-                                                     ? c.result.firstMismatch
-                                                     : c.tensor + ": " + c.result.error);
+                                point.message =
+                                    "wrong numbers: " + (c.result.error.empty()
+                                                             ? c.result.firstMismatch
+                                                             : c.tensor + ": " + c.result.error);
                                 break;
                             }
                             point.checked = !wrong;
@@ -295,8 +294,8 @@ SweepResult runSweep(Jit& jit, const SweepRequest& request, SweepCache* cache, c
                 result.cancelled = true;
                 return result;
             }
-            SweepCache::Key key = SweepCache::key(request.script, kBlasVariant,
-                                                  request.parameters, values, result.threads);
+            SweepCache::Key key = SweepCache::key(request.script, kBlasVariant, request.parameters,
+                                                  values, result.threads);
             std::optional<SweepPoint> known = cache ? cache->find(key) : std::nullopt;
             if (known) {
                 known->cached = true;
@@ -318,14 +317,13 @@ SweepResult runSweep(Jit& jit, const SweepRequest& request, SweepCache* cache, c
                 point.message = "the script cannot be evaluated at this size";
             } else {
                 point.flops = 2.0 * shape->m * shape->n * shape->k;
-                point.bytes = 4.0 * (shape->m * shape->k + shape->k * shape->n +
-                                     shape->m * shape->n);
+                point.bytes =
+                    4.0 * (shape->m * shape->k + shape->k * shape->n + shape->m * shape->n);
                 point.intensity = arithmeticIntensity(point.flops, point.bytes);
-                point.msMedian = blas->sgemmMs(static_cast<int>(shape->m),
-                                               static_cast<int>(shape->n),
-                                               static_cast<int>(shape->k), result.threads,
-                                               request.benchmark.repeat,
-                                               request.benchmark.minRepeatMs);
+                point.msMedian =
+                    blas->sgemmMs(static_cast<int>(shape->m), static_cast<int>(shape->n),
+                                  static_cast<int>(shape->k), result.threads,
+                                  request.benchmark.repeat, request.benchmark.minRepeatMs);
                 point.msMin = point.msMax = point.msMedian;
                 point.gflops = point.flops / (point.msMedian * 1e6);
             }

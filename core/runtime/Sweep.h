@@ -8,8 +8,8 @@
 #pragma once
 
 #include "codegen/Codegen.h"
-#include "runtime/Benchmark.h"
 #include "ir/Diagnostic.h"
+#include "runtime/Benchmark.h"
 
 #include <cstdint>
 #include <functional>
@@ -44,13 +44,13 @@ struct SweepPoint {
 
 struct SweepRequest {
     std::string script;
-    std::vector<std::string> parameters;       // swept together
-    std::vector<std::int64_t> values;          // each sets every parameter in `parameters`
-    std::vector<std::string> variants;         // empty: every variant, in script order
-    int threads = 0;                           // 0: every hardware thread
-    double maxPointSeconds = 10;               // a point whose first run takes longer is skipped
+    std::vector<std::string> parameters; // swept together
+    std::vector<std::int64_t> values;    // each sets every parameter in `parameters`
+    std::vector<std::string> variants;   // empty: every variant, in script order
+    int threads = 0;                     // 0: every hardware thread
+    double maxPointSeconds = 10;         // a point whose first run takes longer is skipped
     bool check = true;
-    bool blas = false;                         // add OpenBLAS points when the program is a matmul
+    bool blas = false; // add OpenBLAS points when the program is a matmul
     BenchmarkOptions benchmark{1, 3, 20.0, 0.0};
 };
 
@@ -91,8 +91,8 @@ struct SweepResult {
     int total = 0;                     // points planned (with OpenBLAS ones)
     int measuredCount = 0;             // points this sweep measured (not from the cache)
     bool cancelled = false;
-    std::string blasLabel;             // "OpenBLAS 0.3.21" when OpenBLAS points are included
-    std::string blasNote;              // why there are none, when asked for and absent
+    std::string blasLabel; // "OpenBLAS 0.3.21" when OpenBLAS points are included
+    std::string blasNote;  // why there are none, when asked for and absent
     int threads = 1;
 };
 

@@ -14,7 +14,8 @@ namespace loopscope {
 // variant, one field per swept parameter, values [..], threads, reference, skipped, failed,
 // checked, cached, message (when set), flops, bytes, intensity, run_ms and, when measured,
 // ms_median, ms_min, ms_max, gflops.
-inline nlohmann::json sweepPointJson(const SweepPoint& p, const std::vector<std::string>& parameters)
+inline nlohmann::json sweepPointJson(const SweepPoint& p,
+                                     const std::vector<std::string>& parameters)
 {
     nlohmann::json j = nlohmann::json::object();
     j["variant"] = p.variant;
@@ -71,7 +72,8 @@ inline std::optional<SweepPoint> sweepPointFromJson(const nlohmann::json& j)
     p.skipped = flag("skipped");
     p.failed = flag("failed");
     p.checked = flag("checked");
-    if (auto m = j.find("message"); m != j.end() && m->is_string()) p.message = m->get<std::string>();
+    if (auto m = j.find("message"); m != j.end() && m->is_string())
+        p.message = m->get<std::string>();
     p.flops = number("flops");
     p.bytes = number("bytes");
     p.intensity = number("intensity");

@@ -46,8 +46,14 @@ public:
     void store(std::uint32_t v) { m_value.store(v, std::memory_order_release); }
     // Sequentially consistent with the sleepers' count: a waker that sees no sleeper changed the
     // value before any sleeper looked at it, so no sleeper misses the change.
-    std::uint32_t add(std::uint32_t d) { return m_value.fetch_add(d, std::memory_order_seq_cst) + d; }
-    std::uint32_t sub(std::uint32_t d) { return m_value.fetch_sub(d, std::memory_order_seq_cst) - d; }
+    std::uint32_t add(std::uint32_t d)
+    {
+        return m_value.fetch_add(d, std::memory_order_seq_cst) + d;
+    }
+    std::uint32_t sub(std::uint32_t d)
+    {
+        return m_value.fetch_sub(d, std::memory_order_seq_cst) - d;
+    }
 
     void wakeAll()
     {
@@ -96,7 +102,8 @@ public:
         m_stop.store(true, std::memory_order_release);
         m_generation.add(1);
         m_generation.wakeAll();
-        for (auto& t : m_workers) t.join();
+        for (auto& t : m_workers)
+            t.join();
     }
 
     void setThreads(int n) { m_threads = n; }
@@ -105,7 +112,8 @@ public:
     {
         int n = m_threads;
         // Asked once: glibc reads /sys for it, three system calls on every parallel loop.
-        static const int hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+        static const int hardware =
+            static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
         return n > 0 ? n : hardware;
     }
 
@@ -117,7 +125,7 @@ public:
             body(0, n, closure);
             return;
         }
-        std::lock_guard<std::mutex> runLock(m_run);  // one parallel loop at a time
+        std::lock_guard<std::mutex> runLock(m_run); // one parallel loop at a time
         int tasks = static_cast<int>(std::min<std::int64_t>(want, n));
         ensureWorkers(tasks - 1);
         m_body = body;
@@ -182,14 +190,21 @@ Pool& pool()
     return p;
 }
 
-}  // namespace
+} // namespace
 
-void setParallelThreads(int threads) { pool().setThreads(threads); }
-int parallelThreads() { return pool().threads(); }
+void setParallelThreads(int threads)
+{
+    pool().setThreads(threads);
+}
+int parallelThreads()
+{
+    return pool().threads();
+}
 
-}  // namespace loopscope
+} // namespace loopscope
 
-extern "C" void loopscope_parallel_for(std::int64_t n, void (*body)(std::int64_t, std::int64_t, void*),
+extern "C" void loopscope_parallel_for(std::int64_t n,
+                                       void (*body)(std::int64_t, std::int64_t, void*),
                                        void* closure)
 {
     loopscope::pool().run(n, body, closure);

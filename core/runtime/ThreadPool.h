@@ -17,4 +17,4 @@ namespace loopscope {
 void setParallelThreads(int threads);
 int parallelThreads();
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -3,8 +3,8 @@
 // schedule does. Intermediate tensors (a packed copy, a cache) are not counted.
 #pragma once
 
-#include "runtime/FlopCount.h"
 #include "ir/Tensor.h"
+#include "runtime/FlopCount.h"
 
 #include <vector>
 

@@ -126,9 +126,10 @@ VariantRunOutcome runVariant(const Program& program, const Variant& variant,
         int repeats = std::max(1, options.benchmark.repeat);
         double start = done;
         // One measurement at a time, so progress can be told between them.
-        out.timing = measureInTurns({[&] { prepared->run(); }}, options.benchmark, [&](int finished) {
-                         report(RunPhase::Timing, start + timeWeight / totalWeight * finished / repeats);
-                     }).front();
+        out.timing =
+            measureInTurns({[&] { prepared->run(); }}, options.benchmark, [&](int finished) {
+                report(RunPhase::Timing, start + timeWeight / totalWeight * finished / repeats);
+            }).front();
     }
     return out;
 }

@@ -50,7 +50,7 @@ void unite(Region& region, const std::vector<IntervalSet>& access, const Analyze
         region.dims[d] = unionInterval(region.dims[d], access[d], an);
 }
 
-}  // namespace
+} // namespace
 
 BoundInfo inferBound(const Schedule& sch, const EffectiveBodies& bodies)
 {
@@ -73,17 +73,18 @@ BoundInfo inferBound(const Schedule& sch, const EffectiveBodies& bodies)
                 auto reads = tensorsRead(body);
                 if (std::find(reads.begin(), reads.end(), s.op) == reads.end()) continue;
                 std::vector<LoopRef> loops = attachPath(sch, c);
-                for (auto& iv : c.leafIterVars) loops.push_back({&c, iv});
+                for (auto& iv : c.leafIterVars)
+                    loops.push_back({&c, iv});
                 std::size_t common = 0;
                 while (common < myPath.size() && common < loops.size() &&
                        myPath[common] == loops[common])
                     ++common;
                 if (common < myPath.size()) {
-                    throw UserError(s.attachLoc,
-                                    "'" + s.name() + "' is computed inside loop '" +
-                                        axisDisplayName(s.attachIvar->name()) + "' of '" +
-                                        sch.find(s.attachOp)->name() + "', but '" + c.name() +
-                                        "' also reads it outside that loop");
+                    throw UserError(s.attachLoc, "'" + s.name() + "' is computed inside loop '" +
+                                                     axisDisplayName(s.attachIvar->name()) +
+                                                     "' of '" + sch.find(s.attachOp)->name() +
+                                                     "', but '" + c.name() +
+                                                     "' also reads it outside that loop");
                 }
                 IntervalMap relax;
                 for (std::size_t k = common; k < loops.size(); ++k) {
@@ -92,20 +93,23 @@ BoundInfo inferBound(const Schedule& sch, const EffectiveBodies& bodies)
                 }
                 ValueMap values = rootValues(c, info.ranges, an);
                 VarMap rootSub;
-                for (auto& iv : c.rootIterVars()) rootSub[iv->var.get()] = values.at(iv.get());
+                for (auto& iv : c.rootIterVars())
+                    rootSub[iv->var.get()] = values.at(iv.get());
                 forEachExpr(body, [&](const Expr& e) {
                     auto* load = e.as<TensorLoadNode>();
                     if (!load || load->tensor != s.op) return;
                     std::vector<IntervalSet> access;
                     for (auto& idx : load->indices)
-                        access.push_back(evalInterval(an.simplify(substitute(idx, rootSub)), relax, an));
+                        access.push_back(
+                            evalInterval(an.simplify(substitute(idx, rootSub)), relax, an));
                     unite(region, access, an);
                 });
             }
         }
         // Root ranges: the region read, or the whole domain for outputs and when unknown.
         VarSet loopVars;
-        for (auto& [iv, r] : info.ranges) loopVars.insert(iv->var.get());
+        for (auto& [iv, r] : info.ranges)
+            loopVars.insert(iv->var.get());
         for (std::size_t d = 0; d < op.axes.size(); ++d) {
             const IterVar& axis = op.axes[d];
             Range full{makeInt(0), op.shape[d]};
@@ -122,7 +126,8 @@ BoundInfo inferBound(const Schedule& sch, const EffectiveBodies& bodies)
             }
             info.ranges[axis.get()] = r;
         }
-        for (auto& axis : op.reduceAxes) info.ranges[axis.get()] = axis->dom;
+        for (auto& axis : op.reduceAxes)
+            info.ranges[axis.get()] = axis->dom;
         passDownDomain(s, info.ranges, an);
         for (auto& iv : s.leafIterVars) {
             const Range& r = info.ranges.at(iv.get());
@@ -132,4 +137,4 @@ BoundInfo inferBound(const Schedule& sch, const EffectiveBodies& bodies)
     return info;
 }
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -15,8 +15,8 @@ struct LoopRef {
 };
 
 struct BoundInfo {
-    RangeMap ranges;    // every iteration variable of every materialized stage
-    Analyzer analyzer;  // every loop variable bound to [0, extent)
+    RangeMap ranges;   // every iteration variable of every materialized stage
+    Analyzer analyzer; // every loop variable bound to [0, extent)
 };
 
 // The loops enclosing a stage's own loops because of where it is attached (outermost first).
@@ -26,4 +26,4 @@ std::vector<LoopRef> attachPath(const Schedule& sch, const Stage& s);
 // the loop it was attached to.
 BoundInfo inferBound(const Schedule& sch, const EffectiveBodies& bodies);
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -30,7 +30,7 @@ private:
     const Schedule& m_sch;
 };
 
-}  // namespace
+} // namespace
 
 EffectiveBodies inlineBodies(const Schedule& sch)
 {
@@ -55,4 +55,4 @@ std::vector<Tensor> tensorsRead(const Expr& e)
     return out;
 }
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -15,4 +15,4 @@ EffectiveBodies inlineBodies(const Schedule& sch);
 // The tensors an expression reads, in order of first appearance.
 std::vector<Tensor> tensorsRead(const Expr& e);
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -47,7 +47,8 @@ ValueMap passUpOffsets(const Stage& s, const RangeMap& ranges, ValueMap off, con
         switch (r.kind) {
         case IterRelation::Kind::Split: {
             Expr factor = ranges.at(r.inner.get()).extent;
-            off[r.parent.get()] = an.simplify(off.at(r.outer.get()) * factor + off.at(r.inner.get()));
+            off[r.parent.get()] =
+                an.simplify(off.at(r.outer.get()) * factor + off.at(r.inner.get()));
             break;
         }
         case IterRelation::Kind::Fuse: {
@@ -76,11 +77,12 @@ ValueMap offsetsToValues(const Stage& s, const RangeMap& ranges, const ValueMap&
     return values;
 }
 
-std::unordered_map<const IterVarNode*, bool> passUpBoundCheck(const Stage& s, const RangeMap& ranges,
-                                                              const Analyzer& an)
+std::unordered_map<const IterVarNode*, bool>
+passUpBoundCheck(const Stage& s, const RangeMap& ranges, const Analyzer& an)
 {
     std::unordered_map<const IterVarNode*, bool> need;
-    for (auto& iv : s.leafIterVars) need[iv.get()] = false;
+    for (auto& iv : s.leafIterVars)
+        need[iv.get()] = false;
     for (auto it = s.relations.rbegin(); it != s.relations.rend(); ++it) {
         const IterRelation& r = *it;
         switch (r.kind) {
@@ -89,9 +91,8 @@ std::unordered_map<const IterVarNode*, bool> passUpBoundCheck(const Stage& s, co
             if (!n) {
                 Expr ext = ranges.at(r.parent.get()).extent;
                 Expr amount = r.factor.defined() ? r.factor : r.nparts;
-                Expr covered = r.factor.defined()
-                                   ? ranges.at(r.outer.get()).extent * r.factor
-                                   : ranges.at(r.inner.get()).extent * r.nparts;
+                Expr covered = r.factor.defined() ? ranges.at(r.outer.get()).extent * r.factor
+                                                  : ranges.at(r.inner.get()).extent * r.nparts;
                 n = !an.canProve(makeBinary(ExprKind::EQ, covered, ext));
                 (void)amount;
             }
@@ -113,8 +114,10 @@ std::unordered_map<const IterVarNode*, bool> passUpBoundCheck(const Stage& s, co
 std::unordered_map<const IterVarNode*, int> reduceTouchMask(const Stage& s)
 {
     std::unordered_map<const IterVarNode*, int> mask;
-    for (auto& a : s.op->axes) mask[a.get()] = 1;
-    for (auto& a : s.op->reduceAxes) mask[a.get()] = 2;
+    for (auto& a : s.op->axes)
+        mask[a.get()] = 1;
+    for (auto& a : s.op->reduceAxes)
+        mask[a.get()] = 2;
     for (auto& r : s.relations) {
         switch (r.kind) {
         case IterRelation::Kind::Split:
@@ -129,4 +132,4 @@ std::unordered_map<const IterVarNode*, int> reduceTouchMask(const Stage& s)
     return mask;
 }
 
-}  // namespace loopscope
+} // namespace loopscope

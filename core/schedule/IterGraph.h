@@ -2,8 +2,8 @@
 // split/fuse/rebase relations (TVM's message passing).
 #pragma once
 
-#include "schedule/Schedule.h"
 #include "ir/Analyzer.h"
+#include "schedule/Schedule.h"
 
 #include <unordered_map>
 
@@ -25,8 +25,8 @@ ValueMap offsetsToValues(const Stage& s, const RangeMap& ranges, const ValueMap&
                          const Analyzer& an);
 
 // Which variables may run past their range because a split above them does not divide evenly.
-std::unordered_map<const IterVarNode*, bool> passUpBoundCheck(const Stage& s, const RangeMap& ranges,
-                                                              const Analyzer& an);
+std::unordered_map<const IterVarNode*, bool>
+passUpBoundCheck(const Stage& s, const RangeMap& ranges, const Analyzer& an);
 
 // For each leaf: 1 if it derives from a data-parallel root, 2 if from a reduction root, 3 if both.
 std::unordered_map<const IterVarNode*, int> reduceTouchMask(const Stage& s);
@@ -34,4 +34,4 @@ std::unordered_map<const IterVarNode*, int> reduceTouchMask(const Stage& s);
 // ceil(a / b) for non-negative a and positive b, simplified.
 Expr ceilDiv(const Expr& a, const Expr& b, const Analyzer& an);
 
-}  // namespace loopscope
+} // namespace loopscope

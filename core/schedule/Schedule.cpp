@@ -1,7 +1,7 @@
 #include "schedule/Schedule.h"
 
-#include "schedule/IterGraph.h"
 #include "ir/IRUtil.h"
+#include "schedule/IterGraph.h"
 
 #include <algorithm>
 #include <functional>
@@ -18,12 +18,16 @@ std::string axisDisplayName(const std::string& name)
 
 namespace {
 
-std::string quoted(const std::string& s) { return "'" + axisDisplayName(s) + "'"; }
+std::string quoted(const std::string& s)
+{
+    return "'" + axisDisplayName(s) + "'";
+}
 
 void collectOps(const Tensor& t, std::vector<Tensor>& order, std::set<const OperationNode*>& seen)
 {
     if (!seen.insert(t.get()).second) return;
-    for (auto& in : inputTensors(t)) collectOps(in, order, seen);
+    for (auto& in : inputTensors(t))
+        collectOps(in, order, seen);
     order.push_back(t);
 }
 
@@ -37,7 +41,7 @@ Stage makeStage(const Tensor& op)
     return s;
 }
 
-}  // namespace
+} // namespace
 
 std::vector<IterVar> Stage::rootIterVars() const
 {
@@ -67,7 +71,8 @@ Schedule::Schedule(std::vector<Tensor> outputs) : m_outputs(std::move(outputs))
 {
     std::vector<Tensor> order;
     std::set<const OperationNode*> seen;
-    for (auto& t : m_outputs) collectOps(t, order, seen);
+    for (auto& t : m_outputs)
+        collectOps(t, order, seen);
     for (auto& op : order) {
         m_stages.push_back(makeStage(op));
         m_stages.back().isOutput =
@@ -150,8 +155,10 @@ std::pair<IterVar, IterVar> Schedule::split(Stage& s, const IterVar& parent,
     IterVar outer = makeIterVar(parent->name() + ".outer", {}, parent->kind);
     IterVar inner = makeIterVar(parent->name() + ".inner", {}, parent->kind);
     IterRelation r{IterRelation::Kind::Split, parent, outer, inner, {}, {}, {}, {}};
-    if (factor) r.factor = *factor;
-    else r.nparts = *nparts;
+    if (factor)
+        r.factor = *factor;
+    else
+        r.nparts = *nparts;
     s.relations.push_back(r);
     s.allIterVars.push_back(outer);
     s.allIterVars.push_back(inner);
@@ -183,7 +190,8 @@ std::vector<IterVar> Schedule::tile(Stage& s, const IterVar& x, const IterVar& y
 IterVar Schedule::fuse(Stage& s, const std::vector<IterVar>& axes)
 {
     if (axes.empty()) throw ScheduleError("fuse needs at least one axis");
-    for (std::size_t i = 0; i < axes.size(); ++i) checkLeaf(s, axes[i], static_cast<int>(i));
+    for (std::size_t i = 0; i < axes.size(); ++i)
+        checkLeaf(s, axes[i], static_cast<int>(i));
     // TVM folds left to right: fuse(fuse(a, b), c).
     IterVar fused = axes.front();
     for (std::size_t k = 1; k < axes.size(); ++k) {
@@ -227,7 +235,8 @@ void Schedule::reorder(Stage& s, const std::vector<IterVar>& order)
     }
     std::sort(positions.begin(), positions.end());
     auto leaves = s.leafIterVars;
-    for (std::size_t i = 0; i < order.size(); ++i) leaves[positions[i]] = order[i];
+    for (std::size_t i = 0; i < order.size(); ++i)
+        leaves[positions[i]] = order[i];
     s.leafIterVars = leaves;
 }
 
@@ -280,9 +289,13 @@ void Schedule::pragma(Stage& s, const IterVar& iv, const std::string& key, Expr 
     // As in TVM, these two pragmas are the primitives of the same name.
     if (key == "unroll") return unroll(s, iv, loc);
     if (key == "vectorize") return vectorize(s, iv, loc);
-    static const char* known[] = {"auto_unroll_max_step", "unroll_explicit", "parallel_launch_point",
-                                  "parallel_stride_pattern", "parallel_barrier_when_finish",
-                                  "import_llvm", "import_c"};
+    static const char* known[] = {"auto_unroll_max_step",
+                                  "unroll_explicit",
+                                  "parallel_launch_point",
+                                  "parallel_stride_pattern",
+                                  "parallel_barrier_when_finish",
+                                  "import_llvm",
+                                  "import_c"};
     if (std::find(std::begin(known), std::end(known), key) == std::end(known)) {
         throw ScheduleError("unknown pragma '" + key +
                                 "'; for CPU the pragmas are unroll, vectorize, "
@@ -292,7 +305,8 @@ void Schedule::pragma(Stage& s, const IterVar& iv, const std::string& key, Expr 
     if (key == "auto_unroll_max_step") {
         std::int64_t v;
         if (!value.defined() || !isConstInt(value, &v) || v < 0)
-            throw ScheduleError("pragma auto_unroll_max_step needs a non-negative integer value", 2);
+            throw ScheduleError("pragma auto_unroll_max_step needs a non-negative integer value",
+                                2);
     }
     auto& a = s.attrs[iv.get()];
     a.pragmas.emplace_back(key, value.defined() ? value : makeInt(1));
@@ -313,17 +327,17 @@ bool readsThroughInline(const Schedule& sch, const Stage& reader, const Stage& p
     return false;
 }
 
-}  // namespace
+} // namespace
 
 void Schedule::computeAt(Stage& s, Stage& parent, const IterVar& axis)
 {
     if (s.isPlaceholder())
-        throw ScheduleError("'" + s.name() + "' is a placeholder; only computed tensors can be "
+        throw ScheduleError("'" + s.name() +
+                            "' is a placeholder; only computed tensors can be "
                             "attached");
     if (&s == &parent) {
-        throw ScheduleError("cannot compute '" + s.name() + "' at its own axis " +
-                                quoted(axis->name()),
-                            1);
+        throw ScheduleError(
+            "cannot compute '" + s.name() + "' at its own axis " + quoted(axis->name()), 1);
     }
     if (parent.leafIndex(axis) < 0) {
         if (parent.hasIterVar(axis)) {
@@ -331,9 +345,8 @@ void Schedule::computeAt(Stage& s, Stage& parent, const IterVar& axis)
                                     "' has been split or fused; attach at one of its current axes",
                                 1);
         }
-        throw ScheduleError("axis " + quoted(axis->name()) + " is not a loop of '" +
-                                parent.name() + "'",
-                            1);
+        throw ScheduleError(
+            "axis " + quoted(axis->name()) + " is not a loop of '" + parent.name() + "'", 1);
     }
     if (s.isOutput) {
         throw ScheduleError("cannot compute_at '" + s.name() +
@@ -345,7 +358,8 @@ void Schedule::computeAt(Stage& s, Stage& parent, const IterVar& axis)
     std::function<bool(const Stage&)> consumesWithin = [&](const Stage& p) {
         if (readsThroughInline(*this, p, s)) return true;
         for (auto& other : m_stages) {
-            if (&other == &s || other.attach != AttachType::Scope || other.attachOp != p.op) continue;
+            if (&other == &s || other.attach != AttachType::Scope || other.attachOp != p.op)
+                continue;
             if (consumesWithin(other)) return true;
         }
         return false;
@@ -396,7 +410,8 @@ void Schedule::storageAlign(Stage& s, const IterVar& axis, int factor, int offse
     if (offset < 0 || offset >= factor)
         throw ScheduleError("storage_align offset must be in [0, factor)", 2);
     bool isRoot = false;
-    for (auto& r : s.op->axes) isRoot |= (r == axis);
+    for (auto& r : s.op->axes)
+        isRoot |= (r == axis);
     if (!isRoot) {
         throw ScheduleError("storage_align needs one of the tensor's own dimensions (an axis of "
                             "op.axis), not a split or reduction axis",
@@ -436,12 +451,14 @@ Tensor Schedule::cacheRead(const Tensor& t, const std::string& scope,
                                    IterKind::DataPar));
         idx.push_back(axes.back()->var);
     }
-    Tensor cache = makeCompute(source->name + "." + scope, "", axes, makeTensorLoad(source, idx),
-                               source->loc);
+    Tensor cache =
+        makeCompute(source->name + "." + scope, "", axes, makeTensorLoad(source, idx), source->loc);
     std::vector<Stage*> readerStages;
     for (std::size_t i = 0; i < readerTensors.size(); ++i) {
         Stage* r = find(readerTensors[i]);
-        if (!r) throw ScheduleError("reader '" + readerTensors[i]->name + "' is not in the schedule", 2);
+        if (!r)
+            throw ScheduleError("reader '" + readerTensors[i]->name + "' is not in the schedule",
+                                2);
         auto inputs = inputTensors(r->op);
         if (std::find(inputs.begin(), inputs.end(), source) == inputs.end()) {
             throw ScheduleError("'" + r->name() + "' does not read '" + source->name + "'", 2);
@@ -471,9 +488,8 @@ Tensor Schedule::cacheWrite(const Tensor& t, const std::string& scope)
     if (orig.isPlaceholder())
         throw ScheduleError("cannot cache_write '" + orig.name() + "': it is a placeholder", 0);
     if (!orig.relations.empty() || !orig.attrs.empty() || orig.attach != AttachType::Root) {
-        throw ScheduleError("cache_write of '" + orig.name() +
-                                "' must come before any other primitive on it",
-                            0);
+        throw ScheduleError(
+            "cache_write of '" + orig.name() + "' must come before any other primitive on it", 0);
     }
     Tensor old = orig.op;
     std::vector<IterVar> axes;
@@ -485,7 +501,8 @@ Tensor Schedule::cacheWrite(const Tensor& t, const std::string& scope)
     Expr body = substitute(old->body, vmap);
     Tensor cache = makeCompute(old->name + "." + scope, old->tag, axes, body, old->loc);
     std::vector<Expr> idx;
-    for (auto& a : old->axes) idx.push_back(a->var);
+    for (auto& a : old->axes)
+        idx.push_back(a->var);
     auto replacement = std::make_shared<OperationNode>(*old);
     replacement->reduceAxes.clear();
     replacement->body = makeTensorLoad(cache, idx);
@@ -501,7 +518,7 @@ Tensor Schedule::cacheWrite(const Tensor& t, const std::string& scope)
     return cache;
 }
 
-}  // namespace loopscope
+} // namespace loopscope
 
 namespace loopscope {
 
@@ -511,9 +528,8 @@ Tensor Schedule::rfactor(const Tensor& t, const IterVar& axis, int factorAxis)
     if (st.isPlaceholder() || !st.op->isReduction())
         throw ScheduleError("cannot rfactor '" + st.name() + "': it is not a reduction", 0);
     if (axis->kind != IterKind::Reduce) {
-        throw ScheduleError("rfactor needs a reduction axis; " + quoted(axis->name()) +
-                                " is data-parallel",
-                            1);
+        throw ScheduleError(
+            "rfactor needs a reduction axis; " + quoted(axis->name()) + " is data-parallel", 1);
     }
     checkLeaf(st, axis, 1);
     Tensor old = st.op;
@@ -521,8 +537,10 @@ Tensor Schedule::rfactor(const Tensor& t, const IterVar& axis, int factorAxis)
     if (factorAxis < 0 || factorAxis > ndim)
         throw ScheduleError("factor_axis must be between 0 and " + std::to_string(ndim), 2);
     if (st.attach != AttachType::Root || !st.attrs.empty())
-        throw ScheduleError("rfactor of '" + st.name() + "' must come before compute_at or loop "
-                            "annotations on it", 0);
+        throw ScheduleError("rfactor of '" + st.name() +
+                                "' must come before compute_at or loop "
+                                "annotations on it",
+                            0);
 
     // The tree of relations containing `axis`, from its reduction root down.
     std::set<const IterVarNode*> tree{axis.get()};
@@ -531,12 +549,17 @@ Tensor Schedule::rfactor(const Tensor& t, const IterVar& axis, int factorAxis)
         grew = false;
         for (auto& r : st.relations) {
             std::vector<const IterVarNode*> nodes;
-            if (r.kind == IterRelation::Kind::Split) nodes = {r.parent.get(), r.outer.get(), r.inner.get()};
-            else if (r.kind == IterRelation::Kind::Fuse) nodes = {r.outer.get(), r.inner.get(), r.fused.get()};
-            else nodes = {r.parent.get(), r.rebased.get()};
-            bool any = std::any_of(nodes.begin(), nodes.end(), [&](auto* n) { return tree.count(n); });
+            if (r.kind == IterRelation::Kind::Split)
+                nodes = {r.parent.get(), r.outer.get(), r.inner.get()};
+            else if (r.kind == IterRelation::Kind::Fuse)
+                nodes = {r.outer.get(), r.inner.get(), r.fused.get()};
+            else
+                nodes = {r.parent.get(), r.rebased.get()};
+            bool any =
+                std::any_of(nodes.begin(), nodes.end(), [&](auto* n) { return tree.count(n); });
             if (!any) continue;
-            for (auto* n : nodes) grew |= tree.insert(n).second;
+            for (auto* n : nodes)
+                grew |= tree.insert(n).second;
         }
     }
     for (auto& r : st.relations) {
@@ -601,15 +624,17 @@ Tensor Schedule::rfactor(const Tensor& t, const IterVar& axis, int factorAxis)
     std::vector<IterVar> axes;
     std::vector<Expr> idx;
     for (int d = 0; d < ndim; ++d) {
-        axes.push_back(makeIterVar("ax" + std::to_string(d), {makeInt(0), old->shape[static_cast<std::size_t>(d)]},
+        axes.push_back(makeIterVar("ax" + std::to_string(d),
+                                   {makeInt(0), old->shape[static_cast<std::size_t>(d)]},
                                    IterKind::DataPar));
         idx.push_back(axes.back()->var);
     }
     IterVar kv = makeIterVar(axis->name() + ".v", {makeInt(0), ranges.at(axis.get()).extent},
                              IterKind::Reduce);
     idx.insert(idx.begin() + factorAxis, kv->var);
-    Tensor final = makeCompute(old->name, old->tag, axes,
-                               makeReduce(red->op, makeTensorLoad(rf, idx), {kv}, Expr()), old->loc);
+    Tensor final =
+        makeCompute(old->name, old->tag, axes,
+                    makeReduce(red->op, makeTensorLoad(rf, idx), {kv}, Expr()), old->loc);
     st.op = final;
     st.allIterVars = st.rootIterVars();
     st.leafIterVars = st.allIterVars;
@@ -621,4 +646,4 @@ Tensor Schedule::rfactor(const Tensor& t, const IterVar& axis, int factorAxis)
     return rf;
 }
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -4,8 +4,8 @@
 #pragma once
 
 #include "ir/Diagnostic.h"
-#include "ir/Tensor.h"
 #include "ir/Stmt.h"
+#include "ir/Tensor.h"
 
 #include <map>
 #include <optional>
@@ -20,16 +20,16 @@ struct IterRelation {
     Kind kind;
     // Split: parent -> outer, inner.  Fuse: outer, inner -> fused.  Rebase: parent -> rebased.
     IterVar parent, outer, inner, fused, rebased;
-    Expr factor;  // Split by factor
-    Expr nparts;  // Split by nparts
+    Expr factor; // Split by factor
+    Expr nparts; // Split by nparts
 };
 
 // What a schedule says about one loop axis.
 struct IterVarAttr {
     ForKind kind = ForKind::Serial;
-    std::string threadTag;  // bind
+    std::string threadTag; // bind
     std::vector<std::pair<std::string, Expr>> pragmas;
-    SourceLoc loc;  // the step that set the kind, for diagnostics found while lowering
+    SourceLoc loc; // the step that set the kind, for diagnostics found while lowering
 };
 
 enum class AttachType { Root, Inline, Scope };
@@ -41,17 +41,17 @@ struct StorageAlign {
 };
 
 struct Stage {
-    Tensor op;        // the operation this stage computes now
-    Tensor originOp;  // the operation the stage was created for (s[C] keeps finding it)
+    Tensor op;       // the operation this stage computes now
+    Tensor originOp; // the operation the stage was created for (s[C] keeps finding it)
     std::vector<IterVar> allIterVars;
     std::vector<IterVar> leafIterVars;
     std::vector<IterRelation> relations;
     std::map<const IterVarNode*, IterVarAttr> attrs;
     AttachType attach = AttachType::Root;
-    Tensor attachOp;  // Scope: the stage (by its op) whose loop this stage is computed in
+    Tensor attachOp; // Scope: the stage (by its op) whose loop this stage is computed in
     IterVar attachIvar;
-    SourceLoc attachLoc;  // the compute_at/compute_inline step, for diagnostics while lowering
-    std::string scope;  // storage scope; empty means global
+    SourceLoc attachLoc; // the compute_at/compute_inline step, for diagnostics while lowering
+    std::string scope;   // storage scope; empty means global
     bool isOutput = false;
     std::vector<StorageAlign> aligns;
 
@@ -59,7 +59,7 @@ struct Stage {
     bool isPlaceholder() const { return op->isPlaceholder(); }
     // Root iteration variables: the op's axes then its reduce axes.
     std::vector<IterVar> rootIterVars() const;
-    int leafIndex(const IterVar& iv) const;  // -1 when not a leaf
+    int leafIndex(const IterVar& iv) const; // -1 when not a leaf
     bool hasIterVar(const IterVar& iv) const;
     const IterVarAttr* attr(const IterVar& iv) const;
 };
@@ -128,11 +128,11 @@ private:
     void setKind(Stage& s, const IterVar& iv, ForKind kind, SourceLoc loc);
     void replaceOpEverywhere(const Tensor& from, const Tensor& to);
 
-    std::vector<Stage> m_stages;  // producers before consumers
+    std::vector<Stage> m_stages; // producers before consumers
     std::vector<Tensor> m_outputs;
 };
 
 // Display name of an axis as TVMScript prints it ("i.outer" -> "i_outer").
 std::string axisDisplayName(const std::string& name);
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -11,23 +11,23 @@
 namespace loopscope::ast {
 
 enum class ExprKind {
-    Name,       // name
-    Int,        // intValue
-    Float,      // floatValue
-    String,     // name holds the decoded text
-    Bool,       // boolValue (True/False)
-    None,       // None
-    Tuple,      // items (parenthesized or bare, e.g. the index in A[i, k] is a Tuple)
-    List,       // items
-    Attribute,  // value.name
-    Subscript,  // value[items...]  (A[i, k] has two items; s[C] one)
-    Call,       // value(items..., keywords...)
-    Binary,     // lhs op rhs; op is one of + - * / // % ** @ & | ^ << >>
-    Unary,      // op value; op is one of - + ~ not
-    Compare,    // lhs op rhs; op is one of < <= > >= == != (chains are a parse error)
-    BoolOp,     // lhs op rhs; op is "and" or "or"
-    Lambda,     // lambda params: value
-    IfExp,      // items[0] if items[1] else items[2]  (parsed so it can be refused by name)
+    Name,      // name
+    Int,       // intValue
+    Float,     // floatValue
+    String,    // name holds the decoded text
+    Bool,      // boolValue (True/False)
+    None,      // None
+    Tuple,     // items (parenthesized or bare, e.g. the index in A[i, k] is a Tuple)
+    List,      // items
+    Attribute, // value.name
+    Subscript, // value[items...]  (A[i, k] has two items; s[C] one)
+    Call,      // value(items..., keywords...)
+    Binary,    // lhs op rhs; op is one of + - * / // % ** @ & | ^ << >>
+    Unary,     // op value; op is one of - + ~ not
+    Compare,   // lhs op rhs; op is one of < <= > >= == != (chains are a parse error)
+    BoolOp,    // lhs op rhs; op is "and" or "or"
+    Lambda,    // lambda params: value
+    IfExp,     // items[0] if items[1] else items[2]  (parsed so it can be refused by name)
 };
 
 struct Expr;
@@ -35,49 +35,49 @@ using ExprPtr = std::shared_ptr<const Expr>;
 
 struct Keyword {
     std::string name;
-    SourceLoc loc;  // of the keyword's name
+    SourceLoc loc; // of the keyword's name
     ExprPtr value;
 };
 
 struct Expr {
     ExprKind kind = ExprKind::None;
-    SourceLoc loc;  // first character of the expression (for Binary/Compare/BoolOp: of the lhs)
+    SourceLoc loc; // first character of the expression (for Binary/Compare/BoolOp: of the lhs)
     // Binary/Unary/Compare/BoolOp: the operator; Call: the '('; Subscript: the '[';
     // Attribute: the attribute's name; IfExp: the 'if'
     SourceLoc opLoc;
-    std::string name;  // Name: identifier; Attribute: attribute; String: text; operators: spelling
+    std::string name; // Name: identifier; Attribute: attribute; String: text; operators: spelling
     std::int64_t intValue = 0;
     double floatValue = 0.0;
     bool boolValue = false;
-    std::vector<ExprPtr> items;  // Tuple/List elements, Call positional args, Subscript indices
-    std::vector<Keyword> keywords;  // Call keyword args, in source order
-    ExprPtr value;  // Attribute/Subscript/Call target, Unary operand, Lambda body
-    ExprPtr lhs, rhs;  // Binary, Compare, BoolOp
-    std::vector<std::string> params;  // Lambda parameter names
+    std::vector<ExprPtr> items;      // Tuple/List elements, Call positional args, Subscript indices
+    std::vector<Keyword> keywords;   // Call keyword args, in source order
+    ExprPtr value;                   // Attribute/Subscript/Call target, Unary operand, Lambda body
+    ExprPtr lhs, rhs;                // Binary, Compare, BoolOp
+    std::vector<std::string> params; // Lambda parameter names
     std::vector<SourceLoc> paramLocs;
 };
 
 enum class StmtKind {
-    Import,  // import x / from x import y: accepted and ignored
-    Assign,  // targets[0] = targets[1] = ... = value (a target is a Name, Tuple or List of targets)
-    Expr,    // value
-    Pass,    // pass
+    Import, // import x / from x import y: accepted and ignored
+    Assign, // targets[0] = targets[1] = ... = value (a target is a Name, Tuple or List of targets)
+    Expr,   // value
+    Pass,   // pass
 };
 
 struct Stmt {
     StmtKind kind = StmtKind::Expr;
-    SourceLoc loc;  // first character of the statement
-    int endLine = 0;  // last line the statement occupies (multi-line calls)
+    SourceLoc loc;   // first character of the statement
+    int endLine = 0; // last line the statement occupies (multi-line calls)
     std::vector<ExprPtr> targets;
     ExprPtr value;
-    std::string text;  // the statement's source text, as the user wrote it
+    std::string text; // the statement's source text, as the user wrote it
 };
 
 // A comment, without the leading '#' and surrounding blanks.
 struct Comment {
     SourceLoc loc;
     std::string text;
-    bool ownLine = false;  // nothing but blanks before it on its line
+    bool ownLine = false; // nothing but blanks before it on its line
 };
 
 struct Module {
@@ -96,4 +96,4 @@ struct ParseResult {
 // subset are reported by name at their location, never skipped.
 ParseResult parseScript(const std::string& source);
 
-}  // namespace loopscope::ast
+} // namespace loopscope::ast

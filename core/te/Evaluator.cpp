@@ -1,9 +1,9 @@
 // Evaluates a parsed TE script top to bottom, as Python would, into a Program. Every value a
 // script can hold is a Value; every mistake is a UserError at the offending place.
-#include "te/Ast.h"
-#include "te/Program.h"
 #include "ir/Analyzer.h"
 #include "ir/IRUtil.h"
+#include "te/Ast.h"
+#include "te/Program.h"
 
 #include <algorithm>
 #include <cmath>
@@ -58,7 +58,7 @@ struct Value {
     VKind kind = VKind::None;
     std::int64_t i = 0;
     double f = 0.0;
-    std::string s;  // Str value; Module/Builtin/Method name; ThreadAxis tag
+    std::string s; // Str value; Module/Builtin/Method name; ThreadAxis tag
     std::vector<Value> items;
     loopscope::Expr expr;
     loopscope::Tensor tensor;
@@ -131,7 +131,10 @@ struct Value {
         x.iv = std::move(v);
         return x;
     }
-    bool isNumber() const { return kind == VKind::Int || kind == VKind::Float || kind == VKind::Bool; }
+    bool isNumber() const
+    {
+        return kind == VKind::Int || kind == VKind::Float || kind == VKind::Bool;
+    }
     bool isSeq() const { return kind == VKind::Tuple || kind == VKind::List; }
 };
 
@@ -193,11 +196,13 @@ public:
                                 " positional argument" + (ps.size() == 1 ? "" : "s") + " but " +
                                 std::to_string(npos) + " were given");
         }
-        for (std::size_t k = 0; k < npos && k < ps.size(); ++k) m_args[ps[k].name] = call.positional[k];
+        for (std::size_t k = 0; k < npos && k < ps.size(); ++k)
+            m_args[ps[k].name] = call.positional[k];
         for (auto& keyword : call.keywords) {
             const auto& name = keyword.first;
             const auto& arg = keyword.second;
-            auto it = std::find_if(ps.begin(), ps.end(), [&](const Param& p) { return name == p.name; });
+            auto it =
+                std::find_if(ps.begin(), ps.end(), [&](const Param& p) { return name == p.name; });
             if (it == ps.end()) {
                 throw UserError(arg.loc, call.function + "() got an unexpected keyword argument '" +
                                              name + "'");
@@ -287,13 +292,15 @@ private:
             // `M, K, N = 1024, 1024, 1024`: each name is a parameter too.
             if (st.value->kind == ExprKind::Tuple) {
                 bool allLiterals = true;
-                for (auto& item : st.value->items) allLiterals = allLiterals && isIntLiteral(*item, &literal);
+                for (auto& item : st.value->items)
+                    allLiterals = allLiterals && isIntLiteral(*item, &literal);
                 for (auto& t : st.targets) {
                     if (!allLiterals || (t->kind != ExprKind::Tuple && t->kind != ExprKind::List) ||
                         t->items.size() != st.value->items.size())
                         continue;
                     bool names = true;
-                    for (auto& x : t->items) names = names && x->kind == ExprKind::Name;
+                    for (auto& x : t->items)
+                        names = names && x->kind == ExprKind::Name;
                     if (!names) continue;
                     for (std::size_t k = 0; k < t->items.size(); ++k) {
                         isIntLiteral(*st.value->items[k], &literal);
@@ -302,10 +309,12 @@ private:
                     return;
                 }
             }
-            m_assignName = st.targets.front()->kind == ExprKind::Name ? st.targets.front()->name : "";
+            m_assignName =
+                st.targets.front()->kind == ExprKind::Name ? st.targets.front()->name : "";
             Value v = eval(*st.value);
             m_assignName.clear();
-            for (auto& t : st.targets) assign(*t, v);
+            for (auto& t : st.targets)
+                assign(*t, v);
             return;
         }
         }
@@ -352,11 +361,12 @@ private:
         }
         if (v.items.size() != target.items.size()) {
             throw UserError(target.loc, "cannot unpack " + std::to_string(v.items.size()) +
-                                            " value" + (v.items.size() == 1 ? "" : "s") +
-                                            " into " + std::to_string(target.items.size()) +
-                                            " name" + (target.items.size() == 1 ? "" : "s"));
+                                            " value" + (v.items.size() == 1 ? "" : "s") + " into " +
+                                            std::to_string(target.items.size()) + " name" +
+                                            (target.items.size() == 1 ? "" : "s"));
         }
-        for (std::size_t k = 0; k < v.items.size(); ++k) assign(*target.items[k], v.items[k]);
+        for (std::size_t k = 0; k < v.items.size(); ++k)
+            assign(*target.items[k], v.items[k]);
     }
 
     // ---- expressions ----
@@ -373,8 +383,10 @@ private:
         case ExprKind::Tuple:
         case ExprKind::List: {
             std::vector<Value> items;
-            for (auto& it : e.items) items.push_back(eval(*it));
-            return Value::seq(e.kind == ExprKind::Tuple ? VKind::Tuple : VKind::List, std::move(items));
+            for (auto& it : e.items)
+                items.push_back(eval(*it));
+            return Value::seq(e.kind == ExprKind::Tuple ? VKind::Tuple : VKind::List,
+                              std::move(items));
         }
         case ExprKind::Attribute: return attribute(eval(*e.value), e);
         case ExprKind::Subscript: return subscript(e);
@@ -431,7 +443,8 @@ private:
             if (a == "output") return method(obj, a);
             if (a == "input_tensors") {
                 std::vector<Value> items;
-                for (auto& t : inputTensors(obj.tensor)) items.push_back(Value::ofTensor(VKind::Tensor, t));
+                for (auto& t : inputTensors(obj.tensor))
+                    items.push_back(Value::ofTensor(VKind::Tensor, t));
                 return Value::seq(VKind::List, std::move(items));
             }
             break;
@@ -439,7 +452,8 @@ private:
         case VKind::IterVar:
             if (a == "var") return Value::ofExpr(obj.iv->var);
             if (a == "dom") {
-                return Value::seq(VKind::Tuple, {exprValue(obj.iv->dom.min), exprValue(obj.iv->dom.extent)});
+                return Value::seq(VKind::Tuple,
+                                  {exprValue(obj.iv->dom.min), exprValue(obj.iv->dom.extent)});
             }
             break;
         case VKind::Schedule:
@@ -473,7 +487,8 @@ private:
             break;
         default: break;
         }
-        if ((obj.kind == VKind::Expr || obj.kind == VKind::IterVar) && a == "astype") return method(obj, a);
+        if ((obj.kind == VKind::Expr || obj.kind == VKind::IterVar) && a == "astype")
+            return method(obj, a);
         std::string hint;
         if (obj.kind == VKind::Tensor && (a == "axis" || a == "reduce_axis"))
             hint = " (did you mean ." + std::string("op.") + a + "?)";
@@ -492,24 +507,28 @@ private:
     {
         static const std::map<std::string, std::set<std::string>> functions = {
             {"tvm", {"lower", "build"}},
-            {"te",
-             {"placeholder", "compute", "reduce_axis", "var", "size_var", "sum", "max", "min", "exp",
-              "log", "sqrt", "tanh", "sigmoid", "abs", "create_schedule", "thread_axis", "const",
-              "if_then_else", "all", "any"}},
+            {"te", {"placeholder", "compute", "reduce_axis",  "var", "size_var",
+                    "sum",         "max",     "min",          "exp", "log",
+                    "sqrt",        "tanh",    "sigmoid",      "abs", "create_schedule",
+                    "thread_axis", "const",   "if_then_else", "all", "any"}},
             {"tvm.tir",
-             {"const", "if_then_else", "all", "any", "indexdiv", "indexmod", "floordiv", "floormod",
-              "truncdiv", "truncmod", "exp", "log", "sqrt", "tanh", "sigmoid", "abs", "max", "min",
-              "Select", "max_value", "min_value", "Cast"}},
+             {"const",    "if_then_else", "all",       "any",      "indexdiv", "indexmod",
+              "floordiv", "floormod",     "truncdiv",  "truncmod", "exp",      "log",
+              "sqrt",     "tanh",         "sigmoid",   "abs",      "max",      "min",
+              "Select",   "max_value",    "min_value", "Cast"}},
             {"tvm.target", {"Target"}},
         };
         if (mod == "tvm" && (a == "te" || a == "tir" || a == "target"))
             return Value::named(VKind::Module, a == "te" ? "te" : "tvm." + a);
         auto it = functions.find(mod);
-        if (it != functions.end() && it->second.count(a)) return Value::named(VKind::Builtin, mod + "." + a);
+        if (it != functions.end() && it->second.count(a))
+            return Value::named(VKind::Builtin, mod + "." + a);
         if (mod == "tvm" && (a == "nd" || a == "device" || a == "cpu" || a == "testing" ||
                              a == "runtime" || a == "transform" || a == "autotvm")) {
-            throw UserError(loc, "tvm." + a + " is not supported in a TE script: Loopscope runs, "
-                                 "checks and benchmarks variants itself (loopscope-cli run/bench)");
+            throw UserError(loc,
+                            "tvm." + a +
+                                " is not supported in a TE script: Loopscope runs, "
+                                "checks and benchmarks variants itself (loopscope-cli run/bench)");
         }
         throw UserError(loc, "module '" + mod + "' has no attribute '" + a +
                                  "' that Loopscope supports");
@@ -520,14 +539,16 @@ private:
         Value obj = eval(*e.value);
         SourceLoc loc = e.opLoc.line ? e.opLoc : e.loc;
         if (obj.kind == VKind::Schedule) {
-            if (e.items.size() != 1) throw UserError(loc, "a schedule is indexed by one tensor: s[C]");
+            if (e.items.size() != 1)
+                throw UserError(loc, "a schedule is indexed by one tensor: s[C]");
             Value t = eval(*e.items[0]);
             if (t.kind != VKind::Tensor && t.kind != VKind::Op)
-                throw UserError(e.items[0]->loc, "a schedule is indexed by a tensor, not " + typeName(t));
+                throw UserError(e.items[0]->loc,
+                                "a schedule is indexed by a tensor, not " + typeName(t));
             Schedule& sch = schedule(obj.variant);
             if (!sch.find(t.tensor))
-                throw UserError(e.items[0]->loc, "tensor '" + t.tensor->name +
-                                                     "' is not part of this schedule");
+                throw UserError(e.items[0]->loc,
+                                "tensor '" + t.tensor->name + "' is not part of this schedule");
             Value st = Value::ofTensor(VKind::Stage, sch.find(t.tensor)->originOp);
             st.variant = obj.variant;
             touch(obj.variant);
@@ -538,7 +559,7 @@ private:
             std::vector<SourceLoc> locs;
             for (auto& it : e.items) {
                 Value v = eval(*it);
-                if (v.isSeq()) {  // A[(i, j)] or A[idx] with a tuple
+                if (v.isSeq()) { // A[(i, j)] or A[idx] with a tuple
                     for (auto& x : v.items) {
                         idx.push_back(indexExpr(x, it->loc, obj.tensor, idx.size()));
                         locs.push_back(it->loc);
@@ -551,21 +572,27 @@ private:
             if (static_cast<int>(idx.size()) != obj.tensor->ndim()) {
                 throw UserError(loc, "tensor '" + obj.tensor->name + "' has " +
                                          std::to_string(obj.tensor->ndim()) + " dimension" +
-                                         (obj.tensor->ndim() == 1 ? "" : "s") + " but is indexed with " +
-                                         std::to_string(idx.size()) + " ind" +
-                                         (idx.size() == 1 ? "ex" : "ices"));
+                                         (obj.tensor->ndim() == 1 ? "" : "s") +
+                                         " but is indexed with " + std::to_string(idx.size()) +
+                                         " ind" + (idx.size() == 1 ? "ex" : "ices"));
             }
             return Value::ofExpr(makeTensorLoad(obj.tensor, idx));
         }
         if (obj.isSeq()) {
-            if (e.items.size() != 1) throw UserError(loc, "a " + std::string(obj.kind == VKind::List ? "list" : "tuple") + " takes one index");
+            if (e.items.size() != 1)
+                throw UserError(loc, "a " +
+                                         std::string(obj.kind == VKind::List ? "list" : "tuple") +
+                                         " takes one index");
             Value i = eval(*e.items[0]);
-            if (i.kind != VKind::Int) throw UserError(e.items[0]->loc, "list index must be an integer, not " + typeName(i));
+            if (i.kind != VKind::Int)
+                throw UserError(e.items[0]->loc,
+                                "list index must be an integer, not " + typeName(i));
             std::int64_t n = static_cast<std::int64_t>(obj.items.size());
             std::int64_t k = i.i < 0 ? i.i + n : i.i;
             if (k < 0 || k >= n) {
-                throw UserError(e.items[0]->loc, "index " + std::to_string(i.i) + " is out of range for " +
-                                                     typeName(obj) + " of " + std::to_string(n) + " items");
+                throw UserError(e.items[0]->loc, "index " + std::to_string(i.i) +
+                                                     " is out of range for " + typeName(obj) +
+                                                     " of " + std::to_string(n) + " items");
             }
             return obj.items[static_cast<std::size_t>(k)];
         }
@@ -576,7 +603,8 @@ private:
     {
         Expr e = toExpr(v, loc);
         if (!e.type().isIntegral() || !e.type().isScalar()) {
-            throw UserError(loc, "index " + std::to_string(pos) + " of tensor '" + t->name + "' is " +
+            throw UserError(loc, "index " + std::to_string(pos) + " of tensor '" + t->name +
+                                     "' is " +
                                      (e.type().isFloat() ? "a " + e.type().str() + " expression"
                                                          : "of type " + e.type().str()) +
                                      "; tensor indices must be integers");
@@ -589,7 +617,8 @@ private:
     {
         Value v = eval(*e.value);
         if (e.name == "not") {
-            if (v.isNumber()) return Value::boolean(!(v.kind == VKind::Float ? v.f != 0 : v.i != 0));
+            if (v.isNumber())
+                return Value::boolean(!(v.kind == VKind::Float ? v.f != 0 : v.i != 0));
             throw UserError(e.opLoc, "'not' cannot be applied to an expression; use tvm.tir.Not or "
                                      "rewrite the condition");
         }
@@ -625,8 +654,8 @@ private:
             return r;
         }
         if (!isExprLike(a) || !isExprLike(b)) {
-            throw UserError(loc, "unsupported operand types for " + op + ": " + typeName(a) + " and " +
-                                     typeName(b));
+            throw UserError(loc, "unsupported operand types for " + op + ": " + typeName(a) +
+                                     " and " + typeName(b));
         }
         auto [x, y] = matchTypes(a, b, loc);
         if (op == "+") return Value::ofExpr(x + y);
@@ -668,7 +697,8 @@ private:
         if (op == "**") {
             if (!isFloat && b.i >= 0) {
                 std::int64_t r = 1;
-                for (std::int64_t k = 0; k < b.i; ++k) r *= a.i;
+                for (std::int64_t k = 0; k < b.i; ++k)
+                    r *= a.i;
                 return Value::integer(r);
             }
             return Value::real(std::pow(fa, fb));
@@ -698,7 +728,8 @@ private:
                 return Value::integer(floorModInt(a.i, b.i));
             }
             if (op == "<<" || op == ">>") {
-                if (b.i < 0 || b.i > 62) throw UserError(loc, "shift count " + std::to_string(b.i) + " is out of range");
+                if (b.i < 0 || b.i > 62)
+                    throw UserError(loc, "shift count " + std::to_string(b.i) + " is out of range");
                 return Value::integer(op == "<<" ? a.i << b.i : a.i >> b.i);
             }
             if (op == "&") return Value::integer(a.i & b.i);
@@ -713,8 +744,12 @@ private:
         if (a.isNumber() && b.isNumber()) {
             double x = a.kind == VKind::Float ? a.f : static_cast<double>(a.i);
             double y = b.kind == VKind::Float ? b.f : static_cast<double>(b.i);
-            bool r = op == "<" ? x < y : op == "<=" ? x <= y : op == ">" ? x > y : op == ">=" ? x >= y
-                   : op == "==" ? x == y : x != y;
+            bool r = op == "<"    ? x < y
+                     : op == "<=" ? x <= y
+                     : op == ">"  ? x > y
+                     : op == ">=" ? x >= y
+                     : op == "==" ? x == y
+                                  : x != y;
             return Value::boolean(r);
         }
         if (a.kind == VKind::Str && b.kind == VKind::Str && (op == "==" || op == "!="))
@@ -722,8 +757,12 @@ private:
         if (!isExprLike(a) || !isExprLike(b))
             throw UserError(loc, "cannot compare " + typeName(a) + " with " + typeName(b));
         auto [x, y] = matchTypes(a, b, loc);
-        ExprKind2 k = op == "<" ? ExprKind2::LT : op == "<=" ? ExprKind2::LE : op == ">" ? ExprKind2::GT
-                    : op == ">=" ? ExprKind2::GE : op == "==" ? ExprKind2::EQ : ExprKind2::NE;
+        ExprKind2 k = op == "<"    ? ExprKind2::LT
+                      : op == "<=" ? ExprKind2::LE
+                      : op == ">"  ? ExprKind2::GT
+                      : op == ">=" ? ExprKind2::GE
+                      : op == "==" ? ExprKind2::EQ
+                                   : ExprKind2::NE;
         return Value::ofExpr(makeBinary(k, x, y));
     }
 
@@ -771,12 +810,18 @@ private:
         DataType tx = x.type(), ty = y.type();
         if (tx == ty) return {x, y};
         DataType t;
-        if (tx.isFloat() && ty.isFloat()) t = wider(tx, ty);
-        else if (tx.isFloat()) t = tx;
-        else if (ty.isFloat()) t = ty;
-        else if (tx.isBool()) t = ty;
-        else if (ty.isBool()) t = tx;
-        else t = wider(tx, ty);
+        if (tx.isFloat() && ty.isFloat())
+            t = wider(tx, ty);
+        else if (tx.isFloat())
+            t = tx;
+        else if (ty.isFloat())
+            t = ty;
+        else if (tx.isBool())
+            t = ty;
+        else if (ty.isBool())
+            t = tx;
+        else
+            t = wider(tx, ty);
         return {makeCast(t, x), makeCast(t, y)};
     }
 
@@ -790,7 +835,8 @@ private:
     Value shapeValue(const Tensor& t)
     {
         std::vector<Value> items;
-        for (auto& s : t->shape) items.push_back(exprValue(s));
+        for (auto& s : t->shape)
+            items.push_back(exprValue(s));
         return Value::seq(VKind::List, std::move(items));
     }
 
@@ -802,8 +848,10 @@ private:
         CallArgs args;
         args.loc = e.loc;
         args.function = calleeName(f, *e.value);
-        for (auto& a : e.items) args.positional.push_back({argValue(*a), a->loc});
-        for (auto& k : e.keywords) args.keywords.push_back({k.name, {argValue(*k.value), k.value->loc}});
+        for (auto& a : e.items)
+            args.positional.push_back({argValue(*a), a->loc});
+        for (auto& k : e.keywords)
+            args.keywords.push_back({k.name, {argValue(*k.value), k.value->loc}});
         if (f.kind == VKind::Builtin) return builtin(f.s, args);
         if (f.kind == VKind::Method) return callMethod(*f.self, f.s, args);
         throw UserError(e.loc, typeName(f) + " is not callable");
@@ -839,7 +887,8 @@ private:
 
     std::string stringArg(const Arg& a, const std::string& what)
     {
-        if (a.value.kind != VKind::Str) throw UserError(a.loc, what + " must be a string, not " + typeName(a.value));
+        if (a.value.kind != VKind::Str)
+            throw UserError(a.loc, what + " must be a string, not " + typeName(a.value));
         return a.value.s;
     }
 
@@ -848,8 +897,9 @@ private:
         std::string s = stringArg(a, "dtype");
         auto t = DataType::parse(s);
         if (!t || !t->isScalar()) {
-            throw UserError(a.loc, "unknown dtype '" + s + "'; supported: float32, float64, float16, "
-                                   "int8, int16, int32, int64, uint8, bool");
+            throw UserError(a.loc, "unknown dtype '" + s +
+                                       "'; supported: float32, float64, float16, "
+                                       "int8, int16, int32, int64, uint8, bool");
         }
         return *t;
     }
@@ -864,8 +914,8 @@ private:
         }
         if (v.kind == VKind::Int) {
             if (v.i <= 0) {
-                throw UserError(loc, what + " is " + std::to_string(v.i) +
-                                         "; extents must be positive");
+                throw UserError(loc,
+                                what + " is " + std::to_string(v.i) + "; extents must be positive");
             }
             return makeInt(v.i);
         }
@@ -886,7 +936,8 @@ private:
         if (dims.empty()) throw UserError(a.loc, "the shape of '" + tensorName + "' is empty");
         std::vector<Expr> out;
         for (std::size_t d = 0; d < dims.size(); ++d)
-            out.push_back(extentArg(dims[d], a.loc, "dimension " + std::to_string(d) + " of '" + tensorName + "'"));
+            out.push_back(extentArg(dims[d], a.loc,
+                                    "dimension " + std::to_string(d) + " of '" + tensorName + "'"));
         return out;
     }
 
@@ -930,49 +981,59 @@ private:
         }
         if (name == "te.thread_axis") {
             Bound b(c, {{"dom", false}, {"tag", false}, {"name", false}});
-            const Arg* tag = b.has("tag") ? &b["tag"] : b.has("dom") && b["dom"].value.kind == VKind::Str ? &b["dom"] : nullptr;
-            if (!tag) throw UserError(c.loc, "te.thread_axis needs a thread tag such as \"threadIdx.x\"");
+            const Arg* tag = b.has("tag")                                        ? &b["tag"]
+                             : b.has("dom") && b["dom"].value.kind == VKind::Str ? &b["dom"]
+                                                                                 : nullptr;
+            if (!tag)
+                throw UserError(c.loc, "te.thread_axis needs a thread tag such as \"threadIdx.x\"");
             return Value::named(VKind::ThreadAxis, stringArg(*tag, "thread tag"));
         }
         if (name == "te.sum" || name == "te.max" || name == "te.min" || name == "tvm.tir.max" ||
             name == "tvm.tir.min")
             return reducerOrMinMax(name, c);
         if (name == "te.exp" || name == "te.log" || name == "te.sqrt" || name == "te.tanh" ||
-            name == "te.sigmoid" || name == "te.abs" || name == "tvm.tir.exp" || name == "tvm.tir.log" ||
-            name == "tvm.tir.sqrt" || name == "tvm.tir.tanh" || name == "tvm.tir.sigmoid" ||
-            name == "tvm.tir.abs")
+            name == "te.sigmoid" || name == "te.abs" || name == "tvm.tir.exp" ||
+            name == "tvm.tir.log" || name == "tvm.tir.sqrt" || name == "tvm.tir.tanh" ||
+            name == "tvm.tir.sigmoid" || name == "tvm.tir.abs")
             return mathCall(name.substr(name.rfind('.') + 1), c);
         if (name == "te.create_schedule") return createSchedule(c);
         if (name == "te.const" || name == "tvm.tir.const") {
             Bound b(c, {{"value", true}, {"dtype", false}});
-            DataType t = b.has("dtype") ? dtypeArg(b["dtype"])
+            DataType t = b.has("dtype")                          ? dtypeArg(b["dtype"])
                          : b["value"].value.kind == VKind::Float ? DataType::float32()
                                                                  : DataType::int32();
             const Value& v = b["value"].value;
             if (!v.isNumber()) throw UserError(b["value"].loc, "tvm.tir.const needs a number");
-            return Value::ofExpr(makeConst(t, v.kind == VKind::Float ? v.f : static_cast<double>(v.i)));
+            return Value::ofExpr(
+                makeConst(t, v.kind == VKind::Float ? v.f : static_cast<double>(v.i)));
         }
-        if (name == "te.if_then_else" || name == "tvm.tir.if_then_else" || name == "tvm.tir.Select") {
+        if (name == "te.if_then_else" || name == "tvm.tir.if_then_else" ||
+            name == "tvm.tir.Select") {
             Bound b(c, {{"cond", true}, {"t", true}, {"f", true}});
             Expr cond = toExpr(b["cond"].value, b["cond"].loc);
-            if (!cond.type().isBool()) throw UserError(b["cond"].loc, "the condition must be a comparison");
+            if (!cond.type().isBool())
+                throw UserError(b["cond"].loc, "the condition must be a comparison");
             auto [t, f] = matchTypes(b["t"].value, b["f"].value, b["t"].loc);
             if (name == "tvm.tir.Select") return Value::ofExpr(makeSelect(cond, t, f));
             return Value::ofExpr(makeCall(t.type(), CallOp::IfThenElse, {cond, t, f}));
         }
-        if (name == "te.all" || name == "tvm.tir.all" || name == "te.any" || name == "tvm.tir.any") {
-            if (c.positional.empty()) throw UserError(c.loc, name + "() needs at least one condition");
+        if (name == "te.all" || name == "tvm.tir.all" || name == "te.any" ||
+            name == "tvm.tir.any") {
+            if (c.positional.empty())
+                throw UserError(c.loc, name + "() needs at least one condition");
             bool all = name.find("all") != std::string::npos;
             Expr acc;
             for (auto& a : c.positional) {
                 Expr x = toExpr(a.value, a.loc, DataType::boolean());
-                if (!x.type().isBool()) throw UserError(a.loc, "each argument of " + name + " must be a condition");
+                if (!x.type().isBool())
+                    throw UserError(a.loc, "each argument of " + name + " must be a condition");
                 acc = acc.defined() ? makeBinary(all ? ExprKind2::And : ExprKind2::Or, acc, x) : x;
             }
             return Value::ofExpr(acc);
         }
-        if (name == "tvm.tir.indexdiv" || name == "tvm.tir.indexmod" || name == "tvm.tir.floordiv" ||
-            name == "tvm.tir.floormod" || name == "tvm.tir.truncdiv" || name == "tvm.tir.truncmod") {
+        if (name == "tvm.tir.indexdiv" || name == "tvm.tir.indexmod" ||
+            name == "tvm.tir.floordiv" || name == "tvm.tir.floormod" ||
+            name == "tvm.tir.truncdiv" || name == "tvm.tir.truncmod") {
             Bound b(c, {{"a", true}, {"b", true}});
             auto [x, y] = matchTypes(b["a"].value, b["b"].value, c.loc);
             if (!x.type().isIntegral()) throw UserError(c.loc, name + " needs integer operands");
@@ -990,15 +1051,18 @@ private:
         }
         if (name == "tvm.tir.Cast") {
             Bound b(c, {{"dtype", true}, {"value", true}});
-            return Value::ofExpr(makeCast(dtypeArg(b["dtype"]), toExpr(b["value"].value, b["value"].loc)));
+            return Value::ofExpr(
+                makeCast(dtypeArg(b["dtype"]), toExpr(b["value"].value, b["value"].loc)));
         }
         if (name == "tvm.lower" || name == "tvm.build") return lowerOrBuild(name, c);
         if (name == "tvm.target.Target") {
             Bound b(c, {{"target", true}, {"host", false}});
             std::string t = stringArg(b["target"], "target");
             if (t.rfind("llvm", 0) != 0) {
-                throw UserError(b["target"].loc, "target '" + t + "' is not supported; Loopscope "
-                                                 "generates code for CPUs (target \"llvm ...\")");
+                throw UserError(b["target"].loc,
+                                "target '" + t +
+                                    "' is not supported; Loopscope "
+                                    "generates code for CPUs (target \"llvm ...\")");
             }
             Value v = Value::named(VKind::Target, t);
             return v;
@@ -1006,9 +1070,13 @@ private:
         if (name == "range" || name == "len" || name == "int" || name == "float") {
             Bound b(c, {{"x", true}});
             const Value& x = b["x"].value;
-            if (name == "len" && x.isSeq()) return Value::integer(static_cast<std::int64_t>(x.items.size()));
-            if (name == "int" && x.isNumber()) return Value::integer(x.kind == VKind::Float ? static_cast<std::int64_t>(x.f) : x.i);
-            if (name == "float" && x.isNumber()) return Value::real(x.kind == VKind::Float ? x.f : static_cast<double>(x.i));
+            if (name == "len" && x.isSeq())
+                return Value::integer(static_cast<std::int64_t>(x.items.size()));
+            if (name == "int" && x.isNumber())
+                return Value::integer(x.kind == VKind::Float ? static_cast<std::int64_t>(x.f)
+                                                             : x.i);
+            if (name == "float" && x.isNumber())
+                return Value::real(x.kind == VKind::Float ? x.f : static_cast<double>(x.i));
             throw UserError(c.loc, name + "() is not supported here");
         }
         throw UserError(c.loc, name + "() is not supported");
@@ -1016,9 +1084,11 @@ private:
 
     Expr toIntExpr(const Value& v, SourceLoc loc)
     {
-        if (v.kind == VKind::Float && v.f == std::floor(v.f)) return makeInt(static_cast<std::int64_t>(v.f));
+        if (v.kind == VKind::Float && v.f == std::floor(v.f))
+            return makeInt(static_cast<std::int64_t>(v.f));
         Expr e = toExpr(v, loc);
-        if (!e.type().isIntegral()) throw UserError(loc, "expected an integer, found " + e.type().str());
+        if (!e.type().isIntegral())
+            throw UserError(loc, "expected an integer, found " + e.type().str());
         return e;
     }
 
@@ -1029,29 +1099,36 @@ private:
         Bound b(c, {{"x", true}});
         Expr x = toExpr(b["x"].value, b["x"].loc, DataType::float32());
         if (fn == "abs" && x.type().isIntegral()) {
-            return Value::ofExpr(makeSelect(x >= makeConst(x.type(), 0), x, makeConst(x.type(), 0) - x));
+            return Value::ofExpr(
+                makeSelect(x >= makeConst(x.type(), 0), x, makeConst(x.type(), 0) - x));
         }
         if (!x.type().isFloat()) {
             throw UserError(b["x"].loc, "te." + fn + " needs a floating-point argument, found " +
                                             x.type().str() + " (use .astype(\"float32\"))");
         }
-        CallOp op = fn == "exp" ? CallOp::Exp : fn == "log" ? CallOp::Log : fn == "sqrt" ? CallOp::Sqrt
-                  : fn == "tanh" ? CallOp::Tanh : fn == "sigmoid" ? CallOp::Sigmoid : CallOp::Fabs;
+        CallOp op = fn == "exp"       ? CallOp::Exp
+                    : fn == "log"     ? CallOp::Log
+                    : fn == "sqrt"    ? CallOp::Sqrt
+                    : fn == "tanh"    ? CallOp::Tanh
+                    : fn == "sigmoid" ? CallOp::Sigmoid
+                                      : CallOp::Fabs;
         return Value::ofExpr(makeCall(x.type(), op, {x}));
     }
 
     Value reducerOrMinMax(const std::string& name, const CallArgs& c)
     {
         std::string fn = name.substr(name.rfind('.') + 1);
-        bool hasAxis = std::any_of(c.keywords.begin(), c.keywords.end(), [](auto& k) { return k.first == "axis"; });
+        bool hasAxis = std::any_of(c.keywords.begin(), c.keywords.end(),
+                                   [](auto& k) { return k.first == "axis"; });
         if (fn != "sum" && !hasAxis && c.positional.size() == 2) {
             auto [x, y] = matchTypes(c.positional[0].value, c.positional[1].value, c.loc);
             return Value::ofExpr(fn == "max" ? max(x, y) : min(x, y));
         }
         Bound b(c, {{"expr", true}, {"axis", true}, {"where", false}, {"init", false}});
         if (!m_inCompute) {
-            throw UserError(c.loc, "te." + fn + " with axis= is a reduction and is only allowed as "
-                                   "the body of te.compute");
+            throw UserError(c.loc, "te." + fn +
+                                       " with axis= is a reduction and is only allowed as "
+                                       "the body of te.compute");
         }
         Expr source = toExpr(b["expr"].value, b["expr"].loc);
         const Arg& ax = b["axis"];
@@ -1059,17 +1136,20 @@ private:
         std::vector<IterVar> ivs;
         for (auto& a : axes) {
             if (a.kind != VKind::IterVar)
-                throw UserError(ax.loc, "axis= must be a te.reduce_axis (or a list of them), not " + typeName(a));
+                throw UserError(ax.loc, "axis= must be a te.reduce_axis (or a list of them), not " +
+                                            typeName(a));
             if (a.iv->kind != IterKind::Reduce) {
-                throw UserError(ax.loc, "te." + fn + " over '" + axisDisplayName(a.iv->name()) +
-                                            "', a data-parallel axis; reduce over a te.reduce_axis");
+                throw UserError(ax.loc,
+                                "te." + fn + " over '" + axisDisplayName(a.iv->name()) +
+                                    "', a data-parallel axis; reduce over a te.reduce_axis");
             }
             ivs.push_back(a.iv);
         }
         Expr cond;
         if (b.has("where")) {
             cond = toExpr(b["where"].value, b["where"].loc);
-            if (!cond.type().isBool()) throw UserError(b["where"].loc, "where= must be a condition");
+            if (!cond.type().isBool())
+                throw UserError(b["where"].loc, "where= must be a condition");
         }
         if (b.has("init")) throw UserError(b["init"].loc, "init= of a reduction is not supported");
         ReduceOp op = fn == "sum" ? ReduceOp::Sum : fn == "max" ? ReduceOp::Max : ReduceOp::Min;
@@ -1078,7 +1158,11 @@ private:
 
     Value compute(const CallArgs& c)
     {
-        Bound b(c, {{"shape", true}, {"fcompute", true}, {"name", false}, {"tag", false}, {"attrs", false}});
+        Bound b(c, {{"shape", true},
+                    {"fcompute", true},
+                    {"name", false},
+                    {"tag", false},
+                    {"attrs", false}});
         for (auto& [n, a] : c.keywords)
             if (n != "fcompute" && a.value.kind == VKind::Lambda)
                 throw UserError(a.loc, "lambda is only supported as the body of te.compute");
@@ -1087,12 +1171,15 @@ private:
         std::vector<Expr> shape = shapeArg(b["shape"], tname);
         const Arg& f = b["fcompute"];
         if (f.value.kind != VKind::Lambda)
-            throw UserError(f.loc, "te.compute needs a lambda as its second argument, not " + typeName(f.value));
+            throw UserError(f.loc, "te.compute needs a lambda as its second argument, not " +
+                                       typeName(f.value));
         const ast::Expr& lam = *f.value.lambda;
         if (lam.params.size() != shape.size()) {
-            throw UserError(lam.loc, "the lambda of '" + tname + "' takes " + std::to_string(lam.params.size()) +
-                                         " argument" + (lam.params.size() == 1 ? "" : "s") + " but the shape has " +
-                                         std::to_string(shape.size()) + " dimension" + (shape.size() == 1 ? "" : "s"));
+            throw UserError(lam.loc, "the lambda of '" + tname + "' takes " +
+                                         std::to_string(lam.params.size()) + " argument" +
+                                         (lam.params.size() == 1 ? "" : "s") +
+                                         " but the shape has " + std::to_string(shape.size()) +
+                                         " dimension" + (shape.size() == 1 ? "" : "s"));
         }
         std::vector<IterVar> axes;
         auto saved = m_env;
@@ -1141,13 +1228,15 @@ private:
         }
         std::set<const VarNode*> allowed;
         if (r)
-            for (auto& a : r->axes) allowed.insert(a->var.get());
+            for (auto& a : r->axes)
+                allowed.insert(a->var.get());
         VarSet used;
         collectVars(body, &used);
         for (const VarNode* v : used) {
             if (m_reduceVars.count(v) && !allowed.count(v)) {
-                throw UserError(loc, "reduce axis '" + v->name + "' is used in '" + tname +
-                                         "' outside a reduction over it; add it to axis= of te.sum");
+                throw UserError(loc,
+                                "reduce axis '" + v->name + "' is used in '" + tname +
+                                    "' outside a reduction over it; add it to axis= of te.sum");
             }
         }
     }
@@ -1160,9 +1249,11 @@ private:
         std::vector<Tensor> outs;
         for (auto& o : ops) {
             if (o.kind != VKind::Op && o.kind != VKind::Tensor)
-                throw UserError(a.loc, "te.create_schedule takes an operation (C.op), not " + typeName(o));
+                throw UserError(a.loc,
+                                "te.create_schedule takes an operation (C.op), not " + typeName(o));
             if (o.tensor->isPlaceholder())
-                throw UserError(a.loc, "'" + o.tensor->name + "' is a placeholder; schedule a computed tensor");
+                throw UserError(a.loc, "'" + o.tensor->name +
+                                           "' is a placeholder; schedule a computed tensor");
             outs.push_back(o.tensor);
         }
         Variant v;
@@ -1177,7 +1268,8 @@ private:
         }
         m_lastScheduleLine = m_stmt->endLine;
         std::string base = v.name;
-        for (int k = 2; m_program.findVariant(v.name); ++k) v.name = base + "_" + std::to_string(k);
+        for (int k = 2; m_program.findVariant(v.name); ++k)
+            v.name = base + "_" + std::to_string(k);
         v.loc = m_stmt->loc;
         v.lastLine = m_stmt->endLine;
         v.snapshots.push_back(Schedule(outs));
@@ -1191,11 +1283,20 @@ private:
 
     Value lowerOrBuild(const std::string& name, const CallArgs& c)
     {
-        Bound b = name == "tvm.lower"
-                      ? Bound(c, {{"inp", true}, {"args", false}, {"name", false}, {"binds", false}, {"simple_mode", false}})
-                      : Bound(c, {{"inputs", true}, {"args", false}, {"target", false}, {"target_host", false}, {"name", false}, {"binds", false}});
+        Bound b = name == "tvm.lower" ? Bound(c, {{"inp", true},
+                                                  {"args", false},
+                                                  {"name", false},
+                                                  {"binds", false},
+                                                  {"simple_mode", false}})
+                                      : Bound(c, {{"inputs", true},
+                                                  {"args", false},
+                                                  {"target", false},
+                                                  {"target_host", false},
+                                                  {"name", false},
+                                                  {"binds", false}});
         const Arg& s = b[name == "tvm.lower" ? "inp" : "inputs"];
-        if (s.value.kind != VKind::Schedule) throw UserError(s.loc, name + " needs a schedule, not " + typeName(s.value));
+        if (s.value.kind != VKind::Schedule)
+            throw UserError(s.loc, name + " needs a schedule, not " + typeName(s.value));
         Variant& v = m_program.variants[static_cast<std::size_t>(s.value.variant)];
         touch(s.value.variant);
         if (b.has("args")) {
@@ -1203,9 +1304,13 @@ private:
             if (!a.value.isSeq()) throw UserError(a.loc, "the arguments must be a list of tensors");
             std::vector<Tensor> args;
             for (auto& t : a.value.items) {
-                if (t.kind != VKind::Tensor) throw UserError(a.loc, "argument list entries must be tensors, not " + typeName(t));
+                if (t.kind != VKind::Tensor)
+                    throw UserError(a.loc,
+                                    "argument list entries must be tensors, not " + typeName(t));
                 if (!v.schedule().find(t.tensor)) {
-                    throw UserError(a.loc, "tensor '" + t.tensor->name + "' in the argument list is not part of this schedule");
+                    throw UserError(a.loc,
+                                    "tensor '" + t.tensor->name +
+                                        "' in the argument list is not part of this schedule");
                 }
                 args.push_back(t.tensor);
             }
@@ -1218,7 +1323,10 @@ private:
             const Value& t = b["target"].value;
             if (t.kind == VKind::Str) {
                 if (t.s.rfind("llvm", 0) != 0)
-                    throw UserError(b["target"].loc, "target '" + t.s + "' is not supported; Loopscope generates code for CPUs (\"llvm ...\")");
+                    throw UserError(
+                        b["target"].loc,
+                        "target '" + t.s +
+                            "' is not supported; Loopscope generates code for CPUs (\"llvm ...\")");
                 v.target = t.s;
                 v.targetLoc = b["target"].loc;
             } else if (t.kind == VKind::Target) {
@@ -1244,15 +1352,18 @@ private:
                 return t == st.op || t == st.originOp;
             });
             if (!present) {
-                throw UserError(loc, std::string(st.isOutput ? "output" : "input") + " '" + st.name() +
-                                         "' is missing from the argument list");
+                throw UserError(loc, std::string(st.isOutput ? "output" : "input") + " '" +
+                                         st.name() + "' is missing from the argument list");
             }
         }
     }
 
     // ---- schedule primitives ----
 
-    Schedule& schedule(int variant) { return m_program.variants[static_cast<std::size_t>(variant)].snapshots.back(); }
+    Schedule& schedule(int variant)
+    {
+        return m_program.variants[static_cast<std::size_t>(variant)].snapshots.back();
+    }
 
     void touch(int variant)
     {
@@ -1260,12 +1371,14 @@ private:
     }
 
     static inline const std::set<std::string> kStagePrimitives = {
-        "split", "tile", "fuse", "reorder", "vectorize", "parallel", "unroll", "compute_at",
-        "compute_inline", "compute_root", "pragma", "bind", "storage_align", "double_buffer"};
+        "split",    "tile",   "fuse",          "reorder",        "vectorize",
+        "parallel", "unroll", "compute_at",    "compute_inline", "compute_root",
+        "pragma",   "bind",   "storage_align", "double_buffer"};
 
     IterVar axisArg(const Arg& a, const std::string& fn)
     {
-        if (a.value.kind != VKind::IterVar) throw UserError(a.loc, fn + "() needs an axis here, not " + typeName(a.value));
+        if (a.value.kind != VKind::IterVar)
+            throw UserError(a.loc, fn + "() needs an axis here, not " + typeName(a.value));
         return a.value.iv;
     }
 
@@ -1273,7 +1386,9 @@ private:
     {
         const Value& v = a.value;
         if (v.kind == VKind::Int) {
-            if (v.i <= 0) throw UserError(a.loc, what + " must be a positive integer, not " + std::to_string(v.i));
+            if (v.i <= 0)
+                throw UserError(a.loc,
+                                what + " must be a positive integer, not " + std::to_string(v.i));
             return makeInt(v.i);
         }
         if (v.kind == VKind::Float) {
@@ -1285,7 +1400,8 @@ private:
 
     int intArg(const Arg& a, const std::string& what)
     {
-        if (a.value.kind != VKind::Int) throw UserError(a.loc, what + " must be an integer, not " + typeName(a.value));
+        if (a.value.kind != VKind::Int)
+            throw UserError(a.loc, what + " must be an integer, not " + typeName(a.value));
         return static_cast<int>(a.value.i);
     }
 
@@ -1311,8 +1427,10 @@ private:
         } catch (const ScheduleError& e) {
             SourceLoc loc = c.loc;
             int arg = e.argument();
-            if (arg >= 0 && static_cast<std::size_t>(arg) < c.positional.size()) loc = c.positional[static_cast<std::size_t>(arg)].loc;
-            else if (arg >= 0 && !c.keywords.empty()) loc = c.keywords.front().second.loc;
+            if (arg >= 0 && static_cast<std::size_t>(arg) < c.positional.size())
+                loc = c.positional[static_cast<std::size_t>(arg)].loc;
+            else if (arg >= 0 && !c.keywords.empty())
+                loc = c.keywords.front().second.loc;
             throw UserError(loc, e.message());
         }
     }
@@ -1320,7 +1438,8 @@ private:
     Value ivList(const std::vector<IterVar>& ivs, VKind kind = VKind::Tuple)
     {
         std::vector<Value> items;
-        for (auto& iv : ivs) items.push_back(Value::ofIterVar(iv));
+        for (auto& iv : ivs)
+            items.push_back(Value::ofIterVar(iv));
         return Value::seq(kind, std::move(items));
     }
 
@@ -1331,7 +1450,8 @@ private:
         if (self.kind == VKind::Schedule) return scheduleMethod(self, name, c);
         if (self.kind == VKind::Op && name == "output") {
             Bound b(c, {{"index", true}});
-            if (intArg(b["index"], "output index") != 0) throw UserError(b["index"].loc, "operations have a single output (index 0)");
+            if (intArg(b["index"], "output index") != 0)
+                throw UserError(b["index"].loc, "operations have a single output (index 0)");
             return Value::ofTensor(VKind::Tensor, self.tensor);
         }
         if ((self.kind == VKind::Expr || self.kind == VKind::IterVar) && name == "astype") {
@@ -1348,40 +1468,58 @@ private:
         std::string stageName = schedule(var).find(key)->name();
         auto stageOf = [&](Schedule& s) -> Stage& { return s.stage(key); };
         if (name == "split") {
-            Bound b(c, {{"parent", true}, {"factor", false}, {"nparts", false}, {"disable_predication", false}});
+            Bound b(c, {{"parent", true},
+                        {"factor", false},
+                        {"nparts", false},
+                        {"disable_predication", false}});
             IterVar parent = axisArg(b["parent"], name);
             if (b.has("factor") == b.has("nparts")) {
-                throw UserError(c.loc, b.has("factor") ? "give either factor= or nparts= to split, not both"
-                                                       : "split needs factor= or nparts=");
+                throw UserError(c.loc, b.has("factor")
+                                           ? "give either factor= or nparts= to split, not both"
+                                           : "split needs factor= or nparts=");
             }
             std::optional<Expr> factor, nparts;
-            if (b.has("factor")) factor = factorArg(b["factor"], "split factor");
-            else nparts = factorArg(b["nparts"], "split nparts");
-            auto r = applyStep(var, name, stageName, c, [&](Schedule& s) { return s.split(stageOf(s), parent, factor, nparts); });
+            if (b.has("factor"))
+                factor = factorArg(b["factor"], "split factor");
+            else
+                nparts = factorArg(b["nparts"], "split nparts");
+            auto r = applyStep(var, name, stageName, c, [&](Schedule& s) {
+                return s.split(stageOf(s), parent, factor, nparts);
+            });
             return ivList({r.first, r.second});
         }
         if (name == "tile") {
-            Bound b(c, {{"x_parent", true}, {"y_parent", true}, {"x_factor", true}, {"y_factor", true}});
+            Bound b(
+                c,
+                {{"x_parent", true}, {"y_parent", true}, {"x_factor", true}, {"y_factor", true}});
             IterVar x = axisArg(b["x_parent"], name), y = axisArg(b["y_parent"], name);
-            Expr xf = factorArg(b["x_factor"], "tile x_factor"), yf = factorArg(b["y_factor"], "tile y_factor");
-            auto r = applyStep(var, name, stageName, c, [&](Schedule& s) { return s.tile(stageOf(s), x, y, xf, yf); });
+            Expr xf = factorArg(b["x_factor"], "tile x_factor"),
+                 yf = factorArg(b["y_factor"], "tile y_factor");
+            auto r = applyStep(var, name, stageName, c,
+                               [&](Schedule& s) { return s.tile(stageOf(s), x, y, xf, yf); });
             return ivList(r);
         }
         if (name == "fuse" || name == "reorder") {
-            if (!c.keywords.empty()) throw UserError(c.keywords.front().second.loc, name + "() takes axes only");
+            if (!c.keywords.empty())
+                throw UserError(c.keywords.front().second.loc, name + "() takes axes only");
             std::vector<IterVar> axes;
             for (auto& a : c.positional) {
                 if (a.value.isSeq()) {
-                    for (auto& x : a.value.items) axes.push_back(axisArg({x, a.loc}, name));
+                    for (auto& x : a.value.items)
+                        axes.push_back(axisArg({x, a.loc}, name));
                 } else {
                     axes.push_back(axisArg(a, name));
                 }
             }
             if (name == "fuse") {
-                IterVar f = applyStep(var, name, stageName, c, [&](Schedule& s) { return s.fuse(stageOf(s), axes); });
+                IterVar f = applyStep(var, name, stageName, c,
+                                      [&](Schedule& s) { return s.fuse(stageOf(s), axes); });
                 return Value::ofIterVar(f);
             }
-            applyStep(var, name, stageName, c, [&](Schedule& s) { s.reorder(stageOf(s), axes); return 0; });
+            applyStep(var, name, stageName, c, [&](Schedule& s) {
+                s.reorder(stageOf(s), axes);
+                return 0;
+            });
             return Value::none();
         }
         if (name == "vectorize" || name == "parallel" || name == "unroll") {
@@ -1389,9 +1527,12 @@ private:
             IterVar iv = axisArg(b["var"], name);
             SourceLoc loc = m_stmt->loc;
             applyStep(var, name, stageName, c, [&](Schedule& s) {
-                if (name == "vectorize") s.vectorize(stageOf(s), iv, loc);
-                else if (name == "parallel") s.parallel(stageOf(s), iv, loc);
-                else s.unroll(stageOf(s), iv, loc);
+                if (name == "vectorize")
+                    s.vectorize(stageOf(s), iv, loc);
+                else if (name == "parallel")
+                    s.parallel(stageOf(s), iv, loc);
+                else
+                    s.unroll(stageOf(s), iv, loc);
                 return 0;
             });
             return Value::none();
@@ -1400,25 +1541,37 @@ private:
             Bound b(c, {{"var", true}, {"pragma_type", true}, {"pragma_value", false}});
             IterVar iv = axisArg(b["var"], name);
             std::string key = stringArg(b["pragma_type"], "pragma type");
-            Expr value = b.has("pragma_value") ? toExpr(b["pragma_value"].value, b["pragma_value"].loc) : Expr();
+            Expr value = b.has("pragma_value")
+                             ? toExpr(b["pragma_value"].value, b["pragma_value"].loc)
+                             : Expr();
             SourceLoc loc = m_stmt->loc;
-            applyStep(var, name, stageName, c, [&](Schedule& s) { s.pragma(stageOf(s), iv, key, value, loc); return 0; });
+            applyStep(var, name, stageName, c, [&](Schedule& s) {
+                s.pragma(stageOf(s), iv, key, value, loc);
+                return 0;
+            });
             return Value::none();
         }
         if (name == "bind") {
             Bound b(c, {{"ivar", true}, {"thread_ivar", true}});
             IterVar iv = axisArg(b["ivar"], name);
             const Arg& t = b["thread_ivar"];
-            if (t.value.kind != VKind::ThreadAxis) throw UserError(t.loc, "bind needs a te.thread_axis, not " + typeName(t.value));
+            if (t.value.kind != VKind::ThreadAxis)
+                throw UserError(t.loc, "bind needs a te.thread_axis, not " + typeName(t.value));
             SourceLoc loc = m_stmt->loc;
-            applyStep(var, name, stageName, c, [&](Schedule& s) { s.bind(stageOf(s), iv, t.value.s, loc); return 0; });
+            applyStep(var, name, stageName, c, [&](Schedule& s) {
+                s.bind(stageOf(s), iv, t.value.s, loc);
+                return 0;
+            });
             return Value::none();
         }
         if (name == "compute_at") {
             Bound b(c, {{"parent", true}, {"scope", true}});
             const Arg& p = b["parent"];
-            if (p.value.kind != VKind::Stage) throw UserError(p.loc, "compute_at needs a stage such as s[C], not " + typeName(p.value));
-            if (p.value.variant != var) throw UserError(p.loc, "that stage belongs to another schedule");
+            if (p.value.kind != VKind::Stage)
+                throw UserError(p.loc,
+                                "compute_at needs a stage such as s[C], not " + typeName(p.value));
+            if (p.value.variant != var)
+                throw UserError(p.loc, "that stage belongs to another schedule");
             IterVar axis = axisArg(b["scope"], name);
             Tensor parentKey = p.value.tensor;
             SourceLoc loc = m_stmt->loc;
@@ -1435,8 +1588,10 @@ private:
             SourceLoc loc = m_stmt->loc;
             applyStep(var, name, stageName, c, [&](Schedule& s) {
                 Stage& st = stageOf(s);
-                if (name == "compute_inline") s.computeInline(st);
-                else s.computeRoot(st);
+                if (name == "compute_inline")
+                    s.computeInline(st);
+                else
+                    s.computeRoot(st);
                 st.attachLoc = loc;
                 return 0;
             });
@@ -1445,8 +1600,12 @@ private:
         if (name == "storage_align") {
             Bound b(c, {{"axis", true}, {"factor", true}, {"offset", true}});
             IterVar iv = axisArg(b["axis"], name);
-            int factor = intArg(b["factor"], "storage_align factor"), offset = intArg(b["offset"], "storage_align offset");
-            applyStep(var, name, stageName, c, [&](Schedule& s) { s.storageAlign(stageOf(s), iv, factor, offset); return 0; });
+            int factor = intArg(b["factor"], "storage_align factor"),
+                offset = intArg(b["offset"], "storage_align offset");
+            applyStep(var, name, stageName, c, [&](Schedule& s) {
+                s.storageAlign(stageOf(s), iv, factor, offset);
+                return 0;
+            });
             return Value::none();
         }
         throw UserError(c.loc, "stage method '" + name + "' is not supported");
@@ -1458,28 +1617,35 @@ private:
         touch(var);
         if (name == "normalize") return self;
         if (name == "cache_read" || name == "cache_write") {
-            Bound b = name == "cache_read" ? Bound(c, {{"tensor", true}, {"scope", true}, {"readers", true}})
-                                           : Bound(c, {{"tensor", true}, {"scope", true}});
+            Bound b = name == "cache_read"
+                          ? Bound(c, {{"tensor", true}, {"scope", true}, {"readers", true}})
+                          : Bound(c, {{"tensor", true}, {"scope", true}});
             const Arg& t = b["tensor"];
-            if (t.value.kind != VKind::Tensor) throw UserError(t.loc, name + " needs a tensor, not " + typeName(t.value));
+            if (t.value.kind != VKind::Tensor)
+                throw UserError(t.loc, name + " needs a tensor, not " + typeName(t.value));
             std::string scope = stringArg(b["scope"], "scope");
             if (scope != "global" && scope != "local" && scope != "shared") {
-                throw UserError(b["scope"].loc, "unknown storage scope '" + scope + "'; use \"global\", \"local\" or \"shared\"");
+                throw UserError(b["scope"].loc, "unknown storage scope '" + scope +
+                                                    "'; use \"global\", \"local\" or \"shared\"");
             }
             if (!schedule(var).find(t.value.tensor))
-                throw UserError(t.loc, "tensor '" + t.value.tensor->name + "' is not part of this schedule");
+                throw UserError(t.loc, "tensor '" + t.value.tensor->name +
+                                           "' is not part of this schedule");
             std::vector<Tensor> readers;
             if (name == "cache_read") {
                 const Arg& r = b["readers"];
-                std::vector<Value> rs = r.value.isSeq() ? r.value.items : std::vector<Value>{r.value};
+                std::vector<Value> rs =
+                    r.value.isSeq() ? r.value.items : std::vector<Value>{r.value};
                 for (auto& x : rs) {
-                    if (x.kind != VKind::Tensor && x.kind != VKind::Op) throw UserError(r.loc, "readers must be tensors, not " + typeName(x));
+                    if (x.kind != VKind::Tensor && x.kind != VKind::Op)
+                        throw UserError(r.loc, "readers must be tensors, not " + typeName(x));
                     readers.push_back(x.tensor);
                 }
             }
             Tensor key = t.value.tensor;
             Tensor cache = applyStep(var, name, key->name, c, [&](Schedule& s) {
-                return name == "cache_read" ? s.cacheRead(key, scope, readers) : s.cacheWrite(key, scope);
+                return name == "cache_read" ? s.cacheRead(key, scope, readers)
+                                            : s.cacheWrite(key, scope);
             });
             m_program.tensors.push_back(cache);
             return Value::ofTensor(VKind::Tensor, cache);
@@ -1487,11 +1653,13 @@ private:
         if (name == "rfactor") {
             Bound b(c, {{"tensor", true}, {"axis", true}, {"factor_axis", false}});
             const Arg& t = b["tensor"];
-            if (t.value.kind != VKind::Tensor) throw UserError(t.loc, "rfactor needs a tensor, not " + typeName(t.value));
+            if (t.value.kind != VKind::Tensor)
+                throw UserError(t.loc, "rfactor needs a tensor, not " + typeName(t.value));
             IterVar axis = axisArg(b["axis"], name);
             int factorAxis = b.has("factor_axis") ? intArg(b["factor_axis"], "factor_axis") : 0;
             Tensor key = t.value.tensor;
-            Tensor rf = applyStep(var, name, key->name, c, [&](Schedule& s) { return s.rfactor(key, axis, factorAxis); });
+            Tensor rf = applyStep(var, name, key->name, c,
+                                  [&](Schedule& s) { return s.rfactor(key, axis, factorAxis); });
             m_program.tensors.push_back(rf);
             return Value::ofTensor(VKind::Tensor, rf);
         }
@@ -1505,9 +1673,12 @@ private:
         v.names.clear();
         for (auto& [name, value] : m_env) {
             v.names.push_back(name);
-            if (value.kind == VKind::Tensor) v.tensorVars[name] = value.tensor->name;
-            else if (value.kind == VKind::IterVar) v.axisVars[name] = value.iv->name();
-            else if (value.kind == VKind::Schedule && &m_program.variants[static_cast<std::size_t>(value.variant)] == &v)
+            if (value.kind == VKind::Tensor)
+                v.tensorVars[name] = value.tensor->name;
+            else if (value.kind == VKind::IterVar)
+                v.axisVars[name] = value.iv->name();
+            else if (value.kind == VKind::Schedule &&
+                     &m_program.variants[static_cast<std::size_t>(value.variant)] == &v)
                 v.scheduleVar = name;
         }
         std::sort(v.names.begin(), v.names.end());
@@ -1520,7 +1691,8 @@ private:
             // Placeholders in declaration order, then the outputs.
             for (auto& t : m_program.tensors)
                 if (t->isPlaceholder() && v.snapshots.front().find(t)) v.args.push_back(t);
-            for (auto& o : v.snapshots.front().outputs()) v.args.push_back(o);
+            for (auto& o : v.snapshots.front().outputs())
+                v.args.push_back(o);
         }
     }
 
@@ -1537,9 +1709,10 @@ private:
     bool m_inCompute = false;
 };
 
-}  // namespace
+} // namespace
 
-EvalResult evaluateScript(const std::string& source, const std::map<std::string, std::int64_t>& overrides,
+EvalResult evaluateScript(const std::string& source,
+                          const std::map<std::string, std::int64_t>& overrides,
                           std::vector<std::string>* unusedOverrides)
 {
     EvalResult result;
@@ -1563,4 +1736,4 @@ EvalResult evaluateScript(const std::string& source, const std::map<std::string,
     return result;
 }
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -10,18 +10,18 @@ namespace loopscope {
 namespace {
 
 constexpr std::string_view kKeywords[] = {
-    "False", "None",   "True",    "and",      "as",   "assert", "async", "await",  "break",
-    "class", "continue", "def",   "del",      "elif", "else",   "except", "finally", "for",
-    "from",  "global", "if",      "import",   "in",   "is",     "lambda", "nonlocal", "not",
-    "or",    "pass",   "raise",   "return",   "try",  "while",  "with",  "yield",
+    "False", "None",     "True",  "and",    "as",   "assert", "async",  "await",    "break",
+    "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",  "for",
+    "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
+    "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield",
 };
 
 // Longest first, so that the first match is the longest one.
 constexpr std::string_view kOperators[] = {
-    "**=", "//=", ">>=", "<<=", "...", "**", "//", "<<", ">>", "<=", ">=", "==", "!=", "->", "+=",
-    "-=",  "*=",  "/=",  "%=",  "@=",  "&=", "|=", "^=", ":=", "+",  "-",  "*",  "/",  "%",  "@",
-    "&",   "|",   "^",   "~",   "<",   ">",  "(",  ")",  "[",  "]",  "{",  "}",  ",",  ":",  ".",
-    ";",   "=",
+    "**=", "//=", ">>=", "<<=", "...", "**", "//", "<<", ">>", "<=", ">=", "==",
+    "!=",  "->",  "+=",  "-=",  "*=",  "/=", "%=", "@=", "&=", "|=", "^=", ":=",
+    "+",   "-",   "*",   "/",   "%",   "@",  "&",  "|",  "^",  "~",  "<",  ">",
+    "(",   ")",   "[",   "]",   "{",   "}",  ",",  ":",  ".",  ";",  "=",
 };
 
 bool isIdentStart(char c)
@@ -29,13 +29,25 @@ bool isIdentStart(char c)
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }
 
-bool isIdentChar(char c) { return isIdentStart(c) || (c >= '0' && c <= '9'); }
+bool isIdentChar(char c)
+{
+    return isIdentStart(c) || (c >= '0' && c <= '9');
+}
 
-bool isDecimal(char c) { return c >= '0' && c <= '9'; }
+bool isDecimal(char c)
+{
+    return c >= '0' && c <= '9';
+}
 
-bool isBlank(char c) { return c == ' ' || c == '\t' || c == '\f'; }
+bool isBlank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\f';
+}
 
-bool isUtf8Continuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
+bool isUtf8Continuation(char c)
+{
+    return (static_cast<unsigned char>(c) & 0xC0) == 0x80;
+}
 
 int digitValue(char c)
 {
@@ -45,7 +57,10 @@ int digitValue(char c)
     return 99;
 }
 
-bool isDigitOfBase(char c, int base) { return digitValue(c) < base; }
+bool isDigitOfBase(char c, int base)
+{
+    return digitValue(c) < base;
+}
 
 void appendUtf8(std::string& out, std::uint32_t cp)
 {
@@ -78,9 +93,11 @@ std::string unexpectedCharacterMessage(std::string_view src, std::size_t pos)
         return std::string("unexpected character '") + static_cast<char>(c) + "'";
     }
     std::size_t len = 1;
-    while (pos + len < src.size() && isUtf8Continuation(src[pos + len])) ++len;
+    while (pos + len < src.size() && isUtf8Continuation(src[pos + len]))
+        ++len;
     std::uint32_t cp = len == 2 ? (c & 0x1F) : len == 3 ? (c & 0x0F) : (c & 0x07);
-    for (std::size_t i = 1; i < len; ++i) cp = (cp << 6) | (src[pos + i] & 0x3F);
+    for (std::size_t i = 1; i < len; ++i)
+        cp = (cp << 6) | (src[pos + i] & 0x3F);
     std::string message = "unexpected character '" + std::string(src.substr(pos, len)) + "'";
     if (cp == 0x2018 || cp == 0x2019 || cp == 0x201C || cp == 0x201D)
         message += "; use straight quotes ' or \" around strings";
@@ -89,11 +106,11 @@ std::string unexpectedCharacterMessage(std::string_view src, std::size_t pos)
     return message;
 }
 
-}  // namespace
+} // namespace
 
 Lexer::Lexer(std::string_view source) : m_src(source)
 {
-    if (m_src.substr(0, 3) == "\xEF\xBB\xBF") m_pos = m_lineStart = 3;  // UTF-8 byte order mark
+    if (m_src.substr(0, 3) == "\xEF\xBB\xBF") m_pos = m_lineStart = 3; // UTF-8 byte order mark
     m_lastEndOffset = m_pos;
 }
 
@@ -102,7 +119,10 @@ char Lexer::peekChar(std::size_t ahead) const
     return m_pos + ahead < m_src.size() ? m_src[m_pos + ahead] : '\0';
 }
 
-bool Lexer::atNewline() const { return !atEnd() && (m_src[m_pos] == '\n' || m_src[m_pos] == '\r'); }
+bool Lexer::atNewline() const
+{
+    return !atEnd() && (m_src[m_pos] == '\n' || m_src[m_pos] == '\r');
+}
 
 // Columns count characters, so the bytes that continue a UTF-8 sequence do not move the column.
 void Lexer::advance()
@@ -122,7 +142,8 @@ void Lexer::advanceNewline()
 
 void Lexer::skipBlanks()
 {
-    while (!atEnd() && isBlank(m_src[m_pos])) advance();
+    while (!atEnd() && isBlank(m_src[m_pos]))
+        advance();
 }
 
 void Lexer::readComment()
@@ -131,12 +152,15 @@ void Lexer::readComment()
     comment.loc = here();
     comment.ownLine = std::all_of(m_src.begin() + static_cast<std::ptrdiff_t>(m_lineStart),
                                   m_src.begin() + static_cast<std::ptrdiff_t>(m_pos), isBlank);
-    advance();  // '#'
+    advance(); // '#'
     std::size_t start = m_pos;
-    while (!atEnd() && !atNewline()) advance();
+    while (!atEnd() && !atNewline())
+        advance();
     std::string_view text = m_src.substr(start, m_pos - start);
-    while (!text.empty() && isBlank(text.front())) text.remove_prefix(1);
-    while (!text.empty() && isBlank(text.back())) text.remove_suffix(1);
+    while (!text.empty() && isBlank(text.front()))
+        text.remove_prefix(1);
+    while (!text.empty() && isBlank(text.back()))
+        text.remove_suffix(1);
     comment.text = std::string(text);
     m_comments.push_back(std::move(comment));
 }
@@ -187,7 +211,7 @@ Token Lexer::next()
         }
         if (atNewline()) {
             advanceNewline();
-            if (!m_brackets.empty()) continue;  // implicit line joining
+            if (!m_brackets.empty()) continue; // implicit line joining
             m_atLineStart = true;
             if (m_lineHasTokens) {
                 m_lineHasTokens = false;
@@ -232,12 +256,14 @@ Token Lexer::lexNameOrString()
 {
     std::size_t start = m_pos;
     SourceLoc loc = here();
-    while (!atEnd() && isIdentChar(m_src[m_pos])) advance();
+    while (!atEnd() && isIdentChar(m_src[m_pos]))
+        advance();
     std::string word(m_src.substr(start, m_pos - start));
 
     if (!atEnd() && (m_src[m_pos] == '\'' || m_src[m_pos] == '"') && word.size() <= 2) {
         std::string prefix = word;
-        for (char& ch : prefix) ch = static_cast<char>(ch | 0x20);  // ASCII lower case
+        for (char& ch : prefix)
+            ch = static_cast<char>(ch | 0x20); // ASCII lower case
         static constexpr std::string_view kPrefixes[] = {"r",  "u",  "b",  "f",
                                                          "br", "rb", "fr", "rf"};
         if (std::find(std::begin(kPrefixes), std::end(kPrefixes), prefix) != std::end(kPrefixes)) {
@@ -254,7 +280,8 @@ Token Lexer::lexNameOrString()
 std::string Lexer::literalFrom(std::size_t start) const
 {
     std::size_t end = m_pos;
-    while (end < m_src.size() && (isIdentChar(m_src[end]) || m_src[end] == '.')) ++end;
+    while (end < m_src.size() && (isIdentChar(m_src[end]) || m_src[end] == '.'))
+        ++end;
     return std::string(m_src.substr(start, end - start));
 }
 
@@ -349,8 +376,8 @@ Token Lexer::lexNumber()
         (whole.empty() ? "0" : whole) + "." + (fraction.empty() ? "0" : fraction);
     if (!exponent.empty()) normalized += "e" + exponent;
     Token token = makeToken(TokenKind::Float, start, loc);
-    auto [end, error] = std::from_chars(normalized.data(), normalized.data() + normalized.size(),
-                                        token.floatValue);
+    auto [end, error] =
+        std::from_chars(normalized.data(), normalized.data() + normalized.size(), token.floatValue);
     if (error != std::errc() || end != normalized.data() + normalized.size())
         throw UserError(loc, "float literal '" + token.text + "' is out of range");
     return token;
@@ -360,7 +387,8 @@ Token Lexer::lexString(std::size_t start, SourceLoc loc, bool raw)
 {
     char quote = m_src[m_pos];
     bool triple = peekChar(1) == quote && peekChar(2) == quote;
-    for (int i = 0; i < (triple ? 3 : 1); ++i) advance();
+    for (int i = 0; i < (triple ? 3 : 1); ++i)
+        advance();
     const char* unterminated =
         triple ? "unterminated triple-quoted string literal" : "unterminated string literal";
 
@@ -369,7 +397,8 @@ Token Lexer::lexString(std::size_t start, SourceLoc loc, bool raw)
         if (atEnd()) throw UserError(loc, unterminated);
         char c = m_src[m_pos];
         if (c == quote && (!triple || (peekChar(1) == quote && peekChar(2) == quote))) {
-            for (int i = 0; i < (triple ? 3 : 1); ++i) advance();
+            for (int i = 0; i < (triple ? 3 : 1); ++i)
+                advance();
             break;
         }
         if (atNewline()) {
@@ -392,8 +421,8 @@ Token Lexer::lexString(std::size_t start, SourceLoc loc, bool raw)
 void Lexer::lexEscape(std::string& out, bool raw)
 {
     SourceLoc loc = here();
-    advance();  // '\'
-    if (atEnd()) return;  // the caller reports the unterminated string
+    advance();           // '\'
+    if (atEnd()) return; // the caller reports the unterminated string
     if (atNewline()) {
         if (raw) out += "\\\n";
         advanceNewline();
@@ -421,7 +450,9 @@ void Lexer::lexEscape(std::string& out, bool raw)
 
     advance();
     switch (c) {
-    case '\\': case '\'': case '"': out += c; break;
+    case '\\':
+    case '\'':
+    case '"': out += c; break;
     case 'n': out += '\n'; break;
     case 't': out += '\t'; break;
     case 'r': out += '\r'; break;
@@ -461,7 +492,8 @@ Token Lexer::lexOperator()
     auto op = std::find_if(std::begin(kOperators), std::end(kOperators),
                            [&](std::string_view o) { return rest.substr(0, o.size()) == o; });
     if (op == std::end(kOperators)) throw UserError(loc, unexpectedCharacterMessage(m_src, m_pos));
-    for (std::size_t i = 0; i < op->size(); ++i) advance();
+    for (std::size_t i = 0; i < op->size(); ++i)
+        advance();
 
     char c = (*op)[0];
     if (op->size() == 1 && (c == '(' || c == '[' || c == '{')) {
@@ -489,4 +521,4 @@ std::vector<Token> tokenize(std::string_view source)
     return tokens;
 }
 
-}  // namespace loopscope
+} // namespace loopscope

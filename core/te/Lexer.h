@@ -2,8 +2,8 @@
 // first one reported.
 #pragma once
 
-#include "te/Ast.h"
 #include "ir/Diagnostic.h"
+#include "te/Ast.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -14,22 +14,22 @@
 namespace loopscope {
 
 enum class TokenKind {
-    Name,     // identifier that is not a keyword
-    Keyword,  // Python keyword (True, None, lambda, for, ...)
-    Int,      // intValue
-    Float,    // floatValue
-    String,   // text holds the decoded value; adjacent literals stay separate tokens
-    Op,       // operator or delimiter, e.g. "+", "//=", "(", ":=", "..."
-    Newline,  // end of a logical line (never inside brackets)
-    End,      // end of the source
+    Name,    // identifier that is not a keyword
+    Keyword, // Python keyword (True, None, lambda, for, ...)
+    Int,     // intValue
+    Float,   // floatValue
+    String,  // text holds the decoded value; adjacent literals stay separate tokens
+    Op,      // operator or delimiter, e.g. "+", "//=", "(", ":=", "..."
+    Newline, // end of a logical line (never inside brackets)
+    End,     // end of the source
 };
 
 struct Token {
     TokenKind kind = TokenKind::End;
-    std::string text;  // spelling as written, except String: the decoded value
-    SourceLoc loc;     // first character
-    SourceLoc end;     // just past the last character (Newline/End: where the line's code ends)
-    std::size_t offset = 0;     // byte range of the spelling in the source
+    std::string text; // spelling as written, except String: the decoded value
+    SourceLoc loc;    // first character
+    SourceLoc end;    // just past the last character (Newline/End: where the line's code ends)
+    std::size_t offset = 0; // byte range of the spelling in the source
     std::size_t endOffset = 0;
     std::int64_t intValue = 0;
     double floatValue = 0.0;
@@ -79,7 +79,7 @@ private:
     int m_col = 1;
     std::size_t m_lineStart = 0;
     bool m_atLineStart = true;
-    bool m_lineHasTokens = false;  // the current logical line produced a token already
+    bool m_lineHasTokens = false; // the current logical line produced a token already
     SourceLoc m_lastEnd{1, 1};
     std::size_t m_lastEndOffset = 0;
     std::vector<OpenBracket> m_brackets;
@@ -89,4 +89,4 @@ private:
 // All tokens up to and including End; throws UserError like Lexer::next.
 std::vector<Token> tokenize(std::string_view source);
 
-}  // namespace loopscope
+} // namespace loopscope

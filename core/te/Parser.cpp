@@ -17,7 +17,10 @@ std::string locText(SourceLoc loc)
     return std::to_string(loc.line) + ":" + std::to_string(loc.col);
 }
 
-std::string quoted(std::string_view text) { return "'" + std::string(text) + "'"; }
+std::string quoted(std::string_view text)
+{
+    return "'" + std::string(text) + "'";
+}
 
 // A statement keyword outside the subset, and what to tell the user instead.
 std::optional<std::string> refusedStatement(std::string_view keyword)
@@ -62,8 +65,8 @@ int binaryPrecedence(const Token& token)
 
 bool isAugmentedAssign(const Token& token)
 {
-    static const std::vector<std::string> ops = {"+=", "-=", "*=", "/=", "//=", "%=", "**=",
-                                                 "@=", "&=", "|=", "^=", "<<=", ">>="};
+    static const std::vector<std::string> ops = {
+        "+=", "-=", "*=", "/=", "//=", "%=", "**=", "@=", "&=", "|=", "^=", "<<=", ">>="};
     return token.kind == TokenKind::Op &&
            std::find(ops.begin(), ops.end(), token.text) != ops.end();
 }
@@ -134,8 +137,8 @@ private:
 
     std::string_view m_source;
     Lexer m_lexer;
-    Token m_tok;   // current token
-    Token m_prev;  // last consumed token
+    Token m_tok;  // current token
+    Token m_prev; // last consumed token
     std::optional<Token> m_peeked;
 };
 
@@ -183,9 +186,8 @@ bool Parser::canStartExpression() const
     case TokenKind::Float:
     case TokenKind::String: return true;
     case TokenKind::Keyword:
-        return isKeyword("lambda") || isKeyword("not") || isKeyword("True") ||
-               isKeyword("False") || isKeyword("None") || isKeyword("await") ||
-               isKeyword("yield");
+        return isKeyword("lambda") || isKeyword("not") || isKeyword("True") || isKeyword("False") ||
+               isKeyword("None") || isKeyword("await") || isKeyword("yield");
     case TokenKind::Op:
         return isOp("(") || isOp("[") || isOp("{") || isOp("-") || isOp("+") || isOp("~") ||
                isOp("*") || isOp("**") || isOp("...");
@@ -259,8 +261,8 @@ Stmt Parser::parseStatement()
     } else if (isKeyword("pass")) {
         stmt.kind = StmtKind::Pass;
         advance();
-    } else if (auto refusal = first.kind == TokenKind::Keyword ? refusedStatement(first.text)
-                                                               : std::nullopt) {
+    } else if (auto refusal =
+                   first.kind == TokenKind::Keyword ? refusedStatement(first.text) : std::nullopt) {
         throw UserError(first.loc, *refusal);
     } else if (isOp("@")) {
         throw UserError(first.loc, "decorators ('@...') are not supported in a TE script");
@@ -295,7 +297,7 @@ void Parser::parseImport()
         }
     }
 
-    advance();  // 'from'
+    advance(); // 'from'
     bool relative = false;
     while (isOp(".") || isOp("...")) {
         relative = true;
@@ -374,7 +376,8 @@ void Parser::checkTarget(const Expr& target) const
 {
     if (target.kind == ExprKind::Name) return;
     if (target.kind == ExprKind::Tuple || target.kind == ExprKind::List) {
-        for (const ExprPtr& item : target.items) checkTarget(*item);
+        for (const ExprPtr& item : target.items)
+            checkTarget(*item);
         return;
     }
     throw UserError(target.loc, "cannot assign to " + targetDescription(target) +
@@ -602,8 +605,8 @@ ExprPtr Parser::parseCall(SourceLoc start, ExprPtr callee)
                 throw UserError(arg->loc, "a keyword argument needs a plain name before '='");
             for (const Keyword& keyword : call->keywords) {
                 if (keyword.name == arg->name)
-                    throw UserError(arg->loc, "keyword argument " + quoted(arg->name) +
-                                                  " is repeated");
+                    throw UserError(arg->loc,
+                                    "keyword argument " + quoted(arg->name) + " is repeated");
             }
             advance();
             call->keywords.push_back({arg->name, arg->loc, parseTest()});
@@ -672,7 +675,7 @@ ExprPtr Parser::parseAtom()
     }
     case TokenKind::String: {
         auto e = makeExpr(ExprKind::String, loc);
-        while (m_tok.kind == TokenKind::String) {  // "ab" "cd" is "abcd", as in Python
+        while (m_tok.kind == TokenKind::String) { // "ab" "cd" is "abcd", as in Python
             e->name += m_tok.text;
             advance();
         }
@@ -704,8 +707,7 @@ ExprPtr Parser::parseAtom()
                                  "script");
         if (isOp("**"))
             throw UserError(loc, "'**' unpacking ('**kwargs') is not supported in a TE script");
-        if (isOp("..."))
-            throw UserError(loc, "'...' (Ellipsis) is not supported in a TE script");
+        if (isOp("...")) throw UserError(loc, "'...' (Ellipsis) is not supported in a TE script");
         break;
     default: break;
     }
@@ -761,7 +763,7 @@ void Parser::refuseComprehension(const char* what) const
                                                    "TE script");
 }
 
-}  // namespace
+} // namespace
 
 ParseResult parseScript(const std::string& source)
 {
@@ -777,4 +779,4 @@ ParseResult parseScript(const std::string& source)
     return result;
 }
 
-}  // namespace loopscope::ast
+} // namespace loopscope::ast

@@ -2,9 +2,9 @@
 // the schedule after every step). The evaluator builds it; everything downstream reads it.
 #pragma once
 
-#include "schedule/Schedule.h"
 #include "ir/Diagnostic.h"
 #include "ir/Tensor.h"
+#include "schedule/Schedule.h"
 
 #include <cstdint>
 #include <map>
@@ -30,24 +30,24 @@ struct SizeVar {
 
 // One schedule primitive applied to a variant, as the user wrote it.
 struct Step {
-    std::string primitive;  // "split", "reorder", "cache_write", ...
-    std::string stage;      // the tensor the primitive is applied to
+    std::string primitive; // "split", "reorder", "cache_write", ...
+    std::string stage;     // the tensor the primitive is applied to
     SourceLoc loc;
     int endLine = 0;
-    std::string text;  // the whole statement
+    std::string text; // the whole statement
 };
 
 struct Variant {
     std::string name;
-    SourceLoc loc;  // the te.create_schedule statement
-    int lastLine = 0;  // last line of a statement that belongs to this variant
+    SourceLoc loc;    // the te.create_schedule statement
+    int lastLine = 0; // last line of a statement that belongs to this variant
     std::vector<Step> steps;
-    std::vector<Schedule> snapshots;  // snapshots[0]: untransformed; snapshots[i]: after steps[i-1]
-    std::vector<Tensor> args;  // the function's arguments, in order
-    bool argsFromScript = false;  // given by tvm.lower / tvm.build
+    std::vector<Schedule> snapshots; // snapshots[0]: untransformed; snapshots[i]: after steps[i-1]
+    std::vector<Tensor> args;        // the function's arguments, in order
+    bool argsFromScript = false;     // given by tvm.lower / tvm.build
     std::string funcName = "main";
     std::string target = "llvm";
-    SourceLoc targetLoc;  // the target= argument that set it
+    SourceLoc targetLoc; // the target= argument that set it
     // The script's names as they stand after the variant's last statement, for writing new steps:
     // the schedule's variable, variables holding tensors (variable -> tensor name) and axes
     // (variable -> axis name, e.g. "i.outer"), and every name in use.
@@ -61,7 +61,7 @@ struct Variant {
 struct Program {
     std::vector<Parameter> parameters;
     std::vector<SizeVar> sizeVars;
-    std::vector<Tensor> tensors;  // every tensor declared, in order
+    std::vector<Tensor> tensors; // every tensor declared, in order
     std::vector<Variant> variants;
 
     const Variant* findVariant(const std::string& name) const;
@@ -69,7 +69,7 @@ struct Program {
 };
 
 struct EvalResult {
-    Program program;  // complete when ok, else what was evaluated before the error
+    Program program; // complete when ok, else what was evaluated before the error
     bool ok = false;
     Diagnostic error;
 };
@@ -80,4 +80,4 @@ EvalResult evaluateScript(const std::string& source,
                           const std::map<std::string, std::int64_t>& overrides = {},
                           std::vector<std::string>* unusedOverrides = nullptr);
 
-}  // namespace loopscope
+} // namespace loopscope

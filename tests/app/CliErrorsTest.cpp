@@ -60,15 +60,24 @@ TEST_P(CliErrors, ReportsTheMistakeAtItsLine)
     RunResult r = runCli("check '" + file.string() + "'");
     EXPECT_EQ(r.exitCode, 1) << r.output;
     std::string where = file.string() + ":" + std::to_string(e.line) + ":";
-    EXPECT_NE(r.output.find(where), std::string::npos) << "expected a diagnostic at " << where << "\n" << r.output;
+    EXPECT_NE(r.output.find(where), std::string::npos)
+        << "expected a diagnostic at " << where << "\n"
+        << r.output;
     EXPECT_NE(r.output.find(": error: "), std::string::npos) << r.output;
-    EXPECT_NE(r.output.find(e.fragment), std::string::npos) << "expected '" << e.fragment << "' in:\n" << r.output;
+    EXPECT_NE(r.output.find(e.fragment), std::string::npos)
+        << "expected '" << e.fragment << "' in:\n"
+        << r.output;
 }
 
 INSTANTIATE_TEST_SUITE_P(Scripts, CliErrors, testing::ValuesIn(errorScripts()),
-                         [](const testing::TestParamInfo<fs::path>& info) { return info.param.stem().string(); });
+                         [](const testing::TestParamInfo<fs::path>& info) {
+                             return info.param.stem().string();
+                         });
 
-TEST(CliErrorsCorpus, HasAtLeastFortyDistinctMistakes) { EXPECT_GE(errorScripts().size(), 40u); }
+TEST(CliErrorsCorpus, HasAtLeastFortyDistinctMistakes)
+{
+    EXPECT_GE(errorScripts().size(), 40u);
+}
 
 TEST(CliUsage, UnknownCommandIsAUsageError)
 {
@@ -80,7 +89,8 @@ TEST(CliUsage, UnknownCommandIsAUsageError)
 
 TEST(CliUsage, UnknownParameterIsAUsageError)
 {
-    RunResult r = runCli("check " + std::string(LOOPSCOPE_SOURCE_DIR) + "/samples/matmul_ladder.py --set Q=4");
+    RunResult r = runCli("check " + std::string(LOOPSCOPE_SOURCE_DIR) +
+                         "/samples/matmul_ladder.py --set Q=4");
     EXPECT_EQ(r.exitCode, 2);
     EXPECT_NE(r.output.find("no such parameter"), std::string::npos) << r.output;
     // The command line is well formed; the usage text would bury the answer.
@@ -89,7 +99,8 @@ TEST(CliUsage, UnknownParameterIsAUsageError)
 
 TEST(CliUsage, UnknownVariantIsAUsageError)
 {
-    RunResult r = runCli("lower " + std::string(LOOPSCOPE_SOURCE_DIR) + "/samples/matmul_ladder.py --variant nope");
+    RunResult r = runCli("lower " + std::string(LOOPSCOPE_SOURCE_DIR) +
+                         "/samples/matmul_ladder.py --variant nope");
     EXPECT_EQ(r.exitCode, 2);
     EXPECT_NE(r.output.find("no variant 'nope'"), std::string::npos) << r.output;
     EXPECT_EQ(r.output.find("usage:"), std::string::npos) << r.output;
@@ -108,26 +119,32 @@ TEST(CliLower, JsonHasEveryVariant)
     RunResult r = runCli("lower " + std::string(LOOPSCOPE_SOURCE_DIR) +
                          "/samples/matmul_ladder.py --set M=64 --set N=64 --set K=64 --json");
     EXPECT_EQ(r.exitCode, 0) << r.output;
-    for (const char* name : {"\"naive\"", "\"tile 32x32\"", "\"split k\"", "\"vectorize\"", "\"parallel\"", "\"unroll\""})
+    for (const char* name : {"\"naive\"", "\"tile 32x32\"", "\"split k\"", "\"vectorize\"",
+                             "\"parallel\"", "\"unroll\""})
         EXPECT_NE(r.output.find(name), std::string::npos) << name;
 }
 
 TEST(CliLower, GpuBindingsAreShownAndNoted)
 {
-    RunResult r = runCli("lower " + std::string(LOOPSCOPE_SOURCE_DIR) + "/tests/data/scripts/gpu_bind.py");
+    RunResult r =
+        runCli("lower " + std::string(LOOPSCOPE_SOURCE_DIR) + "/tests/data/scripts/gpu_bind.py");
     EXPECT_EQ(r.exitCode, 0) << r.output;
-    EXPECT_NE(r.output.find("threadIdx_x = T.launch_thread(\"threadIdx.x\", 64)"), std::string::npos) << r.output;
-    EXPECT_NE(r.output.find("note: variant 's' binds loops to GPU thread axes"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("threadIdx_x = T.launch_thread(\"threadIdx.x\", 64)"),
+              std::string::npos)
+        << r.output;
+    EXPECT_NE(r.output.find("note: variant 's' binds loops to GPU thread axes"), std::string::npos)
+        << r.output;
 }
 
 TEST(CliLower, StructuredShowsLoopKindsBeforeExpansion)
 {
-    RunResult r = runCli("lower " + std::string(LOOPSCOPE_SOURCE_DIR) +
-                         "/samples/matmul_ladder.py --variant unroll --set M=64 --set N=64 --set K=64 --structured");
+    RunResult r = runCli(
+        "lower " + std::string(LOOPSCOPE_SOURCE_DIR) +
+        "/samples/matmul_ladder.py --variant unroll --set M=64 --set N=64 --set K=64 --structured");
     EXPECT_EQ(r.exitCode, 0) << r.output;
     EXPECT_NE(r.output.find("for k_inner in T.unroll(4):"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("T.vectorized(8)"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("C[i_outer * 32 + i_inner"), std::string::npos) << r.output;
 }
 
-}  // namespace
+} // namespace

@@ -171,18 +171,21 @@ TEST_F(CliExport, UsageErrors)
 
 TEST_F(CliExport, UnwritableOutputIsSaidWithoutTheUsageText)
 {
-    RunResult r = runCli("export " + kGemm + "--variant parallel --format llvm -o /proc/loopscope-out.ll");
+    RunResult r =
+        runCli("export " + kGemm + "--variant parallel --format llvm -o /proc/loopscope-out.ll");
     EXPECT_EQ(r.exitCode, 2) << r.output;
-    EXPECT_NE(r.output.find("cannot write '/proc/loopscope-out.ll'"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("cannot write '/proc/loopscope-out.ll'"), std::string::npos)
+        << r.output;
     EXPECT_EQ(r.output.find("usage:"), std::string::npos) << r.output;
 }
 
 TEST_F(CliExport, AScriptsOnlyVariantNeedsNoName)
 {
     fs::path script = dir / "one.py";
-    std::ofstream(script) << "A = te.placeholder((8,), name=\"A\")\nB = te.compute((8,), lambda i: A[i] + 1.0, "
-                             "name=\"B\")\n# variant: split\ns = te.create_schedule(B.op)\n"
-                             "s[B].split(B.op.axis[0], factor=4)\n";
+    std::ofstream(script)
+        << "A = te.placeholder((8,), name=\"A\")\nB = te.compute((8,), lambda i: A[i] + 1.0, "
+           "name=\"B\")\n# variant: split\ns = te.create_schedule(B.op)\n"
+           "s[B].split(B.op.axis[0], factor=4)\n";
     RunResult r = runCli("export '" + script.string() + "' --format c");
     EXPECT_EQ(r.exitCode, 0) << r.output;
     EXPECT_NE(r.output.find("variant split"), std::string::npos) << r.output;
@@ -215,40 +218,48 @@ TEST_F(CliExport, AssemblyIsForTheTargetsCpu)
     EXPECT_EQ(avx512.exitCode, 0) << avx512.output;
     EXPECT_NE(avx512.output.find("%zmm"), std::string::npos) << avx512.output;
 
-    RunResult sse = runCli("export '" + script.string() + "' --format llvm --target 'llvm -mcpu=x86-64'", false);
+    RunResult sse = runCli(
+        "export '" + script.string() + "' --format llvm --target 'llvm -mcpu=x86-64'", false);
     EXPECT_EQ(sse.exitCode, 0) << sse.output;
     EXPECT_NE(sse.output.find("\"target-cpu\"=\"x86-64\""), std::string::npos) << sse.output;
-    RunResult sseAsm = runCli("export '" + script.string() + "' --format asm --target 'llvm -mcpu=x86-64'", false);
+    RunResult sseAsm =
+        runCli("export '" + script.string() + "' --format asm --target 'llvm -mcpu=x86-64'", false);
     EXPECT_EQ(sseAsm.exitCode, 0) << sseAsm.output;
     EXPECT_EQ(sseAsm.output.find("%ymm"), std::string::npos) << sseAsm.output;
     EXPECT_NE(sseAsm.output.find("%xmm"), std::string::npos) << sseAsm.output;
 
     // -mattr changes the CPU's features: AVX-512 off leaves 256-bit vectors.
-    RunResult noAvx512 = runCli("export '" + script.string() +
-                                    "' --format asm --target 'llvm -mcpu=skylake-avx512 -mattr=-avx512f'",
-                                false);
+    RunResult noAvx512 =
+        runCli("export '" + script.string() +
+                   "' --format asm --target 'llvm -mcpu=skylake-avx512 -mattr=-avx512f'",
+               false);
     EXPECT_EQ(noAvx512.exitCode, 0) << noAvx512.output;
     EXPECT_EQ(noAvx512.output.find("%zmm"), std::string::npos) << noAvx512.output;
     EXPECT_NE(noAvx512.output.find("%ymm"), std::string::npos) << noAvx512.output;
 
     // Without -mcpu, -mattr changes the host's features: no AVX, no 256-bit vectors.
-    RunResult noAvx = runCli("export '" + script.string() + "' --format asm --target 'llvm -mattr=-avx'", false);
+    RunResult noAvx =
+        runCli("export '" + script.string() + "' --format asm --target 'llvm -mattr=-avx'", false);
     EXPECT_EQ(noAvx.exitCode, 0) << noAvx.output;
     EXPECT_EQ(noAvx.output.find("%ymm"), std::string::npos) << noAvx.output;
     EXPECT_NE(noAvx.output.find("%xmm"), std::string::npos) << noAvx.output;
 
     // The TVM script builds for --target; the C source has no CPU in it.
-    RunResult tvm = runCli("export '" + script.string() + "' --format tvm --target 'llvm -mcpu=znver4'", false);
+    RunResult tvm =
+        runCli("export '" + script.string() + "' --format tvm --target 'llvm -mcpu=znver4'", false);
     EXPECT_EQ(tvm.exitCode, 0) << tvm.output;
     EXPECT_NE(tvm.output.find("target=\"llvm -mcpu=znver4\""), std::string::npos) << tvm.output;
-    RunResult c = runCli("export '" + script.string() + "' --format c --target 'llvm -mcpu=znver4'");
+    RunResult c =
+        runCli("export '" + script.string() + "' --format c --target 'llvm -mcpu=znver4'");
     EXPECT_EQ(c.exitCode, 0) << c.output;
-    EXPECT_NE(c.output.find("note: --target does not change C source"), std::string::npos) << c.output;
+    EXPECT_NE(c.output.find("note: --target does not change C source"), std::string::npos)
+        << c.output;
 
     // A run is compiled for the host, and says so.
     RunResult run = runCli("run '" + script.string() + "' --check");
     EXPECT_EQ(run.exitCode, 0) << run.output;
-    EXPECT_NE(run.output.find("note: target 'llvm -mcpu=skylake-avx512' applies to exported code"), std::string::npos)
+    EXPECT_NE(run.output.find("note: target 'llvm -mcpu=skylake-avx512' applies to exported code"),
+              std::string::npos)
         << run.output;
 }
 
@@ -261,7 +272,8 @@ TEST_F(CliExport, RunCheckPrintsTheLargestAbsoluteAndRelativeErrors)
                              "s = te.create_schedule(B.op)\n";
     RunResult r = runCli("run '" + script.string() + "' --check");
     EXPECT_EQ(r.exitCode, 0) << r.output;
-    EXPECT_NE(r.output.find("B ok (8 elements, max abs error 0.0000000, max rel error 0)"), std::string::npos)
+    EXPECT_NE(r.output.find("B ok (8 elements, max abs error 0.0000000, max rel error 0)"),
+              std::string::npos)
         << r.output;
 }
 
@@ -277,35 +289,41 @@ TEST_F(CliExport, UnknownCpuOrFeatureIsNamedWhereItWasWritten)
     EXPECT_NE(r.output.find("cpu.py:4:"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("-mcpu=znver99 names no CPU"), std::string::npos) << r.output;
 
-    RunResult flag = runCli("export '" + script.string() + "' --format obj -o '" + (dir / "k.o").string() +
-                            "' --target 'llvm -mcpu=znver3 -mattr=+avx9000'");
+    RunResult flag =
+        runCli("export '" + script.string() + "' --format obj -o '" + (dir / "k.o").string() +
+               "' --target 'llvm -mcpu=znver3 -mattr=+avx9000'");
     EXPECT_EQ(flag.exitCode, 2) << flag.output;
-    EXPECT_NE(flag.output.find("--target: -mattr: 'avx9000' is not a feature"), std::string::npos) << flag.output;
+    EXPECT_NE(flag.output.find("--target: -mattr: 'avx9000' is not a feature"), std::string::npos)
+        << flag.output;
     EXPECT_FALSE(fs::exists(dir / "k.o"));
 
-    RunResult arm = runCli("export '" + script.string() + "' --format asm --target 'llvm -mtriple=aarch64-linux-gnu'");
+    RunResult arm = runCli("export '" + script.string() +
+                           "' --format asm --target 'llvm -mtriple=aarch64-linux-gnu'");
     EXPECT_EQ(arm.exitCode, 2) << arm.output;
-    EXPECT_NE(arm.output.find("Loopscope generates x86-64 Linux code"), std::string::npos) << arm.output;
+    EXPECT_NE(arm.output.find("Loopscope generates x86-64 Linux code"), std::string::npos)
+        << arm.output;
 
     RunResult cuda = runCli("export '" + script.string() + "' --format asm --target cuda");
     EXPECT_EQ(cuda.exitCode, 2) << cuda.output;
-    EXPECT_NE(cuda.output.find("--target 'cuda' is not supported"), std::string::npos) << cuda.output;
+    EXPECT_NE(cuda.output.find("--target 'cuda' is not supported"), std::string::npos)
+        << cuda.output;
 }
 
-}  // namespace
+} // namespace
 
 TEST_F(CliExport, LlvmArgsReachLlvm)
 {
-    std::string cli = std::string(LOOPSCOPE_CLI) + " export " + kGemm + "--variant parallel --format obj -o '" +
-                      (dir / "k.o").string() + "' 2>&1";
+    std::string cli = std::string(LOOPSCOPE_CLI) + " export " + kGemm +
+                      "--variant parallel --format obj -o '" + (dir / "k.o").string() + "' 2>&1";
     RunResult timed = runShell("LOOPSCOPE_LLVM_ARGS=-time-passes " + cli);
     EXPECT_EQ(timed.exitCode, 0) << timed.output;
     EXPECT_NE(timed.output.find("Pass execution timing report"), std::string::npos) << timed.output;
     // A bad option is named with where it came from, and the export still happens.
     RunResult bad = runShell("LOOPSCOPE_LLVM_ARGS=-no-such-option " + cli);
     EXPECT_EQ(bad.exitCode, 0) << bad.output;
-    EXPECT_NE(bad.output.find("LOOPSCOPE_LLVM_ARGS: Unknown command line argument '-no-such-option'"),
-              std::string::npos)
+    EXPECT_NE(
+        bad.output.find("LOOPSCOPE_LLVM_ARGS: Unknown command line argument '-no-such-option'"),
+        std::string::npos)
         << bad.output;
     EXPECT_TRUE(fs::exists(dir / "k.o"));
 }

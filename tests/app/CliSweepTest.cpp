@@ -44,8 +44,9 @@ std::vector<std::string> lines(const std::string& text)
 
 TEST(CliSweep, JsonHasOnePointPerVariantAndValue)
 {
-    RunResult r = runCli("sweep " + kGemm +
-                         "--param M,N,K --values 32,64 --variant baseline --variant blocking --json");
+    RunResult r =
+        runCli("sweep " + kGemm +
+               "--param M,N,K --values 32,64 --variant baseline --variant blocking --json");
     ASSERT_EQ(r.exitCode, 0) << r.output;
     auto points = nlohmann::json::parse(r.output);
     ASSERT_EQ(points.size(), 4u);
@@ -72,9 +73,11 @@ TEST(CliSweep, JsonHasOnePointPerVariantAndValue)
 
 TEST(CliSweep, CsvHasHeaderAndRows)
 {
-    fs::path csv = fs::temp_directory_path() / ("loopscope_sweep_" + std::to_string(getpid()) + ".csv");
-    RunResult r = runCli("sweep " + kGemm + "--param M,N,K --values 32,64 --variant blocking --csv '" +
-                         csv.string() + "'");
+    fs::path csv =
+        fs::temp_directory_path() / ("loopscope_sweep_" + std::to_string(getpid()) + ".csv");
+    RunResult r =
+        runCli("sweep " + kGemm + "--param M,N,K --values 32,64 --variant blocking --csv '" +
+               csv.string() + "'");
     ASSERT_EQ(r.exitCode, 0) << r.output;
     std::ifstream in(csv);
     std::stringstream ss;
@@ -87,15 +90,17 @@ TEST(CliSweep, CsvHasHeaderAndRows)
     EXPECT_EQ(rows[1].rfind("blocking,32,32,32,", 0), 0u) << rows[1];
     EXPECT_EQ(rows[2].rfind("blocking,64,64,64,", 0), 0u) << rows[2];
     // flops of 64^3 x 2, bytes 3 x 64^2 x 4 and their ratio are in the row.
-    EXPECT_NE(rows[2].find(",524288,49152,10.6667,true,false,false,"), std::string::npos) << rows[2];
+    EXPECT_NE(rows[2].find(",524288,49152,10.6667,true,false,false,"), std::string::npos)
+        << rows[2];
     // The table names every point too.
     EXPECT_NE(r.output.find("blocking"), std::string::npos);
 }
 
 TEST(CliSweep, PointOverTheLimitIsSkipped)
 {
-    RunResult r = runCli("sweep " + kGemm +
-                         "--param M,N,K --values 32,384 --variant baseline --max-point-s 0.005 --json");
+    RunResult r =
+        runCli("sweep " + kGemm +
+               "--param M,N,K --values 32,384 --variant baseline --max-point-s 0.005 --json");
     ASSERT_EQ(r.exitCode, 0) << r.output;
     auto points = nlohmann::json::parse(r.output);
     ASSERT_EQ(points.size(), 2u);
@@ -107,10 +112,10 @@ TEST(CliSweep, PointOverTheLimitIsSkipped)
 
 TEST(CliSweep, UsageErrors)
 {
-    EXPECT_EQ(runCli("sweep " + kGemm + "--values 64").exitCode, 2);               // no --param
-    EXPECT_EQ(runCli("sweep " + kGemm + "--param Q --values 64").exitCode, 2);     // no such parameter
-    EXPECT_EQ(runCli("sweep " + kGemm + "--param M --values 0").exitCode, 2);      // not a size
-    EXPECT_EQ(runCli("sweep " + kGemm + "--param M --variant nope").exitCode, 2);  // no such variant
+    EXPECT_EQ(runCli("sweep " + kGemm + "--values 64").exitCode, 2);           // no --param
+    EXPECT_EQ(runCli("sweep " + kGemm + "--param Q --values 64").exitCode, 2); // no such parameter
+    EXPECT_EQ(runCli("sweep " + kGemm + "--param M --values 0").exitCode, 2);  // not a size
+    EXPECT_EQ(runCli("sweep " + kGemm + "--param M --variant nope").exitCode, 2); // no such variant
 }
 
 TEST(CliMachine, JsonHasPlausibleFigures)
@@ -148,7 +153,11 @@ TEST(CliSweep, ChartIsDrawnAsPngAndSvg)
     fs::remove_all(dir);
 
     EXPECT_EQ(runCli("sweep " + kGemm + "--param M --values 32 --variant baseline --threads 1 " +
-                     "--chart /nonexistent-folder/a.png").exitCode, 2);
+                     "--chart /nonexistent-folder/a.png")
+                  .exitCode,
+              2);
     EXPECT_EQ(runCli("sweep " + kGemm + "--param M --values 32 --chart out.gif").exitCode, 2);
-    EXPECT_EQ(runCli("sweep " + kGemm + "--param M --values 32 --chart a.png --chart-kind pie").exitCode, 2);
+    EXPECT_EQ(
+        runCli("sweep " + kGemm + "--param M --values 32 --chart a.png --chart-kind pie").exitCode,
+        2);
 }

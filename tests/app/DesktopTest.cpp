@@ -36,17 +36,19 @@ class Desktop : public testing::Test {
 protected:
     void SetUp() override
     {
-        home = fs::temp_directory_path() / ("loopscope-desktop-" + std::to_string(::getpid()) + "-" +
-                                            testing::UnitTest::GetInstance()->current_test_info()->name());
+        home = fs::temp_directory_path() /
+               ("loopscope-desktop-" + std::to_string(::getpid()) + "-" +
+                testing::UnitTest::GetInstance()->current_test_info()->name());
         fs::remove_all(home);
         fs::create_directories(home);
     }
     void TearDown() override { fs::remove_all(home); }
     fs::path home;
-    const std::string sample = "'" + (fs::path(LOOPSCOPE_SOURCE_DIR) / "samples/add_relu.py").string() + "'";
+    const std::string sample =
+        "'" + (fs::path(LOOPSCOPE_SOURCE_DIR) / "samples/add_relu.py").string() + "'";
 };
 
-}  // namespace
+} // namespace
 
 TEST_F(Desktop, SweepRunsEveryVariantThenRendersTheWindow)
 {
@@ -55,18 +57,20 @@ TEST_F(Desktop, SweepRunsEveryVariantThenRendersTheWindow)
     ASSERT_EQ(r.exitCode, 0) << r.output;
     EXPECT_NE(r.output.find("sweep finished in"), std::string::npos) << r.output;
     ASSERT_TRUE(isPng(png));
-    EXPECT_GT(fs::file_size(png), 20000u);  // a drawn window, not an empty image
+    EXPECT_GT(fs::file_size(png), 20000u); // a drawn window, not an empty image
     // The measured points are kept in the data folder for the next session.
     bool stored = false;
     for (auto& e : fs::recursive_directory_iterator(home / "data"))
-        if (e.path().filename() == "sweep-points.json" && fs::file_size(e.path()) > 100) stored = true;
+        if (e.path().filename() == "sweep-points.json" && fs::file_size(e.path()) > 100)
+            stored = true;
     EXPECT_TRUE(stored);
 }
 
 TEST_F(Desktop, RunRendersAfterTheLadder)
 {
     fs::path png = home / "ladder.png";
-    RunResult r = runApp(sample + " --variant fused --run --screenshot '" + png.string() + "'", home);
+    RunResult r =
+        runApp(sample + " --variant fused --run --screenshot '" + png.string() + "'", home);
     ASSERT_EQ(r.exitCode, 0) << r.output;
     ASSERT_TRUE(isPng(png));
     EXPECT_GT(fs::file_size(png), 20000u);
@@ -75,7 +79,9 @@ TEST_F(Desktop, RunRendersAfterTheLadder)
 TEST_F(Desktop, MissingScriptFailsTheScreenshot)
 {
     fs::path png = home / "none.png";
-    RunResult r = runApp("'" + (home / "no-such-script.py").string() + "' --screenshot '" + png.string() + "'", home);
+    RunResult r = runApp("'" + (home / "no-such-script.py").string() + "' --screenshot '" +
+                             png.string() + "'",
+                         home);
     EXPECT_NE(r.exitCode, 0);
     EXPECT_FALSE(fs::exists(png));
 }

@@ -9,8 +9,8 @@
 namespace loopscope::testing {
 
 struct RunResult {
-    int exitCode = -1;   // -1 when the command could not start or did not exit normally
-    std::string output;  // its stdout (redirect stderr into it with 2>&1)
+    int exitCode = -1;  // -1 when the command could not start or did not exit normally
+    std::string output; // its stdout (redirect stderr into it with 2>&1)
 };
 
 inline RunResult runShell(const std::string& command)
@@ -20,10 +20,11 @@ inline RunResult runShell(const std::string& command)
     if (!p) return r;
     std::array<char, 4096> buf;
     std::size_t n;
-    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.output.append(buf.data(), n);
+    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0)
+        r.output.append(buf.data(), n);
     int status = pclose(p);
     r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     return r;
 }
 
-}  // namespace loopscope::testing
+} // namespace loopscope::testing

@@ -17,7 +17,7 @@
 
 namespace {
 
-QTemporaryDir* g_data = nullptr;  // XDG data folder holding mime/ compiled from the package's XML
+QTemporaryDir* g_data = nullptr; // XDG data folder holding mime/ compiled from the package's XML
 
 QString write(const QString& name, const QByteArray& text)
 {
@@ -28,8 +28,9 @@ QString write(const QString& name, const QByteArray& text)
     return path;
 }
 
-const QByteArray kScript = "import tvm\nfrom tvm import te\n\nM = 64\nA = te.placeholder((M,), name=\"A\")\n"
-                           "B = te.compute((M,), lambda i: A[i] + 1, name=\"B\")\ns = te.create_schedule(B.op)\n";
+const QByteArray kScript =
+    "import tvm\nfrom tvm import te\n\nM = 64\nA = te.placeholder((M,), name=\"A\")\n"
+    "B = te.compute((M,), lambda i: A[i] + 1, name=\"B\")\ns = te.create_schedule(B.op)\n";
 
 TEST(MimeType, ATeDotPyFileIsATeScript)
 {
@@ -54,10 +55,12 @@ TEST(MimeType, OtherPythonFilesStayPython)
 {
     QMimeDatabase db;
     // Even one that creates a schedule: its name says Python, and the glob decides.
-    for (const auto& [name, text] : {std::pair{QStringLiteral("plain.py"), QByteArray("import os\nprint(1)\n")},
-                                     std::pair{QStringLiteral("opt_gemm.py"), kScript}}) {
+    for (const auto& [name, text] :
+         {std::pair{QStringLiteral("plain.py"), QByteArray("import os\nprint(1)\n")},
+          std::pair{QStringLiteral("opt_gemm.py"), kScript}}) {
         QString type = db.mimeTypeForFile(write(name, text)).name();
-        EXPECT_TRUE(type == QStringLiteral("text/x-python3") || type == QStringLiteral("text/x-python"))
+        EXPECT_TRUE(type == QStringLiteral("text/x-python3") ||
+                    type == QStringLiteral("text/x-python"))
             << name.toStdString() << " is " << type.toStdString();
     }
 }
@@ -69,7 +72,7 @@ TEST(MimeType, AScriptWithoutAnExtensionIsRecognisedByItsText)
               "text/x-loopscope-script");
 }
 
-}  // namespace
+} // namespace
 
 int main(int argc, char** argv)
 {
@@ -84,12 +87,14 @@ int main(int argc, char** argv)
         std::fprintf(stderr, "cannot copy packaging/loopscope-mime.xml\n");
         return 1;
     }
-    std::string compile = "update-mime-database '" + data->filePath(QStringLiteral("mime")).toStdString() + "'";
+    std::string compile =
+        "update-mime-database '" + data->filePath(QStringLiteral("mime")).toStdString() + "'";
     if (std::system(compile.c_str()) != 0) {
         std::fprintf(stderr, "update-mime-database failed (is shared-mime-info installed?)\n");
         return 1;
     }
-    qputenv("XDG_DATA_DIRS", (data->path() + QStringLiteral(":/usr/local/share:/usr/share")).toLocal8Bit());
+    qputenv("XDG_DATA_DIRS",
+            (data->path() + QStringLiteral(":/usr/local/share:/usr/share")).toLocal8Bit());
     QCoreApplication app(argc, argv);
     return RUN_ALL_TESTS();
 }

@@ -9,8 +9,8 @@
 
 namespace loopscope::testsupport {
 
-inline Buffer flatBuffer(const std::string& name, std::int64_t size, DataType dtype = DataType::float32(),
-                         const std::string& scope = "global")
+inline Buffer flatBuffer(const std::string& name, std::int64_t size,
+                         DataType dtype = DataType::float32(), const std::string& scope = "global")
 {
     auto b = std::make_shared<BufferNode>();
     b->name = name;
@@ -21,4 +21,4 @@ inline Buffer flatBuffer(const std::string& name, std::int64_t size, DataType dt
     return b;
 }
 
-}  // namespace loopscope::testsupport
+} // namespace loopscope::testsupport

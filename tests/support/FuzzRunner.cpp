@@ -2,9 +2,9 @@
 
 #include "support/TestJit.h"
 
+#include "lower/Lower.h"
 #include "runtime/Runner.h"
 #include "te/Program.h"
-#include "lower/Lower.h"
 
 #include <chrono>
 #include <csignal>
@@ -58,7 +58,7 @@ double msSince(std::chrono::steady_clock::time_point t0)
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-}  // namespace
+} // namespace
 
 std::map<std::string, std::int64_t> scriptSymbols(const std::string& script)
 {
@@ -104,13 +104,11 @@ void recordFailure(CaseOutcome& out, const std::string& where, std::exception_pt
     try {
         std::rethrow_exception(thrown);
     } catch (const UserError& e) {
-        if (out.status == CaseOutcome::Status::Passed)
-            out.status = CaseOutcome::Status::Rejected;
+        if (out.status == CaseOutcome::Status::Passed) out.status = CaseOutcome::Status::Rejected;
         out.message += where + "refused while lowering (line " + std::to_string(e.loc().line) +
                        "): " + e.message() + "\n";
     } catch (const CodegenError& e) {
-        if (out.status == CaseOutcome::Status::Passed)
-            out.status = CaseOutcome::Status::Rejected;
+        if (out.status == CaseOutcome::Status::Passed) out.status = CaseOutcome::Status::Rejected;
         out.message += where + "refused by code generation: " + e.what() + "\n";
     } catch (const std::exception& e) {
         out.status = CaseOutcome::Status::Failed;
@@ -123,12 +121,12 @@ bool evaluates(const std::string& script, EvalResult* eval, CaseOutcome* out)
     *eval = evaluateScript(script);
     if (eval->ok) return true;
     out->status = CaseOutcome::Status::Failed;
-    out->message = "the script does not evaluate: line " + std::to_string(eval->error.loc.line) + ": " +
-                   eval->error.message;
+    out->message = "the script does not evaluate: line " + std::to_string(eval->error.loc.line) +
+                   ": " + eval->error.message;
     return false;
 }
 
-}  // namespace
+} // namespace
 
 CaseOutcome runScriptChecked(const std::string& script, int optLevel)
 {
@@ -187,4 +185,4 @@ CaseOutcome compileScriptFor(const std::string& script, const std::string& targe
     return out;
 }
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -11,11 +11,11 @@ namespace loopscope {
 struct CaseOutcome {
     enum class Status {
         Passed,
-        Rejected,  // lowering or code generation refused the schedule with a user-facing error
-        Failed,    // wrong numbers, an unexpected exception, or a script that does not evaluate
+        Rejected, // lowering or code generation refused the schedule with a user-facing error
+        Failed,   // wrong numbers, an unexpected exception, or a script that does not evaluate
     };
     Status status = Status::Passed;
-    std::string message;  // why it was rejected or failed, naming the variant
+    std::string message; // why it was rejected or failed, naming the variant
     int variants = 0;
     // Where the time went, in milliseconds, summed over variants.
     double evaluateMs = 0, lowerMs = 0, compileMs = 0, runMs = 0, checkMs = 0;
@@ -51,4 +51,4 @@ private:
     std::string m_text;
 };
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -10,8 +10,9 @@ namespace loopscope::testsupport {
 inline std::size_t occurrences(const std::string& text, const std::string& what)
 {
     std::size_t n = 0;
-    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size()))
+        ++n;
     return n;
 }
 
-}  // namespace loopscope::testsupport
+} // namespace loopscope::testsupport

@@ -102,7 +102,7 @@ struct ElemType {
 // A TE program as script text: everything before te.create_schedule.
 struct ProgramDraft {
     std::vector<std::string> lines;
-    std::string symbols;  // "# set: N=13" when a size is a te.var
+    std::string symbols; // "# set: N=13" when a size is a te.var
     std::string output;
     std::string description;
 
@@ -395,9 +395,9 @@ ProgramDraft elementwiseProgram(Rng& rng, const ElemType& t)
     std::vector<std::int64_t> cur = shape;
     std::string prev;
     int stages = static_cast<int>(rng.range(2, 6));
-    std::vector<std::pair<std::string, std::vector<std::int64_t>>> earlier;  // (stage, shape)
-    std::vector<std::string> earlierType;  // each earlier stage's element type
-    ElemType et = t;                       // the element type of the previous stage
+    std::vector<std::pair<std::string, std::vector<std::int64_t>>> earlier; // (stage, shape)
+    std::vector<std::string> earlierType; // each earlier stage's element type
+    ElemType et = t;                      // the element type of the previous stage
     bool cast = false;
     std::vector<std::string> kinds;
     for (int s = 1; s <= stages; ++s) {
@@ -651,15 +651,15 @@ ProgramDraft drawProgram(Rng& rng, const ElemType& t)
 // ---- the schedule ----
 
 struct AxisVar {
-    std::string var;          // the script variable bound to the axis
-    std::int64_t extent = 1;  // nominal: what the split/fuse arithmetic says
-    bool symbolic = false;    // the extent depends on a te.var
+    std::string var;         // the script variable bound to the axis
+    std::int64_t extent = 1; // nominal: what the split/fuse arithmetic says
+    bool symbolic = false;   // the extent depends on a te.var
 };
 
 struct StageVars {
-    std::string tensorVar;  // the script variable of the stage's tensor (s[tensorVar])
+    std::string tensorVar; // the script variable of the stage's tensor (s[tensorVar])
     std::map<std::string, AxisVar> byAxisName;
-    bool usable = true;  // false when a leaf could not be given a name
+    bool usable = true; // false when a leaf could not be given a name
 };
 
 struct Leaf {
@@ -667,18 +667,18 @@ struct Leaf {
     bool reduce = false;
     std::int64_t extent = 1;
     ForKind kind = ForKind::Serial;
-    bool attachPoint = false;  // another stage is computed at this loop
+    bool attachPoint = false; // another stage is computed at this loop
     bool symbolic = false;
 };
 
 struct Proposal {
     std::string text;
     std::string primitive;
-    std::string stage;  // receives newAxes, in leaf order
+    std::string stage; // receives newAxes, in leaf order
     std::vector<AxisVar> newAxes;
-    std::string newStage;  // the stage a cache_read/cache_write/rfactor creates
+    std::string newStage; // the stage a cache_read/cache_write/rfactor creates
     std::string newTensorVar;
-    std::string attachTo;  // for the new stage: the consumer to compute it at later
+    std::string attachTo; // for the new stage: the consumer to compute it at later
 };
 
 std::string identifier(const std::string& s)
@@ -1024,7 +1024,7 @@ private:
             if (s + 2 < ls.size() && ls[s + 2].reduce == ls[s].reduce && m_rng.chance(0.25))
                 chosen.push_back(ls[s + 2]);
             else if (m_rng.chance(0.15))
-                std::swap(chosen[0], chosen[1]);  // TVM accepts fuse(inner, outer)
+                std::swap(chosen[0], chosen[1]); // TVM accepts fuse(inner, outer)
         }
         std::int64_t extent = 1;
         bool symbolic = false;
@@ -1090,7 +1090,7 @@ private:
             else
                 for (auto& l : ls)
                     if (!l.reduce || m_rng.chance(0.05)) options.push_back(l);
-        } else {  // pragma
+        } else { // pragma
             options = ls;
         }
         if (options.empty()) return std::nullopt;
@@ -1215,7 +1215,7 @@ private:
 
     std::optional<Proposal> proposeCacheRead()
     {
-        std::vector<std::pair<const Stage*, const Stage*>> options;  // (read tensor, reader)
+        std::vector<std::pair<const Stage*, const Stage*>> options; // (read tensor, reader)
         for (auto& st : schedule().stages()) {
             if (st.attach == AttachType::Inline || !m_vars.count(st.name())) continue;
             // The cache would read a stage computed inside its consumer from outside that loop.
@@ -1362,12 +1362,12 @@ private:
     std::vector<std::string> m_lines;
     std::vector<std::string> m_primitives;
     EvalResult m_eval;
-    std::map<std::string, StageVars> m_vars;  // by stage name
+    std::map<std::string, StageVars> m_vars; // by stage name
     std::set<std::string> m_usedVars;
-    std::vector<std::pair<std::string, std::string>> m_pendingAttach;  // (new stage, consumer)
+    std::vector<std::pair<std::string, std::string>> m_pendingAttach; // (new stage, consumer)
 };
 
-}  // namespace
+} // namespace
 
 FuzzCase generateCase(std::uint64_t seed)
 {
@@ -1390,4 +1390,4 @@ FuzzCase generateCase(std::uint64_t seed)
     return c;
 }
 
-}  // namespace loopscope
+} // namespace loopscope

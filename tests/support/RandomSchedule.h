@@ -8,8 +8,8 @@
 namespace loopscope {
 
 struct FuzzCase {
-    std::string script;       // a complete TE script with one variant
-    std::string description;  // the program family, sizes, dtype and the primitives applied
+    std::string script;      // a complete TE script with one variant
+    std::string description; // the program family, sizes, dtype and the primitives applied
 };
 
 // The case for `seed`: a small program (matmul, batch matmul, conv2d, pooling, elementwise chain,
@@ -17,4 +17,4 @@ struct FuzzCase {
 // evaluates. The same seed always gives the same case.
 FuzzCase generateCase(std::uint64_t seed);
 
-}  // namespace loopscope
+} // namespace loopscope

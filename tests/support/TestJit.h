@@ -20,4 +20,4 @@ inline RunConfig testRunConfig()
     return config;
 }
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -127,9 +127,11 @@ private slots:
         s.checked = false;
         s.intensity = 16;
         v.addPoint(s);
-        QCOMPARE(v.csv(), QStringLiteral("variant,M,N,ms_median,ms_min,ms_max,gflops,intensity,checked,skipped\n"
-                                         "\"tiled, 32\",64,64,1.5,1.25,2,4,8,true,false\n"
-                                         "naive,128,128,,,,,16,false,true\n"));
+        QCOMPARE(
+            v.csv(),
+            QStringLiteral("variant,M,N,ms_median,ms_min,ms_max,gflops,intensity,checked,skipped\n"
+                           "\"tiled, 32\",64,64,1.5,1.25,2,4,8,true,false\n"
+                           "naive,128,128,,,,,16,false,true\n"));
     }
 
     void exportsAndRenders()

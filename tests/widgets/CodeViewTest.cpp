@@ -38,7 +38,7 @@ QSet<QRgb> colorsOfLine(QPlainTextEdit* e, int line)
     return out;
 }
 
-}  // namespace
+} // namespace
 
 class CodeViewTest : public QObject {
     Q_OBJECT
@@ -51,11 +51,11 @@ private slots:
         QCOMPARE(v.text(), kLlvm);
         QCOMPARE(v.language(), CodeView::Language::LlvmIr);
         QVERIFY(v.textEdit()->isReadOnly());
-        QVERIFY(colorsOfLine(v.textEdit(), 1).size() >= 3);  // keyword, global, type, value
-        QVERIFY(!colorsOfLine(v.textEdit(), 0).isEmpty());   // comment
+        QVERIFY(colorsOfLine(v.textEdit(), 1).size() >= 3); // keyword, global, type, value
+        QVERIFY(!colorsOfLine(v.textEdit(), 0).isEmpty());  // comment
 
         v.setText(kAsm, CodeView::Language::Assembly);
-        QVERIFY(colorsOfLine(v.textEdit(), 2).size() >= 2);  // mnemonic, registers
+        QVERIFY(colorsOfLine(v.textEdit(), 2).size() >= 2); // mnemonic, registers
 
         v.setText(kAsm, CodeView::Language::Plain);
         QVERIFY(colorsOfLine(v.textEdit(), 2).isEmpty());
@@ -72,7 +72,7 @@ private slots:
         v.setText(kLlvm, CodeView::Language::LlvmIr);
         QVERIFY(copy->isEnabled());
         v.setPlaceholder(QStringLiteral("Run the variant to see its IR"));
-        QCOMPARE(v.text(), kLlvm);  // the placeholder does not replace the text
+        QCOMPARE(v.text(), kLlvm); // the placeholder does not replace the text
         v.clear();
         QVERIFY(v.text().isEmpty());
         QVERIFY(!copy->isEnabled());

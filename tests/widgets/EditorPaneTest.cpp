@@ -30,9 +30,12 @@ const QString kScript = u"import tvm\n"
                         "s = te.create_schedule(B.op)\n"
                         "xo, xi = s[B].split(B.op.axis[0], factor=4)\n"_s;
 
-QString lineOf(const QString& text, int line) { return text.split(u'\n').value(line - 1); }
+QString lineOf(const QString& text, int line)
+{
+    return text.split(u'\n').value(line - 1);
+}
 
-}  // namespace
+} // namespace
 
 class EditorPaneTest : public QObject {
     Q_OBJECT
@@ -82,7 +85,7 @@ private slots:
         QVERIFY(pane.annotationText(14).isEmpty());
         QVERIFY(!pane.hasDiagnosticMarker(14));
         QVERIFY(!pane.hasDiagnosticMarker(5));
-        QCOMPARE(pane.text(), kScript);  // annotations are not text
+        QCOMPARE(pane.text(), kScript); // annotations are not text
     }
 
     void diagnosticBeyondTheEndGoesToTheLastLine()
@@ -146,7 +149,8 @@ private slots:
         // Inside an indented block, the statement takes the block's indentation.
         pane.setText(u"def f():\n    s = 1\n    t = (1,\n         2)\n"_s);
         pane.appendToVariantBlock(4, u"u = 3\nv = 4"_s);
-        QCOMPARE(pane.text(), u"def f():\n    s = 1\n    t = (1,\n         2)\n    u = 3\n    v = 4\n"_s);
+        QCOMPARE(pane.text(),
+                 u"def f():\n    s = 1\n    t = (1,\n         2)\n    u = 3\n    v = 4\n"_s);
     }
 
     void insertAfterLineKeepsTextAsGiven()
@@ -169,7 +173,7 @@ private slots:
         QCOMPARE(cursor.count(), 1);
         QCOMPARE(cursor.at(0).at(0).toInt(), 13);
         pane.gotoLine(13);
-        QCOMPARE(cursor.count(), 1);  // only changes are signalled
+        QCOMPARE(cursor.count(), 1); // only changes are signalled
     }
 
     void readOnly()
@@ -212,7 +216,8 @@ private slots:
                                  u"compute_root"_s, u"pragma"_s, u"bind"_s, u"storage_align"_s})
             QVERIFY2(c.candidates.contains(p), qPrintable(p));
         c = pane.completionsAt(u"s[C].comp"_s);
-        QCOMPARE(c.candidates, (QStringList{u"compute_at"_s, u"compute_inline"_s, u"compute_root"_s}));
+        QCOMPARE(c.candidates,
+                 (QStringList{u"compute_at"_s, u"compute_inline"_s, u"compute_root"_s}));
         QCOMPARE(c.typed, 4);
         c = pane.completionsAt(u"i, j = s[C].op."_s);
         QVERIFY(c.candidates.contains(u"axis"_s));
@@ -242,7 +247,8 @@ private slots:
         QCOMPARE(EditorPane::callTipAt(u"xo, xi = s[C].split("_s),
                  u"split(parent, factor=None, nparts=None)"_s);
         QCOMPARE(EditorPane::callTipAt(u"s[C].compute_at("_s), u"compute_at(parent, scope)"_s);
-        QCOMPARE(EditorPane::callTipAt(u"s[C].tile("_s), u"tile(x_parent, y_parent, x_factor, y_factor)"_s);
+        QCOMPARE(EditorPane::callTipAt(u"s[C].tile("_s),
+                 u"tile(x_parent, y_parent, x_factor, y_factor)"_s);
         QCOMPARE(EditorPane::callTipAt(u"CC = s.cache_write("_s), u"cache_write(tensor, scope)"_s);
         QCOMPARE(EditorPane::callTipAt(u"C = te.compute("_s),
                  u"compute(shape, fcompute, name=\"compute\", tag=\"\")"_s);
@@ -307,8 +313,8 @@ private slots:
         EditorPane pane;
         auto* sci = pane.findChild<QsciScintilla*>();
         const QString words = QString::fromLatin1(sci->lexer()->keywords(2));
-        for (const QString& w : {u"te"_s, u"tvm"_s, u"placeholder"_s, u"split"_s, u"cache_write"_s,
-                                 u"floordiv"_s})
+        for (const QString& w :
+             {u"te"_s, u"tvm"_s, u"placeholder"_s, u"split"_s, u"cache_write"_s, u"floordiv"_s})
             QVERIFY2(words.split(u' ').contains(w), qPrintable(w));
         QVERIFY(!words.split(u' ').contains(u"def"_s));
     }

@@ -29,7 +29,8 @@ inline std::vector<std::string> splitLines(const std::string& text)
 {
     std::vector<std::string> lines;
     std::istringstream in(text);
-    for (std::string l; std::getline(in, l);) lines.push_back(l);
+    for (std::string l; std::getline(in, l);)
+        lines.push_back(l);
     return lines;
 }
 
@@ -58,7 +59,8 @@ inline std::string insertAfter(const std::string& script, int line, const std::s
     std::vector<std::string> add = splitLines(text);
     lines.insert(lines.begin() + line, add.begin(), add.end());
     std::string out;
-    for (auto& l : lines) out += l + "\n";
+    for (auto& l : lines)
+        out += l + "\n";
     return out;
 }
 
@@ -118,9 +120,11 @@ inline loopscope::ScheduleContext contextFor(const std::string& script, int firs
     static const regex reduceAxis(R"(^(\w+)\s*=\s*te\.reduce_axis\(.*name=\"(\w+)\")");
     static const regex schedule(R"(^(\w+)\s*=\s*te\.create_schedule)");
     static const regex opAxisOne(R"(^(\w+)\s*=\s*\w+\[(\w+)\]\.op\.(axis|reduce_axis)\[(\d+)\])");
-    static const regex opAxisAll(R"(^\(?([\w, ]+?),?\)?\s*=\s*\w+\[(\w+)\]\.op\.(axis|reduce_axis)\s*$)");
+    static const regex opAxisAll(
+        R"(^\(?([\w, ]+?),?\)?\s*=\s*\w+\[(\w+)\]\.op\.(axis|reduce_axis)\s*$)");
     static const regex split(R"(^(\w+),\s*(\w+)\s*=\s*\w+\[\w+\]\.split\((\w+),)");
-    static const regex tile(R"(^(\w+),\s*(\w+),\s*(\w+),\s*(\w+)\s*=\s*\w+\[\w+\]\.tile\((\w+),\s*(\w+),)");
+    static const regex tile(
+        R"(^(\w+),\s*(\w+),\s*(\w+),\s*(\w+)\s*=\s*\w+\[\w+\]\.tile\((\w+),\s*(\w+),)");
     static const regex fuse(R"(^(\w+)\s*=\s*\w+\[\w+\]\.fuse\(([\w, ]+)\))");
     std::vector<std::string> lines = splitLines(script);
     for (int n = 1; n <= static_cast<int>(lines.size()); ++n) {
@@ -131,7 +135,8 @@ inline loopscope::ScheduleContext contextFor(const std::string& script, int firs
             for (char& ch : targets)
                 if (ch == ',' || ch == '(' || ch == ')') ch = ' ';
             std::istringstream in(targets);
-            for (std::string t; in >> t;) c.usedNames.insert(t);
+            for (std::string t; in >> t;)
+                c.usedNames.insert(t);
         }
         if (std::regex_search(line, m, tensor)) {
             c.tensorVars[m[3]] = m[1];
@@ -149,7 +154,8 @@ inline loopscope::ScheduleContext contextFor(const std::string& script, int firs
                 if (ch == ',') ch = ' ';
             std::istringstream in(names);
             std::size_t k = 0;
-            for (std::string t; in >> t; ++k) bind(t, rootAxis(m[2], m[3] == "reduce_axis", k));
+            for (std::string t; in >> t; ++k)
+                bind(t, rootAxis(m[2], m[3] == "reduce_axis", k));
         } else if (std::regex_search(line, m, split)) {
             std::string parent = varToAxis[m[3]];
             bind(m[1], parent + ".outer");
@@ -166,7 +172,8 @@ inline loopscope::ScheduleContext contextFor(const std::string& script, int firs
                 if (ch == ',') ch = ' ';
             std::istringstream in(args);
             std::string fused;
-            for (std::string t; in >> t;) fused = fused.empty() ? varToAxis[t] : fused + "." + varToAxis[t] + ".fused";
+            for (std::string t; in >> t;)
+                fused = fused.empty() ? varToAxis[t] : fused + "." + varToAxis[t] + ".fused";
             bind(m[1], fused);
         }
     }
@@ -196,4 +203,4 @@ inline VariantFixture fixture(const std::string& script, const std::string& vari
     return f;
 }
 
-}  // namespace editortest
+} // namespace editortest

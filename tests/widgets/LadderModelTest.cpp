@@ -37,7 +37,7 @@ QString text(const LadderModel& m, int row, int column)
     return m.data(m.index(row, column)).toString();
 }
 
-}  // namespace
+} // namespace
 
 class LadderModelTest : public QObject {
     Q_OBJECT
@@ -68,7 +68,7 @@ private slots:
         QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
         m.setSteps(steps({"a", "b", "c"}));
         m.setResult(1, result(25.0, 8.0));
-        QVERIFY(!m.speedupOf(1));  // the first row has not run yet
+        QVERIFY(!m.speedupOf(1)); // the first row has not run yet
         QVERIFY(text(m, 1, LadderModel::SpeedupColumn).isEmpty());
 
         QSignalSpy changed(&m, &QAbstractItemModel::dataChanged);
@@ -186,18 +186,18 @@ private slots:
         QSignalSpy inserted(&m, &QAbstractItemModel::rowsInserted);
         QSignalSpy reset(&m, &QAbstractItemModel::modelReset);
 
-        m.setSteps(steps({"c", "d"}));  // fewer rows
+        m.setSteps(steps({"c", "d"})); // fewer rows
         QCOMPARE(m.rowCount(), 2);
         QCOMPARE(removed.count(), 1);
         QCOMPARE(m.resultOf(0)->gflops, 4.0);
         QVERIFY(!m.resultOf(1));
 
-        m.setSteps(steps({"x", "c", "d", "e"}));  // more rows
+        m.setSteps(steps({"x", "c", "d", "e"})); // more rows
         QCOMPARE(m.rowCount(), 4);
         QCOMPARE(inserted.count(), 1);
         QCOMPARE(m.resultOf(1)->gflops, 4.0);
         QVERIFY(!m.resultOf(0));
-        QCOMPARE(reset.count(), 0);  // updated in place: the view keeps its selection
+        QCOMPARE(reset.count(), 0); // updated in place: the view keeps its selection
 
         m.setSteps({});
         QCOMPARE(m.rowCount(), 0);

@@ -68,7 +68,7 @@ private slots:
         v.setModel(&m);
         v.setCurrentStep(2);
         QSignalSpy activated(&v, &LadderView::stepActivated);
-        fill(m, 5);  // the next exploration: one more step
+        fill(m, 5); // the next exploration: one more step
         QCOMPARE(v.currentStep(), 2);
         QCOMPARE(activated.count(), 0);
     }
@@ -105,9 +105,9 @@ private slots:
         const int span = LadderModel::SpeedupColumn - LadderModel::MedianColumn + 1;
         QCOMPARE(v.columnSpan(1, LadderModel::MedianColumn), span);
         QCOMPARE(v.columnSpan(2, LadderModel::MedianColumn), span);
-        m.setResult(1, {5, 4, 6, 4.0, true});  // fixed and re-run
+        m.setResult(1, {5, 4, 6, 4.0, true}); // fixed and re-run
         QCOMPARE(v.columnSpan(1, LadderModel::MedianColumn), 1);
-        fill(m, 3);  // same keys: the failure stays
+        fill(m, 3); // same keys: the failure stays
         QCOMPARE(v.columnSpan(2, LadderModel::MedianColumn), span);
     }
 

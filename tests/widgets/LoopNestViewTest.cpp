@@ -85,7 +85,7 @@ QToolButton* button(QWidget* parent, const QString& text)
     qFatal("no button %s", qPrintable(text));
 }
 
-}  // namespace
+} // namespace
 
 class LoopNestViewTest : public QObject {
     Q_OBJECT
@@ -120,7 +120,7 @@ private slots:
     {
         LoopNestView view;
         view.setVariant(m_unroll);
-        QCOMPARE(view.currentStep(), int(m_unroll.steps.size()) - 1);  // the last step by default
+        QCOMPARE(view.currentStep(), int(m_unroll.steps.size()) - 1); // the last step by default
         const int k = stepWithLabel(m_unroll, "io, ii = s[C].split(i, factor=32)");
         view.showStep(k);
         const Panes p = panes(view);
@@ -305,7 +305,7 @@ s[B].compute_at(s[C], C.op.axis[0])
         view.resize(1000, 600);
         view.setVariant(v);
         view.setPrinting(false);
-        view.showStep(0);  // separate nests, "for i, j in T.grid(64, 64)": B's, then C's
+        view.showStep(0); // separate nests, "for i, j in T.grid(64, 64)": B's, then C's
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
         QSignalSpy clicked(&view, &LoopNestView::loopClicked);
@@ -315,7 +315,8 @@ s[B].compute_at(s[C], C.op.axis[0])
             for (QTextBlock b = e->document()->begin(); b.isValid(); b = b.next()) {
                 const QString header = QStringLiteral("for ") + var;
                 const int at = int(b.text().indexOf(header));
-                if (at < 0 || !QStringLiteral(" ,").contains(b.text().at(at + header.size()))) continue;
+                if (at < 0 || !QStringLiteral(" ,").contains(b.text().at(at + header.size())))
+                    continue;
                 if (seen++ == nth) return clickAt(e, {b.blockNumber(), at + 4});
             }
             QFAIL("no such loop");
@@ -401,10 +402,10 @@ s[B].compute_at(s[C], C.op.axis[0])
         TirEditor* e = panes(view).step;
         QVERIFY(e->verticalScrollBar()->maximum() >= 3);
         e->verticalScrollBar()->setValue(3);
-        view.setVariant(m_unroll);  // the next keystroke's exploration, same text
+        view.setVariant(m_unroll); // the next keystroke's exploration, same text
         QCOMPARE(view.currentStep(), 0);
         QCOMPARE(e->verticalScrollBar()->value(), 3);
-        VariantView changed = m_unroll;  // a different text for the same step
+        VariantView changed = m_unroll; // a different text for the same step
         changed.steps[0].tir += "# edited\n";
         view.setVariant(changed);
         QCOMPARE(e->verticalScrollBar()->value(), 3);
@@ -430,19 +431,20 @@ s[C].vectorize(ji)
         QVERIFY(x.ok);
         const VariantView& v = x.variants.front();
         const StepView& last = v.steps.back();
-        QCOMPARE(last.lanesOnVectors, 2);  // the init's lanes and the update's
-        QVERIFY(QString::fromStdString(last.tir).contains(QStringLiteral("for j_inner_init_s in range(24):")));
+        QCOMPARE(last.lanesOnVectors, 2); // the init's lanes and the update's
+        QVERIFY(QString::fromStdString(last.tir).contains(
+            QStringLiteral("for j_inner_init_s in range(24):")));
 
         LoopNestView view;
         view.setVariant(v);
         auto* summary = view.findChild<QLabel*>(QStringLiteral("stepSummary"));
         QVERIFY(summary->text().endsWith(QStringLiteral("2 lane loops run on vectors")));
         QVERIFY(summary->toolTip().contains(QStringLiteral("masked loads and stores")));
-        view.setPrinting(true);  // the structured loop nest has no loops over lanes
+        view.setPrinting(true); // the structured loop nest has no loops over lanes
         QVERIFY(!summary->text().contains(QStringLiteral("lane loop")));
         QVERIFY(summary->toolTip().isEmpty());
 
-        view.setVariant(m_unroll);  // no guards
+        view.setVariant(m_unroll); // no guards
         view.setPrinting(false);
         QVERIFY(!summary->text().contains(QStringLiteral("lane loop")));
         QCOMPARE(m_unroll.steps.back().lanesOnVectors, 0);
@@ -457,7 +459,7 @@ s[C].vectorize(ji)
         QVERIFY(QTest::qWaitForWindowExposed(&view));
         QVERIFY(panes(view).message->isVisible());
         QVERIFY(panes(view).message->text().contains(QStringLiteral("The script has an error")));
-        view.showStep(1);  // nothing to show: stays cleared
+        view.showStep(1); // nothing to show: stays cleared
         QVERIFY(panes(view).message->isVisible());
     }
 };

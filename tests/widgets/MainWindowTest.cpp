@@ -1,32 +1,32 @@
 // The real main window on the offscreen platform, driven the way a user drives it.
+#include "shell/MainWindow.h"
+#include "app/RunShell.h"
 #include "charts/ChartsView.h"
 #include "charts/SweepPanel.h"
 #include "charts/SweepStore.h"
 #include "editor/EditorPane.h"
 #include "editor/SchedulePanel.h"
-#include "shell/MainWindow.h"
 #include "views/LadderModel.h"
 #include "views/LoopNestView.h"
 #include "worker/WorkerClient.h"
-#include "app/RunShell.h"
 
 #include <QAbstractButton>
 #include <QApplication>
-#include <QMenu>
-#include <QTimer>
-#include <QPushButton>
 #include <QDockWidget>
 #include <QFile>
+#include <QMenu>
 #include <QPlainTextEdit>
 #include <QProcessEnvironment>
+#include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 #include <QTreeView>
-#include <QTableView>
 
 using namespace loopscope;
 using loopscope::testing::RunResult;
@@ -73,7 +73,7 @@ void useBuiltWorker(MainWindow& w)
     w.worker()->setWorkerEnvironment(env);
 }
 
-}  // namespace
+} // namespace
 
 class MainWindowTest : public QObject {
     Q_OBJECT
@@ -165,7 +165,8 @@ private slots:
                  (QStringList{QStringLiteral("M"), QStringLiteral("K"), QStringLiteral("N")}));
         panel->setParameterChecked(QStringLiteral("M"), false);
         panel->setParameterChecked(QStringLiteral("K"), false);
-        for (qsizetype i = 2; i < variants.size(); ++i) panel->setVariantChecked(variants[i], false);
+        for (qsizetype i = 2; i < variants.size(); ++i)
+            panel->setVariantChecked(variants[i], false);
         panel->setValuesText(QStringLiteral("16,32"));
         panel->setPointLimitSeconds(5);
 
@@ -193,7 +194,8 @@ private slots:
         SweepPanel* panel = w.sweepPanel();
         const QStringList variants = panel->variants();
         QVERIFY(variants.size() >= 2);
-        for (qsizetype i = 1; i < variants.size(); ++i) panel->setVariantChecked(variants[i], false);
+        for (qsizetype i = 1; i < variants.size(); ++i)
+            panel->setVariantChecked(variants[i], false);
         panel->setValuesText(QStringLiteral("16,32"));
         QSignalSpy finished(&w, &MainWindow::sweepFinished);
         panel->startButton()->click();
@@ -222,7 +224,8 @@ private slots:
         QVERIFY(finished.wait(240000));
         QCOMPARE(w.chartsView()->pointCount(), 4);
         int cached = 0;
-        for (const ChartPoint& p : w.chartsView()->points()) cached += p.cached ? 1 : 0;
+        for (const ChartPoint& p : w.chartsView()->points())
+            cached += p.cached ? 1 : 0;
         QVERIFY2(cached >= kept, qPrintable(QString::number(cached)));
         QCOMPARE(w.sweepStore()->size(), 4);
 
@@ -245,12 +248,16 @@ private slots:
         QVERIFY(action);
         QSettings().remove(QStringLiteral("machine"));
         action->trigger();
-        QTRY_VERIFY_WITH_TIMEOUT(QSettings().value(QStringLiteral("machine/peakGflops")).toDouble() > 0, 120000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            QSettings().value(QStringLiteral("machine/peakGflops")).toDouble() > 0, 120000);
         const double peak = QSettings().value(QStringLiteral("machine/peakGflops")).toDouble();
-        const double bandwidth = QSettings().value(QStringLiteral("machine/bandwidthGBs")).toDouble();
+        const double bandwidth =
+            QSettings().value(QStringLiteral("machine/bandwidthGBs")).toDouble();
         QVERIFY(bandwidth > 0);
         QCOMPARE(w.chartsView()->peakGflops(), peak);
-        QCOMPARE(w.chartsView()->seriesNames(ChartsView::LineTab).filter(QStringLiteral("peak")).size(), 1);
+        QCOMPARE(
+            w.chartsView()->seriesNames(ChartsView::LineTab).filter(QStringLiteral("peak")).size(),
+            1);
     }
 
     void cancellingStopsTheRunAndKeepsTheText()
@@ -318,7 +325,8 @@ private slots:
         for (QMenu* m : w.findChildren<QMenu*>())
             if (m->title().contains(QStringLiteral("Export"))) exportMenu = m;
         QVERIFY(exportMenu);
-        const QStringList formats{QStringLiteral("tvm"), QStringLiteral("c"), QStringLiteral("llvm"), QStringLiteral("asm")};
+        const QStringList formats{QStringLiteral("tvm"), QStringLiteral("c"),
+                                  QStringLiteral("llvm"), QStringLiteral("asm")};
         QCOMPARE(exportMenu->actions().size(), formats.size());
         for (int k = 0; k < formats.size(); ++k) {
             // The export dialog is modal: read its text and close it when it shows.
@@ -343,13 +351,15 @@ private slots:
             if (formats[k] == QStringLiteral("c")) {
                 // Named after the script's function (tvm.build(..., name="mmult")), not "main"; and
                 // it compiles.
-                QVERIFY2(shown.contains(QStringLiteral("void mmult(float*")), qPrintable(shown.left(2000)));
+                QVERIFY2(shown.contains(QStringLiteral("void mmult(float*")),
+                         qPrintable(shown.left(2000)));
                 const QString c = dir.filePath(QStringLiteral("parallel.c"));
                 QFile f(c);
                 QVERIFY(f.open(QIODevice::WriteOnly));
                 f.write(shown.toUtf8());
                 f.close();
-                RunResult cc = runShell("gcc -std=c11 -O2 -fopenmp -Wall -Werror -c -o '" + dir.filePath(QStringLiteral("parallel.o")).toStdString() +
+                RunResult cc = runShell("gcc -std=c11 -O2 -fopenmp -Wall -Werror -c -o '" +
+                                        dir.filePath(QStringLiteral("parallel.o")).toStdString() +
                                         "' '" + c.toStdString() + "' 2>&1");
                 QVERIFY2(cc.exitCode == 0, cc.output.c_str());
             }
@@ -366,9 +376,9 @@ private slots:
             QVERIFY(awaitAnalysis(*w));
             w->editor()->appendToVariantBlock(3, QStringLiteral("# a note the user typed"));
             text = w->editor()->text();
-            w->runLadder();  // running generated code saves the text first
+            w->runLadder(); // running generated code saves the text first
             w->cancelRuns();
-            delete w;  // no close event: as if the process had died
+            delete w; // no close event: as if the process had died
         }
         MainWindow again;
         useBuiltWorker(again);

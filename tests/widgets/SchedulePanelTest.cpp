@@ -23,7 +23,10 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
-QString q(const std::string& s) { return QString::fromStdString(s); }
+QString q(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
 
 // Waits for the next statement the panel writes (reorders by drag arrive queued).
 QString awaitStatement(QSignalSpy& spy)
@@ -56,7 +59,10 @@ struct Panel {
             out << axesView->model()->index(r, AxesModel::NameColumn).data().toString();
         return out;
     }
-    QString cell(int row, int column) const { return axesView->model()->index(row, column).data().toString(); }
+    QString cell(int row, int column) const
+    {
+        return axesView->model()->index(row, column).data().toString();
+    }
     void click(const QString& action)
     {
         auto* button = panel.findChild<QToolButton*>(action + u"Button"_s);
@@ -67,9 +73,12 @@ struct Panel {
     QAction* action(const QString& name) const { return panel.primitiveAction(name); }
 };
 
-VariantFixture matmul(const std::string& variant) { return fixture(readSample("matmul_ladder.py"), variant); }
+VariantFixture matmul(const std::string& variant)
+{
+    return fixture(readSample("matmul_ladder.py"), variant);
+}
 
-}  // namespace
+} // namespace
 
 class SchedulePanelTest : public QObject {
     Q_OBJECT
@@ -86,7 +95,8 @@ private slots:
         QCOMPARE(p.stageView->model()->index(0, StagesModel::KindColumn).data().toString(),
                  u"placeholder"_s);
         QVERIFY(p.stageView->model()->index(2, 0).data(Qt::FontRole).value<QFont>().bold());
-        QVERIFY(!p.stageView->model()->index(2, 0).data(Qt::DecorationRole).value<QIcon>().isNull());
+        QVERIFY(
+            !p.stageView->model()->index(2, 0).data(Qt::DecorationRole).value<QIcon>().isNull());
         QCOMPARE(p.panel.selectedStage(), u"C"_s);
     }
 
@@ -98,7 +108,7 @@ private slots:
         QCOMPARE(p.axesView->model()->rowCount(), 0);
         QVERIFY(p.panel.selectStage(u"C"_s));
         QCOMPARE(p.axisNames(), (QStringList{u"i_outer"_s, u"j_outer"_s, u"k_outer"_s, u"i_inner"_s,
-                                              u"j_inner"_s, u"k_inner"_s}));
+                                             u"j_inner"_s, u"k_inner"_s}));
         QCOMPARE(p.cell(0, AxesModel::ExtentColumn), u"32"_s);
         QCOMPARE(p.cell(5, AxesModel::ExtentColumn), u"4"_s);
         QCOMPARE(p.cell(0, AxesModel::KindColumn), u"serial"_s);
@@ -115,13 +125,14 @@ private slots:
     {
         Panel p;
         VariantFixture f = matmul("naive");
-        f.context.usedNames.erase("i");  // as in a script with the naive variant alone
+        f.context.usedNames.erase("i"); // as in a script with the naive variant alone
         p.show(f);
         QSignalSpy spy(&p.panel, &SchedulePanel::statementRequested);
         QVERIFY(p.panel.selectAxis(u"C"_s, u"i"_s));
         p.panel.findChild<QSpinBox*>(u"factorSpin"_s)->setValue(8);
         p.click(u"split"_s);
-        QCOMPARE(awaitStatement(spy), u"i = s[C].op.axis[0]\ni_outer, i_inner = s[C].split(i, factor=8)"_s);
+        QCOMPARE(awaitStatement(spy),
+                 u"i = s[C].op.axis[0]\ni_outer, i_inner = s[C].split(i, factor=8)"_s);
 
         p.show(matmul("split k"));
         QVERIFY(p.panel.selectAxis(u"C"_s, u"j_inner"_s));
@@ -136,10 +147,13 @@ private slots:
         p.show(matmul("naive"));
         QVERIFY(p.panel.selectAxis(u"C"_s, u"k"_s));
         QVERIFY(!p.action(u"vectorize"_s)->isEnabled());
-        QVERIFY2(p.action(u"vectorize"_s)->toolTip().contains(u"cannot vectorize reduction axis 'k'"_s),
-                 qPrintable(p.action(u"vectorize"_s)->toolTip()));
+        QVERIFY2(
+            p.action(u"vectorize"_s)->toolTip().contains(u"cannot vectorize reduction axis 'k'"_s),
+            qPrintable(p.action(u"vectorize"_s)->toolTip()));
         QVERIFY(!p.action(u"parallel"_s)->isEnabled());
-        QVERIFY(p.action(u"parallel"_s)->toolTip().contains(u"cannot parallelize reduction axis 'k'"_s));
+        QVERIFY(p.action(u"parallel"_s)
+                    ->toolTip()
+                    .contains(u"cannot parallelize reduction axis 'k'"_s));
         QVERIFY(p.action(u"split"_s)->isEnabled());
         QVERIFY(p.action(u"unroll"_s)->isEnabled());
         QVERIFY(!p.action(u"storage_align"_s)->isEnabled());
@@ -185,7 +199,7 @@ private slots:
         // The same through the drop of the rows' mime data.
         p.show(matmul("split k"));
         std::unique_ptr<QMimeData> data(model->mimeData({model->index(2, 0), model->index(2, 1)}));
-        QVERIFY(!model->dropMimeData(data.get(), Qt::MoveAction, 6, 0, {}));  // ko to the inside
+        QVERIFY(!model->dropMimeData(data.get(), Qt::MoveAction, 6, 0, {})); // ko to the inside
         QCOMPARE(p.axisNames().back(), u"k_outer"_s);
         QCOMPARE(awaitStatement(spy), u"s[C].reorder(ii, ji, ki, ko)"_s);
     }
@@ -214,15 +228,17 @@ private slots:
         QVERIFY(p.panel.selectAxis(u"C"_s, u"i_outer"_s));
         p.click(u"fuse"_s);
         QCOMPARE(awaitStatement(spy), u"i_outer_j_outer_fused = s[C].fuse(io, jo)"_s);
-        QVERIFY(p.panel.selectAxis(u"C"_s, u"j_inner"_s));  // next is k: a reduction
+        QVERIFY(p.panel.selectAxis(u"C"_s, u"j_inner"_s)); // next is k: a reduction
         QVERIFY(!p.action(u"fuse"_s)->isEnabled());
-        QVERIFY(p.action(u"fuse"_s)->toolTip().contains(u"cannot fuse data-parallel axis with reduction axis"_s));
+        QVERIFY(p.action(u"fuse"_s)->toolTip().contains(
+            u"cannot fuse data-parallel axis with reduction axis"_s));
         QVERIFY(p.panel.selectAxis(u"C"_s, u"i_inner"_s));
         p.panel.findChild<QSpinBox*>(u"factorSpin"_s)->setValue(4);
         p.panel.findChild<QSpinBox*>(u"yFactorSpin"_s)->setValue(2);
         p.click(u"tile"_s);
-        QCOMPARE(awaitStatement(spy), u"i_inner_outer, j_inner_outer, i_inner_inner, j_inner_inner = "
-                                      "s[C].tile(ii, ji, x_factor=4, y_factor=2)"_s);
+        QCOMPARE(awaitStatement(spy),
+                 u"i_inner_outer, j_inner_outer, i_inner_inner, j_inner_inner = "
+                 "s[C].tile(ii, ji, x_factor=4, y_factor=2)"_s);
     }
 
     void computeAtListsTheConsumersLoops()
@@ -238,11 +254,13 @@ private slots:
         QVERIFY(p.panel.selectStage(u"maxelem"_s));
         auto* target = p.panel.findChild<QComboBox*>(u"computeAtTargetCombo"_s);
         QStringList items;
-        for (int i = 0; i < target->count(); ++i) items << target->itemText(i);
+        for (int i = 0; i < target->count(); ++i)
+            items << target->itemText(i);
         QCOMPARE(items, (QStringList{u"expval.i"_s, u"expval.j"_s}));
         target->setCurrentIndex(0);
         p.click(u"compute_at"_s);
-        QCOMPARE(awaitStatement(spy), u"i_1 = s[expval].op.axis[0]\ns[maxelem].compute_at(s[expval], i_1)"_s);
+        QCOMPARE(awaitStatement(spy),
+                 u"i_1 = s[expval].op.axis[0]\ns[maxelem].compute_at(s[expval], i_1)"_s);
         QVERIFY(!p.action(u"compute_inline"_s)->isEnabled());
         QVERIFY(p.action(u"compute_inline"_s)->toolTip().contains(u"it is a reduction"_s));
 
@@ -267,7 +285,9 @@ private slots:
         QCOMPARE(awaitStatement(spy), u"C_global = s.cache_write(C, \"global\")"_s);
         p.show(matmul("tile 32x32"));
         QVERIFY(!p.action(u"cache_write"_s)->isEnabled());
-        QVERIFY(p.action(u"cache_write"_s)->toolTip().contains(u"must come before any other primitive"_s));
+        QVERIFY(p.action(u"cache_write"_s)
+                    ->toolTip()
+                    .contains(u"must come before any other primitive"_s));
     }
 
     void pragmaTakesItsValue()
@@ -276,7 +296,8 @@ private slots:
         p.show(matmul("split k"));
         QSignalSpy spy(&p.panel, &SchedulePanel::statementRequested);
         QVERIFY(p.panel.selectAxis(u"C"_s, u"i_outer"_s));
-        p.panel.findChild<QComboBox*>(u"pragmaKeyCombo"_s)->setCurrentText(u"auto_unroll_max_step"_s);
+        p.panel.findChild<QComboBox*>(u"pragmaKeyCombo"_s)
+            ->setCurrentText(u"auto_unroll_max_step"_s);
         p.panel.findChild<QSpinBox*>(u"pragmaValueSpin"_s)->setValue(32);
         p.click(u"pragma"_s);
         QCOMPARE(awaitStatement(spy), u"s[C].pragma(io, \"auto_unroll_max_step\", 32)"_s);
@@ -321,7 +342,7 @@ private slots:
         QCOMPARE(p.panel.selectedAxes(), QStringList{u"k.outer"_s});
         QVERIFY(!p.panel.selectAxis(u"C"_s, u"nope"_s));
         QVERIFY(!p.panel.selectAxis(u"D"_s, u"i"_s));
-        QCOMPARE(axisSpy.count(), 0);  // programmatic selections are not echoed
+        QCOMPARE(axisSpy.count(), 0); // programmatic selections are not echoed
         // A user click is.
         p.panel.show();
         QVERIFY(QTest::qWaitForWindowExposed(&p.panel));
@@ -337,9 +358,9 @@ private slots:
         Panel p;
         p.show(matmul("tile 32x32"));
         QVERIFY(p.panel.selectAxis(u"C"_s, u"j_inner"_s));
-        p.show(matmul("split k"));  // j.inner still exists
+        p.show(matmul("split k")); // j.inner still exists
         QCOMPARE(p.panel.selectedAxes(), QStringList{u"j.inner"_s});
-        p.show(matmul("vectorize"));  // j.inner was split: its outer part is selected
+        p.show(matmul("vectorize")); // j.inner was split: its outer part is selected
         QCOMPARE(p.panel.selectedAxes(), QStringList{u"j.inner.outer"_s});
         p.panel.clear();
         QCOMPARE(p.stageView->model()->rowCount(), 0);
@@ -367,7 +388,7 @@ private slots:
 
         VariantFixture f = analyse();
         QVERIFY(p.panel.selectAxis(u"C"_s, u"j"_s));
-        p.click(u"split"_s);  // factor 8 by default
+        p.click(u"split"_s); // factor 8 by default
         apply(f);
         f = analyse();
         QVERIFY(!f.stages.empty());
@@ -395,7 +416,7 @@ private slots:
         Exploration x = explore(script);
         const VariantView* v = findVariant(x, variant);
         QVERIFY(v);
-        QCOMPARE(v->steps.size(), 5u);  // untransformed, then one step per click
+        QCOMPARE(v->steps.size(), 5u); // untransformed, then one step per click
         QCOMPARE(q(v->steps[1].primitive), u"split"_s);
         QCOMPARE(q(v->steps[2].primitive), u"reorder"_s);
         QCOMPARE(q(v->steps[3].primitive), u"vectorize"_s);

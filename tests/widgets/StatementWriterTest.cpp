@@ -12,7 +12,10 @@ using namespace editortest;
 
 namespace {
 
-QString q(const std::string& s) { return QString::fromStdString(s); }
+QString q(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
 
 PrimitiveRequest request(Primitive p, const std::string& stage, std::vector<std::string> axes = {})
 {
@@ -40,7 +43,7 @@ s = te.create_schedule(C.op)
 ko, ki = s[C].split(k, factor=4)
 )";
 
-}  // namespace
+} // namespace
 
 class StatementWriterTest : public QObject {
     Q_OBJECT
@@ -70,7 +73,10 @@ private:
         return q(StatementWriter(f.stages, f.context).whyIllegal(r));
     }
 
-    VariantFixture matmul(const std::string& variant) { return fixture(readSample("matmul_ladder.py"), variant); }
+    VariantFixture matmul(const std::string& variant)
+    {
+        return fixture(readSample("matmul_ladder.py"), variant);
+    }
 
 private slots:
     void fixturesLoad()
@@ -113,7 +119,7 @@ private slots:
     {
         VariantFixture f = matmul("naive");
         QVERIFY(!f.context.axisVars.count("i"));
-        QVERIFY(f.context.usedNames.count("i"));  // bound by later variants
+        QVERIFY(f.context.usedNames.count("i")); // bound by later variants
         f.context.usedNames.erase("i");
         PrimitiveRequest r = request(Primitive::Split, "C", {"i"});
         QCOMPARE(writeAndCheck(f, r),
@@ -126,7 +132,7 @@ private slots:
     void reductionRootAxisBindsReduceAxis()
     {
         VariantFixture f = matmul("naive");
-        f.context.axisVars.clear();  // as if the script had no variable for k
+        f.context.axisVars.clear(); // as if the script had no variable for k
         PrimitiveRequest r = request(Primitive::Split, "C", {"k"});
         r.factor = 4;
         QCOMPARE(writeAndCheck(f, r),
@@ -189,9 +195,10 @@ private slots:
 
     void fuseRefusals()
     {
-        VariantFixture f = matmul("tile 32x32");  // io, jo, ii, ji, k
-        QCOMPARE(refusal(f, request(Primitive::Fuse, "C", {"i.outer", "i.inner"})),
-                 u"can only fuse adjacent axes: 'i_outer' and 'i_inner' are not next to each other"_s);
+        VariantFixture f = matmul("tile 32x32"); // io, jo, ii, ji, k
+        QCOMPARE(
+            refusal(f, request(Primitive::Fuse, "C", {"i.outer", "i.inner"})),
+            u"can only fuse adjacent axes: 'i_outer' and 'i_inner' are not next to each other"_s);
         QCOMPARE(refusal(f, request(Primitive::Fuse, "C", {"j.inner", "k"})),
                  u"cannot fuse data-parallel axis with reduction axis: 'j_inner' and 'k'"_s);
         QCOMPARE(refusal(f, request(Primitive::Fuse, "C", {"i.outer"})),
@@ -201,8 +208,9 @@ private slots:
     void reorderWritesOnlyTheAxesThatMoved()
     {
         // io, jo, ko, ii, ji, ki -> io, jo, ko, ki, ii, ji
-        PrimitiveRequest r = request(Primitive::Reorder, "C",
-                                     {"i.outer", "j.outer", "k.outer", "k.inner", "i.inner", "j.inner"});
+        PrimitiveRequest r =
+            request(Primitive::Reorder, "C",
+                    {"i.outer", "j.outer", "k.outer", "k.inner", "i.inner", "j.inner"});
         QCOMPARE(writeAndCheck(matmul("split k"), r), u"s[C].reorder(ki, ii, ji)"_s);
         r.axes = {"j.inner", "i.inner"};
         QCOMPARE(writeAndCheck(matmul("split k"), r), u"s[C].reorder(ji, ii)"_s);
@@ -241,7 +249,8 @@ private slots:
                  "output element"_s);
         QCOMPARE(refusal(f, request(Primitive::Vectorize, "A", {})),
                  u"'A' is a placeholder; it has no loops to schedule"_s);
-        QCOMPARE(refusal(f, request(Primitive::Vectorize, "C", {})), u"select one axis to vectorize"_s);
+        QCOMPARE(refusal(f, request(Primitive::Vectorize, "C", {})),
+                 u"select one axis to vectorize"_s);
         VariantFixture v = matmul("vectorize");
         QCOMPARE(refusal(v, request(Primitive::Vectorize, "C", {"j.inner.inner"})),
                  u"'j_inner_inner' is already vectorized"_s);
@@ -260,7 +269,8 @@ private slots:
         r.axes = {"k.inner"};
         QCOMPARE(writeAndCheck(f, r), u"s[C].pragma(ki, \"unroll\")"_s);
         r.pragmaKey = "auto_unroll_max_step";
-        QCOMPARE(refusal(f, r), u"pragma auto_unroll_max_step needs a non-negative integer value"_s);
+        QCOMPARE(refusal(f, r),
+                 u"pragma auto_unroll_max_step needs a non-negative integer value"_s);
         r.pragmaKey = "fast";
         QVERIFY(refusal(f, r).startsWith(u"unknown pragma 'fast'"_s));
     }
@@ -273,7 +283,9 @@ private slots:
         QCOMPARE(q(StatementWriter(f.stages, f.context).write(r).text),
                  u"s[C].bind(io, te.thread_axis(\"blockIdx.x\"))"_s);
         // Bound loops lower (the CPU code generator refuses them later).
-        QVERIFY2(explore(insertAfter(f.script, f.lastLine, "s[C].bind(io, te.thread_axis(\"blockIdx.x\"))")).ok,
+        QVERIFY2(explore(insertAfter(f.script, f.lastLine,
+                                     "s[C].bind(io, te.thread_axis(\"blockIdx.x\"))"))
+                     .ok,
                  "bind does not evaluate");
     }
 
@@ -283,8 +295,9 @@ private slots:
         PrimitiveRequest r = request(Primitive::StorageAlign, "C", {"i.outer"});
         r.factor = 16;
         r.offset = 1;
-        QCOMPARE(refusal(f, r), u"storage_align needs one of the tensor's own dimensions (an axis of "
-                                "op.axis), not a split or reduction axis"_s);
+        QCOMPARE(refusal(f, r),
+                 u"storage_align needs one of the tensor's own dimensions (an axis of "
+                 "op.axis), not a split or reduction axis"_s);
         VariantFixture n = matmul("naive");
         r.axes = {"i"};
         QCOMPARE(writeAndCheck(n, r), u"i_1 = s[C].op.axis[0]\ns[C].storage_align(i_1, 16, 1)"_s);
@@ -328,8 +341,9 @@ private slots:
         QCOMPARE(refusal(f, r), u"choose a loop of a consumer to compute 'maxelem' at"_s);
         r.targetStage = "expsum";
         r.targetAxis = "i";
-        QCOMPARE(refusal(f, r), u"cannot compute 'maxelem' at a loop of 'expsum': 'expsum' does not "
-                                "read 'maxelem'"_s);
+        QCOMPARE(refusal(f, r),
+                 u"cannot compute 'maxelem' at a loop of 'expsum': 'expsum' does not "
+                 "read 'maxelem'"_s);
         r.targetStage = "maxelem";
         QCOMPARE(refusal(f, r), u"cannot compute 'maxelem' at its own axis 'i'"_s);
         r.targetStage = "expval";
@@ -343,25 +357,32 @@ private slots:
     void computeInlineAndRoot()
     {
         VariantFixture f = fixture(readSample("add_relu.py"), "separate");
-        QCOMPARE(writeAndCheck(f, request(Primitive::ComputeInline, "add")), u"s[add].compute_inline()"_s);
+        QCOMPARE(writeAndCheck(f, request(Primitive::ComputeInline, "add")),
+                 u"s[add].compute_inline()"_s);
         QCOMPARE(refusal(f, request(Primitive::ComputeInline, "relu")),
                  u"cannot inline 'relu': it is an output of the schedule and must be stored"_s);
         QCOMPARE(refusal(f, request(Primitive::ComputeInline, "A")),
                  u"'A' is a placeholder; there is nothing to inline"_s);
-        QCOMPARE(refusal(f, request(Primitive::ComputeRoot, "add")), u"'add' is already computed at root"_s);
+        QCOMPARE(refusal(f, request(Primitive::ComputeRoot, "add")),
+                 u"'add' is already computed at root"_s);
         VariantFixture fused = fixture(readSample("add_relu.py"), "fused");
-        QCOMPARE(refusal(fused, request(Primitive::ComputeInline, "add")), u"'add' is already inlined"_s);
-        QCOMPARE(writeAndCheck(fused, request(Primitive::ComputeRoot, "add")), u"s[add].compute_root()"_s);
+        QCOMPARE(refusal(fused, request(Primitive::ComputeInline, "add")),
+                 u"'add' is already inlined"_s);
+        QCOMPARE(writeAndCheck(fused, request(Primitive::ComputeRoot, "add")),
+                 u"s[add].compute_root()"_s);
         QCOMPARE(refusal(fused, request(Primitive::Split, "add", {"i"})),
                  u"'add' is inlined; it has no loops (compute_root it first)"_s);
         VariantFixture mm = matmul("naive");
-        QCOMPARE(refusal(mm, request(Primitive::ComputeInline, "C")),
-                 u"cannot inline 'C': it is a reduction; compute_at it into its consumer instead"_s);
+        QCOMPARE(
+            refusal(mm, request(Primitive::ComputeInline, "C")),
+            u"cannot inline 'C': it is a reduction; compute_at it into its consumer instead"_s);
         // A stage whose loops were scheduled cannot be inlined.
-        VariantFixture sx = fixture(insertAfter(f.script, f.lastLine, "xo, xi = s[add].split(add.op.axis[0], factor=4)"),
-                                    "separate");
-        QCOMPARE(refusal(sx, request(Primitive::ComputeInline, "add")),
-                 u"cannot inline 'add': its loops have been scheduled; an inlined stage has no loops"_s);
+        VariantFixture sx = fixture(
+            insertAfter(f.script, f.lastLine, "xo, xi = s[add].split(add.op.axis[0], factor=4)"),
+            "separate");
+        QCOMPARE(
+            refusal(sx, request(Primitive::ComputeInline, "add")),
+            u"cannot inline 'add': its loops have been scheduled; an inlined stage has no loops"_s);
     }
 
     void cacheRead()
@@ -399,7 +420,8 @@ private slots:
     void rfactor()
     {
         VariantFixture n = matmul("naive");
-        QCOMPARE(writeAndCheck(n, request(Primitive::Rfactor, "C", {"k"})), u"C_rf = s.rfactor(C, k)"_s);
+        QCOMPARE(writeAndCheck(n, request(Primitive::Rfactor, "C", {"k"})),
+                 u"C_rf = s.rfactor(C, k)"_s);
         VariantFixture f = fixture(kSplitKOnly, "split k");
         QVERIFY(!f.stages.empty());
         PrimitiveRequest r = request(Primitive::Rfactor, "C", {"k.inner"});
@@ -443,7 +465,8 @@ private slots:
         Exploration x = explore(script);
         const VariantView* v = findVariant(x, "tile 32x32");
         QVERIFY(v);
-        std::string block = StatementWriter::newVariantFromHere(script, v->line, v->lastLine, "tile 32x32 b");
+        std::string block =
+            StatementWriter::newVariantFromHere(script, v->line, v->lastLine, "tile 32x32 b");
         QCOMPARE(q(block), u"\n# variant: tile 32x32 b\n"
                            "s = te.create_schedule(C.op)\n"
                            "i, j = s[C].op.axis\n"

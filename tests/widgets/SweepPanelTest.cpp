@@ -5,10 +5,10 @@
 
 #include <QFile>
 #include <QJsonArray>
-#include <QTemporaryDir>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <memory>
@@ -40,11 +40,12 @@ ExplorationPtr exploration(const QStringList& parameters, const QStringList& var
 QStringList strings(const QJsonValue& v)
 {
     QStringList out;
-    for (const QJsonValue& x : v.toArray()) out << x.toString();
+    for (const QJsonValue& x : v.toArray())
+        out << x.toString();
     return out;
 }
 
-}  // namespace
+} // namespace
 
 class SweepPanelTest : public QObject {
     Q_OBJECT
@@ -53,9 +54,9 @@ private slots:
     void requestHasTheDefaults()
     {
         SweepPanel panel;
-        panel.setExploration(exploration({QStringLiteral("M"), QStringLiteral("N"),
-                                          QStringLiteral("K"), QStringLiteral("T")},
-                                         {QStringLiteral("naive"), QStringLiteral("tiled")}));
+        panel.setExploration(exploration(
+            {QStringLiteral("M"), QStringLiteral("N"), QStringLiteral("K"), QStringLiteral("T")},
+            {QStringLiteral("naive"), QStringLiteral("tiled")}));
         const QJsonObject r = panel.sweepRequest(QStringLiteral("script text"));
         QCOMPARE(r.value(QLatin1String("cmd")).toString(), QStringLiteral("sweep"));
         QCOMPARE(r.value(QLatin1String("script")).toString(), QStringLiteral("script text"));
@@ -75,14 +76,14 @@ private slots:
     void requestFollowsTheChoices()
     {
         SweepPanel panel;
-        panel.setExploration(exploration({QStringLiteral("M"), QStringLiteral("N"),
-                                          QStringLiteral("K")},
-                                         {QStringLiteral("a"), QStringLiteral("b"),
-                                          QStringLiteral("c")}));
+        panel.setExploration(
+            exploration({QStringLiteral("M"), QStringLiteral("N"), QStringLiteral("K")},
+                        {QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c")}));
         panel.setParameterChecked(QStringLiteral("M"), false);
         panel.setParameterChecked(QStringLiteral("K"), false);
         panel.setVariantChecked(QStringLiteral("b"), false);
-        panel.findChild<QLineEdit*>(QStringLiteral("SweepValues"))->setText(QStringLiteral("16, 32 ,48"));
+        panel.findChild<QLineEdit*>(QStringLiteral("SweepValues"))
+            ->setText(QStringLiteral("16, 32 ,48"));
         panel.setPointLimitSeconds(3);
         panel.setReference(true);
         const QJsonObject r = panel.sweepRequest(QStringLiteral("s"));
@@ -94,10 +95,9 @@ private slots:
         QCOMPARE(r.value(QLatin1String("blas")).toBool(), true);
 
         // A new analysis keeps the choices by name; a new variant comes checked.
-        panel.setExploration(exploration({QStringLiteral("M"), QStringLiteral("N"),
-                                          QStringLiteral("K")},
-                                         {QStringLiteral("a"), QStringLiteral("b"),
-                                          QStringLiteral("c"), QStringLiteral("d")}));
+        panel.setExploration(exploration(
+            {QStringLiteral("M"), QStringLiteral("N"), QStringLiteral("K")},
+            {QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c"), QStringLiteral("d")}));
         QCOMPARE(panel.parameters(), QStringList{QStringLiteral("N")});
         QCOMPARE(panel.variants(),
                  (QStringList{QStringLiteral("a"), QStringLiteral("c"), QStringLiteral("d")}));
@@ -195,7 +195,8 @@ private slots:
             store.add(script, mnk, point(QStringLiteral("tiled"), 256, 0));
             QCOMPARE(store.size(), 3);
             QCOMPARE(store.known(script, mnk).size(), 3);
-            QVERIFY(!store.known(script, mnk).first().toObject().contains(QStringLiteral("cached")));
+            QVERIFY(
+                !store.known(script, mnk).first().toObject().contains(QStringLiteral("cached")));
             // Another text or other parameters: nothing known.
             QCOMPARE(store.known(script + QStringLiteral(" "), mnk).size(), 0);
             QCOMPARE(store.known(script, QStringList{QStringLiteral("M")}).size(), 0);

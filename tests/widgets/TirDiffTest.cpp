@@ -84,13 +84,13 @@ std::set<std::string> trimmedLines(const std::vector<std::string>& lines,
     return out;
 }
 
-}  // namespace
+} // namespace
 
 class TirDiffTest : public QObject {
     Q_OBJECT
 
 private:
-    Exploration m_ladder;  // samples/matmul_ladder.py at 64x64x64
+    Exploration m_ladder; // samples/matmul_ladder.py at 64x64x64
 
 private slots:
     void initTestCase()
@@ -188,10 +188,10 @@ private slots:
     {
         std::vector<CharRange> left, right;
         const std::string a = "x = \xC3\xA9t\xC3\xA9",
-                          b = "x = \xC3\xA0t\xC3\xA9";  // "été" / "àté"
+                          b = "x = \xC3\xA0t\xC3\xA9"; // "été" / "àté"
         diffLineParts(a, b, left, right);
         QCOMPARE(right.size(), std::size_t(1));
-        QCOMPARE(partOf(b, right[0]), std::string("\xC3\xA0"));  // both bytes of the character
+        QCOMPARE(partOf(b, right[0]), std::string("\xC3\xA0")); // both bytes of the character
         QCOMPARE(partOf(a, left[0]), std::string("\xC3\xA9"));
     }
 
@@ -239,7 +239,7 @@ private slots:
         QVERIFY(!isLoopHeader("    C[i] = T.float32(0)"));
         QVERIFY(!isLoopHeader("    # for i in range(4):"));
         QVERIFY(!isLoopHeader("    format = 1"));
-        QVERIFY(!isLoopHeader("    for i in range(4)"));  // no colon: not a header
+        QVERIFY(!isLoopHeader("    for i in range(4)")); // no colon: not a header
     }
 
     void changedLoopsIgnoreLoopsOnlyPushedDeeper()
@@ -265,7 +265,7 @@ private slots:
                                   "        for b in range(4):\n"
                                   "            x = 0\n";
         const std::vector<int> loops = changedLoopLines(before, after);
-        QCOMPARE(loops.size(), std::size_t(1));  // one of b and c moved past the other
+        QCOMPARE(loops.size(), std::size_t(1)); // one of b and c moved past the other
         QVERIFY(loops[0] == 1 || loops[0] == 2);
     }
 
@@ -295,7 +295,7 @@ private slots:
                                  std::string::npos,
                          partOf(d.rightLines[row.right], r).c_str());
         }
-        QCOMPARE(changed, 3);  // the loop header, the init store and the update
+        QCOMPARE(changed, 3); // the loop header, the init store and the update
 
         // TVM printing: the same loop header changes; every line is accounted for.
         d = diffTir(before.tir, after.tir);
@@ -359,9 +359,12 @@ private slots:
     {
         for (const char* sample : {"matmul_ladder.py", "opt_gemm.py", "conv2d.py", "softmax.py"}) {
             const std::string script = readSample(sample);
-            const bool matmul = script.find("\nM = ") != std::string::npos || script.find("\nM, ") != std::string::npos;
-            const Exploration x = matmul ? explore(script, {{"M", 64}, {"N", 64}, {"K", 64}}) : explore(script);
-            QVERIFY2(x.ok, qPrintable(QString::fromStdString(std::string(sample) + ": " + x.error.message)));
+            const bool matmul = script.find("\nM = ") != std::string::npos ||
+                                script.find("\nM, ") != std::string::npos;
+            const Exploration x =
+                matmul ? explore(script, {{"M", 64}, {"N", 64}, {"K", 64}}) : explore(script);
+            QVERIFY2(x.ok, qPrintable(QString::fromStdString(std::string(sample) + ": " +
+                                                             x.error.message)));
             int compared = 0;
             for (const VariantView& v : x.variants)
                 for (std::size_t k = 1; k < v.steps.size(); ++k, ++compared) {

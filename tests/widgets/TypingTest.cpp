@@ -44,7 +44,8 @@ QList<Place> placesIn(const QString& script)
 {
     const Exploration x = explore(script.toStdString());
     QList<Place> places;
-    places.append({1, QStringLiteral("# a note typed at the top"), QStringLiteral("top of the script")});
+    places.append(
+        {1, QStringLiteral("# a note typed at the top"), QStringLiteral("top of the script")});
     if (!x.ok || x.variants.empty()) return places;
     std::vector<std::size_t> picks{0, x.variants.size() / 2, x.variants.size() - 1};
     picks.erase(std::unique(picks.begin(), picks.end()), picks.end());
@@ -58,17 +59,20 @@ QList<Place> placesIn(const QString& script)
                 if (name == stage.name) tensor = QString::fromStdString(var);
         }
         if (tensor.isEmpty() || v.scheduleVar.empty()) continue;
-        const QString statement =
-            QStringLiteral("%1[%2].compute_root()").arg(QString::fromStdString(v.scheduleVar), tensor);
-        places.append({v.lastLine, statement, QStringLiteral("end of variant '%1'").arg(QString::fromStdString(v.name))});
+        const QString statement = QStringLiteral("%1[%2].compute_root()")
+                                      .arg(QString::fromStdString(v.scheduleVar), tensor);
+        places.append({v.lastLine, statement,
+                       QStringLiteral("end of variant '%1'").arg(QString::fromStdString(v.name))});
         // A script with one variant: its block's first line too (before its other steps).
         if (x.variants.size() == 1 && v.lastLine > v.line)
-            places.append({v.line, statement, QStringLiteral("start of variant '%1'").arg(QString::fromStdString(v.name))});
+            places.append(
+                {v.line, statement,
+                 QStringLiteral("start of variant '%1'").arg(QString::fromStdString(v.name))});
     }
     return places;
 }
 
-}  // namespace
+} // namespace
 
 class TypingTest : public QObject {
     Q_OBJECT
@@ -85,7 +89,8 @@ private slots:
     {
         QTest::addColumn<QString>("sample");
         const QDir samples(QStringLiteral(LOOPSCOPE_SOURCE_DIR "/samples"));
-        for (const QString& name : samples.entryList({QStringLiteral("*.py")}, QDir::Files, QDir::Name))
+        for (const QString& name :
+             samples.entryList({QStringLiteral("*.py")}, QDir::Files, QDir::Name))
             QTest::newRow(qPrintable(name)) << samples.filePath(name);
     }
 
@@ -112,12 +117,14 @@ private slots:
 
         // From the bottom up, so that earlier places keep their line numbers.
         QList<Place> places = placesIn(original);
-        QVERIFY2(places.size() >= 3, qPrintable(QStringLiteral("only %1 places").arg(places.size())));
-        std::sort(places.begin(), places.end(), [](const Place& a, const Place& b) { return a.afterLine > b.afterLine; });
+        QVERIFY2(places.size() >= 3,
+                 qPrintable(QStringLiteral("only %1 places").arg(places.size())));
+        std::sort(places.begin(), places.end(),
+                  [](const Place& a, const Place& b) { return a.afterLine > b.afterLine; });
         QStringList expected = original.split(u'\n');
         for (const Place& place : places) {
             // Put the cursor at the end of the line, as a click there would, and open a new line.
-            const int line = place.afterLine - 1;  // 0-based
+            const int line = place.afterLine - 1; // 0-based
             sci->setCursorPosition(line, sci->text(line).remove(u'\n').size());
             sci->ensureCursorVisible();
             QTest::keyClick(sci, Qt::Key_Return);
@@ -129,17 +136,29 @@ private slots:
                 analysed.wait(2000);
                 int cursorLine = -1, cursorIndex = -1;
                 sci->getCursorPosition(&cursorLine, &cursorIndex);
-                const QString where = QStringLiteral("%1, after typing '%2'").arg(place.what, place.statement.left(typed + 1));
+                const QString where = QStringLiteral("%1, after typing '%2'")
+                                          .arg(place.what, place.statement.left(typed + 1));
                 QVERIFY2(cursorLine == line + 1 && cursorIndex == typed + 1,
-                         qPrintable(QStringLiteral("%1: the cursor moved to line %2, column %3").arg(where).arg(cursorLine + 1).arg(cursorIndex + 1)));
-                QVERIFY2(!sci->hasSelectedText(), qPrintable(where + QStringLiteral(": text got selected")));
+                         qPrintable(QStringLiteral("%1: the cursor moved to line %2, column %3")
+                                        .arg(where)
+                                        .arg(cursorLine + 1)
+                                        .arg(cursorIndex + 1)));
+                QVERIFY2(!sci->hasSelectedText(),
+                         qPrintable(where + QStringLiteral(": text got selected")));
                 const long first = sci->SendScintilla(QsciScintillaBase::SCI_GETFIRSTVISIBLELINE);
                 const long shown = sci->SendScintilla(QsciScintillaBase::SCI_LINESONSCREEN);
                 // In display lines: a diagnostic's annotation under a line takes lines of its own.
-                const long display = sci->SendScintilla(QsciScintillaBase::SCI_VISIBLEFROMDOCLINE, static_cast<unsigned long>(cursorLine));
-                QVERIFY2(display >= first && display <= first + shown,  // the last line may show in part
-                         qPrintable(where + QStringLiteral(": the editor scrolled the cursor out of view (line %1 shown as %2; %3 lines from %4 on screen)")
-                                                .arg(cursorLine + 1).arg(display).arg(shown).arg(first)));
+                const long display = sci->SendScintilla(QsciScintillaBase::SCI_VISIBLEFROMDOCLINE,
+                                                        static_cast<unsigned long>(cursorLine));
+                QVERIFY2(
+                    display >= first && display <= first + shown, // the last line may show in part
+                    qPrintable(where +
+                               QStringLiteral(": the editor scrolled the cursor out of view (line "
+                                              "%1 shown as %2; %3 lines from %4 on screen)")
+                                   .arg(cursorLine + 1)
+                                   .arg(display)
+                                   .arg(shown)
+                                   .arg(first)));
             }
             expected[place.afterLine] = place.statement;
             QCOMPARE(w.editor()->text(), expected.join(u'\n'));

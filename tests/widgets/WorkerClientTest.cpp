@@ -364,7 +364,7 @@ private slots:
         QCOMPARE(str(awaitResult(queued), "status"), QStringLiteral("ok"));
         auto at = [&](int id) { return m_events.indexOf(QStringLiteral("finished %1").arg(id)); };
         QVERIFY(at(running) >= 0);
-        QVERIFY(at(running) < at(urgent));  // the running request is not interrupted
+        QVERIFY(at(running) < at(urgent)); // the running request is not interrupted
         QVERIFY(at(urgent) < at(queued));
     }
 
@@ -455,17 +455,17 @@ private slots:
     void perRequestTimeLimitOverridesTheDefault()
     {
         m_client->setTimeLimitMs(300);
-        int longer = m_client->submit(measureRequest(
-            QStringLiteral("naive"),
-            {{QStringLiteral("sleep_ms"), 800}, {QStringLiteral("time_limit_ms"), 60000}}));
+        int longer = m_client->submit(
+            measureRequest(QStringLiteral("naive"), {{QStringLiteral("sleep_ms"), 800},
+                                                     {QStringLiteral("time_limit_ms"), 60000}}));
         QCOMPARE(str(awaitResult(longer), "status"), QStringLiteral("ok"));
 
         m_client->setTimeLimitMs(60000);
         QElapsedTimer t;
         t.start();
-        int shorter = m_client->submit(measureRequest(
-            QStringLiteral("naive"),
-            {{QStringLiteral("sleep_ms"), 20000}, {QStringLiteral("time_limit_ms"), 400}}));
+        int shorter = m_client->submit(
+            measureRequest(QStringLiteral("naive"), {{QStringLiteral("sleep_ms"), 20000},
+                                                     {QStringLiteral("time_limit_ms"), 400}}));
         QString message = awaitFailure(shorter);
         QVERIFY2(t.elapsed() < 15000, "the request's time limit did not stop the run");
         QVERIFY2(message.contains(QLatin1String("longer than 0.4 s")), qPrintable(message));
@@ -532,7 +532,8 @@ private slots:
         while (finals.size() < 3) {
             QJsonObject m = nextLine();
             QVERIFY(!m.isEmpty());
-            if (str(m, "status") != QStringLiteral("progress")) finals << m.value(QLatin1String("id")).toInt();
+            if (str(m, "status") != QStringLiteral("progress"))
+                finals << m.value(QLatin1String("id")).toInt();
         }
         QCOMPARE(finals, (QList<int>{12, 11, 13}));
 

@@ -282,7 +282,8 @@ TEST(RequestHandlerTest, AnInternalErrorIsAnsweredAndTheWorkerGoesOn)
     EXPECT_EQ(broken.result()["id"], 7);
     const std::string message = broken.result()["message"];
     EXPECT_EQ(message.rfind("internal error at app/worker/RequestHandler.cpp:", 0), 0u) << message;
-    EXPECT_NE(message.find("a testing hook asked for an internal error"), std::string::npos) << message;
+    EXPECT_NE(message.find("a testing hook asked for an internal error"), std::string::npos)
+        << message;
     // The same handler answers the next request.
     EXPECT_EQ(handle(handler, measure(kMatmul, "tiled")).result()["status"], "ok");
 }
@@ -290,25 +291,29 @@ TEST(RequestHandlerTest, AnInternalErrorIsAnsweredAndTheWorkerGoesOn)
 TEST(RequestHandlerTest, EmitGivesCAndTvmScriptsAsTheCommandLineToolDoes)
 {
     RequestHandler handler;
-    json request{{"id", 3}, {"cmd", "emit"}, {"script", kMatmul}, {"variant", "tiled"}, {"format", "c"},
-                 {"source", "matmul.py"}};
+    json request{{"id", 3},       {"cmd", "emit"},        {"script", kMatmul}, {"variant", "tiled"},
+                 {"format", "c"}, {"source", "matmul.py"}};
     Reply c = handle(handler, request);
     ASSERT_EQ(c.result()["status"], "ok") << c.result().dump();
     EXPECT_EQ(c.result()["suffix"], ".c");
-    EXPECT_NE(c.result()["text"].get<std::string>().find("// matmul.py, variant tiled"), std::string::npos);
-    EXPECT_NE(c.result()["text"].get<std::string>().find("void tiled(float* restrict A"), std::string::npos);
+    EXPECT_NE(c.result()["text"].get<std::string>().find("// matmul.py, variant tiled"),
+              std::string::npos);
+    EXPECT_NE(c.result()["text"].get<std::string>().find("void tiled(float* restrict A"),
+              std::string::npos);
     request["format"] = "tvm";
     Reply tvm = handle(handler, request);
     ASSERT_EQ(tvm.result()["status"], "ok") << tvm.result().dump();
     EXPECT_EQ(tvm.result()["suffix"], ".py");
-    EXPECT_NE(tvm.result()["text"].get<std::string>().find("te.create_schedule"), std::string::npos);
+    EXPECT_NE(tvm.result()["text"].get<std::string>().find("te.create_schedule"),
+              std::string::npos);
 }
 
 TEST(RequestHandlerTest, TestingHooksNeedTheTestingOption)
 {
     RequestHandler handler; // as the worker runs without LOOPSCOPE_WORKER_TESTING=1
-    Reply r = handle(handler, measure(kMatmul, "naive",
-                                      {{"corrupt_output", true}, {"crash", true}, {"internal_error", true}}));
+    Reply r = handle(
+        handler, measure(kMatmul, "naive",
+                         {{"corrupt_output", true}, {"crash", true}, {"internal_error", true}}));
     EXPECT_EQ(r.result()["status"], "ok");
 }
 
@@ -353,7 +358,8 @@ TEST(RequestHandlerTest, EmitFollowsTheScriptsTarget)
     Reply bad = handle(handler, request);
     EXPECT_EQ(bad.result()["status"], "error");
     EXPECT_EQ(bad.result()["line"], 6) << bad.result().dump();
-    EXPECT_NE(bad.result()["message"].get<std::string>().find("-mcpu=no-such-cpu names no CPU"), std::string::npos)
+    EXPECT_NE(bad.result()["message"].get<std::string>().find("-mcpu=no-such-cpu names no CPU"),
+              std::string::npos)
         << bad.result().dump();
 }
 
@@ -367,9 +373,10 @@ TEST(RequestHandlerTest, MessagesSerializeOnOneLineEvenWithInvalidUtf8)
 TEST(RequestHandlerTest, SweepStreamsOnePointPerProgressMessage)
 {
     RequestHandler handler;
-    json request{{"id", 9},          {"cmd", "sweep"},       {"script", kMatmul},
-                 {"params", {"M", "N", "K"}}, {"values", {8, 16}}, {"threads", 1},
-                 {"repeat", 1},      {"min_repeat_ms", 0.5}, {"blas", true}};
+    json request{
+        {"id", 9},           {"cmd", "sweep"}, {"script", kMatmul}, {"params", {"M", "N", "K"}},
+        {"values", {8, 16}}, {"threads", 1},   {"repeat", 1},       {"min_repeat_ms", 0.5},
+        {"blas", true}};
     Reply r = handle(handler, request);
     const json& result = r.result();
     ASSERT_EQ(result["status"], "ok") << result.dump();
@@ -390,7 +397,9 @@ TEST(RequestHandlerTest, SweepStreamsOnePointPerProgressMessage)
         EXPECT_EQ(p, result["points"][i]);
         EXPECT_EQ(p["M"], i < total / 2 ? 8 : 16);
         EXPECT_GT(p["gflops"].get<double>(), 0.0) << p.dump();
-        if (!p["reference"].get<bool>()) { EXPECT_TRUE(p["checked"].get<bool>()); }
+        if (!p["reference"].get<bool>()) {
+            EXPECT_TRUE(p["checked"].get<bool>());
+        }
     }
     EXPECT_EQ(r.progress[0]["point"]["variant"], "naive");
     EXPECT_EQ(r.progress[1]["point"]["variant"], "tiled");
@@ -403,8 +412,14 @@ TEST(RequestHandlerTest, SweepStreamsOnePointPerProgressMessage)
 
 TEST(RequestHandlerTest, SweepTakesKnownPointsFromTheClient)
 {
-    json request{{"id", 4},      {"cmd", "sweep"},  {"script", kMatmul}, {"params", {"M", "N", "K"}},
-                 {"values", {8}}, {"threads", 1},    {"repeat", 1},       {"min_repeat_ms", 0.5},
+    json request{{"id", 4},
+                 {"cmd", "sweep"},
+                 {"script", kMatmul},
+                 {"params", {"M", "N", "K"}},
+                 {"values", {8}},
+                 {"threads", 1},
+                 {"repeat", 1},
+                 {"min_repeat_ms", 0.5},
                  {"variants", {"naive", "tiled"}}};
     json first;
     {

@@ -458,9 +458,9 @@ void ChartsView::rebuildBar()
             QToolTip::hideText();
             return;
         }
-        QToolTip::showText(QCursor::pos(),
-                           tr("%1: %2 GFLOPS").arg(categories[index], formatNumber(set->at(index), 2)),
-                           this);
+        QToolTip::showText(
+            QCursor::pos(),
+            tr("%1: %2 GFLOPS").arg(categories[index], formatNumber(set->at(index), 2)), this);
     });
     applyPalette(chart);
 }
@@ -591,7 +591,8 @@ QString ChartsView::csv() const
         q.replace(QStringLiteral("\""), QStringLiteral("\"\""));
         return QStringLiteral("\"") + q + QStringLiteral("\"");
     };
-    QStringList params = m_parameters.isEmpty() ? QStringList{QStringLiteral("size")} : m_parameters;
+    QStringList params =
+        m_parameters.isEmpty() ? QStringList{QStringLiteral("size")} : m_parameters;
     QString out = QStringLiteral("variant,") + params.join(QLatin1Char(',')) +
                   QStringLiteral(",ms_median,ms_min,ms_max,gflops,intensity,checked,skipped\n");
     for (auto& p : m_points) {
@@ -663,13 +664,16 @@ void ChartsView::showContextMenu(const QPoint& pos)
     QAction* chosen = menu.exec(source ? source->mapToGlobal(pos) : QCursor::pos());
     if (!chosen) return;
     if (chosen == png) {
-        QString path = QFileDialog::getSaveFileName(this, tr("Export chart"), QString(), tr("PNG image (*.png)"));
+        QString path = QFileDialog::getSaveFileName(this, tr("Export chart"), QString(),
+                                                    tr("PNG image (*.png)"));
         if (!path.isEmpty()) exportPng(path, tab);
     } else if (chosen == svg) {
-        QString path = QFileDialog::getSaveFileName(this, tr("Export chart"), QString(), tr("SVG image (*.svg)"));
+        QString path = QFileDialog::getSaveFileName(this, tr("Export chart"), QString(),
+                                                    tr("SVG image (*.svg)"));
         if (!path.isEmpty()) exportSvg(path, tab);
     } else if (chosen == csvAction) {
-        QString path = QFileDialog::getSaveFileName(this, tr("Export data"), QString(), tr("CSV (*.csv)"));
+        QString path =
+            QFileDialog::getSaveFileName(this, tr("Export data"), QString(), tr("CSV (*.csv)"));
         if (!path.isEmpty()) exportCsv(path);
     }
 }

@@ -25,7 +25,7 @@ bool checkedByDefault(const QString& parameter)
            parameter == QLatin1String("K");
 }
 
-}  // namespace
+} // namespace
 
 SweepPanel::SweepPanel(QWidget* parent) : QWidget(parent)
 {
@@ -139,7 +139,7 @@ void SweepPanel::setExploration(ExplorationPtr exploration)
         auto* item = new QListWidgetItem(QString::fromStdString(v.name), m_variantList);
         item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsUserCheckable);
         item->setCheckState(m_uncheckedVariants.contains(item->text()) ? Qt::Unchecked
-                                                                        : Qt::Checked);
+                                                                       : Qt::Checked);
     }
     updateButtons();
 }
@@ -175,8 +175,14 @@ QList<qint64> SweepPanel::values() const
     return out;
 }
 
-int SweepPanel::pointLimitSeconds() const { return m_limit->value(); }
-bool SweepPanel::reference() const { return m_reference->isChecked(); }
+int SweepPanel::pointLimitSeconds() const
+{
+    return m_limit->value();
+}
+bool SweepPanel::reference() const
+{
+    return m_reference->isChecked();
+}
 
 void SweepPanel::setParameterChecked(const QString& name, bool checked)
 {
@@ -191,17 +197,32 @@ void SweepPanel::setVariantChecked(const QString& name, bool checked)
             m_variantList->item(i)->setCheckState(checked ? Qt::Checked : Qt::Unchecked);
 }
 
-void SweepPanel::setValuesText(const QString& text) { m_values->setText(text); }
-QString SweepPanel::valuesText() const { return m_values->text(); }
-void SweepPanel::setPointLimitSeconds(int seconds) { m_limit->setValue(seconds); }
-void SweepPanel::setReference(bool on) { m_reference->setChecked(on); }
+void SweepPanel::setValuesText(const QString& text)
+{
+    m_values->setText(text);
+}
+QString SweepPanel::valuesText() const
+{
+    return m_values->text();
+}
+void SweepPanel::setPointLimitSeconds(int seconds)
+{
+    m_limit->setValue(seconds);
+}
+void SweepPanel::setReference(bool on)
+{
+    m_reference->setChecked(on);
+}
 
 QJsonObject SweepPanel::sweepRequest(const QString& script) const
 {
     QJsonArray params, values, variants;
-    for (const QString& p : parameters()) params.append(p);
-    for (qint64 v : this->values()) values.append(v);
-    for (const QString& v : this->variants()) variants.append(v);
+    for (const QString& p : parameters())
+        params.append(p);
+    for (qint64 v : this->values())
+        values.append(v);
+    for (const QString& v : this->variants())
+        variants.append(v);
     return QJsonObject{{QStringLiteral("cmd"), QStringLiteral("sweep")},
                        {QStringLiteral("script"), script},
                        {QStringLiteral("params"), params},
@@ -221,7 +242,10 @@ bool SweepPanel::canStart() const
     return !m_running && !parameters().isEmpty() && !variants().isEmpty() && !values().isEmpty();
 }
 
-QString SweepPanel::progressText() const { return m_progress->text(); }
+QString SweepPanel::progressText() const
+{
+    return m_progress->text();
+}
 
 void SweepPanel::setProgress(int done, int total)
 {
@@ -231,7 +255,8 @@ void SweepPanel::setProgress(int done, int total)
     if (m_running && m_clock.isValid()) {
         // The sweep goes size by size; note when each size's points are all in.
         const int perValue = qMax(1, total / qMax<qsizetype>(1, values().size()));
-        while (m_valueEndsMs.size() < done / perValue) m_valueEndsMs << m_clock.elapsed();
+        while (m_valueEndsMs.size() < done / perValue)
+            m_valueEndsMs << m_clock.elapsed();
         if (done > 0 && done < total) {
             const qint64 left = timeLeftMs(done, total, perValue);
             if (left >= 0) text += tr(" · about %1 left").arg(formatDuration(left));
@@ -247,7 +272,9 @@ qint64 SweepPanel::timeLeftMs(int done, int total, int perValue) const
     if (finished == 0) return now * (total - done) / done; // nothing better known yet
     // Each size takes longer than the one before (more work per run); the growth is taken from
     // the last two sizes, and a size never takes longer than every point running to its limit.
-    auto length = [&](qsizetype i) { return m_valueEndsMs[i] - (i > 0 ? m_valueEndsMs[i - 1] : 0); };
+    auto length = [&](qsizetype i) {
+        return m_valueEndsMs[i] - (i > 0 ? m_valueEndsMs[i - 1] : 0);
+    };
     const double last = static_cast<double>(qMax<qint64>(1, length(finished - 1)));
     const double growth =
         finished >= 2 ? qBound(1.0, last / qMax<qint64>(1, length(finished - 2)), 8.0) : 2.0;
@@ -298,4 +325,4 @@ QString SweepPanel::formatDuration(qint64 ms)
     return tr("%1 h %2 min").arg(s / 3600).arg((s % 3600) / 60);
 }
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -88,12 +88,12 @@ private:
     QProgressBar* m_progress = nullptr;
     QLabel* m_noParameters = nullptr;
 
-    QSet<QString> m_uncheckedVariants;  // remembered by name across analyses
-    QSet<QString> m_parameterChoice;    // parameters the user checked or unchecked ...
-    QSet<QString> m_parameterOn;        // ... and which of them are on
+    QSet<QString> m_uncheckedVariants; // remembered by name across analyses
+    QSet<QString> m_parameterChoice;   // parameters the user checked or unchecked ...
+    QSet<QString> m_parameterOn;       // ... and which of them are on
     bool m_running = false;
     QElapsedTimer m_clock;
     QList<qint64> m_valueEndsMs; // when each size's last point came in (ms since the start)
 };
 
-}  // namespace loopscope
+} // namespace loopscope

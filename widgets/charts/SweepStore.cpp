@@ -17,7 +17,8 @@ QString pointKey(const QString& group, const QJsonObject& point)
     for (const QJsonValue& v : point.value(QLatin1String("values")).toArray())
         values << QString::number(v.toInteger());
     return group + u'|' + point.value(QLatin1String("variant")).toString() + u'|' +
-           values.join(u',') + u'|' + QString::number(point.value(QLatin1String("threads")).toInt());
+           values.join(u',') + u'|' +
+           QString::number(point.value(QLatin1String("threads")).toInt());
 }
 
 bool worthKeeping(const QJsonObject& point)
@@ -34,7 +35,10 @@ bool worthKeeping(const QJsonObject& point)
 
 } // namespace
 
-SweepStore::SweepStore(QString file) : m_file(std::move(file)) { load(); }
+SweepStore::SweepStore(QString file) : m_file(std::move(file))
+{
+    load();
+}
 
 QString SweepStore::group(const QString& script, const QStringList& parameters)
 {
@@ -53,7 +57,8 @@ void SweepStore::add(const QString& script, const QStringList& parameters, const
     const QString key = pointKey(g, kept);
     if (!m_points.contains(key)) m_order << key;
     m_points.insert(key, kept);
-    while (m_order.size() > kMaxPoints) m_points.remove(m_order.takeFirst());
+    while (m_order.size() > kMaxPoints)
+        m_points.remove(m_order.takeFirst());
     if (++m_unsaved >= 16) save();
 }
 
@@ -87,8 +92,8 @@ bool SweepStore::save() const
         points.append(m_points.value(key));
     QSaveFile file(m_file);
     if (!file.open(QIODevice::WriteOnly)) return false;
-    file.write(QJsonDocument(QJsonObject{{QStringLiteral("version"), 1},
-                                         {QStringLiteral("points"), points}})
+    file.write(QJsonDocument(
+                   QJsonObject{{QStringLiteral("version"), 1}, {QStringLiteral("points"), points}})
                    .toJson(QJsonDocument::Compact));
     return file.commit();
 }

@@ -26,29 +26,27 @@ namespace {
 // Names the evaluator supports (core/te/Evaluator.cpp moduleAttribute and kStagePrimitives).
 const QStringList kTvmNames = {u"lower"_s, u"build"_s, u"te"_s, u"tir"_s, u"target"_s};
 const QStringList kTeNames = {
-    u"placeholder"_s, u"compute"_s,        u"reduce_axis"_s, u"var"_s,  u"size_var"_s,
-    u"sum"_s,         u"max"_s,            u"min"_s,         u"exp"_s,  u"log"_s,
-    u"sqrt"_s,        u"tanh"_s,           u"sigmoid"_s,     u"abs"_s,  u"create_schedule"_s,
-    u"thread_axis"_s, u"const"_s,          u"if_then_else"_s, u"all"_s, u"any"_s};
+    u"placeholder"_s, u"compute"_s, u"reduce_axis"_s,  u"var"_s, u"size_var"_s,
+    u"sum"_s,         u"max"_s,     u"min"_s,          u"exp"_s, u"log"_s,
+    u"sqrt"_s,        u"tanh"_s,    u"sigmoid"_s,      u"abs"_s, u"create_schedule"_s,
+    u"thread_axis"_s, u"const"_s,   u"if_then_else"_s, u"all"_s, u"any"_s};
 const QStringList kTirNames = {
-    u"const"_s,    u"if_then_else"_s, u"all"_s,      u"any"_s,      u"indexdiv"_s,
-    u"indexmod"_s, u"floordiv"_s,     u"floormod"_s, u"truncdiv"_s, u"truncmod"_s,
-    u"exp"_s,      u"log"_s,          u"sqrt"_s,     u"tanh"_s,     u"sigmoid"_s,
-    u"abs"_s,      u"max"_s,          u"min"_s,      u"Select"_s,   u"max_value"_s,
-    u"min_value"_s, u"Cast"_s};
+    u"const"_s,    u"if_then_else"_s, u"all"_s,       u"any"_s,      u"indexdiv"_s, u"indexmod"_s,
+    u"floordiv"_s, u"floormod"_s,     u"truncdiv"_s,  u"truncmod"_s, u"exp"_s,      u"log"_s,
+    u"sqrt"_s,     u"tanh"_s,         u"sigmoid"_s,   u"abs"_s,      u"max"_s,      u"min"_s,
+    u"Select"_s,   u"max_value"_s,    u"min_value"_s, u"Cast"_s};
 const QStringList kTargetNames = {u"Target"_s};
 const QStringList kStagePrimitives = {
-    u"split"_s,          u"tile"_s,         u"fuse"_s,          u"reorder"_s,
-    u"vectorize"_s,      u"parallel"_s,     u"unroll"_s,        u"compute_at"_s,
-    u"compute_inline"_s, u"compute_root"_s, u"pragma"_s,        u"bind"_s,
-    u"storage_align"_s,  u"double_buffer"_s};
+    u"split"_s,    u"tile"_s,   u"fuse"_s,          u"reorder"_s,        u"vectorize"_s,
+    u"parallel"_s, u"unroll"_s, u"compute_at"_s,    u"compute_inline"_s, u"compute_root"_s,
+    u"pragma"_s,   u"bind"_s,   u"storage_align"_s, u"double_buffer"_s};
 const QStringList kStageAttributes = {u"op"_s, u"leaf_iter_vars"_s, u"all_iter_vars"_s};
 const QStringList kScheduleMethods = {u"cache_read"_s, u"cache_write"_s, u"rfactor"_s,
                                       u"normalize"_s};
 const QStringList kOpAttributes = {u"axis"_s, u"reduce_axis"_s, u"input_tensors"_s, u"name"_s,
                                    u"output"_s};
-const QStringList kValueAttributes = {u"op"_s,  u"shape"_s, u"dtype"_s,  u"name"_s,
-                                      u"ndim"_s, u"var"_s,  u"dom"_s, u"astype"_s};
+const QStringList kValueAttributes = {u"op"_s,   u"shape"_s, u"dtype"_s, u"name"_s,
+                                      u"ndim"_s, u"var"_s,   u"dom"_s,   u"astype"_s};
 
 // Call tips: "qualifier kind" -> name -> parameters.
 const QHash<QString, QString> kStageSignatures = {
@@ -125,7 +123,7 @@ const QHash<QString, QString> kTvmSignatures = {
 };
 
 constexpr int kDiagnosticMarker = 1;
-constexpr int kDiagnosticIndicator = 8;  // the first indicator left to containers
+constexpr int kDiagnosticIndicator = 8; // the first indicator left to containers
 
 // Python lexing with the TE/TVM names as the second keyword class.
 class TeLexer : public QsciLexerPython {
@@ -155,7 +153,10 @@ QColor mix(const QColor& a, const QColor& b, double t)
                             static_cast<float>(a.blueF() * (1 - t) + b.blueF() * t));
 }
 
-bool isWordChar(QChar c) { return c.isLetterOrNumber() || c == u'_'; }
+bool isWordChar(QChar c)
+{
+    return c.isLetterOrNumber() || c == u'_';
+}
 
 // Whether the end of `line` is inside a string literal or a comment.
 bool endsInStringOrComment(const QString& line)
@@ -164,8 +165,10 @@ bool endsInStringOrComment(const QString& line)
     for (int i = 0; i < line.size(); ++i) {
         QChar c = line[i];
         if (!quote.isNull()) {
-            if (c == u'\\') ++i;
-            else if (c == quote) quote = QChar();
+            if (c == u'\\')
+                ++i;
+            else if (c == quote)
+                quote = QChar();
         } else if (c == u'"' || c == u'\'') {
             quote = c;
         } else if (c == u'#') {
@@ -188,14 +191,19 @@ QList<bool> statementStarts(const QStringList& lines)
         for (int i = 0; i < line.size(); ++i) {
             QChar c = line[i];
             if (!quote.isNull()) {
-                if (c == u'\\') ++i;
-                else if (c == quote) quote = QChar();
+                if (c == u'\\')
+                    ++i;
+                else if (c == quote)
+                    quote = QChar();
                 continue;
             }
             if (c == u'#') break;
-            if (c == u'"' || c == u'\'') quote = c;
-            else if (c == u'(' || c == u'[' || c == u'{') ++depth;
-            else if ((c == u')' || c == u']' || c == u'}') && depth > 0) --depth;
+            if (c == u'"' || c == u'\'')
+                quote = c;
+            else if (c == u'(' || c == u'[' || c == u'{')
+                ++depth;
+            else if ((c == u')' || c == u']' || c == u'}') && depth > 0)
+                --depth;
         }
         continued = line.trimmed().endsWith(u'\\');
     }
@@ -205,11 +213,12 @@ QList<bool> statementStarts(const QStringList& lines)
 QString leadingWhitespace(const QString& line)
 {
     int n = 0;
-    while (n < line.size() && (line[n] == u' ' || line[n] == u'\t')) ++n;
+    while (n < line.size() && (line[n] == u' ' || line[n] == u'\t'))
+        ++n;
     return line.left(n).replace(u'\t', u"    "_s);
 }
 
-}  // namespace
+} // namespace
 
 struct EditorPane::Private {
     QsciScintilla* sci = nullptr;
@@ -258,12 +267,11 @@ void EditorPane::Private::applyPalette(const QPalette& pal)
     lexer->setFont(italic, QsciLexerPython::Comment);
     lexer->setColor(comment, QsciLexerPython::CommentBlock);
     lexer->setColor(tone(28, 160), QsciLexerPython::Number);
-    for (int style : {QsciLexerPython::DoubleQuotedString, QsciLexerPython::SingleQuotedString,
-                      QsciLexerPython::TripleSingleQuotedString,
-                      QsciLexerPython::TripleDoubleQuotedString,
-                      QsciLexerPython::DoubleQuotedFString, QsciLexerPython::SingleQuotedFString,
-                      QsciLexerPython::TripleSingleQuotedFString,
-                      QsciLexerPython::TripleDoubleQuotedFString})
+    for (int style :
+         {QsciLexerPython::DoubleQuotedString, QsciLexerPython::SingleQuotedString,
+          QsciLexerPython::TripleSingleQuotedString, QsciLexerPython::TripleDoubleQuotedString,
+          QsciLexerPython::DoubleQuotedFString, QsciLexerPython::SingleQuotedFString,
+          QsciLexerPython::TripleSingleQuotedFString, QsciLexerPython::TripleDoubleQuotedFString})
         lexer->setColor(tone(120, 110), style);
     lexer->setColor(tone(220, 170), QsciLexerPython::Keyword);
     lexer->setFont(bold, QsciLexerPython::Keyword);
@@ -273,7 +281,7 @@ void EditorPane::Private::applyPalette(const QPalette& pal)
     lexer->setColor(tone(28, 160), QsciLexerPython::Decorator);
     lexer->setPaper(mix(base, QColor(Qt::red), 0.15), QsciLexerPython::UnclosedString);
 
-    sci->setLexer(lexer);  // re-applies the lexer's styles
+    sci->setLexer(lexer); // re-applies the lexer's styles
 
     const QColor window = pal.color(QPalette::Window);
     sci->setPaper(base);
@@ -321,9 +329,11 @@ void EditorPane::Private::showDiagnostics()
         QString lineText = sci->text(line);
         int start = std::clamp(d.column - 1, 0, static_cast<int>(lineText.size()));
         int end = start;
-        while (end < lineText.size() && isWordChar(lineText[end])) ++end;
+        while (end < lineText.size() && isWordChar(lineText[end]))
+            ++end;
         if (end == start) end = std::min(start + 1, static_cast<int>(lineText.size()));
-        if (d.column > 0 && end > start) sci->fillIndicatorRange(line, start, line, end, kDiagnosticIndicator);
+        if (d.column > 0 && end > start)
+            sci->fillIndicatorRange(line, start, line, end, kDiagnosticIndicator);
     }
     for (auto it = messages.begin(); it != messages.end(); ++it) {
         sci->annotate(it.key(), it.value().join(u'\n'), errorStyle);
@@ -410,7 +420,8 @@ EditorPane::EditorPane(QWidget* parent) : QWidget(parent), d(std::make_unique<Pr
     sci->SendScintilla(QsciScintillaBase::SCI_SETSCROLLWIDTH, 1L);
     sci->SendScintilla(QsciScintillaBase::SCI_SETSCROLLWIDTHTRACKING, 1L);
     // Ctrl+Space is ours (completion), whatever QScintilla binds to it.
-    if (QsciCommand* cmd = sci->standardCommands()->boundTo((Qt::CTRL | Qt::Key_Space).toCombined()))
+    if (QsciCommand* cmd =
+            sci->standardCommands()->boundTo((Qt::CTRL | Qt::Key_Space).toCombined()))
         cmd->setKey(0);
     auto* shortcut = new QShortcut(QKeySequence(Qt::CTRL | Qt::Key_Space), sci);
     shortcut->setContext(Qt::WidgetShortcut);
@@ -422,12 +433,16 @@ EditorPane::EditorPane(QWidget* parent) : QWidget(parent), d(std::make_unique<Pr
     connect(sci, &QsciScintilla::modificationChanged, this, &EditorPane::modificationChanged);
     connect(sci, &QsciScintilla::linesChanged, this, [this] { d->updateLineNumberWidth(); });
     connect(sci, &QsciScintilla::cursorPositionChanged, this, [this] { d->checkCursorLine(this); });
-    connect(sci, &QsciScintillaBase::SCN_CHARADDED, this, [this](int ch) { d->charAdded(ch, this); });
+    connect(sci, &QsciScintillaBase::SCN_CHARADDED, this,
+            [this](int ch) { d->charAdded(ch, this); });
 }
 
 EditorPane::~EditorPane() = default;
 
-QString EditorPane::text() const { return d->sci->text(); }
+QString EditorPane::text() const
+{
+    return d->sci->text();
+}
 
 void EditorPane::setText(const QString& text)
 {
@@ -486,7 +501,8 @@ int EditorPane::appendToVariantBlock(int lastLine, const QString& statement)
         }
     }
     QStringList out;
-    for (const QString& s : statement.split(u'\n')) out << (s.isEmpty() ? s : indent + s);
+    for (const QString& s : statement.split(u'\n'))
+        out << (s.isEmpty() ? s : indent + s);
     int first = insertAfterLine(lastLine, out.join(u'\n'));
     d->sci->setCursorPosition(first - 1, static_cast<int>(indent.size()));
     d->sci->ensureLineVisible(first - 1);
@@ -501,7 +517,10 @@ int EditorPane::cursorLine() const
     return line + 1;
 }
 
-int EditorPane::lineCount() const { return d->lineCount(); }
+int EditorPane::lineCount() const
+{
+    return d->lineCount();
+}
 
 void EditorPane::gotoLine(int line)
 {
@@ -511,17 +530,47 @@ void EditorPane::gotoLine(int line)
     d->checkCursorLine(this);
 }
 
-bool EditorPane::isModified() const { return d->sci->isModified(); }
-void EditorPane::setModified(bool modified) { d->sci->setModified(modified); }
-bool EditorPane::isUndoAvailable() const { return d->sci->isUndoAvailable(); }
-bool EditorPane::isRedoAvailable() const { return d->sci->isRedoAvailable(); }
-void EditorPane::setReadOnly(bool readOnly) { d->sci->setReadOnly(readOnly); }
-bool EditorPane::isReadOnly() const { return d->sci->isReadOnly(); }
-void EditorPane::undo() { d->sci->undo(); }
-void EditorPane::redo() { d->sci->redo(); }
+bool EditorPane::isModified() const
+{
+    return d->sci->isModified();
+}
+void EditorPane::setModified(bool modified)
+{
+    d->sci->setModified(modified);
+}
+bool EditorPane::isUndoAvailable() const
+{
+    return d->sci->isUndoAvailable();
+}
+bool EditorPane::isRedoAvailable() const
+{
+    return d->sci->isRedoAvailable();
+}
+void EditorPane::setReadOnly(bool readOnly)
+{
+    d->sci->setReadOnly(readOnly);
+}
+bool EditorPane::isReadOnly() const
+{
+    return d->sci->isReadOnly();
+}
+void EditorPane::undo()
+{
+    d->sci->undo();
+}
+void EditorPane::redo()
+{
+    d->sci->redo();
+}
 
-void EditorPane::setScriptNames(const QStringList& names) { d->scriptNames = names; }
-void EditorPane::setScheduleNames(const QStringList& names) { d->scheduleNames = names; }
+void EditorPane::setScriptNames(const QStringList& names)
+{
+    d->scriptNames = names;
+}
+void EditorPane::setScheduleNames(const QStringList& names)
+{
+    d->scheduleNames = names;
+}
 
 void EditorPane::setDiagnostics(const QList<Diagnostic>& diagnostics)
 {
@@ -529,7 +578,10 @@ void EditorPane::setDiagnostics(const QList<Diagnostic>& diagnostics)
     d->showDiagnostics();
 }
 
-QString EditorPane::annotationText(int line) const { return d->sci->annotation(line - 1); }
+QString EditorPane::annotationText(int line) const
+{
+    return d->sci->annotation(line - 1);
+}
 
 bool EditorPane::hasDiagnosticMarker(int line) const
 {
@@ -541,7 +593,8 @@ EditorPane::Completion EditorPane::completionsAt(const QString& before) const
     Completion c;
     if (endsInStringOrComment(before)) return c;
     int start = static_cast<int>(before.size());
-    while (start > 0 && isWordChar(before[start - 1])) --start;
+    while (start > 0 && isWordChar(before[start - 1]))
+        --start;
     const QString word = before.mid(start);
     if (!word.isEmpty() && word[0].isDigit()) return c;
     c.typed = static_cast<int>(word.size());
@@ -556,12 +609,18 @@ EditorPane::Completion EditorPane::completionsAt(const QString& before) const
         static const QRegularExpression stage(u"\\w\\s*\\[[^\\[\\]]*\\]\\.$"_s);
         static const QRegularExpression op(u"\\.op\\.$"_s);
         static const QRegularExpression name(u"(?<![\\w.])(\\w+)\\.$"_s);
-        if (tir.match(head).hasMatch()) pool = kTirNames;
-        else if (target.match(head).hasMatch()) pool = kTargetNames;
-        else if (tvm.match(head).hasMatch()) pool = kTvmNames;
-        else if (te.match(head).hasMatch()) pool = kTeNames;
-        else if (stage.match(head).hasMatch()) pool = kStagePrimitives + kStageAttributes;
-        else if (op.match(head).hasMatch()) pool = kOpAttributes;
+        if (tir.match(head).hasMatch())
+            pool = kTirNames;
+        else if (target.match(head).hasMatch())
+            pool = kTargetNames;
+        else if (tvm.match(head).hasMatch())
+            pool = kTvmNames;
+        else if (te.match(head).hasMatch())
+            pool = kTeNames;
+        else if (stage.match(head).hasMatch())
+            pool = kStagePrimitives + kStageAttributes;
+        else if (op.match(head).hasMatch())
+            pool = kOpAttributes;
         else if (auto m = name.match(head); m.hasMatch()) {
             pool = d->scheduleNames.contains(m.captured(1)) ? kScheduleMethods : kValueAttributes;
         }
@@ -589,7 +648,8 @@ QString EditorPane::callTipAt(const QString& before)
     if (qualifier == u"tvm.tir"_s) return kTirSignatures.value(name);
     if (qualifier == u"tvm"_s) return kTvmSignatures.value(name);
     if (qualifier == u"tvm.target"_s && name == u"Target"_s) return u"Target(target, host=None)"_s;
-    if (!qualifier.isEmpty() && kScheduleSignatures.contains(name)) return kScheduleSignatures[name];
+    if (!qualifier.isEmpty() && kScheduleSignatures.contains(name))
+        return kScheduleSignatures[name];
     if (!qualifier.isEmpty() && name == u"astype"_s) return u"astype(dtype)"_s;
     return {};
 }
@@ -610,4 +670,4 @@ void EditorPane::changeEvent(QEvent* event)
     QWidget::changeEvent(event);
 }
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -16,8 +16,8 @@ class EditorPane : public QWidget {
 
 public:
     struct Diagnostic {
-        int line = 0;    // 1-based
-        int column = 0;  // 1-based, 0 for the whole line
+        int line = 0;   // 1-based
+        int column = 0; // 1-based, 0 for the whole line
         QString message;
     };
 
@@ -80,7 +80,7 @@ public slots:
     void redo();
 
 signals:
-    void textEdited();  // any change of the text, typed or programmatic
+    void textEdited(); // any change of the text, typed or programmatic
     void cursorLineChanged(int line);
     void modificationChanged(bool modified);
 
@@ -92,4 +92,4 @@ private:
     std::unique_ptr<Private> d;
 };
 
-}  // namespace loopscope
+} // namespace loopscope

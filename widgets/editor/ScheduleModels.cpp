@@ -18,7 +18,10 @@ namespace {
 
 const QString kAxisRowsMime = u"application/x-loopscope-axis-rows"_s;
 
-QString qs(const std::string& s) { return QString::fromStdString(s); }
+QString qs(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
 
 QColor mix(const QColor& a, const QColor& b, double t)
 {
@@ -61,7 +64,7 @@ QIcon kindIcon(const std::string& kind)
     return QIcon(pm);
 }
 
-}  // namespace
+} // namespace
 
 // ---- StagesModel ----
 
@@ -176,7 +179,8 @@ QVariant AxesModel::data(const QModelIndex& index, int role) const
     const AxisInfo& a = m_axes[static_cast<std::size_t>(index.row())];
     auto attached = [&] {
         QStringList names;
-        for (auto& s : a.attached) names << qs(s);
+        for (auto& s : a.attached)
+            names << qs(s);
         return names.join(u", "_s);
     };
     switch (role) {
@@ -232,13 +236,23 @@ QVariant AxesModel::headerData(int section, Qt::Orientation orientation, int rol
 Qt::ItemFlags AxesModel::flags(const QModelIndex& index) const
 {
     if (!index.isValid()) return Qt::ItemIsDropEnabled;
-    return Qt::ItemIsSelectable | Qt::ItemIsEnabled | Qt::ItemIsDragEnabled | Qt::ItemNeverHasChildren;
+    return Qt::ItemIsSelectable | Qt::ItemIsEnabled | Qt::ItemIsDragEnabled |
+           Qt::ItemNeverHasChildren;
 }
 
-Qt::DropActions AxesModel::supportedDragActions() const { return Qt::MoveAction; }
-Qt::DropActions AxesModel::supportedDropActions() const { return Qt::MoveAction; }
+Qt::DropActions AxesModel::supportedDragActions() const
+{
+    return Qt::MoveAction;
+}
+Qt::DropActions AxesModel::supportedDropActions() const
+{
+    return Qt::MoveAction;
+}
 
-QStringList AxesModel::mimeTypes() const { return {kAxisRowsMime}; }
+QStringList AxesModel::mimeTypes() const
+{
+    return {kAxisRowsMime};
+}
 
 QMimeData* AxesModel::mimeData(const QModelIndexList& indexes) const
 {
@@ -247,7 +261,8 @@ QMimeData* AxesModel::mimeData(const QModelIndexList& indexes) const
         if (i.isValid() && !rows.contains(i.row())) rows.append(i.row());
     std::sort(rows.begin(), rows.end());
     QStringList parts;
-    for (int r : rows) parts << QString::number(r);
+    for (int r : rows)
+        parts << QString::number(r);
     auto* data = new QMimeData;
     data->setData(kAxisRowsMime, parts.join(u',').toLatin1());
     return data;
@@ -305,8 +320,10 @@ bool AxesModel::moveRows(const QModelIndex& sourceParent, int sourceRow, int cou
     if (!beginMoveRows({}, sourceRow, sourceRow + count - 1, {}, destinationChild)) return false;
     auto first = m_axes.begin() + sourceRow;
     auto last = first + count;
-    if (destinationChild < sourceRow) std::rotate(m_axes.begin() + destinationChild, first, last);
-    else std::rotate(first, last, m_axes.begin() + destinationChild);
+    if (destinationChild < sourceRow)
+        std::rotate(m_axes.begin() + destinationChild, first, last);
+    else
+        std::rotate(first, last, m_axes.begin() + destinationChild);
     endMoveRows();
     emit reorderRequested(order());
     return true;
@@ -315,8 +332,9 @@ bool AxesModel::moveRows(const QModelIndex& sourceParent, int sourceRow, int cou
 QStringList AxesModel::order() const
 {
     QStringList out;
-    for (auto& a : m_axes) out << qs(a.var);
+    for (auto& a : m_axes)
+        out << qs(a.var);
     return out;
 }
 
-}  // namespace loopscope
+} // namespace loopscope

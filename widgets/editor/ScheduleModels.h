@@ -23,7 +23,7 @@ public:
 
     void setStages(std::vector<StageInfo> stages);
     const std::vector<StageInfo>& stages() const { return m_stages; }
-    int rowOf(const QString& stage) const;  // -1 when absent
+    int rowOf(const QString& stage) const; // -1 when absent
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -42,7 +42,7 @@ class AxesModel : public QAbstractTableModel {
 
 public:
     enum Column { NameColumn, ExtentColumn, KindColumn, AttachedColumn, ColumnCount };
-    static constexpr int AxisVarRole = Qt::UserRole + 1;  // AxisInfo::var
+    static constexpr int AxisVarRole = Qt::UserRole + 1; // AxisInfo::var
     static constexpr int ReductionRole = Qt::UserRole + 2;
 
     explicit AxesModel(QObject* parent = nullptr);
@@ -51,7 +51,7 @@ public:
     const std::vector<AxisInfo>& axes() const { return m_axes; }
     // Back to the order given to setAxes (after a reorder that was refused).
     void restore();
-    int rowOf(const QString& axis) const;  // by AxisInfo::var or name; -1 when absent
+    int rowOf(const QString& axis) const; // by AxisInfo::var or name; -1 when absent
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -82,4 +82,4 @@ private:
     std::vector<AxisInfo> m_given;
 };
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -25,8 +25,14 @@ namespace loopscope {
 
 namespace {
 
-QString qs(const std::string& s) { return QString::fromStdString(s); }
-std::string ss(const QString& s) { return s.toStdString(); }
+QString qs(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
+std::string ss(const QString& s)
+{
+    return s.toStdString();
+}
 
 struct ActionSpec {
     QString name;
@@ -51,7 +57,8 @@ const std::vector<ActionSpec>& actionSpecs()
         {u"reorder_inner"_s, SchedulePanel::tr("Move in"),
          SchedulePanel::tr("Reorder: move the loop one place inward (rows can also be dragged)")},
         {u"vectorize"_s, SchedulePanel::tr("Vectorize"),
-         SchedulePanel::tr("Run the loop as vector instructions (an innermost data-parallel loop)")},
+         SchedulePanel::tr(
+             "Run the loop as vector instructions (an innermost data-parallel loop)")},
         {u"parallel"_s, SchedulePanel::tr("Parallel"),
          SchedulePanel::tr("Run the iterations of the loop on all cores")},
         {u"unroll"_s, SchedulePanel::tr("Unroll"), SchedulePanel::tr("Unroll the loop completely")},
@@ -73,9 +80,11 @@ const std::vector<ActionSpec>& actionSpecs()
          SchedulePanel::tr("Read this tensor through a cache stage in the chosen scope, for the "
                            "chosen reader")},
         {u"cache_write"_s, SchedulePanel::tr("Cache write"),
-         SchedulePanel::tr("Compute this stage into a cache in the chosen scope, then copy it out")},
+         SchedulePanel::tr(
+             "Compute this stage into a cache in the chosen scope, then copy it out")},
         {u"rfactor"_s, SchedulePanel::tr("Rfactor"),
-         SchedulePanel::tr("Factor the reduction over the selected reduction loop into a new stage")},
+         SchedulePanel::tr(
+             "Factor the reduction over the selected reduction loop into a new stage")},
         {u"new_variant"_s, SchedulePanel::tr("New variant from here"),
          SchedulePanel::tr("Copy this variant's block under a new \"# variant:\" name")},
     };
@@ -115,7 +124,7 @@ QSpinBox* makeSpin(QWidget* parent, const QString& objectName, int min, int max,
     return spin;
 }
 
-}  // namespace
+} // namespace
 
 struct SchedulePanel::Private {
     SchedulePanel* q = nullptr;
@@ -138,17 +147,14 @@ struct SchedulePanel::Private {
     QComboBox* scope = nullptr;
     std::map<QString, QAction*> actions;
     StatementWriter writer{{}, {}};
-    int programmatic = 0;  // > 0 while the panel changes selections itself
+    int programmatic = 0; // > 0 while the panel changes selections itself
 
     struct Request {
         PrimitiveRequest request;
-        QString reason;  // a problem with the selection, before the writer is asked
+        QString reason; // a problem with the selection, before the writer is asked
     };
 
-    const StageInfo* currentStage() const
-    {
-        return writer.findStage(ss(q->selectedStage()));
-    }
+    const StageInfo* currentStage() const { return writer.findStage(ss(q->selectedStage())); }
     QList<int> selectedRows() const;
     int currentRow() const;
     Request requestFor(const QString& name) const;
@@ -163,7 +169,8 @@ struct SchedulePanel::Private {
 QList<int> SchedulePanel::Private::selectedRows() const
 {
     QList<int> rows;
-    for (const QModelIndex& i : axesView->selectionModel()->selectedRows()) rows << i.row();
+    for (const QModelIndex& i : axesView->selectionModel()->selectedRows())
+        rows << i.row();
     std::sort(rows.begin(), rows.end());
     return rows;
 }
@@ -200,7 +207,8 @@ SchedulePanel::Private::Request SchedulePanel::Private::requestFor(const QString
     case Primitive::Fuse:
         if (rows.size() >= 2 && rows.back() < n) {
             r.axes.clear();
-            for (int row : rows) r.axes.push_back(var(row));
+            for (int row : rows)
+                r.axes.push_back(var(row));
             if (r.primitive == Primitive::Tile && rows.size() > 2)
                 out.reason = tr("tile needs two loops; select one or two");
         } else if (cur >= 0 && cur + 1 < n) {
@@ -220,7 +228,8 @@ SchedulePanel::Private::Request SchedulePanel::Private::requestFor(const QString
             break;
         }
         r.axes.clear();
-        for (auto& a : shown) r.axes.push_back(a.var);
+        for (auto& a : shown)
+            r.axes.push_back(a.var);
         std::swap(r.axes[static_cast<std::size_t>(cur)], r.axes[static_cast<std::size_t>(other)]);
         break;
     }
@@ -240,7 +249,8 @@ SchedulePanel::Private::Request SchedulePanel::Private::requestFor(const QString
         r.targetStage = ss(t[0]);
         r.targetAxis = ss(t[1]);
     }
-    for (const QString& s : reader->currentData().toStringList()) r.readers.push_back(ss(s));
+    for (const QString& s : reader->currentData().toStringList())
+        r.readers.push_back(ss(s));
     return out;
 }
 
@@ -256,8 +266,10 @@ void SchedulePanel::Private::updateActions()
             reason = req.reason;
             if (reason.isEmpty()) {
                 WrittenStatement w = writer.write(req.request);
-                if (w.ok()) preview = qs(w.text);
-                else reason = qs(w.refusal);
+                if (w.ok())
+                    preview = qs(w.text);
+                else
+                    reason = qs(w.refusal);
             }
         }
         action->setEnabled(reason.isEmpty());
@@ -295,7 +307,8 @@ void SchedulePanel::Private::reorderDropped(const QStringList& order)
     PrimitiveRequest r;
     r.primitive = Primitive::Reorder;
     r.stage = ss(q->selectedStage());
-    for (const QString& v : order) r.axes.push_back(ss(v));
+    for (const QString& v : order)
+        r.axes.push_back(ss(v));
     WrittenStatement w = writer.write(r);
     if (!w.ok()) {
         status->setText(qs(w.refusal));
@@ -311,7 +324,8 @@ void SchedulePanel::Private::selectAxisRows(const QList<int>& rows)
 {
     ++programmatic;
     QItemSelection sel;
-    for (int r : rows) sel.select(axes->index(r, 0), axes->index(r, AxesModel::ColumnCount - 1));
+    for (int r : rows)
+        sel.select(axes->index(r, 0), axes->index(r, AxesModel::ColumnCount - 1));
     axesView->selectionModel()->select(sel, QItemSelectionModel::ClearAndSelect);
     if (!rows.isEmpty()) {
         axesView->selectionModel()->setCurrentIndex(axes->index(rows.front(), 0),
@@ -357,9 +371,12 @@ void SchedulePanel::Private::stageChanged()
 {
     const StageInfo* st = currentStage();
     axes->setAxes(st ? st->axes : std::vector<AxisInfo>{});
-    if (!st) axesTitle->setText(tr("Loop axes"));
-    else if (st->axes.empty()) axesTitle->setText(tr("%1 has no loops").arg(qs(st->name)));
-    else axesTitle->setText(tr("Loops of %1, outer to inner (drag to reorder)").arg(qs(st->name)));
+    if (!st)
+        axesTitle->setText(tr("Loop axes"));
+    else if (st->axes.empty())
+        axesTitle->setText(tr("%1 has no loops").arg(qs(st->name)));
+    else
+        axesTitle->setText(tr("Loops of %1, outer to inner (drag to reorder)").arg(qs(st->name)));
     fillInputs();
     selectAxisRows(st && !st->axes.empty() ? QList<int>{0} : QList<int>{});
 }
@@ -421,10 +438,12 @@ SchedulePanel::SchedulePanel(QWidget* parent) : QWidget(parent), d(std::make_uni
         return button;
     };
     std::map<QString, QToolButton*> buttons;
-    for (auto& spec : actionSpecs()) buttons[spec.name] = makeButton(spec);
+    for (auto& spec : actionSpecs())
+        buttons[spec.name] = makeButton(spec);
     auto row = [&](QGridLayout* grid, int r, std::initializer_list<QWidget*> widgets) {
         int c = 0;
-        for (QWidget* w : widgets) grid->addWidget(w, r, c++);
+        for (QWidget* w : widgets)
+            grid->addWidget(w, r, c++);
     };
     auto label = [&](const QString& text) { return new QLabel(text, this); };
 
@@ -438,15 +457,17 @@ SchedulePanel::SchedulePanel(QWidget* parent) : QWidget(parent), d(std::make_uni
     d->yFactor = makeSpin(this, u"yFactorSpin"_s, 1, 1 << 20, 8, tr("Tile's y factor"));
     d->pragmaKey = new QComboBox(this);
     d->pragmaKey->setObjectName(u"pragmaKeyCombo"_s);
-    d->pragmaKey->addItems({u"unroll"_s, u"auto_unroll_max_step"_s, u"unroll_explicit"_s,
-                            u"parallel_launch_point"_s});
+    d->pragmaKey->addItems(
+        {u"unroll"_s, u"auto_unroll_max_step"_s, u"unroll_explicit"_s, u"parallel_launch_point"_s});
     d->pragmaValue = makeSpin(this, u"pragmaValueSpin"_s, 0, 1 << 20, 16, tr("Pragma value"));
     d->thread = new QComboBox(this);
     d->thread->setObjectName(u"threadCombo"_s);
     d->thread->addItems({u"blockIdx.x"_s, u"blockIdx.y"_s, u"blockIdx.z"_s, u"threadIdx.x"_s,
                          u"threadIdx.y"_s, u"threadIdx.z"_s, u"vthread"_s});
-    d->alignFactor = makeSpin(this, u"alignFactorSpin"_s, 1, 1 << 20, 16, tr("storage_align factor"));
-    d->alignOffset = makeSpin(this, u"alignOffsetSpin"_s, 0, 1 << 20, 1, tr("storage_align offset"));
+    d->alignFactor =
+        makeSpin(this, u"alignFactorSpin"_s, 1, 1 << 20, 16, tr("storage_align factor"));
+    d->alignOffset =
+        makeSpin(this, u"alignOffsetSpin"_s, 0, 1 << 20, 1, tr("storage_align offset"));
     d->target = new QComboBox(this);
     d->target->setObjectName(u"computeAtTargetCombo"_s);
     d->target->setToolTip(tr("The consumer loop to compute the stage in"));
@@ -524,8 +545,9 @@ SchedulePanel::SchedulePanel(QWidget* parent) : QWidget(parent), d(std::make_uni
         if (!sel.isEmpty()) emit axisSelected(selectedStage(), sel.front());
     });
     // Queued: the lead may rewrite the script (and reset these models) in response.
-    connect(d->axes, &AxesModel::reorderRequested, this,
-            [this](const QStringList& order) { d->reorderDropped(order); }, Qt::QueuedConnection);
+    connect(
+        d->axes, &AxesModel::reorderRequested, this,
+        [this](const QStringList& order) { d->reorderDropped(order); }, Qt::QueuedConnection);
 
     d->updateActions();
 }
@@ -557,7 +579,10 @@ void SchedulePanel::setStages(std::vector<StageInfo> stages, ScheduleContext con
         for (const QString& v : previousAxes) {
             int r = d->axes->rowOf(v);
             for (int k = 0; r < 0 && k < d->axes->rowCount(); ++k)
-                if (d->axes->index(k, 0).data(AxesModel::AxisVarRole).toString().startsWith(v + u'.'))
+                if (d->axes->index(k, 0)
+                        .data(AxesModel::AxisVarRole)
+                        .toString()
+                        .startsWith(v + u'.'))
                     r = k;
             if (r >= 0 && !rows.contains(r)) rows << r;
         }
@@ -567,7 +592,10 @@ void SchedulePanel::setStages(std::vector<StageInfo> stages, ScheduleContext con
     d->updateActions();
 }
 
-void SchedulePanel::clear() { setStages({}, {}); }
+void SchedulePanel::clear()
+{
+    setStages({}, {});
+}
 
 bool SchedulePanel::selectStage(const QString& stage)
 {
@@ -591,13 +619,15 @@ bool SchedulePanel::selectAxis(const QString& stage, const QString& axis)
 QString SchedulePanel::selectedStage() const
 {
     QModelIndex i = d->stageView->currentIndex();
-    return i.isValid() ? i.siblingAtColumn(0).data(StagesModel::StageNameRole).toString() : QString();
+    return i.isValid() ? i.siblingAtColumn(0).data(StagesModel::StageNameRole).toString()
+                       : QString();
 }
 
 QStringList SchedulePanel::selectedAxes() const
 {
     QStringList out;
-    for (int r : d->selectedRows()) out << d->axes->index(r, 0).data(AxesModel::AxisVarRole).toString();
+    for (int r : d->selectedRows())
+        out << d->axes->index(r, 0).data(AxesModel::AxisVarRole).toString();
     return out;
 }
 
@@ -607,4 +637,4 @@ QAction* SchedulePanel::primitiveAction(const QString& name) const
     return it == d->actions.end() ? nullptr : it->second;
 }
 
-}  // namespace loopscope
+} // namespace loopscope

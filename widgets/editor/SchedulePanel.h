@@ -32,7 +32,7 @@ public:
     // Selects a loop by AxisInfo::name ("i_outer") or AxisInfo::var ("i.outer").
     bool selectAxis(const QString& stage, const QString& axis);
     QString selectedStage() const;
-    QStringList selectedAxes() const;  // AxisInfo::var, outer to inner
+    QStringList selectedAxes() const; // AxisInfo::var, outer to inner
 
     // The action of a primitive, by its script name ("split", "cache_read", ...), plus
     // "reorder_outer" / "reorder_inner" (move the selected loop one place out / in) and
@@ -50,4 +50,4 @@ private:
     std::unique_ptr<Private> d;
 };
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -7,7 +7,10 @@ namespace loopscope {
 
 namespace {
 
-std::string quoted(const std::string& s) { return "'" + s + "'"; }
+std::string quoted(const std::string& s)
+{
+    return "'" + s + "'";
+}
 
 bool isLoopPrimitive(Primitive p)
 {
@@ -26,7 +29,10 @@ bool isLoopPrimitive(Primitive p)
     }
 }
 
-bool isPlaceholder(const StageInfo& s) { return s.kind == "placeholder"; }
+bool isPlaceholder(const StageInfo& s)
+{
+    return s.kind == "placeholder";
+}
 
 int leafIndex(const StageInfo& s, const std::string& var)
 {
@@ -107,16 +113,22 @@ bool anyAnnotated(const StageInfo& s)
 std::string joined(const std::vector<std::string>& items, const std::string& sep)
 {
     std::string out;
-    for (std::size_t i = 0; i < items.size(); ++i) out += (i ? sep : "") + items[i];
+    for (std::size_t i = 0; i < items.size(); ++i)
+        out += (i ? sep : "") + items[i];
     return out;
 }
 
-const std::vector<std::string> kPragmas = {
-    "unroll",       "vectorize",     "auto_unroll_max_step",         "unroll_explicit",
-    "parallel_launch_point", "parallel_stride_pattern", "parallel_barrier_when_finish",
-    "import_llvm",  "import_c"};
+const std::vector<std::string> kPragmas = {"unroll",
+                                           "vectorize",
+                                           "auto_unroll_max_step",
+                                           "unroll_explicit",
+                                           "parallel_launch_point",
+                                           "parallel_stride_pattern",
+                                           "parallel_barrier_when_finish",
+                                           "import_llvm",
+                                           "import_c"};
 
-}  // namespace
+} // namespace
 
 std::string primitiveName(Primitive p)
 {
@@ -162,7 +174,8 @@ std::string StatementWriter::uniqueName(const std::string& base, const std::set<
     }
 }
 
-std::string StatementWriter::axisVariable(const std::string& stage, const std::string& axisVar) const
+std::string StatementWriter::axisVariable(const std::string& stage,
+                                          const std::string& axisVar) const
 {
     if (auto s = m_context.stageAxisVars.find(stage); s != m_context.stageAxisVars.end())
         if (auto a = s->second.find(axisVar); a != s->second.end()) return a->second;
@@ -200,14 +213,16 @@ std::string StatementWriter::check(const PrimitiveRequest& r) const
     const Primitive p = r.primitive;
 
     if (isLoopPrimitive(p)) {
-        if (isPlaceholder(*st)) return quoted(name) + " is a placeholder; it has no loops to schedule";
+        if (isPlaceholder(*st))
+            return quoted(name) + " is a placeholder; it has no loops to schedule";
         if (st->attach == "inline")
             return quoted(name) + " is inlined; it has no loops (compute_root it first)";
     }
     auto needAxes = [&](std::size_t n, const std::string& what) -> std::string {
         if (r.axes.size() != n) return what;
         for (auto& a : r.axes)
-            if (leafIndex(*st, a) < 0) return "axis " + shownAxis(*st, a) + " is not a loop of " + quoted(name);
+            if (leafIndex(*st, a) < 0)
+                return "axis " + shownAxis(*st, a) + " is not a loop of " + quoted(name);
         return {};
     };
     auto axis = [&](std::size_t i) { return findAxis(*st, r.axes[i]); };
@@ -216,7 +231,8 @@ std::string StatementWriter::check(const PrimitiveRequest& r) const
     case Primitive::Split: {
         if (auto e = needAxes(1, "select one axis to split"); !e.empty()) return e;
         if (r.factor <= 0)
-            return std::string("split ") + (r.nparts ? "nparts" : "factor") + " must be a positive integer";
+            return std::string("split ") + (r.nparts ? "nparts" : "factor") +
+                   " must be a positive integer";
         return {};
     }
     case Primitive::Tile: {
@@ -230,17 +246,16 @@ std::string StatementWriter::check(const PrimitiveRequest& r) const
         if (r.axes.size() < 2) return "fuse needs two or more adjacent axes";
         if (auto e = needAxes(r.axes.size(), ""); !e.empty()) return e;
         std::vector<std::string> sorted = r.axes;
-        std::sort(sorted.begin(), sorted.end(), [&](auto& a, auto& b) {
-            return leafIndex(*st, a) < leafIndex(*st, b);
-        });
+        std::sort(sorted.begin(), sorted.end(),
+                  [&](auto& a, auto& b) { return leafIndex(*st, a) < leafIndex(*st, b); });
         for (std::size_t k = 1; k < sorted.size(); ++k) {
             const AxisInfo* outer = findAxis(*st, sorted[k - 1]);
             const AxisInfo* inner = findAxis(*st, sorted[k]);
             if (outer == inner)
                 return "axis " + quoted(outer->name) + " appears more than once in fuse";
             if (outer->reduction != inner->reduction) {
-                return "cannot fuse data-parallel axis with reduction axis: " + quoted(outer->name) +
-                       " and " + quoted(inner->name);
+                return "cannot fuse data-parallel axis with reduction axis: " +
+                       quoted(outer->name) + " and " + quoted(inner->name);
             }
             if (leafIndex(*st, sorted[k]) != leafIndex(*st, sorted[k - 1]) + 1) {
                 return "can only fuse adjacent axes: " + quoted(outer->name) + " and " +
@@ -255,9 +270,11 @@ std::string StatementWriter::check(const PrimitiveRequest& r) const
         for (std::size_t i = 0; i < r.axes.size(); ++i)
             for (std::size_t j = 0; j < i; ++j)
                 if (r.axes[i] == r.axes[j])
-                    return "axis " + shownAxis(*st, r.axes[i]) + " appears more than once in reorder";
+                    return "axis " + shownAxis(*st, r.axes[i]) +
+                           " appears more than once in reorder";
         std::vector<int> pos;
-        for (auto& a : r.axes) pos.push_back(leafIndex(*st, a));
+        for (auto& a : r.axes)
+            pos.push_back(leafIndex(*st, a));
         if (std::is_sorted(pos.begin(), pos.end())) return "the loop order is unchanged";
         return {};
     }
@@ -274,7 +291,7 @@ std::string StatementWriter::check(const PrimitiveRequest& r) const
             return "cannot parallelize reduction axis " + quoted(a->name) +
                    ": its iterations update the same output element";
         }
-        const char* kind = p == Primitive::Vectorize ? "vectorized"
+        const char* kind = p == Primitive::Vectorize  ? "vectorized"
                            : p == Primitive::Parallel ? "parallel"
                                                       : "unrolled";
         if (a->kind == kind) return quoted(a->name) + " is already " + kind;
@@ -308,7 +325,8 @@ std::string StatementWriter::check(const PrimitiveRequest& r) const
                    "not a split or reduction axis";
         }
         if (r.factor <= 0) return "storage_align factor must be a positive integer";
-        if (r.offset < 0 || r.offset >= r.factor) return "storage_align offset must be in [0, factor)";
+        if (r.offset < 0 || r.offset >= r.factor)
+            return "storage_align offset must be in [0, factor)";
         return {};
     }
     case Primitive::ComputeAt: {
@@ -329,7 +347,8 @@ std::string StatementWriter::check(const PrimitiveRequest& r) const
                    shownAxis(*st, r.targetAxis);
         }
         if (target->attach == "inline")
-            return quoted(target->name) + " is inlined; it has no loops to compute " + quoted(name) + " in";
+            return quoted(target->name) + " is inlined; it has no loops to compute " +
+                   quoted(name) + " in";
         if (leafIndex(*target, r.targetAxis) < 0) {
             return "axis " + shownAxis(*target, r.targetAxis) + " is not a loop of " +
                    quoted(target->name);
@@ -345,7 +364,8 @@ std::string StatementWriter::check(const PrimitiveRequest& r) const
         return {};
     }
     case Primitive::ComputeInline: {
-        if (isPlaceholder(*st)) return quoted(name) + " is a placeholder; there is nothing to inline";
+        if (isPlaceholder(*st))
+            return quoted(name) + " is a placeholder; there is nothing to inline";
         if (st->kind == "reduction") {
             return "cannot inline " + quoted(name) +
                    ": it is a reduction; compute_at it into its consumer instead";
@@ -367,7 +387,8 @@ std::string StatementWriter::check(const PrimitiveRequest& r) const
         return {};
     }
     case Primitive::CacheRead: {
-        if (st->attach == "inline") return quoted(name) + " is inlined; there is no buffer to cache";
+        if (st->attach == "inline")
+            return quoted(name) + " is inlined; there is no buffer to cache";
         if (r.scope != "global" && r.scope != "local" && r.scope != "shared") {
             return "unknown storage scope " + quoted(r.scope) +
                    "; use \"global\", \"local\" or \"shared\"";
@@ -386,7 +407,8 @@ std::string StatementWriter::check(const PrimitiveRequest& r) const
         return {};
     }
     case Primitive::CacheWrite: {
-        if (isPlaceholder(*st)) return "cannot cache_write " + quoted(name) + ": it is a placeholder";
+        if (isPlaceholder(*st))
+            return "cannot cache_write " + quoted(name) + ": it is a placeholder";
         if (!isUnscheduled(*st) || st->attach != "root") {
             return "cache_write of " + quoted(name) + " must come before any other primitive on it";
         }
@@ -464,7 +486,8 @@ WrittenStatement StatementWriter::build(const PrimitiveRequest& r) const
             if (refusal.empty()) {
                 refusal = "axis " + quoted(a.name) +
                           " has no script variable: bind the result of the statement that "
-                          "created it (e.g. `xo, xi = " + sch + "[T].split(...)`)";
+                          "created it (e.g. `xo, xi = " +
+                          sch + "[T].split(...)`)";
             }
             return "?";
         }
@@ -526,7 +549,8 @@ WrittenStatement StatementWriter::build(const PrimitiveRequest& r) const
             order = moved;
         }
         std::vector<std::string> refs;
-        for (auto& a : order) refs.push_back(axisRef(st.name, a));
+        for (auto& a : order)
+            refs.push_back(axisRef(st.name, a));
         lines.push_back(self + ".reorder(" + joined(refs, ", ") + ")");
         break;
     }
@@ -564,7 +588,8 @@ WrittenStatement StatementWriter::build(const PrimitiveRequest& r) const
     case Primitive::CacheRead: {
         std::string t = tensorVar(st.name);
         std::vector<std::string> readers;
-        for (auto& reader : r.readers) readers.push_back(tensorVar(reader));
+        for (auto& reader : r.readers)
+            readers.push_back(tensorVar(reader));
         lines.push_back(fresh(t + "_" + r.scope) + " = " + sch + ".cache_read(" + t + ", \"" +
                         r.scope + "\", [" + joined(readers, ", ") + "])");
         break;
@@ -578,8 +603,10 @@ WrittenStatement StatementWriter::build(const PrimitiveRequest& r) const
     case Primitive::Rfactor: {
         std::string t = tensorVar(st.name);
         std::string x = axisRef(st.name, r.axes[0]);
-        std::string factorAxis = r.factorAxis ? ", factor_axis=" + std::to_string(r.factorAxis) : "";
-        lines.push_back(fresh(t + "_rf") + " = " + sch + ".rfactor(" + t + ", " + x + factorAxis + ")");
+        std::string factorAxis =
+            r.factorAxis ? ", factor_axis=" + std::to_string(r.factorAxis) : "";
+        lines.push_back(fresh(t + "_rf") + " = " + sch + ".rfactor(" + t + ", " + x + factorAxis +
+                        ")");
         break;
     }
     }
@@ -604,8 +631,9 @@ std::string StatementWriter::newVariantFromHere(const std::string& scriptText, i
     int first = std::clamp(variantLine, 1, std::max(n, 1));
     int last = std::clamp(lastLine, first, std::max(n, 1));
     std::string out = "\n# variant: " + newName;
-    for (int l = first; l <= last && l <= n; ++l) out += "\n" + lines[static_cast<std::size_t>(l - 1)];
+    for (int l = first; l <= last && l <= n; ++l)
+        out += "\n" + lines[static_cast<std::size_t>(l - 1)];
     return out;
 }
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -15,7 +15,7 @@ namespace loopscope {
 
 // What the script calls things in the variant a statement is written for.
 struct ScheduleContext {
-    std::string scheduleVar = "s";  // the variant's schedule variable
+    std::string scheduleVar = "s"; // the variant's schedule variable
     // Stage name -> the script variable holding that tensor ("C" -> "C"). A stage without one
     // cannot be referred to, so primitives on it are refused.
     std::map<std::string, std::string> tensorVars;
@@ -61,19 +61,19 @@ struct PrimitiveRequest {
     // Tile: x then y. Fuse: two or more adjacent axes. Reorder: the new order, either of every
     // loop axis of the stage (only the axes that moved are written) or of some of them.
     std::vector<std::string> axes;
-    std::int64_t factor = 8;   // split factor (or nparts), tile x_factor, storage_align factor
-    bool nparts = false;       // split by nparts= instead of factor=
-    std::int64_t yFactor = 8;  // tile y_factor
-    std::int64_t offset = 0;   // storage_align offset
-    std::string targetStage;   // compute_at: the consumer stage
-    std::string targetAxis;    // compute_at: AxisInfo::var of the consumer's loop
-    std::string scope = "local";       // cache_read, cache_write: "global", "local", "shared"
-    std::vector<std::string> readers;  // cache_read: the reading stages
+    std::int64_t factor = 8;     // split factor (or nparts), tile x_factor, storage_align factor
+    bool nparts = false;         // split by nparts= instead of factor=
+    std::int64_t yFactor = 8;    // tile y_factor
+    std::int64_t offset = 0;     // storage_align offset
+    std::string targetStage;     // compute_at: the consumer stage
+    std::string targetAxis;      // compute_at: AxisInfo::var of the consumer's loop
+    std::string scope = "local"; // cache_read, cache_write: "global", "local", "shared"
+    std::vector<std::string> readers; // cache_read: the reading stages
     std::string pragmaKey = "unroll";
     bool hasPragmaValue = false;
     std::int64_t pragmaValue = 0;
-    std::string threadTag = "threadIdx.x";  // bind
-    int factorAxis = 0;                     // rfactor
+    std::string threadTag = "threadIdx.x"; // bind
+    int factorAxis = 0;                    // rfactor
 };
 
 // A written statement (one or more lines, no trailing newline) or why it cannot be written.
@@ -118,4 +118,4 @@ private:
     ScheduleContext m_context;
 };
 
-}  // namespace loopscope
+} // namespace loopscope

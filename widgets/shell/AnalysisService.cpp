@@ -86,4 +86,4 @@ void AnalysisService::finished(quint64 generation, ExplorationPtr result)
     emit busyChanged(false);
 }
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -45,12 +45,12 @@ private:
     QString m_text;
     std::map<std::string, std::int64_t> m_overrides;
     QString m_detail;
-    quint64 m_generation = 0;  // of the newest request
+    quint64 m_generation = 0; // of the newest request
     bool m_running = false;
-    bool m_pending = false;  // a newer request waits for the running one
+    bool m_pending = false; // a newer request waits for the running one
     ExplorationPtr m_latest;
 };
 
-}  // namespace loopscope
+} // namespace loopscope
 
 Q_DECLARE_METATYPE(loopscope::ExplorationPtr)

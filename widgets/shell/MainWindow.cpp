@@ -6,8 +6,8 @@
 #include "editor/EditorPane.h"
 #include "editor/SchedulePanel.h"
 #include "editor/StatementWriter.h"
-#include "shell/RecoveryStore.h"
 #include "lower/Lower.h"
+#include "shell/RecoveryStore.h"
 #include "views/CodeView.h"
 #include "views/LadderModel.h"
 #include "views/LadderView.h"
@@ -50,11 +50,17 @@ namespace loopscope {
 
 namespace {
 
-QString q(const std::string& s) { return QString::fromStdString(s); }
+QString q(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
 
-QString fileFilter() { return QObject::tr("TE scripts (*.py);;All files (*)"); }
+QString fileFilter()
+{
+    return QObject::tr("TE scripts (*.py);;All files (*)");
+}
 
-}  // namespace
+} // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
 {
@@ -76,8 +82,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     connect(m_editor, &EditorPane::textEdited, this, &MainWindow::onTextEdited);
     connect(m_editor, &EditorPane::cursorLineChanged, this, &MainWindow::onCursorLine);
     connect(m_analysis, &AnalysisService::analysisReady, this, &MainWindow::onAnalysis);
-    connect(m_schedule, &SchedulePanel::statementRequested, this, &MainWindow::onStatementRequested);
-    connect(m_schedule, &SchedulePanel::newVariantRequested, this, &MainWindow::onNewVariantRequested);
+    connect(m_schedule, &SchedulePanel::statementRequested, this,
+            &MainWindow::onStatementRequested);
+    connect(m_schedule, &SchedulePanel::newVariantRequested, this,
+            &MainWindow::onNewVariantRequested);
     connect(m_loopNest, &LoopNestView::loopClicked, this, &MainWindow::onLoopClicked);
     connect(m_ladder, &LadderView::stepActivated, this, [this](int row) {
         selectStep(row);
@@ -90,11 +98,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
         m_progress->setVisible(busy);
         m_cancelAction->setEnabled(busy);
     });
-    connect(m_worker, &WorkerClient::progress, this, [this](int id, const QString& phase, double fraction) {
-        Q_UNUSED(id);
-        m_progress->setFormat(phase + QStringLiteral(" %p%"));
-        m_progress->setValue(static_cast<int>(fraction * 100));
-    });
+    connect(m_worker, &WorkerClient::progress, this,
+            [this](int id, const QString& phase, double fraction) {
+                Q_UNUSED(id);
+                m_progress->setFormat(phase + QStringLiteral(" %p%"));
+                m_progress->setValue(static_cast<int>(fraction * 100));
+            });
     m_worker->setTimeLimitMs(m_timeLimitMs);
     updateTitle();
 }
@@ -106,7 +115,8 @@ MainWindow::~MainWindow() = default;
 void MainWindow::buildDocks()
 {
     setDockOptions(AnimatedDocks | AllowNestedDocks | AllowTabbedDocks);
-    auto dock = [this](const QString& title, const QString& name, QWidget* w, Qt::DockWidgetArea area) {
+    auto dock = [this](const QString& title, const QString& name, QWidget* w,
+                       Qt::DockWidgetArea area) {
         auto* d = new QDockWidget(title, this);
         d->setObjectName(name);
         d->setWidget(w);
@@ -123,11 +133,16 @@ void MainWindow::buildDocks()
     m_llvmView->setPlaceholder(tr("Select a step to see its LLVM IR."));
     m_asmView->setPlaceholder(tr("Select a step to see its assembly."));
 
-    auto* scheduleDock = dock(tr("Schedule"), QStringLiteral("ScheduleDock"), m_schedule, Qt::LeftDockWidgetArea);
-    auto* loopDock = dock(tr("Loop nest"), QStringLiteral("LoopNestDock"), m_loopNest, Qt::RightDockWidgetArea);
-    auto* ladderDock = dock(tr("Ladder"), QStringLiteral("LadderDock"), m_ladder, Qt::BottomDockWidgetArea);
-    auto* llvmDock = dock(tr("LLVM IR"), QStringLiteral("LlvmDock"), m_llvmView, Qt::RightDockWidgetArea);
-    auto* asmDock = dock(tr("Assembly"), QStringLiteral("AsmDock"), m_asmView, Qt::RightDockWidgetArea);
+    auto* scheduleDock =
+        dock(tr("Schedule"), QStringLiteral("ScheduleDock"), m_schedule, Qt::LeftDockWidgetArea);
+    auto* loopDock =
+        dock(tr("Loop nest"), QStringLiteral("LoopNestDock"), m_loopNest, Qt::RightDockWidgetArea);
+    auto* ladderDock =
+        dock(tr("Ladder"), QStringLiteral("LadderDock"), m_ladder, Qt::BottomDockWidgetArea);
+    auto* llvmDock =
+        dock(tr("LLVM IR"), QStringLiteral("LlvmDock"), m_llvmView, Qt::RightDockWidgetArea);
+    auto* asmDock =
+        dock(tr("Assembly"), QStringLiteral("AsmDock"), m_asmView, Qt::RightDockWidgetArea);
     // The charts share the tall right-hand area with the loop nest, so a sweep's lines have room.
     QDockWidget* chartsDock = buildCharts();
     addDockWidget(Qt::RightDockWidgetArea, chartsDock);
@@ -150,7 +165,8 @@ void MainWindow::buildActions()
     file->addAction(tr("&Open…"), QKeySequence::Open, this, &MainWindow::openDialog);
     QMenu* samples = file->addMenu(tr("Open &Sample"));
     QDir dir(samplesDirectory());
-    for (const QFileInfo& fi : dir.entryInfoList({QStringLiteral("*.py")}, QDir::Files, QDir::Name)) {
+    for (const QFileInfo& fi :
+         dir.entryInfoList({QStringLiteral("*.py")}, QDir::Files, QDir::Name)) {
         QString path = fi.absoluteFilePath();
         samples->addAction(fi.fileName(), this, [this, path] { openSample(path); });
     }
@@ -181,11 +197,14 @@ void MainWindow::buildActions()
     m_structuredAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
     connect(m_structuredAction, &QAction::toggled, m_loopNest, &LoopNestView::setPrinting);
     view->addSeparator();
-    for (QDockWidget* d : findChildren<QDockWidget*>()) view->addAction(d->toggleViewAction());
+    for (QDockWidget* d : findChildren<QDockWidget*>())
+        view->addAction(d->toggleViewAction());
 
     QMenu* run = menuBar()->addMenu(tr("&Run"));
-    m_runAction = run->addAction(tr("&Run Ladder"), QKeySequence(Qt::Key_F5), this, &MainWindow::runLadder);
-    m_cancelAction = run->addAction(tr("&Cancel"), QKeySequence(Qt::Key_Escape), this, &MainWindow::cancelRuns);
+    m_runAction =
+        run->addAction(tr("&Run Ladder"), QKeySequence(Qt::Key_F5), this, &MainWindow::runLadder);
+    m_cancelAction =
+        run->addAction(tr("&Cancel"), QKeySequence(Qt::Key_Escape), this, &MainWindow::cancelRuns);
     m_cancelAction->setEnabled(false);
     run->addAction(tr("Re-&measure Machine"), this, &MainWindow::measureMachine);
     run->addAction(tr("&Forget Measured Points"), this, [this] {
@@ -197,9 +216,10 @@ void MainWindow::buildActions()
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Loopscope"), this, [this] {
-        QMessageBox::about(this, tr("About Loopscope"),
-                           tr("<b>Loopscope</b><br>An explorer for tensor-program schedules: TE scripts, "
-                              "TVM 0.17 lowering, LLVM code generation and benchmarks."));
+        QMessageBox::about(
+            this, tr("About Loopscope"),
+            tr("<b>Loopscope</b><br>An explorer for tensor-program schedules: TE scripts, "
+               "TVM 0.17 lowering, LLVM code generation and benchmarks."));
     });
 
     QToolBar* tb = addToolBar(tr("Main"));
@@ -209,7 +229,8 @@ void MainWindow::buildActions()
     m_variantBox->setMinimumContentsLength(18);
     m_variantBox->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     tb->addWidget(m_variantBox);
-    connect(m_variantBox, &QComboBox::activated, this, [this](int i) { selectVariant(m_variantBox->itemText(i)); });
+    connect(m_variantBox, &QComboBox::activated, this,
+            [this](int i) { selectVariant(m_variantBox->itemText(i)); });
     tb->addSeparator();
     tb->addAction(m_runAction);
     tb->addAction(m_cancelAction);
@@ -237,7 +258,7 @@ void MainWindow::buildStatusBar()
     statusBar()->addPermanentWidget(m_progress);
     statusBar()->addPermanentWidget(m_target);
     int id = m_worker->submit(QJsonObject{{QStringLiteral("cmd"), QStringLiteral("ping")}});
-    m_runRows.insert(id, -2);  // -2: the ping
+    m_runRows.insert(id, -2); // -2: the ping
 }
 
 void MainWindow::restoreSettings()
@@ -245,7 +266,8 @@ void MainWindow::restoreSettings()
     QSettings s;
     restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
     // A layout saved by a version with other docks is dropped for the default one.
-    m_layoutRestored = restoreState(s.value(QStringLiteral("window/state")).toByteArray(), kLayoutVersion);
+    m_layoutRestored =
+        restoreState(s.value(QStringLiteral("window/state")).toByteArray(), kLayoutVersion);
     m_timeLimitMs = s.value(QStringLiteral("run/timeLimitMs"), 30000).toInt();
     m_repeat = s.value(QStringLiteral("run/repeat"), 3).toInt();
     m_minRepeatMs = s.value(QStringLiteral("run/minRepeatMs"), 50).toInt();
@@ -299,7 +321,8 @@ void MainWindow::onAnalysis(ExplorationPtr result)
     const Exploration& x = *result;
     // Variant selector: keep the selection by name.
     QStringList names;
-    for (auto& v : x.variants) names << q(v.name);
+    for (auto& v : x.variants)
+        names << q(v.name);
     QString keep = m_variant;
     m_variantBox->blockSignals(true);
     m_variantBox->clear();
@@ -315,19 +338,24 @@ void MainWindow::onAnalysis(ExplorationPtr result)
     const VariantView* v = variantView();
     if (v) {
         for (auto& s : v->steps)
-            if (s.error) diags.append({s.error->loc.line ? s.error->loc.line : s.line, s.error->loc.col, q(s.error->message)});
+            if (s.error)
+                diags.append({s.error->loc.line ? s.error->loc.line : s.line, s.error->loc.col,
+                              q(s.error->message)});
     }
     m_editor->setDiagnostics(diags);
-    m_timing->setText(tr("evaluate %1 ms · lower %2 ms").arg(x.evaluateMs, 0, 'f', 1).arg(x.lowerMs, 0, 'f', 1));
+    m_timing->setText(
+        tr("evaluate %1 ms · lower %2 ms").arg(x.evaluateMs, 0, 'f', 1).arg(x.lowerMs, 0, 'f', 1));
 
     if (v) {
         QStringList scriptNames;
-        for (auto& n : v->names) scriptNames << q(n);
+        for (auto& n : v->names)
+            scriptNames << q(n);
         m_editor->setScriptNames(scriptNames);
         m_loopNest->setVariant(*v);
         std::vector<LadderModel::StepRow> rows;
         for (std::size_t k = 0; k < v->steps.size(); ++k)
-            rows.push_back({q(v->steps[k].label), v->steps[k].line, stepKey(*v, static_cast<int>(k))});
+            rows.push_back(
+                {q(v->steps[k].label), v->steps[k].line, stepKey(*v, static_cast<int>(k))});
         m_ladderModel->setSteps(rows);
         int steps = static_cast<int>(v->steps.size());
         if (m_step < 0 || m_step >= steps) m_step = steps - 1;
@@ -367,7 +395,8 @@ void MainWindow::selectStep(int step)
 void MainWindow::onCursorLine(int line)
 {
     if (!m_exploration) return;
-    // The cursor on a step's statement shows that step; inside another variant's block, that variant.
+    // The cursor on a step's statement shows that step; inside another variant's block, that
+    // variant.
     for (auto& v : m_exploration->variants) {
         if (line < v.line || line > v.lastLine) continue;
         if (q(v.name) != m_variant) {
@@ -392,10 +421,14 @@ void MainWindow::showStepDetails()
     const StepView& s = v->steps[static_cast<std::size_t>(step)];
     ScheduleContext ctx;
     ctx.scheduleVar = v->scheduleVar;
-    for (auto& [var, tensor] : v->tensorVars) ctx.tensorVars[tensor] = var;
-    for (auto& [var, axis] : v->axisVars) ctx.axisVars[axis] = var;
-    for (auto& n : m_exploration->allNames) ctx.usedNames.insert(n);
-    for (auto& st : s.stages) ctx.readers[st.name] = st.readers;
+    for (auto& [var, tensor] : v->tensorVars)
+        ctx.tensorVars[tensor] = var;
+    for (auto& [var, axis] : v->axisVars)
+        ctx.axisVars[axis] = var;
+    for (auto& n : m_exploration->allNames)
+        ctx.usedNames.insert(n);
+    for (auto& st : s.stages)
+        ctx.readers[st.name] = st.readers;
     m_schedule->setStages(s.stages, ctx);
     requestCode();
 }
@@ -409,7 +442,8 @@ QString MainWindow::stepKey(const VariantView& v, int step) const
     QString prefix = lines.mid(0, std::max(0, line)).join(QLatin1Char('\n'));
     QCryptographicHash h(QCryptographicHash::Sha1);
     h.addData(prefix.toUtf8());
-    for (auto& a : v.args) h.addData(QByteArray::fromStdString(a));
+    for (auto& a : v.args)
+        h.addData(QByteArray::fromStdString(a));
     h.addData(QByteArray::number(m_threads->value()));
     return QString::fromLatin1(h.result().toHex());
 }
@@ -432,11 +466,12 @@ void MainWindow::runLadder()
 {
     const VariantView* v = variantView();
     if (!v) return;
-    m_recovery->flush();  // whatever the generated code does, the text is safe
+    m_recovery->flush(); // whatever the generated code does, the text is safe
     for (int row = 0; row < static_cast<int>(v->steps.size()); ++row) {
         if (m_ladderModel->resultOf(row)) continue;
         if (v->steps[static_cast<std::size_t>(row)].error) {
-            m_ladderModel->setState(row, LadderModel::State::Failed, q(v->steps[static_cast<std::size_t>(row)].error->message));
+            m_ladderModel->setState(row, LadderModel::State::Failed,
+                                    q(v->steps[static_cast<std::size_t>(row)].error->message));
             continue;
         }
         int id = m_worker->submit(measureRequest(row));
@@ -450,7 +485,8 @@ void MainWindow::cancelRuns()
 {
     m_worker->cancelAll();
     for (auto it = m_runRows.begin(); it != m_runRows.end(); ++it)
-        if (it.value() >= 0) m_ladderModel->setState(it.value(), LadderModel::State::NotRun, tr("cancelled"));
+        if (it.value() >= 0)
+            m_ladderModel->setState(it.value(), LadderModel::State::NotRun, tr("cancelled"));
     m_runRows.clear();
     emit ladderFinished();
 }
@@ -465,7 +501,8 @@ void MainWindow::onWorkerFinished(int id, const QJsonObject& r)
             return;
         }
         showExportDialog(m_variant, r.value(QStringLiteral("text")).toString(),
-                         r.value(QStringLiteral("function")).toString() + r.value(QStringLiteral("suffix")).toString());
+                         r.value(QStringLiteral("function")).toString() +
+                             r.value(QStringLiteral("suffix")).toString());
         return;
     }
     if (id == m_codeRequest) {
@@ -474,7 +511,8 @@ void MainWindow::onWorkerFinished(int id, const QJsonObject& r)
         if (r.value(QStringLiteral("status")).toString() != QStringLiteral("ok"))
             text = r.value(QStringLiteral("message")).toString();
         bool asmFormat = r.value(QStringLiteral("format")).toString() == QStringLiteral("asm");
-        (asmFormat ? m_asmView : m_llvmView)->setText(text, asmFormat ? CodeView::Language::Assembly : CodeView::Language::LlvmIr);
+        (asmFormat ? m_asmView : m_llvmView)
+            ->setText(text, asmFormat ? CodeView::Language::Assembly : CodeView::Language::LlvmIr);
         return;
     }
     auto it = m_runRows.find(id);
@@ -482,7 +520,9 @@ void MainWindow::onWorkerFinished(int id, const QJsonObject& r)
     int row = it.value();
     m_runRows.erase(it);
     if (row == -2) {
-        m_target->setText(tr("CPU %1 · %2 threads").arg(r.value(QStringLiteral("cpu")).toString()).arg(r.value(QStringLiteral("threads")).toInt()));
+        m_target->setText(tr("CPU %1 · %2 threads")
+                              .arg(r.value(QStringLiteral("cpu")).toString())
+                              .arg(r.value(QStringLiteral("threads")).toInt()));
         return;
     }
     QString status = r.value(QStringLiteral("status")).toString();
@@ -494,11 +534,14 @@ void MainWindow::onWorkerFinished(int id, const QJsonObject& r)
         res.gflops = r.value(QStringLiteral("gflops")).toDouble();
         res.checked = r.value(QStringLiteral("checked")).toBool();
         m_ladderModel->setResult(row, res);
-        m_compile->setText(tr("compile %1 ms").arg(r.value(QStringLiteral("compile_ms")).toDouble(), 0, 'f', 0));
+        m_compile->setText(
+            tr("compile %1 ms").arg(r.value(QStringLiteral("compile_ms")).toDouble(), 0, 'f', 0));
     } else if (status == QStringLiteral("wrong")) {
-        m_ladderModel->setState(row, LadderModel::State::Wrong, r.value(QStringLiteral("first_mismatch")).toString());
+        m_ladderModel->setState(row, LadderModel::State::Wrong,
+                                r.value(QStringLiteral("first_mismatch")).toString());
     } else {
-        m_ladderModel->setState(row, LadderModel::State::Failed, r.value(QStringLiteral("message")).toString());
+        m_ladderModel->setState(row, LadderModel::State::Failed,
+                                r.value(QStringLiteral("message")).toString());
     }
     bool pending = std::any_of(m_runRows.begin(), m_runRows.end(), [](int v) { return v >= 0; });
     if (!pending) emit ladderFinished();
@@ -510,7 +553,8 @@ void MainWindow::onWorkerFailed(int id, const QString& message)
     if (id == m_codeRequest) m_codeRequest = -1;
     auto it = m_runRows.find(id);
     if (it != m_runRows.end()) {
-        if (it.value() >= 0) m_ladderModel->setState(it.value(), LadderModel::State::Failed, message);
+        if (it.value() >= 0)
+            m_ladderModel->setState(it.value(), LadderModel::State::Failed, message);
         m_runRows.erase(it);
     }
     statusBar()->showMessage(message, 10000);
@@ -525,16 +569,19 @@ void MainWindow::requestCode()
     auto* llvmDock = findChild<QDockWidget*>(QStringLiteral("LlvmDock"));
     auto* asmDock = findChild<QDockWidget*>(QStringLiteral("AsmDock"));
     QString format;
-    if (asmDock && asmDock->isVisible() && !asmDock->visibleRegion().isEmpty()) format = QStringLiteral("asm");
-    else if (llvmDock && llvmDock->isVisible() && !llvmDock->visibleRegion().isEmpty()) format = QStringLiteral("llvm");
+    if (asmDock && asmDock->isVisible() && !asmDock->visibleRegion().isEmpty())
+        format = QStringLiteral("asm");
+    else if (llvmDock && llvmDock->isVisible() && !llvmDock->visibleRegion().isEmpty())
+        format = QStringLiteral("llvm");
     if (format.isEmpty()) return;
     if (m_codeRequest >= 0) m_worker->cancel(m_codeRequest);
     // Ahead of queued ladder rows: the code shows after the row being measured, not after all.
-    m_codeRequest = m_worker->submitFirst(QJsonObject{{QStringLiteral("cmd"), QStringLiteral("emit")},
-                                                 {QStringLiteral("script"), m_editor->text()},
-                                                 {QStringLiteral("variant"), m_variant},
-                                                 {QStringLiteral("step"), m_step},
-                                                 {QStringLiteral("format"), format}});
+    m_codeRequest =
+        m_worker->submitFirst(QJsonObject{{QStringLiteral("cmd"), QStringLiteral("emit")},
+                                          {QStringLiteral("script"), m_editor->text()},
+                                          {QStringLiteral("variant"), m_variant},
+                                          {QStringLiteral("step"), m_step},
+                                          {QStringLiteral("format"), format}});
 }
 
 // ---- editing from the panels ----
@@ -544,7 +591,7 @@ void MainWindow::onStatementRequested(const QString& statement)
     const VariantView* v = variantView();
     if (!v) return;
     m_editor->appendToVariantBlock(v->lastLine, statement);
-    m_step = -1;  // show the new step once analyzed
+    m_step = -1; // show the new step once analyzed
 }
 
 void MainWindow::onNewVariantRequested()
@@ -553,9 +600,10 @@ void MainWindow::onNewVariantRequested()
     if (!v) return;
     QString base = m_variant + tr(" copy");
     QString name = base;
-    for (int k = 2; m_variantBox->findText(name) >= 0; ++k) name = base + QStringLiteral(" %1").arg(k);
-    std::string block = StatementWriter::newVariantFromHere(m_editor->text().toStdString(), v->line, v->lastLine,
-                                                            name.toStdString());
+    for (int k = 2; m_variantBox->findText(name) >= 0; ++k)
+        name = base + QStringLiteral(" %1").arg(k);
+    std::string block = StatementWriter::newVariantFromHere(m_editor->text().toStdString(), v->line,
+                                                            v->lastLine, name.toStdString());
     m_editor->insertAfterLine(v->lastLine, q(block));
     m_variant = name;
 }
@@ -578,7 +626,8 @@ void MainWindow::onLoopClicked(const QString& axis, const QString& stage)
 QString MainWindow::samplesDirectory()
 {
     QString exe = QCoreApplication::applicationDirPath();
-    const QStringList candidates{exe + QStringLiteral("/../../samples"), exe + QStringLiteral("/../share/loopscope/samples"),
+    const QStringList candidates{exe + QStringLiteral("/../../samples"),
+                                 exe + QStringLiteral("/../share/loopscope/samples"),
                                  QStringLiteral(LOOPSCOPE_SOURCE_DIR "/samples")};
     for (const QString& candidate : candidates) {
         if (QDir(candidate).exists()) return QDir(candidate).canonicalPath();
@@ -590,7 +639,9 @@ bool MainWindow::openFile(const QString& path)
 {
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly)) {
-        QMessageBox::warning(this, tr("Open"), tr("Cannot read %1: %2").arg(QDir::toNativeSeparators(path), f.errorString()));
+        QMessageBox::warning(
+            this, tr("Open"),
+            tr("Cannot read %1: %2").arg(QDir::toNativeSeparators(path), f.errorString()));
         return false;
     }
     setScriptText(QString::fromUtf8(f.readAll()), QFileInfo(path).absoluteFilePath(), false);
@@ -601,7 +652,8 @@ bool MainWindow::openFile(const QString& path)
 void MainWindow::openDialog()
 {
     if (!maybeSave()) return;
-    QString path = QFileDialog::getOpenFileName(this, tr("Open TE Script"), QFileInfo(m_path).absolutePath(), fileFilter());
+    QString path = QFileDialog::getOpenFileName(this, tr("Open TE Script"),
+                                                QFileInfo(m_path).absolutePath(), fileFilter());
     if (!path.isEmpty()) openFile(path);
 }
 
@@ -620,10 +672,11 @@ void MainWindow::newDocument()
 bool MainWindow::maybeSave()
 {
     if (!m_editor->isModified()) return true;
-    auto answer = QMessageBox::question(this, tr("Unsaved changes"),
-                                        tr("%1 has changes that are not saved. Save them?")
-                                            .arg(m_path.isEmpty() ? tr("This script") : QFileInfo(m_path).fileName()),
-                                        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    auto answer = QMessageBox::question(
+        this, tr("Unsaved changes"),
+        tr("%1 has changes that are not saved. Save them?")
+            .arg(m_path.isEmpty() ? tr("This script") : QFileInfo(m_path).fileName()),
+        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
     if (answer == QMessageBox::Save) return save();
     return answer == QMessageBox::Discard;
 }
@@ -645,7 +698,9 @@ bool MainWindow::writeFile(const QString& path)
 {
     QSaveFile f(path);
     if (!f.open(QIODevice::WriteOnly) || f.write(m_editor->text().toUtf8()) < 0 || !f.commit()) {
-        QMessageBox::warning(this, tr("Save"), tr("Cannot write %1: %2").arg(QDir::toNativeSeparators(path), f.errorString()));
+        QMessageBox::warning(
+            this, tr("Save"),
+            tr("Cannot write %1: %2").arg(QDir::toNativeSeparators(path), f.errorString()));
         return false;
     }
     m_path = QFileInfo(path).absoluteFilePath();
@@ -662,7 +717,8 @@ void MainWindow::updateRecentFiles(const QString& path)
     QStringList recent = s.value(QStringLiteral("files/recent")).toStringList();
     recent.removeAll(path);
     recent.prepend(path);
-    while (recent.size() > 10) recent.removeLast();
+    while (recent.size() > 10)
+        recent.removeLast();
     s.setValue(QStringLiteral("files/recent"), recent);
     rebuildRecentMenu();
 }
@@ -693,7 +749,9 @@ bool MainWindow::offerRecovery(bool ask)
         auto answer = QMessageBox::question(
             this, tr("Recover unsaved text"),
             tr("Loopscope did not close normally. Recover the text of %1 autosaved at %2?")
-                .arg(r.documentPath.isEmpty() ? tr("an untitled script") : QFileInfo(r.documentPath).fileName(), r.savedAt),
+                .arg(r.documentPath.isEmpty() ? tr("an untitled script")
+                                              : QFileInfo(r.documentPath).fileName(),
+                     r.savedAt),
             QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
         if (answer != QMessageBox::Yes) {
             m_recovery->clear();
@@ -708,8 +766,7 @@ void MainWindow::showEvent(QShowEvent* event)
 {
     QMainWindow::showEvent(event);
     // The default layout, once the window has its size; a saved layout wins.
-    if (m_defaultDockSizes && !m_layoutRestored)
-        QTimer::singleShot(0, this, m_defaultDockSizes);
+    if (m_defaultDockSizes && !m_layoutRestored) QTimer::singleShot(0, this, m_defaultDockSizes);
     m_defaultDockSizes = nullptr;
 }
 
@@ -733,22 +790,25 @@ void MainWindow::exportVariant(const QString& format)
     if (!v) return;
     if (m_exploration && !m_exploration->ok) {
         QMessageBox::warning(this, tr("Export"),
-                             tr("The script has an error at line %1; fix it before exporting.").arg(m_exploration->error.loc.line));
+                             tr("The script has an error at line %1; fix it before exporting.")
+                                 .arg(m_exploration->error.loc.line));
         return;
     }
     // Every format comes from the worker, through the command-line tool's export code (the
     // window links no code generator).
-    int id = m_worker->submitFirst(QJsonObject{{QStringLiteral("cmd"), QStringLiteral("emit")},
-                                               {QStringLiteral("script"), m_editor->text()},
-                                               {QStringLiteral("variant"), m_variant},
-                                               {QStringLiteral("step"), -1},
-                                               {QStringLiteral("format"), format},
-                                               {QStringLiteral("source"), QFileInfo(m_path).fileName()}});
+    int id = m_worker->submitFirst(
+        QJsonObject{{QStringLiteral("cmd"), QStringLiteral("emit")},
+                    {QStringLiteral("script"), m_editor->text()},
+                    {QStringLiteral("variant"), m_variant},
+                    {QStringLiteral("step"), -1},
+                    {QStringLiteral("format"), format},
+                    {QStringLiteral("source"), QFileInfo(m_path).fileName()}});
     m_exportRequest = id;
     statusBar()->showMessage(tr("Exporting %1 as %2…").arg(m_variant, format), 5000);
 }
 
-void MainWindow::showExportDialog(const QString& variant, const QString& text, const QString& suggestedName)
+void MainWindow::showExportDialog(const QString& variant, const QString& text,
+                                  const QString& suggestedName)
 {
     QDialog dialog(this);
     dialog.setWindowTitle(tr("Export %1").arg(variant));
@@ -765,8 +825,10 @@ void MainWindow::showExportDialog(const QString& variant, const QString& text, c
         QString path = QFileDialog::getSaveFileName(&dialog, tr("Save Export"), suggestedName);
         if (path.isEmpty()) return;
         QSaveFile f(path);
-        if (f.open(QIODevice::WriteOnly) && f.write(text.toUtf8()) >= 0 && f.commit()) dialog.accept();
-        else QMessageBox::warning(&dialog, tr("Save"), f.errorString());
+        if (f.open(QIODevice::WriteOnly) && f.write(text.toUtf8()) >= 0 && f.commit())
+            dialog.accept();
+        else
+            QMessageBox::warning(&dialog, tr("Save"), f.errorString());
     });
     dialog.exec();
 }
@@ -820,7 +882,7 @@ QDockWidget* MainWindow::buildCharts()
     connect(m_analysis, &AnalysisService::analysisReady, m_sweepPanel, &SweepPanel::setExploration);
     connect(m_sweepPanel, &SweepPanel::startRequested, this, &MainWindow::startSweep);
     connect(m_sweepPanel, &SweepPanel::cancelRequested, this, [this] {
-        if (m_sweepRequest >= 0) m_worker->cancel(m_sweepRequest);  // the points stay
+        if (m_sweepRequest >= 0) m_worker->cancel(m_sweepRequest); // the points stay
         m_sweepStore->save();
     });
     connect(m_worker, &WorkerClient::message, this, &MainWindow::onWorkerMessage);
@@ -855,12 +917,15 @@ void MainWindow::startSweep()
     r.insert(QStringLiteral("repeat"), m_repeat);
     r.insert(QStringLiteral("min_repeat_ms"), m_minRepeatMs);
     // The whole sweep: at least 20 minutes, more when every point may take its full limit.
-    const qint64 points = m_sweepPanel->pointTotal() + (m_sweepPanel->reference() ? m_sweepPanel->values().size() : 0);
+    const qint64 points = m_sweepPanel->pointTotal() +
+                          (m_sweepPanel->reference() ? m_sweepPanel->values().size() : 0);
     const qint64 worst = points * (m_sweepPanel->pointLimitSeconds() * 4 + 10) * 1000;
-    r.insert(QStringLiteral("time_limit_ms"), static_cast<qint64>(qBound<qint64>(qint64{20 * 60 * 1000}, worst, qint64{std::numeric_limits<int>::max()})));
+    r.insert(QStringLiteral("time_limit_ms"),
+             static_cast<qint64>(qBound<qint64>(qint64{20 * 60 * 1000}, worst,
+                                                qint64{std::numeric_limits<int>::max()})));
     m_charts->clear();
     m_charts->setSizeLabel(m_sweepPanel->parameters());
-    m_recovery->flush();  // whatever the generated code does, the text is safe
+    m_recovery->flush(); // whatever the generated code does, the text is safe
     m_sweepRequest = m_worker->submit(r);
     m_sweepPanel->setRunning(true);
     // The lines grow as points arrive, in view.
@@ -873,9 +938,10 @@ void MainWindow::startSweep()
 void MainWindow::measureMachine()
 {
     if (m_machineRequest >= 0) return;
-    m_machineRequest = m_worker->submit(QJsonObject{{QStringLiteral("cmd"), QStringLiteral("machine")},
-                                                    {QStringLiteral("threads"), m_threads->value()},
-                                                    {QStringLiteral("time_limit_ms"), 5 * 60 * 1000}});
+    m_machineRequest =
+        m_worker->submit(QJsonObject{{QStringLiteral("cmd"), QStringLiteral("machine")},
+                                     {QStringLiteral("threads"), m_threads->value()},
+                                     {QStringLiteral("time_limit_ms"), 5 * 60 * 1000}});
     statusBar()->showMessage(tr("Measuring the machine's peak speed and memory bandwidth…"), 5000);
 }
 
@@ -887,16 +953,20 @@ void MainWindow::onWorkerMessage(int id, const QJsonObject& message)
         m_sweepStore->add(m_sweepScript, m_sweepParameters, point);
         m_charts->addPoint(chartPointFromJson(point));
     }
-    m_sweepPanel->setProgress(message.value(QStringLiteral("done")).toInt(), message.value(QStringLiteral("total")).toInt());
+    m_sweepPanel->setProgress(message.value(QStringLiteral("done")).toInt(),
+                              message.value(QStringLiteral("total")).toInt());
 }
 
 bool MainWindow::finishChartsRequest(int id, const QJsonObject* result, const QString& failure)
 {
-    const bool ok = result && result->value(QStringLiteral("status")).toString() == QStringLiteral("ok");
+    const bool ok =
+        result && result->value(QStringLiteral("status")).toString() == QStringLiteral("ok");
     if (id == m_machineRequest) {
         m_machineRequest = -1;
         if (!ok) {
-            if (result) statusBar()->showMessage(result->value(QStringLiteral("message")).toString(), 10000);
+            if (result)
+                statusBar()->showMessage(result->value(QStringLiteral("message")).toString(),
+                                         10000);
             return true;
         }
         const double peak = result->value(QStringLiteral("peak_gflops")).toDouble();
@@ -907,7 +977,10 @@ bool MainWindow::finishChartsRequest(int id, const QJsonObject* result, const QS
         m_machineKnown = true;
         m_charts->setPeakGflops(peak);
         m_charts->setBandwidthGbs(bandwidth);
-        statusBar()->showMessage(tr("Peak %1 GFLOPS, memory bandwidth %2 GB/s").arg(peak, 0, 'f', 1).arg(bandwidth, 0, 'f', 1), 10000);
+        statusBar()->showMessage(tr("Peak %1 GFLOPS, memory bandwidth %2 GB/s")
+                                     .arg(peak, 0, 'f', 1)
+                                     .arg(bandwidth, 0, 'f', 1),
+                                 10000);
         return true;
     }
     if (id != m_sweepRequest) return false;
@@ -918,16 +991,18 @@ bool MainWindow::finishChartsRequest(int id, const QJsonObject* result, const QS
         if (!blas.isEmpty()) m_charts->setReferenceLabel(blas);
         for (const QJsonValue& p : result->value(QStringLiteral("points")).toArray())
             m_charts->addPoint(chartPointFromJson(p.toObject()));
-        m_sweepStore->save();  // the points were stored as their progress messages came
-        if (const QString note = result->value(QStringLiteral("blas_note")).toString(); !note.isEmpty())
+        m_sweepStore->save(); // the points were stored as their progress messages came
+        if (const QString note = result->value(QStringLiteral("blas_note")).toString();
+            !note.isEmpty())
             statusBar()->showMessage(note, 10000);
     } else if (result) {
-        statusBar()->showMessage(tr("Sweep: %1").arg(result->value(QStringLiteral("message")).toString()), 10000);
+        statusBar()->showMessage(
+            tr("Sweep: %1").arg(result->value(QStringLiteral("message")).toString()), 10000);
     } else {
-        Q_UNUSED(failure);  // onWorkerFailed shows it
+        Q_UNUSED(failure); // onWorkerFailed shows it
     }
     emit sweepFinished();
     return result != nullptr;
 }
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -65,9 +65,9 @@ public:
     QString documentPath() const { return m_path; }
 
 signals:
-    void analysisApplied();  // the window shows a new analysis (tests wait on it)
+    void analysisApplied(); // the window shows a new analysis (tests wait on it)
     void ladderFinished();
-    void sweepFinished();  // the sweep ended: finished, failed or cancelled
+    void sweepFinished(); // the sweep ended: finished, failed or cancelled
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -102,7 +102,8 @@ private:
     void rebuildRecentMenu();
     void updateTitle();
     void exportVariant(const QString& format);
-    void showExportDialog(const QString& variant, const QString& text, const QString& suggestedName);
+    void showExportDialog(const QString& variant, const QString& text,
+                          const QString& suggestedName);
     void showSettings();
 
     const VariantView* variantView() const;
@@ -130,14 +131,14 @@ private:
     RecoveryStore* m_recovery = nullptr;
     ChartsView* m_charts = nullptr;
     SweepPanel* m_sweepPanel = nullptr;
-    std::unique_ptr<SweepStore> m_sweepStore;  // points measured before, offered to every sweep
-    QString m_sweepScript;                     // the running sweep's text and parameters
+    std::unique_ptr<SweepStore> m_sweepStore; // points measured before, offered to every sweep
+    QString m_sweepScript;                    // the running sweep's text and parameters
     QStringList m_sweepParameters;
-    int m_sweepRequest = -1;    // the running sweep
-    int m_machineRequest = -1;  // the pending machine measurement
+    int m_sweepRequest = -1;   // the running sweep
+    int m_machineRequest = -1; // the pending machine measurement
     bool m_machineKnown = false;
     bool m_layoutRestored = false;
-    static constexpr int kLayoutVersion = 2;  // bumped when the set of docks changes
+    static constexpr int kLayoutVersion = 2; // bumped when the set of docks changes
 
     QComboBox* m_variantBox = nullptr;
     QSpinBox* m_threads = nullptr;
@@ -154,9 +155,9 @@ private:
     QString m_variant;
     int m_step = -1;
     ExplorationPtr m_exploration;
-    QHash<int, int> m_runRows;  // worker request id -> ladder row
-    int m_codeRequest = -1;     // the pending LLVM/assembly request of the code views
-    int m_exportRequest = -1;   // the pending LLVM/assembly request of the Export menu
+    QHash<int, int> m_runRows; // worker request id -> ladder row
+    int m_codeRequest = -1;    // the pending LLVM/assembly request of the code views
+    int m_exportRequest = -1;  // the pending LLVM/assembly request of the Export menu
     int m_timeLimitMs = 30000;
     int m_repeat = 3;
     int m_minRepeatMs = 50;
@@ -164,4 +165,4 @@ private:
     std::function<void()> m_defaultDockSizes;
 };
 
-}  // namespace loopscope
+} // namespace loopscope

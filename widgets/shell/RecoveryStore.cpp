@@ -17,7 +17,10 @@ RecoveryStore::RecoveryStore(QString directory, QObject* parent)
     connect(&m_timer, &QTimer::timeout, this, &RecoveryStore::flush);
 }
 
-QString RecoveryStore::recoveryFile() const { return QDir(m_directory).filePath(QStringLiteral("recovery.json")); }
+QString RecoveryStore::recoveryFile() const
+{
+    return QDir(m_directory).filePath(QStringLiteral("recovery.json"));
+}
 
 void RecoveryStore::textChanged(const QString& documentPath, const QString& text)
 {
@@ -63,4 +66,4 @@ RecoveryStore::Recovery RecoveryStore::pending() const
     return r;
 }
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -24,9 +24,9 @@ public:
 
     struct Recovery {
         bool available = false;
-        QString documentPath;  // empty for an untitled document
+        QString documentPath; // empty for an untitled document
         QString text;
-        QString savedAt;  // ISO date of the autosave
+        QString savedAt; // ISO date of the autosave
     };
     // What a previous session left behind.
     Recovery pending() const;
@@ -41,4 +41,4 @@ private:
     bool m_dirty = false;
 };
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -61,7 +61,7 @@ int CodeEdit::gutterWidth() const
 {
     const int digits = std::max(2, gutterDigits());
     const int charWidth = fontMetrics().horizontalAdvance(QLatin1Char('9'));
-    return 6 + digits * charWidth + 10;  // left padding, numbers, room for the mark and a gap
+    return 6 + digits * charWidth + 10; // left padding, numbers, room for the mark and a gap
 }
 
 QString CodeEdit::gutterLabel(const QTextBlock& block) const
@@ -154,4 +154,4 @@ void CodeEdit::paintGutter(QPaintEvent* event)
     }
 }
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -38,4 +38,4 @@ private:
     QWidget* m_gutter = nullptr;
 };
 
-}  // namespace loopscope
+} // namespace loopscope

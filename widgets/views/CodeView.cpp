@@ -160,7 +160,7 @@ private:
     CodeHighlighter* m_highlighter;
 };
 
-}  // namespace
+} // namespace
 
 CodeView::CodeView(QWidget* parent) : QWidget(parent)
 {
@@ -206,7 +206,7 @@ void CodeView::setText(const QString& text, Language language)
 {
     m_language = language;
     m_highlighter->setLanguage(language);
-    m_edit->setPlainText(text);  // rehighlights with the new language
+    m_edit->setPlainText(text); // rehighlights with the new language
 }
 
 QString CodeView::text() const
@@ -249,4 +249,4 @@ void CodeView::copy()
     emit copied();
 }
 
-}  // namespace loopscope
+} // namespace loopscope

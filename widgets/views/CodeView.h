@@ -53,4 +53,4 @@ private:
     QToolButton* m_copyButton = nullptr;
 };
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -15,7 +15,7 @@ QString firstLine(const QString& s)
     return nl < 0 ? s : s.left(nl);
 }
 
-}  // namespace
+} // namespace
 
 LadderModel::LadderModel(QObject* parent) : QAbstractTableModel(parent) {}
 
@@ -23,7 +23,7 @@ void LadderModel::setSteps(std::vector<StepRow> steps)
 {
     std::map<QString, Entry> previous;
     for (const Entry& e : m_rows)
-        if (!e.step.key.isEmpty()) previous.emplace(e.step.key, e);  // the first of equal keys
+        if (!e.step.key.isEmpty()) previous.emplace(e.step.key, e); // the first of equal keys
 
     std::vector<Entry> next;
     next.reserve(steps.size());
@@ -158,7 +158,7 @@ QString LadderModel::formatSpeedup(double speedup)
 QString LadderModel::statusText(const Entry& e) const
 {
     switch (e.state) {
-    case State::NotRun: return e.message.isEmpty() ? tr("not run") : e.message;  // "cancelled"
+    case State::NotRun: return e.message.isEmpty() ? tr("not run") : e.message; // "cancelled"
     case State::Queued: return tr("queued");
     case State::Running: return tr("running…");
     case State::Done: return e.result && e.result->checked ? tr("✓ checked") : tr("done");
@@ -269,4 +269,4 @@ Qt::ItemFlags LadderModel::flags(const QModelIndex& index) const
     return Qt::ItemIsEnabled | Qt::ItemIsSelectable | Qt::ItemNeverHasChildren;
 }
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -26,25 +26,25 @@ public:
     enum class State { NotRun, Queued, Running, Done, Wrong, Failed, Skipped };
     Q_ENUM(State)
     enum Role {
-        StateRole = Qt::UserRole + 1,  // State
-        ValueRole,    // the cell's number as a double (median, min, GFLOPS, speedup), if any
-        BarRole,      // GFLOPS column: the row's GFLOPS over the best row's, in [0, 1]
-        LineRole,     // the step's line in the script
-        MessageRole,  // the error or mismatch message, or ""
-        StaleRole,    // true when the numbers are from an earlier run and a new one is pending
+        StateRole = Qt::UserRole + 1, // State
+        ValueRole,   // the cell's number as a double (median, min, GFLOPS, speedup), if any
+        BarRole,     // GFLOPS column: the row's GFLOPS over the best row's, in [0, 1]
+        LineRole,    // the step's line in the script
+        MessageRole, // the error or mismatch message, or ""
+        StaleRole,   // true when the numbers are from an earlier run and a new one is pending
     };
 
     struct StepRow {
-        QString label;  // "untransformed" or the statement as written
+        QString label; // "untransformed" or the statement as written
         int line = 0;
-        QString key;  // identifies the script prefix up to this step: results survive while it does
+        QString key; // identifies the script prefix up to this step: results survive while it does
     };
     struct Result {
         double medianMs = 0;
         double minMs = 0;
         double maxMs = 0;
         double gflops = 0;
-        bool checked = false;  // the output was compared with the reference and matched
+        bool checked = false; // the output was compared with the reference and matched
     };
 
     explicit LadderModel(QObject* parent = nullptr);
@@ -66,7 +66,7 @@ public:
     std::optional<Result> resultOf(int row) const;
     // The first row's median time over this row's, when both have a result.
     std::optional<double> speedupOf(int row) const;
-    double bestGflops() const;  // 0 when no row has a result
+    double bestGflops() const; // 0 when no row has a result
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -93,4 +93,4 @@ private:
     std::vector<Entry> m_rows;
 };
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -123,12 +123,12 @@ public:
             s.rwidth() = std::max(
                 s.width(), option.fontMetrics.horizontalAdvance(QStringLiteral("0000.0")) + 40);
         if (index.column() == LadderModel::MedianColumn && showsMessage(index))
-            s.rwidth() = option.fontMetrics.horizontalAdvance(QStringLiteral("0000.00"));  // spans
+            s.rwidth() = option.fontMetrics.horizontalAdvance(QStringLiteral("0000.00")); // spans
         return s;
     }
 };
 
-}  // namespace
+} // namespace
 
 LadderView::LadderView(QWidget* parent) : QTableView(parent)
 {
@@ -260,4 +260,4 @@ void LadderView::changeEvent(QEvent* event)
     if (event->type() == QEvent::FontChange) applyMetrics();
 }
 
-}  // namespace loopscope
+} // namespace loopscope

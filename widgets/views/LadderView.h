@@ -37,8 +37,8 @@ private:
     // Wrong and failed rows have no numbers: their message spans the number columns instead.
     void updateSpans();
 
-    int m_userInput = 0;  // inside a key or mouse press: a change of row is the user's choice
+    int m_userInput = 0; // inside a key or mouse press: a change of row is the user's choice
     QString m_placeholder;
 };
 
-}  // namespace loopscope
+} // namespace loopscope

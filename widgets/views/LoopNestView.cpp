@@ -52,7 +52,8 @@ protected:
 int indentOf(const QString& line)
 {
     int n = 0;
-    while (n < line.size() && line[n] == u' ') ++n;
+    while (n < line.size() && line[n] == u' ')
+        ++n;
     return n;
 }
 
@@ -83,7 +84,8 @@ QSet<QString> buffersStoredUnder(const QTextDocument* doc, int header)
 // The stage whose loop `axis` is: of the stages with such an axis, the one the loop's body
 // stores into. When several do (one stage computed inside another's loop), the one the others
 // are attached to. Empty when the body names none of them.
-QString stageOfLoop(const QTextDocument* doc, int header, const QString& axis, const std::vector<StageInfo>& stages)
+QString stageOfLoop(const QTextDocument* doc, int header, const QString& axis,
+                    const std::vector<StageInfo>& stages)
 {
     const QSet<QString> stored = buffersStoredUnder(doc, header);
     std::vector<const StageInfo*> candidates;
@@ -99,7 +101,8 @@ QString stageOfLoop(const QTextDocument* doc, int header, const QString& axis, c
     if (candidates.empty()) return {};
     for (const StageInfo* c : candidates)
         for (const StageInfo* other : candidates)
-            if (other != c && other->attach.rfind("at " + c->name + ".", 0) == 0) return QString::fromStdString(c->name);
+            if (other != c && other->attach.rfind("at " + c->name + ".", 0) == 0)
+                return QString::fromStdString(c->name);
     return QString::fromStdString(candidates.front()->name);
 }
 
@@ -207,7 +210,7 @@ QString paneTitle(const VariantView& v, int k)
     return LoopNestView::tr("step %1 · %2").arg(k).arg(QString::fromStdString(s.label));
 }
 
-}  // namespace
+} // namespace
 
 LoopNestView::LoopNestView(QWidget* parent) : QWidget(parent)
 {
@@ -554,13 +557,15 @@ void LoopNestView::onLoopClicked(const QString& name, int block)
     QString axis = name;
     QSet<QString> axes;
     for (const StageInfo& stage : stages)
-        for (const AxisInfo& a : stage.axes) axes.insert(QString::fromStdString(a.name));
+        for (const AxisInfo& a : stage.axes)
+            axes.insert(QString::fromStdString(a.name));
     const QString init = u"_init"_s;
     if (!axes.contains(name) && name.endsWith(init) && axes.contains(name.chopped(init.size())))
         axis = name.chopped(init.size());
     QString stage;
-    if (auto* editor = qobject_cast<TirEditor*>(sender())) stage = stageOfLoop(editor->document(), block, axis, stages);
+    if (auto* editor = qobject_cast<TirEditor*>(sender()))
+        stage = stageOfLoop(editor->document(), block, axis, stages);
     emit loopClicked(axis, stage);
 }
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -64,7 +64,7 @@ private:
     int m_step = -1;
     Mode m_mode = Mode::Step;
     bool m_structured = false;
-    QString m_shownKey;  // what is on screen, to skip identical refreshes
+    QString m_shownKey; // what is on screen, to skip identical refreshes
 
     QAbstractButton* m_stepButton = nullptr;
     QAbstractButton* m_diffButton = nullptr;
@@ -85,4 +85,4 @@ private:
     QLabel* m_messageText = nullptr;
 };
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -131,7 +131,7 @@ constexpr std::size_t kMaxPairingCells = 40000;
 void emitHunk(const TirDiff& d, int l0, int l1, int r0, int r1, std::vector<DiffRow>& rows)
 {
     const int n = l1 - l0, m = r1 - r0;
-    std::vector<std::pair<int, int>> pairs;  // (left, right), increasing in both
+    std::vector<std::pair<int, int>> pairs; // (left, right), increasing in both
     if (n > 0 && m > 0) {
         std::vector<std::vector<std::uint16_t>> lb(n), rb(m);
         for (int i = 0; i < n; ++i)
@@ -196,7 +196,7 @@ std::vector<CharRange> rangesOf(const Tokens& tokens, const std::vector<bool>& c
 {
     std::vector<CharRange> out;
     int pos = 0;
-    int gapStart = -1;  // start of the run of unchanged spaces after the last range, if any
+    int gapStart = -1; // start of the run of unchanged spaces after the last range, if any
     for (std::size_t k = 0; k < tokens.size(); ++k) {
         int len = int(tokens[k].size());
         if (changed[k]) {
@@ -223,7 +223,7 @@ std::vector<CharRange> rangesOf(const Tokens& tokens, const std::vector<bool>& c
     return out;
 }
 
-}  // namespace
+} // namespace
 
 std::vector<std::string> splitLines(std::string_view text)
 {
@@ -264,7 +264,7 @@ TirDiff diffTir(std::string_view before, std::string_view after)
     d.leftLines = splitLines(before);
     d.rightLines = splitLines(after);
     int l = 0, r = 0;
-    int hunkL = 0, hunkR = 0;  // start of the pending run of removed / added lines
+    int hunkL = 0, hunkR = 0; // start of the pending run of removed / added lines
     for (Edit e : editScript(d.leftLines, d.rightLines)) {
         switch (e) {
         case Edit::Common:
@@ -378,4 +378,4 @@ bool isLoopHeader(std::string_view line)
     return !parseLoopHeader(line).names.empty();
 }
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -26,14 +26,14 @@ struct DiffRow {
     int right = -1;
     DiffKind kind = DiffKind::Same;
     std::vector<CharRange>
-        leftRanges;  // Changed rows only: the parts of the before-line that differ
-    std::vector<CharRange> rightRanges;  // ... and of the after-line
+        leftRanges; // Changed rows only: the parts of the before-line that differ
+    std::vector<CharRange> rightRanges; // ... and of the after-line
 };
 
 struct TirDiff {
     std::vector<std::string> leftLines;
     std::vector<std::string> rightLines;
-    std::vector<DiffRow> rows;  // in display order; every line of each side appears exactly once
+    std::vector<DiffRow> rows; // in display order; every line of each side appears exactly once
 };
 
 // Splits on '\n' (a trailing '\r' is dropped); "" is no lines, a final newline adds no empty line.
@@ -67,4 +67,4 @@ struct LoopHeader {
 LoopHeader parseLoopHeader(std::string_view line);
 bool isLoopHeader(std::string_view line);
 
-}  // namespace loopscope
+} // namespace loopscope

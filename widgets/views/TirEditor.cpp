@@ -21,7 +21,7 @@ namespace {
 // UTF-16 offset of a UTF-8 byte offset of the same line.
 int utf16Offset(const QByteArray& utf8, const QString& text, int byteOffset)
 {
-    if (utf8.size() == text.size()) return byteOffset;  // ASCII: the same
+    if (utf8.size() == text.size()) return byteOffset; // ASCII: the same
     return int(QString::fromUtf8(utf8.constData(), byteOffset).size());
 }
 
@@ -40,7 +40,7 @@ const QSet<QString>& pythonKeywords()
     return words;
 }
 
-}  // namespace
+} // namespace
 
 // TVMScript colors: keywords, T./I. calls and decorators, numbers, strings, comments, buffer names
 // (declared ones everywhere, any name when subscripted) and the variables of loop headers in bold.
@@ -367,4 +367,4 @@ bool TirEditor::viewportEvent(QEvent* event)
     return CodeEdit::viewportEvent(event);
 }
 
-}  // namespace loopscope
+} // namespace loopscope

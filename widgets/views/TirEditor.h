@@ -25,10 +25,10 @@ struct TextRange {
 
 struct TirLine {
     QString text;
-    int number = 0;  // 1-based line number in its printing; 0 for a filler line (no text)
+    int number = 0; // 1-based line number in its printing; 0 for a filler line (no text)
     LineChange change = LineChange::None;
-    QList<TextRange> changedParts;  // LineChange::Changed only
-    bool changedLoop = false;       // a loop header the step created or changed
+    QList<TextRange> changedParts; // LineChange::Changed only
+    bool changedLoop = false;      // a loop header the step created or changed
 };
 
 class TirEditor : public CodeEdit {
@@ -82,4 +82,4 @@ private:
     TirHighlighter* m_highlighter = nullptr;
 };
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -13,7 +13,7 @@ QColor foregroundHue(const QPalette& palette, int hue, double saturation)
     return QColor::fromHslF(hue / 360.0, saturation, dark ? 0.72 : 0.38);
 }
 
-}  // namespace
+} // namespace
 
 bool isDarkPalette(const QPalette& palette)
 {
@@ -71,4 +71,4 @@ SyntaxColors syntaxColors(const QPalette& palette)
     return c;
 }
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -19,12 +19,12 @@ QColor errorColor(const QPalette& palette);
 QColor dimTextColor(const QPalette& palette);
 
 struct DiffColors {
-    QColor removedLine;  // background of a removed line, and of a changed line on the before side
-    QColor removedText;  // background of the changed parts of such a line
-    QColor addedLine;    // ... of an added line, and of a changed line on the after side
+    QColor removedLine; // background of a removed line, and of a changed line on the before side
+    QColor removedText; // background of the changed parts of such a line
+    QColor addedLine;   // ... of an added line, and of a changed line on the after side
     QColor addedText;
-    QColor filler;      // the hatching opposite an added or removed line
-    QColor loopMarker;  // gutter mark of a loop the step created or changed
+    QColor filler;     // the hatching opposite an added or removed line
+    QColor loopMarker; // gutter mark of a loop the step created or changed
     QColor gutterBackground;
     QColor gutterText;
 };
@@ -32,13 +32,13 @@ DiffColors diffColors(const QPalette& palette);
 
 struct SyntaxColors {
     QColor keyword;
-    QColor call;  // T.grid, T.Buffer, @T.prim_func; LLVM instructions and assembly mnemonics
+    QColor call; // T.grid, T.Buffer, @T.prim_func; LLVM instructions and assembly mnemonics
     QColor number;
     QColor string;
     QColor comment;
-    QColor buffer;  // buffer names; LLVM %values and assembly registers
-    QColor type;    // LLVM types, assembly directives, labels
+    QColor buffer; // buffer names; LLVM %values and assembly registers
+    QColor type;   // LLVM types, assembly directives, labels
 };
 SyntaxColors syntaxColors(const QPalette& palette);
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -123,9 +123,15 @@ void WorkerClient::setTimeLimitMs(int milliseconds)
     m_timeLimitMs = qMax(1, milliseconds);
 }
 
-int WorkerClient::submit(QJsonObject request) { return enqueue(std::move(request), false); }
+int WorkerClient::submit(QJsonObject request)
+{
+    return enqueue(std::move(request), false);
+}
 
-int WorkerClient::submitFirst(QJsonObject request) { return enqueue(std::move(request), true); }
+int WorkerClient::submitFirst(QJsonObject request)
+{
+    return enqueue(std::move(request), true);
+}
 
 int WorkerClient::enqueue(QJsonObject request, bool first)
 {
@@ -136,8 +142,10 @@ int WorkerClient::enqueue(QJsonObject request, bool first)
     if (first && canSendAside(queued.body)) {
         m_aside = std::move(queued);
         send(*m_aside);
-    } else if (first) m_queue.prepend(std::move(queued));
-    else m_queue.append(std::move(queued));
+    } else if (first)
+        m_queue.prepend(std::move(queued));
+    else
+        m_queue.append(std::move(queued));
     updateBusy();
     scheduleDispatch();
     return id;
@@ -299,7 +307,8 @@ void WorkerClient::readOutput()
                 m_aside->phase = message.value(QLatin1String("phase")).toString();
                 emit this->message(id, message);
                 if (m_aside && m_aside->id == id)
-                    emit progress(id, m_aside->phase, message.value(QLatin1String("fraction")).toDouble());
+                    emit progress(id, m_aside->phase,
+                                  message.value(QLatin1String("fraction")).toDouble());
                 continue;
             }
             m_aside.reset();

@@ -81,7 +81,7 @@ private:
     struct Request {
         int id = 0;
         QJsonObject body;
-        QString phase; // the last progress phase reported
+        QString phase;       // the last progress phase reported
         int timeLimitMs = 0; // 0: the client's
     };
 

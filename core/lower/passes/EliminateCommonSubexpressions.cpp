@@ -1,8 +1,8 @@
 #include "lower/passes/EliminateCommonSubexpressions.h"
 
-#include "ir/Tensor.h"
 #include "ir/IRMutator.h"
 #include "ir/IRUtil.h"
+#include "ir/Tensor.h"
 
 #include <algorithm>
 #include <sstream>

@@ -1,7 +1,7 @@
 #include "lower/passes/FlattenStorage.h"
 
-#include "ir/Tensor.h"
 #include "ir/IRMutator.h"
+#include "ir/Tensor.h"
 
 namespace loopscope {
 
@@ -69,7 +69,7 @@ protected:
     Stmt visitRealize(const RealizeNode* op, const Stmt& self) override
     {
         (void)self;
-        if (m_tensors.count(op->tensor.get())) return mutate(op->body);  // an argument
+        if (m_tensors.count(op->tensor.get())) return mutate(op->body); // an argument
         std::vector<Expr> extents, mins;
         for (auto& r : op->bounds) {
             extents.push_back(r.extent);
@@ -78,7 +78,8 @@ protected:
         auto it = m_aligns.find(op->tensor.get());
         Expr total;
         FlatTensor f;
-        f.strides = stridesFor(extents, it == m_aligns.end() ? std::vector<DimAlign>{} : it->second, &total);
+        f.strides = stridesFor(extents, it == m_aligns.end() ? std::vector<DimAlign>{} : it->second,
+                               &total);
         f.mins = mins;
         auto buf = std::make_shared<BufferNode>();
         buf->name = op->tensor->name;
@@ -134,7 +135,7 @@ private:
     std::unordered_map<const OperationNode*, FlatTensor> m_tensors;
 };
 
-}  // namespace
+} // namespace
 
 PrimFunc flattenStorage(const Stmt& body, const std::vector<Tensor>& args, const AlignMap& aligns,
                         const std::string& name)
@@ -147,4 +148,4 @@ PrimFunc flattenStorage(const Stmt& body, const std::vector<Tensor>& args, const
     return func;
 }
 
-}  // namespace loopscope
+} // namespace loopscope

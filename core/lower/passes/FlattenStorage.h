@@ -22,4 +22,4 @@ using AlignMap = std::unordered_map<const OperationNode*, std::vector<DimAlign>>
 PrimFunc flattenStorage(const Stmt& body, const std::vector<Tensor>& args, const AlignMap& aligns,
                         const std::string& name);
 
-}  // namespace loopscope
+} // namespace loopscope

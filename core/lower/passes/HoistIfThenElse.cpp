@@ -21,7 +21,7 @@ protected:
     }
 };
 
-}  // namespace
+} // namespace
 
 Stmt hoistIfThenElse(const Stmt& s)
 {
@@ -29,4 +29,4 @@ Stmt hoistIfThenElse(const Stmt& s)
     return h.mutate(s);
 }
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -8,4 +8,4 @@ namespace loopscope {
 
 Stmt hoistIfThenElse(const Stmt& s);
 
-}  // namespace loopscope
+} // namespace loopscope

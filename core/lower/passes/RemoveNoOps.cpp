@@ -47,7 +47,7 @@ protected:
     }
 };
 
-}  // namespace
+} // namespace
 
 Stmt removeNoOps(const Stmt& s)
 {
@@ -55,4 +55,4 @@ Stmt removeNoOps(const Stmt& s)
     return r.mutate(s);
 }
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -7,4 +7,4 @@ namespace loopscope {
 
 Stmt removeNoOps(const Stmt& s);
 
-}  // namespace loopscope
+} // namespace loopscope

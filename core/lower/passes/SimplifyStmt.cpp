@@ -12,8 +12,14 @@ class StmtSimplifier : public IRMutator {
 protected:
     Expr visitLeaf(const Expr& self) override { return self; }
 
-    Expr visitBinary(const BinaryNode* op, const Expr& self) override { return simplified(op, self); }
-    Expr visitSelect(const SelectNode* op, const Expr& self) override { return simplified(op, self); }
+    Expr visitBinary(const BinaryNode* op, const Expr& self) override
+    {
+        return simplified(op, self);
+    }
+    Expr visitSelect(const SelectNode* op, const Expr& self) override
+    {
+        return simplified(op, self);
+    }
     Expr visitCall(const CallNode* op, const Expr& self) override { return simplified(op, self); }
     Expr visitCast(const CastNode* op, const Expr& self) override { return simplified(op, self); }
     Expr visitNot(const NotNode* op, const Expr& self) override { return simplified(op, self); }
@@ -56,8 +62,7 @@ protected:
     }
 
 private:
-    template <typename T>
-    Expr simplified(const T*, const Expr& self)
+    template <typename T> Expr simplified(const T*, const Expr& self)
     {
         return m_an.simplify(self);
     }
@@ -65,7 +70,7 @@ private:
     Analyzer m_an;
 };
 
-}  // namespace
+} // namespace
 
 Stmt simplifyStmt(const Stmt& s)
 {
@@ -73,4 +78,4 @@ Stmt simplifyStmt(const Stmt& s)
     return simp.mutate(s);
 }
 
-}  // namespace loopscope
+} // namespace loopscope

@@ -8,4 +8,4 @@ namespace loopscope {
 
 Stmt simplifyStmt(const Stmt& s);
 
-}  // namespace loopscope
+} // namespace loopscope

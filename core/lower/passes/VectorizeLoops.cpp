@@ -1,7 +1,7 @@
 #include "lower/passes/VectorizeLoops.h"
 
-#include "ir/Diagnostic.h"
 #include "ir/Analyzer.h"
+#include "ir/Diagnostic.h"
 #include "ir/IRMutator.h"
 #include "ir/IRUtil.h"
 #include "ir/ModularSet.h"
@@ -144,7 +144,7 @@ public:
     Stmt vectorize(const Stmt& s)
     {
         if (!s.defined()) return s;
-        if (m_masks) return mutate(s);  // a failure anywhere fails the whole statement
+        if (m_masks) return mutate(s); // a failure anywhere fails the whole statement
         LS_ASSERT(!m_needScalarize, "vectorizer entered a statement while scalarizing");
         Stmt out = mutate(s);
         if (m_needScalarize) {
@@ -159,8 +159,8 @@ private:
     {
         Var idx(m_var.name() + ".s", m_var.type());
         Stmt body = serialize(substitute(s, VarMap{{m_var.get(), idx}}));
-        auto loop = std::make_shared<ForNode>(idx, makeInt(0, m_var.type()), makeInt(m_lanes, m_var.type()),
-                                              ForKind::Serial, body);
+        auto loop = std::make_shared<ForNode>(
+            idx, makeInt(0, m_var.type()), makeInt(m_lanes, m_var.type()), ForKind::Serial, body);
         loop->scalarizedLanes = true;
         return loop;
     }
@@ -330,7 +330,7 @@ protected:
 
     Stmt visitFor(const ForNode* op, const Stmt& self) override
     {
-        if (m_masks) {  // not in a statement computed under lane masks
+        if (m_masks) { // not in a statement computed under lane masks
             m_needScalarize = true;
             return self;
         }
@@ -701,15 +701,15 @@ private:
     int m_lanes;
     bool m_ok = true;
     std::multimap<const VarNode*, Expr> m_accesses;
-    std::map<const VarNode*, Expr> m_written;  // the first index each written buffer is stored at
+    std::map<const VarNode*, Expr> m_written; // the first index each written buffer is stored at
 };
 
 } // namespace
 
 bool integerDivisionMayTrap(const BinaryNode* op)
 {
-    bool division = op->kind == ExprKind::Div || op->kind == ExprKind::Mod || op->kind == ExprKind::FloorDiv ||
-                    op->kind == ExprKind::FloorMod;
+    bool division = op->kind == ExprKind::Div || op->kind == ExprKind::Mod ||
+                    op->kind == ExprKind::FloorDiv || op->kind == ExprKind::FloorMod;
     if (!division || op->a.type().isFloat()) return false;
     const Expr* d = &op->b;
     if (auto* b = d->as<BroadcastNode>()) d = &b->value;
@@ -732,7 +732,8 @@ Stmt vectorizeUnderMasks(const ForNode* loop)
 Stmt lanesAtOnce(const ForNode* loop)
 {
     i64 n = 0;
-    if (!loop->scalarizedLanes || !isConstInt(loop->extent, &n) || n > kMaxMaskedLanes) return Stmt();
+    if (!loop->scalarizedLanes || !isConstInt(loop->extent, &n) || n > kMaxMaskedLanes)
+        return Stmt();
     Stmt lanes = vectorizeUnderMasks(loop);
     if (!lanes.defined() || !LanesAtOnce(static_cast<int>(n)).check(lanes)) return Stmt();
     return lanes;

@@ -4,14 +4,14 @@
 // become memcpy calls, a loop is versioned on the `likely` guards it cannot change, index
 // arithmetic over non-negative terms carries nuw, and a parallel body is its own (not inlined)
 // function, and the packed entry calls the function rather than holding a copy of it.
-#include "support/TestJit.h"
 #include "codegen/Codegen.h"
 #include "codegen/InvariantLoads.h"
-#include "runtime/Runner.h"
-#include "te/Program.h"
-#include "lower/Lower.h"
 #include "ir/IRMutator.h"
 #include "ir/Printer.h"
+#include "lower/Lower.h"
+#include "runtime/Runner.h"
+#include "support/TestJit.h"
+#include "te/Program.h"
 
 #include "support/FlatBuffer.h"
 #include "support/Occurrences.h"
@@ -151,23 +151,28 @@ Compiled lowerVariant(const std::string& name)
 }
 
 // The module as the code generator builds it, before LLVM optimizes it.
-std::string unoptimizedIr(const PrimFunc& f) { return emitCode(f, EmitKind::UnoptimizedLLVMIR); }
+std::string unoptimizedIr(const PrimFunc& f)
+{
+    return emitCode(f, EmitKind::UnoptimizedLLVMIR);
+}
 
 void expectRight(const Compiled& c)
 {
     auto run = PreparedRun::prepare(c.program, *c.variant, testRunConfig());
     run->run();
-    for (auto& out : run->check()) EXPECT_TRUE(out.result.ok) << out.tensor << ": " << out.result.firstMismatch;
+    for (auto& out : run->check())
+        EXPECT_TRUE(out.result.ok) << out.tensor << ": " << out.result.firstMismatch;
 }
 
-}  // namespace
+} // namespace
 
 TEST(CodegenLLVM, ContiguousZeroBlockBecomesOneMemset)
 {
     Compiled c = lowerVariant("block cache");
     std::string before = unoptimizedIr(c.func);
     // The 32 x 32 float write cache (4 KB) is cleared by one memset of its whole size.
-    EXPECT_NE(before.find("call void @llvm.memset.p0.i64(ptr align 4 %"), std::string::npos) << before;
+    EXPECT_NE(before.find("call void @llvm.memset.p0.i64(ptr align 4 %"), std::string::npos)
+        << before;
     EXPECT_NE(before.find(", i8 0, i64 4096, i1 false)"), std::string::npos) << before;
     expectRight(c);
 }
@@ -197,8 +202,10 @@ TEST(CodegenLLVM, LoopsAreVersionedOnTheGuardsOfEdgeTiles)
     EXPECT_EQ(occurrences(before, "\nguards_hold:"), 1u) << before;
     EXPECT_EQ(occurrences(before, "\nguards_edge:"), 1u) << before;
     EXPECT_NE(before.find("!{!\"branch_weights\", i32 2000, i32 1}"), std::string::npos) << before;
-    EXPECT_EQ(occurrences(before, "fmul <8 x float>"), 2u * 6u) << before;     // each row, in each version
-    EXPECT_EQ(occurrences(before, "\nif_then"), 3u) << before;  // the guards, in the copy for the edge only
+    EXPECT_EQ(occurrences(before, "fmul <8 x float>"), 2u * 6u)
+        << before; // each row, in each version
+    EXPECT_EQ(occurrences(before, "\nif_then"), 3u)
+        << before; // the guards, in the copy for the edge only
     expectRight(c);
 }
 
@@ -213,7 +220,8 @@ TEST(CodegenLLVM, EachGuardIsDecidedPerTile)
     // in that loop's body, at the init's loop and at the reduction's.
     EXPECT_EQ(occurrences(before, "\nguards_hold"), 3u) << before;
     // The copies for edge tiles are left as loops: LLVM would spend as long on them as on the rest.
-    EXPECT_NE(before.find("!\"llvm.loop.vectorize.enable\", i1 false"), std::string::npos) << before;
+    EXPECT_NE(before.find("!\"llvm.loop.vectorize.enable\", i1 false"), std::string::npos)
+        << before;
     expectRight(c);
 }
 
@@ -243,14 +251,17 @@ s[C].reorder(i, jo, jio, k, jii)
 
     auto kernel = testJit().compile(f);
     std::vector<float> a(4 * 16), b(16 * 60), c(4 * 60, -1.0f);
-    for (std::size_t x = 0; x < a.size(); ++x) a[x] = static_cast<float>(x % 7) - 3.0f;
-    for (std::size_t x = 0; x < b.size(); ++x) b[x] = static_cast<float>(x % 5) - 2.0f;
+    for (std::size_t x = 0; x < a.size(); ++x)
+        a[x] = static_cast<float>(x % 7) - 3.0f;
+    for (std::size_t x = 0; x < b.size(); ++x)
+        b[x] = static_cast<float>(x % 5) - 2.0f;
     void* buffers[] = {a.data(), b.data(), c.data()};
     kernel->run(buffers, nullptr);
     for (int row = 0; row < 4; ++row)
         for (int col = 0; col < 60; ++col) {
             float want = 0;
-            for (int kk = 0; kk < 16; ++kk) want += a[row * 16 + kk] * b[kk * 60 + col];
+            for (int kk = 0; kk < 16; ++kk)
+                want += a[row * 16 + kk] * b[kk * 60 + col];
             ASSERT_EQ(c[row * 60 + col], want) << row << ", " << col;
         }
 }
@@ -355,7 +366,8 @@ TEST(CodegenLLVM, ParallelBodyIsItsOwnFunction)
     std::string ir = emitCode(c.func, EmitKind::LLVMIR);
     // The task unpacks the closure and calls the body, which keeps its noalias buffer arguments
     // and is optimized once, not again inside the task.
-    EXPECT_NE(ir.find("void @main_parallel_0_body(i64 %0, i64 %1, ptr noalias"), std::string::npos) << ir;
+    EXPECT_NE(ir.find("void @main_parallel_0_body(i64 %0, i64 %1, ptr noalias"), std::string::npos)
+        << ir;
     EXPECT_NE(ir.find("call fastcc void @main_parallel_0_body("), std::string::npos) << ir;
     expectRight(c);
 }
@@ -370,7 +382,8 @@ s = te.create_schedule(B.op)
 )");
     ASSERT_TRUE(r.ok) << r.error.message;
     const Variant& v = r.program.variants.front();
-    std::string ir = emitCode(lowerSchedule(v.schedule(), v.args, v.funcName).func, EmitKind::LLVMIR);
+    std::string ir =
+        emitCode(lowerSchedule(v.schedule(), v.args, v.funcName).func, EmitKind::LLVMIR);
     // The loops are optimized and compiled once: the packed entry only unpacks its arguments and
     // calls the function. (LLVM would inline a body this small, which then took twice as long.)
     std::size_t packed = ir.find("define void @main_packed(");
@@ -384,7 +397,8 @@ s = te.create_schedule(B.op)
 // multiply-add (rounded once), on a host that has the instruction.
 TEST(CodegenLLVM, JitCodeFusesMultiplyAdd)
 {
-    if (hostTarget().features.find("+fma") == std::string::npos) GTEST_SKIP() << "the host has no FMA";
+    if (hostTarget().features.find("+fma") == std::string::npos)
+        GTEST_SKIP() << "the host has no FMA";
     EvalResult r = evaluateScript(R"(import tvm
 from tvm import te
 A = te.placeholder((64,), name="A")
@@ -411,18 +425,19 @@ TEST(CodegenLLVM, TargetStringsNameACpuAndItsFeatures)
     EXPECT_TRUE(parseTarget("llvm").isHost());
     EXPECT_TRUE(parseTarget("llvm -num-cores=2 -opt-level=3").isHost());
     EXPECT_TRUE(parseTarget("llvm -mcpu=native").isHost());
-    TargetChoice c = parseTarget("llvm -mcpu=znver4 -mattr=avx512f,-avx512bw,+fma -mtriple=x86_64-linux-gnu");
+    TargetChoice c =
+        parseTarget("llvm -mcpu=znver4 -mattr=avx512f,-avx512bw,+fma -mtriple=x86_64-linux-gnu");
     EXPECT_EQ(c.cpu, "znver4");
     EXPECT_EQ(c.attrs, (std::vector<std::string>{"+avx512f", "-avx512bw", "+fma"}));
     EXPECT_EQ(c.triple, "x86_64-linux-gnu");
     EXPECT_THROW(parseTarget("llvm -mtriple=aarch64-linux-gnu"), CodegenError);
-    EXPECT_THROW(parseTarget("llvm -mtriple=x86_64-apple-darwin"), CodegenError);  // not ELF
+    EXPECT_THROW(parseTarget("llvm -mtriple=x86_64-apple-darwin"), CodegenError); // not ELF
     EXPECT_THROW(parseTarget("llvm -mcpu znver4"), CodegenError);
     EXPECT_THROW(parseTarget("llvm -march=znver4"), CodegenError);
     EXPECT_THROW(parseTarget("llvm znver4"), CodegenError);
     EXPECT_NO_THROW(checkTarget("llvm -mcpu=znver4 -mattr=-avx512f"));
-    EXPECT_NO_THROW(checkTarget("llvm -mattr=-avx2"));            // the host's features, changed
-    EXPECT_NO_THROW(checkTarget("llvm -mattr=+prefer-256-bit"));  // a tuning feature
+    EXPECT_NO_THROW(checkTarget("llvm -mattr=-avx2"));           // the host's features, changed
+    EXPECT_NO_THROW(checkTarget("llvm -mattr=+prefer-256-bit")); // a tuning feature
     EXPECT_THROW(checkTarget("llvm -mcpu=pentium9"), CodegenError);
     EXPECT_THROW(checkTarget("llvm -mattr=+avx9000"), CodegenError);
 }
@@ -443,11 +458,13 @@ s[B].parallel(B.op.axis[0])
     const Variant& v = r.program.variants.front();
     auto kernel = testJit().compile(lowerSchedule(v.schedule(), v.args, v.funcName).func);
     std::vector<float> a(1000), b(1000, 0.0f);
-    for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(i);
+    for (std::size_t i = 0; i < a.size(); ++i)
+        a[i] = static_cast<float>(i);
     void* buffers[] = {a.data(), b.data()};
     std::int64_t sizes[] = {1000};
     kernel->run(buffers, sizes);
-    for (std::size_t i = 0; i < b.size(); ++i) ASSERT_EQ(b[i], 2.0f * static_cast<float>(i)) << i;
+    for (std::size_t i = 0; i < b.size(); ++i)
+        ASSERT_EQ(b[i], 2.0f * static_cast<float>(i)) << i;
 }
 
 TEST(CodegenLLVM, LanesAGuardDependsOnRunOnVectorsUnderMasks)
@@ -470,17 +487,21 @@ TEST(CodegenLLVM, LanesAGuardDependsOnRunOnVectorsUnderMasks)
     auto kernel = testJit().compile(c.func);
     const int n = 64, kk = 16;
     std::vector<float> a(n * kk), b(kk * n), out(n * n + 24, -7.0f);
-    for (std::size_t x = 0; x < a.size(); ++x) a[x] = static_cast<float>(x % 7) - 3.0f;
-    for (std::size_t x = 0; x < b.size(); ++x) b[x] = static_cast<float>(x % 5) - 2.0f;
+    for (std::size_t x = 0; x < a.size(); ++x)
+        a[x] = static_cast<float>(x % 7) - 3.0f;
+    for (std::size_t x = 0; x < b.size(); ++x)
+        b[x] = static_cast<float>(x % 5) - 2.0f;
     void* buffers[] = {a.data(), b.data(), out.data()};
     kernel->run(buffers, nullptr);
     for (int row = 0; row < n; ++row)
         for (int col = 0; col < n; ++col) {
             float want = 0;
-            for (int x = 0; x < kk; ++x) want += a[row * kk + x] * b[x * n + col];
+            for (int x = 0; x < kk; ++x)
+                want += a[row * kk + x] * b[x * n + col];
             ASSERT_EQ(out[row * n + col], want) << row << ", " << col;
         }
-    for (int x = n * n; x < n * n + 24; ++x) EXPECT_EQ(out[x], -7.0f) << "wrote past the end, at " << x;
+    for (int x = n * n; x < n * n + 24; ++x)
+        EXPECT_EQ(out[x], -7.0f) << "wrote past the end, at " << x;
 }
 
 // A loop over lanes in which a lane reads what another one writes keeps running lane by lane:
@@ -489,9 +510,11 @@ TEST(CodegenLLVM, LanesThatReadEachOthersResultsStayALoop)
 {
     Buffer a = flatBuffer("A", 16);
     Var j("j.s");
-    Stmt store = makeBufferStore(a, {j + makeInt(1)}, makeBufferLoad(a, {j}) + makeFloat(1.0, DataType::float32()));
-    auto loop = std::make_shared<ForNode>(j, makeInt(0), makeInt(8), ForKind::Serial,
-                                          makeIfThenElse(makeCall(DataType::boolean(), CallOp::Likely, {j < makeInt(5)}), store));
+    Stmt store = makeBufferStore(a, {j + makeInt(1)},
+                                 makeBufferLoad(a, {j}) + makeFloat(1.0, DataType::float32()));
+    auto loop = std::make_shared<ForNode>(
+        j, makeInt(0), makeInt(8), ForKind::Serial,
+        makeIfThenElse(makeCall(DataType::boolean(), CallOp::Likely, {j < makeInt(5)}), store));
     loop->scalarizedLanes = true;
     PrimFunc f{"chain", {a}, loop};
     std::string before = unoptimizedIr(f);
@@ -501,7 +524,8 @@ TEST(CodegenLLVM, LanesThatReadEachOthersResultsStayALoop)
     data[0] = 1.0f;
     void* buffers[] = {data.data()};
     kernel->run(buffers, nullptr);
-    for (int x = 0; x <= 5; ++x) EXPECT_EQ(data[x], 1.0f + x) << x;
+    for (int x = 0; x <= 5; ++x)
+        EXPECT_EQ(data[x], 1.0f + x) << x;
     EXPECT_EQ(data[6], 0.0f);
 }
 
@@ -538,8 +562,8 @@ TEST(CodegenLLVM, InvariantLoadsAreWhatEachIterationReadsAgain)
     ASSERT_EQ(row->written.size(), 1u);
     EXPECT_EQ(row->written[0]->name, "C.global");
     EXPECT_FALSE(row->allocates);
-    EXPECT_EQ(loadsOf("k.inner").value().bytes, 0);  // A and B both move with k
-    EXPECT_EQ(loadsOf("j.c").value().bytes, 4);      // one element of A
+    EXPECT_EQ(loadsOf("k.inner").value().bytes, 0); // A and B both move with k
+    EXPECT_EQ(loadsOf("j.c").value().bytes, 4);     // one element of A
     // 32 x 4 x 32 inner iterations are no straight-line body.
     EXPECT_FALSE(loadsOf("k.outer").has_value());
 }
@@ -556,24 +580,33 @@ TEST(CodegenLLVM, InvariantLoadsFollowLetsBoundsAndLoadedIndices)
         auto loop = makeFor(i, makeInt(0), makeInt(16), ForKind::Serial, body);
         return invariantLoads(loop.as<ForNode>(), 256).value().bytes;
     };
-    // A[j] over 8 values of j: 32 bytes, whatever i is. Through a let of an inner variable: the same.
-    EXPECT_EQ(count(makeFor(j, makeInt(0), makeInt(8), ForKind::Serial, store(makeBufferLoad(a, {j})))), 32);
+    // A[j] over 8 values of j: 32 bytes, whatever i is. Through a let of an inner variable: the
+    // same.
+    EXPECT_EQ(
+        count(makeFor(j, makeInt(0), makeInt(8), ForKind::Serial, store(makeBufferLoad(a, {j})))),
+        32);
     EXPECT_EQ(count(makeFor(j, makeInt(0), makeInt(8), ForKind::Serial,
                             makeLetStmt(t, j + makeInt(3), store(makeBufferLoad(a, {t}))))),
               32);
     // A let chain from i: nothing is read again.
-    EXPECT_EQ(count(makeLetStmt(t, i * makeInt(2), makeLetStmt(u, t + makeInt(1), store(makeBufferLoad(a, {u}))))), 0);
+    EXPECT_EQ(count(makeLetStmt(t, i * makeInt(2),
+                                makeLetStmt(u, t + makeInt(1), store(makeBufferLoad(a, {u}))))),
+              0);
     // An inner loop starting at i * 8.
-    EXPECT_EQ(count(makeFor(j, i * makeInt(8), makeInt(8), ForKind::Serial, store(makeBufferLoad(a, {j})))), 0);
+    EXPECT_EQ(count(makeFor(j, i * makeInt(8), makeInt(8), ForKind::Serial,
+                            store(makeBufferLoad(a, {j})))),
+              0);
     // An index loaded from a buffer the body writes.
-    Stmt indirect = makeSeq({makeBufferStore(idx, {makeInt(0)}, i),
-                             makeFor(j, makeInt(0), makeInt(8), ForKind::Serial,
-                                     store(makeBufferLoad(a, {makeBufferLoad(idx, {makeInt(0)})})))});
+    Stmt indirect =
+        makeSeq({makeBufferStore(idx, {makeInt(0)}, i),
+                 makeFor(j, makeInt(0), makeInt(8), ForKind::Serial,
+                         store(makeBufferLoad(a, {makeBufferLoad(idx, {makeInt(0)})})))});
     EXPECT_EQ(count(indirect), 0);
     // A buffer allocated in the body is said so.
     auto tmp = flatBuffer("tmp", 8);
-    auto loop = makeFor(i, makeInt(0), makeInt(16), ForKind::Serial,
-                        makeAllocate(tmp, makeBufferStore(tmp, {makeInt(0)}, makeBufferLoad(a, {makeInt(0)}))));
+    auto loop = makeFor(
+        i, makeInt(0), makeInt(16), ForKind::Serial,
+        makeAllocate(tmp, makeBufferStore(tmp, {makeInt(0)}, makeBufferLoad(a, {makeInt(0)}))));
     auto withAllocation = invariantLoads(loop.as<ForNode>(), 256);
     ASSERT_TRUE(withAllocation.has_value());
     EXPECT_TRUE(withAllocation->allocates);
@@ -621,27 +654,31 @@ TEST(CodegenLLVM, AStridedVectorLoadIsAGatherWhereGathersAreFast)
     Stmt body = makeBufferStore(b, {makeRamp(makeInt(0), makeInt(1), 16)},
                                 makeBufferLoad(a, {makeRamp(makeInt(3), makeInt(4), 16)}));
     PrimFunc f{"strided", {a, b}, body};
-    EXPECT_NE(emitCode(f, EmitKind::UnoptimizedLLVMIR, "llvm -mcpu=znver4").find("@llvm.masked.gather.v16f32"),
+    EXPECT_NE(emitCode(f, EmitKind::UnoptimizedLLVMIR, "llvm -mcpu=znver4")
+                  .find("@llvm.masked.gather.v16f32"),
               std::string::npos);
     std::string avx2 = emitCode(f, EmitKind::UnoptimizedLLVMIR, "llvm -mcpu=znver3");
     EXPECT_EQ(avx2.find("gather"), std::string::npos) << avx2;
     EXPECT_EQ(occurrences(avx2, "load float"), 16u) << avx2;
     auto kernel = testJit().compile(f);
     std::vector<float> in(64), out(16, 0.0f);
-    for (int x = 0; x < 64; ++x) in[x] = static_cast<float>(x);
+    for (int x = 0; x < 64; ++x)
+        in[x] = static_cast<float>(x);
     void* buffers[] = {in.data(), out.data()};
     kernel->run(buffers, nullptr);
-    for (int x = 0; x < 16; ++x) EXPECT_EQ(out[x], 3.0f + 4 * x) << x;
+    for (int x = 0; x < 16; ++x)
+        EXPECT_EQ(out[x], 3.0f + 4 * x) << x;
 }
 
 // Lanes that all read one address (a broadcast index, or a ramp of stride 0) load it once.
 TEST(CodegenLLVM, LanesReadingOneAddressLoadItOnce)
 {
     auto a = flatBuffer("A", 64), b = flatBuffer("B", 32);
-    Stmt body = makeSeq({makeBufferStore(b, {makeRamp(makeInt(0), makeInt(1), 16)},
-                                         makeBufferLoad(a, {makeBroadcast(makeInt(5), 16)})),
-                         makeBufferStore(b, {makeRamp(makeInt(16), makeInt(1), 16)},
-                                         makeBufferLoad(a, {makeRamp(makeInt(7), makeInt(0), 16)}))});
+    Stmt body =
+        makeSeq({makeBufferStore(b, {makeRamp(makeInt(0), makeInt(1), 16)},
+                                 makeBufferLoad(a, {makeBroadcast(makeInt(5), 16)})),
+                 makeBufferStore(b, {makeRamp(makeInt(16), makeInt(1), 16)},
+                                 makeBufferLoad(a, {makeRamp(makeInt(7), makeInt(0), 16)}))});
     PrimFunc f{"same", {a, b}, body};
     for (const char* target : {"llvm -mcpu=znver3", "llvm -mcpu=znver4"}) {
         std::string ir = emitCode(f, EmitKind::UnoptimizedLLVMIR, target);
@@ -650,10 +687,12 @@ TEST(CodegenLLVM, LanesReadingOneAddressLoadItOnce)
     }
     auto kernel = testJit().compile(f);
     std::vector<float> in(64), out(32, 0.0f);
-    for (int x = 0; x < 64; ++x) in[x] = static_cast<float>(x);
+    for (int x = 0; x < 64; ++x)
+        in[x] = static_cast<float>(x);
     void* buffers[] = {in.data(), out.data()};
     kernel->run(buffers, nullptr);
-    for (int x = 0; x < 32; ++x) EXPECT_EQ(out[x], x < 16 ? 5.0f : 7.0f) << x;
+    for (int x = 0; x < 32; ++x)
+        EXPECT_EQ(out[x], x < 16 ? 5.0f : 7.0f) << x;
 }
 
 // gemm_best's 4 x 16 write cache in `local` scope ends up in registers: LLVM replaces its stack
@@ -677,7 +716,8 @@ TEST(CodegenLLVM, GemmBestsLocalWriteCacheEndsUpInRegisters)
     EXPECT_EQ(occurrences(ir, "phi <16 x float>"), 4u) << ir;
     auto run = PreparedRun::prepare(r.program, v, testRunConfig());
     run->run();
-    for (auto& out : run->check()) EXPECT_TRUE(out.result.ok) << out.tensor << ": " << out.result.firstMismatch;
+    for (auto& out : run->check())
+        EXPECT_TRUE(out.result.ok) << out.tensor << ": " << out.result.firstMismatch;
 }
 
 // A run is compiled for the host CPU whatever the script's target says; it notes that only when
@@ -688,7 +728,8 @@ TEST(CodegenLLVM, ARunNotesATargetOnlyWhenItIsNotTheHost)
         EvalResult r = evaluateScript("A = te.placeholder((8,), name=\"A\")\n"
                                       "B = te.compute((8,), lambda i: A[i] + 1.0, name=\"B\")\n"
                                       "s = te.create_schedule(B.op)\n"
-                                      "f = tvm.build(s, [A, B], target=\"" + target + "\")\n");
+                                      "f = tvm.build(s, [A, B], target=\"" +
+                                      target + "\")\n");
         EXPECT_TRUE(r.ok) << r.error.message;
         auto run = PreparedRun::prepare(r.program, r.program.variants.front(), testRunConfig());
         return run->notes();

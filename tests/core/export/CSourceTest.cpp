@@ -4,12 +4,12 @@
 // the header of an exported object.
 #include "export/CSource.h"
 #include "codegen/Codegen.h"
+#include "ir/Printer.h"
+#include "lower/Lower.h"
 #include "runtime/Buffer.h"
 #include "runtime/Check.h"
 #include "runtime/Reference.h"
 #include "te/Program.h"
-#include "lower/Lower.h"
-#include "ir/Printer.h"
 
 #include "support/FlatBuffer.h"
 
@@ -44,7 +44,7 @@ const Sample kSamples[] = {
     {"softmax", {{"N", 8}, {"M", 32}}},
     {"add_relu", {{"N", 64}}},
     {"transpose", {{"M", 64}, {"N", 64}}},
-    {"gemm_best", {{"M", 136}, {"N", 136}, {"K", 40}}},  // edge tiles of both blocks
+    {"gemm_best", {{"M", 136}, {"N", 136}, {"K", 40}}}, // edge tiles of both blocks
 };
 
 std::string readText(const fs::path& p)
@@ -155,7 +155,7 @@ std::vector<VariantCase> variantCases()
         fs::path src = fs::path(LOOPSCOPE_SOURCE_DIR) / "samples" / (std::string(s.file) + ".py");
         EvalResult r = evaluateScript(readText(src), s.sizes);
         if (!r.ok) {
-            out.push_back({&s, "<script error>"});  // fails in the test with the diagnostic
+            out.push_back({&s, "<script error>"}); // fails in the test with the diagnostic
             continue;
         }
         for (auto& v : r.program.variants)
@@ -273,7 +273,7 @@ TEST(CSource, SymbolicSizesAreParameters)
         << source;
     CompiledC compiled(lowered.func, source);
     ASSERT_TRUE(compiled.error().empty()) << compiled.error();
-    const std::int64_t n = 21;  // not a multiple of 8: the split's tail is guarded
+    const std::int64_t n = 21; // not a multiple of 8: the split's tail is guarded
     std::vector<float> a(n), b(n + 1, -1.0f);
     for (std::int64_t k = 0; k < n; ++k)
         a[k] = static_cast<float>(k);
@@ -313,4 +313,4 @@ TEST(CSource, ParallelLoopsBecomeOpenMP)
         EXPECT_NE(source.find(include), std::string::npos) << source;
 }
 
-}  // namespace
+} // namespace

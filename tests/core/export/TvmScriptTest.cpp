@@ -2,9 +2,9 @@
 // it (everything before the "# --- run in TVM ---" marker) must give the same loop program as the
 // variant in the original script; the rest is TVM's build, check and timing code.
 #include "export/TvmScript.h"
-#include "te/Ast.h"
-#include "lower/Lower.h"
 #include "ir/Printer.h"
+#include "lower/Lower.h"
+#include "te/Ast.h"
 
 #include "support/Occurrences.h"
 
@@ -114,7 +114,7 @@ TEST_F(OptGemmWriteCache, EndsWithTheTvmBoilerplate)
           "ref_func = tvm.build(ref_s, [A, B, C], target=\"llvm\")\n",
           "ref_func(nd_A, nd_B, ref_C)\n",
           "tvm.testing.assert_allclose(nd_C.numpy(), ref_C.numpy(), rtol=0.0001, atol=1e-05)\n",
-          "flops = 524288\n",  // 2 * 64^3
+          "flops = 524288\n", // 2 * 64^3
           "evaluator = func.time_evaluator(func.entry_name, dev, number=10, repeat=3)\n",
           "ms = evaluator(nd_A, nd_B, nd_C).median * 1e3\n"})
         EXPECT_NE(tail.find(line), std::string::npos) << line << "\n" << tail;
@@ -208,4 +208,4 @@ TEST(TvmScript, SymbolicSizesTakeTheirRunValue)
     EXPECT_NE(exported.find("flops = 100\n"), std::string::npos) << exported;
 }
 
-}  // namespace
+} // namespace

@@ -92,7 +92,8 @@ TEST_P(DifferentialTest, RandomSchedulesMatchTheReference)
     // left (attachments a later step invalidated, as in TVM). Many more refusals would mean the
     // test checks little: set LOOPSCOPE_FUZZ_VERBOSE to see them.
     const int tried = passed + rejected + failed;
-    EXPECT_LE(rejected, std::max(2, tried / 10)) << "lowering refused " << rejected << " of " << tried << " schedules";
+    EXPECT_LE(rejected, std::max(2, tried / 10))
+        << "lowering refused " << rejected << " of " << tried << " schedules";
 }
 
 INSTANTIATE_TEST_SUITE_P(Shards, DifferentialTest, ::testing::Range(0, kShards));
@@ -111,7 +112,9 @@ TEST(DifferentialCompile, RandomSchedulesCompileForOtherCpus)
         CurrentCase current(c.script, c.description);
         CaseOutcome outcome = compileScriptFor(c.script, target);
         if (outcome.status == CaseOutcome::Status::Failed)
-            ADD_FAILURE() << c.description << " (" << target << ")\n" << outcome.message << "---- script ----\n" << c.script;
+            ADD_FAILURE() << c.description << " (" << target << ")\n"
+                          << outcome.message << "---- script ----\n"
+                          << c.script;
         compiled += outcome.status == CaseOutcome::Status::Passed;
         rejected += outcome.status == CaseOutcome::Status::Rejected;
     }
@@ -119,5 +122,5 @@ TEST(DifferentialCompile, RandomSchedulesCompileForOtherCpus)
     std::printf("%d cases compiled for other CPUs, %d refused\n", compiled, rejected);
 }
 
-}  // namespace
-}  // namespace loopscope
+} // namespace
+} // namespace loopscope

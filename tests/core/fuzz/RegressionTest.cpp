@@ -68,5 +68,5 @@ INSTANTIATE_TEST_SUITE_P(Scripts, RegressionTest, ::testing::ValuesIn(regression
                          [](const auto& info) { return info.param; });
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(RegressionTest);
 
-}  // namespace
-}  // namespace loopscope
+} // namespace
+} // namespace loopscope

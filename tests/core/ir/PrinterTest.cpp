@@ -38,13 +38,22 @@ Buffer flatAlias(const Buffer& b, Expr size)
     return alias;
 }
 
-Expr load(const Buffer& b, Expr i) { return makeBufferLoad(b, {std::move(i)}); }
+Expr load(const Buffer& b, Expr i)
+{
+    return makeBufferLoad(b, {std::move(i)});
+}
 Stmt store(const Buffer& b, Expr i, Expr v)
 {
     return makeBufferStore(b, {std::move(i)}, std::move(v));
 }
-Expr f32(double v) { return makeFloat(v); }
-Expr ramp(Expr base, int lanes) { return makeRamp(std::move(base), 1, lanes); }
+Expr f32(double v)
+{
+    return makeFloat(v);
+}
+Expr ramp(Expr base, int lanes)
+{
+    return makeRamp(std::move(base), 1, lanes);
+}
 
 Stmt loop(const Var& v, std::int64_t extent, Stmt body, ForKind kind = ForKind::Serial)
 {
@@ -98,7 +107,8 @@ std::string bodyOf(const std::string& script)
     at = script.find('\n', at) + 1;
     std::istringstream in(script.substr(at));
     std::string out, line;
-    while (std::getline(in, line)) out += line.substr(std::min<std::size_t>(8, line.size())) + "\n";
+    while (std::getline(in, line))
+        out += line.substr(std::min<std::size_t>(8, line.size())) + "\n";
     return out;
 }
 
@@ -195,8 +205,7 @@ PrimFunc nondivisibleFunc()
 {
     Gemm g = gemm(10);
     Var io("i.outer"), ii("i.inner"), j("j"), k("k"), c1("cse_var_1"), c2("cse_var_2");
-    Expr guard =
-        makeCall(DataType::boolean(), CallOp::Likely, {io * 2 + floordiv(ii, 2) < 5});
+    Expr guard = makeCall(DataType::boolean(), CallOp::Likely, {io * 2 + floordiv(ii, 2) < 5});
     Stmt init = makeIfThenElse(guard, store(g.C1, io * 40 + ii * 10 + j, f32(0)));
     Stmt update = makeIfThenElse(
         guard, loop(k, 10,
@@ -224,27 +233,32 @@ PrimFunc fullLadderFunc()
                      load(g.C1, ramp(c1, 2)) +
                          makeBroadcast(load(g.A1, a), 2) * load(g.B1, ramp(b, 2)));
     };
-    Stmt body = let(
-        c6, jo * 4,
-        let(c5, jio * 2,
-            let(c4, io * 32 + ii * 8,
-                let(c3, ko * 16 + c6 + c5,
-                    let(c2, c4 + ko * 2,
-                        let(c1, c4 + c6 + c5,
-                            makeSeq({update(c2, c3), update(c2 + 1, c3 + 8)})))))));
+    Stmt body = let(c6, jo * 4,
+                    let(c5, jio * 2,
+                        let(c4, io * 32 + ii * 8,
+                            let(c3, ko * 16 + c6 + c5,
+                                let(c2, c4 + ko * 2,
+                                    let(c1, c4 + c6 + c5,
+                                        makeSeq({update(c2, c3), update(c2 + 1, c3 + 8)})))))));
     Stmt mainNest = loop(ko, 4, loop(ii, 4, loop(jio, 2, body)));
     g.func.body = loop(io, 2, loop(jo, 2, makeSeq({init, mainNest})), ForKind::Parallel);
     return g.func;
 }
 
-TEST(PrinterExamples, Naive) { EXPECT_EQ(printTVMScript(naiveFunc()), kNaiveText); }
+TEST(PrinterExamples, Naive)
+{
+    EXPECT_EQ(printTVMScript(naiveFunc()), kNaiveText);
+}
 
 TEST(PrinterExamples, Nondivisible)
 {
     EXPECT_EQ(printTVMScript(nondivisibleFunc()), kNondivisibleText);
 }
 
-TEST(PrinterExamples, FullLadder) { EXPECT_EQ(printTVMScript(fullLadderFunc()), kFullLadderText); }
+TEST(PrinterExamples, FullLadder)
+{
+    EXPECT_EQ(printTVMScript(fullLadderFunc()), kFullLadderText);
+}
 
 #ifdef LOOPSCOPE_TVM_EXAMPLES_DIR
 std::string readExample(const std::string& name)
@@ -371,9 +385,9 @@ TEST(PrinterStmt, LoopKinds)
               "for i in T.vectorized(8):\n    C[i] = T.float32(0)\n");
     EXPECT_EQ(printStmt(loop(i, 8, store(c, i, f32(0)), ForKind::Unrolled)),
               "for i in T.unroll(8):\n    C[i] = T.float32(0)\n");
-    EXPECT_EQ(printStmt(makeFor(i, 0, 64, ForKind::ThreadBinding, store(c, i, f32(0)),
-                                "threadIdx.x")),
-              "for i in T.thread_binding(64, thread=\"threadIdx.x\"):\n    C[i] = T.float32(0)\n");
+    EXPECT_EQ(
+        printStmt(makeFor(i, 0, 64, ForKind::ThreadBinding, store(c, i, f32(0)), "threadIdx.x")),
+        "for i in T.thread_binding(64, thread=\"threadIdx.x\"):\n    C[i] = T.float32(0)\n");
     EXPECT_EQ(printStmt(makeFor(i, 2, 6, ForKind::Serial, store(c, i, f32(0)))),
               "for i in range(2, 8):\n    C[i] = T.float32(0)\n");
     Var n("n");
@@ -424,11 +438,11 @@ TEST(PrinterStmt, IfElseLetAndEvaluate)
     EXPECT_EQ(printStmt(makeEvaluate(makeCall(DataType::float32(), CallOp::Exp, {f32(1)}))),
               "T.exp(T.float32(1))\n");
     EXPECT_EQ(printStmt(makeEvaluate(i + 1)), "T.evaluate(i + 1)\n");
-    EXPECT_EQ(printStmt(makeAttr("pragma_auto_unroll_max_step", "i.outer", 16,
-                                 store(c, i, f32(0)))),
-              "T.attr(\"i_outer\", \"pragma_auto_unroll_max_step\", 16)\nC[i] = T.float32(0)\n");
-    EXPECT_EQ(printStmt(makeSeq({makeAttr("pragma_x", "i", 1, store(c, i, f32(0))),
-                                 store(c, i, f32(1))})),
+    EXPECT_EQ(
+        printStmt(makeAttr("pragma_auto_unroll_max_step", "i.outer", 16, store(c, i, f32(0)))),
+        "T.attr(\"i_outer\", \"pragma_auto_unroll_max_step\", 16)\nC[i] = T.float32(0)\n");
+    EXPECT_EQ(printStmt(makeSeq(
+                  {makeAttr("pragma_x", "i", 1, store(c, i, f32(0))), store(c, i, f32(1))})),
               "with T.attr(\"i\", \"pragma_x\", 1):\n    C[i] = T.float32(0)\nC[i] = "
               "T.float32(1)\n");
 }
@@ -440,9 +454,9 @@ TEST(PrinterScript, NestedLoopsWithOneNameAreUniquifiedSiblingsReuseIt)
     Buffer a = paramBuffer("A", {makeInt(8), makeInt(8)});
     Buffer a1 = flatAlias(a, makeInt(64));
     Var outer("i"), inner("i"), sibling("i");
-    Stmt body = makeSeq({loop(outer, 8, loop(inner, 8, store(a1, outer * 8 + inner, f32(0)),
-                                             ForKind::Parallel)),
-                         loop(sibling, 64, store(a1, sibling, f32(1)))});
+    Stmt body = makeSeq(
+        {loop(outer, 8, loop(inner, 8, store(a1, outer * 8 + inner, f32(0)), ForKind::Parallel)),
+         loop(sibling, 64, store(a1, sibling, f32(1)))});
     EXPECT_EQ(bodyOf(printTVMScript(singleParamFunc(a, body))),
               "A_1 = T.Buffer((64,), data=A.data)\n"
               "for i in range(8):\n"
@@ -517,8 +531,9 @@ TEST(PrinterScript, AliasInsideIfBranch)
               "        A_1 = T.Buffer((16,), data=A.data)\n"
               "        for j in range(4):\n"
               "            A_1[i * 4 + j] = T.float32(0)\n");
-    Stmt body = loop(i, 4, makeIfThenElse(i < 3, makeSeq({loop(j, 4, store(a1, i * 4 + j, f32(0))),
-                                                           store(a1, i, f32(1))})));
+    Stmt body = loop(i, 4,
+                     makeIfThenElse(i < 3, makeSeq({loop(j, 4, store(a1, i * 4 + j, f32(0))),
+                                                    store(a1, i, f32(1))})));
     EXPECT_EQ(bodyOf(printTVMScript(singleParamFunc(a, body))),
               "for i in range(4):\n"
               "    if i < 3:\n"
@@ -536,12 +551,11 @@ TEST(PrinterScript, OrderOfSeveralDeclarationsIsOrderOfFirstUse)
     Stmt body = loop(i, 16, store(g.C1, i, load(g.B1, i) + load(g.A1, i)));
     PrimFunc f = g.func;
     f.body = body;
-    EXPECT_EQ(bodyOf(printTVMScript(f)),
-              "for i in range(16):\n"
-              "    C_1 = T.Buffer((16,), data=C.data)\n"
-              "    B_1 = T.Buffer((16,), data=B.data)\n"
-              "    A_1 = T.Buffer((16,), data=A.data)\n"
-              "    C_1[i] = B_1[i] + A_1[i]\n");
+    EXPECT_EQ(bodyOf(printTVMScript(f)), "for i in range(16):\n"
+                                         "    C_1 = T.Buffer((16,), data=C.data)\n"
+                                         "    B_1 = T.Buffer((16,), data=B.data)\n"
+                                         "    A_1 = T.Buffer((16,), data=A.data)\n"
+                                         "    C_1[i] = B_1[i] + A_1[i]\n");
 }
 
 TEST(PrinterScript, AllocateAndItsAlias)
@@ -645,15 +659,15 @@ TEST(PrinterStructured, RealizeTensorStoresAndLoads)
     Tensor a = makePlaceholder("A", {makeInt(10), makeInt(10)}, DataType::float32(), {});
     IterVar ai = makeIterVar("i", {makeInt(0), makeInt(10)}, IterKind::DataPar);
     IterVar aj = makeIterVar("j", {makeInt(0), makeInt(10)}, IterKind::DataPar);
-    Tensor b = makeCompute("B", "", {ai, aj},
-                           makeTensorLoad(a, {ai->var, aj->var}) + f32(1), {});
+    Tensor b = makeCompute("B", "", {ai, aj}, makeTensorLoad(a, {ai->var, aj->var}) + f32(1), {});
     Tensor c = makeCompute("C", "", {ai, aj}, makeTensorLoad(b, {ai->var, aj->var}) * f32(2), {});
     Var i("i"), j("j"), i2("i"), j2("j");
     Stmt produce =
         loop(i, 10, loop(j, 10, makeTensorStore(b, {i, j}, makeTensorLoad(a, {i, j}) + f32(1))));
-    Stmt consume = loop(i2, 10, loop(j2, 10, makeTensorStore(c, {i2, j2},
-                                                         makeTensorLoad(b, {i2, j2}) * f32(2)),
-                                     ForKind::Vectorized));
+    Stmt consume =
+        loop(i2, 10,
+             loop(j2, 10, makeTensorStore(c, {i2, j2}, makeTensorLoad(b, {i2, j2}) * f32(2)),
+                  ForKind::Vectorized));
     Stmt body = makeRealize(b, {{makeInt(0), makeInt(10)}, {makeInt(0), makeInt(10)}}, "global",
                             makeSeq({produce, consume}));
     EXPECT_EQ(printStructured(body, {a, c}),
@@ -676,5 +690,5 @@ TEST(PrinterStructured, ReduceBodiesPrintForDiagnostics)
     EXPECT_EQ(printExpr(sum), "te.sum(A[i, k], axis=[k])");
 }
 
-}  // namespace
-}  // namespace loopscope
+} // namespace
+} // namespace loopscope

@@ -1,8 +1,8 @@
 // The TIR of every variant of every sample, at small sizes, against reviewed golden files in
 // tests/data/golden. Set LOOPSCOPE_UPDATE_GOLDEN=1 to rewrite them (then read the diff).
-#include "te/Program.h"
-#include "lower/Lower.h"
 #include "ir/Printer.h"
+#include "lower/Lower.h"
+#include "te/Program.h"
 
 #include <gtest/gtest.h>
 
@@ -41,7 +41,8 @@ std::string readText(const fs::path& p)
 std::string fileName(const std::string& variant)
 {
     std::string out;
-    for (char c : variant) out += (std::isalnum(static_cast<unsigned char>(c)) ? c : '_');
+    for (char c : variant)
+        out += (std::isalnum(static_cast<unsigned char>(c)) ? c : '_');
     return out;
 }
 
@@ -65,20 +66,24 @@ TEST_P(GoldenTir, EveryVariantMatchesItsGoldenFile)
         } catch (const UserError& e) {
             FAIL() << v.name << ": " << formatDiagnostic(src.string(), e.diagnostic());
         }
-        std::string text = printTVMScript(f.func) + "\n# structured\n" + printStructured(f.structured, f.args);
+        std::string text =
+            printTVMScript(f.func) + "\n# structured\n" + printStructured(f.structured, f.args);
         fs::path golden = dir / (fileName(v.name) + ".tir");
         if (update) {
             fs::create_directories(dir);
             std::ofstream(golden, std::ios::binary) << text;
             continue;
         }
-        ASSERT_TRUE(fs::exists(golden)) << golden << " is missing (run with LOOPSCOPE_UPDATE_GOLDEN=1)";
+        ASSERT_TRUE(fs::exists(golden))
+            << golden << " is missing (run with LOOPSCOPE_UPDATE_GOLDEN=1)";
         EXPECT_EQ(text, readText(golden)) << "variant '" << v.name << "' of " << sample.file;
     }
 }
 
 INSTANTIATE_TEST_SUITE_P(Samples, GoldenTir, testing::ValuesIn(kSamples),
-                         [](const testing::TestParamInfo<SampleCase>& info) { return std::string(info.param.file); });
+                         [](const testing::TestParamInfo<SampleCase>& info) {
+                             return std::string(info.param.file);
+                         });
 
 // TVM 0.17's own output for three scripts: Loopscope must print the same text.
 class TvmOutput : public testing::TestWithParam<const char*> {};
@@ -88,7 +93,8 @@ TEST_P(TvmOutput, MatchesWhatTvmPrinted)
     fs::path dir = fs::path(LOOPSCOPE_SOURCE_DIR) / "tests/data/tvm";
     fs::path script = dir / (std::string(GetParam()) + ".py");
     ASSERT_TRUE(fs::exists(script)) << "missing " << script;
-    ASSERT_TRUE(fs::exists(dir / (std::string(GetParam()) + ".tvm.txt"))) << "missing TVM's output for " << script;
+    ASSERT_TRUE(fs::exists(dir / (std::string(GetParam()) + ".tvm.txt")))
+        << "missing TVM's output for " << script;
     EvalResult r = evaluateScript(readText(script));
     ASSERT_TRUE(r.ok) << formatDiagnostic(script.string(), r.error);
     ASSERT_EQ(r.program.variants.size(), 1u);
@@ -96,11 +102,14 @@ TEST_P(TvmOutput, MatchesWhatTvmPrinted)
     LoweredFunc f = lowerSchedule(v.schedule(), v.args, v.funcName);
     std::string expected = readText(dir / (std::string(GetParam()) + ".tvm.txt"));
     std::string actual = printTVMScript(f.func);
-    while (!expected.empty() && expected.back() == '\n') expected.pop_back();
-    while (!actual.empty() && actual.back() == '\n') actual.pop_back();
+    while (!expected.empty() && expected.back() == '\n')
+        expected.pop_back();
+    while (!actual.empty() && actual.back() == '\n')
+        actual.pop_back();
     EXPECT_EQ(actual, expected);
 }
 
-INSTANTIATE_TEST_SUITE_P(Examples, TvmOutput, testing::Values("naive", "nondivisible", "full_ladder"));
+INSTANTIATE_TEST_SUITE_P(Examples, TvmOutput,
+                         testing::Values("naive", "nondivisible", "full_ladder"));
 
-}  // namespace
+} // namespace

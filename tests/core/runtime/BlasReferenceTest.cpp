@@ -28,14 +28,15 @@ int otherRunningThreads()
         if (tid == "." || tid == ".." || tid == self) continue;
         std::ifstream in("/proc/self/task/" + tid + "/stat");
         std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-        auto close = stat.rfind(')');  // the name in parentheses may hold spaces
-        if (close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'R') ++running;
+        auto close = stat.rfind(')'); // the name in parentheses may hold spaces
+        if (close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'R')
+            ++running;
     }
     closedir(dir);
     return running;
 }
 
-}  // namespace
+} // namespace
 
 TEST(BlasLibrary, IdleThreadsStopSpinningSoonAfterACall)
 {
@@ -46,7 +47,8 @@ TEST(BlasLibrary, IdleThreadsStopSpinningSoonAfterACall)
     blas->setThreads(2);
     const int n = 256;
     std::vector<float> a(n * n, 1.0f), b(n * n, 0.5f), c(n * n, 0.0f);
-    for (int r = 0; r < 3; ++r) blas->sgemm(n, n, n, a.data(), b.data(), c.data());
+    for (int r = 0; r < 3; ++r)
+        blas->sgemm(n, n, n, a.data(), b.data(), c.data());
     EXPECT_EQ(c[0], 128.0f);
     EXPECT_EQ(c[n * n - 1], 128.0f);
     // With OpenBLAS's default its worker keeps running for about 0.1 s after the call.

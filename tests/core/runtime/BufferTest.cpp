@@ -87,9 +87,9 @@ TEST(BufferTest, Float16IsStoredAsBitsAndRoundsToNearestEven)
         {1.0, 1.0, 0x3c00},
         {-2.5, -2.5, 0xc100},
         {65504.0, 65504.0, 0x7bff},
-        {0x1p-24, 0x1p-24, 0x0001},                 // smallest subnormal
-        {1.0 + 0x1p-11, 1.0, 0x3c00},               // tie: rounds to even
-        {1.0 + 3 * 0x1p-11, 1.0 + 0x1p-9, 0x3c02},  // tie: rounds to even (up)
+        {0x1p-24, 0x1p-24, 0x0001},                // smallest subnormal
+        {1.0 + 0x1p-11, 1.0, 0x3c00},              // tie: rounds to even
+        {1.0 + 3 * 0x1p-11, 1.0 + 0x1p-9, 0x3c02}, // tie: rounds to even (up)
         {0.1, 0.0999755859375, 0x2e66},
         {70000.0, std::numeric_limits<double>::infinity(), 0x7c00},
     };
@@ -128,7 +128,7 @@ TEST(BufferTest, IntegersWrapAndTruncateLikeC)
     EXPECT_EQ(i32.getInt(0), 7);
 
     HostBuffer i64(DataType::int64(), {2});
-    const std::int64_t big = (std::int64_t{1} << 62) + 1;  // not representable as a double
+    const std::int64_t big = (std::int64_t{1} << 62) + 1; // not representable as a double
     i64.setInt(0, big);
     EXPECT_EQ(i64.getInt(0), big);
     i64.setInt(1, std::numeric_limits<std::int64_t>::min());
@@ -198,7 +198,7 @@ TEST(BufferTest, RandomFillIsDeterministicAndInRange)
 // The generator is splitmix64, so values are fixed for a seed on every platform.
 TEST(BufferTest, RandomFillMatchesSplitMix64)
 {
-    const std::uint64_t first = 0xe220a8397b1dcdafULL;  // splitmix64's first output for seed 0
+    const std::uint64_t first = 0xe220a8397b1dcdafULL; // splitmix64's first output for seed 0
     std::uint64_t state = 0;
     EXPECT_EQ(splitMix64(state), first);
     HostBuffer f32(DataType::float32(), {1});
@@ -212,5 +212,5 @@ TEST(BufferTest, RandomFillMatchesSplitMix64)
     EXPECT_EQ(i32.getInt(0), -8 + static_cast<std::int64_t>((first >> 32) % 17));
 }
 
-}  // namespace
-}  // namespace loopscope
+} // namespace
+} // namespace loopscope

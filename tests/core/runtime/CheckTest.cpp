@@ -18,7 +18,8 @@ using Shape = std::vector<std::int64_t>;
 std::vector<Expr> dims(const Shape& shape)
 {
     std::vector<Expr> out;
-    for (std::int64_t d : shape) out.push_back(makeInt(d));
+    for (std::int64_t d : shape)
+        out.push_back(makeInt(d));
     return out;
 }
 
@@ -41,8 +42,10 @@ HostBuffer expectedOutput(const ReferenceEvaluator& reference, const Tensor& t, 
     HostBuffer out(t->dtype, shape);
     std::vector<std::int64_t> index(shape.size(), 0);
     for (std::int64_t n = 0; n < out.elementCount(); ++n) {
-        if (t->dtype.isFloat()) out.set(n, reference.value(t, index));
-        else out.setInt(n, reference.valueInt(t, index));
+        if (t->dtype.isFloat())
+            out.set(n, reference.value(t, index));
+        else
+            out.setInt(n, reference.valueInt(t, index));
         for (std::size_t d = shape.size(); d-- > 0;) {
             if (++index[d] < shape[d]) break;
             index[d] = 0;
@@ -90,7 +93,7 @@ TEST(CheckTest, SmallOutputsCompareEveryElement)
 TEST(CheckTest, CorruptedElementIsReported)
 {
     Fixture f({8, 20});
-    f.input.set(f.input.flatIndex({3, 17}), 0.5);  // C[3, 17] = 0.5 * 2 + 0.5 = 1.5
+    f.input.set(f.input.flatIndex({3, 17}), 0.5); // C[3, 17] = 0.5 * 2 + 0.5 = 1.5
     f.reference->clearCache();
     f.actual.set(f.actual.flatIndex({3, 17}), 1.25);
     CheckResult r = f.check();
@@ -106,7 +109,7 @@ TEST(CheckTest, CorruptedElementIsReported)
 TEST(CheckTest, ToleranceIsAbsolutePlusRelative)
 {
     Fixture f({4, 4}, DataType::float64());
-    f.input.set(0, 0.25);  // C[0, 0] = 1
+    f.input.set(0, 0.25); // C[0, 0] = 1
     f.reference->clearCache();
     f.actual.set(0, 1 + 0.9e-9 + 0.5e-12);
     EXPECT_TRUE(f.check().ok);
@@ -143,7 +146,7 @@ TEST(CheckTest, NaNMatchesOnlyNaN)
 
 TEST(CheckTest, LargeOutputsCheckCornersAndSamples)
 {
-    Fixture f({300, 300});  // 90,000 elements: more than the full-check limit
+    Fixture f({300, 300}); // 90,000 elements: more than the full-check limit
     CheckResult clean = f.check();
     EXPECT_TRUE(clean.ok);
     EXPECT_EQ(clean.checked, 4 + 2000);
@@ -171,7 +174,8 @@ TEST(CheckTest, SamplesDependOnlyOnTheSeed)
 {
     Fixture f({300, 300});
     // Corrupt every element of one row: some samples hit it, the same ones for the same seed.
-    for (std::int64_t j = 1; j < 299; ++j) f.actual.set(f.actual.flatIndex({150, j}), 7);
+    for (std::int64_t j = 1; j < 299; ++j)
+        f.actual.set(f.actual.flatIndex({150, j}), 7);
     CheckResult a = f.check(9), b = f.check(9);
     EXPECT_EQ(a.mismatches, b.mismatches);
     EXPECT_EQ(a.firstMismatch, b.firstMismatch);
@@ -215,10 +219,12 @@ TEST(CheckTest, SampledCheckOfLargeMatmulIsFast)
     ab.fill(1);
     for (std::int64_t col = 0; col < n; ++col) {
         double v = static_cast<double>(col % 13) * 0.125 - 0.75;
-        for (std::int64_t row = 0; row < n; ++row) bb.set(row * n + col, v);
-        for (std::int64_t row = 0; row < n; ++row) actual.set(row * n + col, v * n);
+        for (std::int64_t row = 0; row < n; ++row)
+            bb.set(row * n + col, v);
+        for (std::int64_t row = 0; row < n; ++row)
+            actual.set(row * n + col, v * n);
     }
-    actual.set(actual.flatIndex({n - 1, 0}), 1);  // a wrong corner
+    actual.set(actual.flatIndex({n - 1, 0}), 1); // a wrong corner
 
     ReferenceEvaluator reference({{a.get(), &ab}, {b.get(), &bb}});
     auto start = std::chrono::steady_clock::now();
@@ -226,11 +232,11 @@ TEST(CheckTest, SampledCheckOfLargeMatmulIsFast)
     std::chrono::duration<double> seconds = std::chrono::steady_clock::now() - start;
     std::printf("sampled check of a 2048^3 matmul: %lld points in %.3f s\n",
                 static_cast<long long>(r.checked), seconds.count());
-    EXPECT_LT(seconds.count(), 10.0);  // about 0.1 s optimized; the bound only catches blowups
+    EXPECT_LT(seconds.count(), 10.0); // about 0.1 s optimized; the bound only catches blowups
     EXPECT_EQ(r.checked, 4 + 2000);
     EXPECT_EQ(r.mismatches, 1);
     EXPECT_EQ(r.firstMismatch, "C[2047, 0] = 1 but expected -1536");
 }
 
-}  // namespace
-}  // namespace loopscope
+} // namespace
+} // namespace loopscope

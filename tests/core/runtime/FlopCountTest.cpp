@@ -22,11 +22,15 @@ TEST(FlopCount, AMatmulIsTwoMultiplyAddsPerPointInFloatAsInInt)
 {
     for (const char* dtype : {"float32", "int32", "float64"}) {
         std::string t = std::string("\"") + dtype + "\"";
-        EXPECT_EQ(flopsOf("A = te.placeholder((6, 5), name=\"A\", dtype=" + t + ")\n"
-                          "B = te.placeholder((5, 7), name=\"B\", dtype=" + t + ")\n"
-                          "k = te.reduce_axis((0, 5), name=\"k\")\n"
-                          "Out = te.compute((6, 7), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k))\n"),
-                  2.0 * 6 * 7 * 5)
+        EXPECT_EQ(
+            flopsOf("A = te.placeholder((6, 5), name=\"A\", dtype=" + t +
+                    ")\n"
+                    "B = te.placeholder((5, 7), name=\"B\", dtype=" +
+                    t +
+                    ")\n"
+                    "k = te.reduce_axis((0, 5), name=\"k\")\n"
+                    "Out = te.compute((6, 7), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k))\n"),
+            2.0 * 6 * 7 * 5)
             << dtype;
     }
 }
@@ -37,11 +41,13 @@ TEST(FlopCount, PaddingAndCopiesCountNothingAndIndexArithmeticIsNoWork)
     // counts one multiply-add per point of its 4 x 4 x 3 x 3 domain; the relu one max per element.
     EXPECT_EQ(flopsOf("A = te.placeholder((4, 4), name=\"A\", dtype=\"int32\")\n"
                       "W = te.placeholder((3, 3), name=\"W\", dtype=\"int32\")\n"
-                      "P = te.compute((6, 6), lambda i, j: tvm.tir.if_then_else(tvm.tir.all(i >= 1, i < 5, j >= 1, j < 5), "
+                      "P = te.compute((6, 6), lambda i, j: tvm.tir.if_then_else(tvm.tir.all(i >= "
+                      "1, i < 5, j >= 1, j < 5), "
                       "A[i - 1, j - 1], 0), name=\"P\")\n"
                       "ry = te.reduce_axis((0, 3), name=\"ry\")\n"
                       "rx = te.reduce_axis((0, 3), name=\"rx\")\n"
-                      "C = te.compute((4, 4), lambda y, x: te.sum(P[y + ry, x + rx] * W[ry, rx], axis=[ry, rx]), name=\"C\")\n"
+                      "C = te.compute((4, 4), lambda y, x: te.sum(P[y + ry, x + rx] * W[ry, rx], "
+                      "axis=[ry, rx]), name=\"C\")\n"
                       "Out = te.compute((4, 4), lambda y, x: te.max(C[y, x], 0), name=\"Out\")\n"),
               2.0 * 4 * 4 * 3 * 3 + 4 * 4);
     EXPECT_EQ(flopsOf("A = te.placeholder((8,), name=\"A\")\n"
@@ -62,10 +68,11 @@ TEST(FlopCount, IndicesLoadedFromTensorsAreNoWork)
 TEST(FlopCount, MathCallsCountAsOneOperation)
 {
     // exp, the multiply and the add.
-    EXPECT_EQ(flopsOf("A = te.placeholder((8,), name=\"A\")\n"
-                      "Out = te.compute((8,), lambda i: te.exp(A[i]) + A[i] * 0.5, name=\"Out\")\n"),
-              8.0 * 3);
+    EXPECT_EQ(
+        flopsOf("A = te.placeholder((8,), name=\"A\")\n"
+                "Out = te.compute((8,), lambda i: te.exp(A[i]) + A[i] * 0.5, name=\"Out\")\n"),
+        8.0 * 3);
 }
 
-}  // namespace
-}  // namespace loopscope
+} // namespace
+} // namespace loopscope

@@ -52,8 +52,7 @@ Tensor matmul(const Tensor& a, const Tensor& b, std::int64_t m, std::int64_t n, 
 }
 
 // A compute of a 1-d shape whose body is f(i).
-template <typename F>
-Tensor compute1(const std::string& name, std::int64_t n, F f)
+template <typename F> Tensor compute1(const std::string& name, std::int64_t n, F f)
 {
     IterVar i = axis("i", n);
     return makeCompute(name, "", {i}, f(Expr(i->var)), {});
@@ -89,7 +88,7 @@ TEST(ReferenceTest, MatmulByHand)
     EXPECT_EQ(ref.value(c, {0, 1}), 22.0);
     EXPECT_EQ(ref.value(c, {1, 0}), 43.0);
     EXPECT_EQ(ref.value(c, {1, 1}), 50.0);
-    EXPECT_EQ(ref.value(a, {1, 0}), 3.0);  // placeholders read their buffer
+    EXPECT_EQ(ref.value(a, {1, 0}), 3.0); // placeholders read their buffer
 }
 
 TEST(ReferenceTest, MatmulMatchesBruteForce)
@@ -104,7 +103,7 @@ TEST(ReferenceTest, MatmulMatchesBruteForce)
         ReferenceEvaluator ref({{a.get(), &ab}, {b.get(), &bb}});
         for (std::int64_t i = 0; i < m; ++i) {
             for (std::int64_t j = 0; j < n; ++j) {
-                double sum = 0;  // double accumulation, rounded to the type once
+                double sum = 0; // double accumulation, rounded to the type once
                 for (std::int64_t r = 0; r < k; ++r)
                     sum += ab.get(i * k + r) * bb.get(r * n + j);
                 double expected = t.bits == 32 ? static_cast<float>(sum) : sum;
@@ -296,7 +295,7 @@ TEST(ReferenceTest, IntegersWrapToTheirType)
     Tensor twice =
         compute1("T", 1, [&](Expr i) { return load(big, {i}) - makeInt(1, DataType::int64()); });
     ReferenceEvaluator ref64({{big.get(), &bb}});
-    EXPECT_EQ(ref64.valueInt(twice, {0}), v - 1);  // exact beyond 2^53
+    EXPECT_EQ(ref64.valueInt(twice, {0}), v - 1); // exact beyond 2^53
 }
 
 TEST(ReferenceTest, Casts)
@@ -323,7 +322,7 @@ TEST(ReferenceTest, Casts)
 
     Tensor toUInt8 = cast(f, 6, uint8);
     EXPECT_EQ(ref.valueInt(toUInt8, {4}), 44);  // 300 wraps modulo 256
-    EXPECT_EQ(ref.valueInt(toUInt8, {5}), 255);  // -1 wraps
+    EXPECT_EQ(ref.valueInt(toUInt8, {5}), 255); // -1 wraps
 
     Tensor toInt8 = cast(n, 2, int8);
     EXPECT_EQ(ref.valueInt(toInt8, {0}), -56);
@@ -438,5 +437,5 @@ TEST(ReferenceTest, OutOfBoundsReadNamesTensorAndIndex)
               "read of A[2, 0] is outside its shape [2, 3] (while computing C[1, 1])");
 }
 
-}  // namespace
-}  // namespace loopscope
+} // namespace
+} // namespace loopscope

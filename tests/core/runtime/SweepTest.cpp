@@ -1,7 +1,7 @@
 // The sweep driver: points in (value, variant) order with the right sizes, the cache avoids
 // measuring a known point again, cancellation keeps the points measured, skipped points, CSV.
-#include "support/TestJit.h"
 #include "runtime/Sweep.h"
+#include "support/TestJit.h"
 #include "te/Program.h"
 
 #include <gtest/gtest.h>

@@ -19,7 +19,8 @@ struct Hits {
 void mark(std::int64_t begin, std::int64_t end, void* closure)
 {
     auto* hits = static_cast<Hits*>(closure);
-    for (std::int64_t i = begin; i < end; ++i) hits->count[static_cast<std::size_t>(i)]++;
+    for (std::int64_t i = begin; i < end; ++i)
+        hits->count[static_cast<std::size_t>(i)]++;
 }
 
 struct Nested {

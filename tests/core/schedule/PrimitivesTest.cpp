@@ -1,8 +1,8 @@
 // Each schedule primitive's effect on the loop structure: the loops of the lowered program
 // (pre-order, "name extent kind"), read straight from the IR.
-#include "te/Program.h"
 #include "ir/IRMutator.h"
 #include "lower/Lower.h"
+#include "te/Program.h"
 
 #include <gtest/gtest.h>
 
@@ -41,7 +41,9 @@ protected:
     void visitFor(const ForNode* op) override
     {
         std::string ext = std::to_string(constIntOr(op->extent, -1));
-        loops.push_back(op->var.name() + " " + ext + (op->forKind == ForKind::Serial ? "" : std::string(" ") + forKindName(op->forKind)));
+        loops.push_back(
+            op->var.name() + " " + ext +
+            (op->forKind == ForKind::Serial ? "" : std::string(" ") + forKindName(op->forKind)));
         IRVisitor::visitFor(op);
     }
     void visitAllocate(const AllocateNode* op) override
@@ -52,7 +54,7 @@ protected:
 };
 
 struct Lowered {
-    std::vector<std::string> loops;  // of the structured program (before vectorize/unroll)
+    std::vector<std::string> loops; // of the structured program (before vectorize/unroll)
     std::vector<std::string> allocations;
     std::string error;
 };
@@ -140,10 +142,12 @@ TEST(Primitives, ReorderPutsReductionOutsideAndMovesInit)
 
 TEST(Primitives, AnnotationsSetLoopKinds)
 {
-    auto l = lowerScript(kMatmul, "s[C].parallel(i)\nio, ii = s[C].split(j, factor=8)\ns[C].vectorize(ii)\n"
-                                  "ko, ki = s[C].split(k, factor=4)\ns[C].unroll(ki)\ns[C].reorder(i, io, ko, ki, ii)\n");
-    EXPECT_EQ(l.loops, (Loops{"i 64 parallel", "j.outer 8", "j.inner.init 8 vectorized", "k.outer 16",
-                              "k.inner 4 unroll", "j.inner 8 vectorized"}));
+    auto l = lowerScript(
+        kMatmul,
+        "s[C].parallel(i)\nio, ii = s[C].split(j, factor=8)\ns[C].vectorize(ii)\n"
+        "ko, ki = s[C].split(k, factor=4)\ns[C].unroll(ki)\ns[C].reorder(i, io, ko, ki, ii)\n");
+    EXPECT_EQ(l.loops, (Loops{"i 64 parallel", "j.outer 8", "j.inner.init 8 vectorized",
+                              "k.outer 16", "k.inner 4 unroll", "j.inner 8 vectorized"}));
 }
 
 TEST(Primitives, ComputeAtPlacesProducerInsideConsumerLoop)
@@ -176,9 +180,11 @@ TEST(Primitives, ComputeRootUndoesComputeAt)
 
 TEST(Primitives, CacheWriteAddsALocalStage)
 {
-    auto l = lowerScript(kMatmul, "CC = s.cache_write(C, \"local\")\nio, jo, ii, ji = s[C].tile(i, j, 8, 8)\n"
-                                  "s[CC].compute_at(s[C], jo)\n");
-    EXPECT_EQ(l.loops, (Loops{"i.outer 8", "j.outer 8", "i.c 8", "j.c 8", "k 64", "i.inner 8", "j.inner 8"}));
+    auto l = lowerScript(
+        kMatmul, "CC = s.cache_write(C, \"local\")\nio, jo, ii, ji = s[C].tile(i, j, 8, 8)\n"
+                 "s[CC].compute_at(s[C], jo)\n");
+    EXPECT_EQ(l.loops, (Loops{"i.outer 8", "j.outer 8", "i.c 8", "j.c 8", "k 64", "i.inner 8",
+                              "j.inner 8"}));
     EXPECT_EQ(l.allocations, (Loops{"C.local"}));
 }
 
@@ -191,7 +197,8 @@ TEST(Primitives, CacheReadAddsACopyStage)
 TEST(Primitives, RfactorSplitsTheReduction)
 {
     auto l = lowerScript(kMatmul, "ko, ki = s[C].split(k, factor=4)\nCF = s.rfactor(C, ki)\n");
-    EXPECT_EQ(l.loops, (Loops{"k.inner 4", "i 64", "j 64", "k.outer 16", "ax0 64", "ax1 64", "k.inner.v 4"}));
+    EXPECT_EQ(l.loops, (Loops{"k.inner 4", "i 64", "j 64", "k.outer 16", "ax0 64", "ax1 64",
+                              "k.inner.v 4"}));
 }
 
 TEST(Primitives, NonDivisibleSplitIsGuarded)
@@ -206,4 +213,4 @@ TEST(Primitives, IllegalStepIsReportedAtItsLine)
     EXPECT_EQ(l.error.substr(0, 3), "11:") << l.error;
 }
 
-}  // namespace
+} // namespace

@@ -30,7 +30,8 @@ TEST(Evaluator, ChainedAndTupleAssignmentsAreParameters)
 
 TEST(Evaluator, SetRebindsEveryUseOfAParameter)
 {
-    EvalResult r = eval("N = 64\nA = te.placeholder((N,), name=\"A\")\nB = te.compute((N,), lambda i: A[i] * 2, name=\"B\")\n"
+    EvalResult r = eval("N = 64\nA = te.placeholder((N,), name=\"A\")\nB = te.compute((N,), lambda "
+                        "i: A[i] * 2, name=\"B\")\n"
                         "s = te.create_schedule(B.op)\n",
                         {{"N", 10}});
     ASSERT_TRUE(r.ok) << r.error.message;
@@ -39,7 +40,8 @@ TEST(Evaluator, SetRebindsEveryUseOfAParameter)
 
 TEST(Evaluator, VariantsAreNamedByTheirComment)
 {
-    EvalResult r = eval("A = te.placeholder((8,), name=\"A\")\nB = te.compute((8,), lambda i: A[i] + 1, name=\"B\")\n"
+    EvalResult r = eval("A = te.placeholder((8,), name=\"A\")\nB = te.compute((8,), lambda i: A[i] "
+                        "+ 1, name=\"B\")\n"
                         "# variant: first try\n# explanation of it\ns = te.create_schedule(B.op)\n"
                         "s2 = te.create_schedule(B.op)\n"
                         "s2 = te.create_schedule(B.op)\n");
@@ -52,8 +54,10 @@ TEST(Evaluator, VariantsAreNamedByTheirComment)
 
 TEST(Evaluator, StepsKeepTheirStatementsAndSnapshots)
 {
-    EvalResult r = eval("A = te.placeholder((64,), name=\"A\")\nB = te.compute((64,), lambda i: A[i] + 1, name=\"B\")\n"
-                        "s = te.create_schedule(B.op)\nxo, xi = s[B].split(B.op.axis[0], factor=8)\ns[B].vectorize(xi)\n");
+    EvalResult r = eval("A = te.placeholder((64,), name=\"A\")\nB = te.compute((64,), lambda i: "
+                        "A[i] + 1, name=\"B\")\n"
+                        "s = te.create_schedule(B.op)\nxo, xi = s[B].split(B.op.axis[0], "
+                        "factor=8)\ns[B].vectorize(xi)\n");
     ASSERT_TRUE(r.ok) << r.error.message;
     const Variant& v = r.program.variants[0];
     ASSERT_EQ(v.steps.size(), 2u);
@@ -71,14 +75,17 @@ TEST(Evaluator, StepsKeepTheirStatementsAndSnapshots)
 
 TEST(Evaluator, ArgumentsComeFromBuildOrDefaultToInputsThenOutputs)
 {
-    EvalResult r = eval("A = te.placeholder((8,), name=\"A\")\nB = te.placeholder((8,), name=\"B\")\n"
-                        "C = te.compute((8,), lambda i: A[i] + B[i], name=\"C\")\n"
-                        "s = te.create_schedule(C.op)\n"
-                        "t = te.create_schedule(C.op)\nf = tvm.build(t, [C, B, A], target=\"llvm\", name=\"add\")\n");
+    EvalResult r =
+        eval("A = te.placeholder((8,), name=\"A\")\nB = te.placeholder((8,), name=\"B\")\n"
+             "C = te.compute((8,), lambda i: A[i] + B[i], name=\"C\")\n"
+             "s = te.create_schedule(C.op)\n"
+             "t = te.create_schedule(C.op)\nf = tvm.build(t, [C, B, A], target=\"llvm\", "
+             "name=\"add\")\n");
     ASSERT_TRUE(r.ok) << r.error.message;
     auto names = [](const Variant& v) {
         std::string s;
-        for (auto& a : v.args) s += a->name;
+        for (auto& a : v.args)
+            s += a->name;
         return s;
     };
     EXPECT_EQ(names(r.program.variants[0]), "ABC");
@@ -88,7 +95,8 @@ TEST(Evaluator, ArgumentsComeFromBuildOrDefaultToInputsThenOutputs)
 
 TEST(Evaluator, VariantsBeforeAMistakeStayUsable)
 {
-    EvalResult r = eval("A = te.placeholder((8,), name=\"A\")\nB = te.compute((8,), lambda i: A[i] + 1, name=\"B\")\n"
+    EvalResult r = eval("A = te.placeholder((8,), name=\"A\")\nB = te.compute((8,), lambda i: A[i] "
+                        "+ 1, name=\"B\")\n"
                         "s = te.create_schedule(B.op)\nx = nope\n");
     EXPECT_FALSE(r.ok);
     EXPECT_EQ(r.error.loc.line, 6);
@@ -96,4 +104,4 @@ TEST(Evaluator, VariantsBeforeAMistakeStayUsable)
     EXPECT_EQ(r.program.variants[0].args.size(), 2u);
 }
 
-}  // namespace
+} // namespace

@@ -18,7 +18,8 @@ std::string dump(const ExprPtr& e);
 std::string dumpAll(const std::vector<ExprPtr>& items)
 {
     std::string out;
-    for (const ExprPtr& item : items) out += " " + dump(item);
+    for (const ExprPtr& item : items)
+        out += " " + dump(item);
     return out;
 }
 
@@ -37,10 +38,14 @@ std::string dump(const ExprPtr& e)
     case ExprKind::String: {
         std::string out = "\"";
         for (char c : e->name) {
-            if (c == '\n') out += "\\n";
-            else if (c == '\t') out += "\\t";
-            else if (c == '\\') out += "\\\\";
-            else out += c;
+            if (c == '\n')
+                out += "\\n";
+            else if (c == '\t')
+                out += "\\t";
+            else if (c == '\\')
+                out += "\\\\";
+            else
+                out += c;
         }
         return out + "\"";
     }
@@ -52,7 +57,8 @@ std::string dump(const ExprPtr& e)
     case ExprKind::Subscript: return "([] " + dump(e->value) + dumpAll(e->items) + ")";
     case ExprKind::Call: {
         std::string out = "(call " + dump(e->value) + dumpAll(e->items);
-        for (const Keyword& k : e->keywords) out += " " + k.name + "=" + dump(k.value);
+        for (const Keyword& k : e->keywords)
+            out += " " + k.name + "=" + dump(k.value);
         return out + ")";
     }
     case ExprKind::Binary:
@@ -61,12 +67,12 @@ std::string dump(const ExprPtr& e)
     case ExprKind::Unary: return "(" + e->name + " " + dump(e->value) + ")";
     case ExprKind::Lambda: {
         std::string params;
-        for (const std::string& p : e->params) params += (params.empty() ? "" : " ") + p;
+        for (const std::string& p : e->params)
+            params += (params.empty() ? "" : " ") + p;
         return "(lambda (" + params + ") " + dump(e->value) + ")";
     }
     case ExprKind::IfExp:
-        return "(if " + dump(e->items[1]) + " " + dump(e->items[0]) + " " + dump(e->items[2]) +
-               ")";
+        return "(if " + dump(e->items[1]) + " " + dump(e->items[0]) + " " + dump(e->items[2]) + ")";
     }
     return "?";
 }
@@ -91,7 +97,8 @@ std::string dump(const std::string& source)
                std::to_string(result.error.loc.col) + ": " + result.error.message;
     }
     std::string out;
-    for (const Stmt& stmt : result.module.body) out += (out.empty() ? "" : " ; ") + dump(stmt);
+    for (const Stmt& stmt : result.module.body)
+        out += (out.empty() ? "" : " ; ") + dump(stmt);
     return out;
 }
 
@@ -190,7 +197,10 @@ const ShapeCase kShapeCases[] = {
 };
 // clang-format on
 
-void PrintTo(const ShapeCase& c, std::ostream* os) { *os << c.source; }
+void PrintTo(const ShapeCase& c, std::ostream* os)
+{
+    *os << c.source;
+}
 
 class ParserShape : public testing::TestWithParam<ShapeCase> {};
 
@@ -379,7 +389,10 @@ const ErrorCase kErrorCases[] = {
 };
 // clang-format on
 
-void PrintTo(const ErrorCase& c, std::ostream* os) { *os << c.source; }
+void PrintTo(const ErrorCase& c, std::ostream* os)
+{
+    *os << c.source;
+}
 
 class ParserError : public testing::TestWithParam<ErrorCase> {};
 
@@ -608,11 +621,12 @@ TEST(Lexer, TokenKindsNewlinesAndImplicitJoining)
 {
     std::vector<Token> tokens = tokenize("x = (1,\n  2.5)  # c\nif y\n");
     std::vector<TokenKind> kinds;
-    for (const Token& t : tokens) kinds.push_back(t.kind);
-    std::vector<TokenKind> expected = {
-        TokenKind::Name, TokenKind::Op,      TokenKind::Op,      TokenKind::Int,
-        TokenKind::Op,   TokenKind::Float,   TokenKind::Op,      TokenKind::Newline,
-        TokenKind::Keyword, TokenKind::Name, TokenKind::Newline, TokenKind::End};
+    for (const Token& t : tokens)
+        kinds.push_back(t.kind);
+    std::vector<TokenKind> expected = {TokenKind::Name, TokenKind::Op,      TokenKind::Op,
+                                       TokenKind::Int,  TokenKind::Op,      TokenKind::Float,
+                                       TokenKind::Op,   TokenKind::Newline, TokenKind::Keyword,
+                                       TokenKind::Name, TokenKind::Newline, TokenKind::End};
     EXPECT_EQ(kinds, expected);
     EXPECT_EQ(tokens[5].floatValue, 2.5);
     EXPECT_EQ(tokens[5].loc.line, 2);
@@ -638,5 +652,5 @@ TEST(Lexer, ErrorsAreThrownAsUserErrors)
     EXPECT_NO_THROW(tokenize("x = 'abc'"));
 }
 
-}  // namespace
-}  // namespace loopscope::ast
+} // namespace
+} // namespace loopscope::ast

@@ -15,7 +15,6 @@
 #include <sstream>
 #include <string>
 
-
 namespace loopscope {
 namespace {
 
@@ -38,7 +37,8 @@ Stmt loop(const Var& v, std::int64_t extent, Stmt body, ForKind kind = ForKind::
     return makeFor(v, 0, makeInt(extent), kind, std::move(body));
 }
 
-// The body of `main` in one of TVM's outputs (tests/data/tvm), as printStmt prints it: the alias declarations
+// The body of `main` in one of TVM's outputs (tests/data/tvm), as printStmt prints it: the alias
+// declarations
 // (`C_1 = T.Buffer(...)`) dropped, `C_1[` read as `C[`, indentation relative to the body.
 std::string exampleBody(const std::string& file)
 {

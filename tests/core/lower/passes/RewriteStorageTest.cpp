@@ -169,7 +169,8 @@ INSTANTIATE_TEST_SUITE_P(StorageRewrite, VectorElementType,
 // Bt, Ct and Dt each computed from the previous one in reverse order (so never in place).
 Stmt reversedChain(const Fixture& f, const std::string& scope)
 {
-    Buffer b = flatBuffer("Bt", 64, DataType::float32(), scope), c = flatBuffer("Ct", 64, DataType::float32(), scope),
+    Buffer b = flatBuffer("Bt", 64, DataType::float32(), scope),
+           c = flatBuffer("Ct", 64, DataType::float32(), scope),
            d = flatBuffer("Dt", 64, DataType::float32(), scope);
     return makeAllocate(
         b, makeAllocate(c, makeAllocate(d, makeSeq({copyLoop(f.k, 64, b, f.A, f.k),
