@@ -40,12 +40,13 @@ for check in "${checks[@]}"; do
     ;;
   sanitize)
     echo "== the core and command-line tests with AddressSanitizer and UndefinedBehaviorSanitizer"
+    rm -f /tmp/check-sanitize.log
     cmake -S . -B build-sanitize -G Ninja -DLOOPSCOPE_SANITIZE=ON > /dev/null
     cmake --build build-sanitize -j "$(nproc)" --target loopscope_core_tests loopscope_codegen_tests \
       loopscope_cli_tests loopscope-cli
     export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
     for t in loopscope_core_tests loopscope_codegen_tests loopscope_cli_tests; do
-      build-sanitize/tests/$t --gtest_brief=1
+      build-sanitize/tests/$t --gtest_brief=1 2>&1 | tee -a /tmp/check-sanitize.log
     done
     echo "sanitize: clean"
     ;;
