@@ -23,19 +23,28 @@ if ((${#missing[@]})); then
   $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" > /dev/null
 fi
 
-sources() { git ls-files -- "$@" 2> /dev/null || find "$@" -type f; }
+# The C++ files under a folder (default: the whole tree), without build trees: git's list in a
+# clone, else (a copy without .git, as in CI's root) what find sees.
+cxx_files() {
+  local dir="${1:-.}"
+  if git rev-parse --is-inside-work-tree > /dev/null 2>&1; then
+    git ls-files -- "$dir/*.cpp" "$dir/*.h" "$dir/**/*.cpp" "$dir/**/*.h" | sort -u
+  else
+    find "$dir" \( -name 'build*' -prune \) -o \( -name '*.cpp' -o -name '*.h' \) -type f -print | sed 's|^\./||' | sort
+  fi
+}
 
 for check in "${checks[@]}"; do
   case "$check" in
   format)
-    echo "== clang-format --dry-run -Werror over every C++ file"
-    sources '*.cpp' '*.h' | xargs clang-format --dry-run -Werror
+    echo "== clang-format --dry-run -Werror over every C++ file ($(cxx_files | wc -l) files)"
+    cxx_files | xargs clang-format --dry-run -Werror
     echo "format: clean"
     ;;
   tidy)
-    echo "== clang-tidy on core/ ($(sources 'core/*.cpp' | wc -l) files, checks in .clang-tidy)"
+    echo "== clang-tidy on core/ ($(cxx_files core | grep -c '\.cpp$') files, checks in .clang-tidy)"
     [ -f build/compile_commands.json ] || { echo "tidy: run scripts/setup.sh first"; exit 1; }
-    sources 'core/*.cpp' | xargs -P "$(nproc)" -n 4 clang-tidy -p build --quiet
+    cxx_files core | grep '\.cpp$' | xargs -P "$(nproc)" -n 4 clang-tidy -p build --quiet
     echo "tidy: clean"
     ;;
   sanitize)
