@@ -259,11 +259,11 @@ Options parseOptions(int argc, char** argv)
     if (o.repeat < 1) throw UsageError("--repeat must be at least 1");
     if (o.number < 1) throw UsageError("--number must be at least 1");
     if (o.command == "export") {
-        static const std::set<std::string> formats = {"tvm", "c", "llvm", "asm", "obj"};
         if (o.variants.size() > 1)
             throw UsageError("export writes one variant: give one --variant NAME");
         if (o.format.empty()) throw UsageError("export needs --format tvm|c|llvm|asm|obj");
-        if (!formats.count(o.format))
+        if (std::find(std::begin(kExportFormats), std::end(kExportFormats), o.format) ==
+            std::end(kExportFormats))
             throw UsageError("unknown format '" + o.format + "' (tvm, c, llvm, asm or obj)");
         if (o.format == "obj" && o.output.empty()) throw UsageError("--format obj needs -o OUT");
         if (o.format == "obj" && std::filesystem::path(o.output).extension() == ".h")

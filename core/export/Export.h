@@ -27,7 +27,7 @@ struct ExportResult {
     bool binary = false;
 };
 
-// The formats, in the order menus list them.
+// The formats, in the order the command-line tool lists them.
 inline constexpr const char* kExportFormats[] = {"tvm", "c", "llvm", "asm", "obj"};
 
 // Throws UserError for a problem of the script (located), CodegenError when the target is not one
