@@ -2,6 +2,7 @@
 // script can hold is a Value; every mistake is a UserError at the offending place.
 #include "ir/Analyzer.h"
 #include "ir/IRUtil.h"
+#include "schedule/Primitives.h"
 #include "te/Ast.h"
 #include "te/Program.h"
 
@@ -186,9 +187,11 @@ struct Param {
 class Bound {
 public:
     Bound(const CallArgs& call, std::initializer_list<Param> params, bool varargs = false)
-        : m_call(call)
+        : Bound(call, std::vector<Param>(params), varargs)
     {
-        std::vector<Param> ps(params);
+    }
+    Bound(const CallArgs& call, const std::vector<Param>& ps, bool varargs = false) : m_call(call)
+    {
         std::size_t npos = call.positional.size();
         if (!varargs && npos > ps.size()) {
             throw UserError(call.positional[ps.size()].loc,
@@ -457,8 +460,7 @@ private:
             }
             break;
         case VKind::Schedule:
-            if (a == "cache_read" || a == "cache_write" || a == "rfactor" || a == "normalize")
-                return method(obj, a);
+            if (isSchedulePrimitive(a) || a == "normalize") return method(obj, a);
             break;
         case VKind::Stage:
             if (a == "op") {
@@ -472,7 +474,7 @@ private:
                     items.push_back(Value::ofIterVar(iv));
                 return Value::seq(VKind::List, std::move(items));
             }
-            if (kStagePrimitives.count(a)) return method(obj, a);
+            if (isStagePrimitive(a)) return method(obj, a);
             break;
         case VKind::Target:
             if (a == "kind") return obj;
@@ -1370,10 +1372,20 @@ private:
         if (variant >= 0) m_touched.insert(variant);
     }
 
-    static inline const std::set<std::string> kStagePrimitives = {
-        "split",    "tile",   "fuse",          "reorder",        "vectorize",
-        "parallel", "unroll", "compute_at",    "compute_inline", "compute_root",
-        "pragma",   "bind",   "storage_align", "double_buffer"};
+    // TVM stage methods Loopscope does not implement: named as such rather than as unknown.
+    static inline const std::set<std::string> kUnsupportedStageMethods = {"double_buffer"};
+
+    static bool isStagePrimitive(const std::string& name)
+    {
+        const PrimitiveSpec* p = findPrimitive(name);
+        return (p && p->on == PrimitiveOn::Stage) || kUnsupportedStageMethods.count(name);
+    }
+
+    static bool isSchedulePrimitive(const std::string& name)
+    {
+        const PrimitiveSpec* p = findPrimitive(name);
+        return p && p->on == PrimitiveOn::Schedule;
+    }
 
     IterVar axisArg(const Arg& a, const std::string& fn)
     {
@@ -1382,17 +1394,17 @@ private:
         return a.value.iv;
     }
 
-    Expr factorArg(const Arg& a, const std::string& what)
+    std::int64_t factorArg(const Arg& a, const std::string& what)
     {
         const Value& v = a.value;
         if (v.kind == VKind::Int) {
             if (v.i <= 0)
                 throw UserError(a.loc,
                                 what + " must be a positive integer, not " + std::to_string(v.i));
-            return makeInt(v.i);
+            return v.i;
         }
         if (v.kind == VKind::Float) {
-            if (v.f == std::floor(v.f) && v.f > 0) return makeInt(static_cast<std::int64_t>(v.f));
+            if (v.f == std::floor(v.f) && v.f > 0) return static_cast<std::int64_t>(v.f);
             throw UserError(a.loc, what + " must be a positive integer, not " + formatFloat(v.f));
         }
         throw UserError(a.loc, what + " must be a positive integer, not " + typeName(v));
@@ -1413,28 +1425,6 @@ private:
         touch(variant);
     }
 
-    // Runs f on a copy of the schedule; on success the copy becomes the newest snapshot.
-    template <typename F>
-    auto applyStep(int variant, const std::string& primitive, const std::string& stage,
-                   const CallArgs& c, F&& f)
-    {
-        Schedule copy = schedule(variant);
-        try {
-            auto result = f(copy);
-            recordStep(variant, primitive, stage);
-            schedule(variant) = std::move(copy);
-            return result;
-        } catch (const ScheduleError& e) {
-            SourceLoc loc = c.loc;
-            int arg = e.argument();
-            if (arg >= 0 && static_cast<std::size_t>(arg) < c.positional.size())
-                loc = c.positional[static_cast<std::size_t>(arg)].loc;
-            else if (arg >= 0 && !c.keywords.empty())
-                loc = c.keywords.front().second.loc;
-            throw UserError(loc, e.message());
-        }
-    }
-
     Value ivList(const std::vector<IterVar>& ivs, VKind kind = VKind::Tuple)
     {
         std::vector<Value> items;
@@ -1446,8 +1436,19 @@ private:
     Value callMethod(const Value& self, const std::string& name, const CallArgs& c)
     {
         rejectLambdas(c);
-        if (self.kind == VKind::Stage) return stageMethod(self, name, c);
-        if (self.kind == VKind::Schedule) return scheduleMethod(self, name, c);
+        if (self.kind == VKind::Stage || self.kind == VKind::Schedule) {
+            if (self.kind == VKind::Schedule) {
+                touch(self.variant);
+                if (name == "normalize") return self;
+            }
+            const PrimitiveSpec* p = findPrimitive(name);
+            bool onStage = self.kind == VKind::Stage;
+            if (!p || (p->on == PrimitiveOn::Stage) != onStage) {
+                throw UserError(c.loc, std::string(onStage ? "stage" : "schedule") + " method '" +
+                                           name + "' is not supported");
+            }
+            return applyPrimitive(self, *p, c);
+        }
         if (self.kind == VKind::Op && name == "output") {
             Bound b(c, {{"index", true}});
             if (intArg(b["index"], "output index") != 0)
@@ -1461,209 +1462,114 @@ private:
         throw UserError(c.loc, typeName(self) + " has no method '" + name + "'");
     }
 
-    Value stageMethod(const Value& self, const std::string& name, const CallArgs& c)
+    // The script's value for an argument of a primitive, as the catalogue says its kind is.
+    StepArg stepArg(const PrimitiveSpec& p, int index, const Arg& a, int variant)
     {
-        int var = self.variant;
-        Tensor key = self.tensor;
-        std::string stageName = schedule(var).find(key)->name();
-        auto stageOf = [&](Schedule& s) -> Stage& { return s.stage(key); };
-        if (name == "split") {
-            Bound b(c, {{"parent", true},
-                        {"factor", false},
-                        {"nparts", false},
-                        {"disable_predication", false}});
-            IterVar parent = axisArg(b["parent"], name);
-            if (b.has("factor") == b.has("nparts")) {
-                throw UserError(c.loc, b.has("factor")
-                                           ? "give either factor= or nparts= to split, not both"
-                                           : "split needs factor= or nparts=");
+        const ArgSpec& spec = p.args[static_cast<std::size_t>(index)];
+        StepArg out;
+        out.given = true;
+        switch (spec.kind) {
+        case ArgKind::Axis: out.axes.push_back(axisArg(a, p.name)); break;
+        case ArgKind::Axes: out.axes.push_back(axisArg(a, p.name)); break;
+        case ArgKind::Factor: out.number = factorArg(a, p.argLabel(index)); break;
+        case ArgKind::Int: out.number = intArg(a, p.argLabel(index)); break;
+        case ArgKind::Text:
+        case ArgKind::Scope: out.text = stringArg(a, p.argLabel(index)); break;
+        case ArgKind::Stage:
+            if (a.value.kind != VKind::Stage)
+                throw UserError(a.loc,
+                                p.name + " needs a stage such as s[C], not " + typeName(a.value));
+            if (a.value.variant != variant)
+                throw UserError(a.loc, "that stage belongs to another schedule");
+            out.tensors.push_back(a.value.tensor);
+            break;
+        case ArgKind::Tensor:
+            if (a.value.kind != VKind::Tensor)
+                throw UserError(a.loc, p.name + " needs a tensor, not " + typeName(a.value));
+            out.tensors.push_back(a.value.tensor);
+            break;
+        case ArgKind::Tensors: {
+            std::vector<Value> items =
+                a.value.isSeq() ? a.value.items : std::vector<Value>{a.value};
+            for (auto& x : items) {
+                if (x.kind != VKind::Tensor && x.kind != VKind::Op)
+                    throw UserError(a.loc, spec.name + " must be tensors, not " + typeName(x));
+                out.tensors.push_back(x.tensor);
             }
-            std::optional<Expr> factor, nparts;
-            if (b.has("factor"))
-                factor = factorArg(b["factor"], "split factor");
-            else
-                nparts = factorArg(b["nparts"], "split nparts");
-            auto r = applyStep(var, name, stageName, c, [&](Schedule& s) {
-                return s.split(stageOf(s), parent, factor, nparts);
-            });
-            return ivList({r.first, r.second});
+            break;
         }
-        if (name == "tile") {
-            Bound b(
-                c,
-                {{"x_parent", true}, {"y_parent", true}, {"x_factor", true}, {"y_factor", true}});
-            IterVar x = axisArg(b["x_parent"], name), y = axisArg(b["y_parent"], name);
-            Expr xf = factorArg(b["x_factor"], "tile x_factor"),
-                 yf = factorArg(b["y_factor"], "tile y_factor");
-            auto r = applyStep(var, name, stageName, c,
-                               [&](Schedule& s) { return s.tile(stageOf(s), x, y, xf, yf); });
-            return ivList(r);
+        case ArgKind::ThreadAxis:
+            if (a.value.kind != VKind::ThreadAxis)
+                throw UserError(a.loc,
+                                p.name + " needs a te.thread_axis, not " + typeName(a.value));
+            out.text = a.value.s;
+            break;
+        case ArgKind::Value: out.value = toExpr(a.value, a.loc); break;
         }
-        if (name == "fuse" || name == "reorder") {
+        return out;
+    }
+
+    // A primitive of the catalogue called on a stage or the schedule: its arguments bound to the
+    // catalogue's signature, then applied to a copy of the variant's schedule, which becomes the
+    // newest snapshot when the primitive accepts it.
+    Value applyPrimitive(const Value& self, const PrimitiveSpec& p, const CallArgs& c)
+    {
+        const int var = self.variant;
+        ScheduleStep step = makeStep(p, p.on == PrimitiveOn::Stage ? self.tensor : Tensor());
+        step.loc = m_stmt->loc;
+        std::vector<SourceLoc> argLocs(p.args.size(), c.loc);
+        if (p.args.size() == 1 && p.args.front().kind == ArgKind::Axes) {
             if (!c.keywords.empty())
-                throw UserError(c.keywords.front().second.loc, name + "() takes axes only");
-            std::vector<IterVar> axes;
+                throw UserError(c.keywords.front().second.loc, p.name + "() takes axes only");
+            StepArg& axes = step.args.front();
+            axes.given = true;
             for (auto& a : c.positional) {
                 if (a.value.isSeq()) {
                     for (auto& x : a.value.items)
-                        axes.push_back(axisArg({x, a.loc}, name));
+                        axes.axes.push_back(axisArg({x, a.loc}, p.name));
                 } else {
-                    axes.push_back(axisArg(a, name));
+                    axes.axes.push_back(axisArg(a, p.name));
                 }
             }
-            if (name == "fuse") {
-                IterVar f = applyStep(var, name, stageName, c,
-                                      [&](Schedule& s) { return s.fuse(stageOf(s), axes); });
-                return Value::ofIterVar(f);
+        } else {
+            std::vector<Param> params;
+            for (auto& a : p.args)
+                params.push_back({a.name.c_str(), a.required});
+            Bound b(c, params);
+            for (std::size_t i = 0; i < p.args.size(); ++i) {
+                const std::string& name = p.args[i].name;
+                if (!b.has(name)) continue;
+                argLocs[i] = b[name].loc;
+                step.args[i] = stepArg(p, static_cast<int>(i), b[name], var);
             }
-            applyStep(var, name, stageName, c, [&](Schedule& s) {
-                s.reorder(stageOf(s), axes);
-                return 0;
-            });
-            return Value::none();
         }
-        if (name == "vectorize" || name == "parallel" || name == "unroll") {
-            Bound b(c, {{"var", true}});
-            IterVar iv = axisArg(b["var"], name);
-            SourceLoc loc = m_stmt->loc;
-            applyStep(var, name, stageName, c, [&](Schedule& s) {
-                if (name == "vectorize")
-                    s.vectorize(stageOf(s), iv, loc);
-                else if (name == "parallel")
-                    s.parallel(stageOf(s), iv, loc);
-                else
-                    s.unroll(stageOf(s), iv, loc);
-                return 0;
-            });
-            return Value::none();
-        }
-        if (name == "pragma") {
-            Bound b(c, {{"var", true}, {"pragma_type", true}, {"pragma_value", false}});
-            IterVar iv = axisArg(b["var"], name);
-            std::string key = stringArg(b["pragma_type"], "pragma type");
-            Expr value = b.has("pragma_value")
-                             ? toExpr(b["pragma_value"].value, b["pragma_value"].loc)
-                             : Expr();
-            SourceLoc loc = m_stmt->loc;
-            applyStep(var, name, stageName, c, [&](Schedule& s) {
-                s.pragma(stageOf(s), iv, key, value, loc);
-                return 0;
-            });
-            return Value::none();
-        }
-        if (name == "bind") {
-            Bound b(c, {{"ivar", true}, {"thread_ivar", true}});
-            IterVar iv = axisArg(b["ivar"], name);
-            const Arg& t = b["thread_ivar"];
-            if (t.value.kind != VKind::ThreadAxis)
-                throw UserError(t.loc, "bind needs a te.thread_axis, not " + typeName(t.value));
-            SourceLoc loc = m_stmt->loc;
-            applyStep(var, name, stageName, c, [&](Schedule& s) {
-                s.bind(stageOf(s), iv, t.value.s, loc);
-                return 0;
-            });
-            return Value::none();
-        }
-        if (name == "compute_at") {
-            Bound b(c, {{"parent", true}, {"scope", true}});
-            const Arg& p = b["parent"];
-            if (p.value.kind != VKind::Stage)
-                throw UserError(p.loc,
-                                "compute_at needs a stage such as s[C], not " + typeName(p.value));
-            if (p.value.variant != var)
-                throw UserError(p.loc, "that stage belongs to another schedule");
-            IterVar axis = axisArg(b["scope"], name);
-            Tensor parentKey = p.value.tensor;
-            SourceLoc loc = m_stmt->loc;
-            applyStep(var, name, stageName, c, [&](Schedule& s) {
-                Stage& st = stageOf(s);
-                s.computeAt(st, s.stage(parentKey), axis);
-                st.attachLoc = loc;
-                return 0;
-            });
-            return Value::none();
-        }
-        if (name == "compute_inline" || name == "compute_root") {
-            Bound b(c, {});
-            SourceLoc loc = m_stmt->loc;
-            applyStep(var, name, stageName, c, [&](Schedule& s) {
-                Stage& st = stageOf(s);
-                if (name == "compute_inline")
-                    s.computeInline(st);
-                else
-                    s.computeRoot(st);
-                st.attachLoc = loc;
-                return 0;
-            });
-            return Value::none();
-        }
-        if (name == "storage_align") {
-            Bound b(c, {{"axis", true}, {"factor", true}, {"offset", true}});
-            IterVar iv = axisArg(b["axis"], name);
-            int factor = intArg(b["factor"], "storage_align factor"),
-                offset = intArg(b["offset"], "storage_align offset");
-            applyStep(var, name, stageName, c, [&](Schedule& s) {
-                s.storageAlign(stageOf(s), iv, factor, offset);
-                return 0;
-            });
-            return Value::none();
-        }
-        throw UserError(c.loc, "stage method '" + name + "' is not supported");
-    }
+        if (p.on == PrimitiveOn::Schedule) step.stage = step.args.front().tensors.front();
+        std::string stageName = step.stage->name;
+        if (const Stage* st = schedule(var).find(step.stage)) stageName = st->name();
 
-    Value scheduleMethod(const Value& self, const std::string& name, const CallArgs& c)
-    {
-        int var = self.variant;
-        touch(var);
-        if (name == "normalize") return self;
-        if (name == "cache_read" || name == "cache_write") {
-            Bound b = name == "cache_read"
-                          ? Bound(c, {{"tensor", true}, {"scope", true}, {"readers", true}})
-                          : Bound(c, {{"tensor", true}, {"scope", true}});
-            const Arg& t = b["tensor"];
-            if (t.value.kind != VKind::Tensor)
-                throw UserError(t.loc, name + " needs a tensor, not " + typeName(t.value));
-            std::string scope = stringArg(b["scope"], "scope");
-            if (scope != "global" && scope != "local" && scope != "shared") {
-                throw UserError(b["scope"].loc, "unknown storage scope '" + scope +
-                                                    "'; use \"global\", \"local\" or \"shared\"");
+        AppliedStep applied = applyToCopy(schedule(var), step);
+        if (!applied.ok()) {
+            int arg = applied.error->argument();
+            SourceLoc loc = c.loc;
+            if (p.args.size() == 1 && p.args.front().kind == ArgKind::Axes) {
+                if (arg >= 0 && static_cast<std::size_t>(arg) < c.positional.size())
+                    loc = c.positional[static_cast<std::size_t>(arg)].loc;
+            } else if (arg >= 0 && static_cast<std::size_t>(arg) < argLocs.size()) {
+                loc = argLocs[static_cast<std::size_t>(arg)];
             }
-            if (!schedule(var).find(t.value.tensor))
-                throw UserError(t.loc, "tensor '" + t.value.tensor->name +
-                                           "' is not part of this schedule");
-            std::vector<Tensor> readers;
-            if (name == "cache_read") {
-                const Arg& r = b["readers"];
-                std::vector<Value> rs =
-                    r.value.isSeq() ? r.value.items : std::vector<Value>{r.value};
-                for (auto& x : rs) {
-                    if (x.kind != VKind::Tensor && x.kind != VKind::Op)
-                        throw UserError(r.loc, "readers must be tensors, not " + typeName(x));
-                    readers.push_back(x.tensor);
-                }
-            }
-            Tensor key = t.value.tensor;
-            Tensor cache = applyStep(var, name, key->name, c, [&](Schedule& s) {
-                return name == "cache_read" ? s.cacheRead(key, scope, readers)
-                                            : s.cacheWrite(key, scope);
-            });
-            m_program.tensors.push_back(cache);
-            return Value::ofTensor(VKind::Tensor, cache);
+            throw UserError(loc, applied.error->message());
         }
-        if (name == "rfactor") {
-            Bound b(c, {{"tensor", true}, {"axis", true}, {"factor_axis", false}});
-            const Arg& t = b["tensor"];
-            if (t.value.kind != VKind::Tensor)
-                throw UserError(t.loc, "rfactor needs a tensor, not " + typeName(t.value));
-            IterVar axis = axisArg(b["axis"], name);
-            int factorAxis = b.has("factor_axis") ? intArg(b["factor_axis"], "factor_axis") : 0;
-            Tensor key = t.value.tensor;
-            Tensor rf = applyStep(var, name, key->name, c,
-                                  [&](Schedule& s) { return s.rfactor(key, axis, factorAxis); });
-            m_program.tensors.push_back(rf);
-            return Value::ofTensor(VKind::Tensor, rf);
+        recordStep(var, p.name, stageName);
+        schedule(var) = std::move(applied.schedule);
+
+        const StepOutput& out = applied.output;
+        if (out.tensor) {
+            m_program.tensors.push_back(out.tensor);
+            return Value::ofTensor(VKind::Tensor, out.tensor);
         }
-        throw UserError(c.loc, "schedule method '" + name + "' is not supported");
+        if (p.results.size() == 1 && out.axes.size() == 1) return Value::ofIterVar(out.axes[0]);
+        if (!p.results.empty()) return ivList(out.axes);
+        return Value::none();
     }
 
     void recordNames(Variant& v)
