@@ -1,6 +1,21 @@
+# The shell: the main window and what it is made of. The window builds the docks, menus and status
+# bar and applies each analysis; the document owns the file and its text; the run controller
+# sends every request to the background worker and turns the replies into what the window shows;
+# the charts dock shows sweeps; the dialogs are their own classes.
 target_sources(loopscope_widgets PRIVATE
   shell/AnalysisService.cpp
   shell/RecoveryStore.cpp
+  shell/Document.h
+  shell/Document.cpp
+  shell/RunSettingsDialog.h
+  shell/RunSettingsDialog.cpp
+  shell/ExportDialog.h
+  shell/ExportDialog.cpp
+  shell/RunController.h
+  shell/RunController.cpp
+  shell/ChartsDock.h
+  shell/ChartsDock.cpp
+  shell/MainWindow.h
   shell/MainWindow.cpp
 )
 target_compile_definitions(loopscope_widgets PRIVATE LOOPSCOPE_SOURCE_DIR="${PROJECT_SOURCE_DIR}")

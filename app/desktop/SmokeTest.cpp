@@ -7,7 +7,6 @@
 
 #include <QApplication>
 #include <QElapsedTimer>
-#include <QJsonObject>
 #include <QTimer>
 
 #include <algorithm>
@@ -23,7 +22,6 @@ constexpr std::int64_t kSmokeSize = 96;
 struct SmokeState {
     bool analysed = false;
     bool done = false;
-    int request = -1;
     QElapsedTimer clock;
 };
 
@@ -41,6 +39,35 @@ void finish(const std::shared_ptr<SmokeState>& state, int code, const QString& l
     say(code == 0 ? QStringLiteral("passed in %1 s").arg(state->clock.elapsed() / 1000.0, 0, 'f', 1)
                   : QStringLiteral("FAILED"));
     QApplication::exit(code);
+}
+
+// How the run ended, said in one line.
+void finishRun(const std::shared_ptr<SmokeState>& state,
+               const worker::Reply<worker::MeasureResult>& reply)
+{
+    using Ending = worker::Reply<worker::MeasureResult>::Ending;
+    const worker::MeasureResult& r = reply.result;
+    switch (reply.ending) {
+    case Ending::Answered:
+        if (r.wrong())
+            finish(state, 1, QStringLiteral("wrong numbers: %1").arg(r.firstMismatch));
+        else if (!r.checked)
+            finish(state, 1, QStringLiteral("the run was not checked"));
+        else
+            finish(state, 0,
+                   QStringLiteral("its numbers match the reference interpreter; compiled in %1 "
+                                  "ms, ran in %2 ms")
+                       .arg(r.compileMs, 0, 'f', 0)
+                       .arg(r.timing ? r.timing->msMedian : 0.0, 0, 'f', 3));
+        return;
+    case Ending::Refused:
+        finish(state, 1, QStringLiteral("the worker answered: %1").arg(reply.error.message));
+        return;
+    case Ending::Failed:
+        finish(state, 1, QStringLiteral("the worker failed: %1").arg(reply.failure));
+        return;
+    case Ending::Cancelled: finish(state, 1, QStringLiteral("the run was cancelled")); return;
+    }
 }
 
 // Evaluates and lowers every step of every variant; submits the run. False when it finished.
@@ -79,26 +106,26 @@ bool analyseAndRun(MainWindow& window, const std::shared_ptr<SmokeState>& state)
             .arg(steps)
             .arg(e.evaluateMs + e.lowerMs, 0, 'f', 1));
 
-    QJsonObject sets;
+    worker::MeasureRequest request;
     QStringList shown;
     for (const Parameter& p : e.parameters) {
         std::int64_t value = std::min(p.value, kSmokeSize);
-        sets.insert(QString::fromStdString(p.name), static_cast<qint64>(value));
+        request.sets.insert(QString::fromStdString(p.name), static_cast<qint64>(value));
         shown << QStringLiteral("%1=%2").arg(QString::fromStdString(p.name)).arg(value);
     }
     const VariantView& variant = e.variants.back(); // the most transformed, usually
     say(QStringLiteral("running variant '%1' (its last step) in the worker at %2")
             .arg(QString::fromStdString(variant.name),
                  shown.isEmpty() ? QStringLiteral("its sizes") : shown.join(u' ')));
-    state->request = window.worker()->submit(
-        QJsonObject{{QStringLiteral("cmd"), QStringLiteral("measure")},
-                    {QStringLiteral("script"), window.editor()->text()},
-                    {QStringLiteral("variant"), QString::fromStdString(variant.name)},
-                    {QStringLiteral("step"), -1},
-                    {QStringLiteral("sets"), sets},
-                    {QStringLiteral("check"), true},
-                    {QStringLiteral("repeat"), 1},
-                    {QStringLiteral("min_repeat_ms"), 1}});
+    request.script = window.editor()->text();
+    request.variant = QString::fromStdString(variant.name);
+    request.step = -1;
+    request.check = true;
+    request.repeat = 1;
+    request.minRepeatMs = 1;
+    window.worker()->submit(
+        request, &window,
+        [state](const worker::Reply<worker::MeasureResult>& r) { finishRun(state, r); });
     return true;
 }
 
@@ -114,33 +141,6 @@ void startSmokeTest(MainWindow& window, const QString& file, int timeoutMs)
         state->analysed = true;
         analyseAndRun(window, state);
     });
-    QObject::connect(
-        window.worker(), &WorkerClient::finished, &window, [state](int id, const QJsonObject& r) {
-            if (id != state->request) return;
-            const QString status = r.value(QStringLiteral("status")).toString();
-            if (status == QStringLiteral("ok") && r.value(QStringLiteral("checked")).toBool()) {
-                finish(state, 0,
-                       QStringLiteral("its numbers match the reference interpreter; compiled in %1 "
-                                      "ms, ran in %2 ms")
-                           .arg(r.value(QStringLiteral("compile_ms")).toDouble(), 0, 'f', 0)
-                           .arg(r.value(QStringLiteral("ms_median")).toDouble(), 0, 'f', 3));
-            } else if (status == QStringLiteral("wrong")) {
-                finish(state, 1,
-                       QStringLiteral("wrong numbers: %1")
-                           .arg(r.value(QStringLiteral("first_mismatch")).toString()));
-            } else if (status == QStringLiteral("ok")) {
-                finish(state, 1, QStringLiteral("the run was not checked"));
-            } else {
-                finish(state, 1,
-                       QStringLiteral("the worker answered: %1")
-                           .arg(r.value(QStringLiteral("message")).toString()));
-            }
-        });
-    QObject::connect(window.worker(), &WorkerClient::failed, &window,
-                     [state](int id, const QString& message) {
-                         if (id == state->request)
-                             finish(state, 1, QStringLiteral("the worker failed: %1").arg(message));
-                     });
     QTimer::singleShot(timeoutMs, &window, [state, timeoutMs] {
         finish(state, 1, QStringLiteral("no result after %1 s").arg(timeoutMs / 1000));
     });

@@ -22,6 +22,7 @@
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
@@ -287,13 +288,20 @@ private slots:
         QString text = w.editor()->text();
         // The generated code crashes the worker mid-run (a testing hook of the worker).
         QSignalSpy failed(w.worker(), &WorkerClient::failed);
-        w.worker()->submit(QJsonObject{{QStringLiteral("cmd"), QStringLiteral("measure")},
-                                       {QStringLiteral("script"), text},
-                                       {QStringLiteral("variant"), QStringLiteral("naive")},
-                                       {QStringLiteral("step"), 0},
-                                       {QStringLiteral("crash"), true}});
+        worker::MeasureRequest crashing;
+        crashing.script = text;
+        crashing.variant = QStringLiteral("naive");
+        crashing.step = 0;
+        crashing.testing.crash = true;
+        QString failure;
+        w.worker()->submit(crashing, &w, [&failure](const worker::Reply<worker::MeasureResult>& r) {
+            failure = r.failure;
+        });
         QVERIFY(failed.wait(30000));
         QVERIFY(failed.first().at(1).toString().contains(QStringLiteral("crash")));
+        QCOMPARE(failure, failed.first().at(1).toString());
+        // The status bar tells the user.
+        QTRY_COMPARE(w.statusBar()->currentMessage(), failure);
         QCOMPARE(w.editor()->text(), text);
         w.runLadder();
         QVERIFY(awaitLadder(w));

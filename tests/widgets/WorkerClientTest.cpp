@@ -1,6 +1,8 @@
-// The worker client against the built worker process: results, progress, wrong numbers, crashes,
-// time limits and cancelling, with the queue going on afterwards on a fresh worker.
+// The worker client against the built worker process: typed results at each request's
+// continuation, progress, wrong numbers, crashes, time limits and cancelling, with the queue going
+// on afterwards on a fresh worker.
 #include "worker/WorkerClient.h"
+#include "worker/WorkerProtocol.h"
 
 #include <QElapsedTimer>
 #include <QJsonArray>
@@ -13,6 +15,7 @@
 #include <optional>
 
 using loopscope::WorkerClient;
+namespace worker = loopscope::worker;
 
 namespace {
 
@@ -37,44 +40,55 @@ s[C].vectorize(ji)
 s[C].parallel(io)
 )";
 
-QJsonObject measureRequest(const QString& variant, QJsonObject extra = {})
+worker::MeasureRequest measureRequest(const QString& variant)
 {
-    QJsonObject r{{QStringLiteral("cmd"), QStringLiteral("measure")},
-                  {QStringLiteral("script"), QString::fromUtf8(kMatmul)},
-                  {QStringLiteral("variant"), variant},
-                  {QStringLiteral("sets"), QJsonObject{{QStringLiteral("M"), 32}}},
-                  {QStringLiteral("threads"), 2},
-                  {QStringLiteral("check"), true},
-                  {QStringLiteral("repeat"), 3},
-                  {QStringLiteral("min_repeat_ms"), 2}};
-    for (auto it = extra.begin(); it != extra.end(); ++it)
-        r.insert(it.key(), it.value());
+    worker::MeasureRequest r;
+    r.script = QString::fromUtf8(kMatmul);
+    r.variant = variant;
+    r.sets = {{QStringLiteral("M"), 32}};
+    r.threads = 2;
+    r.check = true;
+    r.repeat = 3;
+    r.minRepeatMs = 2;
     return r;
 }
 
-QJsonObject sweepRequest(const QJsonArray& values)
+// A measurement whose run takes this much longer (a testing hook of the worker).
+worker::MeasureRequest sleepingRequest(const QString& variant, int sleepMs)
 {
-    return QJsonObject{{QStringLiteral("cmd"), QStringLiteral("sweep")},
-                       {QStringLiteral("script"), QString::fromUtf8(kMatmul)},
-                       {QStringLiteral("params"), QJsonArray{QStringLiteral("N")}},
-                       {QStringLiteral("values"), values},
-                       {QStringLiteral("variants"), QJsonArray{QStringLiteral("naive")}},
-                       {QStringLiteral("threads"), 1},
-                       {QStringLiteral("repeat"), 3},
-                       {QStringLiteral("min_repeat_ms"), 20}};
+    worker::MeasureRequest r = measureRequest(variant);
+    r.testing.sleepMs = sleepMs;
+    return r;
 }
 
-QJsonObject emitRequest()
+worker::SweepRequest sweepRequest(const QList<qint64>& values)
 {
-    return QJsonObject{{QStringLiteral("cmd"), QStringLiteral("emit")},
-                       {QStringLiteral("script"), QString::fromUtf8(kMatmul)},
-                       {QStringLiteral("variant"), QStringLiteral("tiled")},
-                       {QStringLiteral("format"), QStringLiteral("llvm")}};
+    worker::SweepRequest r;
+    r.script = QString::fromUtf8(kMatmul);
+    r.parameters = {QStringLiteral("N")};
+    r.values = values;
+    r.variants = {QStringLiteral("naive")};
+    r.threads = 1;
+    r.repeat = 3;
+    r.minRepeatMs = 20;
+    return r;
 }
 
-QJsonObject pingRequest()
+worker::EmitRequest emitRequest()
 {
-    return QJsonObject{{QStringLiteral("cmd"), QStringLiteral("ping")}};
+    worker::EmitRequest r;
+    r.script = QString::fromUtf8(kMatmul);
+    r.variant = QStringLiteral("tiled");
+    r.format = QStringLiteral("llvm");
+    return r;
+}
+
+// The same requests as the worker reads them, for the test of the worker without the client.
+QJsonObject line(const QJsonObject& request, int id)
+{
+    QJsonObject o = request;
+    o.insert(QStringLiteral("id"), id);
+    return o;
 }
 
 QString str(const QJsonObject& o, const char* key)
@@ -88,23 +102,58 @@ class WorkerClientTest : public QObject {
     Q_OBJECT
 
 private:
-    // How one request ended, as the client signalled it.
+    template <typename T> using Replies = QHash<int, worker::Reply<T>>;
+
+    // How one request ended, as its continuation was told.
+    enum class Ending { Answered, Refused, Failed, Cancelled };
     struct Outcome {
-        enum Kind { Finished, Failed, Cancelled } kind;
-        QJsonObject result;
-        QString message;
+        Ending ending;
+        QString message; // the error's or the failure's
     };
+
+    template <typename T> void record(Replies<T>& into, int id, const worker::Reply<T>& reply)
+    {
+        QVERIFY2(!m_outcomes.contains(id), "a continuation was told twice");
+        into.insert(id, reply);
+        m_outcomes.insert(id, Outcome{static_cast<Ending>(reply.ending), reply.message()});
+        static const char* names[] = {"finished", "finished", "failed", "cancelled"};
+        m_events << QStringLiteral("%1 %2").arg(QLatin1String(names[int(reply.ending)])).arg(id);
+    }
+
+    // Submits a request whose continuation records its reply; returns its id.
+    template <typename T, typename Request>
+    int submit(Replies<T>& into, const Request& request,
+               WorkerClient::Order order = WorkerClient::Order::Last)
+    {
+        auto id = std::make_shared<int>(-1); // the continuation is never told before it is set
+        *id = m_client->submit(
+            request, this, [this, &into, id](const worker::Reply<T>& r) { record(into, *id, r); },
+            order);
+        return *id;
+    }
+    int ping(WorkerClient::Order order = WorkerClient::Order::Last)
+    {
+        return submit(m_pings, worker::PingRequest{}, order);
+    }
+    int measure(const worker::MeasureRequest& request) { return submit(m_measures, request); }
+    int emitCode(const worker::EmitRequest& request = emitRequest())
+    {
+        return submit(m_emits, request, WorkerClient::Order::First);
+    }
+    int sweep(const worker::SweepRequest& request)
+    {
+        auto id = std::make_shared<int>(-1);
+        *id = m_client->submit(
+            request, this,
+            [this, id](const worker::SweepProgress& p) { m_sweepProgress[*id] << p; },
+            [this, id](const worker::Reply<worker::SweepResult>& r) { record(m_sweeps, *id, r); });
+        return *id;
+    }
 
     std::optional<Outcome> outcomeOf(int id) const
     {
-        for (const QList<QVariant>& s : *m_finished)
-            if (s.at(0).toInt() == id)
-                return Outcome{Outcome::Finished, s.at(1).toJsonObject(), {}};
-        for (const QList<QVariant>& s : *m_failed)
-            if (s.at(0).toInt() == id) return Outcome{Outcome::Failed, {}, s.at(1).toString()};
-        for (const QList<QVariant>& s : *m_cancelled)
-            if (s.at(0).toInt() == id) return Outcome{Outcome::Cancelled, {}, {}};
-        return std::nullopt;
+        auto it = m_outcomes.find(id);
+        return it == m_outcomes.end() ? std::nullopt : std::optional<Outcome>(*it);
     }
 
     // Waits until the client has said how request `id` ended.
@@ -117,22 +166,30 @@ private:
         return outcomeOf(id);
     }
 
-    QJsonObject awaitResult(int id)
+    // The worker's result (answered or refused) of request `id`.
+    template <typename T> worker::Reply<T> awaitReply(const Replies<T>& from, int id)
     {
         std::optional<Outcome> o = awaitOutcome(id);
         if (!o)
             qWarning("request %d did not end", id);
-        else if (o->kind != Outcome::Finished)
+        else if (o->ending == Ending::Failed || o->ending == Ending::Cancelled)
             qWarning("request %d: %s", id, qPrintable(o->message));
-        return o && o->kind == Outcome::Finished ? o->result : QJsonObject{};
+        return from.value(id);
+    }
+    // The result of a request the worker answered (default-constructed, with a warning, else).
+    template <typename T> T awaitResult(const Replies<T>& from, int id)
+    {
+        worker::Reply<T> r = awaitReply(from, id);
+        if (!r.answered()) qWarning("request %d was not answered: %s", id, qPrintable(r.message()));
+        return r.result;
     }
 
     QString awaitFailure(int id)
     {
         std::optional<Outcome> o = awaitOutcome(id);
-        if (o && o->kind == Outcome::Finished)
-            qWarning("request %d finished: %s", id, QJsonDocument(o->result).toJson().constData());
-        return o && o->kind == Outcome::Failed ? o->message : QString();
+        if (o && o->ending != Ending::Failed)
+            qWarning("request %d ended otherwise: %s", id, qPrintable(o->message));
+        return o && o->ending == Ending::Failed ? o->message : QString();
     }
 
     // Waits until request `id` reports `phase` (it is then running in the worker).
@@ -151,9 +208,16 @@ private:
     }
 
     std::unique_ptr<WorkerClient> m_client;
-    std::unique_ptr<QSignalSpy> m_finished, m_failed, m_cancelled, m_progress, m_busy;
+    std::unique_ptr<QSignalSpy> m_failed, m_cancelled, m_progress, m_busy;
+    Replies<worker::PingResult> m_pings;
+    Replies<worker::MeasureResult> m_measures;
+    Replies<worker::EmitResult> m_emits;
+    Replies<worker::SweepResult> m_sweeps;
+    QHash<int, QList<worker::SweepProgress>> m_sweepProgress;
+    QHash<int, Outcome> m_outcomes;
 
-    // Every signal in the order it came: "progress 3 compiling", "finished 3", ...
+    // Every signal and continuation in the order it came: "progress 3 compiling", "finished 3",
+    // ...
     QStringList m_events;
 
 private slots:
@@ -165,28 +229,24 @@ private slots:
         env.insert(QStringLiteral("LOOPSCOPE_WORKER_TESTING"), QStringLiteral("1"));
         m_client->setWorkerEnvironment(env);
         WorkerClient* c = m_client.get();
-        m_finished = std::make_unique<QSignalSpy>(c, &WorkerClient::finished);
         m_failed = std::make_unique<QSignalSpy>(c, &WorkerClient::failed);
         m_cancelled = std::make_unique<QSignalSpy>(c, &WorkerClient::cancelled);
         m_progress = std::make_unique<QSignalSpy>(c, &WorkerClient::progress);
         m_busy = std::make_unique<QSignalSpy>(c, &WorkerClient::busyChanged);
         m_events.clear();
+        m_outcomes.clear();
+        m_pings.clear();
+        m_measures.clear();
+        m_emits.clear();
+        m_sweeps.clear();
+        m_sweepProgress.clear();
         connect(c, &WorkerClient::progress, this, [this](int id, const QString& phase, double) {
             m_events << QStringLiteral("progress %1 %2").arg(id).arg(phase);
         });
-        connect(c, &WorkerClient::finished, this, [this](int id, const QJsonObject&) {
-            m_events << QStringLiteral("finished %1").arg(id);
-        });
-        connect(c, &WorkerClient::failed, this, [this](int id, const QString&) {
-            m_events << QStringLiteral("failed %1").arg(id);
-        });
-        connect(c, &WorkerClient::cancelled, this,
-                [this](int id) { m_events << QStringLiteral("cancelled %1").arg(id); });
     }
 
     void cleanup()
     {
-        m_finished.reset();
         m_failed.reset();
         m_cancelled.reset();
         m_progress.reset();
@@ -196,47 +256,53 @@ private slots:
 
     void pingDescribesTheHost()
     {
-        int id = m_client->submit(pingRequest());
+        int id = ping();
         QCOMPARE(m_client->queuedRequests(), QList<int>{id});
-        QJsonObject r = awaitResult(id);
-        QCOMPARE(str(r, "status"), QStringLiteral("ok"));
-        QCOMPARE(r.value(QLatin1String("id")).toInt(), id);
-        QVERIFY(!str(r, "version").isEmpty());
-        QVERIFY(!str(r, "cpu").isEmpty());
-        QVERIFY(!str(r, "features").isEmpty());
-        QVERIFY(r.value(QLatin1String("threads")).toInt() >= 1);
-        QVERIFY(r.value(QLatin1String("commands")).toArray().contains(QStringLiteral("measure")));
-        QVERIFY(r.value(QLatin1String("testing")).toBool());
+        worker::Reply<worker::PingResult> reply = awaitReply(m_pings, id);
+        QVERIFY(reply.answered());
+        const worker::PingResult& r = reply.result;
+        QVERIFY(!r.version.isEmpty());
+        QCOMPARE(r.protocol, 1);
+        QVERIFY(!r.cpu.isEmpty());
+        QVERIFY(!r.features.isEmpty());
+        QVERIFY(r.threads >= 1);
+        QVERIFY(r.commands.contains(QStringLiteral("measure")));
+        QVERIFY(r.testing);
     }
 
     void measureReportsSpeedAndBusy()
     {
-        int id = m_client->submit(measureRequest(QStringLiteral("tiled")));
+        int id = measure(measureRequest(QStringLiteral("tiled")));
         QVERIFY(m_client->isBusy());
         QCOMPARE(m_busy->size(), 1);
         QCOMPARE(m_busy->at(0).at(0).toBool(), true);
-        QJsonObject r = awaitResult(id);
-        QCOMPARE(str(r, "status"), QStringLiteral("ok"));
-        QVERIFY(r.value(QLatin1String("gflops")).toDouble() > 0);
-        QVERIFY(r.value(QLatin1String("ms_median")).toDouble() > 0);
-        QVERIFY(r.value(QLatin1String("ms_min")).toDouble() <=
-                r.value(QLatin1String("ms_median")).toDouble());
-        QVERIFY(r.value(QLatin1String("ms_median")).toDouble() <=
-                r.value(QLatin1String("ms_max")).toDouble());
-        QVERIFY(r.value(QLatin1String("number")).toInt() >= 1);
-        QCOMPARE(r.value(QLatin1String("flops")).toDouble(), 2.0 * 32 * 64 * 64);
-        QVERIFY(r.value(QLatin1String("checked")).toBool());
-        QCOMPARE(r.value(QLatin1String("check")).toArray().size(), 1);
-        QVERIFY(r.value(QLatin1String("compile_ms")).toDouble() > 0);
-        QVERIFY(r.contains(QLatin1String("lower_ms")));
+        worker::MeasureResult r = awaitResult(m_measures, id);
+        QVERIFY(!r.wrong());
+        QCOMPARE(r.variant, QStringLiteral("tiled"));
+        QCOMPARE(r.steps, 3);
+        QCOMPARE(r.step, 3); // -1: after the last step
+        QCOMPARE(r.parameters.value(QStringLiteral("M")), qint64{32});
+        QVERIFY(r.timing.has_value());
+        QVERIFY(r.timing->gflops > 0);
+        QVERIFY(r.timing->msMedian > 0);
+        QVERIFY(r.timing->msMin <= r.timing->msMedian);
+        QVERIFY(r.timing->msMedian <= r.timing->msMax);
+        QVERIFY(r.timing->number >= 1);
+        QCOMPARE(r.timing->repeat, 3);
+        QCOMPARE(r.flops, 2.0 * 32 * 64 * 64);
+        QVERIFY(r.checked);
+        QCOMPARE(r.checks.size(), 1);
+        QVERIFY(r.checks[0].ok);
+        QVERIFY(r.compileMs > 0);
+        QVERIFY(r.lowerMs >= 0);
         QTRY_VERIFY(!m_client->isBusy());
         QCOMPARE(m_busy->last().at(0).toBool(), false);
     }
 
     void progressComesBeforeTheResult()
     {
-        int id = m_client->submit(measureRequest(QStringLiteral("naive")));
-        QCOMPARE(str(awaitResult(id), "status"), QStringLiteral("ok"));
+        int id = measure(measureRequest(QStringLiteral("naive")));
+        QVERIFY(!awaitResult(m_measures, id).wrong());
         QStringList expected;
         for (const QString& e : std::as_const(m_events)) {
             QString phase = e.section(QLatin1Char(' '), 2);
@@ -256,41 +322,47 @@ private slots:
 
     void wrongNumbersAreAnErrorNotASpeed()
     {
-        int id = m_client->submit(
-            measureRequest(QStringLiteral("tiled"), {{QStringLiteral("corrupt_output"), true}}));
-        QJsonObject r = awaitResult(id);
-        QCOMPARE(str(r, "status"), QStringLiteral("wrong"));
-        QVERIFY(!r.contains(QLatin1String("gflops")));
-        QVERIFY(!r.contains(QLatin1String("ms_median")));
-        QVERIFY(!r.value(QLatin1String("checked")).toBool());
-        QVERIFY2(str(r, "first_mismatch").startsWith(QLatin1String("C[0, 0] = ")),
-                 qPrintable(str(r, "first_mismatch")));
-        QVERIFY(str(r, "message").contains(QLatin1String("computes wrong numbers")));
+        worker::MeasureRequest request = measureRequest(QStringLiteral("tiled"));
+        request.testing.corruptOutput = true;
+        worker::Reply<worker::MeasureResult> reply = awaitReply(m_measures, measure(request));
+        QVERIFY(reply.answered());
+        const worker::MeasureResult& r = reply.result;
+        QVERIFY(r.wrong());
+        QVERIFY(!r.timing.has_value());
+        QVERIFY(!r.checked);
+        QVERIFY2(r.firstMismatch.startsWith(QLatin1String("C[0, 0] = ")),
+                 qPrintable(r.firstMismatch));
+        QVERIFY(r.message.contains(QLatin1String("computes wrong numbers")));
     }
 
     void documentErrorsHaveALocation()
     {
-        QJsonObject request = measureRequest(QStringLiteral("tiled"));
-        request.insert(QStringLiteral("script"), QStringLiteral("import tvm\nx = (\n"));
-        QJsonObject r = awaitResult(m_client->submit(request));
-        QCOMPARE(str(r, "status"), QStringLiteral("error"));
-        QCOMPARE(str(r, "kind"), QStringLiteral("document"));
-        QCOMPARE(r.value(QLatin1String("line")).toInt(), 2);
-        QVERIFY(r.value(QLatin1String("column")).toInt() > 0);
-        QVERIFY(!str(r, "message").isEmpty());
+        worker::MeasureRequest request = measureRequest(QStringLiteral("tiled"));
+        request.script = QStringLiteral("import tvm\nx = (\n");
+        worker::Reply<worker::MeasureResult> r = awaitReply(m_measures, measure(request));
+        QCOMPARE(r.ending, worker::Reply<worker::MeasureResult>::Ending::Refused);
+        QCOMPARE(r.error.kind, worker::Error::Kind::Document);
+        QCOMPARE(r.error.line, 2);
+        QVERIFY(r.error.column > 0);
+        QVERIFY(!r.error.message.isEmpty());
     }
 
     void crashIsReportedAndTheNextRequestRunsOnAFreshWorker()
     {
-        int crash = m_client->submit(
-            measureRequest(QStringLiteral("tiled"),
-                           {{QStringLiteral("step"), 2}, {QStringLiteral("crash"), true}}));
-        int next = m_client->submit(measureRequest(QStringLiteral("naive")));
+        worker::MeasureRequest crashing = measureRequest(QStringLiteral("tiled"));
+        crashing.step = 2;
+        crashing.testing.crash = true;
+        int crash = measure(crashing);
+        int next = measure(measureRequest(QStringLiteral("naive")));
         QString message = awaitFailure(crash);
         QCOMPARE(message,
                  QStringLiteral("The generated code crashed (segmentation fault) while "
                                 "running variant 'tiled' step 2; the worker was restarted."));
-        QCOMPARE(str(awaitResult(next), "status"), QStringLiteral("ok"));
+        // Observers hear of it too.
+        QCOMPARE(m_failed->size(), 1);
+        QCOMPARE(m_failed->at(0).at(0).toInt(), crash);
+        QCOMPARE(m_failed->at(0).at(1).toString(), message);
+        QVERIFY(!awaitResult(m_measures, next).wrong());
     }
 
     void timeLimitStopsTheRunAndTheNextRequestRuns()
@@ -298,9 +370,8 @@ private slots:
         m_client->setTimeLimitMs(300);
         QElapsedTimer t;
         t.start();
-        int slow = m_client->submit(
-            measureRequest(QStringLiteral("naive"), {{QStringLiteral("sleep_ms"), 20000}}));
-        int next = m_client->submit(pingRequest());
+        int slow = measure(sleepingRequest(QStringLiteral("naive"), 20000));
+        int next = ping();
         QString message = awaitFailure(slow);
         QVERIFY2(t.elapsed() < 15000, "the time limit did not stop the run");
         QVERIFY2(message.contains(QLatin1String("longer than 0.3 s and was stopped; the worker was "
@@ -309,59 +380,57 @@ private slots:
         QVERIFY2(message.startsWith(QLatin1String("Variant 'naive' ran longer")) ||
                      message.startsWith(QLatin1String("Compiling variant 'naive' took longer")),
                  qPrintable(message));
-        QCOMPARE(str(awaitResult(next), "status"), QStringLiteral("ok"));
+        QVERIFY(awaitReply(m_pings, next).answered());
     }
 
     void defaultTimeLimitIsThirtySeconds() { QCOMPARE(WorkerClient().timeLimitMs(), 30000); }
 
     void cancelAllStopsTheRunAndTheNextRequestRuns()
     {
-        int slow = m_client->submit(
-            measureRequest(QStringLiteral("naive"), {{QStringLiteral("sleep_ms"), 20000}}));
-        int queued = m_client->submit(pingRequest());
+        int slow = measure(sleepingRequest(QStringLiteral("naive"), 20000));
+        int queued = ping();
         QVERIFY(awaitPhase(slow, QStringLiteral("checking")));
         QCOMPARE(m_client->runningRequest(), slow);
         m_client->cancelAll();
         QCOMPARE(m_client->runningRequest(), -1);
         QVERIFY(m_client->queuedRequests().isEmpty());
         QVERIFY(!m_client->isBusy());
-        QCOMPARE(outcomeOf(slow)->kind, Outcome::Cancelled);
-        QCOMPARE(outcomeOf(queued)->kind, Outcome::Cancelled);
+        QCOMPARE(outcomeOf(slow)->ending, Ending::Cancelled);
+        QCOMPARE(outcomeOf(queued)->ending, Ending::Cancelled);
+        QCOMPARE(m_cancelled->size(), 2);
 
-        int next = m_client->submit(measureRequest(QStringLiteral("tiled")));
-        QCOMPARE(str(awaitResult(next), "status"), QStringLiteral("ok"));
+        int next = measure(measureRequest(QStringLiteral("tiled")));
+        QVERIFY(!awaitResult(m_measures, next).wrong());
         QTest::qWait(100);
-        QCOMPARE(outcomeOf(slow)->kind, Outcome::Cancelled); // never finished afterwards
+        QCOMPARE(outcomeOf(slow)->ending, Ending::Cancelled); // never finished afterwards
         QCOMPARE(m_failed->size(), 0);
     }
 
     void cancelDropsAQueuedRequestOnly()
     {
-        int first = m_client->submit(
-            measureRequest(QStringLiteral("naive"), {{QStringLiteral("sleep_ms"), 300}}));
-        int dropped = m_client->submit(pingRequest());
-        int last = m_client->submit(pingRequest());
+        int first = measure(sleepingRequest(QStringLiteral("naive"), 300));
+        int dropped = ping();
+        int last = ping();
         m_client->cancel(dropped);
-        QCOMPARE(outcomeOf(dropped)->kind, Outcome::Cancelled);
+        QCOMPARE(outcomeOf(dropped)->ending, Ending::Cancelled);
         QCOMPARE(m_client->queuedRequests(), (QList<int>{first, last}));
-        QCOMPARE(str(awaitResult(first), "status"), QStringLiteral("ok"));
-        QCOMPARE(str(awaitResult(last), "status"), QStringLiteral("ok"));
+        QVERIFY(!awaitResult(m_measures, first).wrong());
+        QVERIFY(awaitReply(m_pings, last).answered());
         // One at a time, in order.
         QCOMPARE(m_events.indexOf(QStringLiteral("finished %1").arg(first)) <
                      m_events.indexOf(QStringLiteral("finished %1").arg(last)),
                  true);
-        QCOMPARE(outcomeOf(dropped)->kind, Outcome::Cancelled);
+        QCOMPARE(outcomeOf(dropped)->ending, Ending::Cancelled);
     }
 
     void submitFirstGoesAheadOfQueuedRequests()
     {
-        int running = m_client->submit(
-            measureRequest(QStringLiteral("naive"), {{QStringLiteral("sleep_ms"), 300}}));
+        int running = measure(sleepingRequest(QStringLiteral("naive"), 300));
         QTRY_COMPARE(m_client->runningRequest(), running);
-        int queued = m_client->submit(pingRequest());
-        int urgent = m_client->submitFirst(pingRequest());
+        int queued = ping();
+        int urgent = ping(WorkerClient::Order::First);
         QCOMPARE(m_client->queuedRequests(), (QList<int>{urgent, queued}));
-        QCOMPARE(str(awaitResult(queued), "status"), QStringLiteral("ok"));
+        QVERIFY(awaitReply(m_pings, queued).answered());
         auto at = [&](int id) { return m_events.indexOf(QStringLiteral("finished %1").arg(id)); };
         QVERIFY(at(running) >= 0);
         QVERIFY(at(running) < at(urgent)); // the running request is not interrupted
@@ -372,17 +441,17 @@ private slots:
     // sweep runs is answered between two of its points; anything else waits for the sweep.
     void emitGoesBetweenTheRunningSweepsPoints()
     {
-        int sweep = m_client->submit(sweepRequest({8, 16, 24, 32, 40, 48}));
-        QVERIFY(awaitPhase(sweep, QStringLiteral("sweep")));
-        int code = m_client->submitFirst(emitRequest());
-        int ping = m_client->submitFirst(pingRequest());
-        QCOMPARE(m_client->queuedRequests(), (QList<int>{ping})); // the emit went to the worker
-        QVERIFY(str(awaitResult(code), "text").contains(QLatin1String("define")));
-        QCOMPARE(str(awaitResult(sweep), "status"), QStringLiteral("ok"));
-        QCOMPARE(str(awaitResult(ping), "status"), QStringLiteral("ok"));
+        int sweepId = sweep(sweepRequest({8, 16, 24, 32, 40, 48}));
+        QVERIFY(awaitPhase(sweepId, QStringLiteral("sweep")));
+        int code = emitCode();
+        int pingId = ping(WorkerClient::Order::First);
+        QCOMPARE(m_client->queuedRequests(), (QList<int>{pingId})); // the emit went to the worker
+        QVERIFY(awaitResult(m_emits, code).text.contains(QLatin1String("define")));
+        QVERIFY(awaitReply(m_sweeps, sweepId).answered());
+        QVERIFY(awaitReply(m_pings, pingId).answered());
         auto at = [&](int id) { return m_events.indexOf(QStringLiteral("finished %1").arg(id)); };
-        QVERIFY(at(code) < at(sweep));
-        QVERIFY(at(sweep) < at(ping));
+        QVERIFY(at(code) < at(sweepId));
+        QVERIFY(at(sweepId) < at(pingId));
         QCOMPARE(m_failed->size(), 0);
     }
 
@@ -390,14 +459,14 @@ private slots:
     // queued again and answered by the new worker.
     void anEmitSentAsideSurvivesTheSweepsCancel()
     {
-        int sweep = m_client->submit(sweepRequest({8, 16, 24, 32, 40, 48}));
-        QVERIFY(awaitPhase(sweep, QStringLiteral("sweep")));
-        int code = m_client->submitFirst(emitRequest());
+        int sweepId = sweep(sweepRequest({8, 16, 24, 32, 40, 48}));
+        QVERIFY(awaitPhase(sweepId, QStringLiteral("sweep")));
+        int code = emitCode();
         QVERIFY(m_client->queuedRequests().isEmpty());
-        m_client->cancel(sweep); // before any answer is read
+        m_client->cancel(sweepId); // before any answer is read
         QCOMPARE(m_client->queuedRequests(), (QList<int>{code}));
-        QVERIFY(str(awaitResult(code), "text").contains(QLatin1String("define")));
-        QCOMPARE(outcomeOf(sweep)->kind, Outcome::Cancelled);
+        QVERIFY(awaitResult(m_emits, code).text.contains(QLatin1String("define")));
+        QCOMPARE(outcomeOf(sweepId)->ending, Ending::Cancelled);
         QTRY_VERIFY(!m_client->isBusy());
     }
 
@@ -406,67 +475,74 @@ private slots:
     void aCancelledEmitsAnswerIsDroppedQuietly()
     {
         QSignalSpy logs(m_client.get(), &WorkerClient::logLine);
-        int sweep = m_client->submit(sweepRequest({8, 16, 24, 32}));
-        QVERIFY(awaitPhase(sweep, QStringLiteral("sweep")));
-        int code = m_client->submitFirst(emitRequest());
+        int sweepId = sweep(sweepRequest({8, 16, 24, 32}));
+        QVERIFY(awaitPhase(sweepId, QStringLiteral("sweep")));
+        int code = emitCode();
         QVERIFY(m_client->queuedRequests().isEmpty()); // sent to the worker
         m_client->cancel(code);
-        QCOMPARE(outcomeOf(code)->kind, Outcome::Cancelled);
-        int again = m_client->submitFirst(emitRequest());
-        QVERIFY(str(awaitResult(again), "text").contains(QLatin1String("define")));
-        QCOMPARE(str(awaitResult(sweep), "status"), QStringLiteral("ok"));
+        QCOMPARE(outcomeOf(code)->ending, Ending::Cancelled);
+        int again = emitCode();
+        QVERIFY(awaitResult(m_emits, again).text.contains(QLatin1String("define")));
+        QVERIFY(awaitReply(m_sweeps, sweepId).answered());
         QCOMPARE(m_events.count(QStringLiteral("finished %1").arg(code)), 0);
+        QCOMPARE(m_events.count(QStringLiteral("cancelled %1").arg(code)), 1);
         for (const QList<QVariant>& args : logs)
             QVERIFY2(!args.at(0).toString().contains(QLatin1String("no running request")),
                      qPrintable(args.at(0).toString()));
         QCOMPARE(m_failed->size(), 0);
     }
 
-    // Every progress message reaches message() whole: a sweep's carry its points.
-    void messageCarriesEveryProgressMessage()
+    // A sweep's points reach its caller one per progress message, decoded; the result has them
+    // all.
+    void aSweepsPointsComeWithItsProgress()
     {
-        QSignalSpy messages(m_client.get(), &WorkerClient::message);
-        QJsonObject sweep{{QStringLiteral("cmd"), QStringLiteral("sweep")},
-                          {QStringLiteral("script"), QString::fromUtf8(kMatmul)},
-                          {QStringLiteral("params"), QJsonArray{QStringLiteral("N")}},
-                          {QStringLiteral("values"), QJsonArray{8, 16}},
-                          {QStringLiteral("variants"), QJsonArray{QStringLiteral("naive")}},
-                          {QStringLiteral("threads"), 1},
-                          {QStringLiteral("repeat"), 1},
-                          {QStringLiteral("min_repeat_ms"), 1}};
-        int id = m_client->submit(sweep);
-        QCOMPARE(str(awaitResult(id), "status"), QStringLiteral("ok"));
-        QCOMPARE(messages.size(), m_progress->size());
+        worker::SweepRequest request = sweepRequest({8, 16});
+        request.repeat = 1;
+        request.minRepeatMs = 1;
+        int id = sweep(request);
+        worker::SweepResult result = awaitResult(m_sweeps, id);
+        const QList<worker::SweepProgress> progress = m_sweepProgress.value(id);
+        QCOMPARE(progress.size(), m_progress->size());
         QList<qint64> sizes;
-        for (const QList<QVariant>& s : std::as_const(messages)) {
-            QCOMPARE(s.at(0).toInt(), id);
-            QJsonObject m = s.at(1).toJsonObject();
-            QCOMPARE(str(m, "status"), QStringLiteral("progress"));
-            QCOMPARE(str(m, "phase"), QStringLiteral("sweep"));
-            QCOMPARE(m.value(QLatin1String("total")).toInt(), 2);
-            QJsonObject point = m.value(QLatin1String("point")).toObject();
-            QCOMPARE(str(point, "variant"), QStringLiteral("naive"));
-            sizes << point.value(QLatin1String("N")).toInteger();
+        for (const worker::SweepProgress& p : progress) {
+            QCOMPARE(p.total, 2);
+            QVERIFY(p.point.has_value());
+            QCOMPARE(p.point->variant, QStringLiteral("naive"));
+            QCOMPARE(p.point->threads, 1);
+            sizes << p.point->values.value(0);
         }
         QCOMPARE(sizes, (QList<qint64>{8, 16}));
+        QCOMPARE(progress.last().done, 2);
+        QCOMPARE(result.parameters, QStringList{QStringLiteral("N")});
+        QCOMPARE(result.total, 2);
+        QCOMPARE(result.points.size(), 2);
+        for (const worker::SweepPoint& p : result.points)
+            QVERIFY2(p.timing.has_value() && p.timing->gflops > 0, qPrintable(p.message));
+
+        // Points given as known come back as cached, without being measured again.
+        worker::SweepRequest again = request;
+        again.known = result.points;
+        worker::SweepResult cached = awaitResult(m_sweeps, sweep(again));
+        QCOMPARE(cached.measured, 0);
+        QCOMPARE(cached.points.size(), 2);
+        for (const worker::SweepPoint& p : cached.points)
+            QVERIFY(p.cached);
     }
 
-    // "time_limit_ms" in a request replaces the client's limit for that request only.
+    // A request's own time limit replaces the client's for that request only.
     void perRequestTimeLimitOverridesTheDefault()
     {
         m_client->setTimeLimitMs(300);
-        int longer = m_client->submit(
-            measureRequest(QStringLiteral("naive"), {{QStringLiteral("sleep_ms"), 800},
-                                                     {QStringLiteral("time_limit_ms"), 60000}}));
-        QCOMPARE(str(awaitResult(longer), "status"), QStringLiteral("ok"));
+        worker::MeasureRequest longer = sleepingRequest(QStringLiteral("naive"), 800);
+        longer.timeLimitMs = 60000;
+        QVERIFY(!awaitResult(m_measures, measure(longer)).wrong());
 
         m_client->setTimeLimitMs(60000);
         QElapsedTimer t;
         t.start();
-        int shorter = m_client->submit(
-            measureRequest(QStringLiteral("naive"), {{QStringLiteral("sleep_ms"), 20000},
-                                                     {QStringLiteral("time_limit_ms"), 400}}));
-        QString message = awaitFailure(shorter);
+        worker::MeasureRequest shorter = sleepingRequest(QStringLiteral("naive"), 20000);
+        shorter.timeLimitMs = 400;
+        QString message = awaitFailure(measure(shorter));
         QVERIFY2(t.elapsed() < 15000, "the request's time limit did not stop the run");
         QVERIFY2(message.contains(QLatin1String("longer than 0.4 s")), qPrintable(message));
         QCOMPARE(m_client->timeLimitMs(), 60000);
@@ -475,8 +551,8 @@ private slots:
     void missingWorkerFailsInPlainWords()
     {
         m_client->setWorkerPath(QStringLiteral("/nonexistent/loopscope-worker"));
-        int a = m_client->submit(pingRequest());
-        int b = m_client->submit(pingRequest());
+        int a = ping();
+        int b = ping();
         QString message = awaitFailure(a);
         QVERIFY2(message.startsWith(
                      QLatin1String("The background worker (/nonexistent/loopscope-worker) "
@@ -484,6 +560,22 @@ private slots:
                  qPrintable(message));
         QCOMPARE(awaitFailure(b), message);
         QTRY_VERIFY(!m_client->isBusy());
+    }
+
+    // A continuation belongs to its context: once that is gone, the reply is dropped; the others
+    // are still told.
+    void aReplyWhoseReceiverIsGoneIsDropped()
+    {
+        auto receiver = std::make_unique<QObject>();
+        bool told = false;
+        m_client->submit(worker::PingRequest{}, receiver.get(),
+                         [&told](const worker::Reply<worker::PingResult>&) { told = true; });
+        int id = ping();
+        receiver.reset();
+        QVERIFY(awaitReply(m_pings, id).answered());
+        QTest::qWait(50);
+        QVERIFY(!told);
+        QVERIFY(!m_client->isBusy());
     }
 
     // The worker itself, without the client: a line that is not JSON gets an error result and
@@ -518,12 +610,9 @@ private slots:
 
         // Lines that come in during a sweep: an emit is answered between two points, a ping
         // after the sweep.
-        QJsonObject sweep = sweepRequest({8, 16, 24});
-        sweep.insert(QStringLiteral("id"), 11);
-        QJsonObject code = emitRequest();
-        code.insert(QStringLiteral("id"), 12);
-        QJsonObject last = pingRequest();
-        last.insert(QStringLiteral("id"), 13);
+        const QJsonObject sweep = line(worker::encode(sweepRequest({8, 16, 24})), 11);
+        const QJsonObject code = line(worker::encode(emitRequest()), 12);
+        const QJsonObject last = line(worker::encode(worker::PingRequest{}), 13);
         QByteArray lines;
         for (const QJsonObject& o : {sweep, code, last})
             lines += QJsonDocument(o).toJson(QJsonDocument::Compact) + "\n";

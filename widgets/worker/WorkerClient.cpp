@@ -1,5 +1,7 @@
 #include "worker/WorkerClient.h"
 
+#include "worker/WorkerProtocol.h"
+
 #include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
@@ -79,8 +81,10 @@ WorkerClient::WorkerClient(QObject* parent)
 
 WorkerClient::~WorkerClient()
 {
+    m_routes.clear(); // no continuation is told after this
     m_queue.clear();
     m_running.reset();
+    m_aside.reset();
     m_process = nullptr;
     // The current worker and any stopped one not yet reaped: reaping a killed process takes a
     // moment at most, and happens only when the client goes away.
@@ -123,22 +127,74 @@ void WorkerClient::setTimeLimitMs(int milliseconds)
     m_timeLimitMs = qMax(1, milliseconds);
 }
 
-int WorkerClient::submit(QJsonObject request)
+template <typename T>
+WorkerClient::Route WorkerClient::routeTo(QObject* context, Continuation<T> done)
 {
-    return enqueue(std::move(request), false);
+    Q_ASSERT(context);
+    Route route;
+    route.context = context;
+    route.end = [done = std::move(done)](const Ending& ending) {
+        worker::Reply<T> reply;
+        switch (ending.how) {
+        case Ending::Result: reply = worker::decode<T>(ending.result); break;
+        case Ending::Failed:
+            reply.ending = worker::Reply<T>::Ending::Failed;
+            reply.failure = ending.failure;
+            break;
+        case Ending::Cancelled: reply.ending = worker::Reply<T>::Ending::Cancelled; break;
+        }
+        done(reply);
+    };
+    return route;
 }
 
-int WorkerClient::submitFirst(QJsonObject request)
+int WorkerClient::submit(const worker::PingRequest& request, QObject* context,
+                         Continuation<worker::PingResult> done, Order order)
 {
-    return enqueue(std::move(request), true);
+    return enqueue(worker::encode(request), request.timeLimitMs, order,
+                   routeTo(context, std::move(done)));
 }
 
-int WorkerClient::enqueue(QJsonObject request, bool first)
+int WorkerClient::submit(const worker::MeasureRequest& request, QObject* context,
+                         Continuation<worker::MeasureResult> done, Order order)
+{
+    return enqueue(worker::encode(request), request.timeLimitMs, order,
+                   routeTo(context, std::move(done)));
+}
+
+int WorkerClient::submit(const worker::EmitRequest& request, QObject* context,
+                         Continuation<worker::EmitResult> done, Order order)
+{
+    return enqueue(worker::encode(request), request.timeLimitMs, order,
+                   routeTo(context, std::move(done)));
+}
+
+int WorkerClient::submit(const worker::SweepRequest& request, QObject* context,
+                         std::function<void(const worker::SweepProgress&)> point,
+                         Continuation<worker::SweepResult> done, Order order)
+{
+    Route route = routeTo(context, std::move(done));
+    if (point)
+        route.progress = [point = std::move(point)](const QJsonObject& message) {
+            point(worker::decodeSweepProgress(message));
+        };
+    return enqueue(worker::encode(request), request.timeLimitMs, order, std::move(route));
+}
+
+int WorkerClient::submit(const worker::MachineRequest& request, QObject* context,
+                         Continuation<worker::MachineResult> done, Order order)
+{
+    return enqueue(worker::encode(request), request.timeLimitMs, order,
+                   routeTo(context, std::move(done)));
+}
+
+int WorkerClient::enqueue(QJsonObject body, int timeLimitMs, Order order, Route route)
 {
     const int id = m_nextId++;
-    request.insert(QStringLiteral("id"), id);
-    const int limit = request.take(QStringLiteral("time_limit_ms")).toInt(0);
-    Request queued{id, std::move(request), {}, qMax(0, limit)};
+    body.insert(QStringLiteral("id"), id);
+    m_routes.insert(id, std::move(route));
+    Request queued{id, std::move(body), {}, qMax(0, timeLimitMs)};
+    const bool first = order == Order::First;
     if (first && canSendAside(queued.body)) {
         m_aside = std::move(queued);
         send(*m_aside);
@@ -149,6 +205,29 @@ int WorkerClient::enqueue(QJsonObject request, bool first)
     updateBusy();
     scheduleDispatch();
     return id;
+}
+
+void WorkerClient::deliverProgress(int id, const QJsonObject& message)
+{
+    const worker::Progress p = worker::decodeProgress(message);
+    if (m_running && m_running->id == id) m_running->phase = p.phase;
+    if (m_aside && m_aside->id == id) m_aside->phase = p.phase;
+    auto it = m_routes.constFind(id);
+    if (it != m_routes.constEnd() && it->context && it->progress) {
+        const auto point = it->progress; // the call may end the request and its route
+        point(message);
+    }
+    const bool live = (m_running && m_running->id == id) || (m_aside && m_aside->id == id);
+    if (live) emit progress(id, p.phase, p.fraction); // unless cancelled by the route
+}
+
+void WorkerClient::conclude(int id, const Ending& ending)
+{
+    auto it = m_routes.find(id);
+    if (it == m_routes.end()) return;
+    Route route = std::move(*it);
+    m_routes.erase(it);
+    if (route.context && route.end) route.end(ending);
 }
 
 bool WorkerClient::canSendAside(const QJsonObject& body) const
@@ -175,6 +254,7 @@ void WorkerClient::cancel(int id)
     if (m_aside && m_aside->id == id) {
         m_aside.reset();
         m_droppedAside.append(id); // its answer, when it comes, is dropped
+        conclude(id, Ending{Ending::Cancelled, {}, {}});
         emit cancelled(id);
         updateBusy();
         return;
@@ -182,6 +262,7 @@ void WorkerClient::cancel(int id)
     for (qsizetype i = 0; i < m_queue.size(); ++i) {
         if (m_queue[i].id != id) continue;
         m_queue.removeAt(i);
+        conclude(id, Ending{Ending::Cancelled, {}, {}});
         emit cancelled(id);
         updateBusy();
         return;
@@ -192,6 +273,7 @@ void WorkerClient::cancel(int id)
     stopWorker();
     requeueAside();
     startWorker(); // ready for the next request
+    conclude(id, Ending{Ending::Cancelled, {}, {}});
     emit cancelled(id);
     scheduleDispatch();
     updateBusy();
@@ -214,8 +296,10 @@ void WorkerClient::cancelAll()
     for (const Request& r : std::as_const(m_queue))
         ids.append(r.id);
     m_queue.clear();
-    for (int id : std::as_const(ids))
+    for (int id : std::as_const(ids)) {
+        conclude(id, Ending{Ending::Cancelled, {}, {}});
         emit cancelled(id);
+    }
     updateBusy();
 }
 
@@ -302,23 +386,19 @@ void WorkerClient::readOutput()
         }
         const QJsonObject message = doc.object();
         const int id = message.value(QLatin1String("id")).toInt(-1);
+        const bool progressMessage = worker::isProgress(message);
         if (m_aside && id == m_aside->id) {
-            if (message.value(QLatin1String("status")).toString() == QLatin1String("progress")) {
-                m_aside->phase = message.value(QLatin1String("phase")).toString();
-                emit this->message(id, message);
-                if (m_aside && m_aside->id == id)
-                    emit progress(id, m_aside->phase,
-                                  message.value(QLatin1String("fraction")).toDouble());
+            if (progressMessage) {
+                deliverProgress(id, message);
                 continue;
             }
             m_aside.reset();
-            emit finished(id, message);
+            conclude(id, Ending{Ending::Result, message, {}});
             updateBusy();
             continue;
         }
         if (m_droppedAside.contains(id)) {
-            if (message.value(QLatin1String("status")).toString() != QLatin1String("progress"))
-                m_droppedAside.removeOne(id);
+            if (!progressMessage) m_droppedAside.removeOne(id);
             continue;
         }
         if (!m_running || id != m_running->id) {
@@ -326,17 +406,14 @@ void WorkerClient::readOutput()
                          QString::fromUtf8(line.left(500)));
             continue;
         }
-        if (message.value(QLatin1String("status")).toString() == QLatin1String("progress")) {
-            m_running->phase = message.value(QLatin1String("phase")).toString();
-            emit this->message(id, message);
+        if (progressMessage) {
+            deliverProgress(id, message);
             if (!m_running || m_running->id != id) return; // cancelled by a receiver
-            emit progress(id, m_running->phase,
-                          message.value(QLatin1String("fraction")).toDouble());
             continue;
         }
         m_timer->stop();
         m_running.reset();
-        emit finished(id, message);
+        conclude(id, Ending{Ending::Result, message, {}});
         dispatch();
     }
 }
@@ -390,8 +467,10 @@ void WorkerClient::workerFailedToStart()
     if (m_aside) failing.append(*std::exchange(m_aside, std::nullopt));
     failing.append(std::exchange(m_queue, {}));
     m_timer->stop();
-    for (const Request& r : std::as_const(failing))
+    for (const Request& r : std::as_const(failing)) {
+        conclude(r.id, Ending{Ending::Failed, {}, message});
         emit failed(r.id, message);
+    }
     updateBusy();
 }
 
@@ -408,6 +487,7 @@ void WorkerClient::failRunning(const QString& message)
     stopWorker();
     requeueAside();
     startWorker(); // a fresh worker, ready for what comes next
+    conclude(id, Ending{Ending::Failed, {}, message});
     emit failed(id, message);
     dispatch();
 }

@@ -1,15 +1,23 @@
 // Runs compile, check and benchmark requests in the background worker process (loopscope-worker,
 // one JSON object per line over its standard streams): one request at a time, each with a time
 // limit, cancellable, and on a fresh worker after a crash, so generated code never touches the app.
+// Requests and replies are plain values (worker/WorkerRequests.h, worker/WorkerReplies.h); each
+// reply goes to the continuation of the request it answers.
 #pragma once
 
+#include "worker/WorkerReplies.h"
+#include "worker/WorkerRequests.h"
+
 #include <QByteArray>
+#include <QHash>
 #include <QJsonObject>
 #include <QList>
 #include <QObject>
+#include <QPointer>
 #include <QProcessEnvironment>
 #include <QString>
 
+#include <functional>
 #include <optional>
 
 class QProcess;
@@ -37,20 +45,38 @@ public:
     void setWorkerEnvironment(const QProcessEnvironment& environment);
 
     // The longest a request may take from the moment it is sent to the worker (default 30 s).
-    // A request with a "time_limit_ms" field uses that instead (the field is not sent on).
+    // A request with a time limit of its own uses that instead.
     void setTimeLimitMs(int milliseconds);
     int timeLimitMs() const { return m_timeLimitMs; }
 
-    // Queues a request ({"cmd": ..., arguments}; see app/worker/RequestHandler.h) and returns
-    // its id, which the client writes into it. Nothing about it is signalled before this returns.
-    int submit(QJsonObject request);
-    // Queues a request ahead of every queued one (not of the one running): for quick requests a
-    // user waits on, such as the code of the shown step while a ladder's rows are queued. An
-    // "emit" request submitted while a sweep runs goes to the worker at once, which answers it
-    // between two of the sweep's points (one such request at a time; another waits its turn).
-    int submitFirst(QJsonObject request);
+    // Where a request goes in the queue: after every queued one, or ahead of them (not of the one
+    // running): for quick requests a user waits on, such as the code of the shown step while a
+    // ladder's rows are queued. An "emit" request queued first while a sweep runs goes to the
+    // worker at once, which answers it between two of the sweep's points (one such request at a
+    // time; another waits its turn).
+    enum class Order { Last, First };
+
+    // Told how a request ended, exactly once: the worker's result or error, the client's failure
+    // (crash, time limit, no worker) or a cancel.
+    template <typename T> using Continuation = std::function<void(const worker::Reply<T>&)>;
+
+    // Queue a request (see worker/WorkerRequests.h) and return its id. The continuation is called
+    // only while `context` lives (never with a null context), and never before submit returns;
+    // so are a sweep's `point` calls, one per progress message.
+    int submit(const worker::PingRequest& request, QObject* context,
+               Continuation<worker::PingResult> done, Order order = Order::Last);
+    int submit(const worker::MeasureRequest& request, QObject* context,
+               Continuation<worker::MeasureResult> done, Order order = Order::Last);
+    int submit(const worker::EmitRequest& request, QObject* context,
+               Continuation<worker::EmitResult> done, Order order = Order::Last);
+    int submit(const worker::SweepRequest& request, QObject* context,
+               std::function<void(const worker::SweepProgress&)> point,
+               Continuation<worker::SweepResult> done, Order order = Order::Last);
+    int submit(const worker::MachineRequest& request, QObject* context,
+               Continuation<worker::MachineResult> done, Order order = Order::Last);
     // A queued request is dropped; the running one is stopped by killing the worker, which is
-    // then restarted. Either way cancelled(id) is emitted; unknown ids are ignored.
+    // then restarted. Either way its continuation is told and cancelled(id) is emitted; unknown
+    // ids are ignored.
     void cancel(int id);
     void cancelAll();
 
@@ -59,15 +85,10 @@ public:
     QList<int> queuedRequests() const;
 
 signals:
-    // `phase`: "lowering", "compiling", "checking" or "timing"; `fraction`: the request's overall
+    // Observers' signals, for every request (its continuation is told too). `phase`:
+    // "lowering", "compiling", "checking", "timing" or "sweep"; `fraction`: the request's overall
     // progress, 0..1.
     void progress(int id, const QString& phase, double fraction);
-    // Every progress message as the worker wrote it (emitted just before progress()): a sweep's
-    // carry {phase: "sweep", done, total, point}.
-    void message(int id, const QJsonObject& msg);
-    // The worker's result: "status" is "ok", "wrong" (a check found wrong numbers: an error, no
-    // speed) or "error" (message, line, column).
-    void finished(int id, const QJsonObject& result);
     // The worker crashed, ran past the time limit or could not be started; `message` says so
     // in plain words. The queue goes on with the next request on a fresh worker.
     void failed(int id, const QString& message);
@@ -84,8 +105,25 @@ private:
         QString phase;       // the last progress phase reported
         int timeLimitMs = 0; // 0: the client's
     };
+    // How a request ended, before it is decoded for its continuation.
+    struct Ending {
+        enum How { Result, Failed, Cancelled } how = Cancelled;
+        QJsonObject result; // Result: the worker's message
+        QString failure;    // Failed: the client's message
+    };
+    // Where a request's messages go: its continuation, while its context lives.
+    struct Route {
+        QPointer<QObject> context;
+        std::function<void(const QJsonObject& message)> progress; // may be empty
+        std::function<void(const Ending& ending)> end;
+    };
+    template <typename T> static Route routeTo(QObject* context, Continuation<T> done);
 
-    int enqueue(QJsonObject request, bool first);
+    int enqueue(QJsonObject body, int timeLimitMs, Order order, Route route);
+    // Every message of a request, decoded once: progress to its route and the observers...
+    void deliverProgress(int id, const QJsonObject& message);
+    // ... and its end to its route (taken out: it ends once).
+    void conclude(int id, const Ending& ending);
     void scheduleDispatch();
     void dispatch();
     void startWorker();
@@ -115,6 +153,7 @@ private:
     std::optional<Request> m_running;
     std::optional<Request> m_aside; // sent while a sweep runs, answered between its points
     QList<int> m_droppedAside;      // cancelled after they were sent: their answers are dropped
+    QHash<int, Route> m_routes;     // every request not yet ended
     QProcess* m_process = nullptr;
     QTimer* m_timer = nullptr;
     QByteArray m_logBuffer;      // the worker's stderr up to an incomplete line

@@ -1,0 +1,49 @@
+// The Charts dock: the sweep panel above the charts. It shows a sweep's points as they come and
+// the machine's reference lines (remembered from the last measurement; when there is none, it
+// asks for one the first time it is shown). Running the sweep is the run controller's.
+#pragma once
+
+#include "worker/WorkerReplies.h"
+#include "worker/WorkerRequests.h"
+
+#include <QDockWidget>
+
+namespace loopscope {
+
+class ChartsView;
+class SweepPanel;
+
+class ChartsDock : public QDockWidget {
+    Q_OBJECT
+public:
+    explicit ChartsDock(QWidget* parent = nullptr);
+    ~ChartsDock() override;
+
+    SweepPanel* panel() const { return m_panel; }
+    ChartsView* charts() const { return m_charts; }
+
+    // The sweep the panel's choices make for this script, with a time limit for the whole.
+    worker::SweepRequest sweepRequest(const QString& script) const;
+    bool machineKnown() const { return m_machineKnown; }
+
+    // A sweep of these parameters started: empty charts, in view, the panel running.
+    void beginSweep(const QStringList& parameters);
+    void showProgress(const worker::SweepProgress& progress);
+    // Every point, the cached ones included, and the reference line's label.
+    void showResult(const worker::SweepResult& result);
+    // The sweep ended, however it did.
+    void endSweep();
+    // The reference lines, remembered for the next session.
+    void setMachine(const worker::MachineResult& machine);
+
+signals:
+    // Shown without the machine's figures.
+    void machineWanted();
+
+private:
+    SweepPanel* m_panel = nullptr;
+    ChartsView* m_charts = nullptr;
+    bool m_machineKnown = false;
+};
+
+} // namespace loopscope

@@ -1,0 +1,234 @@
+#include "shell/RunController.h"
+
+#include "charts/SweepStore.h"
+#include "explore/Explorer.h"
+#include "views/LadderModel.h"
+#include "worker/WorkerClient.h"
+#include "worker/WorkerProtocol.h"
+
+#include <QStandardPaths>
+
+namespace loopscope {
+
+using worker::Reply;
+
+RunController::RunController(WorkerClient* worker, LadderModel* ladder, QObject* parent)
+    : QObject(parent), m_worker(worker), m_ladder(ladder),
+      m_sweepStore(std::make_unique<SweepStore>(
+          QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) +
+          QStringLiteral("/sweep-points.json"))),
+      m_settings(RunSettings::load())
+{
+    m_worker->setTimeLimitMs(m_settings.timeLimitMs);
+    connect(m_worker, &WorkerClient::busyChanged, this, &RunController::busyChanged);
+    connect(m_worker, &WorkerClient::progress, this,
+            [this](int, const QString& phase, double fraction) { emit progress(phase, fraction); });
+    connect(m_worker, &WorkerClient::failed, this,
+            [this](int, const QString& message) { emit statusMessage(message, 10000); });
+}
+
+RunController::~RunController() = default;
+
+void RunController::setSettings(const RunSettings& settings)
+{
+    m_settings = settings;
+    m_worker->setTimeLimitMs(m_settings.timeLimitMs);
+}
+
+void RunController::setThreads(int threads)
+{
+    m_settings.threads = threads;
+}
+
+void RunController::describeWorker()
+{
+    m_worker->submit(worker::PingRequest{}, this, [this](const Reply<worker::PingResult>& reply) {
+        if (reply.answered()) emit workerDescribed(reply.result.cpu, reply.result.threads);
+    });
+}
+
+// ---- the ladder ----
+
+void RunController::runLadder(const QString& script, const VariantView& variant)
+{
+    emit aboutToRunCode();
+    const QString name = QString::fromStdString(variant.name);
+    for (int row = 0; row < static_cast<int>(variant.steps.size()); ++row) {
+        if (m_ladder->resultOf(row)) continue;
+        const StepView& step = variant.steps[static_cast<std::size_t>(row)];
+        if (step.error) {
+            m_ladder->setState(row, LadderModel::State::Failed,
+                               QString::fromStdString(step.error->message));
+            continue;
+        }
+        worker::MeasureRequest request;
+        request.script = script;
+        request.variant = name;
+        request.step = row;
+        request.threads = m_settings.threads;
+        request.check = true;
+        request.repeat = m_settings.repeat;
+        request.minRepeatMs = m_settings.minRepeatMs;
+        ++m_ladderRuns;
+        m_worker->submit(request, this, [this, row](const Reply<worker::MeasureResult>& reply) {
+            finishLadderRun(row, reply);
+        });
+        m_ladder->setState(row, LadderModel::State::Queued, {});
+    }
+    if (m_ladderRuns == 0) emit ladderFinished();
+}
+
+void RunController::finishLadderRun(int row, const Reply<worker::MeasureResult>& reply)
+{
+    --m_ladderRuns;
+    using Ending = Reply<worker::MeasureResult>::Ending;
+    switch (reply.ending) {
+    case Ending::Answered: {
+        const worker::MeasureResult& r = reply.result;
+        if (r.wrong()) {
+            m_ladder->setState(row, LadderModel::State::Wrong, r.firstMismatch);
+            break;
+        }
+        LadderModel::Result result;
+        if (r.timing) {
+            result.medianMs = r.timing->msMedian;
+            result.minMs = r.timing->msMin;
+            result.maxMs = r.timing->msMax;
+            result.gflops = r.timing->gflops;
+        }
+        result.checked = r.checked;
+        m_ladder->setResult(row, result);
+        emit compiled(r.compileMs);
+        break;
+    }
+    case Ending::Refused:
+    case Ending::Failed:
+        m_ladder->setState(row, LadderModel::State::Failed, reply.message());
+        break;
+    case Ending::Cancelled:
+        // cancelAll() says when the ladder is finished.
+        m_ladder->setState(row, LadderModel::State::NotRun, tr("cancelled"));
+        return;
+    }
+    if (m_ladderRuns == 0) emit ladderFinished();
+}
+
+void RunController::cancelAll()
+{
+    m_worker->cancelAll();
+    emit ladderFinished();
+}
+
+// ---- code ----
+
+void RunController::requestCode(const QString& script, const QString& variant, int step,
+                                const QString& format)
+{
+    if (m_codeRequest >= 0) m_worker->cancel(m_codeRequest);
+    worker::EmitRequest request;
+    request.script = script;
+    request.variant = variant;
+    request.step = step;
+    request.format = format;
+    // Ahead of queued ladder rows: the code shows after the row being measured, not after all.
+    m_codeRequest = m_worker->submit(
+        request, this,
+        [this, format](const Reply<worker::EmitResult>& reply) {
+            m_codeRequest = -1; // a request replaced before it ended was cancelled first
+            if (reply.answered())
+                emit codeReady(format, reply.result.text);
+            else if (reply.ending == Reply<worker::EmitResult>::Ending::Refused)
+                emit codeReady(format, reply.error.message);
+        },
+        WorkerClient::Order::First);
+}
+
+void RunController::exportVariant(const QString& script, const QString& variant,
+                                  const QString& format, const QString& sourceName)
+{
+    worker::EmitRequest request;
+    request.script = script;
+    request.variant = variant;
+    request.step = -1;
+    request.format = format;
+    request.source = sourceName;
+    m_worker->submit(
+        request, this,
+        [this, variant](const Reply<worker::EmitResult>& reply) {
+            if (reply.answered())
+                emit exportReady(variant, reply.result.text, reply.result.suggestedFileName());
+            else if (reply.ending == Reply<worker::EmitResult>::Ending::Refused)
+                emit exportRefused(reply.error.message);
+        },
+        WorkerClient::Order::First);
+}
+
+// ---- sweeps and the machine ----
+
+void RunController::startSweep(worker::SweepRequest request)
+{
+    if (m_sweepRequest >= 0) m_worker->cancel(m_sweepRequest);
+    request.threads = m_settings.threads;
+    request.repeat = m_settings.repeat;
+    request.minRepeatMs = m_settings.minRepeatMs;
+    request.known =
+        worker::decodeSweepPoints(m_sweepStore->known(request.script, request.parameters));
+    m_sweepScript = request.script;
+    m_sweepParameters = request.parameters;
+    emit sweepStarted(request.parameters);
+    emit aboutToRunCode();
+    m_sweepRequest = m_worker->submit(
+        request, this, [this](const worker::SweepProgress& p) { sweepPoint(p); },
+        [this](const Reply<worker::SweepResult>& reply) { finishSweep(reply); });
+}
+
+void RunController::sweepPoint(const worker::SweepProgress& progress)
+{
+    if (progress.point)
+        m_sweepStore->add(m_sweepScript, m_sweepParameters,
+                          worker::encodeSweepPoint(*progress.point));
+    emit sweepProgressed(progress);
+}
+
+void RunController::finishSweep(const Reply<worker::SweepResult>& reply)
+{
+    m_sweepRequest = -1;
+    if (reply.answered()) {
+        emit sweepAnswered(reply.result);
+        m_sweepStore->save(); // the points were stored as their progress messages came
+        if (!reply.result.blasNote.isEmpty()) emit statusMessage(reply.result.blasNote, 10000);
+    } else if (reply.ending == Reply<worker::SweepResult>::Ending::Refused) {
+        emit statusMessage(tr("Sweep: %1").arg(reply.error.message), 10000);
+    }
+    emit sweepFinished();
+}
+
+void RunController::cancelSweep()
+{
+    if (m_sweepRequest >= 0) m_worker->cancel(m_sweepRequest); // the points stay
+    m_sweepStore->save();
+}
+
+void RunController::measureMachine()
+{
+    if (m_machineRequest >= 0) return;
+    worker::MachineRequest request;
+    request.threads = m_settings.threads;
+    request.timeLimitMs = 5 * 60 * 1000;
+    m_machineRequest =
+        m_worker->submit(request, this, [this](const Reply<worker::MachineResult>& reply) {
+            m_machineRequest = -1;
+            if (reply.answered()) {
+                emit machineMeasured(reply.result);
+                emit statusMessage(tr("Peak %1 GFLOPS, memory bandwidth %2 GB/s")
+                                       .arg(reply.result.peakGflops, 0, 'f', 1)
+                                       .arg(reply.result.bandwidthGbs, 0, 'f', 1),
+                                   10000);
+            } else if (reply.ending == Reply<worker::MachineResult>::Ending::Refused) {
+                emit statusMessage(reply.error.message, 10000);
+            }
+        });
+    emit statusMessage(tr("Measuring the machine's peak speed and memory bandwidth…"), 5000);
+}
+
+} // namespace loopscope

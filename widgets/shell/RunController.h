@@ -1,0 +1,106 @@
+// Everything the window asks of the background worker: the ladder's runs, the code of the shown
+// step, exports, sweeps and the machine's figures. It completes each request with the run
+// settings, sends it through the worker client, and turns the typed reply into the ladder's rows
+// and signals the window's parts show; the worker's progress and failures go out as signals too.
+#pragma once
+
+#include "shell/RunSettingsDialog.h"
+#include "worker/WorkerReplies.h"
+#include "worker/WorkerRequests.h"
+
+#include <QObject>
+#include <QString>
+#include <QStringList>
+
+#include <memory>
+
+namespace loopscope {
+
+class LadderModel;
+class SweepStore;
+class WorkerClient;
+struct VariantView;
+
+class RunController : public QObject {
+    Q_OBJECT
+public:
+    // Results of the ladder's runs go to `ladder`. The run settings are loaded from the
+    // application's settings.
+    RunController(WorkerClient* worker, LadderModel* ladder, QObject* parent = nullptr);
+    ~RunController() override;
+
+    WorkerClient* worker() const { return m_worker; }
+    // The sweep points measured before, offered to every sweep (kept in the app's data folder).
+    SweepStore* sweepStore() const { return m_sweepStore.get(); }
+
+    const RunSettings& settings() const { return m_settings; }
+    // The time limit applies from the next request on.
+    void setSettings(const RunSettings& settings);
+    void setThreads(int threads);
+
+    // Asks the worker what it runs on: workerDescribed.
+    void describeWorker();
+
+    // Measures each step of the variant whose ladder row has no result (a step that does not
+    // lower fails at once); ladderFinished once none is pending.
+    void runLadder(const QString& script, const VariantView& variant);
+    bool ladderRunning() const { return m_ladderRuns > 0; }
+    // Cancels every request: the ladder's rows become "cancelled"; then ladderFinished.
+    void cancelAll();
+
+    // The code of one step ("llvm" or "asm") ahead of queued runs; it replaces the one pending.
+    void requestCode(const QString& script, const QString& variant, int step,
+                     const QString& format);
+    // A variant's last step in any export format: exportReady or exportRefused.
+    void exportVariant(const QString& script, const QString& variant, const QString& format,
+                       const QString& sourceName);
+
+    // A sweep as the charts' panel asks for it, with the run settings and the points measured
+    // before; a running sweep is cancelled first.
+    void startSweep(worker::SweepRequest request);
+    // The points measured so far stay (and are saved).
+    void cancelSweep();
+    bool sweepRunning() const { return m_sweepRequest >= 0; }
+    // The machine's peak speed and memory bandwidth (unless already being measured).
+    void measureMachine();
+
+signals:
+    // Before generated code runs.
+    void aboutToRunCode();
+    void busyChanged(bool busy);
+    void progress(const QString& phase, double fraction);
+    // For the status bar: failures, notes and what is being done.
+    void statusMessage(const QString& message, int timeoutMs);
+    void workerDescribed(const QString& cpu, int threads);
+    // A ladder run compiled in this time.
+    void compiled(double compileMs);
+    void ladderFinished();
+    // The code of a step, or why there is none.
+    void codeReady(const QString& format, const QString& text);
+    void exportReady(const QString& variant, const QString& text, const QString& suggestedName);
+    void exportRefused(const QString& message);
+    void sweepStarted(const QStringList& parameters);
+    void sweepProgressed(const worker::SweepProgress& progress);
+    void sweepAnswered(const worker::SweepResult& result);
+    // The sweep ended: finished, failed or cancelled.
+    void sweepFinished();
+    void machineMeasured(const worker::MachineResult& machine);
+
+private:
+    void finishLadderRun(int row, const worker::Reply<worker::MeasureResult>& reply);
+    void sweepPoint(const worker::SweepProgress& progress);
+    void finishSweep(const worker::Reply<worker::SweepResult>& reply);
+
+    WorkerClient* m_worker;
+    LadderModel* m_ladder;
+    std::unique_ptr<SweepStore> m_sweepStore;
+    RunSettings m_settings;
+    int m_ladderRuns = 0;      // ladder runs not ended yet
+    int m_codeRequest = -1;    // the pending code of the code views
+    int m_sweepRequest = -1;   // the running sweep
+    int m_machineRequest = -1; // the pending machine measurement
+    QString m_sweepScript;     // the running sweep's text and parameters
+    QStringList m_sweepParameters;
+};
+
+} // namespace loopscope

@@ -1,0 +1,37 @@
+// The run settings (Run > Settings…, and the toolbar's thread count), kept between sessions, and
+// the dialog that edits them.
+#pragma once
+
+#include <QDialog>
+
+class QSpinBox;
+
+namespace loopscope {
+
+struct RunSettings {
+    int timeLimitMs = 30000; // per request, from the moment the worker gets it
+    int repeat = 3;          // measurements of a run
+    int minRepeatMs = 50;    // the least time one measurement takes
+    int threads = 0;         // for parallel loops; 0: every hardware thread
+
+    // From the application's settings (the defaults above when there are none).
+    static RunSettings load();
+    void save() const;
+};
+
+class RunSettingsDialog : public QDialog {
+    Q_OBJECT
+public:
+    explicit RunSettingsDialog(const RunSettings& settings, QWidget* parent = nullptr);
+
+    // The settings as edited (the thread count as it was given).
+    RunSettings settings() const;
+
+private:
+    RunSettings m_settings;
+    QSpinBox* m_limit = nullptr;
+    QSpinBox* m_repeat = nullptr;
+    QSpinBox* m_minRepeatMs = nullptr;
+};
+
+} // namespace loopscope

@@ -1,0 +1,356 @@
+#include "worker/WorkerProtocol.h"
+
+namespace loopscope::worker {
+
+namespace {
+
+QString text(const QJsonObject& o, const char* key)
+{
+    return o.value(QLatin1String(key)).toString();
+}
+
+int integer(const QJsonObject& o, const char* key)
+{
+    return o.value(QLatin1String(key)).toInt();
+}
+
+double number(const QJsonObject& o, const char* key)
+{
+    return o.value(QLatin1String(key)).toDouble();
+}
+
+bool flag(const QJsonObject& o, const char* key)
+{
+    return o.value(QLatin1String(key)).toBool();
+}
+
+bool has(const QJsonObject& o, const char* key)
+{
+    return o.contains(QLatin1String(key));
+}
+
+QStringList strings(const QJsonObject& o, const char* key)
+{
+    QStringList out;
+    for (const QJsonValue& v : o.value(QLatin1String(key)).toArray())
+        out << v.toString();
+    return out;
+}
+
+QJsonArray toArray(const QStringList& list)
+{
+    QJsonArray out;
+    for (const QString& s : list)
+        out.append(s);
+    return out;
+}
+
+QJsonArray toArray(const QList<qint64>& list)
+{
+    QJsonArray out;
+    for (qint64 v : list)
+        out.append(v);
+    return out;
+}
+
+// ms_median, ms_min, ms_max, gflops and, for a measurement, number and repeat; nullopt when the
+// object has no median (nothing was timed).
+std::optional<Timing> timingOf(const QJsonObject& o)
+{
+    if (!has(o, "ms_median")) return std::nullopt;
+    Timing t;
+    t.msMedian = number(o, "ms_median");
+    t.msMin = number(o, "ms_min");
+    t.msMax = number(o, "ms_max");
+    t.number = integer(o, "number");
+    t.repeat = integer(o, "repeat");
+    t.gflops = number(o, "gflops");
+    return t;
+}
+
+Error::Kind errorKind(const QString& kind)
+{
+    if (kind == QLatin1String("request")) return Error::Kind::Request;
+    if (kind == QLatin1String("document")) return Error::Kind::Document;
+    if (kind == QLatin1String("codegen")) return Error::Kind::Codegen;
+    return Error::Kind::Internal;
+}
+
+// The part every result shares: "error" is Refused; "ok" (and the statuses in `answered`) is
+// Answered, with the result left for the caller to fill in.
+template <typename T>
+Reply<T> begin(const QJsonObject& message, std::initializer_list<const char*> answered = {"ok"})
+{
+    Reply<T> reply;
+    const QString status = text(message, "status");
+    for (const char* s : answered) {
+        if (status == QLatin1String(s)) {
+            reply.ending = Reply<T>::Ending::Answered;
+            return reply;
+        }
+    }
+    reply.ending = Reply<T>::Ending::Refused;
+    if (status == QLatin1String("error")) {
+        reply.error.kind = errorKind(text(message, "kind"));
+        reply.error.message = text(message, "message");
+        reply.error.line = integer(message, "line");
+        reply.error.column = integer(message, "column");
+    } else {
+        reply.error.kind = Error::Kind::Internal;
+        reply.error.message =
+            QStringLiteral("the worker answered with an unknown status '%1'").arg(status);
+    }
+    return reply;
+}
+
+OutputCheck outputCheckOf(const QJsonObject& o)
+{
+    OutputCheck c;
+    c.tensor = text(o, "tensor");
+    c.ok = flag(o, "ok");
+    c.elements = o.value(QLatin1String("elements")).toInteger();
+    c.maxAbsError = number(o, "max_abs_error");
+    c.maxRelError = number(o, "max_rel_error");
+    c.firstMismatch = text(o, "first_mismatch");
+    c.error = text(o, "error");
+    return c;
+}
+
+} // namespace
+
+// ---- requests ----
+
+QJsonObject encode(const PingRequest&)
+{
+    return QJsonObject{{QStringLiteral("cmd"), QStringLiteral("ping")}};
+}
+
+QJsonObject encode(const MeasureRequest& r)
+{
+    QJsonObject o{{QStringLiteral("cmd"), QStringLiteral("measure")},
+                  {QStringLiteral("script"), r.script},
+                  {QStringLiteral("step"), r.step},
+                  {QStringLiteral("threads"), r.threads},
+                  {QStringLiteral("check"), r.check},
+                  {QStringLiteral("repeat"), r.repeat},
+                  {QStringLiteral("min_repeat_ms"), r.minRepeatMs}};
+    if (!r.variant.isEmpty()) o.insert(QStringLiteral("variant"), r.variant);
+    if (!r.sets.isEmpty()) {
+        QJsonObject sets;
+        for (auto it = r.sets.begin(); it != r.sets.end(); ++it)
+            sets.insert(it.key(), it.value());
+        o.insert(QStringLiteral("sets"), sets);
+    }
+    if (r.testing.crash) o.insert(QStringLiteral("crash"), true);
+    if (r.testing.corruptOutput) o.insert(QStringLiteral("corrupt_output"), true);
+    if (r.testing.sleepMs > 0) o.insert(QStringLiteral("sleep_ms"), r.testing.sleepMs);
+    return o;
+}
+
+QJsonObject encode(const EmitRequest& r)
+{
+    QJsonObject o{{QStringLiteral("cmd"), QStringLiteral("emit")},
+                  {QStringLiteral("script"), r.script},
+                  {QStringLiteral("step"), r.step},
+                  {QStringLiteral("format"), r.format}};
+    if (!r.variant.isEmpty()) o.insert(QStringLiteral("variant"), r.variant);
+    if (!r.source.isEmpty()) o.insert(QStringLiteral("source"), r.source);
+    return o;
+}
+
+QJsonObject encode(const SweepRequest& r)
+{
+    QJsonObject o{{QStringLiteral("cmd"), QStringLiteral("sweep")},
+                  {QStringLiteral("script"), r.script},
+                  {QStringLiteral("params"), toArray(r.parameters)},
+                  {QStringLiteral("values"), toArray(r.values)},
+                  {QStringLiteral("variants"), toArray(r.variants)},
+                  {QStringLiteral("threads"), r.threads},
+                  {QStringLiteral("max_point_s"), r.maxPointSeconds},
+                  {QStringLiteral("blas"), r.blas},
+                  {QStringLiteral("repeat"), r.repeat},
+                  {QStringLiteral("min_repeat_ms"), r.minRepeatMs}};
+    if (!r.known.isEmpty()) {
+        QJsonArray known;
+        for (const SweepPoint& p : r.known)
+            known.append(encodeSweepPoint(p));
+        o.insert(QStringLiteral("known"), known);
+    }
+    return o;
+}
+
+QJsonObject encode(const MachineRequest& r)
+{
+    return QJsonObject{{QStringLiteral("cmd"), QStringLiteral("machine")},
+                       {QStringLiteral("threads"), r.threads}};
+}
+
+// ---- progress ----
+
+bool isProgress(const QJsonObject& message)
+{
+    return text(message, "status") == QLatin1String("progress");
+}
+
+Progress decodeProgress(const QJsonObject& message)
+{
+    return Progress{text(message, "phase"), number(message, "fraction")};
+}
+
+SweepProgress decodeSweepProgress(const QJsonObject& message)
+{
+    SweepProgress p;
+    p.fraction = number(message, "fraction");
+    p.done = integer(message, "done");
+    p.total = integer(message, "total");
+    p.point = decodeSweepPoint(message.value(QLatin1String("point")).toObject());
+    return p;
+}
+
+// ---- results ----
+
+template <> Reply<PingResult> decode<PingResult>(const QJsonObject& m)
+{
+    Reply<PingResult> reply = begin<PingResult>(m);
+    if (!reply.answered()) return reply;
+    PingResult& r = reply.result;
+    r.version = text(m, "version");
+    r.protocol = integer(m, "protocol");
+    r.commands = strings(m, "commands");
+    r.triple = text(m, "triple");
+    r.cpu = text(m, "cpu");
+    r.features = text(m, "features");
+    r.vectorBits = integer(m, "vector_bits");
+    r.threads = integer(m, "threads");
+    r.testing = flag(m, "testing");
+    return reply;
+}
+
+template <> Reply<MeasureResult> decode<MeasureResult>(const QJsonObject& m)
+{
+    Reply<MeasureResult> reply = begin<MeasureResult>(m, {"ok", "wrong"});
+    if (!reply.answered()) return reply;
+    MeasureResult& r = reply.result;
+    r.status = text(m, "status") == QLatin1String("wrong") ? MeasureResult::Status::Wrong
+                                                           : MeasureResult::Status::Ok;
+    r.variant = text(m, "variant");
+    r.step = integer(m, "step");
+    r.steps = integer(m, "steps");
+    r.threads = integer(m, "threads");
+    const QJsonObject parameters = m.value(QLatin1String("parameters")).toObject();
+    for (auto it = parameters.begin(); it != parameters.end(); ++it)
+        r.parameters.insert(it.key(), it.value().toInteger());
+    r.notes = strings(m, "notes");
+    r.lowerMs = number(m, "lower_ms");
+    r.compileMs = number(m, "compile_ms");
+    r.runMs = number(m, "run_ms");
+    r.flops = number(m, "flops");
+    r.checked = flag(m, "checked");
+    for (const QJsonValue& c : m.value(QLatin1String("check")).toArray())
+        r.checks << outputCheckOf(c.toObject());
+    r.timing = timingOf(m);
+    r.message = text(m, "message");
+    r.firstMismatch = text(m, "first_mismatch");
+    r.maxAbsError = number(m, "max_abs_error");
+    return reply;
+}
+
+template <> Reply<EmitResult> decode<EmitResult>(const QJsonObject& m)
+{
+    Reply<EmitResult> reply = begin<EmitResult>(m);
+    if (!reply.answered()) return reply;
+    EmitResult& r = reply.result;
+    r.format = text(m, "format");
+    r.variant = text(m, "variant");
+    r.step = integer(m, "step");
+    r.steps = integer(m, "steps");
+    r.function = text(m, "function");
+    r.suffix = text(m, "suffix");
+    r.target = text(m, "target");
+    r.text = text(m, "text");
+    return reply;
+}
+
+template <> Reply<SweepResult> decode<SweepResult>(const QJsonObject& m)
+{
+    Reply<SweepResult> reply = begin<SweepResult>(m);
+    if (!reply.answered()) return reply;
+    SweepResult& r = reply.result;
+    r.parameters = strings(m, "params");
+    r.variants = strings(m, "variants");
+    r.points = decodeSweepPoints(m.value(QLatin1String("points")).toArray());
+    r.total = integer(m, "total");
+    r.measured = integer(m, "measured");
+    r.threads = integer(m, "threads");
+    r.blas = text(m, "blas");
+    r.blasNote = text(m, "blas_note");
+    return reply;
+}
+
+template <> Reply<MachineResult> decode<MachineResult>(const QJsonObject& m)
+{
+    Reply<MachineResult> reply = begin<MachineResult>(m);
+    if (!reply.answered()) return reply;
+    MachineResult& r = reply.result;
+    r.peakGflops = number(m, "peak_gflops");
+    r.vectorBits = integer(m, "vector_bits");
+    r.bandwidthGbs = number(m, "bandwidth_gbs");
+    r.threads = integer(m, "threads");
+    r.clockGhz = number(m, "clock_ghz");
+    return reply;
+}
+
+// ---- sweep points ----
+
+QJsonObject encodeSweepPoint(const SweepPoint& p)
+{
+    QJsonObject o{
+        {QStringLiteral("variant"), p.variant},     {QStringLiteral("values"), toArray(p.values)},
+        {QStringLiteral("threads"), p.threads},     {QStringLiteral("reference"), p.reference},
+        {QStringLiteral("skipped"), p.skipped},     {QStringLiteral("failed"), p.failed},
+        {QStringLiteral("checked"), p.checked},     {QStringLiteral("cached"), p.cached},
+        {QStringLiteral("flops"), p.flops},         {QStringLiteral("bytes"), p.bytes},
+        {QStringLiteral("intensity"), p.intensity}, {QStringLiteral("run_ms"), p.runMs}};
+    if (!p.message.isEmpty()) o.insert(QStringLiteral("message"), p.message);
+    if (p.timing) {
+        o.insert(QStringLiteral("ms_median"), p.timing->msMedian);
+        o.insert(QStringLiteral("ms_min"), p.timing->msMin);
+        o.insert(QStringLiteral("ms_max"), p.timing->msMax);
+        o.insert(QStringLiteral("gflops"), p.timing->gflops);
+    }
+    return o;
+}
+
+std::optional<SweepPoint> decodeSweepPoint(const QJsonObject& o)
+{
+    const QJsonValue variant = o.value(QLatin1String("variant"));
+    const QJsonArray values = o.value(QLatin1String("values")).toArray();
+    if (!variant.isString() || values.isEmpty()) return std::nullopt;
+    SweepPoint p;
+    p.variant = variant.toString();
+    for (const QJsonValue& v : values)
+        p.values << v.toInteger();
+    p.threads = integer(o, "threads");
+    p.reference = flag(o, "reference");
+    p.skipped = flag(o, "skipped");
+    p.failed = flag(o, "failed");
+    p.checked = flag(o, "checked");
+    p.cached = flag(o, "cached");
+    p.message = text(o, "message");
+    p.flops = number(o, "flops");
+    p.bytes = number(o, "bytes");
+    p.intensity = number(o, "intensity");
+    p.runMs = number(o, "run_ms");
+    p.timing = timingOf(o);
+    return p;
+}
+
+QList<SweepPoint> decodeSweepPoints(const QJsonArray& points)
+{
+    QList<SweepPoint> out;
+    for (const QJsonValue& v : points)
+        if (std::optional<SweepPoint> p = decodeSweepPoint(v.toObject())) out << *p;
+    return out;
+}
+
+} // namespace loopscope::worker

@@ -1,0 +1,170 @@
+// What the background worker answers (app/worker/RequestHandler.h), decoded by the client once
+// (WorkerProtocol.h) into plain values: nothing past the client reads the worker's JSON.
+#pragma once
+
+#include <QList>
+#include <QMap>
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+
+namespace loopscope::worker {
+
+// The worker's error result: the request was wrong, the script has a mistake (a schedule step TVM
+// would refuse), the CPU cannot run the code, or the worker hit an internal error.
+struct Error {
+    enum class Kind { Request, Document, Codegen, Internal };
+    Kind kind = Kind::Internal;
+    QString message;
+    int line = 0; // 1-based; 0: no location
+    int column = 0;
+};
+
+// How a request ended; its continuation is told exactly once.
+template <typename T> struct Reply {
+    enum class Ending {
+        Answered,  // the worker's result: `result`
+        Refused,   // the worker's error result: `error`
+        Failed,    // the worker crashed, ran past the time limit or could not be started: `failure`
+        Cancelled, // cancelled before it ended
+    };
+    Ending ending = Ending::Cancelled;
+    T result{};
+    Error error;
+    QString failure; // in plain words, as the client says it
+
+    bool answered() const { return ending == Ending::Answered; }
+    bool cancelled() const { return ending == Ending::Cancelled; }
+    // What went wrong, as a user reads it: the error's message or the failure; empty otherwise.
+    QString message() const
+    {
+        if (ending == Ending::Refused) return error.message;
+        if (ending == Ending::Failed) return failure;
+        return {};
+    }
+};
+
+// "ping": the worker and the machine it runs on.
+struct PingResult {
+    QString version;
+    int protocol = 0;
+    QStringList commands;
+    QString triple;
+    QString cpu;
+    QString features;
+    int vectorBits = 0;
+    int threads = 0; // what "threads": 0 uses
+    bool testing = false;
+};
+
+// One checked output of a run.
+struct OutputCheck {
+    QString tensor;
+    bool ok = false;
+    qint64 elements = 0;
+    double maxAbsError = 0;
+    double maxRelError = 0;
+    QString firstMismatch; // when one was found
+    QString error;         // when the check itself could not be made
+};
+
+// The timing of a run (a measurement that was timed).
+struct Timing {
+    double msMedian = 0;
+    double msMin = 0;
+    double msMax = 0;
+    int number = 0; // runs per measurement
+    int repeat = 0; // measurements
+    double gflops = 0;
+};
+
+// "measure": one step of one variant compiled, checked and timed. Wrong numbers are a result,
+// never a speed: a Wrong measurement has no timing.
+struct MeasureResult {
+    enum class Status { Ok, Wrong };
+    Status status = Status::Ok;
+    QString variant;
+    int step = 0; // as resolved (-1 became the last step)
+    int steps = 0;
+    int threads = 0;
+    QMap<QString, qint64> parameters; // the script's parameters and symbolic sizes, as run
+    QStringList notes;
+    double lowerMs = 0;
+    double compileMs = 0;
+    double runMs = 0; // the first run (not given when wrong)
+    double flops = 0;
+    bool checked = false; // a check ran and every output matched
+    QList<OutputCheck> checks;
+    std::optional<Timing> timing; // when timed
+    // Wrong: what the check found.
+    QString message;
+    QString firstMismatch;
+    double maxAbsError = 0;
+
+    bool wrong() const { return status == Status::Wrong; }
+};
+
+// "emit": the code of one step in one format (the command-line tool's export).
+struct EmitResult {
+    QString format; // "llvm", "asm", "c" or "tvm"
+    QString variant;
+    int step = 0;
+    int steps = 0;
+    QString function; // the function the export names
+    QString suffix;   // ".ll", ".s", ".c", ".py"
+    QString target;   // the variant's target string
+    QString text;
+
+    // The file name an export suggests: the function's name and the format's suffix.
+    QString suggestedFileName() const { return function + suffix; }
+};
+
+// One point of a sweep: a variant (or the OpenBLAS reference) at one set of sizes.
+struct SweepPoint {
+    QString variant;
+    QList<qint64> values; // one per swept parameter, in the request's order
+    int threads = 0;
+    bool reference = false; // an OpenBLAS point
+    bool skipped = false;   // over the per-point limit (see `message`)
+    bool failed = false;    // could not be compiled or run, or wrong numbers (`message`)
+    bool checked = false;   // compared with the reference interpreter and right
+    bool cached = false;    // measured before, not by this sweep
+    QString message;
+    double flops = 0;
+    double bytes = 0;
+    double intensity = 0;         // flops per unavoidable byte
+    double runMs = 0;             // the first run
+    std::optional<Timing> timing; // when measured (number and repeat are not given)
+};
+
+// A sweep's progress message: one per point.
+struct SweepProgress {
+    double fraction = 0;
+    int done = 0;
+    int total = 0;
+    std::optional<SweepPoint> point;
+};
+
+// "sweep": every point, the cached ones included.
+struct SweepResult {
+    QStringList parameters;
+    QStringList variants;
+    QList<SweepPoint> points;
+    int total = 0;
+    int measured = 0; // not from the cache
+    int threads = 0;
+    QString blas;     // "OpenBLAS 0.3.21" when its points are there
+    QString blasNote; // why there are none, when asked for
+};
+
+// "machine": the reference lines of the charts.
+struct MachineResult {
+    double peakGflops = 0;
+    int vectorBits = 0;
+    double bandwidthGbs = 0;
+    int threads = 0;
+    double clockGhz = 0;
+};
+
+} // namespace loopscope::worker

@@ -1,0 +1,71 @@
+// What the app asks of the background worker (app/worker/RequestHandler.h), as plain values; the
+// client turns them into the worker's JSON (WorkerProtocol.h). Every request may carry its own
+// time limit, which replaces the client's for that request.
+#pragma once
+
+#include "worker/WorkerReplies.h"
+
+#include <QList>
+#include <QMap>
+#include <QString>
+#include <QStringList>
+
+namespace loopscope::worker {
+
+// "ping" -> PingResult.
+struct PingRequest {
+    int timeLimitMs = 0; // 0: the client's
+};
+
+// "measure" -> MeasureResult: one step of one variant compiled, checked and timed.
+struct MeasureRequest {
+    QString script;
+    QString variant;            // empty: the first
+    int step = -1;              // -1: after the last step; 0: the untransformed schedule
+    QMap<QString, qint64> sets; // parameters and symbolic sizes
+    int threads = 0;            // 0: all
+    bool check = true;          // compare with the reference interpreter
+    int repeat = 5;             // measurements
+    double minRepeatMs = 50;    // the least time one measurement takes
+    int timeLimitMs = 0;        // 0: the client's
+
+    // The worker's testing hooks, honoured only when it runs with LOOPSCOPE_WORKER_TESTING=1.
+    struct Testing {
+        bool crash = false;         // the generated code crashes after its first run
+        bool corruptOutput = false; // the first run's output is changed, so the check fails
+        int sleepMs = 0;            // the run takes this much longer
+    } testing;
+};
+
+// "emit" -> EmitResult: the code of one step, as `loopscope-cli export` writes it.
+struct EmitRequest {
+    QString script;
+    QString variant;
+    int step = -1;
+    QString format = QStringLiteral("llvm"); // "llvm", "asm", "c" or "tvm"
+    QString source;                          // the script's file name, which the export names
+    int timeLimitMs = 0;
+};
+
+// "sweep" -> SweepProgress per point, then SweepResult.
+struct SweepRequest {
+    QString script;
+    QStringList parameters; // set together to each value
+    QList<qint64> values;
+    QStringList variants; // empty: all
+    int threads = 0;
+    double maxPointSeconds = 10; // a point whose single run takes longer is skipped
+    bool blas = false;           // OpenBLAS points for a matmul
+    int repeat = 3;
+    double minRepeatMs = 20;
+    QList<SweepPoint> known; // points of this script and parameters measured before
+    int timeLimitMs = 0;
+};
+
+// "machine" -> MachineResult: peak speed and memory bandwidth, measured (about two seconds).
+struct MachineRequest {
+    int threads = 0;
+    int timeLimitMs = 0;
+};
+
+} // namespace loopscope::worker
