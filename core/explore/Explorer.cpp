@@ -125,6 +125,7 @@ Exploration explore(const std::string& script, const std::map<std::string, std::
             bool last = k + 1 == v.snapshots.size();
             StepView step;
             if (detailed || last) step = lowerStep(v.snapshots[k], v);
+            step.schedule = std::make_shared<const Schedule>(v.snapshots[k]);
             if (k == 0) {
                 step.label = "untransformed";
                 step.line = v.loc.line;

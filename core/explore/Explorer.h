@@ -6,6 +6,7 @@
 #include "te/Program.h"
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,6 +42,8 @@ struct StepView {
     // the compiled code runs on vectors under lane masks.
     int lanesOnVectors = 0;
     std::vector<StageInfo> stages;
+    // The schedule after the step: what a new statement written after it applies to.
+    std::shared_ptr<const Schedule> schedule;
     std::optional<Diagnostic> error; // the step lowered to nothing: why
 };
 

@@ -335,6 +335,11 @@ void Schedule::computeAt(Stage& s, Stage& parent, const IterVar& axis)
         throw ScheduleError("'" + s.name() +
                             "' is a placeholder; only computed tensors can be "
                             "attached");
+    if (s.isOutput) {
+        throw ScheduleError("cannot compute_at '" + s.name() +
+                            "': it is an output; only producers can be computed inside a "
+                            "consumer's loop");
+    }
     if (&s == &parent) {
         throw ScheduleError(
             "cannot compute '" + s.name() + "' at its own axis " + quoted(axis->name()), 1);
@@ -347,11 +352,6 @@ void Schedule::computeAt(Stage& s, Stage& parent, const IterVar& axis)
         }
         throw ScheduleError(
             "axis " + quoted(axis->name()) + " is not a loop of '" + parent.name() + "'", 1);
-    }
-    if (s.isOutput) {
-        throw ScheduleError("cannot compute_at '" + s.name() +
-                            "': it is an output; only producers can be computed inside a "
-                            "consumer's loop");
     }
     // The parent must read the stage, itself or through stages inlined into it or computed
     // inside its loops.

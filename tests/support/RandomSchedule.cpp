@@ -1,5 +1,6 @@
 #include "RandomSchedule.h"
 
+#include "schedule/Primitives.h"
 #include "schedule/Schedule.h"
 #include "te/Program.h"
 
@@ -14,6 +15,45 @@
 namespace loopscope {
 
 namespace {
+
+using V = std::vector<std::string>;
+
+// A statement as the primitive catalogue prints it, on the schedule `s`.
+std::string statement(const std::string& primitive, const std::string& stageVar,
+                      const std::vector<PrintedArg>& args,
+                      const std::vector<std::string>& results = {})
+{
+    const PrimitiveSpec* p = findPrimitive(primitive);
+    if (!p) throw std::logic_error("no primitive " + primitive + " in the catalogue");
+    return printStatement(*p, "s", stageVar, args, results);
+}
+
+// How often each primitive of the catalogue is drawn. A primitive the catalogue gains must be
+// given a weight here (or a reason to leave it out), else no case can be generated.
+const std::vector<std::pair<std::string, int>>& primitiveWeights()
+{
+    static const std::vector<std::pair<std::string, int>> weights = [] {
+        const std::map<std::string, int> weight = {
+            {"split", 18},      {"tile", 6},           {"fuse", 8},         {"reorder", 10},
+            {"vectorize", 10},  {"unroll", 7},         {"parallel", 7},     {"pragma", 1},
+            {"compute_at", 12}, {"compute_inline", 8}, {"compute_root", 2}, {"cache_write", 6},
+            {"cache_read", 5},  {"rfactor", 7},        {"storage_align", 3}};
+        // bind: the CPU code generator refuses bound loops, so no case could be compiled.
+        const std::set<std::string> leftOut = {"bind"};
+        std::vector<std::pair<std::string, int>> out;
+        for (const PrimitiveSpec& p : primitiveCatalogue()) {
+            if (leftOut.count(p.name)) continue;
+            auto w = weight.find(p.name);
+            if (w == weight.end())
+                throw std::logic_error("the random schedule generator has no weight for the "
+                                       "primitive " +
+                                       p.name);
+            out.emplace_back(p.name, w->second);
+        }
+        return out;
+    }();
+    return weights;
+}
 
 // splitmix64: small, fast and the same on every platform (std distributions are not).
 class Rng {
@@ -958,15 +998,14 @@ private:
         const Leaf& l = !big.empty() && !m_rng.chance(0.05) ? m_rng.pick(big) : m_rng.pick(ls);
         Proposal p{"", "split", st.name(), {}, "", "", ""};
         std::string o = freshVar(l.var + "o"), i = freshVar(l.var + "i");
-        std::string head = o + ", " + i + " = s[" + tensorVar(st.name()) + "].split(" + l.var;
         if (m_rng.chance(0.2)) {
             std::int64_t n = m_rng.range(1, l.extent + 2);
-            p.text = head + ", nparts=" + num(n) + ")";
+            p.text = statement("split", tensorVar(st.name()), {V{l.var}, {}, V{num(n)}}, {o, i});
             p.newAxes = {{o, n, false}, {i, (l.extent + n - 1) / n, l.symbolic}};
             p.primitive = "split(nparts)";
         } else {
             std::int64_t f = pickFactor(l.extent);
-            p.text = head + ", factor=" + num(f) + ")";
+            p.text = statement("split", tensorVar(st.name()), {V{l.var}, V{num(f)}}, {o, i});
             p.newAxes = {{o, (l.extent + f - 1) / f, l.symbolic}, {i, f, false}};
             if (l.extent % f) p.primitive = "split(non-divisible)";
         }
@@ -993,11 +1032,12 @@ private:
         std::string xo = freshVar(x.var + "o"), yo = freshVar(y.var + "o");
         std::string xi = freshVar(x.var + "i"), yi = freshVar(y.var + "i");
         Proposal p{"", "tile", st.name(), {}, "", "", ""};
-        std::string args =
-            m_rng.chance(0.5)
-                ? x.var + ", " + y.var + ", x_factor=" + num(fx) + ", y_factor=" + num(fy)
-                : x.var + ", " + y.var + ", " + num(fx) + ", " + num(fy);
-        p.text = join({xo, yo, xi, yi}) + " = s[" + tensorVar(st.name()) + "].tile(" + args + ")";
+        // Now and then the factors positionally, as scripts also write them.
+        p.text = m_rng.chance(0.5)
+                     ? statement("tile", tensorVar(st.name()),
+                                 {V{x.var}, V{y.var}, V{num(fx)}, V{num(fy)}}, {xo, yo, xi, yi})
+                     : join({xo, yo, xi, yi}) + " = s[" + tensorVar(st.name()) + "].tile(" + x.var +
+                           ", " + y.var + ", " + num(fx) + ", " + num(fy) + ")";
         p.newAxes = {{xo, (x.extent + fx - 1) / fx, x.symbolic},
                      {yo, (y.extent + fy - 1) / fy, y.symbolic},
                      {xi, fx, false},
@@ -1032,7 +1072,7 @@ private:
         for (auto& c : chosen)
             extent *= c.extent, symbolic |= c.symbolic, names.push_back(c.var);
         std::string f = freshVar(chosen[0].var + "f");
-        Proposal p{f + " = s[" + tensorVar(st.name()) + "].fuse(" + join(names) + ")",
+        Proposal p{statement("fuse", tensorVar(st.name()), {names}, {f}),
                    "fuse",
                    st.name(),
                    {{f, extent, symbolic}},
@@ -1056,7 +1096,7 @@ private:
             names.push_back(l.var);
         bool reduceMoved =
             std::any_of(pickFrom.begin(), pickFrom.end(), [](const Leaf& l) { return l.reduce; });
-        return Proposal{"s[" + tensorVar(st.name()) + "].reorder(" + join(names) + ")",
+        return Proposal{statement("reorder", tensorVar(st.name()), {names}),
                         reduceMoved ? "reorder(with reduction)" : "reorder",
                         st.name(),
                         {},
@@ -1095,27 +1135,29 @@ private:
         }
         if (options.empty()) return std::nullopt;
         const Leaf& l = m_rng.pick(options);
-        std::string call = what + "(" + l.var + ")";
+        std::vector<PrintedArg> args = {V{l.var}};
         std::string primitive = what;
         if (what == "pragma") {
             // The CPU pragmas: unroll and vectorize are the primitives of the same name.
+            std::string key;
+            PrintedArg value;
             switch (m_rng.range(0, 3)) {
             case 0:
-                call = "pragma(" + l.var + ", \"auto_unroll_max_step\", " +
-                       num(m_rng.pick(std::vector<std::int64_t>{0, 4, 16, 64})) + ")";
+                key = "auto_unroll_max_step";
+                value = V{num(m_rng.pick(std::vector<std::int64_t>{0, 4, 16, 64}))};
                 break;
             case 1:
-                call = "pragma(" + l.var + ", \"unroll_explicit\", " + num(m_rng.range(0, 1)) + ")";
+                key = "unroll_explicit";
+                value = V{num(m_rng.range(0, 1))};
                 break;
-            case 2: call = "pragma(" + l.var + ", \"unroll\")"; break;
-            default: call = "pragma(" + l.var + ", \"vectorize\")"; break;
+            case 2: key = "unroll"; break;
+            default: key = "vectorize"; break;
             }
-            primitive =
-                "pragma " + call.substr(call.find('"') + 1,
-                                        call.find('"', call.find('"') + 1) - call.find('"') - 1);
+            args = {V{l.var}, V{key}, value};
+            primitive = "pragma " + key;
         }
         return Proposal{
-            "s[" + tensorVar(st.name()) + "]." + call, primitive, st.name(), {}, "", "", ""};
+            statement(what, tensorVar(st.name()), args), primitive, st.name(), {}, "", "", ""};
     }
 
     // The stages that read `st`, directly or through inlined stages.
@@ -1148,14 +1190,14 @@ private:
         auto ls = leaves(*c);
         if (ls.empty() || m_vars.at(producer).tensorVar.empty()) return std::nullopt;
         const Leaf& axis = m_rng.pick(ls);
-        return Proposal{"s[" + tensorVar(producer) + "].compute_at(s[" + tensorVar(consumer) +
-                            "], " + axis.var + ")",
-                        "compute_at",
-                        producer,
-                        {},
-                        "",
-                        "",
-                        ""};
+        return Proposal{
+            statement("compute_at", tensorVar(producer), {V{tensorVar(consumer)}, V{axis.var}}),
+            "compute_at",
+            producer,
+            {},
+            "",
+            "",
+            ""};
     }
 
     std::optional<Proposal> proposeAttachment(const std::string& what)
@@ -1180,8 +1222,7 @@ private:
             if (cs.size() > 1 && !m_rng.chance(0.1)) return std::nullopt;
             return proposeComputeAt(p->name(), m_rng.pick(cs)->name());
         }
-        return Proposal{
-            "s[" + tensorVar(p->name()) + "]." + what + "()", what, p->name(), {}, "", "", ""};
+        return Proposal{statement(what, tensorVar(p->name()), {}), what, p->name(), {}, "", "", ""};
     }
 
     std::optional<Proposal> proposeCacheWrite()
@@ -1204,7 +1245,7 @@ private:
         if (stageNamed(newStage)) return std::nullopt;
         std::string var = freshVar(identifier(newStage));
         m_usedVars.erase(var);
-        return Proposal{var + " = s.cache_write(" + tensorVar(st->name()) + ", \"" + scope + "\")",
+        return Proposal{statement("cache_write", "", {V{tensorVar(st->name())}, V{scope}}, {var}),
                         "cache_write(" + scope + ")",
                         st->name(),
                         {},
@@ -1232,10 +1273,13 @@ private:
         if (stageNamed(newStage)) return std::nullopt;
         std::string var = freshVar(identifier(newStage));
         m_usedVars.erase(var);
-        std::string readers =
-            m_rng.chance(0.5) ? "[" + tensorVar(reader->name()) + "]" : tensorVar(reader->name());
-        return Proposal{var + " = s.cache_read(" + tensorVar(src->name()) + ", \"" + scope +
-                            "\", " + readers + ")",
+        // Now and then one reader without the list, as scripts also write it.
+        std::string text =
+            statement("cache_read", "",
+                      {V{tensorVar(src->name())}, V{scope}, V{tensorVar(reader->name())}}, {var});
+        if (m_rng.chance(0.5))
+            text = text.substr(0, text.rfind('[')) + tensorVar(reader->name()) + ")";
+        return Proposal{text,
                         "cache_read(" + scope + ")",
                         src->name(),
                         {},
@@ -1261,16 +1305,16 @@ private:
         std::string newStage = st->name() + ".rf";
         std::string var = freshVar(identifier(newStage));
         m_usedVars.erase(var);
-        std::string factorAxis;
-        if (m_rng.chance(0.3)) factorAxis = ", factor_axis=" + num(m_rng.range(0, st->op->ndim()));
-        return Proposal{var + " = s.rfactor(" + tensorVar(st->name()) + ", " + axis.var +
-                            factorAxis + ")",
-                        "rfactor",
-                        st->name(),
-                        {},
-                        newStage,
-                        var,
-                        m_rng.chance(0.5) ? st->name() : ""};
+        PrintedArg factorAxis;
+        if (m_rng.chance(0.3)) factorAxis = V{num(m_rng.range(0, st->op->ndim()))};
+        return Proposal{
+            statement("rfactor", "", {V{tensorVar(st->name())}, V{axis.var}, factorAxis}, {var}),
+            "rfactor",
+            st->name(),
+            {},
+            newStage,
+            var,
+            m_rng.chance(0.5) ? st->name() : ""};
     }
 
     // Pads the rows of an intermediate buffer: storage_align(axis, factor, offset) makes the stride
@@ -1296,8 +1340,8 @@ private:
         auto [st, var] = m_rng.pick(options);
         std::int64_t factor = m_rng.pick(std::vector<std::int64_t>{2, 4, 8, 16, 32});
         std::int64_t offset = m_rng.range(0, factor - 1);
-        return Proposal{"s[" + tensorVar(st->name()) + "].storage_align(" + var + ", " +
-                            num(factor) + ", " + num(offset) + ")",
+        return Proposal{statement("storage_align", tensorVar(st->name()),
+                                  {V{var}, V{num(factor)}, V{num(offset)}}),
                         "storage_align",
                         st->name(),
                         {},
@@ -1320,26 +1364,18 @@ private:
             // Usually after a few loop steps on the consumer: then there is a loop to attach to.
             if (reads && m_rng.chance(0.6)) return proposeComputeAt(producer, consumer);
         }
-        struct Choice {
-            const char* what;
-            int weight;
-        };
-        static const std::vector<Choice> choices = {
-            {"split", 18},      {"tile", 6},           {"fuse", 8},         {"reorder", 10},
-            {"vectorize", 10},  {"unroll", 7},         {"parallel", 7},     {"pragma", 1},
-            {"compute_at", 12}, {"compute_inline", 8}, {"compute_root", 2}, {"cache_write", 6},
-            {"cache_read", 5},  {"rfactor", 7},        {"storage_align", 3}};
+        const std::vector<std::pair<std::string, int>>& choices = primitiveWeights();
         int total = 0;
         for (auto& c : choices)
-            total += c.weight;
+            total += c.second;
         int roll = static_cast<int>(m_rng.range(0, total - 1));
         std::string what;
         for (auto& c : choices) {
-            if (roll < c.weight) {
-                what = c.what;
+            if (roll < c.second) {
+                what = c.first;
                 break;
             }
-            roll -= c.weight;
+            roll -= c.second;
         }
         if (what == "compute_at" || what == "compute_inline" || what == "compute_root")
             return proposeAttachment(what);

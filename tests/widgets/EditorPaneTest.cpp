@@ -245,7 +245,7 @@ private slots:
     void callTipsShowParameters()
     {
         QCOMPARE(EditorPane::callTipAt(u"xo, xi = s[C].split("_s),
-                 u"split(parent, factor=None, nparts=None)"_s);
+                 u"split(parent, factor=None, nparts=None, disable_predication=False)"_s);
         QCOMPARE(EditorPane::callTipAt(u"s[C].compute_at("_s), u"compute_at(parent, scope)"_s);
         QCOMPARE(EditorPane::callTipAt(u"s[C].tile("_s),
                  u"tile(x_parent, y_parent, x_factor, y_factor)"_s);

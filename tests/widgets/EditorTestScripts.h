@@ -200,6 +200,7 @@ inline VariantFixture fixture(const std::string& script, const std::string& vari
     f.lastLine = v->lastLine;
     f.stages = v->steps.back().stages;
     f.context = contextFor(script, v->line, v->lastLine, f.stages);
+    f.context.schedule = v->steps.back().schedule;
     return f;
 }
 

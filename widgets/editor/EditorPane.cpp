@@ -1,5 +1,7 @@
 #include "editor/EditorPane.h"
 
+#include "schedule/Primitives.h"
+
 #include <Qsci/qscicommand.h>
 #include <Qsci/qscicommandset.h>
 #include <Qsci/qscilexerpython.h>
@@ -23,7 +25,8 @@ namespace loopscope {
 
 namespace {
 
-// Names the evaluator supports (core/te/Evaluator.cpp moduleAttribute and kStagePrimitives).
+// Names the evaluator supports (core/te/Evaluator.cpp moduleAttribute; the primitives come from
+// core's catalogue, schedule/Primitives.h).
 const QStringList kTvmNames = {u"lower"_s, u"build"_s, u"te"_s, u"tir"_s, u"target"_s};
 const QStringList kTeNames = {
     u"placeholder"_s, u"compute"_s, u"reduce_axis"_s,  u"var"_s, u"size_var"_s,
@@ -36,41 +39,35 @@ const QStringList kTirNames = {
     u"sqrt"_s,     u"tanh"_s,         u"sigmoid"_s,   u"abs"_s,      u"max"_s,      u"min"_s,
     u"Select"_s,   u"max_value"_s,    u"min_value"_s, u"Cast"_s};
 const QStringList kTargetNames = {u"Target"_s};
-const QStringList kStagePrimitives = {
-    u"split"_s,    u"tile"_s,   u"fuse"_s,          u"reorder"_s,        u"vectorize"_s,
-    u"parallel"_s, u"unroll"_s, u"compute_at"_s,    u"compute_inline"_s, u"compute_root"_s,
-    u"pragma"_s,   u"bind"_s,   u"storage_align"_s, u"double_buffer"_s};
 const QStringList kStageAttributes = {u"op"_s, u"leaf_iter_vars"_s, u"all_iter_vars"_s};
-const QStringList kScheduleMethods = {u"cache_read"_s, u"cache_write"_s, u"rfactor"_s,
-                                      u"normalize"_s};
+// The primitives of core's catalogue, called on a stage or on the schedule, with their call
+// tips; plus normalize(), which the schedule has but which is no step.
+QStringList primitiveNames(PrimitiveOn on)
+{
+    QStringList out;
+    for (const PrimitiveSpec& p : primitiveCatalogue())
+        if (p.on == on) out << QString::fromStdString(p.name);
+    if (on == PrimitiveOn::Schedule) out << u"normalize"_s;
+    return out;
+}
+QHash<QString, QString> primitiveSignatures(PrimitiveOn on)
+{
+    QHash<QString, QString> out;
+    for (const PrimitiveSpec& p : primitiveCatalogue())
+        if (p.on == on) out[QString::fromStdString(p.name)] = QString::fromStdString(p.signature());
+    if (on == PrimitiveOn::Schedule) out[u"normalize"_s] = u"normalize()"_s;
+    return out;
+}
+const QStringList kStagePrimitives = primitiveNames(PrimitiveOn::Stage);
+const QStringList kScheduleMethods = primitiveNames(PrimitiveOn::Schedule);
 const QStringList kOpAttributes = {u"axis"_s, u"reduce_axis"_s, u"input_tensors"_s, u"name"_s,
                                    u"output"_s};
 const QStringList kValueAttributes = {u"op"_s,   u"shape"_s, u"dtype"_s, u"name"_s,
                                       u"ndim"_s, u"var"_s,   u"dom"_s,   u"astype"_s};
 
 // Call tips: "qualifier kind" -> name -> parameters.
-const QHash<QString, QString> kStageSignatures = {
-    {u"split"_s, u"split(parent, factor=None, nparts=None)"_s},
-    {u"tile"_s, u"tile(x_parent, y_parent, x_factor, y_factor)"_s},
-    {u"fuse"_s, u"fuse(*args)"_s},
-    {u"reorder"_s, u"reorder(*args)"_s},
-    {u"vectorize"_s, u"vectorize(var)"_s},
-    {u"parallel"_s, u"parallel(var)"_s},
-    {u"unroll"_s, u"unroll(var)"_s},
-    {u"compute_at"_s, u"compute_at(parent, scope)"_s},
-    {u"compute_inline"_s, u"compute_inline()"_s},
-    {u"compute_root"_s, u"compute_root()"_s},
-    {u"pragma"_s, u"pragma(var, pragma_type, pragma_value=None)"_s},
-    {u"bind"_s, u"bind(ivar, thread_ivar)"_s},
-    {u"storage_align"_s, u"storage_align(axis, factor, offset)"_s},
-    {u"double_buffer"_s, u"double_buffer()"_s},
-};
-const QHash<QString, QString> kScheduleSignatures = {
-    {u"cache_read"_s, u"cache_read(tensor, scope, readers)"_s},
-    {u"cache_write"_s, u"cache_write(tensor, scope)"_s},
-    {u"rfactor"_s, u"rfactor(tensor, axis, factor_axis=0)"_s},
-    {u"normalize"_s, u"normalize()"_s},
-};
+const QHash<QString, QString> kStageSignatures = primitiveSignatures(PrimitiveOn::Stage);
+const QHash<QString, QString> kScheduleSignatures = primitiveSignatures(PrimitiveOn::Schedule);
 const QHash<QString, QString> kTeSignatures = {
     {u"placeholder"_s, u"placeholder(shape, dtype=None, name=\"placeholder\")"_s},
     {u"compute"_s, u"compute(shape, fcompute, name=\"compute\", tag=\"\")"_s},

@@ -1,5 +1,7 @@
 #include "editor/SchedulePanel.h"
 
+#include "schedule/Primitives.h"
+
 #include "editor/ScheduleModels.h"
 
 #include <QAction>
@@ -40,76 +42,74 @@ struct ActionSpec {
     QString description;
 };
 
+// The panel's own words for a primitive's button, where its script name reads badly as one.
+QString buttonLabel(const std::string& name)
+{
+    static const std::map<std::string, QString> labels = {
+        {"compute_at", SchedulePanel::tr("Compute at")},
+        {"compute_inline", SchedulePanel::tr("Inline")},
+        {"compute_root", SchedulePanel::tr("Compute at root")},
+        {"storage_align", SchedulePanel::tr("Storage align")},
+        {"cache_read", SchedulePanel::tr("Cache read")},
+        {"cache_write", SchedulePanel::tr("Cache write")},
+    };
+    if (auto it = labels.find(name); it != labels.end()) return it->second;
+    QString label = QString::fromStdString(name).replace(u'_', u' ');
+    if (!label.isEmpty()) label[0] = label[0].toUpper();
+    return label;
+}
+
+// How the panel chooses a primitive's loops, where it is not just the selected loop.
+QString howChosen(const std::string& name)
+{
+    static const std::map<std::string, QString> hints = {
+        {"tile", SchedulePanel::tr("Uses the selected loop and the one inside it (or the two "
+                                   "selected loops): factor for the first, y factor for the "
+                                   "second.")},
+        {"fuse", SchedulePanel::tr("Uses the selected loop and the one inside it (or the "
+                                   "selected adjacent loops).")},
+        {"compute_at", SchedulePanel::tr("Uses the consumer loop chosen beside the button.")},
+        {"cache_read", SchedulePanel::tr("For the reader and scope chosen beside the button.")},
+        {"bind", SchedulePanel::tr("Shown in the TIR; the CPU code generator refuses bound "
+                                   "loops.")},
+    };
+    auto it = hints.find(name);
+    return it == hints.end() ? QString() : u" "_s + it->second;
+}
+
+// One action per primitive of core's catalogue (reorder is the two move buttons and dragging
+// rows), then the panel's own.
 const std::vector<ActionSpec>& actionSpecs()
 {
-    static const std::vector<ActionSpec> specs = {
-        {u"split"_s, SchedulePanel::tr("Split"),
-         SchedulePanel::tr("Split the loop into an outer and an inner loop (inner extent = factor, "
-                           "or nparts outer iterations)")},
-        {u"tile"_s, SchedulePanel::tr("Tile"),
-         SchedulePanel::tr("Tile the loop and the one inside it (or the two selected loops): "
-                           "factor for the first, y factor for the second")},
-        {u"fuse"_s, SchedulePanel::tr("Fuse"),
-         SchedulePanel::tr("Fuse the loop with the one inside it (or the selected adjacent loops) "
-                           "into one loop")},
-        {u"reorder_outer"_s, SchedulePanel::tr("Move out"),
-         SchedulePanel::tr("Reorder: move the loop one place outward (rows can also be dragged)")},
-        {u"reorder_inner"_s, SchedulePanel::tr("Move in"),
-         SchedulePanel::tr("Reorder: move the loop one place inward (rows can also be dragged)")},
-        {u"vectorize"_s, SchedulePanel::tr("Vectorize"),
-         SchedulePanel::tr(
-             "Run the loop as vector instructions (an innermost data-parallel loop)")},
-        {u"parallel"_s, SchedulePanel::tr("Parallel"),
-         SchedulePanel::tr("Run the iterations of the loop on all cores")},
-        {u"unroll"_s, SchedulePanel::tr("Unroll"), SchedulePanel::tr("Unroll the loop completely")},
-        {u"pragma"_s, SchedulePanel::tr("Pragma"),
-         SchedulePanel::tr("Annotate the loop with the chosen pragma")},
-        {u"bind"_s, SchedulePanel::tr("Bind"),
-         SchedulePanel::tr("Bind the loop to a GPU thread axis (shown in the TIR; the CPU code "
-                           "generator refuses bound loops)")},
-        {u"storage_align"_s, SchedulePanel::tr("Storage align"),
-         SchedulePanel::tr("Pad the stage's buffer along this dimension so that its stride is "
-                           "factor * k + offset")},
-        {u"compute_at"_s, SchedulePanel::tr("Compute at"),
-         SchedulePanel::tr("Compute this stage inside the chosen loop of a consumer")},
-        {u"compute_inline"_s, SchedulePanel::tr("Inline"),
-         SchedulePanel::tr("Inline this stage into its consumers (compute_inline)")},
-        {u"compute_root"_s, SchedulePanel::tr("Compute at root"),
-         SchedulePanel::tr("Compute this stage at the root, before its consumers (compute_root)")},
-        {u"cache_read"_s, SchedulePanel::tr("Cache read"),
-         SchedulePanel::tr("Read this tensor through a cache stage in the chosen scope, for the "
-                           "chosen reader")},
-        {u"cache_write"_s, SchedulePanel::tr("Cache write"),
-         SchedulePanel::tr(
-             "Compute this stage into a cache in the chosen scope, then copy it out")},
-        {u"rfactor"_s, SchedulePanel::tr("Rfactor"),
-         SchedulePanel::tr(
-             "Factor the reduction over the selected reduction loop into a new stage")},
-        {u"new_variant"_s, SchedulePanel::tr("New variant from here"),
-         SchedulePanel::tr("Copy this variant's block under a new \"# variant:\" name")},
-    };
+    static const std::vector<ActionSpec> specs = [] {
+        std::vector<ActionSpec> out;
+        for (const PrimitiveSpec& p : primitiveCatalogue()) {
+            if (p.name == "reorder") {
+                out.push_back({u"reorder_outer"_s, SchedulePanel::tr("Move out"),
+                               SchedulePanel::tr("Reorder: move the loop one place outward "
+                                                 "(rows can also be dragged)")});
+                out.push_back({u"reorder_inner"_s, SchedulePanel::tr("Move in"),
+                               SchedulePanel::tr("Reorder: move the loop one place inward (rows "
+                                                 "can also be dragged)")});
+                continue;
+            }
+            out.push_back({QString::fromStdString(p.name), buttonLabel(p.name),
+                           QString::fromStdString(p.help) + u"."_s + howChosen(p.name)});
+        }
+        out.push_back({u"new_variant"_s, SchedulePanel::tr("New variant from here"),
+                       SchedulePanel::tr("Copy this variant's block under a new \"# variant:\" "
+                                         "name")});
+        return out;
+    }();
     return specs;
 }
 
-const std::map<QString, Primitive> kPrimitives = {
-    {u"split"_s, Primitive::Split},
-    {u"tile"_s, Primitive::Tile},
-    {u"fuse"_s, Primitive::Fuse},
-    {u"reorder_outer"_s, Primitive::Reorder},
-    {u"reorder_inner"_s, Primitive::Reorder},
-    {u"vectorize"_s, Primitive::Vectorize},
-    {u"parallel"_s, Primitive::Parallel},
-    {u"unroll"_s, Primitive::Unroll},
-    {u"pragma"_s, Primitive::Pragma},
-    {u"bind"_s, Primitive::Bind},
-    {u"storage_align"_s, Primitive::StorageAlign},
-    {u"compute_at"_s, Primitive::ComputeAt},
-    {u"compute_inline"_s, Primitive::ComputeInline},
-    {u"compute_root"_s, Primitive::ComputeRoot},
-    {u"cache_read"_s, Primitive::CacheRead},
-    {u"cache_write"_s, Primitive::CacheWrite},
-    {u"rfactor"_s, Primitive::Rfactor},
-};
+// The catalogue primitive an action writes.
+std::string primitiveOf(const QString& action)
+{
+    if (action == u"reorder_outer"_s || action == u"reorder_inner"_s) return "reorder";
+    return action.toStdString();
+}
 
 // A spin box for factors and similar small positive integers.
 QSpinBox* makeSpin(QWidget* parent, const QString& objectName, int min, int max, int value,
@@ -187,7 +187,7 @@ SchedulePanel::Private::Request SchedulePanel::Private::requestFor(const QString
 {
     Request out;
     PrimitiveRequest& r = out.request;
-    r.primitive = kPrimitives.at(name);
+    r.primitive = primitiveOf(name);
     r.stage = ss(q->selectedStage());
     const StageInfo* st = currentStage();
     if (!st) {
@@ -202,14 +202,12 @@ SchedulePanel::Private::Request SchedulePanel::Private::requestFor(const QString
     auto var = [&](int row) { return shown[static_cast<std::size_t>(row)].var; };
     if (cur >= 0 && cur < n) r.axes = {var(cur)};
 
-    switch (r.primitive) {
-    case Primitive::Tile:
-    case Primitive::Fuse:
+    if (r.primitive == "tile" || r.primitive == "fuse") {
         if (rows.size() >= 2 && rows.back() < n) {
             r.axes.clear();
             for (int row : rows)
                 r.axes.push_back(var(row));
-            if (r.primitive == Primitive::Tile && rows.size() > 2)
+            if (r.primitive == "tile" && rows.size() > 2)
                 out.reason = tr("tile needs two loops; select one or two");
         } else if (cur >= 0 && cur + 1 < n) {
             r.axes.push_back(var(cur + 1));
@@ -217,25 +215,21 @@ SchedulePanel::Private::Request SchedulePanel::Private::requestFor(const QString
             out.reason = tr("'%1' is the innermost loop; select the loops to %2")
                              .arg(qs(shown[static_cast<std::size_t>(cur)].name), name);
         }
-        break;
-    case Primitive::Reorder: {
-        if (cur < 0 || cur >= n) break;
+    } else if (r.primitive == "reorder" && cur >= 0 && cur < n) {
         int other = name == u"reorder_outer"_s ? cur - 1 : cur + 1;
         if (other < 0 || other >= n) {
             out.reason = tr("'%1' is already the %2 loop")
                              .arg(qs(shown[static_cast<std::size_t>(cur)].name),
                                   other < 0 ? tr("outermost") : tr("innermost"));
-            break;
+        } else {
+            r.axes.clear();
+            for (auto& a : shown)
+                r.axes.push_back(a.var);
+            std::swap(r.axes[static_cast<std::size_t>(cur)],
+                      r.axes[static_cast<std::size_t>(other)]);
         }
-        r.axes.clear();
-        for (auto& a : shown)
-            r.axes.push_back(a.var);
-        std::swap(r.axes[static_cast<std::size_t>(cur)], r.axes[static_cast<std::size_t>(other)]);
-        break;
     }
-    default: break;
-    }
-    r.factor = r.primitive == Primitive::StorageAlign ? alignFactor->value() : factor->value();
+    r.factor = r.primitive == "storage_align" ? alignFactor->value() : factor->value();
     r.nparts = nparts->isChecked();
     r.yFactor = yFactor->value();
     r.offset = alignOffset->value();
@@ -305,7 +299,7 @@ void SchedulePanel::Private::trigger(const QString& name)
 void SchedulePanel::Private::reorderDropped(const QStringList& order)
 {
     PrimitiveRequest r;
-    r.primitive = Primitive::Reorder;
+    r.primitive = "reorder";
     r.stage = ss(q->selectedStage());
     for (const QString& v : order)
         r.axes.push_back(ss(v));
@@ -505,6 +499,15 @@ SchedulePanel::SchedulePanel(QWidget* parent) : QWidget(parent), d(std::make_uni
     row(pg, 3, {buttons[u"cache_write"_s], buttons[u"rfactor"_s]});
     pg->setColumnStretch(3, 1);
     layout->addWidget(placement);
+
+    // A primitive the layout above does not place yet still gets its button.
+    auto* others = new QHBoxLayout;
+    for (auto& [name, button] : buttons)
+        if (name != u"new_variant"_s && button->parentWidget() == this) others->addWidget(button);
+    if (others->count()) {
+        others->addStretch(1);
+        layout->addLayout(others);
+    }
 
     auto* variantRow = new QHBoxLayout;
     variantRow->addWidget(buttons[u"new_variant"_s]);

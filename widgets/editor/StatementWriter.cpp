@@ -1,5 +1,7 @@
 #include "editor/StatementWriter.h"
 
+#include "schedule/Primitives.h"
+
 #include <algorithm>
 #include <sstream>
 
@@ -10,23 +12,6 @@ namespace {
 std::string quoted(const std::string& s)
 {
     return "'" + s + "'";
-}
-
-bool isLoopPrimitive(Primitive p)
-{
-    switch (p) {
-    case Primitive::Split:
-    case Primitive::Tile:
-    case Primitive::Fuse:
-    case Primitive::Reorder:
-    case Primitive::Vectorize:
-    case Primitive::Parallel:
-    case Primitive::Unroll:
-    case Primitive::Pragma:
-    case Primitive::Bind:
-    case Primitive::StorageAlign: return true;
-    default: return false;
-    }
 }
 
 bool isPlaceholder(const StageInfo& s)
@@ -61,11 +46,6 @@ std::string shownAxis(const StageInfo& s, const std::string& var)
     return quoted(a ? a->name : displayName(var));
 }
 
-bool isRoot(const StageInfo& s, const std::string& var)
-{
-    return std::find(s.rootAxes.begin(), s.rootAxes.end(), var) != s.rootAxes.end();
-}
-
 // The root axis a loop axis derives from: the longest root that is the var or a dotted prefix.
 std::string rootOf(const StageInfo& s, const std::string& var)
 {
@@ -95,21 +75,6 @@ int dataParallelRootCount(const StageInfo& s)
     return static_cast<int>(s.rootAxes.size());
 }
 
-// The stage's loops are still its root axes in order, none annotated.
-bool isUnscheduled(const StageInfo& s)
-{
-    if (s.axes.size() != s.rootAxes.size()) return false;
-    for (std::size_t i = 0; i < s.axes.size(); ++i)
-        if (s.axes[i].var != s.rootAxes[i] || s.axes[i].kind != "serial") return false;
-    return true;
-}
-
-bool anyAnnotated(const StageInfo& s)
-{
-    return std::any_of(s.axes.begin(), s.axes.end(),
-                       [](const AxisInfo& a) { return a.kind != "serial"; });
-}
-
 std::string joined(const std::vector<std::string>& items, const std::string& sep)
 {
     std::string out;
@@ -118,40 +83,7 @@ std::string joined(const std::vector<std::string>& items, const std::string& sep
     return out;
 }
 
-const std::vector<std::string> kPragmas = {"unroll",
-                                           "vectorize",
-                                           "auto_unroll_max_step",
-                                           "unroll_explicit",
-                                           "parallel_launch_point",
-                                           "parallel_stride_pattern",
-                                           "parallel_barrier_when_finish",
-                                           "import_llvm",
-                                           "import_c"};
-
 } // namespace
-
-std::string primitiveName(Primitive p)
-{
-    switch (p) {
-    case Primitive::Split: return "split";
-    case Primitive::Tile: return "tile";
-    case Primitive::Fuse: return "fuse";
-    case Primitive::Reorder: return "reorder";
-    case Primitive::Vectorize: return "vectorize";
-    case Primitive::Parallel: return "parallel";
-    case Primitive::Unroll: return "unroll";
-    case Primitive::ComputeAt: return "compute_at";
-    case Primitive::ComputeInline: return "compute_inline";
-    case Primitive::ComputeRoot: return "compute_root";
-    case Primitive::Pragma: return "pragma";
-    case Primitive::StorageAlign: return "storage_align";
-    case Primitive::CacheRead: return "cache_read";
-    case Primitive::CacheWrite: return "cache_write";
-    case Primitive::Rfactor: return "rfactor";
-    case Primitive::Bind: return "bind";
-    }
-    return "";
-}
 
 StatementWriter::StatementWriter(std::vector<StageInfo> stages, ScheduleContext context)
     : m_stages(std::move(stages)), m_context(std::move(context))
@@ -207,243 +139,195 @@ WrittenStatement StatementWriter::write(const PrimitiveRequest& request) const
 
 std::string StatementWriter::check(const PrimitiveRequest& r) const
 {
+    const PrimitiveSpec* p = findPrimitive(r.primitive);
+    if (!p) return "there is no primitive " + quoted(r.primitive);
     const StageInfo* st = findStage(r.stage);
     if (!st) return r.stage.empty() ? "select a stage" : "there is no stage " + quoted(r.stage);
     const std::string& name = st->name;
-    const Primitive p = r.primitive;
 
-    if (isLoopPrimitive(p)) {
-        if (isPlaceholder(*st))
-            return quoted(name) + " is a placeholder; it has no loops to schedule";
-        if (st->attach == "inline")
-            return quoted(name) + " is inlined; it has no loops (compute_root it first)";
+    // How many of the selected loops the primitive takes: its axis arguments (an axis after a
+    // stage argument is that stage's loop, chosen apart) or two or more for a list of axes.
+    std::size_t axisArgs = 0;
+    bool axisList = false, afterStage = false;
+    for (const ArgSpec& a : p->args) {
+        if (a.kind == ArgKind::Stage) afterStage = true;
+        if (a.kind == ArgKind::Axis && !afterStage) ++axisArgs;
+        if (a.kind == ArgKind::Axes) axisList = true;
     }
-    auto needAxes = [&](std::size_t n, const std::string& what) -> std::string {
-        if (r.axes.size() != n) return what;
+    if (p->on == PrimitiveOn::Stage && (axisArgs || axisList) && !isPlaceholder(*st) &&
+        st->attach == "inline")
+        return quoted(name) + " is inlined; it has no loops (compute_root it first)";
+    std::string incomplete;
+    if (axisList && r.axes.size() < 2)
+        incomplete = r.primitive + " needs two or more axes";
+    else if (axisArgs == 1 && r.axes.size() != 1)
+        incomplete = "select one axis to " + r.primitive;
+    else if (axisArgs > 1 && r.axes.size() != axisArgs)
+        incomplete = r.primitive + " needs " + std::to_string(axisArgs) + " axes";
+    else if (afterStage && (r.targetStage.empty() || r.targetAxis.empty()))
+        incomplete = "choose a loop of a consumer to compute " + quoted(name) + " at";
+    // What core says about the stage itself comes first: no choice of loops would help.
+    if (!incomplete.empty()) {
+        std::string stageLevel = applies(r, true);
+        return stageLevel.empty() ? incomplete : stageLevel;
+    }
+    if (axisArgs || axisList) {
         for (auto& a : r.axes)
             if (leafIndex(*st, a) < 0)
                 return "axis " + shownAxis(*st, a) + " is not a loop of " + quoted(name);
-        return {};
-    };
-    auto axis = [&](std::size_t i) { return findAxis(*st, r.axes[i]); };
+    }
 
-    switch (p) {
-    case Primitive::Split: {
-        if (auto e = needAxes(1, "select one axis to split"); !e.empty()) return e;
-        if (r.factor <= 0)
-            return std::string("split ") + (r.nparts ? "nparts" : "factor") +
-                   " must be a positive integer";
-        return {};
-    }
-    case Primitive::Tile: {
-        if (r.axes.size() != 2) return "tile needs two axes, x and y";
-        if (r.axes[0] == r.axes[1]) return "tile needs two different axes";
-        if (auto e = needAxes(2, ""); !e.empty()) return e;
-        if (r.factor <= 0 || r.yFactor <= 0) return "tile factor must be a positive integer";
-        return {};
-    }
-    case Primitive::Fuse: {
-        if (r.axes.size() < 2) return "fuse needs two or more adjacent axes";
-        if (auto e = needAxes(r.axes.size(), ""); !e.empty()) return e;
-        std::vector<std::string> sorted = r.axes;
-        std::sort(sorted.begin(), sorted.end(),
-                  [&](auto& a, auto& b) { return leafIndex(*st, a) < leafIndex(*st, b); });
-        for (std::size_t k = 1; k < sorted.size(); ++k) {
-            const AxisInfo* outer = findAxis(*st, sorted[k - 1]);
-            const AxisInfo* inner = findAxis(*st, sorted[k]);
-            if (outer == inner)
-                return "axis " + quoted(outer->name) + " appears more than once in fuse";
-            if (outer->reduction != inner->reduction) {
-                return "cannot fuse data-parallel axis with reduction axis: " +
-                       quoted(outer->name) + " and " + quoted(inner->name);
-            }
-            if (leafIndex(*st, sorted[k]) != leafIndex(*st, sorted[k - 1]) + 1) {
-                return "can only fuse adjacent axes: " + quoted(outer->name) + " and " +
-                       quoted(inner->name) + " are not next to each other";
-            }
-        }
-        return {};
-    }
-    case Primitive::Reorder: {
-        if (r.axes.size() < 2) return "reorder needs two or more axes";
-        if (auto e = needAxes(r.axes.size(), ""); !e.empty()) return e;
-        for (std::size_t i = 0; i < r.axes.size(); ++i)
-            for (std::size_t j = 0; j < i; ++j)
-                if (r.axes[i] == r.axes[j])
-                    return "axis " + shownAxis(*st, r.axes[i]) +
-                           " appears more than once in reorder";
+    // Requests that would change nothing.
+    if (r.primitive == "reorder") {
         std::vector<int> pos;
         for (auto& a : r.axes)
             pos.push_back(leafIndex(*st, a));
-        if (std::is_sorted(pos.begin(), pos.end())) return "the loop order is unchanged";
-        return {};
+        if (std::is_sorted(pos.begin(), pos.end()) &&
+            std::adjacent_find(pos.begin(), pos.end()) == pos.end())
+            return "the loop order is unchanged";
     }
-    case Primitive::Vectorize:
-    case Primitive::Parallel:
-    case Primitive::Unroll: {
-        if (auto e = needAxes(1, "select one axis to " + primitiveName(p)); !e.empty()) return e;
-        const AxisInfo* a = axis(0);
-        if (p == Primitive::Vectorize && a->reduction) {
-            return "cannot vectorize reduction axis " + quoted(a->name) +
-                   "; vectorize a data-parallel axis (reorder it innermost)";
-        }
-        if (p == Primitive::Parallel && a->reduction) {
-            return "cannot parallelize reduction axis " + quoted(a->name) +
-                   ": its iterations update the same output element";
-        }
-        const char* kind = p == Primitive::Vectorize  ? "vectorized"
-                           : p == Primitive::Parallel ? "parallel"
-                                                      : "unrolled";
-        if (a->kind == kind) return quoted(a->name) + " is already " + kind;
-        return {};
+    static const std::map<std::string, std::string> kKinds = {
+        {"vectorize", "vectorized"}, {"parallel", "parallel"}, {"unroll", "unrolled"}};
+    if (auto k = kKinds.find(r.primitive); k != kKinds.end() && r.axes.size() == 1) {
+        const AxisInfo* a = findAxis(*st, r.axes[0]);
+        if (a->kind == k->second) return quoted(a->name) + " is already " + k->second;
     }
-    case Primitive::Pragma: {
-        if (auto e = needAxes(1, "select one axis for the pragma"); !e.empty()) return e;
-        if (std::find(kPragmas.begin(), kPragmas.end(), r.pragmaKey) == kPragmas.end()) {
-            return "unknown pragma " + quoted(r.pragmaKey) +
-                   "; for CPU the pragmas are unroll, vectorize, auto_unroll_max_step, "
-                   "unroll_explicit, parallel_launch_point";
-        }
-        if (r.pragmaKey == "vectorize" && axis(0)->reduction) {
-            return "cannot vectorize reduction axis " + quoted(axis(0)->name) +
-                   "; vectorize a data-parallel axis (reorder it innermost)";
-        }
-        if (r.pragmaKey == "auto_unroll_max_step" && (!r.hasPragmaValue || r.pragmaValue < 0))
-            return "pragma auto_unroll_max_step needs a non-negative integer value";
-        return {};
-    }
-    case Primitive::Bind: {
-        if (auto e = needAxes(1, "select one axis to bind"); !e.empty()) return e;
-        if (r.threadTag.empty()) return "bind needs a thread axis such as threadIdx.x";
-        return {};
-    }
-    case Primitive::StorageAlign: {
-        if (auto e = needAxes(1, "select one axis to align"); !e.empty()) return e;
-        const AxisInfo* a = axis(0);
-        if (a->reduction || !isRoot(*st, a->var)) {
-            return "storage_align needs one of the tensor's own dimensions (an axis of op.axis), "
-                   "not a split or reduction axis";
-        }
-        if (r.factor <= 0) return "storage_align factor must be a positive integer";
-        if (r.offset < 0 || r.offset >= r.factor)
-            return "storage_align offset must be in [0, factor)";
-        return {};
-    }
-    case Primitive::ComputeAt: {
-        if (isPlaceholder(*st))
-            return quoted(name) + " is a placeholder; only computed tensors can be attached";
-        if (st->output) {
-            return "cannot compute_at " + quoted(name) +
-                   ": it is an output; only producers can be computed inside a consumer's loop";
-        }
-        std::vector<std::string> consumers = consumersOf(name);
-        if (consumers.empty()) return quoted(name) + " has no consumer to be computed in";
-        if (r.targetStage.empty() || r.targetAxis.empty())
-            return "choose a loop of a consumer to compute " + quoted(name) + " at";
+    if (r.primitive == "compute_inline" && st->attach == "inline")
+        return quoted(name) + " is already inlined";
+    if (r.primitive == "compute_root" && st->attach == "root")
+        return quoted(name) + " is already computed at root";
+    if (r.primitive == "compute_at") {
         const StageInfo* target = findStage(r.targetStage);
         if (!target) return "there is no stage " + quoted(r.targetStage);
-        if (target == st) {
-            return "cannot compute " + quoted(name) + " at its own axis " +
-                   shownAxis(*st, r.targetAxis);
-        }
-        if (target->attach == "inline")
-            return quoted(target->name) + " is inlined; it has no loops to compute " +
-                   quoted(name) + " in";
-        if (leafIndex(*target, r.targetAxis) < 0) {
-            return "axis " + shownAxis(*target, r.targetAxis) + " is not a loop of " +
-                   quoted(target->name);
-        }
-        if (std::find(consumers.begin(), consumers.end(), target->name) == consumers.end()) {
-            return "cannot compute " + quoted(name) + " at a loop of " + quoted(target->name) +
-                   ": " + quoted(target->name) + " does not read " + quoted(name);
-        }
-        if (st->attach == "at " + target->name + "." + findAxis(*target, r.targetAxis)->name) {
-            return quoted(name) + " is already computed at " + target->name + "." +
-                   findAxis(*target, r.targetAxis)->name;
-        }
-        return {};
+        if (const AxisInfo* a = findAxis(*target, r.targetAxis);
+            a && st->attach == "at " + target->name + "." + a->name)
+            return quoted(name) + " is already computed at " + target->name + "." + a->name;
     }
-    case Primitive::ComputeInline: {
-        if (isPlaceholder(*st))
-            return quoted(name) + " is a placeholder; there is nothing to inline";
-        if (st->kind == "reduction") {
-            return "cannot inline " + quoted(name) +
-                   ": it is a reduction; compute_at it into its consumer instead";
-        }
-        if (st->output) {
-            return "cannot inline " + quoted(name) +
-                   ": it is an output of the schedule and must be stored";
-        }
-        if (st->attach == "inline") return quoted(name) + " is already inlined";
-        if (!isUnscheduled(*st)) {
-            return "cannot inline " + quoted(name) +
-                   ": its loops have been scheduled; an inlined stage has no loops";
-        }
-        return {};
+    if (r.primitive == "cache_read" && r.readers.empty()) {
+        return consumersOf(name).empty() ? quoted(name) + " has no reader to cache it for"
+                                         : "cache_read needs at least one reader";
     }
-    case Primitive::ComputeRoot: {
-        if (isPlaceholder(*st)) return quoted(name) + " is a placeholder";
-        if (st->attach == "root") return quoted(name) + " is already computed at root";
-        return {};
-    }
-    case Primitive::CacheRead: {
-        if (st->attach == "inline")
-            return quoted(name) + " is inlined; there is no buffer to cache";
-        if (r.scope != "global" && r.scope != "local" && r.scope != "shared") {
-            return "unknown storage scope " + quoted(r.scope) +
-                   "; use \"global\", \"local\" or \"shared\"";
-        }
-        if (r.readers.empty()) {
-            return consumersOf(name).empty() ? quoted(name) + " has no reader to cache it for"
-                                             : "cache_read needs at least one reader";
-        }
-        std::vector<std::string> consumers = consumersOf(name);
-        for (auto& reader : r.readers) {
-            const StageInfo* rs = findStage(reader);
-            if (!rs) return "reader " + quoted(reader) + " is not in the schedule";
-            if (std::find(consumers.begin(), consumers.end(), reader) == consumers.end())
-                return quoted(reader) + " does not read " + quoted(name);
-        }
-        return {};
-    }
-    case Primitive::CacheWrite: {
-        if (isPlaceholder(*st))
-            return "cannot cache_write " + quoted(name) + ": it is a placeholder";
-        if (!isUnscheduled(*st) || st->attach != "root") {
-            return "cache_write of " + quoted(name) + " must come before any other primitive on it";
-        }
-        if (r.scope != "global" && r.scope != "local" && r.scope != "shared") {
-            return "unknown storage scope " + quoted(r.scope) +
-                   "; use \"global\", \"local\" or \"shared\"";
-        }
-        return {};
-    }
-    case Primitive::Rfactor: {
-        if (isPlaceholder(*st) || st->kind != "reduction")
-            return "cannot rfactor " + quoted(name) + ": it is not a reduction";
-        if (auto e = needAxes(1, "select a reduction axis to rfactor"); !e.empty()) return e;
-        const AxisInfo* a = axis(0);
-        if (!a->reduction)
-            return "rfactor needs a reduction axis; " + quoted(a->name) + " is data-parallel";
-        int ndim = dataParallelRootCount(*st);
-        if (r.factorAxis < 0 || r.factorAxis > ndim)
-            return "factor_axis must be between 0 and " + std::to_string(ndim);
-        if (st->attach != "root" || anyAnnotated(*st)) {
-            return "rfactor of " + quoted(name) +
-                   " must come before compute_at or loop annotations on it";
-        }
-        std::string root = rootOf(*st, a->var);
-        for (auto& other : st->axes) {
-            if (rootOf(*st, other.var) == root) continue;
-            if (!isRoot(*st, other.var)) {
-                return "rfactor of " + quoted(name) +
-                       " must come before splitting or fusing its other axes";
+    return applies(r, false);
+}
+
+namespace {
+
+const Stage* stageNamed(const Schedule& sch, const std::string& name)
+{
+    for (const Stage& s : sch.stages())
+        if (s.name() == name) return &s;
+    return nullptr;
+}
+
+IterVar axisNamed(const Stage& st, const std::string& var)
+{
+    for (const IterVar& iv : st.leafIterVars)
+        if (iv->name() == var) return iv;
+    for (const IterVar& iv : st.allIterVars)
+        if (iv->name() == var) return iv;
+    return nullptr;
+}
+
+} // namespace
+
+std::string StatementWriter::applies(const PrimitiveRequest& r, bool probe) const
+{
+    const PrimitiveSpec& p = *findPrimitive(r.primitive);
+    if (!m_context.schedule) return "no schedule is shown";
+    const Schedule& sch = *m_context.schedule;
+    const Stage* st = stageNamed(sch, r.stage);
+    if (!st) return "there is no stage " + quoted(r.stage);
+
+    ScheduleStep step = makeStep(p, st->op);
+    std::string missing;
+    auto axis = [&](const Stage& s, const std::string& var) {
+        IterVar iv = axisNamed(s, var);
+        if (!iv && missing.empty())
+            missing = "axis " + quoted(displayName(var)) + " is not a loop of " + quoted(s.name());
+        return iv;
+    };
+    auto tensor = [&](const std::string& name) -> Tensor {
+        const Stage* s = stageNamed(sch, name);
+        if (!s && missing.empty()) missing = "there is no stage " + quoted(name);
+        return s ? s->op : nullptr;
+    };
+    // Probing an incomplete request: a stand-in for a loop not chosen, so that core can say
+    // what it says about the stage as a whole.
+    const IterVar standIn = makeIterVar("?", Range{makeInt(0), makeInt(1)}, IterKind::DataPar);
+    std::size_t nextAxis = 0, nextFactor = 0;
+    const Stage* target = nullptr;
+    for (std::size_t i = 0; i < p.args.size(); ++i) {
+        const ArgSpec& a = p.args[i];
+        StepArg& v = step.args[i];
+        v.given = true;
+        switch (a.kind) {
+        case ArgKind::Axis:
+            if (target) {
+                if (probe && r.targetAxis.empty())
+                    v.axes = {target->leafIterVars.empty() ? standIn : target->leafIterVars[0]};
+                else if (IterVar iv = axis(*target, r.targetAxis))
+                    v.axes = {iv};
+            } else if (nextAxis < r.axes.size()) {
+                if (IterVar iv = axis(*st, r.axes[nextAxis++])) v.axes = {iv};
+            } else if (probe) {
+                v.axes = {standIn};
             }
+            break;
+        case ArgKind::Axes:
+            for (auto& var : r.axes)
+                if (IterVar iv = axis(*st, var)) v.axes.push_back(iv);
+            if (probe && v.axes.empty()) v.axes = {standIn};
+            break;
+        case ArgKind::Factor:
+            if (a.required) {
+                v.number = nextFactor++ == 0 ? r.factor : r.yFactor;
+            } else {
+                v.given = (a.name == "nparts") == r.nparts && a.name != "disable_predication";
+                v.number = r.factor;
+            }
+            break;
+        case ArgKind::Int:
+            v.number = a.name == "offset"        ? r.offset
+                       : a.name == "factor_axis" ? r.factorAxis
+                                                 : r.factor;
+            v.given = a.required || v.number != 0;
+            break;
+        case ArgKind::Text: v.text = r.pragmaKey; break;
+        case ArgKind::Scope: v.text = r.scope; break;
+        case ArgKind::ThreadAxis: v.text = r.threadTag; break;
+        case ArgKind::Stage:
+            target = stageNamed(sch, r.targetStage);
+            if (!target && probe) {
+                std::vector<std::string> consumers = consumersOf(r.stage);
+                target = consumers.empty() ? st : stageNamed(sch, consumers.front());
+                if (!target) target = st;
+            }
+            if (!target && missing.empty()) missing = "there is no stage " + quoted(r.targetStage);
+            if (target) v.tensors = {target->op};
+            break;
+        case ArgKind::Tensor: v.tensors = {st->op}; break;
+        case ArgKind::Tensors:
+            for (auto& reader : r.readers)
+                if (Tensor t = tensor(reader)) v.tensors.push_back(t);
+            break;
+        case ArgKind::Value:
+            v.given = a.name == "pragma_value" && r.hasPragmaValue;
+            v.value = makeInt(r.pragmaValue);
+            break;
         }
-        return {};
+        if (a.kind == ArgKind::Axis && v.axes.empty() && missing.empty())
+            missing = "choose an axis for " + quoted(a.name);
     }
+    if (probe) {
+        // Only a refusal of the call as a whole: one about an argument may be the stand-in's.
+        if (!missing.empty()) return {};
+        AppliedStep applied = applyToCopy(sch, step);
+        return applied.ok() || applied.error->argument() >= 0 ? std::string()
+                                                              : applied.error->message();
     }
-    return {};
+    if (!missing.empty()) return missing;
+    AppliedStep applied = applyToCopy(sch, step);
+    return applied.ok() ? std::string() : applied.error->message();
 }
 
 WrittenStatement StatementWriter::build(const PrimitiveRequest& r) const
@@ -452,6 +336,7 @@ WrittenStatement StatementWriter::build(const PrimitiveRequest& r) const
     out.refusal = check(r);
     if (!out.refusal.empty()) return out;
 
+    const PrimitiveSpec& p = *findPrimitive(r.primitive);
     const StageInfo& st = *findStage(r.stage);
     std::set<std::string> used = m_context.usedNames;
     std::vector<std::string> lines;
@@ -504,116 +389,89 @@ WrittenStatement StatementWriter::build(const PrimitiveRequest& r) const
     };
     auto display = [&](const std::string& var) { return findAxis(st, var)->name; };
 
-    const std::string self = stageRef(st.name);
-    switch (r.primitive) {
-    case Primitive::Split: {
-        std::string x = axisRef(st.name, r.axes[0]);
-        std::string outer = fresh(display(r.axes[0]) + "_outer");
-        std::string inner = fresh(display(r.axes[0]) + "_inner");
-        lines.push_back(outer + ", " + inner + " = " + self + ".split(" + x + ", " +
-                        (r.nparts ? "nparts=" : "factor=") + std::to_string(r.factor) + ")");
-        break;
-    }
-    case Primitive::Tile: {
-        std::string x = axisRef(st.name, r.axes[0]);
-        std::string y = axisRef(st.name, r.axes[1]);
-        std::string xo = fresh(display(r.axes[0]) + "_outer");
-        std::string yo = fresh(display(r.axes[1]) + "_outer");
-        std::string xi = fresh(display(r.axes[0]) + "_inner");
-        std::string yi = fresh(display(r.axes[1]) + "_inner");
-        lines.push_back(xo + ", " + yo + ", " + xi + ", " + yi + " = " + self + ".tile(" + x +
-                        ", " + y + ", x_factor=" + std::to_string(r.factor) +
-                        ", y_factor=" + std::to_string(r.yFactor) + ")");
-        break;
-    }
-    case Primitive::Fuse: {
-        std::vector<std::string> sorted = r.axes;
-        std::sort(sorted.begin(), sorted.end(),
+    // The loops a list of axes names, as written: fuse outer to inner; a full reorder only the
+    // loops that moved (reorder keeps the others in place).
+    std::vector<std::string> listed = r.axes;
+    if (r.primitive == "fuse") {
+        std::sort(listed.begin(), listed.end(),
                   [&](auto& a, auto& b) { return leafIndex(st, a) < leafIndex(st, b); });
-        std::vector<std::string> refs;
-        std::string fusedName = display(sorted[0]);
-        for (std::size_t i = 0; i < sorted.size(); ++i) {
-            refs.push_back(axisRef(st.name, sorted[i]));
-            if (i) fusedName += "_" + display(sorted[i]) + "_fused";
+    } else if (r.primitive == "reorder" && listed.size() == st.axes.size()) {
+        std::vector<std::string> moved;
+        for (std::size_t i = 0; i < listed.size(); ++i)
+            if (st.axes[i].var != listed[i]) moved.push_back(listed[i]);
+        listed = moved;
+    }
+
+    std::vector<PrintedArg> printed(p.args.size());
+    std::vector<std::vector<std::string>> shown(p.args.size());
+    std::size_t nextAxis = 0, nextFactor = 0;
+    std::string target;
+    for (std::size_t i = 0; i < p.args.size(); ++i) {
+        const ArgSpec& a = p.args[i];
+        std::vector<std::string> items;
+        switch (a.kind) {
+        case ArgKind::Axis:
+            if (!target.empty()) {
+                items = {axisRef(target, r.targetAxis)};
+                shown[i] = {findAxis(*findStage(target), r.targetAxis)->name};
+            } else {
+                const std::string& var = r.axes[nextAxis++];
+                items = {axisRef(st.name, var)};
+                shown[i] = {display(var)};
+            }
+            break;
+        case ArgKind::Axes:
+            for (auto& var : listed) {
+                items.push_back(axisRef(st.name, var));
+                shown[i].push_back(display(var));
+            }
+            break;
+        case ArgKind::Factor:
+            if (a.required) {
+                items = {std::to_string(nextFactor++ == 0 ? r.factor : r.yFactor)};
+            } else {
+                if ((a.name == "nparts") != r.nparts || a.name == "disable_predication") continue;
+                items = {std::to_string(r.factor)};
+            }
+            break;
+        case ArgKind::Int: {
+            std::int64_t n = a.name == "offset"        ? r.offset
+                             : a.name == "factor_axis" ? r.factorAxis
+                                                       : r.factor;
+            if (!a.required && n == 0) continue;
+            items = {std::to_string(n)};
+            break;
         }
-        lines.push_back(fresh(fusedName) + " = " + self + ".fuse(" + joined(refs, ", ") + ")");
-        break;
-    }
-    case Primitive::Reorder: {
-        std::vector<std::string> order = r.axes;
-        if (order.size() == st.axes.size()) {
-            // A full order: write only the axes that moved (reorder keeps the others in place).
-            std::vector<std::string> moved;
-            for (std::size_t i = 0; i < order.size(); ++i)
-                if (st.axes[i].var != order[i]) moved.push_back(order[i]);
-            order = moved;
+        case ArgKind::Text: items = {r.pragmaKey}; break;
+        case ArgKind::Scope: items = {r.scope}; break;
+        case ArgKind::ThreadAxis: items = {r.threadTag}; break;
+        case ArgKind::Stage:
+            target = r.targetStage;
+            items = {tensorVar(target)};
+            break;
+        case ArgKind::Tensor: items = {tensorVar(st.name)}; break;
+        case ArgKind::Tensors:
+            for (auto& reader : r.readers)
+                items.push_back(tensorVar(reader));
+            break;
+        case ArgKind::Value:
+            if (a.name != "pragma_value" || !r.hasPragmaValue) continue;
+            items = {std::to_string(r.pragmaValue)};
+            break;
         }
-        std::vector<std::string> refs;
-        for (auto& a : order)
-            refs.push_back(axisRef(st.name, a));
-        lines.push_back(self + ".reorder(" + joined(refs, ", ") + ")");
-        break;
+        if (shown[i].empty()) shown[i] = items;
+        printed[i] = std::move(items);
     }
-    case Primitive::Vectorize:
-    case Primitive::Parallel:
-    case Primitive::Unroll: {
-        std::string x = axisRef(st.name, r.axes[0]);
-        lines.push_back(self + "." + primitiveName(r.primitive) + "(" + x + ")");
-        break;
-    }
-    case Primitive::Pragma: {
-        std::string x = axisRef(st.name, r.axes[0]);
-        std::string value = r.hasPragmaValue ? ", " + std::to_string(r.pragmaValue) : "";
-        lines.push_back(self + ".pragma(" + x + ", \"" + r.pragmaKey + "\"" + value + ")");
-        break;
-    }
-    case Primitive::Bind: {
-        std::string x = axisRef(st.name, r.axes[0]);
-        lines.push_back(self + ".bind(" + x + ", te.thread_axis(\"" + r.threadTag + "\"))");
-        break;
-    }
-    case Primitive::StorageAlign: {
-        std::string x = axisRef(st.name, r.axes[0]);
-        lines.push_back(self + ".storage_align(" + x + ", " + std::to_string(r.factor) + ", " +
-                        std::to_string(r.offset) + ")");
-        break;
-    }
-    case Primitive::ComputeAt: {
-        std::string x = axisRef(r.targetStage, r.targetAxis);
-        lines.push_back(self + ".compute_at(" + stageRef(r.targetStage) + ", " + x + ")");
-        break;
-    }
-    case Primitive::ComputeInline: lines.push_back(self + ".compute_inline()"); break;
-    case Primitive::ComputeRoot: lines.push_back(self + ".compute_root()"); break;
-    case Primitive::CacheRead: {
-        std::string t = tensorVar(st.name);
-        std::vector<std::string> readers;
-        for (auto& reader : r.readers)
-            readers.push_back(tensorVar(reader));
-        lines.push_back(fresh(t + "_" + r.scope) + " = " + sch + ".cache_read(" + t + ", \"" +
-                        r.scope + "\", [" + joined(readers, ", ") + "])");
-        break;
-    }
-    case Primitive::CacheWrite: {
-        std::string t = tensorVar(st.name);
-        lines.push_back(fresh(t + "_" + r.scope) + " = " + sch + ".cache_write(" + t + ", \"" +
-                        r.scope + "\")");
-        break;
-    }
-    case Primitive::Rfactor: {
-        std::string t = tensorVar(st.name);
-        std::string x = axisRef(st.name, r.axes[0]);
-        std::string factorAxis =
-            r.factorAxis ? ", factor_axis=" + std::to_string(r.factorAxis) : "";
-        lines.push_back(fresh(t + "_rf") + " = " + sch + ".rfactor(" + t + ", " + x + factorAxis +
-                        ")");
-        break;
-    }
-    }
+    std::vector<std::string> results;
+    if (p.resultNames)
+        for (const std::string& base : p.resultNames(shown))
+            results.push_back(fresh(base));
+    std::string self = p.on == PrimitiveOn::Stage ? tensorVar(st.name) : std::string();
     if (!refusal.empty()) {
         out.refusal = refusal;
         return out;
     }
+    lines.push_back(printStatement(p, sch, self, printed, results));
     out.text = joined(lines, "\n");
     return out;
 }

@@ -1,12 +1,14 @@
 // Writes the script statement for a schedule primitive chosen in the schedule panel (with fresh,
-// non-clashing variable names) and says why a primitive would be illegal; Qt-free so it is
-// unit-testable and reusable.
+// non-clashing variable names) and says why it cannot: the request is incomplete or would change
+// nothing, the script has no variable for something it names, or core refuses the step (applied
+// to a copy of the schedule, through the primitive catalogue). Qt-free so it is unit-testable.
 #pragma once
 
 #include "explore/Explorer.h"
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -29,33 +31,14 @@ struct ScheduleContext {
     // Optional: stage name -> the stages that read it. Without an entry, every later computed
     // stage counts as a possible consumer (stages are listed producers first).
     std::map<std::string, std::vector<std::string>> readers;
+    // The schedule at the point where the statement will be written: a primitive is legal when
+    // it applies to a copy of it (core's own check; the refusal is its message).
+    std::shared_ptr<const Schedule> schedule;
 };
-
-enum class Primitive {
-    Split,
-    Tile,
-    Fuse,
-    Reorder,
-    Vectorize,
-    Parallel,
-    Unroll,
-    ComputeAt,
-    ComputeInline,
-    ComputeRoot,
-    Pragma,
-    StorageAlign,
-    CacheRead,
-    CacheWrite,
-    Rfactor,
-    Bind,
-};
-
-// The spelling of a primitive in the script ("cache_read").
-std::string primitiveName(Primitive p);
 
 // What the user chose. Axes are named by AxisInfo::var ("i.outer") of `stage`.
 struct PrimitiveRequest {
-    Primitive primitive = Primitive::Split;
+    std::string primitive = "split"; // a name in core's primitive catalogue
     std::string stage;
     // Split, Vectorize, Parallel, Unroll, Pragma, Bind, StorageAlign, Rfactor: one axis.
     // Tile: x then y. Fuse: two or more adjacent axes. Reorder: the new order, either of every
@@ -91,8 +74,8 @@ public:
     const ScheduleContext& context() const { return m_context; }
     const StageInfo* findStage(const std::string& name) const;
 
-    // Empty when the request is legal and writable, else the reason (TVM's words where TVM
-    // would refuse, as in core/schedule/Schedule.cpp).
+    // Empty when the request is legal and writable, else the reason (core's words where the
+    // schedule refuses the step).
     std::string whyIllegal(const PrimitiveRequest& request) const;
     WrittenStatement write(const PrimitiveRequest& request) const;
 
@@ -112,6 +95,9 @@ public:
 
 private:
     std::string check(const PrimitiveRequest& r) const;
+    // Empty when core accepts the step on a copy of the schedule, else its refusal. `probe`:
+    // the request may be incomplete; say only what core refuses about the call as a whole.
+    std::string applies(const PrimitiveRequest& r, bool probe) const;
     WrittenStatement build(const PrimitiveRequest& r) const;
 
     std::vector<StageInfo> m_stages;
