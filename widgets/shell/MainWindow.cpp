@@ -465,6 +465,7 @@ void MainWindow::showStepDetails()
         ctx.usedNames.insert(n);
     for (auto& st : s.stages)
         ctx.readers[st.name] = st.readers;
+    ctx.schedule = s.schedule;
     m_schedule->setStages(s.stages, ctx);
     requestCode();
 }
