@@ -1,5 +1,7 @@
 #include "codegen/InvariantLoads.h"
 
+#include "codegen/Scoped.h"
+
 #include "ir/IRMutator.h"
 #include "ir/IRUtil.h"
 
@@ -52,11 +54,9 @@ protected:
             return;
         }
         if (changes(op->min)) m_dependent.insert(op->var.get());
-        m_iterations *= extent->value;
-        m_inner[op->var.get()] = extent->value;
+        codegen::Scoped<std::int64_t> iterations(m_iterations, m_iterations * extent->value);
+        codegen::ScopedEntry inner(m_inner, op->var.get(), extent->value);
         IRVisitor::visitFor(op);
-        m_inner.erase(op->var.get());
-        m_iterations /= extent->value;
     }
     void visitLetStmt(const LetStmtNode* op) override
     {
