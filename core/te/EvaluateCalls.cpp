@@ -1,0 +1,436 @@
+// Calls in a script: te.placeholder, te.compute, te.reduce_axis, te.create_schedule,
+// tvm.lower/tvm.build and the other builtins, with their arguments checked.
+#include "te/EvaluatorInternal.h"
+
+namespace loopscope::te_detail {
+
+Value Evaluator::call(const ast::Expr& e)
+{
+    Value f = eval(*e.value);
+    CallArgs args;
+    args.loc = e.loc;
+    args.function = calleeName(f, *e.value);
+    for (auto& a : e.items)
+        args.positional.push_back({argValue(*a), a->loc});
+    for (auto& k : e.keywords)
+        args.keywords.push_back({k.name, {argValue(*k.value), k.value->loc}});
+    if (f.kind == VKind::Builtin) return builtin(f.s, args);
+    if (f.kind == VKind::Method) return callMethod(*f.self, f.s, args);
+    throw UserError(e.loc, typeName(f) + " is not callable");
+}
+
+Value Evaluator::argValue(const ast::Expr& a)
+{
+    if (a.kind == ExprKind::Lambda) {
+        Value v;
+        v.kind = VKind::Lambda;
+        v.lambda = &a;
+        return v;
+    }
+    return eval(a);
+}
+
+std::string Evaluator::calleeName(const Value& f, const ast::Expr& callee)
+{
+    if (f.kind == VKind::Builtin) return f.s;
+    if (f.kind == VKind::Method) return callee.kind == ExprKind::Attribute ? callee.name : f.s;
+    return "call";
+}
+
+void Evaluator::rejectLambdas(const CallArgs& c)
+{
+    for (auto& a : c.positional)
+        if (a.value.kind == VKind::Lambda)
+            throw UserError(a.loc, "lambda is only supported as the body of te.compute");
+    for (auto& [n, a] : c.keywords)
+        if (a.value.kind == VKind::Lambda)
+            throw UserError(a.loc, "lambda is only supported as the body of te.compute");
+}
+
+std::string Evaluator::stringArg(const Arg& a, const std::string& what)
+{
+    if (a.value.kind != VKind::Str)
+        throw UserError(a.loc, what + " must be a string, not " + typeName(a.value));
+    return a.value.s;
+}
+
+DataType Evaluator::dtypeArg(const Arg& a)
+{
+    std::string s = stringArg(a, "dtype");
+    auto t = DataType::parse(s);
+    if (!t || !t->isScalar()) {
+        throw UserError(a.loc, "unknown dtype '" + s +
+                                   "'; supported: float32, float64, float16, "
+                                   "int8, int16, int32, int64, uint8, bool");
+    }
+    return *t;
+}
+
+// An extent: a positive integer (an integral float is accepted, as in N / bn) or a te.var.
+Expr Evaluator::extentArg(const Value& v, SourceLoc loc, const std::string& what)
+{
+    if (v.kind == VKind::Float) {
+        if (v.f != std::floor(v.f))
+            throw UserError(loc, what + " " + formatFloat(v.f) + " is not a whole number");
+        return extentArg(Value::integer(static_cast<std::int64_t>(v.f)), loc, what);
+    }
+    if (v.kind == VKind::Int) {
+        if (v.i <= 0) {
+            throw UserError(loc,
+                            what + " is " + std::to_string(v.i) + "; extents must be positive");
+        }
+        return makeInt(v.i);
+    }
+    if (v.kind == VKind::Expr && v.expr.type().isIntegral()) return v.expr;
+    throw UserError(loc, what + " must be an integer, not " + typeName(v));
+}
+
+std::string Evaluator::formatFloat(double f)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%g", f);
+    return buf;
+}
+
+std::vector<Expr> Evaluator::shapeArg(const Arg& a, const std::string& tensorName)
+{
+    std::vector<Value> dims = a.value.isSeq() ? a.value.items : std::vector<Value>{a.value};
+    if (dims.empty()) throw UserError(a.loc, "the shape of '" + tensorName + "' is empty");
+    std::vector<Expr> out;
+    for (std::size_t d = 0; d < dims.size(); ++d)
+        out.push_back(extentArg(dims[d], a.loc,
+                                "dimension " + std::to_string(d) + " of '" + tensorName + "'"));
+    return out;
+}
+
+Value Evaluator::builtin(const std::string& name, const CallArgs& c)
+{
+    if (name != "te.compute") rejectLambdas(c);
+    if (name == "print") return Value::none();
+    if (name == "te.placeholder") {
+        Bound b(c, {{"shape", true}, {"dtype", false}, {"name", false}});
+        std::string tname = b.has("name") ? stringArg(b["name"], "name") : "placeholder";
+        DataType t = b.has("dtype") ? dtypeArg(b["dtype"]) : DataType::float32();
+        Tensor ten = makePlaceholder(tname, shapeArg(b["shape"], tname), t, c.loc);
+        m_program.tensors.push_back(ten);
+        return Value::ofTensor(VKind::Tensor, ten);
+    }
+    if (name == "te.compute") return compute(c);
+    if (name == "te.reduce_axis") {
+        Bound b(c, {{"dom", true}, {"name", false}, {"thread_tag", false}});
+        const Arg& d = b["dom"];
+        if (!d.value.isSeq() || d.value.items.size() != 2)
+            throw UserError(d.loc, "te.reduce_axis takes a range (begin, end)");
+        std::string n = b.has("name") ? stringArg(b["name"], "name") : "rv";
+        Expr lo = extentOrZero(d.value.items[0], d.loc);
+        Expr hi = toIntExpr(d.value.items[1], d.loc);
+        Expr ext = simplify(hi - lo);
+        if (std::int64_t e; isConstInt(ext, &e) && e <= 0) {
+            throw UserError(d.loc, "reduce axis '" + n + "' has extent " + std::to_string(e) +
+                                       "; its range must not be empty");
+        }
+        IterVar iv = makeIterVar(n, {lo, ext}, IterKind::Reduce);
+        m_reduceVars.insert(iv->var.get());
+        return Value::ofIterVar(iv);
+    }
+    if (name == "te.var" || name == "te.size_var") {
+        Bound b(c, {{"name", false}, {"dtype", false}});
+        std::string n = b.has("name") ? stringArg(b["name"], "name") : "tindex";
+        DataType t = b.has("dtype") ? dtypeArg(b["dtype"]) : DataType::int32();
+        Var v(n, t);
+        m_program.sizeVars.push_back({n, v, c.loc});
+        return Value::ofExpr(v);
+    }
+    if (name == "te.thread_axis") {
+        Bound b(c, {{"dom", false}, {"tag", false}, {"name", false}});
+        const Arg* tag = b.has("tag")                                        ? &b["tag"]
+                         : b.has("dom") && b["dom"].value.kind == VKind::Str ? &b["dom"]
+                                                                             : nullptr;
+        if (!tag)
+            throw UserError(c.loc, "te.thread_axis needs a thread tag such as \"threadIdx.x\"");
+        return Value::named(VKind::ThreadAxis, stringArg(*tag, "thread tag"));
+    }
+    if (name == "te.sum" || name == "te.max" || name == "te.min" || name == "tvm.tir.max" ||
+        name == "tvm.tir.min")
+        return reducerOrMinMax(name, c);
+    if (name == "te.exp" || name == "te.log" || name == "te.sqrt" || name == "te.tanh" ||
+        name == "te.sigmoid" || name == "te.abs" || name == "tvm.tir.exp" ||
+        name == "tvm.tir.log" || name == "tvm.tir.sqrt" || name == "tvm.tir.tanh" ||
+        name == "tvm.tir.sigmoid" || name == "tvm.tir.abs")
+        return mathCall(name.substr(name.rfind('.') + 1), c);
+    if (name == "te.create_schedule") return createSchedule(c);
+    if (name == "te.const" || name == "tvm.tir.const") {
+        Bound b(c, {{"value", true}, {"dtype", false}});
+        DataType t = b.has("dtype")                          ? dtypeArg(b["dtype"])
+                     : b["value"].value.kind == VKind::Float ? DataType::float32()
+                                                             : DataType::int32();
+        const Value& v = b["value"].value;
+        if (!v.isNumber()) throw UserError(b["value"].loc, "tvm.tir.const needs a number");
+        return Value::ofExpr(makeConst(t, v.kind == VKind::Float ? v.f : static_cast<double>(v.i)));
+    }
+    if (name == "te.if_then_else" || name == "tvm.tir.if_then_else" || name == "tvm.tir.Select") {
+        Bound b(c, {{"cond", true}, {"t", true}, {"f", true}});
+        Expr cond = toExpr(b["cond"].value, b["cond"].loc);
+        if (!cond.type().isBool())
+            throw UserError(b["cond"].loc, "the condition must be a comparison");
+        auto [t, f] = matchTypes(b["t"].value, b["f"].value, b["t"].loc);
+        if (name == "tvm.tir.Select") return Value::ofExpr(makeSelect(cond, t, f));
+        return Value::ofExpr(makeCall(t.type(), CallOp::IfThenElse, {cond, t, f}));
+    }
+    if (name == "te.all" || name == "tvm.tir.all" || name == "te.any" || name == "tvm.tir.any") {
+        if (c.positional.empty()) throw UserError(c.loc, name + "() needs at least one condition");
+        bool all = name.find("all") != std::string::npos;
+        Expr acc;
+        for (auto& a : c.positional) {
+            Expr x = toExpr(a.value, a.loc, DataType::boolean());
+            if (!x.type().isBool())
+                throw UserError(a.loc, "each argument of " + name + " must be a condition");
+            acc = acc.defined() ? makeBinary(all ? ExprKind2::And : ExprKind2::Or, acc, x) : x;
+        }
+        return Value::ofExpr(acc);
+    }
+    if (name == "tvm.tir.indexdiv" || name == "tvm.tir.indexmod" || name == "tvm.tir.floordiv" ||
+        name == "tvm.tir.floormod" || name == "tvm.tir.truncdiv" || name == "tvm.tir.truncmod") {
+        Bound b(c, {{"a", true}, {"b", true}});
+        auto [x, y] = matchTypes(b["a"].value, b["b"].value, c.loc);
+        if (!x.type().isIntegral()) throw UserError(c.loc, name + " needs integer operands");
+        if (isZero(y)) throw UserError(b["b"].loc, "division by zero");
+        bool div = name.find("div") != std::string::npos;
+        ExprKind2 k = name.find("trunc") != std::string::npos
+                          ? (div ? ExprKind2::Div : ExprKind2::Mod)
+                          : (div ? ExprKind2::FloorDiv : ExprKind2::FloorMod);
+        return Value::ofExpr(makeBinary(k, x, y));
+    }
+    if (name == "tvm.tir.max_value" || name == "tvm.tir.min_value") {
+        Bound b(c, {{"dtype", true}});
+        DataType t = dtypeArg(b["dtype"]);
+        return Value::ofExpr(name == "tvm.tir.max_value" ? maxValue(t) : minValue(t));
+    }
+    if (name == "tvm.tir.Cast") {
+        Bound b(c, {{"dtype", true}, {"value", true}});
+        return Value::ofExpr(
+            makeCast(dtypeArg(b["dtype"]), toExpr(b["value"].value, b["value"].loc)));
+    }
+    if (name == "tvm.lower" || name == "tvm.build") return lowerOrBuild(name, c);
+    if (name == "tvm.target.Target") {
+        Bound b(c, {{"target", true}, {"host", false}});
+        std::string t = stringArg(b["target"], "target");
+        if (t.rfind("llvm", 0) != 0) {
+            throw UserError(b["target"].loc, "target '" + t +
+                                                 "' is not supported; Loopscope "
+                                                 "generates code for CPUs (target \"llvm ...\")");
+        }
+        Value v = Value::named(VKind::Target, t);
+        return v;
+    }
+    if (name == "range" || name == "len" || name == "int" || name == "float") {
+        Bound b(c, {{"x", true}});
+        const Value& x = b["x"].value;
+        if (name == "len" && x.isSeq())
+            return Value::integer(static_cast<std::int64_t>(x.items.size()));
+        if (name == "int" && x.isNumber())
+            return Value::integer(x.kind == VKind::Float ? static_cast<std::int64_t>(x.f) : x.i);
+        if (name == "float" && x.isNumber())
+            return Value::real(x.kind == VKind::Float ? x.f : static_cast<double>(x.i));
+        throw UserError(c.loc, name + "() is not supported here");
+    }
+    throw UserError(c.loc, name + "() is not supported");
+}
+
+Value Evaluator::compute(const CallArgs& c)
+{
+    Bound b(
+        c,
+        {{"shape", true}, {"fcompute", true}, {"name", false}, {"tag", false}, {"attrs", false}});
+    for (auto& [n, a] : c.keywords)
+        if (n != "fcompute" && a.value.kind == VKind::Lambda)
+            throw UserError(a.loc, "lambda is only supported as the body of te.compute");
+    std::string tname = b.has("name") ? stringArg(b["name"], "name") : "compute";
+    std::string tag = b.has("tag") ? stringArg(b["tag"], "tag") : "";
+    std::vector<Expr> shape = shapeArg(b["shape"], tname);
+    const Arg& f = b["fcompute"];
+    if (f.value.kind != VKind::Lambda)
+        throw UserError(f.loc, "te.compute needs a lambda as its second argument, not " +
+                                   typeName(f.value));
+    const ast::Expr& lam = *f.value.lambda;
+    if (lam.params.size() != shape.size()) {
+        throw UserError(lam.loc, "the lambda of '" + tname + "' takes " +
+                                     std::to_string(lam.params.size()) + " argument" +
+                                     (lam.params.size() == 1 ? "" : "s") + " but the shape has " +
+                                     std::to_string(shape.size()) + " dimension" +
+                                     (shape.size() == 1 ? "" : "s"));
+    }
+    std::vector<IterVar> axes;
+    auto saved = m_env;
+    for (std::size_t d = 0; d < shape.size(); ++d) {
+        axes.push_back(makeIterVar(lam.params[d], {makeInt(0), shape[d]}, IterKind::DataPar));
+        m_env[lam.params[d]] = Value::ofIterVar(axes.back());
+    }
+    bool wasIn = m_inCompute;
+    m_inCompute = true;
+    Value body;
+    try {
+        body = eval(*lam.value);
+    } catch (...) {
+        m_env = saved;
+        m_inCompute = wasIn;
+        throw;
+    }
+    m_env = saved;
+    m_inCompute = wasIn;
+    Expr e = toExpr(body, lam.value->loc);
+    checkReductions(e, lam.value->loc, tname);
+    Tensor t = makeCompute(tname, tag, axes, e, c.loc);
+    m_program.tensors.push_back(t);
+    return Value::ofTensor(VKind::Tensor, t);
+}
+
+// Reductions only at the top of a compute body; reduce axes only inside their reduction.
+void Evaluator::checkReductions(const Expr& body, SourceLoc loc, const std::string& tname)
+{
+    auto* r = body.as<ReduceNode>();
+    bool nested = false;
+    auto visit = [&](const Expr& root) {
+        forEachExpr(root, [&](const Expr& e) {
+            if (e.as<ReduceNode>()) nested = true;
+        });
+    };
+    if (r) {
+        visit(r->source);
+        if (r->condition.defined()) visit(r->condition);
+    } else {
+        visit(body);
+    }
+    if (nested) {
+        throw UserError(loc, "a reduction must be the whole body of te.compute ('" + tname +
+                                 "'); compute it as its own tensor and use that");
+    }
+    std::set<const VarNode*> allowed;
+    if (r)
+        for (auto& a : r->axes)
+            allowed.insert(a->var.get());
+    VarSet used;
+    collectVars(body, &used);
+    for (const VarNode* v : used) {
+        if (m_reduceVars.count(v) && !allowed.count(v)) {
+            throw UserError(loc, "reduce axis '" + v->name + "' is used in '" + tname +
+                                     "' outside a reduction over it; add it to axis= of te.sum");
+        }
+    }
+}
+
+Value Evaluator::createSchedule(const CallArgs& c)
+{
+    Bound b(c, {{"ops", true}});
+    const Arg& a = b["ops"];
+    std::vector<Value> ops = a.value.isSeq() ? a.value.items : std::vector<Value>{a.value};
+    std::vector<Tensor> outs;
+    for (auto& o : ops) {
+        if (o.kind != VKind::Op && o.kind != VKind::Tensor)
+            throw UserError(a.loc,
+                            "te.create_schedule takes an operation (C.op), not " + typeName(o));
+        if (o.tensor->isPlaceholder())
+            throw UserError(a.loc, "'" + o.tensor->name +
+                                       "' is a placeholder; schedule a computed tensor");
+        outs.push_back(o.tensor);
+    }
+    Variant v;
+    // A "# variant: NAME" comment names the first schedule created after it (the nearest one
+    // since the previous te.create_schedule).
+    v.name = m_assignName.empty() ? "s" : m_assignName;
+    int line = m_stmt->loc.line;
+    auto it = m_variantComments.lower_bound(line);
+    if (it != m_variantComments.begin()) {
+        --it;
+        if (it->first > m_lastScheduleLine) v.name = it->second;
+    }
+    m_lastScheduleLine = m_stmt->endLine;
+    std::string base = v.name;
+    for (int k = 2; m_program.findVariant(v.name); ++k)
+        v.name = base + "_" + std::to_string(k);
+    v.loc = m_stmt->loc;
+    v.lastLine = m_stmt->endLine;
+    v.snapshots.push_back(Schedule(outs));
+    m_program.variants.push_back(std::move(v));
+    Value s;
+    s.kind = VKind::Schedule;
+    s.variant = static_cast<int>(m_program.variants.size()) - 1;
+    touch(s.variant);
+    return s;
+}
+
+Value Evaluator::lowerOrBuild(const std::string& name, const CallArgs& c)
+{
+    Bound b = name == "tvm.lower" ? Bound(c, {{"inp", true},
+                                              {"args", false},
+                                              {"name", false},
+                                              {"binds", false},
+                                              {"simple_mode", false}})
+                                  : Bound(c, {{"inputs", true},
+                                              {"args", false},
+                                              {"target", false},
+                                              {"target_host", false},
+                                              {"name", false},
+                                              {"binds", false}});
+    const Arg& s = b[name == "tvm.lower" ? "inp" : "inputs"];
+    if (s.value.kind != VKind::Schedule)
+        throw UserError(s.loc, name + " needs a schedule, not " + typeName(s.value));
+    Variant& v = m_program.variants[static_cast<std::size_t>(s.value.variant)];
+    touch(s.value.variant);
+    if (b.has("args")) {
+        const Arg& a = b["args"];
+        if (!a.value.isSeq()) throw UserError(a.loc, "the arguments must be a list of tensors");
+        std::vector<Tensor> args;
+        for (auto& t : a.value.items) {
+            if (t.kind != VKind::Tensor)
+                throw UserError(a.loc, "argument list entries must be tensors, not " + typeName(t));
+            if (!v.schedule().find(t.tensor)) {
+                throw UserError(a.loc, "tensor '" + t.tensor->name +
+                                           "' in the argument list is not part of this schedule");
+            }
+            args.push_back(t.tensor);
+        }
+        v.args = args;
+        v.argsFromScript = true;
+        checkArgs(v, a.loc);
+    }
+    if (b.has("name")) v.funcName = stringArg(b["name"], "name");
+    if (b.has("target")) {
+        const Value& t = b["target"].value;
+        if (t.kind == VKind::Str) {
+            if (t.s.rfind("llvm", 0) != 0)
+                throw UserError(
+                    b["target"].loc,
+                    "target '" + t.s +
+                        "' is not supported; Loopscope generates code for CPUs (\"llvm ...\")");
+            v.target = t.s;
+            v.targetLoc = b["target"].loc;
+        } else if (t.kind == VKind::Target) {
+            v.target = t.s;
+            v.targetLoc = b["target"].loc;
+        } else {
+            throw UserError(b["target"].loc, "target must be a string such as \"llvm\"");
+        }
+    }
+    Value r;
+    r.kind = VKind::Lowered;
+    r.variant = s.value.variant;
+    return r;
+}
+
+// Every placeholder the schedule reads and every output must be an argument.
+void Evaluator::checkArgs(const Variant& v, SourceLoc loc)
+{
+    for (auto& st : v.schedule().stages()) {
+        bool needed = st.isPlaceholder() || st.isOutput;
+        if (!needed) continue;
+        bool present = std::any_of(v.args.begin(), v.args.end(),
+                                   [&](const Tensor& t) { return t == st.op || t == st.originOp; });
+        if (!present) {
+            throw UserError(loc, std::string(st.isOutput ? "output" : "input") + " '" + st.name() +
+                                     "' is missing from the argument list");
+        }
+    }
+}
+
+} // namespace loopscope::te_detail

@@ -1,0 +1,332 @@
+// The evaluator's own declarations, shared by the files that implement it (Evaluator.cpp:
+// statements, names and variants; EvaluateExpressions.cpp; EvaluateCalls.cpp: te and tvm calls;
+// EvaluatePrimitives.cpp: schedule primitives, through the catalogue). Private to core/te.
+#pragma once
+
+#include "ir/Analyzer.h"
+#include "ir/IRUtil.h"
+#include "schedule/Primitives.h"
+#include "te/Ast.h"
+#include "te/Program.h"
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <set>
+#include <unordered_map>
+
+namespace loopscope::te_detail {
+
+using ast::ExprKind;
+
+enum class VKind {
+    None,
+    Int,
+    Float,
+    Bool,
+    Str,
+    Tuple,
+    List,
+    Expr,
+    Tensor,
+    Op,
+    IterVar,
+    Module,
+    Builtin,
+    Method,
+    Schedule,
+    Stage,
+    Lowered,
+    Target,
+    Lambda,
+    ThreadAxis,
+};
+
+struct Value {
+    VKind kind = VKind::None;
+    std::int64_t i = 0;
+    double f = 0.0;
+    std::string s; // Str value; Module/Builtin/Method name; ThreadAxis tag
+    std::vector<Value> items;
+    loopscope::Expr expr;
+    loopscope::Tensor tensor;
+    loopscope::IterVar iv;
+    int variant = -1;
+    std::shared_ptr<Value> self;
+    const ast::Expr* lambda = nullptr;
+    static Value none() { return {}; }
+    static Value integer(std::int64_t v)
+    {
+        Value x;
+        x.kind = VKind::Int;
+        x.i = v;
+        return x;
+    }
+    static Value real(double v)
+    {
+        Value x;
+        x.kind = VKind::Float;
+        x.f = v;
+        return x;
+    }
+    static Value boolean(bool v)
+    {
+        Value x;
+        x.kind = VKind::Bool;
+        x.i = v ? 1 : 0;
+        return x;
+    }
+    static Value str(std::string v)
+    {
+        Value x;
+        x.kind = VKind::Str;
+        x.s = std::move(v);
+        return x;
+    }
+    static Value ofExpr(loopscope::Expr e)
+    {
+        Value x;
+        x.kind = VKind::Expr;
+        x.expr = std::move(e);
+        return x;
+    }
+    static Value seq(VKind k, std::vector<Value> items)
+    {
+        Value x;
+        x.kind = k;
+        x.items = std::move(items);
+        return x;
+    }
+    static Value named(VKind k, std::string name)
+    {
+        Value x;
+        x.kind = k;
+        x.s = std::move(name);
+        return x;
+    }
+    static Value ofTensor(VKind k, loopscope::Tensor t)
+    {
+        Value x;
+        x.kind = k;
+        x.tensor = std::move(t);
+        return x;
+    }
+    static Value ofIterVar(loopscope::IterVar v)
+    {
+        Value x;
+        x.kind = VKind::IterVar;
+        x.iv = std::move(v);
+        return x;
+    }
+    bool isNumber() const
+    {
+        return kind == VKind::Int || kind == VKind::Float || kind == VKind::Bool;
+    }
+    bool isSeq() const { return kind == VKind::Tuple || kind == VKind::List; }
+};
+
+inline std::string typeName(const Value& v)
+{
+    switch (v.kind) {
+    case VKind::None: return "None";
+    case VKind::Int: return "an integer";
+    case VKind::Float: return "a float";
+    case VKind::Bool: return "a bool";
+    case VKind::Str: return "a string";
+    case VKind::Tuple: return "a tuple";
+    case VKind::List: return "a list";
+    case VKind::Expr: return "an expression";
+    case VKind::Tensor: return "tensor '" + v.tensor->name + "'";
+    case VKind::Op: return "the operation of '" + v.tensor->name + "'";
+    case VKind::IterVar: return "axis '" + axisDisplayName(v.iv->name()) + "'";
+    case VKind::Module: return "module '" + v.s + "'";
+    case VKind::Builtin: return "function '" + v.s + "'";
+    case VKind::Method: return "method '" + v.s + "'";
+    case VKind::Schedule: return "a schedule";
+    case VKind::Stage: return "the stage of '" + v.tensor->name + "'";
+    case VKind::Lowered: return "a lowered function";
+    case VKind::Target: return "a target";
+    case VKind::Lambda: return "a lambda";
+    case VKind::ThreadAxis: return "thread axis '" + v.s + "'";
+    }
+    return "a value";
+}
+
+struct Arg {
+    Value value;
+    SourceLoc loc;
+};
+
+// A call's arguments bound to a signature.
+struct CallArgs {
+    std::string function;
+    SourceLoc loc;
+    std::vector<Arg> positional;
+    std::vector<std::pair<std::string, Arg>> keywords;
+};
+
+struct Param {
+    const char* name;
+    bool required;
+};
+
+class Bound {
+public:
+    Bound(const CallArgs& call, std::initializer_list<Param> params, bool varargs = false)
+        : Bound(call, std::vector<Param>(params), varargs)
+    {
+    }
+    Bound(const CallArgs& call, const std::vector<Param>& ps, bool varargs = false) : m_call(call)
+    {
+        std::size_t npos = call.positional.size();
+        if (!varargs && npos > ps.size()) {
+            throw UserError(call.positional[ps.size()].loc,
+                            call.function + "() takes at most " + std::to_string(ps.size()) +
+                                " positional argument" + (ps.size() == 1 ? "" : "s") + " but " +
+                                std::to_string(npos) + " were given");
+        }
+        for (std::size_t k = 0; k < npos && k < ps.size(); ++k)
+            m_args[ps[k].name] = call.positional[k];
+        for (auto& keyword : call.keywords) {
+            const auto& name = keyword.first;
+            const auto& arg = keyword.second;
+            auto it =
+                std::find_if(ps.begin(), ps.end(), [&](const Param& p) { return name == p.name; });
+            if (it == ps.end()) {
+                throw UserError(arg.loc, call.function + "() got an unexpected keyword argument '" +
+                                             name + "'");
+            }
+            if (m_args.count(name)) {
+                throw UserError(arg.loc, call.function + "() got multiple values for argument '" +
+                                             name + "'");
+            }
+            m_args[name] = arg;
+        }
+        for (auto& p : ps) {
+            if (p.required && !m_args.count(p.name)) {
+                throw UserError(call.loc, call.function + "() is missing its argument '" +
+                                              std::string(p.name) + "'");
+            }
+        }
+    }
+    bool has(const std::string& n) const { return m_args.count(n) != 0; }
+    const Arg& operator[](const std::string& n) const { return m_args.at(n); }
+    const CallArgs& call() const { return m_call; }
+
+private:
+    const CallArgs& m_call;
+    std::map<std::string, Arg> m_args;
+};
+
+const std::set<std::string> kReducers = {"sum", "max", "min"};
+
+class Evaluator {
+public:
+    Evaluator(const std::map<std::string, std::int64_t>& overrides) : m_overrides(overrides) {}
+
+    void run(const ast::Module& mod);
+    Program& program() { return m_program; }
+    std::set<std::string> usedOverrides;
+
+private:
+    // ---- statements ----
+
+    void execute(const ast::Stmt& st);
+
+    // A parameter takes its --set value if one is given; the first assignment is the one listed.
+    void bindParameter(const ast::Expr& target, std::int64_t literal);
+    static bool isIntLiteral(const ast::Expr& e, std::int64_t* out);
+    void assign(const ast::Expr& target, const Value& v);
+
+    // ---- expressions ----
+
+    Value eval(const ast::Expr& e);
+    Value lookup(const ast::Expr& e);
+    Value attribute(const Value& obj, const ast::Expr& e);
+    Value method(const Value& obj, const std::string& name);
+    Value moduleAttribute(const std::string& mod, const std::string& a, SourceLoc loc);
+    Value subscript(const ast::Expr& e);
+    Expr indexExpr(const Value& v, SourceLoc loc, const Tensor& t, std::size_t pos);
+    Value unary(const ast::Expr& e);
+    Value boolOp(const ast::Expr& e);
+    Value binary(const std::string& op, const Value& a, const Value& b, SourceLoc loc);
+    using ExprKind2 = loopscope::ExprKind;
+    Value numeric(const std::string& op, const Value& a, const Value& b, SourceLoc loc);
+    Value compare(const std::string& op, const Value& a, const Value& b, SourceLoc loc);
+    static bool isExprLike(const Value& v);
+    Expr toExpr(const Value& v, SourceLoc loc, DataType numberType = DataType::int32());
+    static DataType wider(DataType a, DataType b) { return a.bits >= b.bits ? a : b; }
+
+    // TVM's implicit conversions: Python numbers take the other side's type; between expressions
+    // integers become floats and narrower types widen.
+    std::pair<Expr, Expr> matchTypes(const Value& a, const Value& b, SourceLoc loc);
+    Value exprValue(const Expr& e);
+    Value shapeValue(const Tensor& t);
+
+    // ---- calls ----
+
+    Value call(const ast::Expr& e);
+    Value argValue(const ast::Expr& a);
+    static std::string calleeName(const Value& f, const ast::Expr& callee);
+    void rejectLambdas(const CallArgs& c);
+    std::string stringArg(const Arg& a, const std::string& what);
+    DataType dtypeArg(const Arg& a);
+
+    // An extent: a positive integer (an integral float is accepted, as in N / bn) or a te.var.
+    Expr extentArg(const Value& v, SourceLoc loc, const std::string& what);
+    static std::string formatFloat(double f);
+    std::vector<Expr> shapeArg(const Arg& a, const std::string& tensorName);
+    Value builtin(const std::string& name, const CallArgs& c);
+    Expr toIntExpr(const Value& v, SourceLoc loc);
+    Expr extentOrZero(const Value& v, SourceLoc loc) { return toIntExpr(v, loc); }
+
+    Value mathCall(const std::string& fn, const CallArgs& c);
+    Value reducerOrMinMax(const std::string& name, const CallArgs& c);
+    Value compute(const CallArgs& c);
+
+    // Reductions only at the top of a compute body; reduce axes only inside their reduction.
+    void checkReductions(const Expr& body, SourceLoc loc, const std::string& tname);
+    Value createSchedule(const CallArgs& c);
+    Value lowerOrBuild(const std::string& name, const CallArgs& c);
+
+    // Every placeholder the schedule reads and every output must be an argument.
+    void checkArgs(const Variant& v, SourceLoc loc);
+
+    // ---- schedule primitives ----
+
+    Schedule& schedule(int variant);
+    void touch(int variant);
+
+    // TVM stage methods Loopscope does not implement: named as such rather than as unknown.
+    static inline const std::set<std::string> kUnsupportedStageMethods = {"double_buffer"};
+    static bool isStagePrimitive(const std::string& name);
+    static bool isSchedulePrimitive(const std::string& name);
+    IterVar axisArg(const Arg& a, const std::string& fn);
+    std::int64_t factorArg(const Arg& a, const std::string& what);
+    int intArg(const Arg& a, const std::string& what);
+    void recordStep(int variant, const std::string& primitive, const std::string& stage);
+    Value ivList(const std::vector<IterVar>& ivs, VKind kind = VKind::Tuple);
+    Value callMethod(const Value& self, const std::string& name, const CallArgs& c);
+
+    // The script's value for an argument of a primitive, as the catalogue says its kind is.
+    StepArg stepArg(const PrimitiveSpec& p, int index, const Arg& a, int variant);
+
+    // A primitive of the catalogue called on a stage or the schedule: its arguments bound to the
+    // catalogue's signature, then applied to a copy of the variant's schedule, which becomes the
+    // newest snapshot when the primitive accepts it.
+    Value applyPrimitive(const Value& self, const PrimitiveSpec& p, const CallArgs& c);
+    void recordNames(Variant& v);
+    void finishVariants();
+    const std::map<std::string, std::int64_t>& m_overrides;
+    Program m_program;
+    std::unordered_map<std::string, Value> m_env;
+    std::map<int, std::string> m_variantComments;
+    std::set<int> m_commentLines;
+    int m_lastScheduleLine = 0;
+    std::set<const VarNode*> m_reduceVars;
+    const ast::Stmt* m_stmt = nullptr;
+    std::string m_assignName;
+    std::set<int> m_touched;
+    bool m_inCompute = false;
+};
+
+} // namespace loopscope::te_detail
