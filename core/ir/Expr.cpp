@@ -149,18 +149,25 @@ Expr makeBinary(ExprKind k, Expr a, Expr b)
 
 Expr makeNot(Expr a)
 {
+    LS_ASSERT(a.defined(), "'not' of nothing");
     if (std::int64_t v; isConstInt(a, &v)) return makeBool(v == 0);
     return std::make_shared<NotNode>(std::move(a));
 }
 
 Expr makeSelect(Expr c, Expr t, Expr f)
 {
-    LS_ASSERT(t.type() == f.type(), "select branches differ in type");
+    LS_ASSERT(c.defined() && t.defined() && f.defined(), "select with a missing operand");
+    LS_ASSERT(t.type() == f.type(),
+              "select branches differ in type: " << t.type().str() << " vs " << f.type().str());
+    LS_ASSERT(c.type().lanes == 1 || c.type().lanes == t.type().lanes,
+              "select condition has " << c.type().lanes << " lanes, its branches "
+                                      << t.type().lanes);
     return std::make_shared<SelectNode>(std::move(c), std::move(t), std::move(f));
 }
 
 Expr makeCast(DataType t, Expr v)
 {
+    LS_ASSERT(v.defined(), "cast of nothing to " << t.str());
     if (v.type() == t) return v;
     if (std::int64_t x; isConstInt(v, &x) && t.isScalar())
         return makeConst(t, static_cast<double>(x));
@@ -173,6 +180,11 @@ Expr makeCast(DataType t, Expr v)
 
 Expr makeCall(DataType t, CallOp op, std::vector<Expr> args)
 {
+    std::size_t arity = op == CallOp::Pow ? 2 : op == CallOp::IfThenElse ? 3 : 1;
+    LS_ASSERT(args.size() == arity,
+              callOpName(op) << " takes " << arity << " arguments, given " << args.size());
+    for (auto& a : args)
+        LS_ASSERT(a.defined(), callOpName(op) << " with a missing argument");
     return std::make_shared<CallNode>(t, op, std::move(args));
 }
 
@@ -180,6 +192,10 @@ Expr makeTensorLoad(Tensor t, std::vector<Expr> indices); // defined in te/Tenso
 
 Expr makeBufferLoad(Buffer b, std::vector<Expr> indices)
 {
+    LS_ASSERT(b, "load from no buffer");
+    for (auto& i : indices)
+        LS_ASSERT(i.defined() && !i.type().isFloat(),
+                  "buffer " << b->name << " indexed by a non-integer");
     DataType t = b->dtype;
     for (auto& i : indices)
         if (i.type().lanes > 1) t = t.withLanes(i.type().lanes);
@@ -188,22 +204,31 @@ Expr makeBufferLoad(Buffer b, std::vector<Expr> indices)
 
 Expr makeRamp(Expr base, Expr stride, int lanes)
 {
+    LS_ASSERT(base.defined() && stride.defined(), "ramp with a missing base or stride");
+    LS_ASSERT(lanes > 1, "ramp of " << lanes << " lanes");
+    LS_ASSERT(base.type().isScalar() && stride.type().isScalar(), "ramp of vectors");
     return std::make_shared<RampNode>(std::move(base), std::move(stride), lanes);
 }
 
 Expr makeBroadcast(Expr v, int lanes)
 {
+    LS_ASSERT(v.defined(), "broadcast of nothing");
     LS_ASSERT(v.type().isScalar(), "broadcast of a vector");
+    LS_ASSERT(lanes >= 1, "broadcast to " << lanes << " lanes");
     return std::make_shared<BroadcastNode>(std::move(v), lanes);
 }
 
 Expr makeLet(Var v, Expr value, Expr body)
 {
+    LS_ASSERT(v.defined() && value.defined() && body.defined(), "let with a missing part");
     return std::make_shared<LetNode>(std::move(v), std::move(value), std::move(body));
 }
 
 Expr makeReduce(ReduceOp op, Expr source, std::vector<IterVar> axes, Expr condition)
 {
+    LS_ASSERT(source.defined(), "reduction of nothing");
+    for (auto& a : axes)
+        LS_ASSERT(a, "reduction over a missing axis");
     return std::make_shared<ReduceNode>(op, std::move(source), std::move(axes),
                                         std::move(condition));
 }

@@ -1,5 +1,10 @@
 #include "ir/Stmt.h"
 
+#include "ir/Diagnostic.h"
+#include "ir/Tensor.h"
+
+#include <sstream>
+
 namespace loopscope {
 
 const char* forKindName(ForKind k)
@@ -16,6 +21,9 @@ const char* forKindName(ForKind k)
 
 Stmt makeFor(Var v, Expr min, Expr extent, ForKind k, Stmt body, std::string threadTag)
 {
+    LS_ASSERT(v.defined() && min.defined() && extent.defined(), "loop without a variable or range");
+    LS_ASSERT(min.type().isScalar() && extent.type().isScalar(),
+              "loop " << v.as<VarNode>()->name << " over a vector range");
     return std::make_shared<ForNode>(std::move(v), std::move(min), std::move(extent), k,
                                      std::move(body), std::move(threadTag));
 }
@@ -35,11 +43,19 @@ Stmt remakeFor(const ForNode* like, Var v, Expr min, Expr extent, Stmt body)
 
 Stmt makeTensorStore(Tensor t, std::vector<Expr> indices, Expr value)
 {
+    LS_ASSERT(t && value.defined(), "store without a tensor or value");
+    LS_ASSERT(static_cast<int>(indices.size()) == t->ndim(),
+              "store to " << t->name << " with " << indices.size() << " indices, it has "
+                          << t->ndim() << " dimensions");
     return std::make_shared<TensorStoreNode>(std::move(t), std::move(indices), std::move(value));
 }
 
 Stmt makeBufferStore(Buffer b, std::vector<Expr> indices, Expr value)
 {
+    LS_ASSERT(b && value.defined(), "store without a buffer or value");
+    for (auto& i : indices)
+        LS_ASSERT(i.defined() && !i.type().isFloat(),
+                  "buffer " << b->name << " indexed by a non-integer");
     return std::make_shared<BufferStoreNode>(std::move(b), std::move(indices), std::move(value));
 }
 
@@ -56,11 +72,13 @@ Stmt makeAllocate(Buffer b, Stmt body)
 
 Stmt makeLetStmt(Var v, Expr value, Stmt body)
 {
+    LS_ASSERT(v.defined() && value.defined(), "let without a variable or value");
     return std::make_shared<LetStmtNode>(std::move(v), std::move(value), std::move(body));
 }
 
 Stmt makeIfThenElse(Expr cond, Stmt thenCase, Stmt elseCase)
 {
+    LS_ASSERT(cond.defined(), "if without a condition");
     return std::make_shared<IfThenElseNode>(std::move(cond), std::move(thenCase),
                                             std::move(elseCase));
 }
@@ -73,6 +91,7 @@ Stmt makeAttr(std::string key, std::string target, Expr value, Stmt body, const 
 
 Stmt makeEvaluate(Expr v)
 {
+    LS_ASSERT(v.defined(), "evaluate of nothing");
     return std::make_shared<EvaluateNode>(std::move(v));
 }
 

@@ -9,6 +9,12 @@ namespace loopscope {
 
 Expr makeTensorLoad(Tensor t, std::vector<Expr> indices)
 {
+    LS_ASSERT(t, "load from no tensor");
+    LS_ASSERT(static_cast<int>(indices.size()) == t->ndim(),
+              "load from " << t->name << " with " << indices.size() << " indices, it has "
+                           << t->ndim() << " dimensions");
+    for (auto& i : indices)
+        LS_ASSERT(i.defined() && !i.type().isFloat(), t->name << " indexed by a non-integer");
     DataType type = t->dtype;
     for (auto& i : indices)
         if (i.type().lanes > 1) type = type.withLanes(i.type().lanes);
@@ -17,6 +23,8 @@ Expr makeTensorLoad(Tensor t, std::vector<Expr> indices)
 
 Tensor makePlaceholder(std::string name, std::vector<Expr> shape, DataType dtype, SourceLoc loc)
 {
+    for (auto& e : shape)
+        LS_ASSERT(e.defined(), "placeholder " << name << " with a missing extent");
     auto op = std::make_shared<OperationNode>();
     op->kind = OperationNode::Kind::Placeholder;
     op->name = std::move(name);
@@ -29,6 +37,9 @@ Tensor makePlaceholder(std::string name, std::vector<Expr> shape, DataType dtype
 Tensor makeCompute(std::string name, std::string tag, std::vector<IterVar> axes, Expr body,
                    SourceLoc loc)
 {
+    LS_ASSERT(body.defined(), "compute " << name << " without a body");
+    for (auto& a : axes)
+        LS_ASSERT(a, "compute " << name << " with a missing axis");
     auto op = std::make_shared<OperationNode>();
     op->kind = OperationNode::Kind::Compute;
     op->name = std::move(name);
