@@ -8,4 +8,6 @@ target_sources(loopscope_widgets PRIVATE
   editor/ScheduleModels.cpp
   editor/SchedulePanel.h
   editor/SchedulePanel.cpp
+  editor/PrimitiveHelp.h
+  editor/PrimitiveHelp.cpp
 )

@@ -203,6 +203,10 @@ ArgSpec optionalKeyword(std::string name, ArgKind kind, std::string defaultText 
     return {std::move(name), kind, false, true, std::move(defaultText), std::move(label)};
 }
 
+// Setups the examples share.
+#define kTile "xo, yo, xi, yi = s[C].tile(x, y, x_factor=32, y_factor=32)\n"
+#define kSplitK "ko, ki = s[C].split(k, factor=4)\n"
+
 std::vector<PrimitiveSpec> makeCatalogue()
 {
     using K = ArgKind;
@@ -216,6 +220,7 @@ std::vector<PrimitiveSpec> makeCatalogue()
          "Split a loop into an outer and an inner loop: the inner runs `factor` times (or the "
          "outer runs `nparts` times)",
          "xo, xi = s[C].split(x, factor=32)",
+         "",
          {"outer", "inner"},
          applySplit,
          splitNames},
@@ -227,6 +232,7 @@ std::vector<PrimitiveSpec> makeCatalogue()
           {"y_factor", K::Factor, true, true, {}, {}}},
          "Split two nested loops and reorder them into a tile: x outer, y outer, x inner, y inner",
          "xo, yo, xi, yi = s[C].tile(x, y, x_factor=32, y_factor=32)",
+         "",
          {"x_outer", "y_outer", "x_inner", "y_inner"},
          applyTile,
          tileNames},
@@ -235,6 +241,7 @@ std::vector<PrimitiveSpec> makeCatalogue()
          {required("args", K::Axes)},
          "Fuse adjacent loops into one loop over their combined extent",
          "xy = s[C].fuse(x, y)",
+         "",
          {"fused"},
          applyFuse,
          fuseNames},
@@ -243,6 +250,7 @@ std::vector<PrimitiveSpec> makeCatalogue()
          {required("args", K::Axes)},
          "Put the named loops in this order (the other loops keep their places)",
          "s[C].reorder(xo, yo, k, xi, yi)",
+         kTile,
          {},
          applyReorder,
          nullptr},
@@ -251,6 +259,7 @@ std::vector<PrimitiveSpec> makeCatalogue()
          {required("var", K::Axis)},
          "Run a loop as vector instructions (an innermost data-parallel loop of constant extent)",
          "s[C].vectorize(yi)",
+         kTile,
          {},
          applyVectorize,
          nullptr},
@@ -259,6 +268,7 @@ std::vector<PrimitiveSpec> makeCatalogue()
          {required("var", K::Axis)},
          "Run the iterations of a data-parallel loop on all cores",
          "s[C].parallel(xo)",
+         kTile,
          {},
          applyParallel,
          nullptr},
@@ -267,6 +277,7 @@ std::vector<PrimitiveSpec> makeCatalogue()
          {required("var", K::Axis)},
          "Unroll a loop of constant extent completely",
          "s[C].unroll(ki)",
+         kSplitK,
          {},
          applyUnroll,
          nullptr},
@@ -278,6 +289,7 @@ std::vector<PrimitiveSpec> makeCatalogue()
          "Annotate a loop: unroll, vectorize, auto_unroll_max_step, unroll_explicit, "
          "parallel_launch_point, ...",
          "s[C].pragma(xo, \"auto_unroll_max_step\", 16)",
+         kTile,
          {},
          applyPragma,
          nullptr},
@@ -286,6 +298,7 @@ std::vector<PrimitiveSpec> makeCatalogue()
          {required("ivar", K::Axis), required("thread_ivar", K::ThreadAxis)},
          "Bind a loop to a GPU thread axis (shown in the loop nest; CPU code refuses it)",
          "s[C].bind(xo, te.thread_axis(\"blockIdx.x\"))",
+         kTile,
          {},
          applyBind,
          nullptr},
@@ -295,6 +308,7 @@ std::vector<PrimitiveSpec> makeCatalogue()
          "Pad a stage's buffer along one of its dimensions so that the stride is factor*k + "
          "offset",
          "s[AA].storage_align(AA.op.axis[0], 16, 1)",
+         "AA = s.cache_read(A, \"local\", [C])\n",
          {},
          applyStorageAlign,
          nullptr},
@@ -303,6 +317,7 @@ std::vector<PrimitiveSpec> makeCatalogue()
          {required("parent", K::Stage), required("scope", K::Axis)},
          "Compute a producer inside a loop of one of its consumers",
          "s[CC].compute_at(s[C], yo)",
+         "CC = s.cache_write(C, \"local\")\n" kTile,
          {},
          applyComputeAt,
          nullptr},
@@ -311,6 +326,7 @@ std::vector<PrimitiveSpec> makeCatalogue()
          {},
          "Inline an element-wise stage into the stages that read it",
          "s[BT].compute_inline()",
+         "",
          {},
          applyComputeInline,
          nullptr},
@@ -319,6 +335,7 @@ std::vector<PrimitiveSpec> makeCatalogue()
          {},
          "Compute a stage at the root, on its own, before its consumers",
          "s[BT].compute_root()",
+         "s[BT].compute_at(s[C], x)\n",
          {},
          applyComputeRoot,
          nullptr},
@@ -328,6 +345,7 @@ std::vector<PrimitiveSpec> makeCatalogue()
           required("readers", K::Tensors)},
          "Read a tensor through a copy in the given scope, for the given readers",
          "AA = s.cache_read(A, \"local\", [C])",
+         "",
          {"cache"},
          applyCacheRead,
          cacheNames},
@@ -336,6 +354,7 @@ std::vector<PrimitiveSpec> makeCatalogue()
          {required("tensor", K::Tensor), required("scope", K::Scope, "scope")},
          "Compute a stage into a cache in the given scope, then copy the cache out",
          "CC = s.cache_write(C, \"local\")",
+         "",
          {"cache"},
          applyCacheWrite,
          cacheNames},
@@ -345,12 +364,27 @@ std::vector<PrimitiveSpec> makeCatalogue()
           optionalKeyword("factor_axis", K::Int, "0", "factor_axis")},
          "Factor a reduction over one of its reduction loops into a new stage",
          "CF = s.rfactor(C, ki)",
+         kSplitK,
          {"factored"},
          applyRfactor,
          rfactorNames},
     };
     return c;
 }
+
+#undef kTile
+#undef kSplitK
+
+const char* const kExampleDeclarations = R"(from tvm import te
+M = N = K = 64
+A = te.placeholder((M, K), name="A")
+B = te.placeholder((K, N), name="B")
+BT = te.compute((N, K), lambda j, kk: B[kk, j], name="BT")
+k = te.reduce_axis((0, K), name="k")
+C = te.compute((M, N), lambda i, j: te.sum(A[i, k] * BT[j, k], axis=k), name="C")
+s = te.create_schedule(C.op)
+x, y = s[C].op.axis
+)";
 
 } // namespace
 
@@ -406,6 +440,13 @@ const PrimitiveSpec* findPrimitive(std::string_view name)
     for (const PrimitiveSpec& p : primitiveCatalogue())
         if (p.name == name) return &p;
     return nullptr;
+}
+
+std::string exampleScript(const PrimitiveSpec& primitive, bool withExample)
+{
+    std::string script = kExampleDeclarations + primitive.exampleSetup;
+    if (withExample) script += primitive.example + "\n";
+    return script;
 }
 
 ScheduleStep makeStep(const PrimitiveSpec& primitive, Tensor stage)

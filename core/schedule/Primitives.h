@@ -78,6 +78,9 @@ struct PrimitiveSpec {
     std::vector<ArgSpec> args;
     std::string help;    // one line
     std::string example; // a statement as a script writes it
+    // The statements the example needs before it, after exampleScript()'s declarations (a
+    // matmul C = A x BT over x, y and k; BT an element-wise transpose of B).
+    std::string exampleSetup;
     // What the statement binds, as TVM's documentation names it ({"outer", "inner"}); empty when
     // it returns nothing.
     std::vector<std::string> results;
@@ -99,6 +102,10 @@ struct PrimitiveSpec {
 // Every primitive, in the order a user meets them (loop, annotation, attachment, dataflow).
 const std::vector<PrimitiveSpec>& primitiveCatalogue();
 const PrimitiveSpec* findPrimitive(std::string_view name);
+
+// A whole script in which the primitive's example runs: the declarations, the example's setup
+// and, when `withExample`, the example itself (the last statement).
+std::string exampleScript(const PrimitiveSpec& primitive, bool withExample = true);
 
 // A step with its arguments left out, ready to be filled in.
 ScheduleStep makeStep(const PrimitiveSpec& primitive, Tensor stage);

@@ -1,7 +1,7 @@
 # Tests of the editor part (widgets/editor): Qt Test executables on the offscreen platform.
 find_package(Qt6 REQUIRED COMPONENTS Test)
 
-foreach(test StatementWriterTest EditorPaneTest SchedulePanelTest)
+foreach(test StatementWriterTest EditorPaneTest SchedulePanelTest PrimitiveHelpTest)
   add_executable(${test} widgets/${test}.cpp)
   set_target_properties(${test} PROPERTIES AUTOMOC ON)
   target_link_libraries(${test} PRIVATE loopscope_widgets Qt6::Test loopscope_warnings)

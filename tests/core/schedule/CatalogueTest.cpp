@@ -5,54 +5,17 @@
 
 #include <gtest/gtest.h>
 
-#include <map>
 #include <set>
 
 namespace loopscope {
 namespace {
-
-// A matmul reading a transposed copy of B (an element-wise stage to inline), as the examples
-// assume: x, y are C's axes and k its reduction axis.
-const char* const kBase = R"(from tvm import te
-M = N = K = 64
-A = te.placeholder((M, K), name="A")
-B = te.placeholder((K, N), name="B")
-BT = te.compute((N, K), lambda j, kk: B[kk, j], name="BT")
-k = te.reduce_axis((0, K), name="k")
-C = te.compute((M, N), lambda i, j: te.sum(A[i, k] * BT[j, k], axis=k), name="C")
-s = te.create_schedule(C.op)
-x, y = s[C].op.axis
-)";
-
-// What an example needs before it: the statements that bind the names it uses.
-const std::map<std::string, std::string> kSetup = {
-    {"split", ""},
-    {"tile", ""},
-    {"fuse", ""},
-    {"reorder", "xo, yo, xi, yi = s[C].tile(x, y, x_factor=32, y_factor=32)\n"},
-    {"vectorize", "xo, yo, xi, yi = s[C].tile(x, y, x_factor=32, y_factor=32)\n"},
-    {"parallel", "xo, yo, xi, yi = s[C].tile(x, y, x_factor=32, y_factor=32)\n"},
-    {"unroll", "ko, ki = s[C].split(k, factor=4)\n"},
-    {"pragma", "xo, yo, xi, yi = s[C].tile(x, y, x_factor=32, y_factor=32)\n"},
-    {"bind", "xo, yo, xi, yi = s[C].tile(x, y, x_factor=32, y_factor=32)\n"},
-    {"storage_align", "AA = s.cache_read(A, \"local\", [C])\n"},
-    {"compute_at", "CC = s.cache_write(C, \"local\")\n"
-                   "xo, yo, xi, yi = s[C].tile(x, y, x_factor=32, y_factor=32)\n"},
-    {"compute_inline", ""},
-    {"compute_root", "s[BT].compute_at(s[C], x)\n"},
-    {"cache_read", ""},
-    {"cache_write", ""},
-    {"rfactor", "ko, ki = s[C].split(k, factor=4)\n"},
-};
 
 TEST(Catalogue, EveryExampleRunsAndRecordsItsStep)
 {
     ASSERT_FALSE(primitiveCatalogue().empty());
     for (const PrimitiveSpec& p : primitiveCatalogue()) {
         SCOPED_TRACE(p.name);
-        auto setup = kSetup.find(p.name);
-        ASSERT_NE(setup, kSetup.end()) << "no setup for the example of " << p.name;
-        EvalResult r = evaluateScript(std::string(kBase) + setup->second + p.example + "\n");
+        EvalResult r = evaluateScript(exampleScript(p));
         ASSERT_TRUE(r.ok) << r.error.loc.line << ": " << r.error.message;
         ASSERT_EQ(r.program.variants.size(), 1u);
         const Variant& v = r.program.variants.front();
@@ -111,7 +74,7 @@ TEST(Catalogue, StatementsPrintAsTvmWritesThem)
 
 TEST(Catalogue, AStepAppliesToACopyOrSaysWhyNot)
 {
-    EvalResult r = evaluateScript(kBase);
+    EvalResult r = evaluateScript(exampleScript(*findPrimitive("split"), false));
     ASSERT_TRUE(r.ok) << r.error.message;
     const Variant& v = r.program.variants.front();
     const Schedule& original = v.schedule();
