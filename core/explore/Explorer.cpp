@@ -114,6 +114,7 @@ Exploration explore(const std::string& script, const std::map<std::string, std::
         vv.name = v.name;
         vv.line = v.loc.line;
         vv.lastLine = v.lastLine;
+        vv.scheduleEndLine = v.scheduleEndLine;
         vv.scheduleVar = v.scheduleVar;
         vv.tensorVars = v.tensorVars;
         vv.axisVars = v.axisVars;

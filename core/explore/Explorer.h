@@ -49,8 +49,9 @@ struct StepView {
 
 struct VariantView {
     std::string name;
-    int line = 0;     // te.create_schedule
-    int lastLine = 0; // last statement of the variant's block
+    int line = 0;            // te.create_schedule
+    int lastLine = 0;        // last statement of the variant's block
+    int scheduleEndLine = 0; // last line of its schedule statements: where a new step goes
     std::vector<StepView> steps;
     // For writing new steps at the end of the block (see Variant in te/Program.h).
     std::string scheduleVar;

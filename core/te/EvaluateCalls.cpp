@@ -377,6 +377,7 @@ Value Evaluator::lowerOrBuild(const std::string& name, const CallArgs& c)
         throw UserError(s.loc, name + " needs a schedule, not " + typeName(s.value));
     Variant& v = m_program.variants[static_cast<std::size_t>(s.value.variant)];
     touch(s.value.variant);
+    m_lowered.insert(s.value.variant);
     if (b.has("args")) {
         const Arg& a = b["args"];
         if (!a.value.isSeq()) throw UserError(a.loc, "the arguments must be a list of tensors");

@@ -37,10 +37,13 @@ void Evaluator::run(const ast::Module& mod)
         for (auto& st : mod.body) {
             m_stmt = &st;
             m_touched.clear();
+            m_lowered.clear();
             execute(st);
             for (int v : m_touched) {
                 auto& var = m_program.variants[static_cast<std::size_t>(v)];
                 var.lastLine = std::max(var.lastLine, st.endLine);
+                if (!m_lowered.count(v))
+                    var.scheduleEndLine = std::max(var.scheduleEndLine, st.endLine);
                 recordNames(var);
             }
         }

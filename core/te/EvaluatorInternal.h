@@ -326,6 +326,7 @@ private:
     const ast::Stmt* m_stmt = nullptr;
     std::string m_assignName;
     std::set<int> m_touched;
+    std::set<int> m_lowered; // variants this statement lowers or builds
     bool m_inCompute = false;
 };
 

@@ -41,6 +41,9 @@ struct Variant {
     std::string name;
     SourceLoc loc;    // the te.create_schedule statement
     int lastLine = 0; // last line of a statement that belongs to this variant
+    // Last line of the variant's schedule statements (create_schedule, steps, the axes and
+    // tensors they bind): where a new step is written, before trailing tvm.lower/tvm.build code.
+    int scheduleEndLine = 0;
     std::vector<Step> steps;
     std::vector<Schedule> snapshots; // snapshots[0]: untransformed; snapshots[i]: after steps[i-1]
     std::vector<Tensor> args;        // the function's arguments, in order

@@ -52,6 +52,23 @@ TEST(Evaluator, VariantsAreNamedByTheirComment)
     EXPECT_EQ(r.program.variants[2].name, "s2_2");
 }
 
+TEST(Evaluator, TheScheduleStatementsEndBeforeTrailingLowering)
+{
+    // Line 3 on (after the header's two lines).
+    EvalResult r = eval(R"(A = te.placeholder((64,), name="A")
+B = te.compute((64,), lambda i: A[i] * 2, name="B")
+s = te.create_schedule(B.op)
+(i,) = s[B].op.axis
+io, ii = s[B].split(i, factor=8)
+print(tvm.lower(s, [A, B], simple_mode=True))
+f = tvm.build(s, [A, B])
+)");
+    ASSERT_TRUE(r.ok) << r.error.message;
+    const Variant& v = r.program.variants.front();
+    EXPECT_EQ(v.scheduleEndLine, 7);
+    EXPECT_EQ(v.lastLine, 9);
+}
+
 TEST(Evaluator, StepsKeepTheirStatementsAndSnapshots)
 {
     EvalResult r = eval("A = te.placeholder((64,), name=\"A\")\nB = te.compute((64,), lambda i: "
