@@ -1,0 +1,231 @@
+// The TIR printer's statements: bodies spliced into their frame, loops (T.grid for perfect serial
+// nests), lets, branches, allocations, attributes and realize regions, each in the concise form
+// where TVM uses it.
+#include "ir/PrinterInternal.h"
+
+#include <algorithm>
+
+namespace loopscope::printer_detail {
+
+// The statements of a body into frame `f`; a sequence is spliced, and only its last statement
+// may print in concise form (`x: T.int32 = v` rather than `with T.LetStmt(v) as x:`).
+void Printer::asDocBody(const Stmt& s, Frame& f)
+{
+    if (!s.defined()) return;
+    if (auto* seq = s.as<SeqNode>()) {
+        for (std::size_t i = 0; i < seq->stmts.size(); ++i) {
+            f.allowConcise = i + 1 == seq->stmts.size();
+            Lines lines = stmt(seq->stmts[i]);
+            append(f.lines, lines);
+        }
+        return;
+    }
+    f.allowConcise = true;
+    Lines lines = stmt(s);
+    append(f.lines, lines);
+}
+
+Lines Printer::stmt(const Stmt& s)
+{
+    if (!s.defined()) return {};
+    switch (s.kind()) {
+    case StmtKind::For: return forStmt(s.as<ForNode>());
+    case StmtKind::TensorStore: {
+        auto* op = s.as<TensorStoreNode>();
+        std::string name = tensorName(op->tensor.get());
+        std::string value = expr(op->value).text;
+        return {{0, name + "[" + indices(op->indices) + "] = " + value}};
+    }
+    case StmtKind::BufferStore: {
+        auto* op = s.as<BufferStoreNode>();
+        std::string name = bufferName(op->buffer.get());
+        std::string value = expr(op->value).text;
+        return {{0, name + "[" + indices(op->indices) + "] = " + value}};
+    }
+    case StmtKind::Realize: return realize(s.as<RealizeNode>());
+    case StmtKind::Allocate: return allocate(s.as<AllocateNode>());
+    case StmtKind::LetStmt: return letStmt(s.as<LetStmtNode>());
+    case StmtKind::IfThenElse: return ifThenElse(s.as<IfThenElseNode>());
+    case StmtKind::Seq: {
+        Frame& f = pushFrame(s.get());
+        asDocBody(s, f);
+        return popFrame();
+    }
+    case StmtKind::Attr: return attr(s.as<AttrNode>());
+    case StmtKind::Evaluate: {
+        auto* op = s.as<EvaluateNode>();
+        std::string value = expr(op->value).text;
+        if (op->value.kind() == ExprKind::Call) return {{0, value}};
+        return {{0, "T.evaluate(" + value + ")"}};
+    }
+    }
+    return {};
+}
+
+Lines Printer::forStmt(const ForNode* op)
+{
+    std::vector<const ForNode*> grid;
+    VarSet gridVars;
+    for (const ForNode* l = op; l; l = l->body.as<ForNode>()) {
+        if (l->forKind != ForKind::Serial || !isZero(l->min) || usesAnyVar(l->extent, gridVars))
+            break;
+        grid.push_back(l);
+        gridVars.insert(l->var.get());
+    }
+    Frame& f = pushFrame(op);
+    std::string header;
+    Stmt body;
+    if (grid.size() > 1) {
+        std::vector<std::string> vars, extents;
+        for (const ForNode* l : grid) {
+            vars.push_back(define(l->var.get(), l->var.name(), f));
+            extents.push_back(expr(l->extent).text);
+        }
+        header = "for " + join(vars) + " in T.grid(" + join(extents) + "):";
+        body = grid.back()->body;
+    } else {
+        std::string var = define(op->var.get(), op->var.name(), f);
+        std::string range;
+        if (isZero(op->min)) {
+            range = expr(op->extent).text;
+        } else {
+            Expr end = isZero(op->extent) ? op->min : op->min + op->extent;
+            range = expr(op->min).text + ", " + expr(end).text;
+        }
+        std::string call;
+        switch (op->forKind) {
+        case ForKind::Serial: call = "range(" + range + ")"; break;
+        case ForKind::Parallel: call = "T.parallel(" + range + ")"; break;
+        case ForKind::Vectorized: call = "T.vectorized(" + range + ")"; break;
+        case ForKind::Unrolled: call = "T.unroll(" + range + ")"; break;
+        case ForKind::ThreadBinding:
+            call = "T.thread_binding(" + range + ", thread=" + quoted(op->threadTag) + ")";
+            break;
+        }
+        header = "for " + var + " in " + call + ":";
+        body = op->body;
+    }
+    asDocBody(body, f);
+    return withBlock(header, popFrame());
+}
+
+Lines Printer::letStmt(const LetStmtNode* op)
+{
+    bool concise = current().allowConcise;
+    std::string value = expr(op->value).text;
+    Frame& f = pushFrame(op);
+    auto known = m_objNames.find(op->var.get());
+    bool rebound = known != m_objNames.end();
+    std::string name = rebound ? known->second : define(op->var.get(), op->var.name(), f);
+    asDocBody(op->body, f);
+    Lines body = popFrame();
+    if (rebound) return withBlock("with T.LetStmt(" + value + ", var=" + name + "):", body);
+    if (concise) {
+        body.insert(body.begin(), {0, name + ": T." + op->var.type().str() + " = " + value});
+        return body;
+    }
+    return withBlock("with T.LetStmt(" + value + ") as " + name + ":", body);
+}
+
+Lines Printer::ifThenElse(const IfThenElseNode* op)
+{
+    std::string cond = expr(op->cond).text;
+    Lines out;
+    {
+        Frame& f = pushFrame(op->thenCase.get());
+        asDocBody(op->thenCase, f);
+        out = withBlock("if " + cond + ":", popFrame());
+    }
+    if (op->elseCase.defined()) {
+        Frame& f = pushFrame(op->elseCase.get());
+        asDocBody(op->elseCase, f);
+        append(out, withBlock("else:", popFrame()));
+    }
+    return out;
+}
+
+Lines Printer::allocate(const AllocateNode* op)
+{
+    bool concise = current().allowConcise;
+    const BufferNode* b = op->buffer.get();
+    std::vector<std::string> extents;
+    for (const Expr& e : b->shape)
+        extents.push_back(expr(e).text);
+    std::string scope = b->scope.empty() ? "global" : b->scope;
+    std::string rhs = "T.allocate([" + join(extents) + "], " + quoted(b->dtype.str()) + ", " +
+                      quoted(scope) + ")";
+    // The storage variable belongs to the enclosing frame, as in TVM.
+    const void* key = b->data.get() ? static_cast<const void*>(b->data.get()) : b;
+    std::string hint = b->data.get() && !b->data.name().empty() ? b->data.name() : b->name;
+    std::string name = define(key, hint, current());
+    Frame& f = pushFrame(op);
+    asDocBody(op->body, f);
+    Lines body = popFrame();
+    if (concise) {
+        body.insert(body.begin(), {0, name + " = " + rhs});
+        return body;
+    }
+    return withBlock("with " + rhs + " as " + name + ":", body);
+}
+
+Lines Printer::attr(const AttrNode* op)
+{
+    bool concise = current().allowConcise;
+    std::string rhs;
+    const VarNode* threadVar = nullptr;
+    if (op->key == "thread_extent" || op->key == "virtual_thread") {
+        const VarNode* v = findThreadVar(op);
+        std::string value = expr(op->value).text;
+        if (v && m_objNames.count(v)) {
+            rhs = "T.launch_thread(" + m_objNames[v] + ", " + value + ")";
+        } else {
+            rhs = "T.launch_thread(" + quoted(op->target) + ", " + value + ")";
+            threadVar = v;
+        }
+    } else {
+        rhs = "T.attr(" + quoted(scriptName(op->target)) + ", " + quoted(op->key) + ", " +
+              expr(op->value).text + ")";
+    }
+    Frame& f = pushFrame(op);
+    std::string lhs = threadVar ? define(threadVar, threadVar->name, f) : "";
+    asDocBody(op->body, f);
+    Lines body = popFrame();
+    if (concise) {
+        body.insert(body.begin(), {0, lhs.empty() ? rhs : lhs + " = " + rhs});
+        return body;
+    }
+    return withBlock("with " + rhs + (lhs.empty() ? "" : " as " + lhs) + ":", body);
+}
+
+// The variable a thread_extent attribute launches: one named like its thread tag whose uses
+// all lie inside the attribute.
+const VarNode* Printer::findThreadVar(const AttrNode* op)
+{
+    for (const VarNode* v : m_uses.vars) {
+        if (v->name != op->target) continue;
+        if (m_objNames.count(v)) return v;
+        const std::vector<const void*>& path = m_uses.paths[v];
+        if (std::find(path.begin(), path.end(), op) != path.end()) return v;
+    }
+    return nullptr;
+}
+
+Lines Printer::realize(const RealizeNode* op)
+{
+    Frame& f = pushFrame(op);
+    auto known = m_objNames.find(op->tensor.get());
+    std::string name =
+        known != m_objNames.end() ? known->second : define(op->tensor.get(), op->tensor->name, f);
+    std::vector<std::string> region;
+    for (const Range& r : op->bounds) {
+        Expr end = isZero(r.extent) ? r.min : r.min + r.extent;
+        region.push_back(expr(r.min).text + ":" + expr(end).text);
+    }
+    std::string scope = op->scope.empty() ? "global" : op->scope;
+    std::string header =
+        "with T.realize(" + name + "[" + join(region) + "], " + quoted(scope) + "):";
+    asDocBody(op->body, f);
+    return withBlock(header, popFrame());
+}
+
+} // namespace loopscope::printer_detail
