@@ -118,6 +118,7 @@ Exploration explore(const std::string& script, const std::map<std::string, std::
         vv.scheduleVar = v.scheduleVar;
         vv.tensorVars = v.tensorVars;
         vv.axisVars = v.axisVars;
+        vv.stageAxisVars = v.stageAxisVars;
         vv.names = v.names;
         for (auto& a : v.args)
             vv.args.push_back(a->name);

@@ -57,8 +57,10 @@ struct VariantView {
     std::string scheduleVar;
     std::map<std::string, std::string> tensorVars; // variable -> tensor name
     std::map<std::string, std::string> axisVars;   // variable -> axis name ("i.outer")
-    std::vector<std::string> names;                // every name in use
-    std::vector<std::string> args;                 // the function's argument tensors
+    // Stage name -> axis name -> variable: which variable holds which stage's axis.
+    std::map<std::string, std::map<std::string, std::string>> stageAxisVars;
+    std::vector<std::string> names; // every name in use
+    std::vector<std::string> args;  // the function's argument tensors
 };
 
 struct Exploration {

@@ -375,15 +375,24 @@ void Evaluator::recordNames(Variant& v)
 {
     v.tensorVars.clear();
     v.axisVars.clear();
+    v.stageAxisVars.clear();
     v.names.clear();
+    const Schedule& sch = v.snapshots.back();
     for (auto& [name, value] : m_env) {
         v.names.push_back(name);
-        if (value.kind == VKind::Tensor)
+        if (value.kind == VKind::Tensor) {
             v.tensorVars[name] = value.tensor->name;
-        else if (value.kind == VKind::IterVar)
+        } else if (value.kind == VKind::IterVar) {
             v.axisVars[name] = value.iv->name();
-        else if (value.kind == VKind::Schedule &&
-                 &m_program.variants[static_cast<std::size_t>(value.variant)] == &v)
+            // Two stages may have axes of one name (n of a padding and of a convolution).
+            // Of two variables holding one axis, the last in name order (as axisVars reads).
+            for (const Stage& st : sch.stages()) {
+                if (!st.hasIterVar(value.iv)) continue;
+                std::string& var = v.stageAxisVars[st.name()][value.iv->name()];
+                if (var < name) var = name;
+            }
+        } else if (value.kind == VKind::Schedule &&
+                   &m_program.variants[static_cast<std::size_t>(value.variant)] == &v)
             v.scheduleVar = name;
     }
     std::sort(v.names.begin(), v.names.end());

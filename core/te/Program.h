@@ -57,6 +57,8 @@ struct Variant {
     std::string scheduleVar;
     std::map<std::string, std::string> tensorVars;
     std::map<std::string, std::string> axisVars;
+    // Stage name -> axis name -> the variable holding that axis of that stage.
+    std::map<std::string, std::map<std::string, std::string>> stageAxisVars;
     std::vector<std::string> names;
     const Schedule& schedule() const { return snapshots.back(); }
 };

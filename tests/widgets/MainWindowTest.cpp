@@ -6,12 +6,15 @@
 #include "charts/SweepStore.h"
 #include "editor/EditorPane.h"
 #include "editor/SchedulePanel.h"
+#include "explore/Explorer.h"
+#include "schedule/Primitives.h"
 #include "views/LadderModel.h"
 #include "views/LoopNestView.h"
 #include "worker/WorkerClient.h"
 
 #include <QAbstractButton>
 #include <QApplication>
+#include <QDir>
 #include <QDockWidget>
 #include <QFile>
 #include <QMenu>
@@ -30,6 +33,7 @@
 #include <QTreeView>
 
 using namespace loopscope;
+using namespace Qt::StringLiterals;
 using loopscope::testing::RunResult;
 using loopscope::testing::runShell;
 
@@ -116,6 +120,82 @@ private slots:
         QVERIFY2(loopNestText(w).contains(QStringLiteral("i_outer")), qPrintable(loopNestText(w)));
         w.editor()->undo();
         QCOMPARE(w.editor()->text(), before);
+    }
+
+    // Every primitive the panel offers, on the last variant of every sample, on each of its
+    // stages' outermost loop: the statement lands after the variant's last schedule statement
+    // (never after its trailing tvm.lower/tvm.build code), the script still evaluates with one
+    // more step, and an annotation once written is not offered again on the same loop.
+    void everyOfferedPrimitiveLandsAtTheEndOfTheScheduleAndNeverTwice()
+    {
+        const QStringList samples = QDir(QStringLiteral(LOOPSCOPE_SOURCE_DIR "/samples"))
+                                        .entryList({QStringLiteral("*.py")}, QDir::Files);
+        QVERIFY(samples.size() >= 5);
+        int written = 0;
+        for (const QString& sample : samples) {
+            QFile f(QStringLiteral(LOOPSCOPE_SOURCE_DIR "/samples/") + sample);
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            const QString script = QString::fromUtf8(f.readAll());
+            MainWindow w;
+            useBuiltWorker(w);
+            w.setScriptText(script, QString(), false);
+            QVERIFY(awaitAnalysis(w));
+            Exploration x = explore(script.toStdString());
+            QVERIFY2(x.ok, qPrintable(sample));
+            const VariantView& v = x.variants.back();
+            w.editor()->gotoLine(v.line);
+            QTRY_COMPARE(w.currentVariant(), QString::fromStdString(v.name));
+            const int end = v.scheduleEndLine;
+            QVERIFY(end >= v.line && end <= v.lastLine);
+            const QStringList before = script.split(u'\n');
+            for (const StageInfo& stage : v.steps.back().stages) {
+                if (stage.axes.empty()) continue;
+                for (const PrimitiveSpec& p : primitiveCatalogue()) {
+                    const QString name = QString::fromStdString(p.name);
+                    // The panel follows the variant once its analysis lands.
+                    QTRY_VERIFY2(w.schedulePanel()->selectAxis(
+                                     QString::fromStdString(stage.name),
+                                     QString::fromStdString(stage.axes.front().var)),
+                                 qPrintable(sample + u' ' + QString::fromStdString(stage.name)));
+                    QAction* action = w.schedulePanel()->primitiveAction(name);
+                    if (!action || !action->isEnabled()) continue;
+                    // Unrolling a long loop (pragma unroll too) is legal but slow to lower: not
+                    // here.
+                    if ((name == u"unroll"_s || name == u"pragma"_s) &&
+                        stage.axes.front().extent > 64)
+                        continue;
+                    const QString where =
+                        sample + u' ' + QString::fromStdString(stage.name) + u' ' + name;
+                    action->trigger();
+                    const QStringList after = w.editor()->text().split(u'\n');
+                    const int added = static_cast<int>(after.size() - before.size());
+                    QVERIFY2(added >= 1, qPrintable(where));
+                    QCOMPARE(after.mid(0, end), before.mid(0, end));
+                    QCOMPARE(after.mid(end + added), before.mid(end));
+                    QVERIFY2(after[end + added - 1].contains(u'.' + name + u'('),
+                             qPrintable(where + u": "_s + after[end + added - 1]));
+                    QVERIFY2(awaitAnalysis(w), qPrintable(where + u": no analysis"_s));
+                    Exploration y = explore(w.editor()->text().toStdString());
+                    QVERIFY2(y.ok,
+                             qPrintable(where + u": "_s + QString::fromStdString(y.error.message)));
+                    QCOMPARE(y.variants.back().steps.size(), v.steps.size() + 1);
+                    if (name == u"parallel"_s || name == u"vectorize"_s || name == u"unroll"_s) {
+                        QVERIFY2(w.schedulePanel()->selectAxis(
+                                     QString::fromStdString(stage.name),
+                                     QString::fromStdString(stage.axes.front().var)),
+                                 qPrintable(where + u": the loop is gone"_s));
+                        QVERIFY2(!w.schedulePanel()->primitiveAction(name)->isEnabled(),
+                                 qPrintable(where + u" is offered twice"_s));
+                    }
+                    ++written;
+                    w.setScriptText(script, QString(), false);
+                    QVERIFY(awaitAnalysis(w));
+                    w.editor()->gotoLine(v.line);
+                    QTRY_COMPARE(w.currentVariant(), QString::fromStdString(v.name));
+                }
+            }
+        }
+        QVERIFY(written > 40);
     }
 
     void aMistakeShowsItsMarkerWhileTyping()

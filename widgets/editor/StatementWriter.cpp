@@ -111,6 +111,8 @@ std::string StatementWriter::axisVariable(const std::string& stage,
 {
     if (auto s = m_context.stageAxisVars.find(stage); s != m_context.stageAxisVars.end())
         if (auto a = s->second.find(axisVar); a != s->second.end()) return a->second;
+    // Where the stages' variables are known, another stage's variable of that name is no help.
+    if (!m_context.stageAxisVars.empty()) return {};
     if (auto a = m_context.axisVars.find(axisVar); a != m_context.axisVars.end()) return a->second;
     return {};
 }

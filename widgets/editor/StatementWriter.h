@@ -23,8 +23,8 @@ struct ScheduleContext {
     std::map<std::string, std::string> tensorVars;
     // AxisInfo::var -> the script variable holding that axis ("i.outer" -> "io").
     std::map<std::string, std::string> axisVars;
-    // Optional, per stage (stage name -> AxisInfo::var -> variable); takes precedence over
-    // axisVars where two stages have axes of the same name.
+    // Optional, per stage (stage name -> AxisInfo::var -> variable). When given, it alone says
+    // which variable holds a stage's axis (two stages may have axes of one name).
     std::map<std::string, std::map<std::string, std::string>> stageAxisVars;
     // Every name bound anywhere in the script: fresh names never clash with these.
     std::set<std::string> usedNames;

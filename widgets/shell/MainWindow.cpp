@@ -454,13 +454,16 @@ void MainWindow::showStepDetails()
     int step = std::clamp(m_step, 0, static_cast<int>(v->steps.size()) - 1);
     m_loopNest->showStep(step);
     m_ladder->setCurrentStep(step);
-    const StepView& s = v->steps[static_cast<std::size_t>(step)];
+    // The panel shows the state where a clicked statement is written: after the variant's last
+    // step, whichever step the views show.
+    const StepView& s = v->steps.back();
     ScheduleContext ctx;
     ctx.scheduleVar = v->scheduleVar;
     for (auto& [var, tensor] : v->tensorVars)
         ctx.tensorVars[tensor] = var;
     for (auto& [var, axis] : v->axisVars)
         ctx.axisVars[axis] = var;
+    ctx.stageAxisVars = v->stageAxisVars;
     for (auto& n : m_exploration->allNames)
         ctx.usedNames.insert(n);
     for (auto& st : s.stages)
@@ -550,7 +553,13 @@ void MainWindow::onStatementRequested(const QString& statement)
 {
     const VariantView* v = variantView();
     if (!v) return;
-    m_editor->appendToVariantBlock(v->lastLine, statement);
+    const int after = v->scheduleEndLine > 0 ? v->scheduleEndLine : v->lastLine;
+    const int line = m_editor->appendToVariantBlock(after, statement);
+    statusBar()->showMessage(
+        tr("Wrote %1 at line %2, the end of the schedule of variant %3")
+            .arg(statement.section(u'\n', -1),
+                 QString::number(line + static_cast<int>(statement.count(u'\n'))), m_variant),
+        8000);
     m_step = -1; // show the new step once analyzed
 }
 
