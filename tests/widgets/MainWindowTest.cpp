@@ -14,9 +14,11 @@
 
 #include <QAbstractButton>
 #include <QApplication>
+#include <QComboBox>
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
+#include <QLabel>
 #include <QMenu>
 #include <QPlainTextEdit>
 #include <QProcessEnvironment>
@@ -196,6 +198,61 @@ private slots:
             }
         }
         QVERIFY(written > 40);
+    }
+
+    // A script error keeps the variants, loop nest and ladder of the last good state on screen,
+    // marked stale; the panel's buttons and F5 say that the script has an error at line N.
+    void anErrorKeepsTheLastGoodState()
+    {
+        MainWindow w;
+        useBuiltWorker(w);
+        const QString good = smallLadder();
+        w.setScriptText(good, QString(), false);
+        QVERIFY(awaitAnalysis(w));
+        const int rows = w.ladderModel()->rowCount();
+        const QString nest = loopNestText(w);
+        QVERIFY(rows > 0 && !nest.isEmpty());
+        auto* box = w.findChild<QComboBox*>();
+        QVERIFY(box);
+        const int variants = box->count();
+        QVERIFY(variants > 1);
+
+        QString broken = good;
+        broken.replace(QStringLiteral("te.placeholder("), QStringLiteral("te.placeholdr("));
+        const int line =
+            static_cast<int>(good.left(good.indexOf(u"te.placeholder("_s)).count(u'\n')) + 1;
+        w.setScriptText(broken, QString(), true);
+        QVERIFY(awaitAnalysis(w));
+        QVERIFY(w.scriptError().startsWith(QStringLiteral("line %1:").arg(line)));
+        QCOMPARE(box->count(), variants);
+        QCOMPARE(w.ladderModel()->rowCount(), rows);
+        QCOMPARE(loopNestText(w), nest);
+        QVERIFY(w.editor()->hasDiagnosticMarker(line));
+        auto* label = w.findChild<QLabel*>(u"scriptErrorLabel"_s);
+        QVERIFY(label && label->isVisibleTo(&w));
+        QVERIFY(label->text().contains(QStringLiteral("line %1").arg(line)));
+        auto* dock = w.findChild<QDockWidget*>(u"LoopNestDock"_s);
+        QVERIFY(dock->windowTitle().contains(u"stale"_s));
+        QAction* split = w.schedulePanel()->primitiveAction(u"split"_s);
+        QVERIFY(!split->isEnabled());
+        QVERIFY2(split->toolTip().contains(QStringLiteral("error at line %1").arg(line)),
+                 qPrintable(split->toolTip()));
+        // F5 says why it does nothing.
+        w.show();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        QTest::keyClick(w.editor(), Qt::Key_F5);
+        QVERIFY2(w.statusBar()->currentMessage().contains(QStringLiteral("line %1").arg(line)),
+                 qPrintable(w.statusBar()->currentMessage()));
+        QTest::qWait(50);
+        QVERIFY(!w.worker()->isBusy());
+
+        // Fixed: current again.
+        w.setScriptText(good, QString(), true);
+        QVERIFY(awaitAnalysis(w));
+        QVERIFY(w.scriptError().isEmpty());
+        QVERIFY(!label->isVisibleTo(&w));
+        QVERIFY(!dock->windowTitle().contains(u"stale"_s));
+        QVERIFY(w.schedulePanel()->unavailable().isEmpty());
     }
 
     void aMistakeShowsItsMarkerWhileTyping()

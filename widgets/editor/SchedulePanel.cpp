@@ -148,6 +148,7 @@ struct SchedulePanel::Private {
     std::map<QString, QAction*> actions;
     StatementWriter writer{{}, {}};
     int programmatic = 0; // > 0 while the panel changes selections itself
+    QString unavailable;  // why no primitive can be written now (the script has an error)
 
     struct Request {
         PrimitiveRequest request;
@@ -253,7 +254,9 @@ void SchedulePanel::Private::updateActions()
     for (auto& spec : actionSpecs()) {
         QAction* action = actions.at(spec.name);
         QString reason, preview;
-        if (spec.name == u"new_variant"_s) {
+        if (!unavailable.isEmpty()) {
+            reason = unavailable;
+        } else if (spec.name == u"new_variant"_s) {
             if (stages->rowCount() == 0) reason = tr("no variant is shown");
         } else {
             Request req = requestFor(spec.name);
@@ -632,6 +635,18 @@ QStringList SchedulePanel::selectedAxes() const
     for (int r : d->selectedRows())
         out << d->axes->index(r, 0).data(AxesModel::AxisVarRole).toString();
     return out;
+}
+
+void SchedulePanel::setUnavailable(const QString& reason)
+{
+    if (d->unavailable == reason) return;
+    d->unavailable = reason;
+    d->updateActions();
+}
+
+QString SchedulePanel::unavailable() const
+{
+    return d->unavailable;
 }
 
 QAction* SchedulePanel::primitiveAction(const QString& name) const

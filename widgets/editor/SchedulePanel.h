@@ -39,6 +39,11 @@ public:
     // "new_variant". Disabled actions carry the reason in their tool tip.
     QAction* primitiveAction(const QString& name) const;
 
+    // While `reason` is not empty, every action is disabled and says why (the script has an
+    // error: what the panel shows is the last good state).
+    void setUnavailable(const QString& reason);
+    QString unavailable() const;
+
 signals:
     void statementRequested(const QString& statement);
     void newVariantRequested();

@@ -209,6 +209,8 @@ void MainWindow::buildActions()
     QMenu* run = menuBar()->addMenu(tr("&Run"));
     QAction* runAction =
         run->addAction(tr("&Run Ladder"), QKeySequence(Qt::Key_F5), this, &MainWindow::runLadder);
+    m_runAction = runAction;
+    runAction->setToolTip(tr("Measure every step of the variant (F5)"));
     m_cancelAction =
         run->addAction(tr("&Cancel"), QKeySequence(Qt::Key_Escape), this, &MainWindow::cancelRuns);
     m_cancelAction->setEnabled(false);
@@ -251,6 +253,11 @@ void MainWindow::buildActions()
 
 void MainWindow::buildStatusBar()
 {
+    m_errorLabel = new QLabel(this);
+    m_errorLabel->setObjectName(QStringLiteral("scriptErrorLabel"));
+    m_errorLabel->setStyleSheet(QStringLiteral("color: #c0392b; font-weight: bold"));
+    m_errorLabel->setVisible(false);
+    statusBar()->addPermanentWidget(m_errorLabel, 1);
     m_timing = new QLabel(this);
     m_compile = new QLabel(this);
     m_target = new QLabel(this);
@@ -353,8 +360,13 @@ void MainWindow::closeEvent(QCloseEvent* event)
 
 void MainWindow::onAnalysis(ExplorationPtr result)
 {
-    m_exploration = result;
-    const Exploration& x = *result;
+    // A script with an error keeps the last good analysis on screen, marked stale.
+    if (result->ok) m_lastGood = result;
+    m_scriptError =
+        result->ok ? QString()
+                   : tr("line %1: %2").arg(result->error.loc.line).arg(q(result->error.message));
+    m_exploration = !result->ok && m_lastGood ? m_lastGood : result;
+    const Exploration& x = *m_exploration;
     // Variant selector: keep the selection by name.
     QStringList names;
     for (auto& v : x.variants)
@@ -369,16 +381,19 @@ void MainWindow::onAnalysis(ExplorationPtr result)
     m_variantBox->setCurrentText(keep);
     if (!keep.isEmpty()) m_analysis->setDetailVariant(keep);
 
+    // The markers are the current text's, whatever the views show.
     QList<EditorPane::Diagnostic> diags;
-    if (!x.ok) diags.append({x.error.loc.line, x.error.loc.col, q(x.error.message)});
-    const VariantView* v = variantView();
-    if (v) {
-        for (auto& s : v->steps)
+    if (!result->ok)
+        diags.append({result->error.loc.line, result->error.loc.col, q(result->error.message)});
+    for (auto& cv : result->variants) {
+        if (q(cv.name) != m_variant) continue;
+        for (auto& s : cv.steps)
             if (s.error)
                 diags.append({s.error->loc.line ? s.error->loc.line : s.line, s.error->loc.col,
                               q(s.error->message)});
     }
     m_editor->setDiagnostics(diags);
+    const VariantView* v = variantView();
     m_timing->setText(
         tr("evaluate %1 ms · lower %2 ms").arg(x.evaluateMs, 0, 'f', 1).arg(x.lowerMs, 0, 'f', 1));
 
@@ -397,7 +412,29 @@ void MainWindow::onAnalysis(ExplorationPtr result)
         if (m_step < 0 || m_step >= steps) m_step = steps - 1;
     }
     showStepDetails();
+    applyErrorState();
     emit analysisApplied();
+}
+
+void MainWindow::applyErrorState()
+{
+    const bool stale = !m_scriptError.isEmpty();
+    const QString reason =
+        stale ? tr("the script has an error at %1").arg(m_scriptError) : QString();
+    m_schedule->setUnavailable(reason);
+    m_errorLabel->setText(stale ? tr("Error at %1 — showing the last good state").arg(m_scriptError)
+                                : QString());
+    m_errorLabel->setVisible(stale);
+    m_runAction->setToolTip(stale ? tr("Cannot run: %1").arg(reason)
+                                  : tr("Measure every step of the variant (F5)"));
+    for (auto [name, title] : {std::pair{QStringLiteral("LoopNestDock"), tr("Loop nest")},
+                               std::pair{QStringLiteral("LadderDock"), tr("Ladder")},
+                               std::pair{QStringLiteral("ScheduleDock"), tr("Schedule")}}) {
+        if (auto* d = findChild<QDockWidget*>(name))
+            d->setWindowTitle(stale ? tr("%1 — stale: script error").arg(title) : title);
+    }
+    m_variantBox->setToolTip(stale ? tr("Variants of the last good state: %1").arg(reason)
+                                   : QString());
 }
 
 const VariantView* MainWindow::variantView() const
@@ -492,6 +529,11 @@ QString MainWindow::stepKey(const VariantView& v, int step) const
 
 void MainWindow::runLadder()
 {
+    if (!m_scriptError.isEmpty()) {
+        statusBar()->showMessage(tr("Cannot run: the script has an error at %1").arg(m_scriptError),
+                                 8000);
+        return;
+    }
     if (const VariantView* v = variantView()) m_runs->runLadder(m_editor->text(), *v);
 }
 
@@ -503,7 +545,8 @@ void MainWindow::cancelRuns()
 void MainWindow::requestCode()
 {
     const VariantView* v = variantView();
-    if (!v) return;
+    // The code shown stays the last good state's while the script has an error.
+    if (!v || !m_scriptError.isEmpty()) return;
     auto* llvmDock = findChild<QDockWidget*>(QStringLiteral("LlvmDock"));
     auto* asmDock = findChild<QDockWidget*>(QStringLiteral("AsmDock"));
     QString format;

@@ -58,6 +58,8 @@ public:
     SweepPanel* sweepPanel() const;
     SweepStore* sweepStore() const;
     QString currentVariant() const { return m_variant; }
+    // "line N: message" while the script has an error (the views show the last good state).
+    QString scriptError() const { return m_scriptError; }
     int currentStep() const { return m_step; }
     void selectVariant(const QString& name);
     void selectStep(int step);
@@ -88,6 +90,8 @@ private:
     void onNewVariantRequested();
     void onLoopClicked(const QString& axis, const QString& stage);
     void showStepDetails();
+    // Marks the views stale (or current) and says on the controls why nothing can run.
+    void applyErrorState();
     void requestCode();
     void showCode(const QString& format, const QString& text);
     void exportVariant(const QString& format);
@@ -122,7 +126,11 @@ private:
 
     QString m_variant;
     int m_step = -1;
-    ExplorationPtr m_exploration;
+    ExplorationPtr m_exploration; // what the views show: the last good analysis on an error
+    ExplorationPtr m_lastGood;
+    QString m_scriptError; // "line N: message" while the script has an error, else empty
+    QAction* m_runAction = nullptr;
+    QLabel* m_errorLabel = nullptr;
     std::function<void()> m_defaultDockSizes;
 };
 
