@@ -2,6 +2,7 @@
 // variant's schedule, then code that builds, checks and times it in TVM.
 #pragma once
 
+#include "te/Ast.h"
 #include "te/Program.h"
 
 #include <cstdint>
@@ -10,8 +11,9 @@
 
 namespace loopscope {
 
-// The line that separates the script Loopscope evaluates from the code that only TVM runs.
-inline constexpr const char* kTvmRunMarker = "# --- run in TVM ---";
+// The line that separates the script Loopscope evaluates from the code that only TVM runs: the
+// end-of-script marker Loopscope's reader stops at.
+inline constexpr const char* kTvmRunMarker = ast::kEndOfScriptMarker;
 
 struct TvmScriptOptions {
     std::string source; // named in the header comment, e.g. "opt_gemm.py"

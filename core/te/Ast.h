@@ -92,8 +92,15 @@ struct ParseResult {
     Diagnostic error;
 };
 
-// Parses a TE script. Block statements (for, if, def, with, ...) and other constructs outside the
-// subset are reported by name at their location, never skipped.
+// A line that is exactly this comment ends the script: Loopscope reads nothing after it, so a file
+// can go on with code that only Python and TVM run (a TVM export puts its build, check and timing
+// code there). Inside brackets it ends the script too (the bracket is then never closed); inside a
+// string literal it is text.
+inline constexpr const char* kEndOfScriptMarker = "# --- run in TVM ---";
+
+// Parses a TE script, up to a line that is kEndOfScriptMarker. Block statements (for, if, def,
+// with, ...) and other constructs outside the subset are reported by name at their location, never
+// skipped.
 ParseResult parseScript(const std::string& source);
 
 } // namespace loopscope::ast

@@ -140,6 +140,16 @@ void Lexer::advanceNewline()
     m_lineStart = m_pos;
 }
 
+// At the start of a line that is exactly the end-of-script marker, the source ends there.
+void Lexer::endAtMarkerLine()
+{
+    const std::string_view marker = ast::kEndOfScriptMarker;
+    if (m_src.substr(m_pos, marker.size()) != marker) return;
+    std::size_t after = m_pos + marker.size();
+    if (after < m_src.size() && m_src[after] != '\n' && m_src[after] != '\r') return;
+    m_src.remove_suffix(m_src.size() - m_pos);
+}
+
 void Lexer::skipBlanks()
 {
     while (!atEnd() && isBlank(m_src[m_pos]))
@@ -180,6 +190,7 @@ Token Lexer::makeToken(TokenKind kind, std::size_t start, SourceLoc loc) const
 Token Lexer::next()
 {
     for (;;) {
+        if (m_pos == m_lineStart) endAtMarkerLine();
         if (m_atLineStart) {
             skipBlanks();
             if (atEnd()) break;

@@ -40,6 +40,7 @@ struct Token {
 
 // Tokenizes top-level Python code only: an indented line outside brackets is an error. Lexing is
 // lazy so that a syntax error earlier in the file is found before a lexical one later in it.
+// The source ends at a line that is exactly ast::kEndOfScriptMarker (End is at that line's start).
 // Errors are thrown as UserError. The source must outlive the lexer.
 class Lexer {
 public:
@@ -63,6 +64,7 @@ private:
     SourceLoc here() const { return {m_line, m_col}; }
     void advance();
     void advanceNewline();
+    void endAtMarkerLine();
     void skipBlanks();
     void readComment();
     Token makeToken(TokenKind kind, std::size_t start, SourceLoc loc) const;

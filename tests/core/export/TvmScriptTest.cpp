@@ -134,6 +134,17 @@ TEST_F(OptGemmWriteCache, ReevaluatedGivesTheSameLoopProgram)
     EXPECT_EQ(tir(again.program.variants.front()), tir(*variant));
 }
 
+// The whole file, TVM's code included: Loopscope stops reading at the marker line.
+TEST_F(OptGemmWriteCache, TheWholeFileEvaluatesAsTheVariant)
+{
+    EvalResult whole = evaluateScript(exported);
+    ASSERT_TRUE(whole.ok) << whole.error.loc.line << ": " << whole.error.message << "\n"
+                          << exported;
+    ASSERT_EQ(whole.program.variants.size(), 1u);
+    EXPECT_EQ(whole.program.variants.front().name, "write cache");
+    EXPECT_EQ(tir(whole.program.variants.front()), tir(*variant));
+}
+
 // A variant that builds its own function: that build (with its name) is reused, not repeated.
 TEST(TvmScript, ReusesTheVariantsOwnBuild)
 {

@@ -582,6 +582,49 @@ TEST(ParserComments, HashInsideStringIsNotAComment)
     EXPECT_EQ(m.body[0].value->name, "# not a comment");
 }
 
+// A TVM export goes on after "# --- run in TVM ---" with code only TVM runs; Loopscope stops there.
+TEST(ParserEndOfScript, NothingAfterTheMarkerLineIsRead)
+{
+    Module m = parseOk("x = 1\n# variant: v\ny = 2\n# --- run in TVM ---\n# variant: later\n"
+                       "dev = tvm.cpu(0)\nfor i in range(3):\n    print(i)\n");
+    ASSERT_EQ(m.body.size(), 2u);
+    EXPECT_EQ(dump(m.body[1]), "(= y 2)");
+    ASSERT_EQ(m.comments.size(), 1u);
+    EXPECT_EQ(m.comments[0].text, "variant: v");
+    EXPECT_EQ(std::string(kEndOfScriptMarker), "# --- run in TVM ---");
+}
+
+TEST(ParserEndOfScript, OnlyALineThatIsExactlyTheMarkerEndsTheScript)
+{
+    for (const char* line : {"  # --- run in TVM ---", "# --- run in TVM --- below",
+                             "# --- run in TVM --- ", "x = 1  # --- run in TVM ---",
+                             "#--- run in TVM ---", "# --- run in tvm ---", "# --- run in TVM"}) {
+        std::string source = std::string(line) + "\nfor i in range(3):\n    x = i\n";
+        EXPECT_EQ(dump(source).rfind("error 2:1: 'for' statements are not supported", 0), 0u)
+            << line << " -> " << dump(source);
+    }
+}
+
+TEST(ParserEndOfScript, MarkerAtTheStartOrEndOfTheFileAndWithWindowsLineEndings)
+{
+    EXPECT_EQ(dump("# --- run in TVM ---\nfor i in x:\n"), "");
+    EXPECT_EQ(dump("x = 1\n# --- run in TVM ---"), "(= x 1)");
+    EXPECT_EQ(dump("x = 1\r\n# --- run in TVM ---\r\nfor i in x:\r\n"), "(= x 1)");
+    EXPECT_EQ(dump("\xEF\xBB\xBF# --- run in TVM ---\nfor i in x:\n"), "");
+}
+
+TEST(ParserEndOfScript, InsideAStringTheMarkerIsText)
+{
+    Module m = parseOk("s = \"\"\"a\n# --- run in TVM ---\nb\"\"\"\ny = 2\n");
+    ASSERT_EQ(m.body.size(), 2u);
+    EXPECT_EQ(m.body[0].value->name, "a\n# --- run in TVM ---\nb");
+}
+
+TEST(ParserEndOfScript, InsideBracketsTheScriptEndsWithTheBracketOpen)
+{
+    EXPECT_EQ(dump("x = f(1,\n# --- run in TVM ---\n2)\n"), "error 1:6: '(' was never closed");
+}
+
 TEST(ParserScripts, DesignDocumentExample)
 {
     const char* script = R"(import tvm
