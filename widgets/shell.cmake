@@ -15,6 +15,8 @@ target_sources(loopscope_widgets PRIVATE
   shell/RunController.cpp
   shell/ChartsDock.h
   shell/ChartsDock.cpp
+  shell/HelpDialogs.h
+  shell/HelpDialogs.cpp
   shell/MainWindow.h
   shell/MainWindow.cpp
 )

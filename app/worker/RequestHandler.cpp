@@ -311,6 +311,7 @@ json RequestHandler::ping() const
             {"cpu", host.cpu},
             {"features", host.features},
             {"vector_bits", host.vectorBits},
+            {"llvm", host.llvmVersion},
             // What "threads": 0 uses (the pool's size follows the last request otherwise).
             {"threads", std::max(1u, std::thread::hardware_concurrency())},
             {"testing", m_options.testing}};

@@ -12,8 +12,8 @@
 //           (1-based; 0 when there is no location). A line that is not JSON gets an error without
 //           "id"; a blank line gets nothing.
 //
-// "ping" -> ok: version, protocol, commands, triple, cpu, features, vector_bits, threads (what
-//   "threads": 0 uses), testing.
+// "ping" -> ok: version, protocol, commands, triple, cpu, features, vector_bits, llvm (its
+//   version), threads (what "threads": 0 uses), testing.
 // "measure" {script, variant (default: the first), step (default -1: after the last; 0: the
 //   untransformed schedule), sets {NAME: INT} (parameters and symbolic sizes), threads (0: all),
 //   check (default true), time (default true), repeat (5), number (1), min_repeat_ms (50),

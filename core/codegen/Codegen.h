@@ -23,9 +23,10 @@ public:
 
 struct HostTarget {
     std::string triple;
-    std::string cpu;      // e.g. "znver3"
-    std::string features; // "+avx2,+fma,..."
-    int vectorBits = 128; // widest vector register
+    std::string cpu;         // e.g. "znver3"
+    std::string features;    // "+avx2,+fma,..."
+    int vectorBits = 128;    // widest vector register
+    std::string llvmVersion; // the LLVM generating the code, "16.0.6"
 };
 HostTarget hostTarget();
 

@@ -202,6 +202,7 @@ HostTarget hostTarget()
     h.triple = tm->getTargetTriple().str();
     h.cpu = tm->getTargetCPU().str();
     h.features = tm->getTargetFeatureString().str();
+    h.llvmVersion = LLVM_VERSION_STRING;
     h.vectorBits = h.features.find("+avx512f") != std::string::npos ? 512
                    : h.features.find("+avx") != std::string::npos   ? 256
                                                                     : 128;

@@ -5,9 +5,12 @@
 #include "charts/SweepPanel.h"
 #include "charts/SweepStore.h"
 #include "editor/EditorPane.h"
+#include "editor/PrimitiveHelp.h"
 #include "editor/SchedulePanel.h"
 #include "explore/Explorer.h"
 #include "schedule/Primitives.h"
+#include "shell/HelpDialogs.h"
+#include "shell/RunController.h"
 #include "views/LadderModel.h"
 #include "views/LoopNestView.h"
 #include "worker/WorkerClient.h"
@@ -253,6 +256,43 @@ private slots:
         QVERIFY(!label->isVisibleTo(&w));
         QVERIFY(!dock->windowTitle().contains(u"stale"_s));
         QVERIFY(w.schedulePanel()->unavailable().isEmpty());
+    }
+
+    // Help: the primitives from the catalogue, the shortcuts the menus really have, and the
+    // versions (Qt, LLVM, the CPU the worker generates code for).
+    void helpListsPrimitivesShortcutsAndVersions()
+    {
+        MainWindow w;
+        useBuiltWorker(w);
+        QSignalSpy described(w.runs(), &RunController::workerDescribed);
+        w.runs()->describeWorker();
+        QVERIFY(described.wait(20000));
+        QString about = aboutText(w.runs()->machine());
+        QVERIFY2(about.contains(QStringLiteral("LLVM 16.")), qPrintable(about));
+        QVERIFY(about.contains(w.runs()->machine().cpu) && !w.runs()->machine().cpu.isEmpty());
+        QVERIFY(about.contains(QString::fromUtf8(qVersion())));
+
+        const auto keys = keyboardShortcuts(&w);
+        auto has = [&](const QString& command, const QString& key) {
+            for (auto& [c, k] : keys)
+                if (c.endsWith(command) && k == key) return true;
+            return false;
+        };
+        QVERIFY(has(QStringLiteral("Run ▸ Run Ladder"), QStringLiteral("F5")));
+        QVERIFY(has(QStringLiteral("Run ▸ Cancel"), QStringLiteral("Esc")));
+        QVERIFY(has(QStringLiteral("Complete a name"),
+                    QKeySequence(Qt::CTRL | Qt::Key_Space).toString(QKeySequence::NativeText)));
+
+        QAction* primitives = nullptr;
+        for (QAction* a : w.findChildren<QAction*>())
+            if (a->text() == QStringLiteral("&Primitives")) primitives = a;
+        QVERIFY(primitives);
+        primitives->trigger();
+        auto* dialog = w.findChild<PrimitiveHelpDialog*>();
+        QVERIFY(dialog && dialog->isVisible());
+        QVERIFY(dialog->showPrimitive(QStringLiteral("cache_write")));
+        QVERIFY(dialog->pageText().contains(QStringLiteral("cache_write(tensor, scope)")));
+        dialog->close();
     }
 
     void aMistakeShowsItsMarkerWhileTyping()

@@ -31,7 +31,8 @@ private slots:
             R"({"id": 1, "status": "ok", "version": "0.9.0", "protocol": 1,
                 "commands": ["emit", "machine", "measure", "ping", "sweep"],
                 "triple": "x86_64-pc-linux-gnu", "cpu": "znver3", "features": "+avx2,+fma",
-                "vector_bits": 256, "threads": 16, "testing": true})"));
+                "vector_bits": 256, "llvm": "16.0.6", "threads": 16, "testing": true})"));
+        QCOMPARE(r.result.llvmVersion, QStringLiteral("16.0.6"));
         QVERIFY(r.answered());
         QCOMPARE(r.result.version, QStringLiteral("0.9.0"));
         QCOMPARE(r.result.protocol, 1);

@@ -1,5 +1,8 @@
 #include "shell/MainWindow.h"
 
+#include "editor/PrimitiveHelp.h"
+#include "shell/HelpDialogs.h"
+
 #include "charts/ChartsView.h"
 #include "charts/SweepPanel.h"
 #include "charts/SweepStore.h"
@@ -223,11 +226,14 @@ void MainWindow::buildActions()
     run->addAction(tr("&Settings…"), this, &MainWindow::showSettings);
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Primitives"), QKeySequence::HelpContents, this, [this] {
+        if (!m_primitiveHelp) m_primitiveHelp = new PrimitiveHelpDialog(this);
+        m_primitiveHelp->show();
+        m_primitiveHelp->raise();
+    });
+    help->addAction(tr("&Keyboard Shortcuts"), this, [this] { showKeyboardShortcuts(this); });
     help->addAction(tr("&About Loopscope"), this, [this] {
-        QMessageBox::about(
-            this, tr("About Loopscope"),
-            tr("<b>Loopscope</b><br>An explorer for tensor-program schedules: TE scripts, "
-               "TVM 0.17 lowering, LLVM code generation and benchmarks."));
+        QMessageBox::about(this, tr("About Loopscope"), aboutText(m_runs->machine()));
     });
 
     QToolBar* tb = addToolBar(tr("Main"));

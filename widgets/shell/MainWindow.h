@@ -21,6 +21,7 @@ namespace loopscope {
 
 class EditorPane;
 class SchedulePanel;
+class PrimitiveHelpDialog;
 class LoopNestView;
 class LadderView;
 class LadderModel;
@@ -130,6 +131,7 @@ private:
     ExplorationPtr m_lastGood;
     QString m_scriptError; // "line N: message" while the script has an error, else empty
     QAction* m_runAction = nullptr;
+    PrimitiveHelpDialog* m_primitiveHelp = nullptr;
     QLabel* m_errorLabel = nullptr;
     std::function<void()> m_defaultDockSizes;
 };

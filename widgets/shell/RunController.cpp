@@ -43,7 +43,9 @@ void RunController::setThreads(int threads)
 void RunController::describeWorker()
 {
     m_worker->submit(worker::PingRequest{}, this, [this](const Reply<worker::PingResult>& reply) {
-        if (reply.answered()) emit workerDescribed(reply.result.cpu, reply.result.threads);
+        if (!reply.answered()) return;
+        m_machine = reply.result;
+        emit workerDescribed(reply.result.cpu, reply.result.threads);
     });
 }
 

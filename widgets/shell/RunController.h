@@ -40,6 +40,8 @@ public:
 
     // Asks the worker what it runs on: workerDescribed.
     void describeWorker();
+    // What the worker last said about itself and its machine (empty cpu: not yet asked).
+    const worker::PingResult& machine() const { return m_machine; }
 
     // Measures each step of the variant whose ladder row has no result (a step that does not
     // lower fails at once); ladderFinished once none is pending.
@@ -101,6 +103,7 @@ private:
     int m_machineRequest = -1; // the pending machine measurement
     QString m_sweepScript;     // the running sweep's text and parameters
     QStringList m_sweepParameters;
+    worker::PingResult m_machine;
 };
 
 } // namespace loopscope

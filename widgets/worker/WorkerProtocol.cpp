@@ -221,6 +221,7 @@ template <> Reply<PingResult> decode<PingResult>(const QJsonObject& m)
     r.cpu = text(m, "cpu");
     r.features = text(m, "features");
     r.vectorBits = integer(m, "vector_bits");
+    r.llvmVersion = text(m, "llvm");
     r.threads = integer(m, "threads");
     r.testing = flag(m, "testing");
     return reply;

@@ -54,6 +54,7 @@ struct PingResult {
     QString cpu;
     QString features;
     int vectorBits = 0;
+    QString llvmVersion;
     int threads = 0; // what "threads": 0 uses
     bool testing = false;
 };
