@@ -9,4 +9,5 @@ target_sources(loopscope_widgets PRIVATE
   views/CodeView.h views/CodeView.cpp
   views/LadderModel.h views/LadderModel.cpp
   views/LadderView.h views/LadderView.cpp
+  views/LadderStore.h views/LadderStore.cpp
 )

@@ -5,6 +5,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QHeaderView>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -109,6 +110,43 @@ private slots:
         QCOMPARE(v.columnSpan(1, LadderModel::MedianColumn), 1);
         fill(m, 3); // same keys: the failure stays
         QCOMPARE(v.columnSpan(2, LadderModel::MedianColumn), span);
+    }
+
+    // heightForRows is the height at which that many rows show without scrolling, and no less.
+    void heightForRowsShowsEveryRow()
+    {
+        LadderModel m;
+        fill(m, 18);
+        LadderView v;
+        v.setModel(&m);
+        v.resize(700, v.heightForRows(18));
+        v.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&v));
+        QTRY_VERIFY(v.showsEveryRow());
+        QVERIFY(!v.verticalScrollBar()->isVisible());
+        v.resize(700, v.heightForRows(17));
+        QTRY_VERIFY(!v.showsEveryRow());
+    }
+
+    // The fastest row (bold) and an earlier session's row (muted) render.
+    void rendersFastestAndEarlierRows()
+    {
+        LadderModel m;
+        LadderModel::Result earlier{40, 39, 41, 0.5, true};
+        earlier.earlier = true;
+        earlier.cpu = QStringLiteral("testcpu");
+        m.setResultLookup([&](const QString& key) -> std::optional<LadderModel::Result> {
+            if (key == QStringLiteral("0")) return earlier;
+            return std::nullopt;
+        });
+        fill(m, 3);
+        m.setResult(1, {10, 9, 12, 2.0, true});
+        QCOMPARE(m.fastestRow(), 1);
+        LadderView v;
+        v.setModel(&m);
+        v.resize(700, 200);
+        const QImage image = v.grab().toImage();
+        QVERIFY(!image.isNull());
     }
 
     void rendersCompactRowsOffscreen()

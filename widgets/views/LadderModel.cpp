@@ -1,5 +1,11 @@
 #include "views/LadderModel.h"
 
+#include "explore/Explorer.h"
+
+#include <QCryptographicHash>
+#include <QFont>
+#include <QLocale>
+
 #include <algorithm>
 #include <map>
 
@@ -19,6 +25,34 @@ QString firstLine(const QString& s)
 
 LadderModel::LadderModel(QObject* parent) : QAbstractTableModel(parent) {}
 
+QString LadderModel::stepKey(const VariantView& variant, int step, int threads)
+{
+    if (step < 0 || step >= int(variant.steps.size())) return {};
+    const StepView& s = variant.steps[std::size_t(step)];
+    QCryptographicHash h(QCryptographicHash::Sha1);
+    const auto add = [&h](const std::string& text) {
+        h.addData(QByteArrayView(text.data(), qsizetype(text.size())));
+        h.addData(QByteArrayView("\0", 1));
+    };
+    add(s.tir);
+    add(s.structured);
+    if (s.error) {
+        // Nothing lowered: the step is its statement and its mistake.
+        add(s.label);
+        add(std::to_string(s.line));
+        add(s.error->message);
+    }
+    for (const std::string& a : variant.args)
+        add(a);
+    add(std::to_string(threads));
+    return QString::fromLatin1(h.result().toHex());
+}
+
+void LadderModel::setResultLookup(ResultLookup lookup)
+{
+    m_lookup = std::move(lookup);
+}
+
 void LadderModel::setSteps(std::vector<StepRow> steps)
 {
     std::map<QString, Entry> previous;
@@ -31,6 +65,14 @@ void LadderModel::setSteps(std::vector<StepRow> steps)
         Entry e;
         if (auto it = previous.find(s.key); !s.key.isEmpty() && it != previous.end())
             e = it->second;
+        // A step measured before (in another variant, or in an earlier session) is not run again.
+        if (m_lookup && !s.key.isEmpty() && !e.result && e.state == State::NotRun) {
+            if (std::optional<Result> r = m_lookup(s.key)) {
+                e.result = std::move(r);
+                e.state = State::Done;
+                e.message.clear();
+            }
+        }
         e.step = std::move(s);
         next.push_back(std::move(e));
     }
@@ -85,15 +127,26 @@ void LadderModel::clearResults()
 
 void LadderModel::rowChanged(int row)
 {
-    emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
-    // The best GFLOPS (the bars) and the first row's time (the speedups) concern every row.
+    // The best GFLOPS (the bars), the first row's time (the speedups) and the fastest row concern
+    // every row.
     if (rowCount() > 1)
-        emit dataChanged(index(0, GflopsColumn), index(rowCount() - 1, SpeedupColumn));
+        emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+    else
+        emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
 }
 
 QString LadderModel::keyOf(int row) const
 {
     return valid(row) ? m_rows[std::size_t(row)].step.key : QString();
+}
+
+std::vector<int> LadderModel::rowsOf(const QString& key) const
+{
+    std::vector<int> rows;
+    if (key.isEmpty()) return rows;
+    for (int row = 0; row < rowCount(); ++row)
+        if (m_rows[std::size_t(row)].step.key == key) rows.push_back(row);
+    return rows;
 }
 
 LadderModel::State LadderModel::stateOf(int row) const
@@ -128,6 +181,19 @@ double LadderModel::bestGflops() const
     return best;
 }
 
+int LadderModel::fastestRow() const
+{
+    int fastest = -1, finished = 0;
+    for (int row = 0; row < rowCount(); ++row) {
+        const Entry& e = m_rows[std::size_t(row)];
+        if (e.state != State::Done || !e.result || e.result->medianMs <= 0) continue;
+        ++finished;
+        if (fastest < 0 || e.result->medianMs < m_rows[std::size_t(fastest)].result->medianMs)
+            fastest = row;
+    }
+    return finished >= 2 ? fastest : -1;
+}
+
 int LadderModel::rowCount(const QModelIndex& parent) const
 {
     return parent.isValid() ? 0 : int(m_rows.size());
@@ -155,13 +221,26 @@ QString LadderModel::formatSpeedup(double speedup)
     return QString::number(speedup, 'f', decimals) + u'×';
 }
 
-QString LadderModel::statusText(const Entry& e) const
+QString LadderModel::provenance(const Result& r) const
+{
+    const QString cpu = r.cpu.isEmpty() ? tr("an unknown CPU") : r.cpu;
+    if (!r.measuredAt.isValid()) return tr("Earlier run on %1").arg(cpu);
+    return tr("Earlier run on %1, %2")
+        .arg(cpu, QLocale().toString(r.measuredAt.toLocalTime(), QLocale::ShortFormat));
+}
+
+QString LadderModel::statusText(const Entry& e, bool fastest) const
 {
     switch (e.state) {
     case State::NotRun: return e.message.isEmpty() ? tr("not run") : e.message; // "cancelled"
     case State::Queued: return tr("queued");
     case State::Running: return tr("running…");
-    case State::Done: return e.result && e.result->checked ? tr("✓ checked") : tr("done");
+    case State::Done: {
+        QString text = e.result && e.result->checked ? tr("✓ checked") : tr("done");
+        if (e.result && e.result->earlier) text += tr(" · earlier run");
+        if (fastest) text += tr(" · fastest");
+        return text;
+    }
     case State::Wrong:
         return e.message.isEmpty() ? tr("wrong result")
                                    : tr("wrong result: %1").arg(firstLine(e.message));
@@ -180,6 +259,10 @@ QVariant LadderModel::data(const QModelIndex& index, int role) const
     const Entry& e = m_rows[std::size_t(index.row())];
     const auto& r = e.result;
     const int column = index.column();
+    const bool earlier = r && r->earlier && e.state == State::Done;
+    const bool fastest = (role == Qt::DisplayRole || role == Qt::FontRole ||
+                          role == Qt::ToolTipRole || role == FastestRole) &&
+                         e.state == State::Done && fastestRow() == index.row();
     switch (role) {
     case Qt::DisplayRole:
         switch (column) {
@@ -191,21 +274,33 @@ QVariant LadderModel::data(const QModelIndex& index, int role) const
         case SpeedupColumn:
             if (auto s = speedupOf(index.row())) return formatSpeedup(*s);
             return {};
-        case StatusColumn: return statusText(e);
+        case StatusColumn: return statusText(e, fastest);
+        }
+        return {};
+    case Qt::FontRole:
+        if (fastest || earlier) {
+            QFont font;
+            if (fastest) font.setBold(true);
+            if (earlier) font.setItalic(true);
+            return font;
         }
         return {};
     case Qt::TextAlignmentRole:
         if (column == StepColumn || column == StatusColumn)
             return QVariant::fromValue(Qt::Alignment(Qt::AlignLeft | Qt::AlignVCenter));
         return QVariant::fromValue(Qt::Alignment(Qt::AlignRight | Qt::AlignVCenter));
-    case Qt::ToolTipRole:
+    case Qt::ToolTipRole: {
         if (!e.message.isEmpty() &&
             (column != StepColumn || e.state == State::Wrong || e.state == State::Failed))
             return e.message;
-        if (column == StepColumn) return tr("Line %1: %2").arg(e.step.line).arg(e.step.label);
+        QStringList lines;
+        if (column == StepColumn) lines << tr("Line %1: %2").arg(e.step.line).arg(e.step.label);
         if (column == RangeColumn && r)
-            return tr("Fastest and slowest of the repeated measurements");
-        return {};
+            lines << tr("Fastest and slowest of the repeated measurements");
+        if (fastest) lines << tr("The fastest step of this ladder");
+        if (earlier) lines << provenance(*r);
+        return lines.isEmpty() ? QVariant() : QVariant(lines.join(u'\n'));
+    }
     case StateRole: return QVariant::fromValue(e.state);
     case ValueRole:
         switch (column) {
@@ -226,6 +321,8 @@ QVariant LadderModel::data(const QModelIndex& index, int role) const
     case LineRole: return e.step.line;
     case MessageRole: return e.message;
     case StaleRole: return r.has_value() && (e.state == State::Queued || e.state == State::Running);
+    case FastestRole: return fastest;
+    case EarlierRole: return earlier;
     }
     return {};
 }

@@ -8,6 +8,7 @@
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QScrollBar>
 #include <QStyledItemDelegate>
 
 namespace loopscope {
@@ -42,10 +43,12 @@ public:
         const bool selected = opt.state & QStyle::State_Selected;
         const auto state = index.data(LadderModel::StateRole).value<State>();
         const bool stale = index.data(LadderModel::StaleRole).toBool();
+        // Numbers of an earlier session are muted, as the numbers of a pending rerun are.
+        const bool earlier = index.data(LadderModel::EarlierRole).toBool();
         QColor textColor = opt.palette.color(QPalette::Text);
         if (state == State::Wrong || state == State::Failed)
             textColor = errorColor(opt.palette);
-        else if (stale || state == State::NotRun || state == State::Skipped)
+        else if (stale || earlier || state == State::NotRun || state == State::Skipped)
             textColor = dimTextColor(opt.palette);
         if (!selected) opt.palette.setColor(QPalette::Text, textColor);
 
@@ -67,14 +70,17 @@ public:
                 QColor fill =
                     selected ? mixColors(accent, opt.palette.color(QPalette::HighlightedText), 0.35)
                              : mixColors(base, accent,
-                                         stale                        ? 0.15
+                                         stale || earlier             ? 0.15
                                          : isDarkPalette(opt.palette) ? 0.45
                                                                       : 0.30);
+                painter->save();
+                painter->setFont(opt.font); // bold on the fastest row
                 painter->fillRect(r, fill);
                 painter->setPen(selected ? opt.palette.color(QPalette::HighlightedText)
                                          : textColor);
                 painter->drawText(opt.rect.adjusted(4, 0, -4, 0), Qt::AlignRight | Qt::AlignVCenter,
                                   text);
+                painter->restore();
                 return;
             }
         }
@@ -97,6 +103,8 @@ public:
             const QString label = opt.text;
             opt.text.clear();
             style->drawControl(QStyle::CE_ItemViewItem, &opt, painter, widget);
+            painter->save();
+            painter->setFont(opt.font); // bold on the fastest row
             const QFontMetrics fm(opt.font);
             const int numberWidth = fm.horizontalAdvance(QStringLiteral("0000"));
             QRect numberRect = opt.rect.adjusted(2, 0, 0, 0);
@@ -109,6 +117,7 @@ public:
             painter->setPen(selected ? hi : textColor);
             painter->drawText(labelRect, Qt::AlignLeft | Qt::AlignVCenter,
                               fm.elidedText(label, Qt::ElideRight, labelRect.width()));
+            painter->restore();
             return;
         }
         style->drawControl(QStyle::CE_ItemViewItem, &opt, painter, widget);
@@ -210,6 +219,18 @@ void LadderView::setCurrentStep(int row)
     selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect |
                                                  QItemSelectionModel::Rows);
     scrollTo(index);
+}
+
+int LadderView::heightForRows(int rows) const
+{
+    return horizontalHeader()->sizeHint().height() +
+           std::max(0, rows) * verticalHeader()->defaultSectionSize() + 2 * frameWidth();
+}
+
+bool LadderView::showsEveryRow() const
+{
+    return model() && verticalScrollBar()->maximum() == 0 &&
+           viewport()->height() >= model()->rowCount() * verticalHeader()->defaultSectionSize();
 }
 
 int LadderView::currentStep() const

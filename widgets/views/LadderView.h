@@ -19,6 +19,11 @@ public:
     void setCurrentStep(int row);
     int currentStep() const;
 
+    // The height that shows this many rows and the header without scrolling.
+    int heightForRows(int rows) const;
+    // Every row is visible (no vertical scrolling needed).
+    bool showsEveryRow() const;
+
     // Shown in the empty table ("Select a variant to see its steps").
     void setPlaceholder(const QString& text);
 
