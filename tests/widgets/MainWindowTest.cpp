@@ -295,6 +295,22 @@ private slots:
         dialog->close();
     }
 
+    // At 1366x768 (less a title bar and a panel) every dock fits: the window's minimum size is
+    // below it, with a sample open and its panel filled.
+    void theWindowFits1366x768()
+    {
+        MainWindow w;
+        useBuiltWorker(w);
+        QVERIFY(w.openFile(QStringLiteral(LOOPSCOPE_SOURCE_DIR "/samples/opt_gemm.py")));
+        QVERIFY(awaitAnalysis(w));
+        w.show();
+        const QSize min = w.minimumSizeHint().expandedTo(w.minimumSize());
+        QVERIFY2(min.width() <= 1366 && min.height() <= 700,
+                 qPrintable(QStringLiteral("minimum %1x%2").arg(min.width()).arg(min.height())));
+        w.resize(1366, 700);
+        QTRY_COMPARE(w.size(), QSize(1366, 700));
+    }
+
     void aMistakeShowsItsMarkerWhileTyping()
     {
         MainWindow w;
@@ -454,6 +470,67 @@ private slots:
         w.cancelRuns();
         QVERIFY(!w.ladderModel()->resultOf(0).has_value());
         QCOMPARE(w.editor()->text(), text);
+    }
+
+    // Esc cancels from the editor too (the editor would otherwise take the key for itself).
+    void escapeInTheEditorCancelsTheRun()
+    {
+        MainWindow w;
+        useBuiltWorker(w);
+        QString text = smallLadder();
+        for (auto p : {QStringLiteral("M"), QStringLiteral("N"), QStringLiteral("K")})
+            text.replace(p + QStringLiteral(" = 64"), p + QStringLiteral(" = 1536"));
+        w.setScriptText(text, QString(), false);
+        QVERIFY(awaitAnalysis(w));
+        w.show();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        w.editor()->setFocus();
+        QWidget* focus = QApplication::focusWidget();
+        QVERIFY(focus && w.editor()->isAncestorOf(focus));
+        w.runLadder();
+        QTest::qWait(300);
+        QVERIFY(w.worker()->isBusy());
+        QTest::keyClick(focus, Qt::Key_Escape);
+        QTRY_VERIFY_WITH_TIMEOUT(!w.worker()->isBusy(), 5000);
+        QVERIFY(!w.ladderModel()->resultOf(0).has_value());
+        QCOMPARE(w.editor()->text(), text);
+    }
+
+    // Ctrl+F, Ctrl+H and zoom keys pressed in the editor: they act, and type nothing.
+    void findReplaceAndZoomFromTheKeyboard()
+    {
+        MainWindow w;
+        useBuiltWorker(w);
+        const QString text = smallLadder();
+        w.setScriptText(text, QString(), false);
+        QVERIFY(awaitAnalysis(w));
+        w.show();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        w.editor()->setFocus();
+        QWidget* editor = QApplication::focusWidget();
+        QVERIFY(editor && w.editor()->isAncestorOf(editor));
+
+        QTest::keyClick(editor, Qt::Key_Plus, Qt::ControlModifier);
+        QTest::keyClick(editor, Qt::Key_Plus, Qt::ControlModifier);
+        QCOMPARE(w.zoomSteps(), 2);
+        QVERIFY(w.editor()->zoom() > 0);
+        QTest::keyClick(editor, Qt::Key_0, Qt::ControlModifier);
+        QCOMPARE(w.zoomSteps(), 0);
+        QCOMPARE(w.editor()->zoom(), 0);
+        QCOMPARE(w.editor()->text(), text);
+
+        QTest::keyClick(editor, Qt::Key_H, Qt::ControlModifier);
+        QVERIFY(w.editor()->isFindVisible());
+        w.editor()->setFindText(QStringLiteral("te.placeholder("));
+        w.editor()->setReplaceText(QStringLiteral("te.placeholder( "));
+        const int n = static_cast<int>(text.count(QStringLiteral("te.placeholder(")));
+        QVERIFY(n >= 2);
+        QCOMPARE(w.editor()->replaceAll(), n);
+        QCOMPARE(w.editor()->text().count(QStringLiteral("te.placeholder( ")), n);
+        w.editor()->undo();
+        QCOMPARE(w.editor()->text(), text);
+        QVERIFY(w.editor()->findNext());
+        QVERIFY(!w.editor()->text().isEmpty());
     }
 
     void aCrashingWorkerIsRestartedAndTheWindowSurvives()

@@ -75,6 +75,22 @@ public:
     // Opens the completion list at the cursor (also bound to Ctrl+Space).
     void complete();
 
+    // Find and replace: the find bar under the editor (Esc closes it). Searches are plain text,
+    // case-insensitive unless the text has a capital, and wrap around.
+    void showFind(bool withReplace);
+    bool isFindVisible() const;
+    void setFindText(const QString& text);
+    void setReplaceText(const QString& text);
+    bool findNext(bool backwards = false); // false: not found
+    bool replaceOne();                     // replaces the match selected, then finds the next
+    int replaceAll();                      // one undo step; how many were replaced
+
+    // Text size: in/out by one step, or back to the default.
+    void zoomIn();
+    void zoomOut();
+    void resetZoom();
+    int zoom() const;
+
 public slots:
     void undo();
     void redo();
@@ -86,6 +102,7 @@ signals:
 
 protected:
     void changeEvent(QEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     struct Private;

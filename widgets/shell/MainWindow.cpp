@@ -30,7 +30,10 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPlainTextEdit>
 #include <QProgressBar>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSpinBox>
 #include <QStatusBar>
@@ -139,8 +142,17 @@ void MainWindow::buildDocks()
     m_llvmView->setPlaceholder(tr("Select a step to see its LLVM IR."));
     m_asmView->setPlaceholder(tr("Select a step to see its assembly."));
 
-    auto* scheduleDock =
-        dock(tr("Schedule"), QStringLiteral("ScheduleDock"), m_schedule, Qt::LeftDockWidgetArea);
+    // The panel scrolls rather than making the window taller than a laptop's screen.
+    auto* scheduleScroll = new QScrollArea(this);
+    scheduleScroll->setObjectName(QStringLiteral("ScheduleScroll"));
+    scheduleScroll->setWidget(m_schedule);
+    scheduleScroll->setWidgetResizable(true);
+    scheduleScroll->setFrameShape(QFrame::NoFrame);
+    scheduleScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scheduleScroll->setMinimumWidth(m_schedule->minimumSizeHint().width() +
+                                    scheduleScroll->verticalScrollBar()->sizeHint().width());
+    auto* scheduleDock = dock(tr("Schedule"), QStringLiteral("ScheduleDock"), scheduleScroll,
+                              Qt::LeftDockWidgetArea);
     auto* loopDock =
         dock(tr("Loop nest"), QStringLiteral("LoopNestDock"), m_loopNest, Qt::RightDockWidgetArea);
     auto* ladderDock =
@@ -198,6 +210,14 @@ void MainWindow::buildActions()
     edit->addAction(tr("&Undo"), QKeySequence::Undo, m_editor, &EditorPane::undo);
     edit->addAction(tr("&Redo"), QKeySequence::Redo, m_editor, &EditorPane::redo);
     edit->addSeparator();
+    edit->addAction(tr("&Find…"), QKeySequence::Find, this, [this] { m_editor->showFind(false); });
+    edit->addAction(tr("&Replace…"), QKeySequence(Qt::CTRL | Qt::Key_H), this,
+                    [this] { m_editor->showFind(true); });
+    edit->addAction(tr("Find &Next"), QKeySequence::FindNext, this,
+                    [this] { m_editor->findNext(); });
+    edit->addAction(tr("Find &Previous"), QKeySequence::FindPrevious, this,
+                    [this] { m_editor->findNext(true); });
+    edit->addSeparator();
     edit->addAction(tr("New Variant From Here"), this, &MainWindow::onNewVariantRequested);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
@@ -205,6 +225,12 @@ void MainWindow::buildActions()
     m_structuredAction->setCheckable(true);
     m_structuredAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
     connect(m_structuredAction, &QAction::toggled, m_loopNest, &LoopNestView::setPrinting);
+    view->addSeparator();
+    // Zoom: the editor, the loop nest and the code views together.
+    view->addAction(tr("Zoom &In"), QKeySequence::ZoomIn, this, [this] { zoomText(1); });
+    view->addAction(tr("Zoom &Out"), QKeySequence::ZoomOut, this, [this] { zoomText(-1); });
+    view->addAction(tr("&Reset Zoom"), QKeySequence(Qt::CTRL | Qt::Key_0), this,
+                    [this] { zoomText(-m_zoom); });
     view->addSeparator();
     for (QDockWidget* d : findChildren<QDockWidget*>())
         view->addAction(d->toggleViewAction());
@@ -420,6 +446,27 @@ void MainWindow::onAnalysis(ExplorationPtr result)
     showStepDetails();
     applyErrorState();
     emit analysisApplied();
+}
+
+void MainWindow::zoomText(int steps)
+{
+    m_zoom += steps;
+    for (int k = 0; k < std::abs(steps); ++k) {
+        if (steps > 0)
+            m_editor->zoomIn();
+        else
+            m_editor->zoomOut();
+    }
+    if (m_zoom == 0) m_editor->resetZoom();
+    for (QWidget* view : {static_cast<QWidget*>(m_loopNest), static_cast<QWidget*>(m_llvmView),
+                          static_cast<QWidget*>(m_asmView)}) {
+        for (auto* text : view->findChildren<QPlainTextEdit*>()) {
+            if (steps > 0)
+                text->zoomIn(steps);
+            else
+                text->zoomOut(-steps);
+        }
+    }
 }
 
 void MainWindow::applyErrorState()

@@ -62,6 +62,7 @@ public:
     // "line N: message" while the script has an error (the views show the last good state).
     QString scriptError() const { return m_scriptError; }
     int currentStep() const { return m_step; }
+    int zoomSteps() const { return m_zoom; }
     void selectVariant(const QString& name);
     void selectStep(int step);
     void runLadder();
@@ -93,6 +94,8 @@ private:
     void showStepDetails();
     // Marks the views stale (or current) and says on the controls why nothing can run.
     void applyErrorState();
+    // Text size of the editor, loop nest and code views, by `steps` (0: where it was).
+    void zoomText(int steps);
     void requestCode();
     void showCode(const QString& format, const QString& text);
     void exportVariant(const QString& format);
@@ -131,6 +134,7 @@ private:
     ExplorationPtr m_lastGood;
     QString m_scriptError; // "line N: message" while the script has an error, else empty
     QAction* m_runAction = nullptr;
+    int m_zoom = 0; // steps of zoom from the default text size
     PrimitiveHelpDialog* m_primitiveHelp = nullptr;
     QLabel* m_errorLabel = nullptr;
     std::function<void()> m_defaultDockSizes;
