@@ -1,5 +1,7 @@
 // The sweep panel: its defaults from an analysis, the request it builds, choices kept across
-// analyses, Start/Cancel and the progress text (Qt Test, offscreen).
+// analyses, Start/Cancel and the progress text (Qt Test, offscreen). The store of measured
+// points: kept by variant key, so an edit of one variant leaves the others' points known, and
+// across sessions.
 #include "charts/SweepPanel.h"
 #include "charts/SweepStore.h"
 
@@ -7,6 +9,7 @@
 #include <QJsonArray>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QSet>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -42,6 +45,64 @@ QStringList strings(const QJsonValue& v)
     QStringList out;
     for (const QJsonValue& x : v.toArray())
         out << x.toString();
+    return out;
+}
+
+// Three variants; "packed" declares a tensor of its own in its block.
+const QString kThree = QStringLiteral(R"(import tvm
+from tvm import te
+
+M = 64
+N = 64
+K = 64
+bn = 8
+
+k = te.reduce_axis((0, K), "k")
+A = te.placeholder((M, K), name="A")
+B = te.placeholder((K, N), name="B")
+C = te.compute((M, N), lambda m, n: te.sum(A[m, k] * B[k, n], axis=k), name="C")
+
+# variant: naive
+s = te.create_schedule(C.op)
+print(tvm.lower(s, [A, B, C], simple_mode=True))
+
+# variant: tiled
+s = te.create_schedule(C.op)
+mo, no, mi, ni = s[C].tile(C.op.axis[0], C.op.axis[1], bn, bn)
+print(tvm.lower(s, [A, B, C], simple_mode=True))
+
+# variant: packed
+D = te.compute((M, N), lambda m, n: C[m, n] + 1, name="D")
+s = te.create_schedule(D.op)
+print(tvm.lower(s, [A, B, D], simple_mode=True))
+)");
+
+QString edited(QString text, const QString& from, const QString& to)
+{
+    const qsizetype at = text.indexOf(from);
+    if (at < 0) qFatal("no '%s' in the script", qPrintable(from));
+    return text.replace(at, from.size(), to);
+}
+
+QJsonObject measured(const QString& variant, int size)
+{
+    return QJsonObject{{QStringLiteral("variant"), variant},
+                       {QStringLiteral("values"), QJsonArray{size, size, size}},
+                       {QStringLiteral("threads"), 2},
+                       {QStringLiteral("run_ms"), 1.0},
+                       {QStringLiteral("ms_median"), 1.0},
+                       {QStringLiteral("gflops"), 5.0}};
+}
+
+QStringList knownVariants(const loopscope::SweepStore& store, const QString& script,
+                          const QStringList& parameters)
+{
+    QStringList out;
+    for (const QJsonValue& v : store.known(script, parameters)) {
+        const QString name = v.toObject().value(QStringLiteral("variant")).toString();
+        if (!out.contains(name)) out << name;
+    }
+    out.sort();
     return out;
 }
 
@@ -166,6 +227,9 @@ private slots:
         QVERIFY(loopscope::chartPointFromJson(cached).cached);
     }
 
+    void aVariantsKeyIsTheTextThatDecidesIt();
+    void storedPointsSurviveAnEditOfAnotherVariantAndARestart();
+
     void storeKeepsPointsByScriptParametersAndThreads()
     {
         QTemporaryDir dir;
@@ -220,6 +284,99 @@ private slots:
         QCOMPARE(loopscope::SweepStore(file).size(), 0);
     }
 };
+
+void SweepPanelTest::aVariantsKeyIsTheTextThatDecidesIt()
+{
+    using loopscope::SweepStore;
+    const QStringList mnk{QStringLiteral("M"), QStringLiteral("N"), QStringLiteral("K")};
+    const auto keys = SweepStore::variantKeys(kThree, mnk);
+    QCOMPARE(keys.size(), 4); // the three variants and OpenBLAS
+    const QString naive = QStringLiteral("naive"), tiled = QStringLiteral("tiled"),
+                  packed = QStringLiteral("packed"), blas = QStringLiteral("OpenBLAS");
+    QSet<QString> distinct;
+    for (const QString& v : {naive, tiled, packed, blas})
+        distinct.insert(keys.value(v));
+    QCOMPARE(distinct.size(), 4);
+
+    // Which keys an edit changes.
+    auto changed = [&](const QString& text, const QStringList& parameters = {}) {
+        const auto after = SweepStore::variantKeys(text, parameters.isEmpty() ? mnk : parameters);
+        const auto before =
+            SweepStore::variantKeys(kThree, parameters.isEmpty() ? mnk : parameters);
+        QStringList out;
+        for (const QString& v : {naive, tiled, packed, blas})
+            if (after.value(v) != before.value(v)) out << v;
+        return out;
+    };
+    // A schedule statement of one variant: that variant alone.
+    QCOMPARE(changed(edited(kThree, QStringLiteral("bn, bn)"), QStringLiteral("16, 4)"))),
+             QStringList{tiled});
+    QCOMPARE(changed(edited(kThree, QStringLiteral("s = te.create_schedule(C.op)\nprint"),
+                            QStringLiteral("s = te.create_schedule(C.op)\ns[C].parallel("
+                                           "C.op.axis[0])\nprint"))),
+             QStringList{naive});
+    // Comments, blank lines and spacing: none.
+    QCOMPARE(changed(edited(kThree, QStringLiteral("# variant: tiled\n"),
+                            QStringLiteral("# variant: tiled\n# Tiles of bn.\n\n"))),
+             QStringList{});
+    QCOMPARE(changed(edited(kThree, QStringLiteral("bn, bn)"), QStringLiteral("bn,bn )"))),
+             QStringList{});
+    // A declaration before every variant: all of them.
+    QCOMPARE(changed(edited(kThree, QStringLiteral("bn = 8"), QStringLiteral("bn = 4"))),
+             (QStringList{naive, tiled, packed, blas}));
+    // A declaration in a variant's block: that variant and those after it, not those before.
+    QCOMPARE(changed(edited(kThree, QStringLiteral("C[m, n] + 1"), QStringLiteral("C[m, n] * 2"))),
+             QStringList{packed});
+    // A swept parameter's value is the point's: no change; an unswept one: every variant.
+    QCOMPARE(changed(edited(kThree, QStringLiteral("M = 64"), QStringLiteral("M = 512"))),
+             QStringList{});
+    QCOMPARE(changed(edited(kThree, QStringLiteral("M = 64"), QStringLiteral("M = 512")),
+                     {QStringLiteral("N")}),
+             (QStringList{naive, tiled, packed, blas}));
+    // A script that does not evaluate has no keys.
+    QVERIFY(SweepStore::variantKeys(kThree + QStringLiteral("s[C].nonsense(\n"), mnk).isEmpty());
+}
+
+void SweepPanelTest::storedPointsSurviveAnEditOfAnotherVariantAndARestart()
+{
+    using loopscope::SweepStore;
+    QTemporaryDir dir;
+    const QString file = dir.filePath(QStringLiteral("points.json"));
+    const QStringList mnk{QStringLiteral("M"), QStringLiteral("N"), QStringLiteral("K")};
+    const QString edit = edited(kThree, QStringLiteral("bn, bn)"), QStringLiteral("16, 4)"));
+    const QStringList all{QStringLiteral("naive"), QStringLiteral("packed"),
+                          QStringLiteral("tiled")};
+    {
+        SweepStore store(file);
+        for (const QString& v : all)
+            for (int size : {16, 32})
+                store.add(kThree, mnk, measured(v, size));
+        QCOMPARE(knownVariants(store, kThree, mnk), all);
+        QCOMPARE(store.known(kThree, mnk).size(), 6);
+        // After an edit of tiled's block, its points are not known; the others' are.
+        QCOMPARE(knownVariants(store, edit, mnk),
+                 (QStringList{QStringLiteral("naive"), QStringLiteral("packed")}));
+        QCOMPARE(store.known(edit, mnk).size(), 4);
+        // Measured again for the new text: known for it, and the old text's still for the old.
+        for (int size : {16, 32}) {
+            QJsonObject p = measured(QStringLiteral("tiled"), size);
+            p.insert(QStringLiteral("gflops"), 9.0);
+            store.add(edit, mnk, p);
+        }
+        QCOMPARE(store.known(edit, mnk).size(), 6);
+        QCOMPARE(store.known(kThree, mnk).size(), 6);
+        QVERIFY(store.save());
+    }
+    // The next session: the same points for either text.
+    SweepStore again(file);
+    QCOMPARE(again.size(), 8);
+    QCOMPARE(knownVariants(again, edit, mnk), all);
+    for (const QJsonValue& v : again.known(edit, mnk)) {
+        const QJsonObject p = v.toObject();
+        const bool tiled = p.value(QStringLiteral("variant")).toString() == QStringLiteral("tiled");
+        QCOMPARE(p.value(QStringLiteral("gflops")).toDouble(), tiled ? 9.0 : 5.0);
+    }
+}
 
 QTEST_MAIN(SweepPanelTest)
 #include "SweepPanelTest.moc"

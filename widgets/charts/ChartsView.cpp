@@ -20,6 +20,11 @@
 #include <QEvent>
 #include <QFile>
 #include <QFileDialog>
+#include <QFileInfo>
+#include <QGraphicsItem>
+#include <QGraphicsLayout>
+#include <QGraphicsScene>
+#include <QGraphicsSceneMouseEvent>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMenu>
@@ -32,6 +37,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 namespace loopscope {
 
@@ -57,6 +63,169 @@ ChartPoint chartPointFromJson(const QJsonObject& o)
 
 namespace {
 
+constexpr double kPi = 3.14159265358979323846;
+
+// The property a series carries with the variant it shows ("" for the peak and roof lines).
+const char* const kVariantProperty = "loopscopeVariant";
+const char* const kMarkerProperty = "loopscopeMarker";
+
+QPainterPath markerPath(ChartsView::Marker marker, double size)
+{
+    const double r = size / 2;
+    QPainterPath path;
+    auto polygon = [&](int corners, double startDegrees, double scale) {
+        QPolygonF poly;
+        for (int i = 0; i < corners; ++i) {
+            const double a = (startDegrees + 360.0 * i / corners) * kPi / 180.0;
+            poly << QPointF(r * scale * std::cos(a), r * scale * std::sin(a));
+        }
+        path.addPolygon(poly);
+        path.closeSubpath();
+    };
+    switch (marker) {
+    case ChartsView::Marker::Circle: path.addEllipse(QPointF(0, 0), r * 0.85, r * 0.85); break;
+    case ChartsView::Marker::Square: path.addRect(-r * 0.75, -r * 0.75, r * 1.5, r * 1.5); break;
+    case ChartsView::Marker::Triangle: polygon(3, -90, 1.0); break;
+    case ChartsView::Marker::Diamond: polygon(4, -90, 1.0); break;
+    case ChartsView::Marker::InvertedTriangle: polygon(3, 90, 1.0); break;
+    case ChartsView::Marker::Pentagon: polygon(5, -90, 0.95); break;
+    case ChartsView::Marker::Star: {
+        QPolygonF poly;
+        for (int i = 0; i < 10; ++i) {
+            const double a = (-90 + 36.0 * i) * kPi / 180.0;
+            const double rr = i % 2 == 0 ? r : r * 0.45;
+            poly << QPointF(rr * std::cos(a), rr * std::sin(a));
+        }
+        path.addPolygon(poly);
+        path.closeSubpath();
+        break;
+    }
+    }
+    return path;
+}
+
+void paintMarker(QPainter* painter, ChartsView::Marker marker, const QPointF& center, double size,
+                 const QColor& color, const QColor& outline)
+{
+    painter->save();
+    painter->translate(center);
+    painter->setPen(QPen(outline, std::max(1.0, size / 9)));
+    painter->setBrush(color);
+    painter->drawPath(markerPath(marker, size));
+    painter->restore();
+}
+
+// A marker as the image a series draws at each of its points.
+QImage markerImage(ChartsView::Marker marker, const QColor& color, const QColor& outline,
+                   double size)
+{
+    const int scale = 4; // drawn scaled down, so sharp on a high-density screen too
+    const int side = static_cast<int>(std::ceil(size)) * scale;
+    QImage image(side, side, QImage::Format_ARGB32_Premultiplied);
+    image.fill(Qt::transparent);
+    QPainter painter(&image);
+    painter.setRenderHint(QPainter::Antialiasing);
+    painter.scale(scale, scale);
+    paintMarker(&painter, marker, QPointF(size / 2, size / 2), size - 1, color, outline);
+    painter.end();
+    return image;
+}
+
+// The legend drawn by the view itself (QChart's own cuts names it has no room for): one entry
+// per named series, a symbol (the line's pen and the marker) and the name. It is a child of the
+// chart, so it is drawn, and exported, with it.
+class LegendItem : public QGraphicsItem {
+public:
+    struct Entry {
+        QString name;
+        QString variant; // toggled by a click; "" for the peak and roof lines
+        QPen pen;
+        bool marker = false;
+        ChartsView::Marker shape = ChartsView::Marker::Circle;
+        QColor markerColor;
+        bool hidden = false;
+        QRectF rect;     // in the item's coordinates
+        QRectF textRect; // the name's own rectangle
+    };
+
+    explicit LegendItem(QGraphicsItem* parent) : QGraphicsItem(parent)
+    {
+        setZValue(100);
+        setAcceptedMouseButtons(Qt::LeftButton);
+    }
+
+    QList<Entry> entries;
+    QFont font;
+    QColor textColor;
+    QRectF bounds;
+    std::function<void(const QString&)> clicked;
+
+    QRectF boundingRect() const override { return bounds; }
+    void setBounds(const QRectF& rect)
+    {
+        prepareGeometryChange();
+        bounds = rect;
+    }
+
+    void paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*) override
+    {
+        painter->save();
+        painter->setRenderHint(QPainter::Antialiasing);
+        for (const Entry& e : entries) {
+            QColor faded = e.hidden
+                               ? QColor(textColor.red(), textColor.green(), textColor.blue(), 110)
+                               : textColor;
+            const double midY = e.rect.center().y();
+            const QRectF symbol(e.rect.left(), e.rect.top(), kSymbolWidth, e.rect.height());
+            QPen pen = e.pen;
+            if (e.hidden) {
+                QColor c = pen.color();
+                c.setAlpha(90);
+                pen.setColor(c);
+            }
+            painter->setPen(pen);
+            painter->drawLine(QPointF(symbol.left() + 1, midY), QPointF(symbol.right() - 1, midY));
+            if (e.marker) {
+                QColor fill = e.markerColor;
+                if (e.hidden) fill.setAlpha(90);
+                paintMarker(painter, e.shape, QPointF(symbol.center().x(), midY), kMarkerSize, fill,
+                            fill.darker(140));
+            }
+            QFont f = font;
+            f.setStrikeOut(e.hidden);
+            painter->setFont(f);
+            painter->setPen(faded);
+            painter->drawText(e.textRect, Qt::AlignLeft | Qt::AlignVCenter, e.name);
+        }
+        painter->restore();
+    }
+
+    static constexpr double kSymbolWidth = 26;
+    static constexpr double kMarkerSize = 9;
+    static constexpr double kGap = 5;      // between the symbol and the name
+    static constexpr double kSpacing = 14; // between two entries in a row
+
+protected:
+    void mousePressEvent(QGraphicsSceneMouseEvent* event) override
+    {
+        for (const Entry& e : entries) {
+            if (e.rect.contains(event->pos()) && !e.variant.isEmpty()) {
+                if (clicked) clicked(e.variant);
+                event->accept();
+                return;
+            }
+        }
+        event->ignore();
+    }
+};
+
+LegendItem* legendOf(const QChart* chart)
+{
+    for (QGraphicsItem* child : chart->childItems())
+        if (auto* legend = dynamic_cast<LegendItem*>(child)) return legend;
+    return nullptr;
+}
+
 QString formatNumber(double v, int digits)
 {
     return QString::number(v, 'f', digits);
@@ -71,7 +240,8 @@ QChartView* makeView(QWidget* parent)
 {
     auto* chart = new QChart;
     chart->setAnimationOptions(QChart::NoAnimation);
-    chart->legend()->setAlignment(Qt::AlignRight);
+    chart->legend()->setVisible(false); // the view draws its own (LegendItem)
+    new LegendItem(chart);
     auto* v = new QChartView(chart, parent);
     v->setRenderHint(QPainter::Antialiasing);
     v->setContextMenuPolicy(Qt::CustomContextMenu);
@@ -124,6 +294,12 @@ ChartsView::ChartsView(QWidget* parent) : QWidget(parent)
 
     for (QChartView* v : {m_lineView, m_barView, m_rooflineView})
         connect(v, &QWidget::customContextMenuRequested, this, &ChartsView::showContextMenu);
+    for (Tab tab : {LineTab, BarTab, RooflineTab}) {
+        QChart* chart = view(tab)->chart();
+        legendOf(chart)->clicked = [this](const QString& variant) { toggleSeries(variant); };
+        // The legend is placed anew for every size of the chart.
+        connect(chart, &QGraphicsWidget::geometryChanged, this, [this, tab] { layoutLegend(tab); });
+    }
     rebuild();
 }
 
@@ -261,30 +437,80 @@ void ChartsView::toggleSeries(const QString& variant)
         m_hidden.remove(variant);
     else
         m_hidden.insert(variant);
-    const QString shown = variant == QLatin1String("OpenBLAS") ? m_referenceLabel : variant;
     for (Tab tab : {LineTab, RooflineTab}) {
-        if (QAbstractSeries* s = findSeries(tab, shown)) {
-            s->setVisible(!m_hidden.contains(variant));
-            for (QLegendMarker* m : view(tab)->chart()->legend()->markers(s)) {
-                m->setVisible(true);
-                QFont f = m->font();
-                f.setStrikeOut(m_hidden.contains(variant));
-                m->setFont(f);
-            }
-        }
+        for (QAbstractSeries* s : view(tab)->chart()->series())
+            if (s->property(kVariantProperty).toString() == variant)
+                s->setVisible(!m_hidden.contains(variant));
+        updateLegend(tab);
     }
+}
+
+const QList<QColor>& ChartsView::seriesColors()
+{
+    static const QList<QColor> colors{
+        QColor(0x00, 0x72, 0xB2), // blue (Okabe-Ito)
+        QColor(0xE6, 0x9F, 0x00), // orange
+        QColor(0x00, 0x9E, 0x73), // bluish green
+        QColor(0xD5, 0x5E, 0x00), // vermillion
+        QColor(0xCC, 0x79, 0xA7), // reddish purple
+        QColor(0x56, 0xB4, 0xE9), // sky blue
+        QColor(0xF0, 0xE4, 0x42), // yellow
+        QColor(0x88, 0x88, 0x88), // grey (Okabe-Ito's black: that is the OpenBLAS line)
+        QColor(0x88, 0x22, 0x55), // wine (Paul Tol)
+        QColor(0x44, 0xAA, 0x99), // teal
+        QColor(0x99, 0x99, 0x33), // olive
+        QColor(0x33, 0x22, 0x88), // indigo
+    };
+    return colors;
+}
+
+const QList<ChartsView::Marker>& ChartsView::markerCycle()
+{
+    static const QList<Marker> markers{Marker::Circle,  Marker::Square,           Marker::Triangle,
+                                       Marker::Diamond, Marker::InvertedTriangle, Marker::Pentagon};
+    return markers;
+}
+
+ChartsView::SeriesStyle ChartsView::styleOf(const QString& variant) const
+{
+    if (variant == QLatin1String("OpenBLAS"))
+        return {palette().color(QPalette::Text), Marker::Star};
+    const int index = static_cast<int>(m_variants.indexOf(variant));
+    int n = 0; // the variant's place among the variants, OpenBLAS not counted
+    for (int i = 0; i < index; ++i)
+        if (m_variants[i] != QLatin1String("OpenBLAS")) ++n;
+    n = std::max(n, 0);
+    const QList<QColor>& colors = seriesColors();
+    const QList<Marker>& markers = markerCycle();
+    QColor color = colors[n % colors.size()];
+    // On a dark background the darkest colours are lightened to stay visible.
+    if (isDark(palette()) && color.lightness() < 110) color = color.lighter(170);
+    // Past twelve the colours repeat; the marker moves on by one, so no two share both.
+    const auto marker = markers[(n + n / colors.size()) % markers.size()];
+    return {color, marker};
 }
 
 QColor ChartsView::colorFor(const QString& variant) const
 {
-    const bool dark = isDark(palette());
-    if (variant == QLatin1String("OpenBLAS")) return palette().color(QPalette::Text);
-    int index = static_cast<int>(m_variants.indexOf(variant));
-    int nonReference = 0;
-    for (int i = 0; i < index; ++i)
-        if (m_variants[i] != QLatin1String("OpenBLAS")) ++nonReference;
-    int hue = (nonReference * 360 / 7 + 210) % 360; // spread around the wheel from blue
-    return QColor::fromHsv(hue, dark ? 150 : 210, dark ? 245 : 190);
+    return styleOf(variant).color;
+}
+
+void ChartsView::styleSeries(QAbstractSeries* series, const QString& variant) const
+{
+    series->setProperty(kVariantProperty, variant);
+    const SeriesStyle style = styleOf(variant);
+    series->setProperty(kMarkerProperty, static_cast<int>(style.marker));
+    auto* xy = qobject_cast<QXYSeries*>(series);
+    if (!xy) return;
+    const double size = qobject_cast<QScatterSeries*>(series) ? 11 : 9;
+    xy->setMarkerSize(size);
+    xy->setLightMarker(markerImage(style.marker, style.color, style.color.darker(150), size));
+}
+
+QString ChartsView::sizeText(qint64 size) const
+{
+    if (m_parameters.isEmpty()) return tr("size %1").arg(size);
+    return m_parameters.join(QStringLiteral(" = ")) + QStringLiteral(" = ") + QString::number(size);
 }
 
 void ChartsView::applyPalette(QChart* chart) const
@@ -304,22 +530,112 @@ void ChartsView::applyPalette(QChart* chart) const
     }
 }
 
-void ChartsView::connectLegend(QChart* chart)
+void ChartsView::updateLegend(Tab tab) const
 {
-    for (QLegendMarker* marker : chart->legend()->markers()) {
-        QAbstractSeries* s = marker->series();
-        if (!s || s->name().isEmpty()) continue;
-        const QString name = s->name() == m_referenceLabel ? QStringLiteral("OpenBLAS") : s->name();
-        if (!m_variants.contains(name)) continue; // the peak and roof lines stay
-        if (m_hidden.contains(name)) {
-            s->setVisible(false);
-            marker->setVisible(true);
-            QFont f = marker->font();
-            f.setStrikeOut(true);
-            marker->setFont(f);
+    QChart* chart = view(tab)->chart();
+    LegendItem* legend = legendOf(chart);
+    legend->entries.clear();
+    if (tab != BarTab) { // the bar chart names its bars on its axis
+        for (QAbstractSeries* s : chart->series()) {
+            if (s->name().isEmpty()) continue;
+            LegendItem::Entry e;
+            e.name = s->name();
+            e.variant = s->property(kVariantProperty).toString();
+            e.hidden = m_hidden.contains(e.variant) && !e.variant.isEmpty();
+            if (auto* scatter = qobject_cast<QScatterSeries*>(s)) {
+                e.pen = Qt::NoPen;
+                e.markerColor = scatter->color();
+            } else if (auto* xy = qobject_cast<QXYSeries*>(s)) {
+                e.pen = xy->pen();
+                e.markerColor = xy->pen().color();
+            }
+            e.marker = !e.variant.isEmpty();
+            e.shape = static_cast<Marker>(s->property(kMarkerProperty).toInt());
+            legend->entries.append(e);
         }
-        connect(marker, &QLegendMarker::clicked, this, [this, name] { toggleSeries(name); });
     }
+    legend->textColor = palette().color(QPalette::Text);
+    layoutLegend(tab);
+}
+
+void ChartsView::layoutLegend(Tab tab) const
+{
+    QChart* chart = view(tab)->chart();
+    LegendItem* legend = legendOf(chart);
+    if (!legend) return;
+    const QSizeF size = chart->size();
+    const int pad = 12; // inside the chart's rounded background
+    QMargins margins(pad, pad, pad, pad);
+    if (legend->entries.isEmpty() || size.width() < 1 || size.height() < 1) {
+        legend->setBounds(QRectF());
+        if (chart->margins() != margins) chart->setMargins(margins);
+        legend->update();
+        return;
+    }
+
+    // The entries in a column to the right of the plot when that leaves the plot most of the
+    // width, else in rows below it, as many as needed; a smaller font when even that would take
+    // more than 30% of the height. No name is ever cut.
+    QFont font = chart->font();
+    const double symbol = LegendItem::kSymbolWidth + LegendItem::kGap;
+    double entryWidth = 0, rowHeight = 0;
+    bool right = false;
+    int columns = 1, rows = 1;
+    for (double points = font.pointSizeF() > 0 ? font.pointSizeF() : 9;; points -= 1) {
+        font.setPointSizeF(points);
+        QFontMetricsF fm(font);
+        double widest = 0;
+        for (const auto& e : legend->entries)
+            widest = std::max(widest, fm.horizontalAdvance(e.name));
+        entryWidth = symbol + widest + 2; // the name's own width, and room for the strike-out
+        rowHeight = std::max(fm.height(), LegendItem::kMarkerSize) + 4;
+        const int n = static_cast<int>(legend->entries.size());
+        const double titleHeight = chart->title().isEmpty() ? 0 : fm.height() * 1.6 + pad;
+        const double columnWidth = entryWidth + LegendItem::kSpacing;
+        right = columnWidth <= size.width() * 0.34 &&
+                n * rowHeight <= size.height() - titleHeight - 2 * pad;
+        if (right) {
+            columns = 1;
+            rows = n;
+            break;
+        }
+        columns = std::max(
+            1, static_cast<int>((size.width() - 2 * pad + LegendItem::kSpacing) / columnWidth));
+        columns = std::min(columns, n);
+        rows = (n + columns - 1) / columns;
+        const bool fits =
+            entryWidth <= size.width() - 2 * pad && rows * rowHeight <= size.height() * 0.3;
+        if (fits || points <= 6) break;
+    }
+    legend->font = font;
+
+    const double columnWidth = entryWidth + LegendItem::kSpacing;
+    const double width = columns * columnWidth - LegendItem::kSpacing;
+    const double height = rows * rowHeight;
+    QPointF origin;
+    if (right) {
+        margins.setRight(static_cast<int>(std::ceil(pad + width + pad)));
+        origin = QPointF(size.width() - pad - width,
+                         std::max<double>(pad, (size.height() - height) / 2));
+    } else {
+        margins.setBottom(static_cast<int>(std::ceil(pad + height + pad / 2.0)));
+        origin = QPointF(std::max(pad / 2.0, (size.width() - width) / 2),
+                         size.height() - pad / 2.0 - height);
+    }
+    const QFontMetricsF fm(font);
+    int i = 0;
+    for (auto& e : legend->entries) {
+        // Filled column by column on the right, row by row below.
+        const int column = right ? 0 : i % columns;
+        const int row = right ? i : i / columns;
+        const QPointF at = origin + QPointF(column * columnWidth, row * rowHeight);
+        e.rect = QRectF(at, QSizeF(entryWidth, rowHeight));
+        e.textRect = QRectF(at.x() + symbol, at.y(), fm.horizontalAdvance(e.name) + 2, rowHeight);
+        ++i;
+    }
+    legend->setBounds(QRectF(origin, QSizeF(width, height)).adjusted(-1, -1, 1, 1));
+    if (chart->margins() != margins) chart->setMargins(margins);
+    legend->update();
 }
 
 void ChartsView::rebuild()
@@ -372,6 +688,8 @@ void ChartsView::rebuildLine()
         pen.setWidthF(2);
         if (variant == QLatin1String("OpenBLAS")) pen.setStyle(Qt::DashLine);
         s->setPen(pen);
+        styleSeries(s, variant);
+        s->setVisible(!m_hidden.contains(variant));
         QList<ChartPoint> mine;
         for (auto& p : m_points)
             if (p.variant == variant && p.gflops > 0) mine.append(p);
@@ -400,7 +718,7 @@ void ChartsView::rebuildLine()
         peak->attachAxis(y);
     }
     applyPalette(chart);
-    connectLegend(chart);
+    updateLegend(LineTab);
 }
 
 void ChartsView::rebuildBar()
@@ -427,11 +745,13 @@ void ChartsView::rebuildBar()
     auto* set = new QBarSet(tr("GFLOPS"));
     set->setColor(colorFor(m_variants.value(0)));
     QStringList categories;
+    QList<ChartPoint> bars;
     for (const QString& variant : m_variants) {
         for (auto& p : m_points) {
             if (p.variant != variant || p.size != shown || p.gflops <= 0) continue;
             categories.append(variant == QLatin1String("OpenBLAS") ? m_referenceLabel : variant);
             set->append(p.gflops);
+            bars.append(p);
         }
     }
     auto* series = new QBarSeries;
@@ -452,17 +772,19 @@ void ChartsView::rebuildBar()
         top = std::max(top, set->at(i));
     y->setRange(0, top > 0 ? top * 1.05 : 1.0);
     y->applyNiceNumbers(); // ticks at round GFLOPS
-    chart->legend()->setVisible(false);
-    connect(series, &QBarSeries::hovered, this, [this, categories, set](bool state, int index) {
-        if (!state || index < 0 || index >= categories.size()) {
-            QToolTip::hideText();
+    connect(series, &QBarSeries::hovered, this, [this, bars](bool state, int index) {
+        if (!state || index < 0 || index >= bars.size()) {
+            showText(QString());
             return;
         }
-        QToolTip::showText(
-            QCursor::pos(),
-            tr("%1: %2 GFLOPS").arg(categories[index], formatNumber(set->at(index), 2)), this);
+        const ChartPoint& p = bars[index];
+        showText(tr("%1\n%2\n%3 ms\n%4 GFLOPS")
+                     .arg(p.variant == QLatin1String("OpenBLAS") ? m_referenceLabel : p.variant,
+                          sizeText(p.size), formatNumber(p.msMedian, 3),
+                          formatNumber(p.gflops, 2)));
     });
     applyPalette(chart);
+    updateLegend(BarTab);
 }
 
 void ChartsView::rebuildRoofline()
@@ -529,9 +851,10 @@ void ChartsView::rebuildRoofline()
     for (const QString& variant : m_variants) {
         auto* s = new QScatterSeries;
         s->setName(variant == QLatin1String("OpenBLAS") ? m_referenceLabel : variant);
-        s->setMarkerSize(9);
         s->setColor(colorFor(variant));
-        s->setBorderColor(colorFor(variant));
+        s->setBorderColor(colorFor(variant).darker(150));
+        styleSeries(s, variant);
+        s->setVisible(!m_hidden.contains(variant));
         for (auto& p : m_points)
             if (p.variant == variant && p.gflops > 0 && p.intensity > 0)
                 s->append(p.intensity, p.gflops);
@@ -543,13 +866,13 @@ void ChartsView::rebuildRoofline()
         });
     }
     applyPalette(chart);
-    connectLegend(chart);
+    updateLegend(RooflineTab);
 }
 
 void ChartsView::showTooltip(const QString& variant, const QPointF& at, bool state, Tab tab)
 {
     if (!state) {
-        QToolTip::hideText();
+        showText(QString());
         return;
     }
     // The measured point of this variant nearest to where the pointer is.
@@ -557,22 +880,36 @@ void ChartsView::showTooltip(const QString& variant, const QPointF& at, bool sta
     double bestDistance = 0;
     for (auto& p : m_points) {
         if (p.variant != variant || p.gflops <= 0) continue;
-        double px = tab == LineTab ? static_cast<double>(p.size) : p.intensity;
-        if (px <= 0 || at.x() <= 0) continue;
-        double d = std::abs(std::log(px / at.x()));
+        const double px = tab == LineTab ? static_cast<double>(p.size) : p.intensity;
+        const double py = p.gflops;
+        if (px <= 0 || at.x() <= 0 || at.y() <= 0) continue;
+        // Both axes are logarithmic on the roofline; by size, only x is.
+        const double dx = std::log(px / at.x());
+        const double dy = tab == RooflineTab ? std::log(py / at.y()) : 0;
+        const double d = dx * dx + dy * dy;
         if (!best || d < bestDistance) {
             best = &p;
             bestDistance = d;
         }
     }
     if (!best) return;
-    QString name = variant == QLatin1String("OpenBLAS") ? m_referenceLabel : variant;
-    QString text = tr("%1\nsize %2\n%3 ms (%4 to %5)\n%6 GFLOPS\n%7 FLOP/byte")
-                       .arg(name, QString::number(best->size), formatNumber(best->msMedian, 3),
+    const QString name = variant == QLatin1String("OpenBLAS") ? m_referenceLabel : variant;
+    QString text = tr("%1\n%2\n%3 ms (%4 to %5)\n%6 GFLOPS")
+                       .arg(name, sizeText(best->size), formatNumber(best->msMedian, 3),
                             formatNumber(best->msMin, 3), formatNumber(best->msMax, 3),
-                            formatNumber(best->gflops, 2), formatNumber(best->intensity, 1));
+                            formatNumber(best->gflops, 2));
+    if (tab == RooflineTab) text += tr("\n%1 FLOP/byte").arg(formatNumber(best->intensity, 1));
     if (best->cached) text += tr("\n(measured by an earlier sweep)");
-    QToolTip::showText(QCursor::pos(), text, this);
+    showText(text);
+}
+
+void ChartsView::showText(const QString& text)
+{
+    m_hoverText = text;
+    if (text.isEmpty())
+        QToolTip::hideText();
+    else
+        QToolTip::showText(QCursor::pos(), text, this);
 }
 
 void ChartsView::changeEvent(QEvent* event)
@@ -613,44 +950,103 @@ QString ChartsView::csv() const
     return out;
 }
 
-bool ChartsView::exportPng(const QString& path, Tab tab) const
+QString ChartsView::withSuffix(const QString& path, const QString& suffix)
+{
+    if (path.isEmpty() || !QFileInfo(path).suffix().isEmpty()) return path;
+    return path + u'.' + suffix;
+}
+
+QImage ChartsView::renderImage(Tab tab, QSize size, QList<LegendEntry>* legend, QRectF* plot) const
 {
     QChartView* v = view(tab);
-    QSize size = v->size().expandedTo(QSize(800, 500));
+    QChart* chart = v->chart();
+    if (size.isEmpty()) size = v->size().expandedTo(QSize(800, 500));
+    const QSizeF before = chart->size();
+    // Laid out for the picture's size, legend included, then back to the view's.
+    chart->resize(size);
+    if (chart->layout()) chart->layout()->activate();
+    layoutLegend(tab);
+    if (chart->layout()) chart->layout()->activate();
+    if (legend) *legend = legendEntries(tab);
+    if (plot) *plot = chart->plotArea();
     QImage image(size * 2, QImage::Format_ARGB32);
     image.setDevicePixelRatio(2);
     image.fill(palette().color(QPalette::Base));
     QPainter painter(&image);
     painter.setRenderHint(QPainter::Antialiasing);
-    v->chart()->resize(size);
-    v->render(&painter, QRectF(QPointF(0, 0), size), QRect(QPoint(0, 0), v->size()));
+    v->scene()->render(&painter, QRectF(QPointF(0, 0), size),
+                       QRectF(chart->scenePos(), QSizeF(size)));
     painter.end();
-    return image.save(path, "PNG");
+    chart->resize(before);
+    if (chart->layout()) chart->layout()->activate();
+    layoutLegend(tab);
+    return image;
+}
+
+bool ChartsView::exportPng(const QString& path, Tab tab) const
+{
+    return renderImage(tab).save(withSuffix(path, QStringLiteral("png")), "PNG");
 }
 
 bool ChartsView::exportSvg(const QString& path, Tab tab) const
 {
+    const QString file = withSuffix(path, QStringLiteral("svg"));
     QChartView* v = view(tab);
-    QSize size = v->size().expandedTo(QSize(800, 500));
+    QChart* chart = v->chart();
+    const QSize size = v->size().expandedTo(QSize(800, 500));
+    const QSizeF before = chart->size();
+    chart->resize(size);
+    if (chart->layout()) chart->layout()->activate();
+    layoutLegend(tab);
+    if (chart->layout()) chart->layout()->activate();
     QSvgGenerator generator;
-    generator.setFileName(path);
+    generator.setFileName(file);
     generator.setSize(size);
     generator.setViewBox(QRect(QPoint(0, 0), size));
-    generator.setTitle(v->chart()->title());
+    generator.setTitle(chart->title());
     QPainter painter;
-    if (!painter.begin(&generator)) return false;
-    v->render(&painter, QRectF(QPointF(0, 0), size), QRect(QPoint(0, 0), v->size()));
-    painter.end();
-    QFile f(path);
-    return f.exists() && f.size() > 0;
+    bool ok = painter.begin(&generator);
+    if (ok) {
+        painter.fillRect(QRect(QPoint(0, 0), size), palette().color(QPalette::Base));
+        v->scene()->render(&painter, QRectF(QPointF(0, 0), size),
+                           QRectF(chart->scenePos(), QSizeF(size)));
+        painter.end();
+    }
+    chart->resize(before);
+    if (chart->layout()) chart->layout()->activate();
+    layoutLegend(tab);
+    QFile f(file);
+    return ok && f.exists() && f.size() > 0;
 }
 
 bool ChartsView::exportCsv(const QString& path) const
 {
-    QSaveFile f(path);
+    QSaveFile f(withSuffix(path, QStringLiteral("csv")));
     if (!f.open(QIODevice::WriteOnly | QIODevice::Text)) return false;
     f.write(csv().toUtf8());
     return f.commit();
+}
+
+QList<ChartsView::LegendEntry> ChartsView::legendEntries(Tab tab) const
+{
+    QList<LegendEntry> out;
+    QChart* chart = view(tab)->chart();
+    const LegendItem* legend = legendOf(chart);
+    if (!legend) return out;
+    for (const auto& e : legend->entries)
+        out.append({e.name, legend->mapRectToItem(chart, e.rect),
+                    legend->mapRectToItem(chart, e.textRect), e.markerColor, e.hidden});
+    return out;
+}
+
+QRectF ChartsView::chartRect(Tab tab) const
+{
+    return QRectF(QPointF(0, 0), view(tab)->chart()->size());
+}
+
+QRectF ChartsView::plotArea(Tab tab) const
+{
+    return view(tab)->chart()->plotArea();
 }
 
 void ChartsView::showContextMenu(const QPoint& pos)
@@ -663,17 +1059,22 @@ void ChartsView::showContextMenu(const QPoint& pos)
     QAction* csvAction = menu.addAction(tr("Export data as CSV…"));
     QAction* chosen = menu.exec(source ? source->mapToGlobal(pos) : QCursor::pos());
     if (!chosen) return;
+    auto savePath = [this](const QString& title, const QString& filter) {
+        QFileDialog dialog(this, title, QString(), filter);
+        dialog.setAcceptMode(QFileDialog::AcceptSave);
+        return dialog.exec() == QDialog::Accepted && !dialog.selectedFiles().isEmpty()
+                   ? dialog.selectedFiles().constFirst()
+                   : QString();
+    };
+    // A name typed without a suffix gets the format's (ChartsView::withSuffix).
     if (chosen == png) {
-        QString path = QFileDialog::getSaveFileName(this, tr("Export chart"), QString(),
-                                                    tr("PNG image (*.png)"));
+        const QString path = savePath(tr("Export chart"), tr("PNG image (*.png)"));
         if (!path.isEmpty()) exportPng(path, tab);
     } else if (chosen == svg) {
-        QString path = QFileDialog::getSaveFileName(this, tr("Export chart"), QString(),
-                                                    tr("SVG image (*.svg)"));
+        const QString path = savePath(tr("Export chart"), tr("SVG image (*.svg)"));
         if (!path.isEmpty()) exportSvg(path, tab);
     } else if (chosen == csvAction) {
-        QString path =
-            QFileDialog::getSaveFileName(this, tr("Export data"), QString(), tr("CSV (*.csv)"));
+        const QString path = savePath(tr("Export data"), tr("CSV (*.csv)"));
         if (!path.isEmpty()) exportCsv(path);
     }
 }

@@ -1,13 +1,20 @@
 // The benchmark charts (the only class that includes Qt Charts): GFLOPS against problem size, one
 // line per variant on a log-2 size axis; a bar chart of every variant at one size; the roofline
 // (arithmetic intensity against GFLOPS under the measured peak and bandwidth). Reference lines:
-// the machine's peak and OpenBLAS (dashed). Legend entries toggle their series, hovering a point
-// tells its variant, size, ms and GFLOPS, colors follow the palette, and the context menu
-// exports the chart as PNG or SVG and the data as CSV.
+// the machine's peak and OpenBLAS (dashed). Each variant has its own colour from a
+// colour-blind-safe palette and its own marker shape, so lines differ by more than colour. The
+// legend is the view's own: to the right of the plot when it fits there, else below it in as many
+// rows as it needs, so no entry is ever cut, on screen or in an export. Legend entries toggle
+// their series, hovering a point tells its variant, size (the swept parameters' values), ms and
+// GFLOPS, and the context menu exports the chart as PNG or SVG and the data as CSV.
 #pragma once
 
+#include <QColor>
+#include <QImage>
 #include <QList>
+#include <QRectF>
 #include <QSet>
+#include <QSize>
 #include <QString>
 #include <QWidget>
 
@@ -43,6 +50,27 @@ class ChartsView : public QWidget {
     Q_OBJECT
 public:
     enum Tab { LineTab = 0, BarTab = 1, RooflineTab = 2 };
+    enum class Marker { Circle, Square, Triangle, Diamond, InvertedTriangle, Pentagon, Star };
+
+    // How a variant's series is drawn: its colour and the shape of its points.
+    struct SeriesStyle {
+        QColor color;
+        Marker marker = Marker::Circle;
+    };
+    // The variants' colours in the order they are given: Okabe and Ito's colour-blind-safe
+    // palette (its black, which the OpenBLAS line uses, as grey) and four of Paul Tol's.
+    static const QList<QColor>& seriesColors();
+    // The marker shapes variants cycle through (OpenBLAS has the star).
+    static const QList<Marker>& markerCycle();
+
+    // An entry of the legend as drawn, in the chart's coordinates (the chart fills the view).
+    struct LegendEntry {
+        QString name;
+        QRectF rect;     // the whole entry: symbol and name
+        QRectF textRect; // the name, as wide as the text needs
+        QColor color;
+        bool hidden = false;
+    };
 
     explicit ChartsView(QWidget* parent = nullptr);
     ~ChartsView() override;
@@ -70,6 +98,16 @@ public:
     void setCurrentTab(Tab tab);
     Tab currentTab() const;
 
+    // The colour and marker of a variant's series (by the order variants appeared).
+    SeriesStyle styleOf(const QString& variant) const;
+    // The legend of a chart as it is laid out now, and the chart's own rectangle and plot area.
+    QList<LegendEntry> legendEntries(Tab tab) const;
+    QRectF chartRect(Tab tab) const;
+    QRectF plotArea(Tab tab) const;
+    // What hovering a point shows ("" when nothing is hovered): variant, the swept parameters'
+    // values, ms and GFLOPS.
+    QString hoverText() const { return m_hoverText; }
+
     // Introspection for tests: the series of a chart by name, and a series' point count.
     QStringList seriesNames(Tab tab) const;
     int pointCount(Tab tab, const QString& seriesName) const;
@@ -78,6 +116,15 @@ public:
     void toggleSeries(const QString& variant);
 
     QString csv() const;
+    // A chart drawn at this size (at least 800x500 when empty), laid out for that size: the
+    // legend is placed for it, as on screen. `legend` and `plot`, when given, receive the legend
+    // drawn and the plot area.
+    QImage renderImage(Tab tab, QSize size = {}, QList<LegendEntry>* legend = nullptr,
+                       QRectF* plot = nullptr) const;
+    // A path without a suffix gets this one ("png", "svg", "csv").
+    static QString withSuffix(const QString& path, const QString& suffix);
+    // The exports write to withSuffix(path, "png" / "svg" / "csv"); the chart is drawn at the
+    // view's size, at least 800x500.
     bool exportPng(const QString& path, Tab tab) const;
     bool exportSvg(const QString& path, Tab tab) const;
     bool exportCsv(const QString& path) const;
@@ -91,12 +138,17 @@ private:
     void rebuildBar();
     void rebuildRoofline();
     void applyPalette(QChart* chart) const;
-    void connectLegend(QChart* chart);
+    // Builds the legend's entries from the chart's named series and lays it out.
+    void updateLegend(Tab tab) const;
+    void layoutLegend(Tab tab) const;
     QColor colorFor(const QString& variant) const;
+    void styleSeries(QAbstractSeries* series, const QString& variant) const;
+    QString sizeText(qint64 size) const;
     QChartView* view(Tab tab) const;
     QAbstractSeries* findSeries(Tab tab, const QString& name) const;
     void showContextMenu(const QPoint& pos);
     void showTooltip(const QString& variant, const QPointF& at, bool state, Tab tab);
+    void showText(const QString& text);
 
     QTabWidget* m_tabs = nullptr;
     QChartView* m_lineView = nullptr;
@@ -110,6 +162,7 @@ private:
     double m_peak = 0, m_bandwidth = 0;
     QString m_referenceLabel = QStringLiteral("OpenBLAS");
     qint64 m_barSize = 0;
+    QString m_hoverText;
 };
 
 } // namespace loopscope

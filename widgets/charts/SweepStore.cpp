@@ -7,9 +7,70 @@
 #include <QJsonDocument>
 #include <QSaveFile>
 
+#include "te/Lexer.h"
+#include "te/Program.h"
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
 namespace loopscope {
 
 namespace {
+
+// The file's format: version 2 keeps points by variant key (version 1 by the whole text).
+constexpr int kFileVersion = 2;
+
+// A statement of the script as tokens, without comments or spacing.
+struct Statement {
+    int line = 0;
+    std::string tokens;
+    std::set<std::string> names;
+    bool parameterAssignment = false; // NAME = INT
+    std::string assigned;             // that NAME
+};
+
+std::vector<Statement> statements(const std::string& source)
+{
+    std::vector<Statement> out;
+    Lexer lexer(source);
+    Statement current;
+    std::vector<Token> tokens;
+    auto finish = [&] {
+        if (tokens.empty()) return;
+        current.line = tokens.front().loc.line;
+        current.parameterAssignment = tokens.size() == 3 && tokens[0].kind == TokenKind::Name &&
+                                      tokens[1].isOp("=") && tokens[2].kind == TokenKind::Int;
+        if (current.parameterAssignment) current.assigned = tokens[0].text;
+        out.push_back(std::move(current));
+        current = Statement{};
+        tokens.clear();
+    };
+    for (;;) {
+        Token t = lexer.next();
+        if (t.kind == TokenKind::End) break;
+        if (t.kind == TokenKind::Newline) {
+            finish();
+            continue;
+        }
+        current.tokens += std::to_string(static_cast<int>(t.kind));
+        current.tokens += ':';
+        current.tokens += t.text;
+        current.tokens += '\x1f';
+        if (t.kind == TokenKind::Name) current.names.insert(t.text);
+        tokens.push_back(std::move(t));
+    }
+    finish();
+    return out;
+}
+
+QString sha256(const std::string& text)
+{
+    return QString::fromLatin1(
+        QCryptographicHash::hash(QByteArray::fromStdString(text), QCryptographicHash::Sha256)
+            .toHex());
+}
 
 QString pointKey(const QString& group, const QJsonObject& point)
 {
@@ -40,17 +101,81 @@ SweepStore::SweepStore(QString file) : m_file(std::move(file))
     load();
 }
 
-QString SweepStore::group(const QString& script, const QStringList& parameters)
+QHash<QString, QString> SweepStore::variantKeys(const QString& script,
+                                                const QStringList& parameters)
 {
-    const QByteArray hash =
-        QCryptographicHash::hash(script.toUtf8(), QCryptographicHash::Sha256).toHex();
-    return QString::fromLatin1(hash) + u'|' + parameters.join(u',');
+    QHash<QString, QString> keys;
+    const std::string source = script.toStdString();
+    std::vector<Statement> all;
+    EvalResult evaluation;
+    try {
+        all = statements(source);
+        evaluation = evaluateScript(source);
+    } catch (const std::exception&) { // a mistake in the text: the sweep will say where
+        return keys;
+    }
+    if (!evaluation.ok) return keys;
+    std::set<std::string> swept;
+    for (const QString& p : parameters)
+        swept.insert(p.toStdString());
+    const std::vector<Variant>& variants = evaluation.program.variants;
+    auto inBlock = [](const Variant& v, const Statement& st) {
+        return st.line >= v.loc.line && st.line <= v.lastLine;
+    };
+    // A statement in another variant's block that names that variant's schedule (or creates it)
+    // is that variant's own; anything else there is a declaration the variants after it see.
+    auto othersOwn = [&](const Variant& self, const Statement& st) {
+        for (const Variant& other : variants) {
+            if (&other == &self || !inBlock(other, st)) continue;
+            if (st.line == other.loc.line || other.scheduleVar.empty() ||
+                st.names.count(other.scheduleVar))
+                return true;
+        }
+        return false;
+    };
+    auto declaration = [&](const Statement& st) -> std::string {
+        // A swept parameter's value is the point's, not the text's.
+        if (st.parameterAssignment && swept.count(st.assigned)) return st.assigned + " = <swept>\n";
+        return st.tokens + "\n";
+    };
+    // OpenBLAS multiplies matrices of the parameters' sizes: what is declared before the first
+    // variant decides them.
+    std::string declarations;
+    for (const Statement& st : all)
+        if (variants.empty() || st.line < variants.front().loc.line)
+            declarations += declaration(st);
+    keys.insert(QStringLiteral("OpenBLAS"), sha256("declarations\n" + declarations));
+    for (const Variant& v : variants) {
+        std::string text = "variant\n";
+        for (const Statement& st : all) {
+            if (st.line > v.lastLine) break;
+            if (inBlock(v, st))
+                text += st.tokens + "\n";
+            else if (!othersOwn(v, st))
+                text += declaration(st);
+        }
+        keys.insert(QString::fromStdString(v.name), sha256(text));
+    }
+    return keys;
+}
+
+QString SweepStore::group(const QString& script, const QStringList& parameters,
+                          const QString& variant) const
+{
+    if (script != m_keysScript || parameters != m_keysParameters || m_keys.isEmpty()) {
+        m_keysScript = script;
+        m_keysParameters = parameters;
+        m_keys = variantKeys(script, parameters);
+    }
+    const QString key = m_keys.value(variant);
+    return (key.isEmpty() ? QStringLiteral("text:") + sha256(script.toStdString()) : key) + u'|' +
+           parameters.join(u',');
 }
 
 void SweepStore::add(const QString& script, const QStringList& parameters, const QJsonObject& point)
 {
     if (!worthKeeping(point)) return;
-    const QString g = group(script, parameters);
+    const QString g = group(script, parameters, point.value(QLatin1String("variant")).toString());
     QJsonObject kept = point;
     kept.remove(QLatin1String("cached"));
     kept.insert(QLatin1String("group"), g);
@@ -65,10 +190,14 @@ void SweepStore::add(const QString& script, const QStringList& parameters, const
 QJsonArray SweepStore::known(const QString& script, const QStringList& parameters) const
 {
     QJsonArray out;
-    const QString prefix = group(script, parameters) + u'|';
+    // A point is known when its variant's key in the script as it is now is the one it was
+    // measured under.
     for (const QString& key : m_order) {
-        if (!key.startsWith(prefix)) continue;
-        QJsonObject p = m_points.value(key);
+        const QJsonObject& stored = m_points[key];
+        const QString variant = stored.value(QLatin1String("variant")).toString();
+        if (group(script, parameters, variant) != stored.value(QLatin1String("group")).toString())
+            continue;
+        QJsonObject p = stored;
         p.remove(QLatin1String("group"));
         out.append(p);
     }
@@ -92,8 +221,8 @@ bool SweepStore::save() const
         points.append(m_points.value(key));
     QSaveFile file(m_file);
     if (!file.open(QIODevice::WriteOnly)) return false;
-    file.write(QJsonDocument(
-                   QJsonObject{{QStringLiteral("version"), 1}, {QStringLiteral("points"), points}})
+    file.write(QJsonDocument(QJsonObject{{QStringLiteral("version"), kFileVersion},
+                                         {QStringLiteral("points"), points}})
                    .toJson(QJsonDocument::Compact));
     return file.commit();
 }
@@ -104,7 +233,8 @@ void SweepStore::load()
     QFile file(m_file);
     if (!file.open(QIODevice::ReadOnly)) return;
     const QJsonObject root = QJsonDocument::fromJson(file.readAll()).object();
-    if (root.value(QLatin1String("version")).toInt() != 1) return; // unknown or damaged: start anew
+    // Unknown, older (kept by the whole text) or damaged: start anew.
+    if (root.value(QLatin1String("version")).toInt() != kFileVersion) return;
     for (const QJsonValue& v : root.value(QLatin1String("points")).toArray()) {
         const QJsonObject p = v.toObject();
         const QString g = p.value(QLatin1String("group")).toString();

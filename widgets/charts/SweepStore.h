@@ -1,7 +1,15 @@
-// The sweep points the app has seen measured, kept by (script text, swept parameters, variant,
-// values, threads) and saved in the app's data folder, so that a cancelled sweep (which restarts
-// the worker and loses its memory), a new sweep with one more variant, or the next session does
-// not measure a known point again: the known points go with every sweep request.
+// The sweep points the app has seen measured, kept by (the variant's key, swept parameters,
+// variant, values, threads) and saved in the app's data folder, so that a cancelled sweep (which
+// restarts the worker and loses its memory), a new sweep with one more variant, an edit of
+// another variant, or the next session does not measure a known point again: the known points go
+// with every sweep request, and the charts show them when the script is opened.
+//
+// A variant's key is a hash over the text that decides what it computes, read as tokens (so
+// comments, blank lines and spacing do not count): the declarations before its last statement
+// (parameters, placeholders, computes, wherever they are written, a swept parameter's own
+// value left out) and its own block, from its te.create_schedule to its last statement. Another
+// variant's schedule statements (those naming its schedule) do not count, so an edit there
+// leaves this variant's points known.
 #pragma once
 
 #include <QHash>
@@ -24,6 +32,11 @@ public:
     QJsonArray known(const QString& script, const QStringList& parameters) const;
 
     int size() const { return static_cast<int>(m_points.size()); }
+
+    // Each variant's key in this script when these parameters are swept ("OpenBLAS": the
+    // declarations alone). Empty when the script does not evaluate.
+    static QHash<QString, QString> variantKeys(const QString& script,
+                                               const QStringList& parameters);
     void clear();
     // Writes the file (after a sweep ends; also done by add() every few points).
     bool save() const;
@@ -32,13 +45,20 @@ public:
     static constexpr int kMaxPoints = 20000;
 
 private:
-    static QString group(const QString& script, const QStringList& parameters);
+    // The key a variant's points are kept under: its own key, or the whole text's hash when the
+    // script does not evaluate.
+    QString group(const QString& script, const QStringList& parameters,
+                  const QString& variant) const;
     void load();
 
     QString m_file;
     QHash<QString, QJsonObject> m_points; // key: "group|variant|values|threads"
     QStringList m_order;                  // every key, oldest first
     mutable int m_unsaved = 0;
+    // The keys of the last script asked about (a sweep asks for every point).
+    mutable QString m_keysScript;
+    mutable QStringList m_keysParameters;
+    mutable QHash<QString, QString> m_keys;
 };
 
 } // namespace loopscope

@@ -6,6 +6,7 @@
 #include <QSettings>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <limits>
 
 namespace loopscope {
@@ -104,6 +105,25 @@ void ChartsDock::showResult(const worker::SweepResult& result)
 void ChartsDock::endSweep()
 {
     m_panel->setRunning(false);
+}
+
+void ChartsDock::showKnown(const QJsonArray& points, const QStringList& parameters)
+{
+    if (m_panel->isRunning()) return;
+    // One point per variant and size: the newest (the store lists the oldest first).
+    QList<ChartPoint> shown;
+    for (const QJsonValue& v : points) {
+        ChartPoint p = chartPointFromJson(v.toObject());
+        p.cached = true;
+        auto same = [&](const ChartPoint& q) { return q.variant == p.variant && q.size == p.size; };
+        auto it = std::find_if(shown.begin(), shown.end(), same);
+        if (it != shown.end())
+            *it = p;
+        else
+            shown.append(p);
+    }
+    m_charts->setSizeLabel(parameters);
+    m_charts->setPoints(shown);
 }
 
 void ChartsDock::setMachine(const worker::MachineResult& machine)

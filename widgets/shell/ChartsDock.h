@@ -7,6 +7,8 @@
 #include "worker/WorkerRequests.h"
 
 #include <QDockWidget>
+#include <QJsonArray>
+#include <QStringList>
 
 namespace loopscope {
 
@@ -33,6 +35,10 @@ public:
     void showResult(const worker::SweepResult& result);
     // The sweep ended, however it did.
     void endSweep();
+    // The points measured before for the script as it is now (SweepStore::known), shown as
+    // cached when no sweep runs: a script opened again shows its charts at once, and an edit
+    // shows which variants keep theirs.
+    void showKnown(const QJsonArray& points, const QStringList& parameters);
     // The reference lines, remembered for the next session.
     void setMachine(const worker::MachineResult& machine);
 

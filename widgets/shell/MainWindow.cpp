@@ -343,6 +343,14 @@ void MainWindow::connectRuns()
     connect(runs, &RunController::sweepFinished, charts, &ChartsDock::endSweep);
     connect(runs, &RunController::sweepFinished, this, &MainWindow::sweepFinished);
     connect(runs, &RunController::machineMeasured, charts, &ChartsDock::setMachine);
+    // The points measured before for the text as it is (after the panel took the analysis).
+    connect(m_analysis, &AnalysisService::analysisReady, charts, [this](ExplorationPtr result) {
+        if (!result || !result->ok || m_runs->sweepRunning() || m_runs->sweepStore()->size() == 0)
+            return;
+        const QStringList parameters = m_chartsDock->panel()->parameters();
+        m_chartsDock->showKnown(m_runs->sweepStore()->known(m_editor->text(), parameters),
+                                parameters);
+    });
 
     runs->describeWorker();
 }
