@@ -6,6 +6,7 @@ target_sources(loopscope_widgets PRIVATE
   views/CodeEdit.h views/CodeEdit.cpp
   views/TirEditor.h views/TirEditor.cpp
   views/LoopNestView.h views/LoopNestView.cpp
+  views/CompareView.h views/CompareView.cpp
   views/CodeView.h views/CodeView.cpp
   views/LadderModel.h views/LadderModel.cpp
   views/LadderView.h views/LadderView.cpp

@@ -11,6 +11,7 @@
 #include "schedule/Primitives.h"
 #include "shell/HelpDialogs.h"
 #include "shell/RunController.h"
+#include "views/CompareView.h"
 #include "views/LadderModel.h"
 #include "views/LoopNestView.h"
 #include "worker/WorkerClient.h"
@@ -531,6 +532,37 @@ private slots:
         QCOMPARE(w.editor()->text(), text);
         QVERIFY(w.editor()->findNext());
         QVERIFY(!w.editor()->text().isEmpty());
+    }
+
+    // Two variants side by side: their loop nests, the diff, the statements only one has.
+    void compareTwoVariants()
+    {
+        MainWindow w;
+        useBuiltWorker(w);
+        w.setScriptText(smallLadder(), QString(), false);
+        QVERIFY(awaitAnalysis(w));
+        w.compareVariants();
+        CompareView* c = w.compareView();
+        QVERIFY(c && c->isVisible());
+        Exploration x = explore(smallLadder().toStdString());
+        QVERIFY(x.variants.size() >= 3);
+        const QString first = QString::fromStdString(x.variants.front().name);
+        const QString last = QString::fromStdString(x.variants.back().name);
+        QVERIFY(c->choose(0, first));
+        QVERIFY(c->choose(1, last));
+        QCOMPARE(c->leftText(), QString::fromStdString(x.variants.front().steps.back().tir));
+        QCOMPARE(c->rightText(), QString::fromStdString(x.variants.back().steps.back().tir));
+        QVERIFY(c->summary().contains(u"changed"_s));
+        // The last variant's statements are all its own.
+        const std::string statement = x.variants.back().steps.back().label;
+        QVERIFY2(c->statementsText().contains(QString::fromStdString(statement).toHtmlEscaped()),
+                 qPrintable(c->statementsText()));
+        // One variant's first and last step; nothing measured yet.
+        QVERIFY(c->choose(0, last, 0));
+        QVERIFY(c->choose(1, last));
+        QVERIFY(c->statementsText().startsWith(u"Only left: none"_s));
+        QVERIFY(c->gflopsText().contains(u"not measured"_s));
+        QVERIFY(!c->choose(0, u"no such variant"_s));
     }
 
     void aCrashingWorkerIsRestartedAndTheWindowSurvives()

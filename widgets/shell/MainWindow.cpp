@@ -2,6 +2,7 @@
 
 #include "editor/PrimitiveHelp.h"
 #include "shell/HelpDialogs.h"
+#include "views/CompareView.h"
 
 #include "charts/ChartsView.h"
 #include "charts/SweepPanel.h"
@@ -232,6 +233,9 @@ void MainWindow::buildActions()
     view->addAction(tr("&Reset Zoom"), QKeySequence(Qt::CTRL | Qt::Key_0), this,
                     [this] { zoomText(-m_zoom); });
     view->addSeparator();
+    view->addAction(tr("&Compare Variants…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D), this,
+                    &MainWindow::compareVariants);
+    view->addSeparator();
     for (QDockWidget* d : findChildren<QDockWidget*>())
         view->addAction(d->toggleViewAction());
 
@@ -447,6 +451,7 @@ void MainWindow::onAnalysis(ExplorationPtr result)
         for (std::size_t k = 0; k < v->steps.size(); ++k)
             rows.push_back(
                 {q(v->steps[k].label), v->steps[k].line, stepKey(*v, static_cast<int>(k))});
+        m_runs->setScriptPath(m_document->path()); // its earlier measurements
         m_ladderModel->setSteps(rows);
         int steps = static_cast<int>(v->steps.size());
         if (m_step < 0 || m_step >= steps) m_step = steps - 1;
@@ -454,6 +459,34 @@ void MainWindow::onAnalysis(ExplorationPtr result)
     showStepDetails();
     applyErrorState();
     emit analysisApplied();
+}
+
+void MainWindow::compareVariants()
+{
+    if (!m_compare) {
+        m_compare = new CompareView(this);
+        // Measured GFLOPS are the ladder's, of the variant it shows.
+        m_compare->setGflopsLookup([this](const QString& variant, int step) {
+            if (variant != m_variant) return -1.0;
+            auto r = m_ladderModel->resultOf(step);
+            return r ? r->gflops : -1.0;
+        });
+    }
+    m_compare->setScript(m_editor->text());
+    // The shown variant against the next one, or its last step against its first.
+    const VariantView* v = variantView();
+    if (v && m_exploration) {
+        const auto& all = m_exploration->variants;
+        m_compare->choose(0, m_variant);
+        if (all.size() > 1) {
+            for (std::size_t k = 0; k < all.size(); ++k)
+                if (all[k].name == v->name) m_compare->choose(1, q(all[(k + 1) % all.size()].name));
+        } else {
+            m_compare->choose(1, m_variant, 0);
+        }
+    }
+    m_compare->show();
+    m_compare->raise();
 }
 
 void MainWindow::zoomText(int steps)
@@ -573,17 +606,8 @@ void MainWindow::showStepDetails()
 
 QString MainWindow::stepKey(const VariantView& v, int step) const
 {
-    // Everything up to the step's statement decides what the step computes; later text does not.
-    QString text = m_editor->text();
-    int line = v.steps[static_cast<std::size_t>(step)].line;
-    QStringList lines = text.split(QLatin1Char('\n'));
-    QString prefix = lines.mid(0, std::max(0, line)).join(QLatin1Char('\n'));
-    QCryptographicHash h(QCryptographicHash::Sha1);
-    h.addData(prefix.toUtf8());
-    for (auto& a : v.args)
-        h.addData(QByteArray::fromStdString(a));
-    h.addData(QByteArray::number(m_threads->value()));
-    return QString::fromLatin1(h.result().toHex());
+    // What the step lowers to decides what it measures; steps that lower alike share results.
+    return LadderModel::stepKey(v, step, m_threads->value());
 }
 
 // ---- running ----

@@ -22,6 +22,7 @@ namespace loopscope {
 class EditorPane;
 class SchedulePanel;
 class PrimitiveHelpDialog;
+class CompareView;
 class LoopNestView;
 class LadderView;
 class LadderModel;
@@ -63,6 +64,9 @@ public:
     QString scriptError() const { return m_scriptError; }
     int currentStep() const { return m_step; }
     int zoomSteps() const { return m_zoom; }
+    // View ▸ Compare Variants: the shown variant against the next one (or its first step).
+    void compareVariants();
+    CompareView* compareView() const { return m_compare; }
     void selectVariant(const QString& name);
     void selectStep(int step);
     void runLadder();
@@ -135,6 +139,7 @@ private:
     QString m_scriptError; // "line N: message" while the script has an error, else empty
     QAction* m_runAction = nullptr;
     int m_zoom = 0; // steps of zoom from the default text size
+    CompareView* m_compare = nullptr;
     PrimitiveHelpDialog* m_primitiveHelp = nullptr;
     QLabel* m_errorLabel = nullptr;
     std::function<void()> m_defaultDockSizes;

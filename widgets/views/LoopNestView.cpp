@@ -187,6 +187,35 @@ QString summaryOf(const DiffCounts& c)
     return parts.join(u" · "_s);
 }
 
+} // namespace
+
+DiffedLines diffLines(const QString& before, const QString& after)
+{
+    const QByteArray b = before.toUtf8(), a = after.toUtf8();
+    const TirDiff diff = diffTir(std::string_view(b.constData(), b.size()),
+                                 std::string_view(a.constData(), a.size()));
+    const std::vector<int> loops = changedLoopLines(diff);
+    const QSet<int> loopSet(loops.begin(), loops.end());
+    DiffedLines out;
+    out.summary = summaryOf(countOf(diff, loops.size()));
+    for (const DiffRow& row : diff.rows) {
+        LineChange change = LineChange::None;
+        if (row.kind == DiffKind::Changed) change = LineChange::Changed;
+        TirLine r =
+            sideLine(diff.rightLines, row.right,
+                     row.kind == DiffKind::Added ? LineChange::Added : change, row.rightRanges);
+        r.changedLoop = row.right >= 0 && loopSet.contains(row.right);
+        out.left.append(sideLine(diff.leftLines, row.left,
+                                 row.kind == DiffKind::Removed ? LineChange::Removed : change,
+                                 row.leftRanges));
+        if (row.right >= 0) out.after.append(r);
+        out.right.append(r);
+    }
+    return out;
+}
+
+namespace {
+
 QString stepTitle(const VariantView& v, int k)
 {
     const StepView& s = v.steps[std::size_t(k)];
@@ -480,29 +509,10 @@ void LoopNestView::refresh(Scroll scroll)
         m_summary->setText(k == 0 ? QString() : tr("nothing to compare with"));
         m_pages->setCurrentWidget(m_stepEditor);
     } else {
-        const QByteArray b = before.toUtf8(), a = after.toUtf8();
-        const TirDiff diff = diffTir(std::string_view(b.constData(), b.size()),
-                                     std::string_view(a.constData(), a.size()));
-        const std::vector<int> loops = changedLoopLines(diff);
-        const QSet<int> loopSet(loops.begin(), loops.end());
-        m_summary->setText(summaryOf(countOf(diff, loops.size())));
-        QList<TirLine> left, right;
-        for (const DiffRow& row : diff.rows) {
-            LineChange change = LineChange::None;
-            if (row.kind == DiffKind::Changed) change = LineChange::Changed;
-            TirLine r =
-                sideLine(diff.rightLines, row.right,
-                         row.kind == DiffKind::Added ? LineChange::Added : change, row.rightRanges);
-            r.changedLoop = row.right >= 0 && loopSet.contains(row.right);
-            if (sideBySide) {
-                left.append(sideLine(diff.leftLines, row.left,
-                                     row.kind == DiffKind::Removed ? LineChange::Removed : change,
-                                     row.leftRanges));
-                right.append(r);
-            } else if (row.right >= 0) {
-                right.append(r);
-            }
-        }
+        const DiffedLines lines = diffLines(before, after);
+        m_summary->setText(lines.summary);
+        const QList<TirLine>& left = lines.left;
+        const QList<TirLine>& right = sideBySide ? lines.right : lines.after;
         if (sideBySide) {
             m_beforeEditor->setLines(left, DiffSide::Before);
             m_afterEditor->setLines(right, DiffSide::After);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "explore/Explorer.h"
+#include "views/TirEditor.h"
 
 #include <QWidget>
 
@@ -15,6 +16,15 @@ class QStackedWidget;
 namespace loopscope {
 
 class TirEditor;
+
+// Two printings of a loop nest aligned line by line for a side-by-side view (fillers where a side
+// has no line), the after side alone with its changes marked, and a summary of what changed.
+struct DiffedLines {
+    QList<TirLine> left, right; // side by side
+    QList<TirLine> after;       // the after printing alone
+    QString summary;            // "2 loops new or changed · 3 lines changed"
+};
+DiffedLines diffLines(const QString& before, const QString& after);
 
 class LoopNestView : public QWidget {
     Q_OBJECT
