@@ -3,10 +3,15 @@
 #include "charts/SweepStore.h"
 #include "explore/Explorer.h"
 #include "views/LadderModel.h"
+#include "views/LadderStore.h"
 #include "worker/WorkerClient.h"
 #include "worker/WorkerProtocol.h"
 
+#include <QDateTime>
 #include <QStandardPaths>
+
+#include <algorithm>
+#include <memory>
 
 namespace loopscope {
 
@@ -17,12 +22,20 @@ RunController::RunController(WorkerClient* worker, LadderModel* ladder, QObject*
       m_sweepStore(std::make_unique<SweepStore>(
           QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) +
           QStringLiteral("/sweep-points.json"))),
+      m_ladderStore(std::make_unique<LadderStore>(
+          QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) +
+          QStringLiteral("/ladder-results.json"))),
       m_settings(RunSettings::load())
 {
     m_worker->setTimeLimitMs(m_settings.timeLimitMs);
+    m_ladder->setResultLookup(
+        [store = m_ladderStore.get()](const QString& key) { return store->find(key); });
     connect(m_worker, &WorkerClient::busyChanged, this, &RunController::busyChanged);
     connect(m_worker, &WorkerClient::progress, this,
-            [this](int, const QString& phase, double fraction) { emit progress(phase, fraction); });
+            [this](int id, const QString& phase, double fraction) {
+                ladderProgress(id);
+                emit progress(phase, fraction);
+            });
     connect(m_worker, &WorkerClient::failed, this,
             [this](int, const QString& message) { emit statusMessage(message, 10000); });
 }
@@ -33,6 +46,11 @@ void RunController::setSettings(const RunSettings& settings)
 {
     m_settings = settings;
     m_worker->setTimeLimitMs(m_settings.timeLimitMs);
+}
+
+void RunController::setScriptPath(const QString& path)
+{
+    m_ladderStore->setScript(path);
 }
 
 void RunController::setThreads(int threads)
@@ -53,14 +71,27 @@ void RunController::describeWorker()
 
 void RunController::runLadder(const QString& script, const VariantView& variant)
 {
+    using State = LadderModel::State;
     emit aboutToRunCode();
     const QString name = QString::fromStdString(variant.name);
-    for (int row = 0; row < static_cast<int>(variant.steps.size()); ++row) {
+    const int steps = std::min(static_cast<int>(variant.steps.size()), m_ladder->rowCount());
+    for (int row = 0; row < steps; ++row) {
         if (m_ladder->resultOf(row)) continue;
         const StepView& step = variant.steps[static_cast<std::size_t>(row)];
         if (step.error) {
-            m_ladder->setState(row, LadderModel::State::Failed,
-                               QString::fromStdString(step.error->message));
+            m_ladder->setState(row, State::Failed, QString::fromStdString(step.error->message));
+            continue;
+        }
+        const QString key = m_ladder->keyOf(row);
+        // Measured since the rows were set (by another variant's ladder)...
+        if (std::optional<LadderModel::Result> known = m_ladderStore->find(key)) {
+            m_ladder->setResult(row, *known);
+            continue;
+        }
+        // ... or being measured: the row waits for that request.
+        if (auto it = m_pendingKeys.constFind(key); !key.isEmpty() && it != m_pendingKeys.cend()) {
+            m_ladder->setState(
+                row, m_startedRequests.contains(*it) ? State::Running : State::Queued, {});
             continue;
         }
         worker::MeasureRequest request;
@@ -72,23 +103,51 @@ void RunController::runLadder(const QString& script, const VariantView& variant)
         request.repeat = m_settings.repeat;
         request.minRepeatMs = m_settings.minRepeatMs;
         ++m_ladderRuns;
-        m_worker->submit(request, this, [this, row](const Reply<worker::MeasureResult>& reply) {
-            finishLadderRun(row, reply);
-        });
-        m_ladder->setState(row, LadderModel::State::Queued, {});
+        auto id = std::make_shared<int>(-1);
+        *id =
+            m_worker->submit(request, this, [this, id](const Reply<worker::MeasureResult>& reply) {
+                finishLadderRun(*id, reply);
+            });
+        m_ladderRequests.insert(*id, {key, row});
+        if (!key.isEmpty()) m_pendingKeys.insert(key, *id);
+        m_ladder->setState(row, State::Queued, {});
     }
     if (m_ladderRuns == 0) emit ladderFinished();
 }
 
-void RunController::finishLadderRun(int row, const Reply<worker::MeasureResult>& reply)
+void RunController::ladderProgress(int id)
+{
+    const auto it = m_ladderRequests.constFind(id);
+    if (it == m_ladderRequests.cend()) return;
+    // The request's first progress message: its rows are no longer queued but running.
+    m_startedRequests.insert(id);
+    const std::vector<int> rows =
+        it->key.isEmpty() ? std::vector<int>{it->row} : m_ladder->rowsOf(it->key);
+    for (int row : rows)
+        if (m_ladder->stateOf(row) == LadderModel::State::Queued)
+            m_ladder->setState(row, LadderModel::State::Running, {});
+}
+
+void RunController::finishLadderRun(int id, const Reply<worker::MeasureResult>& reply)
 {
     --m_ladderRuns;
+    const LadderRequest request = m_ladderRequests.take(id);
+    const QString& key = request.key;
+    m_startedRequests.remove(id);
+    if (!key.isEmpty() && m_pendingKeys.value(key, -1) == id) m_pendingKeys.remove(key);
+    // The rows with the step's key now (the user may have changed variants meanwhile).
+    const std::vector<int> rows =
+        key.isEmpty() ? std::vector<int>{request.row} : m_ladder->rowsOf(key);
+    const auto setState = [&](LadderModel::State state, const QString& message) {
+        for (int row : rows)
+            m_ladder->setState(row, state, message);
+    };
     using Ending = Reply<worker::MeasureResult>::Ending;
     switch (reply.ending) {
     case Ending::Answered: {
         const worker::MeasureResult& r = reply.result;
         if (r.wrong()) {
-            m_ladder->setState(row, LadderModel::State::Wrong, r.firstMismatch);
+            setState(LadderModel::State::Wrong, r.firstMismatch);
             break;
         }
         LadderModel::Result result;
@@ -99,17 +158,19 @@ void RunController::finishLadderRun(int row, const Reply<worker::MeasureResult>&
             result.gflops = r.timing->gflops;
         }
         result.checked = r.checked;
-        m_ladder->setResult(row, result);
+        result.cpu = m_machine.cpu;
+        result.measuredAt = QDateTime::currentDateTimeUtc();
+        if (r.timing) m_ladderStore->add(key, result);
+        for (int row : rows)
+            m_ladder->setResult(row, result);
         emit compiled(r.compileMs);
         break;
     }
     case Ending::Refused:
-    case Ending::Failed:
-        m_ladder->setState(row, LadderModel::State::Failed, reply.message());
-        break;
+    case Ending::Failed: setState(LadderModel::State::Failed, reply.message()); break;
     case Ending::Cancelled:
         // cancelAll() says when the ladder is finished.
-        m_ladder->setState(row, LadderModel::State::NotRun, tr("cancelled"));
+        setState(LadderModel::State::NotRun, tr("cancelled"));
         return;
     }
     if (m_ladderRuns == 0) emit ladderFinished();

@@ -8,7 +8,9 @@
 #include "worker/WorkerReplies.h"
 #include "worker/WorkerRequests.h"
 
+#include <QHash>
 #include <QObject>
+#include <QSet>
 #include <QString>
 #include <QStringList>
 
@@ -17,6 +19,7 @@
 namespace loopscope {
 
 class LadderModel;
+class LadderStore;
 class SweepStore;
 class WorkerClient;
 struct VariantView;
@@ -24,14 +27,19 @@ struct VariantView;
 class RunController : public QObject {
     Q_OBJECT
 public:
-    // Results of the ladder's runs go to `ladder`. The run settings are loaded from the
-    // application's settings.
+    // Results of the ladder's runs go to `ladder`, which finds the measurements of this session
+    // and of earlier ones (kept in the app's data folder) in ladderStore(). The run settings are
+    // loaded from the application's settings.
     RunController(WorkerClient* worker, LadderModel* ladder, QObject* parent = nullptr);
     ~RunController() override;
 
     WorkerClient* worker() const { return m_worker; }
     // The sweep points measured before, offered to every sweep (kept in the app's data folder).
     SweepStore* sweepStore() const { return m_sweepStore.get(); }
+    // The ladder's measurements by step key: this session's, and earlier sessions' by script.
+    LadderStore* ladderStore() const { return m_ladderStore.get(); }
+    // The script's file, under which its ladder's measurements are kept (empty: not saved).
+    void setScriptPath(const QString& path);
 
     const RunSettings& settings() const { return m_settings; }
     // The time limit applies from the next request on.
@@ -44,7 +52,10 @@ public:
     const worker::PingResult& machine() const { return m_machine; }
 
     // Measures each step of the variant whose ladder row has no result (a step that does not
-    // lower fails at once); ladderFinished once none is pending.
+    // lower fails at once); ladderFinished once none is pending. A step whose key was measured
+    // before (in this session, in another variant, or in an earlier session of this script) is
+    // not run again, nor is one whose key is already queued: rows with one key share a request.
+    // A row says it is running from the request's first progress message.
     void runLadder(const QString& script, const VariantView& variant);
     bool ladderRunning() const { return m_ladderRuns > 0; }
     // Cancels every request: the ladder's rows become "cancelled"; then ladderFinished.
@@ -89,13 +100,22 @@ signals:
     void machineMeasured(const worker::MachineResult& machine);
 
 private:
-    void finishLadderRun(int row, const worker::Reply<worker::MeasureResult>& reply);
+    void finishLadderRun(int id, const worker::Reply<worker::MeasureResult>& reply);
+    void ladderProgress(int id);
     void sweepPoint(const worker::SweepProgress& progress);
     void finishSweep(const worker::Reply<worker::SweepResult>& reply);
 
     WorkerClient* m_worker;
     LadderModel* m_ladder;
     std::unique_ptr<SweepStore> m_sweepStore;
+    std::unique_ptr<LadderStore> m_ladderStore;
+    struct LadderRequest {
+        QString key; // the step's: its result goes to every row with this key
+        int row = 0; // the row it was asked for, for rows without a key
+    };
+    QHash<int, LadderRequest> m_ladderRequests; // ladder request id -> what it measures
+    QHash<QString, int> m_pendingKeys;          // step key -> its request
+    QSet<int> m_startedRequests;                // ladder requests the worker has begun
     RunSettings m_settings;
     int m_ladderRuns = 0;      // ladder runs not ended yet
     int m_codeRequest = -1;    // the pending code of the code views
