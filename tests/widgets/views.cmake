@@ -9,3 +9,17 @@ foreach(test TirDiffTest LadderModelTest LadderViewTest LoopNestViewTest CodeVie
   add_test(NAME ${test} COMMAND ${test})
   set_tests_properties(${test} PROPERTIES ENVIRONMENT "QT_QPA_PLATFORM=offscreen" TIMEOUT 120)
 endforeach()
+
+# The ladder with the real worker: running rows, the fastest row, steps measured once across
+# variants, measurements kept with the script, the dock's size kept.
+if(TARGET loopscope-worker)
+  add_executable(LadderRunTest widgets/LadderRunTest.cpp)
+  set_target_properties(LadderRunTest PROPERTIES AUTOMOC ON)
+  target_link_libraries(LadderRunTest PRIVATE loopscope_widgets Qt6::Test loopscope_warnings)
+  target_compile_definitions(LadderRunTest PRIVATE
+    LOOPSCOPE_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+    LOOPSCOPE_WORKER="$<TARGET_FILE:loopscope-worker>")
+  add_dependencies(LadderRunTest loopscope-worker)
+  add_test(NAME LadderRunTest COMMAND LadderRunTest)
+  set_tests_properties(LadderRunTest PROPERTIES ENVIRONMENT "QT_QPA_PLATFORM=offscreen" TIMEOUT 300)
+endif()

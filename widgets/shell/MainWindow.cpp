@@ -173,7 +173,11 @@ void MainWindow::buildDocks()
     loopDock->raise();
     m_defaultDockSizes = [this, scheduleDock, loopDock, ladderDock] {
         resizeDocks({scheduleDock, loopDock}, {360, 640}, Qt::Horizontal);
-        resizeDocks({ladderDock}, {240}, Qt::Vertical);
+        // Room for the longest ladders of the samples without scrolling.
+        resizeDocks({ladderDock},
+                    {m_ladder->heightForRows(LadderView::kRowsShown) + ladderDock->height() -
+                     m_ladder->height()},
+                    Qt::Vertical);
     };
     connect(llvmDock, &QDockWidget::visibilityChanged, this, [this](bool) { requestCode(); });
     connect(asmDock, &QDockWidget::visibilityChanged, this, [this](bool) { requestCode(); });

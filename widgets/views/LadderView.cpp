@@ -162,7 +162,8 @@ LadderView::LadderView(QWidget* parent) : QTableView(parent)
 
 void LadderView::applyMetrics()
 {
-    const int rowHeight = fontMetrics().height() + 6;
+    // Compact rows, so that a ladder of 14 steps shows whole in the default layout at 1366x768.
+    const int rowHeight = fontMetrics().height() + 4;
     verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     verticalHeader()->setDefaultSectionSize(rowHeight);
     verticalHeader()->setMinimumSectionSize(rowHeight);

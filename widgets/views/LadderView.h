@@ -19,6 +19,8 @@ public:
     void setCurrentStep(int row);
     int currentStep() const;
 
+    // The rows a default layout makes room for: the longest ladders of the samples.
+    static constexpr int kRowsShown = 14;
     // The height that shows this many rows and the header without scrolling.
     int heightForRows(int rows) const;
     // Every row is visible (no vertical scrolling needed).
