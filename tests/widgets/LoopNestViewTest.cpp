@@ -161,6 +161,33 @@ private slots:
         }
     }
 
+    // Too narrow for two readable panes: one pane with the removed lines above their
+    // replacements; wide enough again: side by side.
+    void aNarrowDiffIsOnePane()
+    {
+        LoopNestView view;
+        view.resize(480, 300);
+        view.setVariant(m_unroll);
+        view.setMode(LoopNestView::Mode::Diff);
+        const int k = stepWithLabel(m_unroll, "s[C].parallel(io)");
+        view.showStep(k);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        Panes p = panes(view);
+        QVERIFY2(p.step->isVisible(), qPrintable(QString::number(view.width())));
+        QVERIFY(!p.after->isVisible());
+        bool removed = false, added = false;
+        for (const TirLine& l : p.step->lines()) {
+            removed |= l.change == LineChange::Removed;
+            added |= l.change == LineChange::Added || l.change == LineChange::Changed;
+        }
+        QVERIFY(removed && added);
+        view.resize(1800, 300);
+        QTRY_VERIFY(p.after->isVisible());
+        QVERIFY(p.before->isVisible());
+        QVERIFY(!p.step->isVisible());
+    }
+
     void diffModeShowsTwoAlignedPanes()
     {
         LoopNestView view;
@@ -351,6 +378,7 @@ s[B].compute_at(s[C], C.op.axis[0])
         v.steps[2].structured.clear();
         v.steps[2].error = Diagnostic{{14, 9}, "cannot vectorize a reduction axis"};
         LoopNestView view;
+        view.resize(1400, 400); // wide enough for two panes
         view.setVariant(v);
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
@@ -371,6 +399,7 @@ s[B].compute_at(s[C], C.op.axis[0])
     void toolbarTogglesEmitAndSwitch()
     {
         LoopNestView view;
+        view.resize(1400, 400); // wide enough for two panes
         view.setVariant(m_unroll);
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));

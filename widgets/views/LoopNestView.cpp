@@ -277,7 +277,8 @@ LoopNestView::LoopNestView(QWidget* parent) : QWidget(parent)
     };
     m_title = new ElidedLabel(bar);
     m_title->setObjectName(u"stepTitle"_s);
-    m_summary = new QLabel(bar);
+    // Elided like the title: a long summary never widens the view.
+    m_summary = new ElidedLabel(bar);
     m_summary->setObjectName(u"stepSummary"_s);
     m_summary->setForegroundRole(QPalette::PlaceholderText);
     barLayout->addWidget(m_stepButton);
@@ -286,8 +287,8 @@ LoopNestView::LoopNestView(QWidget* parent) : QWidget(parent)
     barLayout->addWidget(m_tvmButton);
     barLayout->addWidget(m_structuredButton);
     barLayout->addWidget(separator());
-    barLayout->addWidget(m_title, 1);
-    barLayout->addWidget(m_summary);
+    barLayout->addWidget(m_title, 2);
+    barLayout->addWidget(m_summary, 1);
     layout->addWidget(bar);
 
     m_pages = new QStackedWidget(this);
@@ -451,6 +452,23 @@ void LoopNestView::showMessage(const QString& title, const QString& detail, bool
     m_shownKey.clear();
 }
 
+bool LoopNestView::tooNarrowForSideBySide() const
+{
+    // Two panes of at least 60 characters each.
+    return width() < 2 * 60 * fontMetrics().horizontalAdvance(u'x');
+}
+
+void LoopNestView::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    if (m_mode != Mode::Diff || !m_hasVariant) return;
+    const bool narrow = tooNarrowForSideBySide();
+    if (narrow != m_wasNarrow) {
+        m_wasNarrow = narrow;
+        refresh(Scroll::Keep);
+    }
+}
+
 void LoopNestView::refresh(Scroll scroll)
 {
     if (!m_hasVariant) return;
@@ -486,9 +504,15 @@ void LoopNestView::refresh(Scroll scroll)
     const bool hasBefore =
         k > 0 && !m_variant.steps[std::size_t(k - 1)].error && !printingOf(k - 1).isEmpty();
     const QString before = hasBefore ? printingOf(k - 1) : QString();
-    const bool sideBySide = m_mode == Mode::Diff && hasBefore;
+    // Side by side only when both panes get a readable width; else one pane, removed lines
+    // above the lines that replaced them.
+    const bool wantsDiff = m_mode == Mode::Diff && hasBefore;
+    m_wasNarrow = tooNarrowForSideBySide();
+    const bool sideBySide = wantsDiff && !m_wasNarrow;
+    const bool unified = wantsDiff && !sideBySide;
 
-    const QString key = QString::number(int(sideBySide)) + QChar(0) + before + QChar(0) + after;
+    const QString key =
+        QString::number(int(sideBySide) + 2 * int(unified)) + QChar(0) + before + QChar(0) + after;
     if (key == m_shownKey) {
         if (scroll == Scroll::ToFirstChange) {
             TirEditor* e = sideBySide ? m_afterEditor : m_stepEditor;
@@ -512,7 +536,22 @@ void LoopNestView::refresh(Scroll scroll)
         const DiffedLines lines = diffLines(before, after);
         m_summary->setText(lines.summary);
         const QList<TirLine>& left = lines.left;
-        const QList<TirLine>& right = sideBySide ? lines.right : lines.after;
+        QList<TirLine> right = sideBySide ? lines.right : lines.after;
+        if (unified) {
+            right.clear();
+            for (int i = 0; i < lines.left.size(); ++i) {
+                const TirLine& l = lines.left[i];
+                const TirLine& r = lines.right[i];
+                if (l.change == LineChange::Removed || l.change == LineChange::Changed) {
+                    TirLine removed = l;
+                    removed.change = LineChange::Removed;
+                    removed.changedParts.clear();
+                    right.append(removed);
+                }
+                if (r.change != LineChange::Filler) right.append(r);
+            }
+            m_summary->setText(lines.summary + tr(" · one pane: widen the view for two"));
+        }
         if (sideBySide) {
             m_beforeEditor->setLines(left, DiffSide::Before);
             m_afterEditor->setLines(right, DiffSide::After);

@@ -61,7 +61,11 @@ signals:
     void modeChanged(loopscope::LoopNestView::Mode mode);
     void printingChanged(bool structured);
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
+    bool tooNarrowForSideBySide() const;
     enum class Scroll { Keep, ToFirstChange };
     void refresh(Scroll scroll);
     void showMessage(const QString& title, const QString& detail, bool isError);
@@ -73,6 +77,7 @@ private:
     bool m_hasVariant = false;
     int m_step = -1;
     Mode m_mode = Mode::Step;
+    bool m_wasNarrow = false;
     bool m_structured = false;
     QString m_shownKey; // what is on screen, to skip identical refreshes
 
