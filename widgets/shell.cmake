@@ -17,6 +17,8 @@ target_sources(loopscope_widgets PRIVATE
   shell/ChartsDock.cpp
   shell/HelpDialogs.h
   shell/HelpDialogs.cpp
+  shell/Theme.h
+  shell/Theme.cpp
   shell/MainWindow.h
   shell/MainWindow.cpp
 )

@@ -6,6 +6,7 @@
 #include "Version.h"
 #include "charts/SweepPanel.h"
 #include "shell/MainWindow.h"
+#include "shell/Theme.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -140,6 +141,8 @@ int main(int argc, char** argv)
     QApplication::setApplicationVersion(QStringLiteral(LOOPSCOPE_VERSION_STRING));
     QApplication::setWindowIcon(applicationIcon());
     QApplication::setDesktopFileName(QStringLiteral("org.loopscope.Loopscope"));
+    // Light or dark as the desktop asks, unless the user chose (View ▸ Theme).
+    loopscope::applyTheme(loopscope::savedTheme());
 
     MainWindow window;
     const bool unattended = parser.isSet(screenshot) || parser.isSet(smokeTest);

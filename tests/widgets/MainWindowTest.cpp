@@ -11,6 +11,7 @@
 #include "schedule/Primitives.h"
 #include "shell/HelpDialogs.h"
 #include "shell/RunController.h"
+#include "shell/Theme.h"
 #include "views/CompareView.h"
 #include "views/LadderModel.h"
 #include "views/LoopNestView.h"
@@ -563,6 +564,37 @@ private slots:
         QVERIFY(c->statementsText().startsWith(u"Only left: none"_s));
         QVERIFY(c->gflopsText().contains(u"not measured"_s));
         QVERIFY(!c->choose(0, u"no such variant"_s));
+    }
+
+    // Dark and light: the editor's paper follows, and every syntax colour stays readable on it
+    // (WCAG contrast of at least 4.5 between text and paper).
+    void bothThemesKeepTheEditorReadable()
+    {
+        MainWindow w;
+        w.setScriptText(smallLadder(), QString(), false);
+        auto contrast = [](const QColor& a, const QColor& b) {
+            auto lum = [](const QColor& c) {
+                auto ch = [](double v) {
+                    return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4);
+                };
+                return 0.2126 * ch(c.redF()) + 0.7152 * ch(c.greenF()) + 0.0722 * ch(c.blueF());
+            };
+            const double la = lum(a), lb = lum(b);
+            return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
+        };
+        for (ThemeChoice choice : {ThemeChoice::Dark, ThemeChoice::Light}) {
+            const bool dark = applyTheme(choice);
+            QCOMPARE(dark, choice == ThemeChoice::Dark);
+            QCoreApplication::processEvents();
+            const QColor paper = w.editor()->paperColor();
+            QCOMPARE(paper.lightnessF() < 0.5, dark);
+            const QList<QColor> colors = w.editor()->syntaxColors();
+            QVERIFY(colors.size() >= 5);
+            for (const QColor& c : colors)
+                QVERIFY2(contrast(c, paper) >= 4.5,
+                         qPrintable(c.name() + u" on "_s + paper.name() + u": "_s +
+                                    QString::number(contrast(c, paper))));
+        }
     }
 
     void aCrashingWorkerIsRestartedAndTheWindowSurvives()

@@ -858,4 +858,21 @@ int EditorPane::zoom() const
     return static_cast<int>(d->sci->SendScintilla(QsciScintillaBase::SCI_GETZOOM));
 }
 
+QColor EditorPane::paperColor() const
+{
+    return d->lexer->paper(QsciLexerPython::Default);
+}
+
+QList<QColor> EditorPane::syntaxColors() const
+{
+    QList<QColor> out;
+    for (int style :
+         {QsciLexerPython::Default, QsciLexerPython::Comment, QsciLexerPython::Number,
+          QsciLexerPython::DoubleQuotedString, QsciLexerPython::Keyword,
+          QsciLexerPython::HighlightedIdentifier, QsciLexerPython::FunctionMethodName,
+          QsciLexerPython::Decorator, QsciLexerPython::Operator, QsciLexerPython::Identifier})
+        out << d->lexer->color(style);
+    return out;
+}
+
 } // namespace loopscope

@@ -2,6 +2,7 @@
 // completion, call tips, diagnostics at their line). Lines and columns in this API are 1-based.
 #pragma once
 
+#include <QColor>
 #include <QList>
 #include <QString>
 #include <QStringList>
@@ -90,6 +91,10 @@ public:
     void zoomOut();
     void resetZoom();
     int zoom() const;
+
+    // The editor's background and the colours of its syntax styles (for checking contrast).
+    QColor paperColor() const;
+    QList<QColor> syntaxColors() const;
 
 public slots:
     void undo();

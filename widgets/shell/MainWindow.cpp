@@ -2,6 +2,7 @@
 
 #include "editor/PrimitiveHelp.h"
 #include "shell/HelpDialogs.h"
+#include "shell/Theme.h"
 #include "views/CompareView.h"
 
 #include "charts/ChartsView.h"
@@ -22,6 +23,7 @@
 #include "worker/WorkerClient.h"
 
 #include <QAction>
+#include <QActionGroup>
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QCryptographicHash>
@@ -237,6 +239,20 @@ void MainWindow::buildActions()
     view->addAction(tr("&Reset Zoom"), QKeySequence(Qt::CTRL | Qt::Key_0), this,
                     [this] { zoomText(-m_zoom); });
     view->addSeparator();
+    QMenu* theme = view->addMenu(tr("&Theme"));
+    auto* themes = new QActionGroup(theme);
+    for (auto [label, choice] :
+         {std::pair{tr("Follow the &Desktop"), ThemeChoice::FollowDesktop},
+          std::pair{tr("&Light"), ThemeChoice::Light}, std::pair{tr("&Dark"), ThemeChoice::Dark}}) {
+        QAction* a = theme->addAction(label);
+        a->setCheckable(true);
+        a->setChecked(savedTheme() == choice);
+        themes->addAction(a);
+        connect(a, &QAction::triggered, this, [choice] {
+            saveTheme(choice);
+            applyTheme(choice);
+        });
+    }
     view->addAction(tr("&Compare Variants…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D), this,
                     &MainWindow::compareVariants);
     view->addSeparator();
