@@ -436,6 +436,54 @@ private slots:
         QVERIFY2(v.hoverText().contains(QStringLiteral("2.00 GFLOPS")), qPrintable(v.hoverText()));
     }
 
+    void clickingALegendEntryHidesItsSeries()
+    {
+        ChartsView v;
+        fill(v);
+        v.resize(900, 600);
+        v.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&v));
+        auto* view = v.findChild<QChartView*>(QStringLiteral("lineChart"));
+        auto entry = [&](const QString& name) {
+            for (const auto& e : v.legendEntries(ChartsView::LineTab))
+                if (e.name == name) return e;
+            return ChartsView::LegendEntry{};
+        };
+        auto click = [&](const QString& name) {
+            const QPointF at = view->chart()->mapToScene(entry(name).rect.center());
+            QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, view->mapFromScene(at));
+        };
+        QVERIFY(!entry(QStringLiteral("baseline")).rect.isEmpty());
+        click(QStringLiteral("baseline"));
+        QVERIFY(!v.isSeriesVisible(ChartsView::LineTab, QStringLiteral("baseline")));
+        QVERIFY(entry(QStringLiteral("baseline")).hidden); // struck out, still listed
+        QVERIFY(v.isSeriesVisible(ChartsView::LineTab, QStringLiteral("blocking")));
+        click(QStringLiteral("baseline"));
+        QVERIFY(v.isSeriesVisible(ChartsView::LineTab, QStringLiteral("baseline")));
+        QVERIFY(!entry(QStringLiteral("baseline")).hidden);
+    }
+
+    void movingThePointerOntoAPointShowsItsTooltip()
+    {
+        ChartsView v;
+        fill(v);
+        v.resize(900, 600);
+        v.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&v));
+        auto* view = v.findChild<QChartView*>(QStringLiteral("lineChart"));
+        QLineSeries* blocking = nullptr;
+        for (QAbstractSeries* s : view->chart()->series())
+            if (s->name() == QStringLiteral("blocking")) blocking = qobject_cast<QLineSeries*>(s);
+        QVERIFY(blocking);
+        const QPointF onChart = view->chart()->mapToPosition(QPointF(256, 24.0), blocking);
+        const QPoint at = view->mapFromScene(view->chart()->mapToScene(onChart));
+        QTest::mouseMove(view->viewport(), at + QPoint(-30, 0));
+        QTest::mouseMove(view->viewport(), at);
+        QTRY_VERIFY(v.hoverText().contains(QStringLiteral("M = N = K = 256")));
+        QVERIFY(v.hoverText().startsWith(QStringLiteral("blocking\n")));
+        QVERIFY(v.hoverText().contains(QStringLiteral("24.00 GFLOPS")));
+    }
+
     void anExportNamedWithoutASuffixGetsOne()
     {
         ChartsView v;

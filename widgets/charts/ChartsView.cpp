@@ -1059,22 +1059,25 @@ void ChartsView::showContextMenu(const QPoint& pos)
     QAction* csvAction = menu.addAction(tr("Export data as CSV…"));
     QAction* chosen = menu.exec(source ? source->mapToGlobal(pos) : QCursor::pos());
     if (!chosen) return;
-    auto savePath = [this](const QString& title, const QString& filter) {
+    auto savePath = [this](const QString& title, const QString& filter, const QString& suffix) {
         QFileDialog dialog(this, title, QString(), filter);
         dialog.setAcceptMode(QFileDialog::AcceptSave);
+        dialog.setDefaultSuffix(suffix);
         return dialog.exec() == QDialog::Accepted && !dialog.selectedFiles().isEmpty()
                    ? dialog.selectedFiles().constFirst()
                    : QString();
     };
-    // A name typed without a suffix gets the format's (ChartsView::withSuffix).
+    // A name typed without a suffix gets the format's (the dialog's default, and withSuffix).
     if (chosen == png) {
-        const QString path = savePath(tr("Export chart"), tr("PNG image (*.png)"));
+        const QString path =
+            savePath(tr("Export chart"), tr("PNG image (*.png)"), QStringLiteral("png"));
         if (!path.isEmpty()) exportPng(path, tab);
     } else if (chosen == svg) {
-        const QString path = savePath(tr("Export chart"), tr("SVG image (*.svg)"));
+        const QString path =
+            savePath(tr("Export chart"), tr("SVG image (*.svg)"), QStringLiteral("svg"));
         if (!path.isEmpty()) exportSvg(path, tab);
     } else if (chosen == csvAction) {
-        const QString path = savePath(tr("Export data"), tr("CSV (*.csv)"));
+        const QString path = savePath(tr("Export data"), tr("CSV (*.csv)"), QStringLiteral("csv"));
         if (!path.isEmpty()) exportCsv(path);
     }
 }
