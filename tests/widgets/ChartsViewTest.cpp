@@ -120,6 +120,12 @@ void checkLegend(const QList<ChartsView::LegendEntry>& legend, const QRectF& are
     }
 }
 
+// A variant's entry: drawn in its own colour (OpenBLAS, the peak and the roof are in the text's).
+bool isVariant(const ChartsView::LegendEntry& e)
+{
+    return manyVariants().contains(e.name) || e.name == QStringLiteral("baseline");
+}
+
 QStringList legendNames(const ChartsView& v, ChartsView::Tab tab)
 {
     QStringList names = v.seriesNames(tab);
@@ -288,7 +294,7 @@ private slots:
                 // Drawn where it says: each variant's colour is inside its entry on screen.
                 const QImage shot = view->grab().toImage();
                 for (const auto& e : legend)
-                    if (e.color.isValid() && e.name != QStringLiteral("OpenBLAS 0.3.21"))
+                    if (isVariant(e))
                         QVERIFY2(drawnIn(shot, e.rect, e.color), qPrintable(where + e.name));
                 if (!shots.isEmpty())
                     shot.save(QStringLiteral("%1/widget-%2x%3-%4.png")
@@ -325,7 +331,7 @@ private slots:
                              QStringLiteral(": plot %1x%2").arg(plot.width()).arg(plot.height())));
                 checkLegend(legend, QRectF(QPointF(0, 0), size), plot, legendNames(v, tab), where);
                 for (const auto& e : legend)
-                    if (e.color.isValid() && e.name != QStringLiteral("OpenBLAS 0.3.21"))
+                    if (isVariant(e))
                         QVERIFY2(drawnIn(image, e.rect, e.color), qPrintable(where + e.name));
                 if (!shots.isEmpty())
                     image.save(QStringLiteral("%1/export-%2x%3-%4.png")
@@ -355,7 +361,7 @@ private slots:
             checkLegend(legend, QRectF(0, 0, 800, 500), QRectF(), legendNames(v, tab),
                         QStringLiteral("files"));
             for (const auto& e : legend) {
-                if (!e.color.isValid() || e.name == QStringLiteral("OpenBLAS 0.3.21")) continue;
+                if (!isVariant(e)) continue;
                 QVERIFY2(drawnIn(fromPng, e.rect, e.color), qPrintable(e.name));
                 QVERIFY2(drawnIn(fromSvg, e.rect, e.color), qPrintable(e.name));
             }

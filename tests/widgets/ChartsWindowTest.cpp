@@ -9,6 +9,7 @@
 #include "worker/WorkerClient.h"
 
 #include <QCoreApplication>
+#include <QDockWidget>
 #include <QFile>
 #include <QProcessEnvironment>
 #include <QPushButton>
@@ -145,6 +146,36 @@ private slots:
         again.setScriptText(text, QString(), false);
         QVERIFY(awaitAnalysis(again));
         QCOMPARE(again.chartsView()->pointCount(), 6);
+
+        // In the window, small and large, the legend is whole inside the chart.
+        const QString shots = qEnvironmentVariable("LOOPSCOPE_CHART_SHOTS"); // to look at them
+        auto* dock = again.findChild<QDockWidget*>(QStringLiteral("ChartsDock"));
+        QVERIFY(dock);
+        again.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&again));
+        for (QSize size : {QSize(600, 400), QSize(1024, 700), QSize(1920, 1200)}) {
+            again.resize(size);
+            dock->show();
+            dock->raise();
+            QTest::qWait(50);
+            ChartsView* charts = again.chartsView();
+            const QRectF chart = charts->chartRect(ChartsView::LineTab);
+            QVERIFY(chart.width() > 0 && chart.height() > 0);
+            const auto legend = charts->legendEntries(ChartsView::LineTab);
+            QCOMPARE(legend.size(), 3);
+            for (const auto& e : legend) {
+                QVERIFY2(chart.contains(e.rect), qPrintable(QStringLiteral("%1 in %2x%3")
+                                                                .arg(e.name)
+                                                                .arg(again.width())
+                                                                .arg(again.height())));
+                QVERIFY(!e.rect.intersects(charts->plotArea(ChartsView::LineTab)));
+            }
+            if (!shots.isEmpty())
+                again.grab().save(QStringLiteral("%1/window-%2x%3.png")
+                                      .arg(shots)
+                                      .arg(again.width())
+                                      .arg(again.height()));
+        }
     }
 };
 

@@ -564,7 +564,8 @@ void ChartsView::layoutLegend(Tab tab) const
     LegendItem* legend = legendOf(chart);
     if (!legend) return;
     const QSizeF size = chart->size();
-    const int pad = 12; // inside the chart's rounded background
+    const int pad = 12;                   // inside the chart's rounded background
+    constexpr double kMinPlotWidth = 420; // beside a legend on the right
     QMargins margins(pad, pad, pad, pad);
     if (legend->entries.isEmpty() || size.width() < 1 || size.height() < 1) {
         legend->setBounds(QRectF());
@@ -592,7 +593,9 @@ void ChartsView::layoutLegend(Tab tab) const
         const int n = static_cast<int>(legend->entries.size());
         const double titleHeight = chart->title().isEmpty() ? 0 : fm.height() * 1.6 + pad;
         const double columnWidth = entryWidth + LegendItem::kSpacing;
+        // Beside the plot only when the plot keeps room for its axis labels too.
         right = columnWidth <= size.width() * 0.34 &&
+                size.width() - columnWidth - 2 * pad >= kMinPlotWidth &&
                 n * rowHeight <= size.height() - titleHeight - 2 * pad;
         if (right) {
             columns = 1;
@@ -618,9 +621,9 @@ void ChartsView::layoutLegend(Tab tab) const
         origin = QPointF(size.width() - pad - width,
                          std::max<double>(pad, (size.height() - height) / 2));
     } else {
-        margins.setBottom(static_cast<int>(std::ceil(pad + height + pad / 2.0)));
-        origin = QPointF(std::max(pad / 2.0, (size.width() - width) / 2),
-                         size.height() - pad / 2.0 - height);
+        margins.setBottom(static_cast<int>(std::ceil(pad + height + pad)));
+        origin =
+            QPointF(std::max(pad / 2.0, (size.width() - width) / 2), size.height() - pad - height);
     }
     const QFontMetricsF fm(font);
     int i = 0;
