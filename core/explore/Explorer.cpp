@@ -99,7 +99,7 @@ std::vector<StageInfo> describeStages(const Schedule& sch)
 }
 
 Exploration explore(const std::string& script, const std::map<std::string, std::int64_t>& overrides,
-                    const std::string& detailVariant)
+                    const std::string& detailVariant, bool detailOnly)
 {
     Exploration x;
     auto t0 = std::chrono::steady_clock::now();
@@ -126,7 +126,7 @@ Exploration explore(const std::string& script, const std::map<std::string, std::
         for (std::size_t k = 0; k < v.snapshots.size(); ++k) {
             bool last = k + 1 == v.snapshots.size();
             StepView step;
-            if (detailed || last) step = lowerStep(v.snapshots[k], v);
+            if (detailed || (last && !detailOnly)) step = lowerStep(v.snapshots[k], v);
             step.schedule = std::make_shared<const Schedule>(v.snapshots[k]);
             if (k == 0) {
                 step.label = "untransformed";
@@ -141,6 +141,7 @@ Exploration explore(const std::string& script, const std::map<std::string, std::
         x.variants.push_back(std::move(vv));
     }
     x.lowerMs = msSince(t0);
+    x.complete = !detailOnly || detailVariant.empty();
     std::set<std::string> names;
     for (auto& v : r.program.variants)
         names.insert(v.names.begin(), v.names.end());

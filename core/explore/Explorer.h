@@ -71,13 +71,15 @@ struct Exploration {
     std::vector<std::string> allNames; // every name the script binds anywhere
     double evaluateMs = 0;
     double lowerMs = 0;
+    bool complete = true; // false: only the detail variant was lowered
 };
 
 // `detailVariant`: the variant whose every step is lowered; the others get their final step only
-// (empty: every step of every variant).
+// (empty: every step of every variant). `detailOnly`: the others are evaluated, not lowered (their
+// steps have no TIR and no stages; `complete` is false): the variant a user looks at, first.
 Exploration explore(const std::string& script,
                     const std::map<std::string, std::int64_t>& overrides = {},
-                    const std::string& detailVariant = {});
+                    const std::string& detailVariant = {}, bool detailOnly = false);
 
 // The stages of one schedule as the schedule panel lists them.
 std::vector<StageInfo> describeStages(const Schedule& sch);

@@ -9,7 +9,9 @@ AnalysisService::AnalysisService(QObject* parent) : QObject(parent)
 {
     qRegisterMetaType<ExplorationPtr>();
     m_debounce.setSingleShot(true);
-    m_debounce.setInterval(40);
+    // Zero: the next turn of the event loop, so edits made together are analyzed once; edits
+    // typed while an analysis runs wait for it and are analyzed together.
+    m_debounce.setInterval(0);
     connect(&m_debounce, &QTimer::timeout, this, &AnalysisService::start);
 }
 
@@ -50,20 +52,27 @@ void AnalysisService::start()
     m_running = true;
     m_pending = false;
     emit busyChanged(true);
-    quint64 generation = m_generation;
-    std::string text = m_text.toStdString();
-    auto overrides = m_overrides;
-    std::string detail = m_detail.toStdString();
+    m_runText = m_text.toStdString();
+    m_runDetail = m_detail.toStdString();
+    run(!m_runDetail.empty());
+}
+
+void AnalysisService::run(bool detailOnly)
+{
+    const quint64 generation = m_generation;
     auto* watcher = new QFutureWatcher<ExplorationPtr>(this);
-    connect(watcher, &QFutureWatcher<ExplorationPtr>::finished, this, [this, watcher, generation] {
-        watcher->deleteLater();
-        finished(generation, watcher->result());
-    });
-    watcher->setFuture(QtConcurrent::run([text, overrides, detail]() -> ExplorationPtr {
-        // A bug in the core must not take the window (and the user's text) with it: it shows as
-        // the script's error instead.
+    connect(watcher, &QFutureWatcher<ExplorationPtr>::finished, this,
+            [this, watcher, generation, detailOnly] {
+                watcher->deleteLater();
+                finished(generation, detailOnly, watcher->result());
+            });
+    watcher->setFuture(QtConcurrent::run([text = m_runText, overrides = m_overrides,
+                                          detail = m_runDetail, detailOnly]() -> ExplorationPtr {
+        // A bug in the core must not take the window (and the user's text) with it: it
+        // shows as the script's error instead.
         try {
-            return std::make_shared<const Exploration>(explore(text, overrides, detail));
+            return std::make_shared<const Exploration>(
+                explore(text, overrides, detail, detailOnly));
         } catch (const std::exception& e) {
             auto failed = std::make_shared<Exploration>();
             failed->error.message = e.what();
@@ -72,10 +81,19 @@ void AnalysisService::start()
     }));
 }
 
-void AnalysisService::finished(quint64 generation, ExplorationPtr result)
+void AnalysisService::finished(quint64 generation, bool detailOnly, ExplorationPtr result)
 {
+    const bool current = generation == m_generation && !m_pending;
+    if (detailOnly && current && !result->complete) {
+        // The variant a user looks at now; every variant next, unless an edit came meanwhile.
+        emit detailReady(result);
+        if (generation == m_generation && !m_pending) {
+            run(false);
+            return;
+        }
+    }
     m_running = false;
-    if (generation == m_generation) {
+    if (generation == m_generation && (!detailOnly || result->complete)) {
         m_latest = result;
         emit analysisReady(result);
     }

@@ -74,6 +74,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
 
     connect(m_editor, &EditorPane::cursorLineChanged, this, &MainWindow::onCursorLine);
     connect(m_analysis, &AnalysisService::analysisReady, this, &MainWindow::onAnalysis);
+    // The variant under the cursor first, the others when they are lowered.
+    connect(m_analysis, &AnalysisService::detailReady, this, &MainWindow::onAnalysis);
     connect(m_schedule, &SchedulePanel::statementRequested, this,
             &MainWindow::onStatementRequested);
     connect(m_schedule, &SchedulePanel::newVariantRequested, this,
@@ -425,7 +427,7 @@ void MainWindow::closeEvent(QCloseEvent* event)
 void MainWindow::onAnalysis(ExplorationPtr result)
 {
     // A script with an error keeps the last good analysis on screen, marked stale.
-    if (result->ok) m_lastGood = result;
+    if (result->ok && result->complete) m_lastGood = result;
     m_scriptError =
         result->ok ? QString()
                    : tr("line %1: %2").arg(result->error.loc.line).arg(q(result->error.message));
@@ -478,7 +480,10 @@ void MainWindow::onAnalysis(ExplorationPtr result)
     }
     showStepDetails();
     applyErrorState();
-    emit analysisApplied();
+    if (result->complete)
+        emit analysisApplied();
+    else
+        emit detailApplied();
 }
 
 void MainWindow::compareVariants()

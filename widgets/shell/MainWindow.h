@@ -75,6 +75,8 @@ public:
 
 signals:
     void analysisApplied(); // the window shows a new analysis (tests wait on it)
+    // The window shows the variant under the cursor of a new text; the others follow.
+    void detailApplied();
     void ladderFinished();
     void sweepFinished(); // the sweep ended: finished, failed or cancelled
 
