@@ -39,6 +39,11 @@ struct Keyword {
     ExprPtr value;
 };
 
+// How deeply expressions may nest (operands of operands, arguments of calls, ...): deeper is a
+// diagnostic at the expression, so that evaluating, lowering and printing never recurse deeper.
+// A 200,000-term sum is that deep too: sum a long list of terms with te.sum or split it.
+constexpr int kMaxExpressionDepth = 1000;
+
 struct Expr {
     ExprKind kind = ExprKind::None;
     SourceLoc loc; // first character of the expression (for Binary/Compare/BoolOp: of the lhs)
@@ -54,6 +59,7 @@ struct Expr {
     ExprPtr value;                   // Attribute/Subscript/Call target, Unary operand, Lambda body
     ExprPtr lhs, rhs;                // Binary, Compare, BoolOp
     std::vector<std::string> params; // Lambda parameter names
+    int depth = 1; // levels of nested expressions under and including this one (kMaxDepth at most)
     std::vector<SourceLoc> paramLocs;
 };
 

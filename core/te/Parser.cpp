@@ -137,6 +137,23 @@ private:
 
     std::string_view m_source;
     Lexer m_lexer;
+    // Brackets, calls and signs open inside one another: the parser recurses once per level.
+    static constexpr int kMaxNesting = 200;
+    int m_nesting = 0;
+    struct Nested {
+        Parser& parser;
+        Nested(Parser& p) : parser(p)
+        {
+            if (++parser.m_nesting > kMaxNesting) {
+                --parser.m_nesting;
+                throw UserError(parser.m_tok.loc, "expression nested deeper than " +
+                                                      std::to_string(kMaxNesting) +
+                                                      " levels of brackets, calls or signs");
+            }
+        }
+        ~Nested() { --parser.m_nesting; }
+    };
+
     Token m_tok;  // current token
     Token m_prev; // last consumed token
     std::optional<Token> m_peeked;
@@ -150,6 +167,29 @@ std::shared_ptr<Expr> makeExpr(ExprKind kind, SourceLoc loc)
     return e;
 }
 
+// Records how deep an expression is from its direct parts, refusing one deeper than the limit.
+template <typename T> std::shared_ptr<T> seal(std::shared_ptr<T> e)
+{
+    int depth = 0;
+    auto part = [&](const ExprPtr& p) {
+        if (p) depth = std::max(depth, p->depth);
+    };
+    part(e->lhs);
+    part(e->rhs);
+    part(e->value);
+    for (auto& item : e->items)
+        part(item);
+    for (auto& k : e->keywords)
+        part(k.value);
+    e->depth = depth + 1;
+    if (e->depth > kMaxExpressionDepth) {
+        throw UserError(e->loc, "expression nested deeper than " +
+                                    std::to_string(kMaxExpressionDepth) +
+                                    " levels; split it into several statements");
+    }
+    return e;
+}
+
 std::shared_ptr<Expr> makeOperation(ExprKind kind, SourceLoc start, const Token& op, ExprPtr lhs,
                                     ExprPtr rhs)
 {
@@ -158,7 +198,7 @@ std::shared_ptr<Expr> makeOperation(ExprKind kind, SourceLoc start, const Token&
     e->name = op.text;
     e->lhs = std::move(lhs);
     e->rhs = std::move(rhs);
-    return e;
+    return seal(e);
 }
 
 void Parser::advance()
@@ -398,12 +438,13 @@ ExprPtr Parser::parseTestList()
         if (!canStartExpression()) break;
         tuple->items.push_back(parseTest());
     }
-    return tuple;
+    return seal(tuple);
 }
 
 // test: lambdef | or_test ['if' or_test 'else' test]
 ExprPtr Parser::parseTest()
 {
+    Nested nested(*this);
     if (isKeyword("lambda")) return parseLambda();
     SourceLoc start = m_tok.loc;
     ExprPtr e = parseOrTest();
@@ -416,7 +457,7 @@ ExprPtr Parser::parseTest()
             parseError("'else'", "in the conditional expression 'a if c else b'");
         advance();
         ifExp->items = {e, condition, parseTest()};
-        e = ifExp;
+        e = seal(ifExp);
     }
     if (isOp(":="))
         throw UserError(m_tok.loc, "the walrus operator ':=' is not supported in a TE script; "
@@ -450,7 +491,7 @@ ExprPtr Parser::parseLambda()
     if (!isOp(":")) parseError("':'", "after the lambda parameters");
     advance();
     lambda->value = parseTest();
-    return lambda;
+    return seal(lambda);
 }
 
 // or_test: and_test ('or' and_test)*
@@ -483,12 +524,13 @@ ExprPtr Parser::parseAndTest()
 ExprPtr Parser::parseNotTest()
 {
     if (!isKeyword("not")) return parseComparison();
+    Nested nested(*this);
     auto e = makeExpr(ExprKind::Unary, m_tok.loc);
     e->opLoc = m_tok.loc;
     e->name = "not";
     advance();
     e->value = parseNotTest();
-    return e;
+    return seal(e);
 }
 
 bool Parser::atComparisonOperator()
@@ -544,12 +586,13 @@ ExprPtr Parser::parseBinary(int minPrecedence)
 ExprPtr Parser::parseFactor()
 {
     if (!isOp("+") && !isOp("-") && !isOp("~")) return parsePower();
+    Nested nested(*this);
     auto e = makeExpr(ExprKind::Unary, m_tok.loc);
     e->opLoc = m_tok.loc;
     e->name = m_tok.text;
     advance();
     e->value = parseFactor();
-    return e;
+    return seal(e);
 }
 
 // power: primary ['**' factor]    -- right-associative, and tighter than a unary minus on its left
@@ -577,7 +620,7 @@ ExprPtr Parser::parsePrimary()
             attribute->name = m_tok.text;
             attribute->value = e;
             advance();
-            e = attribute;
+            e = seal(attribute);
         } else if (isOp("(")) {
             e = parseCall(start, e);
         } else if (isOp("[")) {
@@ -620,7 +663,7 @@ ExprPtr Parser::parseCall(SourceLoc start, ExprPtr callee)
         advance();
     }
     expectClose(")", open);
-    return call;
+    return seal(call);
 }
 
 // subscripts: test (',' test)* [',']    -- slices are refused
@@ -646,7 +689,7 @@ ExprPtr Parser::parseSubscript(SourceLoc start, ExprPtr value)
         if (isOp("]")) break;
     }
     expectClose("]", open);
-    return subscript;
+    return seal(subscript);
 }
 
 // atom: NAME | NUMBER | STRING+ | 'True' | 'False' | 'None'
@@ -723,7 +766,7 @@ ExprPtr Parser::parseParenthesized()
     auto tuple = makeExpr(ExprKind::Tuple, open.loc);
     if (isOp(")")) {
         advance();
-        return tuple;
+        return seal(tuple);
     }
     ExprPtr first = parseTest();
     if (isKeyword("for")) refuseComprehension("generator expressions");
@@ -738,7 +781,7 @@ ExprPtr Parser::parseParenthesized()
         tuple->items.push_back(parseTest());
     }
     expectClose(")", open);
-    return tuple;
+    return seal(tuple);
 }
 
 // '[' [test (',' test)* [',']] ']'
@@ -754,7 +797,7 @@ ExprPtr Parser::parseList()
         advance();
     }
     expectClose("]", open);
-    return list;
+    return seal(list);
 }
 
 void Parser::refuseComprehension(const char* what) const

@@ -697,3 +697,38 @@ TEST(Lexer, ErrorsAreThrownAsUserErrors)
 
 } // namespace
 } // namespace loopscope::ast
+
+namespace {
+using loopscope::ast::ParseResult;
+using loopscope::ast::parseScript;
+
+// Depth: deep nesting and very long chains are refused at their place, before anything recurses
+// that deep (evaluating, lowering, printing or freeing the tree); a long but bounded sum is fine.
+TEST(ParserDepth, DeepNestingIsRefusedAtItsPlace)
+{
+    for (const std::string& deep : {std::string(100000, '(') + "1" + std::string(100000, ')'),
+                                    std::string(100000, '-') + "1"}) {
+        ParseResult r = parseScript("x = " + deep + "\n");
+        ASSERT_FALSE(r.ok);
+        EXPECT_EQ(r.error.loc.line, 1);
+        EXPECT_NE(r.error.message.find("nested deeper than 200 levels"), std::string::npos)
+            << r.error.message;
+    }
+}
+
+TEST(ParserDepth, AVeryLongSumIsRefusedAtItsLineAndALongOneWorks)
+{
+    auto sum = [](int terms) {
+        std::string s = "y = 1\nx = y";
+        for (int i = 1; i < terms; ++i)
+            s += " + y";
+        return s + "\n";
+    };
+    ParseResult r = parseScript(sum(200000));
+    ASSERT_FALSE(r.ok);
+    EXPECT_EQ(r.error.loc.line, 2);
+    EXPECT_NE(r.error.message.find("nested deeper than 1000 levels"), std::string::npos);
+    EXPECT_TRUE(parseScript(sum(900)).ok);
+}
+
+} // namespace
