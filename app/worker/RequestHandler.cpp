@@ -393,6 +393,31 @@ json RequestHandler::measure(const json& request, const Progress& progress) cons
     return result;
 }
 
+namespace {
+
+std::string base64(const std::string& bytes)
+{
+    static const char* const digits =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string out;
+    out.reserve((bytes.size() + 2) / 3 * 4);
+    for (std::size_t i = 0; i < bytes.size(); i += 3) {
+        const std::uint32_t b0 = static_cast<unsigned char>(bytes[i]);
+        const std::uint32_t b1 =
+            i + 1 < bytes.size() ? static_cast<unsigned char>(bytes[i + 1]) : 0;
+        const std::uint32_t b2 =
+            i + 2 < bytes.size() ? static_cast<unsigned char>(bytes[i + 2]) : 0;
+        const std::uint32_t n = (b0 << 16) | (b1 << 8) | b2;
+        out += digits[(n >> 18) & 63];
+        out += digits[(n >> 12) & 63];
+        out += i + 1 < bytes.size() ? digits[(n >> 6) & 63] : '=';
+        out += i + 2 < bytes.size() ? digits[n & 63] : '=';
+    }
+    return out;
+}
+
+} // namespace
+
 json RequestHandler::emitCode(const json& request, const Progress& progress) const
 {
     Target t;
@@ -400,13 +425,13 @@ json RequestHandler::emitCode(const json& request, const Progress& progress) con
     ExportOptions options;
     options.format = stringField(request, "format", "llvm");
     if (options.format != "llvm" && options.format != "asm" && options.format != "c" &&
-        options.format != "tvm")
-        badRequest("unknown format '" + options.format + "' (llvm, asm, c or tvm)");
+        options.format != "tvm" && options.format != "obj")
+        badRequest("unknown format '" + options.format + "' (llvm, asm, c, tvm or obj)");
     options.step = t.step;
     options.symbols = t.evaluation.symbols;
     options.sourceName = stringField(request, "source", "");
     const Variant& v = *t.variant;
-    if (options.format == "llvm" || options.format == "asm") {
+    if (options.format == "llvm" || options.format == "asm" || options.format == "obj") {
         try {
             checkTarget(v.target);
         } catch (const CodegenError& e) {
@@ -424,15 +449,23 @@ json RequestHandler::emitCode(const json& request, const Progress& progress) con
                           " for target '" + v.target + "': " + e.what(),
                       v.loc};
     }
-    return {{"status", "ok"},
-            {"format", options.format},
-            {"variant", v.name},
-            {"step", resolvedStep(t)},
-            {"steps", v.steps.size()},
-            {"function", exported.function},
-            {"suffix", exported.suffix},
-            {"target", v.target},
-            {"text", exported.text}};
+    json out = {{"status", "ok"},
+                {"format", options.format},
+                {"variant", v.name},
+                {"step", resolvedStep(t)},
+                {"steps", v.steps.size()},
+                {"function", exported.function},
+                {"suffix", exported.suffix},
+                {"target", v.target}};
+    if (options.format == "obj") {
+        // An object's bytes travel as base64; its header, the typed prototype, as text.
+        out["data"] = base64(exported.text);
+        out["header"] = exported.header;
+        out["text"] = exported.header;
+    } else {
+        out["text"] = exported.text;
+    }
+    return out;
 }
 
 namespace {

@@ -12,6 +12,8 @@
 //           (1-based; 0 when there is no location). A line that is not JSON gets an error without
 //           "id"; a blank line gets nothing.
 //
+// "emit" formats: llvm, asm, c, tvm, and obj (the object's bytes as base64 in "data", the C header
+//   with its prototype in "header").
 // "ping" -> ok: version, protocol, commands, triple, cpu, features, vector_bits, llvm (its
 //   version), threads (what "threads": 0 uses), testing.
 // "measure" {script, variant (default: the first), step (default -1: after the last; 0: the

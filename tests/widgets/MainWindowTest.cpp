@@ -9,6 +9,7 @@
 #include "editor/SchedulePanel.h"
 #include "explore/Explorer.h"
 #include "schedule/Primitives.h"
+#include "shell/ExportDialog.h"
 #include "shell/HelpDialogs.h"
 #include "shell/RunController.h"
 #include "shell/Theme.h"
@@ -652,7 +653,13 @@ private slots:
             if (m->title().contains(QStringLiteral("Export"))) exportMenu = m;
         QVERIFY(exportMenu);
         const QStringList formats{QStringLiteral("tvm"), QStringLiteral("c"),
-                                  QStringLiteral("llvm"), QStringLiteral("asm")};
+                                  QStringLiteral("llvm"), QStringLiteral("asm"),
+                                  QStringLiteral("obj")};
+        QByteArray object;
+        connect(w.runs(), &RunController::objectReady, this,
+                [&](const QString&, const QByteArray& bytes, const QString&, const QString&) {
+                    object = bytes;
+                });
         QCOMPARE(exportMenu->actions().size(), formats.size());
         for (int k = 0; k < formats.size(); ++k) {
             // The export dialog is modal: read its text and close it when it shows.
@@ -670,6 +677,37 @@ private slots:
             exportMenu->actions()[k]->trigger();
             QTRY_VERIFY_WITH_TIMEOUT(!shown.isEmpty(), 30000);
             poll.stop();
+            if (formats[k] == QStringLiteral("obj")) {
+                // The object and its header, as the command-line tool writes them; a C program
+                // links them with the system compiler and gets the product.
+                const std::string d = "'" + dir.path().toStdString() + "/";
+                RunResult cli =
+                    runShell(std::string(LOOPSCOPE_CLI) + " export '" + path.toStdString() +
+                             "' --variant parallel --format obj -o " + d + "cli.o'");
+                QCOMPARE(cli.exitCode, 0);
+                QFile cliObject(dir.filePath(QStringLiteral("cli.o"))),
+                    cliHeader(dir.filePath(QStringLiteral("cli.h")));
+                QVERIFY(cliObject.open(QIODevice::ReadOnly) && cliHeader.open(QIODevice::ReadOnly));
+                QTRY_VERIFY(!object.isEmpty());
+                QCOMPARE(object, cliObject.readAll());
+                QCOMPARE(shown, QString::fromUtf8(cliHeader.readAll()));
+                ExportDialog save(QStringLiteral("parallel"), shown, QStringLiteral("mmult.o"), &w,
+                                  object);
+                QCOMPARE(save.saveTo(dir.filePath(QStringLiteral("window.o"))), QString());
+                QFile main(dir.filePath(QStringLiteral("main.c")));
+                QVERIFY(main.open(QIODevice::WriteOnly));
+                main.write("#define LOOPSCOPE_RUNTIME_IMPLEMENTATION\n#include \"window.h\"\n"
+                           "static float A[64 * 64], B[64 * 64], C[64 * 64];\n"
+                           "int main(void)\n{\n    for (int i = 0; i < 64 * 64; ++i) {\n"
+                           "        A[i] = 1.0f;\n        B[i] = 2.0f;\n    }\n"
+                           "    mmult(A, B, C);\n    return C[0] == 128.0f ? 0 : 1;\n}\n");
+                main.close();
+                RunResult cc = runShell("gcc -std=c11 -O2 -fopenmp -Wall -Werror -o " + d +
+                                        "main' " + d + "main.c' " + d + "window.o' -lm 2>&1");
+                QVERIFY2(cc.exitCode == 0, cc.output.c_str());
+                QCOMPARE(runShell(d + "main'").exitCode, 0);
+                continue;
+            }
             RunResult cli = runShell(std::string(LOOPSCOPE_CLI) + " export '" + path.toStdString() +
                                      "' --variant parallel --format " + formats[k].toStdString());
             QCOMPARE(cli.exitCode, 0);

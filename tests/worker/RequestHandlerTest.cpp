@@ -335,8 +335,17 @@ TEST(RequestHandlerTest, EmitGivesLlvmIrOrAssembly)
     EXPECT_EQ(assembly.result()["step"], 0);
     EXPECT_NE(assembly.result()["text"].get<std::string>().find("tiled:"), std::string::npos);
 
+    // An object: its bytes as base64 (an ELF file) and the header with the prototype.
     request["format"] = "obj";
-    expectRequestError(handle(handler, request).result(), "unknown format 'obj'");
+    Reply object = handle(handler, request);
+    ASSERT_EQ(object.result()["status"], "ok") << object.result().dump();
+    EXPECT_EQ(object.result()["suffix"], ".o");
+    EXPECT_EQ(object.result()["data"].get<std::string>().substr(0, 6), "f0VMRg"); // "\x7fELF"
+    EXPECT_NE(object.result()["header"].get<std::string>().find("void tiled(float* A"),
+              std::string::npos);
+
+    request["format"] = "pdf";
+    expectRequestError(handle(handler, request).result(), "unknown format 'pdf'");
 }
 
 TEST(RequestHandlerTest, EmitFollowsTheScriptsTarget)

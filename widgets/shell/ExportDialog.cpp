@@ -11,8 +11,8 @@
 namespace loopscope {
 
 ExportDialog::ExportDialog(const QString& variant, const QString& text,
-                           const QString& suggestedName, QWidget* parent)
-    : QDialog(parent), m_text(text), m_suggestedName(suggestedName)
+                           const QString& suggestedName, QWidget* parent, const QByteArray& object)
+    : QDialog(parent), m_text(text), m_object(object), m_suggestedName(suggestedName)
 {
     setWindowTitle(tr("Export %1").arg(variant));
     auto* layout = new QVBoxLayout(this);
@@ -31,11 +31,28 @@ void ExportDialog::saveToFile()
 {
     QString path = QFileDialog::getSaveFileName(this, tr("Save Export"), m_suggestedName);
     if (path.isEmpty()) return;
-    QSaveFile f(path);
-    if (f.open(QIODevice::WriteOnly) && f.write(m_text.toUtf8()) >= 0 && f.commit())
+    const QString error = saveTo(path);
+    if (error.isEmpty())
         accept();
     else
-        QMessageBox::warning(this, tr("Save"), f.errorString());
+        QMessageBox::warning(this, tr("Save"), error);
+}
+
+QString ExportDialog::saveTo(const QString& path) const
+{
+    auto write = [](const QString& to, const QByteArray& bytes) -> QString {
+        QSaveFile f(to);
+        if (f.open(QIODevice::WriteOnly) && f.write(bytes) >= 0 && f.commit()) return QString();
+        return to + QStringLiteral(": ") + f.errorString();
+    };
+    if (m_object.isEmpty()) return write(path, m_text.toUtf8());
+    QString header = path;
+    const int dot = header.lastIndexOf(u'.');
+    if (dot > header.lastIndexOf(u'/')) header.truncate(dot);
+    header += QStringLiteral(".h");
+    if (header == path) return tr("the object's header goes next to it as .h; name it otherwise");
+    QString error = write(path, m_object);
+    return error.isEmpty() ? write(header, m_text.toUtf8()) : error;
 }
 
 } // namespace loopscope

@@ -208,7 +208,8 @@ void MainWindow::buildActions()
     for (auto [label, format] : {std::pair{tr("TVM script…"), QStringLiteral("tvm")},
                                  std::pair{tr("C source…"), QStringLiteral("c")},
                                  std::pair{tr("LLVM IR…"), QStringLiteral("llvm")},
-                                 std::pair{tr("Assembly…"), QStringLiteral("asm")}}) {
+                                 std::pair{tr("Assembly…"), QStringLiteral("asm")},
+                                 std::pair{tr("Object File…"), QStringLiteral("obj")}}) {
         QString f = format;
         exportMenu->addAction(label, this, [this, f] { exportVariant(f); });
     }
@@ -354,6 +355,11 @@ void MainWindow::connectRuns()
     connect(runs, &RunController::exportReady, this,
             [this](const QString& variant, const QString& text, const QString& suggestedName) {
                 ExportDialog(variant, text, suggestedName, this).exec();
+            });
+    connect(runs, &RunController::objectReady, this,
+            [this](const QString& variant, const QByteArray& object, const QString& header,
+                   const QString& suggestedName) {
+                ExportDialog(variant, header, suggestedName, this, object).exec();
             });
     connect(runs, &RunController::exportRefused, this,
             [this](const QString& message) { QMessageBox::warning(this, tr("Export"), message); });
@@ -679,10 +685,10 @@ void MainWindow::exportVariant(const QString& format)
 {
     const VariantView* v = variantView();
     if (!v) return;
-    if (m_exploration && !m_exploration->ok) {
-        QMessageBox::warning(this, tr("Export"),
-                             tr("The script has an error at line %1; fix it before exporting.")
-                                 .arg(m_exploration->error.loc.line));
+    if (!m_scriptError.isEmpty()) {
+        QMessageBox::warning(
+            this, tr("Export"),
+            tr("The script has an error at %1; fix it before exporting.").arg(m_scriptError));
         return;
     }
     // Every format comes from the worker, through the command-line tool's export code (the

@@ -218,7 +218,10 @@ void RunController::exportVariant(const QString& script, const QString& variant,
     m_worker->submit(
         request, this,
         [this, variant](const Reply<worker::EmitResult>& reply) {
-            if (reply.answered())
+            if (reply.answered() && reply.result.format == QStringLiteral("obj"))
+                emit objectReady(variant, reply.result.data, reply.result.header,
+                                 reply.result.suggestedFileName());
+            else if (reply.answered())
                 emit exportReady(variant, reply.result.text, reply.result.suggestedFileName());
             else if (reply.ending == Reply<worker::EmitResult>::Ending::Refused)
                 emit exportRefused(reply.error.message);

@@ -92,6 +92,9 @@ signals:
     void codeReady(const QString& format, const QString& text);
     void exportReady(const QString& variant, const QString& text, const QString& suggestedName);
     void exportRefused(const QString& message);
+    // An object file: its bytes and the C header with the function's prototype.
+    void objectReady(const QString& variant, const QByteArray& object, const QString& header,
+                     const QString& suggestedName);
     void sweepStarted(const QStringList& parameters);
     void sweepProgressed(const worker::SweepProgress& progress);
     void sweepAnswered(const worker::SweepResult& result);

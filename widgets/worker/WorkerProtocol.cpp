@@ -269,6 +269,8 @@ template <> Reply<EmitResult> decode<EmitResult>(const QJsonObject& m)
     r.suffix = text(m, "suffix");
     r.target = text(m, "target");
     r.text = text(m, "text");
+    r.data = QByteArray::fromBase64(text(m, "data").toLatin1());
+    r.header = text(m, "header");
     return reply;
 }
 

@@ -115,7 +115,9 @@ struct EmitResult {
     QString function; // the function the export names
     QString suffix;   // ".ll", ".s", ".c", ".py"
     QString target;   // the variant's target string
-    QString text;
+    QString text;     // obj: the header
+    QByteArray data;  // obj: the object file's bytes
+    QString header;   // obj: the C header with the typed function's prototype
 
     // The file name an export suggests: the function's name and the format's suffix.
     QString suggestedFileName() const { return function + suffix; }
