@@ -2,6 +2,8 @@
 target_sources(loopscope_widgets PRIVATE
   editor/EditorPane.h
   editor/EditorPane.cpp
+  editor/FindBar.h
+  editor/FindBar.cpp
   editor/StatementWriter.h
   editor/StatementWriter.cpp
   editor/ScheduleModels.h

@@ -1,5 +1,7 @@
 #include "editor/EditorPane.h"
 
+#include "editor/FindBar.h"
+
 #include "schedule/Primitives.h"
 
 #include <Qsci/qscicommand.h>
@@ -11,14 +13,10 @@
 
 #include <QEvent>
 #include <QFontDatabase>
-#include <QGridLayout>
 #include <QHash>
 #include <QKeyEvent>
-#include <QLabel>
-#include <QLineEdit>
 #include <QRegularExpression>
 #include <QShortcut>
-#include <QToolButton>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -224,11 +222,7 @@ QString leadingWhitespace(const QString& line)
 
 struct EditorPane::Private {
     QsciScintilla* sci = nullptr;
-    QWidget* findBar = nullptr;
-    QLineEdit* findEdit = nullptr;
-    QLineEdit* replaceEdit = nullptr;
-    QWidget* replaceRow = nullptr;
-    QLabel* findStatus = nullptr;
+    FindBar* findBar = nullptr;
     TeLexer* lexer = nullptr;
     QsciStyle errorStyle;
     QStringList scriptNames;
@@ -400,56 +394,8 @@ EditorPane::EditorPane(QWidget* parent) : QWidget(parent), d(std::make_unique<Pr
     d->sci->installEventFilter(this);
 
     // The find bar: find (and replace) text, hidden until Ctrl+F or Ctrl+H.
-    d->findBar = new QWidget(this);
-    d->findBar->setObjectName(u"findBar"_s);
-    auto* bar = new QGridLayout(d->findBar);
-    bar->setContentsMargins(4, 2, 4, 2);
-    d->findEdit = new QLineEdit(d->findBar);
-    d->findEdit->setObjectName(u"findEdit"_s);
-    d->findEdit->setPlaceholderText(tr("Find"));
-    d->findEdit->setClearButtonEnabled(true);
-    d->replaceEdit = new QLineEdit(d->findBar);
-    d->replaceEdit->setObjectName(u"replaceEdit"_s);
-    d->replaceEdit->setPlaceholderText(tr("Replace with"));
-    d->findStatus = new QLabel(d->findBar);
-    auto button = [this](const QString& text, const QString& tip, auto slot) {
-        auto* b = new QToolButton(d->findBar);
-        b->setText(text);
-        b->setToolTip(tip);
-        connect(b, &QToolButton::clicked, this, slot);
-        return b;
-    };
-    bar->addWidget(d->findEdit, 0, 0);
-    bar->addWidget(button(tr("Previous"), tr("Find the previous match (Shift+F3)"),
-                          [this] { findNext(true); }),
-                   0, 1);
-    bar->addWidget(button(tr("Next"), tr("Find the next match (F3)"), [this] { findNext(); }), 0,
-                   2);
-    bar->addWidget(d->findStatus, 0, 3);
-    bar->addWidget(button(tr("Close"), tr("Close the find bar (Esc)"),
-                          [this] {
-                              d->findBar->hide();
-                              d->sci->setFocus();
-                          }),
-                   0, 4);
-    bar->addWidget(d->replaceEdit, 1, 0);
-    bar->addWidget(
-        button(tr("Replace"), tr("Replace this match and find the next"), [this] { replaceOne(); }),
-        1, 1);
-    bar->addWidget(
-        button(tr("All"), tr("Replace every match (one undo)"), [this] { replaceAll(); }), 1, 2);
-    bar->setColumnStretch(0, 1);
-    d->replaceRow = d->replaceEdit; // the replace row is shown with Ctrl+H only
-    connect(d->findEdit, &QLineEdit::returnPressed, this, [this] { findNext(); });
-    connect(d->replaceEdit, &QLineEdit::returnPressed, this, [this] { replaceOne(); });
-    auto* closeFind = new QShortcut(QKeySequence(Qt::Key_Escape), d->findBar);
-    closeFind->setContext(Qt::WidgetWithChildrenShortcut);
-    connect(closeFind, &QShortcut::activated, this, [this] {
-        d->findBar->hide();
-        d->sci->setFocus();
-    });
+    d->findBar = new FindBar(d->sci, this);
     layout->addWidget(d->findBar);
-    d->findBar->hide();
 
     QsciScintilla* sci = d->sci;
     sci->setUtf8(true);
@@ -754,14 +700,7 @@ bool EditorPane::eventFilter(QObject* watched, QEvent* event)
 
 void EditorPane::showFind(bool withReplace)
 {
-    d->replaceEdit->setVisible(withReplace);
-    for (auto* b : d->findBar->findChildren<QToolButton*>())
-        if (b->text() == tr("Replace") || b->text() == tr("All")) b->setVisible(withReplace);
-    d->findBar->show();
-    if (d->sci->hasSelectedText() && !d->sci->selectedText().contains(u'\n'))
-        d->findEdit->setText(d->sci->selectedText());
-    d->findEdit->setFocus();
-    d->findEdit->selectAll();
+    d->findBar->open(withReplace);
 }
 
 bool EditorPane::isFindVisible() const
@@ -771,71 +710,27 @@ bool EditorPane::isFindVisible() const
 
 void EditorPane::setFindText(const QString& text)
 {
-    d->findEdit->setText(text);
+    d->findBar->setFindText(text);
 }
 
 void EditorPane::setReplaceText(const QString& text)
 {
-    d->replaceEdit->setText(text);
+    d->findBar->setReplaceText(text);
 }
-
-namespace {
-
-bool caseSensitive(const QString& text)
-{
-    return text != text.toLower();
-}
-
-} // namespace
 
 bool EditorPane::findNext(bool backwards)
 {
-    const QString what = d->findEdit->text();
-    if (what.isEmpty()) return false;
-    QsciScintilla* sci = d->sci;
-    int line = 0, index = 0;
-    if (backwards && sci->hasSelectedText()) {
-        int l1, i1, l2, i2;
-        sci->getSelection(&l1, &i1, &l2, &i2);
-        line = l1;
-        index = i1;
-    } else {
-        sci->getCursorPosition(&line, &index);
-    }
-    const bool found = sci->findFirst(what, false, caseSensitive(what), false, true, !backwards,
-                                      line, index, true);
-    d->findStatus->setText(found ? QString() : tr("not found"));
-    return found;
+    return d->findBar->findNext(backwards);
 }
 
 bool EditorPane::replaceOne()
 {
-    const QString what = d->findEdit->text();
-    QsciScintilla* sci = d->sci;
-    if (what.isEmpty()) return false;
-    const Qt::CaseSensitivity cs = caseSensitive(what) ? Qt::CaseSensitive : Qt::CaseInsensitive;
-    if (!sci->hasSelectedText() || sci->selectedText().compare(what, cs) != 0) return findNext();
-    sci->replaceSelectedText(d->replaceEdit->text());
-    findNext();
-    return true;
+    return d->findBar->replaceOne();
 }
 
 int EditorPane::replaceAll()
 {
-    const QString what = d->findEdit->text();
-    if (what.isEmpty()) return 0;
-    QsciScintilla* sci = d->sci;
-    int count = 0;
-    sci->beginUndoAction();
-    bool found = sci->findFirst(what, false, caseSensitive(what), false, false, true, 0, 0, false);
-    while (found) {
-        sci->replace(d->replaceEdit->text());
-        ++count;
-        found = sci->findNext();
-    }
-    sci->endUndoAction();
-    d->findStatus->setText(tr("%n replaced", nullptr, count));
-    return count;
+    return d->findBar->replaceAll();
 }
 
 void EditorPane::zoomIn()
