@@ -1,7 +1,12 @@
 # Benchmark charts (Qt Charts, wrapped by ChartsView) and export as PNG/SVG. The charts view is
 # its own small library: the CLI draws `sweep --chart` with it, without the rest of the widgets.
 find_package(Qt6 REQUIRED COMPONENTS Widgets Charts Svg)
-add_library(loopscope_charts STATIC charts/ChartsView.cpp)
+add_library(loopscope_charts STATIC
+  charts/ChartsView.cpp
+  charts/ChartLegend.cpp
+  charts/ChartStyle.cpp
+  charts/ChartExport.cpp
+)
 set_target_properties(loopscope_charts PROPERTIES AUTOMOC ON)
 target_include_directories(loopscope_charts PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
 target_link_libraries(loopscope_charts PUBLIC Qt6::Widgets Qt6::Charts Qt6::Svg

@@ -1,5 +1,8 @@
 #include "charts/ChartsView.h"
 
+#include "charts/ChartLegend.h"
+#include "charts/ChartStyle.h"
+
 #include <QJsonArray>
 #include <QJsonObject>
 
@@ -9,7 +12,6 @@
 #include <QtCharts/QChart>
 #include <QtCharts/QChartView>
 #include <QtCharts/QLegend>
-#include <QtCharts/QLegendMarker>
 #include <QtCharts/QLineSeries>
 #include <QtCharts/QLogValueAxis>
 #include <QtCharts/QScatterSeries>
@@ -18,26 +20,15 @@
 #include <QComboBox>
 #include <QCursor>
 #include <QEvent>
-#include <QFile>
-#include <QFileDialog>
-#include <QFileInfo>
-#include <QGraphicsItem>
-#include <QGraphicsLayout>
-#include <QGraphicsScene>
-#include <QGraphicsSceneMouseEvent>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QMenu>
 #include <QPainter>
-#include <QSaveFile>
-#include <QSvgGenerator>
 #include <QTabWidget>
 #include <QToolTip>
 #include <QVBoxLayout>
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 
 namespace loopscope {
 
@@ -61,179 +52,15 @@ ChartPoint chartPointFromJson(const QJsonObject& o)
     return p;
 }
 
+using charts::kVariantProperty;
+using charts::LegendItem;
+using charts::legendOf;
+
 namespace {
-
-constexpr double kPi = 3.14159265358979323846;
-
-// The property a series carries with the variant it shows ("" for the peak and roof lines).
-const char* const kVariantProperty = "loopscopeVariant";
-const char* const kMarkerProperty = "loopscopeMarker";
-
-QPainterPath markerPath(ChartsView::Marker marker, double size)
-{
-    const double r = size / 2;
-    QPainterPath path;
-    auto polygon = [&](int corners, double startDegrees, double scale) {
-        QPolygonF poly;
-        for (int i = 0; i < corners; ++i) {
-            const double a = (startDegrees + 360.0 * i / corners) * kPi / 180.0;
-            poly << QPointF(r * scale * std::cos(a), r * scale * std::sin(a));
-        }
-        path.addPolygon(poly);
-        path.closeSubpath();
-    };
-    switch (marker) {
-    case ChartsView::Marker::Circle: path.addEllipse(QPointF(0, 0), r * 0.85, r * 0.85); break;
-    case ChartsView::Marker::Square: path.addRect(-r * 0.75, -r * 0.75, r * 1.5, r * 1.5); break;
-    case ChartsView::Marker::Triangle: polygon(3, -90, 1.0); break;
-    case ChartsView::Marker::Diamond: polygon(4, -90, 1.0); break;
-    case ChartsView::Marker::InvertedTriangle: polygon(3, 90, 1.0); break;
-    case ChartsView::Marker::Pentagon: polygon(5, -90, 0.95); break;
-    case ChartsView::Marker::Star: {
-        QPolygonF poly;
-        for (int i = 0; i < 10; ++i) {
-            const double a = (-90 + 36.0 * i) * kPi / 180.0;
-            const double rr = i % 2 == 0 ? r : r * 0.45;
-            poly << QPointF(rr * std::cos(a), rr * std::sin(a));
-        }
-        path.addPolygon(poly);
-        path.closeSubpath();
-        break;
-    }
-    }
-    return path;
-}
-
-void paintMarker(QPainter* painter, ChartsView::Marker marker, const QPointF& center, double size,
-                 const QColor& color, const QColor& outline)
-{
-    painter->save();
-    painter->translate(center);
-    painter->setPen(QPen(outline, std::max(1.0, size / 9)));
-    painter->setBrush(color);
-    painter->drawPath(markerPath(marker, size));
-    painter->restore();
-}
-
-// A marker as the image a series draws at each of its points.
-QImage markerImage(ChartsView::Marker marker, const QColor& color, const QColor& outline,
-                   double size)
-{
-    const int scale = 4; // drawn scaled down, so sharp on a high-density screen too
-    const int side = static_cast<int>(std::ceil(size)) * scale;
-    QImage image(side, side, QImage::Format_ARGB32_Premultiplied);
-    image.fill(Qt::transparent);
-    QPainter painter(&image);
-    painter.setRenderHint(QPainter::Antialiasing);
-    painter.scale(scale, scale);
-    paintMarker(&painter, marker, QPointF(size / 2, size / 2), size - 1, color, outline);
-    painter.end();
-    return image;
-}
-
-// The legend drawn by the view itself (QChart's own cuts names it has no room for): one entry
-// per named series, a symbol (the line's pen and the marker) and the name. It is a child of the
-// chart, so it is drawn, and exported, with it.
-class LegendItem : public QGraphicsItem {
-public:
-    struct Entry {
-        QString name;
-        QString variant; // toggled by a click; "" for the peak and roof lines
-        QPen pen;
-        bool marker = false;
-        ChartsView::Marker shape = ChartsView::Marker::Circle;
-        QColor markerColor;
-        bool hidden = false;
-        QRectF rect;     // in the item's coordinates
-        QRectF textRect; // the name's own rectangle
-    };
-
-    explicit LegendItem(QGraphicsItem* parent) : QGraphicsItem(parent)
-    {
-        setZValue(100);
-        setAcceptedMouseButtons(Qt::LeftButton);
-    }
-
-    QList<Entry> entries;
-    QFont font;
-    QColor textColor;
-    QRectF bounds;
-    std::function<void(const QString&)> clicked;
-
-    QRectF boundingRect() const override { return bounds; }
-    void setBounds(const QRectF& rect)
-    {
-        prepareGeometryChange();
-        bounds = rect;
-    }
-
-    void paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*) override
-    {
-        painter->save();
-        painter->setRenderHint(QPainter::Antialiasing);
-        for (const Entry& e : entries) {
-            QColor faded = e.hidden
-                               ? QColor(textColor.red(), textColor.green(), textColor.blue(), 110)
-                               : textColor;
-            const double midY = e.rect.center().y();
-            const QRectF symbol(e.rect.left(), e.rect.top(), kSymbolWidth, e.rect.height());
-            QPen pen = e.pen;
-            if (e.hidden) {
-                QColor c = pen.color();
-                c.setAlpha(90);
-                pen.setColor(c);
-            }
-            painter->setPen(pen);
-            painter->drawLine(QPointF(symbol.left() + 1, midY), QPointF(symbol.right() - 1, midY));
-            if (e.marker) {
-                QColor fill = e.markerColor;
-                if (e.hidden) fill.setAlpha(90);
-                paintMarker(painter, e.shape, QPointF(symbol.center().x(), midY), kMarkerSize, fill,
-                            fill.darker(140));
-            }
-            QFont f = font;
-            f.setStrikeOut(e.hidden);
-            painter->setFont(f);
-            painter->setPen(faded);
-            painter->drawText(e.textRect, Qt::AlignLeft | Qt::AlignVCenter, e.name);
-        }
-        painter->restore();
-    }
-
-    static constexpr double kSymbolWidth = 26;
-    static constexpr double kMarkerSize = 9;
-    static constexpr double kGap = 5;      // between the symbol and the name
-    static constexpr double kSpacing = 14; // between two entries in a row
-
-protected:
-    void mousePressEvent(QGraphicsSceneMouseEvent* event) override
-    {
-        for (const Entry& e : entries) {
-            if (e.rect.contains(event->pos()) && !e.variant.isEmpty()) {
-                if (clicked) clicked(e.variant);
-                event->accept();
-                return;
-            }
-        }
-        event->ignore();
-    }
-};
-
-LegendItem* legendOf(const QChart* chart)
-{
-    for (QGraphicsItem* child : chart->childItems())
-        if (auto* legend = dynamic_cast<LegendItem*>(child)) return legend;
-    return nullptr;
-}
 
 QString formatNumber(double v, int digits)
 {
     return QString::number(v, 'f', digits);
-}
-
-bool isDark(const QPalette& palette)
-{
-    return palette.color(QPalette::Base).lightness() < 128;
 }
 
 QChartView* makeView(QWidget* parent)
@@ -445,200 +272,10 @@ void ChartsView::toggleSeries(const QString& variant)
     }
 }
 
-const QList<QColor>& ChartsView::seriesColors()
-{
-    static const QList<QColor> colors{
-        QColor(0x00, 0x72, 0xB2), // blue (Okabe-Ito)
-        QColor(0xE6, 0x9F, 0x00), // orange
-        QColor(0x00, 0x9E, 0x73), // bluish green
-        QColor(0xD5, 0x5E, 0x00), // vermillion
-        QColor(0xCC, 0x79, 0xA7), // reddish purple
-        QColor(0x56, 0xB4, 0xE9), // sky blue
-        QColor(0xF0, 0xE4, 0x42), // yellow
-        QColor(0x88, 0x88, 0x88), // grey (Okabe-Ito's black: that is the OpenBLAS line)
-        QColor(0x88, 0x22, 0x55), // wine (Paul Tol)
-        QColor(0x44, 0xAA, 0x99), // teal
-        QColor(0x99, 0x99, 0x33), // olive
-        QColor(0x33, 0x22, 0x88), // indigo
-    };
-    return colors;
-}
-
-const QList<ChartsView::Marker>& ChartsView::markerCycle()
-{
-    static const QList<Marker> markers{Marker::Circle,  Marker::Square,           Marker::Triangle,
-                                       Marker::Diamond, Marker::InvertedTriangle, Marker::Pentagon};
-    return markers;
-}
-
-ChartsView::SeriesStyle ChartsView::styleOf(const QString& variant) const
-{
-    if (variant == QLatin1String("OpenBLAS"))
-        return {palette().color(QPalette::Text), Marker::Star};
-    const int index = static_cast<int>(m_variants.indexOf(variant));
-    int n = 0; // the variant's place among the variants, OpenBLAS not counted
-    for (int i = 0; i < index; ++i)
-        if (m_variants[i] != QLatin1String("OpenBLAS")) ++n;
-    n = std::max(n, 0);
-    const QList<QColor>& colors = seriesColors();
-    const QList<Marker>& markers = markerCycle();
-    QColor color = colors[n % colors.size()];
-    // On a dark background the darkest colours are lightened to stay visible.
-    if (isDark(palette()) && color.lightness() < 110) color = color.lighter(170);
-    // Past twelve the colours repeat; the marker moves on by one, so no two share both.
-    const auto marker = markers[(n + n / colors.size()) % markers.size()];
-    return {color, marker};
-}
-
-QColor ChartsView::colorFor(const QString& variant) const
-{
-    return styleOf(variant).color;
-}
-
-void ChartsView::styleSeries(QAbstractSeries* series, const QString& variant) const
-{
-    series->setProperty(kVariantProperty, variant);
-    const SeriesStyle style = styleOf(variant);
-    series->setProperty(kMarkerProperty, static_cast<int>(style.marker));
-    auto* xy = qobject_cast<QXYSeries*>(series);
-    if (!xy) return;
-    const double size = qobject_cast<QScatterSeries*>(series) ? 11 : 9;
-    xy->setMarkerSize(size);
-    xy->setLightMarker(markerImage(style.marker, style.color, style.color.darker(150), size));
-}
-
 QString ChartsView::sizeText(qint64 size) const
 {
     if (m_parameters.isEmpty()) return tr("size %1").arg(size);
     return m_parameters.join(QStringLiteral(" = ")) + QStringLiteral(" = ") + QString::number(size);
-}
-
-void ChartsView::applyPalette(QChart* chart) const
-{
-    const QPalette& p = palette();
-    chart->setBackgroundBrush(p.color(QPalette::Base));
-    chart->setPlotAreaBackgroundVisible(false);
-    chart->setTitleBrush(p.color(QPalette::Text));
-    chart->legend()->setLabelColor(p.color(QPalette::Text));
-    QColor grid = p.color(QPalette::Mid);
-    for (QAbstractAxis* axis : chart->axes()) {
-        axis->setLabelsColor(p.color(QPalette::Text));
-        axis->setTitleBrush(p.color(QPalette::Text));
-        axis->setGridLineColor(grid);
-        axis->setMinorGridLineColor(grid.lighter(isDark(p) ? 70 : 130));
-        axis->setLinePenColor(p.color(QPalette::Text));
-    }
-}
-
-void ChartsView::updateLegend(Tab tab) const
-{
-    QChart* chart = view(tab)->chart();
-    LegendItem* legend = legendOf(chart);
-    legend->entries.clear();
-    if (tab != BarTab) { // the bar chart names its bars on its axis
-        for (QAbstractSeries* s : chart->series()) {
-            if (s->name().isEmpty()) continue;
-            LegendItem::Entry e;
-            e.name = s->name();
-            e.variant = s->property(kVariantProperty).toString();
-            e.hidden = m_hidden.contains(e.variant) && !e.variant.isEmpty();
-            if (auto* scatter = qobject_cast<QScatterSeries*>(s)) {
-                e.pen = Qt::NoPen;
-                e.markerColor = scatter->color();
-            } else if (auto* xy = qobject_cast<QXYSeries*>(s)) {
-                e.pen = xy->pen();
-                e.markerColor = xy->pen().color();
-            }
-            e.marker = !e.variant.isEmpty();
-            e.shape = static_cast<Marker>(s->property(kMarkerProperty).toInt());
-            legend->entries.append(e);
-        }
-    }
-    legend->textColor = palette().color(QPalette::Text);
-    layoutLegend(tab);
-}
-
-void ChartsView::layoutLegend(Tab tab) const
-{
-    QChart* chart = view(tab)->chart();
-    LegendItem* legend = legendOf(chart);
-    if (!legend) return;
-    const QSizeF size = chart->size();
-    const int pad = 12;                   // inside the chart's rounded background
-    constexpr double kMinPlotWidth = 420; // beside a legend on the right
-    QMargins margins(pad, pad, pad, pad);
-    if (legend->entries.isEmpty() || size.width() < 1 || size.height() < 1) {
-        legend->setBounds(QRectF());
-        if (chart->margins() != margins) chart->setMargins(margins);
-        legend->update();
-        return;
-    }
-
-    // The entries in a column to the right of the plot when that leaves the plot most of the
-    // width, else in rows below it, as many as needed; a smaller font when even that would take
-    // more than 30% of the height. No name is ever cut.
-    QFont font = chart->font();
-    const double symbol = LegendItem::kSymbolWidth + LegendItem::kGap;
-    double entryWidth = 0, rowHeight = 0;
-    bool right = false;
-    int columns = 1, rows = 1;
-    for (double points = font.pointSizeF() > 0 ? font.pointSizeF() : 9;; points -= 1) {
-        font.setPointSizeF(points);
-        QFontMetricsF fm(font);
-        double widest = 0;
-        for (const auto& e : legend->entries)
-            widest = std::max(widest, fm.horizontalAdvance(e.name));
-        entryWidth = symbol + widest + 2; // the name's own width, and room for the strike-out
-        rowHeight = std::max(fm.height(), LegendItem::kMarkerSize) + 4;
-        const int n = static_cast<int>(legend->entries.size());
-        const double titleHeight = chart->title().isEmpty() ? 0 : fm.height() * 1.6 + pad;
-        const double columnWidth = entryWidth + LegendItem::kSpacing;
-        // Beside the plot only when the plot keeps room for its axis labels too.
-        right = columnWidth <= size.width() * 0.34 &&
-                size.width() - columnWidth - 2 * pad >= kMinPlotWidth &&
-                n * rowHeight <= size.height() - titleHeight - 2 * pad;
-        if (right) {
-            columns = 1;
-            rows = n;
-            break;
-        }
-        columns = std::max(
-            1, static_cast<int>((size.width() - 2 * pad + LegendItem::kSpacing) / columnWidth));
-        columns = std::min(columns, n);
-        rows = (n + columns - 1) / columns;
-        const bool fits =
-            entryWidth <= size.width() - 2 * pad && rows * rowHeight <= size.height() * 0.3;
-        if (fits || points <= 6) break;
-    }
-    legend->font = font;
-
-    const double columnWidth = entryWidth + LegendItem::kSpacing;
-    const double width = columns * columnWidth - LegendItem::kSpacing;
-    const double height = rows * rowHeight;
-    QPointF origin;
-    if (right) {
-        margins.setRight(static_cast<int>(std::ceil(pad + width + pad)));
-        origin = QPointF(size.width() - pad - width,
-                         std::max<double>(pad, (size.height() - height) / 2));
-    } else {
-        margins.setBottom(static_cast<int>(std::ceil(pad + height + pad)));
-        origin =
-            QPointF(std::max(pad / 2.0, (size.width() - width) / 2), size.height() - pad - height);
-    }
-    const QFontMetricsF fm(font);
-    int i = 0;
-    for (auto& e : legend->entries) {
-        // Filled column by column on the right, row by row below.
-        const int column = right ? 0 : i % columns;
-        const int row = right ? i : i / columns;
-        const QPointF at = origin + QPointF(column * columnWidth, row * rowHeight);
-        e.rect = QRectF(at, QSizeF(entryWidth, rowHeight));
-        e.textRect = QRectF(at.x() + symbol, at.y(), fm.horizontalAdvance(e.name) + 2, rowHeight);
-        ++i;
-    }
-    legend->setBounds(QRectF(origin, QSizeF(width, height)).adjusted(-1, -1, 1, 1));
-    if (chart->margins() != margins) chart->setMargins(margins);
-    legend->update();
 }
 
 void ChartsView::rebuild()
@@ -921,127 +558,6 @@ void ChartsView::changeEvent(QEvent* event)
     if (event->type() == QEvent::PaletteChange) rebuild();
 }
 
-QString ChartsView::csv() const
-{
-    auto field = [](const QString& s) -> QString {
-        if (!s.contains(QLatin1Char(',')) && !s.contains(QLatin1Char('"')) &&
-            !s.contains(QLatin1Char('\n')))
-            return s;
-        QString q = s;
-        q.replace(QStringLiteral("\""), QStringLiteral("\"\""));
-        return QStringLiteral("\"") + q + QStringLiteral("\"");
-    };
-    QStringList params =
-        m_parameters.isEmpty() ? QStringList{QStringLiteral("size")} : m_parameters;
-    QString out = QStringLiteral("variant,") + params.join(QLatin1Char(',')) +
-                  QStringLiteral(",ms_median,ms_min,ms_max,gflops,intensity,checked,skipped\n");
-    for (auto& p : m_points) {
-        out += field(p.variant);
-        for (int i = 0; i < params.size(); ++i)
-            out += QLatin1Char(',') + QString::number(p.size);
-        if (p.gflops > 0)
-            out += QLatin1Char(',') + QString::number(p.msMedian, 'g', 6) + QLatin1Char(',') +
-                   QString::number(p.msMin, 'g', 6) + QLatin1Char(',') +
-                   QString::number(p.msMax, 'g', 6) + QLatin1Char(',') +
-                   QString::number(p.gflops, 'g', 6);
-        else
-            out += QStringLiteral(",,,,");
-        out += QLatin1Char(',') + QString::number(p.intensity, 'g', 6);
-        out += p.checked ? QStringLiteral(",true") : QStringLiteral(",false");
-        out += p.skipped ? QStringLiteral(",true\n") : QStringLiteral(",false\n");
-    }
-    return out;
-}
-
-QString ChartsView::withSuffix(const QString& path, const QString& suffix)
-{
-    if (path.isEmpty() || !QFileInfo(path).suffix().isEmpty()) return path;
-    return path + u'.' + suffix;
-}
-
-QImage ChartsView::renderImage(Tab tab, QSize size, QList<LegendEntry>* legend, QRectF* plot) const
-{
-    QChartView* v = view(tab);
-    QChart* chart = v->chart();
-    if (size.isEmpty()) size = v->size().expandedTo(QSize(800, 500));
-    const QSizeF before = chart->size();
-    // Laid out for the picture's size, legend included, then back to the view's.
-    chart->resize(size);
-    if (chart->layout()) chart->layout()->activate();
-    layoutLegend(tab);
-    if (chart->layout()) chart->layout()->activate();
-    if (legend) *legend = legendEntries(tab);
-    if (plot) *plot = chart->plotArea();
-    QImage image(size * 2, QImage::Format_ARGB32);
-    image.setDevicePixelRatio(2);
-    image.fill(palette().color(QPalette::Base));
-    QPainter painter(&image);
-    painter.setRenderHint(QPainter::Antialiasing);
-    v->scene()->render(&painter, QRectF(QPointF(0, 0), size),
-                       QRectF(chart->scenePos(), QSizeF(size)));
-    painter.end();
-    chart->resize(before);
-    if (chart->layout()) chart->layout()->activate();
-    layoutLegend(tab);
-    return image;
-}
-
-bool ChartsView::exportPng(const QString& path, Tab tab) const
-{
-    return renderImage(tab).save(withSuffix(path, QStringLiteral("png")), "PNG");
-}
-
-bool ChartsView::exportSvg(const QString& path, Tab tab) const
-{
-    const QString file = withSuffix(path, QStringLiteral("svg"));
-    QChartView* v = view(tab);
-    QChart* chart = v->chart();
-    const QSize size = v->size().expandedTo(QSize(800, 500));
-    const QSizeF before = chart->size();
-    chart->resize(size);
-    if (chart->layout()) chart->layout()->activate();
-    layoutLegend(tab);
-    if (chart->layout()) chart->layout()->activate();
-    QSvgGenerator generator;
-    generator.setFileName(file);
-    generator.setSize(size);
-    generator.setViewBox(QRect(QPoint(0, 0), size));
-    generator.setTitle(chart->title());
-    QPainter painter;
-    bool ok = painter.begin(&generator);
-    if (ok) {
-        painter.fillRect(QRect(QPoint(0, 0), size), palette().color(QPalette::Base));
-        v->scene()->render(&painter, QRectF(QPointF(0, 0), size),
-                           QRectF(chart->scenePos(), QSizeF(size)));
-        painter.end();
-    }
-    chart->resize(before);
-    if (chart->layout()) chart->layout()->activate();
-    layoutLegend(tab);
-    QFile f(file);
-    return ok && f.exists() && f.size() > 0;
-}
-
-bool ChartsView::exportCsv(const QString& path) const
-{
-    QSaveFile f(withSuffix(path, QStringLiteral("csv")));
-    if (!f.open(QIODevice::WriteOnly | QIODevice::Text)) return false;
-    f.write(csv().toUtf8());
-    return f.commit();
-}
-
-QList<ChartsView::LegendEntry> ChartsView::legendEntries(Tab tab) const
-{
-    QList<LegendEntry> out;
-    QChart* chart = view(tab)->chart();
-    const LegendItem* legend = legendOf(chart);
-    if (!legend) return out;
-    for (const auto& e : legend->entries)
-        out.append({e.name, legend->mapRectToItem(chart, e.rect),
-                    legend->mapRectToItem(chart, e.textRect), e.markerColor, e.hidden});
-    return out;
-}
-
 QRectF ChartsView::chartRect(Tab tab) const
 {
     return QRectF(QPointF(0, 0), view(tab)->chart()->size());
@@ -1050,39 +566,6 @@ QRectF ChartsView::chartRect(Tab tab) const
 QRectF ChartsView::plotArea(Tab tab) const
 {
     return view(tab)->chart()->plotArea();
-}
-
-void ChartsView::showContextMenu(const QPoint& pos)
-{
-    auto* source = qobject_cast<QWidget*>(sender());
-    Tab tab = source == m_barView ? BarTab : source == m_rooflineView ? RooflineTab : LineTab;
-    QMenu menu(this);
-    QAction* png = menu.addAction(tr("Export chart as PNG…"));
-    QAction* svg = menu.addAction(tr("Export chart as SVG…"));
-    QAction* csvAction = menu.addAction(tr("Export data as CSV…"));
-    QAction* chosen = menu.exec(source ? source->mapToGlobal(pos) : QCursor::pos());
-    if (!chosen) return;
-    auto savePath = [this](const QString& title, const QString& filter, const QString& suffix) {
-        QFileDialog dialog(this, title, QString(), filter);
-        dialog.setAcceptMode(QFileDialog::AcceptSave);
-        dialog.setDefaultSuffix(suffix);
-        return dialog.exec() == QDialog::Accepted && !dialog.selectedFiles().isEmpty()
-                   ? dialog.selectedFiles().constFirst()
-                   : QString();
-    };
-    // A name typed without a suffix gets the format's (the dialog's default, and withSuffix).
-    if (chosen == png) {
-        const QString path =
-            savePath(tr("Export chart"), tr("PNG image (*.png)"), QStringLiteral("png"));
-        if (!path.isEmpty()) exportPng(path, tab);
-    } else if (chosen == svg) {
-        const QString path =
-            savePath(tr("Export chart"), tr("SVG image (*.svg)"), QStringLiteral("svg"));
-        if (!path.isEmpty()) exportSvg(path, tab);
-    } else if (chosen == csvAction) {
-        const QString path = savePath(tr("Export data"), tr("CSV (*.csv)"), QStringLiteral("csv"));
-        if (!path.isEmpty()) exportCsv(path);
-    }
 }
 
 } // namespace loopscope
