@@ -24,6 +24,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <new>
 #include <set>
 #include <sstream>
 #include <string>
@@ -795,5 +796,9 @@ int main(int argc, char** argv)
         std::cerr << "loopscope-cli: " << e.what()
                   << "\n(this is a bug in Loopscope, not in the script)\n";
         return kInternalError;
+    } catch (const std::bad_alloc&) {
+        std::cerr << "loopscope-cli: out of memory: the program needs more memory than this "
+                     "machine could give (try smaller sizes with --set)\n";
+        return kDocumentError;
     }
 }

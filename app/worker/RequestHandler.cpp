@@ -17,6 +17,7 @@
 #include <csignal>
 #include <cstdint>
 #include <limits>
+#include <new>
 #include <thread>
 
 namespace loopscope::worker {
@@ -284,6 +285,11 @@ void RequestHandler::handle(const json& request, const Emit& emit) const
         emit(result);
     } catch (const json::exception& e) {
         json result = errorResult("request", withoutExceptionTag(e.what()));
+        if (!id.is_null()) result["id"] = id;
+        emit(result);
+    } catch (const std::bad_alloc&) {
+        json result = errorResult("document", "out of memory: the program needs more memory than "
+                                              "this machine could give (try smaller sizes)");
         if (!id.is_null()) result["id"] = id;
         emit(result);
     } catch (const InternalError& e) {

@@ -6,8 +6,39 @@
 #include "runtime/Reference.h"
 
 #include <chrono>
+#include <cstdio>
+
+#include <unistd.h>
 
 namespace loopscope {
+
+std::int64_t physicalMemoryBytes()
+{
+    const long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGESIZE);
+    return pages > 0 && pageSize > 0 ? static_cast<std::int64_t>(pages) * pageSize : 0;
+}
+
+namespace {
+
+std::string gigabytes(long double bytes)
+{
+    char text[64];
+    std::snprintf(text, sizeof text, "%.1Lf GB", bytes / 1e9L);
+    return text;
+}
+
+// Refuses, at the variant, buffers that need more memory than the machine has.
+void checkFitsInMemory(long double bytes, const Variant& variant)
+{
+    const std::int64_t memory = physicalMemoryBytes();
+    if (memory > 0 && bytes > static_cast<long double>(memory) * 0.9L) {
+        throw UserError(variant.loc, "the buffers of variant '" + variant.name + "' need " +
+                                         gigabytes(bytes) + "; this machine has " +
+                                         gigabytes(static_cast<long double>(memory)));
+    }
+}
+
+} // namespace
 
 namespace {
 
@@ -60,6 +91,21 @@ std::unique_ptr<PreparedRun> PreparedRun::prepare(const Program& program, const 
         r->m_notes.push_back("target '" + variant.target +
                              "' applies to exported code; this run is compiled for the host CPU");
 
+    // The arguments' buffers, sized before any work: more than the machine's memory is refused.
+    std::vector<std::vector<std::int64_t>> shapes;
+    long double bytes = 0;
+    for (const Tensor& t : variant.args) {
+        std::vector<std::int64_t> shape;
+        long double elements = 1;
+        for (auto& s : t->shape) {
+            shape.push_back(evalSize(s, r->m_symbols, "tensor '" + t->name + "'"));
+            elements *= static_cast<long double>(shape.back());
+        }
+        bytes += elements * t->dtype.bytes();
+        shapes.push_back(std::move(shape));
+    }
+    checkFitsInMemory(bytes, variant);
+
     auto t0 = std::chrono::steady_clock::now();
     r->m_lowered = lowerSchedule(schedule, variant.args, variant.funcName);
     r->m_lowerMs = msSince(t0);
@@ -70,10 +116,7 @@ std::unique_ptr<PreparedRun> PreparedRun::prepare(const Program& program, const 
 
     for (std::size_t i = 0; i < variant.args.size(); ++i) {
         const Tensor& t = variant.args[i];
-        std::vector<std::int64_t> shape;
-        for (auto& s : t->shape)
-            shape.push_back(evalSize(s, r->m_symbols, "tensor '" + t->name + "'"));
-        HostBuffer b(t->dtype, shape);
+        HostBuffer b(t->dtype, shapes[i]);
         if (t->isPlaceholder()) b.fillRandom(config.seed * 7919 + i);
         r->m_buffers.push_back(std::move(b));
     }

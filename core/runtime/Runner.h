@@ -18,6 +18,9 @@
 
 namespace loopscope {
 
+// The memory the machine has, in bytes (0 when it cannot be told).
+std::int64_t physicalMemoryBytes();
+
 struct RunConfig {
     std::map<std::string, std::int64_t> symbols; // values of te.var sizes, by name
     std::int64_t defaultSymbolValue = 1024;

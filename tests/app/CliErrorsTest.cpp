@@ -148,3 +148,17 @@ TEST(CliLower, StructuredShowsLoopKindsBeforeExpansion)
 }
 
 } // namespace
+
+// Buffers larger than the machine's memory are refused at the variant, before any compiling or
+// allocating, instead of ending in std::bad_alloc or swapping.
+TEST(CliLimits, BuffersLargerThanTheMachineAreRefusedAtTheVariant)
+{
+    RunResult r = runCli("run " + std::string(LOOPSCOPE_SOURCE_DIR) +
+                         "/samples/opt_gemm.py --variant baseline --set M=200000 --set N=200000 "
+                         "--set K=200000");
+    EXPECT_EQ(r.exitCode, 1) << r.output;
+    EXPECT_NE(r.output.find("opt_gemm.py:27:1: error: the buffers of variant 'baseline' need "
+                            "480.0 GB; this machine has"),
+              std::string::npos)
+        << r.output;
+}
