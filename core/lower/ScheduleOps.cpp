@@ -9,6 +9,9 @@ namespace loopscope {
 
 namespace {
 
+// The most copies of a loop body an explicit unroll makes.
+constexpr std::int64_t kMaxUnrollCopies = 4096;
+
 constexpr const char* kLoopScope = "loop_scope";
 
 Expr combine(ReduceOp op, const Expr& acc, const Expr& value)
@@ -125,6 +128,17 @@ private:
                                     " loop '" + axisDisplayName(iv->name()) +
                                     "': its extent is not a constant; split it by a "
                                     "constant factor first");
+            }
+            // An explicit unroll makes one copy of the body per iteration: bounded before any
+            // work, so a typo cannot make a million copies.
+            std::int64_t copies = 0;
+            if (a->kind == ForKind::Unrolled && isConstInt(ext, &copies) &&
+                copies > kMaxUnrollCopies) {
+                throw UserError(a->loc, "unrolling loop '" + axisDisplayName(iv->name()) +
+                                            "' would make " + std::to_string(copies) +
+                                            " copies of its body; at most " +
+                                            std::to_string(kMaxUnrollCopies) +
+                                            " are made: split it and unroll the inner part");
             }
         }
     }
