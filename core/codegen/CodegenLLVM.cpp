@@ -17,10 +17,12 @@
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Passes/StandardInstrumentations.h>
 #include <llvm/Support/CommandLine.h>
+#include <llvm/Support/ErrorHandling.h>
 #include <llvm/Support/Host.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <optional>
@@ -89,6 +91,23 @@ void initializeLlvm()
 {
     static std::once_flag once;
     std::call_once(once, [] {
+        // LLVM cannot go on after a fatal error or a failed allocation: say so in plain words and
+        // end the process with a status (the window restarts its worker and shows the message),
+        // never an abort with a backtrace.
+        llvm::install_fatal_error_handler([](void*, const char* reason, bool) {
+            std::fprintf(stderr,
+                         "loopscope: the code generator (LLVM) could not finish: %s\n"
+                         "(try smaller sizes, fewer unrolled loops, or a smaller vector width)\n",
+                         reason);
+            std::_Exit(1);
+        });
+        llvm::install_bad_alloc_error_handler([](void*, const char* reason, bool) {
+            std::fprintf(stderr,
+                         "loopscope: out of memory while generating code (%s); try smaller "
+                         "sizes\n",
+                         reason);
+            std::_Exit(1);
+        });
         llvm::InitializeNativeTarget();
         llvm::InitializeNativeTargetAsmPrinter();
         llvm::InitializeNativeTargetAsmParser();
