@@ -2,6 +2,9 @@
 // tvm.lower/tvm.build and the other builtins, with their arguments checked.
 #include "te/EvaluatorInternal.h"
 
+#include <cstdio>
+#include <limits>
+
 namespace loopscope::te_detail {
 
 Value Evaluator::call(const ast::Expr& e)
@@ -100,6 +103,17 @@ std::vector<Expr> Evaluator::shapeArg(const Arg& a, const std::string& tensorNam
     for (std::size_t d = 0; d < dims.size(); ++d)
         out.push_back(extentArg(dims[d], a.loc,
                                 "dimension " + std::to_string(d) + " of '" + tensorName + "'"));
+    // Element counts and byte offsets are 64-bit: a shape whose bytes would not fit is refused
+    // here, not left to wrap around in the index arithmetic.
+    long double elements = 1;
+    for (const Expr& e : out)
+        if (std::int64_t n; isConstInt(e, &n)) elements *= static_cast<long double>(n);
+    if (elements * 8 > static_cast<long double>(std::numeric_limits<std::int64_t>::max())) {
+        char count[32];
+        std::snprintf(count, sizeof count, "%.3Lg", elements);
+        throw UserError(a.loc, "'" + tensorName + "' would have " + count +
+                                   " elements: its byte offsets overflow 64 bits");
+    }
     return out;
 }
 
