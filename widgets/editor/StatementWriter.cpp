@@ -230,6 +230,74 @@ IterVar axisNamed(const Stage& st, const std::string& var)
     return nullptr;
 }
 
+// What a request says for one argument of its primitive. Names are still the panel's: loop
+// variables (AxisInfo::var) of `stage`, or stage names.
+struct RequestedArg {
+    bool given = true;
+    std::int64_t number = 0;        // Factor, Int, Value
+    std::string text;               // Text, Scope, ThreadAxis
+    std::string stage;              // Axis, Axes: the stage whose loops `names` are
+    std::vector<std::string> names; // Axis (one, or none chosen), Axes; Stage, Tensor, Tensors
+};
+
+// The one mapping from the panel's fields to the catalogue's arguments, for checking a step and
+// for writing it. An axis after a stage argument is a loop of that stage (compute_at's scope);
+// `axes` is what a list of axes names (the request's own, or as it is written).
+std::vector<RequestedArg> requestedArgs(const PrimitiveSpec& p, const PrimitiveRequest& r,
+                                        const std::vector<std::string>& axes)
+{
+    std::vector<RequestedArg> out(p.args.size());
+    std::size_t nextAxis = 0, nextFactor = 0;
+    bool afterStage = false;
+    for (std::size_t i = 0; i < p.args.size(); ++i) {
+        const ArgSpec& a = p.args[i];
+        RequestedArg& v = out[i];
+        switch (a.kind) {
+        case ArgKind::Axis:
+            if (afterStage) {
+                v.stage = r.targetStage;
+                if (!r.targetAxis.empty()) v.names = {r.targetAxis};
+            } else {
+                v.stage = r.stage;
+                if (nextAxis < r.axes.size()) v.names = {r.axes[nextAxis++]};
+            }
+            break;
+        case ArgKind::Axes:
+            v.stage = r.stage;
+            v.names = axes;
+            break;
+        case ArgKind::Factor:
+            if (a.required) {
+                v.number = nextFactor++ == 0 ? r.factor : r.yFactor;
+            } else {
+                v.given = (a.name == "nparts") == r.nparts && a.name != "disable_predication";
+                v.number = r.factor;
+            }
+            break;
+        case ArgKind::Int:
+            v.number = a.name == "offset"        ? r.offset
+                       : a.name == "factor_axis" ? r.factorAxis
+                                                 : r.factor;
+            v.given = a.required || v.number != 0;
+            break;
+        case ArgKind::Text: v.text = r.pragmaKey; break;
+        case ArgKind::Scope: v.text = r.scope; break;
+        case ArgKind::ThreadAxis: v.text = r.threadTag; break;
+        case ArgKind::Stage:
+            afterStage = true;
+            v.names = {r.targetStage};
+            break;
+        case ArgKind::Tensor: v.names = {r.stage}; break;
+        case ArgKind::Tensors: v.names = r.readers; break;
+        case ArgKind::Value:
+            v.given = a.name == "pragma_value" && r.hasPragmaValue;
+            v.number = r.pragmaValue;
+            break;
+        }
+    }
+    return out;
+}
+
 } // namespace
 
 std::string StatementWriter::applies(const PrimitiveRequest& r, bool probe) const
@@ -256,49 +324,34 @@ std::string StatementWriter::applies(const PrimitiveRequest& r, bool probe) cons
     // Probing an incomplete request: a stand-in for a loop not chosen, so that core can say
     // what it says about the stage as a whole.
     const IterVar standIn = makeIterVar("?", Range{makeInt(0), makeInt(1)}, IterKind::DataPar);
-    std::size_t nextAxis = 0, nextFactor = 0;
-    const Stage* target = nullptr;
+    const std::vector<RequestedArg> requested = requestedArgs(p, r, r.axes);
+    const Stage* target = nullptr; // the stage argument's, once read
     for (std::size_t i = 0; i < p.args.size(); ++i) {
         const ArgSpec& a = p.args[i];
+        const RequestedArg& q = requested[i];
         StepArg& v = step.args[i];
-        v.given = true;
+        v.given = q.given;
+        v.number = q.number;
+        v.text = q.text;
         switch (a.kind) {
-        case ArgKind::Axis:
-            if (target) {
-                if (probe && r.targetAxis.empty())
-                    v.axes = {target->leafIterVars.empty() ? standIn : target->leafIterVars[0]};
-                else if (IterVar iv = axis(*target, r.targetAxis))
-                    v.axes = {iv};
-            } else if (nextAxis < r.axes.size()) {
-                if (IterVar iv = axis(*st, r.axes[nextAxis++])) v.axes = {iv};
+        case ArgKind::Axis: {
+            // A loop of the stage, or, after a stage argument, of that stage.
+            const Stage& of = target ? *target : *st;
+            if (!q.names.empty()) {
+                if (IterVar iv = axis(of, q.names.front())) v.axes = {iv};
             } else if (probe) {
-                v.axes = {standIn};
+                v.axes = {target && !target->leafIterVars.empty() ? target->leafIterVars[0]
+                                                                  : standIn};
             }
             break;
+        }
         case ArgKind::Axes:
-            for (auto& var : r.axes)
+            for (auto& var : q.names)
                 if (IterVar iv = axis(*st, var)) v.axes.push_back(iv);
             if (probe && v.axes.empty()) v.axes = {standIn};
             break;
-        case ArgKind::Factor:
-            if (a.required) {
-                v.number = nextFactor++ == 0 ? r.factor : r.yFactor;
-            } else {
-                v.given = (a.name == "nparts") == r.nparts && a.name != "disable_predication";
-                v.number = r.factor;
-            }
-            break;
-        case ArgKind::Int:
-            v.number = a.name == "offset"        ? r.offset
-                       : a.name == "factor_axis" ? r.factorAxis
-                                                 : r.factor;
-            v.given = a.required || v.number != 0;
-            break;
-        case ArgKind::Text: v.text = r.pragmaKey; break;
-        case ArgKind::Scope: v.text = r.scope; break;
-        case ArgKind::ThreadAxis: v.text = r.threadTag; break;
-        case ArgKind::Stage:
-            target = stageNamed(sch, r.targetStage);
+        case ArgKind::Stage: {
+            target = stageNamed(sch, q.names.front());
             if (!target && probe) {
                 std::vector<std::string> consumers = consumersOf(r.stage);
                 target = consumers.empty() ? st : stageNamed(sch, consumers.front());
@@ -307,15 +360,14 @@ std::string StatementWriter::applies(const PrimitiveRequest& r, bool probe) cons
             if (!target && missing.empty()) missing = "there is no stage " + quoted(r.targetStage);
             if (target) v.tensors = {target->op};
             break;
+        }
         case ArgKind::Tensor: v.tensors = {st->op}; break;
         case ArgKind::Tensors:
-            for (auto& reader : r.readers)
+            for (auto& reader : q.names)
                 if (Tensor t = tensor(reader)) v.tensors.push_back(t);
             break;
-        case ArgKind::Value:
-            v.given = a.name == "pragma_value" && r.hasPragmaValue;
-            v.value = makeInt(r.pragmaValue);
-            break;
+        case ArgKind::Value: v.value = makeInt(q.number); break;
+        default: break;
         }
         if (a.kind == ArgKind::Axis && v.axes.empty() && missing.empty())
             missing = "choose an axis for " + quoted(a.name);
@@ -389,7 +441,6 @@ WrittenStatement StatementWriter::build(const PrimitiveRequest& r) const
                         std::to_string(index) + "]");
         return name;
     };
-    auto display = [&](const std::string& var) { return findAxis(st, var)->name; };
 
     // The loops a list of axes names, as written: fuse outer to inner; a full reorder only the
     // loops that moved (reorder keeps the others in place).
@@ -406,59 +457,30 @@ WrittenStatement StatementWriter::build(const PrimitiveRequest& r) const
 
     std::vector<PrintedArg> printed(p.args.size());
     std::vector<std::vector<std::string>> shown(p.args.size());
-    std::size_t nextAxis = 0, nextFactor = 0;
-    std::string target;
+    const std::vector<RequestedArg> requested = requestedArgs(p, r, listed);
     for (std::size_t i = 0; i < p.args.size(); ++i) {
-        const ArgSpec& a = p.args[i];
+        const RequestedArg& q = requested[i];
+        if (!q.given) continue;
         std::vector<std::string> items;
-        switch (a.kind) {
+        switch (p.args[i].kind) {
         case ArgKind::Axis:
-            if (!target.empty()) {
-                items = {axisRef(target, r.targetAxis)};
-                shown[i] = {findAxis(*findStage(target), r.targetAxis)->name};
-            } else {
-                const std::string& var = r.axes[nextAxis++];
-                items = {axisRef(st.name, var)};
-                shown[i] = {display(var)};
-            }
-            break;
         case ArgKind::Axes:
-            for (auto& var : listed) {
-                items.push_back(axisRef(st.name, var));
-                shown[i].push_back(display(var));
+            for (auto& var : q.names) {
+                items.push_back(axisRef(q.stage, var));
+                shown[i].push_back(findAxis(*findStage(q.stage), var)->name);
             }
             break;
         case ArgKind::Factor:
-            if (a.required) {
-                items = {std::to_string(nextFactor++ == 0 ? r.factor : r.yFactor)};
-            } else {
-                if ((a.name == "nparts") != r.nparts || a.name == "disable_predication") continue;
-                items = {std::to_string(r.factor)};
-            }
-            break;
-        case ArgKind::Int: {
-            std::int64_t n = a.name == "offset"        ? r.offset
-                             : a.name == "factor_axis" ? r.factorAxis
-                                                       : r.factor;
-            if (!a.required && n == 0) continue;
-            items = {std::to_string(n)};
-            break;
-        }
-        case ArgKind::Text: items = {r.pragmaKey}; break;
-        case ArgKind::Scope: items = {r.scope}; break;
-        case ArgKind::ThreadAxis: items = {r.threadTag}; break;
+        case ArgKind::Int:
+        case ArgKind::Value: items = {std::to_string(q.number)}; break;
+        case ArgKind::Text:
+        case ArgKind::Scope:
+        case ArgKind::ThreadAxis: items = {q.text}; break;
         case ArgKind::Stage:
-            target = r.targetStage;
-            items = {tensorVar(target)};
-            break;
-        case ArgKind::Tensor: items = {tensorVar(st.name)}; break;
+        case ArgKind::Tensor:
         case ArgKind::Tensors:
-            for (auto& reader : r.readers)
-                items.push_back(tensorVar(reader));
-            break;
-        case ArgKind::Value:
-            if (a.name != "pragma_value" || !r.hasPragmaValue) continue;
-            items = {std::to_string(r.pragmaValue)};
+            for (auto& stage : q.names)
+                items.push_back(tensorVar(stage));
             break;
         }
         if (shown[i].empty()) shown[i] = items;
