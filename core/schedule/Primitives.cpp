@@ -204,8 +204,8 @@ ArgSpec optionalKeyword(std::string name, ArgKind kind, std::string defaultText 
 }
 
 // Setups the examples share.
-#define kTile "xo, yo, xi, yi = s[C].tile(x, y, x_factor=32, y_factor=32)\n"
-#define kSplitK "ko, ki = s[C].split(k, factor=4)\n"
+const std::string kTile = "xo, yo, xi, yi = s[C].tile(x, y, x_factor=32, y_factor=32)\n";
+const std::string kSplitK = "ko, ki = s[C].split(k, factor=4)\n";
 
 std::vector<PrimitiveSpec> makeCatalogue()
 {
@@ -317,7 +317,7 @@ std::vector<PrimitiveSpec> makeCatalogue()
          {required("parent", K::Stage), required("scope", K::Axis)},
          "Compute a producer inside a loop of one of its consumers",
          "s[CC].compute_at(s[C], yo)",
-         "CC = s.cache_write(C, \"local\")\n" kTile,
+         "CC = s.cache_write(C, \"local\")\n" + kTile,
          {},
          applyComputeAt,
          nullptr},
@@ -371,9 +371,6 @@ std::vector<PrimitiveSpec> makeCatalogue()
     };
     return c;
 }
-
-#undef kTile
-#undef kSplitK
 
 const char* const kExampleDeclarations = R"(from tvm import te
 M = N = K = 64
