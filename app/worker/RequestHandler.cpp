@@ -430,8 +430,8 @@ json RequestHandler::emitCode(const json& request, const Progress& progress) con
     evaluateTarget(request, &t);
     ExportOptions options;
     options.format = stringField(request, "format", "llvm");
-    if (options.format != "llvm" && options.format != "asm" && options.format != "c" &&
-        options.format != "tvm" && options.format != "obj")
+    if (std::find(std::begin(kExportFormats), std::end(kExportFormats), options.format) ==
+        std::end(kExportFormats))
         badRequest("unknown format '" + options.format + "' (llvm, asm, c, tvm or obj)");
     options.step = t.step;
     options.symbols = t.evaluation.symbols;
