@@ -68,18 +68,14 @@ CompareView::CompareView(QWidget* parent) : QDialog(parent)
 
 void CompareView::setScript(const QString& script)
 {
-    m_script = script;
-    m_detailed.clear();
-    Exploration x = explore(script.toStdString());
-    m_variants.clear();
-    for (auto& v : x.variants)
-        m_variants.push_back(v.name);
+    // Every step of every variant, lowered once: whatever the two sides pick.
+    m_exploration = explore(script.toStdString());
     for (int side = 0; side < 2; ++side) {
         const QString keep = m_variantBox[side]->currentText();
         QSignalBlocker block(m_variantBox[side]);
         m_variantBox[side]->clear();
-        for (auto& name : m_variants)
-            m_variantBox[side]->addItem(q(name));
+        for (auto& v : m_exploration.variants)
+            m_variantBox[side]->addItem(q(v.name));
         int index = m_variantBox[side]->findText(keep);
         if (index < 0) index = std::min(side, m_variantBox[side]->count() - 1);
         m_variantBox[side]->setCurrentIndex(index);
@@ -94,17 +90,10 @@ void CompareView::setGflopsLookup(std::function<double(const QString&, int)> loo
     refresh();
 }
 
-const VariantView* CompareView::variant(const QString& name)
+const VariantView* CompareView::variant(const QString& name) const
 {
-    const std::string key = name.toStdString();
-    auto it = m_detailed.find(key);
-    if (it == m_detailed.end())
-        it = m_detailed
-                 .emplace(key,
-                          std::make_unique<Exploration>(explore(m_script.toStdString(), {}, key)))
-                 .first;
-    for (auto& v : it->second->variants)
-        if (v.name == key) return &v;
+    for (auto& v : m_exploration.variants)
+        if (q(v.name) == name) return &v;
     return nullptr;
 }
 

@@ -8,8 +8,6 @@
 #include <QString>
 
 #include <functional>
-#include <map>
-#include <memory>
 
 class QComboBox;
 class QLabel;
@@ -24,7 +22,7 @@ class CompareView : public QDialog {
 public:
     explicit CompareView(QWidget* parent = nullptr);
 
-    // The script to compare in (explored again here, every step of each chosen variant).
+    // The script to compare in (explored again here, every step of every variant).
     void setScript(const QString& script);
     // GFLOPS of a step as measured, or a negative number when it has not been measured.
     void setGflopsLookup(std::function<double(const QString& variant, int step)> lookup);
@@ -39,13 +37,11 @@ public:
     QString rightText() const;
 
 private:
-    const VariantView* variant(const QString& name);
+    const VariantView* variant(const QString& name) const;
     void fillSteps(int side);
     void refresh();
 
-    QString m_script;
-    std::map<std::string, std::unique_ptr<Exploration>> m_detailed; // by variant
-    std::vector<std::string> m_variants;
+    Exploration m_exploration; // every step of every variant
     std::function<double(const QString&, int)> m_gflops;
     QComboBox* m_variantBox[2] = {};
     QComboBox* m_stepBox[2] = {};
