@@ -733,19 +733,9 @@ int EditorPane::replaceAll()
     return d->findBar->replaceAll();
 }
 
-void EditorPane::zoomIn()
+void EditorPane::setZoom(int steps)
 {
-    d->sci->zoomIn();
-}
-
-void EditorPane::zoomOut()
-{
-    d->sci->zoomOut();
-}
-
-void EditorPane::resetZoom()
-{
-    d->sci->zoomTo(0);
+    d->sci->zoomTo(steps);
 }
 
 int EditorPane::zoom() const

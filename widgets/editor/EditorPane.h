@@ -86,10 +86,8 @@ public:
     bool replaceOne();                     // replaces the match selected, then finds the next
     int replaceAll();                      // one undo step; how many were replaced
 
-    // Text size: in/out by one step, or back to the default.
-    void zoomIn();
-    void zoomOut();
-    void resetZoom();
+    // Text size, in steps from the default (0).
+    void setZoom(int steps);
     int zoom() const;
 
     // The editor's background and the colours of its syntax styles (for checking contrast).

@@ -523,22 +523,12 @@ void MainWindow::compareVariants()
 void MainWindow::zoomText(int steps)
 {
     m_zoom += steps;
-    for (int k = 0; k < std::abs(steps); ++k) {
-        if (steps > 0)
-            m_editor->zoomIn();
-        else
-            m_editor->zoomOut();
-    }
-    if (m_zoom == 0) m_editor->resetZoom();
+    m_editor->setZoom(m_zoom);
+    // QPlainTextEdit::zoomIn takes negative steps as zooming out.
     for (QWidget* view : {static_cast<QWidget*>(m_loopNest), static_cast<QWidget*>(m_llvmView),
-                          static_cast<QWidget*>(m_asmView)}) {
-        for (auto* text : view->findChildren<QPlainTextEdit*>()) {
-            if (steps > 0)
-                text->zoomIn(steps);
-            else
-                text->zoomOut(-steps);
-        }
-    }
+                          static_cast<QWidget*>(m_asmView)})
+        for (auto* text : view->findChildren<QPlainTextEdit*>())
+            text->zoomIn(steps);
 }
 
 void MainWindow::applyErrorState()
