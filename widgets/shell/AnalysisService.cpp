@@ -87,6 +87,7 @@ void AnalysisService::finished(quint64 generation, bool detailOnly, ExplorationP
     if (detailOnly && current && !result->complete) {
         // The variant a user looks at now; every variant next, unless an edit came meanwhile.
         emit detailReady(result);
+        // Asked again: whoever took the result may have asked for a new analysis meanwhile.
         if (generation == m_generation && !m_pending) {
             run(false);
             return;
