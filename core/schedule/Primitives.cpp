@@ -203,9 +203,10 @@ ArgSpec optionalKeyword(std::string name, ArgKind kind, std::string defaultText 
     return {std::move(name), kind, false, true, std::move(defaultText), std::move(label)};
 }
 
-// Setups the examples share.
-const std::string kTile = "xo, yo, xi, yi = s[C].tile(x, y, x_factor=32, y_factor=32)\n";
-const std::string kSplitK = "ko, ki = s[C].split(k, factor=4)\n";
+// Setups the examples share (constants, so the catalogue may be made during another file's
+// static initialization, as the editor's completion lists are).
+constexpr const char* kTile = "xo, yo, xi, yi = s[C].tile(x, y, x_factor=32, y_factor=32)\n";
+constexpr const char* kSplitK = "ko, ki = s[C].split(k, factor=4)\n";
 
 std::vector<PrimitiveSpec> makeCatalogue()
 {
@@ -317,7 +318,7 @@ std::vector<PrimitiveSpec> makeCatalogue()
          {required("parent", K::Stage), required("scope", K::Axis)},
          "Compute a producer inside a loop of one of its consumers",
          "s[CC].compute_at(s[C], yo)",
-         "CC = s.cache_write(C, \"local\")\n" + kTile,
+         std::string("CC = s.cache_write(C, \"local\")\n") + kTile,
          {},
          applyComputeAt,
          nullptr},
