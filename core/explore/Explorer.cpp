@@ -34,6 +34,7 @@ StepView lowerStep(const Schedule& sch, const Variant& v)
 {
     StepView step;
     step.stages = describeStages(sch);
+    step.schedule = std::make_shared<const Schedule>(sch);
     try {
         LoweredFunc f = lowerSchedule(sch, v.args, v.funcName);
         step.tir = printTVMScript(f.func);
@@ -127,7 +128,6 @@ Exploration explore(const std::string& script, const std::map<std::string, std::
             bool last = k + 1 == v.snapshots.size();
             StepView step;
             if (detailed || (last && !detailOnly)) step = lowerStep(v.snapshots[k], v);
-            step.schedule = std::make_shared<const Schedule>(v.snapshots[k]);
             if (k == 0) {
                 step.label = "untransformed";
                 step.line = v.loc.line;

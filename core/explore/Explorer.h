@@ -42,7 +42,8 @@ struct StepView {
     // the compiled code runs on vectors under lane masks.
     int lanesOnVectors = 0;
     std::vector<StageInfo> stages;
-    // The schedule after the step: what a new statement written after it applies to.
+    // The schedule after the step, where the step is lowered (as its stages): what a new
+    // statement written after it applies to.
     std::shared_ptr<const Schedule> schedule;
     std::optional<Diagnostic> error; // the step lowered to nothing: why
 };
