@@ -172,7 +172,7 @@ int main(int argc, char** argv)
     auto elapsed = [&] {
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     };
-    std::int64_t done = 0, passed = 0, refused = 0, failed = 0;
+    std::int64_t done = 0, passed = 0, refused = 0, failed = 0, schedules = 0;
     double lastReport = 0;
     double generateMs = 0, evaluateMs = 0, lowerMs = 0, compileMs = 0, runMs = 0, checkMs = 0;
     std::uint64_t seed = o.start;
@@ -201,6 +201,7 @@ int main(int argc, char** argv)
                                      : compileScriptFor(c.script, o.compileFor);
         }
         ++done;
+        schedules += r.variants;
         if (o.slowMs >= 0 && r.compileMs > o.slowMs)
             std::printf("slow: compile %.0f ms, %s\n", r.compileMs, c.description.c_str());
         evaluateMs += r.evaluateMs, lowerMs += r.lowerMs, compileMs += r.compileMs;
@@ -222,9 +223,9 @@ int main(int argc, char** argv)
         }
         if (elapsed() - lastReport >= 5) {
             lastReport = elapsed();
-            std::printf("[%.0fs] %lld cases (seeds %llu..%llu): %lld passed, %lld refused, %lld "
-                        "failed; %.1f cases/s\n",
-                        lastReport, static_cast<long long>(done),
+            std::printf("[%.0fs] %lld cases, %lld schedules (seeds %llu..%llu): %lld passed, %lld "
+                        "refused, %lld failed; %.1f cases/s\n",
+                        lastReport, static_cast<long long>(done), static_cast<long long>(schedules),
                         static_cast<unsigned long long>(o.start),
                         static_cast<unsigned long long>(seed), static_cast<long long>(passed),
                         static_cast<long long>(refused), static_cast<long long>(failed),
@@ -233,9 +234,10 @@ int main(int argc, char** argv)
         }
     }
     double total = elapsed();
-    std::printf("done: %lld cases (seeds %llu..%llu) in %.1fs: %lld passed, %lld refused, %lld "
-                "failed; %.1f cases/s\n",
-                static_cast<long long>(done), static_cast<unsigned long long>(o.start),
+    std::printf("done: %lld cases, %lld schedules (seeds %llu..%llu) in %.1fs: %lld passed, %lld "
+                "refused, %lld failed; %.1f cases/s\n",
+                static_cast<long long>(done), static_cast<long long>(schedules),
+                static_cast<unsigned long long>(o.start),
                 static_cast<unsigned long long>(seed - 1), total, static_cast<long long>(passed),
                 static_cast<long long>(refused), static_cast<long long>(failed),
                 total > 0 ? static_cast<double>(done) / total : 0.0);
