@@ -3,6 +3,7 @@
 #include "ChartExport.h"
 #include "Version.h"
 #include "export/Export.h"
+#include "ir/Limits.h"
 #include "ir/Printer.h"
 #include "lower/Lower.h"
 #include "runtime/Microbench.h"
@@ -76,7 +77,14 @@ const char* kUsageText =
     "         the host's; --target overrides it (and is the TVM script's build target)\n"
     "\n"
     "--set P=V rebinds a parameter (a top-level integer such as M = 1024) or gives a symbolic\n"
-    "size (te.var) its value for running.\n";
+    "size (te.var) its value for running.\n"
+    "\n"
+    "limits (every command that lowers or checks):\n"
+    "  --max-unroll N           copies of loop bodies explicit unrolling may make in one\n"
+    "                           kernel (default 4096)\n"
+    "  --max-reference-steps N  steps the reference interpreter may spend on one checked\n"
+    "                           element (default 67108864); elements that need more are not\n"
+    "                           compared, and the check says so\n";
 
 struct Options {
     std::string command;
@@ -171,7 +179,13 @@ Options parseOptions(int argc, char** argv)
         };
         if (a == "--variant")
             o.variants.push_back(value(a));
-        else if (a == "--set") {
+        else if (a == "--max-unroll" || a == "--max-reference-steps") {
+            std::int64_t n = parseInteger(value(a), a);
+            if (n < 1) throw UsageError(a + " must be at least 1");
+            Limits l = limits();
+            (a == "--max-unroll" ? l.maxUnrollCopies : l.maxReferenceStepsPerElement) = n;
+            setLimits(l);
+        } else if (a == "--set") {
             std::string kv = value(a);
             auto eq = kv.find('=');
             if (eq == std::string::npos || eq == 0)
@@ -524,12 +538,16 @@ std::string checkSummary(const json& rec)
     std::string s;
     for (auto& c : rec["check"]) {
         if (!s.empty()) s += "; ";
+        const std::int64_t elements = c["elements"].get<std::int64_t>();
         if (c.contains("error"))
             s += c["tensor"].get<std::string>() + ": " + c["error"].get<std::string>();
+        else if (c["ok"].get<bool>() && elements == 0 && c.contains("skipped"))
+            s +=
+                c["tensor"].get<std::string>() + " not checked: " + c["skipped"].get<std::string>();
         else if (c["ok"].get<bool>())
-            s += c["tensor"].get<std::string>() + " ok (" +
-                 std::to_string(c["elements"].get<std::int64_t>()) + " elements, " +
-                 errorSummary(c, 7) + ")";
+            s += c["tensor"].get<std::string>() + " ok (" + std::to_string(elements) +
+                 " elements, " + errorSummary(c, 7) + ")" +
+                 (c.contains("skipped") ? "; " + c["skipped"].get<std::string>() : std::string());
         else
             s += c["tensor"].get<std::string>() +
                  " WRONG: " + c["first_mismatch"].get<std::string>() + " (" + errorSummary(c, 6) +

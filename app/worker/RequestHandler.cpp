@@ -3,6 +3,7 @@
 #include "Version.h"
 #include "codegen/Codegen.h"
 #include "export/Export.h"
+#include "ir/Limits.h"
 #include "lower/Lower.h"
 #include "runtime/Microbench.h"
 #include "runtime/RuntimeJit.h"
@@ -264,6 +265,12 @@ void RequestHandler::handle(const json& request, const Emit& emit) const
                 known += (known.empty() ? "" : ", ") + n;
             badRequest("unknown command '" + cmd + "' (commands: " + known + ")");
         }
+        // The bounds the window's settings give (core's Limits); without them, the defaults.
+        Limits l;
+        l.maxUnrollCopies = intField(request, "max_unroll", l.maxUnrollCopies, 1);
+        l.maxReferenceStepsPerElement =
+            intField(request, "max_reference_steps", l.maxReferenceStepsPerElement, 1);
+        setLimits(l);
         Progress progress{[&](const std::string& phase, double fraction, const json& extra) {
             json m{{"status", "progress"}, {"phase", phase}, {"fraction", fraction}};
             for (auto& [key, value] : extra.items())

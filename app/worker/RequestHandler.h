@@ -2,7 +2,9 @@
 // result out, each one JSON object on one line. Qt-free and process-free, so it can be tested
 // directly.
 //
-// Request:  {"id": INT, "cmd": NAME, ...arguments}. Unknown fields are ignored.
+// Request:  {"id": INT, "cmd": NAME, ...arguments}. Unknown fields are ignored. Any request may
+//           carry "max_unroll" and "max_reference_steps" (core's Limits, default 4096 and 2^26):
+//           the bounds it is handled under.
 // Progress: {"id", "status": "progress", "phase", "fraction"}: the phase being worked on
 //           ("lowering", "compiling", "checking", "timing") and the request's overall progress
 //           (0..1, never falling).
@@ -21,7 +23,8 @@
 //   check (default true), time (default true), repeat (5), number (1), min_repeat_ms (50),
 //   seed (1), opt_level (3)}
 //   -> ok: variant, step (resolved), steps, parameters, notes, lower_ms, compile_ms, run_ms,
-//      flops, checked, check [{tensor, ok, elements, max_abs_error, max_rel_error}] and, when
+//      flops, checked, check [{tensor, ok, elements, max_abs_error, max_rel_error, skipped (when
+//      elements were not compared for the reference's step limit)}] and, when
 //      timed, ms_median, ms_min, ms_max, number, repeat, gflops;
 //   -> wrong (a check failed; nothing is timed, no time or speed is given): message,
 //      first_mismatch, max_abs_error, check, lower_ms, compile_ms, flops.

@@ -2,15 +2,16 @@
 
 #include "ir/IRMutator.h"
 #include "ir/IRUtil.h"
+#include "ir/Limits.h"
 
+#include <algorithm>
+#include <limits>
+#include <optional>
 #include <unordered_set>
 
 namespace loopscope {
 
 namespace {
-
-// The most copies of a loop body an explicit unroll makes.
-constexpr std::int64_t kMaxUnrollCopies = 4096;
 
 constexpr const char* kLoopScope = "loop_scope";
 
@@ -129,17 +130,6 @@ private:
                                     "': its extent is not a constant; split it by a "
                                     "constant factor first");
             }
-            // An explicit unroll makes one copy of the body per iteration: bounded before any
-            // work, so a typo cannot make a million copies.
-            std::int64_t copies = 0;
-            if (a->kind == ForKind::Unrolled && isConstInt(ext, &copies) &&
-                copies > kMaxUnrollCopies) {
-                throw UserError(a->loc, "unrolling loop '" + axisDisplayName(iv->name()) +
-                                            "' would make " + std::to_string(copies) +
-                                            " copies of its body; at most " +
-                                            std::to_string(kMaxUnrollCopies) +
-                                            " are made: split it and unroll the inner part");
-            }
         }
     }
 
@@ -235,10 +225,156 @@ protected:
     }
 };
 
+// The copies of loop bodies a schedule's explicit unrolling makes, counted before any copy is made
+// so that a typo cannot make a million of them: per stage, the product of its unrolled loops'
+// extents and of those of the loops it is computed inside; a loop under the auto_unroll_max_step
+// pragma counts as many copies as the pragma allows and its loops have iterations.
+class UnrollBudget {
+public:
+    UnrollBudget(const Schedule& sch, const BoundInfo& b) : m_sch(sch), m_b(b) {}
+
+    void check() const
+    {
+        const std::int64_t cap = limits().maxUnrollCopies;
+        std::int64_t total = 0;
+        const Count* worst = nullptr;
+        std::vector<Count> counts;
+        for (const Stage& s : m_sch.stages()) {
+            if (s.isPlaceholder() || s.attach == AttachType::Inline) continue;
+            Count c = count(s, s.leafIterVars.size(), 0);
+            if (c.copies <= 1) continue;
+            counts.push_back(c);
+            total = saturatingAdd(total, c.copies);
+        }
+        if (total <= cap) return;
+        for (const Count& c : counts)
+            if (!worst || c.copies > worst->copies) worst = &c;
+        const std::string limit = "; at most " + std::to_string(cap) +
+                                  " are made in one kernel (Run ▸ Settings, or --max-unroll)";
+        if (worst->pragma) {
+            throw UserError(worst->loc, "the auto_unroll_max_step pragma on loop '" + worst->loop +
+                                            "' of '" + worst->stage +
+                                            "' lets unrolling make up to " + std::to_string(total) +
+                                            " copies of loop bodies" + limit + ": lower its value");
+        }
+        std::string loops;
+        for (std::size_t i = 0; i < worst->loops.size(); ++i) {
+            loops += (i ? (i + 1 == worst->loops.size() ? " and '" : ", '") : "'") +
+                     worst->loops[i].first + "'";
+            if (worst->stages > 1) loops += " of '" + worst->loops[i].second + "'";
+        }
+        const bool one = worst->loops.size() == 1;
+        const std::string what = "unrolling loop" + std::string(one ? " " : "s ") + loops +
+                                 (worst->stages > 1 ? "" : " of '" + worst->stage + "'");
+        if (total == worst->copies) {
+            throw UserError(worst->loc, what + " would make " + std::to_string(total) +
+                                            " copies of " + (one ? "its body" : "loop bodies") +
+                                            limit +
+                                            (one ? ": split it and unroll the inner part"
+                                                 : ": unroll fewer or shorter loops"));
+        }
+        throw UserError(worst->loc, "the unrolled loops of this kernel would make " +
+                                        std::to_string(total) + " copies of loop bodies (" + what +
+                                        ": " + std::to_string(worst->copies) + ")" + limit +
+                                        ": unroll fewer or shorter loops");
+    }
+
+private:
+    struct Count {
+        std::int64_t copies = 1;
+        bool pragma = false;     // the copies come from an auto_unroll_max_step pragma
+        SourceLoc loc;           // the last of the steps involved
+        std::string stage, loop; // the stage and loop of that step
+        // Every unrolled loop involved (loop, stage), outermost first.
+        std::vector<std::pair<std::string, std::string>> loops;
+        int stages = 0; // how many stages those loops belong to
+        std::string lastStage;
+    };
+
+    static std::int64_t saturatingAdd(std::int64_t a, std::int64_t b)
+    {
+        return a > std::numeric_limits<std::int64_t>::max() - b
+                   ? std::numeric_limits<std::int64_t>::max()
+                   : a + b;
+    }
+    static std::int64_t saturatingMul(std::int64_t a, std::int64_t b)
+    {
+        if (a == 0 || b == 0) return 0;
+        return a > std::numeric_limits<std::int64_t>::max() / b
+                   ? std::numeric_limits<std::int64_t>::max()
+                   : a * b;
+    }
+
+    // The copies made of the body of stage `s` by the unrolled loops among its first `leaves`
+    // leaf loops and the loops it is computed inside (`depth` guards the attachment chain).
+    Count count(const Stage& s, std::size_t leaves, int depth) const
+    {
+        Count c;
+        if (s.attach == AttachType::Scope && depth < 64) {
+            if (const Stage* parent = m_sch.find(s.attachOp)) {
+                int at = parent->leafIndex(s.attachIvar);
+                if (at >= 0) c = count(*parent, static_cast<std::size_t>(at) + 1, depth + 1);
+            }
+        }
+        for (std::size_t k = 0; k < leaves && k < s.leafIterVars.size(); ++k) {
+            const IterVar& iv = s.leafIterVars[k];
+            const IterVarAttr* a = s.attr(iv);
+            if (!a) continue;
+            std::int64_t extent = 0;
+            auto range = m_b.ranges.find(iv.get());
+            if (range == m_b.ranges.end() || !isConstInt(range->second.extent, &extent)) continue;
+            std::int64_t factor = 1;
+            bool pragma = false;
+            if (a->kind == ForKind::Unrolled) {
+                factor = extent;
+            } else if (auto step = autoUnrollStep(*a)) {
+                // Auto unrolling copies the loops inside at most `step` times over.
+                std::int64_t inner = extent;
+                for (std::size_t j = k + 1; j < s.leafIterVars.size(); ++j) {
+                    std::int64_t e = 0;
+                    auto r = m_b.ranges.find(s.leafIterVars[j].get());
+                    if (r != m_b.ranges.end() && isConstInt(r->second.extent, &e))
+                        inner = saturatingMul(inner, e);
+                }
+                factor = std::min(*step, inner);
+                pragma = true;
+            }
+            if (factor <= 1) continue;
+            if (c.loops.empty() || c.lastStage != s.name()) {
+                ++c.stages;
+                c.lastStage = s.name();
+            }
+            if (c.loops.empty() || a->loc.line >= c.loc.line) {
+                c.loc = a->loc;
+                c.stage = s.name();
+                c.loop = axisDisplayName(iv->name());
+                c.pragma = pragma;
+            }
+            c.loops.emplace_back(axisDisplayName(iv->name()), s.name());
+            c.copies = saturatingMul(c.copies, factor);
+            if (pragma) break; // the pragma's bound covers the loops inside
+        }
+        return c;
+    }
+
+    static std::optional<std::int64_t> autoUnrollStep(const IterVarAttr& a)
+    {
+        for (auto& [key, value] : a.pragmas) {
+            std::int64_t v = 0;
+            if (key == "auto_unroll_max_step" && isConstInt(value, &v) && v > 1) return v;
+        }
+        return std::nullopt;
+    }
+
+    const Schedule& m_sch;
+    const BoundInfo& m_b;
+};
+
 } // namespace
 
 Stmt scheduleOps(const Schedule& sch, const EffectiveBodies& bodies, const BoundInfo& bounds)
 {
+    UnrollBudget(sch, bounds).check();
     NestBuilder builder(sch, bounds);
     Stmt body;
     const auto& stages = sch.stages();

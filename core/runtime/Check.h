@@ -20,6 +20,9 @@ struct CheckResult {
     // Set (and ok false) when the comparison could not run: the output buffer's shape or type
     // differs, or the reference failed (a ReferenceError's message).
     std::string error;
+    // Set when elements were left out because the reference interpreter would need more steps
+    // for them than Limits allows (ok then speaks of the elements compared): says which and why.
+    std::string skipped;
 };
 
 // Tolerances callers use: float32 rtol 1e-4 atol 1e-5, float64 rtol 1e-9 atol 1e-12, float16

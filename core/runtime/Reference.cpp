@@ -4,7 +4,10 @@
 
 #include "runtime/ReferenceInternal.h"
 
+#include "ir/Limits.h"
+
 #include <bit>
+#include <limits>
 #include <utility>
 
 namespace loopscope {
@@ -24,6 +27,13 @@ std::string formatIndex(const std::string& name, const std::vector<std::int64_t>
 std::string formatShape(const std::vector<std::int64_t>& shape)
 {
     return formatIndex("", shape);
+}
+
+thread_local std::int64_t t_stepsLeft = std::numeric_limits<std::int64_t>::max();
+
+void throwStepLimit()
+{
+    throw ReferenceStepLimit("");
 }
 
 } // namespace reference
@@ -158,6 +168,14 @@ std::int64_t checkedFlat(const TensorInfo& t, const std::vector<std::int64_t>& i
     return flat;
 }
 
+[[noreturn]] void throwStepLimitFor(const Tensor& t, const std::vector<std::int64_t>& index)
+{
+    throw ReferenceStepLimit(formatIndex(t->name, index) + " needs more than " +
+                             std::to_string(limits().maxReferenceStepsPerElement) +
+                             " steps of the reference interpreter (the limit per element is in "
+                             "Run ▸ Settings, or --max-reference-steps)");
+}
+
 } // namespace
 
 double ReferenceEvaluator::value(const Tensor& t, const std::vector<std::int64_t>& index) const
@@ -166,8 +184,11 @@ double ReferenceEvaluator::value(const Tensor& t, const std::vector<std::int64_t
     std::int64_t flat = checkedFlat(info, index);
     if (info.buffer) return info.buffer->get(flat);
     try {
+        t_stepsLeft = limits().maxReferenceStepsPerElement;
         std::int64_t raw = m_impl->element(info, flat);
         return info.isFloat ? std::bit_cast<double>(raw) : static_cast<double>(raw);
+    } catch (const ReferenceStepLimit&) {
+        throwStepLimitFor(t, index);
     } catch (const ReferenceError& e) {
         throw ReferenceError(std::string(e.what()) + " (while computing " +
                              formatIndex(t->name, index) + ")");
@@ -181,8 +202,11 @@ std::int64_t ReferenceEvaluator::valueInt(const Tensor& t,
     std::int64_t flat = checkedFlat(info, index);
     if (info.buffer) return info.buffer->getInt(flat);
     try {
+        t_stepsLeft = limits().maxReferenceStepsPerElement;
         std::int64_t raw = m_impl->element(info, flat);
         return info.isFloat ? truncToInt64(std::bit_cast<double>(raw)) : raw;
+    } catch (const ReferenceStepLimit&) {
+        throwStepLimitFor(t, index);
     } catch (const ReferenceError& e) {
         throw ReferenceError(std::string(e.what()) + " (while computing " +
                              formatIndex(t->name, index) + ")");

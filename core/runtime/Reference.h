@@ -22,6 +22,13 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// An element needs more steps (innermost reduction iterations, its producers' included) than
+// Limits::maxReferenceStepsPerElement allows: it was not evaluated.
+class ReferenceStepLimit : public ReferenceError {
+public:
+    using ReferenceError::ReferenceError;
+};
+
 // Semantics, per element, in the definition's own terms:
 // - integers: int64 arithmetic wrapped to each operation's type, as the compiled code wraps;
 //   Div/Mod truncate (C), FloorDiv/FloorMod round toward negative infinity;
@@ -46,7 +53,8 @@ public:
     ReferenceEvaluator(const ReferenceEvaluator&) = delete;
     ReferenceEvaluator& operator=(const ReferenceEvaluator&) = delete;
 
-    // One element of `t` as its dtype stores it, converted to double. Throws ReferenceError.
+    // One element of `t` as its dtype stores it, converted to double. Throws ReferenceError, and
+    // ReferenceStepLimit when the element needs more steps than limits() allows.
     double value(const Tensor& t, const std::vector<std::int64_t>& index) const;
     // The same element as int64: exact for integer and bool tensors; floats truncate.
     std::int64_t valueInt(const Tensor& t, const std::vector<std::int64_t>& index) const;

@@ -31,6 +31,17 @@ public:
 };
 using NodePtr = std::unique_ptr<Node>;
 
+// The steps left to the element being evaluated (ReferenceEvaluator::value sets it from
+// Limits::maxReferenceStepsPerElement): each reduction charges its innermost loop's iterations
+// before it runs them.
+extern thread_local std::int64_t t_stepsLeft;
+[[noreturn]] void throwStepLimit();
+inline void chargeSteps(std::int64_t n)
+{
+    t_stepsLeft -= n;
+    if (t_stepsLeft < 0) throwStepLimit();
+}
+
 // `name[i, j]` and `[m, n]`, for messages.
 std::string formatIndex(const std::string& name, const std::vector<std::int64_t>& index);
 std::string formatShape(const std::vector<std::int64_t>& shape);

@@ -205,6 +205,7 @@ private:
     template <ReduceOp Op, typename T> void loop(std::size_t d, Slots s, T& acc) const
     {
         if (m_axes.empty()) { // a reduction over nothing: the source, once
+            chargeSteps(1);
             if (!m_condition || m_condition->i(s)) acc = combine<Op, T>(acc, source<T>(s));
             return;
         }
@@ -215,7 +216,10 @@ private:
         if (d + 1 < m_axes.size()) {
             for (v = lo; v < hi; ++v)
                 loop<Op, T>(d + 1, s, acc);
-        } else if (m_condition) {
+            return;
+        }
+        chargeSteps(hi > lo ? hi - lo : 0);
+        if (m_condition) {
             for (v = lo; v < hi; ++v)
                 if (m_condition->i(s)) acc = combine<Op, T>(acc, source<T>(s));
         } else {

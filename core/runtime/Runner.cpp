@@ -2,6 +2,7 @@
 
 #include "ir/Analyzer.h"
 #include "ir/IRUtil.h"
+#include "ir/Limits.h"
 #include "runtime/FlopCount.h"
 #include "runtime/Reference.h"
 
@@ -100,6 +101,14 @@ std::unique_ptr<PreparedRun> PreparedRun::prepare(const Program& program, const 
         for (auto& s : t->shape) {
             shape.push_back(evalSize(s, r->m_symbols, "tensor '" + t->name + "'"));
             elements *= static_cast<long double>(shape.back());
+        }
+        if (elements > static_cast<long double>(kMaxIndex)) {
+            char count[64];
+            std::snprintf(count, sizeof count, "%.0Lf", elements);
+            throw UserError(variant.loc, "tensor '" + t->name + "' would have " + count +
+                                             " elements with these sizes; tensors are indexed "
+                                             "with 32-bit integers, so at most " +
+                                             std::to_string(kMaxIndex) + " are supported");
         }
         bytes += elements * t->dtype.bytes();
         shapes.push_back(std::move(shape));

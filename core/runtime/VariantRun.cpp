@@ -61,6 +61,14 @@ bool isValidStep(const Variant& variant, int step)
            step < static_cast<int>(variant.snapshots.size());
 }
 
+bool VariantRunOutcome::checked() const
+{
+    return checkRan && !wrong &&
+           std::none_of(checks.begin(), checks.end(), [](const OutputCheck& c) {
+               return c.result.checked == 0 && !c.result.skipped.empty();
+           });
+}
+
 double VariantRunOutcome::gflops() const
 {
     if (!timing || timing->median <= 0) return 0.0;

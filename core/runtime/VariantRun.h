@@ -64,7 +64,9 @@ struct VariantRunOutcome {
     bool wrong = false;                // a check found wrong numbers; nothing was timed then
     std::optional<Measurement> timing; // when timed and not wrong
 
-    bool checked() const { return checkRan && !wrong; }
+    // A check ran, found nothing wrong, and compared elements of every output (none was left out
+    // whole for the reference interpreter's step limit).
+    bool checked() const;
     double gflops() const;
     // The first failing output's mismatch (or why it could not be compared), e.g.
     // "C[3, 17] = 1.25 but expected 1.5"; empty when nothing is wrong.

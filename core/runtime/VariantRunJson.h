@@ -10,7 +10,7 @@
 namespace loopscope {
 
 // One entry per checked output: tensor, ok, elements, max_abs_error, max_rel_error and, when
-// set, first_mismatch and error.
+// set, first_mismatch, error and skipped.
 inline nlohmann::json outputChecksJson(const std::vector<OutputCheck>& checks)
 {
     nlohmann::json outputs = nlohmann::json::array();
@@ -22,6 +22,7 @@ inline nlohmann::json outputChecksJson(const std::vector<OutputCheck>& checks)
                          {"max_rel_error", c.result.maxRelError}};
         if (!c.result.firstMismatch.empty()) x["first_mismatch"] = c.result.firstMismatch;
         if (!c.result.error.empty()) x["error"] = c.result.error;
+        if (!c.result.skipped.empty()) x["skipped"] = c.result.skipped;
         outputs.push_back(x);
     }
     return outputs;

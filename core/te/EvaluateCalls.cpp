@@ -2,6 +2,8 @@
 // tvm.lower/tvm.build and the other builtins, with their arguments checked.
 #include "te/EvaluatorInternal.h"
 
+#include "ir/Limits.h"
+
 #include <cstdio>
 #include <limits>
 
@@ -114,6 +116,16 @@ std::vector<Expr> Evaluator::shapeArg(const Arg& a, const std::string& tensorNam
         throw UserError(a.loc, "'" + tensorName + "' would have " + count +
                                    " elements: its byte offsets overflow 64 bits");
     }
+    // Loops and indices are 32-bit integers here (TVM would promote such a shape to int64): a
+    // tensor is refused where its indices would wrap around.
+    if (elements > static_cast<long double>(kMaxIndex)) {
+        char count[32];
+        std::snprintf(count, sizeof count, "%.0Lf", elements);
+        throw UserError(a.loc, "'" + tensorName + "' would have " + count +
+                                   " elements; tensors are indexed with 32-bit integers, so at "
+                                   "most " +
+                                   std::to_string(kMaxIndex) + " are supported");
+    }
     return out;
 }
 
@@ -142,6 +154,13 @@ Value Evaluator::builtin(const std::string& name, const CallArgs& c)
         if (std::int64_t e; isConstInt(ext, &e) && e <= 0) {
             throw UserError(d.loc, "reduce axis '" + n + "' has extent " + std::to_string(e) +
                                        "; its range must not be empty");
+        }
+        for (const Expr& bound : {lo, hi}) {
+            if (std::int64_t v; isConstInt(bound, &v) && (v > kMaxIndex || v < -kMaxIndex)) {
+                throw UserError(d.loc, "reduce axis '" + n + "' reaches " + std::to_string(v) +
+                                           "; loops are 32-bit integers, so at most " +
+                                           std::to_string(kMaxIndex) + " is supported");
+            }
         }
         IterVar iv = makeIterVar(n, {lo, ext}, IterKind::Reduce);
         m_reduceVars.insert(iv->var.get());

@@ -5,9 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
+
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -150,15 +153,94 @@ TEST(CliLower, StructuredShowsLoopKindsBeforeExpansion)
 } // namespace
 
 // Buffers larger than the machine's memory are refused at the variant, before any compiling or
-// allocating, instead of ending in std::bad_alloc or swapping.
+// allocating, instead of ending in std::bad_alloc or swapping: eleven float32 tensors of 2e9
+// elements (each within 32-bit indices) need 88 GB.
 TEST(CliLimits, BuffersLargerThanTheMachineAreRefusedAtTheVariant)
 {
-    RunResult r = runCli("run " + std::string(LOOPSCOPE_SOURCE_DIR) +
-                         "/samples/opt_gemm.py --variant baseline --set M=200000 --set N=200000 "
-                         "--set K=200000");
+    const std::string file = "/tmp/loopscope-memory-" + std::to_string(::getpid()) + ".py";
+    {
+        std::ofstream out(file);
+        out << "from tvm import te\nN = 2000000000\n";
+        std::string sum;
+        for (int i = 0; i < 10; ++i) {
+            out << "A" << i << " = te.placeholder((N,), name=\"A" << i << "\")\n";
+            sum += (i ? " + A" : "A") + std::to_string(i) + "[i]";
+        }
+        out << "B = te.compute((N,), lambda i: " << sum << ", name=\"B\")\n"
+            << "s = te.create_schedule(B.op)\n";
+    }
+    RunResult r = runCli("run " + file);
     EXPECT_EQ(r.exitCode, 1) << r.output;
-    EXPECT_NE(r.output.find("opt_gemm.py:27:1: error: the buffers of variant 'baseline' need "
-                            "480.0 GB; this machine has"),
+    EXPECT_NE(r.output.find(":14:1: error: the buffers of variant 's' need 88.0 GB; this machine "
+                            "has"),
               std::string::npos)
         << r.output;
+    std::remove(file.c_str());
+}
+
+// --max-unroll moves the unroll bound, just under and just over a kernel's count of copies
+// (64 copies of C's body and 64 x 64 of B's: 4,160).
+TEST(CliLimits, MaxUnrollSetsTheBoundOnUnrolledCopies)
+{
+    const std::string file =
+        std::string(LOOPSCOPE_SOURCE_DIR) + "/tests/data/errors/unroll_inside_unrolled_consumer.py";
+    RunResult at = runCli("check " + file + " --max-unroll 4160");
+    EXPECT_EQ(at.exitCode, 0) << at.output;
+    RunResult over = runCli("check " + file + " --max-unroll 4159");
+    EXPECT_EQ(over.exitCode, 1) << over.output;
+    EXPECT_NE(over.output.find("4160 copies of loop bodies"), std::string::npos) << over.output;
+    EXPECT_NE(over.output.find("at most 4159 are made in one kernel"), std::string::npos)
+        << over.output;
+    RunResult bad = runCli("check " + file + " --max-unroll 0");
+    EXPECT_EQ(bad.exitCode, 2) << bad.output;
+    EXPECT_NE(bad.output.find("--max-unroll must be at least 1"), std::string::npos) << bad.output;
+}
+
+// An element that needs more reference steps than --max-reference-steps is not compared, and
+// the check says so instead of "ok".
+TEST(CliLimits, MaxReferenceStepsLeavesCostlyElementsUncomparedAndSaysSo)
+{
+    const std::string file = std::string(LOOPSCOPE_SOURCE_DIR) + "/samples/opt_gemm.py";
+    const std::string sizes = " --variant baseline --set M=64 --set N=64 --set K=64 --check";
+    RunResult at = runCli("run " + file + sizes + " --max-reference-steps 64");
+    EXPECT_EQ(at.exitCode, 0) << at.output;
+    EXPECT_NE(at.output.find("C ok (4096 elements"), std::string::npos) << at.output;
+    RunResult under = runCli("run " + file + sizes + " --max-reference-steps 63");
+    EXPECT_EQ(under.exitCode, 0) << under.output;
+    EXPECT_NE(under.output.find("C not checked: C[0, 0] needs more than 63 steps of the "
+                                "reference interpreter"),
+              std::string::npos)
+        << under.output;
+}
+
+// Indices are 32-bit: the largest tensor that fits passes, one element more is refused at its
+// shape (constant sizes) or at the variant (symbolic sizes given at run time), not left to wrap.
+TEST(CliLimits, TensorsPast32BitIndicesAreRefused)
+{
+    const std::string addRelu = std::string(LOOPSCOPE_SOURCE_DIR) + "/samples/add_relu.py";
+    RunResult at = runCli("check " + addRelu + " --set N=2147483647");
+    EXPECT_EQ(at.exitCode, 0) << at.output;
+    RunResult over = runCli("check " + addRelu + " --set N=2147483648");
+    EXPECT_EQ(over.exitCode, 1) << over.output;
+    EXPECT_NE(over.output.find("add_relu.py:7:20: error: 'A' would have 2147483648 elements; "
+                               "tensors are indexed with 32-bit integers"),
+              std::string::npos)
+        << over.output;
+
+    const std::string symbolic = "/tmp/loopscope-symbolic-" + std::to_string(::getpid()) + ".py";
+    {
+        std::ofstream out(symbolic);
+        out << "from tvm import te\n"
+               "n = te.var(\"n\")\n"
+               "A = te.placeholder((n, n), name=\"A\")\n"
+               "B = te.compute((n, n), lambda i, j: A[i, j] * 2, name=\"B\")\n"
+               "s = te.create_schedule(B.op)\n";
+    }
+    RunResult big = runCli("run " + symbolic + " --set n=46341");
+    EXPECT_EQ(big.exitCode, 1) << big.output;
+    EXPECT_NE(big.output.find(":5:1: error: tensor 'A' would have 2147488281 elements with these "
+                              "sizes"),
+              std::string::npos)
+        << big.output;
+    std::remove(symbolic.c_str());
 }

@@ -2,6 +2,7 @@
 
 #include "charts/SweepStore.h"
 #include "explore/Explorer.h"
+#include "ir/Limits.h"
 #include "views/LadderModel.h"
 #include "views/LadderStore.h"
 #include "worker/WorkerClient.h"
@@ -27,7 +28,7 @@ RunController::RunController(WorkerClient* worker, LadderModel* ladder, QObject*
           QStringLiteral("/ladder-results.json"))),
       m_settings(RunSettings::load())
 {
-    m_worker->setTimeLimitMs(m_settings.timeLimitMs);
+    applyLimits();
     m_ladder->setResultLookup(
         [store = m_ladderStore.get()](const QString& key) { return store->find(key); });
     connect(m_worker, &WorkerClient::busyChanged, this, &RunController::busyChanged);
@@ -45,7 +46,18 @@ RunController::~RunController() = default;
 void RunController::setSettings(const RunSettings& settings)
 {
     m_settings = settings;
+    applyLimits();
+}
+
+void RunController::applyLimits()
+{
     m_worker->setTimeLimitMs(m_settings.timeLimitMs);
+    m_worker->setWorkLimits(m_settings.maxUnrollCopies, m_settings.maxReferenceSteps);
+    // The window's own analysis (evaluate, lower, print) keeps to the same bounds.
+    Limits l = limits();
+    l.maxUnrollCopies = m_settings.maxUnrollCopies;
+    l.maxReferenceStepsPerElement = m_settings.maxReferenceSteps;
+    setLimits(l);
 }
 
 void RunController::setScriptPath(const QString& path)

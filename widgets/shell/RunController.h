@@ -103,6 +103,8 @@ signals:
     void machineMeasured(const worker::MachineResult& machine);
 
 private:
+    // The time limit and work bounds of the settings, for the worker and the window's analysis.
+    void applyLimits();
     void finishLadderRun(int id, const worker::Reply<worker::MeasureResult>& reply);
     void ladderProgress(int id);
     void sweepPoint(const worker::SweepProgress& progress);

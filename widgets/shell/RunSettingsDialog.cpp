@@ -15,6 +15,18 @@ RunSettings RunSettings::load()
     r.repeat = s.value(QStringLiteral("run/repeat"), r.repeat).toInt();
     r.minRepeatMs = s.value(QStringLiteral("run/minRepeatMs"), r.minRepeatMs).toInt();
     r.threads = s.value(QStringLiteral("run/threads"), r.threads).toInt();
+    r.maxUnrollCopies =
+        s.value(QStringLiteral("limits/maxUnrollCopies"), r.maxUnrollCopies).toInt();
+    r.maxReferenceSteps =
+        s.value(QStringLiteral("limits/maxReferenceSteps"), r.maxReferenceSteps).toInt();
+    // A value the settings file should not hold (edited by hand, cut short) counts as unset.
+    const RunSettings defaults;
+    if (r.timeLimitMs < 1000) r.timeLimitMs = defaults.timeLimitMs;
+    if (r.repeat < 1) r.repeat = defaults.repeat;
+    if (r.minRepeatMs < 0) r.minRepeatMs = defaults.minRepeatMs;
+    if (r.threads < 0) r.threads = defaults.threads;
+    if (r.maxUnrollCopies < 1) r.maxUnrollCopies = defaults.maxUnrollCopies;
+    if (r.maxReferenceSteps < 1) r.maxReferenceSteps = defaults.maxReferenceSteps;
     return r;
 }
 
@@ -25,6 +37,8 @@ void RunSettings::save() const
     s.setValue(QStringLiteral("run/repeat"), repeat);
     s.setValue(QStringLiteral("run/minRepeatMs"), minRepeatMs);
     s.setValue(QStringLiteral("run/threads"), threads);
+    s.setValue(QStringLiteral("limits/maxUnrollCopies"), maxUnrollCopies);
+    s.setValue(QStringLiteral("limits/maxReferenceSteps"), maxReferenceSteps);
 }
 
 RunSettingsDialog::RunSettingsDialog(const RunSettings& settings, QWidget* parent)
@@ -46,6 +60,22 @@ RunSettingsDialog::RunSettingsDialog(const RunSettings& settings, QWidget* paren
     form->addRow(tr("Time limit per run"), m_limit);
     form->addRow(tr("Measurements (repeat)"), m_repeat);
     form->addRow(tr("Minimum measurement time"), m_minRepeatMs);
+    m_maxUnroll = new QSpinBox(this);
+    m_maxUnroll->setRange(1, 1000000);
+    m_maxUnroll->setGroupSeparatorShown(true);
+    m_maxUnroll->setValue(settings.maxUnrollCopies);
+    m_maxUnroll->setToolTip(tr("The most copies of loop bodies that unroll and the "
+                               "auto_unroll_max_step pragma may make in one kernel. A schedule "
+                               "that would make more is refused at its unroll line."));
+    m_maxReferenceSteps = new QSpinBox(this);
+    m_maxReferenceSteps->setRange(1, 2000000000);
+    m_maxReferenceSteps->setGroupSeparatorShown(true);
+    m_maxReferenceSteps->setValue(settings.maxReferenceSteps);
+    m_maxReferenceSteps->setToolTip(
+        tr("The most steps the reference interpreter spends on one output element it checks. "
+           "Elements that need more are not compared, and the check says so."));
+    form->addRow(tr("Unrolled copies per kernel, at most"), m_maxUnroll);
+    form->addRow(tr("Reference steps per checked element, at most"), m_maxReferenceSteps);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     form->addRow(buttons);
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
@@ -58,6 +88,8 @@ RunSettings RunSettingsDialog::settings() const
     r.timeLimitMs = m_limit->value() * 1000;
     r.repeat = m_repeat->value();
     r.minRepeatMs = m_minRepeatMs->value();
+    r.maxUnrollCopies = m_maxUnroll->value();
+    r.maxReferenceSteps = m_maxReferenceSteps->value();
     return r;
 }
 

@@ -13,6 +13,10 @@ struct RunSettings {
     int repeat = 3;          // measurements of a run
     int minRepeatMs = 50;    // the least time one measurement takes
     int threads = 0;         // for parallel loops; 0: every hardware thread
+    // Bounds on the work one request may cause (see core's Limits), in the window's analysis and
+    // in the worker.
+    int maxUnrollCopies = 4096;      // copies of loop bodies unrolling makes per kernel
+    int maxReferenceSteps = 1 << 26; // reference interpreter steps per checked element
 
     // From the application's settings (the defaults above when there are none).
     static RunSettings load();
@@ -32,6 +36,8 @@ private:
     QSpinBox* m_limit = nullptr;
     QSpinBox* m_repeat = nullptr;
     QSpinBox* m_minRepeatMs = nullptr;
+    QSpinBox* m_maxUnroll = nullptr;
+    QSpinBox* m_maxReferenceSteps = nullptr;
 };
 
 } // namespace loopscope

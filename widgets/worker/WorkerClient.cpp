@@ -127,6 +127,12 @@ void WorkerClient::setTimeLimitMs(int milliseconds)
     m_timeLimitMs = qMax(1, milliseconds);
 }
 
+void WorkerClient::setWorkLimits(qint64 maxUnrollCopies, qint64 maxReferenceSteps)
+{
+    m_maxUnrollCopies = qMax<qint64>(0, maxUnrollCopies);
+    m_maxReferenceSteps = qMax<qint64>(0, maxReferenceSteps);
+}
+
 template <typename T>
 WorkerClient::Route WorkerClient::routeTo(QObject* context, Continuation<T> done)
 {
@@ -192,6 +198,9 @@ int WorkerClient::enqueue(QJsonObject body, int timeLimitMs, Order order, Route 
 {
     const int id = m_nextId++;
     body.insert(QStringLiteral("id"), id);
+    if (m_maxUnrollCopies > 0) body.insert(QStringLiteral("max_unroll"), m_maxUnrollCopies);
+    if (m_maxReferenceSteps > 0)
+        body.insert(QStringLiteral("max_reference_steps"), m_maxReferenceSteps);
     m_routes.insert(id, std::move(route));
     Request queued{id, std::move(body), {}, qMax(0, timeLimitMs)};
     const bool first = order == Order::First;

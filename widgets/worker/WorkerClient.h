@@ -49,6 +49,10 @@ public:
     void setTimeLimitMs(int milliseconds);
     int timeLimitMs() const { return m_timeLimitMs; }
 
+    // The bounds every request carries to the worker (core's Limits: unrolled copies per kernel,
+    // reference interpreter steps per checked element); 0 leaves the worker's own.
+    void setWorkLimits(qint64 maxUnrollCopies, qint64 maxReferenceSteps);
+
     // Where a request goes in the queue: after every queued one, or ahead of them (not of the one
     // running): for quick requests a user waits on, such as the code of the shown step while a
     // ladder's rows are queued. An "emit" request queued first while a sweep runs goes to the
@@ -148,6 +152,7 @@ private:
     QString m_workerPath;
     QProcessEnvironment m_environment;
     int m_timeLimitMs = kDefaultTimeLimitMs;
+    qint64 m_maxUnrollCopies = 0, m_maxReferenceSteps = 0;
     int m_nextId = 1;
     QList<Request> m_queue;
     std::optional<Request> m_running;

@@ -1,6 +1,7 @@
 // ScheduleOps: the first loop program of a schedule (loop nests, realize placement, guards).
 #include "lower/ScheduleOps.h"
 
+#include "ir/Limits.h"
 #include "ir/Printer.h"
 #include "te/Program.h"
 
@@ -116,6 +117,40 @@ TEST(ScheduleOps, VectorizingALoopOfSymbolicExtentIsAnErrorAtTheStep)
                                 "s[B].vectorize(B.op.axis[0])\n");
     EXPECT_EQ(out, "error 6: cannot vectorize loop 'i': its extent is not a constant; split it by "
                    "a constant factor first");
+}
+
+// `extent` iterations of B unrolled, in a one-dimensional A -> B.
+std::string unrolled(int extent)
+{
+    return "from tvm import te\n"
+           "A = te.placeholder((" +
+           std::to_string(extent) +
+           ",), name=\"A\")\n"
+           "B = te.compute(A.shape, lambda i: A[i] + 1, name=\"B\")\n"
+           "s = te.create_schedule(B.op)\n"
+           "s[B].unroll(B.op.axis[0])\n";
+}
+
+bool refused(const std::string& result)
+{
+    return result.rfind("error 5: unrolling loop 'i' of 'B' would make", 0) == 0;
+}
+
+// The unroll bound, just under and just over: the default, and one the user set.
+TEST(ScheduleOps, UnrollingIsBoundedPerKernelBeforeAnyCopyIsMade)
+{
+    const Limits saved = limits();
+    EXPECT_FALSE(refused(scheduled(unrolled(4096))));
+    EXPECT_EQ(scheduled(unrolled(4097)),
+              "error 5: unrolling loop 'i' of 'B' would make 4097 copies of its body; at most "
+              "4096 are made in one kernel (Run ▸ Settings, or --max-unroll): split it and "
+              "unroll the inner part");
+    Limits l = saved;
+    l.maxUnrollCopies = 10;
+    setLimits(l);
+    EXPECT_FALSE(refused(scheduled(unrolled(10))));
+    EXPECT_TRUE(refused(scheduled(unrolled(11))));
+    setLimits(saved);
 }
 
 } // namespace

@@ -1,5 +1,7 @@
 #include "runtime/Check.h"
 
+#include "ir/Limits.h"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -7,6 +9,7 @@
 #include <cstdio>
 #include <limits>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -236,6 +239,87 @@ TEST(CheckTest, SampledCheckOfLargeMatmulIsFast)
     EXPECT_EQ(r.checked, 4 + 2000);
     EXPECT_EQ(r.mismatches, 1);
     EXPECT_EQ(r.firstMismatch, "C[2047, 0] = 1 but expected -1536");
+}
+
+} // namespace
+} // namespace loopscope
+
+namespace loopscope {
+namespace {
+
+// Sets the bounds for one test and puts back the ones before.
+class ScopedLimits {
+public:
+    explicit ScopedLimits(const Limits& l) : m_saved(limits()) { setLimits(l); }
+    ~ScopedLimits() { setLimits(m_saved); }
+
+private:
+    Limits m_saved;
+};
+
+// C[i] = sum(A[i, k], k < 1000): each element costs 1,000 reference steps.
+struct RowSums {
+    Tensor a = makePlaceholder("A", dims({3, 1000}), DataType::float32(), {});
+    IterVar i = makeIterVar("i", {makeInt(0), makeInt(3)}, IterKind::DataPar);
+    IterVar k = makeIterVar("k", {makeInt(0), makeInt(1000)}, IterKind::Reduce);
+    Tensor c = makeCompute(
+        "C", "", {i}, makeReduce(ReduceOp::Sum, makeTensorLoad(a, {i->var, k->var}), {k}, Expr()),
+        {});
+    HostBuffer ab{DataType::float32(), {3, 1000}};
+    HostBuffer actual{DataType::float32(), {3}};
+    RowSums()
+    {
+        ab.fill(1);
+        actual.fill(1000);
+    }
+};
+
+// At the limit an element is compared; one step under it, none is, and the check says why
+// instead of claiming a comparison it did not make.
+TEST(CheckTest, ElementsBeyondTheReferenceStepLimitAreNotComparedAndSaySo)
+{
+    RowSums f;
+    {
+        Limits l;
+        l.maxReferenceStepsPerElement = 1000;
+        ScopedLimits scoped(l);
+        ReferenceEvaluator reference({{f.a.get(), &f.ab}});
+        CheckResult r = checkOutput(reference, f.c, f.actual, 1e-4, 1e-5, 1);
+        EXPECT_TRUE(r.ok);
+        EXPECT_EQ(r.checked, 3);
+        EXPECT_EQ(r.skipped, "");
+    }
+    {
+        Limits l;
+        l.maxReferenceStepsPerElement = 999;
+        ScopedLimits scoped(l);
+        ReferenceEvaluator reference({{f.a.get(), &f.ab}});
+        CheckResult r = checkOutput(reference, f.c, f.actual, 1e-4, 1e-5, 1);
+        EXPECT_TRUE(r.ok);
+        EXPECT_EQ(r.checked, 0);
+        EXPECT_EQ(r.skipped, "C[0] needs more than 999 steps of the reference interpreter (the "
+                             "limit per element is in Run ▸ Settings, or --max-reference-steps): "
+                             "not compared");
+        EXPECT_THROW(reference.value(f.c, {1}), ReferenceStepLimit);
+    }
+    // The limit is per element: the steps of one do not count against the next.
+    Limits l;
+    l.maxReferenceStepsPerElement = 1500;
+    ScopedLimits scoped(l);
+    ReferenceEvaluator reference({{f.a.get(), &f.ab}});
+    EXPECT_EQ(reference.value(f.c, {0}), 1000);
+    EXPECT_EQ(reference.value(f.c, {1}), 1000);
+}
+
+TEST(Limits, BoundsBelowOneAreRefused)
+{
+    Limits l;
+    l.maxUnrollCopies = 0;
+    EXPECT_THROW(setLimits(l), std::invalid_argument);
+    l = Limits{};
+    l.maxReferenceStepsPerElement = -5;
+    EXPECT_THROW(setLimits(l), std::invalid_argument);
+    EXPECT_EQ(limits().maxUnrollCopies, Limits{}.maxUnrollCopies);
 }
 
 } // namespace

@@ -1,0 +1,29 @@
+// Bounds on the work one request may cause, checked before the work starts so that a typo (a
+// million-iteration unroll, a reduction over a billion elements) gets a diagnostic instead of
+// minutes of compilation or a process out of memory. Process-wide: the command-line tool sets
+// them from its options, the window and its worker from Run ▸ Settings.
+#pragma once
+
+#include <cstdint>
+
+namespace loopscope {
+
+// Loop counters, extents and indices are 32-bit integers (TVM promotes to int64 where a shape
+// needs it; Loopscope refuses such shapes instead): the most elements a tensor may have.
+constexpr std::int64_t kMaxIndex = 2147483647;
+
+struct Limits {
+    // Copies of loop bodies that explicit unrolling (unroll, and the auto_unroll_max_step
+    // pragma) may make in one kernel.
+    std::int64_t maxUnrollCopies = 4096;
+    // Steps (innermost reduction iterations) the reference interpreter may spend on one output
+    // element it checks; a point that needs more is not compared, and the check says so.
+    std::int64_t maxReferenceStepsPerElement = std::int64_t{1} << 26;
+};
+
+// The bounds now in force (the defaults until setLimits). Safe to call from any thread.
+Limits limits();
+// Throws std::invalid_argument for a bound below 1.
+void setLimits(const Limits& l);
+
+} // namespace loopscope
