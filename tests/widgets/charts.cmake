@@ -12,7 +12,9 @@ add_executable(SweepPanelTest widgets/SweepPanelTest.cpp
   ${PROJECT_SOURCE_DIR}/widgets/charts/SweepPanel.h
   ${PROJECT_SOURCE_DIR}/widgets/charts/SweepPanel.cpp
   ${PROJECT_SOURCE_DIR}/widgets/charts/SweepStore.h
-  ${PROJECT_SOURCE_DIR}/widgets/charts/SweepStore.cpp)
+  ${PROJECT_SOURCE_DIR}/widgets/charts/SweepStore.cpp
+  ${PROJECT_SOURCE_DIR}/widgets/views/SafeFile.h
+  ${PROJECT_SOURCE_DIR}/widgets/views/SafeFile.cpp)
 set_target_properties(SweepPanelTest PROPERTIES AUTOMOC ON)
 target_include_directories(SweepPanelTest PRIVATE ${PROJECT_SOURCE_DIR}/core)
 target_link_libraries(SweepPanelTest PRIVATE loopscope_charts loopscope_te Qt6::Test

@@ -27,3 +27,12 @@ if(TARGET loopscope-worker)
   add_test(NAME Typing COMMAND loopscope_typing_tests)
   set_tests_properties(Typing PROPERTIES ENVIRONMENT "QT_QPA_PLATFORM=offscreen" TIMEOUT 300)
 endif()
+
+# Nothing lost to a damaged file or a failed save: damaged caches, autosaves and settings are set
+# aside with a message, settings of the wrong kind fall back to the defaults, a failed save keeps
+# the text.
+add_executable(loopscope_file_safety_tests widgets/FileSafetyTest.cpp)
+set_target_properties(loopscope_file_safety_tests PROPERTIES AUTOMOC ON)
+target_link_libraries(loopscope_file_safety_tests PRIVATE loopscope_widgets Qt6::Test loopscope_warnings)
+add_test(NAME FileSafety COMMAND loopscope_file_safety_tests)
+set_tests_properties(FileSafety PROPERTIES ENVIRONMENT "QT_QPA_PLATFORM=offscreen" TIMEOUT 120)

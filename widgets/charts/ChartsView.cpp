@@ -173,13 +173,14 @@ void ChartsView::setPoints(const QList<ChartPoint>& points)
 
 void ChartsView::setPeakGflops(double gflops)
 {
-    m_peak = gflops;
+    // Not a speed (infinite, not a number, negative): no line, rather than an endless axis.
+    m_peak = std::isfinite(gflops) && gflops > 0 ? gflops : 0;
     rebuild();
 }
 
 void ChartsView::setBandwidthGbs(double gbs)
 {
-    m_bandwidth = gbs;
+    m_bandwidth = std::isfinite(gbs) && gbs > 0 ? gbs : 0;
     rebuild();
 }
 

@@ -85,10 +85,11 @@ public:
     int pointCount() const { return static_cast<int>(m_points.size()); }
     // Variants in the order they first appeared.
     QStringList variants() const { return m_variants; }
-    // 0: no line.
+    // 0 (or anything not a finite positive number): no line.
     void setPeakGflops(double gflops);
     double peakGflops() const { return m_peak; }
     void setBandwidthGbs(double gbs);
+    double bandwidthGbs() const { return m_bandwidth; }
     // "OpenBLAS 0.3.21": the reference line's label.
     void setReferenceLabel(const QString& label);
     // The size the bar chart shows (default: the largest with a measured point).

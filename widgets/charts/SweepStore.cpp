@@ -5,14 +5,18 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
+#include <QObject>
 #include <QSaveFile>
 
 #include "te/Lexer.h"
 #include "te/Program.h"
+#include "views/SafeFile.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace loopscope {
@@ -220,11 +224,14 @@ bool SweepStore::save() const
     for (const QString& key : m_order)
         points.append(m_points.value(key));
     QSaveFile file(m_file);
-    if (!file.open(QIODevice::WriteOnly)) return false;
-    file.write(QJsonDocument(QJsonObject{{QStringLiteral("version"), kFileVersion},
-                                         {QStringLiteral("points"), points}})
-                   .toJson(QJsonDocument::Compact));
-    return file.commit();
+    return writeWhole(file, QJsonDocument(QJsonObject{{QStringLiteral("version"), kFileVersion},
+                                                      {QStringLiteral("points"), points}})
+                                .toJson(QJsonDocument::Compact));
+}
+
+QString SweepStore::takeNotice()
+{
+    return std::exchange(m_notice, QString());
 }
 
 void SweepStore::load()
@@ -232,10 +239,24 @@ void SweepStore::load()
     if (m_file.isEmpty()) return;
     QFile file(m_file);
     if (!file.open(QIODevice::ReadOnly)) return;
-    const QJsonObject root = QJsonDocument::fromJson(file.readAll()).object();
-    // Unknown, older (kept by the whole text) or damaged: start anew.
-    if (root.value(QLatin1String("version")).toInt() != kFileVersion) return;
-    for (const QJsonValue& v : root.value(QLatin1String("points")).toArray()) {
+    const std::optional<QJsonObject> root = parseJsonObject(file.readAll());
+    file.close();
+    const QJsonValue version = root ? root->value(QLatin1String("version")) : QJsonValue();
+    // Another version's file (an older one kept points by the whole text): start anew.
+    if (version.isDouble() && version.toInt() != kFileVersion) return;
+    const QJsonValue pointsValue = root ? root->value(QLatin1String("points")) : QJsonValue();
+    const QJsonArray points = pointsValue.toArray();
+    const bool wellFormed =
+        version.isDouble() && pointsValue.isArray() &&
+        std::all_of(points.begin(), points.end(), [](const QJsonValue& p) { return p.isObject(); });
+    if (!wellFormed) {
+        bool setAside = false;
+        m_notice = setAsideDamagedFile(m_file, QObject::tr("the measured sweep points"),
+                                       QObject::tr("the charts start without them"), &setAside);
+        if (!setAside) m_file.clear(); // never written over: this session keeps them in memory
+        return;
+    }
+    for (const QJsonValue& v : points) {
         const QJsonObject p = v.toObject();
         const QString g = p.value(QLatin1String("group")).toString();
         if (g.isEmpty() || !worthKeeping(p)) continue;

@@ -10,6 +10,8 @@
 // value left out) and its own block, from its te.create_schedule to its last statement. Another
 // variant's schedule statements (those naming its schedule) do not count, so an edit there
 // leaves this variant's points known.
+//
+// A damaged file is set aside (views/SafeFile.h), never written over.
 #pragma once
 
 #include <QHash>
@@ -41,6 +43,10 @@ public:
     // Writes the file (after a sweep ends; also done by add() every few points).
     bool save() const;
 
+    // The message for the user when the file was damaged (and set aside, or left alone and not
+    // used): once, then empty.
+    QString takeNotice();
+
     // At most this many points are kept; the oldest go first.
     static constexpr int kMaxPoints = 20000;
 
@@ -52,6 +58,7 @@ private:
     void load();
 
     QString m_file;
+    QString m_notice;
     QHash<QString, QJsonObject> m_points; // key: "group|variant|values|threads"
     QStringList m_order;                  // every key, oldest first
     mutable int m_unsaved = 0;

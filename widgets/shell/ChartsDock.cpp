@@ -52,9 +52,10 @@ ChartsDock::ChartsDock(QWidget* parent) : QDockWidget(tr("Charts"), parent)
     QSettings s;
     const double peak = s.value(QStringLiteral("machine/peakGflops")).toDouble();
     const double bandwidth = s.value(QStringLiteral("machine/bandwidthGBs")).toDouble();
-    m_machineKnown = peak > 0 && bandwidth > 0;
     m_charts->setPeakGflops(peak);
     m_charts->setBandwidthGbs(bandwidth);
+    // Figures the view cannot use (edited by hand, of the wrong kind) are measured again.
+    m_machineKnown = m_charts->peakGflops() > 0 && m_charts->bandwidthGbs() > 0;
     connect(this, &QDockWidget::visibilityChanged, this, [this](bool visible) {
         if (visible && !m_machineKnown) emit machineWanted();
     });

@@ -3,6 +3,7 @@
 #include "editor/EditorPane.h"
 #include "shell/AnalysisService.h"
 #include "shell/RecoveryStore.h"
+#include "views/SafeFile.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -138,7 +139,7 @@ bool Document::saveAs()
 bool Document::writeFile(const QString& path)
 {
     QSaveFile f(path);
-    if (!f.open(QIODevice::WriteOnly) || f.write(m_editor->text().toUtf8()) < 0 || !f.commit()) {
+    if (!writeWhole(f, m_editor->text().toUtf8())) {
         QMessageBox::warning(
             m_window, tr("Save"),
             tr("Cannot write %1: %2").arg(QDir::toNativeSeparators(path), f.errorString()));
@@ -174,7 +175,10 @@ void Document::rebuildRecentMenu()
 {
     if (!m_recentMenu) return;
     m_recentMenu->clear();
+    // As many as updateRecentFiles keeps, whatever the settings file says.
     QStringList recent = QSettings().value(QStringLiteral("files/recent")).toStringList();
+    recent.removeAll(QString());
+    recent = recent.mid(0, 10);
     for (const QString& p : recent)
         m_recentMenu->addAction(QDir::toNativeSeparators(p), this, [this, p] {
             if (maybeSave()) openFile(p);
@@ -192,6 +196,7 @@ void Document::updateTitle()
 bool Document::offerRecovery(bool ask)
 {
     RecoveryStore::Recovery r = m_recovery->pending();
+    if (!r.damage.isEmpty()) emit notice(r.damage);
     if (!r.available) return false;
     if (ask) {
         auto answer = QMessageBox::question(
@@ -213,6 +218,11 @@ bool Document::offerRecovery(bool ask)
 void Document::secureText()
 {
     m_recovery->flush();
+}
+
+void Document::setAutosaveIntervalMs(int ms)
+{
+    m_recovery->setIntervalMs(ms);
 }
 
 void Document::closed()

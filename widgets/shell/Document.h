@@ -44,11 +44,17 @@ public:
 
     // Before generated code runs: whatever it does, the text is safe.
     void secureText();
+    // How long after an edit the text is autosaved at the latest (RecoveryStore).
+    void setAutosaveIntervalMs(int ms);
     // The window closed normally: nothing to recover next time.
     void closed();
 
     // The samples that come with Loopscope (empty when there are none).
     static QString samplesDirectory();
+
+signals:
+    // Something the user should know that needs no answer (a damaged autosave set aside).
+    void notice(const QString& message);
 
 private:
     void onTextEdited();

@@ -1,5 +1,7 @@
 #include "shell/ExportDialog.h"
 
+#include "views/SafeFile.h"
+
 #include <QDialogButtonBox>
 #include <QFileDialog>
 #include <QFontDatabase>
@@ -42,7 +44,7 @@ QString ExportDialog::saveTo(const QString& path) const
 {
     auto write = [](const QString& to, const QByteArray& bytes) -> QString {
         QSaveFile f(to);
-        if (f.open(QIODevice::WriteOnly) && f.write(bytes) >= 0 && f.commit()) return QString();
+        if (writeWhole(f, bytes)) return QString();
         return to + QStringLiteral(": ") + f.errorString();
     };
     if (m_object.isEmpty()) return write(path, m_text.toUtf8());

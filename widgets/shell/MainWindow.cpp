@@ -18,8 +18,10 @@
 #include "shell/RunSettingsDialog.h"
 #include "views/CodeView.h"
 #include "views/LadderModel.h"
+#include "views/LadderStore.h"
 #include "views/LadderView.h"
 #include "views/LoopNestView.h"
+#include "views/SafeFile.h"
 #include "worker/WorkerClient.h"
 
 #include <QAction>
@@ -29,19 +31,27 @@
 #include <QCryptographicHash>
 #include <QDir>
 #include <QDockWidget>
+#include <QFile>
 #include <QFileInfo>
+#include <QGuiApplication>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QProgressBar>
+#include <QScreen>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSettings>
 #include <QSpinBox>
 #include <QStatusBar>
+#include <QStringDecoder>
+#include <QStyle>
+#include <QTemporaryFile>
 #include <QTimer>
 #include <QToolBar>
+
+#include <cstdio>
 
 namespace loopscope {
 
@@ -57,6 +67,7 @@ QString q(const std::string& s)
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
 {
     setObjectName(QStringLiteral("MainWindow"));
+    const QString settingsNotice = setAsideDamagedSettings();
     m_editor = new EditorPane(this);
     setCentralWidget(m_editor);
 
@@ -71,6 +82,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     buildStatusBar();
     connectRuns();
     restoreSettings();
+    if (!settingsNotice.isEmpty()) showNotice(settingsNotice);
+    showStoreNotices();
+    connect(m_document, &Document::notice, this, &MainWindow::showNotice);
 
     connect(m_editor, &EditorPane::cursorLineChanged, this, &MainWindow::onCursorLine);
     connect(m_analysis, &AnalysisService::analysisReady, this, &MainWindow::onAnalysis);
@@ -303,6 +317,7 @@ void MainWindow::buildActions()
     tb->addAction(m_cancelAction);
     tb->addWidget(new QLabel(tr(" Threads: "), tb));
     m_threads = new QSpinBox(tb);
+    m_threads->setObjectName(QStringLiteral("threadsSpin"));
     m_threads->setRange(0, 256);
     m_threads->setSpecialValueText(tr("all"));
     m_threads->setToolTip(tr("Threads for parallel loops (0: all hardware threads)"));
@@ -350,6 +365,7 @@ void MainWindow::connectRuns()
     });
     connect(runs, &RunController::compiled, this,
             [this](double ms) { m_compile->setText(tr("compile %1 ms").arg(ms, 0, 'f', 0)); });
+    connect(runs, &RunController::ladderFinished, this, &MainWindow::showStoreNotices);
     connect(runs, &RunController::ladderFinished, this, &MainWindow::ladderFinished);
     connect(runs, &RunController::codeReady, this, &MainWindow::showCode);
     connect(runs, &RunController::exportReady, this,
@@ -373,6 +389,7 @@ void MainWindow::connectRuns()
     connect(runs, &RunController::sweepProgressed, charts, &ChartsDock::showProgress);
     connect(runs, &RunController::sweepAnswered, charts, &ChartsDock::showResult);
     connect(runs, &RunController::sweepFinished, charts, &ChartsDock::endSweep);
+    connect(runs, &RunController::sweepFinished, this, &MainWindow::showStoreNotices);
     connect(runs, &RunController::sweepFinished, this, &MainWindow::sweepFinished);
     connect(runs, &RunController::machineMeasured, charts, &ChartsDock::setMachine);
     // The points measured before for the text as it is (after the panel took the analysis).
@@ -387,14 +404,65 @@ void MainWindow::connectRuns()
     runs->describeWorker();
 }
 
+QString MainWindow::setAsideDamagedSettings()
+{
+    const QString file = QSettings().fileName();
+    QFile settings(file);
+    if (!settings.open(QIODevice::ReadOnly)) return {};
+    const QByteArray bytes = settings.readAll();
+    settings.close();
+    // Settings files are UTF-8 text: zeros (what a crash can leave in a file) or other binary
+    // bytes mean something else wrote there, even where QSettings would read keys out of them.
+    QStringDecoder utf8(QStringDecoder::Utf8);
+    [[maybe_unused]] const QString text = utf8.decode(bytes);
+    bool damaged = bytes.contains('\0') || utf8.hasError();
+    if (!damaged) {
+        // Read afresh from a copy: QSettings reads a file once per process, and only the first
+        // reader hears that it is damaged.
+        QTemporaryFile copy;
+        if (!copy.open() || copy.write(bytes) < 0 || !copy.flush()) return {};
+        copy.close();
+        damaged =
+            QSettings(copy.fileName(), QSettings::IniFormat).status() == QSettings::FormatError;
+    }
+    if (!damaged) return {};
+    return setAsideDamagedFile(file, tr("the settings"),
+                               tr("Loopscope starts with the default settings"));
+}
+
+void MainWindow::showNotice(const QString& message)
+{
+    m_notices << message;
+    statusBar()->showMessage(message, 30000);
+    std::fprintf(stderr, "loopscope: %s\n", qPrintable(message));
+}
+
+void MainWindow::showStoreNotices()
+{
+    for (const QString& notice :
+         {m_runs->ladderStore()->takeNotice(), m_runs->sweepStore()->takeNotice()})
+        if (!notice.isEmpty()) showNotice(notice);
+}
+
 void MainWindow::restoreSettings()
 {
     QSettings s;
     restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
+    // A geometry off every screen or larger than this one (saved on another screen, or damaged)
+    // is brought onto the screen, at most its size: a window far too large cannot be drawn.
+    const QScreen* screen = QGuiApplication::screenAt(geometry().center());
+    if (!screen) screen = QGuiApplication::primaryScreen();
+    if (const QRect available = screen ? screen->availableGeometry() : QRect();
+        available.isValid() && (!available.intersects(geometry()) || width() > available.width() ||
+                                height() > available.height())) {
+        const QSize size = geometry().size().boundedTo(available.size());
+        setGeometry(QStyle::alignedRect(Qt::LeftToRight, Qt::AlignCenter, size, available));
+    }
     // A layout saved by a version with other docks is dropped for the default one.
     m_layoutRestored =
         restoreState(s.value(QStringLiteral("window/state")).toByteArray(), kLayoutVersion);
     m_threads->setValue(m_runs->settings().threads);
+    m_runs->setThreads(m_threads->value()); // within the box's range, whatever the file says
     connect(m_threads, &QSpinBox::valueChanged, m_runs, &RunController::setThreads);
     m_structuredAction->setChecked(s.value(QStringLiteral("view/structured"), false).toBool());
 }

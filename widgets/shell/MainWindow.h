@@ -73,6 +73,14 @@ public:
     void cancelRuns();
     QString documentPath() const;
 
+    // Tells the user something that needs no answer (a damaged file set aside): in the status bar
+    // and on stderr. Every message shown this session, oldest first, for tests.
+    void showNotice(const QString& message);
+    QStringList notices() const { return m_notices; }
+    // Sets the settings file aside when it cannot be read as settings (the defaults apply then):
+    // the message for the user, else empty. The window does it as it is built.
+    static QString setAsideDamagedSettings();
+
 signals:
     void analysisApplied(); // the window shows a new analysis (tests wait on it)
     // The window shows the variant under the cursor of a new text; the others follow.
@@ -91,6 +99,8 @@ private:
     void connectRuns();
     void restoreSettings();
     void saveSettings() const;
+    // The messages of the caches that found their files damaged, once.
+    void showStoreNotices();
 
     void onAnalysis(ExplorationPtr result);
     void onCursorLine(int line);
@@ -145,6 +155,7 @@ private:
     PrimitiveHelpDialog* m_primitiveHelp = nullptr;
     QLabel* m_errorLabel = nullptr;
     std::function<void()> m_defaultDockSizes;
+    QStringList m_notices;
 };
 
 } // namespace loopscope

@@ -1,10 +1,13 @@
 #include "shell/RecoveryStore.h"
 
+#include "views/SafeFile.h"
+
 #include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QObject>
 #include <QSaveFile>
 
 namespace loopscope {
@@ -13,7 +16,7 @@ RecoveryStore::RecoveryStore(QString directory, QObject* parent)
     : QObject(parent), m_directory(std::move(directory))
 {
     m_timer.setSingleShot(true);
-    m_timer.setInterval(2000);
+    m_timer.setInterval(kDefaultIntervalMs);
     connect(&m_timer, &QTimer::timeout, this, &RecoveryStore::flush);
 }
 
@@ -39,9 +42,9 @@ void RecoveryStore::flush()
                   {QStringLiteral("text"), m_text},
                   {QStringLiteral("savedAt"), QDateTime::currentDateTime().toString(Qt::ISODate)}};
     QSaveFile f(recoveryFile());
-    if (f.open(QIODevice::WriteOnly)) {
-        f.write(QJsonDocument(o).toJson(QJsonDocument::Compact));
-        if (f.commit()) m_dirty = false;
+    if (writeWhole(f, QJsonDocument(o).toJson(QJsonDocument::Compact))) {
+        m_dirty = false;
+        m_owned = true;
     }
 }
 
@@ -49,20 +52,34 @@ void RecoveryStore::clear()
 {
     m_timer.stop();
     m_dirty = false;
-    QFile::remove(recoveryFile());
+    if (m_owned) QFile::remove(recoveryFile());
+    m_owned = false;
 }
 
-RecoveryStore::Recovery RecoveryStore::pending() const
+RecoveryStore::Recovery RecoveryStore::pending()
 {
     Recovery r;
     QFile f(recoveryFile());
     if (!f.open(QIODevice::ReadOnly)) return r;
-    QJsonObject o = QJsonDocument::fromJson(f.readAll()).object();
-    if (!o.contains(QStringLiteral("text"))) return r;
+    const std::optional<QJsonObject> o = parseJsonObject(f.readAll());
+    f.close();
+    auto isText = [&o](const char* key) {
+        const QJsonValue v = o->value(QLatin1String(key));
+        return v.isString() || v.isUndefined();
+    };
+    if (!o || !o->value(QLatin1String("text")).isString() || !isText("path") ||
+        !isText("savedAt")) {
+        r.damage =
+            setAsideDamagedFile(recoveryFile(), QObject::tr("the autosaved text"),
+                                QObject::tr("there is no text to recover (what could be read "
+                                            "is in that file)"));
+        return r;
+    }
+    m_owned = true;
     r.available = true;
-    r.documentPath = o.value(QStringLiteral("path")).toString();
-    r.text = o.value(QStringLiteral("text")).toString();
-    r.savedAt = o.value(QStringLiteral("savedAt")).toString();
+    r.documentPath = o->value(QStringLiteral("path")).toString();
+    r.text = o->value(QStringLiteral("text")).toString();
+    r.savedAt = o->value(QStringLiteral("savedAt")).toString();
     return r;
 }
 

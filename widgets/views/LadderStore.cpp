@@ -1,9 +1,12 @@
 #include "views/LadderStore.h"
 
+#include "views/SafeFile.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
+#include <QObject>
 #include <QSaveFile>
 
 #include <algorithm>
@@ -44,6 +47,18 @@ std::optional<LadderModel::Result> decode(const QJsonValue& value)
     r.earlier = true;
     if (r.medianMs <= 0) return std::nullopt;
     return r;
+}
+
+// The file's scripts as this version writes them: script path -> {step key -> measurement}.
+bool wellFormed(const QJsonValue& scripts)
+{
+    if (!scripts.isObject()) return false;
+    for (const QJsonValue& measurements : scripts.toObject()) {
+        if (!measurements.isObject()) return false;
+        for (const QJsonValue& measurement : measurements.toObject())
+            if (!measurement.isObject()) return false;
+    }
+    return true;
 }
 
 QString latest(const QJsonObject& measurements)
@@ -107,14 +122,30 @@ void LadderStore::add(const QString& key, const LadderModel::Result& result)
     save();
 }
 
+QString LadderStore::takeNotice()
+{
+    return std::exchange(m_notice, QString());
+}
+
 void LadderStore::load()
 {
     if (m_file.isEmpty()) return;
     QFile f(m_file);
     if (!f.open(QIODevice::ReadOnly)) return;
-    const QJsonObject root = QJsonDocument::fromJson(f.readAll()).object();
-    if (root.value(QLatin1String("version")).toInt() != kVersion) return;
-    m_saved = root.value(QLatin1String("scripts")).toObject();
+    const std::optional<QJsonObject> root = parseJsonObject(f.readAll());
+    f.close();
+    const QJsonValue version = root ? root->value(QLatin1String("version")) : QJsonValue();
+    // Another version's file (a number) is replaced by this one's at the next save.
+    if (version.isDouble() && version.toInt() != kVersion) return;
+    const QJsonValue scripts = root ? root->value(QLatin1String("scripts")) : QJsonValue();
+    if (!version.isDouble() || !wellFormed(scripts)) {
+        bool setAside = false;
+        m_notice = setAsideDamagedFile(m_file, QObject::tr("the ladder's saved measurements"),
+                                       QObject::tr("the ladder starts without them"), &setAside);
+        if (!setAside) m_file.clear(); // never written over: this session keeps them in memory
+        return;
+    }
+    m_saved = scripts.toObject();
 }
 
 bool LadderStore::save() const
@@ -122,11 +153,9 @@ bool LadderStore::save() const
     if (m_file.isEmpty()) return false;
     QDir().mkpath(QFileInfo(m_file).absolutePath());
     QSaveFile f(m_file);
-    if (!f.open(QIODevice::WriteOnly)) return false;
     const QJsonObject root{{QStringLiteral("version"), kVersion},
                            {QStringLiteral("scripts"), m_saved}};
-    f.write(QJsonDocument(root).toJson(QJsonDocument::Compact));
-    return f.commit();
+    return writeWhole(f, QJsonDocument(root).toJson(QJsonDocument::Compact));
 }
 
 } // namespace loopscope
