@@ -1,10 +1,13 @@
 // loopscope: the desktop explorer. `loopscope [FILE]` opens FILE (default: the GEMM tutorial
 // sample). `--screenshot PNG` renders the window once the script is analyzed and exits;
 // `--sweep` starts the Charts dock's sweep (every variant, default sizes, OpenBLAS line);
-// `--smoke-test` checks the whole path once and exits (SmokeTest.h).
+// `--smoke-test` checks the whole path once and exits (SmokeTest.h); `--test-typing` types into
+// the editor for a test that kills the window (TestTyping.h).
 #include "SmokeTest.h"
+#include "TestTyping.h"
 #include "Version.h"
 #include "charts/SweepPanel.h"
+#include "shell/Document.h"
 #include "shell/MainWindow.h"
 #include "shell/Theme.h"
 
@@ -45,6 +48,14 @@ constexpr const char* kUsage =
     "                      variant's last step in the worker at a small size, check its numbers\n"
     "                      against the reference interpreter, print what it did and exit (0: "
     "passed)\n"
+    "  --autosave-interval MS\n"
+    "                      autosave the text at most MS milliseconds after an edit (default\n"
+    "                      2000); the next start offers what a session that did not close\n"
+    "                      normally left\n"
+    "  --test-typing SEED  for tests: restore the autosaved text without asking, then type a\n"
+    "                      numbered comment line into the editor every few milliseconds\n"
+    "                      (printing \"typed N\" for each) and run the ladder now and then,\n"
+    "                      until killed; SEED varies the pauses and the runs\n"
     "\n"
     "Qt's own options (-platform NAME, -style NAME, -display DISPLAY, ...) are accepted.\n";
 
@@ -111,7 +122,11 @@ int main(int argc, char** argv)
     QCommandLineOption run(QStringLiteral("run"));
     QCommandLineOption sweep(QStringLiteral("sweep"));
     QCommandLineOption smokeTest(QStringLiteral("smoke-test"));
-    parser.addOptions({help, version, screenshot, variant, step, run, sweep, smokeTest});
+    QCommandLineOption autosave(QStringLiteral("autosave-interval"), QString(),
+                                QStringLiteral("ms"));
+    QCommandLineOption testTyping(QStringLiteral("test-typing"), QString(), QStringLiteral("seed"));
+    parser.addOptions(
+        {help, version, screenshot, variant, step, run, sweep, smokeTest, autosave, testTyping});
     addQtOptions(parser);
     QString usageError;
     if (!parser.parse(arguments))
@@ -122,6 +137,14 @@ int main(int argc, char** argv)
     else if (bool number = false;
              parser.isSet(step) && (parser.value(step).toInt(&number) < 0 || !number))
         usageError = QStringLiteral("--step takes a step number, not '%1'").arg(parser.value(step));
+    else if (bool number = false;
+             parser.isSet(autosave) && (parser.value(autosave).toInt(&number) < 1 || !number))
+        usageError = QStringLiteral("--autosave-interval takes milliseconds (1 or more), not '%1'")
+                         .arg(parser.value(autosave));
+    else if (bool number = false;
+             parser.isSet(testTyping) && (parser.value(testTyping).toUInt(&number), !number))
+        usageError =
+            QStringLiteral("--test-typing takes a number, not '%1'").arg(parser.value(testTyping));
     if (!usageError.isEmpty()) {
         std::fprintf(stderr, "loopscope: %s\n\n%s", qPrintable(usageError), kUsage);
         return 2;
@@ -145,8 +168,10 @@ int main(int argc, char** argv)
     loopscope::applyTheme(loopscope::savedTheme());
 
     MainWindow window;
+    if (parser.isSet(autosave))
+        window.document()->setAutosaveIntervalMs(parser.value(autosave).toInt());
     const bool unattended = parser.isSet(screenshot) || parser.isSet(smokeTest);
-    bool recovered = !unattended && window.offerRecovery();
+    bool recovered = !unattended && window.offerRecovery(!parser.isSet(testTyping));
     if (!recovered) {
         QString file = parser.positionalArguments().value(0);
         if (file.isEmpty()) {
@@ -176,6 +201,8 @@ int main(int argc, char** argv)
     }
     window.resize(1500, 950);
     window.show();
+    if (parser.isSet(testTyping))
+        loopscope::startTestTyping(window, parser.value(testTyping).toUInt());
 
     QElapsedTimer sweepClock;
     auto startSweep = [&window, &sweepClock] {
