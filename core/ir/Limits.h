@@ -12,6 +12,17 @@ namespace loopscope {
 // needs it; Loopscope refuses such shapes instead): the most elements a tensor may have.
 constexpr std::int64_t kMaxIndex = 2147483647;
 
+// A script's schedules are kept after every step (for the before/after views and the ladder):
+// the most stages all those copies may hold together, about 150 MB of them.
+constexpr std::int64_t kMaxStageCopies = 500000;
+
+// The most nodes a stage's body may have once the stages it reads are inlined into it.
+constexpr std::int64_t kMaxInlinedNodes = 200000;
+
+// The most stages one schedule may have: its kernel's loop nests are compiled as one function
+// (1,000 stages compile in about a second, 4,000 in half a minute).
+constexpr std::int64_t kMaxStages = 1000;
+
 struct Limits {
     // Copies of loop bodies that explicit unrolling (unroll, and the auto_unroll_max_step
     // pragma) may make in one kernel.

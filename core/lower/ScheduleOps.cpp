@@ -40,7 +40,7 @@ Stmt wrapIfs(const std::vector<Expr>& preds, Stmt body)
 
 class NestBuilder {
 public:
-    NestBuilder(const Schedule& sch, const BoundInfo& b) : m_sch(sch), m_b(b), m_an(b.analyzer) {}
+    explicit NestBuilder(const BoundInfo& b) : m_b(b), m_an(b.analyzer) {}
 
     Stmt build(const Stage& s, const Expr& body)
     {
@@ -188,7 +188,6 @@ private:
         return body;
     }
 
-    const Schedule& m_sch;
     const BoundInfo& m_b;
     const Analyzer& m_an;
 };
@@ -375,7 +374,7 @@ private:
 Stmt scheduleOps(const Schedule& sch, const EffectiveBodies& bodies, const BoundInfo& bounds)
 {
     UnrollBudget(sch, bounds).check();
-    NestBuilder builder(sch, bounds);
+    NestBuilder builder(bounds);
     Stmt body;
     const auto& stages = sch.stages();
     for (auto it = stages.rbegin(); it != stages.rend(); ++it) {

@@ -2,8 +2,10 @@
 
 #include "ir/IRMutator.h"
 #include "ir/IRUtil.h"
+#include "ir/Limits.h"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace loopscope {
 
@@ -30,10 +32,69 @@ private:
     const Schedule& m_sch;
 };
 
+// The number of nodes each stage's body has once its inlined producers are substituted, counted
+// stage by stage (each once) before any substitution is made: a chain of n stages that each read
+// their producer twice, all inlined, makes an expression of 2^n nodes.
+class InlinedSize {
+public:
+    explicit InlinedSize(const Schedule& sch) : m_sch(sch) {}
+
+    long double of(const Stage& st)
+    {
+        if (auto it = m_sizes.find(st.op.get()); it != m_sizes.end()) return it->second;
+        long double n = 0;
+        forEachExpr(st.op->body, [&](const Expr& sub) {
+            n += 1;
+            if (auto* load = sub.as<TensorLoadNode>()) {
+                const Stage* producer = m_sch.find(load->tensor);
+                if (producer && producer->attach == AttachType::Inline && m_depth < 4096) {
+                    ++m_depth;
+                    n += of(*producer);
+                    --m_depth;
+                }
+            }
+        });
+        m_sizes[st.op.get()] = n;
+        return n;
+    }
+
+private:
+    const Schedule& m_sch;
+    std::unordered_map<const OperationNode*, long double> m_sizes;
+    int m_depth = 0;
+};
+
+void checkInlinedSizes(const Schedule& sch)
+{
+    InlinedSize sizes(sch);
+    for (auto& st : sch.stages()) {
+        if (st.isPlaceholder() || st.attach == AttachType::Inline) continue;
+        const long double n = sizes.of(st);
+        if (n <= static_cast<long double>(kMaxInlinedNodes)) continue;
+        // Blame the inlined producer it reads that brings the most.
+        const Stage* worst = nullptr;
+        long double worstSize = -1;
+        for (const Tensor& t : tensorsRead(st.op->body)) {
+            const Stage* p = sch.find(t);
+            if (p && p->attach == AttachType::Inline && sizes.of(*p) > worstSize)
+                worst = p, worstSize = sizes.of(*p);
+        }
+        char count[32];
+        std::snprintf(count, sizeof count, "%.3Lg", n);
+        throw UserError(worst ? worst->attachLoc : SourceLoc{},
+                        "inlining makes the body of '" + st.name() + "' an expression of " + count +
+                            " nodes; at most " + std::to_string(kMaxInlinedNodes) +
+                            " are supported" +
+                            (worst ? ": compute '" + worst->name() + "' instead of inlining it"
+                                   : std::string()));
+    }
+}
+
 } // namespace
 
 EffectiveBodies inlineBodies(const Schedule& sch)
 {
+    checkInlinedSizes(sch);
     EffectiveBodies out;
     Inliner inliner(sch);
     for (auto& st : sch.stages()) {

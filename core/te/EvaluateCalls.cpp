@@ -4,8 +4,10 @@
 
 #include "ir/Limits.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <limits>
+#include <optional>
 
 namespace loopscope::te_detail {
 
@@ -294,7 +296,23 @@ Value Evaluator::compute(const CallArgs& c)
                                      (shape.size() == 1 ? "" : "s"));
     }
     std::vector<IterVar> axes;
-    auto saved = m_env;
+    // The lambda's parameters shadow names of the script while its body is evaluated; only the
+    // names they shadow are put back (copying the whole environment made a script of n
+    // computes take n^2 time).
+    std::vector<std::pair<std::string, std::optional<Value>>> shadowed;
+    for (std::size_t d = 0; d < shape.size(); ++d) {
+        const std::string& name = lam.params[d];
+        auto it = m_env.find(name);
+        shadowed.emplace_back(name, it == m_env.end() ? std::nullopt : std::optional(it->second));
+    }
+    auto restore = [&] {
+        for (auto p = shadowed.rbegin(); p != shadowed.rend(); ++p) {
+            if (p->second)
+                m_env[p->first] = *p->second;
+            else
+                m_env.erase(p->first);
+        }
+    };
     for (std::size_t d = 0; d < shape.size(); ++d) {
         axes.push_back(makeIterVar(lam.params[d], {makeInt(0), shape[d]}, IterKind::DataPar));
         m_env[lam.params[d]] = Value::ofIterVar(axes.back());
@@ -305,11 +323,11 @@ Value Evaluator::compute(const CallArgs& c)
     try {
         body = eval(*lam.value);
     } catch (...) {
-        m_env = saved;
+        restore();
         m_inCompute = wasIn;
         throw;
     }
-    m_env = saved;
+    restore();
     m_inCompute = wasIn;
     Expr e = toExpr(body, lam.value->loc);
     checkReductions(e, lam.value->loc, tname);
@@ -384,6 +402,15 @@ Value Evaluator::createSchedule(const CallArgs& c)
     v.loc = m_stmt->loc;
     v.lastLine = m_stmt->endLine;
     v.snapshots.push_back(Schedule(outs));
+    const auto& stages = v.snapshots.back().stages();
+    if (const auto n = std::count_if(stages.begin(), stages.end(),
+                                     [](const Stage& st) { return !st.isPlaceholder(); });
+        n > kMaxStages) {
+        throw UserError(m_stmt->loc, "this schedule would compute " + std::to_string(n) +
+                                         " stages; at most " + std::to_string(kMaxStages) +
+                                         " are supported in one kernel");
+    }
+    keepStageCopies(v.snapshots.back().stages().size());
     m_program.variants.push_back(std::move(v));
     Value s;
     s.kind = VKind::Schedule;

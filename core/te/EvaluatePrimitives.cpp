@@ -2,6 +2,8 @@
 // primitive catalogue gives, applied to a copy of the variant's schedule.
 #include "te/EvaluatorInternal.h"
 
+#include "ir/Limits.h"
+
 namespace loopscope::te_detail {
 
 Schedule& Evaluator::schedule(int variant)
@@ -59,9 +61,21 @@ int Evaluator::intArg(const Arg& a, const std::string& what)
 void Evaluator::recordStep(int variant, const std::string& primitive, const std::string& stage)
 {
     Variant& v = m_program.variants[static_cast<std::size_t>(variant)];
+    keepStageCopies(v.snapshots.back().stages().size());
     v.steps.push_back({primitive, stage, m_stmt->loc, m_stmt->endLine, m_stmt->text});
     v.snapshots.push_back(v.snapshots.back());
     touch(variant);
+}
+
+void Evaluator::keepStageCopies(std::size_t stages)
+{
+    m_stageCopies += static_cast<std::int64_t>(stages);
+    if (m_stageCopies <= kMaxStageCopies) return;
+    throw UserError(m_stmt->loc,
+                    "the script's schedules would keep more than " +
+                        std::to_string(kMaxStageCopies) + " stages: a copy of the schedule (here " +
+                        std::to_string(stages) +
+                        " stages) is kept after every step; use fewer stages or steps");
 }
 
 Value Evaluator::ivList(const std::vector<IterVar>& ivs, VKind kind)

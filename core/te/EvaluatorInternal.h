@@ -304,6 +304,10 @@ private:
     std::int64_t factorArg(const Arg& a, const std::string& what);
     int intArg(const Arg& a, const std::string& what);
     void recordStep(int variant, const std::string& primitive, const std::string& stage);
+    // Counts a copy of `stages` stages kept for the before/after views of a step (or a new
+    // schedule), refusing at the statement once the script's copies pass kMaxStageCopies: a
+    // thousand-stage chain scheduled step by step would otherwise keep a million stages.
+    void keepStageCopies(std::size_t stages);
     Value ivList(const std::vector<IterVar>& ivs, VKind kind = VKind::Tuple);
     Value callMethod(const Value& self, const std::string& name, const CallArgs& c);
 
@@ -326,6 +330,8 @@ private:
     const ast::Stmt* m_stmt = nullptr;
     std::string m_assignName;
     std::set<int> m_touched;
+    // Stages the variants' schedules hold, summed over every step's copy (see keepStageCopies).
+    std::int64_t m_stageCopies = 0;
     std::set<int> m_lowered; // variants this statement lowers or builds
     bool m_inCompute = false;
 };

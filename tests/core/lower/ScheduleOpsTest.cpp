@@ -153,5 +153,33 @@ TEST(ScheduleOps, UnrollingIsBoundedPerKernelBeforeAnyCopyIsMade)
     setLimits(saved);
 }
 
+// T0 = A + 1, then `computes - 1` stages that each read their predecessor twice, all but the
+// last inlined: the last one's body doubles with every stage (9 * 2^k - 5 nodes for T_k).
+std::string doubling(int computes)
+{
+    std::string s = "from tvm import te\n"
+                    "A = te.placeholder((8,), name=\"A\")\n"
+                    "T0 = te.compute((8,), lambda i: A[i] + 1.0, name=\"T0\")\n";
+    for (int k = 1; k < computes; ++k) {
+        const std::string p = "T" + std::to_string(k - 1);
+        s += "T" + std::to_string(k) + " = te.compute((8,), lambda i: " + p + "[i] * " + p +
+             "[i], name=\"T" + std::to_string(k) + "\")\n";
+    }
+    s += "s = te.create_schedule(T" + std::to_string(computes - 1) + ".op)\n";
+    for (int k = 0; k + 1 < computes; ++k)
+        s += "s[T" + std::to_string(k) + "].compute_inline()\n";
+    return s;
+}
+
+// Inlined bodies are bounded (200,000 nodes) before any substitution: T14's 147,451 nodes are
+// made, T15's 294,907 are refused at the inlining of T14 (the last compute_inline line).
+TEST(ScheduleOps, InlinedBodiesAreBoundedBeforeTheyAreMade)
+{
+    EXPECT_EQ(scheduled(doubling(15)).rfind("error", 0), std::string::npos);
+    EXPECT_EQ(scheduled(doubling(16)),
+              "error 34: inlining makes the body of 'T15' an expression of 2.95e+05 nodes; at "
+              "most 200000 are supported: compute 'T14' instead of inlining it");
+}
+
 } // namespace
 } // namespace loopscope

@@ -121,4 +121,44 @@ TEST(Evaluator, VariantsBeforeAMistakeStayUsable)
     EXPECT_EQ(r.program.variants[0].args.size(), 2u);
 }
 
+// A chain of `computes` stages (T0 reads the placeholder, each next one its predecessor), its
+// schedule, and the first `inlined` of them inlined one statement at a time.
+std::string chain(int computes, int inlined)
+{
+    std::string s = "A = te.placeholder((8,), name=\"A\")\n"
+                    "T0 = te.compute((8,), lambda i: A[i] + 1.0, name=\"T0\")\n";
+    for (int k = 1; k < computes; ++k) {
+        s += "T" + std::to_string(k) + " = te.compute((8,), lambda i: T" + std::to_string(k - 1) +
+             "[i] * 2.0, name=\"T" + std::to_string(k) + "\")\n";
+    }
+    s += "s = te.create_schedule(T" + std::to_string(computes - 1) + ".op)\n";
+    for (int k = 0; k < inlined; ++k)
+        s += "s[T" + std::to_string(k) + "].compute_inline()\n";
+    return s;
+}
+
+// The stages of one schedule are bounded (1,000 computed stages), at create_schedule's line.
+TEST(EvaluatorLimits, StagesPerScheduleJustUnderAndOver)
+{
+    EXPECT_TRUE(eval(chain(1000, 0)).ok);
+    EvalResult over = eval(chain(1001, 0));
+    ASSERT_FALSE(over.ok);
+    EXPECT_EQ(over.error.loc.line, 2 + 1 + 1001 + 1);
+    EXPECT_EQ(over.error.message,
+              "this schedule would compute 1001 stages; at most 1000 are supported in one kernel");
+}
+
+// A copy of the schedule is kept after every step: the script's copies are bounded (500,000
+// stages), at the step that passes the bound. 1,000 computes and the placeholder are 1,001
+// stages a copy: the schedule and 498 steps keep 499,499 of them, a 499th step 500,500.
+TEST(EvaluatorLimits, StageCopiesJustUnderAndOver)
+{
+    EXPECT_TRUE(eval(chain(1000, 498)).ok);
+    EvalResult over = eval(chain(1000, 499));
+    ASSERT_FALSE(over.ok);
+    EXPECT_EQ(over.error.loc.line, 2 + 1 + 1000 + 1 + 499);
+    EXPECT_NE(over.error.message.find("would keep more than 500000 stages"), std::string::npos)
+        << over.error.message;
+}
+
 } // namespace
