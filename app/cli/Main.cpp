@@ -81,7 +81,7 @@ const char* kUsageText =
     "\n"
     "limits (every command that lowers or checks):\n"
     "  --max-unroll N           copies of loop bodies explicit unrolling may make in one\n"
-    "                           kernel (default 4096)\n"
+    "                           kernel (default 1024)\n"
     "  --max-reference-steps N  steps the reference interpreter may spend on one checked\n"
     "                           element (default 67108864); elements that need more are not\n"
     "                           compared, and the check says so\n";

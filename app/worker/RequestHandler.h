@@ -3,7 +3,7 @@
 // directly.
 //
 // Request:  {"id": INT, "cmd": NAME, ...arguments}. Unknown fields are ignored. Any request may
-//           carry "max_unroll" and "max_reference_steps" (core's Limits, default 4096 and 2^26):
+//           carry "max_unroll" and "max_reference_steps" (core's Limits, default 1024 and 2^26):
 //           the bounds it is handled under.
 // Progress: {"id", "status": "progress", "phase", "fraction"}: the phase being worked on
 //           ("lowering", "compiling", "checking", "timing") and the request's overall progress

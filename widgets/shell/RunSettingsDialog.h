@@ -15,7 +15,7 @@ struct RunSettings {
     int threads = 0;         // for parallel loops; 0: every hardware thread
     // Bounds on the work one request may cause (see core's Limits), in the window's analysis and
     // in the worker.
-    int maxUnrollCopies = 4096;      // copies of loop bodies unrolling makes per kernel
+    int maxUnrollCopies = 1024;      // copies of loop bodies unrolling makes per kernel
     int maxReferenceSteps = 1 << 26; // reference interpreter steps per checked element
 
     // From the application's settings (the defaults above when there are none).

@@ -358,31 +358,45 @@ void directSubexprs(const Expr& e, std::vector<Expr>* out)
     }
 }
 
-// Replaces every occurrence of `target` by `var`, not looking inside what it replaced.
-class Replacer : public IRMutator {
+// Replaces several targets in one pass: each target (looked up by hash) becomes its variable, not
+// looked inside once replaced. Replacing them one after another, largest first, gives the same
+// result (a target cannot contain a larger one), in one walk instead of one per target.
+class MultiReplacer : public IRMutator {
 public:
-    Replacer(Expr target, Var var) : m_target(std::move(target)), m_var(std::move(var)) {}
+    void add(const Expr& target, const Var& var) { m_targets.emplace(target, var); }
+    bool empty() const { return m_targets.empty(); }
+    // e with every target inside it replaced, but not e itself.
+    Expr inside(const Expr& e)
+    {
+        std::vector<Expr> c = children(e);
+        bool changed = false;
+        for (auto& x : c) {
+            Expr y = mutate(x);
+            if (!y.same(x)) changed = true, x = y;
+        }
+        return changed ? withChildren(e, c) : e;
+    }
 
 protected:
     Expr visitBinary(const BinaryNode* op, const Expr& self) override
     {
-        return hit(self) ? m_var : IRMutator::visitBinary(op, self);
+        return hit(self) ? Expr(*m_hit) : IRMutator::visitBinary(op, self);
     }
     Expr visitNot(const NotNode* op, const Expr& self) override
     {
-        return hit(self) ? m_var : IRMutator::visitNot(op, self);
+        return hit(self) ? Expr(*m_hit) : IRMutator::visitNot(op, self);
     }
     Expr visitSelect(const SelectNode* op, const Expr& self) override
     {
-        return hit(self) ? m_var : IRMutator::visitSelect(op, self);
+        return hit(self) ? Expr(*m_hit) : IRMutator::visitSelect(op, self);
     }
     Expr visitCast(const CastNode* op, const Expr& self) override
     {
-        return hit(self) ? m_var : IRMutator::visitCast(op, self);
+        return hit(self) ? Expr(*m_hit) : IRMutator::visitCast(op, self);
     }
     Expr visitLet(const LetNode* op, const Expr& self) override
     {
-        return hit(self) ? m_var : IRMutator::visitLet(op, self);
+        return hit(self) ? Expr(*m_hit) : IRMutator::visitLet(op, self);
     }
     Expr visitBufferLoad(const BufferLoadNode* op, const Expr& self) override
     {
@@ -393,10 +407,16 @@ protected:
     }
 
 private:
-    bool hit(const Expr& e) const { return exprEqual(e, m_target); }
+    bool hit(const Expr& e)
+    {
+        auto it = m_targets.find(e);
+        if (it == m_targets.end()) return false;
+        m_hit = &it->second;
+        return true;
+    }
 
-    Expr m_target;
-    Var m_var;
+    std::unordered_map<Expr, Var, ExprHash, ExprEqual> m_targets;
+    const Var* m_hit = nullptr;
 };
 
 class CommonSubexprEliminator {
@@ -418,42 +438,53 @@ public:
     Stmt visitStmt(const Stmt& s)
     {
         if (!s.defined()) return s;
-        std::vector<std::pair<Expr, std::size_t>> todo = sorted(m_tables.of(s));
-        Stmt result = s;
-        bool created = false;
+        WorkList todo(sorted(m_tables.of(s)));
+        // Which computations become variables (and which are bound already) does not depend on
+        // the replacements made: decided first, then every replacement is made in one walk.
+        MultiReplacer replace;
+        std::vector<std::pair<Var, Expr>> lets; // in the order made: the last one outermost
         for (std::size_t i = 0; i < todo.size(); ++i) {
             auto [e, n] = todo[i];
             if (const Var* v = boundTo(e)) {
-                result = Replacer(e, *v).mutate(result);
+                replace.add(e, *v);
             } else if (n >= 2 && allDefined(e)) {
                 Var v = freshVar(e.type());
-                created = true;
-                result = makeLetStmt(v, e, Replacer(e, v).mutate(result));
+                replace.add(e, v);
+                lets.emplace_back(v, e);
             } else {
-                insertSubexprs(todo, e);
+                todo.addSubexprs(e);
             }
         }
+        if (replace.empty()) return visitChildren(s);
+        Stmt result = replace.mutate(s);
+        for (auto& [v, e] : lets)
+            result = makeLetStmt(v, replace.inside(e), result);
         // New variables may make more commoning possible (their values join the table).
-        if (created) return visitStmt(result);
+        if (!lets.empty()) return visitStmt(result);
         return visitChildren(result);
     }
 
     Expr visitExpr(const Expr& e)
     {
         if (!e.defined()) return e;
-        std::vector<std::pair<Expr, std::size_t>> todo = sorted(m_tables.of(e));
-        Expr result = e;
+        WorkList todo(sorted(m_tables.of(e)));
+        MultiReplacer replace; // as in visitStmt
+        std::vector<std::pair<Var, Expr>> lets;
         for (std::size_t i = 0; i < todo.size(); ++i) {
             auto [c, n] = todo[i];
             if (const Var* v = boundTo(c)) {
-                result = Replacer(c, *v).mutate(result);
+                replace.add(c, *v);
             } else if (n >= 2 && allDefined(c)) {
                 Var v = freshVar(c.type());
-                result = makeLet(v, c, Replacer(c, v).mutate(result));
+                replace.add(c, v);
+                lets.emplace_back(v, c);
             } else {
-                insertSubexprs(todo, c);
+                todo.addSubexprs(c);
             }
         }
+        Expr result = replace.empty() ? e : replace.mutate(e);
+        for (auto& [v, c] : lets)
+            result = makeLet(v, replace.inside(c), result);
         // Unlike statements, TVM does not re-run on expressions that got new variables.
         return visitChildren(result);
     }
@@ -479,32 +510,78 @@ private:
         return out;
     }
 
-    // Adds e's direct subexpressions to the work list: one more sighting for those already
-    // there (anywhere), else a new entry after every entry at least as large.
-    static void insertSubexprs(std::vector<std::pair<Expr, std::size_t>>& todo, const Expr& e)
-    {
-        std::vector<Expr> subs;
-        directSubexprs(e, &subs);
-        for (auto& sub : subs) {
-            auto found = std::find_if(todo.begin(), todo.end(),
-                                      [&](const auto& item) { return exprEqual(item.first, sub); });
-            if (found != todo.end()) {
-                ++found->second;
-                continue;
+    // The computations still to look at, largest first, with how often each is computed. Its
+    // subexpressions join an entry that is not commoned: one more sighting for those already
+    // there (anywhere), else a new entry after every entry at least as large. Found by hash and
+    // placed by binary search, so that the thousands of distinct indices of an unrolled loop
+    // take n log n, not n^2, comparisons.
+    class WorkList {
+    public:
+        explicit WorkList(const std::vector<std::pair<Expr, std::size_t>>& sortedBySize)
+        {
+            for (auto& [e, n] : sortedBySize) {
+                m_items.push_back(e);
+                m_sizes.push_back(exprSize(e));
+                m_counts.emplace(e, n);
             }
-            int size = exprSize(sub);
-            auto at = std::find_if(todo.begin(), todo.end(),
-                                   [&](const auto& item) { return exprSize(item.first) < size; });
-            todo.insert(at, {sub, 1});
         }
-    }
+        std::size_t size() const { return m_items.size(); }
+        std::pair<Expr, std::size_t> operator[](std::size_t i) const
+        {
+            return {m_items[i], m_counts.at(m_items[i])};
+        }
+        void addSubexprs(const Expr& e)
+        {
+            std::vector<Expr> subs;
+            directSubexprs(e, &subs);
+            for (auto& sub : subs) {
+                if (auto it = m_counts.find(sub); it != m_counts.end()) {
+                    ++it->second;
+                    continue;
+                }
+                const int size = exprSize(sub);
+                auto at = std::partition_point(m_sizes.begin(), m_sizes.end(),
+                                               [&](int s) { return s >= size; });
+                const auto k = at - m_sizes.begin();
+                m_sizes.insert(at, size);
+                m_items.insert(m_items.begin() + k, sub);
+                m_counts.emplace(sub, 1);
+            }
+        }
 
-    // The variable of an enclosing let whose value is e.
+    private:
+        std::vector<Expr> m_items; // sizes never increase along the list
+        std::vector<int> m_sizes;
+        std::unordered_map<Expr, std::size_t, ExprHash, ExprEqual> m_counts;
+    };
+
+    // The variable of the outermost enclosing let whose value is e.
     const Var* boundTo(const Expr& e) const
     {
-        for (auto& [v, value] : m_context)
-            if (value.defined() && exprEqual(value, e)) return &v;
-        return nullptr;
+        auto it = m_letValues.find(e);
+        if (it == m_letValues.end() || it->second.empty()) return nullptr;
+        return &m_context[it->second.front()].first;
+    }
+
+    // Enters the scope of a loop variable (no value) or a let; leave() leaves the innermost.
+    // The context is also indexed by variable and by let value: a chain of thousands of lets
+    // (an unrolled loop's indices) would otherwise be searched for every computation.
+    void enter(const Var& v, const Expr& value)
+    {
+        if (value.defined()) m_letValues[value].push_back(m_context.size());
+        ++m_defined[v.get()];
+        m_context.emplace_back(v, value);
+    }
+    void leave()
+    {
+        auto& [v, value] = m_context.back();
+        if (value.defined()) {
+            auto it = m_letValues.find(value);
+            it->second.pop_back();
+            if (it->second.empty()) m_letValues.erase(it);
+        }
+        if (--m_defined[v.get()] == 0) m_defined.erase(v.get());
+        m_context.pop_back();
     }
 
     bool allDefined(const Expr& e) const
@@ -516,9 +593,7 @@ private:
         });
         for (auto* v : used) {
             if (defined.count(v)) continue;
-            bool known = std::any_of(m_context.begin(), m_context.end(),
-                                     [&](const auto& entry) { return entry.first.get() == v; });
-            if (!known) return false;
+            if (!m_defined.count(v)) return false;
         }
         return true;
     }
@@ -539,18 +614,18 @@ private:
         case StmtKind::For: {
             auto* f = s.as<ForNode>();
             Expr mn = visitExpr(f->min), ext = visitExpr(f->extent);
-            m_context.emplace_back(f->var, Expr());
+            enter(f->var, Expr());
             Stmt body = visitStmt(f->body);
-            m_context.pop_back();
+            leave();
             if (mn.same(f->min) && ext.same(f->extent) && body.same(f->body)) return s;
             return remakeFor(f, mn, ext, body);
         }
         case StmtKind::LetStmt: {
             auto* l = s.as<LetStmtNode>();
             Expr value = visitExpr(l->value);
-            m_context.emplace_back(l->var, l->value);
+            enter(l->var, l->value);
             Stmt body = visitStmt(l->body);
-            m_context.pop_back();
+            leave();
             if (value.same(l->value) && body.same(l->body)) return s;
             return makeLetStmt(l->var, value, body);
         }
@@ -623,9 +698,9 @@ private:
     {
         if (auto* l = e.as<LetNode>()) {
             Expr value = visitExpr(l->value);
-            m_context.emplace_back(l->var, l->value);
+            enter(l->var, l->value);
             Expr body = visitExpr(l->body);
-            m_context.pop_back();
+            leave();
             if (value.same(l->value) && body.same(l->body)) return e;
             return makeLet(l->var, value, body);
         }
@@ -637,6 +712,8 @@ private:
 
     Computations m_tables;
     std::vector<std::pair<Var, Expr>> m_context; // defined variables, with let values
+    std::unordered_map<Expr, std::vector<std::size_t>, ExprHash, ExprEqual> m_letValues;
+    std::unordered_map<const VarNode*, int> m_defined;
     std::unordered_set<std::string> m_usedNames;
     int m_lastTry = 0;
 };
