@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # The habits CI holds the tree to beyond the tests: the formatting of .clang-format everywhere,
 # clang-tidy's checks of .clang-tidy on core/, and the core and command-line tests built with
-# AddressSanitizer and UndefinedBehaviorSanitizer.
-# Usage: scripts/check.sh [format] [tidy] [sanitize]   (default: all three, in that order)
+# AddressSanitizer and UndefinedBehaviorSanitizer, and the libFuzzer targets run for a bounded time
+# (scripts/fuzz.sh; LOOPSCOPE_FUZZ_SECONDS a target, default 60).
+# Usage: scripts/check.sh [format] [tidy] [sanitize] [fuzz]   (default: all four, in that order)
 # Installs clang-format and clang-tidy when missing; expects scripts/setup.sh to have run (tidy
 # reads build/compile_commands.json).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$here"
 checks=("$@")
-((${#checks[@]})) || checks=(format tidy sanitize)
+((${#checks[@]})) || checks=(format tidy sanitize fuzz)
 
 missing=()
 for p in clang-format clang-tidy; do
@@ -59,8 +60,12 @@ for check in "${checks[@]}"; do
     done
     echo "sanitize: clean"
     ;;
+  fuzz)
+    echo "== the libFuzzer targets (script front end, schedules), ${LOOPSCOPE_FUZZ_SECONDS:-60} s each"
+    scripts/fuzz.sh --seconds "${LOOPSCOPE_FUZZ_SECONDS:-60}" 2>&1 | tee /tmp/check-fuzz.log
+    ;;
   *)
-    echo "unknown check '$check' (format, tidy or sanitize)" >&2
+    echo "unknown check '$check' (format, tidy, sanitize or fuzz)" >&2
     exit 2
     ;;
   esac

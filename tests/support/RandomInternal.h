@@ -23,15 +23,33 @@ namespace loopscope::random_detail {
 
 using V = std::vector<std::string>;
 
-// splitmix64: small, fast and the same on every platform (std distributions are not).
+// splitmix64: small, fast and the same on every platform (std distributions are not). Made from
+// bytes (a fuzzer's input), it draws from them first, so that the fuzzer steers every choice,
+// and from splitmix64 seeded with their hash once they run out.
 class Rng {
 public:
     explicit Rng(std::uint64_t seed) : m_state(seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull)
     {
     }
+    Rng(const std::uint8_t* data, std::size_t size) : m_bytes(data), m_left(size)
+    {
+        std::uint64_t h = 0xCBF29CE484222325ull; // FNV-1a
+        for (std::size_t i = 0; i < size; ++i)
+            h = (h ^ data[i]) * 0x100000001B3ull;
+        m_state = h;
+    }
 
     std::uint64_t next()
     {
+        if (m_left > 0) {
+            // Two bytes a draw: enough for every choice the generator makes, and a fuzzer's
+            // one-byte change moves one choice.
+            std::uint64_t v = m_bytes[0];
+            if (m_left > 1) v |= std::uint64_t{m_bytes[1]} << 8;
+            const std::size_t used = m_left > 1 ? 2 : 1;
+            m_bytes += used, m_left -= used;
+            return v | (v * 0x9E3779B97F4A7C15ull) << 16; // low bits v's, high bits spread
+        }
         std::uint64_t z = (m_state += 0x9E3779B97F4A7C15ull);
         z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
         z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
@@ -56,7 +74,9 @@ public:
     }
 
 private:
-    std::uint64_t m_state;
+    std::uint64_t m_state = 0;
+    const std::uint8_t* m_bytes = nullptr;
+    std::size_t m_left = 0;
 };
 
 std::string join(const std::vector<std::string>& items, const std::string& sep = ", ");

@@ -203,10 +203,11 @@ bool CaseBuilder::tryApply(const Proposal& p)
 
 } // namespace random_detail
 
-FuzzCase generateCase(std::uint64_t seed)
+namespace {
+
+FuzzCase generate(random_detail::Rng& rng, const std::string& label)
 {
     using namespace random_detail;
-    Rng rng(seed);
     ElemType t;
     int roll = static_cast<int>(rng.range(0, 99));
     t.name = roll < 64   ? "float32"
@@ -220,9 +221,23 @@ FuzzCase generateCase(std::uint64_t seed)
     builder.build(static_cast<int>(rng.range(3, 10)));
     FuzzCase c;
     c.script = builder.script();
-    c.description = "seed " + std::to_string(seed) + ": " + draft.description + " " + t.name +
-                    "; steps: " + join(builder.primitives());
+    c.description =
+        label + ": " + draft.description + " " + t.name + "; steps: " + join(builder.primitives());
     return c;
+}
+
+} // namespace
+
+FuzzCase generateCase(std::uint64_t seed)
+{
+    random_detail::Rng rng(seed);
+    return generate(rng, "seed " + std::to_string(seed));
+}
+
+FuzzCase generateCase(const std::uint8_t* data, std::size_t size)
+{
+    random_detail::Rng rng(data, size);
+    return generate(rng, "fuzzer input of " + std::to_string(size) + " bytes");
 }
 
 } // namespace loopscope

@@ -2,6 +2,7 @@
 // compiler against the reference interpreter.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -16,5 +17,8 @@ struct FuzzCase {
 // reduction) and a schedule built one step at a time, keeping a step only when the script still
 // evaluates. The same seed always gives the same case.
 FuzzCase generateCase(std::uint64_t seed);
+
+// The case a fuzzer's input makes: its bytes make the generator's choices, one after another.
+FuzzCase generateCase(const std::uint8_t* data, std::size_t size);
 
 } // namespace loopscope
