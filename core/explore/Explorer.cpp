@@ -110,6 +110,7 @@ Exploration explore(const std::string& script, const std::map<std::string, std::
     x.error = r.error;
     x.parameters = r.program.parameters;
     t0 = std::chrono::steady_clock::now();
+    std::int64_t othersBudget = kMaxExploredStages;
     for (auto& v : r.program.variants) {
         VariantView vv;
         vv.name = v.name;
@@ -124,10 +125,50 @@ Exploration explore(const std::string& script, const std::map<std::string, std::
         for (auto& a : v.args)
             vv.args.push_back(a->name);
         bool detailed = detailVariant.empty() || detailVariant == v.name;
-        for (std::size_t k = 0; k < v.snapshots.size(); ++k) {
-            bool last = k + 1 == v.snapshots.size();
+        const std::size_t n = v.snapshots.size();
+        // Which steps to lower: all of a detailed variant's that fit the bound (its first, then
+        // from the last back), the last one of the others while their own bound lasts.
+        std::vector<bool> lower(n, false);
+        std::int64_t total = 0;
+        for (auto& snap : v.snapshots)
+            total += static_cast<std::int64_t>(snap.stages().size());
+        auto cost = [&](std::size_t k) {
+            return static_cast<std::int64_t>(v.snapshots[k].stages().size());
+        };
+        if (detailed && total <= kMaxExploredStages) {
+            lower.assign(n, true);
+        } else if (detailed && n > 0) {
+            std::int64_t budget = kMaxExploredStages;
+            auto take = [&](std::size_t k) {
+                lower[k] = true;
+                budget -= cost(k);
+            };
+            take(0);
+            if (n > 1) take(n - 1);
+            for (std::size_t k = n - 1; k-- > 1 && cost(k) <= budget;)
+                take(k);
+        } else if (!detailOnly && n > 0 && cost(n - 1) <= othersBudget) {
+            lower[n - 1] = true;
+            othersBudget -= cost(n - 1);
+        }
+        std::size_t lowered = 0;
+        for (bool b : lower)
+            lowered += b;
+        for (std::size_t k = 0; k < n; ++k) {
+            bool last = k + 1 == n;
             StepView step;
-            if (detailed || (last && !detailOnly)) step = lowerStep(v.snapshots[k], v);
+            if (lower[k]) {
+                step = lowerStep(v.snapshots[k], v);
+            } else if (detailed || (last && !detailOnly)) {
+                step.notLowered =
+                    "not lowered while editing: the steps of variant '" + v.name + "' have " +
+                    std::to_string(total) + " stages in all, more than the " +
+                    std::to_string(kMaxExploredStages) + " the window lowers for each edit (" +
+                    std::to_string(lowered) + " of its " + std::to_string(n) +
+                    " steps are shown: the first and the last ones). `loopscope-cli lower FILE "
+                    "--variant " +
+                    v.name + "` prints its final loop nest";
+            }
             if (k == 0) {
                 step.label = "untransformed";
                 step.line = v.loc.line;

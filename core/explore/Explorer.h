@@ -46,6 +46,9 @@ struct StepView {
     // statement written after it applies to.
     std::shared_ptr<const Schedule> schedule;
     std::optional<Diagnostic> error; // the step lowered to nothing: why
+    // Set when the step was not lowered to keep the analysis of an edit bounded (see
+    // kMaxExploredStages): why, and where to see it.
+    std::string notLowered;
 };
 
 struct VariantView {
@@ -75,9 +78,16 @@ struct Exploration {
     bool complete = true; // false: only the detail variant was lowered
 };
 
-// `detailVariant`: the variant whose every step is lowered; the others get their final step only
-// (empty: every step of every variant). `detailOnly`: the others are evaluated, not lowered (their
-// steps have no TIR and no stages; `complete` is false): the variant a user looks at, first.
+// What one exploration lowers, in stages (each step lowers every stage of its schedule): the
+// detail variant's steps, and apart from them the other variants' last steps, each within this
+// bound. Past it, the detail variant keeps its first step and as many of its last ones as fit
+// (the step just written is usually the last); the others are marked notLowered.
+constexpr std::int64_t kMaxExploredStages = 5000;
+
+// `detailVariant`: the variant whose every step is lowered (within kMaxExploredStages); the others
+// get their final step only (empty: every step of every variant). `detailOnly`: the others are
+// evaluated, not lowered (their steps have no TIR and no stages; `complete` is false): the variant
+// a user looks at, first.
 Exploration explore(const std::string& script,
                     const std::map<std::string, std::int64_t>& overrides = {},
                     const std::string& detailVariant = {}, bool detailOnly = false);

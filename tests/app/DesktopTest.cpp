@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <sys/resource.h>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -84,4 +85,53 @@ TEST_F(Desktop, MissingScriptFailsTheScreenshot)
                          home);
     EXPECT_NE(r.exitCode, 0);
     EXPECT_FALSE(fs::exists(png));
+}
+
+// Scripts at and past the core's bounds (a thousand-stage chain with 498 steps, a doubling chain
+// inlined, a quarter million unrolled copies, 4 x 1,024 unrolled loop bodies): the window opens
+// each, analyses it or says why not, renders and exits, never growing past about 1 GB.
+TEST_F(Desktop, ScriptsAtAndPastTheBoundsKeepTheWindowSmall)
+{
+    auto write = [&](const std::string& name, const std::string& body) {
+        std::ofstream(home / name) << "import tvm\nfrom tvm import te\n" << body;
+        return "'" + (home / name).string() + "'";
+    };
+    std::string chain = "A = te.placeholder((8,), name=\"A\")\n"
+                        "T0 = te.compute((8,), lambda i: A[i] + 1.0, name=\"T0\")\n";
+    for (int k = 1; k < 1000; ++k)
+        chain += "T" + std::to_string(k) + " = te.compute((8,), lambda i: T" +
+                 std::to_string(k - 1) + "[i] * 2.0, name=\"T" + std::to_string(k) + "\")\n";
+    chain += "s = te.create_schedule(T999.op)\n";
+    for (int k = 0; k < 498; ++k)
+        chain += "s[T" + std::to_string(k) + "].compute_inline()\n";
+    std::string doubling = "A = te.placeholder((8,), name=\"A\")\n"
+                           "T0 = te.compute((8,), lambda i: A[i] + 1.0, name=\"T0\")\n";
+    for (int k = 1; k < 40; ++k)
+        doubling += "T" + std::to_string(k) + " = te.compute((8,), lambda i: T" +
+                    std::to_string(k - 1) + "[i] * T" + std::to_string(k - 1) + "[i], name=\"T" +
+                    std::to_string(k) + "\")\n";
+    doubling += "s = te.create_schedule(T39.op)\n";
+    for (int k = 0; k < 39; ++k)
+        doubling += "s[T" + std::to_string(k) + "].compute_inline()\n";
+    const std::string grid = "A = te.placeholder((512, 512), name=\"A\")\n"
+                             "B = te.compute((512, 512), lambda i, j: A[i, j] * 2, name=\"B\")\n"
+                             "s = te.create_schedule(B.op)\n"
+                             "s[B].unroll(B.op.axis[0])\n"
+                             "s[B].unroll(B.op.axis[1])\n";
+    const std::string columns = "A = te.placeholder((4, 1024), name=\"A\")\n"
+                                "B = te.compute((4, 1024), lambda i, j: A[i, j] * 2, name=\"B\")\n"
+                                "s = te.create_schedule(B.op)\n"
+                                "s[B].unroll(B.op.axis[1])\n";
+    for (const std::string& script : {write("chain.py", chain), write("doubling.py", doubling),
+                                      write("grid.py", grid), write("columns.py", columns)}) {
+        const fs::path png = home / "window.png";
+        RunResult r = runApp(script + " --screenshot '" + png.string() + "'", home);
+        EXPECT_EQ(r.exitCode, 0) << script << "\n" << r.output;
+        EXPECT_TRUE(isPng(png)) << script;
+        fs::remove(png);
+    }
+    struct rusage usage {};
+    ASSERT_EQ(getrusage(RUSAGE_CHILDREN, &usage), 0);
+    EXPECT_LT(usage.ru_maxrss, 1024L * 1024)
+        << "the largest window took " << usage.ru_maxrss << " KB";
 }

@@ -491,6 +491,46 @@ s[C].vectorize(ji)
         view.showStep(1); // nothing to show: stays cleared
         QVERIFY(panes(view).message->isVisible());
     }
+
+    // The window lowers at most kMaxExploredStages stages for each edit: of a 1,000-stage
+    // chain's 21 steps (21,021 stages), the first and the last three (4,004 stages); the
+    // others say why they are not shown, and where to see the loop nest.
+    void aVariantTooLargeToLowerOnEveryEditShowsItsFirstAndLastSteps()
+    {
+        std::string script = "from tvm import te\n"
+                             "A = te.placeholder((8,), name=\"A\")\n"
+                             "T0 = te.compute((8,), lambda i: A[i] + 1.0, name=\"T0\")\n";
+        for (int k = 1; k < 1000; ++k)
+            script += "T" + std::to_string(k) + " = te.compute((8,), lambda i: T" +
+                      std::to_string(k - 1) + "[i] * 2.0, name=\"T" + std::to_string(k) + "\")\n";
+        script += "s = te.create_schedule(T999.op)\n";
+        for (int k = 0; k < 20; ++k)
+            script += "s[T" + std::to_string(k) + "].compute_inline()\n";
+        const Exploration x = explore(script);
+        QVERIFY(x.ok);
+        const VariantView& v = x.variants.front();
+        QCOMPARE(int(v.steps.size()), 21);
+        std::vector<int> lowered;
+        for (std::size_t k = 0; k < v.steps.size(); ++k) {
+            if (!v.steps[k].tir.empty())
+                lowered.push_back(int(k));
+            else
+                QVERIFY(v.steps[k].notLowered.find("not lowered while editing") == 0);
+        }
+        QCOMPARE(lowered, (std::vector<int>{0, 18, 19, 20}));
+
+        LoopNestView view;
+        view.setVariant(v);
+        view.showStep(5);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QVERIFY(panes(view).message->isVisible());
+        QVERIFY(panes(view).message->text().contains(QStringLiteral("loopscope-cli lower")));
+
+        // A script within the bound is lowered whole.
+        for (const StepView& step : m_unroll.steps)
+            QVERIFY(step.notLowered.empty() && !step.tir.empty());
+    }
 };
 
 QTEST_MAIN(LoopNestViewTest)

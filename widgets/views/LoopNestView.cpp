@@ -491,6 +491,12 @@ void LoopNestView::refresh(Scroll scroll)
         return;
     }
     const QString after = printingOf(k);
+    if (after.isEmpty() && !step.notLowered.empty()) {
+        m_summary->clear();
+        showMessage(tr("This step is too large to lower on every edit"),
+                    QString::fromStdString(step.notLowered), false);
+        return;
+    }
     if (after.isEmpty()) {
         m_summary->clear();
         showMessage(
