@@ -237,9 +237,9 @@ int main(int argc, char** argv)
     std::printf("done: %lld cases, %lld schedules (seeds %llu..%llu) in %.1fs: %lld passed, %lld "
                 "refused, %lld failed; %.1f cases/s\n",
                 static_cast<long long>(done), static_cast<long long>(schedules),
-                static_cast<unsigned long long>(o.start),
-                static_cast<unsigned long long>(seed - 1), total, static_cast<long long>(passed),
-                static_cast<long long>(refused), static_cast<long long>(failed),
+                static_cast<unsigned long long>(o.start), static_cast<unsigned long long>(seed - 1),
+                total, static_cast<long long>(passed), static_cast<long long>(refused),
+                static_cast<long long>(failed),
                 total > 0 ? static_cast<double>(done) / total : 0.0);
     if (done > 0) {
         double n = static_cast<double>(done);
