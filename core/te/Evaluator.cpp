@@ -2,6 +2,8 @@
 // script can hold is a Value; every mistake is a UserError at the offending place.
 #include "te/EvaluatorInternal.h"
 
+#include <set>
+
 namespace loopscope {
 
 const Variant* Program::findVariant(const std::string& name) const
@@ -193,6 +195,17 @@ Value Evaluator::lookup(const ast::Expr& e)
     if (e.name == "np" || e.name == "numpy") {
         throw UserError(e.loc, "numpy is not available in a TE script: Loopscope evaluates the "
                                "script itself, and runs and checks variants without Python");
+    }
+    // A script is not Python: nothing in it reads or writes files, opens connections or starts
+    // programs. The names a Python script would do that with say so.
+    static const std::set<std::string> outside = {
+        "open",    "exec",    "eval",    "compile",   "__import__", "input",      "globals",
+        "locals",  "getattr", "setattr", "os",        "sys",        "subprocess", "shutil",
+        "pathlib", "socket",  "io",      "importlib", "builtins",   "ctypes",     "pickle"};
+    if (outside.count(e.name)) {
+        throw UserError(e.loc, "name '" + e.name +
+                                   "' is not defined: a TE script is not Python, and nothing in "
+                                   "it reads or writes files or starts programs");
     }
     throw UserError(e.loc, "name '" + e.name + "' is not defined");
 }
