@@ -2,6 +2,8 @@
 // functions and reducers, and the conversions between script values and IR expressions.
 #include "te/EvaluatorInternal.h"
 
+#include <limits>
+
 namespace loopscope::te_detail {
 
 Expr Evaluator::indexExpr(const Value& v, SourceLoc loc, const Tensor& t, std::size_t pos)
@@ -27,7 +29,12 @@ Value Evaluator::unary(const ast::Expr& e)
     }
     if (e.name == "+") return v;
     if (e.name == "-") {
-        if (v.kind == VKind::Int || v.kind == VKind::Bool) return Value::integer(-v.i);
+        if (v.kind == VKind::Int || v.kind == VKind::Bool) {
+            if (v.i == std::numeric_limits<std::int64_t>::min())
+                throw UserError(e.opLoc, "integer overflow: -(" + std::to_string(v.i) +
+                                             ") does not fit in 64 bits");
+            return Value::integer(-v.i);
+        }
         if (v.kind == VKind::Float) return Value::real(-v.f);
         Expr x = toExpr(v, e.value->loc);
         return Value::ofExpr(makeConst(x.type(), 0) - x);
@@ -85,6 +92,16 @@ Value Evaluator::binary(const std::string& op, const Value& a, const Value& b, S
 
 Value Evaluator::numeric(const std::string& op, const Value& a, const Value& b, SourceLoc loc)
 {
+    // Integers are 64-bit (Python's are unbounded): a result that does not fit is an error, not
+    // a wrapped value.
+    auto checked = [&](auto operation) {
+        std::int64_t r = 0;
+        if (operation(&r)) {
+            throw UserError(loc, "integer overflow: " + std::to_string(a.i) + " " + op + " " +
+                                     std::to_string(b.i) + " does not fit in 64 bits");
+        }
+        return Value::integer(r);
+    };
     bool isFloat = a.kind == VKind::Float || b.kind == VKind::Float;
     double fa = a.kind == VKind::Float ? a.f : static_cast<double>(a.i);
     double fb = b.kind == VKind::Float ? b.f : static_cast<double>(b.i);
@@ -97,10 +114,16 @@ Value Evaluator::numeric(const std::string& op, const Value& a, const Value& b, 
     }
     if (op == "**") {
         if (!isFloat && b.i >= 0) {
-            std::int64_t r = 1;
-            for (std::int64_t k = 0; k < b.i; ++k)
-                r *= a.i;
-            return Value::integer(r);
+            // By squaring: at most 64 steps, each checked.
+            return checked([&](std::int64_t* r) {
+                std::int64_t base = a.i;
+                *r = 1;
+                for (std::int64_t e = b.i; e > 0; e >>= 1) {
+                    if ((e & 1) && __builtin_mul_overflow(*r, base, r)) return true;
+                    if (e > 1 && __builtin_mul_overflow(base, base, &base)) return true;
+                }
+                return false;
+            });
         }
         return Value::real(std::pow(fa, fb));
     }
@@ -117,21 +140,32 @@ Value Evaluator::numeric(const std::string& op, const Value& a, const Value& b, 
             return Value::real(fa - std::floor(fa / fb) * fb);
         }
     } else {
-        if (op == "+") return Value::integer(a.i + b.i);
-        if (op == "-") return Value::integer(a.i - b.i);
-        if (op == "*") return Value::integer(a.i * b.i);
+        if (op == "+")
+            return checked([&](std::int64_t* r) { return __builtin_add_overflow(a.i, b.i, r); });
+        if (op == "-")
+            return checked([&](std::int64_t* r) { return __builtin_sub_overflow(a.i, b.i, r); });
+        if (op == "*")
+            return checked([&](std::int64_t* r) { return __builtin_mul_overflow(a.i, b.i, r); });
+        const bool minOverMinusOne = a.i == std::numeric_limits<std::int64_t>::min() && b.i == -1;
         if (op == "//") {
             zero();
-            return Value::integer(floorDivInt(a.i, b.i));
+            return checked([&](std::int64_t* r) {
+                if (minOverMinusOne) return true;
+                *r = floorDivInt(a.i, b.i);
+                return false;
+            });
         }
         if (op == "%") {
             zero();
-            return Value::integer(floorModInt(a.i, b.i));
+            return Value::integer(minOverMinusOne ? 0 : floorModInt(a.i, b.i));
         }
         if (op == "<<" || op == ">>") {
             if (b.i < 0 || b.i > 62)
                 throw UserError(loc, "shift count " + std::to_string(b.i) + " is out of range");
-            return Value::integer(op == "<<" ? a.i << b.i : a.i >> b.i);
+            if (op == ">>") return Value::integer(a.i >> b.i);
+            return checked([&](std::int64_t* r) {
+                return __builtin_mul_overflow(a.i, std::int64_t{1} << b.i, r);
+            });
         }
         if (op == "&") return Value::integer(a.i & b.i);
         if (op == "|") return Value::integer(a.i | b.i);

@@ -161,4 +161,19 @@ TEST(EvaluatorLimits, StageCopiesJustUnderAndOver)
         << over.error.message;
 }
 
+// Script integers are 64-bit: the largest results fit, one step past them is an error at the
+// operator (found by the script fuzzer: 2**7484672 multiplied past 64 bits, undefined behaviour).
+TEST(EvaluatorLimits, IntegerArithmeticJustUnderAndOver64Bits)
+{
+    EXPECT_EQ(eval("N = 2 ** 62 + (2 ** 62 - 1)\nA = te.placeholder((1,), name=\"A\")\n").ok, true);
+    for (const char* over : {"2 ** 63", "2 ** 62 + 2 ** 62", "3 << 62", "-(2 ** 62) * 2 - 1",
+                             "(-(2 ** 62) * 2) // -1", "2 ** 7484672"}) {
+        EvalResult r = eval(std::string("N = ") + over + "\n");
+        EXPECT_FALSE(r.ok) << over;
+        EXPECT_EQ(r.error.loc.line, 3) << over;
+        EXPECT_NE(r.error.message.find("does not fit in 64 bits"), std::string::npos)
+            << over << ": " << r.error.message;
+    }
+}
+
 } // namespace
