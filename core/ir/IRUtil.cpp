@@ -3,6 +3,9 @@
 #include "ir/IRMutator.h"
 #include "ir/Tensor.h"
 
+#include <algorithm>
+#include <unordered_map>
+
 namespace loopscope {
 
 namespace {
@@ -196,13 +199,20 @@ void collectVars(const Expr& e, VarSet* out)
 namespace {
 class ExprWalker : public IRVisitor {
 public:
-    explicit ExprWalker(const std::function<void(const Expr&)>& f) : m_f(f) {}
+    explicit ExprWalker(const std::function<void(const Expr&)>& f) : m_f(&f) {}
+    explicit ExprWalker(const std::function<bool(const Expr&, int)>& f) : m_fd(&f) {}
     void walk(const Expr& e)
     {
         if (!e.defined()) return;
-        m_f(e);
+        if (m_fd) {
+            if (!(*m_fd)(e, m_depth + 1)) return;
+        } else {
+            (*m_f)(e);
+        }
         m_current = &e;
+        ++m_depth;
         IRVisitor::visit(e);
+        --m_depth;
     }
 
 protected:
@@ -253,8 +263,10 @@ protected:
     }
 
 private:
-    const std::function<void(const Expr&)>& m_f;
+    const std::function<void(const Expr&)>* m_f = nullptr;
+    const std::function<bool(const Expr&, int)>* m_fd = nullptr;
     const Expr* m_current = nullptr;
+    int m_depth = 0;
 };
 } // namespace
 
@@ -262,6 +274,43 @@ void forEachExpr(const Expr& e, const std::function<void(const Expr&)>& f)
 {
     ExprWalker w(f);
     w.walk(e);
+}
+
+void forEachExprWithDepth(const Expr& e, const std::function<bool(const Expr&, int)>& f)
+{
+    ExprWalker w(f);
+    w.walk(e);
+}
+
+int exprDepthUpTo(const Expr& e, int limit)
+{
+    int deepest = 0;
+    forEachExprWithDepth(e, [&](const Expr&, int depth) {
+        deepest = std::max(deepest, depth);
+        return depth <= limit;
+    });
+    return deepest;
+}
+
+ExprShape exprShape(const Expr& e, int depthLimit)
+{
+    std::unordered_map<const void*, ExprShape> memo;
+    // Recursion is bounded by depthLimit; a shared subexpression is measured once.
+    std::function<ExprShape(const Expr&, int)> measure = [&](const Expr& x, int depth) {
+        if (depth > depthLimit) return ExprShape{1, 1};
+        if (auto it = memo.find(x.get()); it != memo.end()) return it->second;
+        ExprShape shape{1, 1};
+        forEachExprWithDepth(x, [&](const Expr& sub, int d) {
+            if (d == 1) return true; // x itself
+            ExprShape child = measure(sub, depth + 1);
+            shape.nodes += child.nodes;
+            shape.depth = std::max(shape.depth, child.depth + 1);
+            return false; // its children were measured through it
+        });
+        memo.emplace(x.get(), shape);
+        return shape;
+    };
+    return e.defined() ? measure(e, 1) : ExprShape{0, 0};
 }
 
 int exprSize(const Expr& e)

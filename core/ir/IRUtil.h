@@ -38,5 +38,21 @@ int exprSize(const Expr& e);
 
 // Calls f on every node of e, parents before children.
 void forEachExpr(const Expr& e, const std::function<void(const Expr&)>& f);
+// The same, with each subexpression's depth (1 for e itself); f returns false to leave out the
+// subexpression's children.
+void forEachExprWithDepth(const Expr& e, const std::function<bool(const Expr&, int)>& f);
+// The depth of e (1 for a leaf), or limit + 1 when it is deeper: the walk itself never goes
+// deeper than limit + 1, so it is safe on any expression.
+int exprDepthUpTo(const Expr& e, int limit);
+
+// The size of an expression as a tree (shared subexpressions counted each time they occur, as
+// every pass that walks it meets them) and its depth, measured on the shared graph: a value built
+// by doubling itself 100 times is measured in 100 steps. Past depthLimit the walk stops (the
+// depth then exceeds depthLimit).
+struct ExprShape {
+    long double nodes = 0;
+    int depth = 0;
+};
+ExprShape exprShape(const Expr& e, int depthLimit);
 
 } // namespace loopscope

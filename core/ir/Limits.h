@@ -16,8 +16,14 @@ constexpr std::int64_t kMaxIndex = 2147483647;
 // the most stages all those copies may hold together, about 150 MB of them.
 constexpr std::int64_t kMaxStageCopies = 500000;
 
-// The most nodes a stage's body may have once the stages it reads are inlined into it.
+// The most nodes a stage's body may have once the stages it reads are inlined into it, and the
+// deepest it may be. Passes over expressions recurse: 10,000 levels overflow a thread's 8 MB
+// stack in some of them, 3,000 stay well clear.
 constexpr std::int64_t kMaxInlinedNodes = 200000;
+constexpr int kMaxInlinedDepth = 3000;
+// The deepest an expression the script builds (across statements, through variables) may be,
+// before any inlining.
+constexpr int kMaxBuiltDepth = 2000;
 
 // The most stages one schedule may have: its kernel's loop nests are compiled as one function
 // (1,000 stages compile in about a second, 4,000 in half a minute).

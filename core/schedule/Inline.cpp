@@ -32,36 +32,46 @@ private:
     const Schedule& m_sch;
 };
 
-// The number of nodes each stage's body has once its inlined producers are substituted, counted
-// stage by stage (each once) before any substitution is made: a chain of n stages that each read
-// their producer twice, all inlined, makes an expression of 2^n nodes.
+// The number of nodes each stage's body has once its inlined producers are substituted, and its
+// depth, counted stage by stage (producers first, each once) before any substitution is made: a
+// chain of n stages that each read their producer twice, all inlined, makes an expression of 2^n
+// nodes; a chain of deep bodies, one as deep as all of them together.
 class InlinedSize {
 public:
-    explicit InlinedSize(const Schedule& sch) : m_sch(sch) {}
-
-    long double of(const Stage& st)
+    explicit InlinedSize(const Schedule& sch)
     {
-        if (auto it = m_sizes.find(st.op.get()); it != m_sizes.end()) return it->second;
-        long double n = 0;
-        forEachExpr(st.op->body, [&](const Expr& sub) {
-            n += 1;
-            if (auto* load = sub.as<TensorLoadNode>()) {
-                const Stage* producer = m_sch.find(load->tensor);
-                if (producer && producer->attach == AttachType::Inline && m_depth < 4096) {
-                    ++m_depth;
-                    n += of(*producer);
-                    --m_depth;
+        // Stages come producers first: each one's producers are measured when it is.
+        for (const Stage& st : sch.stages()) {
+            if (st.isPlaceholder()) continue;
+            long double nodes = 0;
+            int depth = 0;
+            forEachExprWithDepth(st.op->body, [&](const Expr& sub, int d) {
+                nodes += 1;
+                depth = std::max(depth, d);
+                if (auto* load = sub.as<TensorLoadNode>()) {
+                    const Stage* producer = sch.find(load->tensor);
+                    if (producer && producer->attach == AttachType::Inline) {
+                        auto it = m_sizes.find(producer->op.get());
+                        if (it != m_sizes.end()) {
+                            nodes += it->second.nodes;
+                            depth = std::max(depth, d + it->second.depth);
+                        }
+                    }
                 }
-            }
-        });
-        m_sizes[st.op.get()] = n;
-        return n;
+                return true;
+            });
+            m_sizes[st.op.get()] = {nodes, depth};
+        }
+    }
+
+    ExprShape of(const Stage& st) const
+    {
+        auto it = m_sizes.find(st.op.get());
+        return it == m_sizes.end() ? ExprShape{} : it->second;
     }
 
 private:
-    const Schedule& m_sch;
-    std::unordered_map<const OperationNode*, long double> m_sizes;
-    int m_depth = 0;
+    std::unordered_map<const OperationNode*, ExprShape> m_sizes;
 };
 
 void checkInlinedSizes(const Schedule& sch)
@@ -69,22 +79,28 @@ void checkInlinedSizes(const Schedule& sch)
     InlinedSize sizes(sch);
     for (auto& st : sch.stages()) {
         if (st.isPlaceholder() || st.attach == AttachType::Inline) continue;
-        const long double n = sizes.of(st);
-        if (n <= static_cast<long double>(kMaxInlinedNodes)) continue;
+        const ExprShape shape = sizes.of(st);
+        const bool tooLarge = shape.nodes > static_cast<long double>(kMaxInlinedNodes);
+        if (!tooLarge && shape.depth <= kMaxInlinedDepth) continue;
         // Blame the inlined producer it reads that brings the most.
         const Stage* worst = nullptr;
         long double worstSize = -1;
         for (const Tensor& t : tensorsRead(st.op->body)) {
             const Stage* p = sch.find(t);
-            if (p && p->attach == AttachType::Inline && sizes.of(*p) > worstSize)
-                worst = p, worstSize = sizes.of(*p);
+            if (!p || p->attach != AttachType::Inline) continue;
+            const long double size = tooLarge ? sizes.of(*p).nodes : sizes.of(*p).depth;
+            if (size > worstSize) worst = p, worstSize = size;
         }
         char count[32];
-        std::snprintf(count, sizeof count, "%.3Lg", n);
+        std::snprintf(count, sizeof count, "%.3Lg", shape.nodes);
+        const std::string what =
+            tooLarge
+                ? "an expression of " + std::string(count) + " nodes; at most " +
+                      std::to_string(kMaxInlinedNodes) + " are supported"
+                : "an expression nested " + std::to_string(shape.depth) + " levels deep; at most " +
+                      std::to_string(kMaxInlinedDepth) + " are supported";
         throw UserError(worst ? worst->attachLoc : SourceLoc{},
-                        "inlining makes the body of '" + st.name() + "' an expression of " + count +
-                            " nodes; at most " + std::to_string(kMaxInlinedNodes) +
-                            " are supported" +
+                        "inlining makes the body of '" + st.name() + "' " + what +
                             (worst ? ": compute '" + worst->name() + "' instead of inlining it"
                                    : std::string()));
     }

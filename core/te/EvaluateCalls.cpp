@@ -331,6 +331,7 @@ Value Evaluator::compute(const CallArgs& c)
     m_inCompute = wasIn;
     Expr e = toExpr(body, lam.value->loc);
     checkReductions(e, lam.value->loc, tname);
+    checkBuilt(e, lam.value->loc);
     Tensor t = makeCompute(tname, tag, axes, e, c.loc);
     m_program.tensors.push_back(t);
     return Value::ofTensor(VKind::Tensor, t);

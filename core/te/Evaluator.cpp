@@ -2,6 +2,9 @@
 // script can hold is a Value; every mistake is a UserError at the offending place.
 #include "te/EvaluatorInternal.h"
 
+#include "ir/Limits.h"
+
+#include <cstdio>
 #include <set>
 
 namespace loopscope {
@@ -131,9 +134,29 @@ bool Evaluator::isIntLiteral(const ast::Expr& e, std::int64_t* out)
     return false;
 }
 
+void Evaluator::checkBuilt(const Expr& e, SourceLoc loc) const
+{
+    // Variables let a script build an expression over many statements (y = y * y, 100 times):
+    // bounded here, where it is named, before any pass walks it.
+    const ExprShape shape = exprShape(e, kMaxBuiltDepth);
+    if (shape.depth > kMaxBuiltDepth) {
+        throw UserError(loc, "this expression is nested more than " +
+                                 std::to_string(kMaxBuiltDepth) +
+                                 " levels deep; split it into several stages");
+    }
+    if (shape.nodes > static_cast<long double>(kMaxInlinedNodes)) {
+        char count[32];
+        std::snprintf(count, sizeof count, "%.3Lg", shape.nodes);
+        throw UserError(loc, "this expression has " + std::string(count) + " nodes; at most " +
+                                 std::to_string(kMaxInlinedNodes) +
+                                 " are supported: split it into several stages");
+    }
+}
+
 void Evaluator::assign(const ast::Expr& target, const Value& v)
 {
     if (target.kind == ExprKind::Name) {
+        if (v.kind == VKind::Expr && v.expr.defined()) checkBuilt(v.expr, target.loc);
         m_env[target.name] = v;
         return;
     }

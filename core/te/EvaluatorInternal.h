@@ -236,6 +236,8 @@ private:
     void bindParameter(const ast::Expr& target, std::int64_t literal);
     static bool isIntLiteral(const ast::Expr& e, std::int64_t* out);
     void assign(const ast::Expr& target, const Value& v);
+    // Refuses, at loc, an expression deeper than kMaxBuiltDepth or larger than kMaxInlinedNodes.
+    void checkBuilt(const Expr& e, SourceLoc loc) const;
 
     // ---- expressions ----
 

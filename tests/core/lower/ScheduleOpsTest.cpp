@@ -181,5 +181,39 @@ TEST(ScheduleOps, InlinedBodiesAreBoundedBeforeTheyAreMade)
               "most 200000 are supported: compute 'T14' instead of inlining it");
 }
 
+// `computes` stages whose bodies add 900 ones to their producer's value, all but the last
+// inlined: the last body is about 900 levels deep per stage.
+std::string deepChain(int computes)
+{
+    std::string ones;
+    for (int k = 0; k < 900; ++k)
+        ones += " + 1.0";
+    std::string s = "from tvm import te\n"
+                    "A = te.placeholder((8,), name=\"A\")\n"
+                    "T0 = te.compute((8,), lambda i: A[i] + 1.0, name=\"T0\")\n";
+    for (int k = 1; k < computes; ++k) {
+        s += "T" + std::to_string(k) + " = te.compute((8,), lambda i: T" + std::to_string(k - 1) +
+             "[i]" + ones + ", name=\"T" + std::to_string(k) + "\")\n";
+    }
+    s += "s = te.create_schedule(T" + std::to_string(computes - 1) + ".op)\n";
+    for (int k = 0; k + 1 < computes; ++k)
+        s += "s[T" + std::to_string(k) + "].compute_inline()\n";
+    return s;
+}
+
+// Inlined bodies are bounded in depth too (3,000 levels), before any pass recurses into them:
+// four stages (about 2,700 levels) lower, five (3,607) are refused at the last inlining.
+TEST(ScheduleOps, InlinedBodiesAreBoundedInDepth)
+{
+    EXPECT_EQ(scheduled(deepChain(4)).rfind("error", 0), std::string::npos);
+    const std::string five = scheduled(deepChain(5));
+    EXPECT_EQ(five.rfind("error 12: inlining makes the body of 'T4' an expression nested ", 0), 0u)
+        << five.substr(0, 200);
+    EXPECT_NE(five.find("levels deep; at most 3000 are supported: compute 'T3' instead of "
+                        "inlining it"),
+              std::string::npos)
+        << five.substr(0, 200);
+}
+
 } // namespace
 } // namespace loopscope

@@ -176,4 +176,35 @@ TEST(EvaluatorLimits, IntegerArithmeticJustUnderAndOver64Bits)
     }
 }
 
+// Through variables, a script can build an expression over many statements: bounded where it
+// is named, just under and over 2,000 levels and 200,000 nodes.
+TEST(EvaluatorLimits, ExpressionsBuiltThroughVariablesJustUnderAndOver)
+{
+    auto chain = [](int statements) {
+        std::string s = "x = te.var(\"x\")\ny = x\n";
+        for (int k = 0; k < statements; ++k)
+            s += "y = y + 1\n";
+        return s;
+    };
+    EXPECT_TRUE(eval(chain(1999)).ok); // depth 2000
+    EvalResult deep = eval(chain(2000));
+    ASSERT_FALSE(deep.ok);
+    EXPECT_EQ(deep.error.loc.line, 2 + 2 + 2000);
+    EXPECT_EQ(deep.error.message, "this expression is nested more than 2000 levels deep; split "
+                                  "it into several stages");
+    // y * y doubles the tree: 2^k + 2^(k-1) + ... nodes after k statements (131,071 after 16).
+    auto doubling = [](int statements) {
+        std::string s = "x = te.var(\"x\")\ny = x\n";
+        for (int k = 0; k < statements; ++k)
+            s += "y = y * y\n";
+        return s;
+    };
+    EXPECT_TRUE(eval(doubling(16)).ok);
+    EvalResult large = eval(doubling(17));
+    ASSERT_FALSE(large.ok);
+    EXPECT_EQ(large.error.message,
+              "this expression has 2.62e+05 nodes; at most 200000 are supported: split it into "
+              "several stages");
+}
+
 } // namespace
