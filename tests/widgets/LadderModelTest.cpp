@@ -144,6 +144,21 @@ private slots:
         QCOMPARE(m.data(m.index(2, 0), LadderModel::StateRole).value<State>(), State::Skipped);
     }
 
+    // A run whose check left elements uncompared (the reference's step limit) says so instead of
+    // "checked".
+    void uncomparedElementsAreShownInTheStatus()
+    {
+        LadderModel m;
+        m.setSteps(steps({"a"}));
+        Result r = result(5.0, 1.0, false);
+        r.uncompared = QStringLiteral("C: C[0, 0] needs more than 63 steps of the reference "
+                                      "interpreter: not compared");
+        m.setResult(0, r);
+        QCOMPARE(text(m, 0, LadderModel::StatusColumn),
+                 QStringLiteral("done · not all compared: C: C[0, 0] needs more than 63 steps of "
+                                "the reference interpreter: not compared"));
+    }
+
     void queuedAndRunningKeepAStaleResult()
     {
         LadderModel m;

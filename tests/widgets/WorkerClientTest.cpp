@@ -347,6 +347,34 @@ private slots:
         QVERIFY(!r.error.message.isEmpty());
     }
 
+    // The bounds of Run ▸ Settings travel with every request: the worker refuses an unroll past
+    // the client's bound, and leaves uncompared the elements past its reference step bound.
+    void theClientsWorkLimitsBindTheWorker()
+    {
+        worker::MeasureRequest request = measureRequest(QStringLiteral("tiled"));
+        request.script += QStringLiteral("s[C].unroll(ii)\n"); // 8 copies
+        m_client->setWorkLimits(4, 0);
+        worker::Reply<worker::MeasureResult> refused = awaitReply(m_measures, measure(request));
+        QCOMPARE(refused.ending, worker::Reply<worker::MeasureResult>::Ending::Refused);
+        QVERIFY2(refused.error.message.contains(QStringLiteral("at most 4 are made in one kernel")),
+                 qPrintable(refused.error.message));
+        m_client->setWorkLimits(8, 0);
+        worker::Reply<worker::MeasureResult> allowed = awaitReply(m_measures, measure(request));
+        QCOMPARE(allowed.ending, worker::Reply<worker::MeasureResult>::Ending::Answered);
+        QVERIFY(allowed.result.checked);
+
+        m_client->setWorkLimits(0, 63); // an element of C needs K = 64 steps
+        worker::Reply<worker::MeasureResult> uncompared =
+            awaitReply(m_measures, measure(measureRequest(QStringLiteral("naive"))));
+        QCOMPARE(uncompared.ending, worker::Reply<worker::MeasureResult>::Ending::Answered);
+        QVERIFY(!uncompared.result.checked);
+        QCOMPARE(uncompared.result.checks.size(), 1);
+        QCOMPARE(uncompared.result.checks[0].elements, 0);
+        QVERIFY2(uncompared.result.checks[0].skipped.contains(QStringLiteral("more than 63 steps")),
+                 qPrintable(uncompared.result.checks[0].skipped));
+        m_client->setWorkLimits(0, 0);
+    }
+
     void crashIsReportedAndTheNextRequestRunsOnAFreshWorker()
     {
         worker::MeasureRequest crashing = measureRequest(QStringLiteral("tiled"));

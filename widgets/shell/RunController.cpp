@@ -170,6 +170,9 @@ void RunController::finishLadderRun(int id, const Reply<worker::MeasureResult>& 
             result.gflops = r.timing->gflops;
         }
         result.checked = r.checked;
+        for (const worker::OutputCheck& c : r.checks)
+            if (!c.skipped.isEmpty() && result.uncompared.isEmpty())
+                result.uncompared = c.tensor + QStringLiteral(": ") + c.skipped;
         result.cpu = m_machine.cpu;
         result.measuredAt = QDateTime::currentDateTimeUtc();
         if (r.timing) m_ladderStore->add(key, result);

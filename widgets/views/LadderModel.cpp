@@ -237,6 +237,8 @@ QString LadderModel::statusText(const Entry& e, bool fastest) const
     case State::Running: return tr("running…");
     case State::Done: {
         QString text = e.result && e.result->checked ? tr("✓ checked") : tr("done");
+        if (e.result && !e.result->uncompared.isEmpty())
+            text += tr(" · not all compared: %1").arg(firstLine(e.result->uncompared));
         if (e.result && e.result->earlier) text += tr(" · earlier run");
         if (fastest) text += tr(" · fastest");
         return text;

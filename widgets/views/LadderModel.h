@@ -52,6 +52,8 @@ public:
         double maxMs = 0;
         double gflops = 0;
         bool checked = false; // the output was compared with the reference and matched
+        // Why elements were left uncompared (the reference interpreter's step limit), if any.
+        QString uncompared;
         QString cpu;          // the CPU it ran on ("" when unknown)
         QDateTime measuredAt; // when (invalid when unknown)
         bool earlier = false; // measured in an earlier session, not by this one

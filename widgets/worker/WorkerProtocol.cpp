@@ -112,6 +112,7 @@ OutputCheck outputCheckOf(const QJsonObject& o)
     c.maxAbsError = number(o, "max_abs_error");
     c.maxRelError = number(o, "max_rel_error");
     c.firstMismatch = text(o, "first_mismatch");
+    c.skipped = text(o, "skipped");
     c.error = text(o, "error");
     return c;
 }

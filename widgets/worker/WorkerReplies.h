@@ -68,6 +68,7 @@ struct OutputCheck {
     double maxRelError = 0;
     QString firstMismatch; // when one was found
     QString error;         // when the check itself could not be made
+    QString skipped; // elements left out for the reference interpreter's step limit: which, why
 };
 
 // The timing of a run (a measurement that was timed).
