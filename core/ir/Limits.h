@@ -17,13 +17,13 @@ constexpr std::int64_t kMaxIndex = 2147483647;
 constexpr std::int64_t kMaxStageCopies = 500000;
 
 // The most nodes a stage's body may have once the stages it reads are inlined into it, and the
-// deepest it may be. Passes over expressions recurse: 10,000 levels overflow a thread's 8 MB
-// stack in some of them, 3,000 stay well clear.
+// deepest it may be. Passes over expressions recurse: about 15,000 levels overflow an 8 MB stack
+// in an optimized build, 2,700 in one with AddressSanitizer (larger frames); 1,500 stay clear.
 constexpr std::int64_t kMaxInlinedNodes = 200000;
-constexpr int kMaxInlinedDepth = 3000;
+constexpr int kMaxInlinedDepth = 1500;
 // The deepest an expression the script builds (across statements, through variables) may be,
-// before any inlining.
-constexpr int kMaxBuiltDepth = 2000;
+// before any inlining: as deep as one written out (te/Ast.h's kMaxExpressionDepth).
+constexpr int kMaxBuiltDepth = 1000;
 
 // The most stages one schedule may have: its kernel's loop nests are compiled as one function
 // (1,000 stages compile in about a second, 4,000 in half a minute).

@@ -201,18 +201,18 @@ std::string deepChain(int computes)
     return s;
 }
 
-// Inlined bodies are bounded in depth too (3,000 levels), before any pass recurses into them:
-// four stages (about 2,700 levels) lower, five (3,607) are refused at the last inlining.
+// Inlined bodies are bounded in depth too (1,500 levels), before any pass recurses into them:
+// two stages (about 900 levels) lower, three are refused at the last inlining.
 TEST(ScheduleOps, InlinedBodiesAreBoundedInDepth)
 {
-    EXPECT_EQ(scheduled(deepChain(4)).rfind("error", 0), std::string::npos);
-    const std::string five = scheduled(deepChain(5));
-    EXPECT_EQ(five.rfind("error 12: inlining makes the body of 'T4' an expression nested ", 0), 0u)
-        << five.substr(0, 200);
-    EXPECT_NE(five.find("levels deep; at most 3000 are supported: compute 'T3' instead of "
-                        "inlining it"),
+    EXPECT_EQ(scheduled(deepChain(2)).rfind("error", 0), std::string::npos);
+    const std::string three = scheduled(deepChain(3));
+    EXPECT_EQ(three.rfind("error 8: inlining makes the body of 'T2' an expression nested ", 0), 0u)
+        << three.substr(0, 200);
+    EXPECT_NE(three.find("levels deep; at most 1500 are supported: compute 'T1' instead of "
+                         "inlining it"),
               std::string::npos)
-        << five.substr(0, 200);
+        << three.substr(0, 200);
 }
 
 } // namespace

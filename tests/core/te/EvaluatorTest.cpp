@@ -177,7 +177,7 @@ TEST(EvaluatorLimits, IntegerArithmeticJustUnderAndOver64Bits)
 }
 
 // Through variables, a script can build an expression over many statements: bounded where it
-// is named, just under and over 2,000 levels and 200,000 nodes.
+// is named, just under and over 1,000 levels and 200,000 nodes.
 TEST(EvaluatorLimits, ExpressionsBuiltThroughVariablesJustUnderAndOver)
 {
     auto chain = [](int statements) {
@@ -186,11 +186,11 @@ TEST(EvaluatorLimits, ExpressionsBuiltThroughVariablesJustUnderAndOver)
             s += "y = y + 1\n";
         return s;
     };
-    EXPECT_TRUE(eval(chain(1999)).ok); // depth 2000
-    EvalResult deep = eval(chain(2000));
+    EXPECT_TRUE(eval(chain(999)).ok); // depth 1000
+    EvalResult deep = eval(chain(1000));
     ASSERT_FALSE(deep.ok);
-    EXPECT_EQ(deep.error.loc.line, 2 + 2 + 2000);
-    EXPECT_EQ(deep.error.message, "this expression is nested more than 2000 levels deep; split "
+    EXPECT_EQ(deep.error.loc.line, 2 + 2 + 1000);
+    EXPECT_EQ(deep.error.message, "this expression is nested more than 1000 levels deep; split "
                                   "it into several stages");
     // y * y doubles the tree: 2^k + 2^(k-1) + ... nodes after k statements (131,071 after 16).
     auto doubling = [](int statements) {
