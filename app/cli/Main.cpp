@@ -1,6 +1,7 @@
 // loopscope-cli: the headless face of the core (DESIGN.md §4). Exit codes: 0 success, 1 the
 // document has an error, 2 bad command-line usage, 3 a --check found wrong numbers.
 #include "ChartExport.h"
+#include "TuneCommand.h"
 #include "Version.h"
 #include "export/Export.h"
 #include "ir/Limits.h"
@@ -15,6 +16,7 @@
 #include "runtime/VariantRun.h"
 #include "runtime/VariantRunJson.h"
 #include "te/Program.h"
+#include "schedule/Primitives.h"
 
 #include <nlohmann/json.hpp>
 
@@ -68,6 +70,15 @@ const char* kUsageText =
     "  machine [--threads N] [--json]\n"
     "         measure the host's peak float32 GFLOPS (FMA microbenchmark) and memory\n"
     "         bandwidth (triad)\n"
+    "  tune   FILE [--variant NAME] [--trials N | --time S] [--log F] [--resume]\n"
+    "         [--forbid P,...] [--threads N] [--set P=V ...] [--seed N] [--apply] [--json]\n"
+    "         search schedules for a variant (default: the first; its steps stay as given)\n"
+    "         with a learned cost model, measuring each candidate in the worker and checking\n"
+    "         it against the reference (default 64 trials); prints the best as statements,\n"
+    "         its GFLOPS and OpenBLAS's for a matmul; --forbid keeps primitives out;\n"
+    "         records go to --log (default: the app's data folder, per script); --resume\n"
+    "         counts the log's records as measured; --trials 0 --apply writes the log's best\n"
+    "         --apply adds the result to FILE as a variant ('tuned from NAME')\n"
     "  export FILE [--variant NAME] --format tvm|c|llvm|asm|obj [-o OUT] [--set P=V ...]\n"
     "         [--target \"llvm -mcpu=CPU -mattr=+F,...\"]\n"
     "         write one variant (a script's only one needs no --variant) as a standalone TVM\n"
@@ -109,6 +120,7 @@ struct Options {
     std::string csv;                  // sweep: --csv OUT
     std::string chart;                // sweep: --chart OUT.png|OUT.svg
     std::string chartKind = "lines";  // sweep: --chart-kind lines|bars|roofline
+    TuneArgs tune;                    // tune: its own options
 };
 
 // Exit code 2. The usage text follows when the command line itself is malformed, not when it
@@ -157,11 +169,12 @@ Options parseOptions(int argc, char** argv)
         std::cout << "loopscope-cli " LOOPSCOPE_VERSION_STRING "\n";
         std::exit(kOk);
     }
-    static const std::set<std::string> commands = {"lower",  "check", "run",    "bench",
-                                                   "export", "sweep", "machine"};
+    static const std::set<std::string> commands = {"lower", "check",   "run", "bench",
+                                                   "export", "sweep", "machine", "tune"};
     if (!commands.count(o.command)) throw UsageError("unknown command '" + o.command + "'");
     bool runs = o.command == "run" || o.command == "bench" || o.command == "sweep" ||
-                o.command == "machine";
+                o.command == "machine" || o.command == "tune";
+    const bool tune = o.command == "tune";
     bool sweep = o.command == "sweep";
     auto list = [](const std::string& text) {
         std::vector<std::string> out;
@@ -239,6 +252,31 @@ Options parseOptions(int argc, char** argv)
                     "--target '" + o.target +
                         "' is not supported: Loopscope generates code for CPUs (\"llvm ...\")",
                     false);
+        } else if (a == "--trials" && tune) {
+            o.tune.trials = static_cast<int>(parseInteger(value(a), a));
+            if (o.tune.trials < 0) throw UsageError("--trials must be 0 or more");
+        } else if (a == "--time" && tune) {
+            std::string v = value(a);
+            try {
+                o.tune.seconds = std::stod(v);
+            } catch (const std::logic_error&) {
+                throw UsageError("--time: '" + v + "' is not a number of seconds");
+            }
+            if (!(o.tune.seconds > 0)) throw UsageError("--time must be more than 0 seconds");
+        } else if (a == "--log" && tune)
+            o.tune.log = value(a);
+        else if (a == "--resume" && tune)
+            o.tune.resume = true;
+        else if (a == "--apply" && tune)
+            o.tune.apply = true;
+        else if (a == "--seed" && tune)
+            o.tune.seed = static_cast<std::uint64_t>(parseInteger(value(a), a));
+        else if (a == "--forbid" && tune) {
+            for (auto& p : list(value(a))) {
+                const PrimitiveSpec* spec = findPrimitive(p);
+                if (!spec) throw UsageError("--forbid: '" + p + "' is not a schedule primitive");
+                o.tune.forbidden.insert(p);
+            }
         } else if (a == "--json" && o.command != "export")
             o.json = true;
         else if (!a.empty() && a[0] == '-')
@@ -805,6 +843,16 @@ int main(int argc, char** argv)
         if (o.command == "export") return commandExport(o);
         if (o.command == "sweep") return commandSweep(o);
         if (o.command == "machine") return commandMachine(o);
+        if (o.command == "tune") {
+            o.tune.file = o.file;
+            o.tune.variant = o.variants.empty() ? "" : o.variants.front();
+            o.tune.sets = o.sets;
+            o.tune.threads = o.threads;
+            o.tune.json = o.json;
+            o.tune.self = "/proc/self/exe";
+            if (o.variants.size() > 1) throw UsageError("tune starts from one variant: give one --variant");
+            return runTuneCommand(o.tune);
+        }
         return commandCheck(o);
     } catch (const UsageError& e) {
         std::cerr << "loopscope-cli: " << e.what() << "\n";

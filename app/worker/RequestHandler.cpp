@@ -342,6 +342,7 @@ json RequestHandler::measure(const json& request, const Progress& progress) cons
     options.benchmark.repeat = static_cast<int>(intField(request, "repeat", 5, 1, 1000000));
     options.benchmark.number = static_cast<int>(intField(request, "number", 1, 1, 1000000000));
     options.benchmark.minRepeatMs = numberField(request, "min_repeat_ms", 50.0, 0.0);
+    options.maxFirstRunMs = numberField(request, "max_run_ms", 0.0, 0.0);
     options.config.symbols = t.evaluation.symbols;
     options.config.seed = static_cast<std::uint64_t>(intField(request, "seed", 1, 0));
     options.config.optLevel = static_cast<int>(intField(request, "opt_level", 3, 0, 3));

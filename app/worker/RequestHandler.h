@@ -21,7 +21,8 @@
 // "measure" {script, variant (default: the first), step (default -1: after the last; 0: the
 //   untransformed schedule), sets {NAME: INT} (parameters and symbolic sizes), threads (0: all),
 //   check (default true), time (default true), repeat (5), number (1), min_repeat_ms (50),
-//   seed (1), opt_level (3)}
+//   seed (1), opt_level (3), max_run_ms (0: no limit; a first run longer than this is not
+//   timed, and the result says "too_slow")}
 //   -> ok: variant, step (resolved), steps, parameters, notes, lower_ms, compile_ms, run_ms,
 //      flops, checked, check [{tensor, ok, elements, max_abs_error, max_rel_error, skipped (when
 //      elements were not compared for the reference's step limit)}] and, when

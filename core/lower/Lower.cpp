@@ -37,6 +37,13 @@ private:
 
 } // namespace
 
+Stmt lowerStructure(const Schedule& sch)
+{
+    EffectiveBodies bodies = inlineBodies(sch);
+    BoundInfo bounds = inferBound(sch, bodies);
+    return simplifyStmt(scheduleOps(sch, bodies, bounds));
+}
+
 LoweredFunc lowerSchedule(const Schedule& sch, const std::vector<Tensor>& args,
                           const std::string& name)
 {

@@ -24,6 +24,11 @@ struct LoweredFunc {
     std::vector<PassSnapshot> passes;
 };
 
+// The loop program before storage flattening (LoweredFunc::structured), without running the
+// later passes: what the tuner reads its features from, thousands of times per search. Throws
+// UserError as lowerSchedule does.
+Stmt lowerStructure(const Schedule& sch);
+
 // Throws UserError for schedules that cannot be lowered, at the step responsible.
 LoweredFunc lowerSchedule(const Schedule& sch, const std::vector<Tensor>& args,
                           const std::string& name = "main");

@@ -129,7 +129,8 @@ VariantRunOutcome runVariant(const Program& program, const Variant& variant,
                                 [](const OutputCheck& c) { return !c.result.ok; });
         done += checkWeight / totalWeight;
     }
-    if (options.time && !out.wrong) {
+    out.tooSlow = options.maxFirstRunMs > 0 && out.runMs > options.maxFirstRunMs;
+    if (options.time && !out.wrong && !out.tooSlow) {
         report(RunPhase::Timing, done);
         int repeats = std::max(1, options.benchmark.repeat);
         double start = done;

@@ -42,6 +42,9 @@ struct VariantRunOptions {
     int step = -1; // see isValidStep
     bool check = false;
     bool time = false;
+    // When the first run takes longer than this (0: no limit), nothing is timed: the first
+    // run's time stands (the tuner's cut-off for candidates far slower than its best).
+    double maxFirstRunMs = 0;
     BenchmarkOptions benchmark;
     RunConfig config;
 };
@@ -57,6 +60,7 @@ struct VariantRunOutcome {
     double lowerMs = 0;
     double compileMs = 0;
     double runMs = 0; // the first run
+    bool tooSlow = false; // the first run took longer than maxFirstRunMs: not timed
     double flops = 0;
     std::vector<std::string> notes; // e.g. a symbolic size that took its default value
     bool checkRan = false;

@@ -38,6 +38,7 @@ inline nlohmann::json variantRunJson(const VariantRunOutcome& out)
     rec["flops"] = out.flops;
     rec["run_ms"] = out.runMs;
     rec["checked"] = out.checked();
+    if (out.tooSlow) rec["too_slow"] = true;
     if (out.checkRan) rec["check"] = outputChecksJson(out.checks);
     if (out.timing) {
         rec["ms_median"] = out.timing->median;

@@ -1,0 +1,305 @@
+#include "TuneCommand.h"
+
+#include "runtime/BlasReference.h"
+#include "te/Program.h"
+#include "tune/Tuner.h"
+
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include <unistd.h>
+
+namespace loopscope {
+
+namespace {
+
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+std::atomic<bool> g_interrupted{false};
+
+void onInterrupt(int)
+{
+    g_interrupted = true;
+}
+
+std::string fixed(double v, int digits)
+{
+    std::ostringstream ss;
+    ss << std::fixed << std::setprecision(digits) << v;
+    return ss.str();
+}
+
+bool readFile(const std::string& path, std::string* out)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return false;
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    *out = ss.str();
+    return true;
+}
+
+// Writes a new copy next to the file and renames it over the file once all of it is written.
+bool writeFileSafely(const std::string& path, const std::string& text, std::string* why)
+{
+    const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        out << text;
+        out.flush();
+        if (!out) {
+            *why = "cannot write " + tmp;
+            std::error_code ec;
+            fs::remove(tmp, ec);
+            return false;
+        }
+    }
+    std::error_code ec;
+    fs::rename(tmp, path, ec);
+    if (ec) {
+        *why = ec.message();
+        fs::remove(tmp, ec);
+        return false;
+    }
+    return true;
+}
+
+std::string sizesText(const std::map<std::string, std::int64_t>& sizes)
+{
+    std::string s;
+    for (auto& [name, value] : sizes)
+        s += (s.empty() ? "" : " ") + name + "=" + std::to_string(value);
+    return s;
+}
+
+json recordJson(const TuneRecord& r)
+{
+    json j = json::parse(recordLine(r));
+    j.erase("version");
+    return j;
+}
+
+} // namespace
+
+std::string defaultTuningLog(const std::string& scriptPath)
+{
+    std::error_code ec;
+    fs::path absolute = fs::absolute(scriptPath, ec);
+    std::string key = absolute.lexically_normal().string();
+    std::uint64_t h = 1469598103934665603ull;
+    for (unsigned char c : key) {
+        h ^= c;
+        h *= 1099511628211ull;
+    }
+    char hash[9];
+    std::snprintf(hash, sizeof hash, "%08llx", static_cast<unsigned long long>(h & 0xffffffffu));
+    fs::path data;
+    if (const char* xdg = std::getenv("XDG_DATA_HOME"); xdg && *xdg)
+        data = xdg;
+    else if (const char* home = std::getenv("HOME"); home && *home)
+        data = fs::path(home) / ".local" / "share";
+    else
+        data = fs::temp_directory_path();
+    fs::path folder = data / "Loopscope" / "Loopscope" / "tuning";
+    return (folder / (absolute.stem().string() + "-" + hash + ".jsonl")).string();
+}
+
+int runTuneCommand(const TuneArgs& args)
+{
+    std::string script;
+    if (!readFile(args.file, &script)) {
+        std::cerr << "loopscope-cli: cannot read '" << args.file << "'\n";
+        return 2;
+    }
+    EvalResult eval = evaluateScript(script, args.sets);
+    if (!eval.ok) {
+        std::cerr << formatDiagnostic(args.file, eval.error) << "\n";
+        if (args.json)
+            std::cout << json{{"ok", false}, {"error", eval.error.message}}.dump(2) << "\n";
+        return 1;
+    }
+    if (!args.variant.empty() && !eval.program.findVariant(args.variant)) {
+        std::cerr << "loopscope-cli: no variant '" << args.variant << "' in " << args.file
+                  << " (variants: " << [&] {
+                         std::string s;
+                         for (auto& v : eval.program.variants)
+                             s += (s.empty() ? "" : ", ") + v.name;
+                         return s;
+                     }() << ")\n";
+        return 2;
+    }
+
+    TuneOptions options;
+    options.variant = args.variant;
+    options.sets = args.sets;
+    options.trials = args.trials >= 0 ? args.trials : (args.seconds > 0 ? 0 : 64);
+    options.seconds = args.seconds;
+    options.threads = args.threads;
+    options.forbidden = args.forbidden;
+    options.logPath = args.log.empty() ? defaultTuningLog(args.file) : args.log;
+    options.resume = args.resume || (options.trials == 0 && options.seconds == 0);
+    options.seed = args.seed;
+    options.testingCrashFirst = std::getenv("LOOPSCOPE_TUNE_TESTING_CRASH") != nullptr;
+    std::error_code ec;
+    fs::path logFolder = fs::path(options.logPath).parent_path();
+    if (!logFolder.empty()) fs::create_directories(logFolder, ec);
+
+    const std::string worker = findWorkerExecutable(args.self);
+    WorkerMeasurer measurer(worker);
+    Tuner tuner(script, options, measurer);
+
+    std::signal(SIGINT, onInterrupt);
+    std::signal(SIGTERM, onInterrupt);
+    bool announced = false;
+    auto progress = [&](const TuneProgress& p) {
+        if (!announced && p.phase == TuneProgress::Phase::Searching) {
+            announced = true;
+        }
+        if (p.phase != TuneProgress::Phase::Measuring || !p.latest) return;
+        const TuneRecord& r = *p.latest;
+        std::ostringstream line;
+        line << "trial " << std::setw(4) << p.trialsDone;
+        if (p.trialsPlanned > 0) line << "/" << p.trialsPlanned;
+        if (r.status == "ok")
+            line << "  " << std::setw(8) << fixed(r.gflops, 1) << " GFLOPS";
+        else
+            line << "  " << std::setw(15) << r.status;
+        line << "   best " << std::setw(8) << fixed(p.bestGflops, 1) << " (trial " << p.bestTrial
+             << ")   " << fixed(p.elapsedS, 1) << " s";
+        if (p.remainingS >= 0) line << ", about " << fixed(p.remainingS, 0) << " s left";
+        if (r.status != "ok" && !r.error.empty()) line << "   " << r.error.substr(0, 120);
+        std::cerr << line.str() << "\n";
+    };
+    TuneOutcome out = tuner.run(progress, [] { return g_interrupted.load(); });
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
+
+    for (auto& note : out.notes)
+        std::cerr << "note: " << note << "\n";
+    if (!out.ok) {
+        std::cerr << args.file << ": error: " << out.error << "\n";
+        if (args.json) std::cout << json{{"ok", false}, {"error", out.error}}.dump(2) << "\n";
+        return 1;
+    }
+
+    std::map<std::string, std::int64_t> sizes;
+    for (auto& p : eval.program.parameters) {
+        auto it = args.sets.find(p.name);
+        sizes[p.name] = it != args.sets.end() ? it->second : p.value;
+    }
+    // The reference line: OpenBLAS for a plain matmul, timed now, with the same threads.
+    json reference;
+    std::string referenceText;
+    if (auto shape = matmulShape(eval.program)) {
+        if (const BlasLibrary* blas = BlasLibrary::openblas()) {
+            double ms = blas->sgemmMs(static_cast<int>(shape->m), static_cast<int>(shape->n),
+                                      static_cast<int>(shape->k), args.threads, 5, 100);
+            double gflops = 2.0 * static_cast<double>(shape->m) * static_cast<double>(shape->n) *
+                            static_cast<double>(shape->k) / ms / 1e6;
+            reference = {{"name", blas->label()}, {"ms", ms}, {"gflops", gflops}};
+            referenceText = blas->label() + ": " + fixed(gflops, 1) + " GFLOPS (" + fixed(ms, 3) +
+                            " ms)";
+            if (out.haveBest)
+                referenceText += "; the tuned variant: " + fixed(out.best.gflops / gflops, 2) + "x";
+        }
+    }
+
+    std::vector<std::string> names;
+    for (auto& v : eval.program.variants)
+        names.push_back(v.name);
+    const std::string newName = tunedVariantName(out.startVariant, names);
+    std::string applied;
+    if (args.apply && out.haveBest) {
+        const Variant* start = eval.program.findVariant(out.startVariant);
+        std::string updated = scriptWithVariant(script, *start, newName, out.bestStatements, false);
+        std::string why;
+        if (!writeFileSafely(args.file, updated, &why)) {
+            std::cerr << "loopscope-cli: cannot write '" << args.file << "': " << why << "\n";
+            return 2;
+        }
+        applied = newName;
+    }
+
+    const int failed = out.failed;
+    if (args.json) {
+        json trials = json::array();
+        for (auto& r : out.trials)
+            trials.push_back(recordJson(r));
+        json j{{"ok", true},
+               {"file", args.file},
+               {"variant", out.startVariant},
+               {"sizes", sizes},
+               {"workload", out.workload},
+               {"machine", {{"cpu", out.machine.cpu}, {"vector_bits", out.machine.vectorBits},
+                            {"threads", out.machine.threads}}},
+               {"log", options.logPath},
+               {"trials", trials},
+               {"reused", out.reused.size()},
+               {"failed", failed},
+               {"wrong", out.wrong},
+               {"cancelled", out.cancelled},
+               {"notes", out.notes},
+               {"times",
+                {{"search_ms", out.times.searchMs},
+                 {"feature_ms", out.times.featureMs},
+                 {"predict_ms", out.times.predictMs},
+                 {"train_ms", out.times.trainMs},
+                 {"measure_ms", out.times.measureMs},
+                 {"compile_ms", out.times.compileMs},
+                 {"rounds", out.times.rounds},
+                 {"candidates_ranked", out.times.candidatesRanked}}}};
+        if (out.haveBest) {
+            j["best"] = recordJson(out.best);
+            j["name"] = newName;
+            j["statements"] = out.bestStatements;
+        }
+        if (!reference.is_null()) j["reference"] = reference;
+        if (!applied.empty()) j["applied"] = applied;
+        std::cout << j.dump(2) << "\n";
+    } else {
+        std::cout << "tuned '" << out.startVariant << "' of " << args.file << " ("
+                  << sizesText(sizes) << ") on " << out.machine.cpu << ": "
+                  << out.trials.size() << " trials";
+        if (!out.reused.empty()) std::cout << " (and " << out.reused.size() << " from the log)";
+        if (failed > 0) std::cout << ", " << failed << " failed";
+        if (out.cancelled) std::cout << ", cancelled";
+        std::cout << "\n";
+        if (out.haveBest) {
+            std::cout << "best: trial " << out.best.trial << ", " << fixed(out.best.gflops, 1)
+                      << " GFLOPS (" << fixed(out.best.msMedian, 3) << " ms), checked\n";
+            if (!out.best.sketch.empty()) std::cout << "sketch: " << out.best.sketch << "\n";
+        } else {
+            std::cout << "no candidate ran correctly\n";
+        }
+        if (!referenceText.empty()) std::cout << referenceText << "\n";
+        if (out.haveBest) {
+            std::cout << "\n# variant: " << newName << "\n";
+            for (auto& s : out.bestStatements)
+                std::cout << s << "\n";
+            std::cout << "\n";
+        }
+        const auto& t = out.times;
+        std::cout << "time: search " << fixed(t.searchMs / 1000, 1) << " s (lowering and features "
+                  << fixed(t.featureMs / 1000, 1) << " s, prediction "
+                  << fixed(t.predictMs / 1000, 1) << " s), training "
+                  << fixed(t.trainMs / 1000, 1) << " s, measuring "
+                  << fixed(t.measureMs / 1000, 1) << " s (of which compiling "
+                  << fixed(t.compileMs / 1000, 1) << " s)\n";
+        std::cout << "log: " << options.logPath << "\n";
+        if (!applied.empty())
+            std::cout << "added variant '" << applied << "' to " << args.file << "\n";
+    }
+    return out.haveBest ? 0 : 1;
+}
+
+} // namespace loopscope

@@ -1,0 +1,96 @@
+// Measuring candidates: each one is compiled, run, checked against the reference interpreter and
+// timed in a worker process (loopscope-worker), so that a candidate that crashes or never ends
+// costs a restart of the worker, never the tuning run. The tuner speaks to the worker through
+// this interface; tests give it their own.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace loopscope {
+
+struct MeasureRequest {
+    std::string script;  // a whole script holding the candidate as a variant
+    std::string variant; // its name
+    std::map<std::string, std::int64_t> sets;
+    int threads = 0;        // 0: all
+    int repeat = 3;         // measurements (time_evaluator's repeat)
+    double minRepeatMs = 40; // the least time one measurement takes
+    double maxRunMs = 0;    // a first run longer than this is not timed (0: no limit)
+    double timeoutMs = 30000; // past this, the worker is stopped and the candidate failed
+    // Testing only (a worker started with LOOPSCOPE_WORKER_TESTING=1): the code crashes.
+    bool testingCrash = false;
+};
+
+struct MeasureResult {
+    enum class Status {
+        Ok,      // checked and timed (or too slow to time: see tooSlow)
+        Wrong,   // computed wrong numbers: never a speed
+        Error,   // the worker refused it: lowering, code generation, a bound
+        Crashed, // the worker died running it (a signal)
+        TimedOut,
+    };
+    Status status = Status::Error;
+    std::string message; // for anything but Ok
+    double msMedian = 0, msMin = 0, msMax = 0;
+    std::vector<double> msPerRun;
+    double flops = 0;
+    double lowerMs = 0, compileMs = 0, runMs = 0;
+    double wallMs = 0; // the request as the tuner waited for it
+    bool tooSlow = false; // not timed: msMedian is the first run's time
+    bool checked = false;
+    double gflops() const { return msMedian > 0 ? flops / msMedian / 1e6 : 0.0; }
+};
+
+// What the measuring machine is.
+struct MachineInfo {
+    std::string cpu;      // as LLVM names it ("znver4", "skylake-avx512")
+    std::string features; // LLVM's feature string
+    int vectorBits = 256;
+    int threads = 1; // what "all" means there
+    std::string llvm;
+};
+
+const char* statusName(MeasureResult::Status s); // "ok", "wrong", "error", "crashed", "timeout"
+
+class Measurer {
+public:
+    virtual ~Measurer() = default;
+    virtual MachineInfo machine() = 0;
+    virtual MeasureResult measure(const MeasureRequest& request) = 0;
+};
+
+// A loopscope-worker process, started when first needed and again after a crash or a timeout.
+class WorkerMeasurer : public Measurer {
+public:
+    // `executable`: the worker's path. `environment`: extra NAME=VALUE for it.
+    explicit WorkerMeasurer(std::string executable, std::vector<std::string> environment = {});
+    ~WorkerMeasurer() override;
+
+    MachineInfo machine() override;
+    MeasureResult measure(const MeasureRequest& request) override;
+    int restarts() const { return m_restarts; }
+
+private:
+    struct Process;
+    bool ensureStarted(std::string* why);
+    void stop();
+
+    std::string m_executable;
+    std::vector<std::string> m_environment;
+    std::unique_ptr<Process> m_process;
+    std::int64_t m_nextId = 1;
+    int m_restarts = 0;
+    bool m_haveMachine = false;
+    MachineInfo m_machine;
+};
+
+// The worker next to `selfExecutable` (the running program: argv[0] or /proc/self/exe), as the
+// window finds it: $LOOPSCOPE_WORKER, loopscope-worker beside it, ../worker/, or
+// ../libexec/loopscope/. Empty when none exists.
+std::string findWorkerExecutable(const std::string& selfExecutable);
+
+} // namespace loopscope

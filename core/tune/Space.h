@@ -1,0 +1,102 @@
+// The search space: sketches made by rules in the manner of Ansor's CPU policy (multi-level
+// tiling, a local write cache, consumers fused by compute_at, element-wise producers inlined,
+// other producers placed where the knobs say), each with its knobs (tile sizes, unroll steps,
+// parallel granularity, vector widths, compute locations). A candidate is a sketch and a value
+// for each knob; it realizes as a list of ordinary schedule steps after the starting variant's
+// own (pinned) steps.
+#pragma once
+
+#include "tune/StageAnalysis.h"
+#include "tune/TuneStep.h"
+
+#include <cstdint>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace loopscope {
+
+// What the search may do, and the machine it is for.
+struct SpaceOptions {
+    std::set<std::string> forbidden; // primitive names the tuner must not write
+    int vectorLanes = 8;             // float32 lanes of the widest useful vector
+    int cores = 2;                   // threads a parallel loop runs on
+};
+
+enum class PlanKind {
+    Skip,     // placeholders, and stages a pinned step attached
+    Inline,   // compute_inline
+    Tile,     // multi-level tiling (S S R S R S), standalone or inside a host's tiles
+    Host,     // tiled to follow a guest computed inside it (the guest's outer tile levels)
+    Simple,   // at the root: outer loops fused and parallel, the innermost split and vectorized
+    Flexible, // root, inlined or computed at one of its consumer's loops, as a knob says
+    Pinned,   // shaped by the starting variant: annotations only
+};
+
+struct KnobSpec {
+    enum class Kind { Tile, Choice };
+    Kind kind = Kind::Choice;
+    std::string name;         // "C.local i.c tile", "C unroll"
+    std::int64_t extent = 0;  // Tile: the axis's extent
+    int levels = 0;           // Tile: loops it is split into (the knob holds levels - 1 factors)
+    bool vectorAxis = false;  // Tile: its innermost level is vectorized
+    std::vector<std::int64_t> values; // Choice: the values it may take
+    int offset = 0;                   // its first entry in the knob vector
+};
+
+struct StagePlan {
+    PlanKind kind = PlanKind::Skip;
+    std::string stage;
+    std::string partner; // Tile: its host (empty: standalone); Host: its guest
+    int level = 0;       // Tile in a host, Host: the host holds tile levels 0 .. level-1
+    // Knob indices into Sketch::knobs (-1: none). Tile: one per root axis (-1 for an axis of
+    // extent 1 or a pinned one).
+    std::vector<int> spatialTiles, reduceTiles;
+    int unroll = -1, parallel = -1, vectorize = -1, location = -1;
+};
+
+struct Sketch {
+    std::string name;               // "C: tiled; C.local in C at level 2" ...
+    std::vector<TuneStep> prologue; // cache_write steps, before everything else
+    std::vector<StagePlan> plans;   // consumers before producers: the order steps are made in
+    std::vector<KnobSpec> knobs;
+    int knobCount = 0; // entries of a knob vector
+    std::vector<StageFacts> facts; // of the schedule after the prologue
+};
+
+using Knobs = std::vector<std::int64_t>;
+
+// The sketches for a variant (whose steps stay as they are). Empty with `why` set when the
+// variant cannot be tuned (e.g. a size is symbolic).
+std::vector<Sketch> generateSketches(const Variant& start, const SpaceOptions& options,
+                                     std::string* why);
+
+// A random value for every knob, biased towards what runs well (vector-width inner tiles,
+// register-sized blocks) with a share of uniform draws.
+Knobs sampleKnobs(const Sketch& sketch, const SpaceOptions& options, std::mt19937_64& rng);
+// One knob changed: a factor of a tile moved between two levels, or a choice drawn again.
+Knobs mutateKnobs(const Sketch& sketch, const Knobs& knobs, const SpaceOptions& options,
+                  std::mt19937_64& rng);
+// A child taking each stage's knobs from one parent or the other.
+Knobs crossKnobs(const Sketch& sketch, const Knobs& a, const Knobs& b, std::mt19937_64& rng);
+
+struct Realized {
+    bool ok = false;
+    std::string why;                     // when not ok
+    std::vector<TuneStep> steps;         // the prologue, then every step made
+    std::vector<std::string> statements; // when written: the steps as TVM statements
+    Schedule schedule;                   // the start's schedule after the steps
+};
+
+// The sketch with these knob values as schedule steps, applied to the start's schedule.
+Realized realize(const Variant& start, const Sketch& sketch, const Knobs& knobs,
+                 const SpaceOptions& options, bool write);
+
+// Replays recorded steps (from a tuning log) onto the start's schedule.
+Realized replaySteps(const Variant& start, const std::vector<TuneStep>& steps, bool write);
+
+// The divisors of n, ascending.
+std::vector<std::int64_t> divisors(std::int64_t n);
+
+} // namespace loopscope

@@ -1,0 +1,187 @@
+#include "tune/StageAnalysis.h"
+
+#include "ir/IRUtil.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+
+namespace loopscope {
+
+std::int64_t StageFacts::spatialProduct() const
+{
+    std::int64_t p = 1;
+    for (auto& a : spatial)
+        p *= std::max<std::int64_t>(a.extent, 1);
+    return p;
+}
+
+std::int64_t StageFacts::reduceProduct() const
+{
+    std::int64_t p = 1;
+    for (auto& a : reduce)
+        p *= std::max<std::int64_t>(a.extent, 1);
+    return p;
+}
+
+namespace {
+
+AxisFacts axisFacts(const IterVar& iv)
+{
+    return {iv->name(), constIntOr(iv->dom.extent, 0)};
+}
+
+struct Reads {
+    std::vector<const TensorLoadNode*> loads;
+    bool expensive = false; // exp, log, ... (worth computing once)
+    bool branch = false;    // if_then_else, select
+};
+
+Reads collectReads(const Expr& body)
+{
+    Reads r;
+    forEachExpr(body, [&](const Expr& e) {
+        if (auto* l = e.as<TensorLoadNode>()) r.loads.push_back(l);
+        if (auto* c = e.as<CallNode>()) {
+            if (c->op == CallOp::IfThenElse)
+                r.branch = true;
+            else if (c->op != CallOp::Likely && c->op != CallOp::Fabs && c->op != CallOp::Floor &&
+                     c->op != CallOp::Ceil)
+                r.expensive = true;
+        }
+        if (e.kind() == ExprKind::Select) r.branch = true;
+    });
+    return r;
+}
+
+// Each index is one of the op's own axes (or a constant), each axis at most once, in order.
+bool simpleAccess(const TensorLoadNode* load, const std::vector<IterVar>& axes)
+{
+    int last = -1;
+    for (auto& idx : load->indices) {
+        if (isConstInt(idx)) continue;
+        auto* v = idx.as<VarNode>();
+        if (!v) return false;
+        int pos = -1;
+        for (std::size_t a = 0; a < axes.size(); ++a)
+            if (axes[a]->var.get() == v) pos = static_cast<int>(a);
+        if (pos <= last) return false;
+        last = pos;
+    }
+    return true;
+}
+
+// The leaves a stage would have if only its splits had been applied, in place of each root.
+std::vector<const IterVarNode*> naturalLeaves(const Stage& st)
+{
+    std::vector<const IterVarNode*> out;
+    std::function<void(const IterVarNode*)> expand = [&](const IterVarNode* iv) {
+        for (auto& r : st.relations) {
+            if (r.kind == IterRelation::Kind::Split && r.parent.get() == iv) {
+                expand(r.outer.get());
+                expand(r.inner.get());
+                return;
+            }
+        }
+        out.push_back(iv);
+    };
+    for (auto& root : st.rootIterVars())
+        expand(root.get());
+    return out;
+}
+
+} // namespace
+
+std::vector<StageFacts> analyzeStages(const Schedule& sch)
+{
+    std::vector<StageFacts> out;
+    for (const Stage& st : sch.stages()) {
+        StageFacts f;
+        f.name = st.name();
+        f.placeholder = st.isPlaceholder();
+        f.output = st.isOutput;
+        for (int r : sch.readers(st.op))
+            f.consumers.push_back(sch.stages()[static_cast<std::size_t>(r)].name());
+        if (f.placeholder) {
+            out.push_back(std::move(f));
+            continue;
+        }
+        const OperationNode& op = *st.op;
+        f.reduction = op.isReduction();
+        for (auto& a : op.axes)
+            f.spatial.push_back(axisFacts(a));
+        for (auto& a : op.reduceAxes)
+            f.reduce.push_back(axisFacts(a));
+
+        Reads reads = collectReads(op.body);
+        bool simple = !reads.expensive && !reads.branch;
+        int missing = 0;
+        for (auto* load : reads.loads) {
+            simple = simple && simpleAccess(load, op.axes);
+            VarSet used;
+            for (auto& idx : load->indices)
+                collectVars(idx, &used);
+            for (auto& a : op.axes)
+                if (constIntOr(a->dom.extent, 2) > 1 && !used.count(a->var.get())) ++missing;
+        }
+        f.strictlyInlineable = simple && !f.reduction;
+        f.needsTiling = missing >= 2 || (missing >= 1 && f.reduction);
+
+        for (auto& [iv, attr] : st.attrs) {
+            (void)iv;
+            f.hasParallel = f.hasParallel || attr.kind == ForKind::Parallel;
+            f.hasVectorize = f.hasVectorize || attr.kind == ForKind::Vectorized;
+            f.hasUnroll = f.hasUnroll || attr.kind == ForKind::Unrolled || !attr.pragmas.empty();
+        }
+        f.pinned = !st.relations.empty() || !st.attrs.empty() || st.attach != AttachType::Root;
+        if (f.pinned) {
+            bool splits = std::all_of(st.relations.begin(), st.relations.end(), [](auto& r) {
+                return r.kind == IterRelation::Kind::Split;
+            });
+            std::vector<const IterVarNode*> leaves;
+            for (auto& iv : st.leafIterVars)
+                leaves.push_back(iv.get());
+            f.onlySplit = splits && st.attrs.empty() && st.attach == AttachType::Root &&
+                          leaves == naturalLeaves(st);
+        }
+        out.push_back(std::move(f));
+    }
+
+    // Element-wise consumers: the only reader, reading this stage at its own axes.
+    for (auto& f : out) {
+        if (f.placeholder || f.consumers.size() != 1) continue;
+        const Stage* mine = nullptr;
+        const Stage* theirs = nullptr;
+        for (auto& st : sch.stages()) {
+            if (st.name() == f.name) mine = &st;
+            if (st.name() == f.consumers[0]) theirs = &st;
+        }
+        if (!mine || !theirs || theirs->isPlaceholder()) continue;
+        const OperationNode& c = *theirs->op;
+        if (c.axes.size() != mine->op->axes.size()) continue;
+        bool sameExtents = true;
+        for (std::size_t a = 0; a < c.axes.size(); ++a) {
+            sameExtents = sameExtents && constIntOr(c.axes[a]->dom.extent, -1) ==
+                                             constIntOr(mine->op->axes[a]->dom.extent, -2);
+        }
+        if (!sameExtents) continue;
+        bool matched = true, any = false;
+        forEachExpr(c.body, [&](const Expr& e) {
+            auto* l = e.as<TensorLoadNode>();
+            if (!l || l->tensor != mine->op) return;
+            any = true;
+            if (l->indices.size() != c.axes.size()) {
+                matched = false;
+                return;
+            }
+            for (std::size_t a = 0; a < c.axes.size(); ++a)
+                if (l->indices[a].get() != c.axes[a]->var.get()) matched = false;
+        });
+        // Not both reductions: a reduction consumer keeps its own tiling.
+        if (any && matched && !(c.isReduction() && f.reduction)) f.elementwiseConsumer = c.name;
+    }
+    return out;
+}
+
+} // namespace loopscope

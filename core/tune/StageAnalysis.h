@@ -1,0 +1,49 @@
+// What the tuner's rules need to know of each stage of a schedule: its axes and their extents,
+// how it reads its inputs (data reuse calls for multi-level tiling; plain element-wise reads allow
+// inlining), its consumers, and whether the starting variant's steps already shaped it (pinned).
+#pragma once
+
+#include "schedule/Schedule.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace loopscope {
+
+struct AxisFacts {
+    std::string name;
+    std::int64_t extent = 1; // 0 when not a constant
+};
+
+struct StageFacts {
+    std::string name;
+    bool placeholder = false;
+    bool output = false;
+    bool reduction = false;
+    std::vector<AxisFacts> spatial; // the root data-parallel axes, in order
+    std::vector<AxisFacts> reduce;  // the root reduction axes, in order
+    // Reads every input at its own axes, in order (or at constant indices), with no expensive
+    // call and no branch: inlining it costs nothing (Ansor's IsStrictlyInlineable).
+    bool strictlyInlineable = false;
+    // An input is read without one of the data-parallel axes (of extent > 1) twice or more, or
+    // once in a reduction: the stage reuses data and wants multi-level tiling.
+    bool needsTiling = false;
+    std::vector<std::string> consumers; // the stages that read it
+    // The only consumer, when it reads this stage element-wise at its own axes (same extents):
+    // the stage can be computed inside that consumer's tiles.
+    std::string elementwiseConsumer;
+    // The starting variant's steps already touched the stage's loops or placement.
+    bool pinned = false;
+    // Pinned only by splits (no fuse, reorder, annotation or attachment): its split axes keep
+    // their pieces and the tuner arranges them with the rest.
+    bool onlySplit = false;
+    bool hasParallel = false, hasVectorize = false, hasUnroll = false;
+    std::int64_t spatialProduct() const;
+    std::int64_t reduceProduct() const;
+};
+
+// One entry per stage of `sch`, in the schedule's order (producers first).
+std::vector<StageFacts> analyzeStages(const Schedule& sch);
+
+} // namespace loopscope

@@ -1,0 +1,233 @@
+#include "tune/TuneLog.h"
+
+#include "ir/Printer.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace loopscope {
+
+using json = nlohmann::json;
+
+namespace {
+
+constexpr int kRecordVersion = 1;
+
+json stepJson(const TuneStep& s)
+{
+    json j{{"p", s.primitive}, {"s", s.stage}};
+    if (!s.axes.empty()) j["a"] = s.axes;
+    if (s.number != 0) j["n"] = s.number;
+    if (s.nparts) j["nparts"] = true;
+    if (!s.text.empty()) j["t"] = s.text;
+    if (!s.target.empty()) j["at"] = s.target;
+    if (!s.names.empty()) j["names"] = s.names;
+    return j;
+}
+
+TuneStep stepFromJson(const json& j)
+{
+    if (!j.is_object()) throw std::runtime_error("a step is not an object");
+    TuneStep s;
+    s.primitive = j.at("p").get<std::string>();
+    s.stage = j.at("s").get<std::string>();
+    if (j.contains("a")) s.axes = j.at("a").get<std::vector<std::string>>();
+    if (j.contains("n")) s.number = j.at("n").get<std::int64_t>();
+    if (j.contains("nparts")) s.nparts = j.at("nparts").get<bool>();
+    if (j.contains("t")) s.text = j.at("t").get<std::string>();
+    if (j.contains("at")) s.target = j.at("at").get<std::string>();
+    if (j.contains("names")) s.names = j.at("names").get<std::vector<std::string>>();
+    return s;
+}
+
+std::string stamp()
+{
+    std::time_t t = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buffer[32];
+    std::strftime(buffer, sizeof buffer, "%Y%m%d-%H%M%S", &tm);
+    return buffer;
+}
+
+} // namespace
+
+std::string isoTimeNow()
+{
+    std::time_t t = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buffer[32];
+    std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buffer;
+}
+
+std::string recordLine(const TuneRecord& r)
+{
+    json steps = json::array();
+    for (auto& s : r.steps)
+        steps.push_back(stepJson(s));
+    json j{{"version", kRecordVersion},
+           {"workload", r.workload},
+           {"variant", r.variant},
+           {"sizes", r.sizes},
+           {"sketch", r.sketch},
+           {"steps", steps},
+           {"statements", r.statements},
+           {"status", r.status},
+           {"ms", r.ms},
+           {"ms_median", r.msMedian},
+           {"flops", r.flops},
+           {"gflops", r.gflops},
+           {"compile_ms", r.compileMs},
+           {"checked", r.checked},
+           {"machine", {{"cpu", r.cpu}, {"vector_bits", r.vectorBits}}},
+           {"threads", r.threads},
+           {"features_version", r.featuresVersion},
+           {"trial", r.trial},
+           {"elapsed_s", r.elapsedS},
+           {"time", r.time}};
+    if (!r.error.empty()) j["error"] = r.error;
+    return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+bool parseRecord(const std::string& line, TuneRecord* out, std::string* why)
+{
+    try {
+        json j = json::parse(line);
+        if (!j.is_object()) throw std::runtime_error("not a JSON object");
+        if (j.at("version").get<int>() != kRecordVersion)
+            throw std::runtime_error("record version " + j.at("version").dump() + " is not " +
+                                     std::to_string(kRecordVersion));
+        TuneRecord r;
+        r.workload = j.at("workload").get<std::string>();
+        r.variant = j.at("variant").get<std::string>();
+        r.sizes = j.at("sizes").get<std::map<std::string, std::int64_t>>();
+        r.sketch = j.value("sketch", "");
+        for (auto& s : j.at("steps"))
+            r.steps.push_back(stepFromJson(s));
+        r.statements = j.value("statements", std::vector<std::string>{});
+        r.status = j.at("status").get<std::string>();
+        r.error = j.value("error", "");
+        r.ms = j.value("ms", std::vector<double>{});
+        r.msMedian = j.value("ms_median", 0.0);
+        r.flops = j.value("flops", 0.0);
+        r.gflops = j.value("gflops", 0.0);
+        r.compileMs = j.value("compile_ms", 0.0);
+        r.checked = j.value("checked", false);
+        if (j.contains("machine")) {
+            r.cpu = j.at("machine").value("cpu", "");
+            r.vectorBits = j.at("machine").value("vector_bits", 0);
+        }
+        r.threads = j.value("threads", 0);
+        r.featuresVersion = j.value("features_version", 0);
+        r.trial = j.value("trial", 0);
+        r.elapsedS = j.value("elapsed_s", 0.0);
+        r.time = j.value("time", "");
+        if (r.gflops < 0 || r.msMedian < 0 || r.flops < 0)
+            throw std::runtime_error("negative time or speed");
+        *out = std::move(r);
+        return true;
+    } catch (const std::exception& e) {
+        if (why) {
+            std::string what = e.what();
+            // nlohmann's messages start with "[json.exception.type_error.302] ".
+            auto close = what.find("] ");
+            if (what.rfind("[json.exception", 0) == 0 && close != std::string::npos)
+                what = what.substr(close + 2);
+            *why = what;
+        }
+        return false;
+    }
+}
+
+LogContents readLog(const std::string& path)
+{
+    LogContents out;
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return out;
+    out.exists = true;
+    std::string line;
+    int number = 0;
+    while (std::getline(in, line)) {
+        ++number;
+        if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+        TuneRecord r;
+        std::string why;
+        if (parseRecord(line, &r, &why))
+            out.records.push_back(std::move(r));
+        else
+            out.problems.push_back("line " + std::to_string(number) + ": " + why);
+    }
+    return out;
+}
+
+bool appendRecord(const std::string& path, const TuneRecord& record, std::string* why)
+{
+    std::string line = recordLine(record) + "\n";
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        if (why) *why = "cannot open " + path + ": " + std::strerror(errno);
+        return false;
+    }
+    const char* p = line.data();
+    std::size_t left = line.size();
+    bool ok = true;
+    while (left > 0) {
+        ssize_t n = ::write(fd, p, left);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            ok = false;
+            if (why) *why = "cannot write " + path + ": " + std::strerror(errno);
+            break;
+        }
+        p += n;
+        left -= static_cast<std::size_t>(n);
+    }
+    ::close(fd);
+    return ok;
+}
+
+std::string setAsideCorruptLog(const std::string& path, const std::vector<TuneRecord>& whole)
+{
+    namespace fs = std::filesystem;
+    std::string aside = path + ".corrupt-" + stamp();
+    std::error_code ec;
+    fs::rename(path, aside, ec);
+    if (ec) return {};
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    for (auto& r : whole)
+        out << recordLine(r) << "\n";
+    return aside;
+}
+
+std::string workloadKey(const Variant& start)
+{
+    std::string text;
+    const Schedule& first = start.snapshots.front();
+    for (auto& st : first.stages()) {
+        text += st.name() + (st.isPlaceholder() ? ":placeholder;" : ":");
+        if (!st.isPlaceholder()) text += printExpr(st.op->body) + ";";
+        text += st.op->dtype.str() + "\n";
+    }
+    for (auto& step : start.steps)
+        text += step.text + "\n";
+    std::uint64_t h = 1469598103934665603ull; // FNV-1a
+    for (unsigned char c : text) {
+        h ^= c;
+        h *= 1099511628211ull;
+    }
+    char buffer[17];
+    std::snprintf(buffer, sizeof buffer, "%016llx", static_cast<unsigned long long>(h));
+    return buffer;
+}
+
+} // namespace loopscope

@@ -1,0 +1,138 @@
+// The tuner's search space on every sample: each variant has sketches; sampled candidates realize
+// as steps the schedule accepts; written out as TVM statements in a new variant block, the script
+// evaluates and lowers to exactly the loop nest the tuner built in memory.
+#include "ir/Printer.h"
+#include "lower/Lower.h"
+#include "te/Program.h"
+#include "tune/Space.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+namespace fs = std::filesystem;
+using namespace loopscope;
+
+namespace {
+
+std::string readText(const fs::path& p)
+{
+    std::ifstream in(p, std::ios::binary);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+std::string lowered(const Schedule& sch, const std::vector<Tensor>& args)
+{
+    try {
+        return printTVMScript(lowerSchedule(sch, args).func);
+    } catch (const UserError& e) {
+        return "error: " + e.message();
+    }
+}
+
+struct SpaceCase {
+    const char* file;
+    std::map<std::string, std::int64_t> sizes;
+};
+
+const SpaceCase kCases[] = {
+    {"opt_gemm", {{"M", 128}, {"N", 96}, {"K", 64}}},
+    {"matmul_ladder", {{"M", 64}, {"N", 64}, {"K", 48}}},
+    {"gemm_best", {{"M", 64}, {"N", 64}, {"K", 32}}},
+    {"add_relu", {{"N", 1000}}},
+    {"transpose", {{"M", 64}, {"N", 48}}},
+    {"softmax", {{"N", 8}, {"M", 32}}},
+    {"conv2d", {{"in_channel", 4}, {"out_channel", 8}, {"in_size", 14}}},
+};
+
+class SpaceOnSamples : public ::testing::TestWithParam<SpaceCase> {};
+
+TEST_P(SpaceOnSamples, CandidatesPrintAsStatementsThatLowerTheSame)
+{
+    const SpaceCase& c = GetParam();
+    const std::string source =
+        readText(fs::path(LOOPSCOPE_SOURCE_DIR) / "samples" / (std::string(c.file) + ".py"));
+    EvalResult eval = evaluateScript(source, c.sizes);
+    ASSERT_TRUE(eval.ok) << eval.error.message;
+    SpaceOptions options;
+    options.vectorLanes = 8;
+    std::mt19937_64 rng(7);
+    for (const Variant& v : eval.program.variants) {
+        std::string why;
+        auto sketches = generateSketches(v, options, &why);
+        ASSERT_FALSE(sketches.empty()) << c.file << " " << v.name << ": " << why;
+        int realized = 0, checked = 0;
+        for (const Sketch& sk : sketches) {
+            for (int n = 0; n < 6; ++n) {
+                Knobs knobs = sampleKnobs(sk, options, rng);
+                Realized r = realize(v, sk, knobs, options, true);
+                if (!r.ok) continue;
+                ++realized;
+                const std::string tir = lowered(r.schedule, v.args);
+                if (tir.rfind("error", 0) == 0) continue;
+                std::string script = scriptWithVariant(source, v, "tuned", r.statements, true);
+                EvalResult again = evaluateScript(script, c.sizes);
+                ASSERT_TRUE(again.ok) << c.file << " " << v.name << " [" << sk.name
+                                      << "]: line " << again.error.loc.line << ": "
+                                      << again.error.message << "\n"
+                                      << script;
+                const Variant* tuned = again.program.findVariant("tuned");
+                ASSERT_NE(tuned, nullptr) << script;
+                EXPECT_EQ(lowered(tuned->schedule(), tuned->args), tir)
+                    << c.file << " " << v.name << " [" << sk.name << "]\n"
+                    << script;
+                ++checked;
+            }
+        }
+        EXPECT_GT(checked, 0) << c.file << " " << v.name << ": " << realized << " realized";
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Samples, SpaceOnSamples, ::testing::ValuesIn(kCases),
+                         [](const auto& info) { return std::string(info.param.file); });
+
+// Ansor's sketches for a plain matmul: tiled, and tiled in a local write cache at level 1 or 2.
+TEST(Sketches, MatmulHasThreeLikeAnsor)
+{
+    const char* script = R"(from tvm import te
+A = te.placeholder((512, 512), name="A")
+B = te.placeholder((512, 512), name="B")
+k = te.reduce_axis((0, 512), name="k")
+C = te.compute((512, 512), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+s = te.create_schedule(C.op)
+)";
+    EvalResult eval = evaluateScript(script);
+    ASSERT_TRUE(eval.ok) << eval.error.message;
+    auto sketches = generateSketches(eval.program.variants[0], {}, nullptr);
+    ASSERT_EQ(sketches.size(), 3u);
+    EXPECT_EQ(sketches[0].name, "C: tiled");
+    EXPECT_EQ(sketches[1].name, "C: computed in a local cache, tiled at level 1");
+    EXPECT_EQ(sketches[2].name, "C: computed in a local cache, tiled at level 2");
+}
+
+// With an element-wise consumer, the matmul is tiled inside it instead of in a cache.
+TEST(Sketches, MatmulWithBiasFusesIntoTheConsumer)
+{
+    const char* script = R"(from tvm import te
+A = te.placeholder((64, 64), name="A")
+B = te.placeholder((64, 64), name="B")
+bias = te.placeholder((64,), name="bias")
+k = te.reduce_axis((0, 64), name="k")
+C = te.compute((64, 64), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+D = te.compute((64, 64), lambda i, j: C[i, j] + bias[j], name="D")
+s = te.create_schedule(D.op)
+)";
+    EvalResult eval = evaluateScript(script);
+    ASSERT_TRUE(eval.ok) << eval.error.message;
+    auto sketches = generateSketches(eval.program.variants[0], {}, nullptr);
+    ASSERT_EQ(sketches.size(), 3u);
+    EXPECT_EQ(sketches[1].name, "C: tiled inside D at level 1");
+    EXPECT_EQ(sketches[2].name, "C: tiled inside D at level 2");
+}
+
+} // namespace
