@@ -170,12 +170,13 @@ int runTuneCommand(const TuneArgs& args)
         std::ostringstream line;
         line << "trial " << std::setw(4) << p.trialsDone;
         if (p.trialsPlanned > 0) line << "/" << p.trialsPlanned;
-        if (r.status == "ok")
-            line << "  " << std::setw(8) << fixed(r.gflops, 1) << " GFLOPS";
-        else
-            line << "  " << std::setw(15) << r.status;
-        line << "   best " << std::setw(8) << fixed(p.bestGflops, 1) << " (trial " << p.bestTrial
-             << ")   " << fixed(p.elapsedS, 1) << " s";
+        const bool flops = r.flops > 0;
+        auto speed = [&](double gflops, double ms) {
+            return flops ? fixed(gflops, 1) + " GFLOPS" : fixed(ms, 3) + " ms";
+        };
+        line << "  " << std::setw(15) << (r.status == "ok" ? speed(r.gflops, r.msMedian) : r.status);
+        line << "   best " << std::setw(15) << speed(p.bestGflops, p.bestMs) << " (trial "
+             << p.bestTrial << ")   " << fixed(p.elapsedS, 1) << " s";
         if (p.remainingS >= 0) line << ", about " << fixed(p.remainingS, 0) << " s left";
         if (r.status != "ok" && !r.error.empty()) line << "   " << r.error.substr(0, 120);
         std::cerr << line.str() << "\n";
@@ -275,8 +276,9 @@ int runTuneCommand(const TuneArgs& args)
         if (out.cancelled) std::cout << ", cancelled";
         std::cout << "\n";
         if (out.haveBest) {
-            std::cout << "best: trial " << out.best.trial << ", " << fixed(out.best.gflops, 1)
-                      << " GFLOPS (" << fixed(out.best.msMedian, 3) << " ms), checked\n";
+            std::cout << "best: trial " << out.best.trial << ", ";
+            if (out.best.flops > 0) std::cout << fixed(out.best.gflops, 1) << " GFLOPS, ";
+            std::cout << fixed(out.best.msMedian, 3) << " ms, checked\n";
             if (!out.best.sketch.empty()) std::cout << "sketch: " << out.best.sketch << "\n";
         } else {
             std::cout << "no candidate ran correctly\n";

@@ -453,15 +453,19 @@ private:
         if (!f || !st) return true;
         std::vector<std::string> options{"root"};
         if (!f->reduction && !m_options.forbidden.count("compute_inline")) options.push_back("inline");
-        std::vector<std::string> loops;
-        const Stage* consumer = f->consumers.size() == 1 ? stage(f->consumers[0]) : nullptr;
-        if (consumer && consumer->attach != AttachType::Inline &&
-            !m_options.forbidden.count("compute_at")) {
-            for (auto& iv : consumer->leafIterVars) {
-                const IterVarAttr* a = consumer->attr(iv);
-                if (a && a->kind == ForKind::Vectorized) continue;
-                options.push_back("at");
-                loops.push_back(iv->name());
+        // Every loop of every consumer that is itself materialized; whether the stage can be
+        // computed there (all its readers inside) is the schedule's to say.
+        std::vector<std::pair<std::string, std::string>> loops; // consumer, loop
+        if (!m_options.forbidden.count("compute_at")) {
+            for (auto& name : f->consumers) {
+                const Stage* consumer = stage(name);
+                if (!consumer || consumer->attach == AttachType::Inline) continue;
+                for (auto& iv : consumer->leafIterVars) {
+                    const IterVarAttr* a = consumer->attr(iv);
+                    if (a && a->kind == ForKind::Vectorized) continue;
+                    options.push_back("at");
+                    loops.emplace_back(name, iv->name());
+                }
             }
         }
         std::int64_t pick = choice(pl.location, 0);
@@ -471,8 +475,9 @@ private:
             TuneStep s;
             s.primitive = "compute_at";
             s.stage = pl.stage;
-            s.target = f->consumers[0];
-            s.axes = {loops[index - (options.size() - loops.size())]};
+            const auto& at = loops[index - (options.size() - loops.size())];
+            s.target = at.first;
+            s.axes = {at.second};
             return step(s);
         }
         return simpleStage(pl);

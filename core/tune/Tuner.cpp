@@ -66,7 +66,7 @@ const TuneRecord* bestRecord(const std::vector<TuneRecord>& records, const std::
     const TuneRecord* best = nullptr;
     for (auto& [key, r] : latest) {
         (void)key;
-        if (r->ok() && r->checked && (!best || r->gflops > best->gflops)) best = r;
+        if (r->ok() && r->checked && (!best || r->msMedian < best->msMedian)) best = r;
     }
     return best;
 }
@@ -148,12 +148,12 @@ TuneOutcome Tuner::run(const std::function<void(const TuneProgress&)>& progress,
             if (!replay.ok || !featuresOf(replay.schedule, &f)) return;
         }
         trainRows.push_back(std::move(f));
-        trainY.push_back(r.ok() && r.checked ? r.gflops : 0.0);
+        trainY.push_back(r.ok() && r.checked ? 1000.0 / r.msMedian : 0.0);
     };
     TuneRecord best;
     bool haveBest = false;
     auto consider = [&](const TuneRecord& r) {
-        if (r.ok() && r.checked && (!haveBest || r.gflops > best.gflops)) {
+        if (r.ok() && r.checked && (!haveBest || r.msMedian < best.msMedian)) {
             best = r;
             haveBest = true;
         }
@@ -223,6 +223,7 @@ TuneOutcome Tuner::run(const std::function<void(const TuneProgress&)>& progress,
         if (m_options.seconds > 0)
             p.remainingS = std::max(0.0, m_options.seconds - p.elapsedS);
         p.bestGflops = haveBest ? best.gflops : 0;
+        p.bestMs = haveBest ? best.msMedian : 0;
         p.bestTrial = haveBest ? best.trial : 0;
         p.latest = latest;
         progress(p);
@@ -230,7 +231,7 @@ TuneOutcome Tuner::run(const std::function<void(const TuneProgress&)>& progress,
 
     // Candidates measured this run, by key, for the search to start from.
     std::vector<Candidate> measuredCandidates;
-    std::vector<double> measuredGflops;
+    std::vector<double> measuredGflops; // speed: runs per second (0: failed)
     std::set<std::string> seen = measured;
 
     auto makeCandidate = [&](int sketch, Knobs knobs, Candidate* c) {
@@ -432,7 +433,7 @@ TuneOutcome Tuner::run(const std::function<void(const TuneProgress&)>& progress,
             consider(rec);
             out.trials.push_back(rec);
             measuredCandidates.push_back(c);
-            measuredGflops.push_back(rec.ok() && rec.checked ? rec.gflops : 0.0);
+            measuredGflops.push_back(rec.ok() && rec.checked ? 1000.0 / rec.msMedian : 0.0);
             trainRows.push_back(c.features);
             trainY.push_back(measuredGflops.back());
             report(TuneProgress::Phase::Measuring, &out.trials.back());

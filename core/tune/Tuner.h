@@ -43,7 +43,8 @@ struct TuneProgress {
     int trialsPlanned = 0; // 0 with a time budget only
     double elapsedS = 0;
     double remainingS = -1; // estimate; -1 when unknown
-    double bestGflops = 0;
+    double bestGflops = 0; // 0 for a program without arithmetic: see bestMs
+    double bestMs = 0;
     int bestTrial = 0;
     const TuneRecord* latest = nullptr; // the trial just measured (Measuring), else null
 };

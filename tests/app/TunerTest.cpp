@@ -1,0 +1,269 @@
+// The tuner end to end, with the real worker process measuring every candidate: it finds a
+// checked schedule for every sample and for generated programs (random shapes and dtypes, random
+// pinned schedules); pinned steps survive; forbidden primitives never appear; a crashing
+// candidate does not end the run; a log resumes.
+#include "support/RandomSchedule.h"
+#include "support/FuzzRunner.h"
+#include "te/Program.h"
+#include "tune/Tuner.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace fs = std::filesystem;
+using namespace loopscope;
+
+namespace {
+
+std::string readText(const fs::path& p)
+{
+    std::ifstream in(p, std::ios::binary);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+fs::path scratch()
+{
+    fs::path p = fs::temp_directory_path() / ("loopscope-tuner-test-" + std::to_string(::getpid()));
+    fs::create_directories(p);
+    return p;
+}
+
+TuneOptions quick(int trials)
+{
+    TuneOptions o;
+    o.trials = trials;
+    o.batch = 4;
+    o.population = 64;
+    o.generations = 2;
+    o.remeasureTop = 1;
+    o.threads = 1;
+    return o;
+}
+
+// The tuned variant written into the script evaluates, and its own steps begin with the start's.
+void expectAppliedScriptEvaluates(const std::string& script, const TuneOutcome& out,
+                                  const std::map<std::string, std::int64_t>& sizes)
+{
+    EvalResult eval = evaluateScript(script, sizes);
+    ASSERT_TRUE(eval.ok);
+    const Variant* start = eval.program.findVariant(out.startVariant);
+    ASSERT_NE(start, nullptr);
+    std::string applied = scriptWithVariant(script, *start, "tuned", out.bestStatements, false);
+    EvalResult again = evaluateScript(applied, sizes);
+    ASSERT_TRUE(again.ok) << again.error.loc.line << ": " << again.error.message << "\n" << applied;
+    const Variant* tuned = again.program.findVariant("tuned");
+    ASSERT_NE(tuned, nullptr);
+    ASSERT_GE(tuned->steps.size(), start->steps.size());
+    for (std::size_t i = 0; i < start->steps.size(); ++i)
+        EXPECT_EQ(tuned->steps[i].text, start->steps[i].text) << "pinned step " << i;
+    // Every variant after it is still there.
+    EXPECT_EQ(again.program.variants.size(), eval.program.variants.size() + 1);
+}
+
+struct SampleCase {
+    const char* file;
+    const char* variant;
+    std::map<std::string, std::int64_t> sizes;
+};
+
+const SampleCase kSamples[] = {
+    {"opt_gemm", "baseline", {{"M", 128}, {"N", 128}, {"K", 128}}},
+    {"opt_gemm", "blocking", {{"M", 128}, {"N", 128}, {"K", 128}}},
+    {"matmul_ladder", "naive", {{"M", 96}, {"N", 64}, {"K", 80}}},
+    {"gemm_best", "register blocked", {{"M", 128}, {"N", 128}, {"K", 64}}},
+    {"add_relu", "separate", {{"N", 10000}}},
+    {"transpose", "naive", {{"M", 256}, {"N", 128}}},
+    {"softmax", "stages", {{"N", 64}, {"M", 100}}},
+    {"conv2d", "naive", {{"in_channel", 8}, {"out_channel", 16}, {"in_size", 14}}},
+};
+
+class TunerOnSamples : public ::testing::TestWithParam<SampleCase> {};
+
+TEST_P(TunerOnSamples, FindsACheckedSchedule)
+{
+    const SampleCase& c = GetParam();
+    const std::string script =
+        readText(fs::path(LOOPSCOPE_SOURCE_DIR) / "samples" / (std::string(c.file) + ".py"));
+    WorkerMeasurer measurer(LOOPSCOPE_WORKER);
+    TuneOptions o = quick(6);
+    o.variant = c.variant;
+    o.sets = c.sizes;
+    TuneOutcome out = Tuner(script, o, measurer).run();
+    ASSERT_TRUE(out.ok) << out.error;
+    // A variant whose steps pin nearly everything leaves few candidates: the space runs out.
+    EXPECT_GE(out.trials.size(), 1u);
+    EXPECT_LE(out.trials.size(), 6u);
+    ASSERT_TRUE(out.haveBest) << c.file << ": " << out.trials.front().status << " "
+                              << out.trials.front().error;
+    EXPECT_TRUE(out.best.checked);
+    EXPECT_EQ(out.best.status, "ok");
+    EXPECT_GT(out.best.msMedian, 0);
+    EXPECT_EQ(out.wrong, 0) << "a candidate computed wrong numbers";
+    expectAppliedScriptEvaluates(script, out, c.sizes);
+}
+
+INSTANTIATE_TEST_SUITE_P(Samples, TunerOnSamples, ::testing::ValuesIn(kSamples),
+                         [](const auto& info) {
+                             std::string n = std::string(info.param.file) + "_" + info.param.variant;
+                             for (auto& ch : n)
+                                 if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                             return n;
+                         });
+
+// Programs of the differential generator, from their random (pinned) schedules and from no
+// schedule at all.
+TEST(Tuner, FindsCheckedSchedulesForGeneratedPrograms)
+{
+    WorkerMeasurer measurer(LOOPSCOPE_WORKER);
+    int tuned = 0;
+    for (std::uint64_t seed : {11u, 23u, 37u, 41u, 58u, 64u}) {
+        FuzzCase fc = generateCase(seed);
+        auto symbols = scriptSymbols(fc.script);
+        // The program alone: everything up to its create_schedule.
+        auto at = fc.script.find("s = te.create_schedule(");
+        ASSERT_NE(at, std::string::npos);
+        auto end = fc.script.find('\n', at);
+        const std::string bare = fc.script.substr(0, end + 1);
+        for (const std::string& script : {bare, fc.script}) {
+            TuneOptions o = quick(3);
+            o.sets = symbols;
+            TuneOutcome out = Tuner(script, o, measurer).run();
+            ASSERT_TRUE(out.ok) << fc.description << ": " << out.error << "\n" << script;
+            EXPECT_EQ(out.wrong, 0) << fc.description << "\n" << script;
+            ASSERT_TRUE(out.haveBest) << fc.description << ": "
+                                      << (out.trials.empty() ? "no trial"
+                                                             : out.trials.front().status + " " +
+                                                                   out.trials.front().error)
+                                      << "\n"
+                                      << script;
+            ++tuned;
+        }
+    }
+    EXPECT_EQ(tuned, 12);
+}
+
+TEST(Tuner, ForbiddenPrimitivesNeverAppear)
+{
+    const std::string script = readText(fs::path(LOOPSCOPE_SOURCE_DIR) / "samples" / "opt_gemm.py");
+    WorkerMeasurer measurer(LOOPSCOPE_WORKER);
+    TuneOptions o = quick(8);
+    o.sets = {{"M", 128}, {"N", 128}, {"K", 128}};
+    o.forbidden = {"parallel", "cache_write", "pragma"};
+    TuneOutcome out = Tuner(script, o, measurer).run();
+    ASSERT_TRUE(out.ok) << out.error;
+    ASSERT_TRUE(out.haveBest);
+    for (auto& r : out.trials) {
+        for (auto& s : r.steps)
+            EXPECT_FALSE(o.forbidden.count(s.primitive)) << describe(s);
+        for (auto& line : r.statements) {
+            EXPECT_EQ(line.find(".parallel("), std::string::npos) << line;
+            EXPECT_EQ(line.find("cache_write"), std::string::npos) << line;
+            EXPECT_EQ(line.find(".pragma("), std::string::npos) << line;
+        }
+    }
+}
+
+TEST(Tuner, PinnedStepsSurviveAndPinnedSplitsAreNotSplitAgain)
+{
+    // The user fixed k's split (4) and made the outer loop parallel.
+    const std::string script = R"(from tvm import te
+M = N = K = 128
+A = te.placeholder((M, K), name="A")
+B = te.placeholder((K, N), name="B")
+k = te.reduce_axis((0, K), name="k")
+C = te.compute((M, N), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+# variant: pinned
+s = te.create_schedule(C.op)
+ko, ki = s[C].split(k, factor=4)
+)";
+    WorkerMeasurer measurer(LOOPSCOPE_WORKER);
+    TuneOptions o = quick(6);
+    TuneOutcome out = Tuner(script, o, measurer).run();
+    ASSERT_TRUE(out.ok) << out.error;
+    ASSERT_TRUE(out.haveBest);
+    for (auto& r : out.trials) {
+        for (auto& s : r.steps) {
+            if (s.primitive == "split") {
+                EXPECT_NE(s.axes[0], "k") << describe(s);
+                EXPECT_NE(s.axes[0], "k.outer") << describe(s);
+                EXPECT_NE(s.axes[0], "k.inner") << describe(s);
+            }
+        }
+    }
+    expectAppliedScriptEvaluates(script, out, {});
+}
+
+TEST(Tuner, ACrashingCandidateDoesNotEndTheRun)
+{
+    const std::string script = readText(fs::path(LOOPSCOPE_SOURCE_DIR) / "samples" / "add_relu.py");
+    WorkerMeasurer measurer(LOOPSCOPE_WORKER, {"LOOPSCOPE_WORKER_TESTING=1"});
+    TuneOptions o = quick(4);
+    o.sets = {{"N", 4096}};
+    o.testingCrashFirst = true;
+    TuneOutcome out = Tuner(script, o, measurer).run();
+    ASSERT_TRUE(out.ok) << out.error;
+    ASSERT_EQ(out.trials.size(), 4u);
+    EXPECT_EQ(out.trials[0].status, "crashed");
+    EXPECT_NE(out.trials[0].error.find("SIGSEGV"), std::string::npos) << out.trials[0].error;
+    EXPECT_TRUE(out.haveBest);
+    EXPECT_GE(measurer.restarts(), 1);
+}
+
+TEST(Tuner, AResumedLogCountsAsMeasuredAndGrows)
+{
+    const std::string script = readText(fs::path(LOOPSCOPE_SOURCE_DIR) / "samples" / "opt_gemm.py");
+    const fs::path log = scratch() / "resume.jsonl";
+    fs::remove(log);
+    WorkerMeasurer measurer(LOOPSCOPE_WORKER);
+    TuneOptions o = quick(4);
+    o.sets = {{"M", 64}, {"N", 64}, {"K", 64}};
+    o.logPath = log.string();
+    o.remeasureTop = 0;
+    TuneOutcome first = Tuner(script, o, measurer).run();
+    ASSERT_TRUE(first.ok) << first.error;
+    EXPECT_EQ(readLog(log).records.size(), 4u);
+
+    o.resume = true;
+    o.seed = 2;
+    TuneOutcome second = Tuner(script, o, measurer).run();
+    ASSERT_TRUE(second.ok) << second.error;
+    EXPECT_EQ(second.reused.size(), 4u);
+    EXPECT_EQ(second.trials.size(), 4u);
+    EXPECT_EQ(second.trials.front().trial, 5);
+    LogContents all = readLog(log);
+    ASSERT_EQ(all.records.size(), 8u);
+    std::set<std::string> keys;
+    for (auto& r : all.records) {
+        std::string key;
+        for (auto& s : r.steps)
+            key += describe(s) + ";";
+        EXPECT_TRUE(keys.insert(key).second) << "measured twice: " << key;
+    }
+    // The log's best applies without tuning.
+    o.trials = 0;
+    TuneOutcome apply = Tuner(script, o, measurer).run();
+    ASSERT_TRUE(apply.ok);
+    EXPECT_TRUE(apply.trials.empty());
+    ASSERT_TRUE(apply.haveBest);
+    const TuneRecord* best = bestRecord(all.records, first.workload, {{"K", 64}, {"M", 64}, {"N", 64}, {"bn", 32}, {"kfactor", 4}});
+    ASSERT_NE(best, nullptr);
+    EXPECT_EQ(apply.best.statements, best->statements);
+
+    // At another size, the records warm the model up but count for nothing else.
+    o.trials = 2;
+    o.resume = true;
+    o.sets = {{"M", 96}, {"N", 64}, {"K", 64}};
+    TuneOutcome other = Tuner(script, o, measurer).run();
+    ASSERT_TRUE(other.ok);
+    EXPECT_TRUE(other.reused.empty());
+    EXPECT_FALSE(other.notes.empty());
+    fs::remove_all(log.parent_path());
+}
+
+} // namespace

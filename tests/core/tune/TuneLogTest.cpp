@@ -1,0 +1,151 @@
+// Tuning records: written and read back whole; lines that are not records are skipped, reported
+// and set aside; the best record of a workload and sizes is its fastest checked one, by its
+// latest measurement.
+#include "te/Program.h"
+#include "tune/TuneLog.h"
+#include "tune/Tuner.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace fs = std::filesystem;
+using namespace loopscope;
+
+namespace {
+
+TuneRecord sampleRecord(double ms, const std::string& factor = "16")
+{
+    TuneRecord r;
+    r.workload = "abc";
+    r.variant = "naive";
+    r.sizes = {{"M", 64}, {"N", 32}};
+    r.sketch = "C: tiled";
+    TuneStep s;
+    s.primitive = "split";
+    s.stage = "C";
+    s.axes = {"i"};
+    s.number = std::stoll(factor);
+    s.names = {"i_0", "i_1"};
+    r.steps = {s};
+    r.statements = {"i_0, i_1 = s[C].split(i, factor=" + factor + ")"};
+    r.status = "ok";
+    r.ms = {ms * 0.9, ms, ms * 1.1};
+    r.msMedian = ms;
+    r.flops = 2e6;
+    r.gflops = r.flops / ms / 1e6;
+    r.checked = true;
+    r.cpu = "znver4";
+    r.vectorBits = 512;
+    r.threads = 2;
+    r.featuresVersion = 1;
+    r.trial = 3;
+    r.time = "2026-11-25T21:00:00Z";
+    return r;
+}
+
+fs::path tempFile(const char* name)
+{
+    fs::path p = fs::temp_directory_path() / ("loopscope-tunelog-" + std::to_string(::getpid()));
+    fs::create_directories(p);
+    return p / name;
+}
+
+TEST(TuneLog, RecordsRoundTrip)
+{
+    TuneRecord r = sampleRecord(1.5);
+    TuneRecord back;
+    std::string why;
+    ASSERT_TRUE(parseRecord(recordLine(r), &back, &why)) << why;
+    EXPECT_EQ(back.workload, r.workload);
+    EXPECT_EQ(back.sizes, r.sizes);
+    ASSERT_EQ(back.steps.size(), 1u);
+    EXPECT_EQ(back.steps[0], r.steps[0]);
+    EXPECT_EQ(back.steps[0].names, r.steps[0].names);
+    EXPECT_EQ(back.statements, r.statements);
+    EXPECT_DOUBLE_EQ(back.msMedian, 1.5);
+    EXPECT_EQ(back.cpu, "znver4");
+    EXPECT_EQ(back.threads, 2);
+    EXPECT_TRUE(back.ok());
+}
+
+TEST(TuneLog, LinesThatAreNotRecordsAreSkippedAndSetAside)
+{
+    const fs::path path = tempFile("damaged.jsonl");
+    fs::remove(path);
+    std::string why;
+    ASSERT_TRUE(appendRecord(path, sampleRecord(2.0), &why)) << why;
+    {
+        std::ofstream out(path, std::ios::app);
+        out << "{\"version\": 1, \"workload\": \"abc\"\n"; // cut short
+        out << "not json at all\n";
+        out << "{\"version\": 1, \"workload\": 3, \"variant\": \"x\"}\n"; // a value of the wrong kind
+    }
+    ASSERT_TRUE(appendRecord(path, sampleRecord(1.0, "8"), &why)) << why;
+    LogContents log = readLog(path);
+    EXPECT_TRUE(log.exists);
+    EXPECT_EQ(log.records.size(), 2u);
+    ASSERT_EQ(log.problems.size(), 3u);
+    EXPECT_EQ(log.problems[0].rfind("line 2: ", 0), 0u) << log.problems[0];
+    EXPECT_EQ(log.problems[2].rfind("line 4: ", 0), 0u) << log.problems[2];
+
+    std::string aside = setAsideCorruptLog(path, log.records);
+    ASSERT_FALSE(aside.empty());
+    EXPECT_TRUE(fs::exists(aside));
+    LogContents again = readLog(path);
+    EXPECT_EQ(again.records.size(), 2u);
+    EXPECT_TRUE(again.problems.empty());
+    fs::remove_all(path.parent_path());
+}
+
+TEST(TuneLog, AMissingLogIsEmpty)
+{
+    LogContents log = readLog("/nonexistent/folder/log.jsonl");
+    EXPECT_FALSE(log.exists);
+    EXPECT_TRUE(log.records.empty());
+    EXPECT_TRUE(log.problems.empty());
+}
+
+TEST(TuneLog, BestRecordIsTheFastestCheckedAtThoseSizesByItsLatestMeasurement)
+{
+    std::vector<TuneRecord> records = {sampleRecord(3.0, "4"), sampleRecord(1.0, "8"),
+                                       sampleRecord(2.0, "16")};
+    records[0].checked = false; // never a best
+    records[0].msMedian = 0.5;
+    TuneRecord wrong = sampleRecord(0.1, "32");
+    wrong.status = "wrong";
+    records.push_back(wrong);
+    TuneRecord other = sampleRecord(0.2, "64");
+    other.sizes = {{"M", 128}, {"N", 32}};
+    records.push_back(other);
+    const TuneRecord* best = bestRecord(records, "abc", {{"M", 64}, {"N", 32}});
+    ASSERT_NE(best, nullptr);
+    EXPECT_EQ(best->steps[0].number, 8);
+    // Measured again later, slower: the other one is the best now.
+    TuneRecord again = sampleRecord(2.5, "8");
+    records.push_back(again);
+    best = bestRecord(records, "abc", {{"M", 64}, {"N", 32}});
+    ASSERT_NE(best, nullptr);
+    EXPECT_EQ(best->steps[0].number, 16);
+    EXPECT_EQ(bestRecord(records, "other", {{"M", 64}, {"N", 32}}), nullptr);
+}
+
+TEST(TuneLog, TheWorkloadIgnoresSizesButNotTheProgramOrItsPins)
+{
+    auto key = [](const std::string& sizes, const std::string& pins) {
+        std::string script = sizes + R"(
+from tvm import te
+A = te.placeholder((M, N), name="A")
+B = te.compute((M, N), lambda i, j: A[i, j] * 2.0, name="B")
+s = te.create_schedule(B.op)
+)" + pins;
+        EvalResult r = evaluateScript(script);
+        EXPECT_TRUE(r.ok) << r.error.message;
+        return workloadKey(r.program.variants.at(0));
+    };
+    EXPECT_EQ(key("M = 64\nN = 32", ""), key("M = 1024\nN = 8", ""));
+    EXPECT_NE(key("M = 64\nN = 32", ""), key("M = 64\nN = 32", "s[B].parallel(B.op.axis[0])\n"));
+}
+
+} // namespace
