@@ -19,6 +19,8 @@ packages=(
   libopenblas-dev
   # The auto-tuner's cost model: XGBoost's C API.
   libxgboost-dev
+  # The oneDNN reference line of convolutions (loaded at run time) and its headers.
+  libdnnl-dev
   # The desktop app: Qt 6 widgets, charts and SVG, and the QScintilla editor.
   qt6-base-dev qt6-charts-dev qt6-svg-dev libqscintilla2-qt6-dev
   # Only because qt6-charts-dev's Debian packaging forgot it: Qt6Charts' CMake config requires

@@ -1,6 +1,7 @@
 #include "TuneCommand.h"
 
 #include "runtime/BlasReference.h"
+#include "runtime/DnnlReference.h"
 #include "te/Program.h"
 #include "tune/Tuner.h"
 
@@ -198,10 +199,24 @@ int runTuneCommand(const TuneArgs& args)
         auto it = args.sets.find(p.name);
         sizes[p.name] = it != args.sets.end() ? it->second : p.value;
     }
-    // The reference line: OpenBLAS for a plain matmul, timed now, with the same threads.
+    // The reference line: OpenBLAS for a plain matmul, oneDNN for a convolution, timed now,
+    // with the same threads.
     json reference;
     std::string referenceText;
-    if (auto shape = matmulShape(eval.program)) {
+    if (auto conv = conv2dShape(eval.program)) {
+        if (const DnnlLibrary* dnnl = DnnlLibrary::load()) {
+            double ms = dnnl->convMs(*conv, args.threads, 5, 100);
+            if (ms > 0) {
+                double gflops = conv->flops() / ms / 1e6;
+                reference = {{"name", dnnl->label()}, {"ms", ms}, {"gflops", gflops}};
+                referenceText = dnnl->label() + ": " + fixed(gflops, 1) + " GFLOPS (" +
+                                fixed(ms, 3) + " ms)";
+                if (out.haveBest)
+                    referenceText +=
+                        "; the tuned variant: " + fixed(out.best.gflops / gflops, 2) + "x";
+            }
+        }
+    } else if (auto shape = matmulShape(eval.program)) {
         if (const BlasLibrary* blas = BlasLibrary::openblas()) {
             double ms = blas->sgemmMs(static_cast<int>(shape->m), static_cast<int>(shape->n),
                                       static_cast<int>(shape->k), args.threads, 5, 100);

@@ -172,13 +172,21 @@ TuneOutcome Tuner::run(const std::function<void(const TuneProgress&)>& progress,
             if (r.workload != out.workload) continue;
             const bool here = r.sizes == sizes && r.cpu == out.machine.cpu && r.threads == threadsUsed;
             if (m_options.resume && here) {
-                measured.insert(stepsKey(r.steps));
-                out.reused.push_back(r);
-                consider(r);
+                // A candidate measured again (the end of a run re-measures the best) counts
+                // once, by its latest measurement.
+                const std::string key = stepsKey(r.steps);
+                if (measured.insert(key).second) {
+                    out.reused.push_back(r);
+                } else {
+                    for (auto& earlier : out.reused)
+                        if (stepsKey(earlier.steps) == key) earlier = r;
+                }
             }
             learnFrom(r, nullptr);
             ++warm;
         }
+        for (auto& r : out.reused)
+            consider(r);
         if (warm > 0)
             out.notes.push_back(std::to_string(warm) + " record(s) of this program in " +
                                 m_options.logPath + " trained the cost model" +

@@ -1,0 +1,268 @@
+#include "runtime/DnnlReference.h"
+
+#include "ir/IRUtil.h"
+#include "runtime/Benchmark.h"
+
+#include <oneapi/dnnl/dnnl.h>
+
+#include <dlfcn.h>
+
+#include <mutex>
+#include <random>
+#include <vector>
+
+namespace loopscope {
+
+namespace {
+
+// The functions used, looked up once.
+struct Api {
+    decltype(&dnnl_engine_create) engineCreate;
+    decltype(&dnnl_engine_destroy) engineDestroy;
+    decltype(&dnnl_stream_create) streamCreate;
+    decltype(&dnnl_stream_destroy) streamDestroy;
+    decltype(&dnnl_stream_wait) streamWait;
+    decltype(&dnnl_memory_desc_init_by_tag) mdInit;
+    decltype(&dnnl_memory_desc_get_size) mdSize;
+    decltype(&dnnl_convolution_forward_desc_init) convInit;
+    decltype(&dnnl_primitive_desc_create) pdCreate;
+    decltype(&dnnl_primitive_desc_destroy) pdDestroy;
+    decltype(&dnnl_primitive_desc_query_md) pdQueryMd;
+    decltype(&dnnl_primitive_create) primCreate;
+    decltype(&dnnl_primitive_destroy) primDestroy;
+    decltype(&dnnl_primitive_execute) execute;
+    decltype(&dnnl_memory_create) memCreate;
+    decltype(&dnnl_memory_destroy) memDestroy;
+    decltype(&dnnl_memory_get_data_handle) memData;
+    decltype(&dnnl_version) version;
+    void (*ompSetThreads)(int) = nullptr;
+};
+
+Api g_api;
+
+template <typename T> bool bind(void* handle, const char* name, T& out)
+{
+    out = reinterpret_cast<T>(dlsym(handle, name));
+    return out != nullptr;
+}
+
+// The value of an index with `v` = value and every other variable 0.
+std::int64_t pointValue(const Expr& e, const VarNode* v, std::int64_t value)
+{
+    if (auto* i = e.as<IntImmNode>()) return i->value;
+    if (auto* var = e.as<VarNode>()) return var == v ? value : 0;
+    if (auto* c = e.as<CastNode>()) return pointValue(c->value, v, value);
+    auto* b = e.as<BinaryNode>();
+    if (!b) return 0;
+    std::int64_t x = pointValue(b->a, v, value), y = pointValue(b->b, v, value);
+    switch (e.kind()) {
+    case ExprKind::Add: return x + y;
+    case ExprKind::Sub: return x - y;
+    case ExprKind::Mul: return x * y;
+    default: return 0;
+    }
+}
+
+// Whether `e` uses only `allowed` variables, each with a constant stride.
+bool isVar(const Expr& e, const IterVar& iv)
+{
+    auto* v = e.as<VarNode>();
+    return v && v == iv->var.get();
+}
+
+} // namespace
+
+std::optional<Conv2dShape> conv2dShape(const Program& program)
+{
+    if (program.variants.empty()) return std::nullopt;
+    const auto& outputs = program.variants.front().snapshots.front().outputs();
+    if (outputs.size() != 1) return std::nullopt;
+    const Tensor& out = outputs.front();
+    if (!out->isCompute() || out->ndim() != 4 || out->dtype != DataType::float32() ||
+        !out->isReduction() || out->reduceAxes.size() != 3)
+        return std::nullopt;
+    auto* reduce = out->body.as<ReduceNode>();
+    if (!reduce || reduce->op != ReduceOp::Sum || reduce->condition.defined()) return std::nullopt;
+    auto* mul = reduce->source.as<BinaryNode>();
+    if (!mul || reduce->source.kind() != ExprKind::Mul) return std::nullopt;
+    auto* a = mul->a.as<TensorLoadNode>();
+    auto* b = mul->b.as<TensorLoadNode>();
+    if (!a || !b) return std::nullopt;
+    const auto& ax = out->axes;         // n, f, y, x
+    const auto& r = out->reduceAxes;    // c, ky, kx
+    auto isWeight = [&](const TensorLoadNode* l) {
+        return l->tensor->isPlaceholder() && l->indices.size() == 4 && isVar(l->indices[0], ax[1]) &&
+               isVar(l->indices[1], r[0]) && isVar(l->indices[2], r[1]) && isVar(l->indices[3], r[2]);
+    };
+    const TensorLoadNode* weight = isWeight(a) ? a : isWeight(b) ? b : nullptr;
+    const TensorLoadNode* input = weight == a ? b : a;
+    if (!weight || input->indices.size() != 4 || !isVar(input->indices[0], ax[0]) ||
+        !isVar(input->indices[1], r[0]))
+        return std::nullopt;
+    Conv2dShape s;
+    // y*stride + ky: stride from y, and ky with coefficient 1 (no dilation).
+    for (int d : {2, 3}) {
+        const Expr& idx = input->indices[static_cast<std::size_t>(d)];
+        const IterVar& o = ax[static_cast<std::size_t>(d)];
+        const IterVar& k = r[static_cast<std::size_t>(d - 1)];
+        std::int64_t base = pointValue(idx, o->var.get(), 0);
+        std::int64_t stride = pointValue(idx, o->var.get(), 1) - base;
+        std::int64_t kstep = pointValue(idx, k->var.get(), 1) - base;
+        VarSet used;
+        collectVars(idx, &used);
+        if (base != 0 || stride < 1 || kstep != 1 || used.size() != 2 || !used.count(o->var.get()) ||
+            !used.count(k->var.get()))
+            return std::nullopt;
+        (d == 2 ? s.strideH : s.strideW) = stride;
+    }
+    // The input: a placeholder, or a padded copy of one (same batch and channels, each side
+    // padded alike).
+    Tensor in = input->tensor;
+    std::int64_t padH = 0, padW = 0;
+    if (!in->isPlaceholder()) {
+        auto reads = inputTensors(in);
+        if (reads.size() != 1 || !reads[0]->isPlaceholder() || reads[0]->ndim() != 4 || in->ndim() != 4 ||
+            in->isReduction())
+            return std::nullopt;
+        Tensor src = reads[0];
+        for (int d : {0, 1})
+            if (constIntOr(src->shape[static_cast<std::size_t>(d)], -1) !=
+                constIntOr(in->shape[static_cast<std::size_t>(d)], -2))
+                return std::nullopt;
+        std::int64_t dh = constIntOr(in->shape[2], 0) - constIntOr(src->shape[2], 0);
+        std::int64_t dw = constIntOr(in->shape[3], 0) - constIntOr(src->shape[3], 0);
+        if (dh < 0 || dw < 0 || dh % 2 || dw % 2) return std::nullopt;
+        padH = dh / 2;
+        padW = dw / 2;
+        in = src;
+    }
+    s.n = constIntOr(in->shape[0], 0);
+    s.c = constIntOr(in->shape[1], 0);
+    s.h = constIntOr(in->shape[2], 0);
+    s.w = constIntOr(in->shape[3], 0);
+    s.f = constIntOr(weight->tensor->shape[0], 0);
+    s.kh = constIntOr(weight->tensor->shape[2], 0);
+    s.kw = constIntOr(weight->tensor->shape[3], 0);
+    s.padH = padH;
+    s.padW = padW;
+    s.oh = constIntOr(out->shape[2], 0);
+    s.ow = constIntOr(out->shape[3], 0);
+    if (in->dtype != DataType::float32() || weight->tensor->dtype != DataType::float32() ||
+        constIntOr(weight->tensor->shape[1], -1) != s.c || s.n <= 0 || s.c <= 0 || s.h <= 0 ||
+        s.w <= 0 || s.f <= 0 || s.kh <= 0 || s.kw <= 0 || s.oh <= 0 || s.ow <= 0)
+        return std::nullopt;
+    // The output must fit the input as padded.
+    if ((s.oh - 1) * s.strideH + s.kh > s.h + 2 * s.padH || (s.ow - 1) * s.strideW + s.kw > s.w + 2 * s.padW)
+        return std::nullopt;
+    return s;
+}
+
+const DnnlLibrary* DnnlLibrary::load()
+{
+    static std::once_flag once;
+    static DnnlLibrary* library = nullptr;
+    std::call_once(once, [] {
+        void* h = dlopen("libdnnl.so.2", RTLD_NOW | RTLD_LOCAL);
+        if (!h) return;
+        Api& a = g_api;
+        bool ok = bind(h, "dnnl_engine_create", a.engineCreate) &&
+                  bind(h, "dnnl_engine_destroy", a.engineDestroy) &&
+                  bind(h, "dnnl_stream_create", a.streamCreate) &&
+                  bind(h, "dnnl_stream_destroy", a.streamDestroy) &&
+                  bind(h, "dnnl_stream_wait", a.streamWait) &&
+                  bind(h, "dnnl_memory_desc_init_by_tag", a.mdInit) &&
+                  bind(h, "dnnl_memory_desc_get_size", a.mdSize) &&
+                  bind(h, "dnnl_convolution_forward_desc_init", a.convInit) &&
+                  bind(h, "dnnl_primitive_desc_create", a.pdCreate) &&
+                  bind(h, "dnnl_primitive_desc_destroy", a.pdDestroy) &&
+                  bind(h, "dnnl_primitive_desc_query_md", a.pdQueryMd) &&
+                  bind(h, "dnnl_primitive_create", a.primCreate) &&
+                  bind(h, "dnnl_primitive_destroy", a.primDestroy) &&
+                  bind(h, "dnnl_primitive_execute", a.execute) &&
+                  bind(h, "dnnl_memory_create", a.memCreate) &&
+                  bind(h, "dnnl_memory_destroy", a.memDestroy) &&
+                  bind(h, "dnnl_memory_get_data_handle", a.memData) &&
+                  bind(h, "dnnl_version", a.version);
+        if (!ok) return;
+        bind(h, "omp_set_num_threads", a.ompSetThreads);
+        auto* lib = new DnnlLibrary;
+        lib->m_handle = h;
+        const dnnl_version_t* v = a.version();
+        lib->m_label = "oneDNN " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." +
+                       std::to_string(v->patch);
+        library = lib;
+    });
+    return library;
+}
+
+double DnnlLibrary::convMs(const Conv2dShape& s, int threads, int repeat, double minRepeatMs) const
+{
+    const Api& a = g_api;
+    if (threads > 0 && a.ompSetThreads) a.ompSetThreads(threads);
+    dnnl_engine_t engine = nullptr;
+    dnnl_stream_t stream = nullptr;
+    if (a.engineCreate(&engine, dnnl_cpu, 0) != dnnl_success) return -1;
+    if (a.streamCreate(&stream, engine, dnnl_stream_default_flags) != dnnl_success) {
+        a.engineDestroy(engine);
+        return -1;
+    }
+    dnnl_dims_t src = {s.n, s.c, s.h, s.w}, wei = {s.f, s.c, s.kh, s.kw}, dst = {s.n, s.f, s.oh, s.ow};
+    dnnl_dims_t strides = {s.strideH, s.strideW}, padL = {s.padH, s.padW};
+    dnnl_dims_t padR = {(s.oh - 1) * s.strideH + s.kh - s.h - s.padH,
+                        (s.ow - 1) * s.strideW + s.kw - s.w - s.padW};
+    dnnl_memory_desc_t srcMd, weiMd, dstMd;
+    a.mdInit(&srcMd, 4, src, dnnl_f32, dnnl_format_tag_any);
+    a.mdInit(&weiMd, 4, wei, dnnl_f32, dnnl_format_tag_any);
+    a.mdInit(&dstMd, 4, dst, dnnl_f32, dnnl_format_tag_any);
+    dnnl_convolution_desc_t desc;
+    double ms = -1;
+    dnnl_primitive_desc_t pd = nullptr;
+    dnnl_primitive_t prim = nullptr;
+    std::vector<dnnl_memory_t> memories;
+    if (a.convInit(&desc, dnnl_forward_inference, dnnl_convolution_direct, &srcMd, &weiMd, nullptr,
+                   &dstMd, strides, padL, padR) == dnnl_success &&
+        a.pdCreate(&pd, &desc, nullptr, engine, nullptr) == dnnl_success &&
+        a.primCreate(&prim, pd) == dnnl_success) {
+        // Memories in the layouts the primitive chose, filled with seeded values.
+        std::mt19937 rng(1);
+        std::uniform_real_distribution<float> u(-1, 1);
+        dnnl_exec_arg_t args[3];
+        const std::pair<int, dnnl_query_t> roles[3] = {{DNNL_ARG_SRC, dnnl_query_src_md},
+                                                       {DNNL_ARG_WEIGHTS, dnnl_query_weights_md},
+                                                       {DNNL_ARG_DST, dnnl_query_dst_md}};
+        bool ok = true;
+        for (int i = 0; i < 3 && ok; ++i) {
+            const dnnl_memory_desc_t* md = a.pdQueryMd(pd, roles[i].second, 0);
+            dnnl_memory_t mem = nullptr;
+            ok = md && a.memCreate(&mem, md, engine, DNNL_MEMORY_ALLOCATE) == dnnl_success;
+            if (!ok) break;
+            memories.push_back(mem);
+            void* data = nullptr;
+            a.memData(mem, &data);
+            auto* f = static_cast<float*>(data);
+            for (std::size_t k = 0, n = a.mdSize(md) / sizeof(float); k < n; ++k)
+                f[k] = u(rng);
+            args[i] = {roles[i].first, mem};
+        }
+        if (ok) {
+            auto run = [&] {
+                a.execute(prim, stream, 3, args);
+                a.streamWait(stream);
+            };
+            run();
+            BenchmarkOptions options;
+            options.repeat = repeat;
+            options.minRepeatMs = minRepeatMs;
+            ms = measure(run, options).median;
+        }
+    }
+    for (auto m : memories)
+        a.memDestroy(m);
+    if (prim) a.primDestroy(prim);
+    if (pd) a.pdDestroy(pd);
+    a.streamDestroy(stream);
+    a.engineDestroy(engine);
+    return ms;
+}
+
+} // namespace loopscope

@@ -1,0 +1,48 @@
+// oneDNN as the reference line for convolutions, as OpenBLAS is for matmuls: its direct
+// convolution primitive loaded at run time with dlopen (libdnnl.so.2; without it there is no
+// reference), with its own choice of algorithm and memory layouts, and the test that decides
+// whether a program is a 2-D NCHW convolution it can stand for.
+#pragma once
+
+#include "te/Program.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace loopscope {
+
+// out[n, f, y, x] = sum over c, ky, kx of in[n, c, y*stride + ky - pad, x*stride + kx - pad] *
+// w[f, c, ky, kx], zero outside the input.
+struct Conv2dShape {
+    std::int64_t n = 1, c = 0, h = 0, w = 0; // input
+    std::int64_t f = 0, kh = 0, kw = 0;      // filters
+    std::int64_t strideH = 1, strideW = 1, padH = 0, padW = 0;
+    std::int64_t oh = 0, ow = 0; // output
+    double flops() const { return 2.0 * n * f * oh * ow * c * kh * kw; }
+};
+
+// The shape when the first variant's output is such a convolution in float32: a sum over three
+// reduction axes of the product of a 4-D weight read at [f, c, ky, kx] and an input read at
+// [n, c, y*s + ky, x*s + kx], the input a placeholder or a padded copy of one.
+std::optional<Conv2dShape> conv2dShape(const Program& program);
+
+class DnnlLibrary {
+public:
+    // Loads libdnnl.so.2 (once per process); nullptr when it cannot be loaded.
+    static const DnnlLibrary* load();
+
+    const std::string& label() const { return m_label; } // "oneDNN 2.6.3"
+
+    // Median milliseconds of the convolution primitive (forward inference, the layouts oneDNN
+    // prefers; reorders into them are not timed) with `threads` OpenMP threads (0: all);
+    // negative when oneDNN refuses the shape.
+    double convMs(const Conv2dShape& shape, int threads, int repeat, double minRepeatMs) const;
+
+private:
+    DnnlLibrary() = default;
+    void* m_handle = nullptr;
+    std::string m_label;
+};
+
+} // namespace loopscope
