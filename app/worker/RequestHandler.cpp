@@ -1,4 +1,5 @@
 #include "RequestHandler.h"
+#include "TuneRequest.h"
 
 #include "Version.h"
 #include "codegen/Codegen.h"
@@ -218,6 +219,21 @@ RequestHandler::RequestHandler(HandlerOptions options)
     m_commands["ping"] = [this](const json&, const Progress&) { return ping(); };
     m_commands["measure"] = [this](const json& r, const Progress& p) { return measure(r, p); };
     m_commands["emit"] = [this](const json& r, const Progress& p) { return emitCode(r, p); };
+    m_commands["tune"] = [this](const json& r, const Progress& p) {
+        try {
+            return runTuneRequest(
+                r,
+                [&](const json& m) {
+                    json extra = m;
+                    extra.erase("phase");
+                    extra.erase("fraction");
+                    p(m.value("phase", "tune"), m.value("fraction", 0.0), extra);
+                },
+                "/proc/self/exe", m_options.testing);
+        } catch (const std::invalid_argument& e) {
+            badRequest(e.what());
+        }
+    };
 }
 
 Jit& RequestHandler::jit() const

@@ -49,6 +49,8 @@
 // "machine" {threads (0: all)} -> ok: peak_gflops, vector_bits, bandwidth_gbs, threads,
 //   clock_ghz. Measured (about two seconds) on every request; the app remembers the figures.
 //
+// "tune": the auto-tuner (see TuneRequest.h): one progress message per measured candidate.
+//
 // New commands register in the constructor; "commands" in ping's answer lists them.
 #pragma once
 
