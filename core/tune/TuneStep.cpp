@@ -1,6 +1,7 @@
 #include "tune/TuneStep.h"
 
 #include "ir/IRUtil.h"
+#include "te/VariantBlock.h"
 
 #include <algorithm>
 #include <cctype>
@@ -347,59 +348,29 @@ bool StepReplay::apply(const TuneStep& step)
     return true;
 }
 
-namespace {
-
-std::vector<std::string> splitLines(const std::string& text)
-{
-    std::vector<std::string> lines;
-    std::string line;
-    std::istringstream in(text);
-    while (std::getline(in, line))
-        lines.push_back(line);
-    return lines;
-}
-
-bool isVariantComment(const std::string& line)
-{
-    auto p = line.find_first_not_of(" \t");
-    return p != std::string::npos && line.compare(p, 10, "# variant:") == 0;
-}
-
-} // namespace
-
 std::string variantBlock(const std::string& script, const Variant& start, const std::string& name,
                          const std::vector<std::string>& statements)
 {
-    std::vector<std::string> lines = splitLines(script);
-    const int first = start.loc.line, last = std::max(start.lastLine, start.loc.line);
-    const int scheduleEnd = std::clamp(start.scheduleEndLine, first, last);
-    std::string block = "\n# variant: " + name + "\n";
-    auto line = [&](int n) -> std::string {
-        return n >= 1 && n <= static_cast<int>(lines.size()) ? lines[n - 1] : std::string();
-    };
-    for (int n = first; n <= scheduleEnd; ++n)
-        if (!isVariantComment(line(n))) block += line(n) + "\n";
-    for (auto& s : statements)
-        block += s + "\n";
-    for (int n = scheduleEnd + 1; n <= last; ++n)
-        if (!isVariantComment(line(n))) block += line(n) + "\n";
-    return block;
+    return variantBlockText(script, start.loc.line, start.scheduleEndLine,
+                            std::max(start.lastLine, start.loc.line), name, statements) +
+           "\n";
 }
 
 std::string scriptWithVariant(const std::string& script, const Variant& start,
                               const std::string& name, const std::vector<std::string>& statements,
                               bool truncate)
 {
-    std::vector<std::string> lines = splitLines(script);
     const int last = std::max(start.lastLine, start.loc.line);
     std::string out;
-    for (int n = 1; n <= static_cast<int>(lines.size()) && n <= last; ++n)
-        out += lines[n - 1] + "\n";
-    out += variantBlock(script, start, name, statements);
-    if (!truncate) {
-        for (int n = last + 1; n <= static_cast<int>(lines.size()); ++n)
-            out += lines[n - 1] + "\n";
+    std::istringstream in(script);
+    int n = 0;
+    std::string rest;
+    for (std::string line; std::getline(in, line);) {
+        ++n;
+        (n <= last ? out : rest) += line + "\n";
     }
+    out += variantBlock(script, start, name, statements);
+    if (!truncate) out += rest;
     return out;
 }
 

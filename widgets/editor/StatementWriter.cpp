@@ -1,6 +1,7 @@
 #include "editor/StatementWriter.h"
 
 #include "schedule/Primitives.h"
+#include "te/VariantBlock.h"
 
 #include <algorithm>
 #include <sstream>
@@ -503,19 +504,7 @@ WrittenStatement StatementWriter::build(const PrimitiveRequest& r) const
 std::string StatementWriter::newVariantFromHere(const std::string& scriptText, int variantLine,
                                                 int lastLine, const std::string& newName)
 {
-    std::vector<std::string> lines;
-    std::istringstream in(scriptText);
-    for (std::string line; std::getline(in, line);) {
-        if (!line.empty() && line.back() == '\r') line.pop_back();
-        lines.push_back(line);
-    }
-    int n = static_cast<int>(lines.size());
-    int first = std::clamp(variantLine, 1, std::max(n, 1));
-    int last = std::clamp(lastLine, first, std::max(n, 1));
-    std::string out = "\n# variant: " + newName;
-    for (int l = first; l <= last && l <= n; ++l)
-        out += "\n" + lines[static_cast<std::size_t>(l - 1)];
-    return out;
+    return variantBlockText(scriptText, variantLine, lastLine, lastLine, newName);
 }
 
 } // namespace loopscope

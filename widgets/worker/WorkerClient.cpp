@@ -194,6 +194,18 @@ int WorkerClient::submit(const worker::MachineRequest& request, QObject* context
                    routeTo(context, std::move(done)));
 }
 
+int WorkerClient::submit(const worker::TuneRequest& request, QObject* context,
+                         std::function<void(const worker::TuneProgress&)> trial,
+                         Continuation<worker::TuneResult> done, Order order)
+{
+    Route route = routeTo(context, std::move(done));
+    if (trial)
+        route.progress = [trial = std::move(trial)](const QJsonObject& message) {
+            trial(worker::decodeTuneProgress(message));
+        };
+    return enqueue(worker::encode(request), request.timeLimitMs, order, std::move(route));
+}
+
 int WorkerClient::enqueue(QJsonObject body, int timeLimitMs, Order order, Route route)
 {
     const int id = m_nextId++;

@@ -78,6 +78,9 @@ public:
                Continuation<worker::SweepResult> done, Order order = Order::Last);
     int submit(const worker::MachineRequest& request, QObject* context,
                Continuation<worker::MachineResult> done, Order order = Order::Last);
+    int submit(const worker::TuneRequest& request, QObject* context,
+               std::function<void(const worker::TuneProgress&)> trial,
+               Continuation<worker::TuneResult> done, Order order = Order::Last);
     // A queued request is dropped; the running one is stopped by killing the worker, which is
     // then restarted. Either way its continuation is told and cancelled(id) is emitted; unknown
     // ids are ignored.

@@ -186,6 +186,26 @@ QJsonObject encode(const MachineRequest& r)
                        {QStringLiteral("threads"), r.threads}};
 }
 
+QJsonObject encode(const TuneRequest& r)
+{
+    QJsonObject sets;
+    for (auto it = r.sets.begin(); it != r.sets.end(); ++it)
+        sets.insert(it.key(), it.value());
+    QJsonObject o{{QStringLiteral("cmd"), QStringLiteral("tune")},
+                  {QStringLiteral("script"), r.script},
+                  {QStringLiteral("sets"), sets},
+                  {QStringLiteral("trials"), r.trials},
+                  {QStringLiteral("seconds"), r.seconds},
+                  {QStringLiteral("threads"), r.threads},
+                  {QStringLiteral("forbid"), toArray(r.forbid)},
+                  {QStringLiteral("resume"), r.resume},
+                  {QStringLiteral("seed"), r.seed}};
+    if (!r.variant.isEmpty()) o.insert(QStringLiteral("variant"), r.variant);
+    if (!r.log.isEmpty()) o.insert(QStringLiteral("log"), r.log);
+    if (r.crashFirst) o.insert(QStringLiteral("crash_first"), true);
+    return o;
+}
+
 // ---- progress ----
 
 bool isProgress(const QJsonObject& message)
@@ -205,6 +225,39 @@ SweepProgress decodeSweepProgress(const QJsonObject& message)
     p.done = integer(message, "done");
     p.total = integer(message, "total");
     p.point = decodeSweepPoint(message.value(QLatin1String("point")).toObject());
+    return p;
+}
+
+TuneProgress decodeTuneProgress(const QJsonObject& m)
+{
+    TuneProgress p;
+    p.fraction = number(m, "fraction");
+    p.done = integer(m, "trials_done");
+    p.planned = integer(m, "trials_planned");
+    p.elapsedS = number(m, "elapsed_s");
+    p.remainingS = m.contains(QLatin1String("remaining_s")) ? number(m, "remaining_s") : -1;
+    const QJsonObject t = m.value(QLatin1String("trial")).toObject();
+    if (!t.isEmpty()) {
+        TuneTrial trial;
+        trial.trial = integer(t, "trial");
+        trial.status = text(t, "status");
+        trial.gflops = number(t, "gflops");
+        trial.ms = number(t, "ms");
+        trial.error = text(t, "error");
+        trial.sketch = text(t, "sketch");
+        p.trial = trial;
+    }
+    const QJsonObject best = m.value(QLatin1String("best")).toObject();
+    p.bestTrial = integer(best, "trial");
+    p.bestGflops = number(best, "gflops");
+    p.bestMs = number(best, "ms");
+    p.bestStatements = strings(m, "best_statements");
+    p.bestTir = text(m, "best_tir");
+    p.startTir = text(m, "start_tir");
+    const QJsonObject ref = m.value(QLatin1String("reference")).toObject();
+    p.referenceName = text(ref, "name");
+    p.referenceGflops = number(ref, "gflops");
+    p.cpu = text(m.value(QLatin1String("machine")).toObject(), "cpu");
     return p;
 }
 
@@ -355,6 +408,28 @@ QList<SweepPoint> decodeSweepPoints(const QJsonArray& points)
     for (const QJsonValue& v : points)
         if (std::optional<SweepPoint> p = decodeSweepPoint(v.toObject())) out << *p;
     return out;
+}
+
+template <> Reply<TuneResult> decode<TuneResult>(const QJsonObject& m)
+{
+    Reply<TuneResult> reply = begin<TuneResult>(m);
+    if (!reply.answered()) return reply;
+    TuneResult& r = reply.result;
+    r.start = text(m, "start");
+    r.name = text(m, "name");
+    r.trials = integer(m, "trials");
+    r.reused = integer(m, "reused");
+    r.failed = integer(m, "failed");
+    const QJsonObject best = m.value(QLatin1String("best")).toObject();
+    r.bestTrial = integer(best, "trial");
+    r.bestGflops = number(best, "gflops");
+    r.bestMs = number(best, "ms");
+    r.sketch = text(best, "sketch");
+    r.statements = strings(m, "statements");
+    r.bestTir = text(m, "best_tir");
+    r.notes = strings(m, "notes");
+    r.log = text(m, "log");
+    return reply;
 }
 
 } // namespace loopscope::worker

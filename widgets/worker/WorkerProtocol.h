@@ -17,6 +17,7 @@ QJsonObject encode(const MeasureRequest& request);
 QJsonObject encode(const EmitRequest& request);
 QJsonObject encode(const SweepRequest& request);
 QJsonObject encode(const MachineRequest& request);
+QJsonObject encode(const TuneRequest& request);
 
 // Whether a message is a progress message ("status": "progress") rather than a result.
 bool isProgress(const QJsonObject& message);
@@ -29,6 +30,7 @@ struct Progress {
 Progress decodeProgress(const QJsonObject& message);
 // A sweep's progress message: its point, and how many of the total are done.
 SweepProgress decodeSweepProgress(const QJsonObject& message);
+TuneProgress decodeTuneProgress(const QJsonObject& message);
 
 // A result message: "ok" (and, for a measurement, "wrong") is Answered, "error" is Refused with
 // the error's kind, message and location. Another status is Refused as an internal error.
@@ -38,6 +40,7 @@ template <> Reply<MeasureResult> decode<MeasureResult>(const QJsonObject& messag
 template <> Reply<EmitResult> decode<EmitResult>(const QJsonObject& message);
 template <> Reply<SweepResult> decode<SweepResult>(const QJsonObject& message);
 template <> Reply<MachineResult> decode<MachineResult>(const QJsonObject& message);
+template <> Reply<TuneResult> decode<TuneResult>(const QJsonObject& message);
 
 // A sweep point in the form the worker's messages give it and its "known" field takes back.
 QJsonObject encodeSweepPoint(const SweepPoint& point);

@@ -162,6 +162,54 @@ struct SweepResult {
     QString blasNote; // why there are none, when asked for
 };
 
+// One measured candidate of a tuning run.
+struct TuneTrial {
+    int trial = 0;
+    QString status; // "ok", "wrong", "error", "crashed", "timeout", "invalid", "unchecked"
+    double gflops = 0;
+    double ms = 0;
+    QString error;
+    QString sketch;
+};
+
+// A tuning run's progress: the first message (done 0) carries the starting loop nest, the
+// reference line and the machine; each later one a measured trial and the best so far (with its
+// statements and loop nest when it just changed).
+struct TuneProgress {
+    double fraction = 0;
+    int done = 0;
+    int planned = 0;
+    double elapsedS = 0;
+    double remainingS = -1;
+    std::optional<TuneTrial> trial;
+    int bestTrial = 0; // 0: none yet
+    double bestGflops = 0;
+    double bestMs = 0;
+    QStringList bestStatements; // when the best just changed
+    QString bestTir;            // likewise
+    QString startTir;           // first message
+    QString referenceName;      // first message: "OpenBLAS 0.3.21", "oneDNN 2.6.3", or empty
+    double referenceGflops = 0;
+    QString cpu;
+};
+
+// "tune": the best candidate's statements (empty when nothing ran correctly).
+struct TuneResult {
+    QString start;
+    QString name; // for the new variant: "tuned from naive"
+    int trials = 0;
+    int reused = 0;
+    int failed = 0;
+    int bestTrial = 0;
+    double bestGflops = 0;
+    double bestMs = 0;
+    QString sketch;
+    QStringList statements;
+    QString bestTir;
+    QStringList notes;
+    QString log;
+};
+
 // "machine": the reference lines of the charts.
 struct MachineResult {
     double peakGflops = 0;

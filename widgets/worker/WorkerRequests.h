@@ -62,6 +62,23 @@ struct SweepRequest {
     int timeLimitMs = 0;
 };
 
+// "tune" -> TuneProgress per measured candidate, then TuneResult: the auto-tuner, from one
+// variant (its steps stay as given), its candidates measured in a further worker.
+struct TuneRequest {
+    QString script;
+    QString variant;            // the starting variant
+    QMap<QString, qint64> sets; // parameters
+    int trials = 64;            // 0 with seconds 0: the log's best only
+    double seconds = 0;         // a time budget instead (or as well)
+    int threads = 0;
+    QStringList forbid; // primitives the tuner must not write
+    QString log;        // records are appended here as measured
+    bool resume = false;
+    qint64 seed = 1;
+    int timeLimitMs = 0; // 0: the client's (a tuning run needs its budget and more)
+    bool crashFirst = false; // testing (LOOPSCOPE_WORKER_TESTING=1): the first candidate crashes
+};
+
 // "machine" -> MachineResult: peak speed and memory bandwidth, measured (about two seconds).
 struct MachineRequest {
     int threads = 0;
