@@ -94,16 +94,6 @@ json recordJson(const TuneRecord& r)
 
 std::string defaultTuningLog(const std::string& scriptPath)
 {
-    std::error_code ec;
-    fs::path absolute = fs::absolute(scriptPath, ec);
-    std::string key = absolute.lexically_normal().string();
-    std::uint64_t h = 1469598103934665603ull;
-    for (unsigned char c : key) {
-        h ^= c;
-        h *= 1099511628211ull;
-    }
-    char hash[9];
-    std::snprintf(hash, sizeof hash, "%08llx", static_cast<unsigned long long>(h & 0xffffffffu));
     fs::path data;
     if (const char* xdg = std::getenv("XDG_DATA_HOME"); xdg && *xdg)
         data = xdg;
@@ -111,8 +101,7 @@ std::string defaultTuningLog(const std::string& scriptPath)
         data = fs::path(home) / ".local" / "share";
     else
         data = fs::temp_directory_path();
-    fs::path folder = data / "Loopscope" / "Loopscope" / "tuning";
-    return (folder / (absolute.stem().string() + "-" + hash + ".jsonl")).string();
+    return (data / "Loopscope" / "Loopscope" / "tuning" / tuningLogFileName(scriptPath)).string();
 }
 
 int runTuneCommand(const TuneArgs& args)

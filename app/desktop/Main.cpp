@@ -10,10 +10,12 @@
 #include "shell/Document.h"
 #include "shell/MainWindow.h"
 #include "shell/Theme.h"
+#include "tune/TunePanel.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
+#include <QDockWidget>
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QIcon>
@@ -42,8 +44,10 @@ constexpr const char* kUsage =
     "  --run               run the ladder after opening\n"
     "  --sweep             start a sweep of every variant over the default sizes, with the\n"
     "                      OpenBLAS line, after opening\n"
+    "  --tune TRIALS       tune the shown variant for TRIALS trials in the Tune panel, after\n"
+    "                      opening\n"
     "  --screenshot PNG    render the window to PNG once the script is analysed (after the\n"
-    "                      run or sweep, when asked for) and exit\n"
+    "                      run, sweep or tuning, when asked for) and exit\n"
     "  --smoke-test        open the script, lower every step of every variant, run the last\n"
     "                      variant's last step in the worker at a small size, check its numbers\n"
     "                      against the reference interpreter, print what it did and exit (0: "
@@ -121,12 +125,13 @@ int main(int argc, char** argv)
     QCommandLineOption step(QStringLiteral("step"), QString(), QStringLiteral("index"));
     QCommandLineOption run(QStringLiteral("run"));
     QCommandLineOption sweep(QStringLiteral("sweep"));
+    QCommandLineOption tune(QStringLiteral("tune"), QString(), QStringLiteral("trials"));
     QCommandLineOption smokeTest(QStringLiteral("smoke-test"));
     QCommandLineOption autosave(QStringLiteral("autosave-interval"), QString(),
                                 QStringLiteral("ms"));
     QCommandLineOption testTyping(QStringLiteral("test-typing"), QString(), QStringLiteral("seed"));
     parser.addOptions(
-        {help, version, screenshot, variant, step, run, sweep, smokeTest, autosave, testTyping});
+        {help, version, screenshot, variant, step, run, sweep, tune, smokeTest, autosave, testTyping});
     addQtOptions(parser);
     QString usageError;
     if (!parser.parse(arguments))
@@ -216,10 +221,21 @@ int main(int argc, char** argv)
         std::fflush(stdout);
     });
 
+    auto startTune = [&window, &parser, &tune] {
+        if (auto* dock = window.findChild<QDockWidget*>(QStringLiteral("TuneDock"))) dock->raise();
+        window.tunePanel()->setTrials(qMax(1, parser.value(tune).toInt()));
+        window.tunePanel()->startButton()->click();
+    };
+    QObject::connect(&window, &MainWindow::tuneFinished, &window, [&window] {
+        std::printf("tuning finished: %s\n", qPrintable(window.tunePanel()->bestText()));
+        std::fflush(stdout);
+    });
+
     if (parser.isSet(screenshot)) {
         QString png = parser.value(screenshot);
         bool wantRun = parser.isSet(run);
         bool wantSweep = parser.isSet(sweep);
+        bool wantTune = parser.isSet(tune);
         int wantStep = parser.isSet(step) ? parser.value(step).toInt() : -1;
         QString wantVariant = parser.value(variant);
         auto shoot = [&window, png] {
@@ -241,6 +257,12 @@ int main(int argc, char** argv)
                 startSweep();
                 return;
             }
+            if (wantTune) {
+                QObject::connect(&window, &MainWindow::tuneFinished, &window,
+                                 [shoot] { QTimer::singleShot(300, shoot); });
+                startTune();
+                return;
+            }
             if (wantRun) {
                 QObject::connect(&window, &MainWindow::ladderFinished, &window,
                                  [shoot] { QTimer::singleShot(300, shoot); });
@@ -249,7 +271,15 @@ int main(int argc, char** argv)
             }
             QTimer::singleShot(300, shoot);
         });
-        QTimer::singleShot(wantSweep ? 900000 : 120000, &app, [] { QApplication::exit(2); });
+        QTimer::singleShot(wantSweep || wantTune ? 900000 : 120000, &app, [] { QApplication::exit(2); });
+    } else if (parser.isSet(tune)) {
+        QObject::connect(&window, &MainWindow::analysisApplied, &window, [startTune] {
+            static bool started = false;
+            if (!started) {
+                started = true;
+                startTune();
+            }
+        });
     } else if (parser.isSet(sweep)) {
         QObject::connect(&window, &MainWindow::analysisApplied, &window, [startSweep] {
             static bool started = false;

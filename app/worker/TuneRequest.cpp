@@ -4,6 +4,7 @@
 #include "lower/Lower.h"
 #include "runtime/BlasReference.h"
 #include "runtime/DnnlReference.h"
+#include "runtime/Microbench.h"
 #include "tune/Space.h"
 #include "tune/Tuner.h"
 
@@ -67,17 +68,18 @@ json runTuneRequest(const json& request, const std::function<void(const json&)>&
                {"trials_planned", o.trials}, {"start_tir", tirOf(start->schedule(), *start)}};
     if (auto conv = conv2dShape(eval.program)) {
         if (const DnnlLibrary* dnnl = DnnlLibrary::load()) {
-            double ms = dnnl->convMs(*conv, o.threads, 3, 50);
+            double ms = dnnl->convMs(*conv, o.threads, 5, 100);
             if (ms > 0) first["reference"] = {{"name", dnnl->label()}, {"gflops", conv->flops() / ms / 1e6}};
         }
     } else if (auto mm = matmulShape(eval.program)) {
         if (const BlasLibrary* blas = BlasLibrary::openblas()) {
             double ms = blas->sgemmMs(static_cast<int>(mm->m), static_cast<int>(mm->n),
-                                      static_cast<int>(mm->k), o.threads, 3, 50);
+                                      static_cast<int>(mm->k), o.threads, 5, 100);
             first["reference"] = {{"name", blas->label()},
                                   {"gflops", 2.0 * mm->m * mm->n * mm->k / ms / 1e6}};
         }
     }
+    if (request.value("peak", false)) first["peak_gflops"] = measurePeakFlops(o.threads).gflops;
     std::vector<std::string> env;
     if (testing) env.push_back("LOOPSCOPE_WORKER_TESTING=1");
     WorkerMeasurer measurer(workerExecutable, env);

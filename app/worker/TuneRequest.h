@@ -3,13 +3,15 @@
 // that crashes costs that one a restart and the tuning goes on.
 //
 // Request: {script, variant, sets, trials (64), seconds (0), threads (0: all), forbid [NAME...],
-//   log (a path: records are appended as measured), resume (false), seed (1)}.
+//   log (a path: records are appended as measured), resume (false), seed (1), peak (false:
+//   measure the machine's peak GFLOPS first, for the chart)}.
 // Progress, one per measured trial: phase "tune", fraction, trials_done, trials_planned,
 //   elapsed_s, remaining_s (-1: unknown), trial {trial, status, gflops, ms, error, sketch},
 //   best {trial, gflops, ms} (when there is one), and when the best changed: best_statements and
 //   best_tir (its loop nest as TVM prints it). The first progress message (phase "tune",
 //   trials_done 0) carries start_tir, the reference line {name, gflops} when the program is a
-//   matmul (OpenBLAS) or a convolution (oneDNN), and machine {cpu, vector_bits}.
+//   matmul (OpenBLAS) or a convolution (oneDNN), machine {cpu, vector_bits} and, when asked,
+//   peak_gflops.
 // Result: ok: start, name (the new variant's, unique in the script), trials, failed, best
 //   {trial, gflops, ms, sketch} and statements (absent when nothing ran correctly), notes, log.
 #pragma once

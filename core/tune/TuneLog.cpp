@@ -209,6 +209,23 @@ std::string setAsideCorruptLog(const std::string& path, const std::vector<TuneRe
     return aside;
 }
 
+std::string tuningLogFileName(const std::string& scriptPath)
+{
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    fs::path absolute = fs::absolute(scriptPath, ec);
+    if (ec) absolute = scriptPath;
+    const std::string key = absolute.lexically_normal().string();
+    std::uint64_t h = 1469598103934665603ull; // FNV-1a
+    for (unsigned char c : key) {
+        h ^= c;
+        h *= 1099511628211ull;
+    }
+    char hash[9];
+    std::snprintf(hash, sizeof hash, "%08llx", static_cast<unsigned long long>(h & 0xffffffffu));
+    return absolute.stem().string() + "-" + hash + ".jsonl";
+}
+
 std::string workloadKey(const Variant& start)
 {
     std::string text;

@@ -67,6 +67,10 @@ std::string setAsideCorruptLog(const std::string& path, const std::vector<TuneRe
 // parameters' values (so records at one size can warm up tuning at another).
 std::string workloadKey(const Variant& start);
 
+// The file name of a script's tuning log in the app's data folder ("gemm-1a2b3c4d.jsonl": the
+// script's name and a hash of its absolute path), the same for the window and the command line.
+std::string tuningLogFileName(const std::string& scriptPath);
+
 // The current time as ISO 8601 UTC.
 std::string isoTimeNow();
 

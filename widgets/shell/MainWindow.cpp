@@ -22,6 +22,10 @@
 #include "views/LadderView.h"
 #include "views/LoopNestView.h"
 #include "views/SafeFile.h"
+#include "te/VariantBlock.h"
+#include "tune/TuneLog.h"
+#include "tune/TunePanel.h"
+#include "tune/TuneService.h"
 #include "worker/WorkerClient.h"
 
 #include <QAction>
@@ -43,6 +47,7 @@
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSettings>
+#include <QStandardPaths>
 #include <QSpinBox>
 #include <QStatusBar>
 #include <QStringDecoder>
@@ -81,6 +86,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     buildActions();
     buildStatusBar();
     connectRuns();
+    connectTuning();
     restoreSettings();
     if (!settingsNotice.isEmpty()) showNotice(settingsNotice);
     showStoreNotices();
@@ -188,6 +194,11 @@ void MainWindow::buildDocks()
     tabifyDockWidget(loopDock, llvmDock);
     tabifyDockWidget(llvmDock, asmDock);
     tabifyDockWidget(asmDock, m_chartsDock);
+    // Tuning: the panel beside the charts, its runs in a worker of their own.
+    m_tunePanel = new TunePanel(this);
+    m_tune = new TuneService(this);
+    auto* tuneDock = dock(tr("Tune"), QStringLiteral("TuneDock"), m_tunePanel, Qt::RightDockWidgetArea);
+    tabifyDockWidget(m_chartsDock, tuneDock);
     loopDock->raise();
     m_defaultDockSizes = [this, scheduleDock, loopDock, ladderDock] {
         resizeDocks({scheduleDock, loopDock}, {360, 640}, Qt::Horizontal);
@@ -792,6 +803,86 @@ void MainWindow::onNewVariantRequested()
                                                             v->lastLine, name.toStdString());
     m_editor->insertAfterLine(v->lastLine, q(block));
     m_variant = name;
+}
+
+void MainWindow::connectTuning()
+{
+    auto updatePanel = [this] {
+        m_tunePanel->setVariant(m_variant);
+        m_tunePanel->setBlocked(m_scriptError.isEmpty()
+                                    ? QString()
+                                    : tr("the script has an error at %1").arg(m_scriptError));
+    };
+    connect(this, &MainWindow::analysisApplied, m_tunePanel, updatePanel);
+    connect(this, &MainWindow::detailApplied, m_tunePanel, updatePanel);
+    connect(m_variantBox, &QComboBox::currentTextChanged, m_tunePanel, updatePanel);
+    m_tunePanel->setPeak(QSettings().value(QStringLiteral("machine/peakGflops"), 0.0).toDouble());
+    connect(m_runs, &RunController::machineMeasured, m_tunePanel,
+            [this](const worker::MachineResult& m) { m_tunePanel->setPeak(m.peakGflops); });
+    connect(m_tunePanel, &TunePanel::startRequested, this, &MainWindow::startTuning);
+    connect(m_tunePanel, &TunePanel::cancelRequested, m_tune, &TuneService::cancel);
+    connect(m_tunePanel, &TunePanel::addVariantRequested, this, &MainWindow::addTunedVariant);
+    connect(m_tune, &TuneService::progress, m_tunePanel, &TunePanel::showProgress);
+    connect(m_tune, &TuneService::finished, m_tunePanel, &TunePanel::showResult);
+    connect(m_tune, &TuneService::failed, m_tunePanel, &TunePanel::showFailure);
+    connect(m_tune, &TuneService::cancelled, m_tunePanel, &TunePanel::showCancelled);
+    connect(m_tune, &TuneService::finished, this, &MainWindow::tuneFinished);
+    connect(m_tune, &TuneService::failed, this, &MainWindow::tuneFinished);
+    connect(m_tune, &TuneService::cancelled, this, &MainWindow::tuneFinished);
+}
+
+QString MainWindow::tuningLogPath() const
+{
+    const QString folder =
+        QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/tuning");
+    QDir().mkpath(folder);
+    const QString path = documentPath();
+    const std::string name = tuningLogFileName(path.isEmpty() ? std::string("untitled.py")
+                                                              : path.toStdString());
+    return folder + QLatin1Char('/') + QString::fromStdString(name);
+}
+
+void MainWindow::startTuning(bool resume, bool logOnly)
+{
+    const QString variant = m_tunePanel->variant();
+    if (variant.isEmpty() || !m_scriptError.isEmpty()) return;
+    worker::TuneRequest r;
+    r.script = m_editor->text();
+    r.variant = variant;
+    r.trials = logOnly ? 0 : m_tunePanel->trials();
+    r.seconds = logOnly ? 0 : m_tunePanel->seconds();
+    if (r.seconds > 0 && !logOnly) r.trials = 0;
+    r.threads = m_threads->value();
+    r.forbid = m_tunePanel->forbidden();
+    r.log = tuningLogPath();
+    r.resume = resume;
+    r.peak = m_tunePanel->peak() <= 0; // the chart's peak line, measured once
+    m_tunePanel->begin(variant, r.trials);
+    m_tune->start(r);
+}
+
+void MainWindow::addTunedVariant(const QString& start, const QString& name,
+                                 const QStringList& statements)
+{
+    const VariantView* v = nullptr;
+    if (m_exploration)
+        for (auto& cv : m_exploration->variants)
+            if (q(cv.name) == start) v = &cv;
+    if (!v || statements.isEmpty()) {
+        showNotice(tr("Cannot add the tuned variant: the script no longer has variant '%1'").arg(start));
+        return;
+    }
+    QString unique = name.isEmpty() ? tr("tuned from %1").arg(start) : name;
+    for (int k = 2; m_variantBox->findText(unique) >= 0; ++k)
+        unique = (name.isEmpty() ? tr("tuned from %1").arg(start) : name) + QStringLiteral(" %1").arg(k);
+    std::vector<std::string> lines;
+    for (const QString& s : statements)
+        lines.push_back(s.toStdString());
+    const std::string block = variantBlockText(m_editor->text().toStdString(), v->line,
+                                               v->scheduleEndLine, v->lastLine,
+                                               unique.toStdString(), lines);
+    m_editor->insertAfterLine(v->lastLine, q(block));
+    m_variant = unique;
 }
 
 void MainWindow::onLoopClicked(const QString& axis, const QString& stage)

@@ -34,6 +34,8 @@ class RunController;
 class SweepPanel;
 class WorkerClient;
 class SweepStore;
+class TunePanel;
+class TuneService;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -59,6 +61,8 @@ public:
     ChartsView* chartsView() const;
     SweepPanel* sweepPanel() const;
     SweepStore* sweepStore() const;
+    TunePanel* tunePanel() const { return m_tunePanel; }
+    TuneService* tuneService() const { return m_tune; }
     QString currentVariant() const { return m_variant; }
     // "line N: message" while the script has an error (the views show the last good state).
     QString scriptError() const { return m_scriptError; }
@@ -87,6 +91,7 @@ signals:
     void detailApplied();
     void ladderFinished();
     void sweepFinished(); // the sweep ended: finished, failed or cancelled
+    void tuneFinished();  // the tuning run ended: finished, failed or cancelled
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -97,6 +102,12 @@ private:
     void buildActions();
     void buildStatusBar();
     void connectRuns();
+    void connectTuning();
+    void startTuning(bool resume, bool logOnly);
+    void addTunedVariant(const QString& start, const QString& name, const QStringList& statements);
+    // Where the tuning records of the open script go (the app's data folder; the command-line
+    // tool's default for the same file).
+    QString tuningLogPath() const;
     void restoreSettings();
     void saveSettings() const;
     // The messages of the caches that found their files damaged, once.
@@ -128,12 +139,14 @@ private:
     CodeView* m_llvmView = nullptr;
     CodeView* m_asmView = nullptr;
     ChartsDock* m_chartsDock = nullptr;
+    TunePanel* m_tunePanel = nullptr;
+    TuneService* m_tune = nullptr;
     AnalysisService* m_analysis = nullptr;
     WorkerClient* m_worker = nullptr;
     Document* m_document = nullptr;
     RunController* m_runs = nullptr;
     bool m_layoutRestored = false;
-    static constexpr int kLayoutVersion = 2; // bumped when the set of docks changes
+    static constexpr int kLayoutVersion = 3; // bumped when the set of docks changes
 
     QComboBox* m_variantBox = nullptr;
     QSpinBox* m_threads = nullptr;

@@ -203,6 +203,7 @@ QJsonObject encode(const TuneRequest& r)
     if (!r.variant.isEmpty()) o.insert(QStringLiteral("variant"), r.variant);
     if (!r.log.isEmpty()) o.insert(QStringLiteral("log"), r.log);
     if (r.crashFirst) o.insert(QStringLiteral("crash_first"), true);
+    if (r.peak) o.insert(QStringLiteral("peak"), true);
     return o;
 }
 
@@ -258,6 +259,7 @@ TuneProgress decodeTuneProgress(const QJsonObject& m)
     p.referenceName = text(ref, "name");
     p.referenceGflops = number(ref, "gflops");
     p.cpu = text(m.value(QLatin1String("machine")).toObject(), "cpu");
+    p.peakGflops = number(m, "peak_gflops");
     return p;
 }
 

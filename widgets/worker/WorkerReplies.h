@@ -190,6 +190,7 @@ struct TuneProgress {
     QString startTir;           // first message
     QString referenceName;      // first message: "OpenBLAS 0.3.21", "oneDNN 2.6.3", or empty
     double referenceGflops = 0;
+    double peakGflops = 0; // first message, when asked for
     QString cpu;
 };
 
