@@ -36,6 +36,8 @@ json trialJson(const TuneRecord& r)
 json runTuneRequest(const json& request, const std::function<void(const json&)>& progress,
                     const std::string& workerExecutable, bool testing)
 {
+    if (!request.contains("script") || !request.at("script").is_string())
+        throw std::invalid_argument("the request needs \"script\", the script's text");
     const std::string script = request.at("script").get<std::string>();
     TuneOptions o;
     o.variant = request.value("variant", "");

@@ -109,7 +109,7 @@ TEST(RequestHandlerTest, PingDescribesTheHostAndTheProtocol)
     EXPECT_FALSE(p["version"].get<std::string>().empty());
     EXPECT_FALSE(p["cpu"].get<std::string>().empty());
     EXPECT_GE(p["threads"].get<int>(), 1);
-    EXPECT_EQ(p["commands"], json::array({"emit", "machine", "measure", "ping", "sweep"}));
+    EXPECT_EQ(p["commands"], json::array({"emit", "machine", "measure", "ping", "sweep", "tune"}));
     EXPECT_EQ(p["testing"], false);
 }
 
@@ -134,9 +134,14 @@ TEST(RequestHandlerTest, BadRequestsAreErrorsWithTheirId)
     expectRequestError(handle(handler, json::array({1, 2})).result(), "JSON object");
     expectRequestError(handle(handler, json{{"id", 4}}).result(), "no \"cmd\"");
     expectRequestError(handle(handler, json{{"id", "x"}, {"cmd", "ping"}}).result(), "\"id\"");
-    Reply unknown = handle(handler, json{{"id", 5}, {"cmd", "tune"}});
+    Reply unknown = handle(handler, json{{"id", 5}, {"cmd", "autotune"}});
     expectRequestError(unknown.result(),
-                       "unknown command 'tune' (commands: emit, machine, measure, ping, sweep)");
+                       "unknown command 'autotune' (commands: emit, machine, measure, ping, sweep, tune)");
+    expectRequestError(handle(handler, json{{"id", 6}, {"cmd", "tune"}}).result(), "\"script\"");
+    expectRequestError(
+        handle(handler, json{{"id", 6}, {"cmd", "tune"}, {"script", "x = 1"}, {"trials", -1}})
+            .result(),
+        "\"trials\"");
     EXPECT_EQ(unknown.result()["id"], 5);
     expectRequestError(handle(handler, json{{"id", 6}, {"cmd", "measure"}}).result(), "\"script\"");
     expectRequestError(handle(handler, measure(kMatmul, "naive", {{"step", "last"}})).result(),

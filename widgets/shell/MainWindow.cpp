@@ -197,7 +197,13 @@ void MainWindow::buildDocks()
     // Tuning: the panel beside the charts, its runs in a worker of their own.
     m_tunePanel = new TunePanel(this);
     m_tune = new TuneService(this);
-    auto* tuneDock = dock(tr("Tune"), QStringLiteral("TuneDock"), m_tunePanel, Qt::RightDockWidgetArea);
+    // It scrolls rather than making the right-hand docks taller than a laptop's screen.
+    auto* tuneScroll = new QScrollArea(this);
+    tuneScroll->setObjectName(QStringLiteral("TuneScroll"));
+    tuneScroll->setWidget(m_tunePanel);
+    tuneScroll->setWidgetResizable(true);
+    tuneScroll->setFrameShape(QFrame::NoFrame);
+    auto* tuneDock = dock(tr("Tune"), QStringLiteral("TuneDock"), tuneScroll, Qt::RightDockWidgetArea);
     tabifyDockWidget(m_chartsDock, tuneDock);
     loopDock->raise();
     m_defaultDockSizes = [this, scheduleDock, loopDock, ladderDock] {
