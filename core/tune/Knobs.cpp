@@ -198,7 +198,7 @@ Knobs crossKnobs(const Sketch& sketch, const Knobs& a, const Knobs& b, std::mt19
         if (!chance(0.5, rng)) continue;
         std::vector<int> own = pl.spatialTiles;
         own.insert(own.end(), pl.reduceTiles.begin(), pl.reduceTiles.end());
-        for (int k : {pl.unroll, pl.parallel, pl.vectorize, pl.location})
+        for (int k : {pl.unroll, pl.parallel, pl.vectorize, pl.location, pl.factor, pl.mode})
             own.push_back(k);
         for (int index : own) {
             if (index < 0) continue;

@@ -251,6 +251,7 @@ private:
         case PlanKind::Simple: return simpleStage(pl);
         case PlanKind::Flexible: return flexibleStage(pl);
         case PlanKind::Pinned: return pinnedStage(pl);
+        case PlanKind::Rfactor: return rfactorStage(pl);
         }
         return true;
     }
@@ -502,6 +503,64 @@ private:
         if (vectorizeInner && !simpleStep("vectorize", pl.stage, {innerName})) return false;
         if (parallelOuter && !simpleStep("parallel", pl.stage, {outerName})) return false;
         return unroll(pl.stage, pl.unroll);
+    }
+
+    // The reduction axes fused into one, split by the factor, one part factored out into a stage
+    // of partial results (X.rf) with that part as its first, data-parallel axis: the inner part
+    // (moved innermost and vectorized) or the outer one (made parallel). X then sums the partial
+    // results.
+    bool rfactorStage(const StagePlan& pl)
+    {
+        const StageFacts* f = facts(pl.stage);
+        if (!f || f->reduce.empty()) return true;
+        std::string r = f->reduce.front().name;
+        if (f->reduce.size() > 1) {
+            std::vector<std::string> all;
+            for (auto& a : f->reduce)
+                all.push_back(a.name);
+            if (!simpleStep("fuse", pl.stage, all)) return false;
+            r = m_replay.lastOutput().axes.at(0)->name();
+        }
+        const std::int64_t factor = choice(pl.factor, 2);
+        const bool inner = choice(pl.mode, 0) == 0;
+        std::string outer, innerPart;
+        const std::string base = baseName(r);
+        if (!split(pl.stage, r, factor, {base + "_o", base + "_i"}, &outer, &innerPart))
+            return false;
+        TuneStep rf;
+        rf.primitive = "rfactor";
+        rf.stage = pl.stage;
+        rf.axes = {inner ? innerPart : outer};
+        rf.number = 0;
+        rf.names = {baseName(pl.stage) + "_rf"};
+        if (!step(rf)) return false;
+        const std::string partial = m_replay.lastOutput().tensor->name;
+        const Stage* ps = stage(partial);
+        if (!ps) return fail("rfactor made no stage");
+        // The partial stage's loops: the factored axis, the data-parallel axes, the rest.
+        std::vector<std::string> spatial;
+        for (std::size_t d = 1; d < ps->op->axes.size(); ++d)
+            spatial.push_back(ps->op->axes[d]->name());
+        const std::string rfAxis = ps->op->axes.front()->name();
+        std::vector<std::string> reduce;
+        for (auto& a : ps->op->reduceAxes)
+            reduce.push_back(a->name());
+        const std::int64_t rfExtent = constIntOr(ps->op->axes.front()->dom.extent, 0);
+        if (inner) {
+            std::vector<std::string> order = spatial;
+            order.insert(order.end(), reduce.begin(), reduce.end());
+            order.push_back(rfAxis);
+            if (!reorder(partial, order)) return false;
+            if (choice(pl.vectorize, 0) == 1 && rfExtent > 1 && rfExtent <= kMaxVectorLoop &&
+                !simpleStep("vectorize", partial, {rfAxis}))
+                return false;
+            if (choice(pl.parallel, 0) == 1 && !parallel(partial, spatial, nullptr)) return false;
+        } else if (choice(pl.parallel, 0) == 1) {
+            std::vector<std::string> group{rfAxis};
+            group.insert(group.end(), spatial.begin(), spatial.end());
+            if (!parallel(partial, group, nullptr)) return false;
+        }
+        return unroll(partial, pl.unroll);
     }
 
     bool fail(const std::string& why)

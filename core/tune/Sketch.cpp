@@ -55,8 +55,17 @@ std::vector<Partial> stageOptions(const StageFacts& f, const Partial& p, const S
     if (!f.output && f.strictlyInlineable && allowed(o, "compute_inline"))
         return {with({plan(PlanKind::Inline, f.name)}, {}, f.name + ": inlined")};
 
+    // A reduction whose data-parallel extent cannot keep the cores busy (Ansor's NeedsRfactor)
+    // may be factored: its reduction split, one part computed as a parallel stage of partial
+    // results. A branch: the other structures stay open.
+    std::vector<Partial> factored;
+    const std::int64_t space = f.spatialProduct(), reduce = f.reduceProduct();
+    if (f.reduction && !f.pinned && canSplit && allowed(o, "rfactor") && allowed(o, "fuse") &&
+        reduce >= 8 && space <= std::int64_t{o.cores} * 16 && (!f.needsTiling || space <= reduce))
+        factored.push_back(with({plan(PlanKind::Rfactor, f.name)}, {}, f.name + ": rfactor"));
+
     if (f.needsTiling && canSplit) {
-        std::vector<Partial> out;
+        std::vector<Partial> out = factored;
         out.push_back(with({plan(PlanKind::Tile, f.name)}, {}, f.name + ": tiled"));
         if (f.pinned) return out;
         const bool attach = allowed(o, "compute_at");
@@ -90,9 +99,9 @@ std::vector<Partial> stageOptions(const StageFacts& f, const Partial& p, const S
         return out;
     }
     if (f.pinned) return {with({plan(PlanKind::Pinned, f.name)}, {}, f.name + ": as given")};
-    if (f.output || f.consumers.empty())
-        return {with({plan(PlanKind::Simple, f.name)}, {}, {})};
-    return {with({plan(PlanKind::Flexible, f.name)}, {}, {})};
+    if (f.output || f.consumers.empty()) factored.push_back(with({plan(PlanKind::Simple, f.name)}, {}, {}));
+    else factored.push_back(with({plan(PlanKind::Flexible, f.name)}, {}, {}));
+    return factored;
 }
 
 int addChoice(Sketch& sk, const std::string& name, std::vector<std::int64_t> values)
@@ -194,6 +203,18 @@ void addKnobs(Sketch& sk, StagePlan& pl, const SpaceOptions& o)
         if (vectorize && !f->hasVectorize) pl.vectorize = addChoice(sk, n + "vectorize", {1, 0});
         if (unroll && !f->hasUnroll) pl.unroll = addChoice(sk, n + "unroll", kUnrollSteps);
         break;
+    case PlanKind::Rfactor: {
+        std::vector<std::int64_t> factors;
+        for (std::int64_t d : divisors(f->reduceProduct()))
+            if (d >= 2 && d <= f->reduceProduct() / 2 && d <= 4096) factors.push_back(d);
+        if (factors.empty()) factors.push_back(1);
+        pl.factor = addChoice(sk, n + "rfactor split", factors);
+        pl.mode = addChoice(sk, n + "rfactor part", {0, 1});
+        if (parallel) pl.parallel = addChoice(sk, n + "parallel", {1, 0});
+        if (vectorize) pl.vectorize = addChoice(sk, n + "vectorize", {1, 0});
+        if (unroll) pl.unroll = addChoice(sk, n + "unroll", kUnrollSteps);
+        break;
+    }
     case PlanKind::Skip:
     case PlanKind::Inline: break;
     }

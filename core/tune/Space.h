@@ -32,6 +32,7 @@ enum class PlanKind {
     Simple,   // at the root: outer loops fused and parallel, the innermost split and vectorized
     Flexible, // root, inlined or computed at one of its consumer's loops, as a knob says
     Pinned,   // shaped by the starting variant: annotations only
+    Rfactor,  // a reduction split and factored into a parallel stage of partial results
 };
 
 struct KnobSpec {
@@ -54,6 +55,7 @@ struct StagePlan {
     // extent 1 or a pinned one).
     std::vector<int> spatialTiles, reduceTiles;
     int unroll = -1, parallel = -1, vectorize = -1, location = -1;
+    int factor = -1, mode = -1; // Rfactor: the split's factor; factoring its inner (0) or outer part
 };
 
 struct Sketch {

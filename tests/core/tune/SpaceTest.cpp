@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -133,6 +134,56 @@ s = te.create_schedule(D.op)
     ASSERT_EQ(sketches.size(), 3u);
     EXPECT_EQ(sketches[1].name, "C: tiled inside D at level 1");
     EXPECT_EQ(sketches[2].name, "C: tiled inside D at level 2");
+}
+
+} // namespace
+
+namespace {
+
+// A reduction too narrow to keep the cores busy gets rfactor sketches (Ansor's NeedsRfactor);
+// every candidate of them prints as statements that lower to the same loop nest.
+TEST(Sketches, ANarrowReductionIsFactored)
+{
+    const char* script = R"(from tvm import te
+A = te.placeholder((4, 65536), name="A")
+k = te.reduce_axis((0, 65536), name="k")
+S = te.compute((4,), lambda i: te.sum(A[i, k], axis=k), name="S")
+s = te.create_schedule(S.op)
+)";
+    EvalResult eval = evaluateScript(script);
+    ASSERT_TRUE(eval.ok) << eval.error.message;
+    const Variant& v = eval.program.variants[0];
+    SpaceOptions options;
+    auto sketches = generateSketches(v, options, nullptr);
+    auto rf = std::find_if(sketches.begin(), sketches.end(),
+                           [](const Sketch& s) { return s.name == "S: rfactor"; });
+    ASSERT_NE(rf, sketches.end());
+    std::mt19937_64 rng(3);
+    int factored = 0;
+    for (int n = 0; n < 20; ++n) {
+        Realized r = realize(v, *rf, sampleKnobs(*rf, options, rng), options, true);
+        ASSERT_TRUE(r.ok) << r.why;
+        EXPECT_NE(findStage(r.schedule, "S.rf"), nullptr);
+        std::string s = scriptWithVariant(script, v, "tuned", r.statements, true);
+        EvalResult again = evaluateScript(s);
+        ASSERT_TRUE(again.ok) << again.error.message << "\n" << s;
+        const Variant* tuned = again.program.findVariant("tuned");
+        ASSERT_NE(tuned, nullptr);
+        EXPECT_EQ(lowered(tuned->schedule(), tuned->args), lowered(r.schedule, v.args))
+            << s;
+        ++factored;
+    }
+    EXPECT_EQ(factored, 20);
+    // A wide one is not.
+    EvalResult wide = evaluateScript(R"(from tvm import te
+A = te.placeholder((4096, 64), name="A")
+k = te.reduce_axis((0, 64), name="k")
+S = te.compute((4096,), lambda i: te.sum(A[i, k], axis=k), name="S")
+s = te.create_schedule(S.op)
+)");
+    ASSERT_TRUE(wide.ok);
+    for (auto& sk : generateSketches(wide.program.variants[0], options, nullptr))
+        EXPECT_EQ(sk.name.find("rfactor"), std::string::npos) << sk.name;
 }
 
 } // namespace
