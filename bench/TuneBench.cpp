@@ -221,7 +221,8 @@ int main(int argc, char** argv)
     checkpoints.erase(std::remove_if(checkpoints.begin(), checkpoints.end(),
                                      [&](int c) { return c > trials; }),
                       checkpoints.end());
-    const std::string worker = findWorkerExecutable("/proc/self/exe");
+    std::string worker = findWorkerExecutable("/proc/self/exe");
+    if (worker.empty()) worker = LOOPSCOPE_WORKER; // the one built beside this benchmark
     if (worker.empty()) {
         std::fprintf(stderr, "loopscope_bench_tune: no loopscope-worker (set LOOPSCOPE_WORKER)\n");
         return 1;
