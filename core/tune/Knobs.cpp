@@ -198,7 +198,8 @@ Knobs crossKnobs(const Sketch& sketch, const Knobs& a, const Knobs& b, std::mt19
         if (!chance(0.5, rng)) continue;
         std::vector<int> own = pl.spatialTiles;
         own.insert(own.end(), pl.reduceTiles.begin(), pl.reduceTiles.end());
-        for (int k : {pl.unroll, pl.parallel, pl.vectorize, pl.location, pl.factor, pl.mode})
+        for (int k : {pl.unroll, pl.parallel, pl.vectorize, pl.location, pl.factor, pl.mode,
+                      pl.tileRows, pl.tileCols})
             own.push_back(k);
         for (int index : own) {
             if (index < 0) continue;

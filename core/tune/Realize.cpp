@@ -409,12 +409,34 @@ private:
     {
         const StageFacts* f = facts(pl.stage);
         if (!f || f->spatial.empty()) return unroll(pl.stage, pl.unroll);
-        const std::size_t ns = f->spatial.size();
+        std::size_t ns = f->spatial.size();
         std::vector<std::string> loops;
         for (auto& a : f->spatial)
             loops.push_back(a.name);
         const std::int64_t w = choice(pl.vectorize, 0);
-        const std::int64_t ext = f->spatial.back().extent;
+        std::int64_t ext = f->spatial.back().extent;
+        // Data movement such as a transpose: the last two axes in tiles, so that both the reads
+        // and the writes of a tile stay in the cache.
+        const std::int64_t rows = choice(pl.tileRows, 0), cols = choice(pl.tileCols, 0);
+        std::vector<std::string> inner;
+        if (rows > 0 && cols > 0 && ns >= 2 && f->reduce.empty()) {
+            std::string ro, ri, co, ci;
+            const std::string rb = baseName(loops[ns - 2]), cb = baseName(loops[ns - 1]);
+            if (!split(pl.stage, loops[ns - 2], rows, {rb + "_o", rb + "_i"}, &ro, &ri) ||
+                !split(pl.stage, loops[ns - 1], cols, {cb + "_o", cb + "_i"}, &co, &ci))
+                return false;
+            loops.resize(ns - 2);
+            loops.push_back(ro);
+            loops.push_back(co);
+            std::vector<std::string> order = loops;
+            order.push_back(ri);
+            order.push_back(ci);
+            if (!reorder(pl.stage, order)) return false;
+            loops.push_back(ri);
+            loops.push_back(ci);
+            ext = cols;
+            ns = loops.size() - 2; // the loops that may run in parallel: those outside the tile
+        }
         std::string vec;
         if (w > 0 && ext > 1) {
             if (w >= ext) {

@@ -196,6 +196,13 @@ void addKnobs(Sketch& sk, StagePlan& pl, const SpaceOptions& o)
             pl.vectorize =
                 addChoice(sk, n + "vectorize", vectorWidths(f->spatial.back().extent, o));
         if (unroll && f->reduction) pl.unroll = addChoice(sk, n + "unroll", kUnrollSteps);
+        // Tiles of the last two axes, for data movement that reads across what it writes.
+        const std::size_t ns = f->spatial.size();
+        if (ns >= 2 && !f->reduction && allowed(o, "split") && allowed(o, "reorder") &&
+            f->spatial[ns - 2].extent >= 16 && f->spatial[ns - 1].extent >= 16) {
+            pl.tileRows = addChoice(sk, n + "tile rows", {0, 4, 8, 16, 32, 64});
+            pl.tileCols = addChoice(sk, n + "tile columns", {8, 16, 32, 64});
+        }
         break;
     }
     case PlanKind::Pinned:

@@ -56,6 +56,7 @@ struct StagePlan {
     std::vector<int> spatialTiles, reduceTiles;
     int unroll = -1, parallel = -1, vectorize = -1, location = -1;
     int factor = -1, mode = -1; // Rfactor: the split's factor; factoring its inner (0) or outer part
+    int tileRows = -1, tileCols = -1; // Simple: the last two axes in tiles of this size (0: none)
 };
 
 struct Sketch {
