@@ -65,7 +65,8 @@ const char* kUsageText =
     "         [--chart-kind lines|bars|roofline] [--json]\n"
     "         set every --param to each value together (default values 64,128,...,2048), run,\n"
     "         check and time each variant there; a point whose single run takes longer than\n"
-    "         S seconds (default 10) is skipped; --blas adds OpenBLAS cblas_sgemm for matmuls;\n"
+    "         S seconds (default 10) is skipped; --blas adds the reference library: OpenBLAS\n"
+    "         cblas_sgemm for a matmul, oneDNN's convolution for a 2-D convolution;\n"
     "         --chart draws the app's chart with the measured peak and memory bandwidth\n"
     "  machine [--threads N] [--json]\n"
     "         measure the host's peak float32 GFLOPS (FMA microbenchmark) and memory\n"
@@ -785,7 +786,7 @@ int commandSweep(Options& o)
         return kDocumentError;
     }
     if (!result.blasNote.empty())
-        std::cerr << o.file << ": note: no OpenBLAS line: " << result.blasNote << "\n";
+        std::cerr << o.file << ": note: no reference line: " << result.blasNote << "\n";
     if (table && !result.blasLabel.empty()) std::cout << "reference: " << result.blasLabel << "\n";
     if (o.json) {
         json points = json::array();

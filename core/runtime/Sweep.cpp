@@ -2,6 +2,7 @@
 
 #include "codegen/Codegen.h"
 #include "runtime/BlasReference.h"
+#include "runtime/DnnlReference.h"
 #include "runtime/Runner.h"
 #include "runtime/ThreadPool.h"
 #include "runtime/Traffic.h"
@@ -142,17 +143,26 @@ SweepResult runSweep(Jit& jit, const SweepRequest& request, SweepCache* cache,
         }
     }
 
+    // The reference line: OpenBLAS for a matmul, oneDNN for a convolution.
     const BlasLibrary* blas = nullptr;
+    const DnnlLibrary* dnnl = nullptr;
     if (request.blas) {
-        if (!matmulShape(firstProgram))
-            result.blasNote = "not a plain matmul (needs parameters M, N, K and one 2-D float32 "
-                              "output with a single reduce axis)";
-        else if (!(blas = BlasLibrary::openblas()))
+        if (conv2dShape(firstProgram)) {
+            if (!(dnnl = DnnlLibrary::load()))
+                result.blasNote = "libdnnl.so.2 could not be loaded";
+            else
+                result.blasLabel = dnnl->label();
+        } else if (!matmulShape(firstProgram)) {
+            result.blasNote = "neither a plain matmul (parameters M, N, K and one 2-D float32 "
+                              "output with a single reduce axis) nor a 2-D convolution";
+        } else if (!(blas = BlasLibrary::openblas())) {
             result.blasNote = "libopenblas.so.0 could not be loaded";
-        else
+        } else {
             result.blasLabel = blas->label();
+        }
     }
-    const int perValue = static_cast<int>(result.variants.size()) + (blas ? 1 : 0);
+    const char* referenceVariant = dnnl ? kDnnlVariant : kBlasVariant;
+    const int perValue = static_cast<int>(result.variants.size()) + (blas || dnnl ? 1 : 0);
     result.total = perValue * static_cast<int>(request.values.size());
 
     std::map<std::string, VariantHistory> history;
@@ -289,13 +299,13 @@ SweepResult runSweep(Jit& jit, const SweepRequest& request, SweepCache* cache,
             emit(point, cacheable ? &key : nullptr);
         }
 
-        if (blas) {
+        if (blas || dnnl) {
             if (cancelled()) {
                 result.cancelled = true;
                 return result;
             }
-            SweepCache::Key key = SweepCache::key(request.script, kBlasVariant, request.parameters,
-                                                  values, result.threads);
+            SweepCache::Key key = SweepCache::key(request.script, referenceVariant,
+                                                  request.parameters, values, result.threads);
             std::optional<SweepPoint> known = cache ? cache->find(key) : std::nullopt;
             if (known) {
                 known->cached = true;
@@ -303,27 +313,40 @@ SweepResult runSweep(Jit& jit, const SweepRequest& request, SweepCache* cache,
                 continue;
             }
             SweepPoint point;
-            point.variant = kBlasVariant;
+            point.variant = referenceVariant;
             point.reference = true;
             point.values = values;
             point.threads = result.threads;
             std::optional<MatmulShape> shape;
+            std::optional<Conv2dShape> conv;
             try {
-                shape = matmulShape(program().result.program);
+                if (blas) shape = matmulShape(program().result.program);
+                if (dnnl) conv = conv2dShape(program().result.program);
             } catch (const UserError&) {
             }
-            if (!shape) {
-                point.failed = true;
-                point.message = "the script cannot be evaluated at this size";
-            } else {
+            if (shape) {
                 point.flops = 2.0 * shape->m * shape->n * shape->k;
                 point.bytes =
                     4.0 * (shape->m * shape->k + shape->k * shape->n + shape->m * shape->n);
-                point.intensity = arithmeticIntensity(point.flops, point.bytes);
                 point.msMedian =
                     blas->sgemmMs(static_cast<int>(shape->m), static_cast<int>(shape->n),
                                   static_cast<int>(shape->k), result.threads,
                                   request.benchmark.repeat, request.benchmark.minRepeatMs);
+            } else if (conv) {
+                point.flops = conv->flops();
+                point.bytes = 4.0 * (conv->n * conv->c * conv->h * conv->w +
+                                     conv->f * conv->c * conv->kh * conv->kw +
+                                     conv->n * conv->f * conv->oh * conv->ow);
+                point.msMedian = dnnl->convMs(*conv, result.threads, request.benchmark.repeat,
+                                              request.benchmark.minRepeatMs);
+            }
+            if ((!shape && !conv) || point.msMedian <= 0) {
+                point.failed = true;
+                point.msMedian = 0;
+                point.message = shape || conv ? "the library refused this size"
+                                              : "the script cannot be evaluated at this size";
+            } else {
+                point.intensity = arithmeticIntensity(point.flops, point.bytes);
                 point.msMin = point.msMax = point.msMedian;
                 point.gflops = point.flops / (point.msMedian * 1e6);
             }

@@ -24,6 +24,8 @@ namespace loopscope {
 
 // The variant name of the OpenBLAS reference points.
 inline constexpr const char* kBlasVariant = "OpenBLAS";
+// The variant name of the oneDNN points (a convolution's reference line).
+inline constexpr const char* kDnnlVariant = "oneDNN";
 
 struct SweepPoint {
     std::string variant;              // or kBlasVariant
@@ -50,7 +52,8 @@ struct SweepRequest {
     int threads = 0;                     // 0: every hardware thread
     double maxPointSeconds = 10;         // a point whose first run takes longer is skipped
     bool check = true;
-    bool blas = false; // add OpenBLAS points when the program is a matmul
+    // Add the reference library's points: OpenBLAS for a matmul, oneDNN for a convolution.
+    bool blas = false;
     BenchmarkOptions benchmark{1, 3, 20.0, 0.0};
 };
 
@@ -91,7 +94,7 @@ struct SweepResult {
     int total = 0;                     // points planned (with OpenBLAS ones)
     int measuredCount = 0;             // points this sweep measured (not from the cache)
     bool cancelled = false;
-    std::string blasLabel; // "OpenBLAS 0.3.21" when OpenBLAS points are included
+    std::string blasLabel; // "OpenBLAS 0.3.21" or "oneDNN 2.6.3" when reference points are included
     std::string blasNote;  // why there are none, when asked for and absent
     int threads = 1;
 };

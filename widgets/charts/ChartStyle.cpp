@@ -125,14 +125,19 @@ const QList<ChartsView::Marker>& ChartsView::markerCycle()
     return markers;
 }
 
+bool ChartsView::isReference(const QString& variant)
+{
+    return variant == QLatin1String("OpenBLAS") || variant == QLatin1String("oneDNN");
+}
+
 ChartsView::SeriesStyle ChartsView::styleOf(const QString& variant) const
 {
-    if (variant == QLatin1String("OpenBLAS"))
+    if (isReference(variant))
         return {palette().color(QPalette::Text), Marker::Star};
     const int index = static_cast<int>(m_variants.indexOf(variant));
     int n = 0; // the variant's place among the variants, OpenBLAS not counted
     for (int i = 0; i < index; ++i)
-        if (m_variants[i] != QLatin1String("OpenBLAS")) ++n;
+        if (!isReference(m_variants[i])) ++n;
     n = std::max(n, 0);
     const QList<QColor>& colors = seriesColors();
     const QList<Marker>& markers = markerCycle();

@@ -323,11 +323,11 @@ void ChartsView::rebuildLine()
 
     for (const QString& variant : m_variants) {
         auto* s = new QLineSeries;
-        s->setName(variant == QLatin1String("OpenBLAS") ? m_referenceLabel : variant);
+        s->setName(isReference(variant) ? m_referenceLabel : variant);
         s->setPointsVisible(true);
         QPen pen(colorFor(variant));
         pen.setWidthF(2);
-        if (variant == QLatin1String("OpenBLAS")) pen.setStyle(Qt::DashLine);
+        if (isReference(variant)) pen.setStyle(Qt::DashLine);
         s->setPen(pen);
         styleSeries(s, variant);
         s->setVisible(!m_hidden.contains(variant));
@@ -390,7 +390,7 @@ void ChartsView::rebuildBar()
     for (const QString& variant : m_variants) {
         for (auto& p : m_points) {
             if (p.variant != variant || p.size != shown || p.gflops <= 0) continue;
-            categories.append(variant == QLatin1String("OpenBLAS") ? m_referenceLabel : variant);
+            categories.append(isReference(variant) ? m_referenceLabel : variant);
             set->append(p.gflops);
             bars.append(p);
         }
@@ -420,7 +420,7 @@ void ChartsView::rebuildBar()
         }
         const ChartPoint& p = bars[index];
         showText(tr("%1\n%2\n%3 ms\n%4 GFLOPS")
-                     .arg(p.variant == QLatin1String("OpenBLAS") ? m_referenceLabel : p.variant,
+                     .arg(isReference(p.variant) ? m_referenceLabel : p.variant,
                           sizeText(p.size), formatNumber(p.msMedian, 3),
                           formatNumber(p.gflops, 2)));
     });
@@ -491,7 +491,7 @@ void ChartsView::rebuildRoofline()
     }
     for (const QString& variant : m_variants) {
         auto* s = new QScatterSeries;
-        s->setName(variant == QLatin1String("OpenBLAS") ? m_referenceLabel : variant);
+        s->setName(isReference(variant) ? m_referenceLabel : variant);
         s->setColor(colorFor(variant));
         s->setBorderColor(colorFor(variant).darker(150));
         styleSeries(s, variant);
@@ -534,7 +534,7 @@ void ChartsView::showTooltip(const QString& variant, const QPointF& at, bool sta
         }
     }
     if (!best) return;
-    const QString name = variant == QLatin1String("OpenBLAS") ? m_referenceLabel : variant;
+    const QString name = isReference(variant) ? m_referenceLabel : variant;
     QString text = tr("%1\n%2\n%3 ms (%4 to %5)\n%6 GFLOPS")
                        .arg(name, sizeText(best->size), formatNumber(best->msMedian, 3),
                             formatNumber(best->msMin, 3), formatNumber(best->msMax, 3),

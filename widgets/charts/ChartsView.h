@@ -62,6 +62,10 @@ public:
     static const QList<QColor>& seriesColors();
     // The marker shapes variants cycle through (OpenBLAS has the star).
     static const QList<Marker>& markerCycle();
+    // Whether a series is a reference library's line (OpenBLAS for a matmul, oneDNN for a
+    // convolution) rather than a variant of the script: dashed, in the text colour, labelled
+    // with the library's version.
+    static bool isReference(const QString& variant);
 
     // An entry of the legend as drawn, in the chart's coordinates (the chart fills the view).
     struct LegendEntry {

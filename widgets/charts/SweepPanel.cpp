@@ -54,9 +54,10 @@ SweepPanel::SweepPanel(QWidget* parent) : QWidget(parent)
     m_limit->setToolTip(tr("A point whose first run takes longer is skipped, and so are the larger "
                            "sizes of its variant."));
 
-    m_reference = new QCheckBox(tr("OpenBLAS reference"), this);
+    m_reference = new QCheckBox(tr("Reference library"), this);
     m_reference->setObjectName(QStringLiteral("SweepReference"));
-    m_reference->setToolTip(tr("Also time OpenBLAS at every size (matrix products only)."));
+    m_reference->setToolTip(tr("Also time the reference library at every size: OpenBLAS for a "
+                               "matrix product, oneDNN for a 2-D convolution."));
 
     m_start = new QPushButton(tr("Start"), this);
     m_start->setObjectName(QStringLiteral("SweepStart"));

@@ -1,5 +1,5 @@
 // The sweep's settings above the charts: which parameters to sweep together and over which
-// values, which variants, the per-point limit and the OpenBLAS reference, with Start/Cancel and a
+// values, which variants, the per-point limit and the reference library, with Start/Cancel and a
 // progress bar (points done of total, time left); it builds the worker's "sweep" request.
 #pragma once
 

@@ -124,12 +124,13 @@ struct EmitResult {
     QString suggestedFileName() const { return function + suffix; }
 };
 
-// One point of a sweep: a variant (or the OpenBLAS reference) at one set of sizes.
+// One point of a sweep: a variant (or the reference library: OpenBLAS, oneDNN) at one set of
+// sizes.
 struct SweepPoint {
     QString variant;
     QList<qint64> values; // one per swept parameter, in the request's order
     int threads = 0;
-    bool reference = false; // an OpenBLAS point
+    bool reference = false; // a reference library's point
     bool skipped = false;   // over the per-point limit (see `message`)
     bool failed = false;    // could not be compiled or run, or wrong numbers (`message`)
     bool checked = false;   // compared with the reference interpreter and right

@@ -1,0 +1,86 @@
+// oneDNN as the convolutions' reference line: the sample convolution is recognised with its
+// shape (padding through a padded stage, stride from the index), other programs are not, and the
+// library times the shape it is given.
+#include "runtime/DnnlReference.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+using namespace loopscope;
+
+namespace {
+
+std::string readSample(const char* name)
+{
+    std::ifstream in(std::string(LOOPSCOPE_SOURCE_DIR) + "/samples/" + name);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+TEST(DnnlReference, TheSampleConvolutionIsRecognisedWithItsShape)
+{
+    EvalResult r = evaluateScript(readSample("conv2d.py"), {{"in_size", 28}, {"out_channel", 32}});
+    ASSERT_TRUE(r.ok) << r.error.message;
+    auto s = conv2dShape(r.program);
+    ASSERT_TRUE(s.has_value());
+    EXPECT_EQ(s->n, 1);
+    EXPECT_EQ(s->c, 64);
+    EXPECT_EQ(s->h, 28);
+    EXPECT_EQ(s->w, 28);
+    EXPECT_EQ(s->f, 32);
+    EXPECT_EQ(s->kh, 3);
+    EXPECT_EQ(s->kw, 3);
+    EXPECT_EQ(s->padH, 1);
+    EXPECT_EQ(s->padW, 1);
+    EXPECT_EQ(s->strideH, 1);
+    EXPECT_EQ(s->oh, 28);
+    EXPECT_EQ(s->ow, 28);
+    EXPECT_DOUBLE_EQ(s->flops(), 2.0 * 32 * 28 * 28 * 64 * 9);
+}
+
+TEST(DnnlReference, StridesAndUnpaddedInputsAreRecognisedAndOtherProgramsAreNot)
+{
+    EvalResult strided = evaluateScript(R"(from tvm import te
+data = te.placeholder((2, 8, 17, 17), name="data")
+w = te.placeholder((4, 8, 3, 3), name="w")
+rc = te.reduce_axis((0, 8), name="rc")
+ry = te.reduce_axis((0, 3), name="ry")
+rx = te.reduce_axis((0, 3), name="rx")
+out = te.compute((2, 4, 8, 8), lambda n, f, y, x: te.sum(data[n, rc, y * 2 + ry, x * 2 + rx] * w[f, rc, ry, rx], axis=[rc, ry, rx]), name="out")
+s = te.create_schedule(out.op)
+)");
+    ASSERT_TRUE(strided.ok) << strided.error.message;
+    auto s = conv2dShape(strided.program);
+    ASSERT_TRUE(s.has_value());
+    EXPECT_EQ(s->strideH, 2);
+    EXPECT_EQ(s->strideW, 2);
+    EXPECT_EQ(s->padH, 0);
+    EXPECT_EQ(s->n, 2);
+
+    for (const char* other : {"opt_gemm.py", "softmax.py", "transpose.py", "add_relu.py"}) {
+        EvalResult r = evaluateScript(readSample(other));
+        ASSERT_TRUE(r.ok) << other;
+        EXPECT_FALSE(conv2dShape(r.program).has_value()) << other;
+    }
+}
+
+TEST(DnnlReference, TheLibraryTimesAConvolution)
+{
+    const DnnlLibrary* dnnl = DnnlLibrary::load();
+    ASSERT_NE(dnnl, nullptr) << "libdnnl.so.2 (libdnnl-dev) is installed by the setup";
+    EXPECT_EQ(dnnl->label().rfind("oneDNN ", 0), 0u) << dnnl->label();
+    Conv2dShape s;
+    s.c = 16;
+    s.h = s.w = 14;
+    s.f = 16;
+    s.kh = s.kw = 3;
+    s.padH = s.padW = 1;
+    s.oh = s.ow = 14;
+    double ms = dnnl->convMs(s, 1, 2, 1);
+    EXPECT_GT(ms, 0);
+}
+
+} // namespace
