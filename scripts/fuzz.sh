@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets (clang, AddressSanitizer and UndefinedBehaviorSanitizer) in
 # build-fuzz and runs each one: first over its regression inputs (fuzz/regressions/TARGET: every
 # crash found once), then fuzzing from a seed corpus for a bounded time.
-#   scripts/fuzz.sh [--seconds S] [--runs N] [--only script|schedule] [--corpus DIR]
+#   scripts/fuzz.sh [--seconds S] [--runs N] [--only script|schedule|tunelog] [--corpus DIR]
 # --seconds: how long each target fuzzes (default 60); --runs: stop a target after N executions
 # instead; --corpus: keep the corpora (and what they grow to) under DIR, for long runs.
 # The script target starts from the samples, the test scripts and the error corpus, with the
@@ -19,7 +19,7 @@ while (($#)); do
   --runs) runs="$2"; shift 2 ;;
   --only) only="$2"; shift 2 ;;
   --corpus) corpus="$2"; shift 2 ;;
-  *) echo "usage: scripts/fuzz.sh [--seconds S] [--runs N] [--only script|schedule] [--corpus DIR]" >&2; exit 2 ;;
+  *) echo "usage: scripts/fuzz.sh [--seconds S] [--runs N] [--only script|schedule|tunelog] [--corpus DIR]" >&2; exit 2 ;;
   esac
 done
 
@@ -39,12 +39,14 @@ CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DLOOPSCOPE_FUZZ=ON > /de
 cmake --build build-fuzz -j "$(nproc)"
 
 corpus="${corpus:-$(mktemp -d)}"
-mkdir -p "$corpus/script" "$corpus/schedule" build-fuzz/findings
+mkdir -p "$corpus/script" "$corpus/schedule" "$corpus/tunelog" build-fuzz/findings
 cp samples/*.py tests/data/errors/*.py tests/data/scripts/*.py fuzz/regressions/script/* "$corpus/script/" 2> /dev/null || true
 cp fuzz/regressions/schedule/* "$corpus/schedule/" 2> /dev/null || true
+mkdir -p "$corpus/tunelog"
+cp fuzz/seeds/tunelog/* fuzz/regressions/tunelog/* "$corpus/tunelog/" 2> /dev/null || true
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-for target in script schedule; do
+for target in script schedule tunelog; do
   [ -z "$only" ] || [ "$only" = "$target" ] || continue
   exe="build-fuzz/fuzz/loopscope-fuzz-$target"
   regressions=(fuzz/regressions/$target/*)
@@ -57,6 +59,7 @@ for target in script schedule; do
   [ -z "$runs" ] || limit=(-runs="$runs")
   max_len=8192
   [ "$target" = schedule ] && max_len=512
+  [ "$target" = tunelog ] && max_len=16384
   echo "== $target: fuzzing (${runs:+$runs runs}${runs:-$seconds s})"
   dict=()
   [ "$target" = script ] && dict=(-dict=fuzz/te.dict)

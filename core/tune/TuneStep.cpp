@@ -177,6 +177,13 @@ bool StepReplay::apply(const TuneStep& step)
             m_why = "no axis '" + name + "' in stage '" + axisStage->name() + "'";
             return false;
         }
+        // Every primitive takes current loops; a step (from a damaged log) may name one that
+        // has been split or fused since.
+        if (axisStage->leafIndex(iv) < 0) {
+            m_why = "axis '" + name + "' of '" + axisStage->name() +
+                    "' has been split or fused; it is no longer a loop";
+            return false;
+        }
         axes.push_back(iv);
     }
     auto axisArg = [&](const char* arg, std::size_t count) {

@@ -1,6 +1,7 @@
 // Tuning records: written and read back whole; lines that are not records are skipped, reported
 // and set aside; the best record of a workload and sizes is its fastest checked one, by its
 // latest measurement.
+#include "support/TuneLogReplay.h"
 #include "te/Program.h"
 #include "tune/TuneLog.h"
 #include "tune/Tuner.h"
@@ -148,4 +149,29 @@ s = te.create_schedule(B.op)
     EXPECT_NE(key("M = 64\nN = 32", ""), key("M = 64\nN = 32", "s[B].parallel(B.op.axis[0])\n"));
 }
 
+// What the tuning-log fuzzer (fuzz/TuneLogFuzzer.cpp) once failed on: each input is read and
+// replayed without a crash or an internal error, and the seed log replays whole.
+TEST(FuzzerRegressions, TuningLogInputsAreReadOrRefused)
+{
+    const fs::path root = fs::path(LOOPSCOPE_SOURCE_DIR) / "fuzz";
+    int inputs = 0;
+    for (const char* folder : {"regressions/tunelog", "seeds/tunelog"}) {
+        std::error_code ec;
+        for (auto& e : fs::directory_iterator(root / folder, ec)) {
+            SCOPED_TRACE(e.path().filename().string());
+            std::ifstream in(e.path(), std::ios::binary);
+            std::ostringstream ss;
+            ss << in.rdbuf();
+            LogReplay r = replayLogText(ss.str());
+            if (std::string(folder) == "seeds/tunelog") {
+                EXPECT_GT(r.records, 0);
+                EXPECT_EQ(r.replayed, r.records);
+            }
+            ++inputs;
+        }
+    }
+    EXPECT_GE(inputs, 2);
+}
+
 } // namespace
+
