@@ -78,7 +78,8 @@ double workerMs(Measurer& m, const std::string& script, const std::string& varia
     r.timeoutMs = 600000;
     MeasureResult res = m.measure(r);
     if (res.status != MeasureResult::Status::Ok) {
-        std::printf("    (%s: %s %s)\n", variant.c_str(), statusName(res.status), res.message.c_str());
+        std::printf("    (%s: %s %s)\n", variant.c_str(), statusName(res.status),
+                    res.message.c_str());
         return -1;
     }
     if (flops) *flops = res.flops;
@@ -144,9 +145,9 @@ TuneRun tune(const std::string& script, const std::string& variant,
             }
         }
         if (p.trialsDone % 8 == 0 || p.trialsDone == trials)
-            std::printf("    trial %3d: best %.1f GFLOPS, %.0f s\n", p.trialsDone,
-                        have ? best.gflops : 0.0,
-                        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+            std::printf(
+                "    trial %3d: best %.1f GFLOPS, %.0f s\n", p.trialsDone, have ? best.gflops : 0.0,
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
         std::fflush(stdout);
     };
     run.outcome = Tuner(script, o, measurer).run(progress);
@@ -218,9 +219,9 @@ int main(int argc, char** argv)
             return 2;
         }
     }
-    checkpoints.erase(std::remove_if(checkpoints.begin(), checkpoints.end(),
-                                     [&](int c) { return c > trials; }),
-                      checkpoints.end());
+    checkpoints.erase(
+        std::remove_if(checkpoints.begin(), checkpoints.end(), [&](int c) { return c > trials; }),
+        checkpoints.end());
     std::string worker = findWorkerExecutable("/proc/self/exe");
     if (worker.empty()) worker = LOOPSCOPE_WORKER; // the one built beside this benchmark
     if (worker.empty()) {
@@ -241,7 +242,8 @@ int main(int argc, char** argv)
             std::map<std::string, std::int64_t> sets;
             if (mm) sets = {{"M", 1024}, {"N", 1024}, {"K", 1024}};
             std::printf("\n%s: tuning '%s' for %d trials\n",
-                        mm ? "matmul 1024x1024x1024 float32" : "conv2d 1x64x56x56, 64 filters 3x3, pad 1",
+                        mm ? "matmul 1024x1024x1024 float32"
+                           : "conv2d 1x64x56x56, 64 filters 3x3, pad 1",
                         start.c_str(), trials);
             TuneRun run = tune(script, start, sets, trials, checkpoints, threads, seed, measurer);
             if (!run.outcome.ok) {
@@ -262,7 +264,9 @@ int main(int argc, char** argv)
                 }
                 ref.label = blas->label();
                 ref.flops = 2.0 * 1024 * 1024 * 1024;
-                ref.ms = [blas, threads] { return blas->sgemmMs(1024, 1024, 1024, threads, 3, 100); };
+                ref.ms = [blas, threads] {
+                    return blas->sgemmMs(1024, 1024, 1024, threads, 3, 100);
+                };
             } else {
                 const DnnlLibrary* dnnl = DnnlLibrary::load();
                 auto shape = conv2dShape(eval.program);
@@ -279,7 +283,8 @@ int main(int argc, char** argv)
             for (auto& [checkpoint, record] : run.bestAt) {
                 Contender t;
                 t.label = "tuned, best of " + std::to_string(checkpoint);
-                std::string candidate = scriptWithVariant(script, *v, "tuned", record.statements, true);
+                std::string candidate =
+                    scriptWithVariant(script, *v, "tuned", record.statements, true);
                 t.flops = record.flops;
                 t.ms = [&measurer, candidate, sets, threads] {
                     return workerMs(measurer, candidate, "tuned", sets, threads, nullptr);
@@ -287,8 +292,8 @@ int main(int argc, char** argv)
                 contenders.push_back(t);
             }
             std::vector<Spread> g = inTurns(contenders);
-            std::printf("    %-28s %8s %18s %8s %10s\n", "contender", "GFLOPS", "(min-max)", "ratio",
-                        "wall s");
+            std::printf("    %-28s %8s %18s %8s %10s\n", "contender", "GFLOPS", "(min-max)",
+                        "ratio", "wall s");
             for (std::size_t i = 0; i < contenders.size(); ++i) {
                 double wall = 0;
                 if (i > 0) {
@@ -296,8 +301,8 @@ int main(int argc, char** argv)
                     std::advance(it, static_cast<long>(i - 1));
                     wall = it->second;
                 }
-                std::printf("    %-28s %8.1f %8.1f-%-9.1f %7.2fx %10.0f\n", contenders[i].label.c_str(),
-                            g[i].median, g[i].min, g[i].max,
+                std::printf("    %-28s %8.1f %8.1f-%-9.1f %7.2fx %10.0f\n",
+                            contenders[i].label.c_str(), g[i].median, g[i].min, g[i].max,
                             g[0].median > 0 ? g[i].median / g[0].median : 0.0, wall);
             }
             std::fflush(stdout);
@@ -347,8 +352,8 @@ int main(int argc, char** argv)
                 std::vector<Spread> g = inTurns(contenders);
                 const char* unit = flops > 0 ? "GFLOPS" : "runs/ms";
                 for (std::size_t i = 0; i < 2; ++i)
-                    std::printf("    %-34s %8.2f %s (%.2f-%.2f) %6.2fx\n", contenders[i].label.c_str(),
-                                g[i].median, unit, g[i].min, g[i].max,
+                    std::printf("    %-34s %8.2f %s (%.2f-%.2f) %6.2fx\n",
+                                contenders[i].label.c_str(), g[i].median, unit, g[i].min, g[i].max,
                                 g[0].median > 0 ? g[i].median / g[0].median : 0.0);
                 printTimes(run.outcome);
                 std::fflush(stdout);

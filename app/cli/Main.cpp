@@ -15,8 +15,8 @@
 #include "runtime/ThreadPool.h"
 #include "runtime/VariantRun.h"
 #include "runtime/VariantRunJson.h"
-#include "te/Program.h"
 #include "schedule/Primitives.h"
+#include "te/Program.h"
 
 #include <nlohmann/json.hpp>
 
@@ -170,7 +170,7 @@ Options parseOptions(int argc, char** argv)
         std::cout << "loopscope-cli " LOOPSCOPE_VERSION_STRING "\n";
         std::exit(kOk);
     }
-    static const std::set<std::string> commands = {"lower", "check",   "run", "bench",
+    static const std::set<std::string> commands = {"lower",  "check", "run",     "bench",
                                                    "export", "sweep", "machine", "tune"};
     if (!commands.count(o.command)) throw UsageError("unknown command '" + o.command + "'");
     bool runs = o.command == "run" || o.command == "bench" || o.command == "sweep" ||
@@ -851,7 +851,8 @@ int main(int argc, char** argv)
             o.tune.threads = o.threads;
             o.tune.json = o.json;
             o.tune.self = "/proc/self/exe";
-            if (o.variants.size() > 1) throw UsageError("tune starts from one variant: give one --variant");
+            if (o.variants.size() > 1)
+                throw UsageError("tune starts from one variant: give one --variant");
             return runTuneCommand(o.tune);
         }
         return commandCheck(o);

@@ -120,12 +120,13 @@ int runTuneCommand(const TuneArgs& args)
     }
     if (!args.variant.empty() && !eval.program.findVariant(args.variant)) {
         std::cerr << "loopscope-cli: no variant '" << args.variant << "' in " << args.file
-                  << " (variants: " << [&] {
-                         std::string s;
-                         for (auto& v : eval.program.variants)
-                             s += (s.empty() ? "" : ", ") + v.name;
-                         return s;
-                     }() << ")\n";
+                  << " (variants: " <<
+            [&] {
+                std::string s;
+                for (auto& v : eval.program.variants)
+                    s += (s.empty() ? "" : ", ") + v.name;
+                return s;
+            }() << ")\n";
         return 2;
     }
 
@@ -164,7 +165,8 @@ int runTuneCommand(const TuneArgs& args)
         auto speed = [&](double gflops, double ms) {
             return flops ? fixed(gflops, 1) + " GFLOPS" : fixed(ms, 3) + " ms";
         };
-        line << "  " << std::setw(15) << (r.status == "ok" ? speed(r.gflops, r.msMedian) : r.status);
+        line << "  " << std::setw(15)
+             << (r.status == "ok" ? speed(r.gflops, r.msMedian) : r.status);
         line << "   best " << std::setw(15) << speed(p.bestGflops, p.bestMs) << " (trial "
              << p.bestTrial << ")   " << fixed(p.elapsedS, 1) << " s";
         if (p.remainingS >= 0) line << ", about " << fixed(p.remainingS, 0) << " s left";
@@ -198,8 +200,8 @@ int runTuneCommand(const TuneArgs& args)
             if (ms > 0) {
                 double gflops = conv->flops() / ms / 1e6;
                 reference = {{"name", dnnl->label()}, {"ms", ms}, {"gflops", gflops}};
-                referenceText = dnnl->label() + ": " + fixed(gflops, 1) + " GFLOPS (" +
-                                fixed(ms, 3) + " ms)";
+                referenceText =
+                    dnnl->label() + ": " + fixed(gflops, 1) + " GFLOPS (" + fixed(ms, 3) + " ms)";
                 if (out.haveBest)
                     referenceText +=
                         "; the tuned variant: " + fixed(out.best.gflops / gflops, 2) + "x";
@@ -212,8 +214,8 @@ int runTuneCommand(const TuneArgs& args)
             double gflops = 2.0 * static_cast<double>(shape->m) * static_cast<double>(shape->n) *
                             static_cast<double>(shape->k) / ms / 1e6;
             reference = {{"name", blas->label()}, {"ms", ms}, {"gflops", gflops}};
-            referenceText = blas->label() + ": " + fixed(gflops, 1) + " GFLOPS (" + fixed(ms, 3) +
-                            " ms)";
+            referenceText =
+                blas->label() + ": " + fixed(gflops, 1) + " GFLOPS (" + fixed(ms, 3) + " ms)";
             if (out.haveBest)
                 referenceText += "; the tuned variant: " + fixed(out.best.gflops / gflops, 2) + "x";
         }
@@ -245,8 +247,10 @@ int runTuneCommand(const TuneArgs& args)
                {"variant", out.startVariant},
                {"sizes", sizes},
                {"workload", out.workload},
-               {"machine", {{"cpu", out.machine.cpu}, {"vector_bits", out.machine.vectorBits},
-                            {"threads", out.machine.threads}}},
+               {"machine",
+                {{"cpu", out.machine.cpu},
+                 {"vector_bits", out.machine.vectorBits},
+                 {"threads", out.machine.threads}}},
                {"log", options.logPath},
                {"trials", trials},
                {"reused", out.reused.size()},
@@ -273,8 +277,8 @@ int runTuneCommand(const TuneArgs& args)
         std::cout << j.dump(2) << "\n";
     } else {
         std::cout << "tuned '" << out.startVariant << "' of " << args.file << " ("
-                  << sizesText(sizes) << ") on " << out.machine.cpu << ": "
-                  << out.trials.size() << " trials";
+                  << sizesText(sizes) << ") on " << out.machine.cpu << ": " << out.trials.size()
+                  << " trials";
         if (!out.reused.empty()) std::cout << " (and " << out.reused.size() << " from the log)";
         if (failed > 0) std::cout << ", " << failed << " failed";
         if (out.cancelled) std::cout << ", cancelled";
@@ -297,9 +301,8 @@ int runTuneCommand(const TuneArgs& args)
         const auto& t = out.times;
         std::cout << "time: search " << fixed(t.searchMs / 1000, 1) << " s (lowering and features "
                   << fixed(t.featureMs / 1000, 1) << " s, prediction "
-                  << fixed(t.predictMs / 1000, 1) << " s), training "
-                  << fixed(t.trainMs / 1000, 1) << " s, measuring "
-                  << fixed(t.measureMs / 1000, 1) << " s (of which compiling "
+                  << fixed(t.predictMs / 1000, 1) << " s), training " << fixed(t.trainMs / 1000, 1)
+                  << " s, measuring " << fixed(t.measureMs / 1000, 1) << " s (of which compiling "
                   << fixed(t.compileMs / 1000, 1) << " s)\n";
         std::cout << "log: " << options.logPath << "\n";
         if (!applied.empty())

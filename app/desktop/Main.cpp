@@ -130,8 +130,8 @@ int main(int argc, char** argv)
     QCommandLineOption autosave(QStringLiteral("autosave-interval"), QString(),
                                 QStringLiteral("ms"));
     QCommandLineOption testTyping(QStringLiteral("test-typing"), QString(), QStringLiteral("seed"));
-    parser.addOptions(
-        {help, version, screenshot, variant, step, run, sweep, tune, smokeTest, autosave, testTyping});
+    parser.addOptions({help, version, screenshot, variant, step, run, sweep, tune, smokeTest,
+                       autosave, testTyping});
     addQtOptions(parser);
     QString usageError;
     if (!parser.parse(arguments))
@@ -271,7 +271,8 @@ int main(int argc, char** argv)
             }
             QTimer::singleShot(300, shoot);
         });
-        QTimer::singleShot(wantSweep || wantTune ? 900000 : 120000, &app, [] { QApplication::exit(2); });
+        QTimer::singleShot(wantSweep || wantTune ? 900000 : 120000, &app,
+                           [] { QApplication::exit(2); });
     } else if (parser.isSet(tune)) {
         QObject::connect(&window, &MainWindow::analysisApplied, &window, [startTune] {
             static bool started = false;

@@ -25,7 +25,10 @@ std::string tirOf(const Schedule& sch, const Variant& v)
 
 json trialJson(const TuneRecord& r)
 {
-    json j{{"trial", r.trial}, {"status", r.status}, {"gflops", r.gflops}, {"ms", r.msMedian},
+    json j{{"trial", r.trial},
+           {"status", r.status},
+           {"gflops", r.gflops},
+           {"ms", r.msMedian},
            {"sketch", r.sketch}};
     if (!r.error.empty()) j["error"] = r.error;
     return j;
@@ -57,21 +60,26 @@ json runTuneRequest(const json& request, const std::function<void(const json&)>&
 
     EvalResult eval = evaluateScript(script, o.sets);
     if (!eval.ok) throw UserError(eval.error.loc, eval.error.message);
-    const Variant* start = o.variant.empty() ? (eval.program.variants.empty()
-                                                    ? nullptr
-                                                    : &eval.program.variants.front())
-                                             : eval.program.findVariant(o.variant);
+    const Variant* start =
+        o.variant.empty()
+            ? (eval.program.variants.empty() ? nullptr : &eval.program.variants.front())
+            : eval.program.findVariant(o.variant);
     if (!start)
         throw UserError({}, o.variant.empty() ? "the script has no variant to tune"
                                               : "no variant '" + o.variant + "'");
 
     // What the chart draws before the first trial: the reference line, timed here.
-    json first{{"phase", "tune"}, {"fraction", 0.0}, {"trials_done", 0},
-               {"trials_planned", o.trials}, {"start_tir", tirOf(start->schedule(), *start)}};
+    json first{{"phase", "tune"},
+               {"fraction", 0.0},
+               {"trials_done", 0},
+               {"trials_planned", o.trials},
+               {"start_tir", tirOf(start->schedule(), *start)}};
     if (auto conv = conv2dShape(eval.program)) {
         if (const DnnlLibrary* dnnl = DnnlLibrary::load()) {
             double ms = dnnl->convMs(*conv, o.threads, 5, 100);
-            if (ms > 0) first["reference"] = {{"name", dnnl->label()}, {"gflops", conv->flops() / ms / 1e6}};
+            if (ms > 0)
+                first["reference"] = {{"name", dnnl->label()},
+                                      {"gflops", conv->flops() / ms / 1e6}};
         }
     } else if (auto mm = matmulShape(eval.program)) {
         if (const BlasLibrary* blas = BlasLibrary::openblas()) {
@@ -128,8 +136,10 @@ json runTuneRequest(const json& request, const std::function<void(const json&)>&
                 {"notes", out.notes},
                 {"log", o.logPath}};
     if (out.haveBest) {
-        result["best"] = {{"trial", out.best.trial}, {"gflops", out.best.gflops},
-                          {"ms", out.best.msMedian}, {"sketch", out.best.sketch}};
+        result["best"] = {{"trial", out.best.trial},
+                          {"gflops", out.best.gflops},
+                          {"ms", out.best.msMedian},
+                          {"sketch", out.best.sketch}};
         result["statements"] = out.bestStatements;
         Realized r = replaySteps(*start, out.best.steps, true);
         if (r.ok) result["best_tir"] = tirOf(r.schedule, *start);

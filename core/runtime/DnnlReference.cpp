@@ -88,11 +88,12 @@ std::optional<Conv2dShape> conv2dShape(const Program& program)
     auto* a = mul->a.as<TensorLoadNode>();
     auto* b = mul->b.as<TensorLoadNode>();
     if (!a || !b) return std::nullopt;
-    const auto& ax = out->axes;         // n, f, y, x
-    const auto& r = out->reduceAxes;    // c, ky, kx
+    const auto& ax = out->axes;      // n, f, y, x
+    const auto& r = out->reduceAxes; // c, ky, kx
     auto isWeight = [&](const TensorLoadNode* l) {
-        return l->tensor->isPlaceholder() && l->indices.size() == 4 && isVar(l->indices[0], ax[1]) &&
-               isVar(l->indices[1], r[0]) && isVar(l->indices[2], r[1]) && isVar(l->indices[3], r[2]);
+        return l->tensor->isPlaceholder() && l->indices.size() == 4 &&
+               isVar(l->indices[0], ax[1]) && isVar(l->indices[1], r[0]) &&
+               isVar(l->indices[2], r[1]) && isVar(l->indices[3], r[2]);
     };
     const TensorLoadNode* weight = isWeight(a) ? a : isWeight(b) ? b : nullptr;
     const TensorLoadNode* input = weight == a ? b : a;
@@ -110,8 +111,8 @@ std::optional<Conv2dShape> conv2dShape(const Program& program)
         std::int64_t kstep = pointValue(idx, k->var.get(), 1) - base;
         VarSet used;
         collectVars(idx, &used);
-        if (base != 0 || stride < 1 || kstep != 1 || used.size() != 2 || !used.count(o->var.get()) ||
-            !used.count(k->var.get()))
+        if (base != 0 || stride < 1 || kstep != 1 || used.size() != 2 ||
+            !used.count(o->var.get()) || !used.count(k->var.get()))
             return std::nullopt;
         (d == 2 ? s.strideH : s.strideW) = stride;
     }
@@ -121,8 +122,8 @@ std::optional<Conv2dShape> conv2dShape(const Program& program)
     std::int64_t padH = 0, padW = 0;
     if (!in->isPlaceholder()) {
         auto reads = inputTensors(in);
-        if (reads.size() != 1 || !reads[0]->isPlaceholder() || reads[0]->ndim() != 4 || in->ndim() != 4 ||
-            in->isReduction())
+        if (reads.size() != 1 || !reads[0]->isPlaceholder() || reads[0]->ndim() != 4 ||
+            in->ndim() != 4 || in->isReduction())
             return std::nullopt;
         Tensor src = reads[0];
         for (int d : {0, 1})
@@ -152,7 +153,8 @@ std::optional<Conv2dShape> conv2dShape(const Program& program)
         s.w <= 0 || s.f <= 0 || s.kh <= 0 || s.kw <= 0 || s.oh <= 0 || s.ow <= 0)
         return std::nullopt;
     // The output must fit the input as padded.
-    if ((s.oh - 1) * s.strideH + s.kh > s.h + 2 * s.padH || (s.ow - 1) * s.strideW + s.kw > s.w + 2 * s.padW)
+    if ((s.oh - 1) * s.strideH + s.kh > s.h + 2 * s.padH ||
+        (s.ow - 1) * s.strideW + s.kw > s.w + 2 * s.padW)
         return std::nullopt;
     return s;
 }
@@ -206,7 +208,8 @@ double DnnlLibrary::convMs(const Conv2dShape& s, int threads, int repeat, double
         a.engineDestroy(engine);
         return -1;
     }
-    dnnl_dims_t src = {s.n, s.c, s.h, s.w}, wei = {s.f, s.c, s.kh, s.kw}, dst = {s.n, s.f, s.oh, s.ow};
+    dnnl_dims_t src = {s.n, s.c, s.h, s.w}, wei = {s.f, s.c, s.kh, s.kw},
+                dst = {s.n, s.f, s.oh, s.ow};
     dnnl_dims_t strides = {s.strideH, s.strideW}, padL = {s.padH, s.padW};
     dnnl_dims_t padR = {(s.oh - 1) * s.strideH + s.kh - s.h - s.padH,
                         (s.ow - 1) * s.strideW + s.kw - s.w - s.padW};

@@ -59,7 +59,7 @@ struct VariantRunHooks {
 struct VariantRunOutcome {
     double lowerMs = 0;
     double compileMs = 0;
-    double runMs = 0; // the first run
+    double runMs = 0;     // the first run
     bool tooSlow = false; // the first run took longer than maxFirstRunMs: not timed
     double flops = 0;
     std::vector<std::string> notes; // e.g. a symbolic size that took its default value

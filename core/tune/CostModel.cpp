@@ -59,7 +59,10 @@ struct CostModel::Handles {
     }
 };
 
-CostModel::CostModel(int threads) : m_h(std::make_unique<Handles>()), m_threads(std::max(1, threads)) {}
+CostModel::CostModel(int threads)
+    : m_h(std::make_unique<Handles>()), m_threads(std::max(1, threads))
+{
+}
 
 CostModel::~CostModel() = default;
 
@@ -95,10 +98,11 @@ bool CostModel::train(const std::vector<const FeatureRows*>& programs,
     bool ok = check(XGBoosterCreate(train, 1, &fresh->booster));
     const std::string threads = std::to_string(m_threads);
     const std::pair<const char*, const char*> params[] = {
-        {"booster", "gbtree"},  {"max_depth", "10"},   {"gamma", "0.001"},
-        {"min_child_weight", "0"}, {"eta", "0.2"},     {"base_score", "0"},
-        {"seed", "43"},         {"nthread", threads.c_str()}, {"verbosity", "0"},
-        {"disable_default_eval_metric", "1"}};
+        {"booster", "gbtree"}, {"max_depth", "10"},
+        {"gamma", "0.001"},    {"min_child_weight", "0"},
+        {"eta", "0.2"},        {"base_score", "0"},
+        {"seed", "43"},        {"nthread", threads.c_str()},
+        {"verbosity", "0"},    {"disable_default_eval_metric", "1"}};
     for (auto& [key, value] : params)
         ok = ok && check(XGBoosterSetParam(fresh->booster, key, value));
     if (!ok) return false;
@@ -112,7 +116,8 @@ bool CostModel::train(const std::vector<const FeatureRows*>& programs,
         const float* preds = nullptr;
         if (!check(XGBoosterPredict(fresh->booster, m.handle, 0, 0, 1, &len, &preds))) return false;
         if (len != rows) {
-            m_error = "XGBoost predicted " + std::to_string(len) + " rows of " + std::to_string(rows);
+            m_error =
+                "XGBoost predicted " + std::to_string(len) + " rows of " + std::to_string(rows);
             return false;
         }
         double loss = 0;

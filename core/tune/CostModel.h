@@ -24,7 +24,8 @@ public:
     // Trains on the candidates' rows and measured throughputs (any positive unit; 0 for a
     // failed candidate). Returns false (and leaves the model as it was) with fewer than two
     // distinct throughputs or when XGBoost reports an error (error() says which).
-    bool train(const std::vector<const FeatureRows*>& programs, const std::vector<double>& throughput);
+    bool train(const std::vector<const FeatureRows*>& programs,
+               const std::vector<double>& throughput);
 
     bool trained() const { return m_trained; }
     // One score per program, higher for faster (in units of the best measured throughput); all

@@ -32,9 +32,9 @@ std::vector<std::string> makeNames()
         // where it stores
         "store_local", "alloc_size"};
     const char* perBuffer[kPerBuffer] = {
-        "is_read",        "is_write",        "bytes",        "unique_bytes",   "lines",
-        "unique_lines",   "reuse_loop",      "reuse_dis_iter", "reuse_dis_bytes", "reuse_ct",
-        "stride",         "contiguous",      "vector_access", "inner_footprint"};
+        "is_read",      "is_write",   "bytes",          "unique_bytes",    "lines",
+        "unique_lines", "reuse_loop", "reuse_dis_iter", "reuse_dis_bytes", "reuse_ct",
+        "stride",       "contiguous", "vector_access",  "inner_footprint"};
     for (int b = 0; b < kBuffers; ++b)
         for (auto* f : perBuffer)
             n.push_back("buf" + std::to_string(b) + "_" + f);
@@ -233,12 +233,8 @@ void count(const Expr& e, Counts& c, std::vector<Access>& reads, bool underAdd)
         count(l->body, c, reads, underAdd);
         return;
     }
-    case ExprKind::Ramp:
-        count(e.as<RampNode>()->base, c, reads, false);
-        return;
-    case ExprKind::Broadcast:
-        count(e.as<BroadcastNode>()->value, c, reads, underAdd);
-        return;
+    case ExprKind::Ramp: count(e.as<RampNode>()->base, c, reads, false); return;
+    case ExprKind::Broadcast: count(e.as<BroadcastNode>()->value, c, reads, underAdd); return;
     default: return;
     }
 }
@@ -247,10 +243,7 @@ class Extractor : public IRVisitor {
 public:
     FeatureRows rows;
 
-    Extractor()
-    {
-        rows.width = static_cast<int>(featureNames().size());
-    }
+    Extractor() { rows.width = static_cast<int>(featureNames().size()); }
 
 protected:
     void visitFor(const ForNode* op) override
@@ -317,8 +310,9 @@ private:
             if (kind == ForKind::Vectorized)
                 putRaw(!m_loops.empty() && m_loops.back().kind == kind ? 1 : 0);
             if (kind == ForKind::Unrolled)
-                put(m_unroll.empty() ? 0 : static_cast<double>(*std::max_element(
-                                                m_unroll.begin(), m_unroll.end())));
+                put(m_unroll.empty()
+                        ? 0
+                        : static_cast<double>(*std::max_element(m_unroll.begin(), m_unroll.end())));
             if (kind == ForKind::Parallel)
                 putRaw(!m_loops.empty() && m_loops.front().kind == kind ? 1 : 0);
         }
@@ -333,9 +327,8 @@ private:
         // Accesses of one tensor merge (a reduction reads and writes its output).
         std::vector<Access> merged;
         for (auto& a : accesses) {
-            auto same = std::find_if(merged.begin(), merged.end(), [&](const Access& m) {
-                return m.tensor == a.tensor;
-            });
+            auto same = std::find_if(merged.begin(), merged.end(),
+                                     [&](const Access& m) { return m.tensor == a.tensor; });
             if (same == merged.end()) {
                 merged.push_back(a);
             } else {
@@ -384,13 +377,12 @@ private:
             }
             d.stride = stride;
             d.contiguous = stride == 1 ? 1 : 0;
-            d.vector = !m_loops.empty() && m_loops.back().kind == ForKind::Vectorized &&
-                               stride <= 1
+            d.vector = !m_loops.empty() && m_loops.back().kind == ForKind::Vectorized && stride <= 1
                            ? 1
                            : 0;
             const double lineElems = 64.0 / elem;
-            d.lines = trip / std::max(1.0, std::min(lineElems, stride == 0 ? lineElems
-                                                                             : lineElems / stride));
+            d.lines = trip / std::max(1.0, std::min(lineElems,
+                                                    stride == 0 ? lineElems : lineElems / stride));
             d.uniqueLines = std::ceil(d.uniqueBytes / 64.0);
             // Reuse: the innermost loop that does not move the access.
             d.reuseLoop = 0;
@@ -438,8 +430,8 @@ private:
             put(d.innerFootprint);
         }
         // Working set and arithmetic intensity, innermost loop outwards.
-        const double flopsPerIter = std::max(0.0, 2 * c.fmad + c.faddsub + c.fmul + c.fdivmod +
-                                                      c.fmath);
+        const double flopsPerIter =
+            std::max(0.0, 2 * c.fmad + c.faddsub + c.fmul + c.fdivmod + c.fmath);
         double inner = 1;
         for (int k = 0; k < kCurve; ++k) {
             if (static_cast<std::size_t>(k) < n)
@@ -467,7 +459,8 @@ private:
             double idx = pointValue((*a.indices)[d], m_loops[l].var, value);
             double dim = 1;
             if (d < a.tensor->shape.size())
-                dim = static_cast<double>(std::max<std::int64_t>(constIntOr(a.tensor->shape[d], 1), 1));
+                dim = static_cast<double>(
+                    std::max<std::int64_t>(constIntOr(a.tensor->shape[d], 1), 1));
             flat = flat * dim + idx;
         }
         return flat;

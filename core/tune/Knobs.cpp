@@ -50,8 +50,7 @@ void storeTile(const KnobSpec& k, const std::vector<std::int64_t>& sizes, Knobs&
         knobs[static_cast<std::size_t>(k.offset + l - 1)] = sizes[static_cast<std::size_t>(l)];
 }
 
-std::vector<std::int64_t> sampleTile(const KnobSpec& k, const SpaceOptions& o,
-                                     std::mt19937_64& rng)
+std::vector<std::int64_t> sampleTile(const KnobSpec& k, const SpaceOptions& o, std::mt19937_64& rng)
 {
     const std::int64_t e = k.extent;
     const auto divs = divisors(e);
@@ -62,8 +61,9 @@ std::vector<std::int64_t> sampleTile(const KnobSpec& k, const SpaceOptions& o,
     const bool exact = divs.size() > 3 ? !chance(0.1, rng) : chance(0.3, rng);
     if (!exact) {
         std::vector<std::int64_t> menu = {2, 4, 8, 16};
-        if (k.vectorAxis) menu = {static_cast<std::int64_t>(o.vectorLanes),
-                                  2 * static_cast<std::int64_t>(o.vectorLanes)};
+        if (k.vectorAxis)
+            menu = {static_cast<std::int64_t>(o.vectorLanes),
+                    2 * static_cast<std::int64_t>(o.vectorLanes)};
         sizes[last] = std::min(pick(menu, rng), e);
         for (std::size_t l = 1; l < last; ++l)
             sizes[l] = chance(0.5, rng) ? 1 : pick({2, 4, 8}, rng);
@@ -80,7 +80,8 @@ std::vector<std::int64_t> sampleTile(const KnobSpec& k, const SpaceOptions& o,
     std::vector<std::int64_t> innermost;
     const auto lanes = static_cast<std::int64_t>(o.vectorLanes);
     if (k.vectorAxis && chance(0.85, rng)) {
-        innermost = filtered(divs, [&](std::int64_t d) { return d % lanes == 0 && d <= 4 * lanes; });
+        innermost =
+            filtered(divs, [&](std::int64_t d) { return d % lanes == 0 && d <= 4 * lanes; });
         if (innermost.empty())
             innermost = filtered(divs, [&](std::int64_t d) { return d % 4 == 0 && d <= 64; });
     } else if (k.levels == 4 && !k.vectorAxis && chance(0.7, rng)) {
@@ -140,12 +141,12 @@ void mutateTile(const KnobSpec& k, Knobs& knobs, const SpaceOptions& o, std::mt1
 
 std::int64_t sampleChoice(const KnobSpec& k, const SpaceOptions& o, std::mt19937_64& rng)
 {
-    const bool isVectorize = k.name.size() > 9 && k.name.compare(k.name.size() - 9, 9, "vectorize") == 0;
+    const bool isVectorize =
+        k.name.size() > 9 && k.name.compare(k.name.size() - 9, 9, "vectorize") == 0;
     if (isVectorize && k.values.size() == 2 && k.values[0] == 1) return chance(0.9, rng) ? 1 : 0;
     if (isVectorize) { // widths: prefer whole vectors
-        auto whole = filtered(k.values, [&](std::int64_t w) {
-            return w > 0 && w % o.vectorLanes == 0;
-        });
+        auto whole =
+            filtered(k.values, [&](std::int64_t w) { return w > 0 && w % o.vectorLanes == 0; });
         if (!whole.empty() && chance(0.7, rng)) return pick(whole, rng);
     }
     return pick(k.values, rng);
@@ -206,7 +207,8 @@ Knobs crossKnobs(const Sketch& sketch, const Knobs& a, const Knobs& b, std::mt19
             const KnobSpec& k = sketch.knobs[static_cast<std::size_t>(index)];
             int width = k.kind == KnobSpec::Kind::Tile ? k.levels - 1 : 1;
             for (int e = 0; e < width; ++e)
-                out[static_cast<std::size_t>(k.offset + e)] = b[static_cast<std::size_t>(k.offset + e)];
+                out[static_cast<std::size_t>(k.offset + e)] =
+                    b[static_cast<std::size_t>(k.offset + e)];
         }
     }
     return out;

@@ -50,9 +50,9 @@ std::string findWorkerExecutable(const std::string& selfExecutable)
 
 struct WorkerMeasurer::Process {
     pid_t pid = -1;
-    int in = -1;  // the worker's stdin
-    int out = -1; // its stdout
-    int err = -1; // its stderr
+    int in = -1;         // the worker's stdin
+    int out = -1;        // its stdout
+    int err = -1;        // its stderr
     std::string pending; // bytes of stdout after the last complete line
     std::string log;     // the end of its stderr
 
@@ -207,8 +207,8 @@ MeasureResult WorkerMeasurer::measure(const MeasureRequest& request)
     MeasureResult result;
     const auto t0 = std::chrono::steady_clock::now();
     auto finish = [&](MeasureResult r) {
-        r.wallMs =
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        r.wallMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                       .count();
         return r;
     };
     std::string why;
@@ -294,8 +294,8 @@ MeasureResult WorkerMeasurer::measure(const MeasureRequest& request)
             return finish(result);
         }
         pollfd fds[2] = {{m_process->out, POLLIN, 0}, {m_process->err, POLLIN, 0}};
-        int waitMs = static_cast<int>(
-            std::chrono::duration<double, std::milli>(deadline - now).count()) + 1;
+        int waitMs =
+            static_cast<int>(std::chrono::duration<double, std::milli>(deadline - now).count()) + 1;
         int n = ::poll(fds, 2, std::min(waitMs, 1000));
         if (n < 0 && errno != EINTR) break;
         if (fds[1].revents & POLLIN) {
@@ -303,7 +303,8 @@ MeasureResult WorkerMeasurer::measure(const MeasureRequest& request)
             ssize_t got = ::read(m_process->err, buffer, sizeof buffer);
             if (got > 0) {
                 m_process->log.append(buffer, static_cast<std::size_t>(got));
-                if (m_process->log.size() > 4096) m_process->log.erase(0, m_process->log.size() - 4096);
+                if (m_process->log.size() > 4096)
+                    m_process->log.erase(0, m_process->log.size() - 4096);
             }
         }
         if (fds[0].revents & (POLLIN | POLLHUP)) {
@@ -329,8 +330,8 @@ MeasureResult WorkerMeasurer::measure(const MeasureRequest& request)
     stop();
     result.status = MeasureResult::Status::Crashed;
     if (WIFSIGNALED(status)) {
-        result.message = std::string("the generated code crashed (") +
-                         signalName(WTERMSIG(status)) + ")";
+        result.message =
+            std::string("the generated code crashed (") + signalName(WTERMSIG(status)) + ")";
     } else {
         // Plain exits: LLVM's fatal errors and failed allocations say why on stderr.
         auto start = log.find_last_of('\n', log.size() >= 2 ? log.size() - 2 : 0);

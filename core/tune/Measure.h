@@ -16,10 +16,10 @@ struct MeasureRequest {
     std::string script;  // a whole script holding the candidate as a variant
     std::string variant; // its name
     std::map<std::string, std::int64_t> sets;
-    int threads = 0;        // 0: all
-    int repeat = 3;         // measurements (time_evaluator's repeat)
-    double minRepeatMs = 40; // the least time one measurement takes
-    double maxRunMs = 0;    // a first run longer than this is not timed (0: no limit)
+    int threads = 0;          // 0: all
+    int repeat = 3;           // measurements (time_evaluator's repeat)
+    double minRepeatMs = 40;  // the least time one measurement takes
+    double maxRunMs = 0;      // a first run longer than this is not timed (0: no limit)
     double timeoutMs = 30000; // past this, the worker is stopped and the candidate failed
     // Testing only (a worker started with LOOPSCOPE_WORKER_TESTING=1): the code crashes.
     bool testingCrash = false;
@@ -39,7 +39,7 @@ struct MeasureResult {
     std::vector<double> msPerRun;
     double flops = 0;
     double lowerMs = 0, compileMs = 0, runMs = 0;
-    double wallMs = 0; // the request as the tuner waited for it
+    double wallMs = 0;    // the request as the tuner waited for it
     bool tooSlow = false; // not timed: msMedian is the first run's time
     bool checked = false;
     double gflops() const { return msMedian > 0 ? flops / msMedian / 1e6 : 0.0; }

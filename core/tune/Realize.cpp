@@ -38,7 +38,8 @@ std::int64_t leafExtent(const Stage& st, const IterVar& iv)
         }
         if (r.kind == IterRelation::Kind::Fuse && r.fused == iv)
             return leafExtent(st, r.outer) * leafExtent(st, r.inner);
-        if (r.kind == IterRelation::Kind::Rebase && r.rebased == iv) return leafExtent(st, r.parent);
+        if (r.kind == IterRelation::Kind::Rebase && r.rebased == iv)
+            return leafExtent(st, r.parent);
     }
     return 0;
 }
@@ -121,7 +122,8 @@ private:
     std::int64_t choice(int index, std::int64_t otherwise) const
     {
         if (index < 0) return otherwise;
-        return m_knobs[static_cast<std::size_t>(m_sketch.knobs[static_cast<std::size_t>(index)].offset)];
+        return m_knobs[static_cast<std::size_t>(
+            m_sketch.knobs[static_cast<std::size_t>(index)].offset)];
     }
 
     // Sizes of every level, outermost first (the outermost derived); an axis without a knob
@@ -134,7 +136,8 @@ private:
         const KnobSpec& k = m_sketch.knobs[static_cast<std::size_t>(index)];
         std::int64_t inner = 1;
         for (int l = 1; l < levels; ++l) {
-            sizes[static_cast<std::size_t>(l)] = m_knobs[static_cast<std::size_t>(k.offset + l - 1)];
+            sizes[static_cast<std::size_t>(l)] =
+                m_knobs[static_cast<std::size_t>(k.offset + l - 1)];
             inner *= sizes[static_cast<std::size_t>(l)];
         }
         sizes[0] = (extent + inner - 1) / inner;
@@ -381,7 +384,8 @@ private:
         std::string attach;
         for (int l = 0; l < L; ++l)
             for (auto& ls : loops)
-                if (!ls[static_cast<std::size_t>(l)].empty()) attach = ls[static_cast<std::size_t>(l)];
+                if (!ls[static_cast<std::size_t>(l)].empty())
+                    attach = ls[static_cast<std::size_t>(l)];
         if (choice(pl.vectorize, 0) == 1 && ns > 0) {
             const std::string& v = loops[ns - 1][static_cast<std::size_t>(L)];
             if (!v.empty() && lastSizes.back() <= kMaxVectorLoop && order.back() == v &&
@@ -475,7 +479,8 @@ private:
         const Stage* st = stage(pl.stage);
         if (!f || !st) return true;
         std::vector<std::string> options{"root"};
-        if (!f->reduction && !m_options.forbidden.count("compute_inline")) options.push_back("inline");
+        if (!f->reduction && !m_options.forbidden.count("compute_inline"))
+            options.push_back("inline");
         // Every loop of every consumer that is itself materialized; whether the stage can be
         // computed there (all its readers inside) is the schedule's to say.
         std::vector<std::pair<std::string, std::string>> loops; // consumer, loop

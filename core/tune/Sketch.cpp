@@ -99,8 +99,10 @@ std::vector<Partial> stageOptions(const StageFacts& f, const Partial& p, const S
         return out;
     }
     if (f.pinned) return {with({plan(PlanKind::Pinned, f.name)}, {}, f.name + ": as given")};
-    if (f.output || f.consumers.empty()) factored.push_back(with({plan(PlanKind::Simple, f.name)}, {}, {}));
-    else factored.push_back(with({plan(PlanKind::Flexible, f.name)}, {}, {}));
+    if (f.output || f.consumers.empty())
+        factored.push_back(with({plan(PlanKind::Simple, f.name)}, {}, {}));
+    else
+        factored.push_back(with({plan(PlanKind::Flexible, f.name)}, {}, {}));
     return factored;
 }
 
@@ -161,10 +163,10 @@ void addKnobs(Sketch& sk, StagePlan& pl, const SpaceOptions& o)
         for (std::size_t d = 0; d < f->spatial.size(); ++d) {
             const AxisFacts& a = f->spatial[d];
             bool pinnedAxis = f->pinned; // the pinned pieces are arranged, not re-split
-            pl.spatialTiles.push_back(a.extent > 1 && !pinnedAxis
-                                          ? addTile(sk, n + a.name + " tile", a.extent, 4,
-                                                    d + 1 == f->spatial.size())
-                                          : -1);
+            pl.spatialTiles.push_back(
+                a.extent > 1 && !pinnedAxis
+                    ? addTile(sk, n + a.name + " tile", a.extent, 4, d + 1 == f->spatial.size())
+                    : -1);
         }
         for (auto& a : f->reduce) {
             pl.reduceTiles.push_back(a.extent > 1 && !f->pinned
@@ -184,8 +186,9 @@ void addKnobs(Sketch& sk, StagePlan& pl, const SpaceOptions& o)
         break;
     }
     case PlanKind::Flexible:
-        pl.location = addChoice(sk, n + "location", {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
-                                                       16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31});
+        pl.location = addChoice(sk, n + "location",
+                                {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
+                                 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31});
         [[fallthrough]];
     case PlanKind::Simple: {
         std::vector<std::int64_t> fuse{0};
@@ -239,8 +242,8 @@ std::vector<Sketch> generateSketches(const Variant& start, const SpaceOptions& o
             for (auto& a : *axes) {
                 if (a.extent <= 0) {
                     if (why)
-                        *why = "tuning needs constant sizes: axis '" + a.name + "' of '" +
-                               f.name + "' has a symbolic extent (give it a value with --set)";
+                        *why = "tuning needs constant sizes: axis '" + a.name + "' of '" + f.name +
+                               "' has a symbolic extent (give it a value with --set)";
                     return {};
                 }
             }
@@ -275,7 +278,8 @@ std::vector<Sketch> generateSketches(const Variant& start, const SpaceOptions& o
         const auto& stages = replay.schedule().stages();
         for (auto st = stages.rbegin(); st != stages.rend(); ++st) {
             auto found = p.plans.find(st->name());
-            StagePlan pl = found != p.plans.end() ? found->second : plan(PlanKind::Skip, st->name());
+            StagePlan pl =
+                found != p.plans.end() ? found->second : plan(PlanKind::Skip, st->name());
             addKnobs(sk, pl, options);
             sk.plans.push_back(std::move(pl));
         }

@@ -38,10 +38,10 @@ enum class PlanKind {
 struct KnobSpec {
     enum class Kind { Tile, Choice };
     Kind kind = Kind::Choice;
-    std::string name;         // "C.local i.c tile", "C unroll"
-    std::int64_t extent = 0;  // Tile: the axis's extent
-    int levels = 0;           // Tile: loops it is split into (the knob holds levels - 1 factors)
-    bool vectorAxis = false;  // Tile: its innermost level is vectorized
+    std::string name;        // "C.local i.c tile", "C unroll"
+    std::int64_t extent = 0; // Tile: the axis's extent
+    int levels = 0;          // Tile: loops it is split into (the knob holds levels - 1 factors)
+    bool vectorAxis = false; // Tile: its innermost level is vectorized
     std::vector<std::int64_t> values; // Choice: the values it may take
     int offset = 0;                   // its first entry in the knob vector
 };
@@ -55,7 +55,8 @@ struct StagePlan {
     // extent 1 or a pinned one).
     std::vector<int> spatialTiles, reduceTiles;
     int unroll = -1, parallel = -1, vectorize = -1, location = -1;
-    int factor = -1, mode = -1; // Rfactor: the split's factor; factoring its inner (0) or outer part
+    int factor = -1,
+        mode = -1; // Rfactor: the split's factor; factoring its inner (0) or outer part
     int tileRows = -1, tileCols = -1; // Simple: the last two axes in tiles of this size (0: none)
 };
 
@@ -64,7 +65,7 @@ struct Sketch {
     std::vector<TuneStep> prologue; // cache_write steps, before everything else
     std::vector<StagePlan> plans;   // consumers before producers: the order steps are made in
     std::vector<KnobSpec> knobs;
-    int knobCount = 0; // entries of a knob vector
+    int knobCount = 0;             // entries of a knob vector
     std::vector<StageFacts> facts; // of the schedule after the prologue
 };
 

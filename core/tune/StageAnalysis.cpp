@@ -136,9 +136,8 @@ std::vector<StageFacts> analyzeStages(const Schedule& sch)
         }
         f.pinned = !st.relations.empty() || !st.attrs.empty() || st.attach != AttachType::Root;
         if (f.pinned) {
-            bool splits = std::all_of(st.relations.begin(), st.relations.end(), [](auto& r) {
-                return r.kind == IterRelation::Kind::Split;
-            });
+            bool splits = std::all_of(st.relations.begin(), st.relations.end(),
+                                      [](auto& r) { return r.kind == IterRelation::Kind::Split; });
             std::vector<const IterVarNode*> leaves;
             for (auto& iv : st.leafIterVars)
                 leaves.push_back(iv.get());

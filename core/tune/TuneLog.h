@@ -32,9 +32,9 @@ struct TuneRecord {
     int vectorBits = 0;
     int threads = 0;
     int featuresVersion = 0;
-    int trial = 0;        // 1-based, in its run
-    double elapsedS = 0;  // since its run started
-    std::string time;     // ISO 8601, UTC
+    int trial = 0;       // 1-based, in its run
+    double elapsedS = 0; // since its run started
+    std::string time;    // ISO 8601, UTC
 
     // Checked and timed: a speed that counts (a program without arithmetic, such as a transpose,
     // has 0 GFLOPS and is compared by its time).

@@ -170,7 +170,8 @@ TuneOutcome Tuner::run(const std::function<void(const TuneProgress&)>& progress,
         int warm = 0;
         for (auto& r : log.records) {
             if (r.workload != out.workload) continue;
-            const bool here = r.sizes == sizes && r.cpu == out.machine.cpu && r.threads == threadsUsed;
+            const bool here =
+                r.sizes == sizes && r.cpu == out.machine.cpu && r.threads == threadsUsed;
             if (m_options.resume && here) {
                 // A candidate measured again (the end of a run re-measures the best) counts
                 // once, by its latest measurement.
@@ -190,10 +191,11 @@ TuneOutcome Tuner::run(const std::function<void(const TuneProgress&)>& progress,
         if (warm > 0)
             out.notes.push_back(std::to_string(warm) + " record(s) of this program in " +
                                 m_options.logPath + " trained the cost model" +
-                                (m_options.resume ? "; " + std::to_string(out.reused.size()) +
-                                                        " of them (these sizes, this machine) count "
-                                                        "as measured"
-                                                  : ""));
+                                (m_options.resume
+                                     ? "; " + std::to_string(out.reused.size()) +
+                                           " of them (these sizes, this machine) count "
+                                           "as measured"
+                                     : ""));
     }
 
     CostModel model(m_options.modelThreads);
@@ -228,8 +230,7 @@ TuneOutcome Tuner::run(const std::function<void(const TuneProgress&)>& progress,
         p.elapsedS = msSince(t0) / 1000;
         if (planned > 0 && p.trialsDone > 0)
             p.remainingS = p.elapsedS / p.trialsDone * (planned - p.trialsDone);
-        if (m_options.seconds > 0)
-            p.remainingS = std::max(0.0, m_options.seconds - p.elapsedS);
+        if (m_options.seconds > 0) p.remainingS = std::max(0.0, m_options.seconds - p.elapsedS);
         p.bestGflops = haveBest ? best.gflops : 0;
         p.bestMs = haveBest ? best.msMedian : 0;
         p.bestTrial = haveBest ? best.trial : 0;
@@ -243,7 +244,8 @@ TuneOutcome Tuner::run(const std::function<void(const TuneProgress&)>& progress,
     std::set<std::string> seen = measured;
 
     auto makeCandidate = [&](int sketch, Knobs knobs, Candidate* c) {
-        Realized r = realize(*start, sketches[static_cast<std::size_t>(sketch)], knobs, space, false);
+        Realized r =
+            realize(*start, sketches[static_cast<std::size_t>(sketch)], knobs, space, false);
         if (!r.ok) return false;
         c->sketch = sketch;
         c->knobs = std::move(knobs);
@@ -252,12 +254,15 @@ TuneOutcome Tuner::run(const std::function<void(const TuneProgress&)>& progress,
         if (seen.count(c->key)) return false;
         return featuresOf(r.schedule, &c->features);
     };
-    auto randomCandidates = [&](int count, std::vector<Candidate>& into, std::set<std::string>& keys) {
+    auto randomCandidates = [&](int count, std::vector<Candidate>& into,
+                                std::set<std::string>& keys) {
         std::uniform_int_distribution<int> pick(0, static_cast<int>(sketches.size()) - 1);
-        for (int attempt = 0; attempt < count * 4 && static_cast<int>(into.size()) < count; ++attempt) {
+        for (int attempt = 0; attempt < count * 4 && static_cast<int>(into.size()) < count;
+             ++attempt) {
             int sk = pick(rng);
             Candidate c;
-            if (!makeCandidate(sk, sampleKnobs(sketches[static_cast<std::size_t>(sk)], space, rng), &c))
+            if (!makeCandidate(sk, sampleKnobs(sketches[static_cast<std::size_t>(sk)], space, rng),
+                               &c))
                 continue;
             if (!keys.insert(c.key).second) continue;
             into.push_back(std::move(c));
@@ -378,7 +383,8 @@ TuneOutcome Tuner::run(const std::function<void(const TuneProgress&)>& progress,
             return rec;
         }
         MeasureRequest req;
-        req.script = scriptWithVariant(m_script, *start, kCandidateVariant, written.statements, true);
+        req.script =
+            scriptWithVariant(m_script, *start, kCandidateVariant, written.statements, true);
         req.variant = kCandidateVariant;
         req.sets = m_options.sets;
         req.threads = m_options.threads;
@@ -459,8 +465,8 @@ TuneOutcome Tuner::run(const std::function<void(const TuneProgress&)>& progress,
         std::iota(order.begin(), order.end(), 0);
         std::sort(order.begin(), order.end(),
                   [&](auto a, auto b) { return measuredGflops[a] > measuredGflops[b]; });
-        for (std::size_t i = 0; i < order.size() && i < static_cast<std::size_t>(m_options.remeasureTop);
-             ++i) {
+        for (std::size_t i = 0;
+             i < order.size() && i < static_cast<std::size_t>(m_options.remeasureTop); ++i) {
             if (measuredGflops[order[i]] <= 0 || isCancelled()) break;
             TuneRecord& first = out.trials[order[i]];
             TuneRecord rec = measureOne(measuredCandidates[order[i]], 7, 100, first.trial);

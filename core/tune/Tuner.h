@@ -20,19 +20,19 @@ namespace loopscope {
 struct TuneOptions {
     std::string variant; // the starting variant (empty: the first)
     std::map<std::string, std::int64_t> sets;
-    int trials = 64;      // candidates to measure (0 with seconds == 0: apply from the log only)
-    double seconds = 0;   // a wall-time budget instead (or as well): stop starting trials past it
-    int threads = 0;      // the measurement's threads (0: all)
+    int trials = 64;    // candidates to measure (0 with seconds == 0: apply from the log only)
+    double seconds = 0; // a wall-time budget instead (or as well): stop starting trials past it
+    int threads = 0;    // the measurement's threads (0: all)
     std::set<std::string> forbidden; // primitives the tuner must not write
-    std::string logPath;  // records are appended here (empty: kept in memory only)
-    bool resume = false;  // records of this workload, sizes and machine in the log count as measured
+    std::string logPath;             // records are appended here (empty: kept in memory only)
+    bool resume = false; // records of this workload, sizes and machine in the log count as measured
     std::uint64_t seed = 1;
     int batch = 0;        // measured per round (0: from the budget, 8 to 32)
     int population = 512; // candidates the evolutionary search keeps per generation
     int generations = 4;
-    double randomShare = 0.15; // of each batch, picked at random rather than by the model
-    int modelThreads = 1;      // XGBoost's threads (training never overlaps measuring)
-    int remeasureTop = 3;      // at the end, the best few are measured again, longer
+    double randomShare = 0.15;      // of each batch, picked at random rather than by the model
+    int modelThreads = 1;           // XGBoost's threads (training never overlaps measuring)
+    int remeasureTop = 3;           // at the end, the best few are measured again, longer
     bool testingCrashFirst = false; // testing: the first candidate's code crashes in the worker
 };
 
@@ -43,7 +43,7 @@ struct TuneProgress {
     int trialsPlanned = 0; // 0 with a time budget only
     double elapsedS = 0;
     double remainingS = -1; // estimate; -1 when unknown
-    double bestGflops = 0; // 0 for a program without arithmetic: see bestMs
+    double bestGflops = 0;  // 0 for a program without arithmetic: see bestMs
     double bestMs = 0;
     int bestTrial = 0;
     const TuneRecord* latest = nullptr; // the trial just measured (Measuring), else null
@@ -62,7 +62,7 @@ struct TuneTimes {
 
 struct TuneOutcome {
     bool ok = false;
-    std::string error; // when !ok: why nothing could be tuned
+    std::string error;              // when !ok: why nothing could be tuned
     std::vector<std::string> notes; // e.g. log lines set aside, records reused
     std::vector<TuneRecord> trials; // measured in this run, in order
     std::vector<TuneRecord> reused; // from the log (resumed), counted as measured

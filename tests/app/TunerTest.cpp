@@ -2,10 +2,10 @@
 // checked schedule for every sample and for generated programs (random shapes and dtypes, random
 // pinned schedules); pinned steps survive; forbidden primitives never appear; a crashing
 // candidate does not end the run; a log resumes.
-#include "support/RandomSchedule.h"
-#include "support/FuzzRunner.h"
-#include "te/Program.h"
 #include "tune/Tuner.h"
+#include "support/FuzzRunner.h"
+#include "support/RandomSchedule.h"
+#include "te/Program.h"
 
 #include <gtest/gtest.h>
 
@@ -110,7 +110,8 @@ TEST_P(TunerOnSamples, FindsACheckedSchedule)
 
 INSTANTIATE_TEST_SUITE_P(Samples, TunerOnSamples, ::testing::ValuesIn(kSamples),
                          [](const auto& info) {
-                             std::string n = std::string(info.param.file) + "_" + info.param.variant;
+                             std::string n =
+                                 std::string(info.param.file) + "_" + info.param.variant;
                              for (auto& ch : n)
                                  if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
                              return n;
@@ -136,12 +137,12 @@ TEST(Tuner, FindsCheckedSchedulesForGeneratedPrograms)
             TuneOutcome out = Tuner(script, o, measurer).run();
             ASSERT_TRUE(out.ok) << fc.description << ": " << out.error << "\n" << script;
             EXPECT_EQ(out.wrong, 0) << fc.description << "\n" << script;
-            ASSERT_TRUE(out.haveBest) << fc.description << ": "
-                                      << (out.trials.empty() ? "no trial"
-                                                             : out.trials.front().status + " " +
-                                                                   out.trials.front().error)
-                                      << "\n"
-                                      << script;
+            ASSERT_TRUE(out.haveBest)
+                << fc.description << ": "
+                << (out.trials.empty() ? "no trial"
+                                       : out.trials.front().status + " " + out.trials.front().error)
+                << "\n"
+                << script;
             ++tuned;
         }
     }
@@ -251,7 +252,8 @@ TEST(Tuner, AResumedLogCountsAsMeasuredAndGrows)
     ASSERT_TRUE(apply.ok);
     EXPECT_TRUE(apply.trials.empty());
     ASSERT_TRUE(apply.haveBest);
-    const TuneRecord* best = bestRecord(all.records, first.workload, {{"K", 64}, {"M", 64}, {"N", 64}, {"bn", 32}, {"kfactor", 4}});
+    const TuneRecord* best = bestRecord(
+        all.records, first.workload, {{"K", 64}, {"M", 64}, {"N", 64}, {"bn", 32}, {"kfactor", 4}});
     ASSERT_NE(best, nullptr);
     EXPECT_EQ(apply.best.statements, best->statements);
 

@@ -3,12 +3,12 @@
 // writes it into the script as a variant that evaluates, after the one it started from; a cancel
 // keeps the measured trials in the log, and Resume goes on from them; forbidden primitives are not
 // written; a script error blocks tuning.
+#include "tune/TunePanel.h"
 #include "editor/EditorPane.h"
 #include "explore/Explorer.h"
 #include "shell/MainWindow.h"
 #include "tune/TuneChart.h"
 #include "tune/TuneLog.h"
-#include "tune/TunePanel.h"
 #include "tune/TuneService.h"
 #include "views/TirEditor.h"
 #include "worker/WorkerClient.h"
@@ -96,8 +96,10 @@ private slots:
         QVERIFY2(!panel->running(), qPrintable(panel->statusText()));
         QCOMPARE(panel->chart()->trials(), 6);
         QVERIFY2(panel->chart()->best() > 0, qPrintable(panel->chart()->summary()));
-        QVERIFY2(panel->bestText().startsWith(QStringLiteral("Best: trial")), qPrintable(panel->bestText()));
-        QVERIFY2(panel->bestText().contains(QStringLiteral("OpenBLAS")), qPrintable(panel->bestText()));
+        QVERIFY2(panel->bestText().startsWith(QStringLiteral("Best: trial")),
+                 qPrintable(panel->bestText()));
+        QVERIFY2(panel->bestText().contains(QStringLiteral("OpenBLAS")),
+                 qPrintable(panel->bestText()));
         QVERIFY(!panel->bestStatements().isEmpty());
         QVERIFY(panel->loopNest()->firstChangedBlock() >= 0); // what it changed is marked
         QCOMPARE(panel->bestName(), QStringLiteral("tuned from blocking"));
@@ -146,14 +148,16 @@ private slots:
         QSignalSpy ended(&w, &MainWindow::tuneFinished);
         panel->findChild<QPushButton*>(QStringLiteral("tuneCancel"))->click();
         QVERIFY(ended.count() == 1 || ended.wait(30000));
-        QVERIFY2(panel->statusText().startsWith(QStringLiteral("Cancelled")), qPrintable(panel->statusText()));
+        QVERIFY2(panel->statusText().startsWith(QStringLiteral("Cancelled")),
+                 qPrintable(panel->statusText()));
         const std::size_t kept = readLog(path).records.size();
         QVERIFY(kept >= 3);
 
         panel->setTrials(2);
         panel->findChild<QPushButton*>(QStringLiteral("tuneResume"))->click();
         QVERIFY(awaitTuning(w));
-        QVERIFY2(panel->statusText().contains(QStringLiteral("from the log")), qPrintable(panel->statusText()));
+        QVERIFY2(panel->statusText().contains(QStringLiteral("from the log")),
+                 qPrintable(panel->statusText()));
         QVERIFY(readLog(path).records.size() >= kept + 2);
     }
 
@@ -166,9 +170,11 @@ private slots:
         TunePanel* panel = w.tunePanel();
         auto* forbid = panel->findChild<QToolButton*>(QStringLiteral("tuneForbid"));
         for (QAction* a : forbid->menu()->actions())
-            if (a->text() == QStringLiteral("parallel") || a->text() == QStringLiteral("cache_write"))
+            if (a->text() == QStringLiteral("parallel") ||
+                a->text() == QStringLiteral("cache_write"))
                 a->setChecked(true);
-        QCOMPARE(panel->forbidden(), (QStringList{QStringLiteral("parallel"), QStringLiteral("cache_write")}));
+        QCOMPARE(panel->forbidden(),
+                 (QStringList{QStringLiteral("parallel"), QStringLiteral("cache_write")}));
         QCOMPARE(forbid->text(), QStringLiteral("Forbid (2)"));
         panel->setTrials(4);
         panel->startButton()->click();

@@ -135,8 +135,9 @@ TEST(RequestHandlerTest, BadRequestsAreErrorsWithTheirId)
     expectRequestError(handle(handler, json{{"id", 4}}).result(), "no \"cmd\"");
     expectRequestError(handle(handler, json{{"id", "x"}, {"cmd", "ping"}}).result(), "\"id\"");
     Reply unknown = handle(handler, json{{"id", 5}, {"cmd", "autotune"}});
-    expectRequestError(unknown.result(),
-                       "unknown command 'autotune' (commands: emit, machine, measure, ping, sweep, tune)");
+    expectRequestError(
+        unknown.result(),
+        "unknown command 'autotune' (commands: emit, machine, measure, ping, sweep, tune)");
     expectRequestError(handle(handler, json{{"id", 6}, {"cmd", "tune"}}).result(), "\"script\"");
     expectRequestError(
         handle(handler, json{{"id", 6}, {"cmd", "tune"}, {"script", "x = 1"}, {"trials", -1}})

@@ -132,8 +132,7 @@ bool ChartsView::isReference(const QString& variant)
 
 ChartsView::SeriesStyle ChartsView::styleOf(const QString& variant) const
 {
-    if (isReference(variant))
-        return {palette().color(QPalette::Text), Marker::Star};
+    if (isReference(variant)) return {palette().color(QPalette::Text), Marker::Star};
     const int index = static_cast<int>(m_variants.indexOf(variant));
     int n = 0; // the variant's place among the variants, OpenBLAS not counted
     for (int i = 0; i < index; ++i)

@@ -420,9 +420,8 @@ void ChartsView::rebuildBar()
         }
         const ChartPoint& p = bars[index];
         showText(tr("%1\n%2\n%3 ms\n%4 GFLOPS")
-                     .arg(isReference(p.variant) ? m_referenceLabel : p.variant,
-                          sizeText(p.size), formatNumber(p.msMedian, 3),
-                          formatNumber(p.gflops, 2)));
+                     .arg(isReference(p.variant) ? m_referenceLabel : p.variant, sizeText(p.size),
+                          formatNumber(p.msMedian, 3), formatNumber(p.gflops, 2)));
     });
     applyPalette(chart);
     updateLegend(BarTab);

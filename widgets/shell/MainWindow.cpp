@@ -16,16 +16,16 @@
 #include "shell/ExportDialog.h"
 #include "shell/RunController.h"
 #include "shell/RunSettingsDialog.h"
+#include "te/VariantBlock.h"
+#include "tune/TuneLog.h"
+#include "tune/TunePanel.h"
+#include "tune/TuneService.h"
 #include "views/CodeView.h"
 #include "views/LadderModel.h"
 #include "views/LadderStore.h"
 #include "views/LadderView.h"
 #include "views/LoopNestView.h"
 #include "views/SafeFile.h"
-#include "te/VariantBlock.h"
-#include "tune/TuneLog.h"
-#include "tune/TunePanel.h"
-#include "tune/TuneService.h"
 #include "worker/WorkerClient.h"
 
 #include <QAction>
@@ -47,8 +47,8 @@
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSettings>
-#include <QStandardPaths>
 #include <QSpinBox>
+#include <QStandardPaths>
 #include <QStatusBar>
 #include <QStringDecoder>
 #include <QStyle>
@@ -203,7 +203,8 @@ void MainWindow::buildDocks()
     tuneScroll->setWidget(m_tunePanel);
     tuneScroll->setWidgetResizable(true);
     tuneScroll->setFrameShape(QFrame::NoFrame);
-    auto* tuneDock = dock(tr("Tune"), QStringLiteral("TuneDock"), tuneScroll, Qt::RightDockWidgetArea);
+    auto* tuneDock =
+        dock(tr("Tune"), QStringLiteral("TuneDock"), tuneScroll, Qt::RightDockWidgetArea);
     tabifyDockWidget(m_chartsDock, tuneDock);
     loopDock->raise();
     m_defaultDockSizes = [this, scheduleDock, loopDock, ladderDock] {
@@ -839,12 +840,12 @@ void MainWindow::connectTuning()
 
 QString MainWindow::tuningLogPath() const
 {
-    const QString folder =
-        QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/tuning");
+    const QString folder = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) +
+                           QStringLiteral("/tuning");
     QDir().mkpath(folder);
     const QString path = documentPath();
-    const std::string name = tuningLogFileName(path.isEmpty() ? std::string("untitled.py")
-                                                              : path.toStdString());
+    const std::string name =
+        tuningLogFileName(path.isEmpty() ? std::string("untitled.py") : path.toStdString());
     return folder + QLatin1Char('/') + QString::fromStdString(name);
 }
 
@@ -875,18 +876,20 @@ void MainWindow::addTunedVariant(const QString& start, const QString& name,
         for (auto& cv : m_exploration->variants)
             if (q(cv.name) == start) v = &cv;
     if (!v || statements.isEmpty()) {
-        showNotice(tr("Cannot add the tuned variant: the script no longer has variant '%1'").arg(start));
+        showNotice(
+            tr("Cannot add the tuned variant: the script no longer has variant '%1'").arg(start));
         return;
     }
     QString unique = name.isEmpty() ? tr("tuned from %1").arg(start) : name;
     for (int k = 2; m_variantBox->findText(unique) >= 0; ++k)
-        unique = (name.isEmpty() ? tr("tuned from %1").arg(start) : name) + QStringLiteral(" %1").arg(k);
+        unique =
+            (name.isEmpty() ? tr("tuned from %1").arg(start) : name) + QStringLiteral(" %1").arg(k);
     std::vector<std::string> lines;
     for (const QString& s : statements)
         lines.push_back(s.toStdString());
-    const std::string block = variantBlockText(m_editor->text().toStdString(), v->line,
-                                               v->scheduleEndLine, v->lastLine,
-                                               unique.toStdString(), lines);
+    const std::string block =
+        variantBlockText(m_editor->text().toStdString(), v->line, v->scheduleEndLine, v->lastLine,
+                         unique.toStdString(), lines);
     m_editor->insertAfterLine(v->lastLine, q(block));
     m_variant = unique;
 }

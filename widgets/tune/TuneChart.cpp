@@ -1,6 +1,5 @@
 #include "tune/TuneChart.h"
 
-
 #include <QVBoxLayout>
 #include <QtCharts/QChart>
 #include <QtCharts/QChartView>

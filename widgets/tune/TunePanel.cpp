@@ -24,8 +24,8 @@ namespace loopscope {
 namespace {
 
 // What the forbid menu offers: the primitives the tuner writes, by the names the script uses.
-const char* const kForbiddable[] = {"parallel",   "vectorize",      "pragma",   "cache_write",
-                                    "compute_at", "compute_inline", "fuse",     "split"};
+const char* const kForbiddable[] = {"parallel",   "vectorize",      "pragma", "cache_write",
+                                    "compute_at", "compute_inline", "fuse",   "split"};
 
 QString duration(double s)
 {
@@ -167,7 +167,8 @@ TunePanel::TunePanel(QWidget* parent) : QWidget(parent)
 void TunePanel::setVariant(const QString& name)
 {
     m_variant = name;
-    m_variantLabel->setText(name.isEmpty() ? tr("No variant") : tr("From <b>%1</b>").arg(name.toHtmlEscaped()));
+    m_variantLabel->setText(name.isEmpty() ? tr("No variant")
+                                           : tr("From <b>%1</b>").arg(name.toHtmlEscaped()));
     updateButtons();
 }
 
@@ -221,7 +222,8 @@ void TunePanel::begin(const QString& variant, int planned)
     m_chart->begin(planned);
     m_chart->setReference({}, 0);
     m_progress->setValue(0);
-    m_status->setText(tr("Tuning %1: measuring the reference and the first candidates…").arg(variant));
+    m_status->setText(
+        tr("Tuning %1: measuring the reference and the first candidates…").arg(variant));
     m_loopNest->setTir({});
     m_statementsView->clear();
     setRunning(true);
@@ -264,7 +266,9 @@ void TunePanel::showProgress(const worker::TuneProgress& p)
                     .arg(m_bestTrial);
     if (p.remainingS >= 0 && p.done > 0) text += tr(" · about %1 left").arg(duration(p.remainingS));
     if (p.trial && p.trial->status != QLatin1String("ok"))
-        text += tr(" · trial %1 %2: %3").arg(p.trial->trial).arg(p.trial->status, p.trial->error.left(160));
+        text += tr(" · trial %1 %2: %3")
+                    .arg(p.trial->trial)
+                    .arg(p.trial->status, p.trial->error.left(160));
     m_status->setText(text);
     showBest();
 }
@@ -344,7 +348,9 @@ void TunePanel::showBest()
                                  : tr("%1 ms").arg(m_bestMs, 0, 'f', 3);
         QString text = tr("Best: trial %1 · %2").arg(m_bestTrial).arg(speed);
         if (m_gflops && m_referenceGflops > 0)
-            text += tr(" · %1× %2").arg(m_bestGflops / m_referenceGflops, 0, 'f', 2).arg(m_referenceName);
+            text += tr(" · %1× %2")
+                        .arg(m_bestGflops / m_referenceGflops, 0, 'f', 2)
+                        .arg(m_referenceName);
         m_best->setText(text);
     }
     m_statementsView->setPlainText(m_statements.join(QLatin1Char('\n')));

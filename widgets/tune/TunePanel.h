@@ -40,7 +40,7 @@ public:
     double peak() const { return m_peak; }
 
     // The choices.
-    int trials() const;    // 0 with a time limit alone
+    int trials() const;     // 0 with a time limit alone
     double seconds() const; // 0: no time limit
     QStringList forbidden() const;
     void setTrials(int trials);
@@ -68,7 +68,8 @@ signals:
     void startRequested(bool resume, bool logOnly);
     void cancelRequested();
     // The best candidate, to be written into the script after its starting variant.
-    void addVariantRequested(const QString& start, const QString& name, const QStringList& statements);
+    void addVariantRequested(const QString& start, const QString& name,
+                             const QStringList& statements);
 
 private:
     void setRunning(bool running);
@@ -78,7 +79,7 @@ private:
     QString m_variant;
     QString m_blocked;
     QString m_startVariant; // the variant the shown run started from
-    QString m_name;  // the new variant's name
+    QString m_name;         // the new variant's name
     QStringList m_statements;
     QString m_startTir, m_bestTir;
     QString m_referenceName;

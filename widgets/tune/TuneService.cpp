@@ -15,7 +15,8 @@ void TuneService::start(const worker::TuneRequest& request)
     if (r.timeLimitMs == 0) {
         const double budgetS = r.seconds > 0 ? r.seconds : 0;
         const double trialsS = r.trials * 40.0;
-        r.timeLimitMs = static_cast<int>(std::min(24.0 * 3600, std::max(budgetS, trialsS) + 600) * 1000);
+        r.timeLimitMs =
+            static_cast<int>(std::min(24.0 * 3600, std::max(budgetS, trialsS) + 600) * 1000);
     }
     const int id = m_worker->submit(
         r, this, [this](const worker::TuneProgress& p) { emit progress(p); },

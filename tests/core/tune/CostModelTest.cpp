@@ -32,8 +32,8 @@ Synthetic makeProgram(std::mt19937_64& rng)
         float* row = &s.rows.values[static_cast<std::size_t>(r * width)];
         for (int c = 0; c < width; ++c)
             row[c] = u(rng) * 2;
-        row[13] = std::floor(u(rng) * 5);    // 0..4: log2 of a vector length
-        row[20] = u(rng) * 4;                // a cost
+        row[13] = std::floor(u(rng) * 5); // 0..4: log2 of a vector length
+        row[20] = u(rng) * 4;             // a cost
         s.speed += (1 + row[13]) / (1 + row[20]);
     }
     return s;
@@ -90,7 +90,8 @@ TEST(CostModel, RanksUnseenProgramsLikeTheirSpeeds)
     std::size_t fastest = std::max_element(truth.begin(), truth.end()) - truth.begin();
     std::vector<std::size_t> order(test.size());
     std::iota(order.begin(), order.end(), 0);
-    std::sort(order.begin(), order.end(), [&](auto a, auto b) { return predicted[a] > predicted[b]; });
+    std::sort(order.begin(), order.end(),
+              [&](auto a, auto b) { return predicted[a] > predicted[b]; });
     EXPECT_NE(std::find(order.begin(), order.begin() + 5, fastest), order.begin() + 5);
 }
 

@@ -1,10 +1,10 @@
 // The tuner's search space on every sample: each variant has sketches; sampled candidates realize
 // as steps the schedule accepts; written out as TVM statements in a new variant block, the script
 // evaluates and lowers to exactly the loop nest the tuner built in memory.
+#include "tune/Space.h"
 #include "ir/Printer.h"
 #include "lower/Lower.h"
 #include "te/Program.h"
-#include "tune/Space.h"
 
 #include <gtest/gtest.h>
 
@@ -78,9 +78,8 @@ TEST_P(SpaceOnSamples, CandidatesPrintAsStatementsThatLowerTheSame)
                 if (tir.rfind("error", 0) == 0) continue;
                 std::string script = scriptWithVariant(source, v, "tuned", r.statements, true);
                 EvalResult again = evaluateScript(script, c.sizes);
-                ASSERT_TRUE(again.ok) << c.file << " " << v.name << " [" << sk.name
-                                      << "]: line " << again.error.loc.line << ": "
-                                      << again.error.message << "\n"
+                ASSERT_TRUE(again.ok) << c.file << " " << v.name << " [" << sk.name << "]: line "
+                                      << again.error.loc.line << ": " << again.error.message << "\n"
                                       << script;
                 const Variant* tuned = again.program.findVariant("tuned");
                 ASSERT_NE(tuned, nullptr) << script;
@@ -169,8 +168,7 @@ s = te.create_schedule(S.op)
         ASSERT_TRUE(again.ok) << again.error.message << "\n" << s;
         const Variant* tuned = again.program.findVariant("tuned");
         ASSERT_NE(tuned, nullptr);
-        EXPECT_EQ(lowered(tuned->schedule(), tuned->args), lowered(r.schedule, v.args))
-            << s;
+        EXPECT_EQ(lowered(tuned->schedule(), tuned->args), lowered(r.schedule, v.args)) << s;
         ++factored;
     }
     EXPECT_EQ(factored, 20);

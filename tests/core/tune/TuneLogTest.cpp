@@ -1,9 +1,9 @@
 // Tuning records: written and read back whole; lines that are not records are skipped, reported
 // and set aside; the best record of a workload and sizes is its fastest checked one, by its
 // latest measurement.
+#include "tune/TuneLog.h"
 #include "support/TuneLogReplay.h"
 #include "te/Program.h"
-#include "tune/TuneLog.h"
 #include "tune/Tuner.h"
 
 #include <gtest/gtest.h>
@@ -81,7 +81,8 @@ TEST(TuneLog, LinesThatAreNotRecordsAreSkippedAndSetAside)
         std::ofstream out(path, std::ios::app);
         out << "{\"version\": 1, \"workload\": \"abc\"\n"; // cut short
         out << "not json at all\n";
-        out << "{\"version\": 1, \"workload\": 3, \"variant\": \"x\"}\n"; // a value of the wrong kind
+        out << "{\"version\": 1, \"workload\": 3, \"variant\": \"x\"}\n"; // a value of the wrong
+                                                                          // kind
     }
     ASSERT_TRUE(appendRecord(path, sampleRecord(1.0, "8"), &why)) << why;
     LogContents log = readLog(path);
@@ -174,4 +175,3 @@ TEST(FuzzerRegressions, TuningLogInputsAreReadOrRefused)
 }
 
 } // namespace
-
