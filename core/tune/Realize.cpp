@@ -333,7 +333,7 @@ private:
             const Stage* now = stage(pl.stage);
             IterVar iv = now && !v.empty() ? findAxis(*now, v) : nullptr;
             std::int64_t ext = iv ? leafExtent(*now, iv) : 0;
-            if (!v.empty() && (ext == 0 || ext <= kMaxVectorLoop) && order.back() == v &&
+            if (!v.empty() && ext <= kMaxVectorLoop && order.back() == v &&
                 !simpleStep("vectorize", pl.stage, {v}))
                 return false;
         }
