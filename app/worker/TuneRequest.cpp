@@ -95,6 +95,26 @@ json runTuneRequest(const json& request, const std::function<void(const json&)>&
     WorkerMeasurer measurer(workerExecutable, env);
     MachineInfo machine = measurer.machine();
     first["machine"] = {{"cpu", machine.cpu}, {"vector_bits", machine.vectorBits}};
+    // The script's own variants, for the chart's line of the fastest hand schedule: each one's
+    // last step measured as the ladder does, a slow one cut short.
+    if (request.value("hand", false)) {
+        json best;
+        for (const Variant& v : eval.program.variants) {
+            MeasureRequest m;
+            m.script = script;
+            m.variant = v.name;
+            m.sets = o.sets;
+            m.threads = o.threads;
+            m.repeat = 3;
+            m.minRepeatMs = 40;
+            m.maxRunMs = 1000;
+            MeasureResult r = measurer.measure(m);
+            if (r.status != MeasureResult::Status::Ok || r.tooSlow || !r.checked) continue;
+            if (best.is_null() || r.msMedian < best.value("ms", 0.0))
+                best = {{"name", v.name}, {"ms", r.msMedian}, {"gflops", r.gflops()}};
+        }
+        if (!best.is_null()) first["hand"] = best;
+    }
     progress(first);
 
     int lastBest = -1;

@@ -203,6 +203,9 @@ void MainWindow::buildDocks()
     tuneScroll->setWidget(m_tunePanel);
     tuneScroll->setWidgetResizable(true);
     tuneScroll->setFrameShape(QFrame::NoFrame);
+    tuneScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    tuneScroll->setMinimumWidth(m_tunePanel->minimumSizeHint().width() +
+                                tuneScroll->verticalScrollBar()->sizeHint().width());
     auto* tuneDock =
         dock(tr("Tune"), QStringLiteral("TuneDock"), tuneScroll, Qt::RightDockWidgetArea);
     tabifyDockWidget(m_chartsDock, tuneDock);
@@ -864,6 +867,7 @@ void MainWindow::startTuning(bool resume, bool logOnly)
     r.log = tuningLogPath();
     r.resume = resume;
     r.peak = m_tunePanel->peak() <= 0; // the chart's peak line, measured once
+    r.hand = !logOnly;                 // the line of the fastest variant the script has
     m_tunePanel->begin(variant, r.trials);
     m_tune->start(r);
 }

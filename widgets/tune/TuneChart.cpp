@@ -1,10 +1,10 @@
 #include "tune/TuneChart.h"
 
+#include <QLabel>
 #include <QVBoxLayout>
 #include <QtCharts/QChart>
 #include <QtCharts/QChartView>
 #include <QtCharts/QLegend>
-#include <QtCharts/QLegendMarker>
 #include <QtCharts/QLineSeries>
 #include <QtCharts/QScatterSeries>
 #include <QtCharts/QValueAxis>
@@ -28,13 +28,18 @@ TuneChart::TuneChart(QWidget* parent) : QWidget(parent)
 {
     auto* chart = new QChart;
     chart->setAnimationOptions(QChart::NoAnimation);
-    chart->legend()->setAlignment(Qt::AlignBottom);
+    chart->legend()->setVisible(false); // the label below names every line in full
     m_view = new QChartView(chart, this);
     m_view->setObjectName(QStringLiteral("tuneChart"));
     m_view->setRenderHint(QPainter::Antialiasing);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_view);
+    layout->addWidget(m_view, 1);
+    m_legend = new QLabel(this);
+    m_legend->setObjectName(QStringLiteral("tuneLegend"));
+    m_legend->setWordWrap(true);
+    m_legend->setTextFormat(Qt::RichText);
+    layout->addWidget(m_legend);
 
     m_measured = new QScatterSeries;
     m_measured->setName(tr("measured"));
@@ -54,9 +59,12 @@ TuneChart::TuneChart(QWidget* parent) : QWidget(parent)
     m_bestLine->setPen(bestPen);
     m_referenceLine = new QLineSeries;
     m_peakLine = new QLineSeries;
-    for (QLineSeries* s : {m_referenceLine, m_peakLine}) {
-        QPen pen(palette().color(QPalette::Text));
-        pen.setStyle(s == m_peakLine ? Qt::DotLine : Qt::DashLine);
+    m_handLine = new QLineSeries;
+    for (QLineSeries* s : {m_referenceLine, m_peakLine, m_handLine}) {
+        QPen pen(s == m_handLine ? QColor(0xCC, 0x79, 0xA7) : palette().color(QPalette::Text));
+        pen.setStyle(s == m_peakLine   ? Qt::DotLine
+                     : s == m_handLine ? Qt::DashDotLine
+                                       : Qt::DashLine);
         pen.setWidthF(1.5);
         s->setPen(pen);
     }
@@ -67,7 +75,7 @@ TuneChart::TuneChart(QWidget* parent) : QWidget(parent)
     chart->addAxis(m_x, Qt::AlignBottom);
     chart->addAxis(m_y, Qt::AlignLeft);
     for (QAbstractSeries* s : std::initializer_list<QAbstractSeries*>{
-             m_peakLine, m_referenceLine, m_bestLine, m_measured, m_failed}) {
+             m_peakLine, m_referenceLine, m_handLine, m_bestLine, m_measured, m_failed}) {
         chart->addSeries(s);
         s->attachAxis(m_x);
         s->attachAxis(m_y);
@@ -121,6 +129,16 @@ void TuneChart::setReference(const QString& name, double speed)
 {
     m_reference = name.isEmpty() ? 0 : speed;
     m_referenceLine->setName(name);
+    m_referenceName = name;
+    updateFlatLines();
+    updateAxes();
+}
+
+void TuneChart::setHand(const QString& name, double speed)
+{
+    m_hand = name.isEmpty() ? 0 : speed;
+    m_handLine->setName(tr("fastest variant: %1").arg(name));
+    m_handName = name;
     updateFlatLines();
     updateAxes();
 }
@@ -140,6 +158,34 @@ QString TuneChart::summary() const
     return s;
 }
 
+QString TuneChart::legendText() const
+{
+    return m_legend->text();
+}
+
+void TuneChart::updateLegend()
+{
+    auto swatch = [](const QColor& c, const QString& glyph, const QString& name) {
+        return QStringLiteral("<span style=\"color:%1\">%2</span>&nbsp;%3")
+            .arg(c.name(), glyph, name.toHtmlEscaped());
+    };
+    const QColor text = palette().color(QPalette::Text);
+    QStringList items{swatch(kMeasured, QStringLiteral("●"), tr("measured")),
+                      swatch(kFailed, QStringLiteral("■"), tr("failed")),
+                      swatch(kBest, QStringLiteral("━"), tr("best so far"))};
+    const int digits = m_gflops ? 0 : 2;
+    if (m_reference > 0)
+        items << swatch(
+            text, QStringLiteral("╌"),
+            QStringLiteral("%1 (%2)").arg(m_referenceName).arg(m_reference, 0, 'f', digits));
+    if (m_hand > 0)
+        items << swatch(QColor(0xCC, 0x79, 0xA7), QStringLiteral("─·"),
+                        tr("fastest variant: %1 (%2)").arg(m_handName).arg(m_hand, 0, 'f', digits));
+    if (m_gflops && m_peak > 0)
+        items << swatch(text, QStringLiteral("┈"), tr("peak (%1)").arg(m_peak, 0, 'f', 0));
+    m_legend->setText(items.join(QStringLiteral(" &nbsp; ")));
+}
+
 void TuneChart::updateFlatLines()
 {
     const double right = std::max<double>({1.0, double(m_planned), double(m_trials)});
@@ -149,11 +195,10 @@ void TuneChart::updateFlatLines()
             s->append(0, y);
             s->append(right, y);
         }
-        // A line that is not there is not in the legend either.
-        for (QLegendMarker* marker : m_view->chart()->legend()->markers(s))
-            marker->setVisible(shown);
     };
     flat(m_referenceLine, m_reference, m_reference > 0);
+    flat(m_handLine, m_hand, m_hand > 0);
+    updateLegend();
     m_peakLine->setName(tr("peak %1").arg(QString::number(m_peak, 'f', 0)));
     flat(m_peakLine, m_peak, m_gflops && m_peak > 0);
 }
@@ -162,7 +207,7 @@ void TuneChart::updateAxes()
 {
     const double right = std::max<double>({1.0, double(m_planned), double(m_trials)});
     m_x->setRange(0, right);
-    double top = std::max({m_top, m_reference, m_gflops ? m_peak : 0.0, 1.0});
+    double top = std::max({m_top, m_reference, m_hand, m_gflops ? m_peak : 0.0, 1.0});
     // A round upper bound a little above the highest line.
     const double magnitude = std::pow(10.0, std::floor(std::log10(top)));
     top = std::ceil(top * 1.08 / magnitude * 2) / 2 * magnitude;

@@ -101,7 +101,8 @@ TunePanel::TunePanel(QWidget* parent) : QWidget(parent)
     m_status->setWordWrap(true);
 
     m_chart = new TuneChart(this);
-    m_chart->setMinimumHeight(180);
+    m_chart->setMinimumHeight(220);
+    m_chart->setMinimumWidth(420);
     m_best = new QLabel(this);
     m_best->setObjectName(QStringLiteral("tuneBest"));
     m_best->setWordWrap(true);
@@ -216,6 +217,9 @@ void TunePanel::begin(const QString& variant, int planned)
     m_bestTir.clear();
     m_referenceName.clear();
     m_referenceGflops = 0;
+    m_handName.clear();
+    m_handGflops = m_handMs = 0;
+    m_chart->setHand({}, 0);
     m_bestGflops = m_bestMs = 0;
     m_bestTrial = 0;
     m_gflops = true;
@@ -235,6 +239,12 @@ void TunePanel::showProgress(const worker::TuneProgress& p)
     m_progress->setValue(qRound(p.fraction * 1000));
     if (!p.startTir.isEmpty()) m_startTir = p.startTir;
     if (p.peakGflops > 0) setPeak(p.peakGflops);
+    if (!p.handName.isEmpty()) {
+        m_handName = p.handName;
+        m_handGflops = p.handGflops;
+        m_handMs = p.handMs;
+        m_chart->setHand(p.handName, m_gflops ? p.handGflops : 1000.0 / p.handMs);
+    }
     if (!p.referenceName.isEmpty()) {
         m_referenceName = p.referenceName;
         m_referenceGflops = p.referenceGflops;
@@ -289,8 +299,8 @@ void TunePanel::showResult(const worker::TuneResult& r)
     if (r.reused > 0) text += tr(", %1 from the log").arg(r.reused);
     if (r.failed > 0) text += tr(", %1 failed").arg(r.failed);
     if (r.bestTrial == 0) text += tr(" · no candidate ran correctly");
-    if (!r.notes.isEmpty()) text += QStringLiteral(" · ") + r.notes.join(QStringLiteral(" · "));
     m_status->setText(text);
+    m_status->setToolTip(r.notes.join(QLatin1Char('\n')));
     showBest();
 }
 
@@ -351,6 +361,8 @@ void TunePanel::showBest()
             text += tr(" · %1× %2")
                         .arg(m_bestGflops / m_referenceGflops, 0, 'f', 2)
                         .arg(m_referenceName);
+        if (m_handMs > 0 && m_bestMs > 0)
+            text += tr(" · %1× %2").arg(m_handMs / m_bestMs, 0, 'f', 2).arg(m_handName);
         m_best->setText(text);
     }
     m_statementsView->setPlainText(m_statements.join(QLatin1Char('\n')));

@@ -84,6 +84,8 @@ private:
     QString m_startTir, m_bestTir;
     QString m_referenceName;
     double m_referenceGflops = 0;
+    QString m_handName; // the fastest of the script's own variants
+    double m_handGflops = 0, m_handMs = 0;
     double m_bestGflops = 0, m_bestMs = 0;
     int m_bestTrial = 0;
     bool m_running = false;

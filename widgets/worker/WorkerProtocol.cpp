@@ -204,6 +204,7 @@ QJsonObject encode(const TuneRequest& r)
     if (!r.log.isEmpty()) o.insert(QStringLiteral("log"), r.log);
     if (r.crashFirst) o.insert(QStringLiteral("crash_first"), true);
     if (r.peak) o.insert(QStringLiteral("peak"), true);
+    if (r.hand) o.insert(QStringLiteral("hand"), true);
     return o;
 }
 
@@ -260,6 +261,10 @@ TuneProgress decodeTuneProgress(const QJsonObject& m)
     p.referenceGflops = number(ref, "gflops");
     p.cpu = text(m.value(QLatin1String("machine")).toObject(), "cpu");
     p.peakGflops = number(m, "peak_gflops");
+    const QJsonObject hand = m.value(QLatin1String("hand")).toObject();
+    p.handName = text(hand, "name");
+    p.handGflops = number(hand, "gflops");
+    p.handMs = number(hand, "ms");
     return p;
 }
 

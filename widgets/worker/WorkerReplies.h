@@ -192,6 +192,9 @@ struct TuneProgress {
     QString referenceName;      // first message: "OpenBLAS 0.3.21", "oneDNN 2.6.3", or empty
     double referenceGflops = 0;
     double peakGflops = 0; // first message, when asked for
+    QString handName;      // first message, when asked for: the fastest of the script's variants
+    double handGflops = 0;
+    double handMs = 0;
     QString cpu;
 };
 

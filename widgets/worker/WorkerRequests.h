@@ -75,8 +75,9 @@ struct TuneRequest {
     QString log;        // records are appended here as measured
     bool resume = false;
     qint64 seed = 1;
-    bool peak = false;       // measure the machine's peak GFLOPS first (for the chart's line)
-    int timeLimitMs = 0;     // 0: the client's (a tuning run needs its budget and more)
+    bool peak = false;   // measure the machine's peak GFLOPS first (for the chart's line)
+    bool hand = false;   // measure the script's variants first (the fastest hand schedule's line)
+    int timeLimitMs = 0; // 0: the client's (a tuning run needs its budget and more)
     bool crashFirst = false; // testing (LOOPSCOPE_WORKER_TESTING=1): the first candidate crashes
 };
 
