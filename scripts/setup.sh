@@ -21,6 +21,9 @@ packages=(
   libxgboost-dev
   # The oneDNN reference line of convolutions (loaded at run time) and its headers.
   libdnnl-dev
+  # ONNX models: the ONNX library (protobuf messages, checker, shape inference) and protobuf;
+  # ONNX's own test cases for `model test` and the tests.
+  libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
   # The desktop app: Qt 6 widgets, charts and SVG, and the QScintilla editor.
   qt6-base-dev qt6-charts-dev qt6-svg-dev libqscintilla2-qt6-dev
   # Only because qt6-charts-dev's Debian packaging forgot it: Qt6Charts' CMake config requires

@@ -1,6 +1,7 @@
 // loopscope-cli: the headless face of the core (DESIGN.md §4). Exit codes: 0 success, 1 the
 // document has an error, 2 bad command-line usage, 3 a --check found wrong numbers.
 #include "ChartExport.h"
+#include "ModelCommand.h"
 #include "TuneCommand.h"
 #include "Version.h"
 #include "export/Export.h"
@@ -80,6 +81,7 @@ const char* kUsageText =
     "         records go to --log (default: the app's data folder, per script); --resume\n"
     "         counts the log's records as measured; --trials 0 --apply writes the log's best\n"
     "         --apply adds the result to FILE as a variant ('tuned from NAME')\n"
+    "  model  info|run|bench|tasks|test ...   ONNX models (loopscope-cli model --help)\n"
     "  export FILE [--variant NAME] --format tvm|c|llvm|asm|obj [-o OUT] [--set P=V ...]\n"
     "         [--target \"llvm -mcpu=CPU -mattr=+F,...\"]\n"
     "         write one variant (a script's only one needs no --variant) as a standalone TVM\n"
@@ -162,6 +164,7 @@ Options parseOptions(int argc, char** argv)
     if (argc < 2) throw UsageError("missing command");
     Options o;
     o.command = argv[1];
+    if (o.command == "model") std::exit(runModelCommand(argc - 1, argv + 1));
     if (o.command == "-h" || o.command == "--help" || o.command == "help") {
         std::cout << kUsageText;
         std::exit(kOk);

@@ -1,0 +1,649 @@
+#include "ModelCommand.h"
+
+#include "graph/FuseOps.h"
+#include "graph/Interpreter.h"
+#include "graph/ModelRun.h"
+#include "graph/OnnxImport.h"
+#include "graph/Operators.h"
+#include "runtime/Benchmark.h"
+#include "runtime/FlopCount.h"
+#include "runtime/ThreadPool.h"
+#include "te/Program.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace loopscope {
+
+namespace {
+
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+constexpr int kOk = 0, kError = 1, kUsage = 2, kWrong = 3;
+
+const char* kModelUsage =
+    "usage: loopscope-cli model info  M.onnx [--shape NAME=DIMS ...] [--json]\n"
+    "       loopscope-cli model run   M.onnx [--input NAME=FILE.pb ...] [--shape NAME=DIMS ...]\n"
+    "                                 [--output-dir D] [--check] [--seed N] [--threads N] "
+    "[--json]\n"
+    "       loopscope-cli model bench M.onnx [--shape NAME=DIMS ...] [--threads N] [--repeat R]\n"
+    "                                 [--json]\n"
+    "       loopscope-cli model tasks M.onnx [--shape NAME=DIMS ...] [--export DIR] [--json]\n"
+    "       loopscope-cli model test  DIR ... [--json]\n"
+    "\n"
+    "  info   the model's operators, inputs and outputs, and its tasks: fused groups of operators\n"
+    "         compiled as one kernel, with their weight (how often the same workload occurs)\n"
+    "         and GFLOP\n"
+    "  run    compile every task and run the model on the inputs (TensorProto files, or seeded\n"
+    "         random values); --output-dir writes output_0.pb, ... in the graph's output order;\n"
+    "         --check compares every task's output with the reference interpreter (float64)\n"
+    "         and names the first wrong task (exit 3)\n"
+    "  bench  end-to-end latency (median of R runs) and each task's time, weight x time\n"
+    "  tasks  the tasks; --export DIR writes each as a TE script the editor opens\n"
+    "  test   ONNX's test cases (a folder with model.onnx and test_data_set_0/, or folders of\n"
+    "         them, such as /usr/share/libonnx-testdata/data/node): each runs and is compared\n"
+    "         with its expected outputs, or is skipped with the reason\n"
+    "\n"
+    "--shape NAME=DIMS gives an input's shape (1x3x224x224), needed for dynamic dimensions.\n";
+
+class Usage : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+std::string fixed(double v, int digits)
+{
+    std::ostringstream ss;
+    ss << std::fixed << std::setprecision(digits) << v;
+    return ss.str();
+}
+
+std::vector<std::int64_t> parseDims(const std::string& text)
+{
+    std::vector<std::int64_t> dims;
+    std::stringstream ss(text);
+    std::string item;
+    while (std::getline(ss, item, 'x')) {
+        try {
+            std::size_t used = 0;
+            long long v = std::stoll(item, &used);
+            if (used != item.size() || v < 1) throw std::invalid_argument("");
+            dims.push_back(v);
+        } catch (const std::logic_error&) {
+            throw Usage("--shape: '" + text + "' is not dimensions such as 1x3x224x224");
+        }
+    }
+    if (dims.empty()) throw Usage("--shape: no dimensions in '" + text + "'");
+    return dims;
+}
+
+struct Args {
+    std::string sub;
+    std::vector<std::string> files;
+    ImportOptions import;
+    std::vector<std::pair<std::string, std::string>> inputs; // NAME=FILE
+    std::string outputDir, exportDir;
+    bool check = false, json = false;
+    int threads = 0, repeat = 10;
+    std::uint64_t seed = 1;
+};
+
+Args parseArgs(int argc, char** argv)
+{
+    Args a;
+    if (argc < 2) throw Usage("model needs a subcommand: info, run, bench, tasks or test");
+    a.sub = argv[1];
+    if (a.sub == "--help" || a.sub == "-h") {
+        std::cout << kModelUsage;
+        std::exit(kOk);
+    }
+    if (a.sub != "info" && a.sub != "run" && a.sub != "bench" && a.sub != "tasks" &&
+        a.sub != "test")
+        throw Usage("unknown model subcommand '" + a.sub + "'");
+    for (int i = 2; i < argc; ++i) {
+        std::string s = argv[i];
+        auto value = [&]() -> std::string {
+            if (i + 1 >= argc) throw Usage(s + " needs a value");
+            return argv[++i];
+        };
+        auto keyValue = [&](const std::string& v) {
+            auto eq = v.find('=');
+            if (eq == std::string::npos || eq == 0)
+                throw Usage(s + " takes NAME=VALUE, not '" + v + "'");
+            return std::make_pair(v.substr(0, eq), v.substr(eq + 1));
+        };
+        if (s == "--help" || s == "-h") {
+            std::cout << kModelUsage;
+            std::exit(kOk);
+        } else if (s == "--shape") {
+            auto [n, d] = keyValue(value());
+            a.import.shapes[n] = parseDims(d);
+        } else if (s == "--input" && a.sub == "run") {
+            a.inputs.push_back(keyValue(value()));
+        } else if (s == "--output-dir" && a.sub == "run") {
+            a.outputDir = value();
+        } else if (s == "--export" && a.sub == "tasks") {
+            a.exportDir = value();
+        } else if (s == "--check" && a.sub == "run") {
+            a.check = true;
+        } else if (s == "--json") {
+            a.json = true;
+        } else if (s == "--threads" || s == "--repeat" || s == "--seed") {
+            std::string v = value();
+            long long n;
+            try {
+                std::size_t used = 0;
+                n = std::stoll(v, &used);
+                if (used != v.size() || n < 0) throw std::invalid_argument("");
+            } catch (const std::logic_error&) {
+                throw Usage(s + ": '" + v + "' is not a number");
+            }
+            if (s == "--threads") a.threads = static_cast<int>(n);
+            if (s == "--repeat") a.repeat = std::max(1, static_cast<int>(n));
+            if (s == "--seed") a.seed = static_cast<std::uint64_t>(n);
+        } else if (!s.empty() && s[0] == '-') {
+            throw Usage("unknown option '" + s + "' for model " + a.sub);
+        } else {
+            a.files.push_back(s);
+        }
+    }
+    if (a.files.empty())
+        throw Usage("model " + a.sub + " needs " +
+                    (a.sub == "test" ? "a folder" : "a model (M.onnx)"));
+    if (a.sub != "test" && a.files.size() > 1) throw Usage("model " + a.sub + " takes one model");
+    return a;
+}
+
+// The task's GFLOP, from its script's definitions.
+double taskFlops(const std::string& script)
+{
+    EvalResult r = evaluateScript(script);
+    if (!r.ok || r.program.variants.empty()) return 0;
+    return flopCount(r.program.variants.front().snapshots.front().outputs());
+}
+
+json taskJson(const Graph& g, const Task& t, double flops)
+{
+    json nodes = json::array();
+    for (int i : t.nodes)
+        nodes.push_back(g.nodes[static_cast<std::size_t>(i)].name);
+    return {{"name", t.name},        {"anchor", t.anchor},   {"nodes", nodes},
+            {"weight", t.weight},    {"gflop", flops / 1e9}, {"output", t.output},
+            {"workload", t.workload}};
+}
+
+int modelInfo(const Args& a, const ImportResult& r)
+{
+    const Graph& g = r.graph;
+    std::map<std::string, int> ops;
+    for (auto& n : g.nodes)
+        ++ops[n.op];
+    std::vector<Task> tasks;
+    if (r.unsupported.empty()) tasks = fuseOps(g);
+    std::vector<double> flops;
+    double total = 0;
+    for (auto& t : tasks) {
+        flops.push_back(taskFlops(taskScript(g, t)));
+        total += flops.back();
+    }
+    if (a.json) {
+        json j{{"ok", true}, {"model", a.files[0]}, {"opset", g.opset}, {"nodes", g.nodes.size()}};
+        j["operators"] = ops;
+        json ins = json::array(), outs = json::array();
+        for (auto& i : g.inputs)
+            ins.push_back(
+                {{"name", i}, {"dtype", g.tensor(i).dtype.str()}, {"shape", g.tensor(i).shape}});
+        for (auto& o : g.outputs)
+            outs.push_back(
+                {{"name", o}, {"dtype", g.tensor(o).dtype.str()}, {"shape", g.tensor(o).shape}});
+        j["inputs"] = ins;
+        j["outputs"] = outs;
+        j["unsupported"] = r.unsupported;
+        json ts = json::array();
+        for (std::size_t i = 0; i < tasks.size(); ++i)
+            ts.push_back(taskJson(g, tasks[i], flops[i]));
+        j["tasks"] = ts;
+        j["gflop"] = total / 1e9;
+        j["notes"] = r.notes;
+        std::cout << j.dump(2) << "\n";
+        return kOk;
+    }
+    std::cout << a.files[0] << ": opset " << g.opset << ", " << g.nodes.size() << " nodes\n";
+    for (auto& i : g.inputs)
+        std::cout << "  input  " << i << ": " << g.tensor(i).dtype.str() << " "
+                  << dimsText(g.tensor(i).shape) << "\n";
+    for (auto& o : g.outputs)
+        if (const GraphTensor* t = g.find(o))
+            std::cout << "  output " << o << ": " << t->dtype.str() << " " << dimsText(t->shape)
+                      << "\n";
+    std::cout << "operators:";
+    for (auto& [op, n] : ops)
+        std::cout << " " << op << " x" << n;
+    std::cout << "\n";
+    for (auto& u : r.unsupported)
+        std::cout << "unsupported: " << u << "\n";
+    if (!tasks.empty()) {
+        std::set<std::string> distinct;
+        for (auto& t : tasks)
+            distinct.insert(t.workload);
+        std::cout << tasks.size() << " tasks (" << distinct.size() << " distinct workloads), "
+                  << fixed(total / 1e9, 3) << " GFLOP in all\n";
+        std::cout << "  " << std::left << std::setw(28) << "task" << std::setw(8) << "weight"
+                  << std::setw(10) << "GFLOP"
+                  << "operators\n";
+        for (std::size_t i = 0; i < tasks.size(); ++i) {
+            std::string chain;
+            for (int n : tasks[i].nodes)
+                chain += (chain.empty() ? "" : " -> ") + g.nodes[static_cast<std::size_t>(n)].op;
+            std::cout << "  " << std::left << std::setw(28) << tasks[i].name << std::setw(8)
+                      << tasks[i].weight << std::setw(10) << fixed(flops[i] / 1e9, 4) << chain
+                      << "\n";
+        }
+    }
+    for (auto& n : r.notes)
+        std::cerr << "note: " << n << "\n";
+    return kOk;
+}
+
+std::map<std::string, HostBuffer> readInputs(const Args& a, const Graph& g, std::string* why)
+{
+    std::map<std::string, HostBuffer> values;
+    for (auto& [name, file] : a.inputs) {
+        std::string tensorName;
+        HostBuffer b;
+        if (!readTensorFile(file, &tensorName, &b, why)) return {};
+        if (std::find(g.inputs.begin(), g.inputs.end(), name) == g.inputs.end()) {
+            *why = "--input names '" + name + "', which is not an input of the model";
+            return {};
+        }
+        values[name] = std::move(b);
+    }
+    // Seeded values for the inputs not given.
+    for (std::size_t i = 0; i < g.inputs.size(); ++i) {
+        const std::string& name = g.inputs[i];
+        if (values.count(name)) continue;
+        HostBuffer b(g.tensor(name).dtype, g.tensor(name).shape);
+        b.fillRandom(a.seed + i);
+        values[name] = std::move(b);
+    }
+    return values;
+}
+
+int modelRun(const Args& a, const ImportResult& r, bool bench)
+{
+    const Graph& g = r.graph;
+    setParallelThreads(a.threads);
+    std::string why;
+    auto inputs = readInputs(a, g, &why);
+    if (!why.empty()) {
+        std::cerr << "loopscope-cli: " << why << "\n";
+        return kUsage;
+    }
+    auto t0 = std::chrono::steady_clock::now();
+    auto model = CompiledModel::compile(g, {}, &why);
+    if (!model) {
+        std::cerr << a.files[0] << ": error: " << why << "\n";
+        if (a.json) std::cout << json{{"ok", false}, {"error", why}}.dump(2) << "\n";
+        return kError;
+    }
+    const double compileMs =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    for (auto& [name, value] : inputs)
+        if (!model->setInput(name, value, &why)) {
+            std::cerr << "loopscope-cli: " << why << "\n";
+            return kUsage;
+        }
+    model->run();
+    json j{{"ok", true},
+           {"model", a.files[0]},
+           {"compile_ms", compileMs},
+           {"tasks", model->tasks().size()},
+           {"buffer_bytes", model->bufferBytes()}};
+    int status = kOk;
+    // The check: every task's output against the reference interpreter's tensor, in order; the
+    // first wrong one is named.
+    if (a.check) {
+        std::map<std::string, HostBuffer> reference;
+        try {
+            reference = interpret(g, inputs);
+        } catch (const GraphError& e) {
+            std::cerr << a.files[0] << ": error: the reference: " << e.what() << "\n";
+            return kError;
+        }
+        json checks = json::array();
+        std::string firstWrong;
+        for (auto& t : model->tasks()) {
+            const HostBuffer got = model->value(t.task.output);
+            const Comparison c = compareTensors(got, reference.at(t.task.output), 1e-3, 1e-5);
+            checks.push_back({{"task", t.task.name},
+                              {"ok", c.ok},
+                              {"max_abs_error", c.maxAbsError},
+                              {"max_rel_error", c.maxRelError},
+                              {"first", c.first}});
+            if (!c.ok && firstWrong.empty()) {
+                firstWrong = t.task.name;
+                std::cerr << a.files[0] << ": task " << t.task.name
+                          << " computes wrong numbers: " << c.first << " (max abs error "
+                          << c.maxAbsError << ", max rel error " << c.maxRelError << ")\n";
+            }
+        }
+        j["checks"] = checks;
+        j["checked"] = firstWrong.empty();
+        if (!firstWrong.empty()) {
+            j["first_wrong_task"] = firstWrong;
+            status = kWrong;
+        }
+    }
+    if (!a.outputDir.empty()) {
+        fs::create_directories(a.outputDir);
+        for (std::size_t i = 0; i < g.outputs.size(); ++i) {
+            const std::string path =
+                (fs::path(a.outputDir) / ("output_" + std::to_string(i) + ".pb")).string();
+            if (!writeTensorFile(path, g.outputs[i], model->value(g.outputs[i]), &why)) {
+                std::cerr << "loopscope-cli: " << why << "\n";
+                return kUsage;
+            }
+        }
+    }
+    std::vector<Measurement> perTask;
+    Measurement total;
+    if (bench) {
+        BenchmarkOptions o;
+        o.repeat = a.repeat;
+        o.minRepeatMs = 100;
+        total = measure([&] { model->run(); }, o);
+        BenchmarkOptions per;
+        per.repeat = 5;
+        per.minRepeatMs = 20;
+        for (std::size_t i = 0; i < model->tasks().size(); ++i)
+            perTask.push_back(measure([&, i] { model->runTask(i); }, per));
+        j["median_ms"] = total.median;
+        j["min_ms"] = total.min;
+        j["max_ms"] = total.max;
+        j["threads"] = parallelThreads();
+    }
+    if (a.json) {
+        if (bench) {
+            json ts = json::array();
+            for (std::size_t i = 0; i < model->tasks().size(); ++i) {
+                const CompiledTask& t = model->tasks()[i];
+                const double flops = taskFlops(t.script);
+                ts.push_back(
+                    {{"name", t.task.name},
+                     {"weight", t.task.weight},
+                     {"gflop", flops / 1e9},
+                     {"schedule", t.source},
+                     {"ms", perTask[i].median},
+                     {"gflops", perTask[i].median > 0 ? flops / perTask[i].median / 1e6 : 0}});
+            }
+            j["task_times"] = ts;
+        }
+        std::cout << j.dump(2) << "\n";
+        return status;
+    }
+    std::cout << a.files[0] << ": " << model->tasks().size() << " tasks compiled in "
+              << fixed(compileMs, 0) << " ms, "
+              << fixed(static_cast<double>(model->bufferBytes()) / 1e6, 1) << " MB of buffers\n";
+    if (a.check)
+        std::cout << (status == kOk ? "check: every task matches the reference\n"
+                                    : "check: wrong numbers\n");
+    if (bench) {
+        std::cout << "end to end: " << fixed(total.median, 3) << " ms median ("
+                  << fixed(total.min, 3) << "-" << fixed(total.max, 3) << ", "
+                  << total.msPerRun.size() << " runs, " << parallelThreads() << " threads)\n";
+        // The table users tune from: weight x time first.
+        std::vector<std::size_t> order(model->tasks().size());
+        for (std::size_t i = 0; i < order.size(); ++i)
+            order[i] = i;
+        std::sort(order.begin(), order.end(), [&](auto x, auto y) {
+            return perTask[x].median * model->tasks()[x].task.weight >
+                   perTask[y].median * model->tasks()[y].task.weight;
+        });
+        std::cout << "  " << std::left << std::setw(28) << "task" << std::right << std::setw(7)
+                  << "weight" << std::setw(9) << "GFLOP" << std::setw(10) << "ms" << std::setw(12)
+                  << "weight*ms" << std::setw(9) << "GFLOPS"
+                  << "  schedule\n";
+        std::set<std::string> shown;
+        for (auto i : order) {
+            const CompiledTask& t = model->tasks()[i];
+            if (!shown.insert(t.task.workload).second) continue;
+            const double flops = taskFlops(t.script);
+            std::cout << "  " << std::left << std::setw(28) << t.task.name << std::right
+                      << std::setw(7) << t.task.weight << std::setw(9) << fixed(flops / 1e9, 3)
+                      << std::setw(10) << fixed(perTask[i].median, 3) << std::setw(12)
+                      << fixed(perTask[i].median * t.task.weight, 3) << std::setw(9)
+                      << fixed(perTask[i].median > 0 ? flops / perTask[i].median / 1e6 : 0, 1)
+                      << "  " << t.source << "\n";
+        }
+    }
+    if (!a.outputDir.empty()) std::cout << "outputs written to " << a.outputDir << "\n";
+    return status;
+}
+
+int modelTasks(const Args& a, const ImportResult& r)
+{
+    const Graph& g = r.graph;
+    std::vector<Task> tasks = fuseOps(g);
+    json list = json::array();
+    std::set<std::string> written;
+    if (!a.exportDir.empty()) fs::create_directories(a.exportDir);
+    for (auto& t : tasks) {
+        const std::string script = taskScript(g, t);
+        json j = taskJson(g, t, taskFlops(script));
+        if (!a.exportDir.empty() && written.insert(t.workload).second) {
+            const std::string path = (fs::path(a.exportDir) / (t.name + ".py")).string();
+            std::ofstream out(path);
+            out << script;
+            j["script"] = path;
+        }
+        list.push_back(j);
+    }
+    if (a.json) {
+        std::cout << json{{"ok", true}, {"tasks", list}}.dump(2) << "\n";
+    } else {
+        for (auto& j : list)
+            std::cout << j["name"].get<std::string>() << "  weight " << j["weight"].get<int>()
+                      << "  " << fixed(j["gflop"].get<double>(), 4) << " GFLOP"
+                      << (j.contains("script") ? "  -> " + j["script"].get<std::string>() : "")
+                      << "\n";
+    }
+    return kOk;
+}
+
+// ---- model test ----
+
+struct CaseResult {
+    std::string name;
+    std::string status; // "pass", "fail", "skip"
+    std::string reason;
+};
+
+// One case, in a child process: a crash in generated code is that case's failure.
+CaseResult runCase(const fs::path& dir)
+{
+    CaseResult result{dir.filename().string(), "fail", ""};
+    int fds[2];
+    if (::pipe(fds) != 0) {
+        result.reason = "cannot make a pipe";
+        return result;
+    }
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        ::close(fds[0]);
+        json out;
+        auto finish = [&](const std::string& status, const std::string& reason) {
+            out = {{"status", status}, {"reason", reason}};
+            const std::string text = out.dump();
+            (void)!::write(fds[1], text.data(), text.size());
+            ::_exit(0);
+        };
+        // Integer inputs (a Reshape's shape, a Slice's starts) are given at import as constants.
+        const fs::path data = dir / "test_data_set_0";
+        ImportOptions options;
+        const std::vector<std::string> names = modelInputNames((dir / "model.onnx").string());
+        std::vector<std::pair<std::string, HostBuffer>> files;
+        for (int i = 0;; ++i) {
+            const fs::path file = data / ("input_" + std::to_string(i) + ".pb");
+            if (!fs::exists(file)) break;
+            std::string name, why;
+            HostBuffer b;
+            if (!readTensorFile(file.string(), &name, &b, &why)) finish("skip", why);
+            if (name.empty() && static_cast<std::size_t>(i) < names.size())
+                name = names[static_cast<std::size_t>(i)];
+            if (!b.dtype().isFloat() && !name.empty()) options.constants[name] = b;
+            files.emplace_back(name, std::move(b));
+        }
+        ImportResult r = importOnnx((dir / "model.onnx").string(), options);
+        if (!r.ok) finish("skip", r.error);
+        std::map<std::string, HostBuffer> inputs;
+        for (auto& [name, value] : files) {
+            if (options.constants.count(name)) continue;
+            inputs[name] = std::move(value);
+        }
+        std::string why;
+        auto model = CompiledModel::compile(r.graph, {}, &why);
+        if (!model) finish("fail", why);
+        for (auto& [name, value] : inputs)
+            if (!model->setInput(name, value, &why)) finish("skip", why);
+        if (inputs.size() != r.graph.inputs.size())
+            finish("skip", "the test data names its inputs differently");
+        model->run();
+        for (std::size_t i = 0; i < r.graph.outputs.size(); ++i) {
+            std::string name;
+            HostBuffer expected;
+            if (!readTensorFile((data / ("output_" + std::to_string(i) + ".pb")).string(), &name,
+                                &expected, &why))
+                finish("skip", why);
+            const HostBuffer got = model->value(r.graph.outputs[i]);
+            const Comparison c = compareTensors(got, expected, 1e-3, 1e-5);
+            if (!c.ok)
+                finish("fail", "output " + std::to_string(i) + " (" + r.graph.outputs[i] + ") " +
+                                   c.first + "; " + std::to_string(c.mismatches) + " of " +
+                                   std::to_string(c.elements) + " elements differ");
+        }
+        finish("pass", "");
+    }
+    ::close(fds[1]);
+    std::string text;
+    char buffer[4096];
+    ssize_t n;
+    while ((n = ::read(fds[0], buffer, sizeof buffer)) > 0)
+        text.append(buffer, static_cast<std::size_t>(n));
+    ::close(fds[0]);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    if (WIFSIGNALED(status)) {
+        result.reason = "crashed (signal " + std::to_string(WTERMSIG(status)) + ")";
+        return result;
+    }
+    try {
+        json j = json::parse(text);
+        result.status = j.value("status", "fail");
+        result.reason = j.value("reason", "");
+    } catch (const json::exception&) {
+        result.reason = "the case ended without a result";
+    }
+    return result;
+}
+
+int modelTest(const Args& a)
+{
+    std::vector<fs::path> cases;
+    for (auto& f : a.files) {
+        fs::path p(f);
+        if (fs::exists(p / "model.onnx")) {
+            cases.push_back(p);
+            continue;
+        }
+        std::error_code ec;
+        std::vector<fs::path> found;
+        for (auto& e : fs::directory_iterator(p, ec))
+            if (fs::exists(e.path() / "model.onnx")) found.push_back(e.path());
+        if (ec) throw Usage("cannot read '" + f + "': " + ec.message());
+        std::sort(found.begin(), found.end());
+        cases.insert(cases.end(), found.begin(), found.end());
+    }
+    if (cases.empty()) throw Usage("no test cases (folders with model.onnx) in the given folders");
+    std::vector<CaseResult> results;
+    int pass = 0, fail = 0, skip = 0;
+    for (auto& c : cases) {
+        results.push_back(runCase(c));
+        const CaseResult& r = results.back();
+        (r.status == "pass" ? pass : r.status == "skip" ? skip : fail) += 1;
+        if (!a.json && r.status != "skip")
+            std::cout << r.status << "  " << c.string() << (r.reason.empty() ? "" : "  " + r.reason)
+                      << "\n";
+    }
+    if (a.json) {
+        json list = json::array();
+        for (auto& r : results)
+            list.push_back({{"case", r.name}, {"status", r.status}, {"reason", r.reason}});
+        std::cout << json{{"ok", fail == 0},
+                          {"passed", pass},
+                          {"failed", fail},
+                          {"skipped", skip},
+                          {"cases", list}}
+                         .dump(2)
+                  << "\n";
+    } else {
+        // Why cases were skipped, most common first.
+        std::map<std::string, int> reasons;
+        for (auto& r : results)
+            if (r.status == "skip") {
+                std::string key = r.reason.substr(0, r.reason.find('\n'));
+                if (key.size() > 100) key = key.substr(0, 100) + "...";
+                ++reasons[key];
+            }
+        std::vector<std::pair<int, std::string>> sorted;
+        for (auto& [k, n] : reasons)
+            sorted.emplace_back(n, k);
+        std::sort(sorted.rbegin(), sorted.rend());
+        std::cout << cases.size() << " cases: " << pass << " passed, " << fail << " failed, "
+                  << skip << " skipped\n";
+        for (std::size_t i = 0; i < sorted.size() && i < 12; ++i)
+            std::cout << "  skipped " << sorted[i].first << ": " << sorted[i].second << "\n";
+    }
+    return fail == 0 ? kOk : kWrong;
+}
+
+} // namespace
+
+int runModelCommand(int argc, char** argv)
+{
+    Args a;
+    try {
+        a = parseArgs(argc, argv);
+        if (a.sub == "test") return modelTest(a);
+    } catch (const Usage& e) {
+        std::cerr << "loopscope-cli: " << e.what() << "\n\n" << kModelUsage;
+        return kUsage;
+    }
+    ImportOptions options = a.import;
+    options.allowUnsupported = a.sub == "info";
+    ImportResult r = importOnnx(a.files[0], options);
+    if (!r.ok) {
+        std::cerr << a.files[0] << ": error: " << r.error << "\n";
+        if (a.json) std::cout << json{{"ok", false}, {"error", r.error}}.dump(2) << "\n";
+        return kError;
+    }
+    if (a.sub == "info") return modelInfo(a, r);
+    if (a.sub == "tasks") return modelTasks(a, r);
+    return modelRun(a, r, a.sub == "bench");
+}
+
+} // namespace loopscope

@@ -1,0 +1,13 @@
+// `loopscope-cli model ...`: ONNX models from the command line: info (operators, tasks with their
+// weights and GFLOP), run (inputs from TensorProto files or a seed, outputs written in the test
+// data's layout, --check against the reference), bench (end-to-end latency and the per-task
+// table), tasks (--export DIR: each task as a TE script), test (ONNX's own test cases).
+#pragma once
+
+namespace loopscope {
+
+// argv[0] is "model"; returns the process exit code (0 ok, 1 the model has an error or a check
+// failed, 2 usage, 3 wrong numbers).
+int runModelCommand(int argc, char** argv);
+
+} // namespace loopscope

@@ -1,0 +1,44 @@
+// A task: a group of a model's nodes compiled as one kernel (what Ansor calls a task), written as
+// an ordinary TE script (placeholders for what it reads, one compute per operator stage, a default
+// schedule) that the editor, the ladder, the tuner and the exports all open as they are.
+#pragma once
+
+#include "graph/Graph.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace loopscope {
+
+struct Task {
+    std::vector<int> nodes; // indices into the graph's nodes, in order
+    std::vector<std::string>
+        inputs;           // tensors it reads: graph inputs, weights, other tasks' outputs
+    std::string output;   // the tensor it writes
+    std::string name;     // "conv_relu_3"
+    std::string anchor;   // the op that names it ("Conv")
+    std::string workload; // operators, shapes and types: equal for identical tasks
+    int weight = 1;       // how many tasks of the model share this workload
+    double flops = 0;
+};
+
+// The script of a task: `# variant: default` (the default schedule) after the declarations, its
+// argument list (inputs, then the output) fixed by tvm.build(..., name=task.name).
+std::string taskScript(const Graph& graph, const Task& task);
+
+// The default schedule's statements for a task's script, applied to `s` (written by taskScript):
+// the output's outer data-parallel loops fused and parallel, its innermost contiguous loop
+// vectorized, element-wise producers inlined, reductions tiled.
+// (Declared here for the tests; taskScript writes it.)
+std::vector<std::string> defaultSchedule(const std::string& declarations,
+                                         const std::string& outputVar);
+
+// The variable a tensor has in task scripts.
+std::string scriptVariable(const std::string& tensorName);
+
+// The placeholders of a task's script by the tensor they stand for: the variable each of the
+// task's inputs is declared as (unique, in the order of task.inputs).
+std::map<std::string, std::string> taskPlaceholders(const Task& task);
+
+} // namespace loopscope
