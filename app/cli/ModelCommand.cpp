@@ -2,9 +2,11 @@
 
 #include "graph/FuseOps.h"
 #include "graph/Interpreter.h"
+#include "graph/ModelMaker.h"
 #include "graph/ModelRun.h"
 #include "graph/OnnxImport.h"
 #include "graph/Operators.h"
+#include "graph/Passes.h"
 #include "runtime/Benchmark.h"
 #include "runtime/FlopCount.h"
 #include "runtime/ThreadPool.h"
@@ -37,7 +39,7 @@ namespace fs = std::filesystem;
 constexpr int kOk = 0, kError = 1, kUsage = 2, kWrong = 3;
 
 const char* kModelUsage =
-    "usage: loopscope-cli model info  M.onnx [--shape NAME=DIMS ...] [--json]\n"
+    "usage: loopscope-cli model info  M.onnx [--shape NAME=DIMS ...] [--passes] [--json]\n"
     "       loopscope-cli model run   M.onnx [--input NAME=FILE.pb ...] [--shape NAME=DIMS ...]\n"
     "                                 [--output-dir D] [--check] [--seed N] [--threads N] "
     "[--json]\n"
@@ -45,10 +47,11 @@ const char* kModelUsage =
     "                                 [--json]\n"
     "       loopscope-cli model tasks M.onnx [--shape NAME=DIMS ...] [--export DIR] [--json]\n"
     "       loopscope-cli model test  DIR ... [--json]\n"
+    "       loopscope-cli model make  resnet18|resnet-block|mlp OUT.onnx [--seed N]\n"
     "\n"
     "  info   the model's operators, inputs and outputs, and its tasks: fused groups of operators\n"
     "         compiled as one kernel, with their weight (how often the same workload occurs)\n"
-    "         and GFLOP\n"
+    "         and GFLOP; --passes prints the graph after each graph pass\n"
     "  run    compile every task and run the model on the inputs (TensorProto files, or seeded\n"
     "         random values); --output-dir writes output_0.pb, ... in the graph's output order;\n"
     "         --check compares every task's output with the reference interpreter (float64)\n"
@@ -58,6 +61,8 @@ const char* kModelUsage =
     "  test   ONNX's test cases (a folder with model.onnx and test_data_set_0/, or folders of\n"
     "         them, such as /usr/share/libonnx-testdata/data/node): each runs and is compared\n"
     "         with its expected outputs, or is skipped with the reason\n"
+    "  make   write a model of a known architecture with seeded random weights (resnet18:\n"
+    "         torchvision's ResNet-18 at 224x224, 45 MB)\n"
     "\n"
     "--shape NAME=DIMS gives an input's shape (1x3x224x224), needed for dynamic dimensions.\n";
 
@@ -98,7 +103,7 @@ struct Args {
     ImportOptions import;
     std::vector<std::pair<std::string, std::string>> inputs; // NAME=FILE
     std::string outputDir, exportDir;
-    bool check = false, json = false;
+    bool check = false, json = false, passes = false;
     int threads = 0, repeat = 10;
     std::uint64_t seed = 1;
 };
@@ -113,7 +118,7 @@ Args parseArgs(int argc, char** argv)
         std::exit(kOk);
     }
     if (a.sub != "info" && a.sub != "run" && a.sub != "bench" && a.sub != "tasks" &&
-        a.sub != "test")
+        a.sub != "test" && a.sub != "make")
         throw Usage("unknown model subcommand '" + a.sub + "'");
     for (int i = 2; i < argc; ++i) {
         std::string s = argv[i];
@@ -139,6 +144,8 @@ Args parseArgs(int argc, char** argv)
             a.outputDir = value();
         } else if (s == "--export" && a.sub == "tasks") {
             a.exportDir = value();
+        } else if (s == "--passes" && a.sub == "info") {
+            a.passes = true;
         } else if (s == "--check" && a.sub == "run") {
             a.check = true;
         } else if (s == "--json") {
@@ -165,7 +172,10 @@ Args parseArgs(int argc, char** argv)
     if (a.files.empty())
         throw Usage("model " + a.sub + " needs " +
                     (a.sub == "test" ? "a folder" : "a model (M.onnx)"));
-    if (a.sub != "test" && a.files.size() > 1) throw Usage("model " + a.sub + " takes one model");
+    if (a.sub == "make" && a.files.size() != 2)
+        throw Usage("model make takes a kind and an output file");
+    if (a.sub != "test" && a.sub != "make" && a.files.size() > 1)
+        throw Usage("model " + a.sub + " takes one model");
     return a;
 }
 
@@ -510,6 +520,11 @@ CaseResult runCase(const fs::path& dir)
         }
         ImportResult r = importOnnx((dir / "model.onnx").string(), options);
         if (!r.ok) finish("skip", r.error);
+        try {
+            optimizeGraph(r.graph);
+        } catch (const GraphError& e) {
+            finish("fail", std::string("a graph pass: ") + e.what());
+        }
         std::map<std::string, HostBuffer> inputs;
         for (auto& [name, value] : files) {
             if (options.constants.count(name)) continue;
@@ -629,6 +644,15 @@ int runModelCommand(int argc, char** argv)
     try {
         a = parseArgs(argc, argv);
         if (a.sub == "test") return modelTest(a);
+        if (a.sub == "make") {
+            std::string why;
+            if (!makeModel(a.files[0], a.files[1], a.seed, &why)) {
+                std::cerr << "loopscope-cli: " << why << "\n";
+                return kUsage;
+            }
+            std::cout << "wrote " << a.files[1] << "\n";
+            return kOk;
+        }
     } catch (const Usage& e) {
         std::cerr << "loopscope-cli: " << e.what() << "\n\n" << kModelUsage;
         return kUsage;
@@ -641,6 +665,20 @@ int runModelCommand(int argc, char** argv)
         if (a.json) std::cout << json{{"ok", false}, {"error", r.error}}.dump(2) << "\n";
         return kError;
     }
+    std::vector<GraphSnapshot> passes;
+    if (r.unsupported.empty()) {
+        try {
+            optimizeGraph(r.graph, &passes);
+        } catch (const GraphError& e) {
+            std::cerr << a.files[0] << ": error: " << e.what() << "\n";
+            return kError;
+        }
+    }
+    if (a.passes && !a.json)
+        for (auto& p : passes)
+            std::cout << "# after " << p.pass << (p.changed ? "" : " (no change)") << ": "
+                      << p.nodes << " nodes\n"
+                      << p.text << "\n";
     if (a.sub == "info") return modelInfo(a, r);
     if (a.sub == "tasks") return modelTasks(a, r);
     return modelRun(a, r, a.sub == "bench");

@@ -1,0 +1,23 @@
+// Writes ONNX models of known architectures with seeded random weights, through the ONNX protobuf
+// API: full-size ResNet-18 (224x224, 45 MB: too large for the repository, so made on demand for
+// `model make` and the model benchmark), and small blocks the tests build graphs from.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace loopscope {
+
+// "resnet18" (torchvision's ResNet-18, batch 1, 3x224x224, batch norms as nodes), "resnet-block"
+// (conv -> batch norm -> relu -> conv -> batch norm -> add -> relu, 1x16x14x14), "mlp".
+const std::vector<std::string>& modelKinds();
+
+// Writes the model; false with why not (an unknown kind, a file that cannot be written).
+bool makeModel(const std::string& kind, const std::string& path, std::uint64_t seed,
+               std::string* why);
+
+// The same model as the bytes of its file.
+std::string makeModelBytes(const std::string& kind, std::uint64_t seed);
+
+} // namespace loopscope

@@ -1,0 +1,37 @@
+// The graph passes, in the order Relay runs them before fusion, as one readable list with a
+// snapshot of the graph after each (for `model info --passes` and the tests):
+//   SimplifyInference  BatchNormalization -> a multiply and an add by per-channel constants;
+//                      Identity and inference Dropout removed
+//   FoldConstants      nodes whose inputs are all constant evaluated once
+//   FoldScaleAxis      a per-channel multiply (and add) after a convolution folded into its
+//                      weights (and bias)
+// Each pass is one file under graph/passes/ with one entry function.
+#pragma once
+
+#include "graph/Graph.h"
+
+#include <string>
+#include <vector>
+
+namespace loopscope {
+
+struct GraphSnapshot {
+    std::string pass;
+    std::string text; // the graph after it, as graphText prints it
+    int nodes = 0;
+    bool changed = false;
+};
+
+// Runs every pass; with `log`, a snapshot after each. Throws GraphError.
+void optimizeGraph(Graph& graph, std::vector<GraphSnapshot>* log = nullptr);
+
+// One line per node: "conv1_out = Conv(x, conv1.weight, conv1.bias) group=1 pads=1,1,1,1", the
+// constants' shapes named.
+std::string graphText(const Graph& graph);
+
+// The passes (graph/passes/*.h).
+bool simplifyInference(Graph& graph);
+bool foldConstants(Graph& graph);
+bool foldScaleAxis(Graph& graph);
+
+} // namespace loopscope
