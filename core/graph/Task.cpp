@@ -44,6 +44,7 @@ Knobs defaultKnobs(const Sketch& sk, const SpaceOptions& o)
             if (d <= limit) best = d;
         return best;
     };
+    int rowsGiven = 0; // non-vector axes given an inner tile so far
     for (const KnobSpec& spec : sk.knobs) {
         auto at = [&](int e) -> std::int64_t& {
             return k[static_cast<std::size_t>(spec.offset + e)];
@@ -54,13 +55,20 @@ Knobs defaultKnobs(const Sketch& sk, const SpaceOptions& o)
                 at(0) = largestDivisorAtMost(rest, 16);
                 continue;
             }
-            // levels 1..3 of S S R S R S: a cache-sized middle, a register-sized inner tile.
-            const std::int64_t inner = spec.vectorAxis
-                                           ? largestDivisorAtMost(rest, 2 * o.vectorLanes)
-                                           : largestDivisorAtMost(rest, 4);
+            // S S R S R S: a register tile of at most about 8 vectors (whole or half vectors
+            // on the contiguous axis, 4 then 2 rows of the others), a middle level for the
+            // caches, the outermost for the cores.
+            std::int64_t inner = 1;
+            if (spec.vectorAxis) {
+                for (std::int64_t d : divisors(rest))
+                    if (d <= o.vectorLanes && (d % 8 == 0 || (inner % 8 != 0 && d > inner)))
+                        inner = d;
+            } else {
+                inner = largestDivisorAtMost(rest, rowsGiven == 0 ? 4 : rowsGiven == 1 ? 2 : 1);
+                ++rowsGiven;
+            }
             rest /= inner;
-            const std::int64_t middle = largestDivisorAtMost(rest, spec.vectorAxis ? 2 : 4);
-            rest /= middle;
+            const std::int64_t middle = largestDivisorAtMost(rest, spec.vectorAxis ? 4 : 2);
             at(0) = 1;
             at(1) = middle;
             at(2) = inner;

@@ -36,7 +36,8 @@ StagePlan plan(PlanKind kind, const std::string& stage, const std::string& partn
 }
 
 // The structures one stage may take, each a copy of `p` with the stage planned.
-std::vector<Partial> stageOptions(const StageFacts& f, const Partial& p, const SpaceOptions& o)
+std::vector<Partial> stageOptions(const StageFacts& f, const Partial& p, const SpaceOptions& o,
+                                  const std::vector<StageFacts>& all)
 {
     auto with = [&](std::vector<StagePlan> plans, std::vector<TuneStep> prologue,
                     std::string note) {
@@ -69,16 +70,26 @@ std::vector<Partial> stageOptions(const StageFacts& f, const Partial& p, const S
         out.push_back(with({plan(PlanKind::Tile, f.name)}, {}, f.name + ": tiled"));
         if (f.pinned) return out;
         const bool attach = allowed(o, "compute_at");
-        auto host = p.plans.find(f.elementwiseConsumer);
+        // The element-wise consumer, looked through the stages inlined into their readers (a
+        // bias add inlined into a relu: the relu is the host), as Ansor's consumers are.
+        std::string hostName = f.elementwiseConsumer;
+        for (int guard = 0; guard < 16 && !hostName.empty(); ++guard) {
+            auto planned = p.plans.find(hostName);
+            if (planned == p.plans.end() || planned->second.kind != PlanKind::Inline) break;
+            auto next = std::find_if(all.begin(), all.end(),
+                                     [&](const StageFacts& s) { return s.name == hostName; });
+            hostName = next == all.end() ? std::string() : next->elementwiseConsumer;
+        }
+        auto host = p.plans.find(hostName);
         if (!f.elementwiseConsumer.empty()) {
             bool hostFree = host != p.plans.end() && host->second.kind == PlanKind::Simple;
             if (attach && hostFree) {
                 for (int level : {1, 2}) {
-                    out.push_back(with({plan(PlanKind::Tile, f.name, f.elementwiseConsumer, level),
-                                        plan(PlanKind::Host, f.elementwiseConsumer, f.name, level)},
+                    out.push_back(with({plan(PlanKind::Tile, f.name, hostName, level),
+                                        plan(PlanKind::Host, hostName, f.name, level)},
                                        {},
-                                       f.name + ": tiled inside " + f.elementwiseConsumer +
-                                           " at level " + std::to_string(level)));
+                                       f.name + ": tiled inside " + hostName + " at level " +
+                                           std::to_string(level)));
                 }
             }
         } else if (attach && allowed(o, "cache_write") && f.reduction) {
@@ -254,7 +265,7 @@ std::vector<Sketch> generateSketches(const Variant& start, const SpaceOptions& o
     for (auto it = facts.rbegin(); it != facts.rend(); ++it) {
         std::vector<Partial> next;
         for (auto& p : partials) {
-            for (auto& q : stageOptions(*it, p, options)) {
+            for (auto& q : stageOptions(*it, p, options, facts)) {
                 if (next.size() < kMaxSketches) next.push_back(std::move(q));
             }
         }
