@@ -8,7 +8,6 @@
 #include "graph/Operators.h"
 #include "graph/Passes.h"
 #include "runtime/Benchmark.h"
-#include "runtime/FlopCount.h"
 #include "runtime/ThreadPool.h"
 #include "te/Program.h"
 
@@ -179,14 +178,6 @@ Args parseArgs(int argc, char** argv)
     return a;
 }
 
-// The task's GFLOP, from its script's definitions.
-double taskFlops(const std::string& script)
-{
-    EvalResult r = evaluateScript(script);
-    if (!r.ok || r.program.variants.empty()) return 0;
-    return flopCount(r.program.variants.front().snapshots.front().outputs());
-}
-
 json taskJson(const Graph& g, const Task& t, double flops)
 {
     json nodes = json::array();
@@ -265,6 +256,7 @@ int modelInfo(const Args& a, const ImportResult& r)
                       << "\n";
         }
     }
+    std::cout.flush(); // the notes after the table, in a terminal as in a pipe
     for (auto& n : r.notes)
         std::cerr << "note: " << n << "\n";
     return kOk;
@@ -294,6 +286,20 @@ std::map<std::string, HostBuffer> readInputs(const Args& a, const Graph& g, std:
     return values;
 }
 
+// The tasks' indices, the largest weight x time first.
+std::vector<std::size_t> byWeightedTime(const CompiledModel& model,
+                                        const std::vector<Measurement>& perTask)
+{
+    std::vector<std::size_t> order(model.tasks().size());
+    for (std::size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](auto x, auto y) {
+        return perTask[x].median * model.tasks()[x].task.weight >
+               perTask[y].median * model.tasks()[y].task.weight;
+    });
+    return order;
+}
+
 int modelRun(const Args& a, const ImportResult& r, bool bench)
 {
     const Graph& g = r.graph;
@@ -302,7 +308,7 @@ int modelRun(const Args& a, const ImportResult& r, bool bench)
     auto inputs = readInputs(a, g, &why);
     if (!why.empty()) {
         std::cerr << "loopscope-cli: " << why << "\n";
-        return kUsage;
+        return kError;
     }
     auto t0 = std::chrono::steady_clock::now();
     auto model = CompiledModel::compile(g, {}, &why);
@@ -316,14 +322,16 @@ int modelRun(const Args& a, const ImportResult& r, bool bench)
     for (auto& [name, value] : inputs)
         if (!model->setInput(name, value, &why)) {
             std::cerr << "loopscope-cli: " << why << "\n";
-            return kUsage;
+            return kError;
         }
     model->run();
     json j{{"ok", true},
            {"model", a.files[0]},
            {"compile_ms", compileMs},
            {"tasks", model->tasks().size()},
-           {"buffer_bytes", model->bufferBytes()}};
+           {"buffer_bytes", model->bufferBytes()},
+           {"intermediate_bytes", model->intermediateBytes()},
+           {"unplanned_intermediate_bytes", model->unplannedIntermediateBytes()}};
     int status = kOk;
     // The check: every task's output against the reference interpreter's tensor, in order; the
     // first wrong one is named.
@@ -335,29 +343,35 @@ int modelRun(const Args& a, const ImportResult& r, bool bench)
             std::cerr << a.files[0] << ": error: the reference: " << e.what() << "\n";
             return kError;
         }
-        json checks = json::array();
-        std::string firstWrong;
-        for (auto& t : model->tasks()) {
-            const HostBuffer got = model->value(t.task.output);
-            const Comparison c = compareTensors(got, reference.at(t.task.output), 1e-3, 1e-5);
-            checks.push_back({{"task", t.task.name},
-                              {"ok", c.ok},
-                              {"max_abs_error", c.maxAbsError},
-                              {"max_rel_error", c.maxRelError},
-                              {"first", c.first}});
-            if (!c.ok && firstWrong.empty()) {
-                firstWrong = t.task.name;
-                std::cerr << a.files[0] << ": task " << t.task.name
-                          << " computes wrong numbers: " << c.first << " (max abs error "
-                          << c.maxAbsError << ", max rel error " << c.maxRelError << ")\n";
-            }
+        const ModelCheck check = model->check(inputs, reference);
+        auto entries = [](const std::vector<ModelCheck::Entry>& list, const char* key) {
+            json out = json::array();
+            for (const auto& e : list)
+                out.push_back({{key, e.name},
+                               {"ok", e.comparison.ok},
+                               {"max_abs_error", e.comparison.maxAbsError},
+                               {"max_rel_error", e.comparison.maxRelError},
+                               {"first", e.comparison.first}});
+            return out;
+        };
+        j["checks"] = entries(check.tasks, "task");
+        j["output_checks"] = entries(check.outputs, "output");
+        j["checked"] = check.ok();
+        if (check.firstWrongTask >= 0) {
+            const auto& e = check.tasks[static_cast<std::size_t>(check.firstWrongTask)];
+            j["first_wrong_task"] = e.name;
+            std::cerr << a.files[0] << ": task " << e.name
+                      << " computes wrong numbers from the reference's inputs: "
+                      << e.comparison.first << " (max abs error " << e.comparison.maxAbsError
+                      << ", max rel error " << e.comparison.maxRelError << ")\n";
         }
-        j["checks"] = checks;
-        j["checked"] = firstWrong.empty();
-        if (!firstWrong.empty()) {
-            j["first_wrong_task"] = firstWrong;
-            status = kWrong;
-        }
+        for (const auto& e : check.outputs)
+            if (!e.comparison.ok)
+                std::cerr << a.files[0] << ": output " << e.name
+                          << " end to end: " << e.comparison.first << " (max abs error "
+                          << e.comparison.maxAbsError << ", max rel error "
+                          << e.comparison.maxRelError << ")\n";
+        if (!check.ok()) status = kWrong;
     }
     if (!a.outputDir.empty()) {
         fs::create_directories(a.outputDir);
@@ -366,7 +380,7 @@ int modelRun(const Args& a, const ImportResult& r, bool bench)
                 (fs::path(a.outputDir) / ("output_" + std::to_string(i) + ".pb")).string();
             if (!writeTensorFile(path, g.outputs[i], model->value(g.outputs[i]), &why)) {
                 std::cerr << "loopscope-cli: " << why << "\n";
-                return kUsage;
+                return kError;
             }
         }
     }
@@ -389,47 +403,49 @@ int modelRun(const Args& a, const ImportResult& r, bool bench)
     }
     if (a.json) {
         if (bench) {
+            // One row per workload, the one to tune next first (weight x ms, Ansor's objective).
             json ts = json::array();
-            for (std::size_t i = 0; i < model->tasks().size(); ++i) {
+            std::set<std::string> shown;
+            for (auto i : byWeightedTime(*model, perTask)) {
                 const CompiledTask& t = model->tasks()[i];
+                if (!shown.insert(t.task.workload).second) continue;
                 const double flops = taskFlops(t.script);
-                ts.push_back(
-                    {{"name", t.task.name},
-                     {"weight", t.task.weight},
-                     {"gflop", flops / 1e9},
-                     {"schedule", t.source},
-                     {"ms", perTask[i].median},
-                     {"gflops", perTask[i].median > 0 ? flops / perTask[i].median / 1e6 : 0}});
+                const double ms = perTask[i].median;
+                ts.push_back({{"name", t.task.name},
+                              {"workload", t.task.workload},
+                              {"weight", t.task.weight},
+                              {"gflop", flops / 1e9},
+                              {"source", t.source},
+                              {"variant", t.variant},
+                              {"ms", ms},
+                              {"weight_ms", ms * t.task.weight},
+                              {"gflops", ms > 0 ? flops / ms / 1e6 : 0}});
             }
-            j["task_times"] = ts;
+            j["tasks"] = ts;
         }
         std::cout << j.dump(2) << "\n";
         return status;
     }
     std::cout << a.files[0] << ": " << model->tasks().size() << " tasks compiled in "
               << fixed(compileMs, 0) << " ms, "
-              << fixed(static_cast<double>(model->bufferBytes()) / 1e6, 1) << " MB of buffers\n";
+              << fixed(static_cast<double>(model->bufferBytes()) / 1e6, 1)
+              << " MB of buffers (intermediate tensors share "
+              << fixed(static_cast<double>(model->intermediateBytes()) / 1e6, 1) << " MB for "
+              << fixed(static_cast<double>(model->unplannedIntermediateBytes()) / 1e6, 1) << ")\n";
     if (a.check)
-        std::cout << (status == kOk ? "check: every task matches the reference\n"
+        std::cout << (status == kOk ? "check: every task and output matches the reference\n"
                                     : "check: wrong numbers\n");
     if (bench) {
         std::cout << "end to end: " << fixed(total.median, 3) << " ms median ("
                   << fixed(total.min, 3) << "-" << fixed(total.max, 3) << ", "
                   << total.msPerRun.size() << " runs, " << parallelThreads() << " threads)\n";
         // The table users tune from: weight x time first.
-        std::vector<std::size_t> order(model->tasks().size());
-        for (std::size_t i = 0; i < order.size(); ++i)
-            order[i] = i;
-        std::sort(order.begin(), order.end(), [&](auto x, auto y) {
-            return perTask[x].median * model->tasks()[x].task.weight >
-                   perTask[y].median * model->tasks()[y].task.weight;
-        });
         std::cout << "  " << std::left << std::setw(28) << "task" << std::right << std::setw(7)
                   << "weight" << std::setw(9) << "GFLOP" << std::setw(10) << "ms" << std::setw(12)
                   << "weight*ms" << std::setw(9) << "GFLOPS"
                   << "  schedule\n";
         std::set<std::string> shown;
-        for (auto i : order) {
+        for (auto i : byWeightedTime(*model, perTask)) {
             const CompiledTask& t = model->tasks()[i];
             if (!shown.insert(t.task.workload).second) continue;
             const double flops = taskFlops(t.script);

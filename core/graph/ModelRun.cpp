@@ -8,7 +8,9 @@
 #include "te/Program.h"
 
 #include <chrono>
+#include <cmath>
 #include <cstring>
+#include <set>
 
 namespace loopscope {
 
@@ -17,6 +19,18 @@ namespace {
 double msSince(std::chrono::steady_clock::time_point t)
 {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
+// The largest magnitude in a tensor, at least 1. A float32 sum that cancels to near zero keeps
+// the rounding of its large terms, so an absolute tolerance is taken in units of the tensor's
+// scale (a convolution deep in a network sums thousands of products of values around 10).
+double scaleOf(const HostBuffer& b)
+{
+    double m = 1;
+    if (!b.dtype().isFloat()) return m;
+    for (std::int64_t i = 0; i < b.elementCount(); ++i)
+        if (std::isfinite(b.get(i))) m = std::max(m, std::fabs(b.get(i)));
+    return m;
 }
 
 } // namespace
@@ -37,22 +51,14 @@ CompiledModel::compile(const Graph& graph, const ModelOptions& options, std::str
         return nullptr;
     }
     std::vector<Task> tasks = fuseOps(g, options.fusion);
-    // Buffers: one per tensor that owns storage (inputs, constants, task outputs).
     for (auto& [name, t] : g.tensors()) {
-        if (viewSource(g, name) != name) continue;
-        if (!HostBuffer::supports(t.dtype)) {
+        if (viewSource(g, name) == name && !HostBuffer::supports(t.dtype)) {
             *error = "tensor '" + name + "' is " + t.dtype.str() + ", which a run cannot hold";
             return nullptr;
         }
-        HostBuffer b(t.dtype, t.shape);
-        if (t.constant)
-            std::memcpy(b.data(), t.constant->data(), static_cast<std::size_t>(b.byteSize()));
-        m->m_buffers.emplace(name, std::move(b));
     }
+    m->planStorage(tasks);
     m->m_planMs = msSince(t0);
-    // The tasks' scripts (one per workload), each compiled once.
-    std::map<std::string, std::pair<std::string, std::string>>
-        byWorkload; // workload -> script, source
     for (Task& task : tasks) {
         // An empty tensor (a slice past the end) has nothing to compute.
         if (g.tensor(task.output).elementCount() == 0) continue;
@@ -130,30 +136,102 @@ CompiledModel::compile(const Graph& graph, const ModelOptions& options, std::str
                 return nullptr;
             }
             ct.args.push_back(name);
+            ct.argData.push_back(m->storage(name));
         }
         ct.compileMs = msSince(c0);
         m->m_compileMs += ct.compileMs;
         ct.task = std::move(task);
         m->m_tasks.push_back(std::move(ct));
     }
-    (void)byWorkload;
     return m;
 }
 
-HostBuffer& CompiledModel::storage(const std::string& tensor)
+// Inputs, weights and outputs have storage of their own. An intermediate tensor lives from the
+// task that writes it to the last task that reads it (through views too); tensors whose lives do
+// not overlap share a slot. Slots are handed out best fit, a free slot too small grows, and
+// sizes are settled before anything is allocated.
+void CompiledModel::planStorage(const std::vector<Task>& tasks)
 {
-    return m_buffers.at(viewSource(m_graph, tensor));
+    const Graph& g = m_graph;
+    std::set<std::string> outputs;
+    for (auto& o : g.outputs)
+        outputs.insert(viewSource(g, o));
+    auto ownBuffer = [&](const std::string& name, const GraphTensor& t) {
+        HostBuffer b(t.dtype, t.shape);
+        if (t.constant)
+            std::memcpy(b.data(), t.constant->data(), static_cast<std::size_t>(b.byteSize()));
+        m_storage[name] = b.data();
+        m_owned.push_back(std::move(b));
+    };
+    std::set<std::string> computed;
+    for (const Task& task : tasks)
+        computed.insert(task.output);
+    for (auto& [name, t] : g.tensors())
+        if (viewSource(g, name) == name && (!computed.count(name) || outputs.count(name)))
+            ownBuffer(name, t);
+
+    std::map<std::string, std::size_t> lastUse; // intermediate -> the last task reading it
+    for (std::size_t k = 0; k < tasks.size(); ++k)
+        for (auto& in : tasks[k].inputs)
+            lastUse[viewSource(g, in)] = k;
+    struct Slot {
+        std::int64_t bytes = 0;
+        bool busy = false;
+    };
+    std::vector<Slot> slots;
+    std::map<std::string, std::size_t> slotOf;
+    std::multimap<std::size_t, std::size_t> freedAfter; // task -> slot
+    for (std::size_t k = 0; k < tasks.size(); ++k) {
+        const std::string& out = tasks[k].output;
+        if (outputs.count(out) || slotOf.count(out)) continue;
+        const GraphTensor& t = g.tensor(out);
+        const std::int64_t need = (t.elementCount() * t.dtype.bytes() +
+                                   static_cast<std::int64_t>(HostBuffer::kAlignment) - 1) /
+                                  static_cast<std::int64_t>(HostBuffer::kAlignment) *
+                                  static_cast<std::int64_t>(HostBuffer::kAlignment);
+        m_unplannedBytes += need;
+        std::size_t best = slots.size(), largest = slots.size();
+        for (std::size_t i = 0; i < slots.size(); ++i) {
+            if (slots[i].busy) continue;
+            if (slots[i].bytes >= need &&
+                (best == slots.size() || slots[i].bytes < slots[best].bytes))
+                best = i;
+            if (largest == slots.size() || slots[i].bytes > slots[largest].bytes) largest = i;
+        }
+        if (best == slots.size()) best = largest; // grow the largest free slot
+        if (best == slots.size()) {
+            slots.push_back({});
+            best = slots.size() - 1;
+        }
+        slots[best].bytes = std::max(slots[best].bytes, need);
+        slots[best].busy = true;
+        slotOf[out] = best;
+        auto last = lastUse.find(out);
+        freedAfter.emplace(last == lastUse.end() ? k : std::max(k, last->second), best);
+        auto [from, to] = freedAfter.equal_range(k);
+        for (auto it = from; it != to; ++it)
+            slots[it->second].busy = false;
+    }
+    std::vector<void*> slotData;
+    for (const Slot& slot : slots) {
+        HostBuffer b(DataType{DataType::UInt, 8, 1}, {slot.bytes});
+        slotData.push_back(b.data());
+        m_arenaBytes += slot.bytes;
+        m_owned.push_back(std::move(b));
+    }
+    for (auto& [tensor, slot] : slotOf)
+        m_storage[tensor] = slotData[slot];
 }
 
-const HostBuffer& CompiledModel::storage(const std::string& tensor) const
+void* CompiledModel::storage(const std::string& tensor) const
 {
-    return m_buffers.at(viewSource(m_graph, tensor));
+    return m_storage.at(viewSource(m_graph, tensor));
 }
 
 std::int64_t CompiledModel::bufferBytes() const
 {
     std::int64_t n = 0;
-    for (auto& [name, b] : m_buffers)
+    for (auto& b : m_owned)
         n += b.byteSize();
     return n;
 }
@@ -171,30 +249,70 @@ bool CompiledModel::setInput(const std::string& name, const HostBuffer& value, s
                "; the value given is " + value.dtype().str() + " " + dimsText(value.shape());
         return false;
     }
-    HostBuffer& b = storage(name);
-    std::memcpy(b.data(), value.data(), static_cast<std::size_t>(b.byteSize()));
+    std::memcpy(storage(name), value.data(), static_cast<std::size_t>(value.byteSize()));
     return true;
 }
 
 void CompiledModel::fillInputs(std::uint64_t seed)
 {
-    for (std::size_t i = 0; i < m_graph.inputs.size(); ++i)
-        storage(m_graph.inputs[i]).fillRandom(seed + i);
+    for (std::size_t i = 0; i < m_graph.inputs.size(); ++i) {
+        const GraphTensor& t = m_graph.tensor(m_graph.inputs[i]);
+        HostBuffer b(t.dtype, t.shape);
+        b.fillRandom(seed + i);
+        std::memcpy(storage(t.name), b.data(), static_cast<std::size_t>(b.byteSize()));
+    }
 }
 
 void CompiledModel::runTask(std::size_t index) const
 {
     const CompiledTask& t = m_tasks[index];
-    void* pointers[64];
-    std::vector<void*> many;
-    void** args = pointers;
-    if (t.args.size() > 64) {
-        many.resize(t.args.size());
-        args = many.data();
+    t.kernel->run(t.argData.data(), nullptr);
+}
+
+void CompiledModel::store(const std::string& tensor, const HostBuffer& value)
+{
+    const GraphTensor& t = m_graph.tensor(tensor);
+    HostBuffer b(t.dtype, t.shape);
+    for (std::int64_t i = 0; i < b.elementCount(); ++i)
+        if (t.dtype.isFloat())
+            b.set(i, value.get(i));
+        else
+            b.setInt(i, value.getInt(i));
+    if (b.byteSize() > 0)
+        std::memcpy(storage(tensor), b.data(), static_cast<std::size_t>(b.byteSize()));
+}
+
+bool ModelCheck::ok() const
+{
+    for (auto* list : {&tasks, &outputs})
+        for (const Entry& e : *list)
+            if (!e.comparison.ok) return false;
+    return true;
+}
+
+ModelCheck CompiledModel::check(const std::map<std::string, HostBuffer>& inputs,
+                                const std::map<std::string, HostBuffer>& reference, double rtol,
+                                double atol)
+{
+    ModelCheck result;
+    for (std::size_t i = 0; i < m_tasks.size(); ++i) {
+        const CompiledTask& t = m_tasks[i];
+        for (const std::string& in : t.task.inputs)
+            if (!m_graph.tensor(in).isConstant()) store(in, reference.at(in));
+        runTask(i);
+        const HostBuffer& expected = reference.at(t.task.output);
+        Comparison c =
+            compareTensors(value(t.task.output), expected, rtol, atol * scaleOf(expected));
+        if (!c.ok && result.firstWrongTask < 0) result.firstWrongTask = static_cast<int>(i);
+        result.tasks.push_back({t.task.name, std::move(c)});
     }
-    for (std::size_t i = 0; i < t.args.size(); ++i)
-        args[i] = const_cast<void*>(storage(t.args[i]).data());
-    t.kernel->run(args, nullptr);
+    for (auto& [name, v] : inputs)
+        store(name, v);
+    run();
+    for (const std::string& o : m_graph.outputs)
+        result.outputs.push_back(
+            {o, compareTensors(value(o), reference.at(o), rtol, atol * scaleOf(reference.at(o)))});
+    return result;
 }
 
 void CompiledModel::run() const
@@ -206,9 +324,9 @@ void CompiledModel::run() const
 HostBuffer CompiledModel::value(const std::string& tensor) const
 {
     const GraphTensor& t = m_graph.tensor(tensor);
-    const HostBuffer& b = storage(tensor);
     HostBuffer out(t.dtype, t.shape);
-    std::memcpy(out.data(), b.data(), static_cast<std::size_t>(out.byteSize()));
+    if (out.byteSize() > 0)
+        std::memcpy(out.data(), storage(tensor), static_cast<std::size_t>(out.byteSize()));
     return out;
 }
 

@@ -3,6 +3,7 @@
 #include "codegen/Codegen.h"
 #include "graph/Operators.h"
 #include "ir/Diagnostic.h"
+#include "runtime/FlopCount.h"
 #include "te/Program.h"
 #include "tune/Space.h"
 
@@ -229,6 +230,13 @@ std::string taskScript(const Graph& graph, const Task& task)
     out << "func = tvm.build(s, [" << args << outVar << "], target=\"llvm\", name=\"" << task.name
         << "\")\n";
     return out.str();
+}
+
+double taskFlops(const std::string& script)
+{
+    EvalResult r = evaluateScript(script);
+    if (!r.ok || r.program.variants.empty()) return 0;
+    return flopCount(r.program.variants.front().snapshots.front().outputs());
 }
 
 } // namespace loopscope

@@ -20,7 +20,6 @@ struct Task {
     std::string anchor;   // the op that names it ("Conv")
     std::string workload; // operators, shapes and types: equal for identical tasks
     int weight = 1;       // how many tasks of the model share this workload
-    double flops = 0;
 };
 
 // The script of a task: `# variant: default` (the default schedule) after the declarations, its
@@ -33,6 +32,10 @@ std::string taskScript(const Graph& graph, const Task& task);
 // (Declared here for the tests; taskScript writes it.)
 std::vector<std::string> defaultSchedule(const std::string& declarations,
                                          const std::string& outputVar);
+
+// The floating-point operations of one run of a task's script (its definitions), or 0 when
+// it does not evaluate.
+double taskFlops(const std::string& script);
 
 // The variable a tensor has in task scripts.
 std::string scriptVariable(const std::string& tensorName);

@@ -1,0 +1,215 @@
+// `loopscope-cli model` end to end: ONNX's own test data (Debian's libonnx-testdata) with no
+// failure, the sample models against the outputs PyTorch computed, a wrong expected output found
+// and reported, every exported task a script the other commands open, and bad input answered
+// with an error and an exit status.
+#include "RunShell.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <set>
+#include <string>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using loopscope::testing::RunResult;
+
+RunResult runCli(const std::string& args, bool withErrors = false)
+{
+    return loopscope::testing::runShell(std::string(LOOPSCOPE_CLI) + " " + args +
+                                        (withErrors ? " 2>&1" : " 2>/dev/null"));
+}
+
+std::string quoted(const fs::path& p)
+{
+    return "'" + p.string() + "' ";
+}
+
+const fs::path kModels = fs::path(LOOPSCOPE_SOURCE_DIR) / "samples/models";
+const fs::path kTestData = "/usr/share/libonnx-testdata/data";
+
+class TempDir {
+public:
+    TempDir()
+        : m_path(fs::temp_directory_path() / ("loopscope-cli-model-" + std::to_string(getpid()) +
+                                              "-" + std::to_string(++s_count)))
+    {
+        fs::create_directories(m_path);
+    }
+    ~TempDir() { fs::remove_all(m_path); }
+    const fs::path& path() const { return m_path; }
+
+private:
+    static inline int s_count = 0;
+    fs::path m_path;
+};
+
+} // namespace
+
+TEST(CliModel, OnnxTestDataHasNoFailure)
+{
+    ASSERT_TRUE(fs::is_directory(kTestData / "node"))
+        << kTestData << " is missing: the setup installs Debian's libonnx-testdata";
+    RunResult r = runCli(
+        "model test " + quoted(kTestData / "node") + quoted(kTestData / "pytorch-converted") +
+        quoted(kTestData / "pytorch-operator") + quoted(kTestData / "simple") + "--json");
+    ASSERT_EQ(r.exitCode, 0) << r.output.substr(0, 4000);
+    auto j = nlohmann::json::parse(r.output);
+    EXPECT_EQ(j["failed"], 0);
+    EXPECT_GE(j["passed"].get<int>(), 260);
+    // Every skip says why, and no case is both run and skipped.
+    int skipped = 0;
+    for (auto& c : j["cases"]) {
+        if (c["status"] != "skip") continue;
+        ++skipped;
+        EXPECT_FALSE(c["reason"].get<std::string>().empty()) << c.dump();
+    }
+    EXPECT_EQ(skipped, j["skipped"].get<int>());
+    std::string failures;
+    for (auto& c : j["cases"])
+        if (c["status"] == "fail") failures += c.dump() + "\n";
+    EXPECT_TRUE(failures.empty()) << failures;
+}
+
+TEST(CliModel, SampleModelsMatchTheOutputsTheyCameWith)
+{
+    for (const char* name : {"resnet_tiny", "mobilenet_tiny", "mlp", "encoder_block"}) {
+        RunResult r = runCli("model test " + quoted(kModels / name) + "--json");
+        ASSERT_EQ(r.exitCode, 0) << name << "\n" << r.output;
+        auto j = nlohmann::json::parse(r.output);
+        EXPECT_EQ(j["passed"], 1) << name << "\n" << r.output;
+        // Every task against the reference interpreter, too.
+        RunResult check =
+            runCli("model run " + quoted(kModels / name / "model.onnx") + "--check --json");
+        ASSERT_EQ(check.exitCode, 0) << name << "\n" << check.output;
+        auto c = nlohmann::json::parse(check.output);
+        EXPECT_TRUE(c["checked"].get<bool>());
+        EXPECT_EQ(c["checks"].size(), c["tasks"].get<std::size_t>());
+    }
+}
+
+TEST(CliModel, AWrongExpectedOutputIsAFailure)
+{
+    TempDir dir;
+    const fs::path c = dir.path() / "mlp";
+    fs::copy(kModels / "mlp", c, fs::copy_options::recursive);
+    // The outputs of other inputs (seed 5) as the expected ones.
+    RunResult other = runCli("model run " + quoted(c / "model.onnx") + "--seed 5 --output-dir " +
+                             quoted(dir.path() / "other"));
+    ASSERT_EQ(other.exitCode, 0) << other.output;
+    ASSERT_TRUE(fs::exists(dir.path() / "other/output_0.pb"));
+    fs::copy_file(dir.path() / "other/output_0.pb", c / "test_data_set_0/output_0.pb",
+                  fs::copy_options::overwrite_existing);
+    RunResult r = runCli("model test " + quoted(c) + "--json");
+    EXPECT_EQ(r.exitCode, 3) << r.output;
+    auto j = nlohmann::json::parse(r.output);
+    EXPECT_EQ(j["failed"], 1);
+    ASSERT_EQ(j["cases"].size(), 1u);
+    EXPECT_NE(j["cases"][0]["reason"].get<std::string>().find("expected"), std::string::npos)
+        << r.output;
+}
+
+TEST(CliModel, OutputsAreWrittenInTheTestDataLayout)
+{
+    TempDir dir;
+    RunResult r = runCli("model run " + quoted(kModels / "mlp/model.onnx") +
+                         "--input input=" + quoted(kModels / "mlp/test_data_set_0/input_0.pb") +
+                         "--output-dir " + quoted(dir.path() / "set"));
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    // Written from the same inputs: the case with these outputs passes.
+    fs::create_directories(dir.path() / "case/test_data_set_0");
+    fs::copy_file(kModels / "mlp/model.onnx", dir.path() / "case/model.onnx");
+    fs::copy_file(kModels / "mlp/test_data_set_0/input_0.pb",
+                  dir.path() / "case/test_data_set_0/input_0.pb");
+    fs::copy_file(dir.path() / "set/output_0.pb", dir.path() / "case/test_data_set_0/output_0.pb");
+    RunResult t = runCli("model test " + quoted(dir.path() / "case") + "--json");
+    EXPECT_EQ(t.exitCode, 0) << t.output;
+}
+
+TEST(CliModel, ExportedTasksAreScriptsTheOtherCommandsOpen)
+{
+    TempDir dir;
+    RunResult r = runCli("model tasks " + quoted(kModels / "resnet_tiny/model.onnx") + "--export " +
+                         quoted(dir.path()) + "--json");
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    int scripts = 0;
+    for (auto& entry : fs::directory_iterator(dir.path())) {
+        if (entry.path().extension() != ".py") continue;
+        ++scripts;
+        RunResult run = runCli("run " + quoted(entry.path()) + "--check --json");
+        EXPECT_EQ(run.exitCode, 0) << entry.path() << "\n" << run.output;
+    }
+    EXPECT_GE(scripts, 8);
+    // One script per workload (tasks of the same workload share it).
+    auto j = nlohmann::json::parse(r.output);
+    std::set<std::string> workloads;
+    for (auto& t : j["tasks"])
+        workloads.insert(t["workload"].get<std::string>());
+    EXPECT_EQ(static_cast<int>(workloads.size()), scripts);
+}
+
+TEST(CliModel, BenchReportsAMedianAndATableOfTasks)
+{
+    RunResult r = runCli("model bench " + quoted(kModels / "mlp/model.onnx") + "--repeat 3 --json");
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    auto j = nlohmann::json::parse(r.output);
+    EXPECT_GT(j["median_ms"].get<double>(), 0);
+    ASSERT_FALSE(j["tasks"].empty());
+    for (auto& t : j["tasks"])
+        for (const char* field :
+             {"name", "workload", "weight", "gflop", "ms", "weight_ms", "gflops", "source"})
+            EXPECT_TRUE(t.contains(field)) << field << " in " << t.dump();
+    // The task to tune next first.
+    for (std::size_t i = 1; i < j["tasks"].size(); ++i)
+        EXPECT_GE(j["tasks"][i - 1]["weight_ms"].get<double>(),
+                  j["tasks"][i]["weight_ms"].get<double>());
+}
+
+TEST(CliModel, BadInputIsAnErrorWithAStatus)
+{
+    TempDir dir;
+    const fs::path junk = dir.path() / "junk.onnx";
+    {
+        FILE* f = std::fopen(junk.c_str(), "wb");
+        std::fputs("not a model", f);
+        std::fclose(f);
+    }
+    RunResult r = runCli("model info " + quoted(junk), true);
+    EXPECT_EQ(r.exitCode, 1) << r.output;
+    EXPECT_NE(r.output.find("junk.onnx"), std::string::npos) << r.output;
+
+    r = runCli("model run " + quoted(kModels / "mlp/model.onnx") + "--shape input=9x9", true);
+    EXPECT_EQ(r.exitCode, 1) << r.output;
+    EXPECT_NE(r.output.find("input"), std::string::npos) << r.output;
+
+    r = runCli("model run " + quoted(kModels / "mlp/model.onnx") + "--input input=" + quoted(junk),
+               true);
+    EXPECT_EQ(r.exitCode, 1) << r.output;
+
+    r = runCli("model frobnicate x.onnx", true);
+    EXPECT_EQ(r.exitCode, 2) << r.output;
+    r = runCli("model run", true);
+    EXPECT_EQ(r.exitCode, 2) << r.output;
+    r = runCli("model make nosuchnet " + quoted(dir.path() / "x.onnx"), true);
+    EXPECT_NE(r.exitCode, 0) << r.output;
+    EXPECT_NE(r.output.find("resnet18"), std::string::npos) << r.output;
+}
+
+TEST(CliModel, MadeModelsImportAndRun)
+{
+    TempDir dir;
+    const fs::path m = dir.path() / "block.onnx";
+    RunResult r = runCli("model make resnet-block " + quoted(m) + "--seed 3");
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    r = runCli("model info " + quoted(m) + "--json");
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    auto j = nlohmann::json::parse(r.output);
+    EXPECT_EQ(j["tasks"].size(), 2u);
+    r = runCli("model run " + quoted(m) + "--check");
+    EXPECT_EQ(r.exitCode, 0) << r.output;
+}

@@ -1,0 +1,136 @@
+// Whole models compiled and run: intermediate tensors share storage without changing a result,
+// the check names the task that is wrong (and only it), and a task script that does not fit its
+// task is an error naming the task.
+#include "graph/ModelRun.h"
+#include "graph/FuseOps.h"
+#include "graph/Interpreter.h"
+#include "graph/ModelMaker.h"
+#include "graph/OnnxImport.h"
+#include "graph/Passes.h"
+#include "graph/Task.h"
+
+#include <gtest/gtest.h>
+
+using namespace loopscope;
+
+namespace {
+
+Graph optimized(const std::string& kind)
+{
+    ImportResult r = importOnnxBytes(makeModelBytes(kind, 5), "");
+    EXPECT_TRUE(r.ok) << r.error;
+    optimizeGraph(r.graph);
+    return r.graph;
+}
+
+std::map<std::string, HostBuffer> inputsOf(const Graph& g)
+{
+    std::map<std::string, HostBuffer> in;
+    for (auto& name : g.inputs) {
+        const GraphTensor& t = g.tensor(name);
+        HostBuffer b(t.dtype, t.shape);
+        b.fillRandom(21);
+        in[name] = std::move(b);
+    }
+    return in;
+}
+
+std::string replaced(std::string text, const std::string& from, const std::string& to)
+{
+    const auto at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at != std::string::npos) text.replace(at, from.size(), to);
+    return text;
+}
+
+TEST(ModelRun, IntermediatesShareStorage)
+{
+    Graph g = optimized("resnet18");
+    std::string why;
+    auto model = CompiledModel::compile(g, {}, &why);
+    ASSERT_NE(model, nullptr) << why;
+    // ResNet-18's activations: about 10.7 MB each in a buffer of its own; with a plan a few
+    // slots hold them all.
+    EXPECT_GT(model->unplannedIntermediateBytes(), 10'000'000);
+    EXPECT_LT(model->intermediateBytes() * 2, model->unplannedIntermediateBytes());
+}
+
+TEST(ModelRun, SharedStorageKeepsTheResultRight)
+{
+    // Downsampling blocks: a tensor read by two tasks (the shortcut) lives until the later one.
+    ImportResult r =
+        importOnnx(std::string(LOOPSCOPE_SOURCE_DIR) + "/samples/models/resnet_tiny/model.onnx");
+    ASSERT_TRUE(r.ok) << r.error;
+    optimizeGraph(r.graph);
+    const Graph& g = r.graph;
+    std::string why;
+    auto model = CompiledModel::compile(g, {}, &why);
+    ASSERT_NE(model, nullptr) << why;
+    EXPECT_LT(model->intermediateBytes(), model->unplannedIntermediateBytes());
+    const auto inputs = inputsOf(g);
+    const auto reference = interpret(g, inputs);
+    ModelCheck check = model->check(inputs, reference);
+    for (auto& e : check.tasks)
+        EXPECT_TRUE(e.comparison.ok) << e.name << ": " << e.comparison.first;
+    ASSERT_EQ(check.outputs.size(), 1u);
+    EXPECT_TRUE(check.outputs[0].comparison.ok) << check.outputs[0].comparison.first;
+    // A second run from the same inputs computes the same outputs (no tensor read after its
+    // slot was handed on).
+    const HostBuffer first = model->value(g.outputs[0]);
+    model->run();
+    const HostBuffer second = model->value(g.outputs[0]);
+    for (std::int64_t i = 0; i < first.elementCount(); ++i)
+        ASSERT_EQ(first.get(i), second.get(i)) << i;
+}
+
+TEST(ModelRun, TheCheckNamesTheWrongTaskAndOnlyIt)
+{
+    Graph g = optimized("resnet-block");
+    std::vector<Task> tasks = fuseOps(g);
+    ASSERT_EQ(tasks.size(), 2u);
+    // The first task's relu made a min: wrong where the convolution is positive.
+    ModelOptions o;
+    o.scripts[tasks[0].workload] = replaced(taskScript(g, tasks[0]), "te.max(", "te.min(");
+    std::string why;
+    auto model = CompiledModel::compile(g, o, &why);
+    ASSERT_NE(model, nullptr) << why;
+    EXPECT_EQ(model->tasks()[0].source, "project file");
+    const auto inputs = inputsOf(g);
+    ModelCheck check = model->check(inputs, interpret(g, inputs));
+    EXPECT_FALSE(check.ok());
+    EXPECT_EQ(check.firstWrongTask, 0);
+    EXPECT_FALSE(check.tasks[0].comparison.ok);
+    // The second task runs on the reference's values of its inputs: right.
+    EXPECT_TRUE(check.tasks[1].comparison.ok) << check.tasks[1].comparison.first;
+    EXPECT_FALSE(check.outputs[0].comparison.ok);
+}
+
+TEST(ModelRun, AScriptThatDoesNotFitItsTaskIsAnError)
+{
+    Graph g = optimized("resnet-block");
+    std::vector<Task> tasks = fuseOps(g);
+    const std::string script = taskScript(g, tasks[0]);
+    std::string why;
+    {
+        ModelOptions o;
+        o.scripts[tasks[0].workload] =
+            replaced(script, "(1, 16, 14, 14), name=\"input\"", "(1, 16, 14, 15), name=\"input\"");
+        EXPECT_EQ(CompiledModel::compile(g, o, &why), nullptr);
+        EXPECT_NE(why.find(tasks[0].name), std::string::npos) << why;
+    }
+    {
+        ModelOptions o;
+        o.scripts[tasks[0].workload] = script;
+        o.variants[tasks[0].workload] = "tuned";
+        EXPECT_EQ(CompiledModel::compile(g, o, &why), nullptr);
+        EXPECT_NE(why.find("tuned"), std::string::npos) << why;
+    }
+    {
+        ModelOptions o;
+        o.scripts[tasks[0].workload] = replaced(script, "import tvm", "import tvm\n)");
+        EXPECT_EQ(CompiledModel::compile(g, o, &why), nullptr);
+        EXPECT_NE(why.find("line"), std::string::npos) << why;
+    }
+}
+
+} // namespace
