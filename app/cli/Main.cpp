@@ -164,7 +164,7 @@ Options parseOptions(int argc, char** argv)
     if (argc < 2) throw UsageError("missing command");
     Options o;
     o.command = argv[1];
-    if (o.command == "model") std::exit(runModelCommand(argc - 1, argv + 1));
+    if (o.command == "model") std::exit(runModelCommand(argc - 1, argv + 1, argv[0]));
     if (o.command == "-h" || o.command == "--help" || o.command == "help") {
         std::cout << kUsageText;
         std::exit(kOk);

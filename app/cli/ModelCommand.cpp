@@ -1,4 +1,5 @@
 #include "ModelCommand.h"
+#include "ModelTune.h"
 
 #include "graph/FuseOps.h"
 #include "graph/Interpreter.h"
@@ -7,6 +8,8 @@
 #include "graph/OnnxImport.h"
 #include "graph/Operators.h"
 #include "graph/Passes.h"
+#include "graph/Project.h"
+#include "graph/Task.h"
 #include "runtime/Benchmark.h"
 #include "runtime/ThreadPool.h"
 #include "te/Program.h"
@@ -40,10 +43,12 @@ constexpr int kOk = 0, kError = 1, kUsage = 2, kWrong = 3;
 const char* kModelUsage =
     "usage: loopscope-cli model info  M.onnx [--shape NAME=DIMS ...] [--passes] [--json]\n"
     "       loopscope-cli model run   M.onnx [--input NAME=FILE.pb ...] [--shape NAME=DIMS ...]\n"
-    "                                 [--output-dir D] [--check] [--seed N] [--threads N] "
-    "[--json]\n"
+    "                                 [--output-dir D] [--check] [--seed N] [--threads N]\n"
+    "                                 [--schedules F | --default-schedules] [--json]\n"
     "       loopscope-cli model bench M.onnx [--shape NAME=DIMS ...] [--threads N] [--repeat R]\n"
-    "                                 [--json]\n"
+    "                                 [--schedules F | --default-schedules] [--json]\n"
+    "       loopscope-cli model tune  M.onnx [--task NAME ...] [--top K] [--trials N | --time S]\n"
+    "                                 [--threads N] [--seed N] [--schedules F] [--json]\n"
     "       loopscope-cli model tasks M.onnx [--shape NAME=DIMS ...] [--export DIR] [--json]\n"
     "       loopscope-cli model test  DIR ... [--json]\n"
     "       loopscope-cli model make  resnet18|resnet-block|mlp OUT.onnx [--seed N]\n"
@@ -56,6 +61,9 @@ const char* kModelUsage =
     "         --check compares every task's output with the reference interpreter (float64)\n"
     "         and names the first wrong task (exit 3)\n"
     "  bench  end-to-end latency (median of R runs) and each task's time, weight x time\n"
+    "  tune   the tuner on each task (the heaviest first; --trials per task, default 64), its\n"
+    "         script and log in M.tasks/; a tuned schedule that beats the one a task had is\n"
+    "         recorded in the project file\n"
     "  tasks  the tasks; --export DIR writes each as a TE script the editor opens\n"
     "  test   ONNX's test cases (a folder with model.onnx and test_data_set_0/, or folders of\n"
     "         them, such as /usr/share/libonnx-testdata/data/node): each runs and is compared\n"
@@ -63,7 +71,9 @@ const char* kModelUsage =
     "  make   write a model of a known architecture with seeded random weights (resnet18:\n"
     "         torchvision's ResNet-18 at 224x224, 45 MB)\n"
     "\n"
-    "--shape NAME=DIMS gives an input's shape (1x3x224x224), needed for dynamic dimensions.\n";
+    "--shape NAME=DIMS gives an input's shape (1x3x224x224), needed for dynamic dimensions.\n"
+    "The project file (M.loopscope.json beside M.onnx, or --schedules F) names each task's\n"
+    "schedule: a script and variant, or a tuning log; --default-schedules ignores it.\n";
 
 class Usage : public std::runtime_error {
 public:
@@ -102,9 +112,15 @@ struct Args {
     ImportOptions import;
     std::vector<std::pair<std::string, std::string>> inputs; // NAME=FILE
     std::string outputDir, exportDir;
+    std::string schedules; // the project file (empty: the one beside the model)
+    bool defaultSchedules = false;
     bool check = false, json = false, passes = false;
     int threads = 0, repeat = 10;
     std::uint64_t seed = 1;
+    std::vector<std::string> tuneTasks; // --task
+    int top = 0, trials = 64;
+    double seconds = 0;
+    std::string self;
 };
 
 Args parseArgs(int argc, char** argv)
@@ -117,7 +133,7 @@ Args parseArgs(int argc, char** argv)
         std::exit(kOk);
     }
     if (a.sub != "info" && a.sub != "run" && a.sub != "bench" && a.sub != "tasks" &&
-        a.sub != "test" && a.sub != "make")
+        a.sub != "test" && a.sub != "make" && a.sub != "tune")
         throw Usage("unknown model subcommand '" + a.sub + "'");
     for (int i = 2; i < argc; ++i) {
         std::string s = argv[i];
@@ -149,6 +165,33 @@ Args parseArgs(int argc, char** argv)
             a.check = true;
         } else if (s == "--json") {
             a.json = true;
+        } else if (s == "--schedules" && (a.sub == "run" || a.sub == "bench" || a.sub == "tune")) {
+            a.schedules = value();
+        } else if (s == "--default-schedules" && (a.sub == "run" || a.sub == "bench")) {
+            a.defaultSchedules = true;
+        } else if (s == "--task" && a.sub == "tune") {
+            a.tuneTasks.push_back(value());
+        } else if (s == "--time" && a.sub == "tune") {
+            std::string v = value();
+            try {
+                std::size_t used = 0;
+                a.seconds = std::stod(v, &used);
+                if (used != v.size() || !(a.seconds > 0)) throw std::invalid_argument("");
+            } catch (const std::logic_error&) {
+                throw Usage("--time: '" + v + "' is not a number of seconds");
+            }
+            a.trials = 0;
+        } else if ((s == "--top" || s == "--trials") && a.sub == "tune") {
+            std::string v = value();
+            long long n;
+            try {
+                std::size_t used = 0;
+                n = std::stoll(v, &used);
+                if (used != v.size() || n < 1) throw std::invalid_argument("");
+            } catch (const std::logic_error&) {
+                throw Usage(s + ": '" + v + "' is not a positive number");
+            }
+            (s == "--top" ? a.top : a.trials) = static_cast<int>(n);
         } else if (s == "--threads" || s == "--repeat" || s == "--seed") {
             std::string v = value();
             long long n;
@@ -310,8 +353,29 @@ int modelRun(const Args& a, const ImportResult& r, bool bench)
         std::cerr << "loopscope-cli: " << why << "\n";
         return kError;
     }
+    // The schedules: the project file's choices (beside the model unless --schedules names
+    // one), or the defaults.
+    ModelOptions options;
+    std::string projectPath;
+    if (!a.defaultSchedules) {
+        projectPath = a.schedules.empty() ? projectPathFor(a.files[0]) : a.schedules;
+        if (!a.schedules.empty() && !fs::exists(projectPath)) {
+            std::cerr << "loopscope-cli: no project file " << projectPath << "\n";
+            return kError;
+        }
+        ModelProject project;
+        if (!readProject(projectPath, &project, &why)) {
+            std::cerr << "loopscope-cli: " << why << "\n";
+            return kError;
+        }
+        std::vector<std::string> notes;
+        options = resolveProject(project, g, fuseOps(g), &notes);
+        for (auto& n : notes)
+            std::cerr << "note: " << n << "\n";
+        if (project.tasks.empty()) projectPath.clear();
+    }
     auto t0 = std::chrono::steady_clock::now();
-    auto model = CompiledModel::compile(g, {}, &why);
+    auto model = CompiledModel::compile(g, options, &why);
     if (!model) {
         std::cerr << a.files[0] << ": error: " << why << "\n";
         if (a.json) std::cout << json{{"ok", false}, {"error", why}}.dump(2) << "\n";
@@ -329,6 +393,7 @@ int modelRun(const Args& a, const ImportResult& r, bool bench)
            {"model", a.files[0]},
            {"compile_ms", compileMs},
            {"tasks", model->tasks().size()},
+           {"project", projectPath},
            {"buffer_bytes", model->bufferBytes()},
            {"intermediate_bytes", model->intermediateBytes()},
            {"unplanned_intermediate_bytes", model->unplannedIntermediateBytes()}};
@@ -654,11 +719,12 @@ int modelTest(const Args& a)
 
 } // namespace
 
-int runModelCommand(int argc, char** argv)
+int runModelCommand(int argc, char** argv, const std::string& self)
 {
     Args a;
     try {
         a = parseArgs(argc, argv);
+        a.self = self;
         if (a.sub == "test") return modelTest(a);
         if (a.sub == "make") {
             std::string why;
@@ -697,6 +763,20 @@ int runModelCommand(int argc, char** argv)
                       << p.text << "\n";
     if (a.sub == "info") return modelInfo(a, r);
     if (a.sub == "tasks") return modelTasks(a, r);
+    if (a.sub == "tune") {
+        ModelTuneArgs t;
+        t.model = a.files[0];
+        t.project = a.schedules.empty() ? projectPathFor(a.files[0]) : a.schedules;
+        t.only = a.tuneTasks;
+        t.top = a.top;
+        t.trials = a.trials;
+        t.seconds = a.seconds;
+        t.threads = a.threads;
+        t.seed = a.seed;
+        t.json = a.json;
+        t.self = a.self;
+        return runModelTune(t, r.graph);
+    }
     return modelRun(a, r, a.sub == "bench");
 }
 

@@ -4,10 +4,13 @@
 // table), tasks (--export DIR: each task as a TE script), test (ONNX's own test cases).
 #pragma once
 
+#include <string>
+
 namespace loopscope {
 
 // argv[0] is "model"; returns the process exit code (0 ok, 1 the model has an error or a check
 // failed, 2 usage, 3 wrong numbers).
-int runModelCommand(int argc, char** argv);
+// `self`: the tool's own path (argv[0]), to find the worker next to it.
+int runModelCommand(int argc, char** argv, const std::string& self);
 
 } // namespace loopscope

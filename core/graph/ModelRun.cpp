@@ -33,6 +33,41 @@ double scaleOf(const HostBuffer& b)
     return m;
 }
 
+// The tensor each placeholder variable of a task's script stands for. A script names its
+// placeholders after the tensors of the task it was written for; tasks of the same workload read
+// tensors of other names in the same positions, so a script written for one of them binds to
+// any of them by position.
+std::map<std::string, std::string>
+placeholderBinding(const Task& task, const std::vector<Task>& peers, const Variant& v)
+{
+    auto fits = [&](const std::map<std::string, std::string>& tensorToVar) {
+        std::set<std::string> vars;
+        for (auto& [t, var] : tensorToVar)
+            vars.insert(var);
+        for (const Tensor& a : v.args)
+            if (a->isPlaceholder() && !vars.count(a->name)) return false;
+        return true;
+    };
+    std::map<std::string, std::string> out;
+    const auto own = taskPlaceholders(task);
+    if (fits(own)) {
+        for (auto& [t, var] : own)
+            out[var] = t;
+        return out;
+    }
+    for (const Task& peer : peers) {
+        if (peer.workload != task.workload || peer.inputs.size() != task.inputs.size()) continue;
+        const auto theirs = taskPlaceholders(peer);
+        if (!fits(theirs)) continue;
+        for (std::size_t i = 0; i < peer.inputs.size(); ++i)
+            out[theirs.at(peer.inputs[i])] = task.inputs[i];
+        return out;
+    }
+    for (auto& [t, var] : own) // unbound names are reported by the caller
+        out[var] = t;
+    return out;
+}
+
 } // namespace
 
 CompiledModel::~CompiledModel() = default;
@@ -59,13 +94,17 @@ CompiledModel::compile(const Graph& graph, const ModelOptions& options, std::str
     }
     m->planStorage(tasks);
     m->m_planMs = msSince(t0);
+    const std::vector<Task> peers = tasks; // tasks is consumed below
     for (Task& task : tasks) {
         // An empty tensor (a slice past the end) has nothing to compute.
         if (g.tensor(task.output).elementCount() == 0) continue;
         auto c0 = std::chrono::steady_clock::now();
         CompiledTask ct;
         auto script = options.scripts.find(task.workload);
-        ct.source = script != options.scripts.end() ? "project file" : "default";
+        auto source = options.sources.find(task.workload);
+        ct.source = source != options.sources.end()   ? source->second
+                    : script != options.scripts.end() ? "project file"
+                                                      : "default";
         try {
             ct.script = script != options.scripts.end() ? script->second : taskScript(g, task);
         } catch (const GraphError& e) {
@@ -87,15 +126,14 @@ CompiledModel::compile(const Graph& graph, const ModelOptions& options, std::str
         }
         // The kernel's arguments by name: a placeholder is the task input it was declared for;
         // the computed argument is the task's output.
-        const auto placeholders = taskPlaceholders(task);
+        const auto byVariable = placeholderBinding(task, peers, *v);
         std::vector<std::string> bound;
         for (const Tensor& a : v->args) {
             std::string tensor;
             if (!a->isPlaceholder()) {
                 tensor = task.output;
-            } else {
-                for (auto& [t, var] : placeholders)
-                    if (var == a->name) tensor = t;
+            } else if (auto it = byVariable.find(a->name); it != byVariable.end()) {
+                tensor = it->second;
             }
             if (tensor.empty() || std::find(bound.begin(), bound.end(), tensor) != bound.end()) {
                 *error = "task " + task.name + "'s variant '" + ct.variant + "' takes '" + a->name +

@@ -25,6 +25,8 @@ struct ModelOptions {
     // and the variant to run from it ("default" unless named).
     std::map<std::string, std::string> scripts;
     std::map<std::string, std::string> variants;
+    // Where each of those came from, as the run reports it ("tuned (best of 64 ...)").
+    std::map<std::string, std::string> sources;
 };
 
 // A check of a compiled model against the reference interpreter: each task alone, then the model

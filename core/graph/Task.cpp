@@ -227,8 +227,12 @@ std::string taskScript(const Graph& graph, const Task& task)
     for (auto& in : task.inputs)
         if (std::find(unread.begin(), unread.end(), vars.at(in)) == unread.end())
             args += vars.at(in) + ", ";
-    out << "func = tvm.build(s, [" << args << outVar << "], target=\"llvm\", name=\"" << task.name
-        << "\")\n";
+    const std::string build = "func = tvm.build(s, [" + args + outVar +
+                              "], target=\"llvm\", name=\"" + task.name + "\")\n";
+    out << build;
+    // Where tuning starts from and a hand schedule begins: the declarations' own loops.
+    out << "\n# variant: " << kNaiveTaskVariant << "\ns = te.create_schedule(" << outVar << ".op)\n"
+        << build;
     return out.str();
 }
 

@@ -22,9 +22,12 @@ struct Task {
     int weight = 1;       // how many tasks of the model share this workload
 };
 
-// The script of a task: `# variant: default` (the default schedule) after the declarations, its
-// argument list (inputs, then the output) fixed by tvm.build(..., name=task.name).
+// The script of a task: `# variant: default` (the default schedule) after the declarations, then
+// `# variant: naive` (no schedule: where tuning starts); the argument list (inputs, then the
+// output) fixed by tvm.build(..., name=task.name).
 std::string taskScript(const Graph& graph, const Task& task);
+inline constexpr const char* kDefaultTaskVariant = "default";
+inline constexpr const char* kNaiveTaskVariant = "naive";
 
 // The default schedule's statements for a task's script, applied to `s` (written by taskScript):
 // the output's outer data-parallel loops fused and parallel, its innermost contiguous loop

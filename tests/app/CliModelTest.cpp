@@ -213,3 +213,47 @@ TEST(CliModel, MadeModelsImportAndRun)
     r = runCli("model run " + quoted(m) + "--check");
     EXPECT_EQ(r.exitCode, 0) << r.output;
 }
+
+TEST(CliModel, TuningATaskRecordsItInTheProjectFile)
+{
+    TempDir dir;
+    const fs::path c = dir.path() / "mlp";
+    fs::copy(kModels / "mlp", c, fs::copy_options::recursive);
+    RunResult r =
+        runCli("model tune " + quoted(c / "model.onnx") + "--top 1 --trials 6 --threads 1 --json");
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    auto j = nlohmann::json::parse(r.output);
+    ASSERT_EQ(j["tasks"].size(), 1u) << r.output;
+    const auto& t = j["tasks"][0];
+    ASSERT_TRUE(t.contains("tuned_ms")) << r.output;
+    EXPECT_TRUE(fs::exists(c / "model.tasks" / (t["task"].get<std::string>() + ".py")));
+    EXPECT_TRUE(fs::exists(c / "model.tasks" / (t["task"].get<std::string>() + ".jsonl")));
+    const bool recorded = t["kept"] == "tuned";
+    EXPECT_EQ(fs::exists(c / "model.loopscope.json"), recorded);
+    // The model runs with what the project file says, checked.
+    RunResult run = runCli("model run " + quoted(c / "model.onnx") + "--check --json");
+    ASSERT_EQ(run.exitCode, 0) << run.output;
+    RunResult bench = runCli("model bench " + quoted(c / "model.onnx") + "--repeat 3 --json");
+    ASSERT_EQ(bench.exitCode, 0) << bench.output;
+    int tuned = 0;
+    const auto rows = nlohmann::json::parse(bench.output)["tasks"];
+    for (auto& row : rows)
+        if (row["source"].get<std::string>().rfind("tuned", 0) == 0) ++tuned;
+    EXPECT_EQ(tuned, recorded ? 1 : 0) << bench.output;
+    // --default-schedules leaves the project file aside; an unreadable one is an error.
+    bench =
+        runCli("model bench " + quoted(c / "model.onnx") + "--repeat 3 --default-schedules --json");
+    ASSERT_EQ(bench.exitCode, 0) << bench.output;
+    const auto defaults = nlohmann::json::parse(bench.output)["tasks"];
+    for (auto& row : defaults)
+        EXPECT_EQ(row["source"], "default");
+    {
+        FILE* f = std::fopen((c / "broken.json").c_str(), "wb");
+        std::fputs("{\"version\": 1, \"tasks\": 3}", f);
+        std::fclose(f);
+    }
+    RunResult broken = runCli(
+        "model run " + quoted(c / "model.onnx") + "--schedules " + quoted(c / "broken.json"), true);
+    EXPECT_EQ(broken.exitCode, 1) << broken.output;
+    EXPECT_NE(broken.output.find("broken.json"), std::string::npos) << broken.output;
+}

@@ -1,0 +1,229 @@
+#include "graph/Project.h"
+
+#include "graph/Task.h"
+#include "te/Program.h"
+#include "tune/TuneLog.h"
+#include "tune/TuneStep.h"
+#include "tune/Tuner.h"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace loopscope {
+
+namespace {
+
+bool readText(const fs::path& p, std::string* out)
+{
+    std::ifstream in(p, std::ios::binary);
+    if (!in) return false;
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    *out = ss.str();
+    return true;
+}
+
+std::string stem(const std::string& modelPath)
+{
+    fs::path p(modelPath);
+    return (p.parent_path() / p.stem()).string();
+}
+
+} // namespace
+
+TaskChoice* ModelProject::find(const std::string& workload)
+{
+    for (auto& t : tasks)
+        if (t.workload == workload) return &t;
+    return nullptr;
+}
+
+TaskChoice& ModelProject::choice(const std::string& workload, const std::string& name)
+{
+    if (TaskChoice* t = find(workload)) return *t;
+    tasks.push_back({workload, name, "", "", ""});
+    return tasks.back();
+}
+
+std::string projectPathFor(const std::string& modelPath)
+{
+    return stem(modelPath) + ".loopscope.json";
+}
+
+std::string taskFolderFor(const std::string& modelPath)
+{
+    return stem(modelPath) + ".tasks";
+}
+
+bool readProject(const std::string& path, ModelProject* project, std::string* why)
+{
+    *project = ModelProject{};
+    project->path = path;
+    std::string text;
+    if (!fs::exists(path)) return true;
+    if (!readText(path, &text)) {
+        *why = "cannot read " + path;
+        return false;
+    }
+    json j = json::parse(text, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) {
+        *why = path + " is not a project file (not a JSON object)";
+        return false;
+    }
+    if (j.value("version", 0) != 1) {
+        *why = path + ": version " + j.value("version", json(nullptr)).dump() +
+               " is not one this Loopscope reads (1)";
+        return false;
+    }
+    project->model = j.value("model", "");
+    if (!j.contains("tasks")) return true;
+    if (!j["tasks"].is_array()) {
+        *why = path + ": \"tasks\" is not a list";
+        return false;
+    }
+    int index = 0;
+    for (auto& t : j["tasks"]) {
+        ++index;
+        auto text = [&](const char* key) {
+            return t.contains(key) && t[key].is_string() ? t[key].get<std::string>() : "";
+        };
+        if (!t.is_object() || text("workload").empty()) {
+            *why = path + ": task " + std::to_string(index) + " has no \"workload\"";
+            return false;
+        }
+        project->tasks.push_back(
+            {text("workload"), text("name"), text("script"), text("variant"), text("log")});
+    }
+    return true;
+}
+
+bool writeProject(const ModelProject& project, std::string* why)
+{
+    json tasks = json::array();
+    for (auto& t : project.tasks) {
+        json j{{"workload", t.workload}, {"name", t.name}};
+        if (!t.script.empty()) j["script"] = t.script;
+        if (!t.variant.empty()) j["variant"] = t.variant;
+        if (!t.log.empty()) j["log"] = t.log;
+        tasks.push_back(j);
+    }
+    const json j{{"version", 1}, {"model", project.model}, {"tasks", tasks}};
+    const std::string tmp = project.path + ".tmp-" + std::to_string(::getpid());
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        out << j.dump(2) << "\n";
+        out.flush();
+        if (!out) {
+            *why = "cannot write " + tmp;
+            std::error_code ec;
+            fs::remove(tmp, ec);
+            return false;
+        }
+    }
+    std::error_code ec;
+    fs::rename(tmp, project.path, ec);
+    if (ec) {
+        *why = "cannot write " + project.path + ": " + ec.message();
+        fs::remove(tmp, ec);
+        return false;
+    }
+    return true;
+}
+
+std::string tunedTaskScript(const std::string& script, const std::string& logPath,
+                            std::string* source, std::string* why)
+{
+    EvalResult eval = evaluateScript(script);
+    const Variant* start = eval.ok ? eval.program.findVariant(kNaiveTaskVariant) : nullptr;
+    if (!start) {
+        *why = "the task's script has no variant '" + std::string(kNaiveTaskVariant) +
+               "' to tune from";
+        return {};
+    }
+    LogContents log = readLog(logPath);
+    if (!log.exists) {
+        *why = "no tuning log " + logPath;
+        return {};
+    }
+    const TuneRecord* best = bestRecord(log.records, workloadKey(*start), {});
+    if (!best) {
+        *why = "the tuning log " + fs::path(logPath).filename().string() +
+               " has no checked record for this task";
+        return {};
+    }
+    int measured = 0;
+    for (auto& r : log.records)
+        if (r.workload == best->workload) ++measured;
+    std::ostringstream s;
+    s << "tuned (best of " << measured << " in " << fs::path(logPath).filename().string();
+    if (best->gflops > 0)
+        s << ", " << static_cast<int>(best->gflops * 10 + 0.5) / 10.0 << " GFLOPS";
+    s << " on " << (best->cpu.empty() ? "an unnamed CPU" : best->cpu) << ")";
+    *source = s.str();
+    return scriptWithVariant(script, *start, "tuned", best->statements, false);
+}
+
+ModelOptions resolveProject(const ModelProject& project, const Graph& graph,
+                            const std::vector<Task>& tasks, std::vector<std::string>* notes)
+{
+    ModelOptions o;
+    const fs::path folder = fs::path(project.path).parent_path();
+    auto resolve = [&](const std::string& p) {
+        return fs::path(p).is_absolute() ? fs::path(p) : folder / p;
+    };
+    for (const TaskChoice& c : project.tasks) {
+        // The task the choice was written for (its script's names, and so its tuning log's
+        // workload key, are that task's), else the first of its workload.
+        const Task* task = nullptr;
+        for (auto& t : tasks)
+            if (t.workload == c.workload && (!task || t.name == c.name)) task = &t;
+        const std::string label = c.name.empty() ? std::string("a task") : "task " + c.name;
+        if (!task) {
+            notes->push_back(project.path + ": " + label + " is not in this model (left alone)");
+            continue;
+        }
+        std::string script;
+        std::string source = "default";
+        if (!c.script.empty()) {
+            if (!readText(resolve(c.script), &script)) {
+                notes->push_back(label + ": cannot read " + c.script +
+                                 "; the default schedule runs");
+                continue;
+            }
+            source = "script " + fs::path(c.script).filename().string();
+        } else {
+            script = taskScript(graph, *task);
+        }
+        std::string variant = c.variant.empty() ? kDefaultTaskVariant : c.variant;
+        if (!c.log.empty()) {
+            std::string tunedSource, why;
+            std::string tuned =
+                tunedTaskScript(script, resolve(c.log).string(), &tunedSource, &why);
+            if (tuned.empty()) {
+                notes->push_back(label + ": " + why + "; " +
+                                 (c.script.empty() ? "the default schedule runs"
+                                                   : "variant '" + variant + "' runs"));
+            } else {
+                script = tuned;
+                variant = "tuned";
+                source = tunedSource;
+            }
+        } else if (!c.script.empty()) {
+            source += ", variant " + variant;
+        }
+        if (source == "default") continue;
+        o.scripts[c.workload] = script;
+        o.variants[c.workload] = variant;
+        o.sources[c.workload] = source;
+    }
+    return o;
+}
+
+} // namespace loopscope
