@@ -7,6 +7,7 @@
 #include "TestTyping.h"
 #include "Version.h"
 #include "charts/SweepPanel.h"
+#include "model/ModelWindow.h"
 #include "shell/Document.h"
 #include "shell/MainWindow.h"
 #include "shell/Theme.h"
@@ -46,6 +47,8 @@ constexpr const char* kUsage =
     "                      OpenBLAS line, after opening\n"
     "  --tune TRIALS       tune the shown variant for TRIALS trials in the Tune panel, after\n"
     "                      opening\n"
+    "  --model M.onnx      open the ONNX model's view (its graph and tasks); with --run, run\n"
+    "                      and check the model; with --screenshot, render the model's view\n"
     "  --screenshot PNG    render the window to PNG once the script is analysed (after the\n"
     "                      run, sweep or tuning, when asked for) and exit\n"
     "  --smoke-test        open the script, lower every step of every variant, run the last\n"
@@ -130,8 +133,9 @@ int main(int argc, char** argv)
     QCommandLineOption autosave(QStringLiteral("autosave-interval"), QString(),
                                 QStringLiteral("ms"));
     QCommandLineOption testTyping(QStringLiteral("test-typing"), QString(), QStringLiteral("seed"));
+    QCommandLineOption model(QStringLiteral("model"), QString(), QStringLiteral("onnx"));
     parser.addOptions({help, version, screenshot, variant, step, run, sweep, tune, smokeTest,
-                       autosave, testTyping});
+                       autosave, testTyping, model});
     addQtOptions(parser);
     QString usageError;
     if (!parser.parse(arguments))
@@ -231,7 +235,38 @@ int main(int argc, char** argv)
         std::fflush(stdout);
     });
 
-    if (parser.isSet(screenshot)) {
+    if (parser.isSet(model)) {
+        // The model's view, read (and run, with --run) in its worker; with --screenshot, rendered
+        // once that is done.
+        loopscope::ModelWindow* view = window.openModel(parser.value(model));
+        const QString png = parser.value(screenshot);
+        const bool wantRun = parser.isSet(run);
+        auto shoot = [view, png] {
+            if (!png.isEmpty()) {
+                view->grab().save(png);
+                QApplication::quit();
+            }
+        };
+        QObject::connect(view, &loopscope::ModelWindow::modelLoaded, view, [view, wantRun, shoot] {
+            static bool started = false;
+            if (wantRun && !started) {
+                started = true;
+                view->runModel();
+                return;
+            }
+            if (!wantRun) QTimer::singleShot(500, shoot);
+        });
+        QObject::connect(view, &loopscope::ModelWindow::modelRan, view, [view, shoot] {
+            std::printf("%s\n", qPrintable(view->statusText()));
+            std::fflush(stdout);
+            QTimer::singleShot(500, shoot);
+        });
+        QObject::connect(view, &loopscope::ModelWindow::failed, view, [png](const QString& m) {
+            std::fprintf(stderr, "loopscope: %s\n", qPrintable(m));
+            if (!png.isEmpty()) QApplication::exit(1);
+        });
+        if (!png.isEmpty()) QTimer::singleShot(900000, &app, [] { QApplication::exit(2); });
+    } else if (parser.isSet(screenshot)) {
         QString png = parser.value(screenshot);
         bool wantRun = parser.isSet(run);
         bool wantSweep = parser.isSet(sweep);

@@ -1,4 +1,5 @@
 #include "RequestHandler.h"
+#include "ModelRequest.h"
 #include "TuneRequest.h"
 
 #include "Version.h"
@@ -219,6 +220,22 @@ RequestHandler::RequestHandler(HandlerOptions options)
     m_commands["ping"] = [this](const json&, const Progress&) { return ping(); };
     m_commands["measure"] = [this](const json& r, const Progress& p) { return measure(r, p); };
     m_commands["emit"] = [this](const json& r, const Progress& p) { return emitCode(r, p); };
+    m_commands["model"] = [](const json& r, const Progress& p) {
+        try {
+            return runModelRequest(r, [&](const std::string& phase, double fraction) {
+                p(phase, fraction, json::object());
+            });
+        } catch (const std::invalid_argument& e) {
+            badRequest(e.what());
+        }
+    };
+    m_commands["model_choice"] = [](const json& r, const Progress&) {
+        try {
+            return runModelChoiceRequest(r);
+        } catch (const std::invalid_argument& e) {
+            badRequest(e.what());
+        }
+    };
     m_commands["tune"] = [this](const json& r, const Progress& p) {
         try {
             return runTuneRequest(

@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <unistd.h>
 
@@ -138,13 +139,12 @@ bool writeProject(const ModelProject& project, std::string* why)
 }
 
 std::string tunedTaskScript(const std::string& script, const std::string& logPath,
-                            std::string* source, std::string* why)
+                            std::string* variant, std::string* source, std::string* why)
 {
     EvalResult eval = evaluateScript(script);
-    const Variant* start = eval.ok ? eval.program.findVariant(kNaiveTaskVariant) : nullptr;
-    if (!start) {
-        *why = "the task's script has no variant '" + std::string(kNaiveTaskVariant) +
-               "' to tune from";
+    if (!eval.ok) {
+        *why = "the task's script has an error at line " + std::to_string(eval.error.loc.line) +
+               ": " + eval.error.message;
         return {};
     }
     LogContents log = readLog(logPath);
@@ -152,7 +152,17 @@ std::string tunedTaskScript(const std::string& script, const std::string& logPat
         *why = "no tuning log " + logPath;
         return {};
     }
-    const TuneRecord* best = bestRecord(log.records, workloadKey(*start), {});
+    // The best record of any variant the tuning started from (the naive loops, or a variant
+    // whose steps it kept).
+    const Variant* start = nullptr;
+    const TuneRecord* best = nullptr;
+    for (const Variant& v : eval.program.variants) {
+        const TuneRecord* r = bestRecord(log.records, workloadKey(v), {});
+        if (r && (!best || r->msMedian < best->msMedian)) {
+            best = r;
+            start = &v;
+        }
+    }
     if (!best) {
         *why = "the tuning log " + fs::path(logPath).filename().string() +
                " has no checked record for this task";
@@ -167,7 +177,11 @@ std::string tunedTaskScript(const std::string& script, const std::string& logPat
         s << ", " << static_cast<int>(best->gflops * 10 + 0.5) / 10.0 << " GFLOPS";
     s << " on " << (best->cpu.empty() ? "an unnamed CPU" : best->cpu) << ")";
     *source = s.str();
-    return scriptWithVariant(script, *start, "tuned", best->statements, false);
+    std::set<std::string> used;
+    for (const Variant& v : eval.program.variants)
+        used.insert(v.name);
+    *variant = uniqueName("tuned", used);
+    return scriptWithVariant(script, *start, *variant, best->statements, false);
 }
 
 ModelOptions resolveProject(const ModelProject& project, const Graph& graph,
@@ -203,16 +217,16 @@ ModelOptions resolveProject(const ModelProject& project, const Graph& graph,
         }
         std::string variant = c.variant.empty() ? kDefaultTaskVariant : c.variant;
         if (!c.log.empty()) {
-            std::string tunedSource, why;
+            std::string tunedSource, tunedVariant, why;
             std::string tuned =
-                tunedTaskScript(script, resolve(c.log).string(), &tunedSource, &why);
+                tunedTaskScript(script, resolve(c.log).string(), &tunedVariant, &tunedSource, &why);
             if (tuned.empty()) {
                 notes->push_back(label + ": " + why + "; " +
                                  (c.script.empty() ? "the default schedule runs"
                                                    : "variant '" + variant + "' runs"));
             } else {
                 script = tuned;
-                variant = "tuned";
+                variant = tunedVariant;
                 source = tunedSource;
             }
         } else if (!c.script.empty()) {

@@ -55,9 +55,10 @@ bool writeProject(const ModelProject& project, std::string* why);
 ModelOptions resolveProject(const ModelProject& project, const Graph& graph,
                             const std::vector<Task>& tasks, std::vector<std::string>* notes);
 
-// The task's script with the best record of `logPath` for its naive variant as the variant
-// "tuned", or empty with why (no log, no checked record).
+// The task's script with the best record of `logPath` (tuned from any of its variants, the naive
+// one usually) as a variant of its own ("tuned", or "tuned_1" when the script has one; its name
+// in `variant`), or empty with why (no log, no checked record).
 std::string tunedTaskScript(const std::string& script, const std::string& logPath,
-                            std::string* source, std::string* why);
+                            std::string* variant, std::string* source, std::string* why);
 
 } // namespace loopscope

@@ -33,11 +33,15 @@ std::string formatElement(const std::string& name, const std::vector<std::int64_
     return s + "]";
 }
 
+// Collects the compared elements (the reference evaluates them one at a time), then judges them
+// together: a float32 sum of thousands of products rounds in units of its large partial sums,
+// so the absolute tolerance is taken in units of the output's scale, the largest magnitude among
+// the elements compared (when that is over 1). A scheduling mistake (a missing term, a wrong
+// index) is off by a whole term or more and stays far outside it.
 class Checker {
 public:
-    Checker(const ReferenceEvaluator& reference, const Tensor& output, const HostBuffer& actual,
-            double rtol, double atol)
-        : m_reference(reference), m_output(output), m_actual(actual), m_rtol(rtol), m_atol(atol),
+    Checker(const ReferenceEvaluator& reference, const Tensor& output, const HostBuffer& actual)
+        : m_reference(reference), m_output(output), m_actual(actual),
           m_exact(!output->dtype.isFloat())
     {
     }
@@ -47,37 +51,57 @@ public:
         std::int64_t flat = 0;
         for (std::size_t d = 0; d < index.size(); ++d)
             flat = flat * m_actual.shape()[d] + index[d];
+        Sample s{index, 0, 0, 0, 0};
         if (m_exact) {
-            std::int64_t a = m_actual.getInt(flat);
-            std::int64_t r = m_reference.valueInt(m_output, index);
-            ++result.checked;
-            double diff = std::fabs(static_cast<double>(a) - static_cast<double>(r));
-            note(result, diff, static_cast<double>(r));
-            if (a != r) {
-                mismatch(result, index, std::to_string(a), std::to_string(r));
-            }
-            return;
-        }
-        double a = m_actual.get(flat);
-        double r = m_reference.value(m_output, index);
-        ++result.checked;
-        bool same;
-        if (std::isnan(r) || std::isnan(a)) {
-            same = std::isnan(r) && std::isnan(a);
-        } else if (std::isinf(r) || std::isinf(a)) {
-            same = a == r;
+            s.ai = m_actual.getInt(flat);
+            s.ri = m_reference.valueInt(m_output, index);
         } else {
-            double diff = std::fabs(a - r);
-            note(result, diff, r);
-            same = diff <= m_atol + m_rtol * std::fabs(r);
+            s.a = m_actual.get(flat);
+            s.r = m_reference.value(m_output, index);
         }
-        if (!same) {
-            DataType t = m_output->dtype;
-            mismatch(result, index, formatValue(a, t), formatValue(r, t));
+        ++result.checked;
+        m_samples.push_back(std::move(s));
+    }
+
+    void judge(CheckResult& result, double rtol, double atol)
+    {
+        double scale = 1;
+        if (!m_exact)
+            for (const Sample& s : m_samples)
+                if (std::isfinite(s.r)) scale = std::max(scale, std::fabs(s.r));
+        atol *= scale;
+        for (const Sample& s : m_samples) {
+            if (m_exact) {
+                note(result, std::fabs(static_cast<double>(s.ai) - static_cast<double>(s.ri)),
+                     static_cast<double>(s.ri));
+                if (s.ai != s.ri)
+                    mismatch(result, s.index, std::to_string(s.ai), std::to_string(s.ri));
+                continue;
+            }
+            bool same;
+            if (std::isnan(s.r) || std::isnan(s.a)) {
+                same = std::isnan(s.r) && std::isnan(s.a);
+            } else if (std::isinf(s.r) || std::isinf(s.a)) {
+                same = s.a == s.r;
+            } else {
+                const double diff = std::fabs(s.a - s.r);
+                note(result, diff, s.r);
+                same = diff <= atol + rtol * std::fabs(s.r);
+            }
+            if (!same) {
+                const DataType t = m_output->dtype;
+                mismatch(result, s.index, formatValue(s.a, t), formatValue(s.r, t));
+            }
         }
     }
 
 private:
+    struct Sample {
+        std::vector<std::int64_t> index;
+        double a, r;         // floats
+        std::int64_t ai, ri; // integers and bool
+    };
+
     static void note(CheckResult& result, double diff, double r)
     {
         result.maxAbsError = std::max(result.maxAbsError, diff);
@@ -96,8 +120,8 @@ private:
     const ReferenceEvaluator& m_reference;
     const Tensor& m_output;
     const HostBuffer& m_actual;
-    double m_rtol, m_atol;
     bool m_exact;
+    std::vector<Sample> m_samples;
 };
 
 } // namespace
@@ -115,6 +139,7 @@ CheckResult checkOutput(const ReferenceEvaluator& reference, const Tensor& outpu
                         std::int64_t maxFullElements)
 {
     CheckResult result;
+    Checker checker(reference, output, actual);
     try {
         std::vector<std::int64_t> shape = reference.shape(output);
         if (actual.shape() != shape || actual.dtype() != output->dtype) {
@@ -122,7 +147,6 @@ CheckResult checkOutput(const ReferenceEvaluator& reference, const Tensor& outpu
                            "' is " + output->dtype.str() + formatElement("", shape);
             return result;
         }
-        Checker checker(reference, output, actual, rtol, atol);
         std::int64_t count = actual.elementCount();
         std::size_t ndim = shape.size();
         std::vector<std::int64_t> index(ndim, 0);
@@ -168,6 +192,7 @@ CheckResult checkOutput(const ReferenceEvaluator& reference, const Tensor& outpu
         result.error = e.what();
         return result;
     }
+    checker.judge(result, rtol, atol);
     result.ok = result.mismatches == 0;
     return result;
 }

@@ -34,9 +34,11 @@ struct Tolerance {
 Tolerance defaultTolerance(DataType t);
 
 // Compares `actual` (the output as computed) with `reference`'s values of `output`. An element
-// mismatches when |a - r| > atol + rtol * |r| (floats; NaN matches only NaN, an infinity only
-// itself) or when a != r (integers, bool). With more than `maxFullElements` elements, compares
-// every corner (first or last index in each dimension) and then 2,000 points drawn from `seed`.
+// mismatches when |a - r| > atol * scale + rtol * |r| (floats, `scale` the largest magnitude of
+// the elements compared, at least 1: a long float32 sum rounds in units of its partial sums; NaN
+// matches only NaN, an infinity only itself) or when a != r (integers, bool). With more than
+// `maxFullElements` elements, compares every corner (first or last index in each dimension) and
+// then 2,000 points drawn from `seed`.
 CheckResult checkOutput(const ReferenceEvaluator& reference, const Tensor& output,
                         const HostBuffer& actual, double rtol, double atol, std::uint64_t seed,
                         std::int64_t maxFullElements = std::int64_t{1} << 16);

@@ -35,4 +35,5 @@ set_tests_properties(WorkerProtocolTest PROPERTIES ENVIRONMENT "QT_QPA_PLATFORM=
 add_executable(loopscope_worker_tests worker/RequestHandlerTest.cpp)
 target_link_libraries(loopscope_worker_tests PRIVATE
   loopscope_worker_handler GTest::gtest GTest::gtest_main loopscope_warnings)
+target_compile_definitions(loopscope_worker_tests PRIVATE LOOPSCOPE_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 gtest_discover_tests(loopscope_worker_tests DISCOVERY_TIMEOUT 60)

@@ -4,7 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 using loopscope::worker::HandlerOptions;
@@ -109,7 +112,8 @@ TEST(RequestHandlerTest, PingDescribesTheHostAndTheProtocol)
     EXPECT_FALSE(p["version"].get<std::string>().empty());
     EXPECT_FALSE(p["cpu"].get<std::string>().empty());
     EXPECT_GE(p["threads"].get<int>(), 1);
-    EXPECT_EQ(p["commands"], json::array({"emit", "machine", "measure", "ping", "sweep", "tune"}));
+    EXPECT_EQ(p["commands"], json::array({"emit", "machine", "measure", "model", "model_choice",
+                                          "ping", "sweep", "tune"}));
     EXPECT_EQ(p["testing"], false);
 }
 
@@ -135,9 +139,8 @@ TEST(RequestHandlerTest, BadRequestsAreErrorsWithTheirId)
     expectRequestError(handle(handler, json{{"id", 4}}).result(), "no \"cmd\"");
     expectRequestError(handle(handler, json{{"id", "x"}, {"cmd", "ping"}}).result(), "\"id\"");
     Reply unknown = handle(handler, json{{"id", 5}, {"cmd", "autotune"}});
-    expectRequestError(
-        unknown.result(),
-        "unknown command 'autotune' (commands: emit, machine, measure, ping, sweep, tune)");
+    expectRequestError(unknown.result(), "unknown command 'autotune' (commands: emit, machine, "
+                                         "measure, model, model_choice, ping, sweep, tune)");
     expectRequestError(handle(handler, json{{"id", 6}, {"cmd", "tune"}}).result(), "\"script\"");
     expectRequestError(
         handle(handler, json{{"id", 6}, {"cmd", "tune"}, {"script", "x = 1"}, {"trials", -1}})
@@ -493,4 +496,61 @@ TEST(RequestHandlerTest, MachineReportsPlausibleFigures)
     EXPECT_GT(m["peak_gflops"].get<double>(), 0.5);
     EXPECT_GT(m["bandwidth_gbs"].get<double>(), 0.1);
     EXPECT_EQ(m["threads"], 1);
+}
+
+// The model commands: a sample model's graph and tasks, then a checked and timed run; a task's
+// choice written to the project file; a file that is not a model is a document error.
+TEST(RequestHandlerTest, ModelsAreReadRunAndChosenFor)
+{
+    namespace fs = std::filesystem;
+    const fs::path dir =
+        fs::temp_directory_path() / ("loopscope-handler-model-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    fs::copy(fs::path(LOOPSCOPE_SOURCE_DIR) / "samples/models/mlp", dir,
+             fs::copy_options::recursive);
+    const std::string model = (dir / "model.onnx").string();
+    RequestHandler handler;
+    Reply info =
+        handle(handler, json{{"id", 1}, {"cmd", "model"}, {"model", model}, {"run", false}});
+    ASSERT_EQ(info.result()["status"], "ok") << info.result().dump();
+    EXPECT_EQ(info.result()["tasks"].size(), 4u);
+    EXPECT_EQ(info.result()["graph"]["nodes"].size(), 6u);
+    EXPECT_FALSE(info.result().contains("median_ms"));
+    for (auto& t : info.result()["tasks"])
+        EXPECT_NE(t["script"].get<std::string>().find("# variant: naive"), std::string::npos);
+
+    Reply run = handle(handler, json{{"id", 2}, {"cmd", "model"}, {"model", model}, {"repeat", 3}});
+    ASSERT_EQ(run.result()["status"], "ok") << run.result().dump();
+    EXPECT_TRUE(run.result()["checked"].get<bool>());
+    EXPECT_GT(run.result()["median_ms"].get<double>(), 0);
+    double shares = 0;
+    for (auto& t : run.result()["tasks"]) {
+        EXPECT_TRUE(t["ok"].get<bool>()) << t.dump();
+        shares += t["share"].get<double>();
+    }
+    EXPECT_NEAR(shares, 1.0, 1e-9);
+    EXPECT_FALSE(run.progress.empty());
+
+    const json& task = info.result()["tasks"][0];
+    Reply choice = handle(handler, json{{"id", 3},
+                                        {"cmd", "model_choice"},
+                                        {"model", model},
+                                        {"workload", task["workload"]},
+                                        {"name", task["name"]},
+                                        {"script", (dir / "model.tasks" / "x.py").string()},
+                                        {"variant", "naive"}});
+    ASSERT_EQ(choice.result()["status"], "ok") << choice.result().dump();
+    std::ifstream in(dir / "model.loopscope.json");
+    const json project = json::parse(in);
+    EXPECT_EQ(project["tasks"][0]["script"], "model.tasks/x.py");
+    EXPECT_EQ(project["tasks"][0]["variant"], "naive");
+
+    std::ofstream(dir / "junk.onnx") << "not a model";
+    Reply junk =
+        handle(handler, json{{"id", 4}, {"cmd", "model"}, {"model", (dir / "junk.onnx").string()}});
+    EXPECT_EQ(junk.result()["status"], "error");
+    EXPECT_EQ(junk.result()["kind"], "document");
+    EXPECT_NE(junk.result()["message"].get<std::string>().find("junk.onnx"), std::string::npos)
+        << junk.result().dump();
+    fs::remove_all(dir);
 }

@@ -11,6 +11,7 @@
 #include "editor/EditorPane.h"
 #include "editor/SchedulePanel.h"
 #include "editor/StatementWriter.h"
+#include "model/ModelWindow.h"
 #include "shell/ChartsDock.h"
 #include "shell/Document.h"
 #include "shell/ExportDialog.h"
@@ -36,6 +37,7 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
+#include <QFileDialog>
 #include <QFileInfo>
 #include <QGuiApplication>
 #include <QLabel>
@@ -236,6 +238,20 @@ void MainWindow::buildActions()
                            [this, path] { m_document->openSample(path); });
     }
     m_document->setRecentMenu(file->addMenu(tr("Open &Recent")));
+    file->addAction(tr("Import &Model…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M), this,
+                    [this] {
+                        const QString path = QFileDialog::getOpenFileName(
+                            this, tr("Import Model"), QString(), tr("ONNX models (*.onnx)"));
+                        if (!path.isEmpty()) openModel(path);
+                    });
+    QMenu* sampleModels = file->addMenu(tr("Open Sample &Model"));
+    QDir modelDir(Document::samplesDirectory() + QStringLiteral("/models"));
+    for (const QFileInfo& fi :
+         modelDir.entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
+        const QString path = fi.absoluteFilePath() + QStringLiteral("/model.onnx");
+        if (QFileInfo::exists(path))
+            sampleModels->addAction(fi.fileName(), this, [this, path] { openModel(path); });
+    }
     file->addSeparator();
     file->addAction(tr("&Save"), QKeySequence::Save, m_document, &Document::save);
     file->addAction(tr("Save &As…"), QKeySequence::SaveAs, m_document, &Document::saveAs);
@@ -837,12 +853,51 @@ void MainWindow::connectTuning()
     connect(m_tune, &TuneService::failed, m_tunePanel, &TunePanel::showFailure);
     connect(m_tune, &TuneService::cancelled, m_tunePanel, &TunePanel::showCancelled);
     connect(m_tune, &TuneService::finished, this, &MainWindow::tuneFinished);
+    // A model's task tuned here: its log becomes the task's schedule in the model.
+    connect(m_tune, &TuneService::finished, this, [this](const worker::TuneResult& r) {
+        if (r.bestTrial <= 0) return;
+        for (ModelWindow* w : std::as_const(m_models))
+            if (w->recordTuning(documentPath(), r.log.isEmpty() ? tuningLogPath() : r.log))
+                showNotice(tr("The tuned schedule is now the task's in %1; run the model to "
+                              "measure it")
+                               .arg(QFileInfo(w->modelPath()).fileName()));
+    });
     connect(m_tune, &TuneService::failed, this, &MainWindow::tuneFinished);
     connect(m_tune, &TuneService::cancelled, this, &MainWindow::tuneFinished);
 }
 
+ModelWindow* MainWindow::openModel(const QString& path)
+{
+    const QString key = QFileInfo(path).absoluteFilePath();
+    ModelWindow* w = m_models.value(key);
+    if (!w) {
+        w = new ModelWindow(this);
+        m_models.insert(key, w);
+        connect(w, &ModelWindow::openScriptRequested, this, [this](const QString& script) {
+            if (QFileInfo(documentPath()).absoluteFilePath() ==
+                QFileInfo(script).absoluteFilePath())
+                return;
+            if (openFile(script)) {
+                raise();
+                activateWindow();
+            }
+        });
+        w->openModel(key);
+    }
+    w->show();
+    w->raise();
+    w->activateWindow();
+    return w;
+}
+
 QString MainWindow::tuningLogPath() const
 {
+    // A task of a model (resnet.tasks/conv_relu_3.py) keeps its records beside it
+    // (resnet.tasks/conv_relu_3.jsonl), where the model's project file finds them.
+    const QFileInfo script(documentPath());
+    if (!documentPath().isEmpty() && script.absolutePath().endsWith(QStringLiteral(".tasks")))
+        return script.absolutePath() + QLatin1Char('/') + script.completeBaseName() +
+               QStringLiteral(".jsonl");
     const QString folder = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) +
                            QStringLiteral("/tuning");
     QDir().mkpath(folder);

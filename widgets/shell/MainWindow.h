@@ -7,6 +7,7 @@
 
 #include "shell/AnalysisService.h"
 
+#include <QHash>
 #include <QMainWindow>
 
 #include <functional>
@@ -36,6 +37,7 @@ class WorkerClient;
 class SweepStore;
 class TunePanel;
 class TuneService;
+class ModelWindow;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -45,6 +47,8 @@ public:
 
     // Opens a file; returns false (after telling the user) when it cannot be read.
     bool openFile(const QString& path);
+    // File ▸ Import Model: the model's view (one per model, shown again when it is open).
+    ModelWindow* openModel(const QString& path);
     void setScriptText(const QString& text, const QString& path, bool modified);
     // Offers the text a crashed session left behind; `ask` false restores without asking (tests).
     bool offerRecovery(bool ask = true);
@@ -166,6 +170,7 @@ private:
     int m_zoom = 0; // steps of zoom from the default text size
     CompareView* m_compare = nullptr;
     PrimitiveHelpDialog* m_primitiveHelp = nullptr;
+    QHash<QString, ModelWindow*> m_models; // by the model's absolute path
     QLabel* m_errorLabel = nullptr;
     std::function<void()> m_defaultDockSizes;
     QStringList m_notices;

@@ -194,6 +194,20 @@ int WorkerClient::submit(const worker::MachineRequest& request, QObject* context
                    routeTo(context, std::move(done)));
 }
 
+int WorkerClient::submit(const worker::ModelRequest& request, QObject* context,
+                         Continuation<worker::ModelResult> done, Order order)
+{
+    return enqueue(worker::encode(request), request.timeLimitMs, order,
+                   routeTo(context, std::move(done)));
+}
+
+int WorkerClient::submit(const worker::ModelChoiceRequest& request, QObject* context,
+                         Continuation<worker::ModelChoiceResult> done, Order order)
+{
+    return enqueue(worker::encode(request), request.timeLimitMs, order,
+                   routeTo(context, std::move(done)));
+}
+
 int WorkerClient::submit(const worker::TuneRequest& request, QObject* context,
                          std::function<void(const worker::TuneProgress&)> trial,
                          Continuation<worker::TuneResult> done, Order order)

@@ -78,6 +78,10 @@ public:
                Continuation<worker::SweepResult> done, Order order = Order::Last);
     int submit(const worker::MachineRequest& request, QObject* context,
                Continuation<worker::MachineResult> done, Order order = Order::Last);
+    int submit(const worker::ModelRequest& request, QObject* context,
+               Continuation<worker::ModelResult> done, Order order = Order::Last);
+    int submit(const worker::ModelChoiceRequest& request, QObject* context,
+               Continuation<worker::ModelChoiceResult> done, Order order = Order::Last);
     int submit(const worker::TuneRequest& request, QObject* context,
                std::function<void(const worker::TuneProgress&)> trial,
                Continuation<worker::TuneResult> done, Order order = Order::Last);

@@ -208,6 +208,36 @@ QJsonObject encode(const TuneRequest& r)
     return o;
 }
 
+QJsonObject encode(const ModelRequest& r)
+{
+    QJsonObject shapes;
+    for (auto it = r.shapes.begin(); it != r.shapes.end(); ++it)
+        shapes.insert(it.key(), toArray(it.value()));
+    QJsonObject o{{QStringLiteral("cmd"), QStringLiteral("model")},
+                  {QStringLiteral("model"), r.model},
+                  {QStringLiteral("run"), r.run},
+                  {QStringLiteral("check"), r.check},
+                  {QStringLiteral("repeat"), r.repeat},
+                  {QStringLiteral("threads"), r.threads}};
+    if (!r.schedules.isEmpty()) o.insert(QStringLiteral("schedules"), r.schedules);
+    if (!shapes.isEmpty()) o.insert(QStringLiteral("shapes"), shapes);
+    return o;
+}
+
+QJsonObject encode(const ModelChoiceRequest& r)
+{
+    QJsonObject o{{QStringLiteral("cmd"), QStringLiteral("model_choice")},
+                  {QStringLiteral("model"), r.model},
+                  {QStringLiteral("workload"), r.workload},
+                  {QStringLiteral("name"), r.name}};
+    if (!r.schedules.isEmpty()) o.insert(QStringLiteral("schedules"), r.schedules);
+    if (r.script) o.insert(QStringLiteral("script"), *r.script);
+    if (r.variant) o.insert(QStringLiteral("variant"), *r.variant);
+    if (r.log) o.insert(QStringLiteral("log"), *r.log);
+    if (r.reset) o.insert(QStringLiteral("reset"), true);
+    return o;
+}
+
 // ---- progress ----
 
 bool isProgress(const QJsonObject& message)
@@ -436,6 +466,78 @@ template <> Reply<TuneResult> decode<TuneResult>(const QJsonObject& m)
     r.bestTir = text(m, "best_tir");
     r.notes = strings(m, "notes");
     r.log = text(m, "log");
+    return reply;
+}
+
+template <> Reply<ModelResult> decode<ModelResult>(const QJsonObject& m)
+{
+    Reply<ModelResult> reply = begin<ModelResult>(m);
+    if (!reply.answered()) return reply;
+    ModelResult& r = reply.result;
+    r.ok = true;
+    r.model = text(m, "model");
+    r.project = text(m, "project");
+    r.importMs = number(m, "import_ms");
+    r.compileMs = number(m, "compile_ms");
+    r.medianMs = number(m, "median_ms");
+    r.minMs = number(m, "min_ms");
+    r.maxMs = number(m, "max_ms");
+    r.threads = integer(m, "threads");
+    r.bufferBytes = number(m, "buffer_bytes");
+    r.checked = m.contains(QLatin1String("checked"));
+    r.checkPassed = flag(m, "checked");
+    r.firstWrongTask = text(m, "first_wrong_task");
+    r.notes = strings(m, "notes");
+    for (const QJsonValue& v : m.value(QLatin1String("tasks")).toArray()) {
+        const QJsonObject t = v.toObject();
+        ModelTaskResult task;
+        task.name = text(t, "name");
+        task.workload = text(t, "workload");
+        task.anchor = text(t, "anchor");
+        task.nodes = strings(t, "nodes");
+        task.weight = integer(t, "weight");
+        task.output = text(t, "output");
+        task.gflop = number(t, "gflop");
+        task.script = text(t, "script");
+        task.scriptFile = text(t, "script_file");
+        task.logFile = text(t, "log_file");
+        task.measured = t.contains(QLatin1String("ms"));
+        task.source = text(t, "source");
+        task.variant = text(t, "variant");
+        task.ms = number(t, "ms");
+        task.share = number(t, "share");
+        task.gflops = number(t, "gflops");
+        task.checked = t.contains(QLatin1String("ok"));
+        task.ok = !task.checked || flag(t, "ok");
+        task.maxAbsError = number(t, "max_abs_error");
+        task.maxRelError = number(t, "max_rel_error");
+        task.first = text(t, "first");
+        r.tasks << task;
+    }
+    const QJsonObject graph = m.value(QLatin1String("graph")).toObject();
+    for (const QJsonValue& v : graph.value(QLatin1String("nodes")).toArray()) {
+        const QJsonObject n = v.toObject();
+        ModelNode node;
+        node.name = text(n, "name");
+        node.op = text(n, "op");
+        node.inputs = strings(n, "inputs");
+        for (const QJsonValue& o : n.value(QLatin1String("outputs")).toArray()) {
+            node.outputs << text(o.toObject(), "name");
+            node.shapes << text(o.toObject(), "shape");
+        }
+        node.task = n.value(QLatin1String("task")).toInt(-1);
+        r.nodes << node;
+    }
+    for (const QJsonValue& v : graph.value(QLatin1String("inputs")).toArray())
+        r.inputs << text(v.toObject(), "name") + QLatin1Char(' ') + text(v.toObject(), "shape");
+    r.outputs = strings(graph, "outputs");
+    return reply;
+}
+
+template <> Reply<ModelChoiceResult> decode<ModelChoiceResult>(const QJsonObject& m)
+{
+    Reply<ModelChoiceResult> reply = begin<ModelChoiceResult>(m);
+    if (reply.answered()) reply.result.project = text(m, "project");
     return reply;
 }
 

@@ -18,6 +18,8 @@ QJsonObject encode(const EmitRequest& request);
 QJsonObject encode(const SweepRequest& request);
 QJsonObject encode(const MachineRequest& request);
 QJsonObject encode(const TuneRequest& request);
+QJsonObject encode(const ModelRequest& request);
+QJsonObject encode(const ModelChoiceRequest& request);
 
 // Whether a message is a progress message ("status": "progress") rather than a result.
 bool isProgress(const QJsonObject& message);
@@ -41,6 +43,8 @@ template <> Reply<EmitResult> decode<EmitResult>(const QJsonObject& message);
 template <> Reply<SweepResult> decode<SweepResult>(const QJsonObject& message);
 template <> Reply<MachineResult> decode<MachineResult>(const QJsonObject& message);
 template <> Reply<TuneResult> decode<TuneResult>(const QJsonObject& message);
+template <> Reply<ModelResult> decode<ModelResult>(const QJsonObject& message);
+template <> Reply<ModelChoiceResult> decode<ModelChoiceResult>(const QJsonObject& message);
 
 // A sweep point in the form the worker's messages give it and its "known" field takes back.
 QJsonObject encodeSweepPoint(const SweepPoint& point);

@@ -215,6 +215,66 @@ struct TuneResult {
     QString log;
 };
 
+// "model": one task of the model as it ran, in the order tasks run.
+struct ModelTaskResult {
+    QString name;
+    QString workload;
+    QString anchor;
+    QStringList nodes; // the graph's node names it computes
+    int weight = 1;
+    QString output; // the tensor it writes
+    double gflop = 0;
+    QString script;        // its default TE script
+    QString scriptFile;    // from the project file (relative to it), when it names one
+    QString logFile;       // likewise, a tuning log
+    bool measured = false; // ms, share and gflops are set
+    QString source; // "default", "tuned (best of 64 ...)", "script conv_relu_3.py, variant x"
+    QString variant;
+    double ms = 0;
+    double share = 0; // of the sum of the tasks' times
+    double gflops = 0;
+    bool checked = false; // compared with the reference (ok says how)
+    bool ok = true;
+    double maxAbsError = 0;
+    double maxRelError = 0;
+    QString first; // the first mismatch
+};
+
+// A node of the model's graph (after the graph passes).
+struct ModelNode {
+    QString name;
+    QString op;
+    QStringList inputs;  // tensors other nodes (or the graph's inputs) compute
+    QStringList outputs; // tensors it computes
+    QStringList shapes;  // of its outputs: "1x64x56x56"
+    int task = -1;       // index into ModelResult::tasks; -1: a view no task computes
+};
+
+// (A model that cannot be imported or compiled is the worker's error result, kind Document.)
+struct ModelResult {
+    bool ok = false;
+    QString model;
+    QString project; // the project file used; empty: none
+    double importMs = 0, compileMs = 0;
+    double medianMs = 0, minMs = 0, maxMs = 0;
+    int threads = 0;
+    double bufferBytes = 0;
+    bool checked = false;     // a check ran
+    bool checkPassed = false; // every task and output matched
+    QString firstWrongTask;
+    QStringList notes;
+    QList<ModelTaskResult> tasks;
+    QList<ModelNode> nodes;
+    QStringList inputs;  // "input 1x3x224x224"
+    QStringList outputs; // tensor names
+    bool ran() const { return medianMs > 0; }
+};
+
+// "model_choice": where the choice was written.
+struct ModelChoiceResult {
+    QString project;
+};
+
 // "machine": the reference lines of the charts.
 struct MachineResult {
     double peakGflops = 0;

@@ -10,6 +10,8 @@
 #include <QString>
 #include <QStringList>
 
+#include <optional>
+
 namespace loopscope::worker {
 
 // "ping" -> PingResult.
@@ -79,6 +81,30 @@ struct TuneRequest {
     bool hand = false;   // measure the script's variants first (the fastest hand schedule's line)
     int timeLimitMs = 0; // 0: the client's (a tuning run needs its budget and more)
     bool crashFirst = false; // testing (LOOPSCOPE_WORKER_TESTING=1): the first candidate crashes
+};
+
+// "model" -> ModelResult: an ONNX model imported, compiled with its project file's schedules,
+// checked task by task against the reference and timed.
+struct ModelRequest {
+    QString model;     // the .onnx file
+    QString schedules; // a project file; empty: the one beside the model; "none": the defaults
+    QMap<QString, QList<qint64>> shapes; // inputs' shapes where the model leaves them open
+    bool run = true;                     // false: the graph and tasks only
+    bool check = true;
+    int repeat = 10;
+    int threads = 0;
+    int timeLimitMs = 0;
+};
+
+// "model_choice" -> ModelChoiceResult: a task's schedule written to the model's project file.
+struct ModelChoiceRequest {
+    QString model;
+    QString schedules; // the project file; empty: the one beside the model
+    QString workload;
+    QString name;
+    std::optional<QString> script, variant, log; // those given are set ("" drops a log)
+    bool reset = false;                          // drop the task's choice instead
+    int timeLimitMs = 0;
 };
 
 // "machine" -> MachineResult: peak speed and memory bandwidth, measured (about two seconds).

@@ -122,6 +122,30 @@ TEST(CheckTest, ToleranceIsAbsolutePlusRelative)
     EXPECT_EQ(r.firstMismatch, "C[0, 0] = 1.000000002 but expected 1");
 }
 
+TEST(CheckTest, TheAbsoluteToleranceScalesWithTheOutput)
+{
+    // C = 2A + 0.5 with one element of A at 40: C's scale is 80.5, so float32's absolute
+    // tolerance is 1e-5 * 80.5 for every element (a long float32 sum rounds in units of its
+    // partial sums, not of its result).
+    Fixture f({4, 4});
+    f.input.set(f.input.flatIndex({3, 3}), 40.0);
+    f.input.set(0, 0.0); // C[0, 0] = 0.5
+    f.reference->clearCache();
+    f.actual = expectedOutput(*f.reference, f.c, f.shape);
+    f.actual.set(0, 0.5 + 5e-4);
+    EXPECT_TRUE(f.check().ok) << f.check().firstMismatch;
+    // A term's worth of error is far outside it.
+    f.actual.set(0, 0.5 + 0.01);
+    EXPECT_FALSE(f.check().ok);
+    // Below a scale of 1 the tolerance is as given.
+    Fixture g({4, 4});
+    g.input.set(0, 0.0);
+    g.reference->clearCache();
+    g.actual = expectedOutput(*g.reference, g.c, g.shape);
+    g.actual.set(0, 0.5 + 5e-4);
+    EXPECT_FALSE(g.check().ok);
+}
+
 TEST(CheckTest, IntegersCompareExactly)
 {
     Fixture f({3, 4}, DataType::int32());

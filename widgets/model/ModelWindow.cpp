@@ -1,0 +1,447 @@
+#include "model/ModelWindow.h"
+
+#include "model/ModelGraphView.h"
+#include "te/Program.h"
+#include "worker/WorkerClient.h"
+#include "worker/WorkerRequests.h"
+
+#include <QAction>
+#include <QCheckBox>
+#include <QDir>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QInputDialog>
+#include <QLabel>
+#include <QProgressBar>
+#include <QSaveFile>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTableWidget>
+#include <QTimer>
+#include <QToolBar>
+
+#include <set>
+
+namespace loopscope {
+
+namespace {
+
+enum Column {
+    Task,
+    Operators,
+    Weight,
+    Gflop,
+    ScheduleSource,
+    Ms,
+    WeightMs,
+    Gflops,
+    Check,
+    Columns
+};
+constexpr int kTaskIndexRole = Qt::UserRole;
+constexpr int kSortRole = Qt::UserRole + 1;
+
+// A cell that sorts by its number, not its text.
+class NumberItem : public QTableWidgetItem {
+public:
+    NumberItem(double value, const QString& text) : QTableWidgetItem(text)
+    {
+        setData(kSortRole, value);
+        setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    }
+    bool operator<(const QTableWidgetItem& other) const override
+    {
+        return data(kSortRole).toDouble() < other.data(kSortRole).toDouble();
+    }
+};
+
+QString readText(const QString& path)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) return {};
+    return QString::fromUtf8(f.readAll());
+}
+
+} // namespace
+
+ModelWindow::ModelWindow(QWidget* parent) : QMainWindow(parent), m_worker(new WorkerClient(this))
+{
+    setWindowFlag(Qt::Window);
+    setAttribute(Qt::WA_DeleteOnClose, false);
+    m_worker->setTimeLimitMs(30 * 60 * 1000); // a large model's reference check takes minutes
+    resize(1100, 760);
+
+    QToolBar* bar = addToolBar(tr("Model"));
+    bar->setObjectName(QStringLiteral("modelToolBar"));
+    m_runAction = bar->addAction(tr("Run Model"), this, &ModelWindow::runModel);
+    m_runAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    m_runAction->setToolTip(tr("Compile every task with its schedule, run the model end to end, "
+                               "check it against the reference and time it (Ctrl+R)"));
+    m_check = new QCheckBox(tr("Check"), this);
+    m_check->setChecked(true);
+    m_check->setToolTip(tr("Compare every task's output with the reference interpreter (float64), "
+                           "each on the reference's inputs, and the outputs end to end"));
+    bar->addWidget(m_check);
+    bar->addWidget(new QLabel(tr("  Threads "), this));
+    m_threads = new QSpinBox(this);
+    m_threads->setRange(0, 256);
+    m_threads->setSpecialValueText(tr("all"));
+    m_threads->setAccessibleName(tr("Threads"));
+    bar->addWidget(m_threads);
+    bar->addSeparator();
+    m_openAction =
+        bar->addAction(tr("Open as Script"), this, [this] { openTaskAsScript(selectedTask()); });
+    m_openAction->setToolTip(tr("Open the selected task as a TE script in the main window, to "
+                                "schedule it by hand or tune it"));
+    m_variantAction = bar->addAction(tr("Use Variant…"), this, [this] {
+        const int t = selectedTask();
+        if (t < 0) return;
+        const QString text = readText(taskScriptPath(t));
+        EvalResult e =
+            evaluateScript((text.isEmpty() ? m_result.tasks[t].script : text).toStdString());
+        QStringList names;
+        if (e.ok)
+            for (auto& v : e.program.variants)
+                names << QString::fromStdString(v.name);
+        if (names.isEmpty()) return;
+        bool ok = false;
+        const QString v = QInputDialog::getItem(
+            this, tr("Use Variant"),
+            tr("Variant of %1 the model runs:").arg(m_result.tasks[t].name), names, 0, false, &ok);
+        if (ok) useVariant(t, v);
+    });
+    bar->addAction(tr("Fit"), this, [this] { m_graph->fit(); });
+
+    auto* split = new QSplitter(Qt::Vertical, this);
+    m_graph = new ModelGraphView(split);
+    m_table = new QTableWidget(0, Columns, split);
+    m_table->setHorizontalHeaderLabels({tr("Task"), tr("Operators"), tr("Weight"), tr("GFLOP"),
+                                        tr("Schedule"), tr("ms"), tr("Weight × ms"), tr("GFLOPS"),
+                                        tr("Check")});
+    m_table->horizontalHeaderItem(WeightMs)->setToolTip(
+        tr("What the task costs the model: its time times how often it occurs (the tuner's "
+           "objective: tune the largest first)"));
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setSectionResizeMode(Operators, QHeaderView::Stretch);
+    m_table->setAccessibleName(tr("Tasks"));
+    split->addWidget(m_graph);
+    split->addWidget(m_table);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    split->setSizes({460, 300});
+    m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 8);
+    setCentralWidget(split);
+
+    m_status = new QLabel(this);
+    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_progress = new QProgressBar(this);
+    m_progress->setMaximumWidth(160);
+    m_progress->setRange(0, 0);
+    m_progress->hide();
+    statusBar()->addWidget(m_status, 1);
+    statusBar()->addPermanentWidget(m_progress);
+
+    connect(m_graph, &ModelGraphView::taskClicked, this, &ModelWindow::selectTask);
+    connect(m_table, &QTableWidget::itemSelectionChanged, this, [this] {
+        m_graph->selectTask(selectedTask());
+        const bool any = selectedTask() >= 0;
+        m_openAction->setEnabled(any);
+        m_variantAction->setEnabled(any);
+    });
+    connect(m_table, &QTableWidget::cellDoubleClicked, this,
+            [this](int, int) { openTaskAsScript(selectedTask()); });
+    connect(m_worker, &WorkerClient::progress, this,
+            [this](int, const QString& phase, double) { m_progress->setFormat(phase); });
+    m_openAction->setEnabled(false);
+    m_variantAction->setEnabled(false);
+    m_runAction->setEnabled(false);
+}
+
+void ModelWindow::openModel(const QString& path)
+{
+    m_path = QFileInfo(path).absoluteFilePath();
+    m_result = {};
+    setWindowTitle(tr("%1 — Loopscope model").arg(QFileInfo(path).fileName()));
+    request(false);
+}
+
+void ModelWindow::runModel()
+{
+    if (!m_path.isEmpty()) request(true);
+}
+
+void ModelWindow::request(bool run)
+{
+    if (m_pending >= 0) m_worker->cancel(m_pending);
+    worker::ModelRequest r;
+    r.model = m_path;
+    r.run = run;
+    r.check = m_check->isChecked();
+    r.threads = m_threads->value();
+    setBusy(true, run ? tr("Compiling, checking and timing %1…").arg(QFileInfo(m_path).fileName())
+                      : tr("Reading %1…").arg(QFileInfo(m_path).fileName()));
+    m_pending =
+        m_worker->submit(r, this, [this, run](const worker::Reply<worker::ModelResult>& reply) {
+            m_pending = -1;
+            setBusy(false);
+            if (reply.cancelled()) return;
+            if (!reply.answered()) {
+                const QString name = QFileInfo(m_path).fileName();
+                m_status->setText(reply.message().startsWith(name)
+                                      ? reply.message()
+                                      : tr("%1: %2").arg(name, reply.message()));
+                emit failed(reply.message());
+                return;
+            }
+            showResult(reply.result);
+            if (run)
+                emit modelRan();
+            else
+                emit modelLoaded();
+        });
+}
+
+void ModelWindow::setBusy(bool busy, const QString& what)
+{
+    m_progress->setVisible(busy);
+    m_runAction->setEnabled(!busy && !m_path.isEmpty());
+    if (busy) m_status->setText(what);
+}
+
+void ModelWindow::showResult(const worker::ModelResult& r)
+{
+    const bool first = m_result.nodes.isEmpty();
+    const int selected = selectedTask();
+    m_result = r;
+    m_graph->setModel(r);
+    if (first) QTimer::singleShot(0, m_graph, &ModelGraphView::fit); // once laid out
+    fillTable();
+    if (selected >= 0) selectTask(selected);
+    std::set<QString> workloads;
+    for (auto& t : r.tasks)
+        workloads.insert(t.workload);
+    QString s = tr("%1: %2 nodes, %3 tasks (%4 workloads)")
+                    .arg(QFileInfo(m_path).fileName())
+                    .arg(r.nodes.size())
+                    .arg(r.tasks.size())
+                    .arg(workloads.size());
+    if (r.ran()) {
+        s += tr("; end to end %1 ms median (%2–%3, %4 threads), compiled in %5 ms")
+                 .arg(r.medianMs, 0, 'f', 2)
+                 .arg(r.minMs, 0, 'f', 2)
+                 .arg(r.maxMs, 0, 'f', 2)
+                 .arg(r.threads)
+                 .arg(r.compileMs, 0, 'f', 0);
+        if (r.checked)
+            s += r.checkPassed ? tr("; check: every task matches the reference")
+                 : !r.firstWrongTask.isEmpty()
+                     ? tr("; check: task %1 computes wrong numbers").arg(r.firstWrongTask)
+                     : tr("; check: the outputs differ from the reference");
+    } else {
+        s += tr(" — Run Model (Ctrl+R) to time and check it");
+    }
+    if (!r.project.isEmpty()) s += tr("; schedules from %1").arg(QFileInfo(r.project).fileName());
+    if (!r.notes.isEmpty()) s += QStringLiteral("\n") + r.notes.join(QStringLiteral("\n"));
+    m_status->setText(s);
+}
+
+void ModelWindow::fillTable()
+{
+    m_table->setSortingEnabled(false);
+    m_table->setRowCount(0);
+    std::set<QString> seen;
+    for (int i = 0; i < m_result.tasks.size(); ++i) {
+        const auto& t = m_result.tasks[i];
+        if (!seen.insert(t.workload).second) continue;
+        const int row = m_table->rowCount();
+        m_table->insertRow(row);
+        auto* name = new QTableWidgetItem(t.name);
+        name->setData(kTaskIndexRole, i);
+        name->setToolTip(t.nodes.join(QStringLiteral(" → ")));
+        m_table->setItem(row, Task, name);
+        QStringList ops;
+        for (const QString& n : t.nodes)
+            for (auto& node : m_result.nodes)
+                if (node.name == n) ops << node.op;
+        m_table->setItem(row, Operators, new QTableWidgetItem(ops.join(QStringLiteral(" → "))));
+        m_table->setItem(row, Weight, new NumberItem(t.weight, QString::number(t.weight)));
+        m_table->setItem(row, Gflop, new NumberItem(t.gflop, QString::number(t.gflop, 'g', 3)));
+        auto* source = new QTableWidgetItem(t.source);
+        source->setToolTip(t.source);
+        m_table->setItem(row, ScheduleSource, source);
+        auto number = [&](Column c, double v, int digits) {
+            m_table->setItem(row, c,
+                             t.measured ? new NumberItem(v, QString::number(v, 'f', digits))
+                                        : new NumberItem(-1, QStringLiteral("–")));
+        };
+        number(Ms, t.ms, 3);
+        number(WeightMs, t.ms * t.weight, 3);
+        number(Gflops, t.gflops, 1);
+        auto* check = new QTableWidgetItem(!t.checked ? QStringLiteral("–")
+                                           : t.ok     ? tr("✓ ok")
+                                                      : tr("✗ wrong"));
+        if (t.checked)
+            check->setToolTip(
+                t.ok ? tr("max abs error %1, max rel error %2")
+                           .arg(t.maxAbsError, 0, 'g', 3)
+                           .arg(t.maxRelError, 0, 'g', 3)
+                     : tr("%1 (max abs error %2)").arg(t.first).arg(t.maxAbsError, 0, 'g', 3));
+        if (t.checked && !t.ok) check->setForeground(QColor(0xc0, 0x1c, 0x28));
+        m_table->setItem(row, Check, check);
+        // The row's colour is its frame's in the graph.
+        if (t.measured) {
+            QColor c = ModelGraphView::heat(t.share);
+            c.setAlpha(110);
+            name->setBackground(c);
+        }
+    }
+    m_table->setSortingEnabled(true);
+    m_table->sortItems(m_result.ran() ? WeightMs : Task,
+                       m_result.ran() ? Qt::DescendingOrder : Qt::AscendingOrder);
+    if (!m_result.ran()) {
+        // In the order the tasks run.
+        m_table->setSortingEnabled(false);
+        std::vector<std::pair<int, QList<QTableWidgetItem*>>> rows;
+        for (int r = 0; r < m_table->rowCount(); ++r) {
+            QList<QTableWidgetItem*> items;
+            for (int c = 0; c < Columns; ++c)
+                items << m_table->takeItem(r, c);
+            rows.emplace_back(items[0]->data(kTaskIndexRole).toInt(), items);
+        }
+        std::sort(rows.begin(), rows.end(), [](auto& a, auto& b) { return a.first < b.first; });
+        for (int r = 0; r < static_cast<int>(rows.size()); ++r)
+            for (int c = 0; c < Columns; ++c)
+                m_table->setItem(r, c, rows[static_cast<std::size_t>(r)].second[c]);
+        m_table->setSortingEnabled(true);
+        m_table->horizontalHeader()->setSortIndicatorShown(false);
+    }
+    m_table->resizeColumnsToContents();
+    m_table->horizontalHeader()->setSectionResizeMode(Operators, QHeaderView::Stretch);
+}
+
+int ModelWindow::selectedTask() const
+{
+    const auto rows = m_table->selectionModel()->selectedRows();
+    if (rows.isEmpty()) return -1;
+    QTableWidgetItem* item = m_table->item(rows.first().row(), Task);
+    return item ? item->data(kTaskIndexRole).toInt() : -1;
+}
+
+void ModelWindow::selectTask(int task)
+{
+    if (task < 0 || task >= m_result.tasks.size()) return;
+    const QString workload = m_result.tasks[task].workload;
+    for (int r = 0; r < m_table->rowCount(); ++r) {
+        const int t = m_table->item(r, Task)->data(kTaskIndexRole).toInt();
+        if (m_result.tasks[t].workload == workload) {
+            m_table->selectRow(r);
+            m_table->scrollToItem(m_table->item(r, Task));
+            break;
+        }
+    }
+    m_graph->selectTask(task);
+}
+
+QString ModelWindow::statusText() const
+{
+    return m_status->text();
+}
+
+QString ModelWindow::projectFolder() const
+{
+    return QFileInfo(m_path).absolutePath();
+}
+
+QString ModelWindow::taskFolder() const
+{
+    return projectFolder() + QLatin1Char('/') + QFileInfo(m_path).completeBaseName() +
+           QStringLiteral(".tasks");
+}
+
+QString ModelWindow::taskScriptPath(int task) const
+{
+    if (task < 0 || task >= m_result.tasks.size()) return {};
+    const auto& t = m_result.tasks[task];
+    if (!t.scriptFile.isEmpty()) return QDir(projectFolder()).absoluteFilePath(t.scriptFile);
+    // A task of the same workload may have its script already.
+    for (auto& other : m_result.tasks)
+        if (other.workload == t.workload && !other.scriptFile.isEmpty())
+            return QDir(projectFolder()).absoluteFilePath(other.scriptFile);
+    return taskFolder() + QLatin1Char('/') + t.name + QStringLiteral(".py");
+}
+
+void ModelWindow::openTaskAsScript(int task)
+{
+    if (task < 0 || task >= m_result.tasks.size()) return;
+    const auto& t = m_result.tasks[task];
+    const QString path = taskScriptPath(task);
+    if (!QFileInfo::exists(path)) {
+        QDir().mkpath(QFileInfo(path).absolutePath());
+        QSaveFile f(path);
+        if (!f.open(QIODevice::WriteOnly) || f.write(t.script.toUtf8()) < 0 || !f.commit()) {
+            m_status->setText(tr("Cannot write %1: %2").arg(path, f.errorString()));
+            emit failed(m_status->text());
+            return;
+        }
+    }
+    worker::ModelChoiceRequest r;
+    r.model = m_path;
+    r.workload = t.workload;
+    r.name = t.name;
+    r.script = path;
+    writeChoice(r, true);
+    emit openScriptRequested(path);
+}
+
+void ModelWindow::useVariant(int task, const QString& variant)
+{
+    if (task < 0 || task >= m_result.tasks.size()) return;
+    const QString path = taskScriptPath(task);
+    if (!QFileInfo::exists(path)) openTaskAsScript(task);
+    worker::ModelChoiceRequest r;
+    r.model = m_path;
+    r.workload = m_result.tasks[task].workload;
+    r.name = m_result.tasks[task].name;
+    r.script = path;
+    r.variant = variant;
+    r.log = QString(); // a chosen variant is what runs, not the log's best
+    writeChoice(r, true);
+}
+
+bool ModelWindow::recordTuning(const QString& scriptPath, const QString& logPath)
+{
+    const QString wanted = QFileInfo(scriptPath).absoluteFilePath();
+    for (int i = 0; i < m_result.tasks.size(); ++i) {
+        if (QFileInfo(taskScriptPath(i)).absoluteFilePath() != wanted) continue;
+        if (!QFileInfo::exists(logPath)) return false;
+        worker::ModelChoiceRequest r;
+        r.model = m_path;
+        r.workload = m_result.tasks[i].workload;
+        r.name = m_result.tasks[i].name;
+        r.script = wanted;
+        r.log = logPath;
+        writeChoice(r, true);
+        return true;
+    }
+    return false;
+}
+
+void ModelWindow::writeChoice(const worker::ModelChoiceRequest& r, bool reload)
+{
+    m_worker->submit(
+        r, this, [this, reload](const worker::Reply<worker::ModelChoiceResult>& reply) {
+            if (!reply.answered()) {
+                m_status->setText(tr("The project file was not written: %1").arg(reply.message()));
+                emit failed(m_status->text());
+                return;
+            }
+            emit choiceRecorded();
+            if (reload) request(m_result.ran());
+        });
+}
+
+} // namespace loopscope
