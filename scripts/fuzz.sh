@@ -2,9 +2,10 @@
 # Builds the libFuzzer targets (clang, AddressSanitizer and UndefinedBehaviorSanitizer) in
 # build-fuzz and runs each one: first over its regression inputs (fuzz/regressions/TARGET: every
 # crash found once), then fuzzing from a seed corpus for a bounded time.
-#   scripts/fuzz.sh [--seconds S] [--runs N] [--only script|schedule|tunelog] [--corpus DIR]
+#   scripts/fuzz.sh [--seconds S] [--runs N] [--only script|schedule|tunelog|onnx] [--corpus DIR]
 # --seconds: how long each target fuzzes (default 60); --runs: stop a target after N executions
 # instead; --corpus: keep the corpora (and what they grow to) under DIR, for long runs.
+# The ONNX target needs libonnx-testdata for its seeds (the setup installs it).
 # The script target starts from the samples, the test scripts and the error corpus, with the
 # dictionary of TE tokens (fuzz/te.dict). A crash, a sanitizer report, an internal error, a
 # timeout (10 s an input), more than 2 GB of memory or a wrong result fails the run, and
@@ -19,7 +20,7 @@ while (($#)); do
   --runs) runs="$2"; shift 2 ;;
   --only) only="$2"; shift 2 ;;
   --corpus) corpus="$2"; shift 2 ;;
-  *) echo "usage: scripts/fuzz.sh [--seconds S] [--runs N] [--only script|schedule|tunelog] [--corpus DIR]" >&2; exit 2 ;;
+  *) echo "usage: scripts/fuzz.sh [--seconds S] [--runs N] [--only script|schedule|tunelog|onnx] [--corpus DIR]" >&2; exit 2 ;;
   esac
 done
 
@@ -39,14 +40,21 @@ CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DLOOPSCOPE_FUZZ=ON > /de
 cmake --build build-fuzz -j "$(nproc)"
 
 corpus="${corpus:-$(mktemp -d)}"
-mkdir -p "$corpus/script" "$corpus/schedule" "$corpus/tunelog" build-fuzz/findings
+mkdir -p "$corpus/script" "$corpus/schedule" "$corpus/tunelog" "$corpus/onnx" build-fuzz/findings
 cp samples/*.py tests/data/errors/*.py tests/data/scripts/*.py fuzz/regressions/script/* "$corpus/script/" 2> /dev/null || true
 cp fuzz/regressions/schedule/* "$corpus/schedule/" 2> /dev/null || true
 mkdir -p "$corpus/tunelog"
 cp fuzz/seeds/tunelog/* fuzz/regressions/tunelog/* "$corpus/tunelog/" 2> /dev/null || true
+# The ONNX loader starts from ONNX's own node tests (small models of one operator each), the
+# sample MLP and what it once failed on.
+for m in /usr/share/libonnx-testdata/data/node/*/model.onnx; do
+  [ -e "$m" ] && cp "$m" "$corpus/onnx/$(basename "$(dirname "$m")").onnx"
+done
+cp samples/models/mlp/model.onnx "$corpus/onnx/mlp.onnx"
+cp fuzz/regressions/onnx/* "$corpus/onnx/" 2> /dev/null || true
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-for target in script schedule tunelog; do
+for target in script schedule tunelog onnx; do
   [ -z "$only" ] || [ "$only" = "$target" ] || continue
   exe="build-fuzz/fuzz/loopscope-fuzz-$target"
   regressions=(fuzz/regressions/$target/*)
@@ -60,6 +68,7 @@ for target in script schedule tunelog; do
   max_len=8192
   [ "$target" = schedule ] && max_len=512
   [ "$target" = tunelog ] && max_len=16384
+  [ "$target" = onnx ] && max_len=262144
   echo "== $target: fuzzing (${runs:+$runs runs}${runs:-$seconds s})"
   dict=()
   [ "$target" = script ] && dict=(-dict=fuzz/te.dict)

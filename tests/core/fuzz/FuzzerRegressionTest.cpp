@@ -1,10 +1,12 @@
 // The inputs the libFuzzer targets (fuzz/) once failed on, replayed in the ordinary test build:
 // fuzz/regressions/script holds texts the front end must answer with a program or a diagnostic
 // (no crash, no internal error), fuzz/regressions/schedule the bytes of generator choices whose
-// case must compute what the reference interpreter computes.
+// case must compute what the reference interpreter computes, fuzz/regressions/onnx files the ONNX
+// loader must read or refuse with a reason.
 #include "ir/Diagnostic.h"
 #include "lower/Lower.h"
 #include "support/FuzzRunner.h"
+#include "support/OnnxReplay.h"
 #include "support/RandomSchedule.h"
 #include "te/Program.h"
 
@@ -71,6 +73,28 @@ TEST(FuzzerRegressions, ScheduleInputsComputeWhatTheReferenceComputes)
             generateCase(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
         CaseOutcome r = runScriptChecked(c.script, 1);
         EXPECT_NE(r.status, CaseOutcome::Status::Failed) << r.message << c.script;
+    }
+}
+
+TEST(FuzzerRegressions, OnnxInputsAreReadOrRefusedWithAReason)
+{
+    // Besides what the target once failed on, ONNX files cut short and flipped.
+    std::vector<std::string> cases;
+    for (const fs::path& p : inputs("onnx"))
+        cases.push_back(bytesOf(p));
+    const std::string mlp =
+        bytesOf(fs::path(LOOPSCOPE_SOURCE_DIR) / "samples/models/mlp/model.onnx");
+    ASSERT_FALSE(mlp.empty());
+    for (std::size_t keep :
+         {std::size_t{0}, std::size_t{1}, std::size_t{17}, mlp.size() / 3, mlp.size() - 1})
+        cases.push_back(mlp.substr(0, keep));
+    std::string flipped = mlp.substr(0, 4096);
+    for (std::size_t i = 7; i < flipped.size(); i += 97)
+        flipped[i] = static_cast<char>(flipped[i] ^ 0x5a);
+    cases.push_back(flipped);
+    for (const std::string& bytes : cases) {
+        std::string refusal;
+        if (!replayOnnxBytes(bytes, &refusal)) EXPECT_FALSE(refusal.empty());
     }
 }
 
