@@ -241,6 +241,10 @@ int main(int argc, char** argv)
                 "runnable model\n",
                 importMs, passesMs, model->compileMs(), model->tasks().size(),
                 (importMs + passesMs + model->compileMs()) / 1e3);
+    const auto& cs = model->compileStats();
+    std::printf("compile: %d kernels (one per workload): task scripts %.0f ms, evaluate %.0f ms, "
+                "lower %.0f ms, LLVM %.0f ms on %d threads\n",
+                cs.kernels, cs.scriptMs, cs.evaluateMs, cs.lowerMs, cs.codegenMs, cs.threads);
     std::printf("memory: %.1f MB of buffers (intermediates share %.1f MB for %.1f); peak RSS "
                 "%.0f MB after compiling and one run\n",
                 static_cast<double>(model->bufferBytes()) / 1e6,

@@ -8,6 +8,7 @@
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/Support/Host.h>
+#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include <atomic>
@@ -146,13 +147,26 @@ std::unique_ptr<JitKernel> Jit::compile(const PrimFunc& f, int optLevel)
     named.name = scriptName(f.name) + "_k" + std::to_string(counter++);
     auto module = buildModule(named, *ctx, *tm);
     optimizeModule(*module, *tm, optLevel);
+    // Machine code is made here, on this thread's target machine, and only linked under the
+    // JIT's lock: kernels compile side by side on several threads (a model's tasks do).
+    llvm::SmallVector<char, 0> object;
+    {
+        llvm::raw_svector_ostream os(object);
+        llvm::legacy::PassManager pm;
+        LS_ASSERT(!tm->addPassesToEmitFile(pm, os, nullptr, llvm::CGFT_ObjectFile),
+                  "the target machine cannot emit an object");
+        pm.run(*module);
+    }
+    module.reset();
+    ctx.reset();
     std::lock_guard<std::mutex> lock(jit.mutex);
     auto impl = std::make_unique<JitKernel::Impl>();
     impl->jit = m_impl;
     impl->tracker = jit.lljit->getMainJITDylib().createResourceTracker();
-    llvm::orc::ThreadSafeModule tsm(std::move(module), std::move(ctx));
-    if (auto err = jit.lljit->addIRModule(impl->tracker, std::move(tsm)))
-        LS_ASSERT(false, "JIT cannot add the module: " + errorText(std::move(err)));
+    auto buffer = llvm::MemoryBuffer::getMemBufferCopy(
+        llvm::StringRef(object.data(), object.size()), named.name);
+    if (auto err = jit.lljit->addObjectFile(impl->tracker, std::move(buffer)))
+        LS_ASSERT(false, "JIT cannot add the object: " + errorText(std::move(err)));
     auto sym = jit.lljit->lookup(named.name + "_packed");
     if (!sym) LS_ASSERT(false, "JIT lookup failed: " + errorText(sym.takeError()));
     auto kernel = std::make_unique<JitKernel>(std::move(impl), sizeParameters(f));

@@ -7,10 +7,12 @@
 #include "runtime/RuntimeJit.h"
 #include "te/Program.h"
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstring>
 #include <set>
+#include <thread>
 
 namespace loopscope {
 
@@ -95,35 +97,109 @@ CompiledModel::compile(const Graph& graph, const ModelOptions& options, std::str
     m->planStorage(tasks);
     m->m_planMs = msSince(t0);
     const std::vector<Task> peers = tasks; // tasks is consumed below
-    for (Task& task : tasks) {
-        // An empty tensor (a slice past the end) has nothing to compute.
-        if (g.tensor(task.output).elementCount() == 0) continue;
-        auto c0 = std::chrono::steady_clock::now();
-        CompiledTask ct;
+    // Tasks of one workload share their script, variant and kernel: compiled once, each bound to
+    // its own tensors by position.
+    struct Compiled {
+        std::string script, variant, source;
+        std::shared_ptr<const EvalResult> eval;
+        const Variant* v = nullptr;
+        std::shared_ptr<JitKernel> kernel;
+    };
+    std::map<std::string, Compiled> byWorkload;
+    // First each workload's script evaluated and lowered, in order (a mistake is reported for
+    // the first task that has it); then the kernels compiled side by side.
+    std::vector<std::pair<Compiled*, PrimFunc>> toCompile;
+    std::vector<std::string> firstTaskOf;
+    for (const Task& task : tasks) {
+        if (g.tensor(task.output).elementCount() == 0 || byWorkload.count(task.workload)) continue;
+        Compiled c;
         auto script = options.scripts.find(task.workload);
         auto source = options.sources.find(task.workload);
-        ct.source = source != options.sources.end()   ? source->second
-                    : script != options.scripts.end() ? "project file"
-                                                      : "default";
+        c.source = source != options.sources.end()   ? source->second
+                   : script != options.scripts.end() ? "project file"
+                                                     : "default";
         try {
-            ct.script = script != options.scripts.end() ? script->second : taskScript(g, task);
+            auto s0 = std::chrono::steady_clock::now();
+            c.script = script != options.scripts.end() ? script->second : taskScript(g, task);
+            m->m_stats.scriptMs += msSince(s0);
         } catch (const GraphError& e) {
             *error = "task " + task.name + ": " + e.what();
             return nullptr;
         }
         auto variant = options.variants.find(task.workload);
-        ct.variant = variant != options.variants.end() ? variant->second : "default";
-        EvalResult eval = evaluateScript(ct.script);
-        if (!eval.ok) {
-            *error = "task " + task.name + ": line " + std::to_string(eval.error.loc.line) + ": " +
-                     eval.error.message;
+        c.variant = variant != options.variants.end() ? variant->second : "default";
+        auto e0 = std::chrono::steady_clock::now();
+        auto eval = std::make_shared<EvalResult>(evaluateScript(c.script));
+        m->m_stats.evaluateMs += msSince(e0);
+        if (!eval->ok) {
+            *error = "task " + task.name + ": line " + std::to_string(eval->error.loc.line) + ": " +
+                     eval->error.message;
             return nullptr;
         }
-        const Variant* v = eval.program.findVariant(ct.variant);
-        if (!v) {
-            *error = "task " + task.name + " has no variant '" + ct.variant + "'";
+        c.v = eval->program.findVariant(c.variant);
+        if (!c.v) {
+            *error = "task " + task.name + " has no variant '" + c.variant + "'";
             return nullptr;
         }
+        c.eval = eval;
+        PrimFunc func;
+        try {
+            auto l0 = std::chrono::steady_clock::now();
+            func = lowerSchedule(c.v->schedule(), c.v->args, task.name).func;
+            m->m_stats.lowerMs += msSince(l0);
+        } catch (const UserError& e) {
+            *error =
+                "task " + task.name + ": line " + std::to_string(e.loc().line) + ": " + e.message();
+            return nullptr;
+        }
+        Compiled& stored = byWorkload.emplace(task.workload, std::move(c)).first->second;
+        toCompile.emplace_back(&stored, std::move(func));
+        firstTaskOf.push_back(task.name);
+    }
+    {
+        auto j0 = std::chrono::steady_clock::now();
+        std::vector<std::string> errors(toCompile.size());
+        std::atomic<std::size_t> next{0};
+        auto work = [&] {
+            for (std::size_t i; (i = next++) < toCompile.size();) {
+                try {
+                    toCompile[i].first->kernel = m->m_jit->compile(toCompile[i].second);
+                } catch (const CodegenError& e) {
+                    errors[i] = e.what();
+                } catch (const std::exception& e) {
+                    errors[i] = e.what();
+                }
+            }
+        };
+        const unsigned threads =
+            std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(),
+                                            static_cast<unsigned>(toCompile.size())));
+        std::vector<std::thread> pool;
+        for (unsigned t = 1; t < threads; ++t)
+            pool.emplace_back(work);
+        work();
+        for (auto& t : pool)
+            t.join();
+        m->m_stats.codegenMs += msSince(j0);
+        m->m_stats.kernels = static_cast<int>(toCompile.size());
+        m->m_stats.threads = static_cast<int>(threads);
+        for (std::size_t i = 0; i < errors.size(); ++i)
+            if (!errors[i].empty()) {
+                *error = "task " + firstTaskOf[i] + ": " + errors[i];
+                return nullptr;
+            }
+    }
+    for (Task& task : tasks) {
+        // An empty tensor (a slice past the end) has nothing to compute.
+        if (g.tensor(task.output).elementCount() == 0) continue;
+        auto known = byWorkload.find(task.workload);
+        const Compiled& c = known->second;
+        const Variant* v = c.v;
+        CompiledTask ct;
+        ct.script = c.script;
+        ct.variant = c.variant;
+        ct.source = c.source;
+        ct.kernel = c.kernel;
         // The kernel's arguments by name: a placeholder is the task input it was declared for;
         // the computed argument is the task's output.
         const auto byVariable = placeholderBinding(task, peers, *v);
@@ -148,17 +224,6 @@ CompiledModel::compile(const Graph& graph, const ModelOptions& options, std::str
                      "' does not write the task's output";
             return nullptr;
         }
-        try {
-            LoweredFunc f = lowerSchedule(v->schedule(), v->args, task.name);
-            ct.kernel = m->m_jit->compile(f.func);
-        } catch (const UserError& e) {
-            *error =
-                "task " + task.name + ": line " + std::to_string(e.loc().line) + ": " + e.message();
-            return nullptr;
-        } catch (const CodegenError& e) {
-            *error = "task " + task.name + ": " + e.what();
-            return nullptr;
-        }
         // Each argument must be what the model binds to it.
         for (std::size_t i = 0; i < v->args.size(); ++i) {
             const std::string& name = bound[i];
@@ -176,11 +241,10 @@ CompiledModel::compile(const Graph& graph, const ModelOptions& options, std::str
             ct.args.push_back(name);
             ct.argData.push_back(m->storage(name));
         }
-        ct.compileMs = msSince(c0);
-        m->m_compileMs += ct.compileMs;
         ct.task = std::move(task);
         m->m_tasks.push_back(std::move(ct));
     }
+    m->m_compileMs = msSince(t0) - m->m_planMs;
     return m;
 }
 

@@ -45,12 +45,11 @@ struct ModelCheck {
 struct CompiledTask {
     Task task;
     std::string script;
-    std::string variant; // the one compiled
-    std::string source;  // "default", "project file", ...
-    double compileMs = 0;
-    std::unique_ptr<JitKernel> kernel;
-    std::vector<std::string> args; // the tensors bound to the kernel's buffers, in order
-    std::vector<void*> argData;    // where each of them lives (fixed once compiled)
+    std::string variant;               // the one compiled
+    std::string source;                // "default", "project file", ...
+    std::shared_ptr<JitKernel> kernel; // shared by the tasks of one workload
+    std::vector<std::string> args;     // the tensors bound to the kernel's buffers, in order
+    std::vector<void*> argData;        // where each of them lives (fixed once compiled)
 };
 
 class CompiledModel {
@@ -63,6 +62,16 @@ public:
     const Graph& graph() const { return m_graph; }
     const std::vector<CompiledTask>& tasks() const { return m_tasks; }
     double compileMs() const { return m_compileMs; }
+    // Where the compile time went, summed over the kernels (one per workload).
+    struct CompileStats {
+        int kernels = 0;
+        int threads = 1;       // compiling side by side
+        double scriptMs = 0;   // task scripts written (the default schedule chosen)
+        double evaluateMs = 0; // scripts evaluated
+        double lowerMs = 0;    // schedules lowered to TIR
+        double codegenMs = 0;  // LLVM: IR, optimization, machine code (wall time)
+    };
+    const CompileStats& compileStats() const { return m_stats; }
     double planMs() const { return m_planMs; }
     // Every byte the run holds: inputs, weights, outputs and the planned intermediates.
     std::int64_t bufferBytes() const;
@@ -107,6 +116,7 @@ private:
     std::map<std::string, void*> m_storage; // by the tensor that owns its storage
     std::int64_t m_arenaBytes = 0, m_unplannedBytes = 0;
     double m_compileMs = 0, m_planMs = 0;
+    CompileStats m_stats;
 };
 
 } // namespace loopscope
