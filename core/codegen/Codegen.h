@@ -70,8 +70,9 @@ public:
     Jit& operator=(const Jit&) = delete;
 
     // Throws CodegenError for programs the CPU cannot run. optLevel 0-3 (LLVM's O0..O3). The
-    // kernel keeps what it needs of the JIT: it may outlive this object.
-    std::unique_ptr<JitKernel> compile(const PrimFunc& f, int optLevel = 3);
+    // kernel keeps what it needs of the JIT: it may outlive this object. With lineInfo, the
+    // kernel knows which line of its printed TIR each instruction is on (JitKernel::lines).
+    std::unique_ptr<JitKernel> compile(const PrimFunc& f, int optLevel = 3, bool lineInfo = false);
 
     struct Impl;
 
@@ -83,6 +84,22 @@ private:
 // A compiled function. `run` takes one data pointer per buffer parameter (64-byte aligned, as
 // large as the buffer's shape) and the values of sizeParameters().
 
+// Where a kernel's machine code lives and which line of its printed TIR each instruction is on
+// (from the DWARF line table of the code as compiled), for profiles and the assembly view.
+struct KernelLines {
+    std::string tir;                       // printTVMScript's text, which the lines number (from 1)
+    std::uintptr_t codeStart = 0;          // the kernel's code (every function of it), as loaded
+    std::string code;                      // its bytes
+    std::vector<std::uint32_t> rowOffsets; // a row of the line table: where it starts in `code`,
+    std::vector<int> rowLines;             // its line (0: none), by offset
+    // The TIR line of the instruction at `address`; 0 outside the code or on no line.
+    int lineAt(std::uintptr_t address) const;
+    bool contains(std::uintptr_t address) const
+    {
+        return address >= codeStart && address < codeStart + code.size();
+    }
+};
+
 class JitKernel {
 public:
     ~JitKernel();
@@ -91,6 +108,8 @@ public:
 
     void run(void* const* buffers, const std::int64_t* sizes) const;
     const std::vector<Var>& sizes() const { return m_sizes; }
+    // Compiled with line info: where the code is and its lines; else null.
+    const KernelLines* lines() const { return m_lines.get(); }
 
     struct Impl;
     explicit JitKernel(std::unique_ptr<Impl> impl, std::vector<Var> sizes);
@@ -100,6 +119,7 @@ private:
     std::unique_ptr<Impl> m_impl;
     std::vector<Var> m_sizes;
     void (*m_entry)(void**, std::int64_t*) = nullptr;
+    std::unique_ptr<KernelLines> m_lines;
 };
 
 enum class EmitKind { LLVMIR, Assembly, Object, UnoptimizedLLVMIR };

@@ -31,13 +31,13 @@
 namespace loopscope {
 
 std::unique_ptr<llvm::Module> buildModule(const PrimFunc& f, llvm::LLVMContext& ctx,
-                                          llvm::TargetMachine& tm)
+                                          llvm::TargetMachine& tm, const LineOfStatement* lines)
 {
     auto m = std::make_unique<llvm::Module>(f.name, ctx);
     m->setTargetTriple(tm.getTargetTriple().str());
     m->setDataLayout(tm.createDataLayout());
     codegen::Codegen cg(ctx, *m, tm);
-    cg.build(f, sizeParameters(f));
+    cg.build(f, sizeParameters(f), lines);
     std::string err;
     llvm::raw_string_ostream os(err);
     LS_ASSERT(!llvm::verifyModule(*m, &os), "codegen produced an invalid module: " + os.str());

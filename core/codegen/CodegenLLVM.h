@@ -9,13 +9,19 @@
 #include <llvm/Target/TargetMachine.h>
 
 #include <memory>
+#include <unordered_map>
 
 namespace loopscope {
 
+// The 1-based line of the printed TIR (printTVMScriptWithLines) each statement is on.
+using LineOfStatement = std::unordered_map<const StmtNode*, int>;
+
 // Builds `NAME(T* noalias A, ..., sizes...)` and `NAME_packed(void** buffers, int64_t* sizes)`.
-// Parallel loops are outlined and call loopscope_parallel_for. Throws CodegenError.
+// Parallel loops are outlined and call loopscope_parallel_for. With `lines`, the code carries
+// DWARF line info pointing at the printed TIR. Throws CodegenError.
 std::unique_ptr<llvm::Module> buildModule(const PrimFunc& f, llvm::LLVMContext& ctx,
-                                          llvm::TargetMachine& tm);
+                                          llvm::TargetMachine& tm,
+                                          const LineOfStatement* lines = nullptr);
 
 // Runs LLVM's optimization pipeline (O0..O3) for the target machine.
 void optimizeModule(llvm::Module& m, llvm::TargetMachine& tm, int optLevel = 3);

@@ -20,6 +20,7 @@
 #include "ir/IRMutator.h"
 
 #include <llvm/Analysis/TargetTransformInfo.h>
+#include <llvm/IR/DIBuilder.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Intrinsics.h>
 
@@ -37,14 +38,29 @@ public:
     Codegen(llvm::LLVMContext& ctx, llvm::Module& m, llvm::TargetMachine& tm);
 
     // Emits `NAME(T* noalias A, ..., sizes...)` for `f` and `NAME_packed(void** buffers,
-    // int64_t* sizes)`, which calls it.
-    void build(const PrimFunc& f, const std::vector<Var>& sizes);
+    // int64_t* sizes)`, which calls it. With `lines`, every instruction of the kernel and its
+    // outlined loops carries the line of the printed TIR its statement is on (DWARF line info).
+    void build(const PrimFunc& f, const std::vector<Var>& sizes,
+               const LineOfStatement* lines = nullptr);
 
 private:
     using Values = std::unordered_map<const VarNode*, llvm::Value*>;
     using GuardSet = std::unordered_set<const IfThenElseNode*>;
     class Bindings;
     class FunctionScope;
+    // Code emitted while it lives carries the line of a statement (with line info; the
+    // enclosing statement's line comes back when it ends).
+    class OnLineOf {
+    public:
+        OnLineOf(Codegen& cg, const StmtNode* s);
+        ~OnLineOf();
+        OnLineOf(const OnLineOf&) = delete;
+        OnLineOf& operator=(const OnLineOf&) = delete;
+
+    private:
+        Codegen& m_cg;
+        llvm::DebugLoc m_outer;
+    };
 
     // ---- types and functions (CodegenSignatures.cpp) ----
 
@@ -58,6 +74,7 @@ private:
         llvm::Function* fn = nullptr;
         llvm::BasicBlock* allocaBlock = nullptr;
         std::vector<llvm::Value*> heapAllocations;
+        llvm::DISubprogram* scope = nullptr; // with line info
     };
     void beginFunction(llvm::Function* fn);
     void endFunction();
@@ -233,6 +250,12 @@ private:
     // Stack buffers of a constant size, in bytes, and the function whose frame holds them.
     std::unordered_map<const VarNode*, std::pair<std::int64_t, llvm::Function*>> m_stackBytes;
     int m_parallelCount = 0;
+    // Line info: the printed TIR's line of each statement, the debug-info builder and its file.
+    const LineOfStatement* m_lines = nullptr;
+    std::unique_ptr<llvm::DIBuilder> m_di;
+    llvm::DIFile* m_diFile = nullptr;
+    llvm::DICompileUnit* m_diUnit = nullptr;
+    int m_functionLine = 1; // the `def` line
     // The expression genExpr is visiting (a call's visit needs its handle), and the value its
     // visit computed.
     const Expr* m_visiting = nullptr;

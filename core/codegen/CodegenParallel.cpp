@@ -102,10 +102,11 @@ void Codegen::genParallel(const ForNode* op)
     // end of the scope.
     FunctionScope outlined(*this);
 
-    // Task body.
+    // Task body (no lines of its own: it unpacks the closure).
     {
         auto* bb = llvm::BasicBlock::Create(m_ctx, "entry", task);
         m_b.SetInsertPoint(bb);
+        m_b.SetCurrentDebugLocation(llvm::DebugLoc());
         std::vector<llvm::Value*> args{task->getArg(0), task->getArg(1)};
         for (std::size_t i = 0; i < types.size(); ++i)
             args.push_back(m_b.CreateLoad(types[i], m_b.CreateStructGEP(closureTy, task->getArg(2),
@@ -113,8 +114,14 @@ void Codegen::genParallel(const ForNode* op)
         m_b.CreateCall(helper, args);
         m_b.CreateRetVoid();
     }
-    // Helper body: the loop over [begin, end).
+    // Helper body: the loop over [begin, end), its code on the parallel loop's line.
     beginFunction(helper);
+    if (m_lines && m_state.scope) {
+        auto line = m_lines->find(op);
+        if (line != m_lines->end())
+            m_b.SetCurrentDebugLocation(llvm::DILocation::get(
+                m_ctx, static_cast<unsigned>(line->second), 1, m_state.scope));
+    }
     for (std::size_t i = 0; i < buffers.size(); ++i)
         m_vars[buffers[i].get()] = helper->getArg(static_cast<unsigned>(2 + i));
     for (std::size_t i = 0; i < captured.size(); ++i)

@@ -12,8 +12,19 @@ Codegen::Codegen(llvm::LLVMContext& ctx, llvm::Module& m, llvm::TargetMachine& t
 {
 }
 
-void Codegen::build(const PrimFunc& f, const std::vector<Var>& sizes)
+void Codegen::build(const PrimFunc& f, const std::vector<Var>& sizes, const LineOfStatement* lines)
 {
+    if (lines) {
+        m_lines = lines;
+        m_di = std::make_unique<llvm::DIBuilder>(m_mod);
+        m_diFile = m_di->createFile(scriptName(f.name) + ".tir.py", ".");
+        m_diUnit = m_di->createCompileUnit(llvm::dwarf::DW_LANG_Python, m_diFile, "Loopscope", true,
+                                           "", 0, "", llvm::DICompileUnit::LineTablesOnly);
+        m_mod.addModuleFlag(llvm::Module::Warning, "Debug Info Version",
+                            llvm::DEBUG_METADATA_VERSION);
+        m_mod.addModuleFlag(llvm::Module::Warning, "Dwarf Version", 4);
+        m_functionLine = 7; // the printed function's `def` line
+    }
     std::vector<llvm::Type*> params;
     for (std::size_t i = 0; i < f.params.size(); ++i)
         params.push_back(ptrTy());
@@ -41,6 +52,7 @@ void Codegen::build(const PrimFunc& f, const std::vector<Var>& sizes)
     genStmt(f.body);
     m_b.CreateRetVoid();
     endFunction();
+    m_b.SetCurrentDebugLocation(llvm::DebugLoc()); // the packed entry has no lines of its own
 
     // The packed entry: void NAME_packed(void** buffers, int64_t* sizes).
     auto* packedTy =
@@ -62,6 +74,7 @@ void Codegen::build(const PrimFunc& f, const std::vector<Var>& sizes)
     }
     m_b.CreateCall(fn, args);
     m_b.CreateRetVoid();
+    if (m_di) m_di->finalize();
 }
 
 llvm::Type* Codegen::scalarType(DataType t)
@@ -107,6 +120,15 @@ void Codegen::setAttributes(llvm::Function* fn)
 void Codegen::beginFunction(llvm::Function* fn)
 {
     m_state.fn = fn;
+    if (m_di) {
+        auto* type = m_di->createSubroutineType(m_di->getOrCreateTypeArray({}));
+        m_state.scope = m_di->createFunction(
+            m_diUnit, fn->getName(), fn->getName(), m_diFile, m_functionLine, type, m_functionLine,
+            llvm::DINode::FlagZero, llvm::DISubprogram::SPFlagDefinition);
+        fn->setSubprogram(m_state.scope);
+        m_b.SetCurrentDebugLocation(
+            llvm::DILocation::get(m_ctx, static_cast<unsigned>(m_functionLine), 1, m_state.scope));
+    }
     m_state.allocaBlock = llvm::BasicBlock::Create(m_ctx, "entry", fn);
     auto* body = llvm::BasicBlock::Create(m_ctx, "body", fn);
     m_b.SetInsertPoint(m_state.allocaBlock);

@@ -20,8 +20,25 @@ constexpr std::int64_t kMaxStackBytes = 256 * 1024;
 
 } // namespace
 
+Codegen::OnLineOf::OnLineOf(Codegen& cg, const StmtNode* s)
+    : m_cg(cg), m_outer(cg.m_b.getCurrentDebugLocation())
+{
+    if (!cg.m_lines || !cg.m_state.scope || !s) return;
+    auto line = cg.m_lines->find(s);
+    if (line != cg.m_lines->end())
+        cg.m_b.SetCurrentDebugLocation(llvm::DILocation::get(
+            cg.m_ctx, static_cast<unsigned>(line->second), 1, cg.m_state.scope));
+}
+
+Codegen::OnLineOf::~OnLineOf()
+{
+    m_cg.m_b.SetCurrentDebugLocation(m_outer);
+}
+
 void Codegen::genStmt(const Stmt& s)
 {
+    // The statement's code carries its line; what follows it, the enclosing one's.
+    OnLineOf line(*this, s.get());
     visit(s);
 }
 
@@ -202,16 +219,20 @@ void Codegen::genLoop(const ForNode* op)
 {
     auto row = contiguousRun(op->body); // what one step of the loop writes
     if (auto run = row ? acrossLoop(*row, op) : std::nullopt) {
+        // The fill or copy is the store's work: its code is on the store's line.
         if (!run->load && run->bytes >= kMemsetBytes) {
+            OnLineOf line(*this, run->store);
             emitMemset(*run);
             return;
         }
         if (straightLine(*run)) {
+            OnLineOf line(*this, run->store);
             emitStraightLine(*run);
             return;
         }
     }
     if (auto fill = tiledZeroFill(op); fill && fill->bytes >= kMemsetBytes) {
+        OnLineOf line(*this, fill->store);
         emitMemset(fill->loops, fill->store->buffer, fill->start, fill->bytes);
         return;
     }

@@ -2,15 +2,18 @@
 
 #include "ir/Printer.h"
 
+#include <llvm/DebugInfo/DWARF/DWARFContext.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/MC/MCSubtargetInfo.h>
+#include <llvm/Object/ObjectFile.h>
 #include <llvm/Support/Host.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <map>
@@ -62,6 +65,57 @@ llvm::TargetMachine* threadTargetMachine(const std::string& target)
     auto tm = createTargetMachine(choice); // throws before anything is kept
     if (machines.size() >= 4) machines.clear();
     return machines.emplace(target, std::move(tm)).first->second.get();
+}
+
+// The code section of an object and its line table: every function of a kernel is in one
+// `.text` section, placed whole by the JIT, so one known symbol (`entry` at `entryAddress`)
+// gives where the section was loaded.
+std::unique_ptr<KernelLines> readLineTable(const llvm::SmallVectorImpl<char>& bytes,
+                                           const std::string& entry, std::uint64_t entryAddress)
+{
+    auto lines = std::make_unique<KernelLines>();
+    auto buffer = llvm::MemoryBuffer::getMemBuffer(llvm::StringRef(bytes.data(), bytes.size()),
+                                                   "kernel", false);
+    auto object = llvm::object::ObjectFile::createObjectFile(buffer->getMemBufferRef());
+    LS_ASSERT(static_cast<bool>(object),
+              "the kernel's object cannot be read: " + errorText(object.takeError()));
+    std::optional<llvm::object::SectionRef> text;
+    for (const llvm::object::SectionRef& section : (*object)->sections()) {
+        auto name = section.getName();
+        if (name && *name == ".text") text = section;
+    }
+    LS_ASSERT(text.has_value(), "the kernel's object has no .text section");
+    auto contents = text->getContents();
+    LS_ASSERT(static_cast<bool>(contents), "the kernel's code cannot be read");
+    lines->code = contents->str();
+    std::uint64_t entryOffset = 0;
+    for (const llvm::object::SymbolRef& sym : (*object)->symbols()) {
+        auto name = sym.getName();
+        auto address = sym.getAddress();
+        if (name && address && *name == entry)
+            entryOffset = *address;
+        else if (!name)
+            llvm::consumeError(name.takeError());
+        if (!address) llvm::consumeError(address.takeError());
+    }
+    lines->codeStart = static_cast<std::uintptr_t>(entryAddress - entryOffset);
+    auto dwarf = llvm::DWARFContext::create(**object);
+    std::vector<std::pair<std::uint32_t, int>> rows;
+    for (const auto& unit : dwarf->compile_units()) {
+        const llvm::DWARFDebugLine::LineTable* table = dwarf->getLineTableForUnit(unit.get());
+        if (!table) continue;
+        for (const llvm::DWARFDebugLine::Row& row : table->Rows) {
+            if (row.Address.SectionIndex != text->getIndex()) continue;
+            rows.emplace_back(static_cast<std::uint32_t>(row.Address.Address),
+                              row.EndSequence ? 0 : static_cast<int>(row.Line));
+        }
+    }
+    std::stable_sort(rows.begin(), rows.end(), [](auto& a, auto& b) { return a.first < b.first; });
+    for (auto& [offset, line] : rows) {
+        lines->rowOffsets.push_back(offset);
+        lines->rowLines.push_back(line);
+    }
+    return lines;
 }
 
 } // namespace
@@ -136,7 +190,7 @@ void JitKernel::run(void* const* buffers, const std::int64_t* sizes) const
     m_entry(const_cast<void**>(buffers), const_cast<std::int64_t*>(sizes));
 }
 
-std::unique_ptr<JitKernel> Jit::compile(const PrimFunc& f, int optLevel)
+std::unique_ptr<JitKernel> Jit::compile(const PrimFunc& f, int optLevel, bool lineInfo)
 {
     Impl& jit = *m_impl;
     auto ctx = std::make_unique<llvm::LLVMContext>();
@@ -145,7 +199,16 @@ std::unique_ptr<JitKernel> Jit::compile(const PrimFunc& f, int optLevel)
     static std::atomic<int> counter{0};
     PrimFunc named = f;
     named.name = scriptName(f.name) + "_k" + std::to_string(counter++);
-    auto module = buildModule(named, *ctx, *tm);
+    // Line info refers to the TIR as printed for the function's own name.
+    PrintedFunction printed;
+    LineOfStatement lineOf;
+    if (lineInfo) {
+        printed = printTVMScriptWithLines(f);
+        for (std::size_t i = 0; i < printed.lineStatements.size(); ++i)
+            for (const StmtNode* st : printed.lineStatements[i])
+                lineOf.emplace(st, static_cast<int>(i + 1));
+    }
+    auto module = buildModule(named, *ctx, *tm, lineInfo ? &lineOf : nullptr);
     optimizeModule(*module, *tm, optLevel);
     // Machine code is made here, on this thread's target machine, and only linked under the
     // JIT's lock: kernels compile side by side on several threads (a model's tasks do).
@@ -171,7 +234,22 @@ std::unique_ptr<JitKernel> Jit::compile(const PrimFunc& f, int optLevel)
     if (!sym) LS_ASSERT(false, "JIT lookup failed: " + errorText(sym.takeError()));
     auto kernel = std::make_unique<JitKernel>(std::move(impl), sizeParameters(f));
     kernel->m_entry = sym->toPtr<void (*)(void**, std::int64_t*)>();
+    if (lineInfo) {
+        auto entry = jit.lljit->lookup(named.name);
+        if (!entry) LS_ASSERT(false, "JIT lookup failed: " + errorText(entry.takeError()));
+        kernel->m_lines = readLineTable(object, named.name, entry->getValue());
+        kernel->m_lines->tir = std::move(printed.text);
+    }
     return kernel;
+}
+
+int KernelLines::lineAt(std::uintptr_t address) const
+{
+    if (!contains(address) || rowOffsets.empty()) return 0;
+    const auto offset = static_cast<std::uint32_t>(address - codeStart);
+    auto it = std::upper_bound(rowOffsets.begin(), rowOffsets.end(), offset);
+    if (it == rowOffsets.begin()) return 0;
+    return rowLines[static_cast<std::size_t>(it - rowOffsets.begin() - 1)];
 }
 
 void checkTarget(const std::string& target)

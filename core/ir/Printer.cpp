@@ -38,7 +38,7 @@ Lines withBlock(std::string header, const Lines& body)
 {
     Lines out{{0, std::move(header)}};
     for (const Line& l : body)
-        out.push_back({l.indent + 1, l.text});
+        out.push_back({l.indent + 1, l.text, l.nodes});
     if (body.empty()) out.push_back({1, "pass"});
     return out;
 }
@@ -48,13 +48,14 @@ void append(Lines& out, const Lines& more)
     out.insert(out.end(), more.begin(), more.end());
 }
 
-std::string render(const Lines& lines, int baseIndent)
+std::string render(const Lines& lines, int baseIndent, std::vector<std::vector<const void*>>* nodes)
 {
     std::string out;
     for (const Line& l : lines) {
         out.append(static_cast<std::size_t>(4 * (baseIndent + l.indent)), ' ');
         out += l.text;
         out += '\n';
+        if (nodes) nodes->push_back(l.nodes);
     }
     return out;
 }
@@ -182,7 +183,7 @@ Printer::Printer(Options options) : m_options(options)
     if (m_options.uniquify) m_names = {"I", "T", "R", "cls"};
 }
 
-std::string Printer::tvmScript(const PrimFunc& f)
+std::string Printer::tvmScript(const PrimFunc& f, std::vector<std::vector<const void*>>* lineNodes)
 {
     m_uses.scanStmt(f.body);
     Frame& fn = pushFrame(kRoot);
@@ -223,7 +224,8 @@ std::string Printer::tvmScript(const PrimFunc& f)
                       "class Module:\n"
                       "    @T.prim_func\n";
     out += "    def " + scriptName(f.name) + "(" + join(params) + "):\n";
-    out += render(body.empty() ? Lines{{0, "pass"}} : body, 2);
+    if (lineNodes) lineNodes->assign(7, {}); // the header's seven lines
+    out += render(body.empty() ? Lines{{0, "pass"}} : body, 2, lineNodes);
     return out;
 }
 
@@ -415,6 +417,18 @@ std::string scriptName(std::string_view name)
 std::string printTVMScript(const PrimFunc& f)
 {
     return printer_detail::Printer({true, true}).tvmScript(f);
+}
+
+PrintedFunction printTVMScriptWithLines(const PrimFunc& f)
+{
+    std::vector<std::vector<const void*>> nodes;
+    PrintedFunction out;
+    out.text = printer_detail::Printer({true, true}).tvmScript(f, &nodes);
+    out.lineStatements.resize(nodes.size());
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+        for (const void* n : nodes[i])
+            out.lineStatements[i].push_back(static_cast<const StmtNode*>(n));
+    return out;
 }
 
 std::string printStructured(const Stmt& body, const std::vector<Tensor>& args)

@@ -15,6 +15,14 @@ namespace loopscope {
 // the module header, T.grid for perfect serial nests, `C_1 = T.Buffer((64,), data=C.data)` alias
 // declarations where TVM puts them, names made unique per scope (`i_outer`, `C_1`, `i_1`).
 std::string printTVMScript(const PrimFunc& f);
+// The same text, and for each of its lines (0-based) the statements printed on it: a loop's
+// `for` line, a T.grid line's loops, a branch's `if`, a store, a let. Line information in
+// generated code points at these lines.
+struct PrintedFunction {
+    std::string text;
+    std::vector<std::vector<const StmtNode*>> lineStatements;
+};
+PrintedFunction printTVMScriptWithLines(const PrimFunc& f);
 
 // The loop program before flattening (tensor stores and loads at N-d indices, `T.realize`
 // regions), in the same TVMScript style: `@T.prim_func`, `def main(args):`, the body.

@@ -37,6 +37,7 @@ struct Doc {
 struct Line {
     int indent;
     std::string text;
+    std::vector<const void*> nodes = {}; // the statements this line prints (a T.grid: its loops)
 };
 using Lines = std::vector<Line>;
 
@@ -50,7 +51,9 @@ std::string quoted(std::string_view s);
 // `header` with `body` indented under it (`pass` for an empty body).
 Lines withBlock(std::string header, const Lines& body);
 void append(Lines& out, const Lines& more);
-std::string render(const Lines& lines, int baseIndent);
+// `nodes`, when given, gets each rendered line's statements, appended in order.
+std::string render(const Lines& lines, int baseIndent,
+                   std::vector<std::vector<const void*>>* nodes = nullptr);
 
 // For every variable and buffer, the statements on the path from the function to the deepest
 // statement that contains all its uses (TVM's IRDocsifier::SetCommonPrefix, statements only).
@@ -84,7 +87,8 @@ class Printer {
 public:
     explicit Printer(Options options);
 
-    std::string tvmScript(const PrimFunc& f);
+    std::string tvmScript(const PrimFunc& f,
+                          std::vector<std::vector<const void*>>* lineNodes = nullptr);
     std::string structured(const Stmt& body, const std::vector<Tensor>& args);
     std::string stmtOnly(const Stmt& s);
     std::string exprOnly(const Expr& e);
@@ -134,6 +138,7 @@ private:
 
     void asDocBody(const Stmt& s, Frame& f);
     Lines stmt(const Stmt& s);
+    Lines stmtLines(const Stmt& s);
     Lines forStmt(const ForNode* op);
     Lines letStmt(const LetStmtNode* op);
     Lines ifThenElse(const IfThenElseNode* op);

@@ -25,7 +25,16 @@ void Printer::asDocBody(const Stmt& s, Frame& f)
     append(f.lines, lines);
 }
 
+// The statement's lines, the first one (its header: a loop, a branch, a store, a concise let)
+// marked as printing it.
 Lines Printer::stmt(const Stmt& s)
+{
+    Lines out = stmtLines(s);
+    if (!out.empty()) out.front().nodes.push_back(s.get());
+    return out;
+}
+
+Lines Printer::stmtLines(const Stmt& s)
 {
     if (!s.defined()) return {};
     switch (s.kind()) {
@@ -106,7 +115,10 @@ Lines Printer::forStmt(const ForNode* op)
         body = op->body;
     }
     asDocBody(body, f);
-    return withBlock(header, popFrame());
+    Lines out = withBlock(header, popFrame());
+    for (std::size_t i = 1; i < grid.size(); ++i) // a T.grid line prints its inner loops too
+        out.front().nodes.push_back(grid[i]);
+    return out;
 }
 
 Lines Printer::letStmt(const LetStmtNode* op)
