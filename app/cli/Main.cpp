@@ -2,6 +2,7 @@
 // document has an error, 2 bad command-line usage, 3 a --check found wrong numbers.
 #include "ChartExport.h"
 #include "ModelCommand.h"
+#include "ProfileCommand.h"
 #include "TuneCommand.h"
 #include "Version.h"
 #include "export/Export.h"
@@ -69,6 +70,11 @@ const char* kUsageText =
     "         S seconds (default 10) is skipped; --blas adds the reference library: OpenBLAS\n"
     "         cblas_sgemm for a matmul, oneDNN's convolution for a 2-D convolution;\n"
     "         --chart draws the app's chart with the measured peak and memory bandwidth\n"
+    "  profile FILE [--variant NAME] [--set P=V ...] [--threads N] [--seconds S] [--json]\n"
+    "         where the variant's time goes (default: the last variant): it runs again and\n"
+    "         again for S seconds (default 1) while the CPU clock samples it, and its loop\n"
+    "         nest is printed with each line's share of the time and each loop's, and the\n"
+    "         hardware counters (IPC, cache misses) where the machine has them\n"
     "  machine [--threads N] [--json]\n"
     "         measure the host's peak float32 GFLOPS (FMA microbenchmark) and memory\n"
     "         bandwidth (triad)\n"
@@ -83,12 +89,13 @@ const char* kUsageText =
     "         --apply adds the result to FILE as a variant ('tuned from NAME')\n"
     "  model  info|run|bench|tasks|test ...   ONNX models (loopscope-cli model --help)\n"
     "  export FILE [--variant NAME] --format tvm|c|llvm|asm|obj [-o OUT] [--set P=V ...]\n"
-    "         [--target \"llvm -mcpu=CPU -mattr=+F,...\"]\n"
+    "         [--target \"llvm -mcpu=CPU -mattr=+F,...\"] [--lines]\n"
     "         write one variant (a script's only one needs no --variant) as a standalone TVM\n"
     "         script, C source, LLVM IR, assembly or an object file (obj needs -o and also\n"
     "         writes OUT's .h); text goes to stdout without -o. LLVM IR, assembly and objects\n"
     "         are for the CPU the variant's target names (tvm.build(..., target=...)), else\n"
-    "         the host's; --target overrides it (and is the TVM script's build target)\n"
+    "         the host's; --target overrides it (and is the TVM script's build target);\n"
+    "         --lines adds line info pointing at the lines `lower` prints (.loc in assembly)\n"
     "\n"
     "--set P=V rebinds a parameter (a top-level integer such as M = 1024) or gives a symbolic\n"
     "size (te.var) its value for running.\n"
@@ -124,6 +131,8 @@ struct Options {
     std::string chart;                // sweep: --chart OUT.png|OUT.svg
     std::string chartKind = "lines";  // sweep: --chart-kind lines|bars|roofline
     TuneArgs tune;                    // tune: its own options
+    double profileSeconds = 1;        // profile: --seconds
+    bool lines = false;               // export: --lines
 };
 
 // Exit code 2. The usage text follows when the command line itself is malformed, not when it
@@ -173,11 +182,11 @@ Options parseOptions(int argc, char** argv)
         std::cout << "loopscope-cli " LOOPSCOPE_VERSION_STRING "\n";
         std::exit(kOk);
     }
-    static const std::set<std::string> commands = {"lower",  "check", "run",     "bench",
-                                                   "export", "sweep", "machine", "tune"};
+    static const std::set<std::string> commands = {"lower", "check",   "run",  "bench",  "export",
+                                                   "sweep", "machine", "tune", "profile"};
     if (!commands.count(o.command)) throw UsageError("unknown command '" + o.command + "'");
     bool runs = o.command == "run" || o.command == "bench" || o.command == "sweep" ||
-                o.command == "machine" || o.command == "tune";
+                o.command == "machine" || o.command == "tune" || o.command == "profile";
     const bool tune = o.command == "tune";
     bool sweep = o.command == "sweep";
     auto list = [](const std::string& text) {
@@ -247,6 +256,8 @@ Options parseOptions(int argc, char** argv)
             o.chartKind = value(a);
         else if (a == "--format" && o.command == "export")
             o.format = value(a);
+        else if (a == "--lines" && o.command == "export")
+            o.lines = true;
         else if ((a == "-o" || a == "--output") && o.command == "export")
             o.output = value(a);
         else if (a == "--target" && o.command == "export") {
@@ -281,6 +292,14 @@ Options parseOptions(int argc, char** argv)
                 if (!spec) throw UsageError("--forbid: '" + p + "' is not a schedule primitive");
                 o.tune.forbidden.insert(p);
             }
+        } else if (a == "--seconds" && o.command == "profile") {
+            std::string v = value(a);
+            try {
+                o.profileSeconds = std::stod(v);
+            } catch (const std::logic_error&) {
+                throw UsageError("--seconds: '" + v + "' is not a number");
+            }
+            if (!(o.profileSeconds > 0)) throw UsageError("--seconds must be more than 0");
         } else if (a == "--json" && o.command != "export")
             o.json = true;
         else if (!a.empty() && a[0] == '-')
@@ -695,6 +714,9 @@ int commandExport(Options& o)
     options.target = o.target;
     options.sourceName = std::filesystem::path(o.file).filename().string();
     options.symbols = o.symbols;
+    options.lineInfo = o.lines;
+    if (o.lines && (o.format == "tvm" || o.format == "c"))
+        std::cerr << "loopscope-cli: note: --lines is for llvm, asm and obj\n";
     if (o.format == "c" && !o.target.empty())
         std::cerr << "loopscope-cli: note: --target does not change C source\n";
     if (o.format != "tvm" && o.format != "c") {
@@ -814,6 +836,29 @@ int commandSweep(Options& o)
     return wrong ? kWrongNumbers : kOk;
 }
 
+int commandProfile(Options& o)
+{
+    EvalResult r;
+    json err;
+    if (!evaluate(o, &r, &err)) {
+        if (o.json) std::cout << json{{"ok", false}, {"error", err}}.dump(2) << "\n";
+        return kDocumentError;
+    }
+    if (o.variants.size() > 1)
+        throw UsageError("profile takes one variant: give one --variant NAME");
+    const Variant* v = o.variants.empty()
+                           ? (r.program.variants.empty() ? nullptr : &r.program.variants.back())
+                           : selectVariants(o, r.program).front();
+    if (!v) throw UsageError(o.file + " has no variant to profile", false);
+    setParallelThreads(o.threads);
+    ProfileArgs args;
+    args.file = o.file;
+    args.symbols = o.symbols;
+    args.seconds = o.profileSeconds;
+    args.json = o.json;
+    return runProfileCommand(args, r.program, *v, cliJit());
+}
+
 int commandMachine(const Options& o)
 {
     PeakFlops peak = measurePeakFlops(o.threads);
@@ -847,6 +892,7 @@ int main(int argc, char** argv)
         if (o.command == "export") return commandExport(o);
         if (o.command == "sweep") return commandSweep(o);
         if (o.command == "machine") return commandMachine(o);
+        if (o.command == "profile") return commandProfile(o);
         if (o.command == "tune") {
             o.tune.file = o.file;
             o.tune.variant = o.variants.empty() ? "" : o.variants.front();

@@ -92,8 +92,14 @@ struct KernelLines {
     std::string code;                      // its bytes
     std::vector<std::uint32_t> rowOffsets; // a row of the line table: where it starts in `code`,
     std::vector<int> rowLines;             // its line (0: none), by offset
+    // The instructions, decoded: where each starts in `code` and its text (AT&T syntax, as the
+    // assembly view prints it).
+    std::vector<std::uint32_t> instructionOffsets;
+    std::vector<std::string> instructionText;
     // The TIR line of the instruction at `address`; 0 outside the code or on no line.
     int lineAt(std::uintptr_t address) const;
+    // The instruction (index into instructionOffsets) that contains `address`; -1 outside.
+    int instructionAt(std::uintptr_t address) const;
     bool contains(std::uintptr_t address) const
     {
         return address >= codeStart && address < codeStart + code.size();
@@ -127,6 +133,9 @@ enum class EmitKind { LLVMIR, Assembly, Object, UnoptimizedLLVMIR };
 // target string names (see parseTarget; "llvm" is the host). The object and IR export the typed
 // function `NAME(float* A, ...)` and `NAME_packed(void**, int64_t*)`.
 // UnoptimizedLLVMIR: the module as the code generator hands it to LLVM's optimizer.
-std::string emitCode(const PrimFunc& f, EmitKind kind, const std::string& target = "llvm");
+// With lineInfo, the IR carries !dbg locations and the assembly `.loc 1 LINE` directives that
+// point at lines of printTVMScript(f).
+std::string emitCode(const PrimFunc& f, EmitKind kind, const std::string& target = "llvm",
+                     bool lineInfo = false);
 
 } // namespace loopscope

@@ -111,6 +111,7 @@ void initializeLlvm()
         llvm::InitializeNativeTarget();
         llvm::InitializeNativeTargetAsmPrinter();
         llvm::InitializeNativeTargetAsmParser();
+        llvm::InitializeNativeTargetDisassembler(); // the instructions of profiled kernels
         std::vector<std::string> words{"LOOPSCOPE_LLVM_ARGS"}; // names the source of a bad option
         const char* args = std::getenv("LOOPSCOPE_LLVM_ARGS");
         std::string given = args ? args : "";

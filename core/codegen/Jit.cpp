@@ -7,7 +7,16 @@
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/IR/LegacyPassManager.h>
+#include <llvm/MC/MCAsmInfo.h>
+#include <llvm/MC/MCContext.h>
+#include <llvm/MC/MCDisassembler/MCDisassembler.h>
+#include <llvm/MC/MCInst.h>
+#include <llvm/MC/MCInstPrinter.h>
+#include <llvm/MC/MCInstrInfo.h>
+#include <llvm/MC/MCRegisterInfo.h>
 #include <llvm/MC/MCSubtargetInfo.h>
+#include <llvm/MC/MCTargetOptions.h>
+#include <llvm/MC/TargetRegistry.h>
 #include <llvm/Object/ObjectFile.h>
 #include <llvm/Support/Host.h>
 #include <llvm/Support/MemoryBuffer.h>
@@ -70,8 +79,47 @@ llvm::TargetMachine* threadTargetMachine(const std::string& target)
 // The code section of an object and its line table: every function of a kernel is in one
 // `.text` section, placed whole by the JIT, so one known symbol (`entry` at `entryAddress`)
 // gives where the section was loaded.
+// The kernel's instructions, decoded with the target's disassembler and printed as the
+// assembly view prints them.
+void disassemble(KernelLines& lines, llvm::TargetMachine& tm)
+{
+    const llvm::Target& target = tm.getTarget();
+    const llvm::Triple& triple = tm.getTargetTriple();
+    std::unique_ptr<llvm::MCRegisterInfo> mri(target.createMCRegInfo(triple.str()));
+    llvm::MCTargetOptions options;
+    std::unique_ptr<llvm::MCAsmInfo> mai(target.createMCAsmInfo(*mri, triple.str(), options));
+    std::unique_ptr<llvm::MCSubtargetInfo> sti(
+        target.createMCSubtargetInfo(triple.str(), tm.getTargetCPU(), tm.getTargetFeatureString()));
+    std::unique_ptr<llvm::MCInstrInfo> mii(target.createMCInstrInfo());
+    if (!mri || !mai || !sti || !mii) return;
+    llvm::MCContext ctx(triple, mai.get(), mri.get(), sti.get());
+    std::unique_ptr<llvm::MCDisassembler> dis(target.createMCDisassembler(*sti, ctx));
+    std::unique_ptr<llvm::MCInstPrinter> printer(
+        target.createMCInstPrinter(triple, 0, *mai, *mii, *mri));
+    if (!dis || !printer) return;
+    const auto bytes = llvm::ArrayRef<std::uint8_t>(
+        reinterpret_cast<const std::uint8_t*>(lines.code.data()), lines.code.size());
+    for (std::uint64_t at = 0; at < bytes.size();) {
+        llvm::MCInst inst;
+        std::uint64_t size = 0;
+        const auto status = dis->getInstruction(inst, size, bytes.slice(at), at, llvm::nulls());
+        if (size == 0) size = 1;
+        std::string text;
+        llvm::raw_string_ostream os(text);
+        if (status == llvm::MCDisassembler::Success)
+            printer->printInst(&inst, at, "", *sti, os);
+        else
+            os << "\t(bad)";
+        os.flush();
+        lines.instructionOffsets.push_back(static_cast<std::uint32_t>(at));
+        lines.instructionText.push_back(text);
+        at += size;
+    }
+}
+
 std::unique_ptr<KernelLines> readLineTable(const llvm::SmallVectorImpl<char>& bytes,
-                                           const std::string& entry, std::uint64_t entryAddress)
+                                           const std::string& entry, std::uint64_t entryAddress,
+                                           llvm::TargetMachine& tm)
 {
     auto lines = std::make_unique<KernelLines>();
     auto buffer = llvm::MemoryBuffer::getMemBuffer(llvm::StringRef(bytes.data(), bytes.size()),
@@ -110,11 +158,16 @@ std::unique_ptr<KernelLines> readLineTable(const llvm::SmallVectorImpl<char>& by
                               row.EndSequence ? 0 : static_cast<int>(row.Line));
         }
     }
-    std::stable_sort(rows.begin(), rows.end(), [](auto& a, auto& b) { return a.first < b.first; });
+    // By offset; where one sequence ends and the next begins at the same offset, the beginning
+    // (a line) comes after the end (no line), so that the offset has its line.
+    std::stable_sort(rows.begin(), rows.end(), [](auto& a, auto& b) {
+        return a.first != b.first ? a.first < b.first : a.second == 0 && b.second != 0;
+    });
     for (auto& [offset, line] : rows) {
         lines->rowOffsets.push_back(offset);
         lines->rowLines.push_back(line);
     }
+    disassemble(*lines, tm);
     return lines;
 }
 
@@ -237,10 +290,19 @@ std::unique_ptr<JitKernel> Jit::compile(const PrimFunc& f, int optLevel, bool li
     if (lineInfo) {
         auto entry = jit.lljit->lookup(named.name);
         if (!entry) LS_ASSERT(false, "JIT lookup failed: " + errorText(entry.takeError()));
-        kernel->m_lines = readLineTable(object, named.name, entry->getValue());
+        kernel->m_lines = readLineTable(object, named.name, entry->getValue(), *tm);
         kernel->m_lines->tir = std::move(printed.text);
     }
     return kernel;
+}
+
+int KernelLines::instructionAt(std::uintptr_t address) const
+{
+    if (!contains(address) || instructionOffsets.empty()) return -1;
+    const auto offset = static_cast<std::uint32_t>(address - codeStart);
+    auto it = std::upper_bound(instructionOffsets.begin(), instructionOffsets.end(), offset);
+    if (it == instructionOffsets.begin()) return -1;
+    return static_cast<int>(it - instructionOffsets.begin() - 1);
 }
 
 int KernelLines::lineAt(std::uintptr_t address) const
@@ -268,13 +330,20 @@ bool targetIsHost(const std::string& target)
                host->getMCSubtargetInfo()->getFeatureBits();
 }
 
-std::string emitCode(const PrimFunc& f, EmitKind kind, const std::string& target)
+std::string emitCode(const PrimFunc& f, EmitKind kind, const std::string& target, bool lineInfo)
 {
     llvm::LLVMContext ctx;
     llvm::TargetMachine* tm = threadTargetMachine(target);
     PrimFunc named = f;
     named.name = scriptName(f.name);
-    auto module = buildModule(named, ctx, *tm);
+    LineOfStatement lineOf;
+    if (lineInfo) {
+        PrintedFunction printed = printTVMScriptWithLines(f);
+        for (std::size_t i = 0; i < printed.lineStatements.size(); ++i)
+            for (const StmtNode* st : printed.lineStatements[i])
+                lineOf.emplace(st, static_cast<int>(i + 1));
+    }
+    auto module = buildModule(named, ctx, *tm, lineInfo ? &lineOf : nullptr);
     if (kind != EmitKind::UnoptimizedLLVMIR) optimizeModule(*module, *tm);
     std::string out;
     llvm::raw_string_ostream os(out);

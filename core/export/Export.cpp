@@ -41,13 +41,13 @@ ExportResult exportVariant(const std::string& scriptText, const Program& program
         out.text = exportCSource(f.func, title);
         out.suffix = ".c";
     } else if (format == "llvm") {
-        out.text = emitCode(f.func, EmitKind::LLVMIR, target);
+        out.text = emitCode(f.func, EmitKind::LLVMIR, target, options.lineInfo);
         out.suffix = ".ll";
     } else if (format == "asm") {
-        out.text = emitCode(f.func, EmitKind::Assembly, target);
+        out.text = emitCode(f.func, EmitKind::Assembly, target, options.lineInfo);
         out.suffix = ".s";
     } else {
-        out.text = emitCode(f.func, EmitKind::Object, target);
+        out.text = emitCode(f.func, EmitKind::Object, target, options.lineInfo);
         out.header = exportCHeader(f.func);
         out.suffix = ".o";
         out.binary = true;

@@ -17,6 +17,9 @@ struct ExportOptions {
     std::string sourceName; // the script's file name, named in the exported text
     std::map<std::string, std::int64_t> symbols; // values of symbolic sizes (tvm format)
     int step = -1; // the variant's step (-1: after its last); not for tvm
+    // LLVM IR, assembly and objects carry line info pointing at lines of the variant's printed
+    // TIR (`lower`'s text): !dbg locations, `.loc 1 LINE` directives, a DWARF line table.
+    bool lineInfo = false;
 };
 
 struct ExportResult {

@@ -120,7 +120,7 @@ std::unique_ptr<PreparedRun> PreparedRun::prepare(const Program& program, const 
     r->m_lowerMs = msSince(t0);
     t0 = std::chrono::steady_clock::now();
     LS_ASSERT(config.jit, "a run needs a JIT to compile with (RunConfig::jit)");
-    r->m_kernel = config.jit->compile(r->m_lowered.func, config.optLevel);
+    r->m_kernel = config.jit->compile(r->m_lowered.func, config.optLevel, config.lineInfo);
     r->m_compileMs = msSince(t0);
 
     for (std::size_t i = 0; i < variant.args.size(); ++i) {

@@ -27,6 +27,7 @@ struct RunConfig {
     std::uint64_t seed = 1;
     int optLevel = 3;   // LLVM optimization level
     Jit* jit = nullptr; // compiles the kernel: required (see runtime/RuntimeJit.h)
+    bool lineInfo = false; // the kernel knows its TIR lines (for profiles)
 };
 
 struct OutputCheck {
@@ -51,6 +52,7 @@ public:
     double lowerMs() const { return m_lowerMs; }
     double compileMs() const { return m_compileMs; }
     const LoweredFunc& lowered() const { return m_lowered; }
+    const JitKernel& kernel() const { return *m_kernel; }
     // Facts worth telling the user, e.g. a symbolic size that took its default value.
     const std::vector<std::string>& notes() const { return m_notes; }
     const std::vector<HostBuffer>& buffers() const { return m_buffers; }
