@@ -8,6 +8,7 @@
 #include "export/Export.h"
 #include "ir/Limits.h"
 #include "ir/Printer.h"
+#include "lower/Footprint.h"
 #include "lower/Lower.h"
 #include "runtime/Microbench.h"
 #include "runtime/Runner.h"
@@ -51,8 +52,10 @@ const char* kUsageText =
     "       loopscope-cli --help | --version\n"
     "\n"
     "commands:\n"
-    "  lower  FILE [--variant NAME ...] [--set P=V ...] [--structured] [--json]\n"
-    "         print the lowered loop nest (TIR) of every variant, as tvm.lower prints it\n"
+    "  lower  FILE [--variant NAME ...] [--set P=V ...] [--structured] [--footprint] [--json]\n"
+    "         print the lowered loop nest (TIR) of every variant, as tvm.lower prints it;\n"
+    "         --footprint prints the bytes each loop touches in one iteration and in all of\n"
+    "         them, against the host's cache sizes\n"
     "  check  FILE [--set P=V ...] [--json]\n"
     "         evaluate the script and lower every variant; report the first error\n"
     "  run    FILE [--variant NAME ...] [--set P=V ...] [--check] [--threads N] [--json]\n"
@@ -113,6 +116,7 @@ struct Options {
     std::vector<std::string> variants;
     std::map<std::string, std::int64_t> sets;
     bool structured = false;
+    bool footprint = false; // lower: --footprint
     bool json = false;
     bool check = false;
     int threads = 0;
@@ -219,6 +223,8 @@ Options parseOptions(int argc, char** argv)
             o.sets[kv.substr(0, eq)] = parseInteger(kv.substr(eq + 1), "--set " + kv.substr(0, eq));
         } else if (a == "--structured" && o.command == "lower")
             o.structured = true;
+        else if (a == "--footprint" && o.command == "lower")
+            o.footprint = true;
         else if (a == "--check" && runs)
             o.check = true;
         else if (a == "--threads" && runs)
@@ -439,6 +445,19 @@ json stepsJson(const Variant& v)
     return steps;
 }
 
+std::string fixed(double v, int digits)
+{
+    std::ostringstream ss;
+    ss << std::fixed << std::setprecision(digits) << v;
+    return ss.str();
+}
+
+std::string pad(const std::string& s, std::size_t width, bool right = false)
+{
+    if (s.size() >= width) return s;
+    return right ? std::string(width - s.size(), ' ') + s : s + std::string(width - s.size(), ' ');
+}
+
 int commandLower(Options& o)
 {
     EvalResult r;
@@ -465,6 +484,63 @@ int commandLower(Options& o)
         noteThreadBindings(o, *v);
         std::string tir =
             o.structured ? printStructured(f.structured, f.args) : printTVMScript(f.func);
+        if (o.footprint) {
+            const auto loops = loopFootprints(f);
+            const auto caches = hostCaches();
+            const auto outgrown = outgrownLevels(loops, caches);
+            if (o.json) {
+                json ls = json::array();
+                for (std::size_t i = 0; i < loops.size(); ++i) {
+                    const LoopFootprint& l = loops[i];
+                    json ts = json::array();
+                    for (auto& t : l.tensors)
+                        ts.push_back({{"tensor", t.tensor},
+                                      {"per_iteration_bytes", t.perIteration},
+                                      {"whole_loop_bytes", t.wholeLoop}});
+                    json levels = json::array();
+                    for (auto& c : outgrown[i])
+                        levels.push_back(c.name);
+                    ls.push_back({{"loop", l.var},
+                                  {"depth", l.depth},
+                                  {"extent", l.extent},
+                                  {"line", l.line},
+                                  {"structured_line", l.structuredLine},
+                                  {"per_iteration_bytes", l.perIteration},
+                                  {"whole_loop_bytes", l.wholeLoop},
+                                  {"exact", l.exact},
+                                  {"outgrows", levels},
+                                  {"tensors", ts}});
+                }
+                json cs = json::array();
+                for (auto& c : caches)
+                    cs.push_back({{"name", c.name}, {"bytes", c.bytes}});
+                variants.push_back({{"name", v->name}, {"caches", cs}, {"loops", ls}});
+                continue;
+            }
+            std::ostringstream t;
+            if (selected.size() > 1) t << "# variant: " << v->name << "\n";
+            t << "bytes touched per loop (host caches: " << cacheSummary(caches) << ")\n";
+            t << pad("loop", 28) << pad("extent", 8, true) << pad("one iteration", 16, true)
+              << pad("whole loop", 14, true) << "  tensors (whole loop)\n";
+            for (std::size_t i = 0; i < loops.size(); ++i) {
+                const LoopFootprint& l = loops[i];
+                std::string name = std::string(static_cast<std::size_t>(2 * l.depth), ' ') + l.var;
+                std::string tensors;
+                for (auto& x : l.tensors)
+                    tensors +=
+                        (tensors.empty() ? "" : ", ") + x.tensor + " " + byteSize(x.wholeLoop);
+                t << pad(name, 28) << pad(std::to_string(l.extent), 8, true)
+                  << pad(byteSize(l.perIteration), 16, true) << pad(byteSize(l.wholeLoop), 14, true)
+                  << "  " << tensors;
+                for (auto& c : outgrown[i])
+                    t << "  <- outgrows " << c.name;
+                if (!l.exact) t << "  (a bound)";
+                t << "\n";
+            }
+            text += t.str();
+            if (selected.size() > 1) text += "\n";
+            continue;
+        }
         if (o.json) {
             variants.push_back(
                 {{"name", v->name}, {"line", v->loc.line}, {"steps", stepsJson(*v)}, {"tir", tir}});
@@ -533,19 +609,6 @@ json parametersJson(const Program& p, const Options& o)
     for (auto& [name, value] : o.symbols)
         params[name] = value;
     return params;
-}
-
-std::string fixed(double v, int digits)
-{
-    std::ostringstream ss;
-    ss << std::fixed << std::setprecision(digits) << v;
-    return ss.str();
-}
-
-std::string pad(const std::string& s, std::size_t width, bool right = false)
-{
-    if (s.size() >= width) return s;
-    return right ? std::string(width - s.size(), ' ') + s : s + std::string(width - s.size(), ' ');
 }
 
 // The command-line tool's JIT, made on first use (commands that only lower need none).

@@ -229,7 +229,8 @@ std::string Printer::tvmScript(const PrimFunc& f, std::vector<std::vector<const 
     return out;
 }
 
-std::string Printer::structured(const Stmt& body, const std::vector<Tensor>& args)
+std::string Printer::structured(const Stmt& body, const std::vector<Tensor>& args,
+                                std::vector<std::vector<const void*>>* lineNodes)
 {
     m_uses.scanStmt(body);
     Frame& fn = pushFrame(kRoot);
@@ -250,7 +251,8 @@ std::string Printer::structured(const Stmt& body, const std::vector<Tensor>& arg
     Lines lines = popFrame();
     std::string out = "@T.prim_func\n";
     out += "def main(" + join(params) + "):\n";
-    out += render(lines.empty() ? Lines{{0, "pass"}} : lines, 1);
+    if (lineNodes) lineNodes->assign(2, {});
+    out += render(lines.empty() ? Lines{{0, "pass"}} : lines, 1, lineNodes);
     return out;
 }
 
@@ -424,6 +426,18 @@ PrintedFunction printTVMScriptWithLines(const PrimFunc& f)
     std::vector<std::vector<const void*>> nodes;
     PrintedFunction out;
     out.text = printer_detail::Printer({true, true}).tvmScript(f, &nodes);
+    out.lineStatements.resize(nodes.size());
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+        for (const void* n : nodes[i])
+            out.lineStatements[i].push_back(static_cast<const StmtNode*>(n));
+    return out;
+}
+
+PrintedFunction printStructuredWithLines(const Stmt& body, const std::vector<Tensor>& args)
+{
+    std::vector<std::vector<const void*>> nodes;
+    PrintedFunction out;
+    out.text = printer_detail::Printer({true, true}).structured(body, args, &nodes);
     out.lineStatements.resize(nodes.size());
     for (std::size_t i = 0; i < nodes.size(); ++i)
         for (const void* n : nodes[i])

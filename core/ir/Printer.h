@@ -23,6 +23,7 @@ struct PrintedFunction {
     std::vector<std::vector<const StmtNode*>> lineStatements;
 };
 PrintedFunction printTVMScriptWithLines(const PrimFunc& f);
+PrintedFunction printStructuredWithLines(const Stmt& body, const std::vector<Tensor>& args);
 
 // The loop program before flattening (tensor stores and loads at N-d indices, `T.realize`
 // regions), in the same TVMScript style: `@T.prim_func`, `def main(args):`, the body.

@@ -89,7 +89,8 @@ public:
 
     std::string tvmScript(const PrimFunc& f,
                           std::vector<std::vector<const void*>>* lineNodes = nullptr);
-    std::string structured(const Stmt& body, const std::vector<Tensor>& args);
+    std::string structured(const Stmt& body, const std::vector<Tensor>& args,
+                           std::vector<std::vector<const void*>>* lineNodes = nullptr);
     std::string stmtOnly(const Stmt& s);
     std::string exprOnly(const Expr& e);
 

@@ -25,8 +25,8 @@ struct RunConfig {
     std::map<std::string, std::int64_t> symbols; // values of te.var sizes, by name
     std::int64_t defaultSymbolValue = 1024;
     std::uint64_t seed = 1;
-    int optLevel = 3;   // LLVM optimization level
-    Jit* jit = nullptr; // compiles the kernel: required (see runtime/RuntimeJit.h)
+    int optLevel = 3;      // LLVM optimization level
+    Jit* jit = nullptr;    // compiles the kernel: required (see runtime/RuntimeJit.h)
     bool lineInfo = false; // the kernel knows its TIR lines (for profiles)
 };
 
