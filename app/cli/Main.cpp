@@ -10,6 +10,7 @@
 #include "ir/Printer.h"
 #include "lower/Footprint.h"
 #include "lower/Lower.h"
+#include "lower/Tails.h"
 #include "runtime/Microbench.h"
 #include "runtime/Runner.h"
 #include "runtime/RuntimeJit.h"
@@ -52,10 +53,12 @@ const char* kUsageText =
     "       loopscope-cli --help | --version\n"
     "\n"
     "commands:\n"
-    "  lower  FILE [--variant NAME ...] [--set P=V ...] [--structured] [--footprint] [--json]\n"
+    "  lower  FILE [--variant NAME ...] [--set P=V ...] [--structured] [--footprint] [--tails]\n"
+    "         [--json]\n"
     "         print the lowered loop nest (TIR) of every variant, as tvm.lower prints it;\n"
     "         --footprint prints the bytes each loop touches in one iteration and in all of\n"
-    "         them, against the host's cache sizes\n"
+    "         them, against the host's cache sizes; --tails counts the iterations that run in\n"
+    "         the partial tiles of non-divisible splits and how many the guards turn away\n"
     "  check  FILE [--set P=V ...] [--json]\n"
     "         evaluate the script and lower every variant; report the first error\n"
     "  run    FILE [--variant NAME ...] [--set P=V ...] [--check] [--threads N] [--json]\n"
@@ -117,6 +120,7 @@ struct Options {
     std::map<std::string, std::int64_t> sets;
     bool structured = false;
     bool footprint = false; // lower: --footprint
+    bool tails = false;     // lower: --tails
     bool json = false;
     bool check = false;
     int threads = 0;
@@ -225,6 +229,8 @@ Options parseOptions(int argc, char** argv)
             o.structured = true;
         else if (a == "--footprint" && o.command == "lower")
             o.footprint = true;
+        else if (a == "--tails" && o.command == "lower")
+            o.tails = true;
         else if (a == "--check" && runs)
             o.check = true;
         else if (a == "--threads" && runs)
@@ -537,6 +543,43 @@ int commandLower(Options& o)
                 if (!l.exact) t << "  (a bound)";
                 t << "\n";
             }
+            text += t.str();
+            if (selected.size() > 1) text += "\n";
+            continue;
+        }
+        if (o.tails) {
+            const TailReport tr = guardedTails(f);
+            if (o.json) {
+                json ts = json::array();
+                for (const GuardedTail& t : tr.tails)
+                    ts.push_back({{"loop", t.loop},
+                                  {"loop_line", t.loopLine},
+                                  {"guard_lines", t.lines},
+                                  {"loops", t.loops},
+                                  {"iterations", t.iterations},
+                                  {"in_tail", t.inTail},
+                                  {"guarded_off", t.guardedOff}});
+                variants.push_back({{"name", v->name},
+                                    {"tails", ts},
+                                    {"tail_share", tr.tailShare},
+                                    {"guarded_off_share", tr.offShare},
+                                    {"uncounted_guards", tr.uncounted}});
+                continue;
+            }
+            std::ostringstream t;
+            t.setf(std::ios::fixed);
+            t.precision(1);
+            t << (selected.size() > 1 ? "# variant: " + v->name + "\n" : "");
+            if (tr.tails.empty()) t << "no partial tiles: every split divides its loop\n";
+            for (const GuardedTail& g : tr.tails) {
+                t << describeTail(g);
+                if (!g.lines.empty()) t << "  (guard on line " << g.lines.front() << ")";
+                t << "\n";
+            }
+            if (!tr.tails.empty())
+                t << 100 * tr.tailShare << " % of the stores' iterations run in a partial tile, "
+                  << 100 * tr.offShare << " % are guarded off\n";
+            if (tr.uncounted > 0) t << tr.uncounted << " guard(s) too large to count\n";
             text += t.str();
             if (selected.size() > 1) text += "\n";
             continue;
