@@ -11,5 +11,6 @@ target_sources(loopscope_widgets PRIVATE
   views/LadderModel.h views/LadderModel.cpp
   views/LadderView.h views/LadderView.cpp
   views/LadderStore.h views/LadderStore.cpp
+  views/VariantTreeView.h views/VariantTreeView.cpp
   views/SafeFile.h views/SafeFile.cpp
 )

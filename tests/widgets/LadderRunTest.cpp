@@ -8,6 +8,7 @@
 #include "shell/RunController.h"
 #include "views/LadderModel.h"
 #include "views/LadderView.h"
+#include "views/VariantTreeView.h"
 #include "worker/WorkerClient.h"
 
 #include <QDir>
@@ -21,6 +22,7 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTreeWidget>
 
 #include <algorithm>
 
@@ -158,6 +160,52 @@ private slots:
             QCOMPARE(bold, row == fastest);
             QCOMPARE(says, row == fastest);
         }
+    }
+
+    // The Variants panel: each variant under the one it came from; a ladder's measurements show
+    // on every variant whose last step it measured (the ladder of `unroll` climbs through the
+    // last steps of naive, split k, vectorize and parallel, not tile 32x32's); clicking a
+    // variant selects it.
+    void theVariantTreeShowsWhereEachCameFromAndItsGflops()
+    {
+        MainWindow w;
+        useBuiltWorker(w);
+        w.setScriptText(smallLadder(), QString(), false);
+        QVERIFY(awaitAnalysis(w));
+        VariantTreeView* tree = w.variantTreeView();
+        const auto parentOf = [&](const QString& name) {
+            QTreeWidgetItem* item = tree->itemOf(name);
+            return item && item->parent() ? item->parent()->text(0) : QString();
+        };
+        QCOMPARE(tree->tree()->topLevelItemCount(), 1);
+        QCOMPARE(parentOf(QStringLiteral("tile 32x32")), QStringLiteral("naive"));
+        QCOMPARE(parentOf(QStringLiteral("split k")), QStringLiteral("tile 32x32"));
+        QCOMPARE(parentOf(QStringLiteral("vectorize")), QStringLiteral("split k"));
+        QCOMPARE(parentOf(QStringLiteral("unroll")), QStringLiteral("parallel"));
+        QVERIFY(tree->itemOf(QStringLiteral("split k"))
+                    ->text(2)
+                    .contains(QStringLiteral("step 2 of tile 32x32")));
+        for (const char* name : {"naive", "tile 32x32", "unroll"})
+            QCOMPARE(tree->itemOf(QString::fromLatin1(name))->text(1), QStringLiteral("–"));
+
+        QVERIFY(choose(w, QStringLiteral("unroll")));
+        QCOMPARE(tree->current(), QStringLiteral("unroll"));
+        w.runLadder();
+        QVERIFY(awaitLadder(w));
+        for (const char* name : {"naive", "split k", "vectorize", "parallel", "unroll"}) {
+            const QString text = tree->itemOf(QString::fromLatin1(name))->text(1);
+            bool number = false;
+            QVERIFY2(text.toDouble(&number) > 0 && number, name);
+        }
+        QCOMPARE(tree->itemOf(QStringLiteral("tile 32x32"))->text(1), QStringLiteral("–"));
+
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QTreeWidgetItem* parallel = tree->itemOf(QStringLiteral("parallel"));
+        tree->tree()->scrollToItem(parallel);
+        const QRect r = tree->tree()->visualItemRect(parallel);
+        QTest::mouseClick(tree->tree()->viewport(), Qt::LeftButton, {}, r.center());
+        QTRY_COMPARE(w.currentVariant(), QStringLiteral("parallel"));
     }
 
     // The untransformed step is the same in every variant: measured by the first ladder, the next

@@ -27,6 +27,7 @@
 #include "views/LadderView.h"
 #include "views/LoopNestView.h"
 #include "views/SafeFile.h"
+#include "views/VariantTreeView.h"
 #include "worker/WorkerClient.h"
 
 #include <QAction>
@@ -103,6 +104,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     connect(m_schedule, &SchedulePanel::newVariantRequested, this,
             &MainWindow::onNewVariantRequested);
     connect(m_loopNest, &LoopNestView::loopClicked, this, &MainWindow::onLoopClicked);
+    connect(m_variantTree, &VariantTreeView::variantChosen, this, &MainWindow::selectVariant);
     connect(m_ladder, &LadderView::stepActivated, this, [this](int row) {
         selectStep(row);
         if (const VariantView* v = variantView(); v && row < static_cast<int>(v->steps.size()))
@@ -162,6 +164,7 @@ void MainWindow::buildDocks()
     };
     m_schedule = new SchedulePanel(this);
     m_loopNest = new LoopNestView(this);
+    m_variantTree = new VariantTreeView(this);
     m_ladder = new LadderView(this);
     m_ladder->setModel(m_ladderModel);
     m_llvmView = new CodeView(this);
@@ -180,6 +183,9 @@ void MainWindow::buildDocks()
                                     scheduleScroll->verticalScrollBar()->sizeHint().width());
     auto* scheduleDock = dock(tr("Schedule"), QStringLiteral("ScheduleDock"), scheduleScroll,
                               Qt::LeftDockWidgetArea);
+    auto* variantsDock = dock(tr("Variants"), QStringLiteral("VariantTreeDock"), m_variantTree,
+                              Qt::LeftDockWidgetArea);
+    splitDockWidget(scheduleDock, variantsDock, Qt::Vertical);
     auto* loopDock =
         dock(tr("Loop nest"), QStringLiteral("LoopNestDock"), m_loopNest, Qt::RightDockWidgetArea);
     auto* ladderDock =
@@ -212,8 +218,9 @@ void MainWindow::buildDocks()
         dock(tr("Tune"), QStringLiteral("TuneDock"), tuneScroll, Qt::RightDockWidgetArea);
     tabifyDockWidget(m_chartsDock, tuneDock);
     loopDock->raise();
-    m_defaultDockSizes = [this, scheduleDock, loopDock, ladderDock] {
+    m_defaultDockSizes = [this, scheduleDock, variantsDock, loopDock, ladderDock] {
         resizeDocks({scheduleDock, loopDock}, {360, 640}, Qt::Horizontal);
+        resizeDocks({scheduleDock, variantsDock}, {3 * height() / 4, height() / 4}, Qt::Vertical);
         // Room for the longest ladders of the samples without scrolling.
         resizeDocks({ladderDock},
                     {m_ladder->heightForRows(LadderView::kRowsShown) + ladderDock->height() -
@@ -404,6 +411,7 @@ void MainWindow::connectRuns()
             [this](double ms) { m_compile->setText(tr("compile %1 ms").arg(ms, 0, 'f', 0)); });
     connect(runs, &RunController::ladderFinished, this, &MainWindow::showStoreNotices);
     connect(runs, &RunController::ladderFinished, this, &MainWindow::ladderFinished);
+    connect(runs, &RunController::ladderFinished, this, &MainWindow::refreshVariantTree);
     connect(runs, &RunController::codeReady, this, &MainWindow::showCode);
     connect(runs, &RunController::exportReady, this,
             [this](const QString& variant, const QString& text, const QString& suggestedName) {
@@ -557,6 +565,7 @@ void MainWindow::onAnalysis(ExplorationPtr result)
     m_variant = keep;
     m_variantBox->setCurrentText(keep);
     if (!keep.isEmpty()) m_analysis->setDetailVariant(keep);
+    refreshVariantTree();
 
     // The markers are the current text's, whatever the views show.
     QList<EditorPane::Diagnostic> diags;
@@ -671,12 +680,28 @@ void MainWindow::selectVariant(const QString& name)
     m_variant = name;
     m_step = -1;
     m_variantBox->setCurrentText(name);
+    m_variantTree->setCurrent(name);
     m_analysis->setDetailVariant(name);
     // Bring the variant's block into view unless the cursor is already in it.
     if (const VariantView* v = variantView()) {
         int line = m_editor->cursorLine();
         if (line < v->line || line > v->lastLine) m_editor->gotoLine(v->lastLine);
     }
+}
+
+void MainWindow::refreshVariantTree()
+{
+    if (!m_exploration) return;
+    // Each variant's GFLOPS: the measurement of its last step, if there is one.
+    std::vector<double> gflops;
+    for (const VariantView& v : m_exploration->variants) {
+        const int last = static_cast<int>(v.steps.size()) - 1;
+        std::optional<LadderModel::Result> r;
+        if (last >= 0 && !v.steps.back().tir.empty()) r = m_runs->resultOf(stepKey(v, last));
+        gflops.push_back(r && r->gflops > 0 ? r->gflops : -1.0);
+    }
+    m_variantTree->setVariants(m_exploration->variants, gflops);
+    m_variantTree->setCurrent(m_variant);
 }
 
 void MainWindow::selectStep(int step)

@@ -25,6 +25,7 @@ class SchedulePanel;
 class PrimitiveHelpDialog;
 class CompareView;
 class LoopNestView;
+class VariantTreeView;
 class LadderView;
 class LadderModel;
 class CodeView;
@@ -57,6 +58,7 @@ public:
     EditorPane* editor() const { return m_editor; }
     SchedulePanel* schedulePanel() const { return m_schedule; }
     LoopNestView* loopNestView() const { return m_loopNest; }
+    VariantTreeView* variantTreeView() const { return m_variantTree; }
     LadderModel* ladderModel() const { return m_ladderModel; }
     WorkerClient* worker() const { return m_worker; }
     AnalysisService* analysis() const { return m_analysis; }
@@ -118,6 +120,7 @@ private:
     void showStoreNotices();
 
     void onAnalysis(ExplorationPtr result);
+    void refreshVariantTree();
     void onCursorLine(int line);
     void onStatementRequested(const QString& statement);
     void onNewVariantRequested();
@@ -138,6 +141,7 @@ private:
     EditorPane* m_editor = nullptr;
     SchedulePanel* m_schedule = nullptr;
     LoopNestView* m_loopNest = nullptr;
+    VariantTreeView* m_variantTree = nullptr;
     LadderModel* m_ladderModel = nullptr;
     LadderView* m_ladder = nullptr;
     CodeView* m_llvmView = nullptr;

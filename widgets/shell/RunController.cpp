@@ -43,6 +43,11 @@ RunController::RunController(WorkerClient* worker, LadderModel* ladder, QObject*
 
 RunController::~RunController() = default;
 
+std::optional<LadderModel::Result> RunController::resultOf(const QString& key) const
+{
+    return m_ladderStore->find(key);
+}
+
 void RunController::setSettings(const RunSettings& settings)
 {
     m_settings = settings;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "shell/RunSettingsDialog.h"
+#include "views/LadderModel.h"
 #include "worker/WorkerReplies.h"
 #include "worker/WorkerRequests.h"
 
@@ -15,6 +16,7 @@
 #include <QStringList>
 
 #include <memory>
+#include <optional>
 
 namespace loopscope {
 
@@ -40,6 +42,9 @@ public:
     LadderStore* ladderStore() const { return m_ladderStore.get(); }
     // The script's file, under which its ladder's measurements are kept (empty: not saved).
     void setScriptPath(const QString& path);
+    // The ladder's measurement of a step (LadderModel::stepKey), this session's or the script's
+    // from an earlier one.
+    std::optional<LadderModel::Result> resultOf(const QString& key) const;
 
     const RunSettings& settings() const { return m_settings; }
     // The time limit applies from the next request on.
