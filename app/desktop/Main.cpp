@@ -43,6 +43,8 @@ constexpr const char* kUsage =
     "  --variant NAME      show this variant\n"
     "  --step INDEX        show this step of it (0: the untransformed schedule)\n"
     "  --run               run the ladder after opening\n"
+    "  --profile           profile the ladder's runs (Run > Profile Runs): each step's loop\n"
+    "                      nest and assembly show where its time goes\n"
     "  --sweep             start a sweep of every variant over the default sizes, with the\n"
     "                      OpenBLAS line, after opening\n"
     "  --tune TRIALS       tune the shown variant for TRIALS trials in the Tune panel, after\n"
@@ -127,6 +129,7 @@ int main(int argc, char** argv)
     QCommandLineOption variant(QStringLiteral("variant"), QString(), QStringLiteral("name"));
     QCommandLineOption step(QStringLiteral("step"), QString(), QStringLiteral("index"));
     QCommandLineOption run(QStringLiteral("run"));
+    QCommandLineOption profile(QStringLiteral("profile"));
     QCommandLineOption sweep(QStringLiteral("sweep"));
     QCommandLineOption tune(QStringLiteral("tune"), QString(), QStringLiteral("trials"));
     QCommandLineOption smokeTest(QStringLiteral("smoke-test"));
@@ -134,8 +137,8 @@ int main(int argc, char** argv)
                                 QStringLiteral("ms"));
     QCommandLineOption testTyping(QStringLiteral("test-typing"), QString(), QStringLiteral("seed"));
     QCommandLineOption model(QStringLiteral("model"), QString(), QStringLiteral("onnx"));
-    parser.addOptions({help, version, screenshot, variant, step, run, sweep, tune, smokeTest,
-                       autosave, testTyping, model});
+    parser.addOptions({help, version, screenshot, variant, step, run, profile, sweep, tune,
+                       smokeTest, autosave, testTyping, model});
     addQtOptions(parser);
     QString usageError;
     if (!parser.parse(arguments))
@@ -209,6 +212,7 @@ int main(int argc, char** argv)
             loopscope::startSmokeTest(window, QDir::toNativeSeparators(file));
     }
     window.resize(1500, 950);
+    if (parser.isSet(profile)) window.setProfiling(true);
     window.show();
     if (parser.isSet(testTyping))
         loopscope::startTestTyping(window, parser.value(testTyping).toUInt());

@@ -8,6 +8,7 @@
 #include "ir/Limits.h"
 #include "lower/Lower.h"
 #include "runtime/Microbench.h"
+#include "runtime/Profiler.h"
 #include "runtime/RuntimeJit.h"
 #include "runtime/SweepJson.h"
 #include "runtime/ThreadPool.h"
@@ -363,6 +364,62 @@ json RequestHandler::ping() const
             {"testing", m_options.testing}};
 }
 
+json RequestHandler::profileKernel(PreparedRun& run, double seconds) const
+{
+    LineProfile profile;
+    std::string why;
+    const auto t0 = std::chrono::steady_clock::now();
+    if (!profileRuns(
+            run.kernel(), [&] { run.run(); }, seconds, 3, &profile, &why))
+        return json{{"error", why}};
+    const double profileMs =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    json p{{"tir", profile.tir},
+           {"method", profile.method},
+           {"threads", profile.threads},
+           {"runs", profile.runs},
+           {"seconds", profile.seconds},
+           {"samples", profile.samples},
+           {"in_kernel", profile.inKernel},
+           {"lost", profile.lost},
+           {"profile_ms", profileMs}};
+    json line = json::array(), loop = json::array();
+    for (std::size_t i = 0; i < profile.lineSamples.size(); ++i) {
+        line.push_back(profile.lineShare(static_cast<int>(i + 1)));
+        loop.push_back(profile.isLoop[i] ? profile.loopShare(static_cast<int>(i + 1)) : -1.0);
+    }
+    p["line_share"] = line;
+    p["loop_share"] = loop;
+    // The kernel's instructions as the JIT loaded them, each with its line and samples.
+    if (const KernelLines* k = run.kernel().lines()) {
+        json ins = json::array();
+        for (std::size_t i = 0; i < k->instructionOffsets.size(); ++i) {
+            const std::uint32_t off = k->instructionOffsets[i];
+            ins.push_back(
+                {{"o", off},
+                 {"t", k->instructionText[i]},
+                 {"l", k->lineAt(k->codeStart + off)},
+                 {"s", i < profile.instructionSamples.size() ? profile.instructionSamples[i] : 0}});
+        }
+        p["instructions"] = ins;
+    }
+    const HardwareCounts counts = countHardwareEvents([&] {
+        for (int i = 0; i < std::max(1, profile.runs / 4); ++i)
+            run.run();
+    });
+    if (counts.available) {
+        json c{{"cycles", counts.cycles},
+               {"instructions", counts.instructions},
+               {"ipc", counts.ipc()}};
+        if (counts.haveL1d) c["l1d_misses"] = counts.l1dMisses;
+        if (counts.haveLlc) c["llc_misses"] = counts.llcMisses;
+        p["counters"] = c;
+    } else {
+        p["counters_unavailable"] = counts.why;
+    }
+    return p;
+}
+
 json RequestHandler::measure(const json& request, const Progress& progress) const
 {
     Target t;
@@ -391,9 +448,17 @@ json RequestHandler::measure(const json& request, const Progress& progress) cons
         sleepMs = intField(request, "sleep_ms", 0, 0);
     }
 
+    // Profiling: the kernel keeps its line info, and after its first run it runs again and
+    // again for `profile_seconds` while the CPU clock samples it.
+    const double profileSeconds = numberField(request, "profile_seconds", 0.0, 0.0);
+    if (profileSeconds > 30) throw Failure{"request", "profile_seconds is at most 30", {}};
+    if (profileSeconds > 0) options.config.lineInfo = true;
+    json profileJson;
+
     VariantRunHooks hooks;
     hooks.progress = [&](RunPhase phase, double fraction) { progress(phaseName(phase), fraction); };
     hooks.afterFirstRun = [&](PreparedRun& run) {
+        if (profileSeconds > 0) profileJson = profileKernel(run, profileSeconds);
         if (corrupt) corruptOutput(run, *t.variant);
         if (sleepMs > 0) std::this_thread::sleep_for(std::chrono::milliseconds(sleepMs));
         if (crash) {
@@ -413,6 +478,7 @@ json RequestHandler::measure(const json& request, const Progress& progress) cons
     }
 
     json result = variantRunJson(out);
+    if (!profileJson.is_null()) result["profile"] = profileJson;
     result["variant"] = t.variant->name;
     result["step"] = resolvedStep(t);
     result["steps"] = t.variant->steps.size();
@@ -477,6 +543,7 @@ json RequestHandler::emitCode(const json& request, const Progress& progress) con
     options.step = t.step;
     options.symbols = t.evaluation.symbols;
     options.sourceName = stringField(request, "source", "");
+    options.lineInfo = boolField(request, "lines", false);
     const Variant& v = *t.variant;
     if (options.format == "llvm" || options.format == "asm" || options.format == "obj") {
         try {

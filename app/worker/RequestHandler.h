@@ -22,19 +22,25 @@
 //   untransformed schedule), sets {NAME: INT} (parameters and symbolic sizes), threads (0: all),
 //   check (default true), time (default true), repeat (5), number (1), min_repeat_ms (50),
 //   seed (1), opt_level (3), max_run_ms (0: no limit; a first run longer than this is not
-//   timed, and the result says "too_slow")}
+//   timed, and the result says "too_slow"), profile_seconds (0: none; at most 30: after the
+//   first run the kernel runs again and again this long while the CPU clock samples it)}
 //   -> ok: variant, step (resolved), steps, parameters, notes, lower_ms, compile_ms, run_ms,
 //      flops, checked, check [{tensor, ok, elements, max_abs_error, max_rel_error, skipped (when
 //      elements were not compared for the reference's step limit)}] and, when
-//      timed, ms_median, ms_min, ms_max, number, repeat, gflops;
+//      timed, ms_median, ms_min, ms_max, number, repeat, gflops; when profiled, profile {tir,
+//      method, threads, runs, seconds, samples, in_kernel, lost, profile_ms, line_share [per
+//      line of tir], loop_share [per line; -1: no loop], instructions [{o: offset, t: text,
+//      l: line, s: samples}], counters {cycles, instructions, ipc, l1d_misses, llc_misses} or
+//      counters_unavailable (why)} or profile {error};
 //   -> wrong (a check failed; nothing is timed, no time or speed is given): message,
 //      first_mismatch, max_abs_error, check, lower_ms, compile_ms, flops.
 // "emit" {script, variant, step, sets, format: "llvm" | "asm" | "c" | "tvm", source (the file name
-//   the export names)} -> ok: text, format, function, suffix (".ll", ".s", ".c", ".py"), target
-//   (the variant's target string: the code is for the CPU it names, else the host's). The same
-//   export as `loopscope-cli export` (export/Export.h).
-//   Sent while a sweep runs, it is answered between two of the sweep's points (the client may
-//   write it without waiting for the sweep's result); other requests wait for the sweep.
+//   the export names), lines (LLVM IR and assembly with line info: .loc in assembly)} -> ok: text,
+//   format, function, suffix (".ll", ".s", ".c", ".py"), target (the variant's target string: the
+//   code is for the CPU it names, else the host's). The same export as `loopscope-cli export`
+//   (export/Export.h). Sent while a sweep runs, it is answered between two of the sweep's points
+//   (the client may write it without waiting for the sweep's result); other requests wait for the
+//   sweep.
 // "sweep" {script, params [NAME...] (set together to each value), values [INT...] (default 64,
 //   128, ..., 2048), variants [NAME...] (default: all), threads (0: all), max_point_s (10: a point
 //   whose single run takes longer is skipped), check (true), blas (false: add OpenBLAS points for
@@ -63,6 +69,10 @@
 #include <memory>
 #include <string>
 #include <vector>
+
+namespace loopscope {
+class PreparedRun;
+}
 
 namespace loopscope::worker {
 
@@ -108,6 +118,9 @@ private:
 
     nlohmann::json ping() const;
     nlohmann::json measure(const nlohmann::json& request, const Progress& progress) const;
+    // A prepared run's profile (lines, loops, instructions, hardware counters) as the measure
+    // reply's "profile".
+    nlohmann::json profileKernel(PreparedRun& run, double seconds) const;
     nlohmann::json emitCode(const nlohmann::json& request, const Progress& progress) const;
     nlohmann::json sweep(const nlohmann::json& request, const Progress& progress) const;
     nlohmann::json machine(const nlohmann::json& request) const;

@@ -40,6 +40,12 @@ StepView lowerStep(const Schedule& sch, const Variant& v)
         step.tir = printTVMScript(f.func);
         step.lanesOnVectors = countLanesAtOnce(f.func.body);
         step.structured = printStructured(f.structured, f.args);
+        try {
+            step.footprints = loopFootprints(f);
+            step.tails = guardedTails(f, kMaxTailEnumeration);
+        } catch (const UserError&) {
+            // Footprints and tails are extras: the step stands without them.
+        }
     } catch (const UserError& e) {
         step.error = e.diagnostic();
     }

@@ -3,6 +3,8 @@
 // the desktop app, the worker and the tests share it.
 #pragma once
 
+#include "lower/Footprint.h"
+#include "lower/Tails.h"
 #include "te/Program.h"
 
 #include <map>
@@ -45,6 +47,11 @@ struct StepView {
     // The schedule after the step, where the step is lowered (as its stages): what a new
     // statement written after it applies to.
     std::shared_ptr<const Schedule> schedule;
+    // Where the loop nest's time can go, from the loop program alone: the bytes each loop touches
+    // (lower/Footprint.h) and the iterations in partial tiles (lower/Tails.h; guards whose loops
+    // run more than kMaxTailEnumeration times together are left uncounted).
+    std::vector<LoopFootprint> footprints;
+    TailReport tails;
     std::optional<Diagnostic> error; // the step lowered to nothing: why
     // Set when the step was not lowered to keep the analysis of an edit bounded (see
     // kMaxExploredStages): why, and where to see it.
@@ -83,6 +90,7 @@ struct Exploration {
 // bound. Past it, the detail variant keeps its first step and as many of its last ones as fit
 // (the step just written is usually the last); the others are marked notLowered.
 constexpr std::int64_t kMaxExploredStages = 5000;
+constexpr std::int64_t kMaxTailEnumeration = std::int64_t(1) << 20;
 
 // `detailVariant`: the variant whose every step is lowered (within kMaxExploredStages); the others
 // get their final step only (empty: every step of every variant). `detailOnly`: the others are

@@ -15,9 +15,6 @@ namespace loopscope {
 
 namespace {
 
-// Guards larger than this (the product of the extents of the loops they read) are not counted.
-constexpr std::int64_t kMaxEnumerated = std::int64_t(1) << 24;
-
 bool hasLikely(const Expr& e)
 {
     bool found = false;
@@ -182,7 +179,8 @@ struct Counted {
 
 // Counts the guards of one group (they read the loops `loops`, outermost first) at every value
 // of those loops.
-Counted countGroup(const std::vector<const Guard*>& guards, std::vector<const Loop*> loops)
+Counted countGroup(const std::vector<const Guard*>& guards, std::vector<const Loop*> loops,
+                   std::int64_t maxEnumerated)
 {
     Counted c;
     c.loops = loops;
@@ -190,7 +188,7 @@ Counted countGroup(const std::vector<const Guard*>& guards, std::vector<const Lo
     for (const Loop* l : loops) {
         if (!l->constant || l->extent <= 0) return c;
         total *= l->extent;
-        if (total > kMaxEnumerated) return c;
+        if (total > maxEnumerated) return c;
     }
     Evaluator ev;
     const Loop* inner = loops.back();
@@ -229,7 +227,7 @@ Counted countGroup(const std::vector<const Guard*>& guards, std::vector<const Lo
 
 } // namespace
 
-TailReport guardedTails(const LoweredFunc& lowered)
+TailReport guardedTails(const LoweredFunc& lowered, std::int64_t maxEnumerated)
 {
     Collector col;
     col.visit(lowered.func.body);
@@ -300,7 +298,7 @@ TailReport guardedTails(const LoweredFunc& lowered)
                 std::vector<const Loop*> ls;
                 for (std::size_t l : loops)
                     ls.push_back(&s.loops[l]);
-                it = counted.emplace(key, countGroup(guards, ls)).first;
+                it = counted.emplace(key, countGroup(guards, ls, maxEnumerated)).first;
                 order.push_back(key);
             }
             const Counted& c = it->second;

@@ -36,7 +36,9 @@ struct TailReport {
     int uncounted = 0; // guards left out: a condition too large to enumerate or not integer
 };
 
-TailReport guardedTails(const LoweredFunc& lowered);
+// Guards whose loops run more than `maxEnumerated` times together are left uncounted.
+TailReport guardedTails(const LoweredFunc& lowered, std::int64_t maxEnumerated = std::int64_t(1)
+                                                                                 << 24);
 
 // "i_inner: 8 of 104 iterations (7.7 %) run in a partial tile, 7 (6.7 %) guarded off"
 std::string describeTail(const GuardedTail& t);

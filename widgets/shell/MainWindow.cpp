@@ -11,6 +11,7 @@
 #include "editor/EditorPane.h"
 #include "editor/SchedulePanel.h"
 #include "editor/StatementWriter.h"
+#include "lower/Footprint.h"
 #include "model/ModelWindow.h"
 #include "shell/ChartsDock.h"
 #include "shell/Document.h"
@@ -293,6 +294,10 @@ void MainWindow::buildActions()
     m_structuredAction->setCheckable(true);
     m_structuredAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
     connect(m_structuredAction, &QAction::toggled, m_loopNest, &LoopNestView::setPrinting);
+    // The assembly next to the loop nest, to follow the links between them.
+    view->addAction(tr("&Assembly Beside Loop Nest"),
+                    QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_A), this,
+                    &MainWindow::showAssemblyBesideLoopNest);
     view->addSeparator();
     // Zoom: the editor, the loop nest and the code views together.
     view->addAction(tr("Zoom &In"), QKeySequence::ZoomIn, this, [this] { zoomText(1); });
@@ -328,6 +333,21 @@ void MainWindow::buildActions()
     m_cancelAction =
         run->addAction(tr("&Cancel"), QKeySequence(Qt::Key_Escape), this, &MainWindow::cancelRuns);
     m_cancelAction->setEnabled(false);
+    run->addSeparator();
+    m_profileAction = run->addAction(tr("&Profile Runs"));
+    m_profileAction->setObjectName(QStringLiteral("profileRunsAction"));
+    m_profileAction->setCheckable(true);
+    m_profileAction->setToolTip(
+        tr("Each step the ladder measures is also sampled by the CPU clock for half a second: its "
+           "loop nest shows each line's and loop's share of the time, the assembly each "
+           "instruction's"));
+    connect(m_profileAction, &QAction::toggled, this, [this](bool on) {
+        m_runs->setProfiling(on);
+        QSettings().setValue(QStringLiteral("run/profile"), on);
+    });
+    run->addAction(tr("Profile &Step"), QKeySequence(Qt::CTRL | Qt::Key_F5), this,
+                   &MainWindow::profileStep);
+    run->addSeparator();
     run->addAction(tr("Re-&measure Machine"), m_runs, &RunController::measureMachine);
     run->addAction(tr("&Forget Measured Points"), this, [this] {
         m_runs->sweepStore()->clear();
@@ -387,6 +407,12 @@ void MainWindow::buildStatusBar()
     statusBar()->addWidget(m_timing);
     statusBar()->addWidget(m_compile);
     statusBar()->addPermanentWidget(m_progress);
+    m_caches = new QLabel(this);
+    m_caches->setObjectName(QStringLiteral("cacheSizesLabel"));
+    m_caches->setText(QString::fromStdString(cacheSummary(hostCaches())));
+    m_caches->setToolTip(tr("This machine's caches, which the loop nest's footprints are "
+                            "measured against (a loop whose working set outgrows one is marked)"));
+    statusBar()->addPermanentWidget(m_caches);
     statusBar()->addPermanentWidget(m_target);
 }
 
@@ -413,6 +439,12 @@ void MainWindow::connectRuns()
     connect(runs, &RunController::ladderFinished, this, &MainWindow::ladderFinished);
     connect(runs, &RunController::ladderFinished, this, &MainWindow::refreshVariantTree);
     connect(runs, &RunController::codeReady, this, &MainWindow::showCode);
+    connect(runs, &RunController::profileReady, this, [this](const QString&) { showProfile(); });
+    // TIR and assembly, linked both ways.
+    connect(m_loopNest, &LoopNestView::tirLineSelected, m_asmView, &CodeView::setLinkedTirLine);
+    connect(m_asmView, &CodeView::tirLineSelected, this, [this](int line) {
+        m_loopNest->setLinkedLines(line > 0 ? QList<int>{line} : QList<int>{});
+    });
     connect(runs, &RunController::exportReady, this,
             [this](const QString& variant, const QString& text, const QString& suggestedName) {
                 ExportDialog(variant, text, suggestedName, this).exec();
@@ -492,6 +524,7 @@ void MainWindow::showStoreNotices()
 void MainWindow::restoreSettings()
 {
     QSettings s;
+    m_profileAction->setChecked(s.value(QStringLiteral("run/profile"), false).toBool());
     restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
     // A geometry off every screen or larger than this one (saved on another screen, or damaged)
     // is brought onto the screen, at most its size: a window far too large cannot be drawn.
@@ -752,7 +785,110 @@ void MainWindow::showStepDetails()
         ctx.readers[st.name] = st.readers;
     ctx.schedule = s.schedule;
     m_schedule->setStages(s.stages, ctx);
+    showProfile();
     requestCode();
+}
+
+const worker::StepProfile* MainWindow::shownProfile() const
+{
+    const VariantView* v = variantView();
+    if (!v || v->steps.empty()) return nullptr;
+    const int step = std::clamp(m_step, 0, static_cast<int>(v->steps.size()) - 1);
+    const worker::StepProfile* p = m_runs->profileOf(stepKey(*v, step));
+    // A profile is of the printing it numbers: the step's, as shown.
+    if (!p || p->tir.toStdString() != v->steps[std::size_t(step)].tir) return nullptr;
+    return p;
+}
+
+void MainWindow::showProfile()
+{
+    const worker::StepProfile* p = shownProfile();
+    if (!p) {
+        m_loopNest->setHeat({});
+        if (m_asmView->showsProfile()) {
+            m_asmView->clear();
+            requestCode();
+        }
+        return;
+    }
+    LineHeat heat;
+    heat.tir = p->tir;
+    heat.line = p->lineShare;
+    heat.loop = p->loopShare;
+    m_loopNest->setHeat(heat);
+    QList<CodeView::AsmRow> rows;
+    const double inKernel = std::max<qint64>(1, p->inKernel);
+    for (const worker::StepProfile::Instruction& i : p->instructions)
+        rows.append(
+            {QStringLiteral("%1:\t%2").arg(i.offset, 6, 16, QLatin1Char('0')).arg(i.text.trimmed()),
+             i.line, double(i.samples) / inKernel});
+    m_asmView->setAssemblyRows(rows);
+    m_asmView->setCaption(
+        tr("Profiled kernel · %1 samples on %2, %3 % in the kernel · %4")
+            .arg(p->samples)
+            .arg(p->threads == 1 ? tr("1 thread") : tr("%1 threads").arg(p->threads))
+            .arg(p->samples > 0 ? 100.0 * double(p->inKernel) / double(p->samples) : 0.0, 0, 'f', 0)
+            .arg(p->counters ? tr("IPC %1").arg(p->ipc, 0, 'f', 2) : tr("no hardware counters")));
+}
+
+void MainWindow::showAssemblyBesideLoopNest()
+{
+    auto* loopDock = findChild<QDockWidget*>(QStringLiteral("LoopNestDock"));
+    auto* asmDock = findChild<QDockWidget*>(QStringLiteral("AsmDock"));
+    if (!loopDock || !asmDock) return;
+    const int before = loopDock->width();
+    // Out of their tab group (a dock split from a tabbed one would join its tabs): the loop nest,
+    // and at its right the assembly with the other right-hand docks as tabs behind it.
+    QList<QDockWidget*> others;
+    for (QDockWidget* d : findChildren<QDockWidget*>())
+        if (d != loopDock && d != asmDock && dockWidgetArea(d) == Qt::RightDockWidgetArea &&
+            !d->isFloating())
+            others << d;
+    for (QDockWidget* d : others)
+        removeDockWidget(d);
+    removeDockWidget(asmDock);
+    removeDockWidget(loopDock);
+    addDockWidget(Qt::RightDockWidgetArea, loopDock);
+    splitDockWidget(loopDock, asmDock, Qt::Horizontal);
+    QDockWidget* last = asmDock;
+    for (QDockWidget* d : others) {
+        tabifyDockWidget(last, d);
+        d->show();
+        last = d;
+    }
+    loopDock->show();
+    asmDock->show();
+    asmDock->raise();
+    // Once the layout has placed them: the two share what the loop nest had, and some more.
+    QTimer::singleShot(0, this, [this, loopDock, asmDock, before] {
+        const int w = std::max(before, width() / 2);
+        resizeDocks({loopDock, asmDock}, {w / 2, w - w / 2}, Qt::Horizontal);
+    });
+    requestCode();
+    showProfile();
+}
+
+void MainWindow::setProfiling(bool on)
+{
+    m_profileAction->setChecked(on);
+}
+
+bool MainWindow::profiling() const
+{
+    return m_profileAction->isChecked();
+}
+
+void MainWindow::profileStep()
+{
+    if (!m_scriptError.isEmpty()) {
+        statusBar()->showMessage(
+            tr("Cannot profile: the script has an error at %1").arg(m_scriptError), 8000);
+        return;
+    }
+    const VariantView* v = variantView();
+    if (!v || v->steps.empty()) return;
+    const int step = std::clamp(m_step, 0, static_cast<int>(v->steps.size()) - 1);
+    m_runs->profileStep(m_editor->text(), *v, step);
 }
 
 QString MainWindow::stepKey(const VariantView& v, int step) const
@@ -791,12 +927,17 @@ void MainWindow::requestCode()
     else if (llvmDock && llvmDock->isVisible() && !llvmDock->visibleRegion().isEmpty())
         format = QStringLiteral("llvm");
     if (format.isEmpty()) return;
+    if (format == QStringLiteral("asm") && shownProfile()) return; // shown from the profile
     m_runs->requestCode(m_editor->text(), m_variant, m_step, format);
 }
 
 void MainWindow::showCode(const QString& format, const QString& text)
 {
     const bool asmFormat = format == QStringLiteral("asm");
+    // A profiled step's assembly is the profiled kernel's, with its samples.
+    if (asmFormat && shownProfile()) return;
+    if (asmFormat)
+        m_asmView->setCaption(tr("Assembly · the gutter gives each instruction's TIR line"));
     (asmFormat ? m_asmView : m_llvmView)
         ->setText(text, asmFormat ? CodeView::Language::Assembly : CodeView::Language::LlvmIr);
 }

@@ -20,6 +20,10 @@ class QAction;
 
 namespace loopscope {
 
+namespace worker {
+struct StepProfile;
+}
+
 class EditorPane;
 class SchedulePanel;
 class PrimitiveHelpDialog;
@@ -80,6 +84,13 @@ public:
     void selectVariant(const QString& name);
     void selectStep(int step);
     void runLadder();
+    // Measures and profiles the shown step (Run > Profile Step).
+    void profileStep();
+    // View > Assembly Beside Loop Nest: the two docks side by side instead of tabbed.
+    void showAssemblyBesideLoopNest();
+    // Run > Profile Runs.
+    void setProfiling(bool on);
+    bool profiling() const;
     void cancelRuns();
     QString documentPath() const;
 
@@ -121,6 +132,9 @@ private:
 
     void onAnalysis(ExplorationPtr result);
     void refreshVariantTree();
+    // The shown step's profile (heat in the loop nest, the profiled assembly), if it has one.
+    void showProfile();
+    const worker::StepProfile* shownProfile() const;
     void onCursorLine(int line);
     void onStatementRequested(const QString& statement);
     void onNewVariantRequested();
@@ -161,6 +175,7 @@ private:
     QLabel* m_timing = nullptr;
     QLabel* m_compile = nullptr;
     QLabel* m_target = nullptr;
+    QLabel* m_caches = nullptr;
     QProgressBar* m_progress = nullptr;
     QAction* m_cancelAction = nullptr;
     QAction* m_structuredAction = nullptr;
@@ -171,6 +186,7 @@ private:
     ExplorationPtr m_lastGood;
     QString m_scriptError; // "line N: message" while the script has an error, else empty
     QAction* m_runAction = nullptr;
+    QAction* m_profileAction = nullptr;
     int m_zoom = 0; // steps of zoom from the default text size
     CompareView* m_compare = nullptr;
     PrimitiveHelpDialog* m_primitiveHelp = nullptr;

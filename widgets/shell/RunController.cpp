@@ -88,20 +88,47 @@ void RunController::describeWorker()
 
 void RunController::runLadder(const QString& script, const VariantView& variant)
 {
+    runLadderRows(script, variant, -1, m_profiling);
+}
+
+void RunController::profileStep(const QString& script, const VariantView& variant, int step)
+{
+    runLadderRows(script, variant, step, true);
+}
+
+void RunController::setProfiling(bool on, double seconds)
+{
+    m_profiling = on;
+    m_profileSeconds = seconds;
+}
+
+const worker::StepProfile* RunController::profileOf(const QString& key) const
+{
+    auto it = m_profiles.constFind(key);
+    return it == m_profiles.cend() ? nullptr : &*it;
+}
+
+void RunController::runLadderRows(const QString& script, const VariantView& variant, int onlyRow,
+                                  bool profile)
+{
     using State = LadderModel::State;
     emit aboutToRunCode();
     const QString name = QString::fromStdString(variant.name);
     const int steps = std::min(static_cast<int>(variant.steps.size()), m_ladder->rowCount());
     for (int row = 0; row < steps; ++row) {
-        if (m_ladder->resultOf(row)) continue;
+        if (onlyRow >= 0 && row != onlyRow) continue;
+        const QString key = m_ladder->keyOf(row);
+        // A profiled run wants the step's profile, not only its time.
+        const bool needsProfile = profile && !key.isEmpty() && !m_profiles.contains(key);
+        if (m_ladder->resultOf(row) && !needsProfile) continue;
         const StepView& step = variant.steps[static_cast<std::size_t>(row)];
         if (step.error) {
             m_ladder->setState(row, State::Failed, QString::fromStdString(step.error->message));
             continue;
         }
-        const QString key = m_ladder->keyOf(row);
         // Measured since the rows were set (by another variant's ladder)...
-        if (std::optional<LadderModel::Result> known = m_ladderStore->find(key)) {
+        if (std::optional<LadderModel::Result> known = m_ladderStore->find(key);
+            known && !needsProfile) {
             m_ladder->setResult(row, *known);
             continue;
         }
@@ -119,6 +146,7 @@ void RunController::runLadder(const QString& script, const VariantView& variant)
         request.check = true;
         request.repeat = m_settings.repeat;
         request.minRepeatMs = m_settings.minRepeatMs;
+        if (needsProfile) request.profileSeconds = m_profileSeconds;
         ++m_ladderRuns;
         auto id = std::make_shared<int>(-1);
         *id =
@@ -180,10 +208,31 @@ void RunController::finishLadderRun(int id, const Reply<worker::MeasureResult>& 
                 result.uncompared = c.tensor + QStringLiteral(": ") + c.skipped;
         result.cpu = m_machine.cpu;
         result.measuredAt = QDateTime::currentDateTimeUtc();
+        if (r.profile && r.profile->error.isEmpty()) {
+            const worker::StepProfile& p = *r.profile;
+            if (p.counters) {
+                result.counters = tr("IPC %1").arg(p.ipc, 0, 'f', 2);
+                if (p.l1dMissesPerKi >= 0)
+                    result.counters += tr(" · L1D %1/ki").arg(p.l1dMissesPerKi, 0, 'f', 1);
+                if (p.llcMissesPerKi >= 0)
+                    result.counters += tr(" · LLC %1/ki").arg(p.llcMissesPerKi, 0, 'f', 2);
+            } else if (!m_countersNoted) {
+                // Said once, not shown as zeros on every row.
+                m_countersNoted = true;
+                emit statusMessage(tr("Ladder: %1").arg(p.countersUnavailable), 15000);
+            }
+        }
+        if (r.profile) {
+            if (!r.profile->error.isEmpty())
+                emit statusMessage(tr("Could not profile: %1").arg(r.profile->error), 10000);
+            else if (!key.isEmpty())
+                m_profiles.insert(key, *r.profile);
+        }
         if (r.timing) m_ladderStore->add(key, result);
         for (int row : rows)
             m_ladder->setResult(row, result);
         emit compiled(r.compileMs);
+        if (r.profile && r.profile->error.isEmpty() && !key.isEmpty()) emit profileReady(key);
         break;
     }
     case Ending::Refused:
@@ -213,6 +262,8 @@ void RunController::requestCode(const QString& script, const QString& variant, i
     request.variant = variant;
     request.step = step;
     request.format = format;
+    // Assembly with its lines of TIR, for the views to link.
+    request.lines = format == QStringLiteral("asm");
     // Ahead of queued ladder rows: the code shows after the row being measured, not after all.
     m_codeRequest = m_worker->submit(
         request, this,

@@ -62,6 +62,15 @@ public:
     // not run again, nor is one whose key is already queued: rows with one key share a request.
     // A row says it is running from the request's first progress message.
     void runLadder(const QString& script, const VariantView& variant);
+    // Measures one step of the variant's ladder, and profiles it (again, when it was measured
+    // without a profile).
+    void profileStep(const QString& script, const VariantView& variant, int step);
+    // Ladder runs profile each step too (the CPU clock samples the kernel after its first run
+    // for `seconds`); steps measured without a profile are measured again.
+    void setProfiling(bool on, double seconds = 0.5);
+    bool profiling() const { return m_profiling; }
+    // The profile of a step (by LadderModel::stepKey), of this session; nullptr when none.
+    const worker::StepProfile* profileOf(const QString& key) const;
     bool ladderRunning() const { return m_ladderRuns > 0; }
     // Cancels every request: the ladder's rows become "cancelled"; then ladderFinished.
     void cancelAll();
@@ -93,6 +102,8 @@ signals:
     // A ladder run compiled in this time.
     void compiled(double compileMs);
     void ladderFinished();
+    // A step's profile arrived (its key; profileOf gives it).
+    void profileReady(const QString& key);
     // The code of a step, or why there is none.
     void codeReady(const QString& format, const QString& text);
     void exportReady(const QString& variant, const QString& text, const QString& suggestedName);
@@ -110,6 +121,8 @@ signals:
 private:
     // The time limit and work bounds of the settings, for the worker and the window's analysis.
     void applyLimits();
+    void runLadderRows(const QString& script, const VariantView& variant, int onlyRow,
+                       bool profile);
     void finishLadderRun(int id, const worker::Reply<worker::MeasureResult>& reply);
     void ladderProgress(int id);
     void sweepPoint(const worker::SweepProgress& progress);
@@ -127,11 +140,15 @@ private:
     QHash<QString, int> m_pendingKeys;          // step key -> its request
     QSet<int> m_startedRequests;                // ladder requests the worker has begun
     RunSettings m_settings;
-    int m_ladderRuns = 0;      // ladder runs not ended yet
-    int m_codeRequest = -1;    // the pending code of the code views
-    int m_sweepRequest = -1;   // the running sweep
-    int m_machineRequest = -1; // the pending machine measurement
-    QString m_sweepScript;     // the running sweep's text and parameters
+    int m_ladderRuns = 0; // ladder runs not ended yet
+    bool m_profiling = false;
+    double m_profileSeconds = 0.5;
+    QHash<QString, worker::StepProfile> m_profiles; // by step key, this session's
+    bool m_countersNoted = false;                   // the machine's lack of counters has been said
+    int m_codeRequest = -1;                         // the pending code of the code views
+    int m_sweepRequest = -1;                        // the running sweep
+    int m_machineRequest = -1;                      // the pending machine measurement
+    QString m_sweepScript;                          // the running sweep's text and parameters
     QStringList m_sweepParameters;
     worker::PingResult m_machine;
 };

@@ -14,6 +14,8 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 using namespace Qt::StringLiterals;
 
 namespace loopscope {
@@ -140,7 +142,8 @@ private:
 
 namespace {
 
-// The code text; refreshes the highlighter's colors when the palette changes.
+// The code text; refreshes the highlighter's colors when the palette changes. With line info,
+// the gutter gives each instruction's TIR line instead of the row's number.
 class CodeText : public CodeEdit {
 public:
     CodeText(QWidget* parent, CodeHighlighter*& highlighter) : CodeEdit(parent)
@@ -149,7 +152,36 @@ public:
         m_highlighter->setColors(syntaxColors(palette()));
     }
 
+    QVector<int> rowLine; // empty: plain row numbers
+    QVector<int> rowBits;
+
+    void refreshGutter() { updateGutterWidth(); }
+
 protected:
+    QString gutterLabel(const QTextBlock& block) const override
+    {
+        if (rowLine.isEmpty()) return CodeEdit::gutterLabel(block);
+        const int row = block.blockNumber();
+        return row < rowLine.size() && rowLine[row] > 0 ? QString::number(rowLine[row]) : QString();
+    }
+    int gutterDigits() const override
+    {
+        if (rowLine.isEmpty()) return CodeEdit::gutterDigits();
+        int most = 1;
+        for (int l : rowLine)
+            most = std::max(most, l);
+        return int(QString::number(most).size());
+    }
+    QString gutterToolTip(const QTextBlock& block) const override
+    {
+        const int row = block.blockNumber();
+        if (rowLine.isEmpty() || row >= rowLine.size() || rowLine[row] <= 0) return {};
+        QString tip = CodeView::tr("TIR line %1").arg(rowLine[row]);
+        const Heat h = heatOf(row);
+        if (hasHeat()) tip += CodeView::tr(" · %1 % of the samples").arg(h.own * 100, 0, 'f', 2);
+        return tip;
+    }
+
     void paletteChanged() override
     {
         m_highlighter->setColors(syntaxColors(palette()));
@@ -197,6 +229,10 @@ CodeView::CodeView(QWidget* parent) : QWidget(parent)
     connect(m_copyButton, &QToolButton::clicked, this, &CodeView::copy);
     connect(m_edit, &QPlainTextEdit::textChanged, this,
             [this] { m_copyButton->setEnabled(!m_edit->document()->isEmpty()); });
+    connect(m_edit, &QPlainTextEdit::cursorPositionChanged, this, [this] {
+        if (m_rowLine.isEmpty() || !m_edit->hasFocus()) return;
+        emit tirLineSelected(tirLineOfRow(m_edit->textCursor().blockNumber()));
+    });
     m_copyButton->setEnabled(false);
 }
 
@@ -206,7 +242,120 @@ void CodeView::setText(const QString& text, Language language)
 {
     m_language = language;
     m_highlighter->setLanguage(language);
-    m_edit->setPlainText(text); // rehighlights with the new language
+    m_rowLine.clear();
+    m_rowShare.clear();
+    m_profiled = false;
+    QString shown = text;
+    if (language == Language::Assembly && text.contains(u"\t.loc\t"_s)) {
+        // Keep the instructions, drop the line info's directives, remember each row's line.
+        static const QRegularExpression loc(u"^\\s*\\.loc\\s+\\d+\\s+(\\d+)"_s);
+        static const QRegularExpression fileDirective(u"^\\s*\\.file\\s+\\d+\\s"_s);
+        QStringList kept;
+        int line = 0;
+        for (const QString& row : text.split(u'\n')) {
+            if (auto m = loc.match(row); m.hasMatch()) {
+                line = m.captured(1).toInt();
+                continue;
+            }
+            if (fileDirective.match(row).hasMatch()) continue;
+            const QString trimmed = row.trimmed();
+            const bool instruction = row.startsWith(u'\t') && !trimmed.isEmpty() &&
+                                     !trimmed.startsWith(u'.') && !trimmed.startsWith(u'#');
+            kept << row;
+            m_rowLine << (instruction ? line : 0);
+        }
+        shown = kept.join(u'\n');
+    }
+    m_linkedLine = 0;
+    m_edit->setPlainText(shown); // rehighlights with the new language
+    annotate();
+}
+
+void CodeView::setAssemblyRows(const QList<AsmRow>& rows)
+{
+    m_language = Language::Assembly;
+    m_highlighter->setLanguage(m_language);
+    m_rowLine.clear();
+    m_rowShare.clear();
+    QStringList text;
+    for (const AsmRow& r : rows) {
+        text << r.text;
+        m_rowLine << r.line;
+        m_rowShare << r.share;
+    }
+    m_profiled = true;
+    m_linkedLine = 0;
+    m_edit->setPlainText(text.join(u'\n'));
+    annotate();
+}
+
+int CodeView::vectorBits(const QString& instruction)
+{
+    // After the offset a profiled listing puts first ("00003d:").
+    static const QRegularExpression mnemonicRe(u"^\\s*(?:[0-9a-f]+:\\s*)?([a-z][a-z0-9]*)"_s);
+    const QString mnemonic = mnemonicRe.match(instruction).captured(1);
+    int bits = 0;
+    if (instruction.contains(u"%zmm"_s))
+        bits = 512;
+    else if (instruction.contains(u"%ymm"_s))
+        bits = 256;
+    else if (instruction.contains(u"%xmm"_s))
+        bits = 128;
+    if (bits == 128 && !mnemonic.contains(u"broadcast"_s) &&
+        (mnemonic.endsWith(u"ss"_s) || mnemonic.endsWith(u"sd"_s)))
+        return 1; // a scalar operation in a vector register
+    return bits;
+}
+
+void CodeView::annotate()
+{
+    auto* text = static_cast<CodeText*>(m_edit);
+    text->rowLine = m_rowLine;
+    QHash<int, CodeEdit::Note> notes;
+    QHash<int, CodeEdit::Heat> heat;
+    int counted = 0, byWidth[3] = {0, 0, 0};
+    for (int row = 0; row < m_rowLine.size(); ++row) {
+        const QTextBlock block = m_edit->document()->findBlockByNumber(row);
+        if (!block.isValid()) break;
+        if (m_profiled && row < m_rowShare.size() && m_rowShare[row] > 0)
+            heat[row] = CodeEdit::Heat{m_rowShare[row], -1};
+        const int bits = vectorBits(block.text());
+        if (bits > 1) {
+            notes[row] = {bits == 512   ? u"zmm · 16 lanes"_s
+                          : bits == 256 ? u"ymm · 8 lanes"_s
+                                        : u"xmm · 4 lanes"_s,
+                          false};
+            ++byWidth[bits == 512 ? 0 : bits == 256 ? 1 : 2];
+        } else if (bits == 1) {
+            notes[row] = {tr("scalar"), false};
+        }
+        counted += m_rowLine[row] > 0 ? 1 : 0;
+    }
+    if (m_profiled && heat.isEmpty() && !m_rowLine.isEmpty()) heat[0] = CodeEdit::Heat{0, -1};
+    m_edit->setHeat(m_profiled ? heat : QHash<int, CodeEdit::Heat>{});
+    m_edit->setNotes(notes);
+    m_edit->setLinkedBlocks({}, false);
+    text->refreshGutter();
+}
+
+int CodeView::tirLineOfRow(int row) const
+{
+    return row >= 0 && row < m_rowLine.size() ? m_rowLine[row] : 0;
+}
+
+QList<int> CodeView::rowsOfTirLine(int line) const
+{
+    QList<int> rows;
+    if (line <= 0) return rows;
+    for (int row = 0; row < m_rowLine.size(); ++row)
+        if (m_rowLine[row] == line) rows << row;
+    return rows;
+}
+
+void CodeView::setLinkedTirLine(int line)
+{
+    m_linkedLine = line;
+    m_edit->setLinkedBlocks(rowsOfTirLine(line));
 }
 
 QString CodeView::text() const

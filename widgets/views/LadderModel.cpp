@@ -239,6 +239,7 @@ QString LadderModel::statusText(const Entry& e, bool fastest) const
         QString text = e.result && e.result->checked ? tr("✓ checked") : tr("done");
         if (e.result && !e.result->uncompared.isEmpty())
             text += tr(" · not all compared: %1").arg(firstLine(e.result->uncompared));
+        if (e.result && !e.result->counters.isEmpty()) text += u" · " + e.result->counters;
         if (e.result && e.result->earlier) text += tr(" · earlier run");
         if (fastest) text += tr(" · fastest");
         return text;

@@ -54,6 +54,8 @@ public:
         bool checked = false; // the output was compared with the reference and matched
         // Why elements were left uncompared (the reference interpreter's step limit), if any.
         QString uncompared;
+        // Hardware counters of a profiled run ("IPC 2.31 · L1D 4.1 / 1000 instr."), if any.
+        QString counters;
         QString cpu;          // the CPU it ran on ("" when unknown)
         QDateTime measuredAt; // when (invalid when unknown)
         bool earlier = false; // measured in an earlier session, not by this one

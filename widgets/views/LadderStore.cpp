@@ -21,7 +21,7 @@ constexpr int kVersion = 1;
 
 QJsonObject encode(const LadderModel::Result& r)
 {
-    return QJsonObject{
+    QJsonObject o{
         {QStringLiteral("median_ms"), r.medianMs},
         {QStringLiteral("min_ms"), r.minMs},
         {QStringLiteral("max_ms"), r.maxMs},
@@ -30,6 +30,8 @@ QJsonObject encode(const LadderModel::Result& r)
         {QStringLiteral("cpu"), r.cpu},
         {QStringLiteral("at"), r.measuredAt.toUTC().toString(Qt::ISODate)},
     };
+    if (!r.counters.isEmpty()) o.insert(QStringLiteral("counters"), r.counters);
+    return o;
 }
 
 std::optional<LadderModel::Result> decode(const QJsonValue& value)
@@ -43,6 +45,7 @@ std::optional<LadderModel::Result> decode(const QJsonValue& value)
     r.gflops = o.value(QLatin1String("gflops")).toDouble();
     r.checked = o.value(QLatin1String("checked")).toBool();
     r.cpu = o.value(QLatin1String("cpu")).toString();
+    r.counters = o.value(QLatin1String("counters")).toString();
     r.measuredAt = QDateTime::fromString(o.value(QLatin1String("at")).toString(), Qt::ISODate);
     r.earlier = true;
     if (r.medianMs <= 0) return std::nullopt;

@@ -320,6 +320,13 @@ LoopNestView::LoopNestView(QWidget* parent) : QWidget(parent)
     makePane(u"beforePane"_s, m_beforeTitle, m_beforeEditor);
     makePane(u"afterPane"_s, m_afterTitle, m_afterEditor);
     diffLayout->addWidget(m_splitter);
+    m_caches = hostCaches();
+    // The cursor's line of the step's printing, for the assembly to follow.
+    for (TirEditor* e : {m_stepEditor, m_afterEditor})
+        connect(e, &QPlainTextEdit::cursorPositionChanged, this, [this, e] {
+            if (e != afterEditor() || m_structured || !e->hasFocus()) return;
+            emit tirLineSelected(e->afterLineOfBlock(e->textCursor().blockNumber()));
+        });
     m_pages->addWidget(m_diffPage);
 
     m_messagePage = new QWidget(m_pages);
@@ -524,6 +531,7 @@ void LoopNestView::refresh(Scroll scroll)
             TirEditor* e = sideBySide ? m_afterEditor : m_stepEditor;
             e->scrollToBlock(e->firstChangedBlock());
         }
+        decorate();
         return;
     }
 
@@ -571,6 +579,12 @@ void LoopNestView::refresh(Scroll scroll)
             m_pages->setCurrentWidget(m_stepEditor);
         }
     }
+    if (!m_structured && step.tails.tailShare > 0) {
+        const QString note =
+            tr("%1 % of iterations in partial tiles").arg(step.tails.tailShare * 100, 0, 'f', 1);
+        const QString text = m_summary->text();
+        m_summary->setText(text.isEmpty() ? note : text + u" · "_s + note);
+    }
     // TVM's text shows lanes guarded one by one as serial loops; say that they run on vectors.
     if (!m_structured && step.lanesOnVectors > 0) {
         const QString note = step.lanesOnVectors == 1
@@ -588,6 +602,7 @@ void LoopNestView::refresh(Scroll scroll)
         m_summary->setToolTip(QString());
     }
     m_shownKey = key;
+    decorate();
 
     if (scroll == Scroll::Keep) {
         for (int i = 0; i < 3; ++i) {
@@ -599,6 +614,132 @@ void LoopNestView::refresh(Scroll scroll)
         e->horizontalScrollBar()->setValue(0);
         e->scrollToBlock(std::max(0, e->firstChangedBlock()));
     }
+}
+
+TirEditor* LoopNestView::afterEditor() const
+{
+    return m_pages->currentWidget() == m_diffPage ? m_afterEditor : m_stepEditor;
+}
+
+void LoopNestView::setHeat(const LineHeat& heat)
+{
+    m_heat = heat;
+    decorate();
+}
+
+void LoopNestView::setLinkedLines(const QList<int>& lines)
+{
+    m_linked = lines;
+    decorate(true);
+}
+
+void LoopNestView::setCaches(const std::vector<CacheLevel>& caches)
+{
+    m_caches = caches;
+    decorate();
+}
+
+namespace {
+
+QString bytes(double b)
+{
+    return QString::fromStdString(byteSize(b));
+}
+
+} // namespace
+
+void LoopNestView::decorate(bool scrollToLinked)
+{
+    for (TirEditor* e : {m_stepEditor, m_beforeEditor, m_afterEditor}) {
+        e->setHeat({});
+        e->setNotes({});
+        e->setGutterTips({});
+        e->setLinkedBlocks({}, false);
+    }
+    if (!m_hasVariant || m_step < 0 || m_step >= int(m_variant.steps.size())) return;
+    if (m_pages->currentWidget() == m_messagePage) return;
+    const StepView& step = m_variant.steps[std::size_t(m_step)];
+    TirEditor* e = afterEditor();
+    // Line numbers of this printing -> blocks of the editor.
+    const auto block = [&](int line) {
+        return m_structured ? e->blockOfLine(line) : e->blockOfAfterLine(line);
+    };
+
+    QHash<int, CodeEdit::Note> notes;
+    QHash<int, QString> tips;
+    // Footprints: every loop's numbers in the gutter's tooltip; a note where a working set
+    // outgrows a cache.
+    const auto outgrown = outgrownLevels(step.footprints, m_caches);
+    for (std::size_t i = 0; i < step.footprints.size(); ++i) {
+        const LoopFootprint& f = step.footprints[i];
+        const int b = block(m_structured ? f.structuredLine : f.line);
+        if (b < 0) continue;
+        QString tip = tr("loop %1 (%2 iterations): %3 per iteration, %4 in all")
+                          .arg(QString::fromStdString(f.var))
+                          .arg(f.extent)
+                          .arg(bytes(f.perIteration), bytes(f.wholeLoop));
+        for (const TensorFootprint& t : f.tensors)
+            tip += u"\n  "_s + QString::fromStdString(t.tensor) + u": "_s + bytes(t.perIteration) +
+                   u" / "_s + bytes(t.wholeLoop);
+        if (!f.exact) tip += tr("\n  (bounds: an index is not affine in the loops)");
+        QStringList levels;
+        for (const CacheLevel& c : outgrown[i]) {
+            levels << QString::fromStdString(c.name);
+            tip += tr("\n  outgrows %1 (%2): reuse across its iterations is lost there")
+                       .arg(QString::fromStdString(c.name), bytes(double(c.bytes)));
+        }
+        tips[b] += (tips[b].isEmpty() ? QString() : u"\n"_s) + tip;
+        if (!levels.isEmpty()) {
+            CodeEdit::Note& n = notes[b];
+            const QString text =
+                tr("%1: %2 outgrows %3")
+                    .arg(QString::fromStdString(f.var), bytes(f.wholeLoop), levels.join(u", "_s));
+            n.text += (n.text.isEmpty() ? u"\u2190 "_s : u" · "_s) + text;
+            n.warn = true;
+        }
+    }
+    // Tails, on the loop they guard (TVM's printing only).
+    if (!m_structured) {
+        for (const GuardedTail& t : step.tails.tails) {
+            int b = block(t.loopLine);
+            if (b < 0 && !t.lines.empty()) b = block(t.lines.front());
+            if (b < 0) continue;
+            CodeEdit::Note& n = notes[b];
+            n.text += (n.text.isEmpty() ? u"\u2190 "_s : u" · "_s) +
+                      tr("%1: %2 % in a partial tile")
+                          .arg(QString::fromStdString(t.loop))
+                          .arg(t.tailShare() * 100, 0, 'f', 1);
+            tips[b] +=
+                (tips[b].isEmpty() ? QString() : u"\n"_s) + QString::fromStdString(describeTail(t));
+        }
+    }
+    // The profile, when it is of this printing.
+    if (!m_structured && !m_heat.tir.isEmpty() && m_heat.tir == QString::fromStdString(step.tir)) {
+        QHash<int, CodeEdit::Heat> heat;
+        for (int line = 1; line <= m_heat.line.size(); ++line) {
+            const int b = block(line);
+            if (b < 0) continue;
+            CodeEdit::Heat h;
+            h.own = m_heat.line[line - 1];
+            h.loop = line - 1 < m_heat.loop.size() ? m_heat.loop[line - 1] : -1;
+            if (h.own <= 0 && h.loop < 0) continue;
+            heat[b] = h;
+            QString tip = h.loop >= 0 ? tr("time: %1 % in this loop, %2 % on its own line")
+                                            .arg(h.loop * 100, 0, 'f', 1)
+                                            .arg(h.own * 100, 0, 'f', 1)
+                                      : tr("time: %1 % on this line").arg(h.own * 100, 0, 'f', 1);
+            tips[b] = tip + (tips[b].isEmpty() ? QString() : u"\n"_s + tips[b]);
+        }
+        // Every line gets the column, those without samples an empty track.
+        if (heat.isEmpty()) heat[0] = CodeEdit::Heat{0, -1};
+        e->setHeat(heat);
+    }
+    QList<int> linked;
+    for (int line : std::as_const(m_linked))
+        if (int b = block(line); b >= 0) linked << b;
+    e->setNotes(notes);
+    e->setGutterTips(tips);
+    e->setLinkedBlocks(linked, scrollToLinked);
 }
 
 void LoopNestView::onLoopClicked(const QString& name, int block)

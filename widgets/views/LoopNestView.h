@@ -6,6 +6,7 @@
 #include "explore/Explorer.h"
 #include "views/TirEditor.h"
 
+#include <QVector>
 #include <QWidget>
 
 class QAbstractButton;
@@ -25,6 +26,15 @@ struct DiffedLines {
     QString summary;            // "2 loops new or changed · 3 lines changed"
 };
 DiffedLines diffLines(const QString& before, const QString& after);
+
+// A profile of a step's kernel: each line's share of the samples and each loop line's (its body's
+// and its own), for the printing `tir` (TVM's) they number.
+struct LineHeat {
+    QString tir;
+    QVector<double> line; // [line - 1]
+    QVector<double> loop; // [line - 1]; -1 for a line that is no loop
+    QString summary;      // "1,234 samples on 2 threads · 97 % in the kernel"
+};
 
 class LoopNestView : public QWidget {
     Q_OBJECT
@@ -47,6 +57,17 @@ public:
     void setMode(Mode mode);
     void setPrinting(bool structured);
 
+    // The shown step's profile, painted as heat bars in the margin when its printing is the one
+    // shown (TVM's, the step alone or the after side of a diff); empty `tir`: none.
+    void setHeat(const LineHeat& heat);
+    const LineHeat& heat() const { return m_heat; }
+    // Lines of the shown step's printing tinted as linked to the assembly's selection.
+    void setLinkedLines(const QList<int>& lines);
+    // The editor showing the step's printing (the after side in a diff).
+    TirEditor* afterEditor() const;
+    // The cache levels the footprints are measured against (default: the host's).
+    void setCaches(const std::vector<CacheLevel>& caches);
+
     int currentStep() const { return m_step; }
     Mode mode() const { return m_mode; }
     bool structuredPrinting() const { return m_structured; }
@@ -60,6 +81,8 @@ signals:
     // The user switched the mode or the printing with the toolbar.
     void modeChanged(loopscope::LoopNestView::Mode mode);
     void printingChanged(bool structured);
+    // The user put the cursor on a line of the step's TVM printing (0: on no such line).
+    void tirLineSelected(int line);
 
 protected:
     void resizeEvent(QResizeEvent* event) override;
@@ -72,6 +95,8 @@ private:
     void updateToolbar();
     void onLoopClicked(const QString& name, int block);
     QString printingOf(int step) const;
+    void decorate(
+        bool scrollToLinked = false); // heat, footprint and tail notes, links on the shown editor
 
     VariantView m_variant;
     bool m_hasVariant = false;
@@ -80,6 +105,9 @@ private:
     bool m_wasNarrow = false;
     bool m_structured = false;
     QString m_shownKey; // what is on screen, to skip identical refreshes
+    LineHeat m_heat;
+    QList<int> m_linked;
+    std::vector<CacheLevel> m_caches;
 
     QAbstractButton* m_stepButton = nullptr;
     QAbstractButton* m_diffButton = nullptr;

@@ -199,6 +199,26 @@ int TirEditor::blockOfLine(int number) const
     return -1;
 }
 
+int TirEditor::blockOfAfterLine(int number) const
+{
+    if (m_side == DiffSide::Before || number <= 0) return -1;
+    for (int i = 0; i < m_lines.size(); ++i)
+        if (m_lines[i].number == number && m_lines[i].change != LineChange::Removed) return i;
+    return -1;
+}
+
+int TirEditor::afterLineOfBlock(int block) const
+{
+    if (m_side == DiffSide::Before || block < 0 || block >= m_lines.size()) return 0;
+    const TirLine& l = m_lines[block];
+    return l.change == LineChange::Removed ? 0 : l.number;
+}
+
+void TirEditor::setGutterTips(const QHash<int, QString>& byBlock)
+{
+    m_tips = byBlock;
+}
+
 int TirEditor::firstChangedBlock() const
 {
     for (int i = 0; i < m_lines.size(); ++i)
@@ -234,7 +254,10 @@ bool TirEditor::gutterMarked(const QTextBlock& block) const
 
 QString TirEditor::gutterToolTip(const QTextBlock& block) const
 {
-    return gutterMarked(block) ? tr("A loop this step created or changed") : QString();
+    QString tip = gutterMarked(block) ? tr("A loop this step created or changed") : QString();
+    const QString more = m_tips.value(block.blockNumber());
+    if (!more.isEmpty()) tip += (tip.isEmpty() ? QString() : QStringLiteral("\n\n")) + more;
+    return tip;
 }
 
 void TirEditor::paletteChanged()

@@ -5,6 +5,7 @@
 
 #include "views/CodeEdit.h"
 
+#include <QHash>
 #include <QList>
 #include <QString>
 
@@ -46,6 +47,14 @@ public:
 
     // The block showing line `number` (1-based) of the printing, or -1.
     int blockOfLine(int number) const;
+    // The same, leaving out the lines of the printing before the step (removed lines of a
+    // unified diff): the line of the step's own printing.
+    int blockOfAfterLine(int number) const;
+    // The line of the step's own printing a block shows (0: a filler or a removed line).
+    int afterLineOfBlock(int block) const;
+
+    // More for the gutter's tooltip of a block (a loop's footprint, its tail, its time).
+    void setGutterTips(const QHash<int, QString>& byBlock);
     // The first block with a change, or -1.
     int firstChangedBlock() const;
     // Scrolls so that `block` is visible with a few lines of context above it.
@@ -75,6 +84,7 @@ private:
     QString loopVariableAt(const QPoint& viewportPos, bool fallbackToFirst) const;
 
     QList<TirLine> m_lines;
+    QHash<int, QString> m_tips;
     DiffSide m_side = DiffSide::After;
     int m_maxNumber = 0;
     QPoint m_pressPos;

@@ -58,6 +58,24 @@ DiffColors diffColors(const QPalette& palette)
     return c;
 }
 
+HeatColors heatColors(const QPalette& palette)
+{
+    const QColor base = palette.color(QPalette::Base);
+    const QColor text = palette.color(QPalette::Text);
+    const bool dark = isDarkPalette(palette);
+    const QColor orange = QColor::fromHslF(24 / 360.0, 0.90, dark ? 0.55 : 0.50);
+    HeatColors c;
+    c.track = mixColors(base, text, 0.06);
+    c.line = orange;
+    c.loop = mixColors(base, orange, dark ? 0.45 : 0.35);
+    QColor linked = palette.color(QPalette::Highlight);
+    linked.setAlphaF(dark ? 0.35f : 0.22f);
+    c.linked = linked;
+    c.note = dimTextColor(palette);
+    c.warnNote = foregroundHue(palette, 28, 0.85);
+    return c;
+}
+
 SyntaxColors syntaxColors(const QPalette& palette)
 {
     SyntaxColors c;

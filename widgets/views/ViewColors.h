@@ -41,4 +41,15 @@ struct SyntaxColors {
 };
 SyntaxColors syntaxColors(const QPalette& palette);
 
+// The measured-time and footprint marks of the code views.
+struct HeatColors {
+    QColor track;    // behind a heat bar
+    QColor line;     // a line's own share of the time
+    QColor loop;     // a loop's share (its body's and its own)
+    QColor linked;   // lines linked to the selection in the other view (TIR <-> assembly)
+    QColor note;     // annotations at the end of a line (footprints, tails)
+    QColor warnNote; // ... that say a working set outgrows a cache
+};
+HeatColors heatColors(const QPalette& palette);
+
 } // namespace loopscope

@@ -142,6 +142,7 @@ QJsonObject encode(const MeasureRequest& r)
             sets.insert(it.key(), it.value());
         o.insert(QStringLiteral("sets"), sets);
     }
+    if (r.profileSeconds > 0) o.insert(QStringLiteral("profile_seconds"), r.profileSeconds);
     if (r.testing.crash) o.insert(QStringLiteral("crash"), true);
     if (r.testing.corruptOutput) o.insert(QStringLiteral("corrupt_output"), true);
     if (r.testing.sleepMs > 0) o.insert(QStringLiteral("sleep_ms"), r.testing.sleepMs);
@@ -156,6 +157,7 @@ QJsonObject encode(const EmitRequest& r)
                   {QStringLiteral("format"), r.format}};
     if (!r.variant.isEmpty()) o.insert(QStringLiteral("variant"), r.variant);
     if (!r.source.isEmpty()) o.insert(QStringLiteral("source"), r.source);
+    if (r.lines) o.insert(QStringLiteral("lines"), true);
     return o;
 }
 
@@ -344,6 +346,44 @@ template <> Reply<MeasureResult> decode<MeasureResult>(const QJsonObject& m)
     r.message = text(m, "message");
     r.firstMismatch = text(m, "first_mismatch");
     r.maxAbsError = number(m, "max_abs_error");
+    if (m.contains(QLatin1String("profile"))) {
+        const QJsonObject p = m.value(QLatin1String("profile")).toObject();
+        StepProfile sp;
+        sp.error = text(p, "error");
+        sp.tir = text(p, "tir");
+        sp.method = text(p, "method");
+        sp.threads = integer(p, "threads");
+        sp.runs = integer(p, "runs");
+        sp.seconds = number(p, "seconds");
+        sp.samples = p.value(QLatin1String("samples")).toInteger();
+        sp.inKernel = p.value(QLatin1String("in_kernel")).toInteger();
+        sp.lost = p.value(QLatin1String("lost")).toInteger();
+        sp.profileMs = number(p, "profile_ms");
+        for (const QJsonValue& v : p.value(QLatin1String("line_share")).toArray())
+            sp.lineShare << v.toDouble();
+        for (const QJsonValue& v : p.value(QLatin1String("loop_share")).toArray())
+            sp.loopShare << v.toDouble(-1);
+        for (const QJsonValue& v : p.value(QLatin1String("instructions")).toArray()) {
+            const QJsonObject i = v.toObject();
+            sp.instructions.append({quint32(i.value(QLatin1String("o")).toInteger()),
+                                    i.value(QLatin1String("t")).toString(),
+                                    i.value(QLatin1String("l")).toInt(),
+                                    i.value(QLatin1String("s")).toInteger()});
+        }
+        if (p.contains(QLatin1String("counters"))) {
+            const QJsonObject c = p.value(QLatin1String("counters")).toObject();
+            sp.counters = true;
+            sp.ipc = number(c, "ipc");
+            const double instructions = number(c, "instructions");
+            if (instructions > 0 && c.contains(QLatin1String("l1d_misses")))
+                sp.l1dMissesPerKi = number(c, "l1d_misses") / instructions * 1000;
+            if (instructions > 0 && c.contains(QLatin1String("llc_misses")))
+                sp.llcMissesPerKi = number(c, "llc_misses") / instructions * 1000;
+        } else {
+            sp.countersUnavailable = text(p, "counters_unavailable");
+        }
+        r.profile = sp;
+    }
     return reply;
 }
 

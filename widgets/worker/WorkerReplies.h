@@ -6,6 +6,7 @@
 #include <QMap>
 #include <QString>
 #include <QStringList>
+#include <QVector>
 
 #include <optional>
 
@@ -81,6 +82,31 @@ struct Timing {
     double gflops = 0;
 };
 
+// A step's kernel sampled while it ran (the measure request's profile_seconds).
+struct StepProfile {
+    QString error; // sampling could not be had: why (the rest is empty)
+    QString tir;   // TVM's printing the lines number
+    QString method;
+    int threads = 0;
+    int runs = 0;
+    double seconds = 0;
+    qint64 samples = 0, inKernel = 0, lost = 0;
+    double profileMs = 0;
+    QVector<double> lineShare; // [line - 1]
+    QVector<double> loopShare; // [line - 1]; -1: no loop
+    struct Instruction {
+        quint32 offset = 0;
+        QString text;
+        int line = 0; // 0: none
+        qint64 samples = 0;
+    };
+    QVector<Instruction> instructions;
+    bool counters = false;
+    QString countersUnavailable; // why, when !counters
+    double ipc = 0;
+    double l1dMissesPerKi = -1, llcMissesPerKi = -1; // per 1000 instructions; -1: not counted
+};
+
 // "measure": one step of one variant compiled, checked and timed. Wrong numbers are a result,
 // never a speed: a Wrong measurement has no timing.
 struct MeasureResult {
@@ -103,6 +129,7 @@ struct MeasureResult {
     QString message;
     QString firstMismatch;
     double maxAbsError = 0;
+    std::optional<StepProfile> profile; // when asked for
 
     bool wrong() const { return status == Status::Wrong; }
 };

@@ -30,6 +30,7 @@ struct MeasureRequest {
     int repeat = 5;             // measurements
     double minRepeatMs = 50;    // the least time one measurement takes
     int timeLimitMs = 0;        // 0: the client's
+    double profileSeconds = 0;  // > 0: sample the kernel this long after its first run
 
     // The worker's testing hooks, honoured only when it runs with LOOPSCOPE_WORKER_TESTING=1.
     struct Testing {
@@ -46,6 +47,7 @@ struct EmitRequest {
     int step = -1;
     QString format = QStringLiteral("llvm"); // "llvm", "asm", "c" or "tvm"
     QString source;                          // the script's file name, which the export names
+    bool lines = false; // line info pointing at the step's printed TIR (.loc in assembly)
     int timeLimitMs = 0;
 };
 
