@@ -531,6 +531,119 @@ s[C].vectorize(ji)
         for (const StepView& step : m_unroll.steps)
             QVERIFY(step.notLowered.empty() && !step.tir.empty());
     }
+
+    // Footprints: the loop whose working set outgrows a cache carries a note at its line's end
+    // (against caches given here, so that the test does not depend on the machine's).
+    void footprintNotesMarkTheLoopsThatOutgrowACache()
+    {
+        QFile f(QStringLiteral(LOOPSCOPE_SOURCE_DIR "/samples/opt_gemm.py"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const Exploration x =
+            explore(f.readAll().toStdString(), {{"M", 256}, {"N", 256}, {"K", 256}});
+        QVERIFY(x.ok);
+        LoopNestView view;
+        view.setCaches({{1, 32 * 1024, "L1d"}, {2, 128 * 1024, "L2"}, {3, 1024 * 1024, "L3"}});
+        view.setVariant(variantNamed(x, "baseline"));
+        TirEditor* e = view.afterEditor();
+        const int grid = find(e, QStringLiteral("T.grid(256, 256)"), QStringLiteral("for")).first;
+        QVERIFY(grid >= 0);
+        // n: all of B (256 KiB), a row of A, a row of C; one of its iterations: a row of A and a
+        // column of B, 2 KiB.
+        const CodeEdit::Note note = e->noteOf(grid);
+        QVERIFY2(note.text.contains(QStringLiteral("n: 258 KiB outgrows L1d, L2")),
+                 qPrintable(note.text));
+        QVERIFY(note.warn);
+        // The k loop's 2 KiB fit everywhere: no note.
+        const int k = find(e, QStringLiteral("for k in range(256)"), QStringLiteral("for")).first;
+        QVERIFY(k >= 0);
+        QVERIFY(e->noteOf(k).text.isEmpty());
+        // The structured printing marks the same loop on its own line.
+        view.setPrinting(true);
+        e = view.afterEditor();
+        bool marked = false;
+        for (QTextBlock b = e->document()->begin(); b.isValid(); b = b.next())
+            if (e->noteOf(b.blockNumber()).text.contains(QStringLiteral("outgrows L1d, L2")))
+                marked = b.text().contains(QStringLiteral("for m, n in T.grid(256, 256)"));
+        QVERIFY(marked);
+    }
+
+    // Tails: the share of a guarded loop's iterations in a partial tile, on the loop, and the
+    // variant's in the summary.
+    void tailsAreNotedOnTheirLoop()
+    {
+        const Exploration x = explore(R"(import tvm
+from tvm import te
+A = te.placeholder((97, 61), name="A")
+B = te.compute((97, 61), lambda i, j: A[i, j] * 2.0, name="B")
+s = te.create_schedule(B.op)
+i, j = s[B].op.axis
+io, ii = s[B].split(i, factor=8)
+jo, ji = s[B].split(j, factor=16)
+s[B].reorder(io, jo, ii, ji)
+)");
+        QVERIFY(x.ok);
+        LoopNestView view;
+        view.setCaches({}); // no footprint notes
+        view.setVariant(x.variants.front());
+        TirEditor* e = view.afterEditor();
+        // i_inner's guard reads the grid's loops; j_inner's, its own loop.
+        const int grid = find(e, QStringLiteral("T.grid(13, 4, 8)"), QStringLiteral("for")).first;
+        const int j =
+            find(e, QStringLiteral("for j_inner in range(16)"), QStringLiteral("for")).first;
+        QVERIFY(grid >= 0 && j >= 0);
+        QCOMPARE(e->noteOf(grid).text, QStringLiteral("\u2190 i_inner: 7.7 % in a partial tile"));
+        QCOMPARE(e->noteOf(j).text, QStringLiteral("\u2190 j_inner: 25.0 % in a partial tile"));
+        auto* summary = view.findChild<QLabel*>(QStringLiteral("stepSummary"));
+        QVERIFY2(summary->text().contains(QStringLiteral("30.8 % of iterations in partial tiles")),
+                 qPrintable(summary->text()));
+    }
+
+    // Heat: painted for the printing it was measured on, on the after side of a diff too; a
+    // profile of another printing is not shown.
+    void heatIsShownForItsOwnPrinting()
+    {
+        LoopNestView view;
+        view.setVariant(m_unroll);
+        const StepView& last = m_unroll.steps.back();
+        const QString tir = QString::fromStdString(last.tir);
+        const int lines = int(tir.split(u'\n').size());
+        LineHeat heat;
+        heat.tir = tir;
+        heat.line = QVector<double>(lines, 0.0);
+        heat.loop = QVector<double>(lines, -1.0);
+        heat.line[lines - 3] = 0.75; // some line near the end
+        heat.loop[8] = 0.9;
+        view.setHeat(heat);
+        TirEditor* e = view.afterEditor();
+        QVERIFY(e->hasHeat());
+        QCOMPARE(e->heatOf(e->blockOfAfterLine(lines - 2)).own, 0.75);
+        QCOMPARE(e->heatOf(e->blockOfAfterLine(9)).loop, 0.9);
+        view.setMode(LoopNestView::Mode::Diff);
+        e = view.afterEditor();
+        QVERIFY(e->hasHeat());
+        QCOMPARE(e->heatOf(e->blockOfAfterLine(lines - 2)).own, 0.75);
+        view.setMode(LoopNestView::Mode::Step);
+        view.showStep(1); // another printing
+        QVERIFY(!view.afterEditor()->hasHeat());
+    }
+
+    // Links: lines given by the assembly are tinted; the cursor on a line says which line it is.
+    void linkedLinesAndTheCursorsLine()
+    {
+        LoopNestView view;
+        view.setVariant(m_unroll);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        TirEditor* e = view.afterEditor();
+        view.setLinkedLines({12});
+        QCOMPARE(e->linkedBlocks(), QList<int>{e->blockOfAfterLine(12)});
+        QSignalSpy spy(&view, &LoopNestView::tirLineSelected);
+        e->setFocus();
+        QTextCursor c(e->document()->findBlockByNumber(e->blockOfAfterLine(10)));
+        e->setTextCursor(c);
+        QVERIFY(!spy.isEmpty());
+        QCOMPARE(spy.last().at(0).toInt(), 10);
+    }
 };
 
 QTEST_MAIN(LoopNestViewTest)

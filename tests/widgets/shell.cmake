@@ -65,3 +65,17 @@ if(TARGET loopscope-worker)
   add_test(NAME ModelWindow COMMAND loopscope_model_window_tests)
   set_tests_properties(ModelWindow PROPERTIES ENVIRONMENT "QT_QPA_PLATFORM=offscreen" TIMEOUT 600)
 endif()
+
+# Where the time goes, with the real worker: the tutorial's ladder profiled, heat in the loop nest
+# and the assembly, TIR and assembly linked both ways, counters only where the machine has them.
+if(TARGET loopscope-worker)
+  add_executable(loopscope_profile_window_tests widgets/ProfileWindowTest.cpp)
+  set_target_properties(loopscope_profile_window_tests PROPERTIES AUTOMOC ON)
+  target_link_libraries(loopscope_profile_window_tests PRIVATE loopscope_widgets Qt6::Test loopscope_warnings)
+  target_compile_definitions(loopscope_profile_window_tests PRIVATE
+    LOOPSCOPE_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+    LOOPSCOPE_WORKER="$<TARGET_FILE:loopscope-worker>")
+  add_dependencies(loopscope_profile_window_tests loopscope-worker)
+  add_test(NAME ProfileWindow COMMAND loopscope_profile_window_tests)
+  set_tests_properties(ProfileWindow PROPERTIES ENVIRONMENT "QT_QPA_PLATFORM=offscreen" TIMEOUT 300)
+endif()

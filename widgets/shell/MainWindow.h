@@ -63,6 +63,7 @@ public:
     SchedulePanel* schedulePanel() const { return m_schedule; }
     LoopNestView* loopNestView() const { return m_loopNest; }
     VariantTreeView* variantTreeView() const { return m_variantTree; }
+    CodeView* assemblyView() const { return m_asmView; }
     LadderModel* ladderModel() const { return m_ladderModel; }
     WorkerClient* worker() const { return m_worker; }
     AnalysisService* analysis() const { return m_analysis; }
