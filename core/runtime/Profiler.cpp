@@ -273,7 +273,7 @@ bool profileRuns(const JitKernel& kernel, const std::function<void()>& run, doub
         return false;
     }
     run(); // the thread pool's threads exist from here on, and are sampled
-    Sampler sampler;
+    Sampler sampler(kProfilePeriodUs);
     if (!sampler.start(why)) return false;
     const auto t0 = std::chrono::steady_clock::now();
     int runs = 0;

@@ -75,6 +75,10 @@ struct LineProfile {
 // The samples attributed to the kernel's lines and loops.
 LineProfile attributeSamples(const KernelLines& lines, const std::vector<std::uintptr_t>& samples);
 
+// How often profileRuns samples a thread, in microseconds of its CPU time: each sample costs the
+// sampled thread a timer interrupt (loopscope_bench_profile measures what that adds).
+constexpr double kProfilePeriodUs = 250; // 4 kHz, perf record's default rate
+
 // Runs `run` again and again for at least `seconds` (and at least `minRuns` times) while the
 // process is sampled, and attributes the samples. The kernel must have been compiled with line
 // info. False with why when sampling cannot be had.
