@@ -1,0 +1,94 @@
+// `loopscope-cli lower --footprint`, `lower --tails` and `profile` as a user runs them: the
+// tutorial's untransformed loop nest outgrowing L1d at its n loop, a prime-sized split's partial
+// tiles, and a profile whose shares add up and land in the loop that does the work.
+#include "RunShell.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+using loopscope::testing::RunResult;
+using loopscope::testing::runShell;
+
+RunResult runCli(const std::string& args)
+{
+    return runShell(std::string(LOOPSCOPE_CLI) + " " + args + " 2>&1");
+}
+
+const std::string kGemm256 = "'" +
+                             (fs::path(LOOPSCOPE_SOURCE_DIR) / "samples/opt_gemm.py").string() +
+                             "' --set M=256 --set N=256 --set K=256 ";
+
+TEST(CliAnalysis, FootprintsOfTheTutorialsBaseline)
+{
+    RunResult r = runCli("lower " + kGemm256 + "--variant baseline --footprint --json");
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    const json j = json::parse(r.output);
+    const json& loops = j["variants"][0]["loops"];
+    ASSERT_EQ(loops.size(), 3u) << r.output; // m, n, k
+    // n: all of B (256 KiB), one row of A and of C; an iteration: a row of A, a column of B, one
+    // element of C.
+    EXPECT_EQ(loops[1]["loop"], "n");
+    EXPECT_EQ(loops[1]["whole_loop_bytes"].get<double>(), (256 * 256 + 256 + 256) * 4);
+    EXPECT_EQ(loops[1]["per_iteration_bytes"].get<double>(), (256 + 256 + 1) * 4);
+    EXPECT_GT(loops[1]["line"].get<int>(), 0);
+    // Text: the host's caches named.
+    RunResult text = runCli("lower " + kGemm256 + "--variant baseline --footprint");
+    EXPECT_NE(text.output.find("bytes touched per loop (host caches: "), std::string::npos)
+        << text.output;
+}
+
+TEST(CliAnalysis, TailsOfAPrimeSizedSplit)
+{
+    const fs::path script =
+        fs::temp_directory_path() / ("loopscope_tails_" + std::to_string(getpid()) + ".py");
+    {
+        std::ofstream out(script);
+        out << "import tvm\nfrom tvm import te\n"
+               "A = te.placeholder((97,), name=\"A\")\n"
+               "B = te.compute((97,), lambda i: A[i] + 1.0, name=\"B\")\n"
+               "# variant: by 8\n"
+               "s = te.create_schedule(B.op)\n"
+               "io, ii = s[B].split(B.op.axis[0], factor=8)\n"
+               "# variant: by 97\n"
+               "s = te.create_schedule(B.op)\n"
+               "io, ii = s[B].split(B.op.axis[0], factor=97)\n";
+    }
+    RunResult r = runCli("lower '" + script.string() + "' --tails");
+    fs::remove(script);
+    EXPECT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(r.output.find("i_inner: 8 of 104 iterations (7.7 %) run in a partial tile, 7 (6.7 %) "
+                            "guarded off"),
+              std::string::npos)
+        << r.output;
+    EXPECT_NE(r.output.find("# variant: by 97\nno partial tiles"), std::string::npos) << r.output;
+}
+
+TEST(CliAnalysis, AProfileAddsUpAndFindsTheInnerLoop)
+{
+    RunResult r = runCli("profile " + kGemm256 + "--variant baseline --seconds 0.3 --json");
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    const json j = json::parse(r.output);
+    ASSERT_GT(j["in_kernel"].get<long>(), 100) << r.output;
+    double lines = 0, k = -1;
+    for (const json& l : j["lines"]) {
+        lines += l["share"].get<double>();
+        if (l["text"].get<std::string>().find("for k in range(256)") != std::string::npos)
+            k = l["loop_share"].get<double>();
+    }
+    EXPECT_NEAR(lines, 1.0, 1e-6);
+    EXPECT_GT(k, 0.8) << r.output;
+    EXPECT_TRUE(j.contains("counters") || j.contains("counters_unavailable"));
+}
+
+} // namespace
