@@ -90,7 +90,7 @@ struct Exploration {
 // bound. Past it, the detail variant keeps its first step and as many of its last ones as fit
 // (the step just written is usually the last); the others are marked notLowered.
 constexpr std::int64_t kMaxExploredStages = 5000;
-constexpr std::int64_t kMaxTailEnumeration = std::int64_t(1) << 20;
+constexpr std::int64_t kMaxTailEnumeration = std::int64_t(1) << 18;
 
 // `detailVariant`: the variant whose every step is lowered (within kMaxExploredStages); the others
 // get their final step only (empty: every step of every variant). `detailOnly`: the others are

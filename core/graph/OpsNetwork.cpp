@@ -92,7 +92,8 @@ std::string padStage(ScriptWriter& w, const std::string& input, const std::vecto
     w.compute(
         var, padded,
         [&](const std::vector<std::string>& i) {
-            const std::string y = i[2], x = i[3];
+            const std::string& y = i[2];
+            const std::string& x = i[3];
             return "tvm.tir.if_then_else(tvm.tir.all(" + y + " >= " + num(g.pt) + ", " + y + " < " +
                    num(s[2] + g.pt) + ", " + x + " >= " + num(g.pl) + ", " + x + " < " +
                    num(s[3] + g.pl) + "), " + input + "[" + i[0] + ", " + i[1] + ", " + y + " - " +
@@ -684,7 +685,9 @@ void softmaxEmit(const OpContext& c, ScriptWriter& w, const std::vector<std::str
                  const std::vector<std::string>& out)
 {
     const auto& x = c.shape(0);
-    auto [first, last] = softmaxAxes(c);
+    // Plain variables, not a structured binding: the lambdas below capture them.
+    const auto axes = softmaxAxes(c);
+    const std::int64_t first = axes.first, last = axes.second;
     const DataType t = c.input(0).dtype;
     // The shape without the normalized axes, and the reduction axes over them.
     std::vector<std::int64_t> kept;

@@ -33,17 +33,29 @@ std::int64_t floorDiv(std::int64_t a, std::int64_t b)
 // Integer evaluation of a guard at one point; false when the expression holds something else.
 class Evaluator {
 public:
-    std::unordered_map<const VarNode*, std::int64_t> values;
+    // The loops' values: a few, found by a linear scan (faster than hashing for so few).
+    std::vector<std::pair<const VarNode*, std::int64_t>> values;
+
+    std::int64_t& at(const VarNode* v)
+    {
+        for (auto& [var, value] : values)
+            if (var == v) return value;
+        values.emplace_back(v, 0);
+        return values.back().second;
+    }
 
     bool eval(const Expr& e, std::int64_t* out) const
     {
         switch (e.kind()) {
         case ExprKind::IntImm: *out = e.as<IntImmNode>()->value; return true;
         case ExprKind::Var: {
-            auto it = values.find(e.as<VarNode>());
-            if (it == values.end()) return false;
-            *out = it->second;
-            return true;
+            const VarNode* v = e.as<VarNode>();
+            for (const auto& [var, value] : values)
+                if (var == v) {
+                    *out = value;
+                    return true;
+                }
+            return false;
         }
         case ExprKind::Not: {
             std::int64_t a = 0;
@@ -196,10 +208,11 @@ Counted countGroup(const std::vector<const Guard*>& guards, std::vector<const Lo
     const std::int64_t outerCount = total / inner->extent;
     for (std::int64_t o = 0; o < outerCount; ++o) {
         for (std::size_t i = 0; i < at.size(); ++i)
-            ev.values[loops[i]->node->var.get()] = loops[i]->min + at[i];
+            ev.at(loops[i]->node->var.get()) = loops[i]->min + at[i];
         std::int64_t pass = 0;
+        std::int64_t& innerValue = ev.at(inner->node->var.get());
         for (std::int64_t v = 0; v < inner->extent; ++v) {
-            ev.values[inner->node->var.get()] = inner->min + v;
+            innerValue = inner->min + v;
             bool all = true;
             for (const Guard* g : guards) {
                 std::int64_t r = 0;

@@ -579,9 +579,17 @@ void LoopNestView::refresh(Scroll scroll)
             m_pages->setCurrentWidget(m_stepEditor);
         }
     }
-    if (!m_structured && step.tails.tailShare > 0) {
-        const QString note =
-            tr("%1 % of iterations in partial tiles").arg(step.tails.tailShare * 100, 0, 'f', 1);
+    if (!m_structured && (step.tails.tailShare > 0 || step.tails.uncounted > 0)) {
+        QString note = step.tails.tailShare > 0 ? tr("%1 % of iterations in partial tiles")
+                                                      .arg(step.tails.tailShare * 100, 0, 'f', 1)
+                                                : QString();
+        if (step.tails.uncounted > 0)
+            note +=
+                (note.isEmpty() ? QString() : u" · "_s) +
+                (step.tails.uncounted == 1
+                     ? tr("1 guard too large to count while editing")
+                     : tr("%1 guards too large to count while editing").arg(step.tails.uncounted)) +
+                tr(" (lower --tails counts them)");
         const QString text = m_summary->text();
         m_summary->setText(text.isEmpty() ? note : text + u" · "_s + note);
     }
