@@ -26,6 +26,7 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <functional>
 
 using loopscope::MainWindow;
 
@@ -312,30 +313,36 @@ int main(int argc, char** argv)
         });
         QTimer::singleShot(wantSweep || wantTune ? 900000 : 120000, &app,
                            [] { QApplication::exit(2); });
-    } else if (parser.isSet(tune)) {
-        QObject::connect(&window, &MainWindow::analysisApplied, &window, [startTune] {
-            static bool started = false;
-            if (!started) {
-                started = true;
-                startTune();
-            }
-        });
-    } else if (parser.isSet(sweep)) {
-        QObject::connect(&window, &MainWindow::analysisApplied, &window, [startSweep] {
-            static bool started = false;
-            if (!started) {
-                started = true;
-                startSweep();
-            }
-        });
-    } else if (parser.isSet(run)) {
-        QObject::connect(&window, &MainWindow::analysisApplied, &window, [&window] {
-            static bool started = false;
-            if (!started) {
-                started = true;
-                window.runLadder();
-            }
-        });
+    } else {
+        // Attended: show the variant and step asked for, then start what was asked for.
+        const QString wantVariant = parser.value(variant);
+        const int wantStep = parser.isSet(step) ? parser.value(step).toInt() : -1;
+        std::function<void()> then;
+        if (parser.isSet(tune))
+            then = startTune;
+        else if (parser.isSet(sweep))
+            then = startSweep;
+        else if (parser.isSet(run))
+            then = [&window] { window.runLadder(); };
+        if (!wantVariant.isEmpty() || wantStep >= 0 || then) {
+            QObject::connect(&window, &MainWindow::analysisApplied, &window,
+                             [&window, wantVariant, wantStep, then] {
+                                 static bool done = false;
+                                 if (done) return;
+                                 if (!wantVariant.isEmpty() &&
+                                     window.currentVariant() != wantVariant) {
+                                     static bool asked = false;
+                                     if (!asked) {
+                                         asked = true;
+                                         window.selectVariant(wantVariant);
+                                         return;
+                                     }
+                                 }
+                                 done = true;
+                                 if (wantStep >= 0) window.selectStep(wantStep);
+                                 if (then) then();
+                             });
+        }
     }
     return app.exec();
 }
