@@ -1,6 +1,6 @@
 #include "ProfileCommand.h"
 
-#include "runtime/Profiler.h"
+#include "runtime/ProfileJson.h"
 #include "runtime/Runner.h"
 #include "runtime/ThreadPool.h"
 #include "runtime/VariantRun.h"
@@ -83,26 +83,12 @@ int runProfileCommand(const ProfileArgs& args, const Program& program, const Var
             }
             ls.push_back(l);
         }
-        json j{{"ok", true},
-               {"file", args.file},
-               {"variant", variant.name},
-               {"method", profile.method},
-               {"threads", profile.threads},
-               {"runs", profile.runs},
-               {"seconds", profile.seconds},
-               {"samples", profile.samples},
-               {"in_kernel", profile.inKernel},
-               {"lost", profile.lost},
-               {"lines", ls}};
-        if (counts.available) {
-            j["counters"] = {{"cycles", counts.cycles},
-                             {"instructions", counts.instructions},
-                             {"ipc", counts.ipc()}};
-            if (counts.haveL1d) j["counters"]["l1d_misses"] = counts.l1dMisses;
-            if (counts.haveLlc) j["counters"]["llc_misses"] = counts.llcMisses;
-        } else {
-            j["counters_unavailable"] = counts.why;
-        }
+        json j = profileSummaryJson(profile);
+        j["ok"] = true;
+        j["file"] = args.file;
+        j["variant"] = variant.name;
+        j["lines"] = ls;
+        addCountersJson(counts, &j);
         std::cout << j.dump(2) << "\n";
         return 0;
     }

@@ -8,7 +8,7 @@
 #include "ir/Limits.h"
 #include "lower/Lower.h"
 #include "runtime/Microbench.h"
-#include "runtime/Profiler.h"
+#include "runtime/ProfileJson.h"
 #include "runtime/RuntimeJit.h"
 #include "runtime/SweepJson.h"
 #include "runtime/ThreadPool.h"
@@ -374,15 +374,9 @@ json RequestHandler::profileKernel(PreparedRun& run, double seconds) const
         return json{{"error", why}};
     const double profileMs =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    json p{{"tir", profile.tir},
-           {"method", profile.method},
-           {"threads", profile.threads},
-           {"runs", profile.runs},
-           {"seconds", profile.seconds},
-           {"samples", profile.samples},
-           {"in_kernel", profile.inKernel},
-           {"lost", profile.lost},
-           {"profile_ms", profileMs}};
+    json p = profileSummaryJson(profile);
+    p["tir"] = profile.tir;
+    p["profile_ms"] = profileMs;
     json line = json::array(), loop = json::array();
     for (std::size_t i = 0; i < profile.lineSamples.size(); ++i) {
         line.push_back(profile.lineShare(static_cast<int>(i + 1)));
@@ -407,16 +401,7 @@ json RequestHandler::profileKernel(PreparedRun& run, double seconds) const
         for (int i = 0; i < std::max(1, profile.runs / 4); ++i)
             run.run();
     });
-    if (counts.available) {
-        json c{{"cycles", counts.cycles},
-               {"instructions", counts.instructions},
-               {"ipc", counts.ipc()}};
-        if (counts.haveL1d) c["l1d_misses"] = counts.l1dMisses;
-        if (counts.haveLlc) c["llc_misses"] = counts.llcMisses;
-        p["counters"] = c;
-    } else {
-        p["counters_unavailable"] = counts.why;
-    }
+    addCountersJson(counts, &p);
     return p;
 }
 
