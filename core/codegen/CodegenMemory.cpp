@@ -10,6 +10,14 @@
 
 namespace loopscope::codegen {
 
+namespace {
+
+// Loads of a ramp with a constant stride up to this one are one contiguous load and a shuffle;
+// wider strides are gathers (their span would mostly be thrown away).
+constexpr std::int64_t kMaxShuffledStride = 4;
+
+} // namespace
+
 llvm::Value* Codegen::bufferPointer(const Buffer& b)
 {
     auto it = m_vars.find(b->data.get());
@@ -167,6 +175,20 @@ llvm::Value* Codegen::genLoad(const BufferLoadNode* op)
     if (elem.lanes == 1 && (same || (ramp && isZero(ramp->stride)))) {
         llvm::Value* ptr = elementPointer(elem, base, genExpr(same ? same->value : ramp->base));
         return fromMemory(broadcast(m_b.CreateAlignedLoad(mty, ptr, align), lanes));
+    }
+    // A small constant stride (a stride-2 convolution's input along x): the elements from the
+    // first lane's to the last's in one load, and the lanes picked out of it by a shuffle. The
+    // load covers nothing past the last lane's element, so it stays inside the buffer.
+    std::int64_t stride = 0;
+    if (elem.lanes == 1 && ramp && isConstInt(ramp->stride, &stride) && stride >= 2 &&
+        stride <= kMaxShuffledStride) {
+        const int span = static_cast<int>((lanes - 1) * stride + 1);
+        llvm::Value* ptr = firstElementPointer(elem, base, index);
+        llvm::Value* wide = m_b.CreateAlignedLoad(memType(elem.withLanes(span)), ptr, align);
+        std::vector<int> pick;
+        for (int i = 0; i < lanes; ++i)
+            pick.push_back(static_cast<int>(i * stride));
+        return fromMemory(m_b.CreateShuffleVector(wide, pick));
     }
     // A gather: one instruction where the target's gathers are fast (AVX-512, and AVX2 on
     // the Intel cores LLVM marks so), as LLVM's vectorizer decides; lane by lane otherwise,

@@ -646,13 +646,13 @@ TEST(CodegenLLVM, ALocalCacheTooLargeForTheRegistersDoesNotKeepItsLoopUnrollable
     expectRight(c);
 }
 
-// A vector load at a non-contiguous index is one gather where the target's gathers are fast
-// (AVX-512), and lane by lane where they are not (AVX2 on AMD cores).
+// A vector load at a wide stride is one gather where the target's gathers are fast (AVX-512),
+// and lane by lane where they are not (AVX2 on AMD cores).
 TEST(CodegenLLVM, AStridedVectorLoadIsAGatherWhereGathersAreFast)
 {
-    auto a = flatBuffer("A", 64), b = flatBuffer("B", 16);
+    auto a = flatBuffer("A", 128), b = flatBuffer("B", 16);
     Stmt body = makeBufferStore(b, {makeRamp(makeInt(0), makeInt(1), 16)},
-                                makeBufferLoad(a, {makeRamp(makeInt(3), makeInt(4), 16)}));
+                                makeBufferLoad(a, {makeRamp(makeInt(3), makeInt(8), 16)}));
     PrimFunc f{"strided", {a, b}, body};
     EXPECT_NE(emitCode(f, EmitKind::UnoptimizedLLVMIR, "llvm -mcpu=znver4")
                   .find("@llvm.masked.gather.v16f32"),
@@ -661,13 +661,45 @@ TEST(CodegenLLVM, AStridedVectorLoadIsAGatherWhereGathersAreFast)
     EXPECT_EQ(avx2.find("gather"), std::string::npos) << avx2;
     EXPECT_EQ(occurrences(avx2, "load float"), 16u) << avx2;
     auto kernel = testJit().compile(f);
-    std::vector<float> in(64), out(16, 0.0f);
-    for (int x = 0; x < 64; ++x)
+    std::vector<float> in(128), out(16, 0.0f);
+    for (int x = 0; x < 128; ++x)
         in[x] = static_cast<float>(x);
     void* buffers[] = {in.data(), out.data()};
     kernel->run(buffers, nullptr);
     for (int x = 0; x < 16; ++x)
-        EXPECT_EQ(out[x], 3.0f + 4 * x) << x;
+        EXPECT_EQ(out[x], 3.0f + 8 * x) << x;
+}
+
+// A vector load at a stride of 2 to 4 (a stride-2 convolution's input along x) is one load of
+// the elements from the first lane's to the last's and a shuffle, on every target: no element
+// past the last lane's is read (the ramps end at the buffers' last elements, which the
+// sanitizers' build would catch).
+TEST(CodegenLLVM, ASmallStrideIsOneLoadAndAShuffle)
+{
+    for (int stride : {2, 3, 4}) {
+        SCOPED_TRACE(stride);
+        const int n = 15 * stride + 1 + 5; // the ramp starts at 5 and ends at the last element
+        auto a = flatBuffer("A", n), b = flatBuffer("B", 16);
+        Stmt body = makeBufferStore(b, {makeRamp(makeInt(0), makeInt(1), 16)},
+                                    makeBufferLoad(a, {makeRamp(makeInt(5), makeInt(stride), 16)}));
+        PrimFunc f{"strided", {a, b}, body};
+        for (const char* target : {"llvm -mcpu=znver3", "llvm -mcpu=znver4"}) {
+            std::string ir = emitCode(f, EmitKind::UnoptimizedLLVMIR, target);
+            EXPECT_NE(ir.find("load <" + std::to_string(15 * stride + 1) + " x float>"),
+                      std::string::npos)
+                << ir;
+            EXPECT_NE(ir.find("shufflevector"), std::string::npos) << ir;
+            EXPECT_EQ(ir.find("gather"), std::string::npos) << ir;
+        }
+        auto kernel = testJit().compile(f);
+        std::vector<float> in(static_cast<std::size_t>(n)), out(16, 0.0f);
+        for (int x = 0; x < n; ++x)
+            in[static_cast<std::size_t>(x)] = static_cast<float>(x);
+        void* buffers[] = {in.data(), out.data()};
+        kernel->run(buffers, nullptr);
+        for (int x = 0; x < 16; ++x)
+            EXPECT_EQ(out[static_cast<std::size_t>(x)], 5.0f + static_cast<float>(stride * x)) << x;
+    }
 }
 
 // Lanes that all read one address (a broadcast index, or a ramp of stride 0) load it once.
