@@ -58,6 +58,22 @@ public:
     // Takes in what has arrived, without waiting.
     void poll() { fill(false); }
 
+    // Takes out the first line for which `match` holds, waiting for one; false at the end of
+    // input.
+    template <typename Match> bool take(const Match& match, std::string* line)
+    {
+        while (true) {
+            for (auto it = m_lines.begin(); it != m_lines.end(); ++it)
+                if (match(*it)) {
+                    *line = std::move(*it);
+                    m_lines.erase(it);
+                    return true;
+                }
+            if (m_eof) return false;
+            fill(true);
+        }
+    }
+
     std::deque<std::string>& lines() { return m_lines; }
 
 private:
@@ -162,8 +178,24 @@ int main(int argc, char** argv)
             handler.handleLine(line, emit);
         }
     });
+    // A held measurement waits for its "go" (the lines before it keep their place).
+    handler.setAwaitGo([&](std::int64_t id) {
+        std::string go;
+        const bool found = input.take(
+            [id](const std::string& l) {
+                if (!loopscope::worker::RequestHandler::isGo(l)) return false;
+                const auto j = nlohmann::json::parse(l);
+                return j.value("id", std::int64_t{-1}) == id;
+            },
+            &go);
+        return found ? nlohmann::json::parse(go) : nlohmann::json();
+    });
     std::string line;
-    while (!readerGone && input.next(&line))
+    while (!readerGone && input.next(&line)) {
+        // A "go" whose measurement is not waiting (it ended before: an error while compiling)
+        // has nothing to answer.
+        if (loopscope::worker::RequestHandler::isGo(line)) continue;
         handler.handleLine(line, emit);
+    }
     return 0;
 }

@@ -442,6 +442,20 @@ json RequestHandler::measure(const json& request, const Progress& progress) cons
 
     VariantRunHooks hooks;
     hooks.progress = [&](RunPhase phase, double fraction) { progress(phaseName(phase), fraction); };
+    // Held: compiled now, it runs when told to, with the run's parameters of then.
+    if (boolField(request, "hold", false)) {
+        const std::int64_t id = request.value("id", std::int64_t{-1});
+        hooks.beforeFirstRun = [this, id](PreparedRun&, VariantRunOptions& o) {
+            const json go = m_awaitGo ? m_awaitGo(id) : json();
+            // No "go" ever comes: the tuner has gone (its end of the pipe is closed).
+            if (go.is_null()) std::_Exit(0);
+            o.benchmark.repeat =
+                static_cast<int>(intField(go, "repeat", o.benchmark.repeat, 1, 1000000));
+            o.benchmark.minRepeatMs =
+                numberField(go, "min_repeat_ms", o.benchmark.minRepeatMs, 0.0);
+            o.maxFirstRunMs = numberField(go, "max_run_ms", o.maxFirstRunMs, 0.0);
+        };
+    }
     hooks.afterFirstRun = [&](PreparedRun& run) {
         if (profileSeconds > 0) profileJson = profileKernel(run, profileSeconds);
         if (corrupt) corruptOutput(run, *t.variant);
@@ -648,6 +662,16 @@ json RequestHandler::sweep(const json& request, const Progress& progress) const
     if (!result.blasLabel.empty()) out["blas"] = result.blasLabel;
     if (!result.blasNote.empty()) out["blas_note"] = result.blasNote;
     return out;
+}
+
+bool RequestHandler::isGo(const std::string& line)
+{
+    try {
+        const json j = json::parse(line);
+        return j.is_object() && j.value("cmd", "") == "go";
+    } catch (const json::exception&) {
+        return false;
+    }
 }
 
 bool RequestHandler::mayGoBetween(const std::string& line)

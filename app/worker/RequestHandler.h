@@ -32,6 +32,9 @@
 //      line of tir], loop_share [per line; -1: no loop], instructions [{o: offset, t: text,
 //      l: line, s: samples}], counters {cycles, instructions, ipc, l1d_misses, llc_misses} or
 //      counters_unavailable (why)} or profile {error};
+//   with hold: true, the candidate is compiled and then waits for {"cmd": "go", "id": ID,
+//   repeat, min_repeat_ms, max_run_ms} (the run's parameters as of then) before it runs: the
+//   tuner compiles its next candidate while the one before is measured (WorkerMeasurer).
 //   -> wrong (a check failed; nothing is timed, no time or speed is given): message,
 //      first_mismatch, max_abs_error, check, lower_ms, compile_ms, flops.
 // "emit" {script, variant, step, sets, format: "llvm" | "asm" | "c" | "tvm", source (the file name
@@ -101,6 +104,11 @@ public:
     static bool mayGoBetween(const std::string& line);
     // Called between two points of every sweep (and never while anything else is measured).
     void setBetweenSweepPoints(std::function<void()> f) { m_betweenSweepPoints = std::move(f); }
+    // A held measurement (its "hold" field) waits after compiling for its "go" message: `f`
+    // waits for the one of this id and returns it, or null at the end of input.
+    void setAwaitGo(std::function<nlohmann::json(std::int64_t id)> f) { m_awaitGo = std::move(f); }
+    // Whether a line is a "go" message (answered by no reply: a held measurement takes it).
+    static bool isGo(const std::string& line);
 
     std::vector<std::string> commands() const;
 
@@ -131,6 +139,7 @@ private:
     mutable std::unique_ptr<Jit> m_jit;       // made by the first request that compiles
     Jit& jit() const;
     std::function<void()> m_betweenSweepPoints;
+    std::function<nlohmann::json(std::int64_t)> m_awaitGo;
 };
 
 // One line of output: compact JSON, invalid UTF-8 replaced, no newline.

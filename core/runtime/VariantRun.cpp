@@ -94,8 +94,9 @@ double VariantRunOutcome::maxAbsError() const
 }
 
 VariantRunOutcome runVariant(const Program& program, const Variant& variant,
-                             const VariantRunOptions& options, const VariantRunHooks& hooks)
+                             const VariantRunOptions& given, const VariantRunHooks& hooks)
 {
+    VariantRunOptions options = given; // beforeFirstRun may change what follows compiling
     LS_ASSERT(isValidStep(variant, options.step), "no such step");
     // Overall progress: compiling, then checking, then timing, weighted by their usual cost.
     const double compileWeight = 0.3;
@@ -114,6 +115,7 @@ VariantRunOutcome runVariant(const Program& program, const Variant& variant,
     out.flops = prepared->flops();
     out.notes = prepared->notes();
 
+    if (hooks.beforeFirstRun) hooks.beforeFirstRun(*prepared, options);
     double done = compileWeight / totalWeight;
     report(options.check || !options.time ? RunPhase::Checking : RunPhase::Timing, done);
     auto t0 = std::chrono::steady_clock::now();

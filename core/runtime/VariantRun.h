@@ -52,6 +52,9 @@ struct VariantRunOptions {
 struct VariantRunHooks {
     // The phase being entered or advanced, with the run's overall progress (0..1, rising).
     std::function<void(RunPhase, double fraction)> progress;
+    // Called once the variant is compiled, before its first run: it may change the options of
+    // what follows (the tuner's held candidates get their run's parameters only then).
+    std::function<void(PreparedRun&, VariantRunOptions&)> beforeFirstRun;
     // Called after the first run and before the check.
     std::function<void(PreparedRun&)> afterFirstRun;
 };

@@ -80,9 +80,9 @@ void WorkerMeasurer::stop()
     m_process.reset();
 }
 
-bool WorkerMeasurer::ensureStarted(std::string* why)
+bool WorkerMeasurer::ensureStarted(std::unique_ptr<Process>& slot, std::string* why)
 {
-    if (m_process) return true;
+    if (slot) return true;
     if (m_executable.empty()) {
         *why = "the worker (loopscope-worker) was not found next to this program";
         return false;
@@ -122,12 +122,12 @@ bool WorkerMeasurer::ensureStarted(std::string* why)
         *why = "cannot start the worker " + m_executable + ": " + std::strerror(rc);
         return false;
     }
-    m_process = std::make_unique<Process>();
-    m_process->pid = pid;
-    m_process->in = in[1];
-    m_process->out = out[0];
-    m_process->err = err[0];
-    ::fcntl(m_process->err, F_SETFL, O_NONBLOCK);
+    slot = std::make_unique<Process>();
+    slot->pid = pid;
+    slot->in = in[1];
+    slot->out = out[0];
+    slot->err = err[0];
+    ::fcntl(slot->err, F_SETFL, O_NONBLOCK);
     return true;
 }
 
@@ -168,7 +168,7 @@ MachineInfo WorkerMeasurer::machine()
     MeasureRequest ping;
     ping.script.clear();
     std::string why;
-    if (!ensureStarted(&why)) return m_machine;
+    if (!ensureStarted(m_process, &why)) return m_machine;
     json request{{"id", m_nextId++}, {"cmd", "ping"}};
     if (!writeAll(m_process->in, request.dump() + "\n")) {
         stop();
@@ -202,21 +202,10 @@ MachineInfo WorkerMeasurer::machine()
     return m_machine;
 }
 
-MeasureResult WorkerMeasurer::measure(const MeasureRequest& request)
+namespace {
+
+json measureJson(const MeasureRequest& request, std::int64_t id, bool hold)
 {
-    MeasureResult result;
-    const auto t0 = std::chrono::steady_clock::now();
-    auto finish = [&](MeasureResult r) {
-        r.wallMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-                       .count();
-        return r;
-    };
-    std::string why;
-    if (!ensureStarted(&why)) {
-        result.message = why;
-        return finish(result);
-    }
-    const std::int64_t id = m_nextId++;
     json sets = json::object();
     for (auto& [name, value] : request.sets)
         sets[name] = value;
@@ -232,21 +221,104 @@ MeasureResult WorkerMeasurer::measure(const MeasureRequest& request)
            {"time", true}};
     if (request.maxRunMs > 0) r["max_run_ms"] = request.maxRunMs;
     if (request.testingCrash) r["crash"] = true;
-    if (!writeAll(m_process->in, r.dump() + "\n")) {
+    if (hold) r["hold"] = true;
+    return r;
+}
+
+// The same candidate, compiled alike (what a held one was compiled for).
+bool sameCandidate(const MeasureRequest& a, const MeasureRequest& b)
+{
+    return a.script == b.script && a.variant == b.variant && a.sets == b.sets &&
+           a.threads == b.threads && a.testingCrash == b.testingCrash;
+}
+
+} // namespace
+
+bool WorkerMeasurer::overlapAllowed(const MeasureRequest& request)
+{
+    const int cores = machine().threads;
+    const int measuring = request.threads > 0 ? request.threads : cores;
+    return measuring + 1 <= cores;
+}
+
+MeasureResult WorkerMeasurer::measureAhead(const MeasureRequest& request,
+                                           const MeasureRequest* next)
+{
+    const auto t0 = std::chrono::steady_clock::now();
+    // Asked first: asking (a ping) once a request is under way would read its reply.
+    const bool ahead = next && overlapAllowed(*next);
+    std::int64_t id = -1;
+    std::string why;
+    if (m_ahead && m_aheadId >= 0 && sameCandidate(m_aheadRequest, request)) {
+        // Compiled while the one before was measured: its run starts now, with the parameters
+        // of now.
+        json go{{"cmd", "go"},
+                {"id", m_aheadId},
+                {"repeat", request.repeat},
+                {"min_repeat_ms", request.minRepeatMs},
+                {"max_run_ms", request.maxRunMs}};
+        id = m_aheadId;
+        m_aheadId = -1;
+        std::swap(m_process, m_ahead);
+        ++m_overlapped;
+        // A worker that died compiling it fails the write; awaitResult reads why.
+        writeAll(m_process->in, go.dump() + "\n");
+    } else {
+        if (m_ahead && m_aheadId >= 0) {
+            // A held candidate that is not this one (the search moved on): dropped.
+            m_ahead.reset();
+            m_aheadId = -1;
+        }
+        if (!ensureStarted(m_process, &why)) {
+            MeasureResult result;
+            result.message = why;
+            return result;
+        }
+        id = m_nextId++;
+        if (!writeAll(m_process->in, measureJson(request, id, false).dump() + "\n")) id = -2;
+    }
+    // The next one compiles in the other worker while this one runs.
+    if (ahead && ensureStarted(m_ahead, &why)) {
+        m_aheadId = m_nextId++;
+        m_aheadRequest = *next;
+        if (!writeAll(m_ahead->in, measureJson(*next, m_aheadId, true).dump() + "\n")) {
+            m_ahead.reset();
+            m_aheadId = -1;
+        }
+    }
+    MeasureResult result;
+    if (id == -2) {
         ++m_restarts;
         stop();
         result.status = MeasureResult::Status::Crashed;
         result.message = "the worker stopped before the candidate was sent";
-        return finish(result);
+    } else {
+        result = awaitResult(m_process, id, request);
     }
+    result.wallMs =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    return result;
+}
 
+MeasureResult WorkerMeasurer::measure(const MeasureRequest& request)
+{
+    return measureAhead(request, nullptr);
+}
+
+MeasureResult WorkerMeasurer::awaitResult(std::unique_ptr<Process>& slot, std::int64_t id,
+                                          const MeasureRequest& request)
+{
+    MeasureResult result;
+    const auto t0 = std::chrono::steady_clock::now();
+    auto finish = [](MeasureResult r) { return r; };
+    auto stopSlot = [&] { slot.reset(); };
     // Lines until the result for this id, the worker's death or the time limit.
     const auto deadline = t0 + std::chrono::duration<double, std::milli>(request.timeoutMs);
     while (true) {
-        auto nl = m_process->pending.find('\n');
+        auto nl = slot->pending.find('\n');
         if (nl != std::string::npos) {
-            std::string line = m_process->pending.substr(0, nl);
-            m_process->pending.erase(0, nl + 1);
+            std::string line = slot->pending.substr(0, nl);
+            slot->pending.erase(0, nl + 1);
             json msg;
             try {
                 msg = json::parse(line);
@@ -286,32 +358,31 @@ MeasureResult WorkerMeasurer::measure(const MeasureRequest& request)
         const auto now = std::chrono::steady_clock::now();
         if (now >= deadline) {
             ++m_restarts;
-            stop();
+            stopSlot();
             result.status = MeasureResult::Status::TimedOut;
             result.message = "stopped after " +
                              std::to_string(static_cast<long long>(request.timeoutMs / 1000)) +
                              " s";
             return finish(result);
         }
-        pollfd fds[2] = {{m_process->out, POLLIN, 0}, {m_process->err, POLLIN, 0}};
+        pollfd fds[2] = {{slot->out, POLLIN, 0}, {slot->err, POLLIN, 0}};
         int waitMs =
             static_cast<int>(std::chrono::duration<double, std::milli>(deadline - now).count()) + 1;
         int n = ::poll(fds, 2, std::min(waitMs, 1000));
         if (n < 0 && errno != EINTR) break;
         if (fds[1].revents & POLLIN) {
             char buffer[4096];
-            ssize_t got = ::read(m_process->err, buffer, sizeof buffer);
+            ssize_t got = ::read(slot->err, buffer, sizeof buffer);
             if (got > 0) {
-                m_process->log.append(buffer, static_cast<std::size_t>(got));
-                if (m_process->log.size() > 4096)
-                    m_process->log.erase(0, m_process->log.size() - 4096);
+                slot->log.append(buffer, static_cast<std::size_t>(got));
+                if (slot->log.size() > 4096) slot->log.erase(0, slot->log.size() - 4096);
             }
         }
         if (fds[0].revents & (POLLIN | POLLHUP)) {
             char buffer[65536];
-            ssize_t got = ::read(m_process->out, buffer, sizeof buffer);
+            ssize_t got = ::read(slot->out, buffer, sizeof buffer);
             if (got > 0) {
-                m_process->pending.append(buffer, static_cast<std::size_t>(got));
+                slot->pending.append(buffer, static_cast<std::size_t>(got));
                 continue;
             }
             if (got < 0 && errno == EINTR) continue;
@@ -320,14 +391,14 @@ MeasureResult WorkerMeasurer::measure(const MeasureRequest& request)
     }
     // The worker died: say how.
     int status = 0;
-    pid_t pid = m_process->pid;
-    ::close(m_process->in);
-    m_process->in = -1;
+    pid_t pid = slot->pid;
+    ::close(slot->in);
+    slot->in = -1;
     ::waitpid(pid, &status, 0);
-    m_process->pid = -1;
-    std::string log = m_process->log;
+    slot->pid = -1;
+    std::string log = slot->log;
     ++m_restarts;
-    stop();
+    stopSlot();
     result.status = MeasureResult::Status::Crashed;
     if (WIFSIGNALED(status)) {
         result.message =

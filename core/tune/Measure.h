@@ -61,9 +61,19 @@ public:
     virtual ~Measurer() = default;
     virtual MachineInfo machine() = 0;
     virtual MeasureResult measure(const MeasureRequest& request) = 0;
+    // The same, told which candidate comes next: a measurer may compile it while this one is
+    // measured, where the cores allow.
+    virtual MeasureResult measureAhead(const MeasureRequest& request, const MeasureRequest* next)
+    {
+        (void)next;
+        return measure(request);
+    }
 };
 
 // A loopscope-worker process, started when first needed and again after a crash or a timeout.
+// Where the machine has a core more than the measurement's threads, a second worker compiles the
+// next candidate while this one is measured, and holds it until then (the measurement itself
+// never shares its cores with a compilation).
 class WorkerMeasurer : public Measurer {
 public:
     // `executable`: the worker's path. `environment`: extra NAME=VALUE for it.
@@ -72,16 +82,27 @@ public:
 
     MachineInfo machine() override;
     MeasureResult measure(const MeasureRequest& request) override;
+    MeasureResult measureAhead(const MeasureRequest& request, const MeasureRequest* next) override;
     int restarts() const { return m_restarts; }
+    // Candidates that were compiled while the one before them was measured.
+    int overlapped() const { return m_overlapped; }
 
 private:
     struct Process;
-    bool ensureStarted(std::string* why);
+    bool ensureStarted(std::unique_ptr<Process>& slot, std::string* why);
     void stop();
+    bool overlapAllowed(const MeasureRequest& request);
+    MeasureResult awaitResult(std::unique_ptr<Process>& slot, std::int64_t id,
+                              const MeasureRequest& request);
 
     std::string m_executable;
     std::vector<std::string> m_environment;
     std::unique_ptr<Process> m_process;
+    // The second worker: it holds the next candidate, compiled, until it is measured.
+    std::unique_ptr<Process> m_ahead;
+    std::int64_t m_aheadId = -1; // the held request's id; -1: none
+    MeasureRequest m_aheadRequest;
+    int m_overlapped = 0;
     std::int64_t m_nextId = 1;
     int m_restarts = 0;
     bool m_haveMachine = false;

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <set>
 #include <unordered_map>
@@ -362,7 +363,22 @@ TuneOutcome Tuner::run(const std::function<void(const TuneProgress&)>& progress,
         return batch;
     };
 
-    auto measureOne = [&](const Candidate& c, int repeat, double minRepeatMs, int trial) {
+    auto requestFor = [&](const Realized& written, int repeat, double minRepeatMs) {
+        MeasureRequest req;
+        req.script =
+            scriptWithVariant(m_script, *start, kCandidateVariant, written.statements, true);
+        req.variant = kCandidateVariant;
+        req.sets = m_options.sets;
+        req.threads = m_options.threads;
+        req.repeat = repeat;
+        req.minRepeatMs = minRepeatMs;
+        req.maxRunMs = haveBest ? std::max(50.0, 20 * best.msMedian) : 3000.0;
+        req.timeoutMs = 30000 + 4 * req.maxRunMs;
+        return req;
+    };
+    // `next`: the candidate measured after this one, which the measurer may compile meanwhile.
+    auto measureOne = [&](const Candidate& c, int repeat, double minRepeatMs, int trial,
+                          const Candidate* next) {
         Realized written = replaySteps(*start, c.steps, true);
         TuneRecord rec;
         rec.workload = out.workload;
@@ -382,19 +398,15 @@ TuneOutcome Tuner::run(const std::function<void(const TuneProgress&)>& progress,
             rec.error = written.why;
             return rec;
         }
-        MeasureRequest req;
-        req.script =
-            scriptWithVariant(m_script, *start, kCandidateVariant, written.statements, true);
-        req.variant = kCandidateVariant;
-        req.sets = m_options.sets;
-        req.threads = m_options.threads;
-        req.repeat = repeat;
-        req.minRepeatMs = minRepeatMs;
-        req.maxRunMs = haveBest ? std::max(50.0, 20 * best.msMedian) : 3000.0;
-        req.timeoutMs = 30000 + 4 * req.maxRunMs;
+        MeasureRequest req = requestFor(written, repeat, minRepeatMs);
         req.testingCrash = m_options.testingCrashFirst && out.trials.empty();
+        std::optional<MeasureRequest> nextReq;
+        if (next) {
+            Realized nextWritten = replaySteps(*start, next->steps, true);
+            if (nextWritten.ok) nextReq = requestFor(nextWritten, repeat, minRepeatMs);
+        }
         auto t = Clock::now();
-        MeasureResult m = m_measurer.measure(req);
+        MeasureResult m = m_measurer.measureAhead(req, nextReq ? &*nextReq : nullptr);
         out.times.measureMs += msSince(t);
         out.times.compileMs += m.lowerMs + m.compileMs;
         rec.status = statusName(m.status);
@@ -436,11 +448,13 @@ TuneOutcome Tuner::run(const std::function<void(const TuneProgress&)>& progress,
         }
         emptyRounds = 0;
         ++out.times.rounds;
-        for (auto& c : batch) {
+        for (std::size_t b = 0; b < batch.size(); ++b) {
+            const Candidate& c = batch[b];
             if (!budgetLeft() || isCancelled()) break;
             seen.insert(c.key);
             const int trial = static_cast<int>(out.trials.size() + out.reused.size()) + 1;
-            TuneRecord rec = measureOne(c, 3, 40, trial);
+            TuneRecord rec =
+                measureOne(c, 3, 40, trial, b + 1 < batch.size() ? &batch[b + 1] : nullptr);
             logRecord(rec);
             if (rec.status != "ok") ++out.failed;
             if (rec.status == "wrong") ++out.wrong;
@@ -469,7 +483,11 @@ TuneOutcome Tuner::run(const std::function<void(const TuneProgress&)>& progress,
              i < order.size() && i < static_cast<std::size_t>(m_options.remeasureTop); ++i) {
             if (measuredGflops[order[i]] <= 0 || isCancelled()) break;
             TuneRecord& first = out.trials[order[i]];
-            TuneRecord rec = measureOne(measuredCandidates[order[i]], 7, 100, first.trial);
+            const bool more = i + 1 < order.size() &&
+                              i + 1 < static_cast<std::size_t>(m_options.remeasureTop) &&
+                              measuredGflops[order[i + 1]] > 0;
+            TuneRecord rec = measureOne(measuredCandidates[order[i]], 7, 100, first.trial,
+                                        more ? &measuredCandidates[order[i + 1]] : nullptr);
             if (!(rec.ok() && rec.checked)) continue;
             logRecord(rec);
             first.gflops = rec.gflops;
