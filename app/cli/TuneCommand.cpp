@@ -3,6 +3,7 @@
 #include "runtime/BlasReference.h"
 #include "runtime/DnnlReference.h"
 #include "te/Program.h"
+#include "tune/TuneLog.h"
 #include "tune/Tuner.h"
 
 #include <nlohmann/json.hpp>
@@ -47,31 +48,6 @@ bool readFile(const std::string& path, std::string* out)
     std::ostringstream ss;
     ss << in.rdbuf();
     *out = ss.str();
-    return true;
-}
-
-// Writes a new copy next to the file and renames it over the file once all of it is written.
-bool writeFileSafely(const std::string& path, const std::string& text, std::string* why)
-{
-    const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        out << text;
-        out.flush();
-        if (!out) {
-            *why = "cannot write " + tmp;
-            std::error_code ec;
-            fs::remove(tmp, ec);
-            return false;
-        }
-    }
-    std::error_code ec;
-    fs::rename(tmp, path, ec);
-    if (ec) {
-        *why = ec.message();
-        fs::remove(tmp, ec);
-        return false;
-    }
     return true;
 }
 
@@ -231,7 +207,7 @@ int runTuneCommand(const TuneArgs& args)
         std::string updated = scriptWithVariant(script, *start, newName, out.bestStatements, false);
         std::string why;
         if (!writeFileSafely(args.file, updated, &why)) {
-            std::cerr << "loopscope-cli: cannot write '" << args.file << "': " << why << "\n";
+            std::cerr << "loopscope-cli: " << why << "\n";
             return 2;
         }
         applied = newName;

@@ -116,26 +116,7 @@ bool writeProject(const ModelProject& project, std::string* why)
         tasks.push_back(j);
     }
     const json j{{"version", 1}, {"model", project.model}, {"tasks", tasks}};
-    const std::string tmp = project.path + ".tmp-" + std::to_string(::getpid());
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        out << j.dump(2) << "\n";
-        out.flush();
-        if (!out) {
-            *why = "cannot write " + tmp;
-            std::error_code ec;
-            fs::remove(tmp, ec);
-            return false;
-        }
-    }
-    std::error_code ec;
-    fs::rename(tmp, project.path, ec);
-    if (ec) {
-        *why = "cannot write " + project.path + ": " + ec.message();
-        fs::remove(tmp, ec);
-        return false;
-    }
-    return true;
+    return writeFileSafely(project.path, j.dump(2) + "\n", why);
 }
 
 std::string tunedTaskScript(const std::string& script, const std::string& logPath,

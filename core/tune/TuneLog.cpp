@@ -60,6 +60,31 @@ std::string stamp()
 
 } // namespace
 
+bool writeFileSafely(const std::string& path, const std::string& text, std::string* why)
+{
+    namespace fs = std::filesystem;
+    const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        out << text;
+        out.flush();
+        if (!out) {
+            *why = "cannot write " + tmp;
+            std::error_code ec;
+            fs::remove(tmp, ec);
+            return false;
+        }
+    }
+    std::error_code ec;
+    fs::rename(tmp, path, ec);
+    if (ec) {
+        *why = "cannot write " + path + ": " + ec.message();
+        fs::remove(tmp, ec);
+        return false;
+    }
+    return true;
+}
+
 std::string isoTimeNow()
 {
     std::time_t t = std::time(nullptr);

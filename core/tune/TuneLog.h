@@ -63,6 +63,11 @@ bool appendRecord(const std::string& path, const TuneRecord& record, std::string
 // with the records that were whole; returns where it went (empty when nothing had to move).
 std::string setAsideCorruptLog(const std::string& path, const std::vector<TuneRecord>& whole);
 
+// Writes `text` as the whole of PATH: a new copy beside it, renamed over it once all of it is
+// written, so a failed write leaves the file as it was (a script the tuner adds a variant to, a
+// model's project file). False with why ("cannot write PATH: reason").
+bool writeFileSafely(const std::string& path, const std::string& text, std::string* why);
+
 // A key for the program a variant schedules and the steps it starts from, independent of the
 // parameters' values (so records at one size can warm up tuning at another).
 std::string workloadKey(const Variant& start);
