@@ -27,6 +27,26 @@ long perfEventOpen(perf_event_attr* attr, pid_t tid, int cpu, int group, unsigne
     return syscall(SYS_perf_event_open, attr, tid, cpu, group, flags);
 }
 
+// A disabled event of one thread, counting user space only; with a sample period, sampling
+// instruction addresses. The descriptor, or -1 with errno set.
+long openThreadEvent(std::uint32_t type, std::uint64_t config, pid_t tid,
+                     std::uint64_t samplePeriod = 0)
+{
+    perf_event_attr a;
+    std::memset(&a, 0, sizeof a);
+    a.size = sizeof a;
+    a.type = type;
+    a.config = config;
+    if (samplePeriod > 0) {
+        a.sample_period = samplePeriod;
+        a.sample_type = PERF_SAMPLE_IP;
+    }
+    a.exclude_kernel = 1;
+    a.exclude_hv = 1;
+    a.disabled = 1;
+    return perfEventOpen(&a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
 // The process's threads, as the kernel lists them now.
 std::vector<pid_t> processThreads()
 {
@@ -116,17 +136,8 @@ bool Sampler::start(std::string* why)
     const long page = sysconf(_SC_PAGESIZE);
     int refusal = 0;
     for (pid_t tid : processThreads()) {
-        perf_event_attr a;
-        std::memset(&a, 0, sizeof a);
-        a.size = sizeof a;
-        a.type = PERF_TYPE_SOFTWARE;
-        a.config = PERF_COUNT_SW_TASK_CLOCK;
-        a.sample_period = static_cast<std::uint64_t>(m_periodUs * 1000);
-        a.sample_type = PERF_SAMPLE_IP;
-        a.exclude_kernel = 1;
-        a.exclude_hv = 1;
-        a.disabled = 1;
-        const long fd = perfEventOpen(&a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+        const long fd = openThreadEvent(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, tid,
+                                        static_cast<std::uint64_t>(m_periodUs * 1000));
         if (fd < 0) {
             refusal = errno;
             continue;
@@ -316,15 +327,7 @@ HardwareCounts countHardwareEvents(const std::function<void()>& work)
     int refusal = 0;
     for (Event& e : events) {
         for (pid_t tid : processThreads()) {
-            perf_event_attr a;
-            std::memset(&a, 0, sizeof a);
-            a.size = sizeof a;
-            a.type = e.type;
-            a.config = e.config;
-            a.exclude_kernel = 1;
-            a.exclude_hv = 1;
-            a.disabled = 1;
-            const long fd = perfEventOpen(&a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+            const long fd = openThreadEvent(e.type, e.config, tid);
             if (fd < 0) {
                 refusal = errno;
                 break;
