@@ -37,15 +37,18 @@ StepView lowerStep(const Schedule& sch, const Variant& v)
     step.schedule = std::make_shared<const Schedule>(sch);
     try {
         LoweredFunc f = lowerSchedule(sch, v.args, v.funcName);
-        step.tir = printTVMScript(f.func);
+        // Printed once each, with the lines the footprints and tails are placed on.
+        PrintedFunction tvm = printTVMScriptWithLines(f.func);
+        PrintedFunction structured = printStructuredWithLines(f.structured, f.args);
         step.lanesOnVectors = countLanesAtOnce(f.func.body);
-        step.structured = printStructured(f.structured, f.args);
         try {
-            step.footprints = loopFootprints(f);
-            step.tails = guardedTails(f, kMaxTailEnumeration);
+            step.footprints = loopFootprints(f, tvm, structured);
+            step.tails = guardedTails(f, tvm, kMaxTailEnumeration);
         } catch (const UserError&) {
             // Footprints and tails are extras: the step stands without them.
         }
+        step.tir = std::move(tvm.text);
+        step.structured = std::move(structured.text);
     } catch (const UserError& e) {
         step.error = e.diagnostic();
     }

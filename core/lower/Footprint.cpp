@@ -76,15 +76,6 @@ IntervalSet loopRange(const ForNode* f)
     return {f->min, simplify(f->min + f->extent - makeConst(f->extent.type(), 1))};
 }
 
-// The number of values of `index` as the loops in `relax` range; false when that is not a
-// constant.
-bool valueCount(const Expr& index, const IntervalMap& relax, const Analyzer& an, std::int64_t* n)
-{
-    IntervalSet s = evalInterval(index, relax, an);
-    if (!s.known()) return false;
-    return isConstInt(simplify(s.max - s.min + makeConst(s.max.type(), 1)), n);
-}
-
 // The bytes of the box holding every access of `group` when the loops from position `from` of
 // each access's loop list on range (the ones before held fixed).
 double boxBytes(const std::vector<const Access*>& group, std::size_t from, const Analyzer& an,
@@ -138,27 +129,28 @@ std::string loopLineName(const ForNode* f)
 
 std::vector<LoopFootprint> loopFootprints(const LoweredFunc& lowered)
 {
+    return loopFootprints(lowered, printTVMScriptWithLines(lowered.func),
+                          printStructuredWithLines(lowered.structured, lowered.args));
+}
+
+std::vector<LoopFootprint> loopFootprints(const LoweredFunc& lowered, const PrintedFunction& tvm,
+                                          const PrintedFunction& structured)
+{
     AccessCollector c;
     c.visit(lowered.structured);
     Analyzer an;
     // Lines: the structured printing's and the final TIR's, by the loop's variable.
     std::unordered_map<const ForNode*, int> structuredLine;
-    {
-        PrintedFunction p = printStructuredWithLines(lowered.structured, lowered.args);
-        for (std::size_t i = 0; i < p.lineStatements.size(); ++i)
-            for (const StmtNode* s : p.lineStatements[i])
-                if (s->kind == StmtKind::For)
-                    structuredLine.emplace(static_cast<const ForNode*>(s), static_cast<int>(i + 1));
-    }
+    for (std::size_t i = 0; i < structured.lineStatements.size(); ++i)
+        for (const StmtNode* s : structured.lineStatements[i])
+            if (s->kind == StmtKind::For)
+                structuredLine.emplace(static_cast<const ForNode*>(s), static_cast<int>(i + 1));
     std::unordered_map<const VarNode*, int> finalLine;
-    {
-        PrintedFunction p = printTVMScriptWithLines(lowered.func);
-        for (std::size_t i = 0; i < p.lineStatements.size(); ++i)
-            for (const StmtNode* s : p.lineStatements[i])
-                if (s->kind == StmtKind::For)
-                    finalLine.emplace(static_cast<const ForNode*>(s)->var.get(),
-                                      static_cast<int>(i + 1));
-    }
+    for (std::size_t i = 0; i < tvm.lineStatements.size(); ++i)
+        for (const StmtNode* s : tvm.lineStatements[i])
+            if (s->kind == StmtKind::For)
+                finalLine.emplace(static_cast<const ForNode*>(s)->var.get(),
+                                  static_cast<int>(i + 1));
     std::vector<LoopFootprint> out;
     for (const ForNode* loop : c.loopsInOrder) {
         LoopFootprint f;

@@ -7,6 +7,7 @@
 // set outgrows a level is where tiling or packing would pay.
 #pragma once
 
+#include "ir/Printer.h"
 #include "lower/Lower.h"
 
 #include <cstdint>
@@ -33,8 +34,12 @@ struct LoopFootprint {
     bool exact = true; // every index was affine in the loops (else the boxes are bounds)
 };
 
-// Every loop of the variant's loop program, in program order.
+// Every loop of the variant's loop program, in program order. `tvm` and `structured` are the
+// function's printings with their lines (printTVMScriptWithLines, printStructuredWithLines), for
+// a caller that has them already; the first form prints them.
 std::vector<LoopFootprint> loopFootprints(const LoweredFunc& lowered);
+std::vector<LoopFootprint> loopFootprints(const LoweredFunc& lowered, const PrintedFunction& tvm,
+                                          const PrintedFunction& structured);
 
 struct CacheLevel {
     int level = 0; // 1, 2, 3

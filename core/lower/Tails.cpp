@@ -242,21 +242,24 @@ Counted countGroup(const std::vector<const Guard*>& guards, std::vector<const Lo
 
 TailReport guardedTails(const LoweredFunc& lowered, std::int64_t maxEnumerated)
 {
+    return guardedTails(lowered, printTVMScriptWithLines(lowered.func), maxEnumerated);
+}
+
+TailReport guardedTails(const LoweredFunc& lowered, const PrintedFunction& tvm,
+                        std::int64_t maxEnumerated)
+{
     Collector col;
     col.visit(lowered.func.body);
 
     std::unordered_map<const StmtNode*, int> lineOf;
     std::unordered_map<const VarNode*, int> loopLine;
-    {
-        PrintedFunction p = printTVMScriptWithLines(lowered.func);
-        for (std::size_t i = 0; i < p.lineStatements.size(); ++i)
-            for (const StmtNode* s : p.lineStatements[i]) {
-                lineOf.emplace(s, static_cast<int>(i + 1));
-                if (s->kind == StmtKind::For)
-                    loopLine.emplace(static_cast<const ForNode*>(s)->var.get(),
-                                     static_cast<int>(i + 1));
-            }
-    }
+    for (std::size_t i = 0; i < tvm.lineStatements.size(); ++i)
+        for (const StmtNode* s : tvm.lineStatements[i]) {
+            lineOf.emplace(s, static_cast<int>(i + 1));
+            if (s->kind == StmtKind::For)
+                loopLine.emplace(static_cast<const ForNode*>(s)->var.get(),
+                                 static_cast<int>(i + 1));
+        }
 
     TailReport report;
     // A group's guards, by their nodes: counted once, listed once.

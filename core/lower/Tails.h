@@ -6,6 +6,7 @@
 // reads (guards reading a common loop are counted together).
 #pragma once
 
+#include "ir/Printer.h"
 #include "lower/Lower.h"
 
 #include <cstdint>
@@ -36,9 +37,13 @@ struct TailReport {
     int uncounted = 0; // guards left out: a condition too large to enumerate or not integer
 };
 
-// Guards whose loops run more than `maxEnumerated` times together are left uncounted.
-TailReport guardedTails(const LoweredFunc& lowered, std::int64_t maxEnumerated = std::int64_t(1)
-                                                                                 << 24);
+// Guards whose loops run more than `maxEnumerated` times together are left uncounted. `tvm`: the
+// final function's printing with its lines (printTVMScriptWithLines), for a caller that has it
+// already; the first form prints it.
+constexpr std::int64_t kMaxTailPoints = std::int64_t(1) << 24;
+TailReport guardedTails(const LoweredFunc& lowered, std::int64_t maxEnumerated = kMaxTailPoints);
+TailReport guardedTails(const LoweredFunc& lowered, const PrintedFunction& tvm,
+                        std::int64_t maxEnumerated = kMaxTailPoints);
 
 // "i_inner: 8 of 104 iterations (7.7 %) run in a partial tile, 7 (6.7 %) guarded off"
 std::string describeTail(const GuardedTail& t);
