@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <unistd.h>
 
@@ -89,6 +90,30 @@ TEST(CliAnalysis, AProfileAddsUpAndFindsTheInnerLoop)
     EXPECT_NEAR(lines, 1.0, 1e-6);
     EXPECT_GT(k, 0.8) << r.output;
     EXPECT_TRUE(j.contains("counters") || j.contains("counters_unavailable"));
+}
+
+// `tune --apply` writes its best into the script as a variant, and the script still checks.
+TEST(CliAnalysis, TuneApplyAddsAVariantToTheScript)
+{
+    const fs::path dir =
+        fs::temp_directory_path() / ("loopscope_tune_apply_" + std::to_string(getpid()));
+    fs::create_directories(dir);
+    const fs::path script = dir / "add_relu.py";
+    fs::copy_file(fs::path(LOOPSCOPE_SOURCE_DIR) / "samples/add_relu.py", script,
+                  fs::copy_options::overwrite_existing);
+    RunResult r =
+        runCli("tune '" + script.string() + "' --set N=4096 --trials 2 --threads 1 --log '" +
+               (dir / "log.jsonl").string() + "' --apply");
+    EXPECT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(r.output.find("added variant 'tuned from"), std::string::npos) << r.output;
+    std::ifstream in(script);
+    std::stringstream text;
+    text << in.rdbuf();
+    EXPECT_NE(text.str().find("# variant: tuned from"), std::string::npos) << text.str();
+    RunResult check = runCli("check '" + script.string() + "'");
+    EXPECT_EQ(check.exitCode, 0) << check.output;
+    std::error_code ec;
+    fs::remove_all(dir, ec);
 }
 
 } // namespace
