@@ -6,7 +6,6 @@
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QObject>
-#include <QSaveFile>
 
 #include "te/Lexer.h"
 #include "te/Program.h"
@@ -223,10 +222,9 @@ bool SweepStore::save() const
     QJsonArray points;
     for (const QString& key : m_order)
         points.append(m_points.value(key));
-    QSaveFile file(m_file);
-    return writeWhole(file, QJsonDocument(QJsonObject{{QStringLiteral("version"), kFileVersion},
-                                                      {QStringLiteral("points"), points}})
-                                .toJson(QJsonDocument::Compact));
+    return replaceWhole(m_file, QJsonDocument(QJsonObject{{QStringLiteral("version"), kFileVersion},
+                                                          {QStringLiteral("points"), points}})
+                                    .toJson(QJsonDocument::Compact));
 }
 
 QString SweepStore::takeNotice()

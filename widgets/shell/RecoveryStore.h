@@ -2,18 +2,16 @@
 // crash. The file is written at most one interval (2 s) after an edit that is not in it yet (and
 // at once before generated code runs), atomically, so a session that ends at any moment loses at
 // most the edits of its last interval. The new text replaces the file as soon as it is written,
-// without waiting for the disk; a thread of the store's own then waits for the disk to hold it
-// (against a power cut), so a slow or busy disk neither stalls typing nor widens what a crash of
-// the app can lose. The recovery file disappears when the text is saved or
-// the app closes normally, unless it is another session's that this one has not offered yet. A
-// recovery file that cannot be read is set aside (views/SafeFile.h), never written over.
+// without waiting for the disk (views/SafeFile.h replaceWhole), so a slow or busy disk neither
+// stalls typing nor widens what a crash of the app can lose. The recovery file disappears when the
+// text is saved or the app closes normally, unless it is another session's that this one has not
+// offered yet. A recovery file that cannot be read is set aside (views/SafeFile.h), never written
+// over.
 #pragma once
 
 #include <QObject>
 #include <QString>
 #include <QTimer>
-
-#include <memory>
 
 namespace loopscope {
 
@@ -22,7 +20,6 @@ class RecoveryStore : public QObject {
 public:
     // `directory`: where recovery files live (the app's data location in production).
     explicit RecoveryStore(QString directory, QObject* parent = nullptr);
-    ~RecoveryStore() override;
 
     static constexpr int kDefaultIntervalMs = 2000;
     void setIntervalMs(int ms) { m_timer.setInterval(ms); }
@@ -49,7 +46,6 @@ public:
 
 private:
     QString recoveryFile() const;
-    class DiskSync;
 
     QString m_directory;
     QTimer m_timer;
@@ -57,7 +53,6 @@ private:
     QString m_text;
     bool m_dirty = false;
     bool m_owned = false; // the file is this session's to remove: written or offered by it
-    std::unique_ptr<DiskSync> m_sync;
 };
 
 } // namespace loopscope

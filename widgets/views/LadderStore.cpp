@@ -7,7 +7,6 @@
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QObject>
-#include <QSaveFile>
 
 #include <algorithm>
 #include <utility>
@@ -155,10 +154,9 @@ bool LadderStore::save() const
 {
     if (m_file.isEmpty()) return false;
     QDir().mkpath(QFileInfo(m_file).absolutePath());
-    QSaveFile f(m_file);
     const QJsonObject root{{QStringLiteral("version"), kVersion},
                            {QStringLiteral("scripts"), m_saved}};
-    return writeWhole(f, QJsonDocument(root).toJson(QJsonDocument::Compact));
+    return replaceWhole(m_file, QJsonDocument(root).toJson(QJsonDocument::Compact));
 }
 
 } // namespace loopscope

@@ -23,6 +23,14 @@ namespace loopscope {
 // not an error to QSaveFile's buffered writing, which would commit what fitted.)
 bool writeWhole(QSaveFile& file, const QByteArray& bytes);
 
+// For the files the app keeps for itself (the autosave, the caches of measurements), which are
+// written while the user types or runs: writes `bytes` into a new file beside `file` and renames
+// it over `file` without waiting for the disk, so `file` is always whole, the old bytes or the new.
+// A thread shared by all such files then waits for the disk to hold them (against a power cut),
+// so a slow or busy disk never stalls the window. False, with `file` as it was and no half-written
+// copy left, when any byte could not be written (a full disk, a size limit) or the rename failed.
+bool replaceWhole(const QString& file, const QByteArray& bytes);
+
 // The JSON object in `bytes`, or nothing when they are not one (empty, cut short, not JSON,
 // another kind of JSON value).
 std::optional<QJsonObject> parseJsonObject(const QByteArray& bytes);
