@@ -103,7 +103,7 @@ std::optional<Conv2dShape> convOf(const Graph& g, const Task& t)
     s.c = x[1];
     s.h = x[2];
     s.w = x[3];
-    s.f = w[0];
+    s.f = y[1];
     s.kh = w[2];
     s.kw = w[3];
     s.strideH = strides[0];

@@ -24,6 +24,10 @@ enum class OpPattern {
 };
 const char* patternName(OpPattern p); // "elementwise", "broadcast", ...
 
+// The attribute AlterConvLayout gives a convolution whose weights it rearranged into blocks of
+// this many output channels (F/B x C x KH x KW x B); not an ONNX attribute.
+inline constexpr const char* kConvWeightBlock = "loopscope_weight_block";
+
 // A mistake in a model (an attribute out of range, shapes that do not fit): said with the node.
 class GraphError : public std::runtime_error {
 public:

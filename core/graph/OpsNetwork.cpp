@@ -108,6 +108,9 @@ std::string padStage(ScriptWriter& w, const std::string& input, const std::vecto
 
 struct ConvGeometry {
     std::int64_t n, c, h, w, f, group, cpg; // cpg: input channels per group
+    // Weights in blocks of output channels (F/B x C x KH x KW x B, kConvWeightBlock), made by
+    // AlterConvLayout; 0: as ONNX has them (F x C x KH x KW).
+    std::int64_t block = 0;
     Window g;
 };
 
@@ -115,7 +118,11 @@ ConvGeometry convOf(const OpContext& c)
 {
     const auto& x = c.shape(0);
     const auto& wt = c.shape(1);
-    if (x.size() != 4 || wt.size() != 4)
+    const std::int64_t block = c.node().intAttr(kConvWeightBlock, 0);
+    if (block > 0 && (wt.size() != 5 || wt[4] != block || c.node().intAttr("group", 1) != 1))
+        c.fail("weights in blocks of " + num(block) + " output channels must be F/" + num(block) +
+               " x C x KH x KW x " + num(block) + " with one group, not " + dimsText(wt));
+    if (x.size() != 4 || wt.size() != (block > 0 ? 5U : 4U))
         c.fail("Loopscope runs 2-D convolutions (input N x C x H x W), not rank " +
                std::to_string(x.size()));
     if (!c.input(0).dtype.isFloat()) c.fail("needs a floating-point input");
@@ -124,7 +131,8 @@ ConvGeometry convOf(const OpContext& c)
     g.c = x[1];
     g.h = x[2];
     g.w = x[3];
-    g.f = wt[0];
+    g.block = block;
+    g.f = block > 0 ? wt[0] * block : wt[0];
     g.group = c.node().intAttr("group", 1);
     if (g.group < 1 || g.c % g.group || g.f % g.group)
         c.fail("group " + num(g.group) + " does not divide " + num(g.c) + " input and " + num(g.f) +
@@ -169,8 +177,14 @@ std::vector<HostBuffer> convEval(const OpContext& c, const std::vector<const Hos
                             for (std::int64_t kx = 0; kx < wd.kw; ++kx) {
                                 const std::int64_t ix = ox * wd.sw + kx * wd.dw - wd.pl;
                                 if (ix < 0 || ix >= g.w) continue;
-                                sum += x.get(((n * g.c + c0 + rc) * g.h + iy) * g.w + ix) *
-                                       wt.get(((f * g.cpg + rc) * wd.kh + ky) * wd.kw + kx);
+                                const std::int64_t k =
+                                    g.block > 0
+                                        ? ((((f / g.block) * g.cpg + rc) * wd.kh + ky) * wd.kw +
+                                           kx) * g.block +
+                                              f % g.block
+                                        : ((f * g.cpg + rc) * wd.kh + ky) * wd.kw + kx;
+                                sum +=
+                                    x.get(((n * g.c + c0 + rc) * g.h + iy) * g.w + ix) * wt.get(k);
                             }
                         }
                     out.set(((n * g.f + f) * wd.oh + oy) * wd.ow + ox, sum);
@@ -191,6 +205,36 @@ void convEmit(const OpContext& c, ScriptWriter& w, const std::vector<std::string
     w.line(ry + " = te.reduce_axis((0, " + num(wd.kh) + "), name=\"" + ry + "\")");
     w.line(rx + " = te.reduce_axis((0, " + num(wd.kw) + "), name=\"" + rx + "\")");
     const bool bias = in.size() > 2 && !in[2].empty();
+    auto at = [](const std::string& v, std::int64_t s, const std::string& k, std::int64_t d) {
+        return (s == 1 ? v : v + " * " + num(s)) + " + " + (d == 1 ? k : k + " * " + num(d));
+    };
+    auto biasOf = [&](const std::string& channel) {
+        return bias ? " + " + in[2] + "[" + channel + "]" : std::string();
+    };
+    if (g.block > 0) {
+        // In blocks of output channels, as TOPI's conv2d_NCHWc: the block's channels are the
+        // innermost axis of the weights and of the sums, which the output then reads back
+        // into N x F x H x W.
+        const std::string conv = w.fresh(out[0] + "_conv");
+        const std::string b = num(g.block);
+        w.compute(
+            conv, {g.n, g.f / g.block, wd.oh, wd.ow, g.block},
+            [&](const std::vector<std::string>& i) {
+                return "te.sum(" + data + "[" + i[0] + ", " + rc + ", " +
+                       at(i[2], wd.sh, ry, wd.dh) + ", " + at(i[3], wd.sw, rx, wd.dw) + "] * " +
+                       in[1] + "[" + i[1] + ", " + rc + ", " + ry + ", " + rx + ", " + i[4] +
+                       "], axis=[" + rc + ", " + ry + ", " + rx + "])";
+            },
+            conv);
+        w.compute(
+            out[0], {g.n, g.f, wd.oh, wd.ow},
+            [&](const std::vector<std::string>& i) {
+                return conv + "[" + i[0] + ", " + i[1] + " // " + b + ", " + i[2] + ", " + i[3] +
+                       ", " + i[1] + " % " + b + "]" + biasOf(i[1]);
+            },
+            out[0]);
+        return;
+    }
     const std::string conv = bias ? w.fresh(out[0] + "_conv") : out[0];
     const std::int64_t fpg = g.f / g.group;
     w.compute(
@@ -199,11 +243,6 @@ void convEmit(const OpContext& c, ScriptWriter& w, const std::vector<std::string
             const std::string channel =
                 g.group == 1 ? rc
                              : "(" + i[1] + " // " + num(fpg) + ") * " + num(g.cpg) + " + " + rc;
-            auto at = [](const std::string& v, std::int64_t s, const std::string& k,
-                         std::int64_t d) {
-                return (s == 1 ? v : v + " * " + num(s)) + " + " +
-                       (d == 1 ? k : k + " * " + num(d));
-            };
             return "te.sum(" + data + "[" + i[0] + ", " + channel + ", " +
                    at(i[2], wd.sh, ry, wd.dh) + ", " + at(i[3], wd.sw, rx, wd.dw) + "] * " + in[1] +
                    "[" + i[1] + ", " + rc + ", " + ry + ", " + rx + "], axis=[" + rc + ", " + ry +
@@ -214,7 +253,7 @@ void convEmit(const OpContext& c, ScriptWriter& w, const std::vector<std::string
         w.compute(
             out[0], {g.n, g.f, wd.oh, wd.ow},
             [&](const std::vector<std::string>& i) {
-                return ScriptWriter::load(conv, i) + " + " + in[2] + "[" + i[1] + "]";
+                return ScriptWriter::load(conv, i) + biasOf(i[1]);
             },
             out[0]);
 }

@@ -55,6 +55,7 @@ void optimizeGraph(Graph& graph, std::vector<GraphSnapshot>* log)
     run("SimplifyInference", simplifyInference);
     run("FoldConstants", foldConstants);
     run("FoldScaleAxis", foldScaleAxis);
+    run("AlterConvLayout", alterConvLayout);
     graph.removeUnusedTensors();
 }
 

@@ -5,6 +5,7 @@
 //   FoldConstants      nodes whose inputs are all constant evaluated once
 //   FoldScaleAxis      a per-channel multiply (and add) after a convolution folded into its
 //                      weights (and bias)
+//   AlterConvLayout    a convolution's constant weights in blocks of 16 output channels
 // Each pass is one file under graph/passes/ with one entry function.
 #pragma once
 
@@ -33,5 +34,6 @@ std::string graphText(const Graph& graph);
 bool simplifyInference(Graph& graph);
 bool foldConstants(Graph& graph);
 bool foldScaleAxis(Graph& graph);
+bool alterConvLayout(Graph& graph);
 
 } // namespace loopscope

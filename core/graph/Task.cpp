@@ -34,8 +34,9 @@ std::map<std::string, std::string> taskPlaceholders(const Task& task)
 namespace {
 
 // Deterministic knob values that run well without tuning: inner tiles of whole vectors on the
-// contiguous axis and a few rows on the others, the reduction in chunks of up to 16, the outer
-// tiles parallel, producers at the root, moderate unrolling.
+// contiguous axis and a register tile of several rows on the axes outside it (the axis next to
+// the vector one the most: its rows share the vector's loads), the reduction in chunks of up to
+// 16, the outer tiles parallel, producers at the root, moderate unrolling.
 Knobs defaultKnobs(const Sketch& sk, const SpaceOptions& o)
 {
     Knobs k(static_cast<std::size_t>(sk.knobCount), 0);
@@ -45,8 +46,28 @@ Knobs defaultKnobs(const Sketch& sk, const SpaceOptions& o)
             if (d <= limit) best = d;
         return best;
     };
-    int rowsGiven = 0; // non-vector axes given an inner tile so far
-    for (const KnobSpec& spec : sk.knobs) {
+    // The rows each stage's non-vector data-parallel axes may have in the register tile: about
+    // half the vector registers as accumulators (32 with AVX-512, 16 with AVX2).
+    std::map<int, std::int64_t> rowLimit; // knob index -> rows
+    for (const StagePlan& pl : sk.plans) {
+        std::vector<int> rows;
+        bool vector = false;
+        for (int t : pl.spatialTiles) {
+            if (t < 0) continue;
+            if (sk.knobs[static_cast<std::size_t>(t)].vectorAxis)
+                vector = true;
+            else
+                rows.push_back(t);
+        }
+        const std::int64_t first = !vector ? 4 : o.vectorLanes >= 16 ? 8 : 4;
+        std::int64_t limit = first;
+        for (auto it = rows.rbegin(); it != rows.rend(); ++it) {
+            rowLimit[*it] = limit;
+            limit = limit == first ? 2 : 1;
+        }
+    }
+    for (std::size_t ki = 0; ki < sk.knobs.size(); ++ki) {
+        const KnobSpec& spec = sk.knobs[ki];
         auto at = [&](int e) -> std::int64_t& {
             return k[static_cast<std::size_t>(spec.offset + e)];
         };
@@ -56,17 +77,17 @@ Knobs defaultKnobs(const Sketch& sk, const SpaceOptions& o)
                 at(0) = largestDivisorAtMost(rest, 16);
                 continue;
             }
-            // S S R S R S: a register tile of at most about 8 vectors (whole or half vectors
-            // on the contiguous axis, 4 then 2 rows of the others), a middle level for the
-            // caches, the outermost for the cores.
+            // S S R S R S: the register tile (whole or half vectors on the contiguous axis, the
+            // rows above on the others), a middle level for the caches, the outermost for the
+            // cores.
             std::int64_t inner = 1;
             if (spec.vectorAxis) {
                 for (std::int64_t d : divisors(rest))
                     if (d <= o.vectorLanes && (d % 8 == 0 || (inner % 8 != 0 && d > inner)))
                         inner = d;
             } else {
-                inner = largestDivisorAtMost(rest, rowsGiven == 0 ? 4 : rowsGiven == 1 ? 2 : 1);
-                ++rowsGiven;
+                const auto limit = rowLimit.find(static_cast<int>(ki));
+                inner = largestDivisorAtMost(rest, limit != rowLimit.end() ? limit->second : 1);
             }
             rest /= inner;
             const std::int64_t middle = largestDivisorAtMost(rest, spec.vectorAxis ? 4 : 2);

@@ -1,20 +1,32 @@
 // The graph passes and fusion on small graphs: batch norms folded into the convolutions before
 // them (the block computes what it computed, to 1e-6), identities and dropouts gone, constant
-// subgraphs folded, and tasks grouped as Relay groups them.
+// subgraphs folded, convolution weights in blocks of output channels, and tasks grouped as Relay
+// groups them.
 #include "graph/Passes.h"
 #include "graph/FuseOps.h"
 #include "graph/Interpreter.h"
 #include "graph/ModelMaker.h"
 #include "graph/OnnxImport.h"
+#include "graph/Operators.h"
 #include "graph/Task.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 
 using namespace loopscope;
 
 namespace {
+
+std::string readFile(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
 
 Graph imported(const std::string& bytes, const ImportOptions& options = {})
 {
@@ -54,7 +66,7 @@ TEST(GraphPasses, BatchNormFoldsIntoTheConvolutionExactly)
     EXPECT_EQ(countOps(folded, "BatchNormalization"), 0);
     EXPECT_EQ(countOps(folded, "Mul"), 0) << graphText(folded); // the scale is in the weights
     EXPECT_EQ(countOps(folded, "Conv"), 2);
-    ASSERT_EQ(log.size(), 3u);
+    ASSERT_EQ(log.size(), 4u);
     EXPECT_EQ(log[0].pass, "SimplifyInference");
     EXPECT_TRUE(log[0].changed);
     EXPECT_NE(log[0].text.find("Mul("), std::string::npos) << log[0].text;
@@ -66,6 +78,57 @@ TEST(GraphPasses, BatchNormFoldsIntoTheConvolutionExactly)
         Comparison c = compareTensors(after.at(o), before.at(o), 1e-6, 1e-6);
         EXPECT_TRUE(c.ok) << c.first << " (max abs error " << c.maxAbsError << ")";
     }
+}
+
+// Each convolution of the block (16 filters) gets its weights in one block of 16 output channels,
+// element for element, and computes what it computed before; a convolution of 12 filters (the
+// stem of the bundled small ResNet) keeps its weights as they were.
+TEST(GraphPasses, ConvolutionWeightsGoInBlocksOf16OutputChannels)
+{
+    Graph g = imported(makeModelBytes("resnet-block", 3));
+    simplifyInference(g);
+    foldConstants(g);
+    foldScaleAxis(g);
+    g.removeUnusedTensors();
+    Graph packed = g;
+    ASSERT_TRUE(alterConvLayout(packed));
+    int convs = 0;
+    for (std::size_t i = 0; i < packed.nodes.size(); ++i) {
+        const GraphNode& n = packed.nodes[i];
+        if (n.op != "Conv") continue;
+        ++convs;
+        EXPECT_EQ(n.intAttr(kConvWeightBlock, 0), 16);
+        const GraphTensor& w = packed.tensor(n.inputs[1]);
+        const GraphTensor& old = g.tensor(g.nodes[i].inputs[1]);
+        ASSERT_EQ(w.shape, (std::vector<std::int64_t>{1, 16, 3, 3, 16}));
+        ASSERT_EQ(old.shape, (std::vector<std::int64_t>{16, 16, 3, 3}));
+        for (std::int64_t f = 0; f < 16; ++f)
+            for (std::int64_t k = 0; k < 16 * 9; ++k)
+                ASSERT_EQ(w.constant->get(k * 16 + f), old.constant->get(f * 144 + k));
+    }
+    EXPECT_EQ(convs, 2);
+    EXPECT_FALSE(alterConvLayout(packed)); // once only
+
+    const auto inputs = randomInputs(g, 5);
+    const auto before = interpret(g, inputs);
+    const auto after = interpret(packed, inputs);
+    for (auto& o : g.outputs) {
+        Comparison c = compareTensors(after.at(o), before.at(o), 1e-12, 1e-12);
+        EXPECT_TRUE(c.ok) << c.first << " (max abs error " << c.maxAbsError << ")";
+    }
+    // The task computes the sums in blocks and reads them back into N x F x H x W.
+    optimizeGraph(packed);
+    const std::string script = taskScript(packed, fuseOps(packed).front());
+    EXPECT_NE(script.find("te.compute((1, 1, 14, 14, 16)"), std::string::npos) << script;
+    EXPECT_NE(script.find(" // 16, "), std::string::npos) << script;
+
+    Graph tiny = imported(readFile(std::string(LOOPSCOPE_SOURCE_DIR) +
+                                   "/samples/models/resnet_tiny/model.onnx"));
+    optimizeGraph(tiny);
+    const GraphNode& stem = tiny.nodes.front();
+    ASSERT_EQ(stem.op, "Conv");
+    EXPECT_FALSE(stem.has(kConvWeightBlock));
+    EXPECT_EQ(tiny.tensor(stem.inputs[1]).shape, (std::vector<std::int64_t>{12, 3, 3, 3}));
 }
 
 TEST(GraphPasses, FusionGroupsTheBlockAsRelayDoes)

@@ -1,0 +1,44 @@
+// AlterConvLayout: a convolution's constant weights rearranged once, when the model is compiled,
+// into blocks of 16 output channels (F/16 x C x KH x KW x 16), as Relay's AlterOpLayout does on
+// x86 (conv2d becomes conv2d_NCHWc, the weights' layout_transform folded into a constant). A
+// block's 16 output channels are then adjacent in memory, so a kernel loads them as one vector
+// and computes 16 output channels at once, where the weights as ONNX has them put the channels
+// C x KH x KW elements apart. Only convolutions of one group whose filters 16 divides and whose
+// weights are a constant; their output stays N x F x H x W.
+#include "graph/Operators.h"
+#include "graph/Passes.h"
+
+namespace loopscope {
+
+bool alterConvLayout(Graph& graph)
+{
+    constexpr std::int64_t kBlock = 16;
+    bool changed = false;
+    for (GraphNode& conv : graph.nodes) {
+        if (conv.op != "Conv" || conv.has(kConvWeightBlock) || conv.inputs.size() < 2) continue;
+        const GraphTensor* w = graph.find(conv.inputs[1]);
+        if (!w || !w->isConstant() || w->shape.size() != 4 || conv.intAttr("group", 1) != 1 ||
+            w->shape[0] % kBlock != 0)
+            continue;
+        const std::int64_t f = w->shape[0];
+        const std::int64_t per = w->shape[1] * w->shape[2] * w->shape[3]; // C x KH x KW
+        auto packed = std::make_shared<HostBuffer>(
+            w->dtype,
+            std::vector<std::int64_t>{f / kBlock, w->shape[1], w->shape[2], w->shape[3], kBlock});
+        for (std::int64_t o = 0; o < f; ++o)
+            for (std::int64_t k = 0; k < per; ++k)
+                packed->set(((o / kBlock) * per + k) * kBlock + o % kBlock,
+                            w->constant->get(o * per + k));
+        GraphTensor nw;
+        nw.name = graph.freshName(conv.inputs[1] + ".packed");
+        nw.dtype = w->dtype;
+        nw.shape = packed->shape();
+        nw.constant = std::move(packed);
+        conv.inputs[1] = graph.add(std::move(nw)).name;
+        conv.attributes[kConvWeightBlock].value = kBlock;
+        changed = true;
+    }
+    return changed;
+}
+
+} // namespace loopscope
