@@ -122,8 +122,8 @@ TEST(GraphPasses, ConvolutionWeightsGoInBlocksOf16OutputChannels)
     EXPECT_NE(script.find("te.compute((1, 1, 14, 14, 16)"), std::string::npos) << script;
     EXPECT_NE(script.find(" // 16, "), std::string::npos) << script;
 
-    Graph tiny = imported(readFile(std::string(LOOPSCOPE_SOURCE_DIR) +
-                                   "/samples/models/resnet_tiny/model.onnx"));
+    Graph tiny = imported(
+        readFile(std::string(LOOPSCOPE_SOURCE_DIR) + "/samples/models/resnet_tiny/model.onnx"));
     optimizeGraph(tiny);
     const GraphNode& stem = tiny.nodes.front();
     ASSERT_EQ(stem.op, "Conv");
