@@ -1,13 +1,15 @@
 // The auto-tuner against the reference libraries, in one run: the best schedule found after
 // each checkpoint of trials (16, 64, 200 by default) for a 1024^3 float32 matmul (against OpenBLAS
 // cblas_sgemm) and a ResNet-18 convolution (1x64x56x56, 64 filters 3x3, pad 1; against oneDNN's
-// own choice of algorithm and layout), and for every sample the tuned variant against the
-// sample's fastest hand variant. Every contender is timed again at the end in turns with its
-// reference (five turns; medians and spreads), the tuned code in the worker process as the app
-// runs it, the references in this process. Also: where the tuning time went (steps to a
+// own choice of algorithm and layout), with its weights as ONNX has them (samples/conv2d.py) and
+// in blocks of 16 output channels as model import arranges them (samples/conv2d_blocked.py; oneDNN
+// also reorders its weights outside its timed calls), and for every sample the tuned variant
+// against the sample's fastest hand variant. Every contender is timed again at the end in turns
+// with its reference (five turns; medians and spreads), the tuned code in the worker process as the
+// app runs it, the references in this process. Also: where the tuning time went (steps to a
 // callable function, training and prediction per round).
 //
-// Usage: loopscope_bench_tune [--cases matmul,conv2d,samples] [--trials 200]
+// Usage: loopscope_bench_tune [--cases matmul,conv2d,conv2d-blocked,samples] [--trials 200]
 //        [--checkpoints 16,64,200] [--sample-trials 64] [--threads 2] [--seed 1]
 #include "Version.h"
 #include "runtime/BlasReference.h"
@@ -171,19 +173,21 @@ void printTimes(const TuneOutcome& out)
 
 int main(int argc, char** argv)
 {
-    std::vector<std::string> cases{"matmul", "conv2d", "samples"};
+    std::vector<std::string> cases{"matmul", "conv2d", "conv2d-blocked", "samples"};
     std::vector<int> checkpoints{16, 64, 200};
     int trials = 200, sampleTrials = 64, threads = 2;
     std::uint64_t seed = 1;
     const char* usage =
-        "usage: loopscope_bench_tune [--cases matmul,conv2d,samples] [--trials 200]\n"
+        "usage: loopscope_bench_tune [--cases matmul,conv2d,conv2d-blocked,samples]\n"
+        "                            [--trials 200]\n"
         "                            [--checkpoints 16,64,200] [--sample-trials 64] [--threads 2]\n"
         "                            [--seed 1]\n"
         "       loopscope_bench_tune --help | --version\n"
         "\n"
-        "Tunes a 1024^3 matmul and a ResNet-18 convolution and reports the best after each\n"
-        "checkpoint against OpenBLAS and oneDNN, timed in turns with them; tunes every sample\n"
-        "and compares the result with the sample's fastest hand variant.\n";
+        "Tunes a 1024^3 matmul and a ResNet-18 convolution (weights as ONNX has them, and in\n"
+        "blocks of 16 output channels) and reports the best after each checkpoint against\n"
+        "OpenBLAS and oneDNN, timed in turns with them; tunes every sample and compares the\n"
+        "result with the sample's fastest hand variant.\n";
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         if (a == "--help" || a == "-h") {
@@ -235,15 +239,19 @@ int main(int argc, char** argv)
     const std::string samples = std::string(LOOPSCOPE_SOURCE_DIR) + "/samples/";
 
     for (const std::string& c : cases) {
-        if (c == "matmul" || c == "conv2d") {
+        if (c == "matmul" || c == "conv2d" || c == "conv2d-blocked") {
             const bool mm = c == "matmul";
-            const std::string script = readText(samples + (mm ? "opt_gemm.py" : "conv2d.py"));
+            const std::string script = readText(samples + (mm              ? "opt_gemm.py"
+                                                           : c == "conv2d" ? "conv2d.py"
+                                                                           : "conv2d_blocked.py"));
             const std::string start = mm ? "baseline" : "naive";
             std::map<std::string, std::int64_t> sets;
             if (mm) sets = {{"M", 1024}, {"N", 1024}, {"K", 1024}};
             std::printf("\n%s: tuning '%s' for %d trials\n",
-                        mm ? "matmul 1024x1024x1024 float32"
-                           : "conv2d 1x64x56x56, 64 filters 3x3, pad 1",
+                        mm              ? "matmul 1024x1024x1024 float32"
+                        : c == "conv2d" ? "conv2d 1x64x56x56, 64 filters 3x3, pad 1"
+                                        : "conv2d 1x64x56x56, 64 filters 3x3, pad 1, weights in "
+                                          "blocks of 16 output channels",
                         start.c_str(), trials);
             TuneRun run = tune(script, start, sets, trials, checkpoints, threads, seed, measurer);
             if (!run.outcome.ok) {
@@ -311,7 +319,7 @@ int main(int argc, char** argv)
                         "fastest hand variant\n",
                         sampleTrials);
             for (const char* name : {"opt_gemm", "matmul_ladder", "gemm_best", "add_relu",
-                                     "transpose", "softmax", "conv2d"}) {
+                                     "transpose", "softmax", "conv2d", "conv2d_blocked"}) {
                 const std::string script = readText(samples + name + ".py");
                 EvalResult eval = evaluateScript(script);
                 if (!eval.ok || eval.program.variants.empty()) continue;

@@ -77,10 +77,32 @@ std::optional<Conv2dShape> conv2dShape(const Program& program)
     if (program.variants.empty()) return std::nullopt;
     const auto& outputs = program.variants.front().snapshots.front().outputs();
     if (outputs.size() != 1) return std::nullopt;
-    const Tensor& out = outputs.front();
-    if (!out->isCompute() || out->ndim() != 4 || out->dtype != DataType::float32() ||
-        !out->isReduction() || out->reduceAxes.size() != 3)
+    Tensor out = outputs.front();
+    if (!out->isCompute() || out->ndim() != 4 || out->dtype != DataType::float32())
         return std::nullopt;
+    // Sums in blocks of output channels (as a model's convolutions are: graph/passes/
+    // AlterConvLayout), read back as out[n, f, y, x] = C[n, f // B, y, x, f % B].
+    std::int64_t block = 0;
+    if (!out->isReduction()) {
+        auto* back = out->body.as<TensorLoadNode>();
+        if (!back || back->indices.size() != 5 || !back->tensor->isCompute()) return std::nullopt;
+        const auto& o = out->axes;
+        auto byBlock = [&](const Expr& e, ExprKind kind) -> std::int64_t {
+            auto* b = e.as<BinaryNode>();
+            auto* c = b ? b->b.as<IntImmNode>() : nullptr;
+            return e.kind() == kind && c && isVar(b->a, o[1]) ? c->value : 0;
+        };
+        block = byBlock(back->indices[1], ExprKind::FloorDiv);
+        if (block < 1 || byBlock(back->indices[4], ExprKind::FloorMod) != block ||
+            !isVar(back->indices[0], o[0]) || !isVar(back->indices[2], o[2]) ||
+            !isVar(back->indices[3], o[3]))
+            return std::nullopt;
+        out = back->tensor;
+        if (out->ndim() != 5 || out->dtype != DataType::float32() ||
+            constIntOr(out->shape[4], -1) != block)
+            return std::nullopt;
+    }
+    if (!out->isReduction() || out->reduceAxes.size() != 3) return std::nullopt;
     auto* reduce = out->body.as<ReduceNode>();
     if (!reduce || reduce->op != ReduceOp::Sum || reduce->condition.defined()) return std::nullopt;
     auto* mul = reduce->source.as<BinaryNode>();
@@ -88,12 +110,13 @@ std::optional<Conv2dShape> conv2dShape(const Program& program)
     auto* a = mul->a.as<TensorLoadNode>();
     auto* b = mul->b.as<TensorLoadNode>();
     if (!a || !b) return std::nullopt;
-    const auto& ax = out->axes;      // n, f, y, x
+    const auto& ax = out->axes;      // n, f, y, x (n, f // B, y, x, f % B in blocks)
     const auto& r = out->reduceAxes; // c, ky, kx
     auto isWeight = [&](const TensorLoadNode* l) {
-        return l->tensor->isPlaceholder() && l->indices.size() == 4 &&
+        return l->tensor->isPlaceholder() && l->indices.size() == (block ? 5U : 4U) &&
                isVar(l->indices[0], ax[1]) && isVar(l->indices[1], r[0]) &&
-               isVar(l->indices[2], r[1]) && isVar(l->indices[3], r[2]);
+               isVar(l->indices[2], r[1]) && isVar(l->indices[3], r[2]) &&
+               (!block || isVar(l->indices[4], ax[4]));
     };
     const TensorLoadNode* weight = isWeight(a) ? a : isWeight(b) ? b : nullptr;
     const TensorLoadNode* input = weight == a ? b : a;
@@ -141,7 +164,7 @@ std::optional<Conv2dShape> conv2dShape(const Program& program)
     s.c = constIntOr(in->shape[1], 0);
     s.h = constIntOr(in->shape[2], 0);
     s.w = constIntOr(in->shape[3], 0);
-    s.f = constIntOr(weight->tensor->shape[0], 0);
+    s.f = constIntOr(weight->tensor->shape[0], 0) * (block ? block : 1);
     s.kh = constIntOr(weight->tensor->shape[2], 0);
     s.kw = constIntOr(weight->tensor->shape[3], 0);
     s.padH = padH;

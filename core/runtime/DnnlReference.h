@@ -24,7 +24,9 @@ struct Conv2dShape {
 
 // The shape when the first variant's output is such a convolution in float32: a sum over three
 // reduction axes of the product of a 4-D weight read at [f, c, ky, kx] and an input read at
-// [n, c, y*s + ky, x*s + kx], the input a placeholder or a padded copy of one.
+// [n, c, y*s + ky, x*s + kx], the input a placeholder or a padded copy of one; or such sums in
+// blocks of B output channels (the weight read at [f // B, c, ky, kx, f % B]) read back as
+// out[n, f, y, x] = sums[n, f // B, y, x, f % B].
 std::optional<Conv2dShape> conv2dShape(const Program& program);
 
 class DnnlLibrary {

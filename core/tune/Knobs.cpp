@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 
 namespace loopscope {
 
@@ -212,6 +213,114 @@ Knobs crossKnobs(const Sketch& sketch, const Knobs& a, const Knobs& b, std::mt19
         }
     }
     return out;
+}
+
+Knobs defaultKnobs(const Sketch& sk, const SpaceOptions& o)
+{
+    Knobs k(static_cast<std::size_t>(sk.knobCount), 0);
+    auto largestDivisorAtMost = [](std::int64_t n, std::int64_t limit) {
+        std::int64_t best = 1;
+        for (std::int64_t d : divisors(n))
+            if (d <= limit) best = d;
+        return best;
+    };
+    // The rows each stage's non-vector data-parallel axes may have in the register tile: about
+    // half the vector registers as accumulators (32 with AVX-512, 16 with AVX2).
+    std::map<int, std::int64_t> rowLimit; // knob index -> rows
+    for (const StagePlan& pl : sk.plans) {
+        std::vector<int> rows;
+        bool vector = false;
+        for (int t : pl.spatialTiles) {
+            if (t < 0) continue;
+            if (sk.knobs[static_cast<std::size_t>(t)].vectorAxis)
+                vector = true;
+            else
+                rows.push_back(t);
+        }
+        const std::int64_t first = !vector ? 4 : o.vectorLanes >= 16 ? 8 : 4;
+        std::int64_t limit = first;
+        for (auto it = rows.rbegin(); it != rows.rend(); ++it) {
+            rowLimit[*it] = limit;
+            limit = limit == first ? 2 : 1;
+        }
+    }
+    for (std::size_t ki = 0; ki < sk.knobs.size(); ++ki) {
+        const KnobSpec& spec = sk.knobs[ki];
+        auto at = [&](int e) -> std::int64_t& {
+            return k[static_cast<std::size_t>(spec.offset + e)];
+        };
+        if (spec.kind == KnobSpec::Kind::Tile) {
+            std::int64_t rest = spec.extent;
+            if (spec.levels == 2) { // a reduction: one inner chunk
+                at(0) = largestDivisorAtMost(rest, 16);
+                continue;
+            }
+            // S S R S R S: the register tile (whole or half vectors on the contiguous axis, the
+            // rows above on the others), a middle level for the caches, the outermost for the
+            // cores.
+            std::int64_t inner = 1;
+            if (spec.vectorAxis) {
+                for (std::int64_t d : divisors(rest))
+                    if (d <= o.vectorLanes && (d % 8 == 0 || (inner % 8 != 0 && d > inner)))
+                        inner = d;
+            } else {
+                const auto limit = rowLimit.find(static_cast<int>(ki));
+                inner = largestDivisorAtMost(rest, limit != rowLimit.end() ? limit->second : 1);
+            }
+            rest /= inner;
+            const std::int64_t middle = largestDivisorAtMost(rest, spec.vectorAxis ? 4 : 2);
+            at(0) = 1;
+            at(1) = middle;
+            at(2) = inner;
+            continue;
+        }
+        std::int64_t& v = at(0);
+        const std::string& n = spec.name;
+        auto ends = [&](const char* suffix) {
+            const std::string s(suffix);
+            return n.size() >= s.size() && n.compare(n.size() - s.size(), s.size(), s) == 0;
+        };
+        if (ends("unroll"))
+            v = std::find(spec.values.begin(), spec.values.end(), 64) != spec.values.end()
+                    ? 64
+                    : spec.values.front();
+        else if (ends("vectorize") && spec.values.size() == 2 && spec.values[0] == 1)
+            v = 1;
+        else if (ends("vectorize")) { // a width: whole vectors if the axis allows
+            v = 0;
+            for (auto w : spec.values)
+                if (w > 0 && w <= o.vectorLanes) v = std::max(v, w);
+        } else if (ends("parallel"))
+            v = spec.values.size() > 1 && spec.values[0] == 0 ? spec.values[1]
+                                                              : spec.values.front();
+        else if (ends("location"))
+            v = 0; // root
+        else if (ends("tile rows") || ends("tile columns"))
+            v = 0;
+        else if (ends("rfactor part"))
+            v = 1;
+        else
+            v = spec.values[spec.values.size() / 2];
+    }
+    return k;
+}
+
+int defaultSketch(const std::vector<Sketch>& sketches)
+{
+    int best = 0, bestRank = -1;
+    for (std::size_t i = 0; i < sketches.size(); ++i) {
+        const std::string& n = sketches[i].name;
+        if (n.find("rfactor") != std::string::npos) continue;
+        int rank = 0;
+        if (n.find("at level 2") != std::string::npos) rank = 2;
+        if (n.find("inside") != std::string::npos && n.find("level 2") != std::string::npos)
+            rank = 3;
+        if (rank > bestRank) {
+            bestRank = rank;
+            best = static_cast<int>(i);
+        }
+    }
+    return best;
 }
 
 } // namespace loopscope

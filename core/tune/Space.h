@@ -79,6 +79,15 @@ std::vector<Sketch> generateSketches(const Variant& start, const SpaceOptions& o
 // A random value for every knob, biased towards what runs well (vector-width inner tiles,
 // register-sized blocks) with a share of uniform draws.
 Knobs sampleKnobs(const Sketch& sketch, const SpaceOptions& options, std::mt19937_64& rng);
+// Deterministic values that run well without tuning (a task's default schedule, and the first
+// candidate a tuning measures): whole vectors on the contiguous axis, a register tile of several
+// rows on the axes outside it (the axis next to the vector one the most), the reduction in chunks
+// of up to 16, the outer tiles parallel, producers at the root, moderate unrolling.
+Knobs defaultKnobs(const Sketch& sketch, const SpaceOptions& options);
+// The sketch such a default uses: the stage tiled inside its element-wise consumer at level 2
+// where there is one, else in a local cache at level 2, else plainly; no rfactor.
+int defaultSketch(const std::vector<Sketch>& sketches);
+
 // One knob changed: a factor of a tile moved between two levels, or a choice drawn again.
 Knobs mutateKnobs(const Sketch& sketch, const Knobs& knobs, const SpaceOptions& options,
                   std::mt19937_64& rng);

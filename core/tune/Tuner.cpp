@@ -284,12 +284,24 @@ TuneOutcome Tuner::run(const std::function<void(const TuneProgress&)>& progress,
 
     // One round's batch: the model's best guesses from an evolutionary search, and a share at
     // random; at random altogether until the model has something to learn from.
+    bool defaultTried = false;
     auto nextBatch = [&](int count) {
         auto t = Clock::now();
         std::vector<Candidate> pool;
         std::set<std::string> keys;
-        randomCandidates(m_options.population, pool, keys);
         std::vector<Candidate> batch;
+        // The first candidate measured is the default schedule (a model's task runs it
+        // untuned): the best a tuning finds is never slower than that, as measured.
+        if (!defaultTried) {
+            defaultTried = true;
+            const int sk = defaultSketch(sketches);
+            Candidate c;
+            if (makeCandidate(sk, defaultKnobs(sketches[static_cast<std::size_t>(sk)], space),
+                              &c) &&
+                keys.insert(c.key).second)
+                batch.push_back(std::move(c));
+        }
+        randomCandidates(m_options.population, pool, keys);
         if (!model.trained()) {
             std::shuffle(pool.begin(), pool.end(), rng);
             for (auto& c : pool)

@@ -81,6 +81,7 @@ const SampleCase kSamples[] = {
     {"transpose", "naive", {{"M", 256}, {"N", 128}}},
     {"softmax", "stages", {{"N", 64}, {"M", 100}}},
     {"conv2d", "naive", {{"in_channel", 8}, {"out_channel", 16}, {"in_size", 14}}},
+    {"conv2d_blocked", "naive", {{"in_channel", 8}, {"out_channel", 32}, {"in_size", 14}}},
 };
 
 class TunerOnSamples : public ::testing::TestWithParam<SampleCase> {};

@@ -41,6 +41,7 @@ const Sample kSamples[] = {
     {"matmul_ladder", {{"M", 64}, {"N", 64}, {"K", 64}}},
     {"opt_gemm", {{"M", 64}, {"N", 64}, {"K", 64}}},
     {"conv2d", {{"in_channel", 4}, {"out_channel", 4}, {"in_size", 8}}},
+    {"conv2d_blocked", {{"in_channel", 4}, {"out_channel", 32}, {"in_size", 8}}},
     {"softmax", {{"N", 8}, {"M", 32}}},
     {"add_relu", {{"N", 64}}},
     {"transpose", {{"M", 64}, {"N", 64}}},

@@ -196,6 +196,8 @@ INSTANTIATE_TEST_SUITE_P(
     testing::Values(Sample{"opt_gemm", {{"M", 64}, {"N", 64}, {"K", 64}}},
                     Sample{"matmul_ladder", {{"M", 64}, {"N", 64}, {"K", 64}}},
                     Sample{"conv2d", {{"in_channel", 4}, {"out_channel", 4}, {"in_size", 8}}},
+                    Sample{"conv2d_blocked",
+                           {{"in_channel", 4}, {"out_channel", 32}, {"in_size", 8}}},
                     Sample{"softmax", {{"N", 8}, {"M", 32}}}, Sample{"add_relu", {{"N", 64}}},
                     Sample{"transpose", {{"M", 64}, {"N", 64}}}),
     [](const testing::TestParamInfo<Sample>& info) { return std::string(info.param.file); });

@@ -1,6 +1,7 @@
-// oneDNN as the convolutions' reference line: the sample convolution is recognised with its
-// shape (padding through a padded stage, stride from the index), other programs are not, and the
-// library times the shape it is given.
+// oneDNN as the convolutions' reference line: the sample convolutions (weights as ONNX has them
+// and in blocks of output channels) are recognised with their shape (padding through a padded
+// stage, stride from the index), other programs are not, and the library times the shape it is
+// given.
 #include "runtime/DnnlReference.h"
 
 #include <gtest/gtest.h>
@@ -39,6 +40,35 @@ TEST(DnnlReference, TheSampleConvolutionIsRecognisedWithItsShape)
     EXPECT_EQ(s->oh, 28);
     EXPECT_EQ(s->ow, 28);
     EXPECT_DOUBLE_EQ(s->flops(), 2.0 * 32 * 28 * 28 * 64 * 9);
+}
+
+// Weights in blocks of output channels, the sums read back into NCHW: the same convolution.
+TEST(DnnlReference, AConvolutionInBlocksOfOutputChannelsIsRecognised)
+{
+    EvalResult r =
+        evaluateScript(readSample("conv2d_blocked.py"), {{"in_size", 28}, {"out_channel", 32}});
+    ASSERT_TRUE(r.ok) << r.error.message;
+    auto s = conv2dShape(r.program);
+    ASSERT_TRUE(s.has_value());
+    EXPECT_EQ(s->c, 64);
+    EXPECT_EQ(s->h, 28);
+    EXPECT_EQ(s->f, 32);
+    EXPECT_EQ(s->kh, 3);
+    EXPECT_EQ(s->padH, 1);
+    EXPECT_EQ(s->oh, 28);
+    EXPECT_DOUBLE_EQ(s->flops(), 2.0 * 32 * 28 * 28 * 64 * 9);
+
+    // Read back any other way, it is not a convolution oneDNN computes.
+    for (const char* readBack :
+         {"sums[n, f // block, y, x, f % 8]", "sums[n, f % 2, y, x, f // block]",
+          "sums[n, f // block, x, y, f % block]"}) {
+        std::string text = readSample("conv2d_blocked.py");
+        const std::string original = "sums[n, f // block, y, x, f % block]";
+        text.replace(text.find(original), original.size(), readBack);
+        EvalResult other = evaluateScript(text, {{"in_size", 28}, {"out_channel", 32}});
+        ASSERT_TRUE(other.ok) << readBack << ": " << other.error.message;
+        EXPECT_FALSE(conv2dShape(other.program).has_value()) << readBack;
+    }
 }
 
 TEST(DnnlReference, StridesAndUnpaddedInputsAreRecognisedAndOtherProgramsAreNot)

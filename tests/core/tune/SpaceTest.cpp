@@ -49,6 +49,7 @@ const SpaceCase kCases[] = {
     {"transpose", {{"M", 64}, {"N", 48}}},
     {"softmax", {{"N", 8}, {"M", 32}}},
     {"conv2d", {{"in_channel", 4}, {"out_channel", 8}, {"in_size", 14}}},
+    {"conv2d_blocked", {{"in_channel", 4}, {"out_channel", 32}, {"in_size", 14}}},
 };
 
 class SpaceOnSamples : public ::testing::TestWithParam<SpaceCase> {};
