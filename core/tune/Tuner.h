@@ -1,8 +1,9 @@
-// The auto-tuner's loop: from a starting variant (whose steps stay as given), the default schedule
-// measured first, then rounds of evolutionary search over the sketches with the cost model ranking candidates (a share picked at
-// random), each round's batch measured in the worker and checked against the reference, every
-// measurement appended to the tuning log, the model retrained on all of them. A wrong candidate is
-// an error, never a best; a crash or a timeout is a failed trial and the tuning goes on.
+// The auto-tuner's loop: from a starting variant (whose steps stay as given), the default
+// schedule measured first, then rounds of evolutionary search over the sketches with the cost
+// model ranking candidates (a share picked at random), each round's batch measured in the worker
+// and checked against the reference, every measurement appended to the tuning log, the model
+// retrained on all of them. A wrong candidate is an error, never a best; a crash or a timeout is a
+// failed trial and the tuning goes on.
 #pragma once
 
 #include "tune/Measure.h"
