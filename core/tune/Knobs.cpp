@@ -244,6 +244,29 @@ Knobs defaultKnobs(const Sketch& sk, const SpaceOptions& o)
             limit = limit == first ? 2 : 1;
         }
     }
+    // Stages at the root that fuse their outer loops into one parallel loop: as few loops as
+    // give every core several chunks (a batch of 1 alone gives none), and a vector width that
+    // divides the innermost axis where one does.
+    std::map<int, std::int64_t> fused, width; // knob index -> loops fused, vector width
+    for (const StagePlan& pl : sk.plans) {
+        if (pl.kind != PlanKind::Simple && pl.kind != PlanKind::Flexible) continue;
+        const auto f = std::find_if(sk.facts.begin(), sk.facts.end(),
+                                    [&](const StageFacts& s) { return s.name == pl.stage; });
+        if (f == sk.facts.end() || f->spatial.empty()) continue;
+        if (pl.parallel >= 0) {
+            const std::size_t most = std::max<std::size_t>(1, f->spatial.size() - 1);
+            std::int64_t loops = 0, product = 1;
+            while (static_cast<std::size_t>(loops) < most && product < 8 * o.cores)
+                product *= f->spatial[static_cast<std::size_t>(loops++)].extent;
+            fused[pl.parallel] = std::max<std::int64_t>(loops, 1);
+        }
+        if (pl.vectorize >= 0) {
+            const std::int64_t extent = f->spatial.back().extent;
+            for (std::int64_t w : sk.knobs[static_cast<std::size_t>(pl.vectorize)].values)
+                if (w >= 8 && w <= o.vectorLanes && extent % w == 0)
+                    width[pl.vectorize] = std::max(width[pl.vectorize], w);
+        }
+    }
     for (std::size_t ki = 0; ki < sk.knobs.size(); ++ki) {
         const KnobSpec& spec = sk.knobs[ki];
         auto at = [&](int e) -> std::int64_t& {
@@ -290,7 +313,10 @@ Knobs defaultKnobs(const Sketch& sk, const SpaceOptions& o)
             v = 0;
             for (auto w : spec.values)
                 if (w > 0 && w <= o.vectorLanes) v = std::max(v, w);
-        } else if (ends("parallel"))
+            if (auto d = width.find(static_cast<int>(ki)); d != width.end()) v = d->second;
+        } else if (auto loops = fused.find(static_cast<int>(ki)); loops != fused.end())
+            v = loops->second;
+        else if (ends("parallel"))
             v = spec.values.size() > 1 && spec.values[0] == 0 ? spec.values[1]
                                                               : spec.values.front();
         else if (ends("location"))
