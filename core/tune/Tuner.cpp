@@ -247,7 +247,8 @@ TuneOutcome Tuner::run(const std::function<void(const TuneProgress&)>& progress,
     auto makeCandidate = [&](int sketch, Knobs knobs, Candidate* c) {
         Realized r =
             realize(*start, sketches[static_cast<std::size_t>(sketch)], knobs, space, false);
-        if (!r.ok) return false;
+        // A candidate that changes nothing is the start itself, not a schedule to offer.
+        if (!r.ok || r.steps.empty()) return false;
         c->sketch = sketch;
         c->knobs = std::move(knobs);
         c->steps = std::move(r.steps);
