@@ -7,7 +7,8 @@ add_test(NAME ChartsViewTest COMMAND ChartsViewTest)
 set_tests_properties(ChartsViewTest PROPERTIES ENVIRONMENT "QT_QPA_PLATFORM=offscreen" TIMEOUT 120)
 
 # The sweep panel above the charts (the request it builds from its choices) and the store of
-# measured points (which reads scripts with the front end to key points by variant).
+# measured points (which reads scripts with the front end to key points by variant, and writes
+# its file with tune/TuneLog.h's whole-file write).
 add_executable(SweepPanelTest widgets/SweepPanelTest.cpp
   ${PROJECT_SOURCE_DIR}/widgets/charts/SweepPanel.h
   ${PROJECT_SOURCE_DIR}/widgets/charts/SweepPanel.cpp
@@ -17,8 +18,8 @@ add_executable(SweepPanelTest widgets/SweepPanelTest.cpp
   ${PROJECT_SOURCE_DIR}/widgets/views/SafeFile.cpp)
 set_target_properties(SweepPanelTest PROPERTIES AUTOMOC ON)
 target_include_directories(SweepPanelTest PRIVATE ${PROJECT_SOURCE_DIR}/core)
-target_link_libraries(SweepPanelTest PRIVATE loopscope_charts loopscope_te Qt6::Test
-  loopscope_warnings)
+target_link_libraries(SweepPanelTest PRIVATE loopscope_charts loopscope_te loopscope_tune
+  Qt6::Test loopscope_warnings)
 add_test(NAME SweepPanelTest COMMAND SweepPanelTest)
 set_tests_properties(SweepPanelTest PROPERTIES ENVIRONMENT "QT_QPA_PLATFORM=offscreen" TIMEOUT 120)
 

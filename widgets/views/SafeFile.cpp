@@ -1,5 +1,7 @@
 #include "views/SafeFile.h"
 
+#include "tune/TuneLog.h"
+
 #include <QCoreApplication>
 #include <QDateTime>
 #include <QDir>
@@ -9,23 +11,20 @@
 #include <QSaveFile>
 
 #include <algorithm>
-#include <cerrno>
 #include <condition_variable>
-#include <cstdlib>
 #include <deque>
 #include <fcntl.h>
 #include <mutex>
-#include <sys/stat.h>
+#include <string>
 #include <thread>
 #include <unistd.h>
-#include <utility>
 
 namespace loopscope {
 namespace {
 
 // Waits for the disk to hold each replaced file, one at a time, on its own thread: an fdatasync
-// can take hundreds of milliseconds on a busy disk. A file replaced again before its turn is not
-// waited for: its newer bytes are.
+// can take hundreds of milliseconds on a busy disk. A file replaced again before its turn is
+// waited for once, with its newest bytes.
 class DiskSync {
 public:
     static DiskSync& instance()
@@ -36,29 +35,17 @@ public:
     DiskSync(const DiskSync&) = delete;
     DiskSync& operator=(const DiskSync&) = delete;
 
-    // Takes `fd`, an open descriptor of `file` just renamed into place, and closes it.
-    void hold(const QByteArray& file, int fd)
+    void hold(const std::string& path)
     {
-        int superseded = -1;
         {
             std::lock_guard lock(m_mutex);
-            const auto same = std::find_if(m_pending.begin(), m_pending.end(),
-                                           [&file](const Pending& p) { return p.file == file; });
-            if (same != m_pending.end())
-                superseded = std::exchange(same->fd, fd);
-            else
-                m_pending.push_back({file, fd});
+            if (std::find(m_pending.begin(), m_pending.end(), path) != m_pending.end()) return;
+            m_pending.push_back(path);
         }
-        if (superseded >= 0) ::close(superseded);
         m_wake.notify_one();
     }
 
 private:
-    struct Pending {
-        QByteArray file;
-        int fd;
-    };
-
     DiskSync() : m_thread([this] { run(); }) {}
     ~DiskSync()
     {
@@ -76,18 +63,22 @@ private:
         for (;;) {
             m_wake.wait(lock, [this] { return m_stop || !m_pending.empty(); });
             if (m_pending.empty()) return; // stopped, with nothing left to wait for
-            const int fd = m_pending.front().fd;
+            const std::string path = std::move(m_pending.front());
             m_pending.pop_front();
             lock.unlock();
-            ::fdatasync(fd);
-            ::close(fd);
+            // Gone already (the autosave removed on a save): nothing to wait for.
+            const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+            if (fd >= 0) {
+                ::fdatasync(fd);
+                ::close(fd);
+            }
             lock.lock();
         }
     }
 
     std::mutex m_mutex;
     std::condition_variable m_wake;
-    std::deque<Pending> m_pending;
+    std::deque<std::string> m_pending;
     bool m_stop = false;
     std::thread m_thread; // last: started when the rest is ready
 };
@@ -96,26 +87,11 @@ private:
 
 bool replaceWhole(const QString& file, const QByteArray& bytes)
 {
-    const QByteArray target = QFile::encodeName(file);
-    QByteArray name = target + ".XXXXXX";
-    const int fd = ::mkostemp(name.data(), O_CLOEXEC);
-    if (fd < 0) return false;
-    qint64 written = 0;
-    while (written < bytes.size()) {
-        const ssize_t n = ::write(fd, bytes.constData() + written,
-                                  static_cast<std::size_t>(bytes.size() - written));
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        written += n;
-    }
-    if (written == bytes.size() && ::fchmod(fd, 0600) == 0 &&
-        ::rename(name.constData(), target.constData()) == 0) {
-        DiskSync::instance().hold(target, fd);
-        return true;
-    }
-    ::close(fd);
-    ::unlink(name.constData());
-    return false;
+    const std::string path = QFile::encodeName(file).toStdString();
+    std::string why;
+    if (!writeFileSafely(path, bytes.toStdString(), &why)) return false;
+    DiskSync::instance().hold(path);
+    return true;
 }
 
 bool writeWhole(QSaveFile& file, const QByteArray& bytes)

@@ -25,7 +25,8 @@ bool writeWhole(QSaveFile& file, const QByteArray& bytes);
 
 // For the files the app keeps for itself (the autosave, the caches of measurements), which are
 // written while the user types or runs: writes `bytes` into a new file beside `file` and renames
-// it over `file` without waiting for the disk, so `file` is always whole, the old bytes or the new.
+// it over `file` (tune/TuneLog.h writeFileSafely) without waiting for the disk, so `file` is always
+// whole, the old bytes or the new.
 // A thread shared by all such files then waits for the disk to hold them (against a power cut),
 // so a slow or busy disk never stalls the window. False, with `file` as it was and no half-written
 // copy left, when any byte could not be written (a full disk, a size limit) or the rename failed.
