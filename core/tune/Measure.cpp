@@ -310,8 +310,6 @@ MeasureResult WorkerMeasurer::awaitResult(std::unique_ptr<Process>& slot, std::i
 {
     MeasureResult result;
     const auto t0 = std::chrono::steady_clock::now();
-    auto finish = [](MeasureResult r) { return r; };
-    auto stopSlot = [&] { slot.reset(); };
     // Lines until the result for this id, the worker's death or the time limit.
     const auto deadline = t0 + std::chrono::duration<double, std::milli>(request.timeoutMs);
     while (true) {
@@ -353,17 +351,17 @@ MeasureResult WorkerMeasurer::awaitResult(std::unique_ptr<Process>& slot, std::i
                 result.status = MeasureResult::Status::Error;
                 result.message = msg.value("message", "the worker refused the candidate");
             }
-            return finish(result);
+            return result;
         }
         const auto now = std::chrono::steady_clock::now();
         if (now >= deadline) {
             ++m_restarts;
-            stopSlot();
+            slot.reset();
             result.status = MeasureResult::Status::TimedOut;
             result.message = "stopped after " +
                              std::to_string(static_cast<long long>(request.timeoutMs / 1000)) +
                              " s";
-            return finish(result);
+            return result;
         }
         pollfd fds[2] = {{slot->out, POLLIN, 0}, {slot->err, POLLIN, 0}};
         int waitMs =
@@ -398,7 +396,7 @@ MeasureResult WorkerMeasurer::awaitResult(std::unique_ptr<Process>& slot, std::i
     slot->pid = -1;
     std::string log = slot->log;
     ++m_restarts;
-    stopSlot();
+    slot.reset();
     result.status = MeasureResult::Status::Crashed;
     if (WIFSIGNALED(status)) {
         result.message =
@@ -412,7 +410,7 @@ MeasureResult WorkerMeasurer::awaitResult(std::unique_ptr<Process>& slot, std::i
         result.message = "the worker stopped (exit " + std::to_string(WEXITSTATUS(status)) + ")" +
                          (last.empty() ? "" : ": " + last);
     }
-    return finish(result);
+    return result;
 }
 
 } // namespace loopscope
