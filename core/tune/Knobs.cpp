@@ -250,9 +250,8 @@ Knobs defaultKnobs(const Sketch& sk, const SpaceOptions& o)
     std::map<int, std::int64_t> fused, width; // knob index -> loops fused, vector width
     for (const StagePlan& pl : sk.plans) {
         if (pl.kind != PlanKind::Simple && pl.kind != PlanKind::Flexible) continue;
-        const auto f = std::find_if(sk.facts.begin(), sk.facts.end(),
-                                    [&](const StageFacts& s) { return s.name == pl.stage; });
-        if (f == sk.facts.end() || f->spatial.empty()) continue;
+        const StageFacts* f = sk.factsOf(pl.stage);
+        if (!f || f->spatial.empty()) continue;
         if (pl.parallel >= 0) {
             const std::size_t most = std::max<std::size_t>(1, f->spatial.size() - 1);
             std::int64_t loops = 0, product = 1;

@@ -105,12 +105,7 @@ private:
         return findStage(m_replay.schedule(), name);
     }
 
-    const StageFacts* facts(const std::string& name) const
-    {
-        for (auto& f : m_sketch.facts)
-            if (f.name == name) return &f;
-        return nullptr;
-    }
+    const StageFacts* facts(const std::string& name) const { return m_sketch.factsOf(name); }
 
     const StagePlan* planOf(const std::string& name) const
     {

@@ -143,13 +143,6 @@ int addTile(Sketch& sk, const std::string& name, std::int64_t extent, int levels
     return static_cast<int>(sk.knobs.size()) - 1;
 }
 
-const StageFacts* factsOf(const std::vector<StageFacts>& facts, const std::string& name)
-{
-    for (auto& f : facts)
-        if (f.name == name) return &f;
-    return nullptr;
-}
-
 // The float32 vector widths worth trying on an axis of this extent (0: no vectorizing).
 std::vector<std::int64_t> vectorWidths(std::int64_t extent, const SpaceOptions& o)
 {
@@ -163,7 +156,7 @@ std::vector<std::int64_t> vectorWidths(std::int64_t extent, const SpaceOptions& 
 
 void addKnobs(Sketch& sk, StagePlan& pl, const SpaceOptions& o)
 {
-    const StageFacts* f = factsOf(sk.facts, pl.stage);
+    const StageFacts* f = sk.factsOf(pl.stage);
     if (!f) return;
     const bool parallel = allowed(o, "parallel");
     const bool vectorize = allowed(o, "vectorize");
@@ -310,6 +303,13 @@ std::vector<std::int64_t> divisors(std::int64_t n)
     }
     small.insert(small.end(), large.rbegin(), large.rend());
     return small;
+}
+
+const StageFacts* Sketch::factsOf(const std::string& stage) const
+{
+    for (auto& f : facts)
+        if (f.name == stage) return &f;
+    return nullptr;
 }
 
 } // namespace loopscope

@@ -67,6 +67,9 @@ struct Sketch {
     std::vector<KnobSpec> knobs;
     int knobCount = 0;             // entries of a knob vector
     std::vector<StageFacts> facts; // of the schedule after the prologue
+
+    // The facts of the stage of this name, or null.
+    const StageFacts* factsOf(const std::string& stage) const;
 };
 
 using Knobs = std::vector<std::int64_t>;
