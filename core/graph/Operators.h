@@ -27,6 +27,13 @@ const char* patternName(OpPattern p); // "elementwise", "broadcast", ...
 // The attribute AlterConvLayout gives a convolution whose weights it rearranged into blocks of
 // this many output channels (F/B x C x KH x KW x B); not an ONNX attribute.
 inline constexpr const char* kConvWeightBlock = "loopscope_weight_block";
+// Where filter `f`'s element `k` (of its C x KH x KW, `perFilter` in all) lies in weights in
+// blocks of `block` output channels.
+inline std::int64_t blockedWeightOffset(std::int64_t f, std::int64_t k, std::int64_t perFilter,
+                                        std::int64_t block)
+{
+    return ((f / block) * perFilter + k) * block + f % block;
+}
 
 // A mistake in a model (an attribute out of range, shapes that do not fit): said with the node.
 class GraphError : public std::runtime_error {

@@ -163,6 +163,7 @@ std::vector<HostBuffer> convEval(const OpContext& c, const std::vector<const Hos
     const Window& wd = g.g;
     HostBuffer out = referenceBuffer(c.input(0).dtype, {g.n, g.f, wd.oh, wd.ow});
     const std::int64_t fpg = g.f / g.group;
+    const std::int64_t per = g.cpg * wd.kh * wd.kw; // weights of one filter
     const HostBuffer &x = *in[0], &wt = *in[1];
     for (std::int64_t n = 0; n < g.n; ++n)
         for (std::int64_t f = 0; f < g.f; ++f) {
@@ -177,14 +178,10 @@ std::vector<HostBuffer> convEval(const OpContext& c, const std::vector<const Hos
                             for (std::int64_t kx = 0; kx < wd.kw; ++kx) {
                                 const std::int64_t ix = ox * wd.sw + kx * wd.dw - wd.pl;
                                 if (ix < 0 || ix >= g.w) continue;
-                                const std::int64_t k =
-                                    g.block > 0
-                                        ? ((((f / g.block) * g.cpg + rc) * wd.kh + ky) * wd.kw +
-                                           kx) * g.block +
-                                              f % g.block
-                                        : ((f * g.cpg + rc) * wd.kh + ky) * wd.kw + kx;
-                                sum +=
-                                    x.get(((n * g.c + c0 + rc) * g.h + iy) * g.w + ix) * wt.get(k);
+                                const std::int64_t k = (rc * wd.kh + ky) * wd.kw + kx;
+                                sum += x.get(((n * g.c + c0 + rc) * g.h + iy) * g.w + ix) *
+                                       wt.get(g.block > 0 ? blockedWeightOffset(f, k, per, g.block)
+                                                          : f * per + k);
                             }
                         }
                     out.set(((n * g.f + f) * wd.oh + oy) * wd.ow + ox, sum);

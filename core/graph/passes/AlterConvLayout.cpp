@@ -27,8 +27,7 @@ bool alterConvLayout(Graph& graph)
             std::vector<std::int64_t>{f / kBlock, w->shape[1], w->shape[2], w->shape[3], kBlock});
         for (std::int64_t o = 0; o < f; ++o)
             for (std::int64_t k = 0; k < per; ++k)
-                packed->set(((o / kBlock) * per + k) * kBlock + o % kBlock,
-                            w->constant->get(o * per + k));
+                packed->set(blockedWeightOffset(o, k, per, kBlock), w->constant->get(o * per + k));
         GraphTensor nw;
         nw.name = graph.freshName(conv.inputs[1] + ".packed");
         nw.dtype = w->dtype;
