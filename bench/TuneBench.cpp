@@ -238,21 +238,26 @@ int main(int argc, char** argv)
                 machine.llvm.c_str(), machine.vectorBits, threads);
     const std::string samples = std::string(LOOPSCOPE_SOURCE_DIR) + "/samples/";
 
+    // The cases timed against a reference library: the sample each tunes, and what it is.
+    struct ReferenceCase {
+        const char* sample;
+        const char* title;
+    };
+    const std::map<std::string, ReferenceCase> referenceCases = {
+        {"matmul", {"opt_gemm.py", "matmul 1024x1024x1024 float32"}},
+        {"conv2d", {"conv2d.py", "conv2d 1x64x56x56, 64 filters 3x3, pad 1"}},
+        {"conv2d-blocked",
+         {"conv2d_blocked.py",
+          "conv2d 1x64x56x56, 64 filters 3x3, pad 1, weights in blocks of 16 output channels"}}};
     for (const std::string& c : cases) {
-        if (c == "matmul" || c == "conv2d" || c == "conv2d-blocked") {
+        if (auto known = referenceCases.find(c); known != referenceCases.end()) {
             const bool mm = c == "matmul";
-            const std::string script = readText(samples + (mm              ? "opt_gemm.py"
-                                                           : c == "conv2d" ? "conv2d.py"
-                                                                           : "conv2d_blocked.py"));
+            const std::string script = readText(samples + known->second.sample);
             const std::string start = mm ? "baseline" : "naive";
             std::map<std::string, std::int64_t> sets;
             if (mm) sets = {{"M", 1024}, {"N", 1024}, {"K", 1024}};
-            std::printf("\n%s: tuning '%s' for %d trials\n",
-                        mm              ? "matmul 1024x1024x1024 float32"
-                        : c == "conv2d" ? "conv2d 1x64x56x56, 64 filters 3x3, pad 1"
-                                        : "conv2d 1x64x56x56, 64 filters 3x3, pad 1, weights in "
-                                          "blocks of 16 output channels",
-                        start.c_str(), trials);
+            std::printf("\n%s: tuning '%s' for %d trials\n", known->second.title, start.c_str(),
+                        trials);
             TuneRun run = tune(script, start, sets, trials, checkpoints, threads, seed, measurer);
             if (!run.outcome.ok) {
                 std::printf("    cannot tune: %s\n", run.outcome.error.c_str());
