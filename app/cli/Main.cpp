@@ -6,6 +6,7 @@
 #include "TuneCommand.h"
 #include "Version.h"
 #include "export/Export.h"
+#include "ir/Host.h"
 #include "ir/Limits.h"
 #include "ir/Printer.h"
 #include "lower/Footprint.h"
@@ -48,63 +49,87 @@ constexpr int kUsage = 2;
 constexpr int kWrongNumbers = 3;
 constexpr int kInternalError = 70; // a bug in Loopscope (EX_SOFTWARE)
 
-const char* kUsageText =
-    "usage: loopscope-cli COMMAND FILE [options]\n"
-    "       loopscope-cli --help | --version\n"
-    "\n"
-    "commands:\n"
-    "  lower  FILE [--variant NAME ...] [--set P=V ...] [--structured] [--footprint] [--tails]\n"
-    "         [--json]\n"
-    "         print the lowered loop nest (TIR) of every variant, as tvm.lower prints it;\n"
-    "         --footprint prints the bytes each loop touches in one iteration and in all of\n"
-    "         them, against the host's cache sizes; --tails counts the iterations that run in\n"
-    "         the partial tiles of non-divisible splits and how many the guards turn away\n"
-    "  check  FILE [--set P=V ...] [--json]\n"
-    "         evaluate the script and lower every variant; report the first error\n"
-    "  run    FILE [--variant NAME ...] [--set P=V ...] [--check] [--threads N] [--json]\n"
-    "         compile and run each variant on seeded random inputs; --check compares every\n"
-    "         output with the reference interpreter (exit 3 on wrong numbers)\n"
-    "  bench  FILE [--variant NAME ...] [--set P=V ...] [--repeat R] [--min-repeat-ms MS]\n"
-    "         [--number N] [--threads N] [--check] [--json]\n"
-    "         time each variant (median of R measurements) and print the ladder: time, GFLOPS,\n"
-    "         speedup over the first variant\n"
-    "  sweep  FILE --param P[,P...] --values V[,V...] [--variant NAME ...] [--threads N]\n"
-    "         [--max-point-s S] [--blas] [--csv OUT] [--chart OUT.png|OUT.svg]\n"
-    "         [--chart-kind lines|bars|roofline] [--json]\n"
-    "         set every --param to each value together (default values 64,128,...,2048), run,\n"
-    "         check and time each variant there; a point whose single run takes longer than\n"
-    "         S seconds (default 10) is skipped; --blas adds the reference library: OpenBLAS\n"
-    "         cblas_sgemm for a matmul, oneDNN's convolution for a 2-D convolution;\n"
-    "         --chart draws the app's chart with the measured peak and memory bandwidth\n"
-    "  profile FILE [--variant NAME] [--set P=V ...] [--threads N] [--seconds S] [--json]\n"
-    "         where the variant's time goes (default: the last variant): it runs again and\n"
-    "         again for S seconds (default 1) while the CPU clock samples it, and its loop\n"
-    "         nest is printed with each line's share of the time and each loop's, and the\n"
-    "         hardware counters (IPC, cache misses) where the machine has them\n"
-    "  machine [--threads N] [--json]\n"
-    "         measure the host's peak float32 GFLOPS (FMA microbenchmark) and memory\n"
-    "         bandwidth (triad)\n"
-    "  tune   FILE [--variant NAME] [--trials N | --time S] [--log F] [--resume]\n"
-    "         [--forbid P,...] [--threads N] [--set P=V ...] [--seed N] [--apply] [--json]\n"
-    "         search schedules for a variant (default: the first; its steps stay as given)\n"
-    "         with a learned cost model, measuring each candidate in the worker and checking\n"
-    "         it against the reference (default 64 trials); prints the best as statements,\n"
-    "         its GFLOPS and OpenBLAS's for a matmul; --forbid keeps primitives out;\n"
-    "         records go to --log (default: the app's data folder, per script); --resume\n"
-    "         counts the log's records as measured; --trials 0 --apply writes the log's best\n"
-    "         --apply adds the result to FILE as a variant ('tuned from NAME')\n"
-    "  model  info|run|bench|tasks|test ...   ONNX models (loopscope-cli model --help)\n"
-    "  export FILE [--variant NAME] --format tvm|c|llvm|asm|obj [-o OUT] [--set P=V ...]\n"
-    "         [--target \"llvm -mcpu=CPU -mattr=+F,...\"] [--lines]\n"
-    "         write one variant (a script's only one needs no --variant) as a standalone TVM\n"
-    "         script, C source, LLVM IR, assembly or an object file (obj needs -o and also\n"
-    "         writes OUT's .h); text goes to stdout without -o. LLVM IR, assembly and objects\n"
-    "         are for the CPU the variant's target names (tvm.build(..., target=...)), else\n"
-    "         the host's; --target overrides it (and is the TVM script's build target);\n"
-    "         --lines adds line info pointing at the lines `lower` prints (.loc in assembly)\n"
-    "\n"
+// One entry per command: its synopsis and what it does. `loopscope-cli --help` prints them all,
+// `loopscope-cli COMMAND --help` its own with the options every command shares.
+struct CommandHelp {
+    const char* name;
+    const char* text;
+};
+const CommandHelp kCommands[] = {
+    {"lower",
+     "  lower  FILE [--variant NAME ...] [--set P=V ...] [--structured] [--footprint] [--tails]\n"
+     "         [--json]\n"
+     "         print the lowered loop nest (TIR) of every variant, as tvm.lower prints it;\n"
+     "         --footprint prints the bytes each loop touches in one iteration and in all of\n"
+     "         them, against the host's cache sizes; --tails counts the iterations that run in\n"
+     "         the partial tiles of non-divisible splits and how many the guards turn away\n"},
+    {"check", "  check  FILE [--set P=V ...] [--json]\n"
+              "         evaluate the script and lower every variant; report the first error\n"},
+    {"run",
+     "  run    FILE [--variant NAME ...] [--set P=V ...] [--check] [--threads N]\n"
+     "         [--target \"llvm -mcpu=CPU\"] [--json]\n"
+     "         compile and run each variant on seeded random inputs; --check compares every\n"
+     "         output with the reference interpreter (exit 3 on wrong numbers)\n"},
+    {"bench",
+     "  bench  FILE [--variant NAME ...] [--set P=V ...] [--repeat R] [--min-repeat-ms MS]\n"
+     "         [--number N] [--threads N] [--target \"llvm -mcpu=CPU\"] [--check] [--json]\n"
+     "         time each variant (median of R measurements) and print the ladder: time, GFLOPS,\n"
+     "         speedup over the first variant\n"},
+    {"sweep",
+     "  sweep  FILE --param P[,P...] --values V[,V...] [--variant NAME ...] [--threads N]\n"
+     "         [--max-point-s S] [--blas] [--csv OUT] [--chart OUT.png|OUT.svg]\n"
+     "         [--chart-kind lines|bars|roofline] [--target \"llvm -mcpu=CPU\"] [--json]\n"
+     "         set every --param to each value together (default values 64,128,...,2048), run,\n"
+     "         check and time each variant there; a point whose single run takes longer than\n"
+     "         S seconds (default 10) is skipped; --blas adds the reference library: OpenBLAS\n"
+     "         cblas_sgemm for a matmul, oneDNN's convolution for a 2-D convolution;\n"
+     "         --chart draws the app's chart with the measured peak and memory bandwidth\n"},
+    {"profile",
+     "  profile FILE [--variant NAME] [--set P=V ...] [--threads N] [--seconds S]\n"
+     "         [--target \"llvm -mcpu=CPU\"] [--json]\n"
+     "         where the variant's time goes (default: the last variant): it runs again and\n"
+     "         again for S seconds (default 1) while the CPU clock samples it, and its loop\n"
+     "         nest is printed with each line's share of the time and each loop's, and the\n"
+     "         hardware counters (IPC, cache misses) where the machine has them\n"},
+    {"machine",
+     "  machine [--threads N] [--json]\n"
+     "         what this machine is to Loopscope (its CPU as LLVM names it and the model code is\n"
+     "         generated for, its caches and where they were read, the cores it may use), and\n"
+     "         its measured peak float32 GFLOPS (FMA microbenchmark) and memory bandwidth\n"
+     "         (triad)\n"},
+    {"tune",
+     "  tune   FILE [--variant NAME] [--trials N | --time S] [--log F] [--resume]\n"
+     "         [--forbid P,...] [--threads N] [--set P=V ...] [--seed N] [--apply] [--json]\n"
+     "         search schedules for a variant (default: the first; its steps stay as given)\n"
+     "         with a learned cost model, measuring each candidate in the worker and checking\n"
+     "         it against the reference (default 64 trials); prints the best as statements,\n"
+     "         its GFLOPS and OpenBLAS's for a matmul; --forbid keeps primitives out;\n"
+     "         records go to --log (default: the app's data folder, per script); --resume\n"
+     "         counts the log's records as measured; --trials 0 --apply writes the log's best\n"
+     "         --apply adds the result to FILE as a variant ('tuned from NAME')\n"},
+    {"model", "  model  info|run|bench|tasks|test ...   ONNX models (loopscope-cli model --help)\n"},
+    {"export",
+     "  export FILE [--variant NAME] --format tvm|c|llvm|asm|obj [-o OUT] [--set P=V ...]\n"
+     "         [--target \"llvm -mcpu=CPU -mattr=+F,...\"] [--lines]\n"
+     "         write one variant (a script's only one needs no --variant) as a standalone TVM\n"
+     "         script, C source, LLVM IR, assembly or an object file (obj needs -o and also\n"
+     "         writes OUT's .h); text goes to stdout without -o. LLVM IR, assembly and objects\n"
+     "         are for the CPU the variant's target names (tvm.build(..., target=...)), else\n"
+     "         the host's; --target overrides it (and is the TVM script's build target);\n"
+     "         --lines adds line info pointing at the lines `lower` prints (.loc in assembly)\n"},
+};
+
+const char* kUsageHead = "usage: loopscope-cli COMMAND FILE [options]\n"
+                         "       loopscope-cli --help | --version\n"
+                         "       loopscope-cli COMMAND --help\n";
+
+const char* kSharedOptions =
     "--set P=V rebinds a parameter (a top-level integer such as M = 1024) or gives a symbolic\n"
     "size (te.var) its value for running.\n"
+    "\n"
+    "--target \"llvm -mcpu=CPU\" for run, bench, sweep and profile: the code that runs here is\n"
+    "scheduled for CPU's model (e.g. generic, znver4) with this machine's own features; without\n"
+    "it, for the model LLVM names this CPU, or the nearest it knows (loopscope-cli machine).\n"
     "\n"
     "limits (every command that lowers or checks):\n"
     "  --max-unroll N           copies of loop bodies explicit unrolling may make in one\n"
@@ -112,6 +137,24 @@ const char* kUsageText =
     "  --max-reference-steps N  steps the reference interpreter may spend on one checked\n"
     "                           element (default 67108864); elements that need more are not\n"
     "                           compared, and the check says so\n";
+
+std::string usageText()
+{
+    std::string text = std::string(kUsageHead) + "\ncommands:\n";
+    for (const CommandHelp& c : kCommands)
+        text += c.text;
+    return text + "\n" + kSharedOptions;
+}
+
+// `loopscope-cli COMMAND --help`: the command's own entry and the options every command shares.
+std::string commandUsageText(const std::string& command)
+{
+    for (const CommandHelp& c : kCommands)
+        if (command == c.name)
+            return "usage: loopscope-cli " + command + (command == "machine" ? "" : " FILE") +
+                   " [options]\n\n" + c.text + "\n" + kSharedOptions;
+    return usageText();
+}
 
 struct Options {
     std::string command;
@@ -141,6 +184,7 @@ struct Options {
     TuneArgs tune;                    // tune: its own options
     double profileSeconds = 1;        // profile: --seconds
     bool lines = false;               // export: --lines
+    std::string jitCpu; // run, bench, sweep, profile: the CPU model --target names (empty: host's)
 };
 
 // Exit code 2. The usage text follows when the command line itself is malformed, not when it
@@ -183,7 +227,7 @@ Options parseOptions(int argc, char** argv)
     o.command = argv[1];
     if (o.command == "model") std::exit(runModelCommand(argc - 1, argv + 1, argv[0]));
     if (o.command == "-h" || o.command == "--help" || o.command == "help") {
-        std::cout << kUsageText;
+        std::cout << usageText();
         std::exit(kOk);
     }
     if (o.command == "--version" || o.command == "-V") {
@@ -193,6 +237,11 @@ Options parseOptions(int argc, char** argv)
     static const std::set<std::string> commands = {"lower", "check",   "run",  "bench",  "export",
                                                    "sweep", "machine", "tune", "profile"};
     if (!commands.count(o.command)) throw UsageError("unknown command '" + o.command + "'");
+    for (int i = 2; i < argc; ++i)
+        if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
+            std::cout << commandUsageText(o.command);
+            std::exit(kOk);
+        }
     bool runs = o.command == "run" || o.command == "bench" || o.command == "sweep" ||
                 o.command == "machine" || o.command == "tune" || o.command == "profile";
     const bool tune = o.command == "tune";
@@ -272,7 +321,23 @@ Options parseOptions(int argc, char** argv)
             o.lines = true;
         else if ((a == "-o" || a == "--output") && o.command == "export")
             o.output = value(a);
-        else if (a == "--target" && o.command == "export") {
+        else if (a == "--target" && runs && !tune && o.command != "machine") {
+            // Code that runs here has this machine's features: only the CPU model is chosen.
+            o.target = value(a);
+            try {
+                const TargetChoice c = parseTarget(o.target);
+                if (o.target.rfind("llvm", 0) != 0 || !c.attrs.empty() || !c.triple.empty())
+                    throw UsageError("--target for " + o.command +
+                                         " takes \"llvm -mcpu=CPU\" alone: code that runs here "
+                                         "has this machine's features (-mattr and -mtriple are "
+                                         "for export)",
+                                     false);
+                if (!c.cpu.empty()) checkTarget("llvm -mcpu=" + c.cpu);
+                o.jitCpu = c.cpu;
+            } catch (const CodegenError& e) {
+                throw UsageError(std::string("--target: ") + e.what(), false);
+            }
+        } else if (a == "--target" && o.command == "export") {
             o.target = value(a);
             if (o.target.rfind("llvm", 0) != 0)
                 throw UsageError(
@@ -492,7 +557,8 @@ int commandLower(Options& o)
             o.structured ? printStructured(f.structured, f.args) : printTVMScript(f.func);
         if (o.footprint) {
             const auto loops = loopFootprints(f);
-            const auto caches = hostCaches();
+            const HostCaches& host = hostCacheInfo();
+            const auto& caches = host.levels;
             const auto outgrown = outgrownLevels(loops, caches);
             if (o.json) {
                 json ls = json::array();
@@ -520,12 +586,15 @@ int commandLower(Options& o)
                 json cs = json::array();
                 for (auto& c : caches)
                     cs.push_back({{"name", c.name}, {"bytes", c.bytes}});
-                variants.push_back({{"name", v->name}, {"caches", cs}, {"loops", ls}});
+                variants.push_back({{"name", v->name},
+                                    {"caches", cs},
+                                    {"caches_source", host.source},
+                                    {"loops", ls}});
                 continue;
             }
             std::ostringstream t;
             if (selected.size() > 1) t << "# variant: " << v->name << "\n";
-            t << "bytes touched per loop (host caches: " << cacheSummary(caches) << ")\n";
+            t << "bytes touched per loop (host caches: " << describeHostCaches(host) << ")\n";
             t << pad("loop", 28) << pad("extent", 8, true) << pad("one iteration", 16, true)
               << pad("whole loop", 14, true) << "  tensors (whole loop)\n";
             for (std::size_t i = 0; i < loops.size(); ++i) {
@@ -654,10 +723,13 @@ json parametersJson(const Program& p, const Options& o)
     return params;
 }
 
+// The CPU model the command's JIT schedules for (--target "llvm -mcpu=CPU"; empty: the host's).
+std::string g_jitCpu;
+
 // The command-line tool's JIT, made on first use (commands that only lower need none).
 Jit& cliJit()
 {
-    static std::unique_ptr<Jit> jit = createRuntimeJit();
+    static std::unique_ptr<Jit> jit = createRuntimeJit(g_jitCpu);
     return *jit;
 }
 
@@ -967,17 +1039,44 @@ int commandProfile(Options& o)
 
 int commandMachine(const Options& o)
 {
+    // What is read from the machine (README, "What Loopscope reads from the machine").
+    const HostTarget host = hostTarget();
+    const CpuIdentity id = hostCpuIdentity();
+    const HostCaches& caches = hostCacheInfo();
     PeakFlops peak = measurePeakFlops(o.threads);
     Bandwidth bw = measureTriadBandwidth(o.threads);
     if (o.json) {
-        std::cout << json{{"peak_gflops", peak.gflops},      {"peak_threads", peak.threads},
-                          {"vector_bits", peak.vectorBits},  {"bandwidth_gbs", bw.gbPerS},
-                          {"bandwidth_threads", bw.threads}, {"bandwidth_mb", bw.megabytes},
+        json levels = json::array();
+        for (auto& c : caches.levels)
+            levels.push_back({{"name", c.name}, {"bytes", c.bytes}});
+        std::cout << json{{"cpu", host.cpu},
+                          {"llvm_cpu", host.llvmCpu},
+                          {"cpu_note", host.cpuReason},
+                          {"cpu_brand", id.brand},
+                          {"features", host.features},
+                          {"llvm", host.llvmVersion},
+                          {"caches", levels},
+                          {"caches_source", caches.source},
+                          {"usable_cores", usableCores()},
+                          {"peak_gflops", peak.gflops},
+                          {"peak_threads", peak.threads},
+                          {"vector_bits", peak.vectorBits},
+                          {"bandwidth_gbs", bw.gbPerS},
+                          {"bandwidth_threads", bw.threads},
+                          {"bandwidth_mb", bw.megabytes},
                           {"clock_ghz", hostClockGhz()}}
                          .dump(2)
                   << "\n";
     } else {
-        std::cout << "peak float32: " << fixed(peak.gflops, 1) << " GFLOPS (FMA, "
+        std::cout << "CPU:          " << (id.brand.empty() ? "(no brand string)" : id.brand) << "\n"
+                  << "code for:     " << host.cpu << " (LLVM " << host.llvmVersion
+                  << (host.cpu == host.llvmCpu ? " names this CPU so"
+                                               : " names this CPU " + host.llvmCpu)
+                  << "), " << host.vectorBits << "-bit vectors\n";
+        if (!host.cpuReason.empty()) std::cout << "              " << host.cpuReason << "\n";
+        std::cout << "caches:       " << describeHostCaches(caches) << "\n"
+                  << "cores:        " << usableCores() << " usable by this process\n"
+                  << "peak float32: " << fixed(peak.gflops, 1) << " GFLOPS (FMA, "
                   << peak.vectorBits << "-bit vectors, " << peak.threads << " thread"
                   << (peak.threads == 1 ? "" : "s") << ")\n"
                   << "bandwidth:    " << fixed(bw.gbPerS, 1) << " GB/s (triad over "
@@ -993,6 +1092,7 @@ int main(int argc, char** argv)
 {
     try {
         Options o = parseOptions(argc, argv);
+        g_jitCpu = o.jitCpu;
         if (o.command == "lower") return commandLower(o);
         if (o.command == "run" || o.command == "bench") return commandRunOrBench(o);
         if (o.command == "export") return commandExport(o);
@@ -1013,7 +1113,8 @@ int main(int argc, char** argv)
         return commandCheck(o);
     } catch (const UsageError& e) {
         std::cerr << "loopscope-cli: " << e.what() << "\n";
-        if (e.showUsage) std::cerr << "\n" << kUsageText;
+        // A known command's own usage; the whole list where the command is what is wrong.
+        if (e.showUsage) std::cerr << "\n" << commandUsageText(argc > 1 ? argv[1] : "");
         return kUsage;
     } catch (const InternalError& e) {
         std::cerr << "loopscope-cli: " << e.what()

@@ -128,10 +128,11 @@ Args parseArgs(int argc, char** argv)
     Args a;
     if (argc < 2) throw Usage("model needs a subcommand: info, run, bench, tasks or test");
     a.sub = argv[1];
-    if (a.sub == "--help" || a.sub == "-h") {
-        std::cout << kModelUsage;
-        std::exit(kOk);
-    }
+    for (int i = 1; i < argc; ++i)
+        if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
+            std::cout << kModelUsage;
+            std::exit(kOk);
+        }
     if (a.sub != "info" && a.sub != "run" && a.sub != "bench" && a.sub != "tasks" &&
         a.sub != "test" && a.sub != "make" && a.sub != "tune")
         throw Usage("unknown model subcommand '" + a.sub + "'");

@@ -212,7 +212,6 @@ int main(int argc, char** argv)
         if (parser.isSet(smokeTest))
             loopscope::startSmokeTest(window, QDir::toNativeSeparators(file));
     }
-    window.resize(1500, 950);
     if (parser.isSet(profile)) window.setProfiling(true);
     window.show();
     if (parser.isSet(testTyping))

@@ -5,6 +5,7 @@
 #include "Version.h"
 #include "codegen/Codegen.h"
 #include "export/Export.h"
+#include "ir/Host.h"
 #include "ir/Limits.h"
 #include "lower/Lower.h"
 #include "runtime/Microbench.h"
@@ -356,11 +357,13 @@ json RequestHandler::ping() const
             {"commands", names},
             {"triple", host.triple},
             {"cpu", host.cpu},
+            {"llvm_cpu", host.llvmCpu},
+            {"cpu_note", host.cpuReason},
             {"features", host.features},
             {"vector_bits", host.vectorBits},
             {"llvm", host.llvmVersion},
             // What "threads": 0 uses (the pool's size follows the last request otherwise).
-            {"threads", std::max(1u, std::thread::hardware_concurrency())},
+            {"threads", usableCores()},
             {"testing", m_options.testing}};
 }
 

@@ -4,11 +4,13 @@
 #pragma once
 
 #include "ir/Diagnostic.h"
+#include "ir/Host.h"
 #include "ir/PrimFunc.h"
 #include "lower/CSignature.h" // sizeParameters, cPrototype
 
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -21,9 +23,28 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// The CPU this machine's code is generated for. LLVM 16 names a CPU it does not know "generic"
+// (Zen 5, Intel cores after Meteor Lake): its features are right, but its scheduling model is
+// not. Such a CPU gets the nearest model LLVM knows (Zen 5: znver4), keeping its own features;
+// `reason` says so, and is empty where LLVM knew the CPU. LOOPSCOPE_LLVM_HOST_CPU, when set,
+// stands for LLVM's own answer (to test a machine LLVM does not know on one it does).
+struct HostCpu {
+    std::string llvmName; // what LLVM's host detection calls it ("generic" for none)
+    std::string name;     // what code is generated for
+    std::string reason;
+};
+const HostCpu& hostCpu(); // read once per process
+// The nearest CPU LLVM 16 knows for a CPU it does not: by vendor and family where those say the
+// generation (AMD), else by the features its generation brought; empty for none.
+std::string nearestKnownCpu(const CpuIdentity& id, const std::set<std::string>& features);
+// The features LLVM detects on the host, by LLVM's names ("avx512f", "fma", ...).
+std::set<std::string> hostCpuFeatures();
+
 struct HostTarget {
     std::string triple;
-    std::string cpu;         // e.g. "znver3"
+    std::string cpu;         // e.g. "znver3": what code is generated for (hostCpu().name)
+    std::string llvmCpu;     // what LLVM's host detection named it (hostCpu().llvmName)
+    std::string cpuReason;   // why those differ (hostCpu().reason); empty where they do not
     std::string features;    // "+avx2,+fma,..."
     int vectorBits = 128;    // widest vector register
     std::string llvmVersion; // the LLVM generating the code, "16.0.6"
@@ -39,6 +60,7 @@ struct TargetChoice {
     std::string cpu;                // empty: the host's
     std::vector<std::string> attrs; // "+avx512f", "-avx512bw", ...
     std::string triple;             // empty: the host's
+    bool hostFeatures = false;      // the host's features, scheduled as `cpu` (the JIT's choice)
     bool isHost() const { return cpu.empty() && attrs.empty() && triple.empty(); }
 };
 TargetChoice parseTarget(const std::string& target);
@@ -64,7 +86,10 @@ class JitKernel;
 class Jit {
 public:
     // Null, with the reason in *error, when the host cannot be described or the JIT not made.
-    static std::unique_ptr<Jit> create(const RuntimeEntries& entries, std::string* error = nullptr);
+    // `cpu`: the CPU model to schedule for (LLVM's name), with the host's own features; empty:
+    // the host's (hostCpu). One LLVM does not know is refused in *error.
+    static std::unique_ptr<Jit> create(const RuntimeEntries& entries, std::string* error = nullptr,
+                                       const std::string& cpu = {});
     ~Jit();
     Jit(const Jit&) = delete;
     Jit& operator=(const Jit&) = delete;

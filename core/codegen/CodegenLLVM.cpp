@@ -198,7 +198,7 @@ std::unique_ptr<llvm::TargetMachine> createTargetMachine(const TargetChoice& cho
     const bool hostKnown = llvm::sys::getHostCPUFeatures(detected);
     // A named CPU brings its own features; without one, the host's, changed by -mattr.
     std::string features;
-    if (choice.cpu.empty() && hostKnown)
+    if ((choice.cpu.empty() || choice.hostFeatures) && hostKnown)
         for (auto& f : detected)
             features +=
                 (features.empty() ? "" : ",") + std::string(f.second ? "+" : "-") + f.first().str();
@@ -217,7 +217,7 @@ std::unique_ptr<llvm::TargetMachine> createTargetMachine(const TargetChoice& cho
                                " knows for x86-64 (e.g. avx512f, fma)");
         features += (features.empty() ? "" : ",") + a;
     }
-    std::string cpu = choice.cpu.empty() ? llvm::sys::getHostCPUName().str() : choice.cpu;
+    std::string cpu = choice.cpu.empty() ? hostCpu().name : choice.cpu;
     auto* tm =
         target->createTargetMachine(triple, cpu, features, hostTargetOptions(), llvm::Reloc::PIC_,
                                     llvm::CodeModel::Small, llvm::CodeGenOpt::Aggressive);
@@ -230,6 +230,8 @@ HostTarget hostTarget()
     HostTarget h;
     h.triple = tm->getTargetTriple().str();
     h.cpu = tm->getTargetCPU().str();
+    h.llvmCpu = hostCpu().llvmName;
+    h.cpuReason = hostCpu().reason;
     h.features = tm->getTargetFeatureString().str();
     h.llvmVersion = LLVM_VERSION_STRING;
     h.vectorBits = h.features.find("+avx512f") != std::string::npos ? 512

@@ -76,6 +76,20 @@ llvm::TargetMachine* threadTargetMachine(const std::string& target)
     return machines.emplace(target, std::move(tm)).first->second.get();
 }
 
+// One for the host's features scheduled as another CPU model (Jit::create's `cpu`).
+llvm::TargetMachine* threadTargetMachineAs(const std::string& cpu)
+{
+    if (cpu.empty()) return threadTargetMachine();
+    thread_local std::map<std::string, std::unique_ptr<llvm::TargetMachine>> machines;
+    auto it = machines.find(cpu);
+    if (it != machines.end()) return it->second.get();
+    TargetChoice choice;
+    choice.cpu = cpu;
+    choice.hostFeatures = true;
+    auto tm = createTargetMachine(choice);
+    return machines.emplace(cpu, std::move(tm)).first->second.get();
+}
+
 // The code section of an object and its line table: every function of a kernel is in one
 // `.text` section, placed whole by the JIT, so one known symbol (`entry` at `entryAddress`)
 // gives where the section was loaded.
@@ -176,11 +190,13 @@ std::unique_ptr<KernelLines> readLineTable(const llvm::SmallVectorImpl<char>& by
 // The LLJIT and its lock; every kernel lives under its own resource tracker and keeps the JIT
 // alive for as long as it lives.
 struct Jit::Impl {
+    std::string cpu; // empty: the host's
     std::mutex mutex;
     std::unique_ptr<llvm::orc::LLJIT> lljit;
 };
 
-std::unique_ptr<Jit> Jit::create(const RuntimeEntries& entries, std::string* error)
+std::unique_ptr<Jit> Jit::create(const RuntimeEntries& entries, std::string* error,
+                                 const std::string& cpu)
 {
     auto fail = [error](const std::string& why) -> std::unique_ptr<Jit> {
         if (error) *error = why;
@@ -191,13 +207,20 @@ std::unique_ptr<Jit> Jit::create(const RuntimeEntries& entries, std::string* err
     auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
     if (!jtmb)
         return fail("cannot describe the host CPU for the JIT: " + errorText(jtmb.takeError()));
-    jtmb->setCPU(llvm::sys::getHostCPUName().str());
+    // The host's features as detected, scheduled for the host's CPU or the one asked for.
+    if (!cpu.empty()) try {
+            checkTarget("llvm -mcpu=" + cpu); // a CPU LLVM knows
+        } catch (const CodegenError& e) {
+            return fail(e.what());
+        }
+    jtmb->setCPU(cpu.empty() ? hostCpu().name : cpu);
     jtmb->setCodeGenOptLevel(llvm::CodeGenOpt::Aggressive);
     jtmb->setOptions(hostTargetOptions()); // without it, no fused multiply-add in JIT code
     auto built = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
     if (!built) return fail("cannot create the JIT: " + errorText(built.takeError()));
     auto impl = std::make_shared<Impl>();
     impl->lljit = std::move(*built);
+    impl->cpu = cpu;
     auto& es = impl->lljit->getExecutionSession();
     auto& dl = impl->lljit->getDataLayout();
     llvm::orc::MangleAndInterner mangle(es, dl);
@@ -247,7 +270,7 @@ std::unique_ptr<JitKernel> Jit::compile(const PrimFunc& f, int optLevel, bool li
 {
     Impl& jit = *m_impl;
     auto ctx = std::make_unique<llvm::LLVMContext>();
-    llvm::TargetMachine* tm = threadTargetMachine();
+    llvm::TargetMachine* tm = threadTargetMachineAs(jit.cpu);
     // A unique symbol per kernel: several kernels of the same name live in one JIT.
     static std::atomic<int> counter{0};
     PrimFunc named = f;

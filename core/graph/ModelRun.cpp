@@ -3,6 +3,7 @@
 #include "codegen/Codegen.h"
 #include "graph/Operators.h"
 #include "ir/Diagnostic.h"
+#include "ir/Host.h"
 #include "lower/Lower.h"
 #include "runtime/RuntimeJit.h"
 #include "te/Program.h"
@@ -172,7 +173,7 @@ CompiledModel::compile(const Graph& graph, const ModelOptions& options, std::str
             }
         };
         const unsigned threads =
-            std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(),
+            std::max(1u, std::min<unsigned>(static_cast<unsigned>(usableCores()),
                                             static_cast<unsigned>(toCompile.size())));
         std::vector<std::thread> pool;
         for (unsigned t = 1; t < threads; ++t)

@@ -7,8 +7,6 @@
 #include "ir/Printer.h"
 
 #include <algorithm>
-#include <fstream>
-#include <iomanip>
 #include <map>
 #include <sstream>
 #include <unordered_map>
@@ -184,61 +182,6 @@ std::vector<LoopFootprint> loopFootprints(const LoweredFunc& lowered, const Prin
         out.push_back(std::move(f));
     }
     return out;
-}
-
-std::vector<CacheLevel> hostCaches()
-{
-    std::vector<CacheLevel> out;
-    for (int index = 0; index < 8; ++index) {
-        const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index);
-        std::ifstream levelFile(dir + "/level"), typeFile(dir + "/type"), sizeFile(dir + "/size");
-        if (!levelFile || !typeFile || !sizeFile) continue;
-        int level = 0;
-        std::string type, size;
-        levelFile >> level;
-        typeFile >> type;
-        sizeFile >> size;
-        if (type == "Instruction" || size.empty()) continue;
-        std::int64_t bytes = 0;
-        try {
-            bytes = std::stoll(size);
-        } catch (const std::logic_error&) {
-            continue;
-        }
-        const char unit = size.back();
-        if (unit == 'K') bytes *= 1024;
-        if (unit == 'M') bytes *= 1024 * 1024;
-        CacheLevel c;
-        c.level = level;
-        c.bytes = bytes;
-        c.name = "L" + std::to_string(level) + (type == "Data" ? "d" : "");
-        out.push_back(c);
-    }
-    std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.level < b.level; });
-    return out;
-}
-
-std::string byteSize(double bytes)
-{
-    std::ostringstream s;
-    s.setf(std::ios::fixed);
-    if (bytes < 1024)
-        s << static_cast<std::int64_t>(bytes) << " B";
-    else if (bytes < 1024.0 * 1024)
-        s << std::setprecision(bytes < 10 * 1024 ? 1 : 0) << bytes / 1024 << " KiB";
-    else if (bytes < 1024.0 * 1024 * 1024)
-        s << std::setprecision(bytes < 10.0 * 1024 * 1024 ? 1 : 0) << bytes / 1024 / 1024 << " MiB";
-    else
-        s << std::setprecision(1) << bytes / 1024 / 1024 / 1024 << " GiB";
-    return s.str();
-}
-
-std::string cacheSummary(const std::vector<CacheLevel>& caches)
-{
-    std::string s;
-    for (auto& c : caches)
-        s += (s.empty() ? "" : ", ") + c.name + " " + byteSize(static_cast<double>(c.bytes));
-    return s.empty() ? "cache sizes unknown" : s;
 }
 
 std::vector<std::vector<CacheLevel>> outgrownLevels(const std::vector<LoopFootprint>& loops,

@@ -7,6 +7,7 @@
 // set outgrows a level is where tiling or packing would pay.
 #pragma once
 
+#include "ir/Host.h" // CacheLevel, hostCaches, cacheSummary, byteSize
 #include "ir/Printer.h"
 #include "lower/Lower.h"
 
@@ -41,23 +42,9 @@ std::vector<LoopFootprint> loopFootprints(const LoweredFunc& lowered);
 std::vector<LoopFootprint> loopFootprints(const LoweredFunc& lowered, const PrintedFunction& tvm,
                                           const PrintedFunction& structured);
 
-struct CacheLevel {
-    int level = 0; // 1, 2, 3
-    std::int64_t bytes = 0;
-    std::string name; // "L1d", "L2", "L3"
-};
-// The host's data and unified caches (from /sys/devices/system/cpu/cpu0/cache), smallest first;
-// empty where the system does not say.
-std::vector<CacheLevel> hostCaches();
-// "L1d 48 KiB, L2 1 MiB, L3 32 MiB"
-std::string cacheSummary(const std::vector<CacheLevel>& caches);
-
 // For each loop, the cache levels its working set outgrows there: the whole loop's bytes exceed
 // the level while one iteration's fit (the loop where reuse across its iterations is lost).
 std::vector<std::vector<CacheLevel>> outgrownLevels(const std::vector<LoopFootprint>& loops,
                                                     const std::vector<CacheLevel>& caches);
-
-// "12.3 KiB"
-std::string byteSize(double bytes);
 
 } // namespace loopscope

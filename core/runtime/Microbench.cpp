@@ -1,5 +1,7 @@
 #include "runtime/Microbench.h"
 
+#include "ir/Host.h"
+
 #include <algorithm>
 #include <chrono>
 #include <fstream>
@@ -20,7 +22,7 @@ namespace {
 int resolveThreads(int threads)
 {
     if (threads > 0) return threads;
-    return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    return usableCores();
 }
 
 double secondsSince(std::chrono::steady_clock::time_point t0)

@@ -4,12 +4,12 @@
 
 namespace loopscope {
 
-std::unique_ptr<Jit> createRuntimeJit()
+std::unique_ptr<Jit> createRuntimeJit(const std::string& cpu)
 {
     RuntimeEntries entries;
     entries.parallelFor = &loopscope_parallel_for;
     std::string error;
-    auto jit = Jit::create(entries, &error);
+    auto jit = Jit::create(entries, &error, cpu);
     if (!jit) throw CodegenError(error);
     return jit;
 }

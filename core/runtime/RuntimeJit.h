@@ -5,10 +5,12 @@
 #include "codegen/Codegen.h"
 
 #include <memory>
+#include <string>
 
 namespace loopscope {
 
-// Throws CodegenError (saying why) when the host cannot run a JIT.
-std::unique_ptr<Jit> createRuntimeJit();
+// Throws CodegenError (saying why) when the host cannot run a JIT. `cpu`: the CPU model its code
+// is scheduled for, with the host's features (empty: the host's, hostCpu()).
+std::unique_ptr<Jit> createRuntimeJit(const std::string& cpu = {});
 
 } // namespace loopscope

@@ -1,5 +1,7 @@
 #include "runtime/ThreadPool.h"
 
+#include "ir/Host.h"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -111,10 +113,7 @@ public:
     int threads() const
     {
         int n = m_threads;
-        // Asked once: glibc reads /sys for it, three system calls on every parallel loop.
-        static const int hardware =
-            static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-        return n > 0 ? n : hardware;
+        return n > 0 ? n : usableCores(); // read once
     }
 
     void run(std::int64_t n, Body body, void* closure)

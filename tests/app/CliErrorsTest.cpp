@@ -90,6 +90,55 @@ TEST(CliUsage, UnknownCommandIsAUsageError)
     EXPECT_NE(r.output.find("usage: loopscope-cli COMMAND FILE"), std::string::npos) << r.output;
 }
 
+// Every command answers its own --help at once (exit 0, without reading a file or starting a
+// worker), naming itself and the options every command shares.
+TEST(CliUsage, EveryCommandAnswersItsOwnHelp)
+{
+    for (const char* command : {"lower", "check", "run", "bench", "sweep", "profile", "machine",
+                                "tune", "export", "model"}) {
+        RunResult r = runCli(std::string(command) + " --help");
+        EXPECT_EQ(r.exitCode, 0) << command << ":\n" << r.output;
+        EXPECT_NE(r.output.find("usage: loopscope-cli " + std::string(command)), std::string::npos)
+            << command << ":\n"
+            << r.output;
+        // -h too, and after other arguments.
+        r = runCli(std::string(command) + " some.py -h");
+        EXPECT_EQ(r.exitCode, 0) << command << " -h:\n" << r.output;
+    }
+    RunResult tune = runCli("tune --help");
+    EXPECT_NE(tune.output.find("--trials N"), std::string::npos) << tune.output;
+    EXPECT_EQ(tune.output.find("  export FILE"), std::string::npos) << tune.output; // its own
+    EXPECT_NE(tune.output.find("--max-unroll N"), std::string::npos) << tune.output;
+}
+
+// A mistake in a command's options shows that command's usage, not every command's.
+TEST(CliUsage, AnUnknownOptionShowsItsCommandsUsage)
+{
+    RunResult r = runCli("tune x.py --frobnicate");
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.output.find("unknown option '--frobnicate' for tune"), std::string::npos)
+        << r.output;
+    EXPECT_NE(r.output.find("usage: loopscope-cli tune FILE"), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("  sweep  FILE"), std::string::npos) << r.output;
+}
+
+// A run's --target chooses the CPU model only: this machine's features stay.
+TEST(CliUsage, ARunsTargetNamesACpuModelOnly)
+{
+    const std::string gemm =
+        "'" + std::string(LOOPSCOPE_SOURCE_DIR) + "/samples/opt_gemm.py' --set M=64 --set N=64 " +
+        "--set K=64 --variant baseline ";
+    RunResult r = runCli("run " + gemm + "--check --target 'llvm -mcpu=generic'");
+    EXPECT_EQ(r.exitCode, 0) << r.output;
+    r = runCli("run " + gemm + "--target 'llvm -mcpu=znver99'");
+    EXPECT_EQ(r.exitCode, 2) << r.output;
+    EXPECT_NE(r.output.find("--target: -mcpu=znver99 names no CPU"), std::string::npos)
+        << r.output;
+    r = runCli("bench " + gemm + "--target 'llvm -mcpu=generic -mattr=+avx512f'");
+    EXPECT_EQ(r.exitCode, 2) << r.output;
+    EXPECT_NE(r.output.find("takes \"llvm -mcpu=CPU\" alone"), std::string::npos) << r.output;
+}
+
 TEST(CliUsage, UnknownParameterIsAUsageError)
 {
     RunResult r = runCli("check " + std::string(LOOPSCOPE_SOURCE_DIR) +

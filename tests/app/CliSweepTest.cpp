@@ -126,6 +126,36 @@ TEST(CliMachine, JsonHasPlausibleFigures)
     EXPECT_GT(m["peak_gflops"].get<double>(), 0.5);
     EXPECT_GT(m["bandwidth_gbs"].get<double>(), 0.1);
     EXPECT_EQ(m["peak_threads"].get<int>(), 1);
+    // What was read from the machine: the CPU under both names, the caches and their source.
+    EXPECT_FALSE(m["cpu"].get<std::string>().empty());
+    EXPECT_FALSE(m["llvm_cpu"].get<std::string>().empty());
+    if (m["llvm_cpu"] == "generic" || m["cpu"] != m["llvm_cpu"])
+        EXPECT_NE(m["cpu_note"].get<std::string>().find("does not know this CPU"),
+                  std::string::npos)
+            << r.output;
+    else
+        EXPECT_EQ(m["cpu_note"], "");
+    const std::string source = m["caches_source"];
+    EXPECT_TRUE(source == "sysfs" || source == "CPUID") << r.output;
+    EXPECT_FALSE(m["caches"].empty());
+    EXPECT_GE(m["usable_cores"].get<int>(), 1);
+}
+
+// A CPU LLVM does not know is scheduled as the nearest it does, and says so; the text names both.
+TEST(CliMachine, ACpuLlvmDoesNotKnowIsGivenTheNearestModel)
+{
+    const std::string asGeneric = "env LOOPSCOPE_LLVM_HOST_CPU=generic " LOOPSCOPE_CLI;
+    RunResult r = loopscope::testing::runShell(asGeneric + " machine --threads 1 --json");
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    auto m = nlohmann::json::parse(r.output);
+    EXPECT_EQ(m["llvm_cpu"], "generic");
+    EXPECT_NE(m["cpu"], "generic") << r.output; // every machine so far has a model near it
+    EXPECT_NE(m["cpu_note"].get<std::string>().find("the nearest model it knows"),
+              std::string::npos)
+        << r.output;
+    r = loopscope::testing::runShell(asGeneric + " machine --threads 1");
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(r.output.find("names this CPU generic"), std::string::npos) << r.output;
 }
 
 TEST(CliSweep, ChartIsDrawnAsPngAndSvg)

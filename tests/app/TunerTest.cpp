@@ -72,6 +72,14 @@ struct SampleCase {
     std::map<std::string, std::int64_t> sizes;
 };
 
+// A failure names the sample and variant, not the bytes of the case.
+void PrintTo(const SampleCase& c, std::ostream* os)
+{
+    *os << c.file << ", variant " << c.variant;
+    for (auto& [name, value] : c.sizes)
+        *os << " " << name << "=" << value;
+}
+
 const SampleCase kSamples[] = {
     {"opt_gemm", "baseline", {{"M", 128}, {"N", 128}, {"K", 128}}},
     {"opt_gemm", "blocking", {{"M", 128}, {"N", 128}, {"K", 128}}},

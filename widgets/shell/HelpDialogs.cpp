@@ -94,6 +94,10 @@ QString aboutText(const worker::PingResult& machine)
                 .arg(machine.llvmVersion.isEmpty() ? QObject::tr("(unknown)") : machine.llvmVersion,
                      machine.cpu, machine.triple, QString::number(machine.vectorBits),
                      QString::number(machine.threads));
+        if (!machine.cpuNote.isEmpty())
+            text += QStringLiteral("<br>") +
+                    QObject::tr("LLVM names this CPU <b>%1</b>: %2")
+                        .arg(machine.llvmCpu.toHtmlEscaped(), machine.cpuNote.toHtmlEscaped());
     }
     return text;
 }

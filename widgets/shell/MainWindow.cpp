@@ -409,9 +409,16 @@ void MainWindow::buildStatusBar()
     statusBar()->addPermanentWidget(m_progress);
     m_caches = new QLabel(this);
     m_caches->setObjectName(QStringLiteral("cacheSizesLabel"));
-    m_caches->setText(QString::fromStdString(cacheSummary(hostCaches())));
-    m_caches->setToolTip(tr("This machine's caches, which the loop nest's footprints are "
-                            "measured against (a loop whose working set outgrows one is marked)"));
+    const HostCaches& caches = hostCacheInfo();
+    m_caches->setText(QString::fromStdString(cacheSummary(caches.levels)));
+    m_caches->setToolTip(
+        caches.levels.empty()
+            ? tr("This machine lists no cache sizes (neither in /sys nor through CPUID), so the "
+                 "loop nest shows no footprint notes")
+            : tr("This machine's caches, read from %1, which the loop nest's footprints are "
+                 "measured against (a loop whose working set outgrows one is marked)")
+                  .arg(caches.source == "sysfs" ? tr("/sys/devices/system/cpu")
+                                                : QString::fromStdString(caches.source)));
     statusBar()->addPermanentWidget(m_caches);
     statusBar()->addPermanentWidget(m_target);
 }
@@ -431,7 +438,15 @@ void MainWindow::connectRuns()
     });
     connect(runs, &RunController::statusMessage, statusBar(), &QStatusBar::showMessage);
     connect(runs, &RunController::workerDescribed, this, [this](const QString& cpu, int threads) {
-        m_target->setText(tr("CPU %1 · %2 threads").arg(cpu).arg(threads));
+        // Both names where LLVM does not know the CPU and code is generated for the nearest.
+        const worker::PingResult& m = m_runs->machine();
+        const bool mapped = !m.llvmCpu.isEmpty() && m.llvmCpu != cpu;
+        m_target->setText(mapped ? tr("CPU %1 (LLVM: %2) · %3 threads").arg(cpu, m.llvmCpu).arg(threads)
+                                 : tr("CPU %1 · %2 threads").arg(cpu).arg(threads));
+        m_target->setToolTip(m.cpuNote.isEmpty()
+                                 ? tr("The CPU model code is generated for, as LLVM %1 names it")
+                                       .arg(m.llvmVersion)
+                                 : m.cpuNote);
     });
     connect(runs, &RunController::compiled, this,
             [this](double ms) { m_compile->setText(tr("compile %1 ms").arg(ms, 0, 'f', 0)); });
@@ -525,7 +540,21 @@ void MainWindow::restoreSettings()
 {
     QSettings s;
     m_profileAction->setChecked(s.value(QStringLiteral("run/profile"), false).toBool());
-    restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
+    const QByteArray savedGeometry = s.value(QStringLiteral("window/geometry")).toByteArray();
+    if (savedGeometry.isEmpty() || !restoreGeometry(savedGeometry)) {
+        // The first start: most of the screen, up to the size the views are laid out for, with
+        // room for the window's frame and the desktop's panels.
+        const QScreen* primary = QGuiApplication::primaryScreen();
+        const QRect available = primary ? primary->availableGeometry() : QRect();
+        const QSize preferred(1500, 950);
+        if (available.isValid())
+            setGeometry(QStyle::alignedRect(
+                Qt::LeftToRight, Qt::AlignCenter,
+                preferred.boundedTo(QSize(available.width() * 19 / 20, available.height() * 9 / 10)),
+                available));
+        else
+            resize(preferred);
+    }
     // A geometry off every screen or larger than this one (saved on another screen, or damaged)
     // is brought onto the screen, at most its size: a window far too large cannot be drawn.
     const QScreen* screen = QGuiApplication::screenAt(geometry().center());

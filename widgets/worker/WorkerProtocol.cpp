@@ -312,6 +312,8 @@ template <> Reply<PingResult> decode<PingResult>(const QJsonObject& m)
     r.commands = strings(m, "commands");
     r.triple = text(m, "triple");
     r.cpu = text(m, "cpu");
+    r.llvmCpu = text(m, "llvm_cpu");
+    r.cpuNote = text(m, "cpu_note");
     r.features = text(m, "features");
     r.vectorBits = integer(m, "vector_bits");
     r.llvmVersion = text(m, "llvm");

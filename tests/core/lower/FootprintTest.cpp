@@ -1,5 +1,5 @@
 // Cache footprints against values worked out by hand: a tiled matmul's tiles and panels, a padded
-// convolution's input window; the lines of the loops in both printings; the host's caches.
+// convolution's input window; the lines of the loops in both printings; sizes in their units.
 #include "lower/Footprint.h"
 #include "te/Program.h"
 
@@ -114,14 +114,8 @@ s = te.create_schedule(Conv.op)
     EXPECT_TRUE(sawPadding);
 }
 
-TEST(Footprint, TheHostSaysItsCaches)
+TEST(Footprint, SizesAreWrittenInTheirUnits)
 {
-    auto caches = hostCaches();
-    // Every Linux machine this runs on lists its caches; their sizes grow with the level.
-    ASSERT_FALSE(caches.empty());
-    for (std::size_t i = 1; i < caches.size(); ++i)
-        EXPECT_GE(caches[i].bytes, caches[i - 1].bytes);
-    EXPECT_NE(cacheSummary(caches).find("L1"), std::string::npos);
     EXPECT_EQ(byteSize(512), "512 B");
     EXPECT_EQ(byteSize(4096), "4.0 KiB");
     EXPECT_EQ(byteSize(32 * 1024 * 1024), "32 MiB");

@@ -21,6 +21,13 @@ struct SampleCase {
     std::map<std::string, std::int64_t> sizes;
 };
 
+void PrintTo(const SampleCase& c, std::ostream* os)
+{
+    *os << c.file;
+    for (auto& [name, value] : c.sizes)
+        *os << " " << name << "=" << value;
+}
+
 const SampleCase kSamples[] = {
     {"opt_gemm", {{"M", 64}, {"N", 64}, {"K", 64}}},
     {"matmul_ladder", {{"M", 64}, {"N", 64}, {"K", 64}}},

@@ -41,6 +41,13 @@ struct SpaceCase {
     std::map<std::string, std::int64_t> sizes;
 };
 
+void PrintTo(const SpaceCase& c, std::ostream* os)
+{
+    *os << c.file;
+    for (auto& [name, value] : c.sizes)
+        *os << " " << name << "=" << value;
+}
+
 const SpaceCase kCases[] = {
     {"opt_gemm", {{"M", 128}, {"N", 96}, {"K", 64}}},
     {"matmul_ladder", {{"M", 64}, {"N", 64}, {"K", 48}}},

@@ -141,6 +141,11 @@ struct TypeCase {
     const char* dtype;
 };
 
+void PrintTo(const TypeCase& c, std::ostream* os)
+{
+    *os << c.name;
+}
+
 class VectorElementType : public testing::TestWithParam<TypeCase> {};
 
 TEST_P(VectorElementType, NeedsAlignedBasesAndADivisibleExtent)
@@ -196,6 +201,11 @@ struct ReuseCase {
     std::function<Stmt(const Fixture&)> input;
     const char* expected;
 };
+
+void PrintTo(const ReuseCase& c, std::ostream* os)
+{
+    *os << c.name;
+}
 
 const std::vector<ReuseCase> kReuseCases = {
     {"ElementwiseSuccessorWorksInPlace",

@@ -101,6 +101,11 @@ struct AutoCase {
     const char* expected;
 };
 
+void PrintTo(const AutoCase& c, std::ostream* os)
+{
+    *os << c.name;
+}
+
 class AutoUnroll : public testing::TestWithParam<AutoCase> {};
 
 TEST_P(AutoUnroll, FollowsTheStepBudget)

@@ -49,6 +49,11 @@ struct Case {
     const char* expected;
 };
 
+void PrintTo(const Case& c, std::ostream* os)
+{
+    *os << c.name;
+}
+
 // `for i in range(16): for j in T.vectorized(4): body`
 Stmt nest(const Fixture& f, Stmt body)
 {

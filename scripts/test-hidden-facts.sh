@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Runs every test again on a machine that says less about itself: what a virtual machine, a
+# container or a CPU newer than LLVM 16 looks like to Loopscope. In a mount namespace of its own
+# (nothing outside it changes):
+#   - sysfs lists no caches (every /sys/devices/system/cpu/cpu*/cache is an empty folder), so the
+#     caches come from CPUID;
+#   - there is no cpufreq (the clock comes from /proc/cpuinfo);
+#   - one core is online and this process may run on one (taskset);
+#   - LLVM's host detection is taken to answer "generic", as LLVM 16 does on a Zen 5
+#     (LOOPSCOPE_LLVM_HOST_CPU), so code is generated for the nearest model it knows.
+# First it checks that the command-line tool says so, then runs the whole suite.
+# Usage: scripts/test-hidden-facts.sh [BUILD_DIR]   (after scripts/test.sh; needs root for mounts)
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="$(cd "${1:-${BUILD_DIR:-$here/build}}" && pwd)"
+
+if [ -z "${LOOPSCOPE_FACTS_HIDDEN:-}" ]; then
+  [ "$(id -u)" -eq 0 ] || { echo "test-hidden-facts: needs root (mounts in a namespace of its own)" >&2; exit 1; }
+  command -v unshare > /dev/null || { echo "test-hidden-facts: needs unshare (util-linux)" >&2; exit 1; }
+  exec unshare --mount --propagation private env LOOPSCOPE_FACTS_HIDDEN=1 "$0" "$build"
+fi
+
+# ---- inside the namespace: hide the facts ----------------------------------------------------
+empty="$(mktemp -d)"
+online="$(mktemp)"
+trap 'rm -rf "$empty" "$online"' EXIT
+cpu=/sys/devices/system/cpu
+hidden=()
+for d in "$cpu"/cpu[0-9]*/cache "$cpu"/cpu[0-9]*/cpufreq "$cpu"/cpufreq; do
+  [ -d "$d" ] || continue
+  mount --bind "$empty" "$d"
+  hidden+=("$d")
+done
+echo 0 > "$online"
+[ -e "$cpu/online" ] && mount --bind "$online" "$cpu/online"
+export LOOPSCOPE_LLVM_HOST_CPU=generic
+echo "hidden: ${#hidden[@]} sysfs folders (caches, cpufreq); online: $(cat "$cpu/online"); LLVM's CPU: generic; cores: 1 (taskset -c 0)"
+
+fail() { echo "test-hidden-facts: FAILED: $*" >&2; exit 1; }
+[ -z "$(ls -A "$cpu/cpu0/cache" 2> /dev/null)" ] || fail "sysfs still lists cpu0's caches"
+
+# ---- the product says what it read ---------------------------------------------------------
+facts="$(taskset -c 0 "$build/app/loopscope-cli" machine --threads 1 --json)" ||
+  fail "loopscope-cli machine failed"
+echo "$facts" | grep -E '"(cpu|llvm_cpu|cpu_note|caches_source|usable_cores)"'
+echo "$facts" | grep -q '"caches_source": "CPUID"' || fail "the caches did not come from CPUID"
+echo "$facts" | grep -q '"llvm_cpu": "generic"' || fail "LLVM's CPU name was not taken as generic"
+echo "$facts" | grep -q '"cpu": "generic"' && fail "no nearer CPU model than generic was chosen"
+echo "$facts" | grep -q '"usable_cores": 1' || fail "more than the one usable core was counted"
+taskset -c 0 "$build/app/loopscope-cli" lower "$here/samples/opt_gemm.py" --variant baseline \
+  --footprint | grep -q 'from CPUID)' || fail "lower --footprint did not name CPUID as the source"
+
+# ---- every test, on one core ---------------------------------------------------------------
+cd "$build"
+QT_QPA_PLATFORM=offscreen taskset -c 0 ctest --output-on-failure -j 1
