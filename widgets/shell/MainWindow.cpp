@@ -35,6 +35,7 @@
 #include <QActionGroup>
 #include <QCloseEvent>
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QCryptographicHash>
 #include <QDir>
 #include <QDockWidget>
@@ -113,7 +114,18 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     });
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow()
+{
+    // QWidget's destructor, which runs after this one has destroyed the members below, hides the
+    // window and with it the docks, whose visibility signals reach handlers here that read those
+    // members (the variant list, the analysis): a window destroyed with its docks on screen read
+    // freed memory and threw from the close event. From here on nothing the window holds may
+    // call back into it.
+    for (QObject* o : findChildren<QObject*>())
+        QObject::disconnect(o, nullptr, this, nullptr);
+    if (QCoreApplication* app = QCoreApplication::instance())
+        QObject::disconnect(app, nullptr, this, nullptr);
+}
 
 ChartsView* MainWindow::chartsView() const
 {
@@ -593,13 +605,19 @@ void MainWindow::showEvent(QShowEvent* event)
 
 void MainWindow::closeEvent(QCloseEvent* event)
 {
-    if (!m_document->maybeSave()) {
-        event->ignore();
-        return;
+    // Nothing may leave an event handler: whatever fails here (the disk, memory), the window
+    // closes, and the text the user typed is still in the recovery store.
+    try {
+        if (!m_document->maybeSave()) {
+            event->ignore();
+            return;
+        }
+        saveSettings();
+        m_runs->sweepStore()->save();
+        m_document->closed();
+    } catch (const std::exception& e) {
+        qWarning("loopscope: closing the window: %s", e.what());
     }
-    saveSettings();
-    m_runs->sweepStore()->save();
-    m_document->closed();
     event->accept();
 }
 
@@ -1036,7 +1054,7 @@ void MainWindow::connectTuning()
     };
     connect(this, &MainWindow::analysisApplied, m_tunePanel, updatePanel);
     connect(this, &MainWindow::detailApplied, m_tunePanel, updatePanel);
-    connect(m_variantBox, &QComboBox::currentTextChanged, m_tunePanel, updatePanel);
+    connect(m_variantBox, &QComboBox::currentTextChanged, this, updatePanel);
     m_tunePanel->setPeak(QSettings().value(QStringLiteral("machine/peakGflops"), 0.0).toDouble());
     connect(m_runs, &RunController::machineMeasured, m_tunePanel,
             [this](const worker::MachineResult& m) { m_tunePanel->setPeak(m.peakGflops); });
