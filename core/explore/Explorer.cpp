@@ -138,12 +138,15 @@ Exploration explore(const std::string& script, const std::map<std::string, std::
         // Which steps to lower: all of a detailed variant's that fit the bound (its first, then
         // from the last back), the last one of the others while their own bound lasts.
         std::vector<bool> lower(n, false);
-        std::int64_t total = 0;
-        for (auto& snap : v.snapshots)
-            total += static_cast<std::int64_t>(snap.stages().size());
         auto cost = [&](std::size_t k) {
-            return static_cast<std::int64_t>(v.snapshots[k].stages().size());
+            std::int64_t c = 0;
+            for (const Stage& st : v.snapshots[k].stages())
+                c += 1 + static_cast<std::int64_t>(st.relations.size());
+            return c;
         };
+        std::int64_t total = 0;
+        for (std::size_t k = 0; k < n; ++k)
+            total += cost(k);
         if (detailed && total <= kMaxExploredStages) {
             lower.assign(n, true);
         } else if (detailed && n > 0) {
@@ -171,7 +174,7 @@ Exploration explore(const std::string& script, const std::map<std::string, std::
             } else if (detailed || (last && !detailOnly)) {
                 step.notLowered =
                     "not lowered while editing: the steps of variant '" + v.name + "' have " +
-                    std::to_string(total) + " stages in all, more than the " +
+                    std::to_string(total) + " stages and splits in all, more than the " +
                     std::to_string(kMaxExploredStages) + " the window lowers for each edit (" +
                     std::to_string(lowered) + " of its " + std::to_string(n) +
                     " steps are shown: the first and the last ones). `loopscope-cli lower FILE "

@@ -85,7 +85,9 @@ struct Exploration {
     bool complete = true; // false: only the detail variant was lowered
 };
 
-// What one exploration lowers, in stages (each step lowers every stage of its schedule): the
+// What one exploration lowers, in stages (each step lowers every stage of its schedule, and each
+// split or fuse relation of a stage counts as one more: a step's loop nest grows with them, and
+// 3,000 chained splits on one stage made every edit lower 3,000 nests of up to 3,000 loops): the
 // detail variant's steps, and apart from them the other variants' last steps, each within this
 // bound. Past it, the detail variant keeps its first step and as many of its last ones as fit
 // (the step just written is usually the last); the others are marked notLowered.

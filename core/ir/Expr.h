@@ -159,7 +159,7 @@ struct IterVarNode {
     Var var;
     Range dom;
     IterKind kind = IterKind::DataPar;
-    std::string name() const { return var.name(); }
+    const std::string& name() const { return var.name(); }
 };
 using IterVar = std::shared_ptr<const IterVarNode>;
 IterVar makeIterVar(std::string name, Range dom, IterKind kind);

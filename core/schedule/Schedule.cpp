@@ -36,8 +36,8 @@ Stage makeStage(const Tensor& op)
     Stage s;
     s.op = op;
     s.originOp = op;
-    s.allIterVars = s.rootIterVars();
-    s.leafIterVars = s.allIterVars;
+    s.leafIterVars = s.rootIterVars();
+    s.allIterVars = s.leafIterVars;
     return s;
 }
 
@@ -508,8 +508,8 @@ Tensor Schedule::cacheWrite(const Tensor& t, const std::string& scope)
     replacement->body = makeTensorLoad(cache, idx);
     Tensor updated = replacement;
     orig.op = updated;
-    orig.allIterVars = orig.rootIterVars();
-    orig.leafIterVars = orig.allIterVars;
+    orig.leafIterVars = orig.rootIterVars();
+    orig.allIterVars = orig.leafIterVars;
     replaceOpEverywhere(old, updated);
     Stage cs = makeStage(cache);
     cs.scope = scope;
@@ -636,8 +636,8 @@ Tensor Schedule::rfactor(const Tensor& t, const IterVar& axis, int factorAxis)
         makeCompute(old->name, old->tag, axes,
                     makeReduce(red->op, makeTensorLoad(rf, idx), {kv}, Expr()), old->loc);
     st.op = final;
-    st.allIterVars = st.rootIterVars();
-    st.leafIterVars = st.allIterVars;
+    st.leafIterVars = st.rootIterVars();
+    st.allIterVars = st.leafIterVars;
     st.relations.clear();
     st.attrs.clear();
     replaceOpEverywhere(old, final);

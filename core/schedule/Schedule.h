@@ -6,6 +6,7 @@
 #include "ir/Diagnostic.h"
 #include "ir/Stmt.h"
 #include "ir/Tensor.h"
+#include "schedule/SharedList.h"
 
 #include <map>
 #include <optional>
@@ -43,9 +44,9 @@ struct StorageAlign {
 struct Stage {
     Tensor op;       // the operation this stage computes now
     Tensor originOp; // the operation the stage was created for (s[C] keeps finding it)
-    std::vector<IterVar> allIterVars;
+    SharedList<IterVar> allIterVars; // shared with the schedule's earlier copies (SharedList.h)
     std::vector<IterVar> leafIterVars;
-    std::vector<IterRelation> relations;
+    SharedList<IterRelation> relations;
     std::map<const IterVarNode*, IterVarAttr> attrs;
     AttachType attach = AttachType::Root;
     Tensor attachOp; // Scope: the stage (by its op) whose loop this stage is computed in

@@ -58,12 +58,13 @@ int Evaluator::intArg(const Arg& a, const std::string& what)
     return static_cast<int>(a.value.i);
 }
 
-void Evaluator::recordStep(int variant, const std::string& primitive, const std::string& stage)
+void Evaluator::recordStep(int variant, const std::string& primitive, const std::string& stage,
+                           Schedule after)
 {
     Variant& v = m_program.variants[static_cast<std::size_t>(variant)];
-    keepStageCopies(v.snapshots.back().stages().size());
+    keepStageCopies(after.stages().size());
     v.steps.push_back({primitive, stage, m_stmt->loc, m_stmt->endLine, m_stmt->text});
-    v.snapshots.push_back(v.snapshots.back());
+    v.snapshots.push_back(std::move(after)); // the step's own copy: no second one
     touch(variant);
 }
 
@@ -210,8 +211,7 @@ Value Evaluator::applyPrimitive(const Value& self, const PrimitiveSpec& p, const
         }
         throw UserError(loc, applied.error->message());
     }
-    recordStep(var, p.name, stageName);
-    schedule(var) = std::move(applied.schedule);
+    recordStep(var, p.name, stageName, std::move(applied.schedule));
 
     const StepOutput& out = applied.output;
     if (out.tensor) {

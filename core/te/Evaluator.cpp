@@ -38,26 +38,71 @@ void Evaluator::run(const ast::Module& mod)
             if (!name.empty()) m_variantComments[c.loc.line] = name;
         }
     }
+    // A variant's names are those bound after the last statement that touched it. They are
+    // recorded when a statement leaves it alone (with that statement's bindings set aside), not
+    // after every statement that touches it: recording reads the whole environment, and a chain
+    // of n steps on one variant took n^2 of that (3,000 splits: minutes).
+    std::set<int> pending; // touched by the last statement, not recorded since
     try {
         for (auto& st : mod.body) {
             m_stmt = &st;
             m_touched.clear();
             m_lowered.clear();
+            m_rebound.clear();
             execute(st);
+            recordLeftAlone(pending);
             for (int v : m_touched) {
                 auto& var = m_program.variants[static_cast<std::size_t>(v)];
                 var.lastLine = std::max(var.lastLine, st.endLine);
                 if (!m_lowered.count(v))
                     var.scheduleEndLine = std::max(var.scheduleEndLine, st.endLine);
-                recordNames(var);
             }
+            pending = m_touched;
         }
     } catch (const UserError&) {
-        // The variants evaluated before the mistake stay usable (the app keeps showing them).
+        // The variants evaluated before the mistake stay usable (the app keeps showing them),
+        // with the names bound before the statement that failed.
+        m_touched.clear();
+        recordLeftAlone(pending);
         finishVariants();
         throw;
     }
+    for (int v : pending)
+        recordNames(m_program.variants[static_cast<std::size_t>(v)]);
     finishVariants();
+}
+
+void Evaluator::bind(const std::string& name, const Value& v)
+{
+    auto it = m_env.find(name);
+    m_rebound.emplace_back(name, it == m_env.end() ? std::nullopt : std::optional(it->second));
+    m_env[name] = v;
+}
+
+void Evaluator::recordLeftAlone(const std::set<int>& pending)
+{
+    std::vector<int> left;
+    for (int v : pending)
+        if (!m_touched.count(v)) left.push_back(v);
+    if (left.empty()) return;
+    // The environment as it was before this statement: its bindings undone, then put back.
+    std::vector<std::pair<std::string, std::optional<Value>>> now;
+    for (auto& [name, before] : m_rebound) {
+        auto it = m_env.find(name);
+        now.emplace_back(name, it == m_env.end() ? std::nullopt : std::optional(it->second));
+    }
+    auto set = [this](const std::string& name, const std::optional<Value>& value) {
+        if (value)
+            m_env[name] = *value;
+        else
+            m_env.erase(name);
+    };
+    for (auto p = m_rebound.rbegin(); p != m_rebound.rend(); ++p)
+        set(p->first, p->second);
+    for (int v : left)
+        recordNames(m_program.variants[static_cast<std::size_t>(v)]);
+    for (auto p = now.rbegin(); p != now.rend(); ++p)
+        set(p->first, p->second);
 }
 
 void Evaluator::execute(const ast::Stmt& st)
@@ -118,7 +163,7 @@ void Evaluator::bindParameter(const ast::Expr& target, std::int64_t literal)
     }
     if (!m_program.findParameter(target.name))
         m_program.parameters.push_back({target.name, v, target.loc, overridden});
-    m_env[target.name] = Value::integer(overridden ? v : literal);
+    bind(target.name, Value::integer(overridden ? v : literal));
 }
 
 bool Evaluator::isIntLiteral(const ast::Expr& e, std::int64_t* out)
@@ -157,7 +202,7 @@ void Evaluator::assign(const ast::Expr& target, const Value& v)
 {
     if (target.kind == ExprKind::Name) {
         if (v.kind == VKind::Expr && v.expr.defined()) checkBuilt(v.expr, target.loc);
-        m_env[target.name] = v;
+        bind(target.name, v);
         return;
     }
     // Tuple or list unpacking.
@@ -414,6 +459,11 @@ void Evaluator::recordNames(Variant& v)
     v.stageAxisVars.clear();
     v.names.clear();
     const Schedule& sch = v.snapshots.back();
+    // Which stages hold each axis, asked once per axis rather than by a scan of every stage's.
+    std::unordered_map<const IterVarNode*, std::vector<const Stage*>> stagesOf;
+    for (const Stage& st : sch.stages())
+        for (const IterVar& iv : st.allIterVars)
+            stagesOf[iv.get()].push_back(&st);
     for (auto& [name, value] : m_env) {
         v.names.push_back(name);
         if (value.kind == VKind::Tensor) {
@@ -422,9 +472,10 @@ void Evaluator::recordNames(Variant& v)
             v.axisVars[name] = value.iv->name();
             // Two stages may have axes of one name (n of a padding and of a convolution).
             // Of two variables holding one axis, the last in name order (as axisVars reads).
-            for (const Stage& st : sch.stages()) {
-                if (!st.hasIterVar(value.iv)) continue;
-                std::string& var = v.stageAxisVars[st.name()][value.iv->name()];
+            auto held = stagesOf.find(value.iv.get());
+            if (held == stagesOf.end()) continue;
+            for (const Stage* st : held->second) {
+                std::string& var = v.stageAxisVars[st->name()][value.iv->name()];
                 if (var < name) var = name;
             }
         } else if (value.kind == VKind::Schedule &&

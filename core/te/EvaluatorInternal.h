@@ -11,7 +11,9 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <optional>
 #include <set>
+#include <vector>
 #include <unordered_map>
 
 namespace loopscope::te_detail {
@@ -305,7 +307,9 @@ private:
     IterVar axisArg(const Arg& a, const std::string& fn);
     std::int64_t factorArg(const Arg& a, const std::string& what);
     int intArg(const Arg& a, const std::string& what);
-    void recordStep(int variant, const std::string& primitive, const std::string& stage);
+    // The step's schedule becomes the variant's newest snapshot.
+    void recordStep(int variant, const std::string& primitive, const std::string& stage,
+                    Schedule after);
     // Counts a copy of `stages` stages kept for the before/after views of a step (or a new
     // schedule), refusing at the statement once the script's copies pass kMaxStageCopies: a
     // thousand-stage chain scheduled step by step would otherwise keep a million stages.
@@ -321,6 +325,11 @@ private:
     // newest snapshot when the primitive accepts it.
     Value applyPrimitive(const Value& self, const PrimitiveSpec& p, const CallArgs& c);
     void recordNames(Variant& v);
+    // Binds a name of the script, remembering what it held for recordLeftAlone.
+    void bind(const std::string& name, const Value& v);
+    // Records the names of the variants in `pending` that this statement did not touch, as they
+    // were before it.
+    void recordLeftAlone(const std::set<int>& pending);
     void finishVariants();
     const std::map<std::string, std::int64_t>& m_overrides;
     Program m_program;
@@ -332,6 +341,8 @@ private:
     const ast::Stmt* m_stmt = nullptr;
     std::string m_assignName;
     std::set<int> m_touched;
+    // What this statement's bindings replaced, in order (nullopt: the name was unbound).
+    std::vector<std::pair<std::string, std::optional<Value>>> m_rebound;
     // Stages the variants' schedules hold, summed over every step's copy (see keepStageCopies).
     std::int64_t m_stageCopies = 0;
     std::set<int> m_lowered; // variants this statement lowers or builds

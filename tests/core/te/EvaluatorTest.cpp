@@ -161,6 +161,69 @@ TEST(EvaluatorLimits, StageCopiesJustUnderAndOver)
         << over.error.message;
 }
 
+// 3,000 splits chained on one axis, as a script can write them: evaluated in linear time (the
+// names each variant records were read after every statement, and every step's schedule copied
+// the stage's whole history twice), every step kept, the last names as the last statement left
+// them. `loopscope-cli check` of this took 42 s; the suite's time limit keeps it from coming back.
+TEST(EvaluatorLimits, ThreeThousandChainedSplits)
+{
+    std::string s = "A = te.placeholder((1024,), name=\"A\")\n"
+                    "B = te.compute((1024,), lambda i: A[i] + 1.0, name=\"B\")\n"
+                    "s = te.create_schedule(B.op)\n"
+                    "x0 = B.op.axis[0]\n";
+    for (int k = 1; k <= 3000; ++k)
+        s += "x" + std::to_string(k) + "o, x" + std::to_string(k) + " = s[B].split(x" +
+             std::to_string(k - 1) + ", factor=1)\n";
+    EvalResult r = eval(s);
+    ASSERT_TRUE(r.ok) << r.error.message;
+    const Variant& v = r.program.variants.front();
+    ASSERT_EQ(v.steps.size(), 3000u);
+    ASSERT_EQ(v.snapshots.size(), 3001u);
+    const Stage* b = v.schedule().find(r.program.tensors[1]);
+    ASSERT_NE(b, nullptr);
+    EXPECT_EQ(b->leafIterVars.size(), 3001u);
+    EXPECT_EQ(b->relations.size(), 3000u);
+    EXPECT_EQ(b->allIterVars.size(), 6001u);
+    // Each snapshot has its own history: the 10th step's stage, 10 splits.
+    EXPECT_EQ(v.snapshots[10].find(r.program.tensors[1])->relations.size(), 10u);
+    EXPECT_EQ(v.axisVars.count("x3000"), 1u);
+    EXPECT_EQ(v.axisVars.count("x1500o"), 1u);
+}
+
+// A variant's names are the script's after the variant's last statement: a name rebound later,
+// by a statement of another variant or none, keeps what it held for the variant.
+TEST(Evaluator, AVariantsNamesAreThoseAfterItsLastStatement)
+{
+    EvalResult r = eval("A = te.placeholder((8,), name=\"A\")\n"
+                        "B = te.compute((8,), lambda i: A[i] + 1, name=\"B\")\n"
+                        "s = te.create_schedule(B.op)\n"
+                        "xo, xi = s[B].split(B.op.axis[0], factor=4)\n"
+                        "t = te.create_schedule(B.op)\n"
+                        "yo, yi = t[B].split(B.op.axis[0], factor=2)\n"
+                        "xo = 5\n"
+                        "s[B].vectorize(xi)\n"
+                        "yo = 6\n");
+    ASSERT_TRUE(r.ok) << r.error.message;
+    const Variant& s = r.program.variants[0];
+    const Variant& t = r.program.variants[1];
+    // s's last statement is the vectorize, after `xo = 5`: xo no longer holds an axis there.
+    EXPECT_EQ(s.axisVars.count("xo"), 0u);
+    EXPECT_EQ(s.axisVars.at("xi"), "i.inner");
+    // t's last statement is its split, before both rebindings: yo and xo still hold axes.
+    EXPECT_EQ(t.axisVars.at("yo"), "i.outer");
+    EXPECT_EQ(t.axisVars.at("xo"), "i.outer");
+    EXPECT_EQ(t.axisVars.count("yi"), 1u);
+    // A mistake: the variants keep the names bound before the statement that failed.
+    EvalResult bad = eval("A = te.placeholder((8,), name=\"A\")\n"
+                          "B = te.compute((8,), lambda i: A[i] + 1, name=\"B\")\n"
+                          "s = te.create_schedule(B.op)\n"
+                          "xo, xi = s[B].split(B.op.axis[0], factor=4)\n"
+                          "xo, xi = s[B].split(xo, factor=nope)\n");
+    ASSERT_FALSE(bad.ok);
+    EXPECT_EQ(bad.program.variants[0].axisVars.at("xo"), "i.outer");
+    EXPECT_EQ(bad.program.variants[0].axisVars.at("xi"), "i.inner");
+}
+
 // Script integers are 64-bit: the largest results fit, one step past them is an error at the
 // operator (found by the script fuzzer: 2**7484672 multiplied past 64 bits, undefined behaviour).
 TEST(EvaluatorLimits, IntegerArithmeticJustUnderAndOver64Bits)
