@@ -88,8 +88,7 @@ int main(int argc, char** argv)
             std::printf("loopscope_bench_cpu_model " LOOPSCOPE_VERSION_STRING "\n");
             return 0;
         }
-        const bool known =
-            a == "--threads" || a == "--rounds" || a == "--samples" || a == "--cpus";
+        const bool known = a == "--threads" || a == "--rounds" || a == "--samples" || a == "--cpus";
         if (!known || i + 1 >= argc) {
             std::fprintf(stderr, "loopscope_bench_cpu_model: %s '%s'\n\n%s",
                          known ? "a value must follow" : "unknown option", a.c_str(), usage);
@@ -148,8 +147,8 @@ int main(int argc, char** argv)
             failed = true;
             continue;
         }
-        const Variant* v = *c.variant ? r.program.findVariant(c.variant)
-                                      : &r.program.variants.back();
+        const Variant* v =
+            *c.variant ? r.program.findVariant(c.variant) : &r.program.variants.back();
         if (!v) {
             std::printf("%s: no variant '%s'\n", c.sample, c.variant);
             failed = true;

@@ -107,7 +107,8 @@ const CommandHelp kCommands[] = {
      "         records go to --log (default: the app's data folder, per script); --resume\n"
      "         counts the log's records as measured; --trials 0 --apply writes the log's best\n"
      "         --apply adds the result to FILE as a variant ('tuned from NAME')\n"},
-    {"model", "  model  info|run|bench|tasks|test ...   ONNX models (loopscope-cli model --help)\n"},
+    {"model",
+     "  model  info|run|bench|tasks|test ...   ONNX models (loopscope-cli model --help)\n"},
     {"export",
      "  export FILE [--variant NAME] --format tvm|c|llvm|asm|obj [-o OUT] [--set P=V ...]\n"
      "         [--target \"llvm -mcpu=CPU -mattr=+F,...\"] [--lines]\n"

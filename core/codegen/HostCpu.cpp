@@ -94,10 +94,10 @@ const HostCpu& hostCpu()
         if (c.llvmName != "generic" && knownToLlvm(c.llvmName)) return c;
         const CpuIdentity id = hostCpuIdentity();
         const std::string nearest = nearestKnownCpu(id, hostCpuFeatures());
-        const std::string what =
-            id.valid ? (id.brand.empty() ? id.vendor : "'" + id.brand + "'") + ", " + id.vendor +
-                           " family " + hex(id.family) + " model " + hex(id.model)
-                     : std::string("a CPU CPUID does not describe");
+        const std::string what = id.valid ? (id.brand.empty() ? id.vendor : "'" + id.brand + "'") +
+                                                ", " + id.vendor + " family " + hex(id.family) +
+                                                " model " + hex(id.model)
+                                          : std::string("a CPU CPUID does not describe");
         if (nearest.empty() || !knownToLlvm(nearest)) {
             c.name = "generic";
             c.reason = "LLVM " LLVM_VERSION_STRING " does not know this CPU (" + what +

@@ -68,8 +68,8 @@ std::vector<CacheLevel> deterministicCacheLeaves(unsigned leaf)
         const std::int64_t partitions = ((r.ebx >> 12) & 0x3ff) + 1;
         const std::int64_t ways = ((r.ebx >> 22) & 0x3ff) + 1;
         const std::int64_t sets = static_cast<std::int64_t>(r.ecx) + 1;
-        out.push_back(level(static_cast<int>((r.eax >> 5) & 0x7), type,
-                            lineSize * partitions * ways * sets));
+        out.push_back(
+            level(static_cast<int>((r.eax >> 5) & 0x7), type, lineSize * partitions * ways * sets));
     }
     return out;
 }
@@ -108,8 +108,8 @@ CpuIdentity hostCpuIdentity()
     if (cpuid(1, 0, r)) {
         const int baseFamily = static_cast<int>((r.eax >> 8) & 0xf);
         const int baseModel = static_cast<int>((r.eax >> 4) & 0xf);
-        id.family = baseFamily == 0xf ? baseFamily + static_cast<int>((r.eax >> 20) & 0xff)
-                                      : baseFamily;
+        id.family =
+            baseFamily == 0xf ? baseFamily + static_cast<int>((r.eax >> 20) & 0xff) : baseFamily;
         id.model = baseFamily == 0x6 || baseFamily == 0xf
                        ? baseModel + (static_cast<int>((r.eax >> 16) & 0xf) << 4)
                        : baseModel;
@@ -121,8 +121,8 @@ CpuIdentity hostCpuIdentity()
             brand.clear();
             break;
         }
-        brand += registerText(r.eax) + registerText(r.ebx) + registerText(r.ecx) +
-                 registerText(r.edx);
+        brand +=
+            registerText(r.eax) + registerText(r.ebx) + registerText(r.ecx) + registerText(r.edx);
     }
     brand = brand.substr(0, brand.find('\0'));
     const auto first = brand.find_first_not_of(' ');
@@ -170,7 +170,8 @@ std::vector<CacheLevel> cachesFromCpuid()
     if (amd) {
         // 0x8000001D is there where the topology extensions are (0x80000001 ECX bit 22).
         Regs r;
-        if (cpuid(0x80000001, 0, r) && (r.ecx & (1u << 22))) out = deterministicCacheLeaves(0x8000001D);
+        if (cpuid(0x80000001, 0, r) && (r.ecx & (1u << 22)))
+            out = deterministicCacheLeaves(0x8000001D);
         if (out.empty()) out = legacyAmdCacheLeaves();
     } else {
         out = deterministicCacheLeaves(4);

@@ -72,11 +72,23 @@ public:
         {
             return a.m_i == b.m_i;
         }
-        friend bool operator!=(const const_iterator& a, const const_iterator& b) { return !(a == b); }
-        friend bool operator<(const const_iterator& a, const const_iterator& b) { return a.m_i < b.m_i; }
+        friend bool operator!=(const const_iterator& a, const const_iterator& b)
+        {
+            return !(a == b);
+        }
+        friend bool operator<(const const_iterator& a, const const_iterator& b)
+        {
+            return a.m_i < b.m_i;
+        }
         friend bool operator>(const const_iterator& a, const const_iterator& b) { return b < a; }
-        friend bool operator<=(const const_iterator& a, const const_iterator& b) { return !(b < a); }
-        friend bool operator>=(const const_iterator& a, const const_iterator& b) { return !(a < b); }
+        friend bool operator<=(const const_iterator& a, const const_iterator& b)
+        {
+            return !(b < a);
+        }
+        friend bool operator>=(const const_iterator& a, const const_iterator& b)
+        {
+            return !(a < b);
+        }
 
     private:
         const SharedList* m_list = nullptr;
@@ -91,7 +103,8 @@ public:
     SharedList(std::vector<T> items) { *this = std::move(items); } // NOLINT: as a vector converts
     SharedList& operator=(std::vector<T> items)
     {
-        m_sealed = items.empty() ? nullptr : std::make_shared<const std::vector<T>>(std::move(items));
+        m_sealed =
+            items.empty() ? nullptr : std::make_shared<const std::vector<T>>(std::move(items));
         m_tail.clear();
         return *this;
     }

@@ -13,8 +13,8 @@
 #include <functional>
 #include <optional>
 #include <set>
-#include <vector>
 #include <unordered_map>
+#include <vector>
 
 namespace loopscope::te_detail {
 

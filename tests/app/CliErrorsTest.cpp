@@ -125,15 +125,14 @@ TEST(CliUsage, AnUnknownOptionShowsItsCommandsUsage)
 // A run's --target chooses the CPU model only: this machine's features stay.
 TEST(CliUsage, ARunsTargetNamesACpuModelOnly)
 {
-    const std::string gemm =
-        "'" + std::string(LOOPSCOPE_SOURCE_DIR) + "/samples/opt_gemm.py' --set M=64 --set N=64 " +
-        "--set K=64 --variant baseline ";
+    const std::string gemm = "'" + std::string(LOOPSCOPE_SOURCE_DIR) +
+                             "/samples/opt_gemm.py' --set M=64 --set N=64 " +
+                             "--set K=64 --variant baseline ";
     RunResult r = runCli("run " + gemm + "--check --target 'llvm -mcpu=generic'");
     EXPECT_EQ(r.exitCode, 0) << r.output;
     r = runCli("run " + gemm + "--target 'llvm -mcpu=znver99'");
     EXPECT_EQ(r.exitCode, 2) << r.output;
-    EXPECT_NE(r.output.find("--target: -mcpu=znver99 names no CPU"), std::string::npos)
-        << r.output;
+    EXPECT_NE(r.output.find("--target: -mcpu=znver99 names no CPU"), std::string::npos) << r.output;
     r = runCli("bench " + gemm + "--target 'llvm -mcpu=generic -mattr=+avx512f'");
     EXPECT_EQ(r.exitCode, 2) << r.output;
     EXPECT_NE(r.output.find("takes \"llvm -mcpu=CPU\" alone"), std::string::npos) << r.output;

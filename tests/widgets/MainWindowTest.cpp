@@ -24,12 +24,12 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
+#include <QGuiApplication>
 #include <QLabel>
 #include <QMenu>
 #include <QPlainTextEdit>
 #include <QProcessEnvironment>
 #include <QPushButton>
-#include <QGuiApplication>
 #include <QScreen>
 #include <QSettings>
 #include <QSignalSpy>

@@ -453,12 +453,13 @@ void MainWindow::connectRuns()
         // Both names where LLVM does not know the CPU and code is generated for the nearest.
         const worker::PingResult& m = m_runs->machine();
         const bool mapped = !m.llvmCpu.isEmpty() && m.llvmCpu != cpu;
-        m_target->setText(mapped ? tr("CPU %1 (LLVM: %2) · %3 threads").arg(cpu, m.llvmCpu).arg(threads)
-                                 : tr("CPU %1 · %2 threads").arg(cpu).arg(threads));
-        m_target->setToolTip(m.cpuNote.isEmpty()
-                                 ? tr("The CPU model code is generated for, as LLVM %1 names it")
-                                       .arg(m.llvmVersion)
-                                 : m.cpuNote);
+        m_target->setText(
+            mapped ? tr("CPU %1 (LLVM: %2) · %3 threads").arg(cpu, m.llvmCpu).arg(threads)
+                   : tr("CPU %1 · %2 threads").arg(cpu).arg(threads));
+        m_target->setToolTip(
+            m.cpuNote.isEmpty()
+                ? tr("The CPU model code is generated for, as LLVM %1 names it").arg(m.llvmVersion)
+                : m.cpuNote);
     });
     connect(runs, &RunController::compiled, this,
             [this](double ms) { m_compile->setText(tr("compile %1 ms").arg(ms, 0, 'f', 0)); });
@@ -560,10 +561,10 @@ void MainWindow::restoreSettings()
         const QRect available = primary ? primary->availableGeometry() : QRect();
         const QSize preferred(1500, 950);
         if (available.isValid())
-            setGeometry(QStyle::alignedRect(
-                Qt::LeftToRight, Qt::AlignCenter,
-                preferred.boundedTo(QSize(available.width() * 19 / 20, available.height() * 9 / 10)),
-                available));
+            setGeometry(QStyle::alignedRect(Qt::LeftToRight, Qt::AlignCenter,
+                                            preferred.boundedTo(QSize(available.width() * 19 / 20,
+                                                                      available.height() * 9 / 10)),
+                                            available));
         else
             resize(preferred);
     }

@@ -52,8 +52,9 @@ struct PingResult {
     int protocol = 0;
     QStringList commands;
     QString triple;
-    QString cpu;     // what code is generated for
-    QString llvmCpu; // what LLVM's host detection named the CPU ("generic" for one it does not know)
+    QString cpu; // what code is generated for
+    QString
+        llvmCpu; // what LLVM's host detection named the CPU ("generic" for one it does not know)
     QString cpuNote; // why those differ; empty where they do not
     QString features;
     int vectorBits = 0;

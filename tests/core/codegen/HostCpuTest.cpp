@@ -58,8 +58,7 @@ TEST(HostCpu, NewerIntelCoresByTheirFeatures)
     EXPECT_EQ(nearestKnownCpu(cpu("GenuineIntel", 6, 0xad), with(kAvx512, {"amx-tile"})),
               "sapphirerapids");
     // Arrow Lake (0xc6) and Lunar Lake (0xbd): AVX-VNNI without AVX-512, as Alder Lake.
-    EXPECT_EQ(nearestKnownCpu(cpu("GenuineIntel", 6, 0xc6), with(kAvx2, {"avxvnni"})),
-              "alderlake");
+    EXPECT_EQ(nearestKnownCpu(cpu("GenuineIntel", 6, 0xc6), with(kAvx2, {"avxvnni"})), "alderlake");
     // A future family (Diamond Rapids is family 0x13) is read by its features too.
     EXPECT_EQ(nearestKnownCpu(cpu("GenuineIntel", 0x13, 0x01),
                               with(kAvx512, {"avx512vnni", "avx512vbmi2"})),
@@ -100,8 +99,7 @@ TEST(HostCpu, TheHostKeepsBothNames)
                                            "model describes";
     } else {
         EXPECT_EQ(host.llvmName, "generic");
-        EXPECT_NE(host.reason.find("the nearest model it knows"), std::string::npos)
-            << host.reason;
+        EXPECT_NE(host.reason.find("the nearest model it knows"), std::string::npos) << host.reason;
     }
     const HostTarget t = hostTarget();
     EXPECT_EQ(t.cpu, host.name);

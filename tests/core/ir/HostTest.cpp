@@ -22,9 +22,8 @@ struct TempFolder {
     fs::path path;
     TempFolder()
     {
-        path = fs::temp_directory_path() /
-               ("loopscope-host-" + std::to_string(::getpid()) + "-" +
-                std::to_string(reinterpret_cast<std::uintptr_t>(this)));
+        path = fs::temp_directory_path() / ("loopscope-host-" + std::to_string(::getpid()) + "-" +
+                                            std::to_string(reinterpret_cast<std::uintptr_t>(this)));
         fs::create_directories(path);
     }
     ~TempFolder()
