@@ -301,6 +301,32 @@ private slots:
         }
     }
 
+    // A CPU that LLVM does not know (a Zen 5: LLVM 16 calls it generic) gets code for the nearest
+    // model it knows; the status bar and About name both, the tooltip says why.
+    void aCpuLlvmDoesNotKnowShowsBothNames()
+    {
+        qputenv("LOOPSCOPE_LLVM_HOST_CPU", "generic"); // the worker started below inherits it
+        MainWindow w;
+        useBuiltWorker(w);
+        QSignalSpy described(w.runs(), &RunController::workerDescribed);
+        w.runs()->describeWorker();
+        const bool answered = described.wait(20000);
+        qunsetenv("LOOPSCOPE_LLVM_HOST_CPU");
+        QVERIFY(answered);
+        const worker::PingResult& m = w.runs()->machine();
+        QCOMPARE(m.llvmCpu, QStringLiteral("generic"));
+        QVERIFY2(m.cpu != QStringLiteral("generic") && !m.cpu.isEmpty(), qPrintable(m.cpu));
+        auto* label = w.findChild<QLabel*>(u"cpuLabel"_s);
+        QVERIFY(label);
+        QTRY_VERIFY2(label->text().contains(QStringLiteral("CPU %1 (LLVM: generic)").arg(m.cpu)),
+                     qPrintable(label->text()));
+        QVERIFY2(label->toolTip().contains(u"the nearest model it knows"_s),
+                 qPrintable(label->toolTip()));
+        const QString about = aboutText(m);
+        QVERIFY2(about.contains(u"LLVM names this CPU <b>generic</b>"_s), qPrintable(about));
+        QVERIFY(about.contains(QStringLiteral("<b>%1</b>").arg(m.cpu)));
+    }
+
     // Help: the primitives from the catalogue, the shortcuts the menus really have, and the
     // versions (Qt, LLVM, the CPU the worker generates code for).
     void helpListsPrimitivesShortcutsAndVersions()

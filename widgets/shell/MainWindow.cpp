@@ -411,6 +411,7 @@ void MainWindow::buildStatusBar()
     m_timing = new QLabel(this);
     m_compile = new QLabel(this);
     m_target = new QLabel(this);
+    m_target->setObjectName(QStringLiteral("cpuLabel"));
     m_progress = new QProgressBar(this);
     m_progress->setMaximumWidth(180);
     m_progress->setRange(0, 100);
@@ -453,9 +454,9 @@ void MainWindow::connectRuns()
         // Both names where LLVM does not know the CPU and code is generated for the nearest.
         const worker::PingResult& m = m_runs->machine();
         const bool mapped = !m.llvmCpu.isEmpty() && m.llvmCpu != cpu;
-        m_target->setText(
-            mapped ? tr("CPU %1 (LLVM: %2) · %3 threads").arg(cpu, m.llvmCpu).arg(threads)
-                   : tr("CPU %1 · %2 threads").arg(cpu).arg(threads));
+        const QString count = threads == 1 ? tr("1 thread") : tr("%1 threads").arg(threads);
+        m_target->setText(mapped ? tr("CPU %1 (LLVM: %2) · %3").arg(cpu, m.llvmCpu, count)
+                                 : tr("CPU %1 · %2").arg(cpu, count));
         m_target->setToolTip(
             m.cpuNote.isEmpty()
                 ? tr("The CPU model code is generated for, as LLVM %1 names it").arg(m.llvmVersion)

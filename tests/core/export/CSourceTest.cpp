@@ -37,13 +37,6 @@ struct Sample {
     std::map<std::string, std::int64_t> sizes;
 };
 
-void PrintTo(const Sample& c, std::ostream* os)
-{
-    *os << c.file;
-    for (auto& [name, value] : c.sizes)
-        *os << " " << name << "=" << value;
-}
-
 const Sample kSamples[] = {
     {"matmul_ladder", {{"M", 64}, {"N", 64}, {"K", 64}}},
     {"opt_gemm", {{"M", 64}, {"N", 64}, {"K", 64}}},
