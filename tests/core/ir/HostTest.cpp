@@ -94,8 +94,12 @@ TEST(Host, CpuidGivesTheCachesGlibcReads)
         return 0;
     };
     const long l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE), l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-    if (l1 > 0) EXPECT_EQ(bytesOf("L1d"), l1) << cacheSummary(caches);
-    if (l2 > 0) EXPECT_EQ(bytesOf("L2"), l2) << cacheSummary(caches);
+    if (l1 > 0) {
+        EXPECT_EQ(bytesOf("L1d"), l1) << cacheSummary(caches);
+    }
+    if (l2 > 0) {
+        EXPECT_EQ(bytesOf("L2"), l2) << cacheSummary(caches);
+    }
     if (l1 <= 0 && l2 <= 0 && caches.empty())
         GTEST_SKIP() << "neither CPUID nor glibc says this machine's caches";
     ASSERT_FALSE(caches.empty());
