@@ -40,7 +40,7 @@ done
 echo 0 > "$online"
 [ -e "$cpu/online" ] && mount --bind "$online" "$cpu/online"
 export LOOPSCOPE_LLVM_HOST_CPU=generic
-echo "hidden: ${#hidden[@]} sysfs folders (caches, cpufreq); online: $(cat "$cpu/online"); LLVM's CPU: generic; cores: 1 (taskset -c 0)"
+echo "hidden: ${#hidden[@]} sysfs folders (caches, cpufreq); online: $(cat "$cpu/online"); LLVM's CPU: generic"
 
 fail() { echo "test-hidden-facts: FAILED: $*" >&2; exit 1; }
 [ -z "$(ls -A "$cpu/cpu0/cache" 2> /dev/null)" ] || fail "sysfs still lists cpu0's caches"

@@ -127,8 +127,8 @@ TEST(Host, UsableCoresFollowTheAffinity)
     cpu_set_t set;
     CPU_ZERO(&set);
     ASSERT_EQ(sched_getaffinity(0, sizeof set, &set), 0);
+    // Whatever the online count says (a container's /sys may say fewer or more).
     EXPECT_EQ(usableCores(), CPU_COUNT(&set));
-    EXPECT_LE(usableCores(), static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)));
     EXPECT_GE(usableCores(), 1);
 }
 
