@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The habits CI holds the tree to beyond the tests: the formatting of .clang-format everywhere,
 # clang-tidy's checks of .clang-tidy on core/, and the core and command-line tests built with
-# AddressSanitizer and UndefinedBehaviorSanitizer, and the libFuzzer targets run for a bounded time
+# AddressSanitizer and UndefinedBehaviorSanitizer (clang), and the libFuzzer targets run for a bounded time
 # (scripts/fuzz.sh; LOOPSCOPE_FUZZ_SECONDS a target, default 60).
 # Usage: scripts/check.sh [format] [tidy] [sanitize] [fuzz]   (default: all four, in that order)
 # Installs clang-format and clang-tidy when missing; expects scripts/setup.sh to have run (tidy
@@ -51,7 +51,7 @@ for check in "${checks[@]}"; do
   sanitize)
     echo "== the core and command-line tests with AddressSanitizer and UndefinedBehaviorSanitizer"
     rm -f /tmp/check-sanitize.log
-    cmake -S . -B build-sanitize -G Ninja -DLOOPSCOPE_SANITIZE=ON > /dev/null
+    scripts/configure-sanitize.sh
     cmake --build build-sanitize -j "$(nproc)" --target loopscope_core_tests loopscope_codegen_tests \
       loopscope_cli_tests loopscope-cli
     export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1

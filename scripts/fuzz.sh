@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (clang, AddressSanitizer and UndefinedBehaviorSanitizer) in
-# build-fuzz and runs each one: first over its regression inputs (fuzz/regressions/TARGET: every
+# build-sanitize (the objects the sanitized tests use too) and runs each one: first over its regression inputs (fuzz/regressions/TARGET: every
 # crash found once), then fuzzing from a seed corpus for a bounded time.
 #   scripts/fuzz.sh [--seconds S] [--runs N] [--only script|schedule|tunelog|onnx] [--corpus DIR]
 # --seconds: how long each target fuzzes (default 60); --runs: stop a target after N executions
@@ -9,7 +9,7 @@
 # The script target starts from the samples, the test scripts and the error corpus, with the
 # dictionary of TE tokens (fuzz/te.dict). A crash, a sanitizer report, an internal error, a
 # timeout (10 s an input), more than 2 GB of memory or a wrong result fails the run, and
-# libFuzzer writes the input that caused it to build-fuzz/findings/.
+# libFuzzer writes the input that caused it to build-sanitize/findings/.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$here"
@@ -24,23 +24,12 @@ while (($#)); do
   esac
 done
 
-missing=()
-for p in clang libclang-rt-14-dev; do
-  dpkg-query -W -f='${Status}' "$p" 2> /dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  sudo=""
-  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
-  export DEBIAN_FRONTEND=noninteractive
-  $sudo apt-get update -qq
-  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" > /dev/null
-fi
-
-CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DLOOPSCOPE_FUZZ=ON > /dev/null
-cmake --build build-fuzz -j "$(nproc)"
+scripts/configure-sanitize.sh
+cmake --build build-sanitize -j "$(nproc)" --target loopscope-fuzz-script loopscope-fuzz-schedule \
+  loopscope-fuzz-tunelog loopscope-fuzz-onnx
 
 corpus="${corpus:-$(mktemp -d)}"
-mkdir -p "$corpus/script" "$corpus/schedule" "$corpus/tunelog" "$corpus/onnx" build-fuzz/findings
+mkdir -p "$corpus/script" "$corpus/schedule" "$corpus/tunelog" "$corpus/onnx" build-sanitize/findings
 cp samples/*.py tests/data/errors/*.py tests/data/scripts/*.py fuzz/regressions/script/* "$corpus/script/" 2> /dev/null || true
 cp fuzz/regressions/schedule/* "$corpus/schedule/" 2> /dev/null || true
 mkdir -p "$corpus/tunelog"
@@ -56,12 +45,12 @@ export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_erro
 
 for target in script schedule tunelog onnx; do
   [ -z "$only" ] || [ "$only" = "$target" ] || continue
-  exe="build-fuzz/fuzz/loopscope-fuzz-$target"
+  exe="build-sanitize/fuzz/loopscope-fuzz-$target"
   regressions=(fuzz/regressions/$target/*)
   if [ -e "${regressions[0]}" ]; then
     echo "== $target: ${#regressions[@]} regression inputs"
-    "$exe" "${regressions[@]}" > "build-fuzz/findings/$target-regressions.log" 2>&1 ||
-      { tail -n 40 "build-fuzz/findings/$target-regressions.log"; exit 1; }
+    "$exe" "${regressions[@]}" > "build-sanitize/findings/$target-regressions.log" 2>&1 ||
+      { tail -n 40 "build-sanitize/findings/$target-regressions.log"; exit 1; }
   fi
   limit=(-max_total_time="$seconds")
   [ -z "$runs" ] || limit=(-runs="$runs")
@@ -73,13 +62,13 @@ for target in script schedule tunelog onnx; do
   dict=()
   [ "$target" = script ] && dict=(-dict=fuzz/te.dict)
   if ! "$exe" "${dict[@]}" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 "${limit[@]}" \
-    -print_final_stats=1 -artifact_prefix="build-fuzz/findings/$target-" "$corpus/$target" \
-    > "build-fuzz/findings/$target.log" 2>&1; then
-    tail -n 60 "build-fuzz/findings/$target.log"
-    echo "fuzz: $target found a problem; the input is in build-fuzz/findings/" >&2
+    -print_final_stats=1 -artifact_prefix="build-sanitize/findings/$target-" "$corpus/$target" \
+    > "build-sanitize/findings/$target.log" 2>&1; then
+    tail -n 60 "build-sanitize/findings/$target.log"
+    echo "fuzz: $target found a problem; the input is in build-sanitize/findings/" >&2
     exit 1
   fi
-  grep -E "^stat::number_of_executed_units|^Done" "build-fuzz/findings/$target.log" | tr '\n' ' '
+  grep -E "^stat::number_of_executed_units|^Done" "build-sanitize/findings/$target.log" | tr '\n' ' '
   echo
 done
 echo "fuzz: clean"

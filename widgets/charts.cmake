@@ -1,5 +1,5 @@
 # Benchmark charts (Qt Charts, wrapped by ChartsView) and export as PNG/SVG. The charts view is
-# its own small library: the CLI draws `sweep --chart` with it, without the rest of the widgets.
+# its own small library: the chart program (loopscope-chart, which draws `sweep --chart`) uses it without the rest of the widgets.
 find_package(Qt6 REQUIRED COMPONENTS Widgets Charts Svg)
 add_library(loopscope_charts STATIC
   charts/ChartsView.cpp

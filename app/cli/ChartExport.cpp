@@ -1,83 +1,142 @@
 #include "ChartExport.h"
 
-#include "charts/ChartsView.h"
-#include "runtime/SweepJson.h"
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <vector>
 
-#include <QApplication>
-#include <QFileInfo>
-#include <QJsonDocument>
-#include <QJsonObject>
-#include <QStringList>
+#include <fcntl.h>
+#include <poll.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
-#include <cstdio>
+extern char** environ;
 
 namespace loopscope {
 
+std::string findChartExecutable(const std::string& selfExecutable)
+{
+    namespace fs = std::filesystem;
+    if (const char* env = std::getenv("LOOPSCOPE_CHART"); env && *env) return env;
+    std::error_code ec;
+    fs::path self = fs::canonical(selfExecutable, ec);
+    if (ec) self = fs::path(selfExecutable);
+    const fs::path dir = self.parent_path();
+    for (const fs::path& candidate :
+         {dir / "loopscope-chart", dir / ".." / "chart" / "loopscope-chart",
+          dir / ".." / "libexec" / "loopscope" / "loopscope-chart"}) {
+        if (::access(candidate.c_str(), X_OK) == 0) return candidate.lexically_normal().string();
+    }
+    return {};
+}
+
 namespace {
 
-QtMessageHandler g_previousHandler = nullptr;
-
-// Drawing a chart with no display makes Qt say two things that concern only a desktop session
-// (no runtime folder; the offscreen platform ignores window size hints). They would read as
-// problems in the CLI's output, so they are dropped; anything else still reaches stderr.
-void quietOffscreenMessages(QtMsgType type, const QMessageLogContext& context,
-                            const QString& message)
+// Feeds `input` to the program's stdin while collecting its stderr (both through poll, so a
+// program that writes much before reading cannot block either side); its exit status.
+int runWithInput(const std::string& exe, const std::string& input, std::string* errors)
 {
-    if (type == QtWarningMsg &&
-        (message.startsWith(QLatin1String("QStandardPaths: XDG_RUNTIME_DIR not set")) ||
-         message.contains(QLatin1String("does not support propagateSizeHints"))))
-        return;
-    if (g_previousHandler)
-        g_previousHandler(type, context, message);
-    else
-        std::fprintf(stderr, "%s\n", qPrintable(qFormatLogMessage(type, context, message)));
+    int in[2], err[2];
+    if (::pipe2(in, O_CLOEXEC) != 0) return -1;
+    if (::pipe2(err, O_CLOEXEC) != 0) {
+        ::close(in[0]);
+        ::close(in[1]);
+        return -1;
+    }
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, in[0], STDIN_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, err[1], STDERR_FILENO);
+    std::string name = exe;
+    char* argv[] = {name.data(), nullptr};
+    pid_t pid = -1;
+    const int rc = posix_spawn(&pid, exe.c_str(), &actions, nullptr, argv, environ);
+    posix_spawn_file_actions_destroy(&actions);
+    ::close(in[0]);
+    ::close(err[1]);
+    if (rc != 0) {
+        ::close(in[1]);
+        ::close(err[0]);
+        *errors = std::string("cannot start ") + exe + ": " + std::strerror(rc);
+        return -1;
+    }
+    // A chart program that stops reading early must not kill this process with SIGPIPE.
+    struct sigaction ignore {
+    }, previous{};
+    ignore.sa_handler = SIG_IGN;
+    ::sigaction(SIGPIPE, &ignore, &previous);
+
+    std::size_t written = 0;
+    int writeFd = in[1];
+    if (input.empty()) {
+        ::close(writeFd);
+        writeFd = -1;
+    }
+    char buffer[4096];
+    for (int readFd = err[0]; readFd >= 0 || writeFd >= 0;) {
+        pollfd fds[2];
+        int n = 0;
+        if (readFd >= 0) fds[n++] = {readFd, POLLIN, 0};
+        if (writeFd >= 0) fds[n++] = {writeFd, POLLOUT, 0};
+        if (::poll(fds, n, -1) < 0) {
+            if (errno == EINTR) continue;
+            break;
+        }
+        for (int i = 0; i < n; ++i) {
+            if (fds[i].revents == 0) continue;
+            if (fds[i].fd == readFd) {
+                const ssize_t got = ::read(readFd, buffer, sizeof buffer);
+                if (got > 0) {
+                    errors->append(buffer, static_cast<std::size_t>(got));
+                } else if (got == 0 || errno != EINTR) {
+                    ::close(readFd);
+                    readFd = -1;
+                }
+            } else {
+                const ssize_t put =
+                    ::write(writeFd, input.data() + written, input.size() - written);
+                if (put > 0) written += static_cast<std::size_t>(put);
+                if ((put < 0 && errno != EINTR && errno != EAGAIN) || written == input.size()) {
+                    ::close(writeFd);
+                    writeFd = -1;
+                }
+            }
+        }
+    }
+    if (writeFd >= 0) ::close(writeFd);
+    ::sigaction(SIGPIPE, &previous, nullptr);
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (WIFSIGNALED(status)) {
+        errors->append(std::string("the chart program ended on signal ") +
+                       strsignal(WTERMSIG(status)));
+        return 128 + WTERMSIG(status);
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 } // namespace
 
-std::string writeSweepChart(const SweepResult& result, const ChartFile& file)
+std::string writeSweepChart(const ChartRequest& request, const std::string& selfExecutable)
 {
-    // No display is needed: the view is drawn offscreen unless the caller chose a platform.
-    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
-    QtMessageHandler previous = qInstallMessageHandler(quietOffscreenMessages);
-    if (previous != quietOffscreenMessages)
-        g_previousHandler = previous; // a second chart keeps the first's
-    static int argc = 1;
-    static char name[] = "loopscope-cli";
-    static char* argv[] = {name, nullptr};
-    QApplication app(argc, argv);
-
-    ChartsView view;
-    view.setAttribute(Qt::WA_DontShowOnScreen);
-    view.resize(1000, 620);
-    QStringList parameters;
-    for (auto& p : result.parameters)
-        parameters << QString::fromStdString(p);
-    view.setSizeLabel(parameters);
-    view.setPeakGflops(file.peakGflops);
-    view.setBandwidthGbs(file.bandwidthGbs);
-    if (!result.blasLabel.empty()) view.setReferenceLabel(QString::fromStdString(result.blasLabel));
-    // Through the points' JSON form, as the app receives them from the worker.
-    QList<ChartPoint> points;
-    for (const SweepPoint& s : result.points) {
-        const std::string text = sweepPointJson(s, result.parameters).dump();
-        points << chartPointFromJson(
-            QJsonDocument::fromJson(QByteArray::fromStdString(text)).object());
-    }
-    view.setPoints(points);
-
-    const ChartsView::Tab tab = file.kind == "bars"       ? ChartsView::BarTab
-                                : file.kind == "roofline" ? ChartsView::RooflineTab
-                                                          : ChartsView::LineTab;
-    view.setCurrentTab(tab);
-    view.show();
-    QApplication::processEvents();
-
-    const QString path = QString::fromStdString(file.path);
-    const QString suffix = QFileInfo(path).suffix().toLower();
-    bool ok =
-        suffix == QLatin1String("svg") ? view.exportSvg(path, tab) : view.exportPng(path, tab);
-    return ok ? std::string() : "cannot write '" + file.path + "'";
+    const std::string exe = findChartExecutable(selfExecutable);
+    if (exe.empty())
+        return "cannot draw '" + request.path +
+               "': the chart program (loopscope-chart) was not found next to this program";
+    std::string errors;
+    const int status = runWithInput(exe, chartRequestJson(request).dump(), &errors);
+    while (!errors.empty() && errors.back() == '\n')
+        errors.pop_back();
+    if (status == 0) return {};
+    // The chart program's own words ("cannot write 'x.png'"), else what happened to it.
+    constexpr std::string_view prefix = "loopscope-chart: ";
+    if (errors.rfind(prefix, 0) == 0) errors.erase(0, prefix.size());
+    if (errors.empty()) errors = "the chart program failed (exit " + std::to_string(status) + ")";
+    return errors;
 }
 
 } // namespace loopscope

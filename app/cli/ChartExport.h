@@ -1,21 +1,19 @@
 // `loopscope-cli sweep --chart OUT.png|OUT.svg`: the sweep drawn by the desktop app's own charts
-// view, rendered offscreen, so the CLI's picture is the one a user sees in the Charts dock.
+// view, so the CLI's picture is the one a user sees in the Charts dock. The drawing happens in the
+// chart program (loopscope-chart), started for it: the CLI loads no Qt.
 #pragma once
 
-#include "runtime/Sweep.h"
+#include "ChartRequest.h"
 
 #include <string>
 
 namespace loopscope {
 
-struct ChartFile {
-    std::string path;           // .png or .svg
-    std::string kind = "lines"; // lines | bars | roofline
-    double peakGflops = 0;      // 0: no peak line
-    double bandwidthGbs = 0;    // 0: no memory roof
-};
+// The chart program next to `selfExecutable`: $LOOPSCOPE_CHART, loopscope-chart beside it,
+// ../chart/ or ../libexec/loopscope/. Empty when none exists.
+std::string findChartExecutable(const std::string& selfExecutable);
 
 // Empty when written; otherwise why not.
-std::string writeSweepChart(const SweepResult& result, const ChartFile& file);
+std::string writeSweepChart(const ChartRequest& request, const std::string& selfExecutable);
 
 } // namespace loopscope

@@ -1001,13 +1001,15 @@ int commandSweep(Options& o)
     if (!o.csv.empty() && !writeFile(o.csv, sweepCsv(result))) throw cannotWrite(o.csv);
     if (!o.chart.empty()) {
         // The reference lines of the Charts dock: the machine's peak and memory bandwidth.
-        ChartFile chart;
+        ChartRequest chart;
         chart.path = o.chart;
         chart.kind = o.chartKind;
         chart.peakGflops = measurePeakFlops(o.threads).gflops;
         chart.bandwidthGbs = measureTriadBandwidth(o.threads).gbPerS;
-        if (std::string error = writeSweepChart(result, chart); !error.empty())
-            throw UsageError(error, false);
+        chart.sweep = std::move(result);
+        std::string error = writeSweepChart(chart, "/proc/self/exe");
+        result = std::move(chart.sweep);
+        if (!error.empty()) throw UsageError(error, false);
     }
     bool wrong = std::any_of(result.points.begin(), result.points.end(), [](const SweepPoint& p) {
         return p.failed && p.message.rfind("wrong numbers", 0) == 0;

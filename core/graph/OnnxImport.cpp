@@ -8,6 +8,7 @@
 #include <onnx/shape_inference/implementation.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -72,6 +73,14 @@ std::string bytesText(std::int64_t n)
     return s + " bytes";
 }
 
+// A byte count too large for 64 bits (dimensions multiplied in long double), in the form of 1e+29.
+std::string bytesTextOf(long double n)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3Lg bytes", n);
+    return text;
+}
+
 // The values of a TensorProto, from its raw bytes, its typed fields or its external file.
 HostBuffer tensorFromProto(const onnx::TensorProto& t, const std::string& folder)
 {
@@ -89,8 +98,10 @@ HostBuffer tensorFromProto(const onnx::TensorProto& t, const std::string& folder
     }
     const long double bytes = count * dtype->bytes();
     if (bytes > static_cast<long double>(kMaxModelBytes))
-        throw ImportError(what + " would need " + bytesText(static_cast<std::int64_t>(bytes)) +
-                          "; more than a model may hold");
+        throw ImportError(
+            what + " would need " +
+            (bytes < 9e18L ? bytesText(static_cast<std::int64_t>(bytes)) : bytesTextOf(bytes)) +
+            "; more than a model may hold");
     HostBuffer out(*dtype, shape);
     const std::int64_t n = out.elementCount();
     auto copyRaw = [&](const char* data, std::size_t size) {

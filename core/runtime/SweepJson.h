@@ -72,6 +72,7 @@ inline std::optional<SweepPoint> sweepPointFromJson(const nlohmann::json& j)
     p.skipped = flag("skipped");
     p.failed = flag("failed");
     p.checked = flag("checked");
+    p.cached = flag("cached");
     if (auto m = j.find("message"); m != j.end() && m->is_string())
         p.message = m->get<std::string>();
     p.flops = number("flops");

@@ -191,3 +191,35 @@ TEST(CliSweep, ChartIsDrawnAsPngAndSvg)
         runCli("sweep " + kGemm + "--param M --values 32 --chart a.png --chart-kind pie").exitCode,
         2);
 }
+
+// The chart program is found next to the CLI; where it is missing, or refuses what it is given,
+// the sweep says so and writes nothing.
+TEST(CliSweep, AChartProgramThatIsMissingOrRefusesIsReported)
+{
+    const std::string sweep = "sweep " + kGemm +
+                              "--param M --values 32 --variant baseline --threads 1 --chart " +
+                              (fs::temp_directory_path() / "loopscope-never.png").string();
+    RunResult r = loopscope::testing::runShell("LOOPSCOPE_CHART=/nonexistent/loopscope-chart " +
+                                               std::string(LOOPSCOPE_CLI) + " " + sweep + " 2>&1");
+    EXPECT_EQ(r.exitCode, 2) << r.output;
+    EXPECT_NE(r.output.find("cannot start /nonexistent/loopscope-chart"), std::string::npos)
+        << r.output;
+    EXPECT_FALSE(fs::exists(fs::temp_directory_path() / "loopscope-never.png"));
+
+    const std::string chart = LOOPSCOPE_CHART;
+    r = loopscope::testing::runShell("echo '[1, 2' | " + chart + " 2>&1");
+    EXPECT_EQ(r.exitCode, 1) << r.output;
+    EXPECT_NE(r.output.find("loopscope-chart: standard input is not JSON"), std::string::npos)
+        << r.output;
+    r = loopscope::testing::runShell("echo '{\"chart_request\": 99, \"path\": \"x.png\"}' | " +
+                                     chart + " 2>&1");
+    EXPECT_EQ(r.exitCode, 1) << r.output;
+    EXPECT_NE(r.output.find("a chart request of version 99; this program reads version 1"),
+              std::string::npos)
+        << r.output;
+    r = loopscope::testing::runShell(
+        "echo '{\"chart_request\": 1, \"path\": \"x.png\", \"points\": [{}]}' | " + chart +
+        " 2>&1");
+    EXPECT_EQ(r.exitCode, 1) << r.output;
+    EXPECT_NE(r.output.find("point 1 is not a sweep point"), std::string::npos) << r.output;
+}

@@ -326,7 +326,7 @@ void MainWindow::buildActions()
         a->setCheckable(true);
         a->setChecked(savedTheme() == choice);
         themes->addAction(a);
-        connect(a, &QAction::triggered, this, [choice] {
+        connect(a, &QAction::triggered, this, [choice = choice] {
             saveTheme(choice);
             applyTheme(choice);
         });

@@ -168,6 +168,22 @@ TEST(OnnxImport, WeightBytesThatDoNotMatchTheirShape)
     EXPECT_NE(r.error.find("'w'"), std::string::npos) << r.error;
 }
 
+// Dimensions whose product does not fit in 64 bits (as some of ONNX's own test models have) are
+// refused with their size, not converted past the range of an integer.
+TEST(OnnxImport, AWeightLargerThanSixtyFourBitsCanCount)
+{
+    onnx::TensorProto w;
+    w.set_name("w");
+    w.set_data_type(onnx::TensorProto::FLOAT);
+    for (int i = 0; i < 3; ++i)
+        w.add_dims(std::int64_t{1} << 30);
+    ImportResult r = importProto(addWeightModel(w));
+    ASSERT_FALSE(r.ok);
+    EXPECT_NE(r.error.find("'w' would need 4.95e+27 bytes; more than a model may hold"),
+              std::string::npos)
+        << r.error;
+}
+
 TEST(OnnxImport, ExternalDataStaysInTheModelsFolder)
 {
     const fs::path dir =

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Configures build-sanitize: clang, AddressSanitizer and UndefinedBehaviorSanitizer, -O1 with line
+# tables. The sanitized tests (scripts/check.sh sanitize) and the libFuzzer targets
+# (scripts/fuzz.sh) build there from one set of objects. Installs clang and its sanitizer
+# runtimes when missing; starts again from an empty folder when an earlier configure chose
+# another compiler.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$here"
+
+missing=()
+for p in clang libclang-rt-14-dev; do
+  dpkg-query -W -f='${Status}' "$p" 2> /dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" > /dev/null
+fi
+
+if [ -f build-sanitize/CMakeCache.txt ] &&
+  ! grep -q '^CMAKE_CXX_COMPILER:[A-Z]*=.*clang++' build-sanitize/CMakeCache.txt; then
+  echo "build-sanitize was configured with another compiler: starting it again with clang"
+  rm -rf build-sanitize
+fi
+CC=clang CXX=clang++ cmake -S . -B build-sanitize -G Ninja -DLOOPSCOPE_SANITIZE=ON > /dev/null
