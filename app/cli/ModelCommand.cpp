@@ -1,4 +1,7 @@
 #include "ModelCommand.h"
+
+#include "Cli.h"
+#include "Commands.h"
 #include "ModelTune.h"
 
 #include "graph/FuseOps.h"
@@ -80,12 +83,7 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-std::string fixed(double v, int digits)
-{
-    std::ostringstream ss;
-    ss << std::fixed << std::setprecision(digits) << v;
-    return ss.str();
-}
+using cli::fixed;
 
 std::vector<std::int64_t> parseDims(const std::string& text)
 {
@@ -780,5 +778,14 @@ int runModelCommand(int argc, char** argv, const std::string& self)
     }
     return modelRun(a, r, a.sub == "bench");
 }
+
+namespace cli {
+
+int commandModel(int argc, char** argv)
+{
+    return runModelCommand(argc, argv, "/proc/self/exe");
+}
+
+} // namespace cli
 
 } // namespace loopscope

@@ -1,5 +1,7 @@
 #include "ModelTune.h"
 
+#include "Cli.h"
+
 #include "graph/FuseOps.h"
 #include "graph/ModelRun.h"
 #include "graph/Project.h"
@@ -34,12 +36,7 @@ void onInterrupt(int)
     g_stop = true;
 }
 
-std::string fixed(double v, int digits)
-{
-    std::ostringstream ss;
-    ss << std::fixed << std::setprecision(digits) << v;
-    return ss.str();
-}
+using cli::fixed;
 
 std::string readText(const fs::path& p)
 {

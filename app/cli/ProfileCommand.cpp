@@ -1,5 +1,10 @@
 #include "ProfileCommand.h"
 
+#include "Cli.h"
+#include "Commands.h"
+#include "runtime/ThreadPool.h"
+#include "runtime/VariantRun.h"
+
 #include "runtime/ProfileJson.h"
 #include "runtime/Runner.h"
 #include "runtime/ThreadPool.h"
@@ -124,5 +129,42 @@ int runProfileCommand(const ProfileArgs& args, const Program& program, const Var
     }
     return 0;
 }
+
+namespace cli {
+
+int commandProfile(int argc, char** argv)
+{
+    struct ProfileOptions : Options {
+        double seconds = 1; // --seconds
+    } o;
+    parseCommand(argc, argv, o,
+                 join({scriptOptions(o),
+                       runOptions(o),
+                       {jsonOption(o),
+                        cpuTargetOption(o),
+                        {"--seconds", "", true, [&](const std::string& v) {
+                             o.seconds = parseNumber(v, "--seconds");
+                             if (!(o.seconds > 0))
+                                 throw UsageError("--seconds must be more than 0");
+                         }}}}));
+    EvalResult r;
+    json err;
+    if (!evaluate(o, &r, &err)) return documentError(o, err);
+    if (o.variants.size() > 1)
+        throw UsageError("profile takes one variant: give one --variant NAME");
+    const Variant* v = o.variants.empty()
+                           ? (r.program.variants.empty() ? nullptr : &r.program.variants.back())
+                           : selectVariants(o, r.program).front();
+    if (!v) throw UsageError(o.file + " has no variant to profile", false);
+    setParallelThreads(o.threads);
+    ProfileArgs args;
+    args.file = o.file;
+    args.symbols = o.symbols;
+    args.seconds = o.seconds;
+    args.json = o.json;
+    return runProfileCommand(args, r.program, *v, cliJit(o));
+}
+
+} // namespace cli
 
 } // namespace loopscope

@@ -1,7 +1,11 @@
 #include "TuneCommand.h"
 
+#include "Cli.h"
+#include "Commands.h"
+
 #include "runtime/BlasReference.h"
 #include "runtime/DnnlReference.h"
+#include "schedule/Primitives.h"
 #include "te/Program.h"
 #include "tune/TuneLog.h"
 #include "tune/Tuner.h"
@@ -34,22 +38,8 @@ void onInterrupt(int)
     g_interrupted = true;
 }
 
-std::string fixed(double v, int digits)
-{
-    std::ostringstream ss;
-    ss << std::fixed << std::setprecision(digits) << v;
-    return ss.str();
-}
-
-bool readFile(const std::string& path, std::string* out)
-{
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return false;
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    *out = ss.str();
-    return true;
-}
+using cli::fixed;
+using cli::readFile;
 
 std::string sizesText(const std::map<std::string, std::int64_t>& sizes)
 {
@@ -286,5 +276,53 @@ int runTuneCommand(const TuneArgs& args)
     }
     return out.haveBest ? 0 : 1;
 }
+
+namespace cli {
+
+int commandTune(int argc, char** argv)
+{
+    Options o;
+    TuneArgs t;
+    parseCommand(argc, argv, o,
+                 join({scriptOptions(o),
+                       runOptions(o),
+                       {jsonOption(o),
+                        {"--trials", "", true,
+                         [&](const std::string& v) {
+                             t.trials = static_cast<int>(parseInteger(v, "--trials"));
+                             if (t.trials < 0) throw UsageError("--trials must be 0 or more");
+                         }},
+                        {"--time", "", true,
+                         [&](const std::string& v) {
+                             t.seconds = parseNumber(v, "--time", "seconds");
+                             if (!(t.seconds > 0))
+                                 throw UsageError("--time must be more than 0 seconds");
+                         }},
+                        {"--log", "", true, [&](const std::string& v) { t.log = v; }},
+                        {"--resume", "", false, [&](const std::string&) { t.resume = true; }},
+                        {"--apply", "", false, [&](const std::string&) { t.apply = true; }},
+                        {"--seed", "", true,
+                         [&](const std::string& v) {
+                             t.seed = static_cast<std::uint64_t>(parseInteger(v, "--seed"));
+                         }},
+                        {"--forbid", "", true, [&](const std::string& v) {
+                             for (auto& p : splitList(v)) {
+                                 if (!findPrimitive(p))
+                                     throw UsageError("--forbid: '" + p +
+                                                      "' is not a schedule primitive");
+                                 t.forbidden.insert(p);
+                             }
+                         }}}}));
+    if (o.variants.size() > 1) throw UsageError("tune starts from one variant: give one --variant");
+    t.file = o.file;
+    t.variant = o.variants.empty() ? "" : o.variants.front();
+    t.sets = o.sets;
+    t.threads = o.threads;
+    t.json = o.json;
+    t.self = "/proc/self/exe";
+    return runTuneCommand(t);
+}
+
+} // namespace cli
 
 } // namespace loopscope

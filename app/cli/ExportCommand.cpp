@@ -1,0 +1,118 @@
+#include "Cli.h"
+#include "Commands.h"
+
+#include "codegen/Codegen.h"
+#include "export/Export.h"
+#include "runtime/VariantRun.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+
+namespace loopscope::cli {
+
+namespace {
+
+struct ExportArgs : Options {
+    std::string format; // --format tvm, c, llvm, asm or obj
+    std::string output; // -o OUT
+    bool lines = false; // --lines
+};
+
+int exportVariant(ExportArgs& o)
+{
+    EvalResult r;
+    json err;
+    if (!evaluate(o, &r, &err)) return kDocumentError;
+    // Without --variant, a script's only variant.
+    if (o.variants.empty() && r.program.variants.size() != 1) {
+        throw UsageError("export needs --variant NAME: " + o.file + " has " +
+                             std::to_string(r.program.variants.size()) + " variants (" +
+                             variantList(r.program) + ")",
+                         false);
+    }
+    const Variant& v = *selectVariants(o, r.program).front();
+    ExportOptions options;
+    options.format = o.format;
+    options.target = o.target;
+    options.sourceName = std::filesystem::path(o.file).filename().string();
+    options.symbols = o.symbols;
+    options.lineInfo = o.lines;
+    if (o.lines && (o.format == "tvm" || o.format == "c"))
+        std::cerr << "loopscope-cli: note: --lines is for llvm, asm and obj\n";
+    if (o.format == "c" && !o.target.empty())
+        std::cerr << "loopscope-cli: note: --target does not change C source\n";
+    if (o.format != "tvm" && o.format != "c") {
+        const std::string& target = o.target.empty() ? v.target : o.target;
+        try {
+            checkTarget(target);
+        } catch (const CodegenError& e) {
+            if (!o.target.empty()) throw UsageError(std::string("--target: ") + e.what(), false);
+            reportDiagnostic(
+                o, Diagnostic{v.targetLoc, std::string("target '") + target + "': " + e.what()});
+            return kDocumentError;
+        }
+    }
+    if (o.format != "tvm") noteThreadBindings(o, v);
+    std::string text;
+    std::vector<std::pair<std::string, std::string>> files; // path, contents
+    try {
+        std::string source;
+        if (o.format == "tvm") readFile(o.file, &source);
+        ExportResult exported = exportVariant(source, r.program, v, options);
+        text = std::move(exported.text);
+        if (!exported.header.empty())
+            files.push_back({std::filesystem::path(o.output).replace_extension(".h").string(),
+                             exported.header});
+    } catch (const UserError& e) {
+        reportDiagnostic(o, e.diagnostic());
+        return kDocumentError;
+    } catch (const CodegenError& e) {
+        reportDiagnostic(o, Diagnostic{v.loc, "variant '" + v.name + "' cannot be exported as " +
+                                                  o.format + ": " + e.what()});
+        return kDocumentError;
+    }
+    if (o.output.empty()) {
+        std::cout << text;
+        return kOk;
+    }
+    files.insert(files.begin(), {o.output, text});
+    for (auto& [path, contents] : files)
+        if (!writeFile(path, contents)) throw cannotWrite(path);
+    return kOk;
+}
+
+} // namespace
+
+int commandExport(int argc, char** argv)
+{
+    ExportArgs o;
+    parseCommand(argc, argv, o,
+                 join({scriptOptions(o),
+                       {{"--format", "", true, [&](const std::string& v) { o.format = v; }},
+                        {"--lines", "", false, [&](const std::string&) { o.lines = true; }},
+                        {"--output", "-o", true, [&](const std::string& v) { o.output = v; }},
+                        {"--target", "", true, [&](const std::string& v) {
+                             o.target = v;
+                             if (o.target.rfind("llvm", 0) != 0)
+                                 throw UsageError(
+                                     "--target '" + o.target +
+                                         "' is not supported: Loopscope generates code for "
+                                         "CPUs (\"llvm ...\")",
+                                     false);
+                         }}}}));
+    if (o.variants.size() > 1)
+        throw UsageError("export writes one variant: give one --variant NAME");
+    if (o.format.empty()) throw UsageError("export needs --format tvm|c|llvm|asm|obj");
+    if (std::find(std::begin(kExportFormats), std::end(kExportFormats), o.format) ==
+        std::end(kExportFormats))
+        throw UsageError("unknown format '" + o.format + "' (tvm, c, llvm, asm or obj)");
+    if (o.format == "obj" && o.output.empty()) throw UsageError("--format obj needs -o OUT");
+    if (o.format == "obj" && std::filesystem::path(o.output).extension() == ".h")
+        throw UsageError(
+            "-o " + o.output +
+            ": the object's header goes next to it as .h; name the object differently");
+    return exportVariant(o);
+}
+
+} // namespace loopscope::cli
