@@ -13,8 +13,21 @@ target_link_libraries(loopscope_charts PUBLIC Qt6::Widgets Qt6::Charts Qt6::Svg
   PRIVATE loopscope_warnings)
 target_compile_definitions(loopscope_charts PUBLIC QT_NO_CAST_FROM_ASCII QT_USE_QSTRINGBUILDER)
 
-target_sources(loopscope_widgets PRIVATE
+# The sweep panel above the charts (the request it builds from its choices) and the store of
+# measured points (which reads scripts with the front end to key points by variant, and writes its
+# file with views/SafeFile.h). A small library of its own: its test builds without the other
+# widgets.
+add_library(loopscope_widgets_sweep STATIC
+  charts/SweepPanel.h
   charts/SweepPanel.cpp
+  charts/SweepStore.h
   charts/SweepStore.cpp
 )
-target_link_libraries(loopscope_widgets PUBLIC loopscope_charts)
+set_target_properties(loopscope_widgets_sweep PROPERTIES AUTOMOC ON)
+target_include_directories(loopscope_widgets_sweep PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
+# The panel is given the analysis (shell/AnalysisService.h's ExplorationPtr, from explore).
+target_link_libraries(loopscope_widgets_sweep
+  PUBLIC loopscope_charts loopscope_explore
+  PRIVATE loopscope_widgets_safe_file loopscope_te loopscope_warnings)
+
+target_link_libraries(loopscope_widgets PUBLIC loopscope_charts loopscope_widgets_sweep)

@@ -12,5 +12,14 @@ target_sources(loopscope_widgets PRIVATE
   views/LadderView.h views/LadderView.cpp
   views/LadderStore.h views/LadderStore.cpp
   views/VariantTreeView.h views/VariantTreeView.cpp
-  views/SafeFile.h views/SafeFile.cpp
 )
+
+# Whole-file writes that leave the old file whole if they fail, and damaged files set aside: used
+# by the ladder's, the sweep's and the recovery's stores and the saves. QtCore only, a small
+# library of its own so that the sweep store (charts.cmake) and its test need no other widget.
+add_library(loopscope_widgets_safe_file STATIC views/SafeFile.h views/SafeFile.cpp)
+target_include_directories(loopscope_widgets_safe_file PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
+target_link_libraries(loopscope_widgets_safe_file PUBLIC Qt6::Core PRIVATE loopscope_tune loopscope_warnings)
+target_compile_definitions(loopscope_widgets_safe_file PUBLIC QT_NO_CAST_FROM_ASCII QT_USE_QSTRINGBUILDER)
+
+target_link_libraries(loopscope_widgets PUBLIC loopscope_widgets_safe_file)

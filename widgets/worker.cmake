@@ -1,6 +1,7 @@
 # The client of the background worker process (the worker itself is app/worker/, target
-# loopscope-worker): the requests and replies as plain values, their JSON in one place.
-target_sources(loopscope_widgets PRIVATE
+# loopscope-worker): the requests and replies as plain values, their JSON in one place. It needs
+# only QtCore, so it is a small library of its own: its tests build without the other widgets.
+add_library(loopscope_widgets_worker STATIC
   worker/WorkerRequests.h
   worker/WorkerReplies.h
   worker/WorkerProtocol.h
@@ -8,3 +9,9 @@ target_sources(loopscope_widgets PRIVATE
   worker/WorkerClient.h
   worker/WorkerClient.cpp
 )
+set_target_properties(loopscope_widgets_worker PROPERTIES AUTOMOC ON)
+target_include_directories(loopscope_widgets_worker PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
+target_link_libraries(loopscope_widgets_worker PUBLIC Qt6::Core PRIVATE loopscope_warnings)
+target_compile_definitions(loopscope_widgets_worker PUBLIC QT_NO_CAST_FROM_ASCII QT_USE_QSTRINGBUILDER)
+
+target_link_libraries(loopscope_widgets PUBLIC loopscope_widgets_worker)

@@ -1,32 +1,26 @@
-# The charts view (Qt Test, offscreen), linked with the charts library alone.
+# Tests of the charts part (widgets/charts): Qt Test executables on the offscreen platform.
 find_package(Qt6 REQUIRED COMPONENTS Test)
-add_executable(ChartsViewTest widgets/ChartsViewTest.cpp)
-set_target_properties(ChartsViewTest PROPERTIES AUTOMOC ON)
-target_link_libraries(ChartsViewTest PRIVATE loopscope_charts Qt6::Test loopscope_warnings)
-add_test(NAME ChartsViewTest COMMAND ChartsViewTest)
+
+# The charts view, linked with the charts library alone.
+add_executable(loopscope_charts_view_tests ${CMAKE_CURRENT_LIST_DIR}/charts/ChartsViewTest.cpp)
+set_target_properties(loopscope_charts_view_tests PROPERTIES AUTOMOC ON)
+target_link_libraries(loopscope_charts_view_tests PRIVATE loopscope_charts Qt6::Test loopscope_warnings)
+add_test(NAME ChartsViewTest COMMAND loopscope_charts_view_tests)
 set_tests_properties(ChartsViewTest PROPERTIES ENVIRONMENT "QT_QPA_PLATFORM=offscreen" TIMEOUT 120)
 
 # The sweep panel above the charts (the request it builds from its choices) and the store of
-# measured points (which reads scripts with the front end to key points by variant, and writes
-# its file with tune/TuneLog.h's whole-file write).
-add_executable(SweepPanelTest widgets/SweepPanelTest.cpp
-  ${PROJECT_SOURCE_DIR}/widgets/charts/SweepPanel.h
-  ${PROJECT_SOURCE_DIR}/widgets/charts/SweepPanel.cpp
-  ${PROJECT_SOURCE_DIR}/widgets/charts/SweepStore.h
-  ${PROJECT_SOURCE_DIR}/widgets/charts/SweepStore.cpp
-  ${PROJECT_SOURCE_DIR}/widgets/views/SafeFile.h
-  ${PROJECT_SOURCE_DIR}/widgets/views/SafeFile.cpp)
-set_target_properties(SweepPanelTest PROPERTIES AUTOMOC ON)
-target_include_directories(SweepPanelTest PRIVATE ${PROJECT_SOURCE_DIR}/core)
-target_link_libraries(SweepPanelTest PRIVATE loopscope_charts loopscope_te loopscope_tune
-  Qt6::Test loopscope_warnings)
-add_test(NAME SweepPanelTest COMMAND SweepPanelTest)
+# measured points (keyed by variant, kept across an edit of another variant and a restart),
+# linked with the sweep's library alone.
+add_executable(loopscope_sweep_panel_tests ${CMAKE_CURRENT_LIST_DIR}/charts/SweepPanelTest.cpp)
+set_target_properties(loopscope_sweep_panel_tests PROPERTIES AUTOMOC ON)
+target_link_libraries(loopscope_sweep_panel_tests PRIVATE loopscope_widgets_sweep Qt6::Test loopscope_warnings)
+add_test(NAME SweepPanelTest COMMAND loopscope_sweep_panel_tests)
 set_tests_properties(SweepPanelTest PROPERTIES ENVIRONMENT "QT_QPA_PLATFORM=offscreen" TIMEOUT 120)
 
 # The charts in the window: a sweep, an edit of one variant, the next sweep (only that variant is
 # measured again), and a new window on the same script showing the stored points.
 if(TARGET loopscope-worker)
-  add_executable(loopscope_charts_window_tests widgets/ChartsWindowTest.cpp)
+  add_executable(loopscope_charts_window_tests ${CMAKE_CURRENT_LIST_DIR}/charts/ChartsWindowTest.cpp)
   set_target_properties(loopscope_charts_window_tests PROPERTIES AUTOMOC ON)
   target_link_libraries(loopscope_charts_window_tests PRIVATE loopscope_widgets Qt6::Test
     loopscope_warnings)
