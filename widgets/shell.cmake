@@ -1,5 +1,6 @@
 # The shell: the main window and what it is made of. The window builds the docks, menus and status
-# bar and applies each analysis; the document owns the file and its text; the run controller
+# bar (MainWindowLayout.cpp) and applies each analysis; the Tune panel's runs and the model views
+# have controllers of their own (TuningController, ModelWindows); the document owns the file and its text; the run controller
 # sends every request to the background worker and turns the replies into what the window shows;
 # the charts dock shows sweeps; the dialogs are their own classes.
 target_sources(loopscope_widgets PRIVATE
@@ -21,5 +22,10 @@ target_sources(loopscope_widgets PRIVATE
   shell/Theme.cpp
   shell/MainWindow.h
   shell/MainWindow.cpp
+  shell/MainWindowLayout.cpp
+  shell/ModelWindows.h
+  shell/ModelWindows.cpp
+  shell/TuningController.h
+  shell/TuningController.cpp
 )
 target_compile_definitions(loopscope_widgets PRIVATE LOOPSCOPE_SOURCE_DIR="${PROJECT_SOURCE_DIR}")

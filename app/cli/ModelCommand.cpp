@@ -41,7 +41,10 @@ namespace {
 using json = nlohmann::json;
 namespace fs = std::filesystem;
 
-constexpr int kOk = 0, kError = 1, kUsage = 2, kWrong = 3;
+using cli::kOk;
+using cli::kUsage;
+using cli::UsageError;
+constexpr int kError = cli::kDocumentError, kWrong = cli::kWrongNumbers;
 
 const char* kModelUsage =
     "usage: loopscope-cli model info  M.onnx [--shape NAME=DIMS ...] [--passes] [--json]\n"
@@ -78,11 +81,6 @@ const char* kModelUsage =
     "The project file (M.loopscope.json beside M.onnx, or --schedules F) names each task's\n"
     "schedule: a script and variant, or a tuning log; --default-schedules ignores it.\n";
 
-class Usage : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
-
 using cli::fixed;
 
 std::vector<std::int64_t> parseDims(const std::string& text)
@@ -97,10 +95,10 @@ std::vector<std::int64_t> parseDims(const std::string& text)
             if (used != item.size() || v < 1) throw std::invalid_argument("");
             dims.push_back(v);
         } catch (const std::logic_error&) {
-            throw Usage("--shape: '" + text + "' is not dimensions such as 1x3x224x224");
+            throw UsageError("--shape: '" + text + "' is not dimensions such as 1x3x224x224");
         }
     }
-    if (dims.empty()) throw Usage("--shape: no dimensions in '" + text + "'");
+    if (dims.empty()) throw UsageError("--shape: no dimensions in '" + text + "'");
     return dims;
 }
 
@@ -121,10 +119,89 @@ struct Args {
     std::string self;
 };
 
+// A whole number at least `least`, for --threads, --repeat, --seed (0 or more) and --top,
+// --trials (1 or more).
+std::int64_t countOf(const std::string& flag, const std::string& v, std::int64_t least)
+{
+    try {
+        std::size_t used = 0;
+        const long long n = std::stoll(v, &used);
+        if (used == v.size() && n >= least) return n;
+    } catch (const std::logic_error&) {
+    }
+    throw UsageError(flag + ": '" + v + "' is not a " + (least > 0 ? "positive number" : "number"));
+}
+
+// The options of one subcommand.
+std::vector<cli::Option> optionsOf(Args& a)
+{
+    const std::string& sub = a.sub;
+    auto keyValue = [](const std::string& flag, const std::string& v) {
+        auto eq = v.find('=');
+        if (eq == std::string::npos || eq == 0)
+            throw UsageError(flag + " takes NAME=VALUE, not '" + v + "'");
+        return std::make_pair(v.substr(0, eq), v.substr(eq + 1));
+    };
+    std::vector<cli::Option> o = {
+        {"--shape", "", true,
+         [&a, keyValue](const std::string& v) {
+             auto [name, dims] = keyValue("--shape", v);
+             a.import.shapes[name] = parseDims(dims);
+         }},
+        {"--json", "", false, [&a](const std::string&) { a.json = true; }},
+        {"--threads", "", true,
+         [&a](const std::string& v) { a.threads = static_cast<int>(countOf("--threads", v, 0)); }},
+        {"--repeat", "", true,
+         [&a](const std::string& v) {
+             a.repeat = std::max(1, static_cast<int>(countOf("--repeat", v, 0)));
+         }},
+        {"--seed", "", true,
+         [&a](const std::string& v) {
+             a.seed = static_cast<std::uint64_t>(countOf("--seed", v, 0));
+         }},
+    };
+    if (sub == "run") {
+        o.push_back({"--input", "", true, [&a, keyValue](const std::string& v) {
+                         a.inputs.push_back(keyValue("--input", v));
+                     }});
+        o.push_back({"--output-dir", "", true, [&a](const std::string& v) { a.outputDir = v; }});
+        o.push_back({"--check", "", false, [&a](const std::string&) { a.check = true; }});
+    }
+    if (sub == "tasks")
+        o.push_back({"--export", "", true, [&a](const std::string& v) { a.exportDir = v; }});
+    if (sub == "info")
+        o.push_back({"--passes", "", false, [&a](const std::string&) { a.passes = true; }});
+    if (sub == "run" || sub == "bench" || sub == "tune")
+        o.push_back({"--schedules", "", true, [&a](const std::string& v) { a.schedules = v; }});
+    if (sub == "run" || sub == "bench")
+        o.push_back({"--default-schedules", "", false,
+                     [&a](const std::string&) { a.defaultSchedules = true; }});
+    if (sub == "tune") {
+        o.push_back({"--task", "", true, [&a](const std::string& v) { a.tuneTasks.push_back(v); }});
+        o.push_back({"--time", "", true, [&a](const std::string& v) {
+                         try {
+                             a.seconds = cli::parseNumber(v, "--time", "seconds");
+                         } catch (const UsageError&) {
+                             a.seconds = 0;
+                         }
+                         if (!(a.seconds > 0))
+                             throw UsageError("--time: '" + v + "' is not a number of seconds");
+                         a.trials = 0;
+                     }});
+        o.push_back({"--top", "", true, [&a](const std::string& v) {
+                         a.top = static_cast<int>(countOf("--top", v, 1));
+                     }});
+        o.push_back({"--trials", "", true, [&a](const std::string& v) {
+                         a.trials = static_cast<int>(countOf("--trials", v, 1));
+                     }});
+    }
+    return o;
+}
+
 Args parseArgs(int argc, char** argv)
 {
     Args a;
-    if (argc < 2) throw Usage("model needs a subcommand: info, run, bench, tasks or test");
+    if (argc < 2) throw UsageError("model needs a subcommand: info, run, bench, tasks or test");
     a.sub = argv[1];
     for (int i = 1; i < argc; ++i)
         if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
@@ -133,90 +210,15 @@ Args parseArgs(int argc, char** argv)
         }
     if (a.sub != "info" && a.sub != "run" && a.sub != "bench" && a.sub != "tasks" &&
         a.sub != "test" && a.sub != "make" && a.sub != "tune")
-        throw Usage("unknown model subcommand '" + a.sub + "'");
-    for (int i = 2; i < argc; ++i) {
-        std::string s = argv[i];
-        auto value = [&]() -> std::string {
-            if (i + 1 >= argc) throw Usage(s + " needs a value");
-            return argv[++i];
-        };
-        auto keyValue = [&](const std::string& v) {
-            auto eq = v.find('=');
-            if (eq == std::string::npos || eq == 0)
-                throw Usage(s + " takes NAME=VALUE, not '" + v + "'");
-            return std::make_pair(v.substr(0, eq), v.substr(eq + 1));
-        };
-        if (s == "--help" || s == "-h") {
-            std::cout << kModelUsage;
-            std::exit(kOk);
-        } else if (s == "--shape") {
-            auto [n, d] = keyValue(value());
-            a.import.shapes[n] = parseDims(d);
-        } else if (s == "--input" && a.sub == "run") {
-            a.inputs.push_back(keyValue(value()));
-        } else if (s == "--output-dir" && a.sub == "run") {
-            a.outputDir = value();
-        } else if (s == "--export" && a.sub == "tasks") {
-            a.exportDir = value();
-        } else if (s == "--passes" && a.sub == "info") {
-            a.passes = true;
-        } else if (s == "--check" && a.sub == "run") {
-            a.check = true;
-        } else if (s == "--json") {
-            a.json = true;
-        } else if (s == "--schedules" && (a.sub == "run" || a.sub == "bench" || a.sub == "tune")) {
-            a.schedules = value();
-        } else if (s == "--default-schedules" && (a.sub == "run" || a.sub == "bench")) {
-            a.defaultSchedules = true;
-        } else if (s == "--task" && a.sub == "tune") {
-            a.tuneTasks.push_back(value());
-        } else if (s == "--time" && a.sub == "tune") {
-            std::string v = value();
-            try {
-                std::size_t used = 0;
-                a.seconds = std::stod(v, &used);
-                if (used != v.size() || !(a.seconds > 0)) throw std::invalid_argument("");
-            } catch (const std::logic_error&) {
-                throw Usage("--time: '" + v + "' is not a number of seconds");
-            }
-            a.trials = 0;
-        } else if ((s == "--top" || s == "--trials") && a.sub == "tune") {
-            std::string v = value();
-            long long n;
-            try {
-                std::size_t used = 0;
-                n = std::stoll(v, &used);
-                if (used != v.size() || n < 1) throw std::invalid_argument("");
-            } catch (const std::logic_error&) {
-                throw Usage(s + ": '" + v + "' is not a positive number");
-            }
-            (s == "--top" ? a.top : a.trials) = static_cast<int>(n);
-        } else if (s == "--threads" || s == "--repeat" || s == "--seed") {
-            std::string v = value();
-            long long n;
-            try {
-                std::size_t used = 0;
-                n = std::stoll(v, &used);
-                if (used != v.size() || n < 0) throw std::invalid_argument("");
-            } catch (const std::logic_error&) {
-                throw Usage(s + ": '" + v + "' is not a number");
-            }
-            if (s == "--threads") a.threads = static_cast<int>(n);
-            if (s == "--repeat") a.repeat = std::max(1, static_cast<int>(n));
-            if (s == "--seed") a.seed = static_cast<std::uint64_t>(n);
-        } else if (!s.empty() && s[0] == '-') {
-            throw Usage("unknown option '" + s + "' for model " + a.sub);
-        } else {
-            a.files.push_back(s);
-        }
-    }
+        throw UsageError("unknown model subcommand '" + a.sub + "'");
+    a.files = cli::parseCommandLine(argc, argv, 2, "model " + a.sub, optionsOf(a));
     if (a.files.empty())
-        throw Usage("model " + a.sub + " needs " +
-                    (a.sub == "test" ? "a folder" : "a model (M.onnx)"));
+        throw UsageError("model " + a.sub + " needs " +
+                         (a.sub == "test" ? "a folder" : "a model (M.onnx)"));
     if (a.sub == "make" && a.files.size() != 2)
-        throw Usage("model make takes a kind and an output file");
+        throw UsageError("model make takes a kind and an output file");
     if (a.sub != "test" && a.sub != "make" && a.files.size() > 1)
-        throw Usage("model " + a.sub + " takes one model");
+        throw UsageError("model " + a.sub + " takes one model");
     return a;
 }
 
@@ -555,167 +557,6 @@ int modelTasks(const Args& a, const ImportResult& r)
     return kOk;
 }
 
-// ---- model test ----
-
-struct CaseResult {
-    std::string name;
-    std::string status; // "pass", "fail", "skip"
-    std::string reason;
-};
-
-// One case, in a child process: a crash in generated code is that case's failure.
-CaseResult runCase(const fs::path& dir)
-{
-    CaseResult result{dir.filename().string(), "fail", ""};
-    int fds[2];
-    if (::pipe(fds) != 0) {
-        result.reason = "cannot make a pipe";
-        return result;
-    }
-    const pid_t pid = ::fork();
-    if (pid == 0) {
-        ::close(fds[0]);
-        json out;
-        auto finish = [&](const std::string& status, const std::string& reason) {
-            out = {{"status", status}, {"reason", reason}};
-            const std::string text = out.dump();
-            (void)!::write(fds[1], text.data(), text.size());
-            ::_exit(0);
-        };
-        // Integer inputs (a Reshape's shape, a Slice's starts) are given at import as constants.
-        const fs::path data = dir / "test_data_set_0";
-        ImportOptions options;
-        const std::vector<std::string> names = modelInputNames((dir / "model.onnx").string());
-        std::vector<std::pair<std::string, HostBuffer>> files;
-        for (int i = 0;; ++i) {
-            const fs::path file = data / ("input_" + std::to_string(i) + ".pb");
-            if (!fs::exists(file)) break;
-            std::string name, why;
-            HostBuffer b;
-            if (!readTensorFile(file.string(), &name, &b, &why)) finish("skip", why);
-            if (name.empty() && static_cast<std::size_t>(i) < names.size())
-                name = names[static_cast<std::size_t>(i)];
-            if (!b.dtype().isFloat() && !name.empty()) options.constants[name] = b;
-            files.emplace_back(name, std::move(b));
-        }
-        ImportResult r = importOnnx((dir / "model.onnx").string(), options);
-        if (!r.ok) finish("skip", r.error);
-        try {
-            optimizeGraph(r.graph);
-        } catch (const GraphError& e) {
-            finish("fail", std::string("a graph pass: ") + e.what());
-        }
-        std::map<std::string, HostBuffer> inputs;
-        for (auto& [name, value] : files) {
-            if (options.constants.count(name)) continue;
-            inputs[name] = std::move(value);
-        }
-        std::string why;
-        auto model = CompiledModel::compile(r.graph, {}, &why);
-        if (!model) finish("fail", why);
-        for (auto& [name, value] : inputs)
-            if (!model->setInput(name, value, &why)) finish("skip", why);
-        if (inputs.size() != r.graph.inputs.size())
-            finish("skip", "the test data names its inputs differently");
-        model->run();
-        for (std::size_t i = 0; i < r.graph.outputs.size(); ++i) {
-            std::string name;
-            HostBuffer expected;
-            if (!readTensorFile((data / ("output_" + std::to_string(i) + ".pb")).string(), &name,
-                                &expected, &why))
-                finish("skip", why);
-            const HostBuffer got = model->value(r.graph.outputs[i]);
-            const Comparison c = compareTensors(got, expected, 1e-3, 1e-5);
-            if (!c.ok)
-                finish("fail", "output " + std::to_string(i) + " (" + r.graph.outputs[i] + ") " +
-                                   c.first + "; " + std::to_string(c.mismatches) + " of " +
-                                   std::to_string(c.elements) + " elements differ");
-        }
-        finish("pass", "");
-    }
-    ::close(fds[1]);
-    std::string text;
-    char buffer[4096];
-    ssize_t n;
-    while ((n = ::read(fds[0], buffer, sizeof buffer)) > 0)
-        text.append(buffer, static_cast<std::size_t>(n));
-    ::close(fds[0]);
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    if (WIFSIGNALED(status)) {
-        result.reason = "crashed (signal " + std::to_string(WTERMSIG(status)) + ")";
-        return result;
-    }
-    try {
-        json j = json::parse(text);
-        result.status = j.value("status", "fail");
-        result.reason = j.value("reason", "");
-    } catch (const json::exception&) {
-        result.reason = "the case ended without a result";
-    }
-    return result;
-}
-
-int modelTest(const Args& a)
-{
-    std::vector<fs::path> cases;
-    for (auto& f : a.files) {
-        fs::path p(f);
-        if (fs::exists(p / "model.onnx")) {
-            cases.push_back(p);
-            continue;
-        }
-        std::error_code ec;
-        std::vector<fs::path> found;
-        for (auto& e : fs::directory_iterator(p, ec))
-            if (fs::exists(e.path() / "model.onnx")) found.push_back(e.path());
-        if (ec) throw Usage("cannot read '" + f + "': " + ec.message());
-        std::sort(found.begin(), found.end());
-        cases.insert(cases.end(), found.begin(), found.end());
-    }
-    if (cases.empty()) throw Usage("no test cases (folders with model.onnx) in the given folders");
-    std::vector<CaseResult> results;
-    int pass = 0, fail = 0, skip = 0;
-    for (auto& c : cases) {
-        results.push_back(runCase(c));
-        const CaseResult& r = results.back();
-        (r.status == "pass" ? pass : r.status == "skip" ? skip : fail) += 1;
-        if (!a.json && r.status != "skip")
-            std::cout << r.status << "  " << c.string() << (r.reason.empty() ? "" : "  " + r.reason)
-                      << "\n";
-    }
-    if (a.json) {
-        json list = json::array();
-        for (auto& r : results)
-            list.push_back({{"case", r.name}, {"status", r.status}, {"reason", r.reason}});
-        std::cout << json{{"ok", fail == 0},
-                          {"passed", pass},
-                          {"failed", fail},
-                          {"skipped", skip},
-                          {"cases", list}}
-                         .dump(2)
-                  << "\n";
-    } else {
-        // Why cases were skipped, most common first.
-        std::map<std::string, int> reasons;
-        for (auto& r : results)
-            if (r.status == "skip") {
-                std::string key = r.reason.substr(0, r.reason.find('\n'));
-                if (key.size() > 100) key = key.substr(0, 100) + "...";
-                ++reasons[key];
-            }
-        std::vector<std::pair<int, std::string>> sorted;
-        for (auto& [k, n] : reasons)
-            sorted.emplace_back(n, k);
-        std::sort(sorted.rbegin(), sorted.rend());
-        std::cout << cases.size() << " cases: " << pass << " passed, " << fail << " failed, "
-                  << skip << " skipped\n";
-        for (std::size_t i = 0; i < sorted.size() && i < 12; ++i)
-            std::cout << "  skipped " << sorted[i].first << ": " << sorted[i].second << "\n";
-    }
-    return fail == 0 ? kOk : kWrong;
-}
-
 } // namespace
 
 int runModelCommand(int argc, char** argv, const std::string& self)
@@ -724,7 +565,7 @@ int runModelCommand(int argc, char** argv, const std::string& self)
     try {
         a = parseArgs(argc, argv);
         a.self = self;
-        if (a.sub == "test") return modelTest(a);
+        if (a.sub == "test") return runModelTests(a.files, a.json);
         if (a.sub == "make") {
             std::string why;
             if (!makeModel(a.files[0], a.files[1], a.seed, &why)) {
@@ -734,7 +575,7 @@ int runModelCommand(int argc, char** argv, const std::string& self)
             std::cout << "wrote " << a.files[1] << "\n";
             return kOk;
         }
-    } catch (const Usage& e) {
+    } catch (const UsageError& e) {
         std::cerr << "loopscope-cli: " << e.what() << "\n\n" << kModelUsage;
         return kUsage;
     }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace loopscope {
 
@@ -12,5 +13,10 @@ namespace loopscope {
 // failed, 2 usage, 3 wrong numbers).
 // `self`: the tool's own path (argv[0]), to find the worker next to it.
 int runModelCommand(int argc, char** argv, const std::string& self);
+
+// `model test FOLDER ...` (ModelTestCommand.cpp): each folder is a case (model.onnx and
+// test_data_set_0/) or holds cases. Exit code 0 when none failed, 3 otherwise; UsageError when
+// there is no case.
+int runModelTests(const std::vector<std::string>& folders, bool asJson);
 
 } // namespace loopscope

@@ -2,7 +2,9 @@
 
 #include "editor/PrimitiveHelp.h"
 #include "shell/HelpDialogs.h"
+#include "shell/ModelWindows.h"
 #include "shell/Theme.h"
+#include "shell/TuningController.h"
 #include "views/CompareView.h"
 
 #include "charts/ChartsView.h"
@@ -91,7 +93,18 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     buildActions();
     buildStatusBar();
     connectRuns();
-    connectTuning();
+    m_models = new ModelWindows(this);
+    connect(m_models, &ModelWindows::openScriptRequested, this, [this](const QString& script) {
+        if (QFileInfo(documentPath()).absoluteFilePath() == QFileInfo(script).absoluteFilePath())
+            return;
+        if (openFile(script)) {
+            raise();
+            activateWindow();
+        }
+    });
+    m_tuning = new TuningController(this, m_tunePanel, m_tune, m_models);
+    connect(m_tuning, &TuningController::ended, this, &MainWindow::tuneFinished);
+    connect(m_variantBox, &QComboBox::currentTextChanged, m_tuning, &TuningController::updatePanel);
     restoreSettings();
     if (!settingsNotice.isEmpty()) showNotice(settingsNotice);
     showStoreNotices();
@@ -147,6 +160,11 @@ QString MainWindow::documentPath() const
     return m_document->path();
 }
 
+int MainWindow::threads() const
+{
+    return m_threads->value();
+}
+
 bool MainWindow::openFile(const QString& path)
 {
     return m_document->openFile(path);
@@ -164,279 +182,6 @@ bool MainWindow::offerRecovery(bool ask)
 
 // ---- construction ----
 
-void MainWindow::buildDocks()
-{
-    setDockOptions(AnimatedDocks | AllowNestedDocks | AllowTabbedDocks);
-    auto dock = [this](const QString& title, const QString& name, QWidget* w,
-                       Qt::DockWidgetArea area) {
-        auto* d = new QDockWidget(title, this);
-        d->setObjectName(name);
-        d->setWidget(w);
-        addDockWidget(area, d);
-        return d;
-    };
-    m_schedule = new SchedulePanel(this);
-    m_loopNest = new LoopNestView(this);
-    m_variantTree = new VariantTreeView(this);
-    m_ladder = new LadderView(this);
-    m_ladder->setModel(m_ladderModel);
-    m_llvmView = new CodeView(this);
-    m_asmView = new CodeView(this);
-    m_llvmView->setPlaceholder(tr("Select a step to see its LLVM IR."));
-    m_asmView->setPlaceholder(tr("Select a step to see its assembly."));
-
-    // The panel scrolls rather than making the window taller than a laptop's screen.
-    auto* scheduleScroll = new QScrollArea(this);
-    scheduleScroll->setObjectName(QStringLiteral("ScheduleScroll"));
-    scheduleScroll->setWidget(m_schedule);
-    scheduleScroll->setWidgetResizable(true);
-    scheduleScroll->setFrameShape(QFrame::NoFrame);
-    scheduleScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    scheduleScroll->setMinimumWidth(m_schedule->minimumSizeHint().width() +
-                                    scheduleScroll->verticalScrollBar()->sizeHint().width());
-    auto* scheduleDock = dock(tr("Schedule"), QStringLiteral("ScheduleDock"), scheduleScroll,
-                              Qt::LeftDockWidgetArea);
-    auto* variantsDock = dock(tr("Variants"), QStringLiteral("VariantTreeDock"), m_variantTree,
-                              Qt::LeftDockWidgetArea);
-    splitDockWidget(scheduleDock, variantsDock, Qt::Vertical);
-    auto* loopDock =
-        dock(tr("Loop nest"), QStringLiteral("LoopNestDock"), m_loopNest, Qt::RightDockWidgetArea);
-    auto* ladderDock =
-        dock(tr("Ladder"), QStringLiteral("LadderDock"), m_ladder, Qt::BottomDockWidgetArea);
-    auto* llvmDock =
-        dock(tr("LLVM IR"), QStringLiteral("LlvmDock"), m_llvmView, Qt::RightDockWidgetArea);
-    auto* asmDock =
-        dock(tr("Assembly"), QStringLiteral("AsmDock"), m_asmView, Qt::RightDockWidgetArea);
-    // The charts share the tall right-hand area with the loop nest, so a sweep's lines have room.
-    m_chartsDock = new ChartsDock(this);
-    connect(m_analysis, &AnalysisService::analysisReady, m_chartsDock->panel(),
-            &SweepPanel::setExploration);
-    addDockWidget(Qt::RightDockWidgetArea, m_chartsDock);
-    tabifyDockWidget(loopDock, llvmDock);
-    tabifyDockWidget(llvmDock, asmDock);
-    tabifyDockWidget(asmDock, m_chartsDock);
-    // Tuning: the panel beside the charts, its runs in a worker of their own.
-    m_tunePanel = new TunePanel(this);
-    m_tune = new TuneService(this);
-    // It scrolls rather than making the right-hand docks taller than a laptop's screen.
-    auto* tuneScroll = new QScrollArea(this);
-    tuneScroll->setObjectName(QStringLiteral("TuneScroll"));
-    tuneScroll->setWidget(m_tunePanel);
-    tuneScroll->setWidgetResizable(true);
-    tuneScroll->setFrameShape(QFrame::NoFrame);
-    tuneScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    tuneScroll->setMinimumWidth(m_tunePanel->minimumSizeHint().width() +
-                                tuneScroll->verticalScrollBar()->sizeHint().width());
-    auto* tuneDock =
-        dock(tr("Tune"), QStringLiteral("TuneDock"), tuneScroll, Qt::RightDockWidgetArea);
-    tabifyDockWidget(m_chartsDock, tuneDock);
-    loopDock->raise();
-    m_defaultDockSizes = [this, scheduleDock, variantsDock, loopDock, ladderDock] {
-        resizeDocks({scheduleDock, loopDock}, {360, 640}, Qt::Horizontal);
-        resizeDocks({scheduleDock, variantsDock}, {3 * height() / 4, height() / 4}, Qt::Vertical);
-        // Room for the longest ladders of the samples without scrolling.
-        resizeDocks({ladderDock},
-                    {m_ladder->heightForRows(LadderView::kRowsShown) + ladderDock->height() -
-                     m_ladder->height()},
-                    Qt::Vertical);
-    };
-    connect(llvmDock, &QDockWidget::visibilityChanged, this, [this](bool) { requestCode(); });
-    connect(asmDock, &QDockWidget::visibilityChanged, this, [this](bool) { requestCode(); });
-}
-
-void MainWindow::buildActions()
-{
-    QMenu* file = menuBar()->addMenu(tr("&File"));
-    file->addAction(tr("&New"), QKeySequence::New, m_document, &Document::newDocument);
-    file->addAction(tr("&Open…"), QKeySequence::Open, m_document, &Document::openDialog);
-    QMenu* samples = file->addMenu(tr("Open &Sample"));
-    QDir dir(Document::samplesDirectory());
-    for (const QFileInfo& fi :
-         dir.entryInfoList({QStringLiteral("*.py")}, QDir::Files, QDir::Name)) {
-        QString path = fi.absoluteFilePath();
-        samples->addAction(fi.fileName(), m_document,
-                           [this, path] { m_document->openSample(path); });
-    }
-    m_document->setRecentMenu(file->addMenu(tr("Open &Recent")));
-    file->addAction(tr("Import &Model…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M), this,
-                    [this] {
-                        const QString path = QFileDialog::getOpenFileName(
-                            this, tr("Import Model"), QString(), tr("ONNX models (*.onnx)"));
-                        if (!path.isEmpty()) openModel(path);
-                    });
-    QMenu* sampleModels = file->addMenu(tr("Open Sample &Model"));
-    QDir modelDir(Document::samplesDirectory() + QStringLiteral("/models"));
-    for (const QFileInfo& fi :
-         modelDir.entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
-        const QString path = fi.absoluteFilePath() + QStringLiteral("/model.onnx");
-        if (QFileInfo::exists(path))
-            sampleModels->addAction(fi.fileName(), this, [this, path] { openModel(path); });
-    }
-    file->addSeparator();
-    file->addAction(tr("&Save"), QKeySequence::Save, m_document, &Document::save);
-    file->addAction(tr("Save &As…"), QKeySequence::SaveAs, m_document, &Document::saveAs);
-    QMenu* exportMenu = file->addMenu(tr("&Export Variant"));
-    for (auto [label, format] : {std::pair{tr("TVM script…"), QStringLiteral("tvm")},
-                                 std::pair{tr("C source…"), QStringLiteral("c")},
-                                 std::pair{tr("LLVM IR…"), QStringLiteral("llvm")},
-                                 std::pair{tr("Assembly…"), QStringLiteral("asm")},
-                                 std::pair{tr("Object File…"), QStringLiteral("obj")}}) {
-        QString f = format;
-        exportMenu->addAction(label, this, [this, f] { exportVariant(f); });
-    }
-    file->addSeparator();
-    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
-
-    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
-    edit->addAction(tr("&Undo"), QKeySequence::Undo, m_editor, &EditorPane::undo);
-    edit->addAction(tr("&Redo"), QKeySequence::Redo, m_editor, &EditorPane::redo);
-    edit->addSeparator();
-    edit->addAction(tr("&Find…"), QKeySequence::Find, this, [this] { m_editor->showFind(false); });
-    edit->addAction(tr("&Replace…"), QKeySequence(Qt::CTRL | Qt::Key_H), this,
-                    [this] { m_editor->showFind(true); });
-    edit->addAction(tr("Find &Next"), QKeySequence::FindNext, this,
-                    [this] { m_editor->findNext(); });
-    edit->addAction(tr("Find &Previous"), QKeySequence::FindPrevious, this,
-                    [this] { m_editor->findNext(true); });
-    edit->addSeparator();
-    edit->addAction(tr("New Variant From Here"), this, &MainWindow::onNewVariantRequested);
-
-    QMenu* view = menuBar()->addMenu(tr("&View"));
-    m_structuredAction = view->addAction(tr("&Structured Printing"));
-    m_structuredAction->setCheckable(true);
-    m_structuredAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
-    connect(m_structuredAction, &QAction::toggled, m_loopNest, &LoopNestView::setPrinting);
-    // The assembly next to the loop nest, to follow the links between them.
-    view->addAction(tr("&Assembly Beside Loop Nest"),
-                    QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_A), this,
-                    &MainWindow::showAssemblyBesideLoopNest);
-    view->addSeparator();
-    // Zoom: the editor, the loop nest and the code views together.
-    view->addAction(tr("Zoom &In"), QKeySequence::ZoomIn, this, [this] { zoomText(1); });
-    view->addAction(tr("Zoom &Out"), QKeySequence::ZoomOut, this, [this] { zoomText(-1); });
-    view->addAction(tr("&Reset Zoom"), QKeySequence(Qt::CTRL | Qt::Key_0), this,
-                    [this] { zoomText(-m_zoom); });
-    view->addSeparator();
-    QMenu* theme = view->addMenu(tr("&Theme"));
-    auto* themes = new QActionGroup(theme);
-    for (auto [label, choice] :
-         {std::pair{tr("Follow the &Desktop"), ThemeChoice::FollowDesktop},
-          std::pair{tr("&Light"), ThemeChoice::Light}, std::pair{tr("&Dark"), ThemeChoice::Dark}}) {
-        QAction* a = theme->addAction(label);
-        a->setCheckable(true);
-        a->setChecked(savedTheme() == choice);
-        themes->addAction(a);
-        connect(a, &QAction::triggered, this, [choice = choice] {
-            saveTheme(choice);
-            applyTheme(choice);
-        });
-    }
-    view->addAction(tr("&Compare Variants…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D), this,
-                    &MainWindow::compareVariants);
-    view->addSeparator();
-    for (QDockWidget* d : findChildren<QDockWidget*>())
-        view->addAction(d->toggleViewAction());
-
-    QMenu* run = menuBar()->addMenu(tr("&Run"));
-    QAction* runAction =
-        run->addAction(tr("&Run Ladder"), QKeySequence(Qt::Key_F5), this, &MainWindow::runLadder);
-    m_runAction = runAction;
-    runAction->setToolTip(tr("Measure every step of the variant (F5)"));
-    m_cancelAction =
-        run->addAction(tr("&Cancel"), QKeySequence(Qt::Key_Escape), this, &MainWindow::cancelRuns);
-    m_cancelAction->setEnabled(false);
-    run->addSeparator();
-    m_profileAction = run->addAction(tr("&Profile Runs"));
-    m_profileAction->setObjectName(QStringLiteral("profileRunsAction"));
-    m_profileAction->setCheckable(true);
-    m_profileAction->setToolTip(
-        tr("Each step the ladder measures is also sampled by the CPU clock for half a second: its "
-           "loop nest shows each line's and loop's share of the time, the assembly each "
-           "instruction's"));
-    connect(m_profileAction, &QAction::toggled, this, [this](bool on) {
-        m_runs->setProfiling(on);
-        QSettings().setValue(QStringLiteral("run/profile"), on);
-    });
-    run->addAction(tr("Profile &Step"), QKeySequence(Qt::CTRL | Qt::Key_F5), this,
-                   &MainWindow::profileStep);
-    run->addSeparator();
-    run->addAction(tr("Re-&measure Machine"), m_runs, &RunController::measureMachine);
-    run->addAction(tr("&Forget Measured Points"), this, [this] {
-        m_runs->sweepStore()->clear();
-        statusBar()->showMessage(tr("The next sweep measures every point again."), 5000);
-    });
-    run->addSeparator();
-    run->addAction(tr("&Settings…"), this, &MainWindow::showSettings);
-
-    QMenu* help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(tr("&Primitives"), QKeySequence::HelpContents, this, [this] {
-        if (!m_primitiveHelp) m_primitiveHelp = new PrimitiveHelpDialog(this);
-        m_primitiveHelp->show();
-        m_primitiveHelp->raise();
-    });
-    help->addAction(tr("&Keyboard Shortcuts"), this, [this] { showKeyboardShortcuts(this); });
-    help->addAction(tr("&About Loopscope"), this, [this] {
-        QMessageBox::about(this, tr("About Loopscope"), aboutText(m_runs->machine()));
-    });
-
-    QToolBar* tb = addToolBar(tr("Main"));
-    tb->setObjectName(QStringLiteral("MainToolBar"));
-    tb->addWidget(new QLabel(tr(" Variant: "), tb));
-    m_variantBox = new QComboBox(tb);
-    m_variantBox->setMinimumContentsLength(18);
-    m_variantBox->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    tb->addWidget(m_variantBox);
-    connect(m_variantBox, &QComboBox::activated, this,
-            [this](int i) { selectVariant(m_variantBox->itemText(i)); });
-    tb->addSeparator();
-    tb->addAction(runAction);
-    tb->addAction(m_cancelAction);
-    tb->addWidget(new QLabel(tr(" Threads: "), tb));
-    m_threads = new QSpinBox(tb);
-    m_threads->setObjectName(QStringLiteral("threadsSpin"));
-    m_threads->setRange(0, 256);
-    m_threads->setSpecialValueText(tr("all"));
-    m_threads->setToolTip(tr("Threads for parallel loops (0: all hardware threads)"));
-    tb->addWidget(m_threads);
-    tb->addAction(m_structuredAction);
-}
-
-void MainWindow::buildStatusBar()
-{
-    m_errorLabel = new QLabel(this);
-    m_errorLabel->setObjectName(QStringLiteral("scriptErrorLabel"));
-    m_errorLabel->setStyleSheet(QStringLiteral("color: #c0392b; font-weight: bold"));
-    m_errorLabel->setVisible(false);
-    statusBar()->addPermanentWidget(m_errorLabel, 1);
-    m_timing = new QLabel(this);
-    m_compile = new QLabel(this);
-    m_target = new QLabel(this);
-    m_target->setObjectName(QStringLiteral("cpuLabel"));
-    m_progress = new QProgressBar(this);
-    m_progress->setMaximumWidth(180);
-    m_progress->setRange(0, 100);
-    m_progress->setTextVisible(true);
-    m_progress->setVisible(false);
-    statusBar()->addWidget(m_timing);
-    statusBar()->addWidget(m_compile);
-    statusBar()->addPermanentWidget(m_progress);
-    m_caches = new QLabel(this);
-    m_caches->setObjectName(QStringLiteral("cacheSizesLabel"));
-    const HostCaches& caches = hostCacheInfo();
-    m_caches->setText(QString::fromStdString(cacheSummary(caches.levels)));
-    m_caches->setToolTip(
-        caches.levels.empty()
-            ? tr("This machine lists no cache sizes (neither in /sys nor through CPUID), so the "
-                 "loop nest shows no footprint notes")
-            : tr("This machine's caches, read from %1, which the loop nest's footprints are "
-                 "measured against (a loop whose working set outgrows one is marked)")
-                  .arg(caches.source == "sysfs" ? tr("/sys/devices/system/cpu")
-                                                : QString::fromStdString(caches.source)));
-    statusBar()->addPermanentWidget(m_caches);
-    statusBar()->addPermanentWidget(m_target);
-}
-
-// What the runs report, where the window shows it.
 void MainWindow::connectRuns()
 {
     RunController* runs = m_runs;
@@ -880,43 +625,6 @@ void MainWindow::showProfile()
             .arg(p->counters ? tr("IPC %1").arg(p->ipc, 0, 'f', 2) : tr("no hardware counters")));
 }
 
-void MainWindow::showAssemblyBesideLoopNest()
-{
-    auto* loopDock = findChild<QDockWidget*>(QStringLiteral("LoopNestDock"));
-    auto* asmDock = findChild<QDockWidget*>(QStringLiteral("AsmDock"));
-    if (!loopDock || !asmDock) return;
-    const int before = loopDock->width();
-    // Out of their tab group (a dock split from a tabbed one would join its tabs): the loop nest,
-    // and at its right the assembly with the other right-hand docks as tabs behind it.
-    QList<QDockWidget*> others;
-    for (QDockWidget* d : findChildren<QDockWidget*>())
-        if (d != loopDock && d != asmDock && dockWidgetArea(d) == Qt::RightDockWidgetArea &&
-            !d->isFloating())
-            others << d;
-    for (QDockWidget* d : others)
-        removeDockWidget(d);
-    removeDockWidget(asmDock);
-    removeDockWidget(loopDock);
-    addDockWidget(Qt::RightDockWidgetArea, loopDock);
-    splitDockWidget(loopDock, asmDock, Qt::Horizontal);
-    QDockWidget* last = asmDock;
-    for (QDockWidget* d : others) {
-        tabifyDockWidget(last, d);
-        d->show();
-        last = d;
-    }
-    loopDock->show();
-    asmDock->show();
-    asmDock->raise();
-    // Once the layout has placed them: the two share what the loop nest had, and some more.
-    QTimer::singleShot(0, this, [this, loopDock, asmDock, before] {
-        const int w = std::max(before, width() / 2);
-        resizeDocks({loopDock, asmDock}, {w / 2, w - w / 2}, Qt::Horizontal);
-    });
-    requestCode();
-    showProfile();
-}
-
 void MainWindow::setProfiling(bool on)
 {
     m_profileAction->setChecked(on);
@@ -1046,126 +754,9 @@ void MainWindow::onNewVariantRequested()
     m_variant = name;
 }
 
-void MainWindow::connectTuning()
-{
-    auto updatePanel = [this] {
-        m_tunePanel->setVariant(m_variant);
-        m_tunePanel->setBlocked(m_scriptError.isEmpty()
-                                    ? QString()
-                                    : tr("the script has an error at %1").arg(m_scriptError));
-    };
-    connect(this, &MainWindow::analysisApplied, m_tunePanel, updatePanel);
-    connect(this, &MainWindow::detailApplied, m_tunePanel, updatePanel);
-    connect(m_variantBox, &QComboBox::currentTextChanged, this, updatePanel);
-    m_tunePanel->setPeak(QSettings().value(QStringLiteral("machine/peakGflops"), 0.0).toDouble());
-    connect(m_runs, &RunController::machineMeasured, m_tunePanel,
-            [this](const worker::MachineResult& m) { m_tunePanel->setPeak(m.peakGflops); });
-    connect(m_tunePanel, &TunePanel::startRequested, this, &MainWindow::startTuning);
-    connect(m_tunePanel, &TunePanel::cancelRequested, m_tune, &TuneService::cancel);
-    connect(m_tunePanel, &TunePanel::addVariantRequested, this, &MainWindow::addTunedVariant);
-    connect(m_tune, &TuneService::progress, m_tunePanel, &TunePanel::showProgress);
-    connect(m_tune, &TuneService::finished, m_tunePanel, &TunePanel::showResult);
-    connect(m_tune, &TuneService::failed, m_tunePanel, &TunePanel::showFailure);
-    connect(m_tune, &TuneService::cancelled, m_tunePanel, &TunePanel::showCancelled);
-    connect(m_tune, &TuneService::finished, this, &MainWindow::tuneFinished);
-    // A model's task tuned here: its log becomes the task's schedule in the model.
-    connect(m_tune, &TuneService::finished, this, [this](const worker::TuneResult& r) {
-        if (r.bestTrial <= 0) return;
-        for (ModelWindow* w : std::as_const(m_models))
-            if (w->recordTuning(documentPath(), r.log.isEmpty() ? tuningLogPath() : r.log))
-                showNotice(tr("The tuned schedule is now the task's in %1; run the model to "
-                              "measure it")
-                               .arg(QFileInfo(w->modelPath()).fileName()));
-    });
-    connect(m_tune, &TuneService::failed, this, &MainWindow::tuneFinished);
-    connect(m_tune, &TuneService::cancelled, this, &MainWindow::tuneFinished);
-}
-
 ModelWindow* MainWindow::openModel(const QString& path)
 {
-    const QString key = QFileInfo(path).absoluteFilePath();
-    ModelWindow* w = m_models.value(key);
-    if (!w) {
-        w = new ModelWindow(this);
-        m_models.insert(key, w);
-        connect(w, &ModelWindow::openScriptRequested, this, [this](const QString& script) {
-            if (QFileInfo(documentPath()).absoluteFilePath() ==
-                QFileInfo(script).absoluteFilePath())
-                return;
-            if (openFile(script)) {
-                raise();
-                activateWindow();
-            }
-        });
-        w->openModel(key);
-    }
-    w->show();
-    w->raise();
-    w->activateWindow();
-    return w;
-}
-
-QString MainWindow::tuningLogPath() const
-{
-    // A task of a model (resnet.tasks/conv_relu_3.py) keeps its records beside it
-    // (resnet.tasks/conv_relu_3.jsonl), where the model's project file finds them.
-    const QFileInfo script(documentPath());
-    if (!documentPath().isEmpty() && script.absolutePath().endsWith(QStringLiteral(".tasks")))
-        return script.absolutePath() + QLatin1Char('/') + script.completeBaseName() +
-               QStringLiteral(".jsonl");
-    const QString folder = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) +
-                           QStringLiteral("/tuning");
-    QDir().mkpath(folder);
-    const QString path = documentPath();
-    const std::string name =
-        tuningLogFileName(path.isEmpty() ? std::string("untitled.py") : path.toStdString());
-    return folder + QLatin1Char('/') + QString::fromStdString(name);
-}
-
-void MainWindow::startTuning(bool resume, bool logOnly)
-{
-    const QString variant = m_tunePanel->variant();
-    if (variant.isEmpty() || !m_scriptError.isEmpty()) return;
-    worker::TuneRequest r;
-    r.script = m_editor->text();
-    r.variant = variant;
-    r.trials = logOnly ? 0 : m_tunePanel->trials();
-    r.seconds = logOnly ? 0 : m_tunePanel->seconds();
-    if (r.seconds > 0 && !logOnly) r.trials = 0;
-    r.threads = m_threads->value();
-    r.forbid = m_tunePanel->forbidden();
-    r.log = tuningLogPath();
-    r.resume = resume;
-    r.peak = m_tunePanel->peak() <= 0; // the chart's peak line, measured once
-    r.hand = !logOnly;                 // the line of the fastest variant the script has
-    m_tunePanel->begin(variant, r.trials);
-    m_tune->start(r);
-}
-
-void MainWindow::addTunedVariant(const QString& start, const QString& name,
-                                 const QStringList& statements)
-{
-    const VariantView* v = nullptr;
-    if (m_exploration)
-        for (auto& cv : m_exploration->variants)
-            if (q(cv.name) == start) v = &cv;
-    if (!v || statements.isEmpty()) {
-        showNotice(
-            tr("Cannot add the tuned variant: the script no longer has variant '%1'").arg(start));
-        return;
-    }
-    QString unique = name.isEmpty() ? tr("tuned from %1").arg(start) : name;
-    for (int k = 2; m_variantBox->findText(unique) >= 0; ++k)
-        unique =
-            (name.isEmpty() ? tr("tuned from %1").arg(start) : name) + QStringLiteral(" %1").arg(k);
-    std::vector<std::string> lines;
-    for (const QString& s : statements)
-        lines.push_back(s.toStdString());
-    const std::string block =
-        variantBlockText(m_editor->text().toStdString(), v->line, v->scheduleEndLine, v->lastLine,
-                         unique.toStdString(), lines);
-    m_editor->insertAfterLine(v->lastLine, q(block));
-    m_variant = unique;
+    return m_models->open(path);
 }
 
 void MainWindow::onLoopClicked(const QString& axis, const QString& stage)

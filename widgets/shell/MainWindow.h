@@ -43,6 +43,8 @@ class SweepStore;
 class TunePanel;
 class TuneService;
 class ModelWindow;
+class ModelWindows;
+class TuningController;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -78,6 +80,12 @@ public:
     // "line N: message" while the script has an error (the views show the last good state).
     QString scriptError() const { return m_scriptError; }
     int currentStep() const { return m_step; }
+    // The worker threads runs use (the toolbar's Threads box; 0: every core).
+    int threads() const;
+    // What the views show: the last good analysis while the script has an error.
+    ExplorationPtr exploration() const { return m_exploration; }
+    // The variant to show once the next analysis has it (a variant just added to the text).
+    void preferVariant(const QString& name) { m_variant = name; }
     int zoomSteps() const { return m_zoom; }
     // View ▸ Compare Variants: the shown variant against the next one (or its first step).
     void compareVariants();
@@ -120,12 +128,6 @@ private:
     void buildActions();
     void buildStatusBar();
     void connectRuns();
-    void connectTuning();
-    void startTuning(bool resume, bool logOnly);
-    void addTunedVariant(const QString& start, const QString& name, const QStringList& statements);
-    // Where the tuning records of the open script go (the app's data folder; the command-line
-    // tool's default for the same file).
-    QString tuningLogPath() const;
     void restoreSettings();
     void saveSettings() const;
     // The messages of the caches that found their files damaged, once.
@@ -191,7 +193,8 @@ private:
     int m_zoom = 0; // steps of zoom from the default text size
     CompareView* m_compare = nullptr;
     PrimitiveHelpDialog* m_primitiveHelp = nullptr;
-    QHash<QString, ModelWindow*> m_models; // by the model's absolute path
+    ModelWindows* m_models = nullptr;
+    TuningController* m_tuning = nullptr;
     QLabel* m_errorLabel = nullptr;
     std::function<void()> m_defaultDockSizes;
     QStringList m_notices;
