@@ -7,11 +7,13 @@
 #include "runtime/DnnlReference.h"
 #include "schedule/Primitives.h"
 #include "te/Program.h"
+#include "tune/Space.h"
 #include "tune/TuneLog.h"
 #include "tune/Tuner.h"
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -307,9 +309,17 @@ int commandTune(int argc, char** argv)
                          }},
                         {"--forbid", "", true, [&](const std::string& v) {
                              for (auto& p : splitList(v)) {
-                                 if (!findPrimitive(p))
+                                 const auto& names = tunerPrimitives();
+                                 if (std::find(names.begin(), names.end(), p) == names.end()) {
+                                     std::string list;
+                                     for (auto& n : names)
+                                         list += (list.empty() ? "" : ", ") + n;
                                      throw UsageError("--forbid: '" + p +
-                                                      "' is not a schedule primitive");
+                                                      (findPrimitive(p)
+                                                           ? "' is not a primitive the tuner writes"
+                                                           : "' is not a schedule primitive") +
+                                                      " (it writes: " + list + ")");
+                                 }
                                  t.forbidden.insert(p);
                              }
                          }}}}));

@@ -13,11 +13,23 @@
 
 namespace loopscope {
 
-class CostModel {
+// What the tuner asks of a cost model: trained on the measured throughputs of candidates, it
+// scores others (higher for faster). The tuner is given one (tests give their own); CostModel
+// below is XGBoost's.
+class ThroughputModel {
+public:
+    virtual ~ThroughputModel() = default;
+    virtual bool train(const std::vector<const FeatureRows*>& programs,
+                       const std::vector<double>& throughput) = 0;
+    virtual bool trained() const = 0;
+    virtual std::vector<double> predict(const std::vector<const FeatureRows*>& programs) const = 0;
+};
+
+class CostModel : public ThroughputModel {
 public:
     // `threads`: XGBoost's nthread (set explicitly: its default takes every core).
     explicit CostModel(int threads = 1);
-    ~CostModel();
+    ~CostModel() override;
     CostModel(const CostModel&) = delete;
     CostModel& operator=(const CostModel&) = delete;
 
@@ -25,12 +37,12 @@ public:
     // failed candidate). Returns false (and leaves the model as it was) with fewer than two
     // distinct throughputs or when XGBoost reports an error (error() says which).
     bool train(const std::vector<const FeatureRows*>& programs,
-               const std::vector<double>& throughput);
+               const std::vector<double>& throughput) override;
 
-    bool trained() const { return m_trained; }
+    bool trained() const override { return m_trained; }
     // One score per program, higher for faster (in units of the best measured throughput); all
     // zero before training.
-    std::vector<double> predict(const std::vector<const FeatureRows*>& programs) const;
+    std::vector<double> predict(const std::vector<const FeatureRows*>& programs) const override;
 
     const std::string& error() const { return m_error; }
     double lastTrainMs() const { return m_trainMs; }

@@ -92,6 +92,7 @@ public:
 private:
     bool step(TuneStep s)
     {
+        tunerMayWrite({}, s.primitive); // one of tunerPrimitives(), or an InternalError
         if (!m_replay.apply(s)) {
             m_why = describe(s) + ": " + m_replay.why();
             return false;
@@ -213,7 +214,7 @@ private:
         if (group.empty()) return true;
         std::string target = group.front();
         if (group.size() > 1) {
-            if (m_options.forbidden.count("fuse")) {
+            if (!tunerMayWrite(m_options, "fuse")) {
                 target = group.front();
             } else {
                 if (!simpleStep("fuse", st, group)) return false;
@@ -440,7 +441,7 @@ private:
         if (w > 0 && ext > 1) {
             if (w >= ext) {
                 if (ext <= kMaxVectorLoop) vec = loops.back();
-            } else if (!m_options.forbidden.count("split")) {
+            } else if (tunerMayWrite(m_options, "split")) {
                 std::string outer, inner;
                 const std::string base = baseName(loops.back());
                 if (!split(pl.stage, loops.back(), w, {base + "_o", base + "_v"}, &outer, &inner))
@@ -454,7 +455,7 @@ private:
                 for (auto& r : f->reduce)
                     order.push_back(r.name);
                 order.push_back(vec);
-                if (m_options.forbidden.count("reorder") || !reorder(pl.stage, order)) vec.clear();
+                if (!tunerMayWrite(m_options, "reorder") || !reorder(pl.stage, order)) vec.clear();
             }
             if (!vec.empty() && !simpleStep("vectorize", pl.stage, {vec})) return false;
         }
@@ -474,12 +475,12 @@ private:
         const Stage* st = stage(pl.stage);
         if (!f || !st) return true;
         std::vector<std::string> options{"root"};
-        if (!f->reduction && !m_options.forbidden.count("compute_inline"))
+        if (!f->reduction && tunerMayWrite(m_options, "compute_inline"))
             options.push_back("inline");
         // Every loop of every consumer that is itself materialized; whether the stage can be
         // computed there (all its readers inside) is the schedule's to say.
         std::vector<std::pair<std::string, std::string>> loops; // consumer, loop
-        if (!m_options.forbidden.count("compute_at")) {
+        if (tunerMayWrite(m_options, "compute_at")) {
             for (auto& name : f->consumers) {
                 const Stage* consumer = stage(name);
                 if (!consumer || consumer->attach == AttachType::Inline) continue;

@@ -3,10 +3,29 @@
 // offers more than one structure; then the knobs each sketch's plans need.
 #include "tune/Space.h"
 
+#include "ir/Diagnostic.h"
+
 #include <algorithm>
 #include <map>
 
 namespace loopscope {
+
+const std::vector<std::string>& tunerPrimitives()
+{
+    static const std::vector<std::string> names = {
+        "split",  "reorder",    "fuse",           "parallel",    "vectorize",
+        "pragma", "compute_at", "compute_inline", "cache_write", "rfactor"};
+    return names;
+}
+
+bool tunerMayWrite(const SpaceOptions& options, const std::string& primitive)
+{
+    const auto& names = tunerPrimitives();
+    if (std::find(names.begin(), names.end(), primitive) == names.end())
+        throw InternalError("the tuner writes '" + primitive +
+                            "', which is not in tunerPrimitives()");
+    return !options.forbidden.count(primitive);
+}
 
 namespace {
 
@@ -21,7 +40,7 @@ struct Partial {
 
 bool allowed(const SpaceOptions& o, const char* primitive)
 {
-    return !o.forbidden.count(primitive);
+    return tunerMayWrite(o, primitive);
 }
 
 StagePlan plan(PlanKind kind, const std::string& stage, const std::string& partner = {},

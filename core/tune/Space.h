@@ -24,6 +24,14 @@ struct SpaceOptions {
     int cores = 2;                   // threads a parallel loop runs on
 };
 
+// The primitives the tuner writes, by the names the script uses: what SpaceOptions::forbidden
+// may name, the Tune panel's forbid menu offers and `tune --forbid` takes. Every step the tuner
+// makes is one of them (writing another is an internal error, so the list cannot drift).
+const std::vector<std::string>& tunerPrimitives();
+// Whether the options let the tuner write `primitive`, one of tunerPrimitives() (an
+// InternalError for any other name).
+bool tunerMayWrite(const SpaceOptions& options, const std::string& primitive);
+
 enum class PlanKind {
     Skip,     // placeholders, and stages a pinned step attached
     Inline,   // compute_inline

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <memory>
 #include <numeric>
 #include <optional>
 #include <random>
@@ -72,55 +73,91 @@ const TuneRecord* bestRecord(const std::vector<TuneRecord>& records, const std::
     return best;
 }
 
-Tuner::Tuner(std::string script, TuneOptions options, Measurer& measurer)
-    : m_script(std::move(script)), m_options(std::move(options)), m_measurer(measurer)
-{
-}
+namespace {
 
-TuneOutcome Tuner::run(const std::function<void(const TuneProgress&)>& progress,
-                       const std::function<bool()>& cancelled)
-{
-    const auto t0 = Clock::now();
-    TuneOutcome out;
-    auto isCancelled = [&] { return cancelled && cancelled(); };
+// One tuning run: its state, and its parts in the order run() calls them: the start and its
+// sketches, the log read back, rounds of search (an evolutionary search ranked by the cost model,
+// then an eps-greedy pick) and measurement, and the best few measured again.
+class TuneRun {
+public:
+    TuneRun(const std::string& script, const TuneOptions& options, Measurer& measurer,
+            ThroughputModel& model, const std::function<void(const TuneProgress&)>& progress,
+            const std::function<bool()>& cancelled)
+        : m_script(script), m_options(options), m_measurer(measurer), m_model(model),
+          m_progress(progress), m_cancelled(cancelled), m_rng(options.seed)
+    {
+    }
 
-    EvalResult eval = evaluateScript(m_script, m_options.sets);
-    if (!eval.ok) {
-        out.error = "line " + std::to_string(eval.error.loc.line) + ":" +
-                    std::to_string(eval.error.loc.col) + ": " + eval.error.message;
-        return out;
+    TuneOutcome run()
+    {
+        if (!prepare()) return std::move(m_out);
+        learnFromLog();
+        retrain();
+        int emptyRounds = 0;
+        while (budgetLeft() && !isCancelled())
+            if (!round(&emptyRounds)) break;
+        m_out.cancelled = isCancelled();
+        if (!m_out.cancelled && m_options.remeasureTop > 0 && m_haveBest) remeasureBest();
+        m_out.haveBest = m_haveBest;
+        if (m_haveBest) {
+            m_out.best = m_best;
+            Realized written = replaySteps(*m_start, m_best.steps, true);
+            m_out.bestStatements = written.ok ? written.statements : m_best.statements;
+        }
+        m_out.ok = true;
+        report(TuneProgress::Phase::Done, nullptr);
+        return std::move(m_out);
     }
-    const Program& program = eval.program;
-    if (program.variants.empty()) {
-        out.error = "the script has no variant to tune (no te.create_schedule)";
-        return out;
-    }
-    const Variant* start = m_options.variant.empty() ? &program.variants.front()
-                                                     : program.findVariant(m_options.variant);
-    if (!start) {
-        out.error = "no variant '" + m_options.variant + "'";
-        return out;
-    }
-    out.startVariant = start->name;
-    out.workload = workloadKey(*start);
-    std::map<std::string, std::int64_t> sizes;
-    for (auto& p : program.parameters)
-        sizes[p.name] = p.value;
 
-    out.machine = m_measurer.machine();
-    SpaceOptions space;
-    space.forbidden = m_options.forbidden;
-    space.vectorLanes = std::max(4, out.machine.vectorBits / 32);
-    space.cores = m_options.threads > 0 ? m_options.threads : std::max(1, out.machine.threads);
-    std::string why;
-    std::vector<Sketch> sketches = generateSketches(*start, space, &why);
-    if (sketches.empty()) {
-        out.error = why;
-        return out;
+private:
+    bool isCancelled() const { return m_cancelled && m_cancelled(); }
+
+    // The script evaluated, the starting variant, the machine and the sketches; false (with
+    // the outcome's error) when there is nothing to tune.
+    bool prepare()
+    {
+        m_eval = evaluateScript(m_script, m_options.sets);
+        if (!m_eval.ok) {
+            m_out.error = "line " + std::to_string(m_eval.error.loc.line) + ":" +
+                          std::to_string(m_eval.error.loc.col) + ": " + m_eval.error.message;
+            return false;
+        }
+        const Program& program = m_eval.program;
+        if (program.variants.empty()) {
+            m_out.error = "the script has no variant to tune (no te.create_schedule)";
+            return false;
+        }
+        m_start = m_options.variant.empty() ? &program.variants.front()
+                                            : program.findVariant(m_options.variant);
+        if (!m_start) {
+            m_out.error = "no variant '" + m_options.variant + "'";
+            return false;
+        }
+        m_out.startVariant = m_start->name;
+        m_out.workload = workloadKey(*m_start);
+        for (auto& p : program.parameters)
+            m_sizes[p.name] = p.value;
+        m_out.machine = m_measurer.machine();
+        m_space.forbidden = m_options.forbidden;
+        m_space.vectorLanes = std::max(4, m_out.machine.vectorBits / 32);
+        m_space.cores =
+            m_options.threads > 0 ? m_options.threads : std::max(1, m_out.machine.threads);
+        std::string why;
+        m_sketches = generateSketches(*m_start, m_space, &why);
+        if (m_sketches.empty()) {
+            m_out.error = why;
+            return false;
+        }
+        m_planned = m_options.trials;
+        m_batchSize = m_options.batch > 0 ? m_options.batch
+                      : m_planned > 0     ? std::clamp(m_planned / 4, 8, 32)
+                                          : 16;
+        return true;
     }
 
     // Features of a schedule, or false when it cannot be lowered.
-    auto featuresOf = [&](const Schedule& sch, FeatureRows* rows) {
+    bool featuresOf(const Schedule& sch, FeatureRows* rows)
+    {
         auto t = Clock::now();
         bool ok = true;
         try {
@@ -130,196 +167,177 @@ TuneOutcome Tuner::run(const std::function<void(const TuneProgress&)>& progress,
         } catch (const InternalError&) {
             ok = false;
         }
-        out.times.featureMs += msSince(t);
+        m_out.times.featureMs += msSince(t);
         return ok && rows->rows > 0;
-    };
+    }
 
     // Training data: every record of this workload (other sizes warm the model up).
-    std::vector<FeatureRows> trainRows;
-    std::vector<double> trainY;
-    std::set<std::string> measured; // keys of candidates measured at these sizes, this machine
-    const int threadsUsed = space.cores;
-    auto learnFrom = [&](const TuneRecord& r, const FeatureRows* rows) {
+    void learnFrom(const TuneRecord& r, const FeatureRows* rows)
+    {
         if (r.featuresVersion != kFeatureVersion && r.featuresVersion != 0) return;
         FeatureRows f;
         if (rows) {
             f = *rows;
         } else {
-            Realized replay = replaySteps(*start, r.steps, false);
+            Realized replay = replaySteps(*m_start, r.steps, false);
             if (!replay.ok || !featuresOf(replay.schedule, &f)) return;
         }
-        trainRows.push_back(std::move(f));
-        trainY.push_back(r.ok() && r.checked ? 1000.0 / r.msMedian : 0.0);
-    };
-    TuneRecord best;
-    bool haveBest = false;
-    auto consider = [&](const TuneRecord& r) {
-        if (r.ok() && r.checked && (!haveBest || r.msMedian < best.msMedian)) {
-            best = r;
-            haveBest = true;
+        m_trainRows.push_back(std::move(f));
+        m_trainY.push_back(r.ok() && r.checked ? 1000.0 / r.msMedian : 0.0);
+    }
+
+    void consider(const TuneRecord& r)
+    {
+        if (r.ok() && r.checked && (!m_haveBest || r.msMedian < m_best.msMedian)) {
+            m_best = r;
+            m_haveBest = true;
         }
-    };
-    if (!m_options.logPath.empty()) {
+    }
+
+    // The log's records of this workload train the model; with resume, those of these sizes on
+    // this machine count as measured.
+    void learnFromLog()
+    {
+        if (m_options.logPath.empty()) return;
         LogContents log = readLog(m_options.logPath);
         if (!log.problems.empty()) {
             std::string aside = setAsideCorruptLog(m_options.logPath, log.records);
-            out.notes.push_back(std::to_string(log.problems.size()) + " line(s) of " +
-                                m_options.logPath + " were not tuning records (" +
-                                log.problems.front() + ")" +
-                                (aside.empty() ? "" : "; the file was kept as " + aside));
+            m_out.notes.push_back(std::to_string(log.problems.size()) + " line(s) of " +
+                                  m_options.logPath + " were not tuning records (" +
+                                  log.problems.front() + ")" +
+                                  (aside.empty() ? "" : "; the file was kept as " + aside));
         }
         int warm = 0;
         for (auto& r : log.records) {
-            if (r.workload != out.workload) continue;
+            if (r.workload != m_out.workload) continue;
             const bool here =
-                r.sizes == sizes && r.cpu == out.machine.cpu && r.threads == threadsUsed;
+                r.sizes == m_sizes && r.cpu == m_out.machine.cpu && r.threads == m_space.cores;
             if (m_options.resume && here) {
                 // A candidate measured again (the end of a run re-measures the best) counts
                 // once, by its latest measurement.
                 const std::string key = stepsKey(r.steps);
-                if (measured.insert(key).second) {
-                    out.reused.push_back(r);
+                if (m_seen.insert(key).second) {
+                    m_out.reused.push_back(r);
                 } else {
-                    for (auto& earlier : out.reused)
+                    for (auto& earlier : m_out.reused)
                         if (stepsKey(earlier.steps) == key) earlier = r;
                 }
             }
             learnFrom(r, nullptr);
             ++warm;
         }
-        for (auto& r : out.reused)
+        for (auto& r : m_out.reused)
             consider(r);
         if (warm > 0)
-            out.notes.push_back(std::to_string(warm) + " record(s) of this program in " +
-                                m_options.logPath + " trained the cost model" +
-                                (m_options.resume
-                                     ? "; " + std::to_string(out.reused.size()) +
-                                           " of them (these sizes, this machine) count "
-                                           "as measured"
-                                     : ""));
+            m_out.notes.push_back(std::to_string(warm) + " record(s) of this program in " +
+                                  m_options.logPath + " trained the cost model" +
+                                  (m_options.resume
+                                       ? "; " + std::to_string(m_out.reused.size()) +
+                                             " of them (these sizes, this machine) count "
+                                             "as measured"
+                                       : ""));
     }
 
-    CostModel model(m_options.modelThreads);
-    auto retrain = [&] {
-        if (trainRows.size() < 2) return;
+    void retrain()
+    {
+        if (m_trainRows.size() < 2) return;
         auto t = Clock::now();
         std::vector<const FeatureRows*> ptrs;
-        for (auto& f : trainRows)
+        for (auto& f : m_trainRows)
             ptrs.push_back(&f);
-        model.train(ptrs, trainY);
-        out.times.trainMs += msSince(t);
-    };
-    retrain();
+        m_model.train(ptrs, m_trainY);
+        m_out.times.trainMs += msSince(t);
+    }
 
-    std::mt19937_64 rng(m_options.seed);
-    const int planned = m_options.trials;
-    const int batchSize = m_options.batch > 0 ? m_options.batch
-                          : planned > 0       ? std::clamp(planned / 4, 8, 32)
-                                              : 16;
-    auto budgetLeft = [&] {
-        const int done = static_cast<int>(out.trials.size());
-        if (planned > 0 && done >= planned) return false;
-        if (m_options.seconds > 0 && msSince(t0) / 1000 >= m_options.seconds) return false;
-        return planned > 0 || m_options.seconds > 0;
-    };
-    auto report = [&](TuneProgress::Phase phase, const TuneRecord* latest) {
-        if (!progress) return;
+    bool budgetLeft() const
+    {
+        const int done = static_cast<int>(m_out.trials.size());
+        if (m_planned > 0 && done >= m_planned) return false;
+        if (m_options.seconds > 0 && msSince(m_t0) / 1000 >= m_options.seconds) return false;
+        return m_planned > 0 || m_options.seconds > 0;
+    }
+
+    void report(TuneProgress::Phase phase, const TuneRecord* latest) const
+    {
+        if (!m_progress) return;
         TuneProgress p;
         p.phase = phase;
-        p.trialsDone = static_cast<int>(out.trials.size());
-        p.trialsPlanned = planned;
-        p.elapsedS = msSince(t0) / 1000;
-        if (planned > 0 && p.trialsDone > 0)
-            p.remainingS = p.elapsedS / p.trialsDone * (planned - p.trialsDone);
+        p.trialsDone = static_cast<int>(m_out.trials.size());
+        p.trialsPlanned = m_planned;
+        p.elapsedS = msSince(m_t0) / 1000;
+        if (m_planned > 0 && p.trialsDone > 0)
+            p.remainingS = p.elapsedS / p.trialsDone * (m_planned - p.trialsDone);
         if (m_options.seconds > 0) p.remainingS = std::max(0.0, m_options.seconds - p.elapsedS);
-        p.bestGflops = haveBest ? best.gflops : 0;
-        p.bestMs = haveBest ? best.msMedian : 0;
-        p.bestTrial = haveBest ? best.trial : 0;
+        p.bestGflops = m_haveBest ? m_best.gflops : 0;
+        p.bestMs = m_haveBest ? m_best.msMedian : 0;
+        p.bestTrial = m_haveBest ? m_best.trial : 0;
         p.latest = latest;
-        progress(p);
-    };
+        m_progress(p);
+    }
 
-    // Candidates measured this run, by key, for the search to start from.
-    std::vector<Candidate> measuredCandidates;
-    std::vector<double> measuredGflops; // speed: runs per second (0: failed)
-    std::set<std::string> seen = measured;
+    const Sketch& sketch(int index) const { return m_sketches[static_cast<std::size_t>(index)]; }
 
-    auto makeCandidate = [&](int sketch, Knobs knobs, Candidate* c) {
-        Realized r =
-            realize(*start, sketches[static_cast<std::size_t>(sketch)], knobs, space, false);
+    // A new candidate (one that changes something and was not seen) with its features.
+    bool makeCandidate(int sketchIndex, Knobs knobs, Candidate* c)
+    {
+        Realized r = realize(*m_start, sketch(sketchIndex), knobs, m_space, false);
         // A candidate that changes nothing is the start itself, not a schedule to offer.
         if (!r.ok || r.steps.empty()) return false;
-        c->sketch = sketch;
+        c->sketch = sketchIndex;
         c->knobs = std::move(knobs);
         c->steps = std::move(r.steps);
         c->key = stepsKey(c->steps);
-        if (seen.count(c->key)) return false;
+        if (m_seen.count(c->key)) return false;
         return featuresOf(r.schedule, &c->features);
-    };
-    auto randomCandidates = [&](int count, std::vector<Candidate>& into,
-                                std::set<std::string>& keys) {
-        std::uniform_int_distribution<int> pick(0, static_cast<int>(sketches.size()) - 1);
+    }
+
+    void randomCandidates(int count, std::vector<Candidate>& into, std::set<std::string>& keys)
+    {
+        std::uniform_int_distribution<int> pick(0, static_cast<int>(m_sketches.size()) - 1);
         for (int attempt = 0; attempt < count * 4 && static_cast<int>(into.size()) < count;
              ++attempt) {
-            int sk = pick(rng);
+            const int sk = pick(m_rng);
             Candidate c;
-            if (!makeCandidate(sk, sampleKnobs(sketches[static_cast<std::size_t>(sk)], space, rng),
-                               &c))
-                continue;
+            if (!makeCandidate(sk, sampleKnobs(sketch(sk), m_space, m_rng), &c)) continue;
             if (!keys.insert(c.key).second) continue;
             into.push_back(std::move(c));
         }
-    };
-    auto predictAll = [&](std::vector<Candidate>& cs) {
-        if (!model.trained() || cs.empty()) return;
+    }
+
+    void predictAll(std::vector<Candidate>& cs)
+    {
+        if (!m_model.trained() || cs.empty()) return;
         auto t = Clock::now();
         std::vector<const FeatureRows*> ptrs;
         for (auto& c : cs)
             ptrs.push_back(&c.features);
-        auto scores = model.predict(ptrs);
+        auto scores = m_model.predict(ptrs);
         for (std::size_t i = 0; i < cs.size(); ++i)
             cs[i].score = scores[i];
-        out.times.predictMs += msSince(t);
-        out.times.candidatesRanked += static_cast<int>(cs.size());
-    };
+        m_out.times.predictMs += msSince(t);
+        m_out.times.candidatesRanked += static_cast<int>(cs.size());
+    }
 
-    // One round's batch: the model's best guesses from an evolutionary search, and a share at
-    // random; at random altogether until the model has something to learn from.
-    bool defaultTried = false;
-    auto nextBatch = [&](int count) {
-        auto t = Clock::now();
-        std::vector<Candidate> pool;
-        std::set<std::string> keys;
-        std::vector<Candidate> batch;
-        // The first candidate measured is the default schedule (a model's task runs it
-        // untuned): the best a tuning finds is never slower than that, as measured.
-        if (!defaultTried) {
-            defaultTried = true;
-            const int sk = defaultSketch(sketches);
-            Candidate c;
-            if (makeCandidate(sk, defaultKnobs(sketches[static_cast<std::size_t>(sk)], space),
-                              &c) &&
-                keys.insert(c.key).second)
-                batch.push_back(std::move(c));
-        }
-        randomCandidates(m_options.population, pool, keys);
-        if (!model.trained()) {
-            std::shuffle(pool.begin(), pool.end(), rng);
-            for (auto& c : pool)
-                if (static_cast<int>(batch.size()) < count) batch.push_back(std::move(c));
-            out.times.searchMs += msSince(t);
-            return batch;
-        }
-        std::vector<Candidate> randoms = pool; // the share picked at random comes from here
-        // Parents: the population and the best measured candidates of this run.
-        std::vector<std::size_t> order(measuredCandidates.size());
+    // This run's measured candidates, fastest first.
+    std::vector<std::size_t> fastestMeasured() const
+    {
+        std::vector<std::size_t> order(m_measured.size());
         std::iota(order.begin(), order.end(), 0);
         std::sort(order.begin(), order.end(),
-                  [&](auto a, auto b) { return measuredGflops[a] > measuredGflops[b]; });
+                  [&](auto a, auto b) { return m_measuredSpeed[a] > m_measuredSpeed[b]; });
+        return order;
+    }
+
+    // The evolutionary search: from the population and the best measured candidates of this
+    // run as parents (by roulette over the model's scores), children by mutation and crossover,
+    // ranked by the model; the best `population` of each generation go on.
+    std::vector<Candidate> evolve(std::vector<Candidate> pool, std::set<std::string>& keys)
+    {
         predictAll(pool);
+        const std::vector<std::size_t> order = fastestMeasured();
         for (std::size_t i = 0; i < order.size() && i < 32; ++i) {
-            Candidate c = measuredCandidates[order[i]];
-            c.score = measuredGflops[order[i]] / std::max(1e-9, measuredGflops[order[0]]);
+            Candidate c = m_measured[order[i]];
+            c.score = m_measuredSpeed[order[i]] / std::max(1e-9, m_measuredSpeed[order[0]]);
             pool.push_back(std::move(c));
         }
         for (int g = 0; g < m_options.generations; ++g) {
@@ -333,17 +351,15 @@ TuneOutcome Tuner::run(const std::function<void(const TuneProgress&)>& progress,
             std::discrete_distribution<std::size_t> parent(weights.begin(), weights.end());
             std::vector<Candidate> children;
             for (int n = 0; n < m_options.population; ++n) {
-                const Candidate& a = pool[parent(rng)];
+                const Candidate& a = pool[parent(m_rng)];
                 Knobs knobs;
                 std::uniform_real_distribution<double> u(0, 1);
-                if (u(rng) < 0.15) {
-                    const Candidate& b = pool[parent(rng)];
+                if (u(m_rng) < 0.15) {
+                    const Candidate& b = pool[parent(m_rng)];
                     if (b.sketch != a.sketch) continue;
-                    knobs = crossKnobs(sketches[static_cast<std::size_t>(a.sketch)], a.knobs,
-                                       b.knobs, rng);
+                    knobs = crossKnobs(sketch(a.sketch), a.knobs, b.knobs, m_rng);
                 } else {
-                    knobs = mutateKnobs(sketches[static_cast<std::size_t>(a.sketch)], a.knobs,
-                                        space, rng);
+                    knobs = mutateKnobs(sketch(a.sketch), a.knobs, m_space, m_rng);
                 }
                 Candidate c;
                 if (!makeCandidate(a.sketch, std::move(knobs), &c)) continue;
@@ -358,51 +374,90 @@ TuneOutcome Tuner::run(const std::function<void(const TuneProgress&)>& progress,
             if (static_cast<int>(pool.size()) > m_options.population)
                 pool.resize(static_cast<std::size_t>(m_options.population));
         }
+        return pool;
+    }
+
+    // Eps-greedy: the batch is the model's best `1 - randomShare` of `ranked` not measured yet,
+    // and the rest from `randoms`, in random order.
+    void pickEpsGreedy(const std::vector<Candidate>& ranked, std::vector<Candidate> randoms,
+                       int count, std::vector<Candidate>& batch)
+    {
         const int byModel =
             std::max(1, static_cast<int>(std::lround(count * (1.0 - m_options.randomShare))));
         std::set<std::string> chosen;
-        for (auto& c : pool) {
+        for (auto& c : ranked) {
             if (static_cast<int>(batch.size()) >= byModel) break;
-            if (seen.count(c.key) || !chosen.insert(c.key).second) continue;
+            if (m_seen.count(c.key) || !chosen.insert(c.key).second) continue;
             batch.push_back(c);
         }
-        std::shuffle(randoms.begin(), randoms.end(), rng);
+        std::shuffle(randoms.begin(), randoms.end(), m_rng);
         for (auto& c : randoms) {
             if (static_cast<int>(batch.size()) >= count) break;
             if (!chosen.insert(c.key).second) continue;
             batch.push_back(std::move(c));
         }
-        out.times.searchMs += msSince(t);
-        return batch;
-    };
+    }
 
-    auto requestFor = [&](const Realized& written, int repeat, double minRepeatMs) {
+    // One round's batch: the default schedule first of all (a model's task runs it untuned: the
+    // best a tuning finds is never slower than that, as measured); then the model's best
+    // guesses and a share at random; at random altogether until the model has learnt.
+    std::vector<Candidate> nextBatch(int count)
+    {
+        auto t = Clock::now();
+        std::vector<Candidate> pool;
+        std::set<std::string> keys;
+        std::vector<Candidate> batch;
+        if (!m_defaultTried) {
+            m_defaultTried = true;
+            const int sk = defaultSketch(m_sketches);
+            Candidate c;
+            if (makeCandidate(sk, defaultKnobs(sketch(sk), m_space), &c) &&
+                keys.insert(c.key).second)
+                batch.push_back(std::move(c));
+        }
+        randomCandidates(m_options.population, pool, keys);
+        if (!m_model.trained()) {
+            std::shuffle(pool.begin(), pool.end(), m_rng);
+            for (auto& c : pool)
+                if (static_cast<int>(batch.size()) < count) batch.push_back(std::move(c));
+        } else {
+            std::vector<Candidate> randoms = pool; // the share picked at random comes from here
+            pickEpsGreedy(evolve(std::move(pool), keys), std::move(randoms), count, batch);
+        }
+        m_out.times.searchMs += msSince(t);
+        return batch;
+    }
+
+    MeasureRequest requestFor(const Realized& written, int repeat, double minRepeatMs) const
+    {
         MeasureRequest req;
         req.script =
-            scriptWithVariant(m_script, *start, kCandidateVariant, written.statements, true);
+            scriptWithVariant(m_script, *m_start, kCandidateVariant, written.statements, true);
         req.variant = kCandidateVariant;
         req.sets = m_options.sets;
         req.threads = m_options.threads;
         req.repeat = repeat;
         req.minRepeatMs = minRepeatMs;
-        req.maxRunMs = haveBest ? std::max(50.0, 20 * best.msMedian) : 3000.0;
+        req.maxRunMs = m_haveBest ? std::max(50.0, 20 * m_best.msMedian) : 3000.0;
         req.timeoutMs = 30000 + 4 * req.maxRunMs;
         return req;
-    };
+    }
+
     // `next`: the candidate measured after this one, which the measurer may compile meanwhile.
-    auto measureOne = [&](const Candidate& c, int repeat, double minRepeatMs, int trial,
-                          const Candidate* next) {
-        Realized written = replaySteps(*start, c.steps, true);
+    TuneRecord measureOne(const Candidate& c, int repeat, double minRepeatMs, int trial,
+                          const Candidate* next)
+    {
+        Realized written = replaySteps(*m_start, c.steps, true);
         TuneRecord rec;
-        rec.workload = out.workload;
-        rec.variant = start->name;
-        rec.sizes = sizes;
-        rec.sketch = c.sketch >= 0 ? sketches[static_cast<std::size_t>(c.sketch)].name : "";
+        rec.workload = m_out.workload;
+        rec.variant = m_start->name;
+        rec.sizes = m_sizes;
+        rec.sketch = c.sketch >= 0 ? sketch(c.sketch).name : "";
         rec.steps = c.steps;
         rec.statements = written.statements;
-        rec.cpu = out.machine.cpu;
-        rec.vectorBits = out.machine.vectorBits;
-        rec.threads = threadsUsed;
+        rec.cpu = m_out.machine.cpu;
+        rec.vectorBits = m_out.machine.vectorBits;
+        rec.threads = m_space.cores;
         rec.featuresVersion = kFeatureVersion;
         rec.trial = trial;
         rec.time = isoTimeNow();
@@ -412,16 +467,16 @@ TuneOutcome Tuner::run(const std::function<void(const TuneProgress&)>& progress,
             return rec;
         }
         MeasureRequest req = requestFor(written, repeat, minRepeatMs);
-        req.testingCrash = m_options.testingCrashFirst && out.trials.empty();
+        req.testingCrash = m_options.testingCrashFirst && m_out.trials.empty();
         std::optional<MeasureRequest> nextReq;
         if (next) {
-            Realized nextWritten = replaySteps(*start, next->steps, true);
+            Realized nextWritten = replaySteps(*m_start, next->steps, true);
             if (nextWritten.ok) nextReq = requestFor(nextWritten, repeat, minRepeatMs);
         }
         auto t = Clock::now();
         MeasureResult m = m_measurer.measureAhead(req, nextReq ? &*nextReq : nullptr);
-        out.times.measureMs += msSince(t);
-        out.times.compileMs += m.lowerMs + m.compileMs;
+        m_out.times.measureMs += msSince(t);
+        m_out.times.compileMs += m.lowerMs + m.compileMs;
         rec.status = statusName(m.status);
         rec.error = m.message;
         rec.flops = m.flops;
@@ -437,91 +492,126 @@ TuneOutcome Tuner::run(const std::function<void(const TuneProgress&)>& progress,
                 rec.error = "the reference could not check its outputs";
             }
         }
-        rec.elapsedS = msSince(t0) / 1000;
+        rec.elapsedS = msSince(m_t0) / 1000;
         return rec;
-    };
-    auto logRecord = [&](const TuneRecord& rec) {
+    }
+
+    void logRecord(const TuneRecord& rec)
+    {
         if (m_options.logPath.empty()) return;
         std::string problem;
         if (!appendRecord(m_options.logPath, rec, &problem) &&
-            std::find(out.notes.begin(), out.notes.end(), problem) == out.notes.end())
-            out.notes.push_back(problem);
-    };
+            std::find(m_out.notes.begin(), m_out.notes.end(), problem) == m_out.notes.end())
+            m_out.notes.push_back(problem);
+    }
 
-    int emptyRounds = 0;
-    while (budgetLeft() && !isCancelled()) {
+    // A round: a batch searched, measured in turn (the model learning from each), the model
+    // retrained. False when the run should stop (the space is exhausted, or cancelled).
+    bool round(int* emptyRounds)
+    {
         report(TuneProgress::Phase::Searching, nullptr);
-        std::vector<Candidate> batch = nextBatch(batchSize);
+        std::vector<Candidate> batch = nextBatch(m_batchSize);
         if (batch.empty()) {
-            if (++emptyRounds >= 5) {
-                out.notes.push_back("the search found no new candidate: the space is exhausted");
-                break;
+            if (++*emptyRounds >= 5) {
+                m_out.notes.push_back("the search found no new candidate: the space is exhausted");
+                return false;
             }
-            continue;
+            return true;
         }
-        emptyRounds = 0;
-        ++out.times.rounds;
+        *emptyRounds = 0;
+        ++m_out.times.rounds;
         for (std::size_t b = 0; b < batch.size(); ++b) {
             const Candidate& c = batch[b];
             if (!budgetLeft() || isCancelled()) break;
-            seen.insert(c.key);
-            const int trial = static_cast<int>(out.trials.size() + out.reused.size()) + 1;
+            m_seen.insert(c.key);
+            const int trial = static_cast<int>(m_out.trials.size() + m_out.reused.size()) + 1;
             TuneRecord rec =
                 measureOne(c, 3, 40, trial, b + 1 < batch.size() ? &batch[b + 1] : nullptr);
             logRecord(rec);
-            if (rec.status != "ok") ++out.failed;
-            if (rec.status == "wrong") ++out.wrong;
+            if (rec.status != "ok") ++m_out.failed;
+            if (rec.status == "wrong") ++m_out.wrong;
             consider(rec);
-            out.trials.push_back(rec);
-            measuredCandidates.push_back(c);
-            measuredGflops.push_back(rec.ok() && rec.checked ? 1000.0 / rec.msMedian : 0.0);
-            trainRows.push_back(c.features);
-            trainY.push_back(measuredGflops.back());
-            report(TuneProgress::Phase::Measuring, &out.trials.back());
+            m_out.trials.push_back(rec);
+            m_measured.push_back(c);
+            m_measuredSpeed.push_back(rec.ok() && rec.checked ? 1000.0 / rec.msMedian : 0.0);
+            m_trainRows.push_back(c.features);
+            m_trainY.push_back(m_measuredSpeed.back());
+            report(TuneProgress::Phase::Measuring, &m_out.trials.back());
         }
-        if (isCancelled()) break;
+        if (isCancelled()) return false;
         report(TuneProgress::Phase::Training, nullptr);
         retrain();
+        return true;
     }
-    out.cancelled = isCancelled();
 
     // The best few again, measured longer: one lucky measurement does not make a best.
-    if (!out.cancelled && m_options.remeasureTop > 0 && haveBest) {
+    void remeasureBest()
+    {
         report(TuneProgress::Phase::Remeasuring, nullptr);
-        std::vector<std::size_t> order(measuredCandidates.size());
-        std::iota(order.begin(), order.end(), 0);
-        std::sort(order.begin(), order.end(),
-                  [&](auto a, auto b) { return measuredGflops[a] > measuredGflops[b]; });
-        for (std::size_t i = 0;
-             i < order.size() && i < static_cast<std::size_t>(m_options.remeasureTop); ++i) {
-            if (measuredGflops[order[i]] <= 0 || isCancelled()) break;
-            TuneRecord& first = out.trials[order[i]];
-            const bool more = i + 1 < order.size() &&
-                              i + 1 < static_cast<std::size_t>(m_options.remeasureTop) &&
-                              measuredGflops[order[i + 1]] > 0;
-            TuneRecord rec = measureOne(measuredCandidates[order[i]], 7, 100, first.trial,
-                                        more ? &measuredCandidates[order[i + 1]] : nullptr);
+        const std::vector<std::size_t> order = fastestMeasured();
+        const auto top = static_cast<std::size_t>(m_options.remeasureTop);
+        for (std::size_t i = 0; i < order.size() && i < top; ++i) {
+            if (m_measuredSpeed[order[i]] <= 0 || isCancelled()) break;
+            TuneRecord& first = m_out.trials[order[i]];
+            const bool more =
+                i + 1 < order.size() && i + 1 < top && m_measuredSpeed[order[i + 1]] > 0;
+            TuneRecord rec = measureOne(m_measured[order[i]], 7, 100, first.trial,
+                                        more ? &m_measured[order[i + 1]] : nullptr);
             if (!(rec.ok() && rec.checked)) continue;
             logRecord(rec);
             first.gflops = rec.gflops;
             first.msMedian = rec.msMedian;
             first.ms = rec.ms;
         }
-        haveBest = false;
-        for (auto* records : {&out.reused, &out.trials})
+        m_haveBest = false;
+        for (auto* records : {&m_out.reused, &m_out.trials})
             for (auto& r : *records)
                 consider(r);
     }
 
-    out.haveBest = haveBest;
-    if (haveBest) {
-        out.best = best;
-        Realized written = replaySteps(*start, best.steps, true);
-        out.bestStatements = written.ok ? written.statements : best.statements;
-    }
-    out.ok = true;
-    report(TuneProgress::Phase::Done, nullptr);
-    return out;
+    const std::string& m_script;
+    const TuneOptions& m_options;
+    Measurer& m_measurer;
+    ThroughputModel& m_model;
+    const std::function<void(const TuneProgress&)>& m_progress;
+    const std::function<bool()>& m_cancelled;
+    const Clock::time_point m_t0 = Clock::now();
+    std::mt19937_64 m_rng;
+
+    TuneOutcome m_out;
+    EvalResult m_eval;
+    const Variant* m_start = nullptr;
+    std::map<std::string, std::int64_t> m_sizes;
+    SpaceOptions m_space;
+    std::vector<Sketch> m_sketches;
+    int m_planned = 0;
+    int m_batchSize = 16;
+
+    std::vector<FeatureRows> m_trainRows; // the model's training data
+    std::vector<double> m_trainY;
+    TuneRecord m_best;
+    bool m_haveBest = false;
+    std::set<std::string> m_seen;        // keys of candidates measured (or resumed)
+    std::vector<Candidate> m_measured;   // this run's, in order
+    std::vector<double> m_measuredSpeed; // runs per second (0: failed)
+    bool m_defaultTried = false;
+};
+
+} // namespace
+
+Tuner::Tuner(std::string script, TuneOptions options, Measurer& measurer, ThroughputModel* model)
+    : m_script(std::move(script)), m_options(std::move(options)), m_measurer(measurer),
+      m_model(model)
+{
+}
+
+TuneOutcome Tuner::run(const std::function<void(const TuneProgress&)>& progress,
+                       const std::function<bool()>& cancelled)
+{
+    std::unique_ptr<CostModel> own;
+    if (!m_model) own = std::make_unique<CostModel>(m_options.modelThreads);
+    return TuneRun(m_script, m_options, m_measurer, m_model ? *m_model : *own, progress, cancelled)
+        .run();
 }
 
 } // namespace loopscope

@@ -79,9 +79,14 @@ struct TuneOutcome {
     int wrong = 0;
 };
 
+class ThroughputModel;
+
 class Tuner {
 public:
-    Tuner(std::string script, TuneOptions options, Measurer& measurer);
+    // `model`: the cost model that ranks candidates (null: an XGBoost CostModel of its own).
+    // `measurer` and `model` must outlive the tuner.
+    Tuner(std::string script, TuneOptions options, Measurer& measurer,
+          ThroughputModel* model = nullptr);
 
     TuneOutcome run(const std::function<void(const TuneProgress&)>& progress = {},
                     const std::function<bool()>& cancelled = {});
@@ -90,6 +95,7 @@ private:
     std::string m_script;
     TuneOptions m_options;
     Measurer& m_measurer;
+    ThroughputModel* m_model;
 };
 
 // A name for the tuned variant ("tuned from naive"), made unique among `taken`.

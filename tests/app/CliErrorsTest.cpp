@@ -138,6 +138,23 @@ TEST(CliUsage, ARunsTargetNamesACpuModelOnly)
     EXPECT_NE(r.output.find("takes \"llvm -mcpu=CPU\" alone"), std::string::npos) << r.output;
 }
 
+// --forbid takes the primitives the tuner writes, and says which those are.
+TEST(CliUsage, ForbidTakesThePrimitivesTheTunerWrites)
+{
+    const std::string gemm = "'" + std::string(LOOPSCOPE_SOURCE_DIR) + "/samples/opt_gemm.py' ";
+    RunResult r = runCli("tune " + gemm + "--forbid split,bind");
+    EXPECT_EQ(r.exitCode, 2) << r.output;
+    EXPECT_NE(r.output.find("--forbid: 'bind' is not a primitive the tuner writes (it writes: "
+                            "split, reorder, fuse, parallel, vectorize, pragma, compute_at, "
+                            "compute_inline, cache_write, rfactor)"),
+              std::string::npos)
+        << r.output;
+    r = runCli("tune " + gemm + "--forbid splat");
+    EXPECT_EQ(r.exitCode, 2) << r.output;
+    EXPECT_NE(r.output.find("--forbid: 'splat' is not a schedule primitive"), std::string::npos)
+        << r.output;
+}
+
 TEST(CliUsage, UnknownParameterIsAUsageError)
 {
     RunResult r = runCli("check " + std::string(LOOPSCOPE_SOURCE_DIR) +

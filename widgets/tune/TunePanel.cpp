@@ -1,5 +1,6 @@
 #include "tune/TunePanel.h"
 
+#include "tune/Space.h"
 #include "tune/TuneChart.h"
 #include "views/LoopNestView.h"
 #include "views/TirEditor.h"
@@ -22,10 +23,6 @@
 namespace loopscope {
 
 namespace {
-
-// What the forbid menu offers: the primitives the tuner writes, by the names the script uses.
-const char* const kForbiddable[] = {"parallel",   "vectorize",      "pragma", "cache_write",
-                                    "compute_at", "compute_inline", "fuse",   "split"};
 
 QString duration(double s)
 {
@@ -63,8 +60,9 @@ TunePanel::TunePanel(QWidget* parent) : QWidget(parent)
     m_forbid->setToolTip(tr("Primitives the tuner must not write"));
     m_forbid->setPopupMode(QToolButton::InstantPopup);
     m_forbidMenu = new QMenu(m_forbid);
-    for (const char* p : kForbiddable) {
-        QAction* a = m_forbidMenu->addAction(QString::fromLatin1(p));
+    // The primitives the tuner writes, by the names the script uses.
+    for (const std::string& p : tunerPrimitives()) {
+        QAction* a = m_forbidMenu->addAction(QString::fromStdString(p));
         a->setCheckable(true);
         connect(a, &QAction::toggled, this, [this] {
             const int n = forbidden().size();

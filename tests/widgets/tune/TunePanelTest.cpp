@@ -7,6 +7,7 @@
 #include "editor/EditorPane.h"
 #include "explore/Explorer.h"
 #include "shell/MainWindow.h"
+#include "tune/Space.h"
 #include "tune/TuneChart.h"
 #include "tune/TuneLog.h"
 #include "tune/TuneService.h"
@@ -169,6 +170,16 @@ private slots:
         QVERIFY(awaitAnalysis(w));
         TunePanel* panel = w.tunePanel();
         auto* forbid = panel->findChild<QToolButton*>(QStringLiteral("tuneForbid"));
+        // The menu offers every primitive the tuner writes (reorder and rfactor among them).
+        QStringList offered;
+        for (QAction* a : forbid->menu()->actions())
+            offered << a->text();
+        QStringList written;
+        for (const std::string& p : tunerPrimitives())
+            written << QString::fromStdString(p);
+        QCOMPARE(offered, written);
+        QVERIFY(offered.contains(QStringLiteral("reorder")));
+        QVERIFY(offered.contains(QStringLiteral("rfactor")));
         for (QAction* a : forbid->menu()->actions())
             if (a->text() == QStringLiteral("parallel") ||
                 a->text() == QStringLiteral("cache_write"))
