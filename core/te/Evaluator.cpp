@@ -3,7 +3,9 @@
 #include "te/EvaluatorInternal.h"
 
 #include "ir/Limits.h"
+#include "te/Builtins.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <set>
 
@@ -363,23 +365,10 @@ Value Evaluator::method(const Value& obj, const std::string& name)
 
 Value Evaluator::moduleAttribute(const std::string& mod, const std::string& a, SourceLoc loc)
 {
-    static const std::map<std::string, std::set<std::string>> functions = {
-        {"tvm", {"lower", "build"}},
-        {"te", {"placeholder", "compute", "reduce_axis",  "var", "size_var",
-                "sum",         "max",     "min",          "exp", "log",
-                "sqrt",        "tanh",    "sigmoid",      "abs", "create_schedule",
-                "thread_axis", "const",   "if_then_else", "all", "any"}},
-        {"tvm.tir", {"const",    "if_then_else", "all",       "any",      "indexdiv", "indexmod",
-                     "floordiv", "floormod",     "truncdiv",  "truncmod", "exp",      "log",
-                     "sqrt",     "tanh",         "sigmoid",   "abs",      "max",      "min",
-                     "Select",   "max_value",    "min_value", "Cast"}},
-        {"tvm.target", {"Target"}},
-    };
-    if (mod == "tvm" && (a == "te" || a == "tir" || a == "target"))
+    const auto& submodules = tvmSubmodules();
+    if (mod == "tvm" && std::find(submodules.begin(), submodules.end(), a) != submodules.end())
         return Value::named(VKind::Module, a == "te" ? "te" : "tvm." + a);
-    auto it = functions.find(mod);
-    if (it != functions.end() && it->second.count(a))
-        return Value::named(VKind::Builtin, mod + "." + a);
+    if (findBuiltin(mod, a)) return Value::named(VKind::Builtin, mod + "." + a);
     if (mod == "tvm" && (a == "nd" || a == "device" || a == "cpu" || a == "testing" ||
                          a == "runtime" || a == "transform" || a == "autotvm")) {
         throw UserError(loc, "tvm." + a +

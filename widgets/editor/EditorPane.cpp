@@ -3,6 +3,7 @@
 #include "editor/FindBar.h"
 
 #include "schedule/Primitives.h"
+#include "te/Builtins.h"
 
 #include <Qsci/qscicommand.h>
 #include <Qsci/qscicommandset.h>
@@ -28,20 +29,34 @@ namespace loopscope {
 
 namespace {
 
-// Names the evaluator supports (core/te/Evaluator.cpp moduleAttribute; the primitives come from
-// core's catalogue, schedule/Primitives.h).
-const QStringList kTvmNames = {u"lower"_s, u"build"_s, u"te"_s, u"tir"_s, u"target"_s};
-const QStringList kTeNames = {
-    u"placeholder"_s, u"compute"_s, u"reduce_axis"_s,  u"var"_s, u"size_var"_s,
-    u"sum"_s,         u"max"_s,     u"min"_s,          u"exp"_s, u"log"_s,
-    u"sqrt"_s,        u"tanh"_s,    u"sigmoid"_s,      u"abs"_s, u"create_schedule"_s,
-    u"thread_axis"_s, u"const"_s,   u"if_then_else"_s, u"all"_s, u"any"_s};
-const QStringList kTirNames = {
-    u"const"_s,    u"if_then_else"_s, u"all"_s,       u"any"_s,      u"indexdiv"_s, u"indexmod"_s,
-    u"floordiv"_s, u"floormod"_s,     u"truncdiv"_s,  u"truncmod"_s, u"exp"_s,      u"log"_s,
-    u"sqrt"_s,     u"tanh"_s,         u"sigmoid"_s,   u"abs"_s,      u"max"_s,      u"min"_s,
-    u"Select"_s,   u"max_value"_s,    u"min_value"_s, u"Cast"_s};
-const QStringList kTargetNames = {u"Target"_s};
+// Names the evaluator supports (te/Builtins.h; the primitives come from core's catalogue,
+// schedule/Primitives.h).
+QStringList builtinNames(std::string_view module)
+{
+    QStringList out;
+    for (const Builtin& b : teBuiltins())
+        if (b.module == module) out << QString::fromStdString(b.name);
+    return out;
+}
+QHash<QString, QString> builtinSignatures(std::string_view module)
+{
+    QHash<QString, QString> out;
+    for (const Builtin& b : teBuiltins())
+        if (b.module == module)
+            out[QString::fromStdString(b.name)] = QString::fromStdString(b.signature);
+    return out;
+}
+QStringList tvmNames()
+{
+    QStringList out = builtinNames("tvm");
+    for (const std::string& m : tvmSubmodules())
+        out << QString::fromStdString(m);
+    return out;
+}
+const QStringList kTvmNames = tvmNames();
+const QStringList kTeNames = builtinNames("te");
+const QStringList kTirNames = builtinNames("tvm.tir");
+const QStringList kTargetNames = builtinNames("tvm.target");
 const QStringList kStageAttributes = {u"op"_s, u"leaf_iter_vars"_s, u"all_iter_vars"_s};
 // The primitives of core's catalogue, called on a stage or on the schedule, with their call
 // tips; plus normalize(), which the schedule has but which is no step.
@@ -71,56 +86,10 @@ const QStringList kValueAttributes = {u"op"_s,   u"shape"_s, u"dtype"_s, u"name"
 // Call tips: "qualifier kind" -> name -> parameters.
 const QHash<QString, QString> kStageSignatures = primitiveSignatures(PrimitiveOn::Stage);
 const QHash<QString, QString> kScheduleSignatures = primitiveSignatures(PrimitiveOn::Schedule);
-const QHash<QString, QString> kTeSignatures = {
-    {u"placeholder"_s, u"placeholder(shape, dtype=None, name=\"placeholder\")"_s},
-    {u"compute"_s, u"compute(shape, fcompute, name=\"compute\", tag=\"\")"_s},
-    {u"reduce_axis"_s, u"reduce_axis(dom, name=\"rv\")"_s},
-    {u"var"_s, u"var(name=\"tindex\", dtype=\"int32\")"_s},
-    {u"size_var"_s, u"size_var(name=\"size\", dtype=\"int32\")"_s},
-    {u"sum"_s, u"sum(expr, axis, where=None)"_s},
-    {u"max"_s, u"max(expr, axis, where=None)  |  max(a, b)"_s},
-    {u"min"_s, u"min(expr, axis, where=None)  |  min(a, b)"_s},
-    {u"exp"_s, u"exp(x)"_s},
-    {u"log"_s, u"log(x)"_s},
-    {u"sqrt"_s, u"sqrt(x)"_s},
-    {u"tanh"_s, u"tanh(x)"_s},
-    {u"sigmoid"_s, u"sigmoid(x)"_s},
-    {u"abs"_s, u"abs(x)"_s},
-    {u"create_schedule"_s, u"create_schedule(ops)"_s},
-    {u"thread_axis"_s, u"thread_axis(dom=None, tag=\"\", name=\"\")"_s},
-    {u"const"_s, u"const(value, dtype=None)"_s},
-    {u"if_then_else"_s, u"if_then_else(cond, t, f)"_s},
-    {u"all"_s, u"all(*args)"_s},
-    {u"any"_s, u"any(*args)"_s},
-};
-const QHash<QString, QString> kTirSignatures = {
-    {u"const"_s, u"const(value, dtype=None)"_s},
-    {u"if_then_else"_s, u"if_then_else(cond, t, f)"_s},
-    {u"all"_s, u"all(*args)"_s},
-    {u"any"_s, u"any(*args)"_s},
-    {u"indexdiv"_s, u"indexdiv(a, b)"_s},
-    {u"indexmod"_s, u"indexmod(a, b)"_s},
-    {u"floordiv"_s, u"floordiv(a, b)"_s},
-    {u"floormod"_s, u"floormod(a, b)"_s},
-    {u"truncdiv"_s, u"truncdiv(a, b)"_s},
-    {u"truncmod"_s, u"truncmod(a, b)"_s},
-    {u"exp"_s, u"exp(x)"_s},
-    {u"log"_s, u"log(x)"_s},
-    {u"sqrt"_s, u"sqrt(x)"_s},
-    {u"tanh"_s, u"tanh(x)"_s},
-    {u"sigmoid"_s, u"sigmoid(x)"_s},
-    {u"abs"_s, u"abs(x)"_s},
-    {u"max"_s, u"max(a, b)"_s},
-    {u"min"_s, u"min(a, b)"_s},
-    {u"Select"_s, u"Select(condition, true_value, false_value)"_s},
-    {u"max_value"_s, u"max_value(dtype)"_s},
-    {u"min_value"_s, u"min_value(dtype)"_s},
-    {u"Cast"_s, u"Cast(dtype, value)"_s},
-};
-const QHash<QString, QString> kTvmSignatures = {
-    {u"lower"_s, u"lower(inp, args=None, name=\"main\", simple_mode=False)"_s},
-    {u"build"_s, u"build(inputs, args=None, target=None, name=\"default_function\")"_s},
-};
+const QHash<QString, QString> kTeSignatures = builtinSignatures("te");
+const QHash<QString, QString> kTirSignatures = builtinSignatures("tvm.tir");
+const QHash<QString, QString> kTvmSignatures = builtinSignatures("tvm");
+const QHash<QString, QString> kTargetSignatures = builtinSignatures("tvm.target");
 
 constexpr int kDiagnosticMarker = 1;
 constexpr int kDiagnosticIndicator = 8; // the first indicator left to containers
@@ -653,6 +622,7 @@ QString EditorPane::callTipAt(const QString& before)
     if (qualifier == u"te"_s) return kTeSignatures.value(name);
     if (qualifier == u"tvm.tir"_s) return kTirSignatures.value(name);
     if (qualifier == u"tvm"_s) return kTvmSignatures.value(name);
+    if (qualifier == u"tvm.target"_s) return kTargetSignatures.value(name);
     if (qualifier == u"tvm.target"_s && name == u"Target"_s) return u"Target(target, host=None)"_s;
     if (!qualifier.isEmpty() && kScheduleSignatures.contains(name))
         return kScheduleSignatures[name];
