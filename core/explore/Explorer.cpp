@@ -75,18 +75,15 @@ std::vector<StageInfo> describeStages(const Schedule& sch)
             info.readers.push_back(sch.stages()[static_cast<std::size_t>(r)].name());
         if (st.isPlaceholder()) {
             info.kind = "placeholder";
-            info.attach = "root";
             out.push_back(info);
             continue;
         }
         info.kind = st.op->isReduction() ? "reduction" : "compute";
         if (st.attach == AttachType::Inline)
-            info.attach = "inline";
+            info.attach.kind = Attachment::Kind::Inline;
         else if (st.attach == AttachType::Scope && sch.find(st.attachOp))
-            info.attach = "at " + sch.find(st.attachOp)->name() + "." +
-                          axisDisplayName(st.attachIvar->name());
-        else
-            info.attach = "root";
+            info.attach = {Attachment::Kind::At, sch.find(st.attachOp)->name(),
+                           axisDisplayName(st.attachIvar->name())};
         for (auto& iv : st.rootIterVars())
             info.rootAxes.push_back(iv->name());
         for (auto& iv : st.leafIterVars) {

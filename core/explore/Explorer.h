@@ -24,10 +24,30 @@ struct AxisInfo {
     std::vector<std::string> attached; // stages computed inside this loop
 };
 
+// Where a stage is computed: at the root, inlined, or inside a loop of another stage.
+struct Attachment {
+    enum class Kind { Root, Inline, At };
+    Kind kind = Kind::Root;
+    std::string stage; // At: the stage whose loop holds it ("C")
+    std::string axis;  // At: that loop, as shown ("j_outer")
+
+    bool isAt(const std::string& s, const std::string& a) const
+    {
+        return kind == Kind::At && stage == s && axis == a;
+    }
+    // "root", "inline", or "at C.j_outer"
+    std::string text() const
+    {
+        return kind == Kind::Root     ? "root"
+               : kind == Kind::Inline ? "inline"
+                                      : "at " + stage + "." + axis;
+    }
+};
+
 struct StageInfo {
     std::string name;
-    std::string kind;   // "placeholder", "compute", "reduction"
-    std::string attach; // "root", "inline", or "at C.j_outer"
+    std::string kind; // "placeholder", "compute", "reduction"
+    Attachment attach;
     bool output = false;
     std::vector<AxisInfo> axes;        // current loop axes, outer to inner (empty for placeholders)
     std::vector<std::string> rootAxes; // op.axis then op.reduce_axis, as the script spells them

@@ -103,7 +103,7 @@ QVariant StagesModel::data(const QModelIndex& index, int role) const
     case Qt::DisplayRole:
         if (index.column() == NameColumn) return qs(s.name);
         if (index.column() == KindColumn) return kind;
-        if (index.column() == AttachColumn) return qs(s.attach);
+        if (index.column() == AttachColumn) return qs(s.attach.text());
         return {};
     case Qt::DecorationRole:
         if (index.column() == NameColumn) return kindIcon(s.kind);
@@ -117,7 +117,7 @@ QVariant StagesModel::data(const QModelIndex& index, int role) const
         return {};
     case Qt::ToolTipRole: {
         QString tip = qs(s.name) + u": "_s + kind;
-        if (s.kind != "placeholder") tip += u"; computed "_s + qs(s.attach);
+        if (s.kind != "placeholder") tip += u"; computed "_s + qs(s.attach.text());
         if (!s.axes.empty()) tip += u"; "_s + QString::number(s.axes.size()) + u" loops"_s;
         return tip;
     }

@@ -158,7 +158,7 @@ std::string StatementWriter::check(const PrimitiveRequest& r) const
         if (a.kind == ArgKind::Axes) axisList = true;
     }
     if (p->on == PrimitiveOn::Stage && (axisArgs || axisList) && !isPlaceholder(*st) &&
-        st->attach == "inline")
+        st->attach.kind == Attachment::Kind::Inline)
         return quoted(name) + " is inlined; it has no loops (compute_root it first)";
     std::string incomplete;
     if (axisList && r.axes.size() < 2)
@@ -195,15 +195,15 @@ std::string StatementWriter::check(const PrimitiveRequest& r) const
         const AxisInfo* a = findAxis(*st, r.axes[0]);
         if (a->kind == k->second) return quoted(a->name) + " is already " + k->second;
     }
-    if (r.primitive == "compute_inline" && st->attach == "inline")
+    if (r.primitive == "compute_inline" && st->attach.kind == Attachment::Kind::Inline)
         return quoted(name) + " is already inlined";
-    if (r.primitive == "compute_root" && st->attach == "root")
+    if (r.primitive == "compute_root" && st->attach.kind == Attachment::Kind::Root)
         return quoted(name) + " is already computed at root";
     if (r.primitive == "compute_at") {
         const StageInfo* target = findStage(r.targetStage);
         if (!target) return "there is no stage " + quoted(r.targetStage);
         if (const AxisInfo* a = findAxis(*target, r.targetAxis);
-            a && st->attach == "at " + target->name + "." + a->name)
+            a && st->attach.isAt(target->name, a->name))
             return quoted(name) + " is already computed at " + target->name + "." + a->name;
     }
     if (r.primitive == "cache_read" && r.readers.empty()) {

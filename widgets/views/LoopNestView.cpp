@@ -101,7 +101,8 @@ QString stageOfLoop(const QTextDocument* doc, int header, const QString& axis,
     if (candidates.empty()) return {};
     for (const StageInfo* c : candidates)
         for (const StageInfo* other : candidates)
-            if (other != c && other->attach.rfind("at " + c->name + ".", 0) == 0)
+            if (other != c && other->attach.kind == Attachment::Kind::At &&
+                other->attach.stage == c->name)
                 return QString::fromStdString(c->name);
     return QString::fromStdString(candidates.front()->name);
 }
