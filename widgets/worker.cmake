@@ -11,7 +11,7 @@ add_library(loopscope_widgets_worker STATIC
 )
 set_target_properties(loopscope_widgets_worker PROPERTIES AUTOMOC ON)
 target_include_directories(loopscope_widgets_worker PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
-target_link_libraries(loopscope_widgets_worker PUBLIC Qt6::Core PRIVATE loopscope_warnings)
+target_link_libraries(loopscope_widgets_worker PUBLIC Qt6::Core loopscope_protocol PRIVATE loopscope_warnings)
 target_compile_definitions(loopscope_widgets_worker PUBLIC QT_NO_CAST_FROM_ASCII QT_USE_QSTRINGBUILDER)
 
 target_link_libraries(loopscope_widgets PUBLIC loopscope_widgets_worker)

@@ -292,6 +292,15 @@ void RequestHandler::handle(const json& request, const Emit& emit) const
             if (!v->is_number_integer()) badRequest("\"id\" must be an integer");
             id = *v;
         }
+        // A client of another build: refused before anything of the request is read.
+        if (const json* v = find(request, "protocol")) {
+            if (!v->is_number_integer()) badRequest("\"protocol\" must be an integer");
+            const std::string mismatch = protocolMismatch(v->get<int>(), "the client");
+            if (!mismatch.empty())
+                throw Failure{"protocol",
+                              mismatch + "; this worker is Loopscope " LOOPSCOPE_VERSION_STRING,
+                              {}};
+        }
         std::string cmd = stringField(request, "cmd", "", true);
         auto it = m_commands.find(cmd);
         if (it == m_commands.end()) {

@@ -2,9 +2,12 @@
 // result out, each one JSON object on one line. Qt-free and process-free, so it can be tested
 // directly.
 //
-// Request:  {"id": INT, "cmd": NAME, ...arguments}. Unknown fields are ignored. Any request may
-//           carry "max_unroll" and "max_reference_steps" (core's Limits, default 1024 and 2^26):
-//           the bounds it is handled under.
+// Request:  {"id": INT, "cmd": NAME, "protocol": INT, ...arguments}. Unknown fields are ignored.
+//           "protocol" is the client's version of this protocol (protocol/Protocol.h; clients
+//           send it with every request): another than this worker's is refused with an error of
+//           kind "protocol" that names both. Any request may carry "max_unroll" and
+//           "max_reference_steps" (core's Limits, default 1024 and 2^26): the bounds it is
+//           handled under.
 // Progress: {"id", "status": "progress", "phase", "fraction"}: the phase being worked on
 //           ("lowering", "compiling", "checking", "timing") and the request's overall progress
 //           (0..1, never falling).
@@ -63,6 +66,7 @@
 // New commands register in the constructor; "commands" in ping's answer lists them.
 #pragma once
 
+#include "protocol/Protocol.h"
 #include "runtime/Sweep.h"
 
 #include <nlohmann/json.hpp>
@@ -79,7 +83,8 @@ class PreparedRun;
 
 namespace loopscope::worker {
 
-constexpr int kProtocolVersion = 1;
+// The protocol this worker speaks (protocol/Protocol.h): a request that names another is refused.
+constexpr int kProtocolVersion = kWorkerProtocol;
 
 struct HandlerOptions {
     // Honour the hidden debugging fields of "measure" (corrupt_output, crash, sleep_ms,

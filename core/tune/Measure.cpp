@@ -1,5 +1,7 @@
 #include "tune/Measure.h"
 
+#include "protocol/Protocol.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cerrno>
@@ -169,7 +171,7 @@ MachineInfo WorkerMeasurer::machine()
     ping.script.clear();
     std::string why;
     if (!ensureStarted(m_process, &why)) return m_machine;
-    json request{{"id", m_nextId++}, {"cmd", "ping"}};
+    json request{{"id", m_nextId++}, {"cmd", "ping"}, {"protocol", kWorkerProtocol}};
     if (!writeAll(m_process->in, request.dump() + "\n")) {
         stop();
         return m_machine;
@@ -191,6 +193,17 @@ MachineInfo WorkerMeasurer::machine()
     }
     try {
         json r = json::parse(line);
+        // A worker of another build: refused (it refuses this side too, by the ping's protocol).
+        if (r.value("status", "") == "error" && r.value("kind", "") == "protocol") {
+            m_machine.problem = r.value("message", "");
+            return m_machine;
+        }
+        if (std::string mismatch =
+                protocolMismatch(r.value("protocol", 0), "the worker", r.value("version", ""));
+            !mismatch.empty()) {
+            m_machine.problem = mismatch;
+            return m_machine;
+        }
         m_machine.cpu = r.value("cpu", "");
         m_machine.features = r.value("features", "");
         m_machine.vectorBits = r.value("vector_bits", 256);
@@ -211,6 +224,7 @@ json measureJson(const MeasureRequest& request, std::int64_t id, bool hold)
         sets[name] = value;
     json r{{"id", id},
            {"cmd", "measure"},
+           {"protocol", kWorkerProtocol},
            {"script", request.script},
            {"variant", request.variant},
            {"sets", sets},
@@ -253,6 +267,7 @@ MeasureResult WorkerMeasurer::measureAhead(const MeasureRequest& request,
         // Compiled while the one before was measured: its run starts now, with the parameters
         // of now.
         json go{{"cmd", "go"},
+                {"protocol", kWorkerProtocol},
                 {"id", m_aheadId},
                 {"repeat", request.repeat},
                 {"min_repeat_ms", request.minRepeatMs},

@@ -52,6 +52,8 @@ struct MachineInfo {
     int vectorBits = 256;
     int threads = 1; // what "all" means there
     std::string llvm;
+    // Why nothing can be measured there (a worker of another protocol); empty when it can.
+    std::string problem;
 };
 
 const char* statusName(MeasureResult::Status s); // "ok", "wrong", "error", "crashed", "timeout"

@@ -138,6 +138,10 @@ private:
         for (auto& p : program.parameters)
             m_sizes[p.name] = p.value;
         m_out.machine = m_measurer.machine();
+        if (!m_out.machine.problem.empty()) {
+            m_out.error = m_out.machine.problem;
+            return false;
+        }
         m_space.forbidden = m_options.forbidden;
         m_space.vectorLanes = std::max(4, m_out.machine.vectorBits / 32);
         m_space.cores =

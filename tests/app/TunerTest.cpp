@@ -225,6 +225,31 @@ TEST(Tuner, ACrashingCandidateDoesNotEndTheRun)
     EXPECT_GE(measurer.restarts(), 1);
 }
 
+// A worker of another build (here: a script that answers as one speaking protocol 99) is
+// refused with a message naming both protocols and its version; nothing is measured.
+TEST(Tuner, AWorkerOfAnotherProtocolIsRefused)
+{
+    const fs::path fake = scratch() / "worker-of-another-build.sh";
+    {
+        std::ofstream out(fake);
+        out << "#!/bin/sh\nwhile read line; do\n"
+               "  echo '{\"id\": 1, \"status\": \"ok\", \"protocol\": 99, \"version\": "
+               "\"9.9.9\"}'\n"
+               "done\n";
+    }
+    fs::permissions(fake, fs::perms::owner_all);
+    WorkerMeasurer measurer(fake.string());
+    EXPECT_NE(measurer.machine().problem.find("the worker (Loopscope 9.9.9) speaks worker "
+                                              "protocol 99"),
+              std::string::npos)
+        << measurer.machine().problem;
+    const std::string script = readText(fs::path(LOOPSCOPE_SOURCE_DIR) / "samples" / "add_relu.py");
+    TuneOutcome out = Tuner(script, quick(4), measurer).run();
+    EXPECT_FALSE(out.ok);
+    EXPECT_NE(out.error.find("both sides need the same build"), std::string::npos) << out.error;
+    EXPECT_TRUE(out.trials.empty());
+}
+
 TEST(Tuner, AResumedLogCountsAsMeasuredAndGrows)
 {
     const std::string script = readText(fs::path(LOOPSCOPE_SOURCE_DIR) / "samples" / "opt_gemm.py");

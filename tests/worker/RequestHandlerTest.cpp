@@ -117,6 +117,29 @@ TEST(RequestHandlerTest, PingDescribesTheHostAndTheProtocol)
     EXPECT_EQ(p["testing"], false);
 }
 
+// A client of another build names another protocol: refused before the request is read, with a
+// message that names both sides' versions. Its own protocol, or none (a person typing), is served.
+TEST(RequestHandlerTest, AClientOfAnotherProtocolIsRefused)
+{
+    RequestHandler handler;
+    Reply r = handle(handler, json{{"id", 4}, {"cmd", "ping"}, {"protocol", 99}});
+    const json& e = r.result();
+    EXPECT_EQ(e["id"], 4);
+    EXPECT_EQ(e["status"], "error");
+    EXPECT_EQ(e["kind"], "protocol");
+    const std::string message = e["message"];
+    EXPECT_NE(message.find("the client speaks worker protocol 99, this side speaks " +
+                           std::to_string(loopscope::kWorkerProtocol)),
+              std::string::npos)
+        << message;
+    EXPECT_NE(message.find("both sides need the same build"), std::string::npos) << message;
+    EXPECT_NE(message.find("this worker is Loopscope "), std::string::npos) << message;
+    r = handle(handler, json{{"id", 5}, {"cmd", "ping"}, {"protocol", loopscope::kWorkerProtocol}});
+    EXPECT_EQ(r.result()["status"], "ok");
+    r = handle(handler, json{{"id", 6}, {"cmd", "ping"}, {"protocol", "one"}});
+    EXPECT_EQ(r.result()["kind"], "request");
+}
+
 TEST(RequestHandlerTest, MalformedJsonIsAnErrorWithoutId)
 {
     RequestHandler handler;

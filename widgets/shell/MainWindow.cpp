@@ -207,6 +207,11 @@ void MainWindow::connectRuns()
                 ? tr("The CPU model code is generated for, as LLVM %1 names it").arg(m.llvmVersion)
                 : m.cpuNote);
     });
+    connect(runs, &RunController::workerRefused, this, [this](const QString& message) {
+        m_target->setText(tr("Worker of another build"));
+        m_target->setToolTip(message);
+        showNotice(tr("Cannot run code: %1").arg(message));
+    });
     connect(runs, &RunController::compiled, this,
             [this](double ms) { m_compile->setText(tr("compile %1 ms").arg(ms, 0, 'f', 0)); });
     connect(runs, &RunController::ladderFinished, this, &MainWindow::showStoreNotices);

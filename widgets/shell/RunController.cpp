@@ -1,5 +1,7 @@
 #include "shell/RunController.h"
 
+#include "protocol/Protocol.h"
+
 #include "charts/SweepStore.h"
 #include "explore/Explorer.h"
 #include "ir/Limits.h"
@@ -78,7 +80,20 @@ void RunController::setThreads(int threads)
 void RunController::describeWorker()
 {
     m_worker->submit(worker::PingRequest{}, this, [this](const Reply<worker::PingResult>& reply) {
+        // A worker of another build: it refuses this window's requests (by their protocol), or
+        // this window refuses it (by its answer's).
+        if (reply.ending == Reply<worker::PingResult>::Ending::Refused &&
+            reply.error.kind == worker::Error::Kind::Protocol) {
+            emit workerRefused(reply.error.message);
+            return;
+        }
         if (!reply.answered()) return;
+        if (const std::string mismatch = protocolMismatch(reply.result.protocol, "the worker",
+                                                          reply.result.version.toStdString());
+            !mismatch.empty()) {
+            emit workerRefused(QString::fromStdString(mismatch));
+            return;
+        }
         m_machine = reply.result;
         emit workerDescribed(reply.result.cpu, reply.result.threads);
     });

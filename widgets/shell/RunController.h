@@ -99,6 +99,8 @@ signals:
     // For the status bar: failures, notes and what is being done.
     void statusMessage(const QString& message, int timeoutMs);
     void workerDescribed(const QString& cpu, int threads);
+    // The worker is of another build (another protocol): nothing can run; `message` says why.
+    void workerRefused(const QString& message);
     // A ladder run compiled in this time.
     void compiled(double compileMs);
     void ladderFinished();

@@ -1,5 +1,7 @@
 #include "worker/WorkerClient.h"
 
+#include "protocol/Protocol.h"
+
 #include "worker/WorkerProtocol.h"
 
 #include <QCoreApplication>
@@ -224,6 +226,7 @@ int WorkerClient::enqueue(QJsonObject body, int timeLimitMs, Order order, Route 
 {
     const int id = m_nextId++;
     body.insert(QStringLiteral("id"), id);
+    body.insert(QStringLiteral("protocol"), kWorkerProtocol);
     if (m_maxUnrollCopies > 0) body.insert(QStringLiteral("max_unroll"), m_maxUnrollCopies);
     if (m_maxReferenceSteps > 0)
         body.insert(QStringLiteral("max_reference_steps"), m_maxReferenceSteps);

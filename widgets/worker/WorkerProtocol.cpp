@@ -73,6 +73,7 @@ Error::Kind errorKind(const QString& kind)
     if (kind == QLatin1String("request")) return Error::Kind::Request;
     if (kind == QLatin1String("document")) return Error::Kind::Document;
     if (kind == QLatin1String("codegen")) return Error::Kind::Codegen;
+    if (kind == QLatin1String("protocol")) return Error::Kind::Protocol;
     return Error::Kind::Internal;
 }
 

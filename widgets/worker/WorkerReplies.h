@@ -13,9 +13,10 @@
 namespace loopscope::worker {
 
 // The worker's error result: the request was wrong, the script has a mistake (a schedule step TVM
-// would refuse), the CPU cannot run the code, or the worker hit an internal error.
+// would refuse), the CPU cannot run the code, the worker is of another build (another protocol),
+// or the worker hit an internal error.
 struct Error {
-    enum class Kind { Request, Document, Codegen, Internal };
+    enum class Kind { Request, Document, Codegen, Protocol, Internal };
     Kind kind = Kind::Internal;
     QString message;
     int line = 0; // 1-based; 0: no location

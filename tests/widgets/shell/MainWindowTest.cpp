@@ -380,6 +380,33 @@ private slots:
         QTRY_COMPARE(w.size(), QSize(1366, 700));
     }
 
+    // A worker of another build (a script answering as one of protocol 99) is named in the
+    // status bar and a notice; the window does not take its word for the machine.
+    void aWorkerOfAnotherBuildIsRefused()
+    {
+        QTemporaryDir dir;
+        const QString fake = dir.filePath(QStringLiteral("worker-of-another-build.sh"));
+        QFile f(fake);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("#!/bin/sh\nwhile read line; do\n"
+                "  echo '{\"id\": 1, \"status\": \"ok\", \"protocol\": 99, "
+                "\"version\": \"9.9.9\"}'\n"
+                "done\n");
+        f.close();
+        f.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+        MainWindow w;
+        w.worker()->setWorkerPath(fake);
+        w.runs()->describeWorker();
+        auto refused = [&w] {
+            for (const QString& n : w.notices())
+                if (n.contains(u"the worker (Loopscope 9.9.9) speaks worker protocol 99"_s))
+                    return true;
+            return false;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(refused(), 20000);
+        QVERIFY(w.runs()->machine().cpu.isEmpty());
+    }
+
     // The first start (no saved geometry) takes its size from the screen: on a 1366x768 laptop
     // (ctest runs this once on such a screen) the whole window is on it, not 1500x950 cut off.
     void theFirstSizeComesFromTheScreen()
