@@ -12,17 +12,7 @@ cd "$here"
 checks=("$@")
 ((${#checks[@]})) || checks=(format tidy sanitize fuzz)
 
-missing=()
-for p in clang-format clang-tidy; do
-  dpkg-query -W -f='${Status}' "$p" 2> /dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  sudo=""
-  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
-  export DEBIAN_FRONTEND=noninteractive
-  $sudo apt-get update -qq
-  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" > /dev/null
-fi
+"$here/scripts/install-missing.sh" clang-format clang-tidy
 
 # The C++ files under a folder (default: the whole tree), without build trees: git's list in a
 # clone, else (a copy without .git, as in CI's root) what find sees.
