@@ -6,7 +6,7 @@
 #include "ir/Diagnostic.h"
 #include "ir/IRUtil.h"
 #include "ir/Printer.h"
-#include "lower/passes/VectorizeLoops.h"
+#include "lower/LanesAtOnce.h"
 
 namespace loopscope::codegen {
 

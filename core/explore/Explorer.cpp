@@ -1,8 +1,8 @@
 #include "explore/Explorer.h"
 
 #include "ir/Printer.h"
+#include "lower/LanesAtOnce.h"
 #include "lower/Lower.h"
-#include "lower/passes/VectorizeLoops.h"
 #include "schedule/Bound.h"
 
 #include <chrono>

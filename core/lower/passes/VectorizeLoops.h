@@ -4,8 +4,6 @@
 
 #include "ir/Stmt.h"
 
-#include <cstdint>
-
 namespace loopscope {
 
 // Replaces every For of kind Vectorized whose extent is a constant n >= 2 by its body evaluated on
@@ -31,25 +29,5 @@ Stmt vectorizeLoops(const Stmt& s);
 // Whether the lanes may run at once at all (no lane reads what another writes) is the caller's
 // question.
 Stmt vectorizeUnderMasks(const ForNode* loop);
-
-// The widest loop over lanes computed on vectors (a 64-lane mask of float64 is 8 registers of
-// AVX-512).
-constexpr std::int64_t kMaxMaskedLanes = 64;
-
-// vectorizeUnderMasks of a loop over lanes when its lanes may run at once, as they would one
-// after another: every buffer the body writes is read and written only at one index, a ramp with
-// a constant non-zero stride, so that each lane touches its own elements; its accesses are of
-// scalar elements, at scalar indices or at indices of all the lanes; no vector integer division
-// by a variable (a lane that never runs may divide by zero); no other statements than stores,
-// lets, conditions and sequences. Undefined otherwise, for loops not marked scalarizedLanes, and
-// beyond kMaxMaskedLanes lanes. Code generation computes the lanes of such loops at once.
-Stmt lanesAtOnce(const ForNode* loop);
-
-// How many loops over lanes in `s` code generation computes at once (see lanesAtOnce).
-int countLanesAtOnce(const Stmt& s);
-
-// An integer division or remainder whose divisor is not a non-zero constant (or a broadcast of
-// one): computed for a lane that never runs, it may trap.
-bool integerDivisionMayTrap(const BinaryNode* op);
 
 } // namespace loopscope
