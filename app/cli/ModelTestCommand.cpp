@@ -4,10 +4,10 @@
 #include "Cli.h"
 #include "ModelCommand.h"
 
-#include "graph/Operators.h"
 #include "graph/Interpreter.h"
 #include "graph/ModelRun.h"
 #include "graph/OnnxImport.h"
+#include "graph/Operators.h"
 #include "graph/Passes.h"
 
 #include <algorithm>
