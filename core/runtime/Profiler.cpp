@@ -254,6 +254,13 @@ LineProfile attributeSamples(const KernelLines& lines, const std::vector<std::ui
             open.emplace_back(indent, i);
         }
     }
+    // Code on no line (the prologue and epilogue the compiler adds) is the function's own: its
+    // samples are charged to the `def` line, so the lines' shares add up to the kernel's.
+    std::size_t defLine = n;
+    for (std::size_t i = 0; i < n && defLine == n; ++i) {
+        const std::size_t indent = text[i].find_first_not_of(' ');
+        if (indent != std::string::npos && text[i].compare(indent, 4, "def ") == 0) defLine = i;
+    }
     p.samples = static_cast<std::int64_t>(samples.size());
     p.instructionSamples.assign(lines.instructionOffsets.size(), 0);
     for (std::uintptr_t a : samples) {
@@ -267,7 +274,9 @@ LineProfile attributeSamples(const KernelLines& lines, const std::vector<std::ui
             at = lines.codeStart + lines.instructionOffsets[static_cast<std::size_t>(k - 1)];
         const int charged = lines.instructionAt(at);
         if (charged >= 0) ++p.instructionSamples[static_cast<std::size_t>(charged)];
-        const int line = lines.lineAt(at);
+        int line = lines.lineAt(at);
+        if ((line < 1 || line > static_cast<int>(n)) && defLine < n)
+            line = static_cast<int>(defLine) + 1;
         if (line < 1 || line > static_cast<int>(n)) continue;
         ++p.lineSamples[static_cast<std::size_t>(line - 1)];
         for (std::size_t loop : enclosing[static_cast<std::size_t>(line - 1)])

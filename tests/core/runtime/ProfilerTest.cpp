@@ -101,6 +101,29 @@ TEST(Profiler, SamplesAreChargedToTheInstructionBeforeAndAddUpIntoLoops)
     EXPECT_DOUBLE_EQ(p.loopShare(4), 0.75);
 }
 
+// A sample in the kernel's code at an instruction on no line (the prologue) is the function's
+// own: it is charged to the `def` line, and the lines' shares add up to 1.
+TEST(Profiler, SamplesOnNoLineAreTheFunctionsOwn)
+{
+    KernelLines k;
+    k.tir = "@T.prim_func\ndef main():\n    for i in range(4):\n        x = 1\n";
+    k.codeStart = 0x1000;
+    k.code = std::string(16, '\0');
+    k.instructionOffsets = {0, 4, 8, 12};
+    k.instructionText = {"push", "a", "b", "ret"};
+    // [0,4) on no line (the prologue), [4,12) line 4, [12,16) on no line again.
+    k.rowOffsets = {0, 4, 12};
+    k.rowLines = {0, 4, 0};
+    LineProfile p = attributeSamples(k, {0x1001, 0x1005, 0x1006, 0x100d});
+    EXPECT_EQ(p.inKernel, 4);
+    EXPECT_EQ(p.lineSamples[1], 2); // def main(): the prologue's and the epilogue's
+    EXPECT_EQ(p.lineSamples[3], 2);
+    double sum = 0;
+    for (int line = 1; line <= 4; ++line)
+        sum += p.lineShare(line);
+    EXPECT_DOUBLE_EQ(sum, 1.0);
+}
+
 TEST(Profiler, HardwareCountersAreReadOrTheirAbsenceSaid)
 {
     volatile double x = 0;
