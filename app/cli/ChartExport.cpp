@@ -1,10 +1,11 @@
 #include "ChartExport.h"
 
+#include "tune/Measure.h"
+
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <vector>
 
 #include <fcntl.h>
@@ -19,18 +20,7 @@ namespace loopscope {
 
 std::string findChartExecutable(const std::string& selfExecutable)
 {
-    namespace fs = std::filesystem;
-    if (const char* env = std::getenv("LOOPSCOPE_CHART"); env && *env) return env;
-    std::error_code ec;
-    fs::path self = fs::canonical(selfExecutable, ec);
-    if (ec) self = fs::path(selfExecutable);
-    const fs::path dir = self.parent_path();
-    for (const fs::path& candidate :
-         {dir / "loopscope-chart", dir / ".." / "chart" / "loopscope-chart",
-          dir / ".." / "libexec" / "loopscope" / "loopscope-chart"}) {
-        if (::access(candidate.c_str(), X_OK) == 0) return candidate.lexically_normal().string();
-    }
-    return {};
+    return findProgramBeside(selfExecutable, "loopscope-chart", "chart", "LOOPSCOPE_CHART");
 }
 
 namespace {

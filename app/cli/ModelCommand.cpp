@@ -179,11 +179,7 @@ std::vector<cli::Option> optionsOf(Args& a)
     if (sub == "tune") {
         o.push_back({"--task", "", true, [&a](const std::string& v) { a.tuneTasks.push_back(v); }});
         o.push_back({"--time", "", true, [&a](const std::string& v) {
-                         try {
-                             a.seconds = cli::parseNumber(v, "--time", "seconds");
-                         } catch (const UsageError&) {
-                             a.seconds = 0;
-                         }
+                         a.seconds = cli::parseNumber(v, "--time", "seconds");
                          if (!(a.seconds > 0))
                              throw UsageError("--time: '" + v + "' is not a number of seconds");
                          a.trials = 0;

@@ -34,20 +34,25 @@ const char* statusName(MeasureResult::Status s)
     return "error";
 }
 
-std::string findWorkerExecutable(const std::string& selfExecutable)
+std::string findProgramBeside(const std::string& selfExecutable, const std::string& name,
+                              const std::string& buildFolder, const char* environmentVariable)
 {
     namespace fs = std::filesystem;
-    if (const char* env = std::getenv("LOOPSCOPE_WORKER"); env && *env) return env;
+    if (const char* env = std::getenv(environmentVariable); env && *env) return env;
     std::error_code ec;
     fs::path self = fs::canonical(selfExecutable, ec);
     if (ec) self = fs::path(selfExecutable);
     const fs::path dir = self.parent_path();
-    for (const fs::path& candidate :
-         {dir / "loopscope-worker", dir / ".." / "worker" / "loopscope-worker",
-          dir / ".." / "libexec" / "loopscope" / "loopscope-worker"}) {
+    for (const fs::path& candidate : {dir / name, dir / ".." / buildFolder / name,
+                                      dir / ".." / "libexec" / "loopscope" / name}) {
         if (::access(candidate.c_str(), X_OK) == 0) return candidate.lexically_normal().string();
     }
     return {};
+}
+
+std::string findWorkerExecutable(const std::string& selfExecutable)
+{
+    return findProgramBeside(selfExecutable, "loopscope-worker", "worker", "LOOPSCOPE_WORKER");
 }
 
 struct WorkerMeasurer::Process {

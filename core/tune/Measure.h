@@ -111,9 +111,15 @@ private:
     MachineInfo m_machine;
 };
 
-// The worker next to `selfExecutable` (the running program: argv[0] or /proc/self/exe), as the
-// window finds it: $LOOPSCOPE_WORKER, loopscope-worker beside it, ../worker/, or
-// ../libexec/loopscope/. Empty when none exists.
+// A program of Loopscope's next to `selfExecutable` (the running program: argv[0] or
+// /proc/self/exe): the one $`environmentVariable` names, else `name` beside it, in
+// ../`buildFolder`/ (the build tree) or in ../libexec/loopscope/ (installed). Empty when none
+// exists.
+std::string findProgramBeside(const std::string& selfExecutable, const std::string& name,
+                              const std::string& buildFolder, const char* environmentVariable);
+
+// The worker, as the window finds it: $LOOPSCOPE_WORKER, loopscope-worker beside it, ../worker/,
+// or ../libexec/loopscope/.
 std::string findWorkerExecutable(const std::string& selfExecutable);
 
 } // namespace loopscope
