@@ -1,0 +1,495 @@
+// The worker protocol's messages as typed values: what a client (the window, the tuner's
+// measurer, the command-line tool, a runner on another machine) asks of a worker, and what the
+// worker answers. Qt-free and JSON-free: protocol/Codec.h is the one place that turns them into
+// lines and back, so no key of the protocol is spelled anywhere else. The window wraps these
+// same types in its signals; the worker fills them from the core's results.
+//
+// Every request travels as one line {"id", "cmd", "protocol", ...its fields}; the worker answers
+// with progress lines and then exactly one result line (ok, wrong or error) of the same id.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace loopscope::protocol {
+
+using Sets = std::map<std::string, std::int64_t>; // parameters and symbolic sizes by name
+
+// ---- Requests -------------------------------------------------------------------------------
+
+// The bounds a request is handled under (core's Limits); 0: the worker's defaults.
+struct RequestLimits {
+    std::int64_t maxUnroll = 0;
+    std::int64_t maxReferenceSteps = 0;
+    bool operator==(const RequestLimits&) const = default;
+};
+
+// "ping" -> PingReply.
+struct PingRequest {
+    bool operator==(const PingRequest&) const = default;
+};
+
+// "measure" -> MeasureReply: one step of one variant compiled, checked and timed.
+struct MeasureRequest {
+    std::string script;
+    std::string variant; // empty: the first
+    int step = -1;       // -1: after the last step; 0: the untransformed schedule
+    Sets sets;
+    int threads = 0; // 0: all
+    bool check = true;
+    bool time = true;
+    int repeat = 5;          // measurements
+    int number = 1;          // runs per measurement
+    double minRepeatMs = 50; // the least time one measurement takes
+    std::uint64_t seed = 1;  // of the generated inputs
+    int optLevel = 3;
+    double maxRunMs = 0;       // a first run longer than this is not timed (0: no limit)
+    double profileSeconds = 0; // > 0 (at most 30): the kernel sampled this long
+    // Compiled, then held until a GoRequest of the same id says to run.
+    bool hold = false;
+    // The worker's testing hooks, honoured only when it runs with LOOPSCOPE_WORKER_TESTING=1.
+    struct Testing {
+        bool crash = false;         // the generated code crashes after its first run
+        bool corruptOutput = false; // the first run's output is changed, so the check fails
+        bool internalError = false; // an internal invariant fails, as a bug in the core would
+        int sleepMs = 0;            // the run takes this much longer
+        bool operator==(const Testing&) const = default;
+    } testing;
+    bool operator==(const MeasureRequest&) const = default;
+};
+
+// "go": a held measurement (of the same id) runs now, with these parameters. No reply of its
+// own: the measurement's reply follows.
+struct GoRequest {
+    int repeat = 5;
+    double minRepeatMs = 50;
+    double maxRunMs = 0;
+    bool operator==(const GoRequest&) const = default;
+};
+
+// "emit" -> EmitReply: the code of one step, as `loopscope-cli export` writes it.
+struct EmitRequest {
+    std::string script;
+    std::string variant;
+    int step = -1;
+    Sets sets;
+    std::string format = "llvm"; // "llvm", "asm", "c", "tvm" or "obj"
+    std::string source;          // the script's file name, which the export names
+    bool lines = false;          // line info pointing at the step's printed TIR
+    bool operator==(const EmitRequest&) const = default;
+};
+
+// One point of a sweep: a variant (or the reference library: OpenBLAS, oneDNN) at one set of
+// sizes. The same value in the sweep itself (runtime/Sweep.h), its messages, the window's charts,
+// `loopscope-cli sweep --json` and the chart program.
+struct SweepPoint {
+    std::string variant;              // or the reference library's name
+    std::vector<std::int64_t> values; // one per swept parameter, in the request's order
+    int threads = 0;                  // as resolved (never 0)
+    bool reference = false;           // a reference library's point
+    bool skipped = false;             // too slow: over the per-point limit (see `message`)
+    bool failed = false;              // could not be compiled or run, or wrong numbers (`message`)
+    bool checked = false;             // compared with the reference interpreter and right
+    bool cached = false;              // measured before, not by this sweep
+    std::string message;
+    double flops = 0, bytes = 0, intensity = 0; // intensity: flops per unavoidable byte
+    double runMs = 0;                           // the first run
+    double msMedian = 0, msMin = 0, msMax = 0, gflops = 0;
+
+    bool measured() const { return !skipped && !failed && msMedian > 0; }
+    bool operator==(const SweepPoint&) const = default;
+};
+
+// "sweep" -> a SweepUpdate per point, then SweepReply.
+struct SweepRequest {
+    std::string script;
+    std::vector<std::string> parameters; // set together to each value
+    std::vector<std::int64_t> values;    // empty: 64, 128, ..., 2048
+    std::vector<std::string> variants;   // empty: all, in script order
+    int threads = 0;
+    double maxPointSeconds = 10; // a point whose single run takes longer is skipped
+    bool check = true;
+    bool blas = false; // the reference library's points (OpenBLAS for a matmul, oneDNN for a conv)
+    int repeat = 3;
+    double minRepeatMs = 20;
+    std::vector<SweepPoint> known; // points of this script and parameters measured before
+    bool operator==(const SweepRequest&) const = default;
+};
+
+// "machine" -> MachineReply: peak speed and memory bandwidth, measured (about two seconds).
+struct MachineRequest {
+    int threads = 0;
+    bool operator==(const MachineRequest&) const = default;
+};
+
+// "tune" -> a TuneUpdate per measured candidate, then TuneReply: the auto-tuner from one variant
+// (its steps stay as given), its candidates measured in a further worker.
+struct TuneRequest {
+    std::string script;
+    std::string variant; // the starting variant; empty: the first
+    Sets sets;
+    int trials = 64;    // 0 with seconds 0: the log's best only
+    double seconds = 0; // a time budget instead (or as well)
+    int threads = 0;
+    std::vector<std::string> forbid; // primitives the tuner must not write
+    std::string log;                 // records are appended here as measured
+    bool resume = false;
+    std::uint64_t seed = 1;
+    bool peak = false; // measure the machine's peak GFLOPS first (for the chart's line)
+    bool hand = false; // measure the script's variants first (the fastest hand schedule's line)
+    bool crashFirst = false; // testing (LOOPSCOPE_WORKER_TESTING=1): the first candidate crashes
+    bool operator==(const TuneRequest&) const = default;
+};
+
+// "model" -> ModelReply: an ONNX model imported, compiled with its project file's schedules,
+// checked task by task against the reference and timed.
+struct ModelRequest {
+    std::string model;     // the .onnx file
+    std::string schedules; // a project file; empty: the one beside the model; "none": defaults
+    std::map<std::string, std::vector<std::int64_t>> shapes; // inputs the model leaves open
+    bool run = true;                                         // false: the graph and tasks only
+    bool check = true;
+    int repeat = 10;
+    int threads = 0;
+    std::uint64_t seed = 1;
+    bool operator==(const ModelRequest&) const = default;
+};
+
+// "model_choice" -> ModelChoiceReply: a task's schedule written to the model's project file.
+struct ModelChoiceRequest {
+    std::string model;
+    std::string schedules; // the project file; empty: the one beside the model
+    std::string workload;
+    std::string name;
+    std::optional<std::string> script, variant, log; // those given are set ("" drops a log)
+    bool reset = false;                              // drop the task's choice instead
+    bool operator==(const ModelChoiceRequest&) const = default;
+};
+
+using Request = std::variant<PingRequest, MeasureRequest, GoRequest, EmitRequest, SweepRequest,
+                             MachineRequest, TuneRequest, ModelRequest, ModelChoiceRequest>;
+
+// The command a request is sent as: "ping", "measure", "go", ...
+const char* commandName(const Request& request);
+
+// ---- Replies --------------------------------------------------------------------------------
+
+// The worker's error result: the request was wrong, the script has a mistake (a schedule step TVM
+// would refuse), the CPU cannot run the code, the worker is of another build (another protocol),
+// or the worker hit an internal error.
+struct ErrorReply {
+    enum class Kind { Request, Document, Codegen, Protocol, Internal };
+    Kind kind = Kind::Internal;
+    std::string message;
+    int line = 0; // 1-based; 0: no location
+    int column = 0;
+    bool operator==(const ErrorReply&) const = default;
+};
+
+// "request", "document", ...
+const char* errorKindName(ErrorReply::Kind kind);
+
+// A progress message: the phase being worked on ("lowering", "compiling", "checking", "timing",
+// "importing", ...) and the request's overall progress (0..1, never falling).
+struct Progress {
+    std::string phase;
+    double fraction = 0;
+    bool operator==(const Progress&) const = default;
+};
+
+// "ping": the worker and the machine it runs on.
+struct PingReply {
+    std::string version;
+    int protocol = 0;
+    std::vector<std::string> commands;
+    std::string triple;
+    std::string cpu;     // what code is generated for
+    std::string llvmCpu; // what LLVM's host detection named the CPU ("generic" for one it does
+                         // not know)
+    std::string cpuNote; // why those differ; empty where they do not
+    std::string features;
+    int vectorBits = 0;
+    std::string llvmVersion;
+    int threads = 0; // what "threads": 0 uses
+    bool testing = false;
+    bool operator==(const PingReply&) const = default;
+};
+
+// One checked output of a run.
+struct CheckedOutput {
+    std::string tensor;
+    bool ok = false;
+    std::int64_t elements = 0;
+    double maxAbsError = 0;
+    double maxRelError = 0;
+    std::string firstMismatch; // when one was found
+    std::string error;         // when the check itself could not be made
+    std::string skipped;       // elements left out for the reference interpreter's step limit: why
+    bool operator==(const CheckedOutput&) const = default;
+};
+
+// The timing of a run that was timed.
+struct Timing {
+    double msMedian = 0;
+    double msMin = 0;
+    double msMax = 0;
+    int number = 0; // runs per measurement
+    int repeat = 0; // measurements
+    double gflops = 0;
+    bool operator==(const Timing&) const = default;
+};
+
+// A step's kernel sampled while it ran (the measure request's profileSeconds).
+struct StepProfile {
+    std::string error; // sampling could not be had: why (the rest is empty)
+    std::string tir;   // TVM's printing, whose lines the shares number
+    std::string method;
+    int threads = 0;
+    int runs = 0;
+    double seconds = 0;
+    std::int64_t samples = 0, inKernel = 0, lost = 0;
+    double profileMs = 0;
+    std::vector<double> lineShare; // [line - 1]
+    std::vector<double> loopShare; // [line - 1]; -1: no loop
+    struct Instruction {
+        std::uint32_t offset = 0;
+        std::string text;
+        int line = 0; // 0: none
+        std::int64_t samples = 0;
+        bool operator==(const Instruction&) const = default;
+    };
+    std::vector<Instruction> instructions;
+    // Hardware counters, where the machine has them.
+    bool counters = false;
+    std::string countersUnavailable; // why, when !counters
+    std::int64_t cycles = 0, instructionsRetired = 0;
+    double ipc = 0;
+    std::int64_t l1dMisses = -1, llcMisses = -1; // -1: not counted
+    bool operator==(const StepProfile&) const = default;
+};
+
+// "measure": one step of one variant compiled, checked and timed. Wrong numbers are a result,
+// never a speed: a Wrong measurement has no timing.
+struct MeasureReply {
+    enum class Status { Ok, Wrong };
+    Status status = Status::Ok;
+    std::string variant;
+    int step = 0; // as resolved (-1 became the last step)
+    int steps = 0;
+    int threads = 0;
+    Sets parameters; // the script's parameters and symbolic sizes, as run
+    std::vector<std::string> notes;
+    double lowerMs = 0;
+    double compileMs = 0;
+    double runMs = 0; // the first run (not given when wrong)
+    double flops = 0;
+    bool checked = false;  // a check ran and every output matched
+    bool checkRan = false; // `checks` holds every output
+    std::vector<CheckedOutput> checks;
+    bool tooSlow = false;         // the first run took longer than maxRunMs: not timed
+    std::optional<Timing> timing; // when timed
+    // Wrong: what the check found.
+    std::string message;
+    std::string firstMismatch;
+    double maxAbsError = 0;
+    std::optional<StepProfile> profile; // when asked for
+
+    bool wrong() const { return status == Status::Wrong; }
+    bool operator==(const MeasureReply&) const = default;
+};
+
+// "emit": the code of one step in one format (the command-line tool's export).
+struct EmitReply {
+    std::string format; // "llvm", "asm", "c", "tvm" or "obj"
+    std::string variant;
+    int step = 0;
+    int steps = 0;
+    std::string function; // the function the export names
+    std::string suffix;   // ".ll", ".s", ".c", ".py", ".o"
+    std::string target;   // the variant's target string
+    std::string text;     // obj: the header
+    std::string data;     // obj: the object file's bytes (base64 on the wire)
+    std::string header;   // obj: the C header with the typed function's prototype
+
+    // The file name an export suggests: the function's name and the format's suffix.
+    std::string suggestedFileName() const { return function + suffix; }
+    bool operator==(const EmitReply&) const = default;
+};
+
+// A sweep's progress message: one per point.
+struct SweepUpdate {
+    double fraction = 0;
+    int done = 0;
+    int total = 0;
+    std::vector<std::string> parameters; // the point's values are named by these on the wire
+    std::optional<SweepPoint> point;
+    bool operator==(const SweepUpdate&) const = default;
+};
+
+// "sweep": every point, the cached ones included. (Also what runtime/Sweep.h's runSweep returns.)
+struct SweepReply {
+    std::vector<SweepPoint> points; // in the order they were produced
+    std::vector<std::string> parameters;
+    std::vector<std::string> variants; // the variants swept, in order (without the reference)
+    int total = 0;                     // points planned (the reference's included)
+    int measured = 0;                  // points this sweep measured (not from the cache)
+    int threads = 0;
+    std::string blas;       // "OpenBLAS 0.3.21" or "oneDNN 2.6.3" when its points are there
+    std::string blasNote;   // why there are none, when asked for and absent
+    bool cancelled = false; // stopped before its last point (never sent: the worker finishes)
+    bool operator==(const SweepReply&) const = default;
+};
+
+// "machine": the reference lines of the charts.
+struct MachineReply {
+    double peakGflops = 0;
+    int vectorBits = 0;
+    double bandwidthGbs = 0;
+    int threads = 0;
+    double clockGhz = 0;
+    bool operator==(const MachineReply&) const = default;
+};
+
+// One measured candidate of a tuning run.
+struct TuneTrial {
+    int trial = 0;
+    std::string status; // "ok", "wrong", "error", "crashed", "timeout", "invalid", "unchecked"
+    double gflops = 0;
+    double ms = 0;
+    std::string error;
+    std::string sketch;
+    bool operator==(const TuneTrial&) const = default;
+};
+
+// A tuning run's progress: the first message (done 0) carries the starting loop nest, the
+// reference line and the machine; each later one a measured trial and the best so far (with its
+// statements and loop nest when it just changed).
+struct TuneUpdate {
+    double fraction = 0;
+    int done = 0;
+    int planned = 0;
+    double elapsedS = 0;
+    double remainingS = -1;
+    std::optional<TuneTrial> trial;
+    int bestTrial = 0; // 0: none yet
+    double bestGflops = 0;
+    double bestMs = 0;
+    std::vector<std::string> bestStatements; // when the best just changed
+    std::string bestTir;                     // likewise
+    std::string startTir;                    // first message
+    std::string referenceName; // first message: "OpenBLAS 0.3.21", "oneDNN 2.6.3", or empty
+    double referenceGflops = 0;
+    double peakGflops = 0; // first message, when asked for
+    std::string handName;  // first message, when asked for: the fastest of the script's variants
+    double handGflops = 0;
+    double handMs = 0;
+    std::string cpu; // first message: the measuring machine
+    int vectorBits = 0;
+    bool operator==(const TuneUpdate&) const = default;
+};
+
+// "tune": the best candidate's statements (empty when nothing ran correctly).
+struct TuneReply {
+    std::string start;
+    std::string name; // for the new variant: "tuned from naive"
+    int trials = 0;
+    int reused = 0;
+    int failed = 0;
+    int bestTrial = 0; // 0: nothing ran correctly
+    double bestGflops = 0;
+    double bestMs = 0;
+    std::string sketch;
+    std::vector<std::string> statements;
+    std::string bestTir;
+    std::vector<std::string> notes;
+    std::string log;
+    bool operator==(const TuneReply&) const = default;
+};
+
+// "model": one task of the model as it ran, in the order tasks run.
+struct ModelTask {
+    std::string name;
+    std::string workload;
+    std::string anchor;
+    std::vector<std::string> nodes; // the graph's node names it computes
+    int weight = 1;
+    std::string output; // the tensor it writes
+    double gflop = 0;
+    std::string script;     // its default TE script
+    std::string scriptFile; // from the project file (relative to it), when it names one
+    std::string logFile;    // likewise, a tuning log
+    std::string source; // "default", "tuned (best of 64 ...)", "script conv_relu_3.py, variant x"
+    std::string variant;
+    bool measured = false; // ms, share and gflops are set
+    double ms = 0;
+    double share = 0; // of the sum of the tasks' times
+    double gflops = 0;
+    bool checked = false; // compared with the reference (ok says how)
+    bool ok = true;
+    double maxAbsError = 0;
+    double maxRelError = 0;
+    std::string first; // the first mismatch
+    bool operator==(const ModelTask&) const = default;
+};
+
+// A tensor by name and shape ("1x64x56x56").
+struct NamedShape {
+    std::string name;
+    std::string shape;
+    bool operator==(const NamedShape&) const = default;
+};
+
+// A node of the model's graph (after the graph passes).
+struct ModelNode {
+    std::string name;
+    std::string op;
+    std::vector<std::string> inputs; // tensors other nodes (or the graph's inputs) compute
+    std::vector<NamedShape> outputs; // tensors it computes
+    int task = -1;                   // index into ModelReply::tasks; -1: a view no task computes
+    bool operator==(const ModelNode&) const = default;
+};
+
+// One output of the model checked end to end.
+struct ModelOutputCheck {
+    std::string name;
+    bool ok = true;
+    double maxAbsError = 0;
+    double maxRelError = 0;
+    std::string first;
+    bool operator==(const ModelOutputCheck&) const = default;
+};
+
+// (A model that cannot be imported or compiled is the worker's error result, kind Document.)
+struct ModelReply {
+    std::string model;
+    std::string project; // the project file used; empty: none
+    double importMs = 0;
+    std::vector<std::string> notes;
+    std::vector<ModelNode> nodes;
+    std::vector<NamedShape> inputs;
+    std::vector<std::string> outputs; // tensor names
+    std::vector<ModelTask> tasks;
+    // With run:
+    bool ran = false;
+    double compileMs = 0;
+    double bufferBytes = 0;
+    int threads = 0;
+    double medianMs = 0, minMs = 0, maxMs = 0;
+    bool checked = false;     // a check ran
+    bool checkPassed = false; // every task and output matched
+    std::string firstWrongTask;
+    std::vector<ModelOutputCheck> outputChecks;
+    bool operator==(const ModelReply&) const = default;
+};
+
+// "model_choice": where the choice was written.
+struct ModelChoiceReply {
+    std::string project;
+    bool operator==(const ModelChoiceReply&) const = default;
+};
+
+} // namespace loopscope::protocol
