@@ -2,6 +2,8 @@
 // blocks, with a share of uniform draws so nothing is out of reach), mutated one knob at a time,
 // and crossed stage by stage between two parents.
 #include "tune/Space.h"
+#include "tune/rules/FlexibleRule.h"
+#include "tune/rules/SimpleRule.h"
 
 #include <algorithm>
 #include <functional>
@@ -249,7 +251,7 @@ Knobs defaultKnobs(const Sketch& sk, const SpaceOptions& o)
     // divides the innermost axis where one does.
     std::map<int, std::int64_t> fused, width; // knob index -> loops fused, vector width
     for (const StagePlan& pl : sk.plans) {
-        if (pl.kind != PlanKind::Simple && pl.kind != PlanKind::Flexible) continue;
+        if (pl.rule != &kSimpleRule && pl.rule != &kFlexibleRule) continue;
         const StageFacts* f = sk.factsOf(pl.stage);
         if (!f || f->spatial.empty()) continue;
         if (pl.parallel >= 0) {

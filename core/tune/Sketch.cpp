@@ -1,9 +1,18 @@
-// Sketch generation: the rules, stage by stage from the outputs back (Ansor's CPU order: inline,
-// cache write, tiling with fusion into a consumer, plain tiling, skip), branching where a rule
-// offers more than one structure; then the knobs each sketch's plans need.
-#include "tune/Space.h"
+// Sketch generation: the rules of sketchRules(), in their order, stage by stage from the outputs
+// back, branching where a rule offers more than one structure or lets the rules after it add
+// theirs; then the knobs each sketch's plans need, from the plan's rule. The list of rules is
+// here.
+#include "tune/SketchRule.h"
 
 #include "ir/Diagnostic.h"
+#include "tune/rules/FlexibleRule.h"
+#include "tune/rules/HostRule.h"
+#include "tune/rules/InlineRule.h"
+#include "tune/rules/PinnedRule.h"
+#include "tune/rules/RfactorRule.h"
+#include "tune/rules/SimpleRule.h"
+#include "tune/rules/SkipRule.h"
+#include "tune/rules/TileRule.h"
 
 #include <algorithm>
 #include <map>
@@ -30,139 +39,62 @@ bool tunerMayWrite(const SpaceOptions& options, const std::string& primitive)
 namespace {
 
 constexpr std::size_t kMaxSketches = 64;
-const std::vector<std::int64_t> kUnrollSteps = {0, 16, 64, 512};
 
+// A sketch in the making: the stages planned so far (from the outputs back).
 struct Partial {
     std::vector<TuneStep> prologue;
     std::map<std::string, StagePlan> plans;
     std::vector<std::string> notes;
 };
 
-bool allowed(const SpaceOptions& o, const char* primitive)
+Partial withBranch(const Partial& p, const RuleBranch& b)
 {
-    return tunerMayWrite(o, primitive);
+    Partial q = p;
+    for (auto& pl : b.plans)
+        q.plans[pl.stage] = pl;
+    for (auto& s : b.prologue)
+        q.prologue.push_back(s);
+    if (!b.note.empty()) q.notes.push_back(b.note);
+    return q;
 }
 
-StagePlan plan(PlanKind kind, const std::string& stage, const std::string& partner = {},
-               int level = 0)
-{
-    StagePlan p;
-    p.kind = kind;
-    p.stage = stage;
-    p.partner = partner;
-    p.level = level;
-    return p;
-}
-
-// The structures one stage may take, each a copy of `p` with the stage planned.
+// The structures one stage may take, each a copy of `p` with the stage planned: the rules in
+// order, each that applies adding its branches, until one ends the stage. A stage no rule takes
+// is left as it is.
 std::vector<Partial> stageOptions(const StageFacts& f, const Partial& p, const SpaceOptions& o,
-                                  const std::vector<StageFacts>& all)
+                                  const std::vector<StageFacts>& all,
+                                  const std::vector<const SketchRule*>& rules)
 {
-    auto with = [&](std::vector<StagePlan> plans, std::vector<TuneStep> prologue,
-                    std::string note) {
-        Partial q = p;
-        for (auto& pl : plans)
-            q.plans[pl.stage] = pl;
-        for (auto& s : prologue)
-            q.prologue.push_back(s);
-        if (!note.empty()) q.notes.push_back(std::move(note));
-        return q;
-    };
-    if (f.placeholder) return {with({plan(PlanKind::Skip, f.name)}, {}, {})};
-    const bool canSplit = allowed(o, "split") && allowed(o, "reorder");
-    if (f.pinned && !(f.onlySplit && f.needsTiling && canSplit))
-        return {with({plan(PlanKind::Pinned, f.name)}, {}, f.name + ": as given")};
-    if (!f.output && f.strictlyInlineable && allowed(o, "compute_inline"))
-        return {with({plan(PlanKind::Inline, f.name)}, {}, f.name + ": inlined")};
-
-    // A reduction whose data-parallel extent cannot keep the cores busy (Ansor's NeedsRfactor)
-    // may be factored: its reduction split, one part computed as a parallel stage of partial
-    // results. A branch: the other structures stay open.
-    std::vector<Partial> factored;
-    const std::int64_t space = f.spatialProduct(), reduce = f.reduceProduct();
-    if (f.reduction && !f.pinned && canSplit && allowed(o, "rfactor") && allowed(o, "fuse") &&
-        reduce >= 8 && space <= std::int64_t{o.cores} * 16 && (!f.needsTiling || space <= reduce))
-        factored.push_back(with({plan(PlanKind::Rfactor, f.name)}, {}, f.name + ": rfactor"));
-
-    if (f.needsTiling && canSplit) {
-        std::vector<Partial> out = factored;
-        out.push_back(with({plan(PlanKind::Tile, f.name)}, {}, f.name + ": tiled"));
-        if (f.pinned) return out;
-        const bool attach = allowed(o, "compute_at");
-        // The element-wise consumer, looked through the stages inlined into their readers (a
-        // bias add inlined into a relu: the relu is the host), as Ansor's consumers are.
-        std::string hostName = f.elementwiseConsumer;
-        for (int guard = 0; guard < 16 && !hostName.empty(); ++guard) {
-            auto planned = p.plans.find(hostName);
-            if (planned == p.plans.end() || planned->second.kind != PlanKind::Inline) break;
-            auto next = std::find_if(all.begin(), all.end(),
-                                     [&](const StageFacts& s) { return s.name == hostName; });
-            hostName = next == all.end() ? std::string() : next->elementwiseConsumer;
-        }
-        auto host = p.plans.find(hostName);
-        if (!f.elementwiseConsumer.empty()) {
-            bool hostFree = host != p.plans.end() && host->second.kind == PlanKind::Simple;
-            if (attach && hostFree) {
-                for (int level : {1, 2}) {
-                    out.push_back(with({plan(PlanKind::Tile, f.name, hostName, level),
-                                        plan(PlanKind::Host, hostName, f.name, level)},
-                                       {},
-                                       f.name + ": tiled inside " + hostName + " at level " +
-                                           std::to_string(level)));
-                }
-            }
-        } else if (attach && allowed(o, "cache_write") && f.reduction) {
-            const std::string cache = f.name + ".local";
-            TuneStep cw;
-            cw.primitive = "cache_write";
-            cw.stage = f.name;
-            cw.text = "local";
-            cw.names = {f.name + "_local"};
-            for (int level : {1, 2}) {
-                out.push_back(with({plan(PlanKind::Tile, cache, f.name, level),
-                                    plan(PlanKind::Host, f.name, cache, level)},
-                                   {cw},
-                                   f.name + ": computed in a local cache, tiled at level " +
-                                       std::to_string(level)));
-            }
-        }
-        return out;
+    const RuleInput in{f, all, o, p.plans};
+    std::vector<Partial> out;
+    for (const SketchRule* rule : rules) {
+        const RuleCondition c = rule->condition(in);
+        if (c == RuleCondition::Pass) continue;
+        for (const RuleBranch& b : rule->apply(in))
+            out.push_back(withBranch(p, b));
+        if (c == RuleCondition::ApplyAndSkipRest) break;
     }
-    if (f.pinned) return {with({plan(PlanKind::Pinned, f.name)}, {}, f.name + ": as given")};
-    if (f.output || f.consumers.empty())
-        factored.push_back(with({plan(PlanKind::Simple, f.name)}, {}, {}));
-    else
-        factored.push_back(with({plan(PlanKind::Flexible, f.name)}, {}, {}));
-    return factored;
+    if (out.empty()) out.push_back(p);
+    return out;
 }
 
-int addChoice(Sketch& sk, const std::string& name, std::vector<std::int64_t> values)
+} // namespace
+
+const std::vector<const SketchRule*>& sketchRules()
 {
-    KnobSpec k;
-    k.kind = KnobSpec::Kind::Choice;
-    k.name = name;
-    k.values = std::move(values);
-    k.offset = sk.knobCount;
-    sk.knobCount += 1;
-    sk.knobs.push_back(std::move(k));
-    return static_cast<int>(sk.knobs.size()) - 1;
+    static const std::vector<const SketchRule*> rules = {
+        &kSkipRule, &kPinnedRule, &kInlineRule, &kRfactorRule,
+        &kTileRule, &kHostRule,   &kSimpleRule, &kFlexibleRule,
+    };
+    return rules;
 }
 
-int addTile(Sketch& sk, const std::string& name, std::int64_t extent, int levels, bool vectorAxis)
+const std::vector<std::int64_t>& unrollSteps()
 {
-    KnobSpec k;
-    k.kind = KnobSpec::Kind::Tile;
-    k.name = name;
-    k.extent = extent;
-    k.levels = levels;
-    k.vectorAxis = vectorAxis;
-    k.offset = sk.knobCount;
-    sk.knobCount += levels - 1;
-    sk.knobs.push_back(std::move(k));
-    return static_cast<int>(sk.knobs.size()) - 1;
+    static const std::vector<std::int64_t> steps = {0, 16, 64, 512};
+    return steps;
 }
 
-// The float32 vector widths worth trying on an axis of this extent (0: no vectorizing).
 std::vector<std::int64_t> vectorWidths(std::int64_t extent, const SpaceOptions& o)
 {
     std::vector<std::int64_t> w{0};
@@ -173,90 +105,80 @@ std::vector<std::int64_t> vectorWidths(std::int64_t extent, const SpaceOptions& 
     return w;
 }
 
-void addKnobs(Sketch& sk, StagePlan& pl, const SpaceOptions& o)
+const StageFacts* RuleInput::factsOf(const std::string& name) const
 {
-    const StageFacts* f = sk.factsOf(pl.stage);
-    if (!f) return;
-    const bool parallel = allowed(o, "parallel");
-    const bool vectorize = allowed(o, "vectorize");
-    const bool unroll = allowed(o, "pragma");
-    const std::string n = pl.stage + " ";
-    switch (pl.kind) {
-    case PlanKind::Tile:
-        for (std::size_t d = 0; d < f->spatial.size(); ++d) {
-            const AxisFacts& a = f->spatial[d];
-            bool pinnedAxis = f->pinned; // the pinned pieces are arranged, not re-split
-            pl.spatialTiles.push_back(
-                a.extent > 1 && !pinnedAxis
-                    ? addTile(sk, n + a.name + " tile", a.extent, 4, d + 1 == f->spatial.size())
-                    : -1);
-        }
-        for (auto& a : f->reduce) {
-            pl.reduceTiles.push_back(a.extent > 1 && !f->pinned
-                                         ? addTile(sk, n + a.name + " tile", a.extent, 2, false)
-                                         : -1);
-        }
-        if (unroll) pl.unroll = addChoice(sk, n + "unroll", kUnrollSteps);
-        if (parallel && pl.partner.empty()) pl.parallel = addChoice(sk, n + "parallel", {1, 2});
-        if (vectorize) pl.vectorize = addChoice(sk, n + "vectorize", {1, 0});
-        break;
-    case PlanKind::Host: {
-        std::vector<std::int64_t> levels;
-        for (int l = 1; l <= pl.level; ++l)
-            levels.push_back(l);
-        if (parallel) pl.parallel = addChoice(sk, n + "parallel", levels);
-        if (vectorize) pl.vectorize = addChoice(sk, n + "vectorize", {1, 0});
-        break;
-    }
-    case PlanKind::Flexible:
-        pl.location = addChoice(sk, n + "location",
-                                {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
-                                 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31});
-        [[fallthrough]];
-    case PlanKind::Simple: {
-        std::vector<std::int64_t> fuse{0};
-        for (std::size_t k = 1; k <= f->spatial.size(); ++k)
-            fuse.push_back(static_cast<std::int64_t>(k));
-        if (parallel && !f->spatial.empty()) pl.parallel = addChoice(sk, n + "parallel", fuse);
-        if (vectorize && !f->spatial.empty())
-            pl.vectorize =
-                addChoice(sk, n + "vectorize", vectorWidths(f->spatial.back().extent, o));
-        if (unroll && f->reduction) pl.unroll = addChoice(sk, n + "unroll", kUnrollSteps);
-        // Tiles of the last two axes, for data movement that reads across what it writes.
-        const std::size_t ns = f->spatial.size();
-        if (ns >= 2 && !f->reduction && allowed(o, "split") && allowed(o, "reorder") &&
-            f->spatial[ns - 2].extent >= 16 && f->spatial[ns - 1].extent >= 16) {
-            pl.tileRows = addChoice(sk, n + "tile rows", {0, 4, 8, 16, 32, 64});
-            pl.tileCols = addChoice(sk, n + "tile columns", {8, 16, 32, 64});
-        }
-        break;
-    }
-    case PlanKind::Pinned:
-        if (parallel && !f->hasParallel) pl.parallel = addChoice(sk, n + "parallel", {1, 0});
-        if (vectorize && !f->hasVectorize) pl.vectorize = addChoice(sk, n + "vectorize", {1, 0});
-        if (unroll && !f->hasUnroll) pl.unroll = addChoice(sk, n + "unroll", kUnrollSteps);
-        break;
-    case PlanKind::Rfactor: {
-        std::vector<std::int64_t> factors;
-        for (std::int64_t d : divisors(f->reduceProduct()))
-            if (d >= 2 && d <= f->reduceProduct() / 2 && d <= 4096) factors.push_back(d);
-        if (factors.empty()) factors.push_back(1);
-        pl.factor = addChoice(sk, n + "rfactor split", factors);
-        pl.mode = addChoice(sk, n + "rfactor part", {0, 1});
-        if (parallel) pl.parallel = addChoice(sk, n + "parallel", {1, 0});
-        if (vectorize) pl.vectorize = addChoice(sk, n + "vectorize", {1, 0});
-        if (unroll) pl.unroll = addChoice(sk, n + "unroll", kUnrollSteps);
-        break;
-    }
-    case PlanKind::Skip:
-    case PlanKind::Inline: break;
-    }
+    for (auto& f : stages)
+        if (f.name == name) return &f;
+    return nullptr;
 }
 
-} // namespace
+const StagePlan* RuleInput::planOf(const std::string& name) const
+{
+    auto found = planned.find(name);
+    return found == planned.end() ? nullptr : &found->second;
+}
+
+bool RuleInput::allowed(const char* primitive) const
+{
+    return tunerMayWrite(options, primitive);
+}
+
+void SketchRule::addKnobs(Sketch&, StagePlan&, const StageFacts&, const SpaceOptions&) const {}
+
+StagePlan SketchRule::plan(const std::string& stage, const std::string& partner, int level) const
+{
+    StagePlan p;
+    p.rule = this;
+    p.stage = stage;
+    p.partner = partner;
+    p.level = level;
+    return p;
+}
+
+RuleBranch SketchRule::branch(const std::string& stage, std::string note) const
+{
+    return {{plan(stage)}, {}, std::move(note)};
+}
+
+std::string StagePlan::ruleName() const
+{
+    return rule ? rule->name() : "none";
+}
+
+int Sketch::addChoice(const std::string& name, std::vector<std::int64_t> values)
+{
+    KnobSpec k;
+    k.kind = KnobSpec::Kind::Choice;
+    k.name = name;
+    k.values = std::move(values);
+    k.offset = knobCount;
+    knobCount += 1;
+    knobs.push_back(std::move(k));
+    return static_cast<int>(knobs.size()) - 1;
+}
+
+int Sketch::addTile(const std::string& name, std::int64_t extent, int levels, bool vectorAxis)
+{
+    KnobSpec k;
+    k.kind = KnobSpec::Kind::Tile;
+    k.name = name;
+    k.extent = extent;
+    k.levels = levels;
+    k.vectorAxis = vectorAxis;
+    k.offset = knobCount;
+    knobCount += levels - 1;
+    knobs.push_back(std::move(k));
+    return static_cast<int>(knobs.size()) - 1;
+}
 
 std::vector<Sketch> generateSketches(const Variant& start, const SpaceOptions& options,
                                      std::string* why)
+{
+    return generateSketches(start, options, why, sketchRules());
+}
+
+std::vector<Sketch> generateSketches(const Variant& start, const SpaceOptions& options,
+                                     std::string* why, const std::vector<const SketchRule*>& rules)
 {
     const std::vector<StageFacts> facts = analyzeStages(start.schedule());
     for (auto& f : facts) {
@@ -277,7 +199,7 @@ std::vector<Sketch> generateSketches(const Variant& start, const SpaceOptions& o
     for (auto it = facts.rbegin(); it != facts.rend(); ++it) {
         std::vector<Partial> next;
         for (auto& p : partials) {
-            for (auto& q : stageOptions(*it, p, options, facts)) {
+            for (auto& q : stageOptions(*it, p, options, facts, rules)) {
                 if (next.size() < kMaxSketches) next.push_back(std::move(q));
             }
         }
@@ -301,9 +223,9 @@ std::vector<Sketch> generateSketches(const Variant& start, const SpaceOptions& o
         const auto& stages = replay.schedule().stages();
         for (auto st = stages.rbegin(); st != stages.rend(); ++st) {
             auto found = p.plans.find(st->name());
-            StagePlan pl =
-                found != p.plans.end() ? found->second : plan(PlanKind::Skip, st->name());
-            addKnobs(sk, pl, options);
+            StagePlan pl = found != p.plans.end() ? found->second : kSkipRule.plan(st->name());
+            const StageFacts* f = sk.factsOf(pl.stage);
+            if (f && pl.rule) pl.rule->addKnobs(sk, pl, *f, options);
             sk.plans.push_back(std::move(pl));
         }
         sketches.push_back(std::move(sk));

@@ -1,9 +1,9 @@
-// The search space: sketches made by rules in the manner of Ansor's CPU policy (multi-level
-// tiling, a local write cache, consumers fused by compute_at, element-wise producers inlined,
-// other producers placed where the knobs say), each with its knobs (tile sizes, unroll steps,
-// parallel granularity, vector widths, compute locations). A candidate is a sketch and a value
-// for each knob; it realizes as a list of ordinary schedule steps after the starting variant's
-// own (pinned) steps.
+// The search space: sketches made by rules in the manner of Ansor's CPU policy (tune/SketchRule.h:
+// multi-level tiling, a local write cache, consumers fused by compute_at, element-wise producers
+// inlined, other producers placed where the knobs say), each with its knobs (tile sizes, unroll
+// steps, parallel granularity, vector widths, compute locations). A candidate is a sketch and a
+// value for each knob; it realizes as a list of ordinary schedule steps after the starting
+// variant's own (pinned) steps.
 #pragma once
 
 #include "tune/StageAnalysis.h"
@@ -32,16 +32,7 @@ const std::vector<std::string>& tunerPrimitives();
 // InternalError for any other name).
 bool tunerMayWrite(const SpaceOptions& options, const std::string& primitive);
 
-enum class PlanKind {
-    Skip,     // placeholders, and stages a pinned step attached
-    Inline,   // compute_inline
-    Tile,     // multi-level tiling (S S R S R S), standalone or inside a host's tiles
-    Host,     // tiled to follow a guest computed inside it (the guest's outer tile levels)
-    Simple,   // at the root: outer loops fused and parallel, the innermost split and vectorized
-    Flexible, // root, inlined or computed at one of its consumer's loops, as a knob says
-    Pinned,   // shaped by the starting variant: annotations only
-    Rfactor,  // a reduction split and factored into a parallel stage of partial results
-};
+class SketchRule; // tune/SketchRule.h
 
 struct KnobSpec {
     enum class Kind { Tile, Choice };
@@ -54,18 +45,23 @@ struct KnobSpec {
     int offset = 0;                   // its first entry in the knob vector
 };
 
+// What a rule made of one stage: the rule (its knobs and their realization are the rule's), the
+// stage, and the indices of its knobs.
 struct StagePlan {
-    PlanKind kind = PlanKind::Skip;
+    const SketchRule* rule = nullptr; // null: the stage is left as it is
     std::string stage;
-    std::string partner; // Tile: its host (empty: standalone); Host: its guest
-    int level = 0;       // Tile in a host, Host: the host holds tile levels 0 .. level-1
+    std::string partner; // tile: its host (empty: standalone); host: its guest
+    int level = 0;       // tile in a host, host: the host holds tile levels 0 .. level-1
     // Knob indices into Sketch::knobs (-1: none). Tile: one per root axis (-1 for an axis of
     // extent 1 or a pinned one).
     std::vector<int> spatialTiles, reduceTiles;
     int unroll = -1, parallel = -1, vectorize = -1, location = -1;
     int factor = -1,
-        mode = -1; // Rfactor: the split's factor; factoring its inner (0) or outer part
-    int tileRows = -1, tileCols = -1; // Simple: the last two axes in tiles of this size (0: none)
+        mode = -1; // rfactor: the split's factor; factoring its inner (0) or outer part
+    int tileRows = -1, tileCols = -1; // simple: the last two axes in tiles of this size (0: none)
+
+    // The name of its rule ("tile", "inline", ...; "none" without one).
+    std::string ruleName() const;
 };
 
 struct Sketch {
@@ -78,6 +74,10 @@ struct Sketch {
 
     // The facts of the stage of this name, or null.
     const StageFacts* factsOf(const std::string& stage) const;
+    // A knob added: one value from `values`, or a tile of `levels` loops (the knob holds the
+    // sizes of levels 1 .. levels-1, the outermost is what is left). Its index in `knobs`.
+    int addChoice(const std::string& name, std::vector<std::int64_t> values);
+    int addTile(const std::string& name, std::int64_t extent, int levels, bool vectorAxis);
 };
 
 using Knobs = std::vector<std::int64_t>;

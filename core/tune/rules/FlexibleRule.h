@@ -1,0 +1,70 @@
+// The flexible rule: a stage with consumers that no earlier rule took (padding, a reduction
+// without reuse feeding another stage) is placed where a knob says: at the root as the simple
+// rule would make it, inlined, or computed at one of its consumers' loops.
+#pragma once
+
+#include "tune/PlanRealizer.h"
+#include "tune/SketchRule.h"
+#include "tune/rules/SimpleRule.h"
+
+#include <utility>
+
+namespace loopscope {
+
+class FlexibleRule final : public SimpleRule {
+public:
+    const char* name() const override { return "flexible"; }
+
+    RuleCondition condition(const RuleInput& in) const override
+    {
+        return !in.stage.output && !in.stage.consumers.empty() ? RuleCondition::ApplyAndSkipRest
+                                                               : RuleCondition::Pass;
+    }
+
+    void addKnobs(Sketch& sk, StagePlan& pl, const StageFacts& f,
+                  const SpaceOptions& o) const override
+    {
+        std::vector<std::int64_t> locations;
+        for (std::int64_t l = 0; l < 32; ++l)
+            locations.push_back(l);
+        pl.location = sk.addChoice(pl.stage + " location", locations);
+        SimpleRule::addKnobs(sk, pl, f, o);
+    }
+
+    // The location knob picks among the root, inlining (not for a reduction) and every loop of
+    // every consumer that is itself materialized; whether the stage can be computed there (all
+    // its readers inside) is the schedule's to say.
+    bool realize(PlanRealizer& r, const StagePlan& pl) const override
+    {
+        const StageFacts* f = r.facts(pl.stage);
+        const Stage* st = r.stage(pl.stage);
+        if (!f || !st) return true;
+        std::vector<std::string> options{"root"};
+        if (!f->reduction && r.allowed("compute_inline")) options.push_back("inline");
+        std::vector<std::pair<std::string, std::string>> loops; // consumer, loop
+        if (r.allowed("compute_at")) {
+            for (auto& name : f->consumers) {
+                const Stage* consumer = r.stage(name);
+                if (!consumer || consumer->attach == AttachType::Inline) continue;
+                for (auto& iv : consumer->leafIterVars) {
+                    const IterVarAttr* a = consumer->attr(iv);
+                    if (a && a->kind == ForKind::Vectorized) continue;
+                    options.push_back("at");
+                    loops.emplace_back(name, iv->name());
+                }
+            }
+        }
+        std::int64_t pick = r.choice(pl.location, 0);
+        std::size_t index = static_cast<std::size_t>(pick) % options.size();
+        if (options[index] == "inline") return r.simpleStep("compute_inline", pl.stage, {});
+        if (options[index] == "at") {
+            const auto& at = loops[index - (options.size() - loops.size())];
+            return r.computeAt(pl.stage, at.first, at.second);
+        }
+        return SimpleRule::realize(r, pl);
+    }
+};
+
+inline const FlexibleRule kFlexibleRule{};
+
+} // namespace loopscope

@@ -1,0 +1,109 @@
+// The rfactor rule (Ansor's RuleAddRfactor): a reduction whose data-parallel extent cannot keep
+// the cores busy (Ansor's NeedsRfactor) may be factored: its reduction axes fused and split, one
+// part computed as a parallel stage of partial results (X.rf), which X then sums. A branch: the
+// rules after it give the stage's other structures.
+#pragma once
+
+#include "tune/PlanRealizer.h"
+#include "tune/SketchRule.h"
+
+namespace loopscope {
+
+class RfactorRule final : public SketchRule {
+public:
+    const char* name() const override { return "rfactor"; }
+
+    RuleCondition condition(const RuleInput& in) const override
+    {
+        const StageFacts& f = in.stage;
+        const std::int64_t space = f.spatialProduct(), reduce = f.reduceProduct();
+        const bool narrow = reduce >= 8 && space <= std::int64_t{in.options.cores} * 16 &&
+                            (!f.needsTiling || space <= reduce);
+        return f.reduction && !f.pinned && in.allowed("split") && in.allowed("reorder") &&
+                       in.allowed("rfactor") && in.allowed("fuse") && narrow
+                   ? RuleCondition::Apply
+                   : RuleCondition::Pass;
+    }
+
+    std::vector<RuleBranch> apply(const RuleInput& in) const override
+    {
+        return {branch(in.stage.name, in.stage.name + ": rfactor")};
+    }
+
+    void addKnobs(Sketch& sk, StagePlan& pl, const StageFacts& f,
+                  const SpaceOptions& o) const override
+    {
+        const std::string n = pl.stage + " ";
+        std::vector<std::int64_t> factors;
+        for (std::int64_t d : divisors(f.reduceProduct()))
+            if (d >= 2 && d <= f.reduceProduct() / 2 && d <= 4096) factors.push_back(d);
+        if (factors.empty()) factors.push_back(1);
+        pl.factor = sk.addChoice(n + "rfactor split", factors);
+        pl.mode = sk.addChoice(n + "rfactor part", {0, 1});
+        if (tunerMayWrite(o, "parallel")) pl.parallel = sk.addChoice(n + "parallel", {1, 0});
+        if (tunerMayWrite(o, "vectorize")) pl.vectorize = sk.addChoice(n + "vectorize", {1, 0});
+        if (tunerMayWrite(o, "pragma")) pl.unroll = sk.addChoice(n + "unroll", unrollSteps());
+    }
+
+    // The reduction axes fused into one, split by the factor, one part factored out into a stage
+    // of partial results with that part as its first, data-parallel axis: the inner part (moved
+    // innermost and vectorized) or the outer one (made parallel).
+    bool realize(PlanRealizer& r, const StagePlan& pl) const override
+    {
+        const StageFacts* f = r.facts(pl.stage);
+        if (!f || f->reduce.empty()) return true;
+        std::string axis = f->reduce.front().name;
+        if (f->reduce.size() > 1) {
+            std::vector<std::string> all;
+            for (auto& a : f->reduce)
+                all.push_back(a.name);
+            if (!r.simpleStep("fuse", pl.stage, all)) return false;
+            axis = r.lastOutput().axes.at(0)->name();
+        }
+        const std::int64_t factor = r.choice(pl.factor, 2);
+        const bool inner = r.choice(pl.mode, 0) == 0;
+        std::string outer, innerPart;
+        const std::string base = baseName(axis);
+        if (!r.split(pl.stage, axis, factor, {base + "_o", base + "_i"}, &outer, &innerPart))
+            return false;
+        TuneStep rf;
+        rf.primitive = "rfactor";
+        rf.stage = pl.stage;
+        rf.axes = {inner ? innerPart : outer};
+        rf.number = 0;
+        rf.names = {baseName(pl.stage) + "_rf"};
+        if (!r.step(rf)) return false;
+        const std::string partial = r.lastOutput().tensor->name;
+        const Stage* ps = r.stage(partial);
+        if (!ps) return r.fail("rfactor made no stage");
+        // The partial stage's loops: the factored axis, the data-parallel axes, the rest.
+        std::vector<std::string> spatial;
+        for (std::size_t d = 1; d < ps->op->axes.size(); ++d)
+            spatial.push_back(ps->op->axes[d]->name());
+        const std::string rfAxis = ps->op->axes.front()->name();
+        std::vector<std::string> reduce;
+        for (auto& a : ps->op->reduceAxes)
+            reduce.push_back(a->name());
+        const std::int64_t rfExtent = constIntOr(ps->op->axes.front()->dom.extent, 0);
+        if (inner) {
+            std::vector<std::string> order = spatial;
+            order.insert(order.end(), reduce.begin(), reduce.end());
+            order.push_back(rfAxis);
+            if (!r.reorder(partial, order)) return false;
+            if (r.choice(pl.vectorize, 0) == 1 && rfExtent > 1 && rfExtent <= kMaxVectorLoop &&
+                !r.simpleStep("vectorize", partial, {rfAxis}))
+                return false;
+            if (r.choice(pl.parallel, 0) == 1 && !r.parallel(partial, spatial, nullptr))
+                return false;
+        } else if (r.choice(pl.parallel, 0) == 1) {
+            std::vector<std::string> group{rfAxis};
+            group.insert(group.end(), spatial.begin(), spatial.end());
+            if (!r.parallel(partial, group, nullptr)) return false;
+        }
+        return r.unroll(partial, pl.unroll);
+    }
+};
+
+inline const RfactorRule kRfactorRule{};
+
+} // namespace loopscope

@@ -1,0 +1,195 @@
+// The tile rule (Ansor's RuleMultiLevelTiling, ...WithFusion and RuleAddCacheWrite): a stage that
+// reuses data is tiled S S R S R S, each data-parallel axis in four levels and each reduction axis
+// in two. Three structures: standalone; inside its element-wise consumer (looked for through the
+// consumers inlined into their readers), which holds tile levels 0 .. 1 or 0 .. 2; or, without
+// such a consumer, computed in a local write cache that the stage itself hosts likewise. A stage
+// pinned only by splits is tiled standalone, its split pieces arranged as levels.
+#pragma once
+
+#include "tune/PlanRealizer.h"
+#include "tune/SketchRule.h"
+#include "tune/rules/HostRule.h"
+#include "tune/rules/InlineRule.h"
+#include "tune/rules/SimpleRule.h"
+
+#include <algorithm>
+
+namespace loopscope {
+
+class TileRule final : public SketchRule {
+public:
+    const char* name() const override { return "tile"; }
+
+    RuleCondition condition(const RuleInput& in) const override
+    {
+        return in.stage.needsTiling && in.allowed("split") && in.allowed("reorder")
+                   ? RuleCondition::ApplyAndSkipRest
+                   : RuleCondition::Pass;
+    }
+
+    std::vector<RuleBranch> apply(const RuleInput& in) const override
+    {
+        const StageFacts& f = in.stage;
+        std::vector<RuleBranch> out{branch(f.name, f.name + ": tiled")};
+        if (f.pinned) return out;
+        const bool attach = in.allowed("compute_at");
+        if (!f.elementwiseConsumer.empty()) {
+            const std::string host = hostOf(in);
+            const StagePlan* hostPlan = in.planOf(host);
+            if (attach && hostPlan && hostPlan->rule == &kSimpleRule) {
+                for (int level : {1, 2})
+                    out.push_back(
+                        {{plan(f.name, host, level), kHostRule.plan(host, f.name, level)},
+                         {},
+                         f.name + ": tiled inside " + host + " at level " + std::to_string(level)});
+            }
+        } else if (attach && in.allowed("cache_write") && f.reduction) {
+            const std::string cache = f.name + ".local";
+            TuneStep cw;
+            cw.primitive = "cache_write";
+            cw.stage = f.name;
+            cw.text = "local";
+            cw.names = {f.name + "_local"};
+            for (int level : {1, 2})
+                out.push_back({{plan(cache, f.name, level), kHostRule.plan(f.name, cache, level)},
+                               {cw},
+                               f.name + ": computed in a local cache, tiled at level " +
+                                   std::to_string(level)});
+        }
+        return out;
+    }
+
+    void addKnobs(Sketch& sk, StagePlan& pl, const StageFacts& f,
+                  const SpaceOptions& o) const override
+    {
+        const std::string n = pl.stage + " ";
+        for (std::size_t d = 0; d < f.spatial.size(); ++d) {
+            const AxisFacts& a = f.spatial[d];
+            // The pinned pieces are arranged, not split again.
+            pl.spatialTiles.push_back(
+                a.extent > 1 && !f.pinned
+                    ? sk.addTile(n + a.name + " tile", a.extent, 4, d + 1 == f.spatial.size())
+                    : -1);
+        }
+        for (auto& a : f.reduce)
+            pl.reduceTiles.push_back(a.extent > 1 && !f.pinned
+                                         ? sk.addTile(n + a.name + " tile", a.extent, 2, false)
+                                         : -1);
+        if (tunerMayWrite(o, "pragma")) pl.unroll = sk.addChoice(n + "unroll", unrollSteps());
+        if (tunerMayWrite(o, "parallel") && pl.partner.empty())
+            pl.parallel = sk.addChoice(n + "parallel", {1, 2});
+        if (tunerMayWrite(o, "vectorize")) pl.vectorize = sk.addChoice(n + "vectorize", {1, 0});
+    }
+
+    // The levels ordered S0 S1 R0 S2 R1 S3; in a host, the host holds the levels above
+    // `level`.
+    bool realize(PlanRealizer& r, const StagePlan& pl) const override
+    {
+        const StageFacts* f = r.facts(pl.stage);
+        const Stage* st = r.stage(pl.stage);
+        if (!f || !st) return true;
+        const bool guest = !pl.partner.empty();
+        const int first = guest ? pl.level : 0;
+        if (guest) {
+            const std::string* at = r.guestAttachment(pl.stage);
+            if (at && !r.computeAt(pl.stage, pl.partner, *at)) return false;
+        }
+        const std::size_t ns = f->spatial.size(), nr = f->reduce.size();
+        std::vector<std::vector<std::string>> sLoops(ns), rLoops(nr);
+        const auto roots = st->rootIterVars();
+        for (std::size_t d = 0; d < ns + nr; ++d) {
+            const bool spatial = d < ns;
+            const AxisFacts& a = spatial ? f->spatial[d] : f->reduce[d - ns];
+            auto& loops = spatial ? sLoops[d] : rLoops[d - ns];
+            const int levels = spatial ? 4 : 2;
+            if (f->pinned) {
+                if (!pinnedLevels(r, *st, d < roots.size() ? roots[d] : nullptr, pl.stage, a,
+                                  levels, &loops))
+                    return false;
+                continue;
+            }
+            int knob = spatial ? pl.spatialTiles[d] : pl.reduceTiles[d - ns];
+            auto sizes = r.tile(knob, a.extent, levels);
+            int from = spatial ? first : 0;
+            if (knob < 0) {
+                loops.assign(static_cast<std::size_t>(levels), {});
+                loops[static_cast<std::size_t>(from)] = a.name;
+                continue;
+            }
+            if (!r.splitLevels(pl.stage, a.name, sizes, from, &loops)) return false;
+        }
+        std::vector<std::string> order;
+        auto addLevel = [&](std::vector<std::vector<std::string>>& all, int level) {
+            for (auto& loops : all)
+                if (!loops[static_cast<std::size_t>(level)].empty())
+                    order.push_back(loops[static_cast<std::size_t>(level)]);
+        };
+        for (int l = first; l < 2; ++l)
+            addLevel(sLoops, l);
+        addLevel(rLoops, 0);
+        if (first <= 2) addLevel(sLoops, 2);
+        addLevel(rLoops, 1);
+        addLevel(sLoops, 3);
+        if (!r.reorder(pl.stage, order)) return false;
+
+        if (r.choice(pl.vectorize, 0) == 1 && ns > 0) {
+            const std::string& v = sLoops[ns - 1][3];
+            const Stage* now = r.stage(pl.stage);
+            IterVar iv = now && !v.empty() ? findAxis(*now, v) : nullptr;
+            std::int64_t ext = iv ? leafExtent(*now, iv) : 0;
+            if (!v.empty() && ext <= kMaxVectorLoop && order.back() == v &&
+                !r.simpleStep("vectorize", pl.stage, {v}))
+                return false;
+        }
+        if (!guest && pl.parallel >= 0) {
+            std::int64_t p = r.choice(pl.parallel, 1);
+            std::vector<std::string> group;
+            for (int l = 0; l < p && l < 2; ++l)
+                for (auto& loops : sLoops)
+                    if (!loops[static_cast<std::size_t>(l)].empty())
+                        group.push_back(loops[static_cast<std::size_t>(l)]);
+            if (!r.parallel(pl.stage, group, nullptr)) return false;
+        }
+        return r.unroll(pl.stage, pl.unroll);
+    }
+
+private:
+    // The element-wise consumer, looked through the stages inlined into their readers (a bias
+    // add inlined into a relu: the relu is the host), as Ansor's consumers are.
+    static std::string hostOf(const RuleInput& in)
+    {
+        std::string host = in.stage.elementwiseConsumer;
+        for (int guard = 0; guard < 16 && !host.empty(); ++guard) {
+            const StagePlan* planned = in.planOf(host);
+            if (!planned || planned->rule != &kInlineRule) break;
+            const StageFacts* next = in.factsOf(host);
+            host = next ? next->elementwiseConsumer : std::string();
+        }
+        return host;
+    }
+
+    // A pinned axis's split pieces as tile levels: the first outermost, the last innermost, those
+    // between at the levels between.
+    static bool pinnedLevels(PlanRealizer& r, const Stage& st, const IterVar& root,
+                             const std::string& stage, const AxisFacts& a, int levels,
+                             std::vector<std::string>* loops)
+    {
+        loops->assign(static_cast<std::size_t>(levels), {});
+        if (!root) return r.fail("stage " + stage + " lost an axis");
+        auto ps = pieces(st, root);
+        for (std::size_t k = 0; k < ps.size(); ++k) {
+            int level = k == 0               ? 0
+                        : k + 1 == ps.size() ? levels - 1
+                                             : std::min<int>(static_cast<int>(k), levels - 2);
+            if (ps.size() == 1) level = 0;
+            auto& slot = (*loops)[static_cast<std::size_t>(level)];
+            if (!slot.empty()) return r.fail("too many pieces of " + a.name);
+            slot = ps[k]->name();
+        }
+        return true;
+    }
+};
+
+inline const TileRule kTileRule{};
+
+} // namespace loopscope
