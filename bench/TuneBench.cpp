@@ -70,16 +70,11 @@ Spread spread(std::vector<double> v)
 double workerMs(Measurer& m, const std::string& script, const std::string& variant,
                 const std::map<std::string, std::int64_t>& sets, int threads, double* flops)
 {
-    MeasureRequest r;
-    r.script = script;
-    r.variant = variant;
-    r.sets = sets;
-    r.threads = threads;
-    r.repeat = 3;
+    protocol::MeasureRequest r = candidateRequest(script, variant, sets, threads);
     r.minRepeatMs = 100;
-    r.timeoutMs = 600000;
-    MeasureResult res = m.measure(r);
-    if (res.status != MeasureResult::Status::Ok) {
+    r.maxRunMs = 150000; // a naive schedule may take a while: the time limit grows with it
+    MeasureOutcome res = m.measure(r);
+    if (res.status != MeasureOutcome::Status::Ok) {
         std::printf("    (%s: %s %s)\n", variant.c_str(), statusName(res.status),
                     res.message.c_str());
         return -1;

@@ -180,14 +180,11 @@ int runModelTune(const ModelTuneArgs& a, const Graph& graph)
             continue;
         }
         // What runs now, measured the same way.
-        MeasureRequest now;
-        now.script = c.script;
-        now.variant = c.variant;
-        now.threads = a.threads;
-        const MeasureResult current = measurer.measure(now);
+        const MeasureOutcome current =
+            measurer.measure(candidateRequest(c.script, c.variant, {}, a.threads));
         const double tunedMs = out.best.msMedian;
         const bool better =
-            current.status != MeasureResult::Status::Ok || tunedMs < current.msMedian;
+            current.status != MeasureOutcome::Status::Ok || tunedMs < current.msMedian;
         r["tuned_ms"] = tunedMs;
         r["previous_ms"] = current.msMedian;
         r["trials"] = out.trials.size();

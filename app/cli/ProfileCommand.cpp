@@ -5,7 +5,8 @@
 #include "runtime/ThreadPool.h"
 #include "runtime/VariantRun.h"
 
-#include "runtime/ProfileJson.h"
+#include "protocol/Json.h"
+#include "runtime/Replies.h"
 #include "runtime/Runner.h"
 #include "runtime/ThreadPool.h"
 #include "runtime/VariantRun.h"
@@ -88,12 +89,11 @@ int runProfileCommand(const ProfileArgs& args, const Program& program, const Var
             }
             ls.push_back(l);
         }
-        json j = profileSummaryJson(profile);
+        json j = protocol::toJson(stepProfileOf(profile, nullptr, counts, 0));
         j["ok"] = true;
         j["file"] = args.file;
         j["variant"] = variant.name;
         j["lines"] = ls;
-        addCountersJson(counts, &j);
         std::cout << j.dump(2) << "\n";
         return 0;
     }

@@ -2,10 +2,11 @@
 #include "Commands.h"
 
 #include "codegen/Codegen.h"
+#include "protocol/Json.h"
+#include "runtime/Replies.h"
 #include "runtime/Runner.h"
 #include "runtime/ThreadPool.h"
 #include "runtime/VariantRun.h"
-#include "runtime/VariantRunJson.h"
 
 #include <iomanip>
 #include <iostream>
@@ -22,8 +23,8 @@ struct RunOptions : Options {
 };
 
 struct VariantOutcome {
-    json record;
-    bool wrong = false;
+    protocol::MeasureReply reply;
+    json record; // the reply as --json prints it, with the variant and the parameters
 };
 
 // Compile, run, optionally check and time one variant. Document errors are rethrown.
@@ -41,44 +42,37 @@ VariantOutcome runVariant(const RunOptions& o, const Program& p, const Variant& 
     for (auto& n : run.notes)
         std::cerr << o.file << ": note: " << n << "\n";
     VariantOutcome out;
-    out.record = variantRunJson(run);
+    out.reply = measureReplyOf(run);
+    out.record = protocol::toJson(out.reply);
     out.record["variant"] = v.name;
     json params = parametersJson(p, o);
     for (auto& [name, value] : params.items())
         out.record[name] = value;
-    out.wrong = run.wrong;
     return out;
 }
 
 // "max abs error 0.0000012, max rel error 3.1e-07"
-std::string errorSummary(const json& c, int absDigits)
+std::string errorSummary(const protocol::CheckedOutput& c, int absDigits)
 {
     std::ostringstream rel;
-    rel << std::setprecision(2) << c["max_rel_error"].get<double>();
-    return "max abs error " + fixed(c["max_abs_error"].get<double>(), absDigits) +
-           ", max rel error " + rel.str();
+    rel << std::setprecision(2) << c.maxRelError;
+    return "max abs error " + fixed(c.maxAbsError, absDigits) + ", max rel error " + rel.str();
 }
 
-std::string checkSummary(const json& rec)
+std::string checkSummary(const protocol::MeasureReply& reply)
 {
-    if (!rec.contains("check")) return "";
     std::string s;
-    for (auto& c : rec["check"]) {
+    for (const protocol::CheckedOutput& c : reply.checks) {
         if (!s.empty()) s += "; ";
-        const std::int64_t elements = c["elements"].get<std::int64_t>();
-        if (c.contains("error"))
-            s += c["tensor"].get<std::string>() + ": " + c["error"].get<std::string>();
-        else if (c["ok"].get<bool>() && elements == 0 && c.contains("skipped"))
-            s +=
-                c["tensor"].get<std::string>() + " not checked: " + c["skipped"].get<std::string>();
-        else if (c["ok"].get<bool>())
-            s += c["tensor"].get<std::string>() + " ok (" + std::to_string(elements) +
-                 " elements, " + errorSummary(c, 7) + ")" +
-                 (c.contains("skipped") ? "; " + c["skipped"].get<std::string>() : std::string());
+        if (!c.error.empty())
+            s += c.tensor + ": " + c.error;
+        else if (c.ok && c.elements == 0 && !c.skipped.empty())
+            s += c.tensor + " not checked: " + c.skipped;
+        else if (c.ok)
+            s += c.tensor + " ok (" + std::to_string(c.elements) + " elements, " +
+                 errorSummary(c, 7) + ")" + (c.skipped.empty() ? std::string() : "; " + c.skipped);
         else
-            s += c["tensor"].get<std::string>() +
-                 " WRONG: " + c["first_mismatch"].get<std::string>() + " (" + errorSummary(c, 6) +
-                 ")";
+            s += c.tensor + " WRONG: " + c.firstMismatch + " (" + errorSummary(c, 6) + ")";
     }
     return s;
 }
@@ -113,27 +107,26 @@ int runOrBench(RunOptions& o)
             Diagnostic d = cannotRunDiagnostic(*v, e);
             return documentError(o, d);
         }
-        wrong = wrong || out.wrong;
-        const json& rec = out.record;
-        results.push_back(rec);
+        const protocol::MeasureReply& rec = out.reply;
+        wrong = wrong || rec.wrong();
+        results.push_back(out.record);
         if (o.json) continue;
         std::string name = pad(v->name, 22);
-        if (timed && rec.contains("ms_median")) {
-            double ms = rec["ms_median"].get<double>();
+        if (timed && rec.timing) {
+            const double ms = rec.timing->msMedian;
             if (firstMs == 0) firstMs = ms;
             std::cout << name << pad(fixed(ms, 3), 12, true)
-                      << pad(fixed(rec["ms_min"].get<double>(), 3) + "-" +
-                                 fixed(rec["ms_max"].get<double>(), 3),
-                             22, true)
-                      << pad(fixed(rec["gflops"].get<double>(), 2), 10, true)
+                      << pad(fixed(rec.timing->msMin, 3) + "-" + fixed(rec.timing->msMax, 3), 22,
+                             true)
+                      << pad(fixed(rec.timing->gflops, 2), 10, true)
                       << pad(fixed(firstMs / ms, 2) + "x", 10, true);
             if (o.check) std::cout << "  " << checkSummary(rec);
             std::cout << "\n";
         } else if (timed) {
             std::cout << name << "  not timed: " << checkSummary(rec) << "\n";
         } else {
-            std::cout << name << pad(fixed(rec["compile_ms"].get<double>(), 1), 12, true)
-                      << pad(fixed(rec["run_ms"].get<double>(), 3), 12, true) << "  "
+            std::cout << name << pad(fixed(rec.compileMs, 1), 12, true)
+                      << pad(fixed(rec.runMs, 3), 12, true) << "  "
                       << (o.check ? checkSummary(rec) : std::string("not checked (use --check)"))
                       << "\n";
         }

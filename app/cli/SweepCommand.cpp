@@ -2,9 +2,9 @@
 #include "Cli.h"
 #include "Commands.h"
 
+#include "protocol/Json.h"
 #include "runtime/Microbench.h"
 #include "runtime/Sweep.h"
-#include "runtime/SweepJson.h"
 #include "runtime/VariantRun.h"
 
 #include <algorithm>
@@ -79,11 +79,11 @@ int sweep(SweepArgs& o)
     }
     if (!result.blasNote.empty())
         std::cerr << o.file << ": note: no reference line: " << result.blasNote << "\n";
-    if (table && !result.blasLabel.empty()) std::cout << "reference: " << result.blasLabel << "\n";
+    if (table && !result.blas.empty()) std::cout << "reference: " << result.blas << "\n";
     if (o.json) {
         json points = json::array();
         for (auto& pt : result.points)
-            points.push_back(sweepPointJson(pt, result.parameters));
+            points.push_back(protocol::toJson(pt, result.parameters));
         std::cout << points.dump(2) << "\n";
     }
     if (!o.csv.empty() && !writeFile(o.csv, sweepCsv(result))) throw cannotWrite(o.csv);

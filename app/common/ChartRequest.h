@@ -4,7 +4,8 @@
 // is the chart program's alone, so every other command starts without loading Qt.
 #pragma once
 
-#include "runtime/SweepJson.h"
+#include "protocol/Codec.h"
+#include "protocol/Messages.h"
 
 #include <nlohmann/json.hpp>
 
@@ -18,24 +19,23 @@ struct ChartRequest {
     std::string kind = "lines"; // lines | bars | roofline
     double peakGflops = 0;      // 0: no peak line
     double bandwidthGbs = 0;    // 0: no memory roof
-    SweepResult sweep;          // its parameters, reference label and points
+    protocol::SweepReply sweep; // its parameters, reference label (`blas`) and points
 };
 
 constexpr int kChartRequestVersion = 1;
 
+// The request's own fields, and the points as the protocol's codec writes them.
 inline nlohmann::json chartRequestJson(const ChartRequest& r)
 {
-    nlohmann::json points = nlohmann::json::array();
-    for (const SweepPoint& p : r.sweep.points)
-        points.push_back(sweepPointJson(p, r.sweep.parameters));
     return {{"chart_request", kChartRequestVersion},
             {"path", r.path},
             {"kind", r.kind},
             {"peak_gflops", r.peakGflops},
             {"bandwidth_gbs", r.bandwidthGbs},
-            {"reference_label", r.sweep.blasLabel},
+            {"reference_label", r.sweep.blas},
             {"parameters", r.sweep.parameters},
-            {"points", points}};
+            {"points", nlohmann::json::parse(
+                           protocol::encodeSweepPoints(r.sweep.points, r.sweep.parameters))}};
 }
 
 // nullopt with `why` set when the document is not a chart request of this version.
@@ -58,7 +58,7 @@ inline std::optional<ChartRequest> chartRequestFromJson(const nlohmann::json& j,
     };
     text("path", &r.path);
     text("kind", &r.kind);
-    text("reference_label", &r.sweep.blasLabel);
+    text("reference_label", &r.sweep.blas);
     number("peak_gflops", &r.peakGflops);
     number("bandwidth_gbs", &r.bandwidthGbs);
     if (r.path.empty()) return fail("a chart request with no path");
@@ -67,7 +67,7 @@ inline std::optional<ChartRequest> chartRequestFromJson(const nlohmann::json& j,
             if (p.is_string()) r.sweep.parameters.push_back(p.get<std::string>());
     if (auto it = j.find("points"); it != j.end() && it->is_array()) {
         for (auto& p : *it) {
-            std::optional<SweepPoint> point = sweepPointFromJson(p);
+            std::optional<protocol::SweepPoint> point = protocol::decodeSweepPoint(p.dump());
             if (!point)
                 return fail("point " + std::to_string(r.sweep.points.size() + 1) +
                             " is not a sweep point");

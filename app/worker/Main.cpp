@@ -158,9 +158,8 @@ int main(int argc, char** argv)
     if (options.testing) std::cerr << "loopscope-worker: testing hooks enabled\n";
 
     bool readerGone = false;
-    auto emit = [&](const nlohmann::json& message) {
-        if (!readerGone)
-            readerGone = !writeAll(protocol, loopscope::worker::serializeMessage(message) + "\n");
+    auto emit = [&](const std::string& message) {
+        if (!readerGone) readerGone = !writeAll(protocol, message + "\n");
     };
     LineReader input(STDIN_FILENO);
     // Between two points of a sweep: answer the requests that may go between, in the order they
@@ -179,16 +178,18 @@ int main(int argc, char** argv)
         }
     });
     // A held measurement waits for its "go" (the lines before it keep their place).
-    handler.setAwaitGo([&](std::int64_t id) {
+    handler.setAwaitGo([&](std::int64_t id) -> std::optional<loopscope::protocol::GoRequest> {
         std::string go;
         const bool found = input.take(
             [id](const std::string& l) {
-                if (!loopscope::worker::RequestHandler::isGo(l)) return false;
-                const auto j = nlohmann::json::parse(l);
-                return j.value("id", std::int64_t{-1}) == id;
+                return loopscope::worker::RequestHandler::isGo(l) &&
+                       loopscope::protocol::peekId(l) == id;
             },
             &go);
-        return found ? nlohmann::json::parse(go) : nlohmann::json();
+        if (!found) return std::nullopt;
+        // A bad "go" is the measurement's error (a ProtocolError answered as a bad request).
+        return std::get<loopscope::protocol::GoRequest>(
+            loopscope::protocol::decodeRequest(go).request);
     });
     std::string line;
     while (!readerGone && input.next(&line)) {

@@ -110,6 +110,13 @@ SweepResult runSweep(Jit& jit, const SweepRequest& request, SweepCache* cache,
 {
     SweepResult result;
     result.parameters = request.parameters;
+    // Points the client measured before (the window keeps them when a cancel restarts its
+    // worker): they join the cache, so they are reported as cached instead of measured again.
+    if (cache)
+        for (const SweepPoint& p : request.known)
+            cache->store(
+                SweepCache::key(request.script, p.variant, request.parameters, p.values, p.threads),
+                p);
     setParallelThreads(request.threads);
     result.threads = parallelThreads();
     const double limitMs = request.maxPointSeconds * 1000.0;
@@ -151,19 +158,21 @@ SweepResult runSweep(Jit& jit, const SweepRequest& request, SweepCache* cache,
             if (!(dnnl = DnnlLibrary::load()))
                 result.blasNote = "libdnnl.so.2 could not be loaded";
             else
-                result.blasLabel = dnnl->label();
+                result.blas = dnnl->label();
         } else if (!matmulShape(firstProgram)) {
             result.blasNote = "neither a plain matmul (parameters M, N, K and one 2-D float32 "
                               "output with a single reduce axis) nor a 2-D convolution";
         } else if (!(blas = BlasLibrary::openblas())) {
             result.blasNote = "libopenblas.so.0 could not be loaded";
         } else {
-            result.blasLabel = blas->label();
+            result.blas = blas->label();
         }
     }
     const char* referenceVariant = dnnl ? kDnnlVariant : kBlasVariant;
     const int perValue = static_cast<int>(result.variants.size()) + (blas || dnnl ? 1 : 0);
-    result.total = perValue * static_cast<int>(request.values.size());
+    const std::vector<std::int64_t> sweepValues =
+        request.values.empty() ? defaultSweepValues() : request.values;
+    result.total = perValue * static_cast<int>(sweepValues.size());
 
     std::map<std::string, VariantHistory> history;
     int done = 0;
@@ -174,7 +183,7 @@ SweepResult runSweep(Jit& jit, const SweepRequest& request, SweepCache* cache,
         if (hooks.point) hooks.point(result.points.back(), done, result.total);
     };
 
-    for (std::int64_t value : request.values) {
+    for (std::int64_t value : sweepValues) {
         std::vector<std::int64_t> values(request.parameters.size(), value);
         std::map<std::string, std::int64_t> sets;
         for (auto& p : request.parameters)
@@ -268,7 +277,9 @@ SweepResult runSweep(Jit& jit, const SweepRequest& request, SweepCache* cache,
                         if (wrong) {
                             point.failed = true;
                         } else {
-                            BenchmarkOptions bo = request.benchmark;
+                            BenchmarkOptions bo;
+                            bo.repeat = request.repeat;
+                            bo.minRepeatMs = request.minRepeatMs;
                             bo.maxTotalMs = limitMs;
                             Measurement m = prepared->benchmark(bo, cancelled);
                             if (cancelled() || m.msPerRun.empty()) throw CancelledPoint{};
@@ -295,7 +306,7 @@ SweepResult runSweep(Jit& jit, const SweepRequest& request, SweepCache* cache,
                 h.lastFlops = point.flops;
                 h.lastMs = point.msMedian;
             }
-            if (!point.skipped || cacheable) ++result.measuredCount;
+            if (!point.skipped || cacheable) ++result.measured;
             emit(point, cacheable ? &key : nullptr);
         }
 
@@ -330,15 +341,15 @@ SweepResult runSweep(Jit& jit, const SweepRequest& request, SweepCache* cache,
                     4.0 * (shape->m * shape->k + shape->k * shape->n + shape->m * shape->n);
                 point.msMedian =
                     blas->sgemmMs(static_cast<int>(shape->m), static_cast<int>(shape->n),
-                                  static_cast<int>(shape->k), result.threads,
-                                  request.benchmark.repeat, request.benchmark.minRepeatMs);
+                                  static_cast<int>(shape->k), result.threads, request.repeat,
+                                  request.minRepeatMs);
             } else if (conv) {
                 point.flops = conv->flops();
                 point.bytes = 4.0 * (conv->n * conv->c * conv->h * conv->w +
                                      conv->f * conv->c * conv->kh * conv->kw +
                                      conv->n * conv->f * conv->oh * conv->ow);
-                point.msMedian = dnnl->convMs(*conv, result.threads, request.benchmark.repeat,
-                                              request.benchmark.minRepeatMs);
+                point.msMedian =
+                    dnnl->convMs(*conv, result.threads, request.repeat, request.minRepeatMs);
             }
             if ((!shape && !conv) || point.msMedian <= 0) {
                 point.failed = true;
@@ -350,7 +361,7 @@ SweepResult runSweep(Jit& jit, const SweepRequest& request, SweepCache* cache,
                 point.msMin = point.msMax = point.msMedian;
                 point.gflops = point.flops / (point.msMedian * 1e6);
             }
-            ++result.measuredCount;
+            ++result.measured;
             emit(point, &key);
         }
     }

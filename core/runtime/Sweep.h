@@ -9,6 +9,7 @@
 
 #include "codegen/Codegen.h"
 #include "ir/Diagnostic.h"
+#include "protocol/Messages.h"
 #include "runtime/Benchmark.h"
 
 #include <cstdint>
@@ -27,35 +28,15 @@ inline constexpr const char* kBlasVariant = "OpenBLAS";
 // The variant name of the oneDNN points (a convolution's reference line).
 inline constexpr const char* kDnnlVariant = "oneDNN";
 
-struct SweepPoint {
-    std::string variant;              // or kBlasVariant
-    std::vector<std::int64_t> values; // one per swept parameter, in SweepRequest::parameters order
-    int threads = 0;                  // as resolved (never 0)
-    bool reference = false;           // an OpenBLAS point
-    bool skipped = false;             // too slow: over the per-point limit (see `message`)
-    bool failed = false;              // could not be compiled or run, or wrong numbers (`message`)
-    bool checked = false;             // compared with the reference interpreter and right
-    bool cached = false;              // taken from the cache, not measured by this sweep
-    std::string message;
-    double flops = 0, bytes = 0, intensity = 0; // intensity: flops per unavoidable byte
-    double runMs = 0;                           // the first run
-    double msMedian = 0, msMin = 0, msMax = 0, gflops = 0;
-
-    bool measured() const { return !skipped && !failed && msMedian > 0; }
-};
-
-struct SweepRequest {
-    std::string script;
-    std::vector<std::string> parameters; // swept together
-    std::vector<std::int64_t> values;    // each sets every parameter in `parameters`
-    std::vector<std::string> variants;   // empty: every variant, in script order
-    int threads = 0;                     // 0: every hardware thread
-    double maxPointSeconds = 10;         // a point whose first run takes longer is skipped
-    bool check = true;
-    // Add the reference library's points: OpenBLAS for a matmul, oneDNN for a convolution.
-    bool blas = false;
-    BenchmarkOptions benchmark{1, 3, 20.0, 0.0};
-};
+// A point, the request and the result are the worker protocol's own values (protocol/Messages.h):
+// a sweep run here, one run by the worker for the window and `loopscope-cli sweep` all hand them
+// on as they are.
+using SweepPoint = protocol::SweepPoint;
+// Known points (`known`) join the cache, when there is one; empty `values`: defaultSweepValues().
+using SweepRequest = protocol::SweepRequest;
+// `blas`: the reference library's label when its points are there; `measured`: points this sweep
+// measured (not from the cache).
+using SweepResult = protocol::SweepReply;
 
 // Default values: powers of two from 64 to 2048.
 std::vector<std::int64_t> defaultSweepValues();
@@ -85,18 +66,6 @@ struct SweepHooks {
     std::function<void(const SweepPoint&, int done, int total)> point;
     // Polled before every point and between measurements; true stops the sweep.
     std::function<bool()> cancelled;
-};
-
-struct SweepResult {
-    std::vector<SweepPoint> points; // in the order they were produced
-    std::vector<std::string> parameters;
-    std::vector<std::string> variants; // the variants swept, in order (without OpenBLAS)
-    int total = 0;                     // points planned (with OpenBLAS ones)
-    int measuredCount = 0;             // points this sweep measured (not from the cache)
-    bool cancelled = false;
-    std::string blasLabel; // "OpenBLAS 0.3.21" or "oneDNN 2.6.3" when reference points are included
-    std::string blasNote;  // why there are none, when asked for and absent
-    int threads = 1;
 };
 
 // Throws UserError for a document error or an unknown parameter / variant (at the first value).

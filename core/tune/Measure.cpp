@@ -1,8 +1,7 @@
 #include "tune/Measure.h"
 
+#include "protocol/Codec.h"
 #include "protocol/Protocol.h"
-
-#include <nlohmann/json.hpp>
 
 #include <cerrno>
 #include <chrono>
@@ -20,16 +19,29 @@ extern char** environ;
 
 namespace loopscope {
 
-using json = nlohmann::json;
+protocol::MeasureRequest candidateRequest(const std::string& script, const std::string& variant,
+                                          const protocol::Sets& sets, int threads)
+{
+    protocol::MeasureRequest r;
+    r.script = script;
+    r.variant = variant;
+    r.sets = sets;
+    r.threads = threads;
+    r.check = true;
+    r.time = true;
+    r.repeat = 3;
+    r.minRepeatMs = 40;
+    return r;
+}
 
-const char* statusName(MeasureResult::Status s)
+const char* statusName(MeasureOutcome::Status s)
 {
     switch (s) {
-    case MeasureResult::Status::Ok: return "ok";
-    case MeasureResult::Status::Wrong: return "wrong";
-    case MeasureResult::Status::Error: return "error";
-    case MeasureResult::Status::Crashed: return "crashed";
-    case MeasureResult::Status::TimedOut: return "timeout";
+    case MeasureOutcome::Status::Ok: return "ok";
+    case MeasureOutcome::Status::Wrong: return "wrong";
+    case MeasureOutcome::Status::Error: return "error";
+    case MeasureOutcome::Status::Crashed: return "crashed";
+    case MeasureOutcome::Status::TimedOut: return "timeout";
     }
     return "error";
 }
@@ -169,15 +181,17 @@ const char* signalName(int sig)
 
 } // namespace
 
+bool WorkerMeasurer::send(Process& process, const protocol::Request& request, std::int64_t id)
+{
+    return writeAll(process.in, protocol::encodeRequest(request, id) + "\n");
+}
+
 MachineInfo WorkerMeasurer::machine()
 {
     if (m_haveMachine) return m_machine;
-    MeasureRequest ping;
-    ping.script.clear();
     std::string why;
     if (!ensureStarted(m_process, &why)) return m_machine;
-    json request{{"id", m_nextId++}, {"cmd", "ping"}, {"protocol", kWorkerProtocol}};
-    if (!writeAll(m_process->in, request.dump() + "\n")) {
+    if (!send(*m_process, protocol::PingRequest{}, m_nextId++)) {
         stop();
         return m_machine;
     }
@@ -197,71 +211,50 @@ MachineInfo WorkerMeasurer::machine()
         break;
     }
     try {
-        json r = json::parse(line);
+        const protocol::Incoming in = protocol::Incoming::parse(line);
         // A worker of another build: refused (it refuses this side too, by the ping's protocol).
-        if (r.value("status", "") == "error" && r.value("kind", "") == "protocol") {
-            m_machine.problem = r.value("message", "");
+        if (in.kind() == protocol::Incoming::Kind::Error) {
+            const protocol::ErrorReply e = in.error();
+            if (e.kind == protocol::ErrorReply::Kind::Protocol) m_machine.problem = e.message;
             return m_machine;
         }
-        if (std::string mismatch =
-                protocolMismatch(r.value("protocol", 0), "the worker", r.value("version", ""));
+        const protocol::PingReply r = in.ping();
+        if (std::string mismatch = protocolMismatch(r.protocol, "the worker", r.version);
             !mismatch.empty()) {
             m_machine.problem = mismatch;
             return m_machine;
         }
-        m_machine.cpu = r.value("cpu", "");
-        m_machine.features = r.value("features", "");
-        m_machine.vectorBits = r.value("vector_bits", 256);
-        m_machine.threads = r.value("threads", 1);
-        m_machine.llvm = r.value("llvm", "");
+        m_machine.cpu = r.cpu;
+        m_machine.features = r.features;
+        m_machine.vectorBits = r.vectorBits > 0 ? r.vectorBits : 256;
+        m_machine.threads = r.threads > 0 ? r.threads : 1;
+        m_machine.llvm = r.llvmVersion;
         m_haveMachine = true;
-    } catch (const json::exception&) {
+    } catch (const protocol::ProtocolError&) {
     }
     return m_machine;
 }
 
 namespace {
 
-json measureJson(const MeasureRequest& request, std::int64_t id, bool hold)
-{
-    json sets = json::object();
-    for (auto& [name, value] : request.sets)
-        sets[name] = value;
-    json r{{"id", id},
-           {"cmd", "measure"},
-           {"protocol", kWorkerProtocol},
-           {"script", request.script},
-           {"variant", request.variant},
-           {"sets", sets},
-           {"threads", request.threads},
-           {"repeat", request.repeat},
-           {"min_repeat_ms", request.minRepeatMs},
-           {"check", true},
-           {"time", true}};
-    if (request.maxRunMs > 0) r["max_run_ms"] = request.maxRunMs;
-    if (request.testingCrash) r["crash"] = true;
-    if (hold) r["hold"] = true;
-    return r;
-}
-
 // The same candidate, compiled alike (what a held one was compiled for).
-bool sameCandidate(const MeasureRequest& a, const MeasureRequest& b)
+bool sameCandidate(const protocol::MeasureRequest& a, const protocol::MeasureRequest& b)
 {
     return a.script == b.script && a.variant == b.variant && a.sets == b.sets &&
-           a.threads == b.threads && a.testingCrash == b.testingCrash;
+           a.threads == b.threads && a.testing == b.testing;
 }
 
 } // namespace
 
-bool WorkerMeasurer::overlapAllowed(const MeasureRequest& request)
+bool WorkerMeasurer::overlapAllowed(const protocol::MeasureRequest& request)
 {
     const int cores = machine().threads;
     const int measuring = request.threads > 0 ? request.threads : cores;
     return measuring + 1 <= cores;
 }
 
-MeasureResult WorkerMeasurer::measureAhead(const MeasureRequest& request,
-                                           const MeasureRequest* next)
+MeasureOutcome WorkerMeasurer::measureAhead(const protocol::MeasureRequest& request,
+                                            const protocol::MeasureRequest* next)
 {
     const auto t0 = std::chrono::steady_clock::now();
     // Asked first: asking (a ping) once a request is under way would read its reply.
@@ -271,18 +264,16 @@ MeasureResult WorkerMeasurer::measureAhead(const MeasureRequest& request,
     if (m_ahead && m_aheadId >= 0 && sameCandidate(m_aheadRequest, request)) {
         // Compiled while the one before was measured: its run starts now, with the parameters
         // of now.
-        json go{{"cmd", "go"},
-                {"protocol", kWorkerProtocol},
-                {"id", m_aheadId},
-                {"repeat", request.repeat},
-                {"min_repeat_ms", request.minRepeatMs},
-                {"max_run_ms", request.maxRunMs}};
+        protocol::GoRequest go;
+        go.repeat = request.repeat;
+        go.minRepeatMs = request.minRepeatMs;
+        go.maxRunMs = request.maxRunMs;
         id = m_aheadId;
         m_aheadId = -1;
         std::swap(m_process, m_ahead);
         ++m_overlapped;
         // A worker that died compiling it fails the write; awaitResult reads why.
-        writeAll(m_process->in, go.dump() + "\n");
+        send(*m_process, go, id);
     } else {
         if (m_ahead && m_aheadId >= 0) {
             // A held candidate that is not this one (the search moved on): dropped.
@@ -290,27 +281,29 @@ MeasureResult WorkerMeasurer::measureAhead(const MeasureRequest& request,
             m_aheadId = -1;
         }
         if (!ensureStarted(m_process, &why)) {
-            MeasureResult result;
+            MeasureOutcome result;
             result.message = why;
             return result;
         }
         id = m_nextId++;
-        if (!writeAll(m_process->in, measureJson(request, id, false).dump() + "\n")) id = -2;
+        if (!send(*m_process, request, id)) id = -2;
     }
     // The next one compiles in the other worker while this one runs.
     if (ahead && ensureStarted(m_ahead, &why)) {
         m_aheadId = m_nextId++;
         m_aheadRequest = *next;
-        if (!writeAll(m_ahead->in, measureJson(*next, m_aheadId, true).dump() + "\n")) {
+        protocol::MeasureRequest held = *next;
+        held.hold = true;
+        if (!send(*m_ahead, held, m_aheadId)) {
             m_ahead.reset();
             m_aheadId = -1;
         }
     }
-    MeasureResult result;
+    MeasureOutcome result;
     if (id == -2) {
         ++m_restarts;
         stop();
-        result.status = MeasureResult::Status::Crashed;
+        result.status = MeasureOutcome::Status::Crashed;
         result.message = "the worker stopped before the candidate was sent";
     } else {
         result = awaitResult(m_process, id, request);
@@ -320,56 +313,55 @@ MeasureResult WorkerMeasurer::measureAhead(const MeasureRequest& request,
     return result;
 }
 
-MeasureResult WorkerMeasurer::measure(const MeasureRequest& request)
+MeasureOutcome WorkerMeasurer::measure(const protocol::MeasureRequest& request)
 {
     return measureAhead(request, nullptr);
 }
 
-MeasureResult WorkerMeasurer::awaitResult(std::unique_ptr<Process>& slot, std::int64_t id,
-                                          const MeasureRequest& request)
+MeasureOutcome WorkerMeasurer::awaitResult(std::unique_ptr<Process>& slot, std::int64_t id,
+                                           const protocol::MeasureRequest& request)
 {
-    MeasureResult result;
+    MeasureOutcome result;
     const auto t0 = std::chrono::steady_clock::now();
     // Lines until the result for this id, the worker's death or the time limit.
-    const auto deadline = t0 + std::chrono::duration<double, std::milli>(request.timeoutMs);
+    const double timeoutMs = m_timeoutMs + 4 * request.maxRunMs;
+    const auto deadline = t0 + std::chrono::duration<double, std::milli>(timeoutMs);
     while (true) {
         auto nl = slot->pending.find('\n');
         if (nl != std::string::npos) {
             std::string line = slot->pending.substr(0, nl);
             slot->pending.erase(0, nl + 1);
-            json msg;
+            std::optional<protocol::Incoming> in;
             try {
-                msg = json::parse(line);
-            } catch (const json::exception&) {
+                in = protocol::Incoming::parse(line);
+            } catch (const protocol::ProtocolError&) {
                 continue;
             }
-            if (msg.value("id", std::int64_t{-1}) != id) continue;
-            const std::string status = msg.value("status", "");
-            if (status == "progress") continue;
-            if (status == "ok") {
-                result.status = MeasureResult::Status::Ok;
-                result.flops = msg.value("flops", 0.0);
-                result.lowerMs = msg.value("lower_ms", 0.0);
-                result.compileMs = msg.value("compile_ms", 0.0);
-                result.runMs = msg.value("run_ms", 0.0);
-                result.checked = msg.value("checked", false);
-                result.tooSlow = msg.value("too_slow", false);
-                if (result.tooSlow) {
-                    result.msMedian = result.msMin = result.msMax = result.runMs;
-                    result.msPerRun = {result.runMs};
-                } else {
-                    result.msMedian = msg.value("ms_median", 0.0);
-                    result.msMin = msg.value("ms_min", 0.0);
-                    result.msMax = msg.value("ms_max", 0.0);
-                }
-            } else if (status == "wrong") {
-                result.status = MeasureResult::Status::Wrong;
-                result.message = msg.value("message", "wrong numbers");
-                result.flops = msg.value("flops", 0.0);
-                result.compileMs = msg.value("compile_ms", 0.0);
-            } else {
-                result.status = MeasureResult::Status::Error;
-                result.message = msg.value("message", "the worker refused the candidate");
+            if (in->id() != id || in->isProgress()) continue;
+            if (in->kind() == protocol::Incoming::Kind::Error) {
+                result.status = MeasureOutcome::Status::Error;
+                result.message = in->error().message;
+                return result;
+            }
+            const protocol::MeasureReply m = in->measure();
+            result.flops = m.flops;
+            result.lowerMs = m.lowerMs;
+            result.compileMs = m.compileMs;
+            if (m.wrong()) {
+                result.status = MeasureOutcome::Status::Wrong;
+                result.message = m.message.empty() ? "wrong numbers" : m.message;
+                return result;
+            }
+            result.status = MeasureOutcome::Status::Ok;
+            result.runMs = m.runMs;
+            result.checked = m.checked;
+            result.tooSlow = m.tooSlow;
+            if (result.tooSlow) {
+                result.msMedian = result.msMin = result.msMax = result.runMs;
+            } else if (m.timing) {
+                result.msMedian = m.timing->msMedian;
+                result.msMin = m.timing->msMin;
+                result.msMax = m.timing->msMax;
             }
             return result;
         }
@@ -377,10 +369,9 @@ MeasureResult WorkerMeasurer::awaitResult(std::unique_ptr<Process>& slot, std::i
         if (now >= deadline) {
             ++m_restarts;
             slot.reset();
-            result.status = MeasureResult::Status::TimedOut;
-            result.message = "stopped after " +
-                             std::to_string(static_cast<long long>(request.timeoutMs / 1000)) +
-                             " s";
+            result.status = MeasureOutcome::Status::TimedOut;
+            result.message =
+                "stopped after " + std::to_string(static_cast<long long>(timeoutMs / 1000)) + " s";
             return result;
         }
         pollfd fds[2] = {{slot->out, POLLIN, 0}, {slot->err, POLLIN, 0}};
@@ -417,7 +408,7 @@ MeasureResult WorkerMeasurer::awaitResult(std::unique_ptr<Process>& slot, std::i
     std::string log = slot->log;
     ++m_restarts;
     slot.reset();
-    result.status = MeasureResult::Status::Crashed;
+    result.status = MeasureOutcome::Status::Crashed;
     if (WIFSIGNALED(status)) {
         result.message =
             std::string("the generated code crashed (") + signalName(WTERMSIG(status)) + ")";

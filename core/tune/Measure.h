@@ -4,6 +4,8 @@
 // this interface; tests give it their own.
 #pragma once
 
+#include "protocol/Messages.h"
+
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -12,20 +14,14 @@
 
 namespace loopscope {
 
-struct MeasureRequest {
-    std::string script;  // a whole script holding the candidate as a variant
-    std::string variant; // its name
-    std::map<std::string, std::int64_t> sets;
-    int threads = 0;          // 0: all
-    int repeat = 3;           // measurements (time_evaluator's repeat)
-    double minRepeatMs = 40;  // the least time one measurement takes
-    double maxRunMs = 0;      // a first run longer than this is not timed (0: no limit)
-    double timeoutMs = 30000; // past this, the worker is stopped and the candidate failed
-    // Testing only (a worker started with LOOPSCOPE_WORKER_TESTING=1): the code crashes.
-    bool testingCrash = false;
-};
+// The request the tuner sends for a candidate (protocol/Messages.h): a whole script holding the
+// candidate as a variant, checked and timed (3 measurements of at least 40 ms, as
+// time_evaluator's repeat and min_repeat_ms).
+protocol::MeasureRequest candidateRequest(const std::string& script, const std::string& variant,
+                                          const protocol::Sets& sets, int threads);
 
-struct MeasureResult {
+// What measuring a candidate came to: the worker's reply, or what went wrong on the way.
+struct MeasureOutcome {
     enum class Status {
         Ok,      // checked and timed (or too slow to time: see tooSlow)
         Wrong,   // computed wrong numbers: never a speed
@@ -36,7 +32,6 @@ struct MeasureResult {
     Status status = Status::Error;
     std::string message; // for anything but Ok
     double msMedian = 0, msMin = 0, msMax = 0;
-    std::vector<double> msPerRun;
     double flops = 0;
     double lowerMs = 0, compileMs = 0, runMs = 0;
     double wallMs = 0;    // the request as the tuner waited for it
@@ -56,16 +51,17 @@ struct MachineInfo {
     std::string problem;
 };
 
-const char* statusName(MeasureResult::Status s); // "ok", "wrong", "error", "crashed", "timeout"
+const char* statusName(MeasureOutcome::Status s); // "ok", "wrong", "error", "crashed", "timeout"
 
 class Measurer {
 public:
     virtual ~Measurer() = default;
     virtual MachineInfo machine() = 0;
-    virtual MeasureResult measure(const MeasureRequest& request) = 0;
+    virtual MeasureOutcome measure(const protocol::MeasureRequest& request) = 0;
     // The same, told which candidate comes next: a measurer may compile it while this one is
     // measured, where the cores allow.
-    virtual MeasureResult measureAhead(const MeasureRequest& request, const MeasureRequest* next)
+    virtual MeasureOutcome measureAhead(const protocol::MeasureRequest& request,
+                                        const protocol::MeasureRequest* next)
     {
         (void)next;
         return measure(request);
@@ -83,8 +79,12 @@ public:
     ~WorkerMeasurer() override;
 
     MachineInfo machine() override;
-    MeasureResult measure(const MeasureRequest& request) override;
-    MeasureResult measureAhead(const MeasureRequest& request, const MeasureRequest* next) override;
+    MeasureOutcome measure(const protocol::MeasureRequest& request) override;
+    MeasureOutcome measureAhead(const protocol::MeasureRequest& request,
+                                const protocol::MeasureRequest* next) override;
+    // Past this (plus four times a request's maxRunMs), the worker is stopped and the candidate
+    // timed out. 30 s unless set.
+    void setTimeoutMs(double ms) { m_timeoutMs = ms; }
     int restarts() const { return m_restarts; }
     // Candidates that were compiled while the one before them was measured.
     int overlapped() const { return m_overlapped; }
@@ -93,9 +93,10 @@ private:
     struct Process;
     bool ensureStarted(std::unique_ptr<Process>& slot, std::string* why);
     void stop();
-    bool overlapAllowed(const MeasureRequest& request);
-    MeasureResult awaitResult(std::unique_ptr<Process>& slot, std::int64_t id,
-                              const MeasureRequest& request);
+    bool overlapAllowed(const protocol::MeasureRequest& request);
+    bool send(Process& process, const protocol::Request& request, std::int64_t id);
+    MeasureOutcome awaitResult(std::unique_ptr<Process>& slot, std::int64_t id,
+                               const protocol::MeasureRequest& request);
 
     std::string m_executable;
     std::vector<std::string> m_environment;
@@ -103,7 +104,8 @@ private:
     // The second worker: it holds the next candidate, compiled, until it is measured.
     std::unique_ptr<Process> m_ahead;
     std::int64_t m_aheadId = -1; // the held request's id; -1: none
-    MeasureRequest m_aheadRequest;
+    protocol::MeasureRequest m_aheadRequest;
+    double m_timeoutMs = 30000;
     int m_overlapped = 0;
     std::int64_t m_nextId = 1;
     int m_restarts = 0;

@@ -432,18 +432,15 @@ private:
         return batch;
     }
 
-    MeasureRequest requestFor(const Realized& written, int repeat, double minRepeatMs) const
+    protocol::MeasureRequest requestFor(const Realized& written, int repeat,
+                                        double minRepeatMs) const
     {
-        MeasureRequest req;
-        req.script =
-            scriptWithVariant(m_script, *m_start, kCandidateVariant, written.statements, true);
-        req.variant = kCandidateVariant;
-        req.sets = m_options.sets;
-        req.threads = m_options.threads;
+        protocol::MeasureRequest req = candidateRequest(
+            scriptWithVariant(m_script, *m_start, kCandidateVariant, written.statements, true),
+            kCandidateVariant, m_options.sets, m_options.threads);
         req.repeat = repeat;
         req.minRepeatMs = minRepeatMs;
         req.maxRunMs = m_haveBest ? std::max(50.0, 20 * m_best.msMedian) : 3000.0;
-        req.timeoutMs = 30000 + 4 * req.maxRunMs;
         return req;
     }
 
@@ -470,15 +467,15 @@ private:
             rec.error = written.why;
             return rec;
         }
-        MeasureRequest req = requestFor(written, repeat, minRepeatMs);
-        req.testingCrash = m_options.testingCrashFirst && m_out.trials.empty();
-        std::optional<MeasureRequest> nextReq;
+        protocol::MeasureRequest req = requestFor(written, repeat, minRepeatMs);
+        req.testing.crash = m_options.testingCrashFirst && m_out.trials.empty();
+        std::optional<protocol::MeasureRequest> nextReq;
         if (next) {
             Realized nextWritten = replaySteps(*m_start, next->steps, true);
             if (nextWritten.ok) nextReq = requestFor(nextWritten, repeat, minRepeatMs);
         }
         auto t = Clock::now();
-        MeasureResult m = m_measurer.measureAhead(req, nextReq ? &*nextReq : nullptr);
+        MeasureOutcome m = m_measurer.measureAhead(req, nextReq ? &*nextReq : nullptr);
         m_out.times.measureMs += msSince(t);
         m_out.times.compileMs += m.lowerMs + m.compileMs;
         rec.status = statusName(m.status);
@@ -486,7 +483,7 @@ private:
         rec.flops = m.flops;
         rec.compileMs = m.lowerMs + m.compileMs;
         rec.checked = m.checked;
-        if (m.status == MeasureResult::Status::Ok) {
+        if (m.status == MeasureOutcome::Status::Ok) {
             rec.msMedian = m.msMedian;
             rec.ms = m.tooSlow ? std::vector<double>{m.runMs}
                                : std::vector<double>{m.msMin, m.msMedian, m.msMax};

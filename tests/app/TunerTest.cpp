@@ -306,13 +306,11 @@ TEST(Tuner, AResumedLogCountsAsMeasuredAndGrows)
 
 namespace {
 
-MeasureRequest gemmRequest(const std::string& variant, int threads)
+protocol::MeasureRequest gemmRequest(const std::string& variant, int threads)
 {
-    MeasureRequest r;
-    r.script = readText(fs::path(LOOPSCOPE_SOURCE_DIR) / "samples" / "opt_gemm.py");
-    r.variant = variant;
-    r.sets = {{"M", 64}, {"N", 64}, {"K", 64}};
-    r.threads = threads;
+    protocol::MeasureRequest r =
+        candidateRequest(readText(fs::path(LOOPSCOPE_SOURCE_DIR) / "samples" / "opt_gemm.py"),
+                         variant, {{"M", 64}, {"N", 64}, {"K", 64}}, threads);
     r.repeat = 2;
     r.minRepeatMs = 5;
     return r;
@@ -326,27 +324,29 @@ TEST(WorkerMeasurer, CompilesTheNextCandidateWhileOneIsMeasuredWhereACoreIsFree)
 {
     WorkerMeasurer measurer(LOOPSCOPE_WORKER);
     if (measurer.machine().threads < 2) GTEST_SKIP() << "one core: nothing can overlap";
-    const MeasureRequest a = gemmRequest("blocking", 1), b = gemmRequest("vectorization", 1),
-                         c = gemmRequest("loop permutation", 1);
-    for (const MeasureRequest* r : {&a, &b, &c}) {
-        const MeasureRequest* next = r == &a ? &b : r == &b ? &c : nullptr;
-        MeasureResult m = measurer.measureAhead(*r, next);
-        EXPECT_EQ(m.status, MeasureResult::Status::Ok) << r->variant << ": " << m.message;
+    const protocol::MeasureRequest a = gemmRequest("blocking", 1),
+                                   b = gemmRequest("vectorization", 1),
+                                   c = gemmRequest("loop permutation", 1);
+    for (const protocol::MeasureRequest* r : {&a, &b, &c}) {
+        const protocol::MeasureRequest* next = r == &a ? &b : r == &b ? &c : nullptr;
+        MeasureOutcome m = measurer.measureAhead(*r, next);
+        EXPECT_EQ(m.status, MeasureOutcome::Status::Ok) << r->variant << ": " << m.message;
         EXPECT_TRUE(m.checked);
         EXPECT_GT(m.msMedian, 0);
     }
     EXPECT_EQ(measurer.overlapped(), 2);
     // A candidate held for next that is not measured next is dropped; the one asked for runs.
-    MeasureResult m = measurer.measureAhead(a, &b);
-    EXPECT_EQ(m.status, MeasureResult::Status::Ok) << m.message;
+    MeasureOutcome m = measurer.measureAhead(a, &b);
+    EXPECT_EQ(m.status, MeasureOutcome::Status::Ok) << m.message;
     m = measurer.measureAhead(c, nullptr);
-    EXPECT_EQ(m.status, MeasureResult::Status::Ok) << m.message;
+    EXPECT_EQ(m.status, MeasureOutcome::Status::Ok) << m.message;
     EXPECT_EQ(measurer.overlapped(), 2);
 
     WorkerMeasurer allCores(LOOPSCOPE_WORKER);
-    const MeasureRequest a0 = gemmRequest("blocking", 0), b0 = gemmRequest("vectorization", 0);
-    EXPECT_EQ(allCores.measureAhead(a0, &b0).status, MeasureResult::Status::Ok);
-    EXPECT_EQ(allCores.measureAhead(b0, nullptr).status, MeasureResult::Status::Ok);
+    const protocol::MeasureRequest a0 = gemmRequest("blocking", 0),
+                                   b0 = gemmRequest("vectorization", 0);
+    EXPECT_EQ(allCores.measureAhead(a0, &b0).status, MeasureOutcome::Status::Ok);
+    EXPECT_EQ(allCores.measureAhead(b0, nullptr).status, MeasureOutcome::Status::Ok);
     EXPECT_EQ(allCores.overlapped(), 0);
 }
 
@@ -356,19 +356,20 @@ TEST(WorkerMeasurer, AHeldCandidateThatFailsIsReportedAndTheNextGoesOn)
 {
     WorkerMeasurer measurer(LOOPSCOPE_WORKER, {"LOOPSCOPE_WORKER_TESTING=1"});
     if (measurer.machine().threads < 2) GTEST_SKIP() << "one core: nothing can overlap";
-    MeasureRequest ok = gemmRequest("blocking", 1), crash = gemmRequest("vectorization", 1),
-                   missing = gemmRequest("no such variant", 1),
-                   last = gemmRequest("loop permutation", 1);
-    crash.testingCrash = true;
-    EXPECT_EQ(measurer.measureAhead(ok, &crash).status, MeasureResult::Status::Ok);
-    MeasureResult m = measurer.measureAhead(crash, &missing);
-    EXPECT_EQ(m.status, MeasureResult::Status::Crashed);
+    protocol::MeasureRequest ok = gemmRequest("blocking", 1),
+                             crash = gemmRequest("vectorization", 1),
+                             missing = gemmRequest("no such variant", 1),
+                             last = gemmRequest("loop permutation", 1);
+    crash.testing.crash = true;
+    EXPECT_EQ(measurer.measureAhead(ok, &crash).status, MeasureOutcome::Status::Ok);
+    MeasureOutcome m = measurer.measureAhead(crash, &missing);
+    EXPECT_EQ(m.status, MeasureOutcome::Status::Crashed);
     EXPECT_NE(m.message.find("SIGSEGV"), std::string::npos) << m.message;
     m = measurer.measureAhead(missing, &last);
-    EXPECT_EQ(m.status, MeasureResult::Status::Error);
+    EXPECT_EQ(m.status, MeasureOutcome::Status::Error);
     EXPECT_NE(m.message.find("no such variant"), std::string::npos) << m.message;
     m = measurer.measureAhead(last, nullptr);
-    EXPECT_EQ(m.status, MeasureResult::Status::Ok) << m.message;
+    EXPECT_EQ(m.status, MeasureOutcome::Status::Ok) << m.message;
     EXPECT_TRUE(m.checked);
     EXPECT_EQ(measurer.overlapped(), 3);
     EXPECT_GE(measurer.restarts(), 1);

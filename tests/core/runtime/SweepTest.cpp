@@ -29,7 +29,8 @@ SweepRequest gemmRequest()
     r.values = {32, 64};
     r.variants = {"blocking", "vectorization"};
     r.threads = 1;
-    r.benchmark = {1, 1, 0.5, 0.0};
+    r.repeat = 1;
+    r.minRepeatMs = 0.5;
     return r;
 }
 
@@ -40,7 +41,7 @@ TEST(Sweep, PointsHaveTheRightShape)
     SweepResult r = runSweep(testJit(), gemmRequest());
     ASSERT_EQ(r.points.size(), 4u);
     EXPECT_EQ(r.total, 4);
-    EXPECT_EQ(r.measuredCount, 4);
+    EXPECT_EQ(r.measured, 4);
     EXPECT_FALSE(r.cancelled);
     const char* names[] = {"blocking", "vectorization", "blocking", "vectorization"};
     std::int64_t sizes[] = {32, 32, 64, 64};
@@ -63,12 +64,12 @@ TEST(Sweep, CacheAvoidsMeasuringAgain)
     SweepCache cache;
     SweepRequest request = gemmRequest();
     SweepResult first = runSweep(testJit(), request, &cache);
-    EXPECT_EQ(first.measuredCount, 4);
+    EXPECT_EQ(first.measured, 4);
     EXPECT_EQ(cache.size(), 4u);
 
     // The same sweep again: nothing measured, the same numbers.
     SweepResult again = runSweep(testJit(), request, &cache);
-    EXPECT_EQ(again.measuredCount, 0);
+    EXPECT_EQ(again.measured, 0);
     ASSERT_EQ(again.points.size(), 4u);
     for (std::size_t i = 0; i < 4; ++i) {
         EXPECT_TRUE(again.points[i].cached);
@@ -78,17 +79,17 @@ TEST(Sweep, CacheAvoidsMeasuringAgain)
     // Adding a variant measures only that variant's points.
     request.variants.push_back("loop permutation");
     SweepResult more = runSweep(testJit(), request, &cache);
-    EXPECT_EQ(more.measuredCount, 2);
+    EXPECT_EQ(more.measured, 2);
     EXPECT_EQ(cache.size(), 6u);
 
     // Another thread count or another script text is another key.
     request.threads = 2;
-    EXPECT_EQ(runSweep(testJit(), request, &cache).measuredCount, 6);
+    EXPECT_EQ(runSweep(testJit(), request, &cache).measured, 6);
     request.script += "\n# edited\n";
     request.threads = 1;
     request.variants = {"blocking"};
     request.values = {32};
-    EXPECT_EQ(runSweep(testJit(), request, &cache).measuredCount, 1);
+    EXPECT_EQ(runSweep(testJit(), request, &cache).measured, 1);
 }
 
 TEST(Sweep, CancellationKeepsMeasuredPoints)
@@ -109,7 +110,7 @@ TEST(Sweep, CancellationKeepsMeasuredPoints)
         EXPECT_TRUE(p.measured());
     EXPECT_EQ(cache.size(), 3u);
     // Resuming measures only the missing point.
-    EXPECT_EQ(runSweep(testJit(), request, &cache).measuredCount, 1);
+    EXPECT_EQ(runSweep(testJit(), request, &cache).measured, 1);
 }
 
 TEST(Sweep, SlowPointIsSkippedAndLargerOnesAreNotRun)
@@ -185,8 +186,8 @@ TEST(Sweep, BlasReferenceForMatmul)
     request.values = {32};
     request.blas = true;
     SweepResult r = runSweep(testJit(), request);
-    if (r.blasLabel.empty()) GTEST_SKIP() << "no OpenBLAS: " << r.blasNote;
-    EXPECT_EQ(r.blasLabel.rfind("OpenBLAS", 0), 0u);
+    if (r.blas.empty()) GTEST_SKIP() << "no OpenBLAS: " << r.blasNote;
+    EXPECT_EQ(r.blas.rfind("OpenBLAS", 0), 0u);
     ASSERT_EQ(r.points.size(), 2u);
     EXPECT_EQ(r.points[1].variant, kBlasVariant);
     EXPECT_TRUE(r.points[1].reference);
@@ -200,13 +201,14 @@ TEST(Sweep, NoBlasForOtherPrograms)
     request.values = {64};
     request.blas = true;
     request.threads = 1;
-    request.benchmark = {1, 1, 0.5, 0.0};
+    request.repeat = 1;
+    request.minRepeatMs = 0.5;
     EvalResult e = evaluateScript(request.script);
     ASSERT_TRUE(e.ok);
     ASSERT_FALSE(e.program.parameters.empty());
     request.parameters = {e.program.parameters.front().name};
     SweepResult r = runSweep(testJit(), request);
-    EXPECT_TRUE(r.blasLabel.empty());
+    EXPECT_TRUE(r.blas.empty());
     EXPECT_FALSE(r.blasNote.empty());
     for (auto& p : r.points)
         EXPECT_FALSE(p.reference);

@@ -34,33 +34,33 @@ std::string readSample(const std::string& name)
 }
 
 // The candidate's statements, as the request's script holds them after its variant comment.
-std::string candidateOf(const MeasureRequest& r)
+std::string candidateOf(const protocol::MeasureRequest& r)
 {
     const auto at = r.script.find("# variant: " + r.variant);
     return at == std::string::npos ? r.script : r.script.substr(at);
 }
 
 // Times from the candidate's text: each candidate has its own, the same every time.
-MeasureResult timed(double ms)
+MeasureOutcome timed(double ms)
 {
-    MeasureResult m;
-    m.status = MeasureResult::Status::Ok;
+    MeasureOutcome m;
+    m.status = MeasureOutcome::Status::Ok;
     m.msMedian = m.msMin = m.msMax = ms;
     m.flops = 2.0 * 64 * 64 * 64;
     m.checked = true;
     return m;
 }
 
-double msOf(const MeasureRequest& r)
+double msOf(const protocol::MeasureRequest& r)
 {
     return 1.0 + static_cast<double>(std::hash<std::string>{}(candidateOf(r)) % 1000) / 100.0;
 }
 
 class FakeMeasurer : public Measurer {
 public:
-    std::function<MeasureResult(const MeasureRequest&, int index)> answer =
-        [](const MeasureRequest& r, int) { return timed(msOf(r)); };
-    std::vector<MeasureRequest> requests;
+    std::function<MeasureOutcome(const protocol::MeasureRequest&, int index)> answer =
+        [](const protocol::MeasureRequest& r, int) { return timed(msOf(r)); };
+    std::vector<protocol::MeasureRequest> requests;
 
     MachineInfo machine() override
     {
@@ -70,7 +70,7 @@ public:
         m.threads = 2;
         return m;
     }
-    MeasureResult measure(const MeasureRequest& r) override
+    MeasureOutcome measure(const protocol::MeasureRequest& r) override
     {
         requests.push_back(r);
         return answer(r, static_cast<int>(requests.size()) - 1);
@@ -120,7 +120,7 @@ TuneOptions smallGemm(int trials)
     return o;
 }
 
-std::set<std::string> candidates(const std::vector<MeasureRequest>& requests)
+std::set<std::string> candidates(const std::vector<protocol::MeasureRequest>& requests)
 {
     std::set<std::string> out;
     for (auto& r : requests)
@@ -148,10 +148,10 @@ TEST(TunerSearch, TheBestIsTheFastestCheckedTrialAndNeverAWrongOne)
 {
     FakeMeasurer measurer;
     // Every third candidate computes wrong numbers, and is the fastest of all when it does.
-    measurer.answer = [](const MeasureRequest& r, int index) {
+    measurer.answer = [](const protocol::MeasureRequest& r, int index) {
         if (index % 3 == 2) {
-            MeasureResult m = timed(0.01);
-            m.status = MeasureResult::Status::Wrong;
+            MeasureOutcome m = timed(0.01);
+            m.status = MeasureOutcome::Status::Wrong;
             m.checked = false;
             m.message = "wrong numbers";
             return m;
@@ -178,10 +178,10 @@ TEST(TunerSearch, TheBestIsTheFastestCheckedTrialAndNeverAWrongOne)
 TEST(TunerSearch, ACrashIsAFailedTrialAndTheRunGoesOn)
 {
     FakeMeasurer measurer;
-    measurer.answer = [](const MeasureRequest& r, int index) {
+    measurer.answer = [](const protocol::MeasureRequest& r, int index) {
         if (index == 0) {
-            MeasureResult m;
-            m.status = MeasureResult::Status::Crashed;
+            MeasureOutcome m;
+            m.status = MeasureOutcome::Status::Crashed;
             m.message = "the worker died (signal 11)";
             return m;
         }
