@@ -8,14 +8,12 @@
 #include "views/LadderModel.h"
 #include "views/LoopNestView.h"
 #include "views/TirEditor.h"
+#include "worker/ProtocolCodec.h"
 #include "worker/WorkerClient.h"
-#include "worker/WorkerProtocol.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QFile>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QProcess>
 #include <QSignalSpy>
 #include <QTest>
@@ -124,23 +122,23 @@ int main(int argc, char** argv)
         QProcess worker;
         worker.start(QStringLiteral(LOOPSCOPE_WORKER), {});
         worker.waitForStarted();
-        QJsonObject request = loopscope::worker::encode([&] {
-            loopscope::worker::MeasureRequest r;
-            r.script = small;
-            r.variant = QStringLiteral("write cache");
-            r.profileSeconds = 0.5;
-            r.repeat = 1;
-            return r;
-        }());
-        request.insert(QStringLiteral("id"), 1);
-        worker.write(QJsonDocument(request).toJson(QJsonDocument::Compact) + '\n');
-        QByteArray reply;
-        while (worker.waitForReadyRead(60000)) {
-            while (worker.canReadLine()) {
-                const QByteArray line = worker.readLine();
-                if (line.contains("\"profile\"")) reply = line;
+        loopscope::protocol::MeasureRequest request;
+        request.script = small.toStdString();
+        request.variant = "write cache";
+        request.profileSeconds = 0.5;
+        request.repeat = 1;
+        worker.write(QByteArray::fromStdString(loopscope::protocol::encodeRequest(request, 1)) +
+                     '\n');
+        QByteArray reply; // the result line, after the progress lines
+        while (reply.isEmpty() && worker.waitForReadyRead(60000)) {
+            while (reply.isEmpty() && worker.canReadLine()) {
+                const QByteArray line = worker.readLine().trimmed();
+                try {
+                    if (!loopscope::protocol::Incoming::parse(line.toStdString()).isProgress())
+                        reply = line;
+                } catch (const loopscope::protocol::ProtocolError&) {
+                }
             }
-            if (!reply.isEmpty()) break;
         }
         worker.closeWriteChannel();
         worker.waitForFinished(5000);
@@ -148,10 +146,10 @@ int main(int argc, char** argv)
         for (int i = 0; i < 20 && !reply.isEmpty(); ++i) {
             QElapsedTimer t;
             t.start();
-            const auto r = loopscope::worker::decode<loopscope::worker::MeasureResult>(
-                QJsonDocument::fromJson(reply).object());
+            const loopscope::protocol::MeasureReply r =
+                loopscope::protocol::Incoming::parse(reply.toStdString()).measure();
             decode.push_back(static_cast<double>(t.nsecsElapsed()) / 1e6);
-            if (!r.result.profile) decode.clear();
+            if (!r.profile) decode.clear();
         }
         std::sort(decode.begin(), decode.end());
         if (!decode.empty())

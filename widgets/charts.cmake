@@ -1,5 +1,6 @@
 # Benchmark charts (Qt Charts, wrapped by ChartsView) and export as PNG/SVG. The charts view is
 # its own small library: the chart program (loopscope-chart, which draws `sweep --chart`) uses it without the rest of the widgets.
+# It shows the worker protocol's sweep points (core/protocol, Qt-free).
 find_package(Qt6 REQUIRED COMPONENTS Widgets Charts Svg)
 add_library(loopscope_charts STATIC
   charts/ChartsView.cpp
@@ -9,7 +10,7 @@ add_library(loopscope_charts STATIC
 )
 set_target_properties(loopscope_charts PROPERTIES AUTOMOC ON)
 target_include_directories(loopscope_charts PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
-target_link_libraries(loopscope_charts PUBLIC Qt6::Widgets Qt6::Charts Qt6::Svg
+target_link_libraries(loopscope_charts PUBLIC Qt6::Widgets Qt6::Charts Qt6::Svg loopscope_protocol
   PRIVATE loopscope_warnings)
 target_compile_definitions(loopscope_charts PUBLIC QT_NO_CAST_FROM_ASCII QT_USE_QSTRINGBUILDER)
 

@@ -1,11 +1,10 @@
 # The client of the background worker process (the worker itself is app/worker/, target
-# loopscope-worker): the requests and replies as plain values, their JSON in one place. It needs
-# only QtCore, so it is a small library of its own: its tests build without the other widgets.
+# loopscope-worker): requests and replies are the protocol's own values, written and read by its
+# one codec (core/protocol). It needs only QtCore, so it is a small library of its own: its tests
+# build without the other widgets.
 add_library(loopscope_widgets_worker STATIC
-  worker/WorkerRequests.h
-  worker/WorkerReplies.h
-  worker/WorkerProtocol.h
-  worker/WorkerProtocol.cpp
+  worker/WorkerReply.h
+  worker/ProtocolCodec.h
   worker/WorkerClient.h
   worker/WorkerClient.cpp
 )

@@ -37,25 +37,6 @@ void quietOffscreenMessages(QtMsgType type, const QMessageLogContext& context,
         std::fprintf(stderr, "%s\n", qPrintable(qFormatLogMessage(type, context, message)));
 }
 
-ChartPoint chartPointOf(const SweepPoint& s)
-{
-    ChartPoint p;
-    p.variant = QString::fromStdString(s.variant);
-    p.size = s.values.empty() ? 0 : s.values.front();
-    p.msMedian = s.msMedian;
-    p.msMin = s.msMin;
-    p.msMax = s.msMax;
-    p.gflops = s.gflops;
-    p.intensity = s.intensity;
-    p.skipped = s.skipped;
-    p.failed = s.failed;
-    p.checked = s.checked;
-    p.reference = s.reference;
-    p.cached = s.cached;
-    p.message = QString::fromStdString(s.message);
-    return p;
-}
-
 int draw(const ChartRequest& r, int argc, char** argv)
 {
     // No display is needed: the view is drawn offscreen unless the caller chose a platform.
@@ -72,10 +53,9 @@ int draw(const ChartRequest& r, int argc, char** argv)
     view.setSizeLabel(parameters);
     view.setPeakGflops(r.peakGflops);
     view.setBandwidthGbs(r.bandwidthGbs);
-    if (!r.sweep.blasLabel.empty())
-        view.setReferenceLabel(QString::fromStdString(r.sweep.blasLabel));
+    if (!r.sweep.blas.empty()) view.setReferenceLabel(QString::fromStdString(r.sweep.blas));
     QList<ChartPoint> points;
-    for (const SweepPoint& s : r.sweep.points)
+    for (const protocol::SweepPoint& s : r.sweep.points)
         points << chartPointOf(s);
     view.setPoints(points);
 

@@ -43,14 +43,16 @@ void finish(const std::shared_ptr<SmokeState>& state, int code, const QString& l
 
 // How the run ended, said in one line.
 void finishRun(const std::shared_ptr<SmokeState>& state,
-               const worker::Reply<worker::MeasureResult>& reply)
+               const worker::Reply<protocol::MeasureReply>& reply)
 {
-    using Ending = worker::Reply<worker::MeasureResult>::Ending;
-    const worker::MeasureResult& r = reply.result;
+    using Ending = worker::Reply<protocol::MeasureReply>::Ending;
+    const protocol::MeasureReply& r = reply.result;
     switch (reply.ending) {
     case Ending::Answered:
         if (r.wrong())
-            finish(state, 1, QStringLiteral("wrong numbers: %1").arg(r.firstMismatch));
+            finish(
+                state, 1,
+                QStringLiteral("wrong numbers: %1").arg(QString::fromStdString(r.firstMismatch)));
         else if (!r.checked)
             finish(state, 1, QStringLiteral("the run was not checked"));
         else
@@ -61,7 +63,7 @@ void finishRun(const std::shared_ptr<SmokeState>& state,
                        .arg(r.timing ? r.timing->msMedian : 0.0, 0, 'f', 3));
         return;
     case Ending::Refused:
-        finish(state, 1, QStringLiteral("the worker answered: %1").arg(reply.error.message));
+        finish(state, 1, QStringLiteral("the worker answered: %1").arg(reply.message()));
         return;
     case Ending::Failed:
         finish(state, 1, QStringLiteral("the worker failed: %1").arg(reply.failure));
@@ -106,26 +108,26 @@ bool analyseAndRun(MainWindow& window, const std::shared_ptr<SmokeState>& state)
             .arg(steps)
             .arg(e.evaluateMs + e.lowerMs, 0, 'f', 1));
 
-    worker::MeasureRequest request;
+    protocol::MeasureRequest request;
     QStringList shown;
     for (const Parameter& p : e.parameters) {
         std::int64_t value = std::min(p.value, kSmokeSize);
-        request.sets.insert(QString::fromStdString(p.name), static_cast<qint64>(value));
+        request.sets[p.name] = value;
         shown << QStringLiteral("%1=%2").arg(QString::fromStdString(p.name)).arg(value);
     }
     const VariantView& variant = e.variants.back(); // the most transformed, usually
     say(QStringLiteral("running variant '%1' (its last step) in the worker at %2")
             .arg(QString::fromStdString(variant.name),
                  shown.isEmpty() ? QStringLiteral("its sizes") : shown.join(u' ')));
-    request.script = window.editor()->text();
-    request.variant = QString::fromStdString(variant.name);
+    request.script = script;
+    request.variant = variant.name;
     request.step = -1;
     request.check = true;
     request.repeat = 1;
     request.minRepeatMs = 1;
     window.worker()->submit(
         request, &window,
-        [state](const worker::Reply<worker::MeasureResult>& r) { finishRun(state, r); });
+        [state](const worker::Reply<protocol::MeasureReply>& r) { finishRun(state, r); });
     return true;
 }
 

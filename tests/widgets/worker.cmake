@@ -1,5 +1,5 @@
-# Tests of the worker part (widgets/worker): the client against the built worker process and its
-# decoding of the worker's JSON without one (Qt Test, offscreen). They link the client's own
+# Tests of the worker part (widgets/worker): the client against the built worker process (Qt Test,
+# offscreen). The protocol's codec has its own tests (tests/core). They link the client's own
 # library (QtCore only), so they do not wait for every other widget to build.
 find_package(Qt6 REQUIRED COMPONENTS Test)
 
@@ -12,9 +12,3 @@ add_dependencies(loopscope_worker_client_tests loopscope-worker)
 add_test(NAME WorkerClientTest COMMAND loopscope_worker_client_tests)
 set_tests_properties(WorkerClientTest PROPERTIES ENVIRONMENT "QT_QPA_PLATFORM=offscreen" TIMEOUT 300)
 
-# The worker's JSON decoded into the client's plain values and back, without a process.
-add_executable(loopscope_worker_protocol_tests ${CMAKE_CURRENT_LIST_DIR}/worker/WorkerProtocolTest.cpp)
-set_target_properties(loopscope_worker_protocol_tests PROPERTIES AUTOMOC ON)
-target_link_libraries(loopscope_worker_protocol_tests PRIVATE loopscope_widgets_worker Qt6::Test loopscope_warnings)
-add_test(NAME WorkerProtocolTest COMMAND loopscope_worker_protocol_tests)
-set_tests_properties(WorkerProtocolTest PROPERTIES ENVIRONMENT "QT_QPA_PLATFORM=offscreen" TIMEOUT 60)

@@ -3,9 +3,6 @@
 #include "charts/ChartLegend.h"
 #include "charts/ChartStyle.h"
 
-#include <QJsonArray>
-#include <QJsonObject>
-
 #include <QtCharts/QBarCategoryAxis>
 #include <QtCharts/QBarSeries>
 #include <QtCharts/QBarSet>
@@ -32,23 +29,22 @@
 
 namespace loopscope {
 
-ChartPoint chartPointFromJson(const QJsonObject& o)
+ChartPoint chartPointOf(const protocol::SweepPoint& point)
 {
     ChartPoint p;
-    p.variant = o.value(QLatin1String("variant")).toString();
-    const QJsonArray values = o.value(QLatin1String("values")).toArray();
-    p.size = values.isEmpty() ? 0 : values.first().toInteger();
-    p.msMedian = o.value(QLatin1String("ms_median")).toDouble();
-    p.msMin = o.value(QLatin1String("ms_min")).toDouble();
-    p.msMax = o.value(QLatin1String("ms_max")).toDouble();
-    p.gflops = o.value(QLatin1String("gflops")).toDouble();
-    p.intensity = o.value(QLatin1String("intensity")).toDouble();
-    p.skipped = o.value(QLatin1String("skipped")).toBool();
-    p.failed = o.value(QLatin1String("failed")).toBool();
-    p.checked = o.value(QLatin1String("checked")).toBool();
-    p.reference = o.value(QLatin1String("reference")).toBool();
-    p.cached = o.value(QLatin1String("cached")).toBool();
-    p.message = o.value(QLatin1String("message")).toString();
+    p.variant = QString::fromStdString(point.variant);
+    p.size = point.values.empty() ? 0 : point.values.front();
+    p.msMedian = point.msMedian;
+    p.msMin = point.msMin;
+    p.msMax = point.msMax;
+    p.gflops = point.gflops;
+    p.intensity = point.intensity;
+    p.skipped = point.skipped;
+    p.failed = point.failed;
+    p.checked = point.checked;
+    p.reference = point.reference;
+    p.cached = point.cached;
+    p.message = QString::fromStdString(point.message);
     return p;
 }
 

@@ -9,6 +9,8 @@
 // GFLOPS, and the context menu exports the chart as PNG or SVG and the data as CSV.
 #pragma once
 
+#include "protocol/Messages.h"
+
 #include <QColor>
 #include <QImage>
 #include <QList>
@@ -23,7 +25,6 @@ class QChartView;
 class QComboBox;
 class QTabWidget;
 class QAbstractSeries;
-class QJsonObject;
 
 namespace loopscope {
 
@@ -41,10 +42,9 @@ struct ChartPoint {
     QString message;
 };
 
-// A sweep point in its JSON form (a worker "sweep" message or result, or `loopscope-cli sweep
-// --json`: {variant, values, ms_median, gflops, ...}) as the charts show it; the size is the
-// first swept value.
-ChartPoint chartPointFromJson(const QJsonObject& point);
+// A sweep point (of a worker's sweep, kept from an earlier one, or `loopscope-cli sweep --json`'s)
+// as the charts show it; the size is the first swept value.
+ChartPoint chartPointOf(const protocol::SweepPoint& point);
 
 class ChartsView : public QWidget {
     Q_OBJECT

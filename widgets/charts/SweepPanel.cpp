@@ -3,7 +3,6 @@
 #include <QCheckBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
-#include <QJsonArray>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
@@ -215,22 +214,19 @@ void SweepPanel::setReference(bool on)
     m_reference->setChecked(on);
 }
 
-QJsonObject SweepPanel::sweepRequest(const QString& script) const
+protocol::SweepRequest SweepPanel::sweepRequest(const QString& script) const
 {
-    QJsonArray params, values, variants;
+    protocol::SweepRequest r;
+    r.script = script.toStdString();
     for (const QString& p : parameters())
-        params.append(p);
+        r.parameters.push_back(p.toStdString());
     for (qint64 v : this->values())
-        values.append(v);
+        r.values.push_back(v);
     for (const QString& v : this->variants())
-        variants.append(v);
-    return QJsonObject{{QStringLiteral("cmd"), QStringLiteral("sweep")},
-                       {QStringLiteral("script"), script},
-                       {QStringLiteral("params"), params},
-                       {QStringLiteral("values"), values},
-                       {QStringLiteral("variants"), variants},
-                       {QStringLiteral("max_point_s"), static_cast<double>(pointLimitSeconds())},
-                       {QStringLiteral("blas"), reference()}};
+        r.variants.push_back(v.toStdString());
+    r.maxPointSeconds = pointLimitSeconds();
+    r.blas = reference();
+    return r;
 }
 
 int SweepPanel::pointTotal() const

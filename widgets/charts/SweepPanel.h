@@ -1,13 +1,13 @@
 // The sweep's settings above the charts: which parameters to sweep together and over which
 // values, which variants, the per-point limit and the reference library, with Start/Cancel and a
-// progress bar (points done of total, time left); it builds the worker's "sweep" request.
+// progress bar (points done of total, time left); it builds the worker's sweep request.
 #pragma once
 
 #include "charts/ChartsView.h"
+#include "protocol/Messages.h"
 #include "shell/AnalysisService.h"
 
 #include <QElapsedTimer>
-#include <QJsonObject>
 #include <QList>
 #include <QSet>
 #include <QString>
@@ -49,8 +49,9 @@ public:
     void setPointLimitSeconds(int seconds);
     void setReference(bool on);
 
-    // {"cmd": "sweep", script, params, values, variants, max_point_s, blas}.
-    QJsonObject sweepRequest(const QString& script) const;
+    // The sweep of the script these choices make: parameters, values, variants, the per-point
+    // limit and the reference library (the rest as the request's defaults).
+    protocol::SweepRequest sweepRequest(const QString& script) const;
     // The number of points the current choices make (the reference's not counted).
     int pointTotal() const;
 

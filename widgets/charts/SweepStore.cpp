@@ -1,9 +1,12 @@
 #include "charts/SweepStore.h"
 
+#include "worker/ProtocolCodec.h"
+
 #include <QCryptographicHash>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QObject>
 
@@ -13,6 +16,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -75,26 +79,46 @@ QString sha256(const std::string& text)
             .toHex());
 }
 
-QString pointKey(const QString& group, const QJsonObject& point)
+QString pointKey(const QString& group, const protocol::SweepPoint& point)
 {
     QStringList values;
-    for (const QJsonValue& v : point.value(QLatin1String("values")).toArray())
-        values << QString::number(v.toInteger());
-    return group + u'|' + point.value(QLatin1String("variant")).toString() + u'|' +
-           values.join(u',') + u'|' +
-           QString::number(point.value(QLatin1String("threads")).toInt());
+    for (std::int64_t v : point.values)
+        values << QString::number(v);
+    return group + u'|' + QString::fromStdString(point.variant) + u'|' + values.join(u',') + u'|' +
+           QString::number(point.threads);
 }
 
-bool worthKeeping(const QJsonObject& point)
+bool worthKeeping(const protocol::SweepPoint& point)
 {
-    if (point.value(QLatin1String("variant")).toString().isEmpty()) return false;
-    if (point.value(QLatin1String("values")).toArray().isEmpty()) return false;
-    if (point.value(QLatin1String("threads")).toInt() < 1) return false;
+    if (point.variant.empty() || point.values.empty() || point.threads < 1) return false;
     // Skipped without running: a prediction from the limit, not a measurement.
-    if (point.value(QLatin1String("skipped")).toBool() &&
-        point.value(QLatin1String("run_ms")).toDouble() <= 0)
-        return false;
+    if (point.skipped && point.runMs <= 0) return false;
     return true;
+}
+
+// The file's own key beside a point's fields: the group the point is kept under.
+const QLatin1String kGroupKey("group");
+
+// A point as the file keeps it: the codec's form, with its group.
+QJsonObject storedForm(const QString& group, const protocol::SweepPoint& point,
+                       const QStringList& parameters)
+{
+    std::vector<std::string> names;
+    for (const QString& p : parameters)
+        names.push_back(p.toStdString());
+    QJsonObject o =
+        QJsonDocument::fromJson(QByteArray::fromStdString(protocol::encodeSweepPoint(point, names)))
+            .object();
+    o.insert(kGroupKey, group);
+    return o;
+}
+
+// The point of a stored object (its group aside); nullopt when it is not a point.
+std::optional<protocol::SweepPoint> pointOf(QJsonObject stored)
+{
+    stored.remove(kGroupKey);
+    return protocol::decodeSweepPoint(
+        QJsonDocument(stored).toJson(QJsonDocument::Compact).toStdString());
 }
 
 } // namespace
@@ -175,34 +199,32 @@ QString SweepStore::group(const QString& script, const QStringList& parameters,
            parameters.join(u',');
 }
 
-void SweepStore::add(const QString& script, const QStringList& parameters, const QJsonObject& point)
+void SweepStore::add(const QString& script, const QStringList& parameters,
+                     const protocol::SweepPoint& point)
 {
     if (!worthKeeping(point)) return;
-    const QString g = group(script, parameters, point.value(QLatin1String("variant")).toString());
-    QJsonObject kept = point;
-    kept.remove(QLatin1String("cached"));
-    kept.insert(QLatin1String("group"), g);
-    const QString key = pointKey(g, kept);
+    Kept kept{group(script, parameters, QString::fromStdString(point.variant)), point, {}};
+    kept.point.cached = false; // known, then: cached is what a sweep says of it
+    kept.stored = storedForm(kept.group, kept.point, parameters);
+    const QString key = pointKey(kept.group, kept.point);
     if (!m_points.contains(key)) m_order << key;
-    m_points.insert(key, kept);
+    m_points.insert(key, std::move(kept));
     while (m_order.size() > kMaxPoints)
         m_points.remove(m_order.takeFirst());
     if (++m_unsaved >= 16) save();
 }
 
-QJsonArray SweepStore::known(const QString& script, const QStringList& parameters) const
+std::vector<protocol::SweepPoint> SweepStore::known(const QString& script,
+                                                    const QStringList& parameters) const
 {
-    QJsonArray out;
+    std::vector<protocol::SweepPoint> out;
     // A point is known when its variant's key in the script as it is now is the one it was
     // measured under.
     for (const QString& key : m_order) {
-        const QJsonObject& stored = m_points[key];
-        const QString variant = stored.value(QLatin1String("variant")).toString();
-        if (group(script, parameters, variant) != stored.value(QLatin1String("group")).toString())
+        const Kept& kept = m_points[key];
+        if (group(script, parameters, QString::fromStdString(kept.point.variant)) != kept.group)
             continue;
-        QJsonObject p = stored;
-        p.remove(QLatin1String("group"));
-        out.append(p);
+        out.push_back(kept.point);
     }
     return out;
 }
@@ -221,7 +243,7 @@ bool SweepStore::save() const
     QDir().mkpath(QFileInfo(m_file).absolutePath());
     QJsonArray points;
     for (const QString& key : m_order)
-        points.append(m_points.value(key));
+        points.append(m_points.value(key).stored);
     return replaceWhole(m_file, QJsonDocument(QJsonObject{{QStringLiteral("version"), kFileVersion},
                                                           {QStringLiteral("points"), points}})
                                     .toJson(QJsonDocument::Compact));
@@ -255,12 +277,14 @@ void SweepStore::load()
         return;
     }
     for (const QJsonValue& v : points) {
-        const QJsonObject p = v.toObject();
-        const QString g = p.value(QLatin1String("group")).toString();
-        if (g.isEmpty() || !worthKeeping(p)) continue;
-        const QString key = pointKey(g, p);
+        const QJsonObject stored = v.toObject();
+        const QString g = stored.value(kGroupKey).toString();
+        std::optional<protocol::SweepPoint> point = pointOf(stored);
+        if (g.isEmpty() || !point || !worthKeeping(*point)) continue;
+        point->cached = false;
+        const QString key = pointKey(g, *point);
         if (m_points.contains(key)) continue;
-        m_points.insert(key, p);
+        m_points.insert(key, Kept{g, std::move(*point), stored});
         m_order << key;
     }
 }

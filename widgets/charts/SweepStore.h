@@ -14,11 +14,14 @@
 // A damaged file is set aside (views/SafeFile.h), never written over.
 #pragma once
 
+#include "protocol/Messages.h"
+
 #include <QHash>
-#include <QJsonArray>
 #include <QJsonObject>
 #include <QString>
 #include <QStringList>
+
+#include <vector>
 
 namespace loopscope {
 
@@ -27,11 +30,15 @@ public:
     // `file`: where the points are kept between sessions (empty: in memory only).
     explicit SweepStore(QString file = {});
 
-    // A point of a worker "sweep" message or result. Points that were not run (skipped before
-    // running) are not kept: they depend on the per-point limit, not on the machine.
-    void add(const QString& script, const QStringList& parameters, const QJsonObject& point);
-    // The kept points of this script and these swept parameters, for a request's "known".
-    QJsonArray known(const QString& script, const QStringList& parameters) const;
+    // A point of a worker's sweep (a progress message's or the result's). Points that were not
+    // run (skipped before running) are not kept: they depend on the per-point limit, not on the
+    // machine.
+    void add(const QString& script, const QStringList& parameters,
+             const protocol::SweepPoint& point);
+    // The kept points of this script and these swept parameters, oldest first, for a request's
+    // `known` (none of them marked cached).
+    std::vector<protocol::SweepPoint> known(const QString& script,
+                                            const QStringList& parameters) const;
 
     int size() const { return static_cast<int>(m_points.size()); }
 
@@ -59,8 +66,14 @@ private:
 
     QString m_file;
     QString m_notice;
-    QHash<QString, QJsonObject> m_points; // key: "group|variant|values|threads"
-    QStringList m_order;                  // every key, oldest first
+    // A point as kept: its group, and its form in the file (the codec's, with the group).
+    struct Kept {
+        QString group;
+        protocol::SweepPoint point;
+        QJsonObject stored;
+    };
+    QHash<QString, Kept> m_points; // key: "group|variant|values|threads"
+    QStringList m_order;           // every key, oldest first
     mutable int m_unsaved = 0;
     // The keys of the last script asked about (a sweep asks for every point).
     mutable QString m_keysScript;

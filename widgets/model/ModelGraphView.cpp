@@ -1,5 +1,7 @@
 #include "model/ModelGraphView.h"
 
+#include "worker/WorkerReply.h"
+
 #include <QGraphicsPathItem>
 #include <QGraphicsRectItem>
 #include <QGraphicsSimpleTextItem>
@@ -49,13 +51,15 @@ QColor ModelGraphView::heat(double share)
     return s < 0.5 ? mix(cold, warm, s * 2) : mix(warm, hot, (s - 0.5) * 2);
 }
 
-void ModelGraphView::setModel(const worker::ModelResult& model)
+void ModelGraphView::setModel(const protocol::ModelReply& model)
 {
-    if (model.model == m_modelPath && m_nodeCount == model.nodes.size() && !m_frames.isEmpty()) {
+    const auto q = [](const std::string& s) { return QString::fromStdString(s); };
+    if (q(model.model) == m_modelPath && std::size_t(m_nodeCount) == model.nodes.size() &&
+        !m_frames.isEmpty()) {
         recolour(model);
         return;
     }
-    m_modelPath = model.model;
+    m_modelPath = q(model.model);
     m_nodeCount = static_cast<int>(model.nodes.size());
     m_frames.clear();
     m_selected = -1;
@@ -67,16 +71,16 @@ void ModelGraphView::setModel(const worker::ModelResult& model)
     const int n = inputs + m_nodeCount;
     QHash<QString, int> producer;
     for (int i = 0; i < inputs; ++i)
-        producer.insert(model.inputs[i].section(QLatin1Char(' '), 0, 0), i);
+        producer.insert(q(model.inputs[std::size_t(i)].name), i);
     for (int i = 0; i < m_nodeCount; ++i)
-        for (const QString& o : model.nodes[i].outputs)
-            producer.insert(o, inputs + i);
+        for (const protocol::NamedShape& o : model.nodes[std::size_t(i)].outputs)
+            producer.insert(q(o.name), inputs + i);
     std::vector<std::vector<int>> preds(static_cast<std::size_t>(n));
     std::vector<int> layer(static_cast<std::size_t>(n), 0);
     for (int i = 0; i < m_nodeCount; ++i) {
         const int k = inputs + i;
-        for (const QString& in : model.nodes[i].inputs) {
-            auto it = producer.find(in);
+        for (const std::string& in : model.nodes[std::size_t(i)].inputs) {
+            auto it = producer.find(q(in));
             if (it == producer.end() || it.value() == k) continue;
             preds[static_cast<std::size_t>(k)].push_back(it.value());
             layer[static_cast<std::size_t>(k)] =
@@ -129,7 +133,7 @@ void ModelGraphView::setModel(const worker::ModelResult& model)
     // Task frames behind their nodes.
     QHash<int, QRectF> frames;
     for (int i = 0; i < m_nodeCount; ++i) {
-        const int t = model.nodes[i].task;
+        const int t = model.nodes[std::size_t(i)].task;
         if (t < 0) continue;
         const QRectF r = rectOf(inputs + i).adjusted(-8, -16, 8, 8);
         frames[t] = frames.contains(t) ? frames[t].united(r) : r;
@@ -140,13 +144,13 @@ void ModelGraphView::setModel(const worker::ModelResult& model)
         auto* frame = s->addPath(path, QPen(pal.color(QPalette::Dark), 1.2));
         frame->setZValue(-1);
         frame->setData(kTaskRole, it.key());
-        if (it.key() < model.tasks.size()) {
-            const auto& task = model.tasks[it.key()];
+        if (std::size_t(it.key()) < model.tasks.size()) {
+            const auto& task = model.tasks[std::size_t(it.key())];
             frame->setToolTip(tr("%1 (weight %2): %3")
-                                  .arg(task.name)
+                                  .arg(q(task.name))
                                   .arg(task.weight)
-                                  .arg(task.nodes.join(QStringLiteral(" → "))));
-            auto* label = s->addSimpleText(task.name);
+                                  .arg(worker::qsList(task.nodes).join(QStringLiteral(" → "))));
+            auto* label = s->addSimpleText(q(task.name));
             QFont f = font();
             f.setPointSizeF(f.pointSizeF() * 0.8);
             label->setFont(f);
@@ -159,21 +163,22 @@ void ModelGraphView::setModel(const worker::ModelResult& model)
     for (int k = 0; k < n; ++k) {
         const QRectF r = rectOf(k);
         const bool isInput = k < inputs;
-        const worker::ModelNode* node = isInput ? nullptr : &model.nodes[k - inputs];
+        const protocol::ModelNode* node = isInput ? nullptr : &model.nodes[std::size_t(k - inputs)];
         QPainterPath box;
         box.addRoundedRect(r, isInput ? kNodeHeight / 2 : 5, isInput ? kNodeHeight / 2 : 5);
         QPen pen(text, 1);
         if (node && node->task < 0) pen.setStyle(Qt::DashLine);
         auto* item = s->addPath(box, pen, pal.color(QPalette::Base));
         item->setData(kTaskRole, node ? node->task : -1);
-        const QString title = isInput ? model.inputs[k].section(QLatin1Char(' '), 0, 0) : node->op;
-        const QString shape =
-            isInput ? model.inputs[k].section(QLatin1Char(' '), 1) : node->shapes.value(0);
+        const QString title = isInput ? q(model.inputs[std::size_t(k)].name) : q(node->op);
+        const QString shape = isInput                 ? q(model.inputs[std::size_t(k)].shape)
+                              : node->outputs.empty() ? QString()
+                                                      : q(node->outputs.front().shape);
         item->setToolTip(
             isInput
                 ? tr("input %1: %2").arg(title, shape)
                 : tr("%1 (%2) → %3%4")
-                      .arg(node->name, node->op, shape,
+                      .arg(q(node->name), q(node->op), shape,
                            node->task < 0 ? tr("\nnot computed: a view of its input") : QString()));
         auto* t1 = s->addSimpleText(title);
         QFont bold = font();
@@ -194,28 +199,30 @@ void ModelGraphView::setModel(const worker::ModelResult& model)
     recolour(model);
 }
 
-void ModelGraphView::recolour(const worker::ModelResult& model)
+void ModelGraphView::recolour(const protocol::ModelReply& model)
 {
     for (auto it = m_frames.begin(); it != m_frames.end(); ++it) {
         const int t = it.key();
-        const bool measured = t < model.tasks.size() && model.tasks[t].measured;
-        QColor c = heat(measured ? model.tasks[t].share : -1);
+        const protocol::ModelTask* task =
+            t >= 0 && std::size_t(t) < model.tasks.size() ? &model.tasks[std::size_t(t)] : nullptr;
+        const bool measured = task && task->measured;
+        QColor c = heat(measured ? task->share : -1);
         c.setAlpha(measured ? 170 : 70);
         it.value()->setBrush(c);
         QPen pen = it.value()->pen();
-        const bool wrong = t < model.tasks.size() && model.tasks[t].checked && !model.tasks[t].ok;
+        const bool wrong = task && task->checked && !task->ok;
         pen.setColor(wrong ? QColor(0xc0, 0x1c, 0x28) : palette().color(QPalette::Dark));
         pen.setWidthF(t == m_selected ? 3.0 : (wrong ? 2.5 : 1.2));
         it.value()->setPen(pen);
         if (measured)
             it.value()->setToolTip(
                 tr("%1 (weight %2): %3 ms, %4% of the model's time, %5 GFLOPS\n%6")
-                    .arg(model.tasks[t].name)
-                    .arg(model.tasks[t].weight)
-                    .arg(model.tasks[t].ms, 0, 'f', 3)
-                    .arg(model.tasks[t].share * 100, 0, 'f', 1)
-                    .arg(model.tasks[t].gflops, 0, 'f', 1)
-                    .arg(model.tasks[t].source));
+                    .arg(QString::fromStdString(task->name))
+                    .arg(task->weight)
+                    .arg(task->ms, 0, 'f', 3)
+                    .arg(task->share * 100, 0, 'f', 1)
+                    .arg(task->gflops, 0, 'f', 1)
+                    .arg(QString::fromStdString(task->source)));
     }
 }
 

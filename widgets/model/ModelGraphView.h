@@ -4,7 +4,7 @@
 // are dashed. The wheel zooms at the cursor, a drag pans, a click on a node selects its task.
 #pragma once
 
-#include "worker/WorkerReplies.h"
+#include "protocol/Messages.h"
 
 #include <QGraphicsView>
 #include <QHash>
@@ -21,7 +21,7 @@ public:
     explicit ModelGraphView(QWidget* parent = nullptr);
 
     // Draws the graph anew (a model's first answer); later answers of the same model recolour.
-    void setModel(const worker::ModelResult& model);
+    void setModel(const protocol::ModelReply& model);
     // Highlights a task's frame and brings it into view (-1: none).
     void selectTask(int task);
     int selectedTask() const { return m_selected; }
@@ -43,7 +43,7 @@ protected:
     void mousePressEvent(QMouseEvent* event) override;
 
 private:
-    void recolour(const worker::ModelResult& model);
+    void recolour(const protocol::ModelReply& model);
 
     QHash<int, QGraphicsPathItem*> m_frames; // task -> frame
     QString m_modelPath;

@@ -3,7 +3,6 @@
 #include "model/ModelGraphView.h"
 #include "te/Program.h"
 #include "worker/WorkerClient.h"
-#include "worker/WorkerRequests.h"
 
 #include <QAction>
 #include <QCheckBox>
@@ -24,6 +23,8 @@
 #include <set>
 
 namespace loopscope {
+
+using worker::qs;
 
 namespace {
 
@@ -98,8 +99,8 @@ ModelWindow::ModelWindow(QWidget* parent) : QMainWindow(parent), m_worker(new Wo
         const int t = selectedTask();
         if (t < 0) return;
         const QString text = readText(taskScriptPath(t));
-        EvalResult e =
-            evaluateScript((text.isEmpty() ? m_result.tasks[t].script : text).toStdString());
+        EvalResult e = evaluateScript(text.isEmpty() ? m_result.tasks[std::size_t(t)].script
+                                                     : text.toStdString());
         QStringList names;
         if (e.ok)
             for (auto& v : e.program.variants)
@@ -108,7 +109,8 @@ ModelWindow::ModelWindow(QWidget* parent) : QMainWindow(parent), m_worker(new Wo
         bool ok = false;
         const QString v = QInputDialog::getItem(
             this, tr("Use Variant"),
-            tr("Variant of %1 the model runs:").arg(m_result.tasks[t].name), names, 0, false, &ok);
+            tr("Variant of %1 the model runs:").arg(qs(m_result.tasks[std::size_t(t)].name)), names,
+            0, false, &ok);
         if (ok) useVariant(t, v);
     });
     bar->addAction(tr("Fit"), this, [this] { m_graph->fit(); });
@@ -177,15 +179,15 @@ void ModelWindow::runModel()
 void ModelWindow::request(bool run)
 {
     if (m_pending >= 0) m_worker->cancel(m_pending);
-    worker::ModelRequest r;
-    r.model = m_path;
+    protocol::ModelRequest r;
+    r.model = m_path.toStdString();
     r.run = run;
     r.check = m_check->isChecked();
     r.threads = m_threads->value();
     setBusy(true, run ? tr("Compiling, checking and timing %1…").arg(QFileInfo(m_path).fileName())
                       : tr("Reading %1…").arg(QFileInfo(m_path).fileName()));
     m_pending =
-        m_worker->submit(r, this, [this, run](const worker::Reply<worker::ModelResult>& reply) {
+        m_worker->submit(r, this, [this, run](const worker::Reply<protocol::ModelReply>& reply) {
             m_pending = -1;
             setBusy(false);
             if (reply.cancelled()) return;
@@ -212,16 +214,16 @@ void ModelWindow::setBusy(bool busy, const QString& what)
     if (busy) m_status->setText(what);
 }
 
-void ModelWindow::showResult(const worker::ModelResult& r)
+void ModelWindow::showResult(const protocol::ModelReply& r)
 {
-    const bool first = m_result.nodes.isEmpty();
+    const bool first = m_result.nodes.empty();
     const int selected = selectedTask();
     m_result = r;
     m_graph->setModel(r);
     if (first) QTimer::singleShot(0, m_graph, &ModelGraphView::fit); // once laid out
     fillTable();
     if (selected >= 0) selectTask(selected);
-    std::set<QString> workloads;
+    std::set<std::string> workloads;
     for (auto& t : r.tasks)
         workloads.insert(t.workload);
     QString s = tr("%1: %2 nodes, %3 tasks (%4 workloads)")
@@ -229,7 +231,7 @@ void ModelWindow::showResult(const worker::ModelResult& r)
                     .arg(r.nodes.size())
                     .arg(r.tasks.size())
                     .arg(workloads.size());
-    if (r.ran()) {
+    if (r.ran) {
         s += tr("; end to end %1 ms median (%2–%3, %4 threads), compiled in %5 ms")
                  .arg(r.medianMs, 0, 'f', 2)
                  .arg(r.minMs, 0, 'f', 2)
@@ -238,14 +240,15 @@ void ModelWindow::showResult(const worker::ModelResult& r)
                  .arg(r.compileMs, 0, 'f', 0);
         if (r.checked)
             s += r.checkPassed ? tr("; check: every task matches the reference")
-                 : !r.firstWrongTask.isEmpty()
-                     ? tr("; check: task %1 computes wrong numbers").arg(r.firstWrongTask)
+                 : !r.firstWrongTask.empty()
+                     ? tr("; check: task %1 computes wrong numbers").arg(qs(r.firstWrongTask))
                      : tr("; check: the outputs differ from the reference");
     } else {
         s += tr(" — Run Model (Ctrl+R) to time and check it");
     }
-    if (!r.project.isEmpty()) s += tr("; schedules from %1").arg(QFileInfo(r.project).fileName());
-    if (!r.notes.isEmpty()) s += QStringLiteral("\n") + r.notes.join(QStringLiteral("\n"));
+    if (!r.project.empty()) s += tr("; schedules from %1").arg(QFileInfo(qs(r.project)).fileName());
+    if (!r.notes.empty())
+        s += QStringLiteral("\n") + worker::qsList(r.notes).join(QStringLiteral("\n"));
     m_status->setText(s);
 }
 
@@ -253,25 +256,25 @@ void ModelWindow::fillTable()
 {
     m_table->setSortingEnabled(false);
     m_table->setRowCount(0);
-    std::set<QString> seen;
-    for (int i = 0; i < m_result.tasks.size(); ++i) {
-        const auto& t = m_result.tasks[i];
+    std::set<std::string> seen;
+    for (int i = 0; i < taskCount(); ++i) {
+        const auto& t = m_result.tasks[std::size_t(i)];
         if (!seen.insert(t.workload).second) continue;
         const int row = m_table->rowCount();
         m_table->insertRow(row);
-        auto* name = new QTableWidgetItem(t.name);
+        auto* name = new QTableWidgetItem(qs(t.name));
         name->setData(kTaskIndexRole, i);
-        name->setToolTip(t.nodes.join(QStringLiteral(" → ")));
+        name->setToolTip(worker::qsList(t.nodes).join(QStringLiteral(" → ")));
         m_table->setItem(row, Task, name);
         QStringList ops;
-        for (const QString& n : t.nodes)
+        for (const std::string& n : t.nodes)
             for (auto& node : m_result.nodes)
-                if (node.name == n) ops << node.op;
+                if (node.name == n) ops << qs(node.op);
         m_table->setItem(row, Operators, new QTableWidgetItem(ops.join(QStringLiteral(" → "))));
         m_table->setItem(row, Weight, new NumberItem(t.weight, QString::number(t.weight)));
         m_table->setItem(row, Gflop, new NumberItem(t.gflop, QString::number(t.gflop, 'g', 3)));
-        auto* source = new QTableWidgetItem(t.source);
-        source->setToolTip(t.source);
+        auto* source = new QTableWidgetItem(qs(t.source));
+        source->setToolTip(qs(t.source));
         m_table->setItem(row, ScheduleSource, source);
         auto number = [&](Column c, double v, int digits) {
             m_table->setItem(row, c,
@@ -289,7 +292,7 @@ void ModelWindow::fillTable()
                 t.ok ? tr("max abs error %1, max rel error %2")
                            .arg(t.maxAbsError, 0, 'g', 3)
                            .arg(t.maxRelError, 0, 'g', 3)
-                     : tr("%1 (max abs error %2)").arg(t.first).arg(t.maxAbsError, 0, 'g', 3));
+                     : tr("%1 (max abs error %2)").arg(qs(t.first)).arg(t.maxAbsError, 0, 'g', 3));
         if (t.checked && !t.ok) check->setForeground(QColor(0xc0, 0x1c, 0x28));
         m_table->setItem(row, Check, check);
         // The row's colour is its frame's in the graph.
@@ -300,9 +303,9 @@ void ModelWindow::fillTable()
         }
     }
     m_table->setSortingEnabled(true);
-    m_table->sortItems(m_result.ran() ? WeightMs : Task,
-                       m_result.ran() ? Qt::DescendingOrder : Qt::AscendingOrder);
-    if (!m_result.ran()) {
+    m_table->sortItems(m_result.ran ? WeightMs : Task,
+                       m_result.ran ? Qt::DescendingOrder : Qt::AscendingOrder);
+    if (!m_result.ran) {
         // In the order the tasks run.
         m_table->setSortingEnabled(false);
         std::vector<std::pair<int, QList<QTableWidgetItem*>>> rows;
@@ -333,11 +336,11 @@ int ModelWindow::selectedTask() const
 
 void ModelWindow::selectTask(int task)
 {
-    if (task < 0 || task >= m_result.tasks.size()) return;
-    const QString workload = m_result.tasks[task].workload;
+    if (task < 0 || task >= taskCount()) return;
+    const std::string workload = m_result.tasks[std::size_t(task)].workload;
     for (int r = 0; r < m_table->rowCount(); ++r) {
         const int t = m_table->item(r, Task)->data(kTaskIndexRole).toInt();
-        if (m_result.tasks[t].workload == workload) {
+        if (m_result.tasks[std::size_t(t)].workload == workload) {
             m_table->selectRow(r);
             m_table->scrollToItem(m_table->item(r, Task));
             break;
@@ -364,83 +367,84 @@ QString ModelWindow::taskFolder() const
 
 QString ModelWindow::taskScriptPath(int task) const
 {
-    if (task < 0 || task >= m_result.tasks.size()) return {};
-    const auto& t = m_result.tasks[task];
-    if (!t.scriptFile.isEmpty()) return QDir(projectFolder()).absoluteFilePath(t.scriptFile);
+    if (task < 0 || task >= taskCount()) return {};
+    const auto& t = m_result.tasks[std::size_t(task)];
+    if (!t.scriptFile.empty()) return QDir(projectFolder()).absoluteFilePath(qs(t.scriptFile));
     // A task of the same workload may have its script already.
     for (auto& other : m_result.tasks)
-        if (other.workload == t.workload && !other.scriptFile.isEmpty())
-            return QDir(projectFolder()).absoluteFilePath(other.scriptFile);
-    return taskFolder() + QLatin1Char('/') + t.name + QStringLiteral(".py");
+        if (other.workload == t.workload && !other.scriptFile.empty())
+            return QDir(projectFolder()).absoluteFilePath(qs(other.scriptFile));
+    return taskFolder() + QLatin1Char('/') + qs(t.name) + QStringLiteral(".py");
 }
 
 void ModelWindow::openTaskAsScript(int task)
 {
-    if (task < 0 || task >= m_result.tasks.size()) return;
-    const auto& t = m_result.tasks[task];
+    if (task < 0 || task >= taskCount()) return;
+    const auto& t = m_result.tasks[std::size_t(task)];
     const QString path = taskScriptPath(task);
     if (!QFileInfo::exists(path)) {
         QDir().mkpath(QFileInfo(path).absolutePath());
         QSaveFile f(path);
-        if (!f.open(QIODevice::WriteOnly) || f.write(t.script.toUtf8()) < 0 || !f.commit()) {
+        if (!f.open(QIODevice::WriteOnly) || f.write(QByteArray::fromStdString(t.script)) < 0 ||
+            !f.commit()) {
             m_status->setText(tr("Cannot write %1: %2").arg(path, f.errorString()));
             emit failed(m_status->text());
             return;
         }
     }
-    worker::ModelChoiceRequest r;
-    r.model = m_path;
+    protocol::ModelChoiceRequest r;
+    r.model = m_path.toStdString();
     r.workload = t.workload;
     r.name = t.name;
-    r.script = path;
+    r.script = path.toStdString();
     writeChoice(r, true);
     emit openScriptRequested(path);
 }
 
 void ModelWindow::useVariant(int task, const QString& variant)
 {
-    if (task < 0 || task >= m_result.tasks.size()) return;
+    if (task < 0 || task >= taskCount()) return;
     const QString path = taskScriptPath(task);
     if (!QFileInfo::exists(path)) openTaskAsScript(task);
-    worker::ModelChoiceRequest r;
-    r.model = m_path;
-    r.workload = m_result.tasks[task].workload;
-    r.name = m_result.tasks[task].name;
-    r.script = path;
-    r.variant = variant;
-    r.log = QString(); // a chosen variant is what runs, not the log's best
+    protocol::ModelChoiceRequest r;
+    r.model = m_path.toStdString();
+    r.workload = m_result.tasks[std::size_t(task)].workload;
+    r.name = m_result.tasks[std::size_t(task)].name;
+    r.script = path.toStdString();
+    r.variant = variant.toStdString();
+    r.log = std::string(); // a chosen variant is what runs, not the log's best
     writeChoice(r, true);
 }
 
 bool ModelWindow::recordTuning(const QString& scriptPath, const QString& logPath)
 {
     const QString wanted = QFileInfo(scriptPath).absoluteFilePath();
-    for (int i = 0; i < m_result.tasks.size(); ++i) {
+    for (int i = 0; i < taskCount(); ++i) {
         if (QFileInfo(taskScriptPath(i)).absoluteFilePath() != wanted) continue;
         if (!QFileInfo::exists(logPath)) return false;
-        worker::ModelChoiceRequest r;
-        r.model = m_path;
-        r.workload = m_result.tasks[i].workload;
-        r.name = m_result.tasks[i].name;
-        r.script = wanted;
-        r.log = logPath;
+        protocol::ModelChoiceRequest r;
+        r.model = m_path.toStdString();
+        r.workload = m_result.tasks[std::size_t(i)].workload;
+        r.name = m_result.tasks[std::size_t(i)].name;
+        r.script = wanted.toStdString();
+        r.log = logPath.toStdString();
         writeChoice(r, true);
         return true;
     }
     return false;
 }
 
-void ModelWindow::writeChoice(const worker::ModelChoiceRequest& r, bool reload)
+void ModelWindow::writeChoice(const protocol::ModelChoiceRequest& r, bool reload)
 {
     m_worker->submit(
-        r, this, [this, reload](const worker::Reply<worker::ModelChoiceResult>& reply) {
+        r, this, [this, reload](const worker::Reply<protocol::ModelChoiceReply>& reply) {
             if (!reply.answered()) {
                 m_status->setText(tr("The project file was not written: %1").arg(reply.message()));
                 emit failed(m_status->text());
                 return;
             }
             emit choiceRecorded();
-            if (reload) request(m_result.ran());
+            if (reload) request(m_result.ran);
         });
 }
 

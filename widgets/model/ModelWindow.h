@@ -7,8 +7,7 @@
 // process of the view's own: a model that crashes costs a restart, never the window.
 #pragma once
 
-#include "worker/WorkerReplies.h"
-#include "worker/WorkerRequests.h"
+#include "protocol/Messages.h"
 
 #include <QMainWindow>
 
@@ -35,7 +34,7 @@ public:
     // Compiles, checks (when Check is on) and times the model; modelRan() or failed() tells.
     void runModel();
     QString modelPath() const { return m_path; }
-    const worker::ModelResult& result() const { return m_result; }
+    const protocol::ModelReply& result() const { return m_result; }
 
     // The task's script in the model's task folder (written from the default one the first
     // time, and named in the project file), for the main window to open: openScriptRequested.
@@ -65,15 +64,16 @@ signals:
 
 private:
     void request(bool run);
-    void showResult(const worker::ModelResult& r);
+    void showResult(const protocol::ModelReply& r);
     void fillTable();
     void setBusy(bool busy, const QString& what = {});
-    void writeChoice(const worker::ModelChoiceRequest& r, bool reload);
+    void writeChoice(const protocol::ModelChoiceRequest& r, bool reload);
     QString projectFolder() const;
+    int taskCount() const { return static_cast<int>(m_result.tasks.size()); }
     QString taskFolder() const;
 
     QString m_path;
-    worker::ModelResult m_result;
+    protocol::ModelReply m_result;
     WorkerClient* m_worker = nullptr;
     ModelGraphView* m_graph = nullptr;
     QTableWidget* m_table = nullptr;

@@ -11,32 +11,6 @@
 
 namespace loopscope {
 
-namespace {
-
-// A point as the charts show it; the size is the first swept value.
-ChartPoint chartPoint(const worker::SweepPoint& point)
-{
-    ChartPoint p;
-    p.variant = point.variant;
-    p.size = point.values.isEmpty() ? 0 : point.values.first();
-    if (point.timing) {
-        p.msMedian = point.timing->msMedian;
-        p.msMin = point.timing->msMin;
-        p.msMax = point.timing->msMax;
-        p.gflops = point.timing->gflops;
-    }
-    p.intensity = point.intensity;
-    p.skipped = point.skipped;
-    p.failed = point.failed;
-    p.checked = point.checked;
-    p.reference = point.reference;
-    p.cached = point.cached;
-    p.message = point.message;
-    return p;
-}
-
-} // namespace
-
 ChartsDock::ChartsDock(QWidget* parent) : QDockWidget(tr("Charts"), parent)
 {
     setObjectName(QStringLiteral("ChartsDock"));
@@ -63,21 +37,19 @@ ChartsDock::ChartsDock(QWidget* parent) : QDockWidget(tr("Charts"), parent)
 
 ChartsDock::~ChartsDock() = default;
 
-worker::SweepRequest ChartsDock::sweepRequest(const QString& script) const
+protocol::SweepRequest ChartsDock::sweepRequest(const QString& script) const
 {
-    worker::SweepRequest r;
-    r.script = script;
-    r.parameters = m_panel->parameters();
-    r.values = m_panel->values();
-    r.variants = m_panel->variants();
-    r.maxPointSeconds = m_panel->pointLimitSeconds();
-    r.blas = m_panel->reference();
+    return m_panel->sweepRequest(script);
+}
+
+int ChartsDock::sweepTimeLimitMs() const
+{
     // The whole sweep: at least 20 minutes, more when every point may take its full limit.
-    const qint64 points = m_panel->pointTotal() + (m_panel->reference() ? r.values.size() : 0);
+    const qint64 points =
+        m_panel->pointTotal() + (m_panel->reference() ? m_panel->values().size() : 0);
     const qint64 worst = points * (m_panel->pointLimitSeconds() * 4 + 10) * 1000;
-    r.timeLimitMs = static_cast<int>(
+    return static_cast<int>(
         qBound<qint64>(qint64{20 * 60 * 1000}, worst, qint64{std::numeric_limits<int>::max()}));
-    return r;
 }
 
 void ChartsDock::beginSweep(const QStringList& parameters)
@@ -90,17 +62,17 @@ void ChartsDock::beginSweep(const QStringList& parameters)
     raise();
 }
 
-void ChartsDock::showProgress(const worker::SweepProgress& progress)
+void ChartsDock::showProgress(const protocol::SweepUpdate& progress)
 {
-    if (progress.point) m_charts->addPoint(chartPoint(*progress.point));
+    if (progress.point) m_charts->addPoint(chartPointOf(*progress.point));
     m_panel->setProgress(progress.done, progress.total);
 }
 
-void ChartsDock::showResult(const worker::SweepResult& result)
+void ChartsDock::showResult(const protocol::SweepReply& result)
 {
-    if (!result.blas.isEmpty()) m_charts->setReferenceLabel(result.blas);
-    for (const worker::SweepPoint& p : result.points)
-        m_charts->addPoint(chartPoint(p));
+    if (!result.blas.empty()) m_charts->setReferenceLabel(QString::fromStdString(result.blas));
+    for (const protocol::SweepPoint& p : result.points)
+        m_charts->addPoint(chartPointOf(p));
 }
 
 void ChartsDock::endSweep()
@@ -108,13 +80,14 @@ void ChartsDock::endSweep()
     m_panel->setRunning(false);
 }
 
-void ChartsDock::showKnown(const QJsonArray& points, const QStringList& parameters)
+void ChartsDock::showKnown(const std::vector<protocol::SweepPoint>& points,
+                           const QStringList& parameters)
 {
     if (m_panel->isRunning()) return;
     // One point per variant and size: the newest (the store lists the oldest first).
     QList<ChartPoint> shown;
-    for (const QJsonValue& v : points) {
-        ChartPoint p = chartPointFromJson(v.toObject());
+    for (const protocol::SweepPoint& point : points) {
+        ChartPoint p = chartPointOf(point);
         p.cached = true;
         auto same = [&](const ChartPoint& q) { return q.variant == p.variant && q.size == p.size; };
         auto it = std::find_if(shown.begin(), shown.end(), same);
@@ -127,7 +100,7 @@ void ChartsDock::showKnown(const QJsonArray& points, const QStringList& paramete
     m_charts->setPoints(shown);
 }
 
-void ChartsDock::setMachine(const worker::MachineResult& machine)
+void ChartsDock::setMachine(const protocol::MachineReply& machine)
 {
     QSettings s;
     s.setValue(QStringLiteral("machine/peakGflops"), machine.peakGflops);

@@ -3,12 +3,12 @@
 // asks for one the first time it is shown). Running the sweep is the run controller's.
 #pragma once
 
-#include "worker/WorkerReplies.h"
-#include "worker/WorkerRequests.h"
+#include "protocol/Messages.h"
 
 #include <QDockWidget>
-#include <QJsonArray>
 #include <QStringList>
+
+#include <vector>
 
 namespace loopscope {
 
@@ -24,23 +24,24 @@ public:
     SweepPanel* panel() const { return m_panel; }
     ChartsView* charts() const { return m_charts; }
 
-    // The sweep the panel's choices make for this script, with a time limit for the whole.
-    worker::SweepRequest sweepRequest(const QString& script) const;
+    // The sweep the panel's choices make for this script, and the time limit of the whole.
+    protocol::SweepRequest sweepRequest(const QString& script) const;
+    int sweepTimeLimitMs() const;
     bool machineKnown() const { return m_machineKnown; }
 
     // A sweep of these parameters started: empty charts, in view, the panel running.
     void beginSweep(const QStringList& parameters);
-    void showProgress(const worker::SweepProgress& progress);
+    void showProgress(const protocol::SweepUpdate& progress);
     // Every point, the cached ones included, and the reference line's label.
-    void showResult(const worker::SweepResult& result);
+    void showResult(const protocol::SweepReply& result);
     // The sweep ended, however it did.
     void endSweep();
     // The points measured before for the script as it is now (SweepStore::known), shown as
     // cached when no sweep runs: a script opened again shows its charts at once, and an edit
     // shows which variants keep theirs.
-    void showKnown(const QJsonArray& points, const QStringList& parameters);
+    void showKnown(const std::vector<protocol::SweepPoint>& points, const QStringList& parameters);
     // The reference lines, remembered for the next session.
-    void setMachine(const worker::MachineResult& machine);
+    void setMachine(const protocol::MachineReply& machine);
 
 signals:
     // Shown without the machine's figures.

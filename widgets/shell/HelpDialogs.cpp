@@ -77,27 +77,28 @@ void showKeyboardShortcuts(QWidget* window)
     dialog.exec();
 }
 
-QString aboutText(const worker::PingResult& machine)
+QString aboutText(const protocol::PingReply& machine)
 {
+    const auto q = [](const std::string& s) { return QString::fromStdString(s); };
     QString text =
         QObject::tr("<b>Loopscope %1</b><br>An explorer for tensor-program schedules: TE scripts, "
                     "TVM 0.17 lowering, LLVM code generation and benchmarks.<br><br>")
             .arg(QStringLiteral(LOOPSCOPE_VERSION_STRING));
     text += QObject::tr("Qt %1 (built with %2)<br>")
                 .arg(QString::fromUtf8(qVersion()), QStringLiteral(QT_VERSION_STR));
-    if (machine.cpu.isEmpty()) {
+    if (machine.cpu.empty()) {
         text += QObject::tr("LLVM and the CPU: the background worker has not answered yet.");
     } else {
-        text +=
-            QObject::tr("LLVM %1, generating code for <b>%2</b> (%3), vectors of %4 bits, %5 "
-                        "threads")
-                .arg(machine.llvmVersion.isEmpty() ? QObject::tr("(unknown)") : machine.llvmVersion,
-                     machine.cpu, machine.triple, QString::number(machine.vectorBits),
-                     QString::number(machine.threads));
-        if (!machine.cpuNote.isEmpty())
-            text += QStringLiteral("<br>") +
-                    QObject::tr("LLVM names this CPU <b>%1</b>: %2")
-                        .arg(machine.llvmCpu.toHtmlEscaped(), machine.cpuNote.toHtmlEscaped());
+        text += QObject::tr("LLVM %1, generating code for <b>%2</b> (%3), vectors of %4 bits, %5 "
+                            "threads")
+                    .arg(machine.llvmVersion.empty() ? QObject::tr("(unknown)")
+                                                     : q(machine.llvmVersion),
+                         q(machine.cpu), q(machine.triple), QString::number(machine.vectorBits),
+                         QString::number(machine.threads));
+        if (!machine.cpuNote.empty())
+            text += QStringLiteral("<br>") + QObject::tr("LLVM names this CPU <b>%1</b>: %2")
+                                                 .arg(q(machine.llvmCpu).toHtmlEscaped(),
+                                                      q(machine.cpuNote).toHtmlEscaped());
     }
     return text;
 }

@@ -2,7 +2,7 @@
 // to, and the versions a bug report needs (Loopscope, Qt, LLVM and the CPU it generates code for).
 #pragma once
 
-#include "worker/WorkerReplies.h"
+#include "protocol/Messages.h"
 
 #include <QList>
 #include <QPair>
@@ -17,6 +17,6 @@ QList<QPair<QString, QString>> keyboardShortcuts(QWidget* window);
 void showKeyboardShortcuts(QWidget* window);
 
 // The About text; `machine` as the worker described it (an empty cpu: not described yet).
-QString aboutText(const worker::PingResult& machine);
+QString aboutText(const protocol::PingReply& machine);
 
 } // namespace loopscope

@@ -197,15 +197,16 @@ void MainWindow::connectRuns()
     connect(runs, &RunController::statusMessage, statusBar(), &QStatusBar::showMessage);
     connect(runs, &RunController::workerDescribed, this, [this](const QString& cpu, int threads) {
         // Both names where LLVM does not know the CPU and code is generated for the nearest.
-        const worker::PingResult& m = m_runs->machine();
-        const bool mapped = !m.llvmCpu.isEmpty() && m.llvmCpu != cpu;
+        const protocol::PingReply& m = m_runs->machine();
+        const QString llvmCpu = QString::fromStdString(m.llvmCpu);
+        const bool mapped = !llvmCpu.isEmpty() && llvmCpu != cpu;
         const QString count = threads == 1 ? tr("1 thread") : tr("%1 threads").arg(threads);
-        m_target->setText(mapped ? tr("CPU %1 (LLVM: %2) · %3").arg(cpu, m.llvmCpu, count)
+        m_target->setText(mapped ? tr("CPU %1 (LLVM: %2) · %3").arg(cpu, llvmCpu, count)
                                  : tr("CPU %1 · %2").arg(cpu, count));
-        m_target->setToolTip(
-            m.cpuNote.isEmpty()
-                ? tr("The CPU model code is generated for, as LLVM %1 names it").arg(m.llvmVersion)
-                : m.cpuNote);
+        m_target->setToolTip(m.cpuNote.empty()
+                                 ? tr("The CPU model code is generated for, as LLVM %1 names it")
+                                       .arg(QString::fromStdString(m.llvmVersion))
+                                 : QString::fromStdString(m.cpuNote));
     });
     connect(runs, &RunController::workerRefused, this, [this](const QString& message) {
         m_target->setText(tr("Worker of another build"));
@@ -237,8 +238,10 @@ void MainWindow::connectRuns()
             [this](const QString& message) { QMessageBox::warning(this, tr("Export"), message); });
 
     ChartsDock* charts = m_chartsDock;
-    connect(charts->panel(), &SweepPanel::startRequested, this,
-            [this] { m_runs->startSweep(m_chartsDock->sweepRequest(m_editor->text())); });
+    connect(charts->panel(), &SweepPanel::startRequested, this, [this] {
+        m_runs->startSweep(m_chartsDock->sweepRequest(m_editor->text()),
+                           m_chartsDock->sweepTimeLimitMs());
+    });
     connect(charts->panel(), &SweepPanel::cancelRequested, runs, &RunController::cancelSweep);
     connect(charts, &ChartsDock::machineWanted, runs, &RunController::measureMachine);
     connect(runs, &RunController::sweepStarted, charts, &ChartsDock::beginSweep);
@@ -588,20 +591,20 @@ void MainWindow::showStepDetails()
     requestCode();
 }
 
-const worker::StepProfile* MainWindow::shownProfile() const
+const protocol::StepProfile* MainWindow::shownProfile() const
 {
     const VariantView* v = variantView();
     if (!v || v->steps.empty()) return nullptr;
     const int step = std::clamp(m_step, 0, static_cast<int>(v->steps.size()) - 1);
-    const worker::StepProfile* p = m_runs->profileOf(stepKey(*v, step));
+    const protocol::StepProfile* p = m_runs->profileOf(stepKey(*v, step));
     // A profile is of the printing it numbers: the step's, as shown.
-    if (!p || p->tir.toStdString() != v->steps[std::size_t(step)].tir) return nullptr;
+    if (!p || p->tir != v->steps[std::size_t(step)].tir) return nullptr;
     return p;
 }
 
 void MainWindow::showProfile()
 {
-    const worker::StepProfile* p = shownProfile();
+    const protocol::StepProfile* p = shownProfile();
     if (!p) {
         m_loopNest->setHeat({});
         if (m_asmView->showsProfile()) {
@@ -611,16 +614,17 @@ void MainWindow::showProfile()
         return;
     }
     LineHeat heat;
-    heat.tir = p->tir;
-    heat.line = p->lineShare;
-    heat.loop = p->loopShare;
+    heat.tir = QString::fromStdString(p->tir);
+    heat.line = QVector<double>(p->lineShare.begin(), p->lineShare.end());
+    heat.loop = QVector<double>(p->loopShare.begin(), p->loopShare.end());
     m_loopNest->setHeat(heat);
     QList<CodeView::AsmRow> rows;
     const double inKernel = std::max<qint64>(1, p->inKernel);
-    for (const worker::StepProfile::Instruction& i : p->instructions)
-        rows.append(
-            {QStringLiteral("%1:\t%2").arg(i.offset, 6, 16, QLatin1Char('0')).arg(i.text.trimmed()),
-             i.line, double(i.samples) / inKernel});
+    for (const protocol::StepProfile::Instruction& i : p->instructions)
+        rows.append({QStringLiteral("%1:\t%2")
+                         .arg(i.offset, 6, 16, QLatin1Char('0'))
+                         .arg(QString::fromStdString(i.text).trimmed()),
+                     i.line, double(i.samples) / inKernel});
     m_asmView->setAssemblyRows(rows);
     m_asmView->setCaption(
         tr("Profiled kernel · %1 samples on %2, %3 % in the kernel · %4")

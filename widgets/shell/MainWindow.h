@@ -20,7 +20,7 @@ class QAction;
 
 namespace loopscope {
 
-namespace worker {
+namespace protocol {
 struct StepProfile;
 }
 
@@ -137,7 +137,7 @@ private:
     void refreshVariantTree();
     // The shown step's profile (heat in the loop nest, the profiled assembly), if it has one.
     void showProfile();
-    const worker::StepProfile* shownProfile() const;
+    const protocol::StepProfile* shownProfile() const;
     void onCursorLine(int line);
     void onStatementRequested(const QString& statement);
     void onNewVariantRequested();

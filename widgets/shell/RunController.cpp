@@ -8,7 +8,6 @@
 #include "views/LadderModel.h"
 #include "views/LadderStore.h"
 #include "worker/WorkerClient.h"
-#include "worker/WorkerProtocol.h"
 
 #include <QDateTime>
 #include <QStandardPaths>
@@ -18,6 +17,7 @@
 
 namespace loopscope {
 
+using worker::qs;
 using worker::Reply;
 
 RunController::RunController(WorkerClient* worker, LadderModel* ladder, QObject* parent)
@@ -79,24 +79,24 @@ void RunController::setThreads(int threads)
 
 void RunController::describeWorker()
 {
-    m_worker->submit(worker::PingRequest{}, this, [this](const Reply<worker::PingResult>& reply) {
-        // A worker of another build: it refuses this window's requests (by their protocol), or
-        // this window refuses it (by its answer's).
-        if (reply.ending == Reply<worker::PingResult>::Ending::Refused &&
-            reply.error.kind == worker::Error::Kind::Protocol) {
-            emit workerRefused(reply.error.message);
-            return;
-        }
-        if (!reply.answered()) return;
-        if (const std::string mismatch = protocolMismatch(reply.result.protocol, "the worker",
-                                                          reply.result.version.toStdString());
-            !mismatch.empty()) {
-            emit workerRefused(QString::fromStdString(mismatch));
-            return;
-        }
-        m_machine = reply.result;
-        emit workerDescribed(reply.result.cpu, reply.result.threads);
-    });
+    m_worker->submit(
+        protocol::PingRequest{}, this, [this](const Reply<protocol::PingReply>& reply) {
+            // A worker of another build: it refuses this window's requests (by their protocol), or
+            // this window refuses it (by its answer's).
+            if (reply.refused() && reply.error.kind == protocol::ErrorReply::Kind::Protocol) {
+                emit workerRefused(qs(reply.error.message));
+                return;
+            }
+            if (!reply.answered()) return;
+            if (const std::string mismatch =
+                    protocolMismatch(reply.result.protocol, "the worker", reply.result.version);
+                !mismatch.empty()) {
+                emit workerRefused(qs(mismatch));
+                return;
+            }
+            m_machine = reply.result;
+            emit workerDescribed(qs(reply.result.cpu), reply.result.threads);
+        });
 }
 
 // ---- the ladder ----
@@ -117,7 +117,7 @@ void RunController::setProfiling(bool on, double seconds)
     m_profileSeconds = seconds;
 }
 
-const worker::StepProfile* RunController::profileOf(const QString& key) const
+const protocol::StepProfile* RunController::profileOf(const QString& key) const
 {
     auto it = m_profiles.constFind(key);
     return it == m_profiles.cend() ? nullptr : &*it;
@@ -128,7 +128,6 @@ void RunController::runLadderRows(const QString& script, const VariantView& vari
 {
     using State = LadderModel::State;
     emit aboutToRunCode();
-    const QString name = QString::fromStdString(variant.name);
     const int steps = std::min(static_cast<int>(variant.steps.size()), m_ladder->rowCount());
     for (int row = 0; row < steps; ++row) {
         if (onlyRow >= 0 && row != onlyRow) continue;
@@ -153,9 +152,9 @@ void RunController::runLadderRows(const QString& script, const VariantView& vari
                 row, m_startedRequests.contains(*it) ? State::Running : State::Queued, {});
             continue;
         }
-        worker::MeasureRequest request;
-        request.script = script;
-        request.variant = name;
+        protocol::MeasureRequest request;
+        request.script = script.toStdString();
+        request.variant = variant.name;
         request.step = row;
         request.threads = m_settings.threads;
         request.check = true;
@@ -165,7 +164,7 @@ void RunController::runLadderRows(const QString& script, const VariantView& vari
         ++m_ladderRuns;
         auto id = std::make_shared<int>(-1);
         *id =
-            m_worker->submit(request, this, [this, id](const Reply<worker::MeasureResult>& reply) {
+            m_worker->submit(request, this, [this, id](const Reply<protocol::MeasureReply>& reply) {
                 finishLadderRun(*id, reply);
             });
         m_ladderRequests.insert(*id, {key, row});
@@ -188,7 +187,7 @@ void RunController::ladderProgress(int id)
             m_ladder->setState(row, LadderModel::State::Running, {});
 }
 
-void RunController::finishLadderRun(int id, const Reply<worker::MeasureResult>& reply)
+void RunController::finishLadderRun(int id, const Reply<protocol::MeasureReply>& reply)
 {
     --m_ladderRuns;
     const LadderRequest request = m_ladderRequests.take(id);
@@ -202,12 +201,12 @@ void RunController::finishLadderRun(int id, const Reply<worker::MeasureResult>& 
         for (int row : rows)
             m_ladder->setState(row, state, message);
     };
-    using Ending = Reply<worker::MeasureResult>::Ending;
+    using Ending = Reply<protocol::MeasureReply>::Ending;
     switch (reply.ending) {
     case Ending::Answered: {
-        const worker::MeasureResult& r = reply.result;
+        const protocol::MeasureReply& r = reply.result;
         if (r.wrong()) {
-            setState(LadderModel::State::Wrong, r.firstMismatch);
+            setState(LadderModel::State::Wrong, qs(r.firstMismatch));
             break;
         }
         LadderModel::Result result;
@@ -218,28 +217,32 @@ void RunController::finishLadderRun(int id, const Reply<worker::MeasureResult>& 
             result.gflops = r.timing->gflops;
         }
         result.checked = r.checked;
-        for (const worker::OutputCheck& c : r.checks)
-            if (!c.skipped.isEmpty() && result.uncompared.isEmpty())
-                result.uncompared = c.tensor + QStringLiteral(": ") + c.skipped;
-        result.cpu = m_machine.cpu;
+        for (const protocol::CheckedOutput& c : r.checks)
+            if (!c.skipped.empty() && result.uncompared.isEmpty())
+                result.uncompared = qs(c.tensor) + QStringLiteral(": ") + qs(c.skipped);
+        result.cpu = qs(m_machine.cpu);
         result.measuredAt = QDateTime::currentDateTimeUtc();
-        if (r.profile && r.profile->error.isEmpty()) {
-            const worker::StepProfile& p = *r.profile;
+        if (r.profile && r.profile->error.empty()) {
+            const protocol::StepProfile& p = *r.profile;
             if (p.counters) {
                 result.counters = tr("IPC %1").arg(p.ipc, 0, 'f', 2);
-                if (p.l1dMissesPerKi >= 0)
-                    result.counters += tr(" · L1D %1/ki").arg(p.l1dMissesPerKi, 0, 'f', 1);
-                if (p.llcMissesPerKi >= 0)
-                    result.counters += tr(" · LLC %1/ki").arg(p.llcMissesPerKi, 0, 'f', 2);
+                // Misses per 1000 instructions, where they were counted.
+                const auto perKi = [&](std::int64_t misses) {
+                    return double(misses) / double(p.instructionsRetired) * 1000;
+                };
+                if (p.instructionsRetired > 0 && p.l1dMisses >= 0)
+                    result.counters += tr(" · L1D %1/ki").arg(perKi(p.l1dMisses), 0, 'f', 1);
+                if (p.instructionsRetired > 0 && p.llcMisses >= 0)
+                    result.counters += tr(" · LLC %1/ki").arg(perKi(p.llcMisses), 0, 'f', 2);
             } else if (!m_countersNoted) {
                 // Said once, not shown as zeros on every row.
                 m_countersNoted = true;
-                emit statusMessage(tr("Ladder: %1").arg(p.countersUnavailable), 15000);
+                emit statusMessage(tr("Ladder: %1").arg(qs(p.countersUnavailable)), 15000);
             }
         }
         if (r.profile) {
-            if (!r.profile->error.isEmpty())
-                emit statusMessage(tr("Could not profile: %1").arg(r.profile->error), 10000);
+            if (!r.profile->error.empty())
+                emit statusMessage(tr("Could not profile: %1").arg(qs(r.profile->error)), 10000);
             else if (!key.isEmpty())
                 m_profiles.insert(key, *r.profile);
         }
@@ -247,7 +250,7 @@ void RunController::finishLadderRun(int id, const Reply<worker::MeasureResult>& 
         for (int row : rows)
             m_ladder->setResult(row, result);
         emit compiled(r.compileMs);
-        if (r.profile && r.profile->error.isEmpty() && !key.isEmpty()) emit profileReady(key);
+        if (r.profile && r.profile->error.empty() && !key.isEmpty()) emit profileReady(key);
         break;
     }
     case Ending::Refused:
@@ -272,85 +275,84 @@ void RunController::requestCode(const QString& script, const QString& variant, i
                                 const QString& format)
 {
     if (m_codeRequest >= 0) m_worker->cancel(m_codeRequest);
-    worker::EmitRequest request;
-    request.script = script;
-    request.variant = variant;
+    protocol::EmitRequest request;
+    request.script = script.toStdString();
+    request.variant = variant.toStdString();
     request.step = step;
-    request.format = format;
+    request.format = format.toStdString();
     // Assembly with its lines of TIR, for the views to link.
     request.lines = format == QStringLiteral("asm");
     // Ahead of queued ladder rows: the code shows after the row being measured, not after all.
-    m_codeRequest = m_worker->submit(
-        request, this,
-        [this, format](const Reply<worker::EmitResult>& reply) {
-            m_codeRequest = -1; // a request replaced before it ended was cancelled first
-            if (reply.answered())
-                emit codeReady(format, reply.result.text);
-            else if (reply.ending == Reply<worker::EmitResult>::Ending::Refused)
-                emit codeReady(format, reply.error.message);
-        },
-        WorkerClient::Order::First);
+    m_codeRequest =
+        m_worker->submit(request, this,
+                         [this, format](const Reply<protocol::EmitReply>& reply) {
+                             m_codeRequest =
+                                 -1; // a request replaced before it ended was cancelled first
+                             if (reply.answered())
+                                 emit codeReady(format, qs(reply.result.text));
+                             else if (reply.refused())
+                                 emit codeReady(format, qs(reply.error.message));
+                         },
+                         {.order = WorkerClient::Order::First});
 }
 
 void RunController::exportVariant(const QString& script, const QString& variant,
                                   const QString& format, const QString& sourceName)
 {
-    worker::EmitRequest request;
-    request.script = script;
-    request.variant = variant;
+    protocol::EmitRequest request;
+    request.script = script.toStdString();
+    request.variant = variant.toStdString();
     request.step = -1;
-    request.format = format;
-    request.source = sourceName;
-    m_worker->submit(
-        request, this,
-        [this, variant](const Reply<worker::EmitResult>& reply) {
-            if (reply.answered() && reply.result.format == QStringLiteral("obj"))
-                emit objectReady(variant, reply.result.data, reply.result.header,
-                                 reply.result.suggestedFileName());
-            else if (reply.answered())
-                emit exportReady(variant, reply.result.text, reply.result.suggestedFileName());
-            else if (reply.ending == Reply<worker::EmitResult>::Ending::Refused)
-                emit exportRefused(reply.error.message);
-        },
-        WorkerClient::Order::First);
+    request.format = format.toStdString();
+    request.source = sourceName.toStdString();
+    m_worker->submit(request, this,
+                     [this, variant](const Reply<protocol::EmitReply>& reply) {
+                         const protocol::EmitReply& r = reply.result;
+                         if (reply.answered() && r.format == "obj")
+                             emit objectReady(variant, QByteArray::fromStdString(r.data),
+                                              qs(r.header), qs(r.suggestedFileName()));
+                         else if (reply.answered())
+                             emit exportReady(variant, qs(r.text), qs(r.suggestedFileName()));
+                         else if (reply.refused())
+                             emit exportRefused(qs(reply.error.message));
+                     },
+                     {.order = WorkerClient::Order::First});
 }
 
 // ---- sweeps and the machine ----
 
-void RunController::startSweep(worker::SweepRequest request)
+void RunController::startSweep(protocol::SweepRequest request, int timeLimitMs)
 {
     if (m_sweepRequest >= 0) m_worker->cancel(m_sweepRequest);
     request.threads = m_settings.threads;
     request.repeat = m_settings.repeat;
     request.minRepeatMs = m_settings.minRepeatMs;
-    request.known =
-        worker::decodeSweepPoints(m_sweepStore->known(request.script, request.parameters));
-    m_sweepScript = request.script;
-    m_sweepParameters = request.parameters;
-    emit sweepStarted(request.parameters);
+    m_sweepScript = qs(request.script);
+    m_sweepParameters = worker::qsList(request.parameters);
+    request.known = m_sweepStore->known(m_sweepScript, m_sweepParameters);
+    emit sweepStarted(m_sweepParameters);
     emit aboutToRunCode();
     m_sweepRequest = m_worker->submit(
-        request, this, [this](const worker::SweepProgress& p) { sweepPoint(p); },
-        [this](const Reply<worker::SweepResult>& reply) { finishSweep(reply); });
+        request, this, [this](const protocol::SweepUpdate& p) { sweepPoint(p); },
+        [this](const Reply<protocol::SweepReply>& reply) { finishSweep(reply); },
+        {.timeLimitMs = timeLimitMs});
 }
 
-void RunController::sweepPoint(const worker::SweepProgress& progress)
+void RunController::sweepPoint(const protocol::SweepUpdate& progress)
 {
-    if (progress.point)
-        m_sweepStore->add(m_sweepScript, m_sweepParameters,
-                          worker::encodeSweepPoint(*progress.point));
+    if (progress.point) m_sweepStore->add(m_sweepScript, m_sweepParameters, *progress.point);
     emit sweepProgressed(progress);
 }
 
-void RunController::finishSweep(const Reply<worker::SweepResult>& reply)
+void RunController::finishSweep(const Reply<protocol::SweepReply>& reply)
 {
     m_sweepRequest = -1;
     if (reply.answered()) {
         emit sweepAnswered(reply.result);
         m_sweepStore->save(); // the points were stored as their progress messages came
-        if (!reply.result.blasNote.isEmpty()) emit statusMessage(reply.result.blasNote, 10000);
-    } else if (reply.ending == Reply<worker::SweepResult>::Ending::Refused) {
-        emit statusMessage(tr("Sweep: %1").arg(reply.error.message), 10000);
+        if (!reply.result.blasNote.empty()) emit statusMessage(qs(reply.result.blasNote), 10000);
+    } else if (reply.refused()) {
+        emit statusMessage(tr("Sweep: %1").arg(qs(reply.error.message)), 10000);
     }
     emit sweepFinished();
 }
@@ -364,22 +366,23 @@ void RunController::cancelSweep()
 void RunController::measureMachine()
 {
     if (m_machineRequest >= 0) return;
-    worker::MachineRequest request;
+    protocol::MachineRequest request;
     request.threads = m_settings.threads;
-    request.timeLimitMs = 5 * 60 * 1000;
     m_machineRequest =
-        m_worker->submit(request, this, [this](const Reply<worker::MachineResult>& reply) {
-            m_machineRequest = -1;
-            if (reply.answered()) {
-                emit machineMeasured(reply.result);
-                emit statusMessage(tr("Peak %1 GFLOPS, memory bandwidth %2 GB/s")
-                                       .arg(reply.result.peakGflops, 0, 'f', 1)
-                                       .arg(reply.result.bandwidthGbs, 0, 'f', 1),
-                                   10000);
-            } else if (reply.ending == Reply<worker::MachineResult>::Ending::Refused) {
-                emit statusMessage(reply.error.message, 10000);
-            }
-        });
+        m_worker->submit(request, this,
+                         [this](const Reply<protocol::MachineReply>& reply) {
+                             m_machineRequest = -1;
+                             if (reply.answered()) {
+                                 emit machineMeasured(reply.result);
+                                 emit statusMessage(tr("Peak %1 GFLOPS, memory bandwidth %2 GB/s")
+                                                        .arg(reply.result.peakGflops, 0, 'f', 1)
+                                                        .arg(reply.result.bandwidthGbs, 0, 'f', 1),
+                                                    10000);
+                             } else if (reply.refused()) {
+                                 emit statusMessage(qs(reply.error.message), 10000);
+                             }
+                         },
+                         {.timeLimitMs = 5 * 60 * 1000});
     emit statusMessage(tr("Measuring the machine's peak speed and memory bandwidth…"), 5000);
 }
 

@@ -4,10 +4,10 @@
 // and signals the window's parts show; the worker's progress and failures go out as signals too.
 #pragma once
 
+#include "protocol/Messages.h"
 #include "shell/RunSettingsDialog.h"
 #include "views/LadderModel.h"
-#include "worker/WorkerReplies.h"
-#include "worker/WorkerRequests.h"
+#include "worker/WorkerReply.h"
 
 #include <QHash>
 #include <QObject>
@@ -54,7 +54,7 @@ public:
     // Asks the worker what it runs on: workerDescribed.
     void describeWorker();
     // What the worker last said about itself and its machine (empty cpu: not yet asked).
-    const worker::PingResult& machine() const { return m_machine; }
+    const protocol::PingReply& machine() const { return m_machine; }
 
     // Measures each step of the variant whose ladder row has no result (a step that does not
     // lower fails at once); ladderFinished once none is pending. A step whose key was measured
@@ -70,7 +70,7 @@ public:
     void setProfiling(bool on, double seconds = 0.5);
     bool profiling() const { return m_profiling; }
     // The profile of a step (by LadderModel::stepKey), of this session; nullptr when none.
-    const worker::StepProfile* profileOf(const QString& key) const;
+    const protocol::StepProfile* profileOf(const QString& key) const;
     bool ladderRunning() const { return m_ladderRuns > 0; }
     // Cancels every request: the ladder's rows become "cancelled"; then ladderFinished.
     void cancelAll();
@@ -83,8 +83,8 @@ public:
                        const QString& sourceName);
 
     // A sweep as the charts' panel asks for it, with the run settings and the points measured
-    // before; a running sweep is cancelled first.
-    void startSweep(worker::SweepRequest request);
+    // before, under its own time limit; a running sweep is cancelled first.
+    void startSweep(protocol::SweepRequest request, int timeLimitMs);
     // The points measured so far stay (and are saved).
     void cancelSweep();
     bool sweepRunning() const { return m_sweepRequest >= 0; }
@@ -114,21 +114,21 @@ signals:
     void objectReady(const QString& variant, const QByteArray& object, const QString& header,
                      const QString& suggestedName);
     void sweepStarted(const QStringList& parameters);
-    void sweepProgressed(const worker::SweepProgress& progress);
-    void sweepAnswered(const worker::SweepResult& result);
+    void sweepProgressed(const protocol::SweepUpdate& progress);
+    void sweepAnswered(const protocol::SweepReply& result);
     // The sweep ended: finished, failed or cancelled.
     void sweepFinished();
-    void machineMeasured(const worker::MachineResult& machine);
+    void machineMeasured(const protocol::MachineReply& machine);
 
 private:
     // The time limit and work bounds of the settings, for the worker and the window's analysis.
     void applyLimits();
     void runLadderRows(const QString& script, const VariantView& variant, int onlyRow,
                        bool profile);
-    void finishLadderRun(int id, const worker::Reply<worker::MeasureResult>& reply);
+    void finishLadderRun(int id, const worker::Reply<protocol::MeasureReply>& reply);
     void ladderProgress(int id);
-    void sweepPoint(const worker::SweepProgress& progress);
-    void finishSweep(const worker::Reply<worker::SweepResult>& reply);
+    void sweepPoint(const protocol::SweepUpdate& progress);
+    void finishSweep(const worker::Reply<protocol::SweepReply>& reply);
 
     WorkerClient* m_worker;
     LadderModel* m_ladder;
@@ -145,14 +145,14 @@ private:
     int m_ladderRuns = 0; // ladder runs not ended yet
     bool m_profiling = false;
     double m_profileSeconds = 0.5;
-    QHash<QString, worker::StepProfile> m_profiles; // by step key, this session's
-    bool m_countersNoted = false;                   // the machine's lack of counters has been said
-    int m_codeRequest = -1;                         // the pending code of the code views
-    int m_sweepRequest = -1;                        // the running sweep
-    int m_machineRequest = -1;                      // the pending machine measurement
-    QString m_sweepScript;                          // the running sweep's text and parameters
+    QHash<QString, protocol::StepProfile> m_profiles; // by step key, this session's
+    bool m_countersNoted = false; // the machine's lack of counters has been said
+    int m_codeRequest = -1;       // the pending code of the code views
+    int m_sweepRequest = -1;      // the running sweep
+    int m_machineRequest = -1;    // the pending machine measurement
+    QString m_sweepScript;        // the running sweep's text and parameters
     QStringList m_sweepParameters;
-    worker::PingResult m_machine;
+    protocol::PingReply m_machine;
 };
 
 } // namespace loopscope

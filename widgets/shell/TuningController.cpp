@@ -33,7 +33,7 @@ TuningController::TuningController(MainWindow* window, TunePanel* panel, TuneSer
     connect(window, &MainWindow::detailApplied, this, &TuningController::updatePanel);
     panel->setPeak(QSettings().value(QStringLiteral("machine/peakGflops"), 0.0).toDouble());
     connect(window->runs(), &RunController::machineMeasured, panel,
-            [panel](const worker::MachineResult& m) { panel->setPeak(m.peakGflops); });
+            [panel](const protocol::MachineReply& m) { panel->setPeak(m.peakGflops); });
     connect(panel, &TunePanel::startRequested, this, &TuningController::start);
     connect(panel, &TunePanel::cancelRequested, service, &TuneService::cancel);
     connect(panel, &TunePanel::addVariantRequested, this, &TuningController::addVariant);
@@ -42,10 +42,10 @@ TuningController::TuningController(MainWindow* window, TunePanel* panel, TuneSer
     connect(service, &TuneService::failed, panel, &TunePanel::showFailure);
     connect(service, &TuneService::cancelled, panel, &TunePanel::showCancelled);
     // A model's task tuned here: its log becomes the task's schedule in the model.
-    connect(service, &TuneService::finished, this, [this](const worker::TuneResult& r) {
+    connect(service, &TuneService::finished, this, [this](const protocol::TuneReply& r) {
         if (r.bestTrial <= 0) return;
         const QStringList models =
-            m_models->recordTuning(m_window->documentPath(), r.log.isEmpty() ? logPath() : r.log);
+            m_models->recordTuning(m_window->documentPath(), r.log.empty() ? logPath() : q(r.log));
         for (const QString& model : models)
             m_window->showNotice(
                 tr("The tuned schedule is now the task's in %1; run the model to measure it")
@@ -85,15 +85,16 @@ void TuningController::start(bool resume, bool logOnly)
 {
     const QString variant = m_panel->variant();
     if (variant.isEmpty() || !m_window->scriptError().isEmpty()) return;
-    worker::TuneRequest r;
-    r.script = m_window->editor()->text();
-    r.variant = variant;
+    protocol::TuneRequest r;
+    r.script = m_window->editor()->text().toStdString();
+    r.variant = variant.toStdString();
     r.trials = logOnly ? 0 : m_panel->trials();
     r.seconds = logOnly ? 0 : m_panel->seconds();
     if (r.seconds > 0 && !logOnly) r.trials = 0;
     r.threads = m_window->threads();
-    r.forbid = m_panel->forbidden();
-    r.log = logPath();
+    for (const QString& primitive : m_panel->forbidden())
+        r.forbid.push_back(primitive.toStdString());
+    r.log = logPath().toStdString();
     r.resume = resume;
     r.peak = m_panel->peak() <= 0; // the chart's peak line, measured once
     r.hand = !logOnly;             // the line of the fastest variant the script has

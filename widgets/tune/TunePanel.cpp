@@ -4,6 +4,7 @@
 #include "tune/TuneChart.h"
 #include "views/LoopNestView.h"
 #include "views/TirEditor.h"
+#include "worker/WorkerReply.h"
 
 #include <QAction>
 #include <QCheckBox>
@@ -21,6 +22,8 @@
 #include <QVBoxLayout>
 
 namespace loopscope {
+
+using worker::qs;
 
 namespace {
 
@@ -232,39 +235,39 @@ void TunePanel::begin(const QString& variant, int planned)
     showBest();
 }
 
-void TunePanel::showProgress(const worker::TuneProgress& p)
+void TunePanel::showProgress(const protocol::TuneUpdate& p)
 {
     m_progress->setValue(qRound(p.fraction * 1000));
-    if (!p.startTir.isEmpty()) m_startTir = p.startTir;
+    if (!p.startTir.empty()) m_startTir = qs(p.startTir);
     if (p.peakGflops > 0) setPeak(p.peakGflops);
-    if (!p.handName.isEmpty()) {
-        m_handName = p.handName;
+    if (!p.handName.empty()) {
+        m_handName = qs(p.handName);
         m_handGflops = p.handGflops;
         m_handMs = p.handMs;
-        m_chart->setHand(p.handName, m_gflops ? p.handGflops : 1000.0 / p.handMs);
+        m_chart->setHand(m_handName, m_gflops ? p.handGflops : 1000.0 / p.handMs);
     }
-    if (!p.referenceName.isEmpty()) {
-        m_referenceName = p.referenceName;
+    if (!p.referenceName.empty()) {
+        m_referenceName = qs(p.referenceName);
         m_referenceGflops = p.referenceGflops;
-        m_chart->setReference(p.referenceName, p.referenceGflops);
+        m_chart->setReference(m_referenceName, p.referenceGflops);
     }
     if (p.trial) {
-        const worker::TuneTrial& t = *p.trial;
+        const protocol::TuneTrial& t = *p.trial;
         // A program without arithmetic has no GFLOPS: its speed is runs per second.
-        if (t.status == QLatin1String("ok") && t.gflops <= 0 && m_gflops) {
+        if (t.status == "ok" && t.gflops <= 0 && m_gflops) {
             m_gflops = false;
             m_chart->begin(p.planned, false);
         }
         const double speed = m_gflops ? t.gflops : (t.ms > 0 ? 1000.0 / t.ms : 0.0);
-        m_chart->addTrial(t.trial, speed, t.status == QLatin1String("ok"));
+        m_chart->addTrial(t.trial, speed, t.status == "ok");
     }
     if (p.bestTrial > 0) {
         m_bestTrial = p.bestTrial;
         m_bestGflops = p.bestGflops;
         m_bestMs = p.bestMs;
     }
-    if (!p.bestStatements.isEmpty()) m_statements = p.bestStatements;
-    if (!p.bestTir.isEmpty()) m_bestTir = p.bestTir;
+    if (!p.bestStatements.empty()) m_statements = worker::qsList(p.bestStatements);
+    if (!p.bestTir.empty()) m_bestTir = qs(p.bestTir);
     QString text = p.planned > 0 ? tr("Trial %1 of %2").arg(p.done).arg(p.planned)
                                  : tr("Trial %1").arg(p.done);
     if (m_bestTrial > 0)
@@ -273,32 +276,32 @@ void TunePanel::showProgress(const worker::TuneProgress& p)
                                   : tr("%1 ms").arg(m_bestMs, 0, 'f', 3))
                     .arg(m_bestTrial);
     if (p.remainingS >= 0 && p.done > 0) text += tr(" · about %1 left").arg(duration(p.remainingS));
-    if (p.trial && p.trial->status != QLatin1String("ok"))
+    if (p.trial && p.trial->status != "ok")
         text += tr(" · trial %1 %2: %3")
                     .arg(p.trial->trial)
-                    .arg(p.trial->status, p.trial->error.left(160));
+                    .arg(qs(p.trial->status), qs(p.trial->error).left(160));
     m_status->setText(text);
     showBest();
 }
 
-void TunePanel::showResult(const worker::TuneResult& r)
+void TunePanel::showResult(const protocol::TuneReply& r)
 {
     setRunning(false);
     m_progress->setValue(1000);
-    m_name = r.name;
+    m_name = qs(r.name);
     if (r.bestTrial > 0) {
         m_bestTrial = r.bestTrial;
         m_bestGflops = r.bestGflops;
         m_bestMs = r.bestMs;
-        m_statements = r.statements;
-        if (!r.bestTir.isEmpty()) m_bestTir = r.bestTir;
+        m_statements = worker::qsList(r.statements);
+        if (!r.bestTir.empty()) m_bestTir = qs(r.bestTir);
     }
     QString text = tr("Done: %1 trials").arg(r.trials);
     if (r.reused > 0) text += tr(", %1 from the log").arg(r.reused);
     if (r.failed > 0) text += tr(", %1 failed").arg(r.failed);
     if (r.bestTrial == 0) text += tr(" · no candidate ran correctly");
     m_status->setText(text);
-    m_status->setToolTip(r.notes.join(QLatin1Char('\n')));
+    m_status->setToolTip(worker::qsList(r.notes).join(QLatin1Char('\n')));
     showBest();
 }
 

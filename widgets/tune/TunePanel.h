@@ -5,7 +5,7 @@
 // (through TuneService); the panel only shows and asks.
 #pragma once
 
-#include "worker/WorkerReplies.h"
+#include "protocol/Messages.h"
 
 #include <QStringList>
 #include <QWidget>
@@ -47,8 +47,8 @@ public:
 
     // A run started (the panel shows it running), went on, ended.
     void begin(const QString& variant, int planned);
-    void showProgress(const worker::TuneProgress& progress);
-    void showResult(const worker::TuneResult& result);
+    void showProgress(const protocol::TuneUpdate& progress);
+    void showResult(const protocol::TuneReply& result);
     void showFailure(const QString& message);
     void showCancelled();
 

@@ -6,21 +6,18 @@ namespace loopscope {
 
 TuneService::TuneService(QObject* parent) : QObject(parent), m_worker(new WorkerClient(this)) {}
 
-void TuneService::start(const worker::TuneRequest& request)
+void TuneService::start(const protocol::TuneRequest& request)
 {
     if (running()) cancel();
-    worker::TuneRequest r = request;
     // The budget and a margin: the measurements of a slow candidate, the reference line, the
     // final re-measurements.
-    if (r.timeLimitMs == 0) {
-        const double budgetS = r.seconds > 0 ? r.seconds : 0;
-        const double trialsS = r.trials * 40.0;
-        r.timeLimitMs =
-            static_cast<int>(std::min(24.0 * 3600, std::max(budgetS, trialsS) + 600) * 1000);
-    }
+    const double budgetS = request.seconds > 0 ? request.seconds : 0;
+    const double trialsS = request.trials * 40.0;
+    const int timeLimitMs =
+        static_cast<int>(std::min(24.0 * 3600, std::max(budgetS, trialsS) + 600) * 1000);
     const int id = m_worker->submit(
-        r, this, [this](const worker::TuneProgress& p) { emit progress(p); },
-        [this](const worker::Reply<worker::TuneResult>& reply) {
+        request, this, [this](const protocol::TuneUpdate& p) { emit progress(p); },
+        [this](const worker::Reply<protocol::TuneReply>& reply) {
             m_id = -1;
             emit runningChanged(false);
             if (reply.answered())
@@ -29,7 +26,8 @@ void TuneService::start(const worker::TuneRequest& request)
                 emit cancelled();
             else
                 emit failed(reply.message());
-        });
+        },
+        {.timeLimitMs = timeLimitMs});
     m_id = id;
     emit runningChanged(true);
 }

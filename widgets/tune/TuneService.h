@@ -3,8 +3,7 @@
 // stops the worker; the trials it measured stay in the tuning log.
 #pragma once
 
-#include "worker/WorkerReplies.h"
-#include "worker/WorkerRequests.h"
+#include "protocol/Messages.h"
 
 #include <QObject>
 
@@ -18,8 +17,8 @@ class TuneService : public QObject {
 public:
     explicit TuneService(QObject* parent = nullptr);
 
-    // Starts a run (a running one is cancelled first).
-    void start(const worker::TuneRequest& request);
+    // Starts a run (a running one is cancelled first), with the time its budget allows.
+    void start(const protocol::TuneRequest& request);
     void cancel();
     bool running() const { return m_id >= 0; }
     // The worker the runs go to (tests set its path and environment).
@@ -27,8 +26,8 @@ public:
 
 signals:
     void runningChanged(bool running);
-    void progress(const loopscope::worker::TuneProgress& progress);
-    void finished(const loopscope::worker::TuneResult& result);
+    void progress(const loopscope::protocol::TuneUpdate& progress);
+    void finished(const loopscope::protocol::TuneReply& result);
     // The run could not go on: the script has an error, or the tuning worker itself stopped.
     void failed(const QString& message);
     void cancelled();

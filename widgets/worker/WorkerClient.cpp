@@ -1,17 +1,15 @@
 #include "worker/WorkerClient.h"
 
-#include "protocol/Protocol.h"
-
-#include "worker/WorkerProtocol.h"
+#include "worker/ProtocolCodec.h"
 
 #include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
-#include <QJsonDocument>
 #include <QProcess>
 #include <QTimer>
 
 #include <csignal>
+#include <type_traits>
 #include <utility>
 
 namespace loopscope {
@@ -44,26 +42,85 @@ QString capitalized(QString s)
     return s;
 }
 
-bool isRunCommand(const QJsonObject& body)
+bool isRunCommand(const protocol::Request& message)
 {
-    QString cmd = body.value(QLatin1String("cmd")).toString();
-    return cmd == QLatin1String("measure") || cmd == QLatin1String("emit");
+    return std::holds_alternative<protocol::MeasureRequest>(message) ||
+           std::holds_alternative<protocol::EmitRequest>(message);
 }
 
 // What a request works on, as the messages name it: "variant 'tiled' step 3".
-QString describeTarget(const QJsonObject& body)
+QString describeTarget(const protocol::Request& message)
 {
-    if (!isRunCommand(body))
-        return QStringLiteral("the '%1' request").arg(body.value(QLatin1String("cmd")).toString());
-    QString variant = body.value(QLatin1String("variant")).toString();
-    QString text = variant.isEmpty() ? QStringLiteral("the first variant")
-                                     : QStringLiteral("variant '%1'").arg(variant);
-    int step = body.value(QLatin1String("step")).toInt(-1);
+    std::string variant;
+    int step = -1;
+    if (const auto* m = std::get_if<protocol::MeasureRequest>(&message)) {
+        variant = m->variant;
+        step = m->step;
+    } else if (const auto* e = std::get_if<protocol::EmitRequest>(&message)) {
+        variant = e->variant;
+        step = e->step;
+    } else {
+        return QStringLiteral("the '%1' request")
+            .arg(QString::fromLatin1(protocol::commandName(message)));
+    }
+    QString text = variant.empty()
+                       ? QStringLiteral("the first variant")
+                       : QStringLiteral("variant '%1'").arg(QString::fromStdString(variant));
     if (step == 0)
         text += QStringLiteral(" before its schedule steps");
     else if (step > 0)
         text += QStringLiteral(" step %1").arg(step);
     return text;
+}
+
+// A result line read as the reply type its request expects.
+template <typename T> T resultOf(const protocol::Incoming& m)
+{
+    if constexpr (std::is_same_v<T, protocol::PingReply>)
+        return m.ping();
+    else if constexpr (std::is_same_v<T, protocol::MeasureReply>)
+        return m.measure();
+    else if constexpr (std::is_same_v<T, protocol::EmitReply>)
+        return worker::emitReplyOf(m);
+    else if constexpr (std::is_same_v<T, protocol::SweepReply>)
+        return m.sweep();
+    else if constexpr (std::is_same_v<T, protocol::MachineReply>)
+        return m.machine();
+    else if constexpr (std::is_same_v<T, protocol::TuneReply>)
+        return m.tune();
+    else if constexpr (std::is_same_v<T, protocol::ModelReply>)
+        return m.model();
+    else if constexpr (std::is_same_v<T, protocol::ModelChoiceReply>)
+        return m.modelChoice();
+    else
+        static_assert(!sizeof(T), "not a reply of the protocol");
+}
+
+// The worker's result as its request's reply: an error result is Refused with the error's kind,
+// message and location; wrong numbers are an answer only to a measurement; a result whose fields
+// cannot be read is Refused as an internal error.
+template <typename T> worker::Reply<T> replyOf(const protocol::Incoming& m)
+{
+    worker::Reply<T> reply;
+    reply.ending = worker::Reply<T>::Ending::Refused;
+    try {
+        if (m.kind() == protocol::Incoming::Kind::Error) {
+            reply.error = m.error();
+            return reply;
+        }
+        if (m.kind() == protocol::Incoming::Kind::Wrong &&
+            !std::is_same_v<T, protocol::MeasureReply>) {
+            reply.error = {protocol::ErrorReply::Kind::Internal,
+                           "the worker answered with wrong numbers, which only a measurement has",
+                           0, 0};
+            return reply;
+        }
+        reply.result = resultOf<T>(m);
+        reply.ending = worker::Reply<T>::Ending::Answered;
+    } catch (const protocol::ProtocolError& e) {
+        reply.error = {e.kind(), e.what(), 0, 0};
+    }
+    return reply;
 }
 
 bool isRunningPhase(const QString& phase)
@@ -144,7 +201,11 @@ WorkerClient::Route WorkerClient::routeTo(QObject* context, Continuation<T> done
     route.end = [done = std::move(done)](const Ending& ending) {
         worker::Reply<T> reply;
         switch (ending.how) {
-        case Ending::Result: reply = worker::decode<T>(ending.result); break;
+        case Ending::Result: reply = replyOf<T>(*ending.result); break;
+        case Ending::Unreadable:
+            reply.ending = worker::Reply<T>::Ending::Refused;
+            reply.error = ending.unreadable;
+            break;
         case Ending::Failed:
             reply.ending = worker::Reply<T>::Ending::Failed;
             reply.failure = ending.failure;
@@ -156,84 +217,77 @@ WorkerClient::Route WorkerClient::routeTo(QObject* context, Continuation<T> done
     return route;
 }
 
-int WorkerClient::submit(const worker::PingRequest& request, QObject* context,
-                         Continuation<worker::PingResult> done, Order order)
+int WorkerClient::submit(const protocol::PingRequest& request, QObject* context,
+                         Continuation<protocol::PingReply> done, Options options)
 {
-    return enqueue(worker::encode(request), request.timeLimitMs, order,
-                   routeTo(context, std::move(done)));
+    return enqueue(request, options, routeTo(context, std::move(done)));
 }
 
-int WorkerClient::submit(const worker::MeasureRequest& request, QObject* context,
-                         Continuation<worker::MeasureResult> done, Order order)
+int WorkerClient::submit(const protocol::MeasureRequest& request, QObject* context,
+                         Continuation<protocol::MeasureReply> done, Options options)
 {
-    return enqueue(worker::encode(request), request.timeLimitMs, order,
-                   routeTo(context, std::move(done)));
+    return enqueue(request, options, routeTo(context, std::move(done)));
 }
 
-int WorkerClient::submit(const worker::EmitRequest& request, QObject* context,
-                         Continuation<worker::EmitResult> done, Order order)
+int WorkerClient::submit(const protocol::EmitRequest& request, QObject* context,
+                         Continuation<protocol::EmitReply> done, Options options)
 {
-    return enqueue(worker::encode(request), request.timeLimitMs, order,
-                   routeTo(context, std::move(done)));
+    return enqueue(request, options, routeTo(context, std::move(done)));
 }
 
-int WorkerClient::submit(const worker::SweepRequest& request, QObject* context,
-                         std::function<void(const worker::SweepProgress&)> point,
-                         Continuation<worker::SweepResult> done, Order order)
+int WorkerClient::submit(const protocol::SweepRequest& request, QObject* context,
+                         std::function<void(const protocol::SweepUpdate&)> point,
+                         Continuation<protocol::SweepReply> done, Options options)
 {
     Route route = routeTo(context, std::move(done));
     if (point)
-        route.progress = [point = std::move(point)](const QJsonObject& message) {
-            point(worker::decodeSweepProgress(message));
+        route.progress = [point = std::move(point)](const protocol::Incoming& message) {
+            point(message.sweepUpdate());
         };
-    return enqueue(worker::encode(request), request.timeLimitMs, order, std::move(route));
+    return enqueue(request, options, std::move(route));
 }
 
-int WorkerClient::submit(const worker::MachineRequest& request, QObject* context,
-                         Continuation<worker::MachineResult> done, Order order)
+int WorkerClient::submit(const protocol::MachineRequest& request, QObject* context,
+                         Continuation<protocol::MachineReply> done, Options options)
 {
-    return enqueue(worker::encode(request), request.timeLimitMs, order,
-                   routeTo(context, std::move(done)));
+    return enqueue(request, options, routeTo(context, std::move(done)));
 }
 
-int WorkerClient::submit(const worker::ModelRequest& request, QObject* context,
-                         Continuation<worker::ModelResult> done, Order order)
+int WorkerClient::submit(const protocol::ModelRequest& request, QObject* context,
+                         Continuation<protocol::ModelReply> done, Options options)
 {
-    return enqueue(worker::encode(request), request.timeLimitMs, order,
-                   routeTo(context, std::move(done)));
+    return enqueue(request, options, routeTo(context, std::move(done)));
 }
 
-int WorkerClient::submit(const worker::ModelChoiceRequest& request, QObject* context,
-                         Continuation<worker::ModelChoiceResult> done, Order order)
+int WorkerClient::submit(const protocol::ModelChoiceRequest& request, QObject* context,
+                         Continuation<protocol::ModelChoiceReply> done, Options options)
 {
-    return enqueue(worker::encode(request), request.timeLimitMs, order,
-                   routeTo(context, std::move(done)));
+    return enqueue(request, options, routeTo(context, std::move(done)));
 }
 
-int WorkerClient::submit(const worker::TuneRequest& request, QObject* context,
-                         std::function<void(const worker::TuneProgress&)> trial,
-                         Continuation<worker::TuneResult> done, Order order)
+int WorkerClient::submit(const protocol::TuneRequest& request, QObject* context,
+                         std::function<void(const protocol::TuneUpdate&)> trial,
+                         Continuation<protocol::TuneReply> done, Options options)
 {
     Route route = routeTo(context, std::move(done));
     if (trial)
-        route.progress = [trial = std::move(trial)](const QJsonObject& message) {
-            trial(worker::decodeTuneProgress(message));
+        route.progress = [trial = std::move(trial)](const protocol::Incoming& message) {
+            trial(message.tuneUpdate());
         };
-    return enqueue(worker::encode(request), request.timeLimitMs, order, std::move(route));
+    return enqueue(request, options, std::move(route));
 }
 
-int WorkerClient::enqueue(QJsonObject body, int timeLimitMs, Order order, Route route)
+int WorkerClient::enqueue(protocol::Request message, Options options, Route route)
 {
     const int id = m_nextId++;
-    body.insert(QStringLiteral("id"), id);
-    body.insert(QStringLiteral("protocol"), kWorkerProtocol);
-    if (m_maxUnrollCopies > 0) body.insert(QStringLiteral("max_unroll"), m_maxUnrollCopies);
-    if (m_maxReferenceSteps > 0)
-        body.insert(QStringLiteral("max_reference_steps"), m_maxReferenceSteps);
     m_routes.insert(id, std::move(route));
-    Request queued{id, std::move(body), {}, qMax(0, timeLimitMs)};
-    const bool first = order == Order::First;
-    if (first && canSendAside(queued.body)) {
+    Request queued{id,
+                   std::move(message),
+                   {m_maxUnrollCopies, m_maxReferenceSteps},
+                   {},
+                   qMax(0, options.timeLimitMs)};
+    const bool first = options.order == Order::First;
+    if (first && canSendAside(queued.message)) {
         m_aside = std::move(queued);
         send(*m_aside);
     } else if (first)
@@ -245,18 +299,30 @@ int WorkerClient::enqueue(QJsonObject body, int timeLimitMs, Order order, Route 
     return id;
 }
 
-void WorkerClient::deliverProgress(int id, const QJsonObject& message)
+void WorkerClient::deliverProgress(int id, const protocol::Incoming& message)
 {
-    const worker::Progress p = worker::decodeProgress(message);
-    if (m_running && m_running->id == id) m_running->phase = p.phase;
-    if (m_aside && m_aside->id == id) m_aside->phase = p.phase;
+    protocol::Progress p;
+    try {
+        p = message.progress();
+    } catch (const protocol::ProtocolError& e) {
+        emit logLine(QStringLiteral("unreadable worker progress: ") + QString::fromUtf8(e.what()));
+        return;
+    }
+    const QString phase = QString::fromStdString(p.phase);
+    if (m_running && m_running->id == id) m_running->phase = phase;
+    if (m_aside && m_aside->id == id) m_aside->phase = phase;
     auto it = m_routes.constFind(id);
     if (it != m_routes.constEnd() && it->context && it->progress) {
         const auto point = it->progress; // the call may end the request and its route
-        point(message);
+        try {
+            point(message);
+        } catch (const protocol::ProtocolError& e) {
+            emit logLine(QStringLiteral("unreadable worker progress: ") +
+                         QString::fromUtf8(e.what()));
+        }
     }
     const bool live = (m_running && m_running->id == id) || (m_aside && m_aside->id == id);
-    if (live) emit progress(id, p.phase, p.fraction); // unless cancelled by the route
+    if (live) emit progress(id, phase, p.fraction); // unless cancelled by the route
 }
 
 void WorkerClient::conclude(int id, const Ending& ending)
@@ -268,16 +334,17 @@ void WorkerClient::conclude(int id, const Ending& ending)
     if (route.context && route.end) route.end(ending);
 }
 
-bool WorkerClient::canSendAside(const QJsonObject& body) const
+bool WorkerClient::canSendAside(const protocol::Request& message) const
 {
     return m_running && !m_aside && m_process && m_process->state() == QProcess::Running &&
-           m_running->body.value(QLatin1String("cmd")).toString() == QLatin1String("sweep") &&
-           body.value(QLatin1String("cmd")).toString() == QLatin1String("emit");
+           std::holds_alternative<protocol::SweepRequest>(m_running->message) &&
+           std::holds_alternative<protocol::EmitRequest>(message);
 }
 
 void WorkerClient::send(const Request& request)
 {
-    QByteArray line = QJsonDocument(request.body).toJson(QJsonDocument::Compact);
+    QByteArray line = QByteArray::fromStdString(
+        protocol::encodeRequest(request.message, request.id, request.limits));
     line.append('\n');
     m_process->write(line);
 }
@@ -292,7 +359,7 @@ void WorkerClient::cancel(int id)
     if (m_aside && m_aside->id == id) {
         m_aside.reset();
         m_droppedAside.append(id); // its answer, when it comes, is dropped
-        conclude(id, Ending{Ending::Cancelled, {}, {}});
+        conclude(id, Ending{Ending::Cancelled, nullptr, {}, {}});
         emit cancelled(id);
         updateBusy();
         return;
@@ -300,7 +367,7 @@ void WorkerClient::cancel(int id)
     for (qsizetype i = 0; i < m_queue.size(); ++i) {
         if (m_queue[i].id != id) continue;
         m_queue.removeAt(i);
-        conclude(id, Ending{Ending::Cancelled, {}, {}});
+        conclude(id, Ending{Ending::Cancelled, nullptr, {}, {}});
         emit cancelled(id);
         updateBusy();
         return;
@@ -311,7 +378,7 @@ void WorkerClient::cancel(int id)
     stopWorker();
     requeueAside();
     startWorker(); // ready for the next request
-    conclude(id, Ending{Ending::Cancelled, {}, {}});
+    conclude(id, Ending{Ending::Cancelled, nullptr, {}, {}});
     emit cancelled(id);
     scheduleDispatch();
     updateBusy();
@@ -335,7 +402,7 @@ void WorkerClient::cancelAll()
         ids.append(r.id);
     m_queue.clear();
     for (int id : std::as_const(ids)) {
-        conclude(id, Ending{Ending::Cancelled, {}, {}});
+        conclude(id, Ending{Ending::Cancelled, nullptr, {}, {}});
         emit cancelled(id);
     }
     updateBusy();
@@ -417,22 +484,21 @@ void WorkerClient::readOutput()
     while (m_process && m_process->canReadLine()) {
         const QByteArray line = m_process->readLine().trimmed();
         if (line.isEmpty()) continue;
-        const QJsonDocument doc = QJsonDocument::fromJson(line);
-        if (!doc.isObject()) {
-            emit logLine(QStringLiteral("unreadable worker output: ") + QString::fromUtf8(line));
+        std::optional<protocol::Incoming> parsed;
+        try {
+            parsed = protocol::Incoming::parse(line.toStdString());
+        } catch (const protocol::ProtocolError& e) {
+            readUnreadable(line, {protocol::ErrorReply::Kind::Internal, e.what(), 0, 0});
             continue;
         }
-        const QJsonObject message = doc.object();
-        const int id = message.value(QLatin1String("id")).toInt(-1);
-        const bool progressMessage = worker::isProgress(message);
+        const protocol::Incoming& message = *parsed;
+        const int id = message.id() ? static_cast<int>(*message.id()) : -1;
+        const bool progressMessage = message.isProgress();
         if (m_aside && id == m_aside->id) {
-            if (progressMessage) {
+            if (progressMessage)
                 deliverProgress(id, message);
-                continue;
-            }
-            m_aside.reset();
-            conclude(id, Ending{Ending::Result, message, {}});
-            updateBusy();
+            else
+                concludeResult(id, Ending{Ending::Result, &message, {}, {}});
             continue;
         }
         if (m_droppedAside.contains(id)) {
@@ -449,11 +515,34 @@ void WorkerClient::readOutput()
             if (!m_running || m_running->id != id) return; // cancelled by a receiver
             continue;
         }
-        m_timer->stop();
-        m_running.reset();
-        conclude(id, Ending{Ending::Result, message, {}});
-        dispatch();
+        concludeResult(id, Ending{Ending::Result, &message, {}, {}});
     }
+}
+
+void WorkerClient::readUnreadable(const QByteArray& line, const protocol::ErrorReply& error)
+{
+    const std::optional<std::int64_t> id = protocol::peekId(line.toStdString());
+    const bool live =
+        id && ((m_aside && *id == m_aside->id) || (m_running && *id == m_running->id));
+    if (!live) {
+        emit logLine(QStringLiteral("unreadable worker output: ") + QString::fromUtf8(line));
+        return;
+    }
+    concludeResult(static_cast<int>(*id), Ending{Ending::Unreadable, nullptr, error, {}});
+}
+
+void WorkerClient::concludeResult(int id, const Ending& ending)
+{
+    if (m_aside && id == m_aside->id) {
+        m_aside.reset();
+        conclude(id, ending);
+        updateBusy();
+        return;
+    }
+    m_timer->stop();
+    m_running.reset();
+    conclude(id, ending);
+    dispatch();
 }
 
 void WorkerClient::readLog()
@@ -506,7 +595,7 @@ void WorkerClient::workerFailedToStart()
     failing.append(std::exchange(m_queue, {}));
     m_timer->stop();
     for (const Request& r : std::as_const(failing)) {
-        conclude(r.id, Ending{Ending::Failed, {}, message});
+        conclude(r.id, Ending{Ending::Failed, nullptr, {}, message});
         emit failed(r.id, message);
     }
     updateBusy();
@@ -525,7 +614,7 @@ void WorkerClient::failRunning(const QString& message)
     stopWorker();
     requeueAside();
     startWorker(); // a fresh worker, ready for what comes next
-    conclude(id, Ending{Ending::Failed, {}, message});
+    conclude(id, Ending{Ending::Failed, nullptr, {}, message});
     emit failed(id, message);
     dispatch();
 }
@@ -540,7 +629,7 @@ void WorkerClient::updateBusy()
 
 QString WorkerClient::crashMessage(const Request& request, int exitCode, bool crashed) const
 {
-    const QString target = describeTarget(request.body);
+    const QString target = describeTarget(request.message);
     const bool running = isRunningPhase(request.phase);
     const QString doing = running ? QStringLiteral("running") : QStringLiteral("compiling");
     if (crashed && exitCode == SIGABRT && !m_lastInternalError.isEmpty())
@@ -551,9 +640,9 @@ QString WorkerClient::crashMessage(const Request& request, int exitCode, bool cr
         return QStringLiteral("The worker stopped unexpectedly (exit code %1) while %2 %3; it "
                               "was restarted.")
             .arg(QString::number(exitCode),
-                 isRunCommand(request.body) ? doing : QStringLiteral("handling"), target);
+                 isRunCommand(request.message) ? doing : QStringLiteral("handling"), target);
     const QString reason = signalDescription(exitCode);
-    if (!isRunCommand(request.body))
+    if (!isRunCommand(request.message))
         return QStringLiteral("The worker crashed (%1) while handling %2; it was restarted.")
             .arg(reason, target);
     if (running)
@@ -572,9 +661,9 @@ int WorkerClient::limitOf(const Request& request) const
 
 QString WorkerClient::timeoutMessage(const Request& request) const
 {
-    const QString target = describeTarget(request.body);
+    const QString target = describeTarget(request.message);
     const QString limit = formatSeconds(limitOf(request));
-    if (!isRunCommand(request.body))
+    if (!isRunCommand(request.message))
         return QStringLiteral("%1 took longer than %2 and was stopped; the worker was restarted.")
             .arg(capitalized(target), limit);
     if (!isRunningPhase(request.phase))

@@ -1,16 +1,16 @@
 // Runs compile, check and benchmark requests in the background worker process (loopscope-worker,
-// one JSON object per line over its standard streams): one request at a time, each with a time
+// one JSON line per message over its standard streams): one request at a time, each with a time
 // limit, cancellable, and on a fresh worker after a crash, so generated code never touches the app.
-// Requests and replies are plain values (worker/WorkerRequests.h, worker/WorkerReplies.h); each
-// reply goes to the continuation of the request it answers.
+// Requests and replies are the protocol's own values (protocol/Messages.h), written and read by its
+// one codec (protocol/Codec.h); each reply goes to the continuation of the request it answers
+// (worker/WorkerReply.h).
 #pragma once
 
-#include "worker/WorkerReplies.h"
-#include "worker/WorkerRequests.h"
+#include "protocol/Messages.h"
+#include "worker/WorkerReply.h"
 
 #include <QByteArray>
 #include <QHash>
-#include <QJsonObject>
 #include <QList>
 #include <QObject>
 #include <QPointer>
@@ -23,7 +23,28 @@
 class QProcess;
 class QTimer;
 
+namespace loopscope::protocol {
+class Incoming;
+}
+
 namespace loopscope {
+
+namespace worker {
+
+// Where a request goes in the queue: after every queued one, or ahead of them (not of the one
+// running): for quick requests a user waits on, such as the code of the shown step while a
+// ladder's rows are queued. An emit request queued first while a sweep runs goes to the worker at
+// once, which answers it between two of the sweep's points (one such request at a time; another
+// waits its turn).
+enum class Order { Last, First };
+
+// How one request is sent: its place in the queue and its own time limit.
+struct SubmitOptions {
+    Order order = Order::Last;
+    int timeLimitMs = 0; // from the moment the worker gets it; 0: the client's
+};
+
+} // namespace worker
 
 class WorkerClient : public QObject {
     Q_OBJECT
@@ -45,7 +66,7 @@ public:
     void setWorkerEnvironment(const QProcessEnvironment& environment);
 
     // The longest a request may take from the moment it is sent to the worker (default 30 s).
-    // A request with a time limit of its own uses that instead.
+    // A request with a time limit of its own (SubmitOptions) uses that instead.
     void setTimeLimitMs(int milliseconds);
     int timeLimitMs() const { return m_timeLimitMs; }
 
@@ -53,38 +74,34 @@ public:
     // reference interpreter steps per checked element); 0 leaves the worker's own.
     void setWorkLimits(qint64 maxUnrollCopies, qint64 maxReferenceSteps);
 
-    // Where a request goes in the queue: after every queued one, or ahead of them (not of the one
-    // running): for quick requests a user waits on, such as the code of the shown step while a
-    // ladder's rows are queued. An "emit" request queued first while a sweep runs goes to the
-    // worker at once, which answers it between two of the sweep's points (one such request at a
-    // time; another waits its turn).
-    enum class Order { Last, First };
+    using Order = worker::Order;
+    using Options = worker::SubmitOptions;
 
     // Told how a request ended, exactly once: the worker's result or error, the client's failure
     // (crash, time limit, no worker) or a cancel.
     template <typename T> using Continuation = std::function<void(const worker::Reply<T>&)>;
 
-    // Queue a request (see worker/WorkerRequests.h) and return its id. The continuation is called
-    // only while `context` lives (never with a null context), and never before submit returns;
-    // so are a sweep's `point` calls, one per progress message.
-    int submit(const worker::PingRequest& request, QObject* context,
-               Continuation<worker::PingResult> done, Order order = Order::Last);
-    int submit(const worker::MeasureRequest& request, QObject* context,
-               Continuation<worker::MeasureResult> done, Order order = Order::Last);
-    int submit(const worker::EmitRequest& request, QObject* context,
-               Continuation<worker::EmitResult> done, Order order = Order::Last);
-    int submit(const worker::SweepRequest& request, QObject* context,
-               std::function<void(const worker::SweepProgress&)> point,
-               Continuation<worker::SweepResult> done, Order order = Order::Last);
-    int submit(const worker::MachineRequest& request, QObject* context,
-               Continuation<worker::MachineResult> done, Order order = Order::Last);
-    int submit(const worker::ModelRequest& request, QObject* context,
-               Continuation<worker::ModelResult> done, Order order = Order::Last);
-    int submit(const worker::ModelChoiceRequest& request, QObject* context,
-               Continuation<worker::ModelChoiceResult> done, Order order = Order::Last);
-    int submit(const worker::TuneRequest& request, QObject* context,
-               std::function<void(const worker::TuneProgress&)> trial,
-               Continuation<worker::TuneResult> done, Order order = Order::Last);
+    // Queue a request and return its id. The continuation is called only while `context` lives
+    // (never with a null context), and never before submit returns; so are a sweep's `point` and
+    // a tuning run's `trial` calls, one per progress message.
+    int submit(const protocol::PingRequest& request, QObject* context,
+               Continuation<protocol::PingReply> done, Options options = {});
+    int submit(const protocol::MeasureRequest& request, QObject* context,
+               Continuation<protocol::MeasureReply> done, Options options = {});
+    int submit(const protocol::EmitRequest& request, QObject* context,
+               Continuation<protocol::EmitReply> done, Options options = {});
+    int submit(const protocol::SweepRequest& request, QObject* context,
+               std::function<void(const protocol::SweepUpdate&)> point,
+               Continuation<protocol::SweepReply> done, Options options = {});
+    int submit(const protocol::MachineRequest& request, QObject* context,
+               Continuation<protocol::MachineReply> done, Options options = {});
+    int submit(const protocol::ModelRequest& request, QObject* context,
+               Continuation<protocol::ModelReply> done, Options options = {});
+    int submit(const protocol::ModelChoiceRequest& request, QObject* context,
+               Continuation<protocol::ModelChoiceReply> done, Options options = {});
+    int submit(const protocol::TuneRequest& request, QObject* context,
+               std::function<void(const protocol::TuneUpdate&)> trial,
+               Continuation<protocol::TuneReply> done, Options options = {});
     // A queued request is dropped; the running one is stopped by killing the worker, which is
     // then restarted. Either way its continuation is told and cancelled(id) is emitted; unknown
     // ids are ignored.
@@ -112,27 +129,29 @@ signals:
 private:
     struct Request {
         int id = 0;
-        QJsonObject body;
-        QString phase;       // the last progress phase reported
-        int timeLimitMs = 0; // 0: the client's
+        protocol::Request message;      // what it asks, as sent
+        protocol::RequestLimits limits; // the bounds as of its submit
+        QString phase;                  // the last progress phase reported
+        int timeLimitMs = 0;            // 0: the client's
     };
-    // How a request ended, before it is decoded for its continuation.
+    // How a request ended, before it is read for its continuation.
     struct Ending {
-        enum How { Result, Failed, Cancelled } how = Cancelled;
-        QJsonObject result; // Result: the worker's message
-        QString failure;    // Failed: the client's message
+        enum How { Result, Unreadable, Failed, Cancelled } how = Cancelled;
+        const protocol::Incoming* result = nullptr; // Result: the worker's message
+        protocol::ErrorReply unreadable; // Unreadable: why the worker's result cannot be read
+        QString failure;                 // Failed: the client's message
     };
     // Where a request's messages go: its continuation, while its context lives.
     struct Route {
         QPointer<QObject> context;
-        std::function<void(const QJsonObject& message)> progress; // may be empty
+        std::function<void(const protocol::Incoming& message)> progress; // may be empty
         std::function<void(const Ending& ending)> end;
     };
     template <typename T> static Route routeTo(QObject* context, Continuation<T> done);
 
-    int enqueue(QJsonObject body, int timeLimitMs, Order order, Route route);
-    // Every message of a request, decoded once: progress to its route and the observers...
-    void deliverProgress(int id, const QJsonObject& message);
+    int enqueue(protocol::Request message, Options options, Route route);
+    // Every message of a request, parsed once: progress to its route and the observers...
+    void deliverProgress(int id, const protocol::Incoming& message);
     // ... and its end to its route (taken out: it ends once).
     void conclude(int id, const Ending& ending);
     void scheduleDispatch();
@@ -140,6 +159,12 @@ private:
     void startWorker();
     void stopWorker();
     void readOutput();
+    // A line the worker wrote that is no message of the protocol: its request, when it names a
+    // live one, ends refused with `error`; else it goes to the log.
+    void readUnreadable(const QByteArray& line, const protocol::ErrorReply& error);
+    // The worker's result of request `id`: its route is told; the aside request or the running
+    // one ends.
+    void concludeResult(int id, const Ending& ending);
     void readLog();
     void workerFinished(int exitCode, bool crashed);
     void workerFailedToStart();
@@ -147,7 +172,7 @@ private:
     // Ends the running request with failed(); the queue continues on a fresh worker.
     void failRunning(const QString& message);
     void updateBusy();
-    bool canSendAside(const QJsonObject& body) const;
+    bool canSendAside(const protocol::Request& message) const;
     void send(const Request& request);
     // After the worker stopped: the request sent aside goes back to the front of the queue.
     void requeueAside();

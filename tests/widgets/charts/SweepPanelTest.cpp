@@ -6,7 +6,6 @@
 #include "charts/SweepStore.h"
 
 #include <QFile>
-#include <QJsonArray>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSet>
@@ -40,12 +39,24 @@ ExplorationPtr exploration(const QStringList& parameters, const QStringList& var
     return x;
 }
 
-QStringList strings(const QJsonValue& v)
+QStringList strings(const std::vector<std::string>& v)
 {
     QStringList out;
-    for (const QJsonValue& x : v.toArray())
-        out << x.toString();
+    for (const std::string& x : v)
+        out << QString::fromStdString(x);
     return out;
+}
+
+loopscope::protocol::SweepPoint point(const QString& variant, std::int64_t size, int threads)
+{
+    loopscope::protocol::SweepPoint p;
+    p.variant = variant.toStdString();
+    p.values = {size, size, size};
+    p.threads = threads;
+    p.runMs = 1.0;
+    p.msMedian = 1.0;
+    p.gflops = 5.0;
+    return p;
 }
 
 // Three variants; "packed" declares a tensor of its own in its block.
@@ -84,22 +95,17 @@ QString edited(QString text, const QString& from, const QString& to)
     return text.replace(at, from.size(), to);
 }
 
-QJsonObject measured(const QString& variant, int size)
+loopscope::protocol::SweepPoint measured(const QString& variant, int size)
 {
-    return QJsonObject{{QStringLiteral("variant"), variant},
-                       {QStringLiteral("values"), QJsonArray{size, size, size}},
-                       {QStringLiteral("threads"), 2},
-                       {QStringLiteral("run_ms"), 1.0},
-                       {QStringLiteral("ms_median"), 1.0},
-                       {QStringLiteral("gflops"), 5.0}};
+    return point(variant, size, 2);
 }
 
 QStringList knownVariants(const loopscope::SweepStore& store, const QString& script,
                           const QStringList& parameters)
 {
     QStringList out;
-    for (const QJsonValue& v : store.known(script, parameters)) {
-        const QString name = v.toObject().value(QStringLiteral("variant")).toString();
+    for (const loopscope::protocol::SweepPoint& p : store.known(script, parameters)) {
+        const QString name = QString::fromStdString(p.variant);
         if (!out.contains(name)) out << name;
     }
     out.sort();
@@ -118,17 +124,16 @@ private slots:
         panel.setExploration(exploration(
             {QStringLiteral("M"), QStringLiteral("N"), QStringLiteral("K"), QStringLiteral("T")},
             {QStringLiteral("naive"), QStringLiteral("tiled")}));
-        const QJsonObject r = panel.sweepRequest(QStringLiteral("script text"));
-        QCOMPARE(r.value(QLatin1String("cmd")).toString(), QStringLiteral("sweep"));
-        QCOMPARE(r.value(QLatin1String("script")).toString(), QStringLiteral("script text"));
-        QCOMPARE(strings(r.value(QLatin1String("params"))),
+        const loopscope::protocol::SweepRequest r =
+            panel.sweepRequest(QStringLiteral("script text"));
+        QCOMPARE(r.script, std::string("script text"));
+        QCOMPARE(strings(r.parameters),
                  (QStringList{QStringLiteral("M"), QStringLiteral("N"), QStringLiteral("K")}));
-        QCOMPARE(r.value(QLatin1String("values")).toArray(),
-                 (QJsonArray{64, 128, 256, 512, 1024, 2048}));
-        QCOMPARE(strings(r.value(QLatin1String("variants"))),
+        QCOMPARE(r.values, (std::vector<std::int64_t>{64, 128, 256, 512, 1024, 2048}));
+        QCOMPARE(strings(r.variants),
                  (QStringList{QStringLiteral("naive"), QStringLiteral("tiled")}));
-        QCOMPARE(r.value(QLatin1String("max_point_s")).toDouble(), 10.0);
-        QCOMPARE(r.value(QLatin1String("blas")).toBool(), false);
+        QCOMPARE(r.maxPointSeconds, 10.0);
+        QCOMPARE(r.blas, false);
         QCOMPARE(panel.pointTotal(), 12);
         QVERIFY(panel.startButton()->isEnabled());
         QVERIFY(!panel.cancelButton()->isEnabled());
@@ -147,13 +152,12 @@ private slots:
             ->setText(QStringLiteral("16, 32 ,48"));
         panel.setPointLimitSeconds(3);
         panel.setReference(true);
-        const QJsonObject r = panel.sweepRequest(QStringLiteral("s"));
-        QCOMPARE(strings(r.value(QLatin1String("params"))), QStringList{QStringLiteral("N")});
-        QCOMPARE(r.value(QLatin1String("values")).toArray(), (QJsonArray{16, 32, 48}));
-        QCOMPARE(strings(r.value(QLatin1String("variants"))),
-                 (QStringList{QStringLiteral("a"), QStringLiteral("c")}));
-        QCOMPARE(r.value(QLatin1String("max_point_s")).toDouble(), 3.0);
-        QCOMPARE(r.value(QLatin1String("blas")).toBool(), true);
+        const loopscope::protocol::SweepRequest r = panel.sweepRequest(QStringLiteral("s"));
+        QCOMPARE(strings(r.parameters), QStringList{QStringLiteral("N")});
+        QCOMPARE(r.values, (std::vector<std::int64_t>{16, 32, 48}));
+        QCOMPARE(strings(r.variants), (QStringList{QStringLiteral("a"), QStringLiteral("c")}));
+        QCOMPARE(r.maxPointSeconds, 3.0);
+        QCOMPARE(r.blas, true);
 
         // A new analysis keeps the choices by name; a new variant comes checked.
         panel.setExploration(exploration(
@@ -204,17 +208,16 @@ private slots:
         QVERIFY(!panel.cancelButton()->isEnabled());
     }
 
-    void pointsFromJson()
+    void sweepPointsAsTheChartsShowThem()
     {
-        const QJsonObject o{{QStringLiteral("variant"), QStringLiteral("tiled")},
-                            {QStringLiteral("N"), 32},
-                            {QStringLiteral("values"), QJsonArray{32}},
-                            {QStringLiteral("ms_median"), 1.5},
-                            {QStringLiteral("gflops"), 12.0},
-                            {QStringLiteral("intensity"), 4.0},
-                            {QStringLiteral("checked"), true},
-                            {QStringLiteral("reference"), false}};
-        const loopscope::ChartPoint p = loopscope::chartPointFromJson(o);
+        loopscope::protocol::SweepPoint o;
+        o.variant = "tiled";
+        o.values = {32};
+        o.msMedian = 1.5;
+        o.gflops = 12.0;
+        o.intensity = 4.0;
+        o.checked = true;
+        const loopscope::ChartPoint p = loopscope::chartPointOf(o);
         QCOMPARE(p.variant, QStringLiteral("tiled"));
         QCOMPARE(p.size, 32);
         QCOMPARE(p.msMedian, 1.5);
@@ -222,9 +225,9 @@ private slots:
         QCOMPARE(p.intensity, 4.0);
         QVERIFY(p.checked);
         QVERIFY(!p.skipped && !p.failed && !p.reference && !p.cached);
-        QJsonObject cached = o;
-        cached.insert(QStringLiteral("cached"), true);
-        QVERIFY(loopscope::chartPointFromJson(cached).cached);
+        loopscope::protocol::SweepPoint cached = o;
+        cached.cached = true;
+        QVERIFY(loopscope::chartPointOf(cached).cached);
     }
 
     void aVariantsKeyIsTheTextThatDecidesIt();
@@ -237,13 +240,9 @@ private slots:
         const QString script = QStringLiteral("M = 64\n");
         const QStringList mnk{QStringLiteral("M"), QStringLiteral("N"), QStringLiteral("K")};
         auto point = [](const QString& variant, int size, int threads) {
-            return QJsonObject{{QStringLiteral("variant"), variant},
-                               {QStringLiteral("values"), QJsonArray{size, size, size}},
-                               {QStringLiteral("threads"), threads},
-                               {QStringLiteral("run_ms"), 1.0},
-                               {QStringLiteral("ms_median"), 1.0},
-                               {QStringLiteral("gflops"), 5.0},
-                               {QStringLiteral("cached"), true}};
+            loopscope::protocol::SweepPoint p = ::point(variant, size, threads);
+            p.cached = true;
+            return p;
         };
         {
             loopscope::SweepStore store(file);
@@ -252,27 +251,28 @@ private slots:
             store.add(script, mnk, point(QStringLiteral("tiled"), 64, 2));
             store.add(script, mnk, point(QStringLiteral("naive"), 64, 2)); // the same point again
             // Not kept: skipped without a run, and a point with no thread count.
-            QJsonObject predicted = point(QStringLiteral("tiled"), 128, 2);
-            predicted.insert(QStringLiteral("skipped"), true);
-            predicted.insert(QStringLiteral("run_ms"), 0);
+            loopscope::protocol::SweepPoint predicted = point(QStringLiteral("tiled"), 128, 2);
+            predicted.skipped = true;
+            predicted.runMs = 0;
             store.add(script, mnk, predicted);
             store.add(script, mnk, point(QStringLiteral("tiled"), 256, 0));
             QCOMPARE(store.size(), 3);
-            QCOMPARE(store.known(script, mnk).size(), 3);
-            QVERIFY(
-                !store.known(script, mnk).first().toObject().contains(QStringLiteral("cached")));
+            QCOMPARE(store.known(script, mnk).size(), std::size_t{3});
+            QVERIFY(!store.known(script, mnk).front().cached);
             // Another text or other parameters: nothing known.
-            QCOMPARE(store.known(script + QStringLiteral(" "), mnk).size(), 0);
-            QCOMPARE(store.known(script, QStringList{QStringLiteral("M")}).size(), 0);
+            QVERIFY(store.known(script + QStringLiteral(" "), mnk).empty());
+            QVERIFY(store.known(script, QStringList{QStringLiteral("M")}).empty());
             QVERIFY(store.save());
         }
         loopscope::SweepStore again(file);
         QCOMPARE(again.size(), 3);
-        const QJsonArray known = again.known(script, mnk);
-        QCOMPARE(known.size(), 3);
-        QCOMPARE(known.at(0).toObject().value(QStringLiteral("variant")).toString(),
-                 QStringLiteral("naive"));
-        QCOMPARE(known.at(1).toObject().value(QStringLiteral("threads")).toInt(), 1);
+        const std::vector<loopscope::protocol::SweepPoint> known = again.known(script, mnk);
+        QCOMPARE(known.size(), std::size_t{3});
+        QCOMPARE(known.at(0).variant, std::string("naive"));
+        QCOMPARE(known.at(0).values, (std::vector<std::int64_t>{64, 64, 64}));
+        QCOMPARE(known.at(0).msMedian, 1.0);
+        QCOMPARE(known.at(1).threads, 1);
+        QVERIFY(!known.at(0).cached);
         again.clear();
         QCOMPARE(loopscope::SweepStore(file).size(), 0);
 
@@ -352,30 +352,27 @@ void SweepPanelTest::storedPointsSurviveAnEditOfAnotherVariantAndARestart()
             for (int size : {16, 32})
                 store.add(kThree, mnk, measured(v, size));
         QCOMPARE(knownVariants(store, kThree, mnk), all);
-        QCOMPARE(store.known(kThree, mnk).size(), 6);
+        QCOMPARE(store.known(kThree, mnk).size(), std::size_t{6});
         // After an edit of tiled's block, its points are not known; the others' are.
         QCOMPARE(knownVariants(store, edit, mnk),
                  (QStringList{QStringLiteral("naive"), QStringLiteral("packed")}));
-        QCOMPARE(store.known(edit, mnk).size(), 4);
+        QCOMPARE(store.known(edit, mnk).size(), std::size_t{4});
         // Measured again for the new text: known for it, and the old text's still for the old.
         for (int size : {16, 32}) {
-            QJsonObject p = measured(QStringLiteral("tiled"), size);
-            p.insert(QStringLiteral("gflops"), 9.0);
+            loopscope::protocol::SweepPoint p = measured(QStringLiteral("tiled"), size);
+            p.gflops = 9.0;
             store.add(edit, mnk, p);
         }
-        QCOMPARE(store.known(edit, mnk).size(), 6);
-        QCOMPARE(store.known(kThree, mnk).size(), 6);
+        QCOMPARE(store.known(edit, mnk).size(), std::size_t{6});
+        QCOMPARE(store.known(kThree, mnk).size(), std::size_t{6});
         QVERIFY(store.save());
     }
     // The next session: the same points for either text.
     SweepStore again(file);
     QCOMPARE(again.size(), 8);
     QCOMPARE(knownVariants(again, edit, mnk), all);
-    for (const QJsonValue& v : again.known(edit, mnk)) {
-        const QJsonObject p = v.toObject();
-        const bool tiled = p.value(QStringLiteral("variant")).toString() == QStringLiteral("tiled");
-        QCOMPARE(p.value(QStringLiteral("gflops")).toDouble(), tiled ? 9.0 : 5.0);
-    }
+    for (const loopscope::protocol::SweepPoint& p : again.known(edit, mnk))
+        QCOMPARE(p.gflops, p.variant == "tiled" ? 9.0 : 5.0);
 }
 
 QTEST_MAIN(SweepPanelTest)

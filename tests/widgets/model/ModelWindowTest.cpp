@@ -48,8 +48,8 @@ QJsonObject readJson(const QString& path)
 
 int taskIndex(const ModelWindow& m, const QString& name)
 {
-    for (int i = 0; i < m.result().tasks.size(); ++i)
-        if (m.result().tasks[i].name == name) return i;
+    for (std::size_t i = 0; i < m.result().tasks.size(); ++i)
+        if (QString::fromStdString(m.result().tasks[i].name) == name) return int(i);
     return -1;
 }
 
@@ -76,10 +76,10 @@ private slots:
         QSignalSpy loaded(m, &ModelWindow::modelLoaded);
         QVERIFY(loaded.wait(60000));
         const auto& r = m->result();
-        QCOMPARE(r.tasks.size(), 23);
-        QCOMPARE(m->graphView()->taskFrames().size(), r.tasks.size());
-        QCOMPARE(m->graphView()->nodeCount(), r.nodes.size());
-        QVERIFY(!r.ran());
+        QCOMPARE(r.tasks.size(), std::size_t{23});
+        QCOMPARE(std::size_t(m->graphView()->taskFrames().size()), r.tasks.size());
+        QCOMPARE(std::size_t(m->graphView()->nodeCount()), r.nodes.size());
+        QVERIFY(!r.ran);
         // One row per workload.
         QCOMPARE(m->taskTable()->rowCount(), 18);
         // Frames of tasks do not overlap one another.
@@ -94,7 +94,7 @@ private slots:
         QSignalSpy ran(m, &ModelWindow::modelRan);
         m->runModel();
         QVERIFY(ran.wait(120000));
-        QVERIFY(m->result().ran());
+        QVERIFY(m->result().ran);
         QVERIFY(m->result().checked);
         QVERIFY2(m->result().checkPassed, qPrintable(m->statusText()));
         QVERIFY(m->statusText().contains(QStringLiteral("every task matches")));
@@ -108,7 +108,8 @@ private slots:
         // A click on a frame selects its task's row.
         m->selectTask(3);
         QCOMPARE(m->graphView()->selectedTask(), 3);
-        QCOMPARE(m->result().tasks[m->selectedTask()].workload, m->result().tasks[3].workload);
+        QCOMPARE(m->result().tasks[std::size_t(m->selectedTask())].workload,
+                 m->result().tasks[3].workload);
     }
 
     void aTaskOpensAsAScriptAndTuningItRecordsTheLog()
@@ -152,17 +153,17 @@ private slots:
         QCOMPARE(project[QStringLiteral("tasks")][0][QStringLiteral("log")].toString(),
                  QStringLiteral("model.tasks/gemm_relu_0.jsonl"));
         QSignalSpy reloaded(m, &ModelWindow::modelLoaded);
-        QVERIFY(reloaded.wait(60000) ||
-                m->result().tasks[t].source.startsWith(QStringLiteral("tuned")));
-        QVERIFY2(m->result().tasks[t].source.startsWith(QStringLiteral("tuned")),
-                 qPrintable(m->result().tasks[t].source));
+        auto source = [&] {
+            return QString::fromStdString(m->result().tasks[std::size_t(t)].source);
+        };
+        QVERIFY(reloaded.wait(60000) || source().startsWith(QStringLiteral("tuned")));
+        QVERIFY2(source().startsWith(QStringLiteral("tuned")), qPrintable(source()));
 
         // Use Variant: the naive loops run, the log set aside.
         QSignalSpy again(m, &ModelWindow::modelLoaded);
         m->useVariant(t, QStringLiteral("naive"));
         QVERIFY(again.wait(60000));
-        QCOMPARE(m->result().tasks[t].source,
-                 QStringLiteral("script gemm_relu_0.py, variant naive"));
+        QCOMPARE(source(), QStringLiteral("script gemm_relu_0.py, variant naive"));
         QSignalSpy ran(m, &ModelWindow::modelRan);
         m->runModel();
         QVERIFY(ran.wait(120000));

@@ -313,18 +313,20 @@ private slots:
         const bool answered = described.wait(20000);
         qunsetenv("LOOPSCOPE_LLVM_HOST_CPU");
         QVERIFY(answered);
-        const worker::PingResult& m = w.runs()->machine();
-        QCOMPARE(m.llvmCpu, QStringLiteral("generic"));
-        QVERIFY2(m.cpu != QStringLiteral("generic") && !m.cpu.isEmpty(), qPrintable(m.cpu));
+        const protocol::PingReply& m = w.runs()->machine();
+        QCOMPARE(m.llvmCpu, std::string("generic"));
+        QVERIFY2(m.cpu != "generic" && !m.cpu.empty(), m.cpu.c_str());
         auto* label = w.findChild<QLabel*>(u"cpuLabel"_s);
         QVERIFY(label);
-        QTRY_VERIFY2(label->text().contains(QStringLiteral("CPU %1 (LLVM: generic)").arg(m.cpu)),
-                     qPrintable(label->text()));
+        QTRY_VERIFY2(
+            label->text().contains(
+                QStringLiteral("CPU %1 (LLVM: generic)").arg(QString::fromStdString(m.cpu))),
+            qPrintable(label->text()));
         QVERIFY2(label->toolTip().contains(u"the nearest model it knows"_s),
                  qPrintable(label->toolTip()));
         const QString about = aboutText(m);
         QVERIFY2(about.contains(u"LLVM names this CPU <b>generic</b>"_s), qPrintable(about));
-        QVERIFY(about.contains(QStringLiteral("<b>%1</b>").arg(m.cpu)));
+        QVERIFY(about.contains(QStringLiteral("<b>%1</b>").arg(QString::fromStdString(m.cpu))));
     }
 
     // Help: the primitives from the catalogue, the shortcuts the menus really have, and the
@@ -338,7 +340,8 @@ private slots:
         QVERIFY(described.wait(20000));
         QString about = aboutText(w.runs()->machine());
         QVERIFY2(about.contains(QStringLiteral("LLVM 16.")), qPrintable(about));
-        QVERIFY(about.contains(w.runs()->machine().cpu) && !w.runs()->machine().cpu.isEmpty());
+        const QString cpu = QString::fromStdString(w.runs()->machine().cpu);
+        QVERIFY(about.contains(cpu) && !cpu.isEmpty());
         QVERIFY(about.contains(QString::fromUtf8(qVersion())));
 
         const auto keys = keyboardShortcuts(&w);
@@ -404,7 +407,7 @@ private slots:
             return false;
         };
         QTRY_VERIFY_WITH_TIMEOUT(refused(), 20000);
-        QVERIFY(w.runs()->machine().cpu.isEmpty());
+        QVERIFY(w.runs()->machine().cpu.empty());
     }
 
     // The first start (no saved geometry) takes its size from the screen: on a 1366x768 laptop
@@ -729,15 +732,15 @@ private slots:
         QString text = w.editor()->text();
         // The generated code crashes the worker mid-run (a testing hook of the worker).
         QSignalSpy failed(w.worker(), &WorkerClient::failed);
-        worker::MeasureRequest crashing;
-        crashing.script = text;
-        crashing.variant = QStringLiteral("naive");
+        protocol::MeasureRequest crashing;
+        crashing.script = text.toStdString();
+        crashing.variant = "naive";
         crashing.step = 0;
         crashing.testing.crash = true;
         QString failure;
-        w.worker()->submit(crashing, &w, [&failure](const worker::Reply<worker::MeasureResult>& r) {
-            failure = r.failure;
-        });
+        w.worker()->submit(
+            crashing, &w,
+            [&failure](const worker::Reply<protocol::MeasureReply>& r) { failure = r.failure; });
         QVERIFY(failed.wait(30000));
         QVERIFY(failed.first().at(1).toString().contains(QStringLiteral("crash")));
         QCOMPARE(failure, failed.first().at(1).toString());

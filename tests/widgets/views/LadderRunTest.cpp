@@ -269,7 +269,7 @@ private slots:
                 QVERIFY(w.ladderModel()->resultOf(row));
                 medians.push_back(w.ladderModel()->resultOf(row)->medianMs);
             }
-            cpu = w.runs()->machine().cpu;
+            cpu = QString::fromStdString(w.runs()->machine().cpu);
             QVERIFY(!cpu.isEmpty());
         }
         {

@@ -10,7 +10,7 @@
 #include "views/LoopNestView.h"
 #include "views/TirEditor.h"
 #include "worker/WorkerClient.h"
-#include "worker/WorkerReplies.h"
+#include "worker/WorkerReply.h"
 
 #include <QFile>
 #include <QLabel>
@@ -165,11 +165,11 @@ private slots:
         // Counters: shown in the ladder where the machine has them, never as zeros.
         const QString status =
             w.ladderModel()->index(last, LadderModel::StatusColumn).data().toString();
-        const worker::StepProfile* p = w.runs()->profileOf(w.ladderModel()->keyOf(last));
+        const protocol::StepProfile* p = w.runs()->profileOf(w.ladderModel()->keyOf(last));
         QVERIFY(p);
         QCOMPARE(status.contains(QStringLiteral("IPC")), p->counters);
         QVERIFY(!status.contains(QStringLiteral("IPC 0.00")));
-        if (!p->counters) QVERIFY(!p->countersUnavailable.isEmpty());
+        if (!p->counters) QVERIFY(!p->countersUnavailable.empty());
     }
 };
 

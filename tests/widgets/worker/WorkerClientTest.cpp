@@ -2,11 +2,9 @@
 // continuation, progress, wrong numbers, crashes, time limits and cancelling, with the queue going
 // on afterwards on a fresh worker.
 #include "worker/WorkerClient.h"
-#include "worker/WorkerProtocol.h"
+#include "worker/ProtocolCodec.h"
 
 #include <QElapsedTimer>
-#include <QJsonArray>
-#include <QJsonDocument>
 #include <QProcess>
 #include <QSignalSpy>
 #include <QTest>
@@ -16,6 +14,7 @@
 
 using loopscope::WorkerClient;
 namespace worker = loopscope::worker;
+namespace protocol = loopscope::protocol;
 
 namespace {
 
@@ -40,12 +39,12 @@ s[C].vectorize(ji)
 s[C].parallel(io)
 )";
 
-worker::MeasureRequest measureRequest(const QString& variant)
+protocol::MeasureRequest measureRequest(const std::string& variant)
 {
-    worker::MeasureRequest r;
-    r.script = QString::fromUtf8(kMatmul);
+    protocol::MeasureRequest r;
+    r.script = kMatmul;
     r.variant = variant;
-    r.sets = {{QStringLiteral("M"), 32}};
+    r.sets = {{"M", 32}};
     r.threads = 2;
     r.check = true;
     r.repeat = 3;
@@ -54,46 +53,38 @@ worker::MeasureRequest measureRequest(const QString& variant)
 }
 
 // A measurement whose run takes this much longer (a testing hook of the worker).
-worker::MeasureRequest sleepingRequest(const QString& variant, int sleepMs)
+protocol::MeasureRequest sleepingRequest(const std::string& variant, int sleepMs)
 {
-    worker::MeasureRequest r = measureRequest(variant);
+    protocol::MeasureRequest r = measureRequest(variant);
     r.testing.sleepMs = sleepMs;
     return r;
 }
 
-worker::SweepRequest sweepRequest(const QList<qint64>& values)
+protocol::SweepRequest sweepRequest(const std::vector<std::int64_t>& values)
 {
-    worker::SweepRequest r;
-    r.script = QString::fromUtf8(kMatmul);
-    r.parameters = {QStringLiteral("N")};
+    protocol::SweepRequest r;
+    r.script = kMatmul;
+    r.parameters = {"N"};
     r.values = values;
-    r.variants = {QStringLiteral("naive")};
+    r.variants = {"naive"};
     r.threads = 1;
     r.repeat = 3;
     r.minRepeatMs = 20;
     return r;
 }
 
-worker::EmitRequest emitRequest()
+protocol::EmitRequest emitRequest()
 {
-    worker::EmitRequest r;
-    r.script = QString::fromUtf8(kMatmul);
-    r.variant = QStringLiteral("tiled");
-    r.format = QStringLiteral("llvm");
+    protocol::EmitRequest r;
+    r.script = kMatmul;
+    r.variant = "tiled";
+    r.format = "llvm";
     return r;
 }
 
-// The same requests as the worker reads them, for the test of the worker without the client.
-QJsonObject line(const QJsonObject& request, int id)
+QString qs(const std::string& s)
 {
-    QJsonObject o = request;
-    o.insert(QStringLiteral("id"), id);
-    return o;
-}
-
-QString str(const QJsonObject& o, const char* key)
-{
-    return o.value(QLatin1String(key)).toString();
+    return QString::fromStdString(s);
 }
 
 } // namespace
@@ -122,31 +113,33 @@ private:
 
     // Submits a request whose continuation records its reply; returns its id.
     template <typename T, typename Request>
-    int submit(Replies<T>& into, const Request& request,
-               WorkerClient::Order order = WorkerClient::Order::Last)
+    int submit(Replies<T>& into, const Request& request, WorkerClient::Options options = {})
     {
         auto id = std::make_shared<int>(-1); // the continuation is never told before it is set
         *id = m_client->submit(
             request, this, [this, &into, id](const worker::Reply<T>& r) { record(into, *id, r); },
-            order);
+            options);
         return *id;
     }
     int ping(WorkerClient::Order order = WorkerClient::Order::Last)
     {
-        return submit(m_pings, worker::PingRequest{}, order);
+        return submit(m_pings, protocol::PingRequest{}, {.order = order});
     }
-    int measure(const worker::MeasureRequest& request) { return submit(m_measures, request); }
-    int emitCode(const worker::EmitRequest& request = emitRequest())
+    int measure(const protocol::MeasureRequest& request, int timeLimitMs = 0)
     {
-        return submit(m_emits, request, WorkerClient::Order::First);
+        return submit(m_measures, request, {.timeLimitMs = timeLimitMs});
     }
-    int sweep(const worker::SweepRequest& request)
+    int emitCode(const protocol::EmitRequest& request = emitRequest())
+    {
+        return submit(m_emits, request, {.order = WorkerClient::Order::First});
+    }
+    int sweep(const protocol::SweepRequest& request)
     {
         auto id = std::make_shared<int>(-1);
         *id = m_client->submit(
             request, this,
-            [this, id](const worker::SweepProgress& p) { m_sweepProgress[*id] << p; },
-            [this, id](const worker::Reply<worker::SweepResult>& r) { record(m_sweeps, *id, r); });
+            [this, id](const protocol::SweepUpdate& p) { m_sweepProgress[*id] << p; },
+            [this, id](const worker::Reply<protocol::SweepReply>& r) { record(m_sweeps, *id, r); });
         return *id;
     }
 
@@ -209,11 +202,11 @@ private:
 
     std::unique_ptr<WorkerClient> m_client;
     std::unique_ptr<QSignalSpy> m_failed, m_cancelled, m_progress, m_busy;
-    Replies<worker::PingResult> m_pings;
-    Replies<worker::MeasureResult> m_measures;
-    Replies<worker::EmitResult> m_emits;
-    Replies<worker::SweepResult> m_sweeps;
-    QHash<int, QList<worker::SweepProgress>> m_sweepProgress;
+    Replies<protocol::PingReply> m_pings;
+    Replies<protocol::MeasureReply> m_measures;
+    Replies<protocol::EmitReply> m_emits;
+    Replies<protocol::SweepReply> m_sweeps;
+    QHash<int, QList<protocol::SweepUpdate>> m_sweepProgress;
     QHash<int, Outcome> m_outcomes;
 
     // Every signal and continuation in the order it came: "progress 3 compiling", "finished 3",
@@ -258,30 +251,30 @@ private slots:
     {
         int id = ping();
         QCOMPARE(m_client->queuedRequests(), QList<int>{id});
-        worker::Reply<worker::PingResult> reply = awaitReply(m_pings, id);
+        worker::Reply<protocol::PingReply> reply = awaitReply(m_pings, id);
         QVERIFY(reply.answered());
-        const worker::PingResult& r = reply.result;
-        QVERIFY(!r.version.isEmpty());
+        const protocol::PingReply& r = reply.result;
+        QVERIFY(!r.version.empty());
         QCOMPARE(r.protocol, 1);
-        QVERIFY(!r.cpu.isEmpty());
-        QVERIFY(!r.features.isEmpty());
+        QVERIFY(!r.cpu.empty());
+        QVERIFY(!r.features.empty());
         QVERIFY(r.threads >= 1);
-        QVERIFY(r.commands.contains(QStringLiteral("measure")));
+        QVERIFY(std::find(r.commands.begin(), r.commands.end(), "measure") != r.commands.end());
         QVERIFY(r.testing);
     }
 
     void measureReportsSpeedAndBusy()
     {
-        int id = measure(measureRequest(QStringLiteral("tiled")));
+        int id = measure(measureRequest("tiled"));
         QVERIFY(m_client->isBusy());
         QCOMPARE(m_busy->size(), 1);
         QCOMPARE(m_busy->at(0).at(0).toBool(), true);
-        worker::MeasureResult r = awaitResult(m_measures, id);
+        protocol::MeasureReply r = awaitResult(m_measures, id);
         QVERIFY(!r.wrong());
-        QCOMPARE(r.variant, QStringLiteral("tiled"));
+        QCOMPARE(r.variant, "tiled");
         QCOMPARE(r.steps, 3);
         QCOMPARE(r.step, 3); // -1: after the last step
-        QCOMPARE(r.parameters.value(QStringLiteral("M")), qint64{32});
+        QCOMPARE(r.parameters.at("M"), std::int64_t{32});
         QVERIFY(r.timing.has_value());
         QVERIFY(r.timing->gflops > 0);
         QVERIFY(r.timing->msMedian > 0);
@@ -301,7 +294,7 @@ private slots:
 
     void progressComesBeforeTheResult()
     {
-        int id = measure(measureRequest(QStringLiteral("naive")));
+        int id = measure(measureRequest("naive"));
         QVERIFY(!awaitResult(m_measures, id).wrong());
         QStringList expected;
         for (const QString& e : std::as_const(m_events)) {
@@ -322,66 +315,68 @@ private slots:
 
     void wrongNumbersAreAnErrorNotASpeed()
     {
-        worker::MeasureRequest request = measureRequest(QStringLiteral("tiled"));
+        protocol::MeasureRequest request = measureRequest("tiled");
         request.testing.corruptOutput = true;
-        worker::Reply<worker::MeasureResult> reply = awaitReply(m_measures, measure(request));
+        worker::Reply<protocol::MeasureReply> reply = awaitReply(m_measures, measure(request));
         QVERIFY(reply.answered());
-        const worker::MeasureResult& r = reply.result;
+        const protocol::MeasureReply& r = reply.result;
         QVERIFY(r.wrong());
         QVERIFY(!r.timing.has_value());
         QVERIFY(!r.checked);
-        QVERIFY2(r.firstMismatch.startsWith(QLatin1String("C[0, 0] = ")),
-                 qPrintable(r.firstMismatch));
-        QVERIFY(r.message.contains(QLatin1String("computes wrong numbers")));
+        QVERIFY2(qs(r.firstMismatch).startsWith(QLatin1String("C[0, 0] = ")),
+                 r.firstMismatch.c_str());
+        QVERIFY(qs(r.message).contains(QLatin1String("computes wrong numbers")));
     }
 
     void documentErrorsHaveALocation()
     {
-        worker::MeasureRequest request = measureRequest(QStringLiteral("tiled"));
-        request.script = QStringLiteral("import tvm\nx = (\n");
-        worker::Reply<worker::MeasureResult> r = awaitReply(m_measures, measure(request));
-        QCOMPARE(r.ending, worker::Reply<worker::MeasureResult>::Ending::Refused);
-        QCOMPARE(r.error.kind, worker::Error::Kind::Document);
+        protocol::MeasureRequest request = measureRequest("tiled");
+        request.script = "import tvm\nx = (\n";
+        worker::Reply<protocol::MeasureReply> r = awaitReply(m_measures, measure(request));
+        QCOMPARE(r.ending, worker::Reply<protocol::MeasureReply>::Ending::Refused);
+        QCOMPARE(r.error.kind, protocol::ErrorReply::Kind::Document);
         QCOMPARE(r.error.line, 2);
         QVERIFY(r.error.column > 0);
-        QVERIFY(!r.error.message.isEmpty());
+        QVERIFY(!r.error.message.empty());
     }
 
     // The bounds of Run ▸ Settings travel with every request: the worker refuses an unroll past
     // the client's bound, and leaves uncompared the elements past its reference step bound.
     void theClientsWorkLimitsBindTheWorker()
     {
-        worker::MeasureRequest request = measureRequest(QStringLiteral("tiled"));
-        request.script += QStringLiteral("s[C].unroll(ii)\n"); // 8 copies
+        protocol::MeasureRequest request = measureRequest("tiled");
+        request.script += "s[C].unroll(ii)\n"; // 8 copies
         m_client->setWorkLimits(4, 0);
-        worker::Reply<worker::MeasureResult> refused = awaitReply(m_measures, measure(request));
-        QCOMPARE(refused.ending, worker::Reply<worker::MeasureResult>::Ending::Refused);
-        QVERIFY2(refused.error.message.contains(QStringLiteral("at most 4 are made in one kernel")),
-                 qPrintable(refused.error.message));
+        worker::Reply<protocol::MeasureReply> refused = awaitReply(m_measures, measure(request));
+        QCOMPARE(refused.ending, worker::Reply<protocol::MeasureReply>::Ending::Refused);
+        QVERIFY2(
+            qs(refused.error.message).contains(QStringLiteral("at most 4 are made in one kernel")),
+            refused.error.message.c_str());
         m_client->setWorkLimits(8, 0);
-        worker::Reply<worker::MeasureResult> allowed = awaitReply(m_measures, measure(request));
-        QCOMPARE(allowed.ending, worker::Reply<worker::MeasureResult>::Ending::Answered);
+        worker::Reply<protocol::MeasureReply> allowed = awaitReply(m_measures, measure(request));
+        QCOMPARE(allowed.ending, worker::Reply<protocol::MeasureReply>::Ending::Answered);
         QVERIFY(allowed.result.checked);
 
         m_client->setWorkLimits(0, 63); // an element of C needs K = 64 steps
-        worker::Reply<worker::MeasureResult> uncompared =
-            awaitReply(m_measures, measure(measureRequest(QStringLiteral("naive"))));
-        QCOMPARE(uncompared.ending, worker::Reply<worker::MeasureResult>::Ending::Answered);
+        worker::Reply<protocol::MeasureReply> uncompared =
+            awaitReply(m_measures, measure(measureRequest("naive")));
+        QCOMPARE(uncompared.ending, worker::Reply<protocol::MeasureReply>::Ending::Answered);
         QVERIFY(!uncompared.result.checked);
         QCOMPARE(uncompared.result.checks.size(), 1);
         QCOMPARE(uncompared.result.checks[0].elements, 0);
-        QVERIFY2(uncompared.result.checks[0].skipped.contains(QStringLiteral("more than 63 steps")),
-                 qPrintable(uncompared.result.checks[0].skipped));
+        QVERIFY2(
+            qs(uncompared.result.checks[0].skipped).contains(QStringLiteral("more than 63 steps")),
+            uncompared.result.checks[0].skipped.c_str());
         m_client->setWorkLimits(0, 0);
     }
 
     void crashIsReportedAndTheNextRequestRunsOnAFreshWorker()
     {
-        worker::MeasureRequest crashing = measureRequest(QStringLiteral("tiled"));
+        protocol::MeasureRequest crashing = measureRequest("tiled");
         crashing.step = 2;
         crashing.testing.crash = true;
         int crash = measure(crashing);
-        int next = measure(measureRequest(QStringLiteral("naive")));
+        int next = measure(measureRequest("naive"));
         QString message = awaitFailure(crash);
         QCOMPARE(message,
                  QStringLiteral("The generated code crashed (segmentation fault) while "
@@ -398,7 +393,7 @@ private slots:
         m_client->setTimeLimitMs(300);
         QElapsedTimer t;
         t.start();
-        int slow = measure(sleepingRequest(QStringLiteral("naive"), 20000));
+        int slow = measure(sleepingRequest("naive", 20000));
         int next = ping();
         QString message = awaitFailure(slow);
         QVERIFY2(t.elapsed() < 15000, "the time limit did not stop the run");
@@ -415,7 +410,7 @@ private slots:
 
     void cancelAllStopsTheRunAndTheNextRequestRuns()
     {
-        int slow = measure(sleepingRequest(QStringLiteral("naive"), 20000));
+        int slow = measure(sleepingRequest("naive", 20000));
         int queued = ping();
         QVERIFY(awaitPhase(slow, QStringLiteral("checking")));
         QCOMPARE(m_client->runningRequest(), slow);
@@ -427,7 +422,7 @@ private slots:
         QCOMPARE(outcomeOf(queued)->ending, Ending::Cancelled);
         QCOMPARE(m_cancelled->size(), 2);
 
-        int next = measure(measureRequest(QStringLiteral("tiled")));
+        int next = measure(measureRequest("tiled"));
         QVERIFY(!awaitResult(m_measures, next).wrong());
         QTest::qWait(100);
         QCOMPARE(outcomeOf(slow)->ending, Ending::Cancelled); // never finished afterwards
@@ -436,7 +431,7 @@ private slots:
 
     void cancelDropsAQueuedRequestOnly()
     {
-        int first = measure(sleepingRequest(QStringLiteral("naive"), 300));
+        int first = measure(sleepingRequest("naive", 300));
         int dropped = ping();
         int last = ping();
         m_client->cancel(dropped);
@@ -453,7 +448,7 @@ private slots:
 
     void submitFirstGoesAheadOfQueuedRequests()
     {
-        int running = measure(sleepingRequest(QStringLiteral("naive"), 300));
+        int running = measure(sleepingRequest("naive", 300));
         QTRY_COMPARE(m_client->runningRequest(), running);
         int queued = ping();
         int urgent = ping(WorkerClient::Order::First);
@@ -474,7 +469,7 @@ private slots:
         int code = emitCode();
         int pingId = ping(WorkerClient::Order::First);
         QCOMPARE(m_client->queuedRequests(), (QList<int>{pingId})); // the emit went to the worker
-        QVERIFY(awaitResult(m_emits, code).text.contains(QLatin1String("define")));
+        QVERIFY(qs(awaitResult(m_emits, code).text).contains(QLatin1String("define")));
         QVERIFY(awaitReply(m_sweeps, sweepId).answered());
         QVERIFY(awaitReply(m_pings, pingId).answered());
         auto at = [&](int id) { return m_events.indexOf(QStringLiteral("finished %1").arg(id)); };
@@ -493,7 +488,7 @@ private slots:
         QVERIFY(m_client->queuedRequests().isEmpty());
         m_client->cancel(sweepId); // before any answer is read
         QCOMPARE(m_client->queuedRequests(), (QList<int>{code}));
-        QVERIFY(awaitResult(m_emits, code).text.contains(QLatin1String("define")));
+        QVERIFY(qs(awaitResult(m_emits, code).text).contains(QLatin1String("define")));
         QCOMPARE(outcomeOf(sweepId)->ending, Ending::Cancelled);
         QTRY_VERIFY(!m_client->isBusy());
     }
@@ -510,7 +505,7 @@ private slots:
         m_client->cancel(code);
         QCOMPARE(outcomeOf(code)->ending, Ending::Cancelled);
         int again = emitCode();
-        QVERIFY(awaitResult(m_emits, again).text.contains(QLatin1String("define")));
+        QVERIFY(qs(awaitResult(m_emits, again).text).contains(QLatin1String("define")));
         QVERIFY(awaitReply(m_sweeps, sweepId).answered());
         QCOMPARE(m_events.count(QStringLiteral("finished %1").arg(code)), 0);
         QCOMPARE(m_events.count(QStringLiteral("cancelled %1").arg(code)), 1);
@@ -524,36 +519,37 @@ private slots:
     // all.
     void aSweepsPointsComeWithItsProgress()
     {
-        worker::SweepRequest request = sweepRequest({8, 16});
+        protocol::SweepRequest request = sweepRequest({8, 16});
         request.repeat = 1;
         request.minRepeatMs = 1;
         int id = sweep(request);
-        worker::SweepResult result = awaitResult(m_sweeps, id);
-        const QList<worker::SweepProgress> progress = m_sweepProgress.value(id);
+        protocol::SweepReply result = awaitResult(m_sweeps, id);
+        const QList<protocol::SweepUpdate> progress = m_sweepProgress.value(id);
         QCOMPARE(progress.size(), m_progress->size());
-        QList<qint64> sizes;
-        for (const worker::SweepProgress& p : progress) {
+        std::vector<std::int64_t> sizes;
+        for (const protocol::SweepUpdate& p : progress) {
             QCOMPARE(p.total, 2);
             QVERIFY(p.point.has_value());
-            QCOMPARE(p.point->variant, QStringLiteral("naive"));
+            QCOMPARE(p.point->variant, "naive");
             QCOMPARE(p.point->threads, 1);
-            sizes << p.point->values.value(0);
+            QVERIFY(!p.point->values.empty());
+            sizes.push_back(p.point->values.front());
         }
-        QCOMPARE(sizes, (QList<qint64>{8, 16}));
+        QCOMPARE(sizes, (std::vector<std::int64_t>{8, 16}));
         QCOMPARE(progress.last().done, 2);
-        QCOMPARE(result.parameters, QStringList{QStringLiteral("N")});
+        QCOMPARE(result.parameters, std::vector<std::string>{"N"});
         QCOMPARE(result.total, 2);
-        QCOMPARE(result.points.size(), 2);
-        for (const worker::SweepPoint& p : result.points)
-            QVERIFY2(p.timing.has_value() && p.timing->gflops > 0, qPrintable(p.message));
+        QCOMPARE(result.points.size(), std::size_t{2});
+        for (const protocol::SweepPoint& p : result.points)
+            QVERIFY2(p.measured() && p.gflops > 0, p.message.c_str());
 
         // Points given as known come back as cached, without being measured again.
-        worker::SweepRequest again = request;
+        protocol::SweepRequest again = request;
         again.known = result.points;
-        worker::SweepResult cached = awaitResult(m_sweeps, sweep(again));
+        protocol::SweepReply cached = awaitResult(m_sweeps, sweep(again));
         QCOMPARE(cached.measured, 0);
-        QCOMPARE(cached.points.size(), 2);
-        for (const worker::SweepPoint& p : cached.points)
+        QCOMPARE(cached.points.size(), std::size_t{2});
+        for (const protocol::SweepPoint& p : cached.points)
             QVERIFY(p.cached);
     }
 
@@ -561,16 +557,12 @@ private slots:
     void perRequestTimeLimitOverridesTheDefault()
     {
         m_client->setTimeLimitMs(300);
-        worker::MeasureRequest longer = sleepingRequest(QStringLiteral("naive"), 800);
-        longer.timeLimitMs = 60000;
-        QVERIFY(!awaitResult(m_measures, measure(longer)).wrong());
+        QVERIFY(!awaitResult(m_measures, measure(sleepingRequest("naive", 800), 60000)).wrong());
 
         m_client->setTimeLimitMs(60000);
         QElapsedTimer t;
         t.start();
-        worker::MeasureRequest shorter = sleepingRequest(QStringLiteral("naive"), 20000);
-        shorter.timeLimitMs = 400;
-        QString message = awaitFailure(measure(shorter));
+        QString message = awaitFailure(measure(sleepingRequest("naive", 20000), 400));
         QVERIFY2(t.elapsed() < 15000, "the request's time limit did not stop the run");
         QVERIFY2(message.contains(QLatin1String("longer than 0.4 s")), qPrintable(message));
         QCOMPARE(m_client->timeLimitMs(), 60000);
@@ -596,8 +588,8 @@ private slots:
     {
         auto receiver = std::make_unique<QObject>();
         bool told = false;
-        m_client->submit(worker::PingRequest{}, receiver.get(),
-                         [&told](const worker::Reply<worker::PingResult>&) { told = true; });
+        m_client->submit(protocol::PingRequest{}, receiver.get(),
+                         [&told](const worker::Reply<protocol::PingReply>&) { told = true; });
         int id = ping();
         receiver.reset();
         QVERIFY(awaitReply(m_pings, id).answered());
@@ -613,46 +605,48 @@ private slots:
         QProcess worker;
         worker.start(QStringLiteral(LOOPSCOPE_WORKER), QStringList{});
         QVERIFY(worker.waitForStarted());
-        auto nextLine = [&]() -> QJsonObject {
+        auto nextLine = [&]() -> std::optional<protocol::Incoming> {
             while (!worker.canReadLine())
-                if (!worker.waitForReadyRead(30000)) return {};
-            return QJsonDocument::fromJson(worker.readLine()).object();
+                if (!worker.waitForReadyRead(30000)) return std::nullopt;
+            return protocol::Incoming::parse(worker.readLine().trimmed().toStdString());
         };
-        worker.write("this is not json\n");
-        QJsonObject error = nextLine();
-        QCOMPARE(str(error, "status"), QStringLiteral("error"));
-        QCOMPARE(str(error, "kind"), QStringLiteral("request"));
-        QVERIFY(!error.contains(QLatin1String("id")));
-        QVERIFY(str(error, "message").contains(QLatin1String("not valid JSON")));
+        auto write = [&](const std::string& line) {
+            worker.write(QByteArray::fromStdString(line + "\n"));
+        };
+        write("this is not json");
+        std::optional<protocol::Incoming> error = nextLine();
+        QVERIFY(error);
+        QCOMPARE(error->kind(), protocol::Incoming::Kind::Error);
+        QCOMPARE(error->error().kind, protocol::ErrorReply::Kind::Request);
+        QVERIFY(!error->id());
+        QVERIFY(qs(error->error().message).contains(QLatin1String("not valid JSON")));
 
-        worker.write("{\"id\": 8, \"cmd\": \"measure\", \"script\": 3}\n");
-        QJsonObject bad = nextLine();
-        QCOMPARE(bad.value(QLatin1String("id")).toInt(), 8);
-        QCOMPARE(str(bad, "status"), QStringLiteral("error"));
+        // A request no client writes: the script as a number.
+        write(R"({"id": 8, "cmd": "measure", "script": 3})");
+        std::optional<protocol::Incoming> refused = nextLine();
+        QVERIFY(refused);
+        QCOMPARE(refused->id(), std::optional<std::int64_t>{8});
+        QCOMPARE(refused->kind(), protocol::Incoming::Kind::Error);
 
-        worker.write("{\"id\": 9, \"cmd\": \"ping\"}\n");
-        QJsonObject ping = nextLine();
-        QCOMPARE(ping.value(QLatin1String("id")).toInt(), 9);
-        QCOMPARE(str(ping, "status"), QStringLiteral("ok"));
-        QVERIFY(!ping.value(QLatin1String("testing")).toBool()); // no LOOPSCOPE_WORKER_TESTING
+        write(protocol::encodeRequest(protocol::PingRequest{}, 9));
+        std::optional<protocol::Incoming> ping = nextLine();
+        QVERIFY(ping);
+        QCOMPARE(ping->id(), std::optional<std::int64_t>{9});
+        QCOMPARE(ping->kind(), protocol::Incoming::Kind::Ok);
+        QVERIFY(!ping->ping().testing); // no LOOPSCOPE_WORKER_TESTING
 
         // Lines that come in during a sweep: an emit is answered between two points, a ping
         // after the sweep.
-        const QJsonObject sweep = line(worker::encode(sweepRequest({8, 16, 24})), 11);
-        const QJsonObject code = line(worker::encode(emitRequest()), 12);
-        const QJsonObject last = line(worker::encode(worker::PingRequest{}), 13);
-        QByteArray lines;
-        for (const QJsonObject& o : {sweep, code, last})
-            lines += QJsonDocument(o).toJson(QJsonDocument::Compact) + "\n";
-        worker.write(lines);
-        QList<int> finals;
+        write(protocol::encodeRequest(sweepRequest({8, 16, 24}), 11) + "\n" +
+              protocol::encodeRequest(emitRequest(), 12) + "\n" +
+              protocol::encodeRequest(protocol::PingRequest{}, 13));
+        QList<std::int64_t> finals;
         while (finals.size() < 3) {
-            QJsonObject m = nextLine();
-            QVERIFY(!m.isEmpty());
-            if (str(m, "status") != QStringLiteral("progress"))
-                finals << m.value(QLatin1String("id")).toInt();
+            std::optional<protocol::Incoming> m = nextLine();
+            QVERIFY(m && m->id());
+            if (!m->isProgress()) finals << *m->id();
         }
-        QCOMPARE(finals, (QList<int>{12, 11, 13}));
+        QCOMPARE(finals, (QList<std::int64_t>{12, 11, 13}));
 
         worker.closeWriteChannel();
         QVERIFY(worker.waitForFinished(30000));
