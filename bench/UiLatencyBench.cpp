@@ -3,12 +3,12 @@
 // worker. Runs on the offscreen platform; prints the numbers.
 #include "Version.h"
 #include "editor/EditorPane.h"
+#include "protocol/Codec.h"
 #include "shell/MainWindow.h"
 #include "views/CodeView.h"
 #include "views/LadderModel.h"
 #include "views/LoopNestView.h"
 #include "views/TirEditor.h"
-#include "worker/ProtocolCodec.h"
 #include "worker/WorkerClient.h"
 
 #include <QApplication>

@@ -4,7 +4,6 @@
 # build without the other widgets.
 add_library(loopscope_widgets_worker STATIC
   worker/WorkerReply.h
-  worker/ProtocolCodec.h
   worker/WorkerClient.h
   worker/WorkerClient.cpp
 )

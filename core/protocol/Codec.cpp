@@ -1009,7 +1009,7 @@ MeasureReply Incoming::measure() const
     return measureReply(fieldsOf(m_body->message), m_kind == Kind::Wrong);
 }
 
-EmitReply Incoming::emit() const
+EmitReply Incoming::emitted() const
 {
     const Fields f = fieldsOf(m_body->message);
     EmitReply r;

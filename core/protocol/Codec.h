@@ -62,7 +62,7 @@ public:
     // defaults; a field of the wrong type is a ProtocolError.
     PingReply ping() const;
     MeasureReply measure() const;
-    EmitReply emit() const;
+    EmitReply emitted() const; // (not emit(): Qt defines that word as a macro)
     SweepReply sweep() const;
     MachineReply machine() const;
     TuneReply tune() const;

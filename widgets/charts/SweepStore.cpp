@@ -1,6 +1,6 @@
 #include "charts/SweepStore.h"
 
-#include "worker/ProtocolCodec.h"
+#include "protocol/Codec.h"
 
 #include <QCryptographicHash>
 #include <QDir>

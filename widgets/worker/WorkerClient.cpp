@@ -1,6 +1,6 @@
 #include "worker/WorkerClient.h"
 
-#include "worker/ProtocolCodec.h"
+#include "protocol/Codec.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -81,7 +81,7 @@ template <typename T> T resultOf(const protocol::Incoming& m)
     else if constexpr (std::is_same_v<T, protocol::MeasureReply>)
         return m.measure();
     else if constexpr (std::is_same_v<T, protocol::EmitReply>)
-        return worker::emitReplyOf(m);
+        return m.emitted();
     else if constexpr (std::is_same_v<T, protocol::SweepReply>)
         return m.sweep();
     else if constexpr (std::is_same_v<T, protocol::MachineReply>)

@@ -233,7 +233,7 @@ TEST(ProtocolCodec, EveryReplyComesBackAsItWent)
         e.data += static_cast<char>(b);
     e.header = "void tiled(float*);\n";
     e.text = e.header;
-    EXPECT_EQ(parsed(encodeReply(4, e), 4).emit(), e);
+    EXPECT_EQ(parsed(encodeReply(4, e), 4).emitted(), e);
 
     SweepReply s;
     s.points = {samplePoint(true), samplePoint(false)};

@@ -2,7 +2,7 @@
 // continuation, progress, wrong numbers, crashes, time limits and cancelling, with the queue going
 // on afterwards on a fresh worker.
 #include "worker/WorkerClient.h"
-#include "worker/ProtocolCodec.h"
+#include "protocol/Codec.h"
 
 #include <QElapsedTimer>
 #include <QProcess>
