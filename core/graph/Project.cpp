@@ -2,6 +2,7 @@
 
 #include "graph/Task.h"
 #include "te/Program.h"
+#include "te/StepWriter.h"
 #include "tune/TuneLog.h"
 #include "tune/TuneStep.h"
 #include "tune/Tuner.h"

@@ -4,7 +4,6 @@
 #include "te/VariantBlock.h"
 
 #include <algorithm>
-#include <cctype>
 #include <sstream>
 
 namespace loopscope {
@@ -33,138 +32,30 @@ std::string describe(const TuneStep& step)
     return out.str();
 }
 
-const Stage* findStage(const Schedule& sch, const std::string& name)
-{
-    for (auto& st : sch.stages())
-        if (st.name() == name) return &st;
-    return nullptr;
-}
-
-IterVar findAxis(const Stage& stage, const std::string& name)
-{
-    for (auto& iv : stage.leafIterVars)
-        if (iv->name() == name) return iv;
-    for (auto& iv : stage.allIterVars)
-        if (iv->name() == name) return iv;
-    return nullptr;
-}
-
-std::string uniqueName(const std::string& base, const std::set<std::string>& used)
-{
-    if (!used.count(base)) return base;
-    for (int i = 1;; ++i) {
-        std::string name = base + "_" + std::to_string(i);
-        if (!used.count(name)) return name;
-    }
-}
-
-namespace {
-
-// A Python identifier from an axis or tensor name: "i.outer" -> "i_outer", "C.local" ->
-// "C_local".
-std::string identifier(const std::string& name)
-{
-    std::string out;
-    for (char c : name)
-        out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-    if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "v" + out;
-    return out;
-}
-
-} // namespace
-
 StepReplay::StepReplay(const Variant& start, bool write)
-    : m_start(start), m_write(write), m_schedule(start.schedule())
+    : m_writer(start.schedule(), scriptNames(start), write)
 {
-    m_used.insert(start.names.begin(), start.names.end());
-    for (auto& [var, tensor] : start.tensorVars) {
-        // Of two variables holding one tensor, the first in name order.
-        if (!m_tensorVars.count(tensor)) m_tensorVars[tensor] = var;
-    }
-    for (auto& [stageName, axes] : start.stageAxisVars) {
-        const Stage* st = findStage(m_schedule, stageName);
-        if (!st) continue;
-        for (auto& [axisName, var] : axes) {
-            IterVar iv = findAxis(*st, axisName);
-            if (iv) m_axisVars[iv.get()] = var;
-        }
-    }
 }
 
-std::string StepReplay::fresh(const std::string& base)
+bool StepReplay::resolve(const TuneStep& step, ScheduleStep* out)
 {
-    std::string name = uniqueName(identifier(base), m_used);
-    m_used.insert(name);
-    return name;
-}
-
-std::string StepReplay::tensorVariable(const std::string& tensorName)
-{
-    auto it = m_tensorVars.find(tensorName);
-    if (it != m_tensorVars.end()) return it->second;
-    // A stage without a variable (an intermediate tensor bound to no name): no statement can
-    // name it. The caller has refused the step already when it matters.
-    return {};
-}
-
-// The variable holding `axis` of `stage`, binding the stage's root axes (`i, j =
-// s[C].op.axis`) or one leaf (`x = s[C].leaf_iter_vars[2]`) first when none does.
-std::string StepReplay::axisVariable(const Stage& stage, const IterVar& axis)
-{
-    auto it = m_axisVars.find(axis.get());
-    if (it != m_axisVars.end()) return it->second;
-    const std::string sv = m_start.scheduleVar.empty() ? "s" : m_start.scheduleVar;
-    const std::string tv = tensorVariable(stage.name());
-    auto bindAll = [&](const std::vector<IterVar>& axes, const char* field) {
-        std::vector<std::string> names;
-        for (auto& a : axes) {
-            auto known = m_axisVars.find(a.get());
-            names.push_back(known != m_axisVars.end() ? known->second : fresh(a->name()));
-            m_axisVars[a.get()] = names.back();
-        }
-        std::string line;
-        for (std::size_t i = 0; i < names.size(); ++i)
-            line += (i ? ", " : "") + names[i];
-        if (names.size() == 1) line = "(" + line + ",)";
-        m_lines.push_back(line + " = " + sv + "[" + tv + "].op." + field);
-    };
-    const auto& ops = stage.op->axes;
-    const auto& reduce = stage.op->reduceAxes;
-    if (std::find(ops.begin(), ops.end(), axis) != ops.end()) {
-        bindAll(ops, "axis");
-    } else if (std::find(reduce.begin(), reduce.end(), axis) != reduce.end()) {
-        bindAll(reduce, "reduce_axis");
-    } else {
-        int index = stage.leafIndex(axis);
-        LS_ASSERT(index >= 0, "axis " << axis->name() << " of " << stage.name()
-                                      << " is neither a root axis nor a leaf");
-        std::string name = fresh(axis->name());
-        m_axisVars[axis.get()] = name;
-        m_lines.push_back(name + " = " + sv + "[" + tv + "].leaf_iter_vars[" +
-                          std::to_string(index) + "]");
-    }
-    return m_axisVars[axis.get()];
-}
-
-bool StepReplay::apply(const TuneStep& step)
-{
-    m_why.clear();
     const PrimitiveSpec* spec = findPrimitive(step.primitive);
     if (!spec || !spec->apply) {
         m_why = "unknown primitive '" + step.primitive + "'";
         return false;
     }
-    const Stage* st = findStage(m_schedule, step.stage);
+    const Schedule& sch = m_writer.schedule();
+    const Stage* st = findStage(sch, step.stage);
     if (!st) {
         m_why = "no stage '" + step.stage + "'";
         return false;
     }
-    ScheduleStep s = makeStep(*spec, st->op);
+    ScheduleStep& s = *out = makeStep(*spec, st->op);
     std::vector<IterVar> axes;
     const Stage* axisStage = st;
     const Stage* target = nullptr;
     if (!step.target.empty()) {
-        target = findStage(m_schedule, step.target);
+        target = findStage(sch, step.target);
         if (!target) {
             m_why = "no stage '" + step.target + "'";
             return false;
@@ -242,116 +133,28 @@ bool StepReplay::apply(const TuneStep& step)
         m_why = "the tuner does not write '" + p + "'";
         return false;
     }
-    if (!ok) {
-        if (m_why.empty()) m_why = "malformed step: " + describe(step);
-        return false;
-    }
+    if (!ok && m_why.empty()) m_why = "malformed step: " + describe(step);
+    return ok;
+}
 
-    // Variables first (they may need binding statements), from the schedule before the step.
-    std::vector<PrintedArg> printed(spec->args.size());
-    std::size_t linesBefore = m_lines.size();
-    auto usedBefore = m_used;
-    auto axisVarsBefore = m_axisVars;
-    auto tensorVarsBefore = m_tensorVars;
-    if (m_write) {
-        const std::string sv = m_start.scheduleVar.empty() ? "s" : m_start.scheduleVar;
-        for (std::size_t i = 0; i < spec->args.size(); ++i) {
-            const StepArg& a = s.args[i];
-            if (!a.given) continue;
-            std::vector<std::string> items;
-            switch (spec->args[i].kind) {
-            case ArgKind::Axis:
-            case ArgKind::Axes:
-                for (auto& iv : a.axes)
-                    items.push_back(axisVariable(*axisStage, iv));
-                break;
-            case ArgKind::Factor:
-            case ArgKind::Int: items.push_back(std::to_string(a.number)); break;
-            case ArgKind::Value: items.push_back(std::to_string(step.number)); break;
-            case ArgKind::Text:
-            case ArgKind::Scope: items.push_back(a.text); break;
-            case ArgKind::Stage:
-            case ArgKind::Tensor:
-            case ArgKind::Tensors:
-                for (auto& t : a.tensors) {
-                    const Stage* ts = m_schedule.find(t);
-                    std::string v = tensorVariable(ts ? ts->name() : t->name);
-                    if (v.empty()) {
-                        m_why = "no variable holds tensor '" + t->name + "'";
-                        m_lines.resize(linesBefore);
-                        m_used = usedBefore;
-                        m_axisVars = axisVarsBefore;
-                        return false;
-                    }
-                    items.push_back(v);
-                }
-                break;
-            default: break;
-            }
-            printed[i] = items;
-        }
-        if (spec->on == PrimitiveOn::Stage && tensorVariable(st->name()).empty()) {
-            m_why = "no variable holds tensor '" + st->name() + "'";
-            m_lines.resize(linesBefore);
-            m_used = usedBefore;
-            m_axisVars = axisVarsBefore;
-            return false;
-        }
-        (void)sv;
-    }
-
-    Schedule before = m_schedule;
-    st = axisStage = target = nullptr; // applying the step may move the stages
-    StepOutput out;
-    try {
-        out = spec->apply(m_schedule, s);
-    } catch (const ScheduleError& e) {
-        m_why = e.message();
-    } catch (const UserError& e) {
-        m_why = e.message();
-    }
-    if (!m_why.empty()) {
-        m_schedule = std::move(before);
-        m_lines.resize(linesBefore);
-        m_used = std::move(usedBefore);
-        m_axisVars = std::move(axisVarsBefore);
-        m_tensorVars = std::move(tensorVarsBefore);
-        return false;
-    }
-    m_lastOutput = out;
-    if (!m_write) return true;
-
-    // A split's or fuse's results may take the names of the axes they replace.
-    for (auto& iv : axes) {
-        auto it = m_axisVars.find(iv.get());
-        if (it != m_axisVars.end() && (p == "split" || p == "fuse")) {
-            m_used.erase(it->second);
-            m_axisVars.erase(it);
-        }
-    }
-    std::vector<std::string> results;
-    std::string fusedHint;
-    if (p == "fuse" && step.names.empty() && printed.size() == 1 && printed[0]) {
+bool StepReplay::apply(const TuneStep& step)
+{
+    m_why.clear();
+    ScheduleStep s;
+    if (!resolve(step, &s)) return false;
+    // The step's own names; a fused loop without one is named after the variables it fuses
+    // (i_0_j_0_fused), as the tuner's statements read.
+    auto names = [&](const std::vector<PrintedArg>& printed) {
+        if (!step.names.empty() || step.primitive != "fuse" || !printed[0]) return step.names;
+        std::string fused;
         for (auto& item : *printed[0])
-            fusedHint += item + "_";
-        fusedHint += "fused";
+            fused += item + "_";
+        return std::vector<std::string>{fused + "fused"};
+    };
+    if (!m_writer.apply(s, names)) {
+        m_why = m_writer.why();
+        return false;
     }
-    for (std::size_t i = 0; i < out.axes.size(); ++i) {
-        std::string hint = i < step.names.size() ? step.names[i]
-                           : !fusedHint.empty()  ? fusedHint
-                                                 : out.axes[i]->name();
-        std::string v = fresh(hint);
-        m_axisVars[out.axes[i].get()] = v;
-        results.push_back(v);
-    }
-    if (out.tensor) {
-        std::string hint = !step.names.empty() ? step.names[0] : out.tensor->name;
-        std::string v = fresh(hint);
-        m_tensorVars[out.tensor->name] = v;
-        results.push_back(v);
-    }
-    const std::string sv = m_start.scheduleVar.empty() ? "s" : m_start.scheduleVar;
-    m_lines.push_back(printStatement(*spec, sv, tensorVariable(step.stage), printed, results));
     return true;
 }
 

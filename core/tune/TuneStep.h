@@ -5,11 +5,9 @@
 
 #include "schedule/Primitives.h"
 #include "te/Program.h"
+#include "te/StepWriter.h"
 
 #include <cstdint>
-#include <map>
-#include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -32,14 +30,10 @@ struct TuneStep {
 // "split C i factor=16": a short, stable text of the step (for logs, duplicates, messages).
 std::string describe(const TuneStep& step);
 
-// A stage by name, or null.
-const Stage* findStage(const Schedule& sch, const std::string& name);
-// An axis of `stage` by name: a leaf first, else any of its iteration variables; null if none.
-IterVar findAxis(const Stage& stage, const std::string& name);
-
 // Replays tuner steps onto a copy of a variant's schedule, one at a time, and (when asked)
-// writes each as a statement in the variant's own names, binding fresh variables for what the
-// statements need: `i, j = s[C].op.axis`, `i_0, i_1 = s[C].split(i, factor=32)`.
+// writes each as a statement in the variant's own names through the one statement writer
+// (te/StepWriter.h, which also gives the tuner findStage, findAxis and uniqueName): the step's
+// names resolved to the schedule's loops and tensors here, binding and printing there.
 class StepReplay {
 public:
     StepReplay(const Variant& start, bool write);
@@ -49,26 +43,19 @@ public:
     bool apply(const TuneStep& step);
     const std::string& why() const { return m_why; }
     // What the last step applied gave back (split: outer, inner; cache_write: the cache).
-    const StepOutput& lastOutput() const { return m_lastOutput; }
+    const StepOutput& lastOutput() const { return m_writer.lastOutput(); }
 
-    const Schedule& schedule() const { return m_schedule; }
+    const Schedule& schedule() const { return m_writer.schedule(); }
     // The statements written so far, one per line (several for a step that binds axes first).
-    const std::vector<std::string>& statements() const { return m_lines; }
+    const std::vector<std::string>& statements() const { return m_writer.statements(); }
 
 private:
-    std::string axisVariable(const Stage& stage, const IterVar& axis);
-    std::string tensorVariable(const std::string& tensorName);
-    std::string fresh(const std::string& base);
+    // The catalogue step for `step` on the current schedule; false (m_why says why) when it
+    // names what the schedule does not have.
+    bool resolve(const TuneStep& step, ScheduleStep* out);
 
-    const Variant& m_start;
-    bool m_write;
-    Schedule m_schedule;
+    StepWriter m_writer;
     std::string m_why;
-    StepOutput m_lastOutput;
-    std::vector<std::string> m_lines;
-    std::set<std::string> m_used;
-    std::map<const IterVarNode*, std::string> m_axisVars;
-    std::map<std::string, std::string> m_tensorVars; // tensor name -> variable
 };
 
 // The block of a new variant, ready to be inserted after line `start.lastLine` of `script`: an
@@ -83,8 +70,5 @@ std::string variantBlock(const std::string& script, const Variant& start, const 
 std::string scriptWithVariant(const std::string& script, const Variant& start,
                               const std::string& name, const std::vector<std::string>& statements,
                               bool truncate);
-
-// `base`, else base_1, base_2, ...: the first not in `used`.
-std::string uniqueName(const std::string& base, const std::set<std::string>& used);
 
 } // namespace loopscope

@@ -155,7 +155,7 @@ struct SchedulePanel::Private {
         QString reason; // a problem with the selection, before the writer is asked
     };
 
-    const StageInfo* currentStage() const { return writer.findStage(ss(q->selectedStage())); }
+    const StageInfo* currentStage() const { return writer.stageInfo(ss(q->selectedStage())); }
     QList<int> selectedRows() const;
     int currentRow() const;
     Request requestFor(const QString& name) const;
@@ -341,7 +341,7 @@ void SchedulePanel::Private::fillInputs()
     target->clear();
     if (st) {
         for (auto& c : writer.consumersOf(st->name)) {
-            const StageInfo* cs = writer.findStage(c);
+            const StageInfo* cs = writer.stageInfo(c);
             if (!cs) continue;
             for (auto& a : cs->axes)
                 target->addItem(qs(cs->name + "." + a.name), QStringList{qs(cs->name), qs(a.var)});

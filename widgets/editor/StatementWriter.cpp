@@ -1,6 +1,7 @@
 #include "editor/StatementWriter.h"
 
 #include "schedule/Primitives.h"
+#include "te/StepWriter.h"
 #include "te/VariantBlock.h"
 
 #include <algorithm>
@@ -27,61 +28,17 @@ int leafIndex(const StageInfo& s, const std::string& var)
     return -1;
 }
 
-const AxisInfo* findAxis(const StageInfo& s, const std::string& var)
+const AxisInfo* axisInfo(const StageInfo& s, const std::string& var)
 {
     int i = leafIndex(s, var);
     return i < 0 ? nullptr : &s.axes[static_cast<std::size_t>(i)];
 }
 
-std::string displayName(const std::string& var)
-{
-    std::string out = var;
-    std::replace(out.begin(), out.end(), '.', '_');
-    return out;
-}
-
 // The name to show for an axis var of a stage: its printed name when it is a loop.
 std::string shownAxis(const StageInfo& s, const std::string& var)
 {
-    const AxisInfo* a = findAxis(s, var);
-    return quoted(a ? a->name : displayName(var));
-}
-
-// The root axis a loop axis derives from: the longest root that is the var or a dotted prefix.
-std::string rootOf(const StageInfo& s, const std::string& var)
-{
-    std::string best;
-    for (auto& r : s.rootAxes) {
-        bool derived = var == r || (var.size() > r.size() && var.compare(0, r.size(), r) == 0 &&
-                                    var[r.size()] == '.');
-        if (derived && r.size() > best.size()) best = r;
-    }
-    return best;
-}
-
-// Whether the root axis at `index` of rootAxes is a reduction axis (by the loops derived from
-// it); -1 when no loop tells.
-int rootIsReduction(const StageInfo& s, const std::string& root)
-{
-    for (auto& a : s.axes)
-        if (rootOf(s, a.var) == root) return a.reduction ? 1 : 0;
-    return -1;
-}
-
-// Root axes come as op.axis then op.reduce_axis: the number of data-parallel ones.
-int dataParallelRootCount(const StageInfo& s)
-{
-    for (std::size_t i = 0; i < s.rootAxes.size(); ++i)
-        if (rootIsReduction(s, s.rootAxes[i]) == 1) return static_cast<int>(i);
-    return static_cast<int>(s.rootAxes.size());
-}
-
-std::string joined(const std::vector<std::string>& items, const std::string& sep)
-{
-    std::string out;
-    for (std::size_t i = 0; i < items.size(); ++i)
-        out += (i ? sep : "") + items[i];
-    return out;
+    const AxisInfo* a = axisInfo(s, var);
+    return quoted(a ? a->name : axisDisplayName(var));
 }
 
 } // namespace
@@ -91,31 +48,25 @@ StatementWriter::StatementWriter(std::vector<StageInfo> stages, ScheduleContext 
 {
 }
 
-const StageInfo* StatementWriter::findStage(const std::string& name) const
+const StageInfo* StatementWriter::stageInfo(const std::string& name) const
 {
     for (auto& s : m_stages)
         if (s.name == name) return &s;
     return nullptr;
 }
 
-std::string StatementWriter::uniqueName(const std::string& base, const std::set<std::string>& used)
+ScriptNames StatementWriter::scriptNames() const
 {
-    if (!used.count(base)) return base;
-    for (int k = 1;; ++k) {
-        std::string candidate = base + "_" + std::to_string(k);
-        if (!used.count(candidate)) return candidate;
-    }
-}
-
-std::string StatementWriter::axisVariable(const std::string& stage,
-                                          const std::string& axisVar) const
-{
-    if (auto s = m_context.stageAxisVars.find(stage); s != m_context.stageAxisVars.end())
-        if (auto a = s->second.find(axisVar); a != s->second.end()) return a->second;
-    // Where the stages' variables are known, another stage's variable of that name is no help.
-    if (!m_context.stageAxisVars.empty()) return {};
-    if (auto a = m_context.axisVars.find(axisVar); a != m_context.axisVars.end()) return a->second;
-    return {};
+    ScriptNames out;
+    out.scheduleVar = m_context.scheduleVar;
+    out.tensorVars = m_context.tensorVars;
+    out.axisVars = m_context.stageAxisVars;
+    // Without per-stage variables, a variable holds the axis of its name in every stage.
+    if (out.axisVars.empty() && m_context.schedule)
+        for (const Stage& st : m_context.schedule->stages())
+            out.axisVars[st.name()] = m_context.axisVars;
+    out.used = m_context.usedNames;
+    return out;
 }
 
 std::vector<std::string> StatementWriter::consumersOf(const std::string& stage) const
@@ -144,7 +95,7 @@ std::string StatementWriter::check(const PrimitiveRequest& r) const
 {
     const PrimitiveSpec* p = findPrimitive(r.primitive);
     if (!p) return "there is no primitive " + quoted(r.primitive);
-    const StageInfo* st = findStage(r.stage);
+    const StageInfo* st = stageInfo(r.stage);
     if (!st) return r.stage.empty() ? "select a stage" : "there is no stage " + quoted(r.stage);
     const std::string& name = st->name;
 
@@ -171,7 +122,7 @@ std::string StatementWriter::check(const PrimitiveRequest& r) const
         incomplete = "choose a loop of a consumer to compute " + quoted(name) + " at";
     // What core says about the stage itself comes first: no choice of loops would help.
     if (!incomplete.empty()) {
-        std::string stageLevel = applies(r, true);
+        std::string stageLevel = stageRefusal(r);
         return stageLevel.empty() ? incomplete : stageLevel;
     }
     if (axisArgs || axisList) {
@@ -192,7 +143,7 @@ std::string StatementWriter::check(const PrimitiveRequest& r) const
     static const std::map<std::string, std::string> kKinds = {
         {"vectorize", "vectorized"}, {"parallel", "parallel"}, {"unroll", "unrolled"}};
     if (auto k = kKinds.find(r.primitive); k != kKinds.end() && r.axes.size() == 1) {
-        const AxisInfo* a = findAxis(*st, r.axes[0]);
+        const AxisInfo* a = axisInfo(*st, r.axes[0]);
         if (a->kind == k->second) return quoted(a->name) + " is already " + k->second;
     }
     if (r.primitive == "compute_inline" && st->attach.kind == Attachment::Kind::Inline)
@@ -200,9 +151,9 @@ std::string StatementWriter::check(const PrimitiveRequest& r) const
     if (r.primitive == "compute_root" && st->attach.kind == Attachment::Kind::Root)
         return quoted(name) + " is already computed at root";
     if (r.primitive == "compute_at") {
-        const StageInfo* target = findStage(r.targetStage);
+        const StageInfo* target = stageInfo(r.targetStage);
         if (!target) return "there is no stage " + quoted(r.targetStage);
-        if (const AxisInfo* a = findAxis(*target, r.targetAxis);
+        if (const AxisInfo* a = axisInfo(*target, r.targetAxis);
             a && st->attach.isAt(target->name, a->name))
             return quoted(name) + " is already computed at " + target->name + "." + a->name;
     }
@@ -210,26 +161,10 @@ std::string StatementWriter::check(const PrimitiveRequest& r) const
         return consumersOf(name).empty() ? quoted(name) + " has no reader to cache it for"
                                          : "cache_read needs at least one reader";
     }
-    return applies(r, false);
+    return {};
 }
 
 namespace {
-
-const Stage* stageNamed(const Schedule& sch, const std::string& name)
-{
-    for (const Stage& s : sch.stages())
-        if (s.name() == name) return &s;
-    return nullptr;
-}
-
-IterVar axisNamed(const Stage& st, const std::string& var)
-{
-    for (const IterVar& iv : st.leafIterVars)
-        if (iv->name() == var) return iv;
-    for (const IterVar& iv : st.allIterVars)
-        if (iv->name() == var) return iv;
-    return nullptr;
-}
 
 // What a request says for one argument of its primitive. Names are still the panel's: loop
 // variables (AxisInfo::var) of `stage`, or stage names.
@@ -301,36 +236,43 @@ std::vector<RequestedArg> requestedArgs(const PrimitiveSpec& p, const PrimitiveR
 
 } // namespace
 
-std::string StatementWriter::applies(const PrimitiveRequest& r, bool probe) const
+std::string StatementWriter::scheduleRefusal(const PrimitiveRequest& r) const
+{
+    if (!m_context.schedule) return "no schedule is shown";
+    if (!findStage(*m_context.schedule, r.stage)) return "there is no stage " + quoted(r.stage);
+    return {};
+}
+
+std::string StatementWriter::resolve(const PrimitiveRequest& r,
+                                     const std::vector<std::string>& axes, bool probe,
+                                     ScheduleStep* step) const
 {
     const PrimitiveSpec& p = *findPrimitive(r.primitive);
-    if (!m_context.schedule) return "no schedule is shown";
     const Schedule& sch = *m_context.schedule;
-    const Stage* st = stageNamed(sch, r.stage);
-    if (!st) return "there is no stage " + quoted(r.stage);
-
-    ScheduleStep step = makeStep(p, st->op);
+    const Stage* st = findStage(sch, r.stage);
+    *step = makeStep(p, st->op);
     std::string missing;
     auto axis = [&](const Stage& s, const std::string& var) {
-        IterVar iv = axisNamed(s, var);
+        IterVar iv = findAxis(s, var);
         if (!iv && missing.empty())
-            missing = "axis " + quoted(displayName(var)) + " is not a loop of " + quoted(s.name());
+            missing =
+                "axis " + quoted(axisDisplayName(var)) + " is not a loop of " + quoted(s.name());
         return iv;
     };
     auto tensor = [&](const std::string& name) -> Tensor {
-        const Stage* s = stageNamed(sch, name);
+        const Stage* s = findStage(sch, name);
         if (!s && missing.empty()) missing = "there is no stage " + quoted(name);
         return s ? s->op : nullptr;
     };
     // Probing an incomplete request: a stand-in for a loop not chosen, so that core can say
     // what it says about the stage as a whole.
     const IterVar standIn = makeIterVar("?", Range{makeInt(0), makeInt(1)}, IterKind::DataPar);
-    const std::vector<RequestedArg> requested = requestedArgs(p, r, r.axes);
+    const std::vector<RequestedArg> requested = requestedArgs(p, r, axes);
     const Stage* target = nullptr; // the stage argument's, once read
     for (std::size_t i = 0; i < p.args.size(); ++i) {
         const ArgSpec& a = p.args[i];
         const RequestedArg& q = requested[i];
-        StepArg& v = step.args[i];
+        StepArg& v = step->args[i];
         v.given = q.given;
         v.number = q.number;
         v.text = q.text;
@@ -352,10 +294,10 @@ std::string StatementWriter::applies(const PrimitiveRequest& r, bool probe) cons
             if (probe && v.axes.empty()) v.axes = {standIn};
             break;
         case ArgKind::Stage: {
-            target = stageNamed(sch, q.names.front());
+            target = findStage(sch, q.names.front());
             if (!target && probe) {
                 std::vector<std::string> consumers = consumersOf(r.stage);
-                target = consumers.empty() ? st : stageNamed(sch, consumers.front());
+                target = consumers.empty() ? st : findStage(sch, consumers.front());
                 if (!target) target = st;
             }
             if (!target && missing.empty()) missing = "there is no stage " + quoted(r.targetStage);
@@ -373,78 +315,30 @@ std::string StatementWriter::applies(const PrimitiveRequest& r, bool probe) cons
         if (a.kind == ArgKind::Axis && v.axes.empty() && missing.empty())
             missing = "choose an axis for " + quoted(a.name);
     }
-    if (probe) {
-        // Only a refusal of the call as a whole: one about an argument may be the stand-in's.
-        if (!missing.empty()) return {};
-        AppliedStep applied = applyToCopy(sch, step);
-        return applied.ok() || applied.error->argument() >= 0 ? std::string()
-                                                              : applied.error->message();
-    }
-    if (!missing.empty()) return missing;
-    AppliedStep applied = applyToCopy(sch, step);
-    return applied.ok() ? std::string() : applied.error->message();
+    return missing;
+}
+
+std::string StatementWriter::stageRefusal(const PrimitiveRequest& r) const
+{
+    if (std::string why = scheduleRefusal(r); !why.empty()) return why;
+    ScheduleStep step;
+    // Only a refusal of the call as a whole: one about an argument may be the stand-in's.
+    if (!resolve(r, r.axes, true, &step).empty()) return {};
+    AppliedStep applied = applyToCopy(*m_context.schedule, step);
+    return applied.ok() || applied.error->argument() >= 0 ? std::string()
+                                                          : applied.error->message();
 }
 
 WrittenStatement StatementWriter::build(const PrimitiveRequest& r) const
 {
     WrittenStatement out;
     out.refusal = check(r);
+    if (out.refusal.empty()) out.refusal = scheduleRefusal(r);
     if (!out.refusal.empty()) return out;
-
-    const PrimitiveSpec& p = *findPrimitive(r.primitive);
-    const StageInfo& st = *findStage(r.stage);
-    std::set<std::string> used = m_context.usedNames;
-    std::vector<std::string> lines;
-    std::string refusal;
-
-    auto fresh = [&](const std::string& base) {
-        std::string n = uniqueName(base, used);
-        used.insert(n);
-        return n;
-    };
-    auto tensorVar = [&](const std::string& stage) -> std::string {
-        auto it = m_context.tensorVars.find(stage);
-        if (it == m_context.tensorVars.end() || it->second.empty()) {
-            if (refusal.empty()) {
-                refusal = "tensor " + quoted(stage) +
-                          " has no script variable, so the script cannot refer to its stage";
-            }
-            return "?";
-        }
-        return it->second;
-    };
-    const std::string& sch = m_context.scheduleVar;
-    auto stageRef = [&](const std::string& stage) { return sch + "[" + tensorVar(stage) + "]"; };
-    // The variable for a loop axis of `stage`, binding a root axis first when it has none.
-    auto axisRef = [&](const std::string& stage, const std::string& var) -> std::string {
-        std::string v = axisVariable(stage, var);
-        if (!v.empty()) return v;
-        const StageInfo& s = *findStage(stage);
-        const AxisInfo& a = *findAxis(s, var);
-        auto rootPos = std::find(s.rootAxes.begin(), s.rootAxes.end(), var);
-        if (rootPos == s.rootAxes.end()) {
-            if (refusal.empty()) {
-                refusal = "axis " + quoted(a.name) +
-                          " has no script variable: bind the result of the statement that "
-                          "created it (e.g. `xo, xi = " +
-                          sch + "[T].split(...)`)";
-            }
-            return "?";
-        }
-        int index = static_cast<int>(rootPos - s.rootAxes.begin());
-        std::string list = "axis";
-        if (a.reduction) {
-            list = "reduce_axis";
-            index -= dataParallelRootCount(s);
-        }
-        std::string name = fresh(displayName(a.name));
-        lines.push_back(name + " = " + stageRef(stage) + ".op." + list + "[" +
-                        std::to_string(index) + "]");
-        return name;
-    };
 
     // The loops a list of axes names, as written: fuse outer to inner; a full reorder only the
     // loops that moved (reorder keeps the others in place).
+    const StageInfo& st = *stageInfo(r.stage);
     std::vector<std::string> listed = r.axes;
     if (r.primitive == "fuse") {
         std::sort(listed.begin(), listed.end(),
@@ -455,49 +349,17 @@ WrittenStatement StatementWriter::build(const PrimitiveRequest& r) const
             if (st.axes[i].var != listed[i]) moved.push_back(listed[i]);
         listed = moved;
     }
-
-    std::vector<PrintedArg> printed(p.args.size());
-    std::vector<std::vector<std::string>> shown(p.args.size());
-    const std::vector<RequestedArg> requested = requestedArgs(p, r, listed);
-    for (std::size_t i = 0; i < p.args.size(); ++i) {
-        const RequestedArg& q = requested[i];
-        if (!q.given) continue;
-        std::vector<std::string> items;
-        switch (p.args[i].kind) {
-        case ArgKind::Axis:
-        case ArgKind::Axes:
-            for (auto& var : q.names) {
-                items.push_back(axisRef(q.stage, var));
-                shown[i].push_back(findAxis(*findStage(q.stage), var)->name);
-            }
-            break;
-        case ArgKind::Factor:
-        case ArgKind::Int:
-        case ArgKind::Value: items = {std::to_string(q.number)}; break;
-        case ArgKind::Text:
-        case ArgKind::Scope:
-        case ArgKind::ThreadAxis: items = {q.text}; break;
-        case ArgKind::Stage:
-        case ArgKind::Tensor:
-        case ArgKind::Tensors:
-            for (auto& stage : q.names)
-                items.push_back(tensorVar(stage));
-            break;
-        }
-        if (shown[i].empty()) shown[i] = items;
-        printed[i] = std::move(items);
-    }
-    std::vector<std::string> results;
-    if (p.resultNames)
-        for (const std::string& base : p.resultNames(shown))
-            results.push_back(fresh(base));
-    std::string self = p.on == PrimitiveOn::Stage ? tensorVar(st.name) : std::string();
-    if (!refusal.empty()) {
-        out.refusal = refusal;
+    ScheduleStep step;
+    out.refusal = resolve(r, listed, false, &step);
+    if (!out.refusal.empty()) return out;
+    // Core's check and the statement, in the script's names (binding a loop that has none).
+    StepWriter writer(*m_context.schedule, scriptNames());
+    if (!writer.apply(step)) {
+        out.refusal = writer.why();
         return out;
     }
-    lines.push_back(printStatement(p, sch, self, printed, results));
-    out.text = joined(lines, "\n");
+    for (const std::string& line : writer.statements())
+        out.text += (out.text.empty() ? "" : "\n") + line;
     return out;
 }
 

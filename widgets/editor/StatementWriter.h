@@ -1,10 +1,12 @@
-// Writes the script statement for a schedule primitive chosen in the schedule panel (with fresh,
-// non-clashing variable names) and says why it cannot: the request is incomplete or would change
-// nothing, the script has no variable for something it names, or core refuses the step (applied
-// to a copy of the schedule, through the primitive catalogue). Qt-free so it is unit-testable.
+// Turns a schedule primitive chosen in the schedule panel into the script statement, or says why
+// it cannot: the request is incomplete or would change nothing (said here, in the panel's terms),
+// or, once the request is a catalogue step on the shown schedule, core refuses it or the script
+// cannot name a stage it needs (said by te/StepWriter.h, the one writer of statements, which the
+// tuner uses too). Qt-free so it is unit-testable.
 #pragma once
 
 #include "explore/Explorer.h"
+#include "te/StepWriter.h"
 
 #include <cstdint>
 #include <map>
@@ -72,7 +74,7 @@ public:
 
     const std::vector<StageInfo>& stages() const { return m_stages; }
     const ScheduleContext& context() const { return m_context; }
-    const StageInfo* findStage(const std::string& name) const;
+    const StageInfo* stageInfo(const std::string& name) const;
 
     // Empty when the request is legal and writable, else the reason (core's words where the
     // schedule refuses the step).
@@ -81,11 +83,6 @@ public:
 
     // The stages whose loops `stage` may be computed at (its consumers).
     std::vector<std::string> consumersOf(const std::string& stage) const;
-    // The variable holding an axis of a stage, or "" when the script has none.
-    std::string axisVariable(const std::string& stage, const std::string& axisVar) const;
-
-    // `base`, or base_1, base_2, ... : the first not in `used`.
-    static std::string uniqueName(const std::string& base, const std::set<std::string>& used);
 
     // A copy of the variant's block (its te.create_schedule line `variantLine` through
     // `lastLine`, 1-based) headed by "# variant: NEWNAME" and preceded by an empty line, ready to
@@ -94,10 +91,19 @@ public:
                                           int lastLine, const std::string& newName);
 
 private:
+    // What the panel says about a request before it is a step (incomplete, changes nothing).
     std::string check(const PrimitiveRequest& r) const;
-    // Empty when core accepts the step on a copy of the schedule, else its refusal. `probe`:
-    // the request may be incomplete; say only what core refuses about the call as a whole.
-    std::string applies(const PrimitiveRequest& r, bool probe) const;
+    // No schedule shown, or no such stage in it.
+    std::string scheduleRefusal(const PrimitiveRequest& r) const;
+    // The request as a catalogue step on the shown schedule, its list of axes being `axes`; else
+    // the loop or stage it names that the schedule lacks. `probe`: the request may be
+    // incomplete, and a stand-in takes the place of a loop not chosen.
+    std::string resolve(const PrimitiveRequest& r, const std::vector<std::string>& axes, bool probe,
+                        ScheduleStep* step) const;
+    // For an incomplete request: what core refuses about the call as a whole, if anything.
+    std::string stageRefusal(const PrimitiveRequest& r) const;
+    // The context's names as the statement writer takes them.
+    ScriptNames scriptNames() const;
     WrittenStatement build(const PrimitiveRequest& r) const;
 
     std::vector<StageInfo> m_stages;
