@@ -41,6 +41,8 @@ StepView lowerStep(const Schedule& sch, const Variant& v)
         PrintedFunction tvm = printTVMScriptWithLines(f.func);
         PrintedFunction structured = printStructuredWithLines(f.structured, f.args);
         step.lanesOnVectors = countLanesAtOnce(f.func.body);
+        step.tirLoops = printedLoops(sch, f.structured, f.func.body, tvm);
+        step.structuredLoops = printedLoops(sch, f.structured, f.structured, structured);
         try {
             step.footprints = loopFootprints(f, tvm, structured);
             step.tails = guardedTails(f, tvm, kMaxTailEnumeration);

@@ -3,6 +3,7 @@
 // the desktop app, the worker and the tests share it.
 #pragma once
 
+#include "explore/LoopLines.h"
 #include "lower/Footprint.h"
 #include "lower/Tails.h"
 #include "te/Program.h"
@@ -60,6 +61,8 @@ struct StepView {
     int line = 0;          // the statement's line (the variant's line for the first step)
     std::string tir;       // TVM's printing
     std::string structured;
+    // Every loop each printing prints, with the stage and axis it is (explore/LoopLines.h).
+    std::vector<PrintedLoop> tirLoops, structuredLoops;
     // Loops over the lanes of a vector (`for j_s in range(n)`, lanes TVM runs one by one) that
     // the compiled code runs on vectors under lane masks.
     int lanesOnVectors = 0;

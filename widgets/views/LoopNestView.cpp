@@ -8,7 +8,6 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPainter>
-#include <QRegularExpression>
 #include <QScrollBar>
 #include <QSet>
 #include <QSplitter>
@@ -18,6 +17,8 @@
 #include <QTextDocument>
 #include <QToolButton>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 using namespace Qt::StringLiterals;
 
@@ -48,64 +49,6 @@ protected:
                    fontMetrics().elidedText(text(), Qt::ElideRight, r.width()));
     }
 };
-
-int indentOf(const QString& line)
-{
-    int n = 0;
-    while (n < line.size() && line[n] == u' ')
-        ++n;
-    return n;
-}
-
-// The buffers stored into by the body of the loop whose header is `header`: the lines below it
-// that are indented deeper (blank lines, such as the diff's fillers, are skipped). A flattened
-// buffer prints with a suffix ("C_global_1"); both spellings are listed.
-QSet<QString> buffersStoredUnder(const QTextDocument* doc, int header)
-{
-    static const QRegularExpression store(u"^\\s*([A-Za-z_]\\w*)\\[.*?\\]\\s*=(?!=)"_s);
-    static const QRegularExpression suffix(u"_\\d+$"_s);
-    QSet<QString> names;
-    const QTextBlock head = doc->findBlockByNumber(header);
-    if (!head.isValid()) return names;
-    const int indent = indentOf(head.text());
-    for (QTextBlock b = head.next(); b.isValid(); b = b.next()) {
-        const QString line = b.text();
-        if (line.trimmed().isEmpty()) continue;
-        if (indentOf(line) <= indent) break;
-        const QRegularExpressionMatch m = store.match(line);
-        if (!m.hasMatch()) continue;
-        QString name = m.captured(1);
-        names.insert(name);
-        names.insert(name.remove(suffix));
-    }
-    return names;
-}
-
-// The stage whose loop `axis` is: of the stages with such an axis, the one the loop's body
-// stores into. When several do (one stage computed inside another's loop), the one the others
-// are attached to. Empty when the body names none of them.
-QString stageOfLoop(const QTextDocument* doc, int header, const QString& axis,
-                    const std::vector<StageInfo>& stages)
-{
-    const QSet<QString> stored = buffersStoredUnder(doc, header);
-    std::vector<const StageInfo*> candidates;
-    for (const StageInfo& stage : stages) {
-        const QString buffer = QString::fromStdString(stage.name).replace(u'.', u'_');
-        if (!stored.contains(buffer)) continue;
-        for (const AxisInfo& a : stage.axes)
-            if (QString::fromStdString(a.name) == axis) {
-                candidates.push_back(&stage);
-                break;
-            }
-    }
-    if (candidates.empty()) return {};
-    for (const StageInfo* c : candidates)
-        for (const StageInfo* other : candidates)
-            if (other != c && other->attach.kind == Attachment::Kind::At &&
-                other->attach.stage == c->name)
-                return QString::fromStdString(c->name);
-    return QString::fromStdString(candidates.front()->name);
-}
 
 QToolButton* makeToggle(const QString& text, const QString& tip, QWidget* parent)
 {
@@ -753,24 +696,30 @@ void LoopNestView::decorate(bool scrollToLinked)
 
 void LoopNestView::onLoopClicked(const QString& name, int block)
 {
-    if (!m_hasVariant || m_step < 0 || m_step >= int(m_variant.steps.size())) {
-        emit loopClicked(name, {});
-        return;
+    // The block's line of its printing: the step's, or the one before it on the before side and
+    // on the removed lines of one pane.
+    const PrintedLoop* loop = nullptr;
+    auto* editor = qobject_cast<TirEditor*>(sender());
+    if (editor && m_hasVariant && block >= 0 && block < editor->lines().size()) {
+        const TirLine& l = editor->lines()[block];
+        const bool before = editor == m_beforeEditor || l.change == LineChange::Removed;
+        const int k = m_step - (before ? 1 : 0);
+        if (l.number > 0 && k >= 0 && k < int(m_variant.steps.size())) {
+            const StepView& step = m_variant.steps[std::size_t(k)];
+            // A T.grid line prints several loops: the clicked one is the name's place in it.
+            const QByteArray utf8 = l.text.toUtf8();
+            const LoopHeader header =
+                parseLoopHeader(std::string_view(utf8.constData(), utf8.size()));
+            const auto at = std::find(header.names.begin(), header.names.end(), name.toStdString());
+            if (at != header.names.end())
+                loop = printedLoopAt(m_structured ? step.structuredLoops : step.tirLoops, l.number,
+                                     std::size_t(at - header.names.begin()));
+        }
     }
-    const std::vector<StageInfo>& stages = m_variant.steps[std::size_t(m_step)].stages;
-    // The reduction's init loops print as "<axis>_init"; the schedule panel knows "<axis>".
-    QString axis = name;
-    QSet<QString> axes;
-    for (const StageInfo& stage : stages)
-        for (const AxisInfo& a : stage.axes)
-            axes.insert(QString::fromStdString(a.name));
-    const QString init = u"_init"_s;
-    if (!axes.contains(name) && name.endsWith(init) && axes.contains(name.chopped(init.size())))
-        axis = name.chopped(init.size());
-    QString stage;
-    if (auto* editor = qobject_cast<TirEditor*>(sender()))
-        stage = stageOfLoop(editor->document(), block, axis, stages);
-    emit loopClicked(axis, stage);
+    if (loop && !loop->stage.empty())
+        emit loopClicked(QString::fromStdString(loop->axis), QString::fromStdString(loop->stage));
+    else
+        emit loopClicked(name, {});
 }
 
 } // namespace loopscope

@@ -74,9 +74,9 @@ public:
     const VariantView& variant() const { return m_variant; }
 
 signals:
-    // An axis name as the schedule panel lists it ("i_outer"; a reduction init loop "i_init"
-    // reports "i" when the step has an axis "i"), and the stage whose loop it is, found from the
-    // buffers the loop's body stores into ("" when the body names no stage with that axis).
+    // The clicked loop's axis and stage as the schedule panel lists them ("i_outer", "C"; a
+    // reduction's init loop "i_init" is the axis "i"), from the step's PrintedLoop; a loop that
+    // could not be traced to an axis reports its printed name and no stage.
     void loopClicked(const QString& axisName, const QString& stageName);
     // The user switched the mode or the printing with the toolbar.
     void modeChanged(loopscope::LoopNestView::Mode mode);

@@ -62,6 +62,17 @@ void clickAt(TirEditor* e, std::pair<int, int> where)
     QTest::mouseClick(e->viewport(), Qt::LeftButton, {}, QPoint(r.left() + half, r.center().y()));
 }
 
+// Shows step `step` of `v` alone in TVM's printing, on screen.
+bool showOnScreen(LoopNestView& view, const VariantView& v, int step)
+{
+    view.resize(1000, 600);
+    view.setVariant(v);
+    view.setPrinting(false);
+    view.showStep(step);
+    view.show();
+    return QTest::qWaitForWindowExposed(&view);
+}
+
 // The document's lines other than the fillers opposite added or removed lines.
 QString textWithoutFillers(TirEditor* e)
 {
@@ -329,12 +340,8 @@ s[B].compute_at(s[C], C.op.axis[0])
         QVERIFY(x.ok);
         const VariantView& v = x.variants.front();
         LoopNestView view;
-        view.resize(1000, 600);
-        view.setVariant(v);
-        view.setPrinting(false);
-        view.showStep(0); // separate nests, "for i, j in T.grid(64, 64)": B's, then C's
-        view.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        // Separate nests, "for i, j in T.grid(64, 64)": B's, then C's.
+        QVERIFY(showOnScreen(view, v, 0));
         QSignalSpy clicked(&view, &LoopNestView::loopClicked);
         TirEditor* e = panes(view).step;
         auto clickLoop = [&](int nth, const QString& var) {
@@ -368,6 +375,51 @@ s[B].compute_at(s[C], C.op.axis[0])
         QCOMPARE(clicked.takeFirst().at(1).toString(), QStringLiteral("B"));
         clickLoop(1, QStringLiteral("j"));
         QCOMPARE(clicked.takeFirst().at(1).toString(), QStringLiteral("C"));
+    }
+
+    void clickingALoopWhoseNameMisleadsSelectsItsOwnAxis()
+    {
+        // B is computed inside C's loop over i, where its own loop over i prints as "i_1"; C's
+        // reduction starts its init loop "j_init" there too, beside B's and its own loops over j.
+        const Exploration x = explore(R"(import tvm
+from tvm import te
+A = te.placeholder((64, 64), name="A")
+B = te.compute((64, 64), lambda i, j: A[i, j] * 2.0, name="B")
+k = te.reduce_axis((0, 64), name="k")
+C = te.compute((64, 64), lambda i, j: te.sum(B[k, j] * A[i, k], axis=k), name="C")
+s = te.create_schedule(C.op)
+s[C].reorder(C.op.axis[0], k, C.op.axis[1])
+s[B].compute_at(s[C], C.op.axis[0])
+)",
+                                      {});
+        QVERIFY(x.ok);
+        const VariantView& v = x.variants.front();
+        LoopNestView view;
+        QVERIFY(showOnScreen(view, v, int(v.steps.size()) - 1));
+        QSignalSpy clicked(&view, &LoopNestView::loopClicked);
+        TirEditor* e = panes(view).step;
+        const QString tir = e->toPlainText();
+        // Clicks `var` in the header that contains `header`: {stage, axis} it reports.
+        auto click = [&](const QString& header, const QString& var) {
+            const auto where = find(e, header, var);
+            if (where.first < 0) return QStringList{QStringLiteral("no loop ") + header};
+            clickAt(e, where);
+            if (clicked.count() != 1) return QStringList{QStringLiteral("no click")};
+            const QList<QVariant> args = clicked.takeFirst();
+            return QStringList{args.at(1).toString(), args.at(0).toString()};
+        };
+        const QStringList cI{QStringLiteral("C"), QStringLiteral("i")};
+        const QStringList bI{QStringLiteral("B"), QStringLiteral("i")};
+        const QStringList bJ{QStringLiteral("B"), QStringLiteral("j")};
+        const QStringList cJ{QStringLiteral("C"), QStringLiteral("j")};
+        const QStringList cK{QStringLiteral("C"), QStringLiteral("k")};
+        QCOMPARE(click(QStringLiteral("for i in range(64)"), QStringLiteral("i")), cI);
+        QCOMPARE(click(QStringLiteral("for i_1, j in"), QStringLiteral("i_1")), bI);
+        QCOMPARE(click(QStringLiteral("for i_1, j in"), QStringLiteral("j in")), bJ);
+        QCOMPARE(click(QStringLiteral("for j_init in"), QStringLiteral("j_init")), cJ);
+        QCOMPARE(click(QStringLiteral("for k, j in"), QStringLiteral("k,")), cK);
+        QCOMPARE(click(QStringLiteral("for k, j in"), QStringLiteral("j in")), cJ);
+        QVERIFY2(clicked.isEmpty(), qPrintable(tir));
     }
 
     void aStepThatDoesNotLowerShowsItsDiagnostic()
