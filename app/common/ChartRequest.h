@@ -4,7 +4,7 @@
 // is the chart program's alone, so every other command starts without loading Qt.
 #pragma once
 
-#include "protocol/Codec.h"
+#include "protocol/Json.h"
 #include "protocol/Messages.h"
 
 #include <nlohmann/json.hpp>
@@ -27,6 +27,9 @@ constexpr int kChartRequestVersion = 1;
 // The request's own fields, and the points as the protocol's codec writes them.
 inline nlohmann::json chartRequestJson(const ChartRequest& r)
 {
+    nlohmann::json points = nlohmann::json::array();
+    for (const protocol::SweepPoint& p : r.sweep.points)
+        points.push_back(protocol::toJson(p, r.sweep.parameters));
     return {{"chart_request", kChartRequestVersion},
             {"path", r.path},
             {"kind", r.kind},
@@ -34,8 +37,7 @@ inline nlohmann::json chartRequestJson(const ChartRequest& r)
             {"bandwidth_gbs", r.bandwidthGbs},
             {"reference_label", r.sweep.blas},
             {"parameters", r.sweep.parameters},
-            {"points", nlohmann::json::parse(
-                           protocol::encodeSweepPoints(r.sweep.points, r.sweep.parameters))}};
+            {"points", points}};
 }
 
 // nullopt with `why` set when the document is not a chart request of this version.
@@ -67,7 +69,7 @@ inline std::optional<ChartRequest> chartRequestFromJson(const nlohmann::json& j,
             if (p.is_string()) r.sweep.parameters.push_back(p.get<std::string>());
     if (auto it = j.find("points"); it != j.end() && it->is_array()) {
         for (auto& p : *it) {
-            std::optional<protocol::SweepPoint> point = protocol::decodeSweepPoint(p.dump());
+            std::optional<protocol::SweepPoint> point = protocol::sweepPointFromJson(p);
             if (!point)
                 return fail("point " + std::to_string(r.sweep.points.size() + 1) +
                             " is not a sweep point");

@@ -154,7 +154,7 @@ Jit& RequestHandler::jit() const
 
 std::vector<std::string> RequestHandler::commands()
 {
-    return {"emit", "machine", "measure", "model", "model_choice", "ping", "sweep", "tune"};
+    return protocol::workerCommands();
 }
 
 std::string RequestHandler::answer(const protocol::IncomingRequest& in,

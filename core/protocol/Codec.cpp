@@ -1115,6 +1115,17 @@ ModelChoiceReply Incoming::modelChoice() const
 
 // ---- Codec.h: the worker's side -----------------------------------------------------------------
 
+const std::vector<std::string>& workerCommands()
+{
+    static const std::vector<std::string> names = [] {
+        std::vector<std::string> out;
+        for (auto& c : kCommands)
+            if (std::string(c.name) != "go") out.emplace_back(c.name);
+        return out;
+    }();
+    return names;
+}
+
 IncomingRequest decodeRequest(const std::string& text, std::optional<std::int64_t>* idOut)
 {
     json j;
@@ -1145,9 +1156,8 @@ IncomingRequest decodeRequest(const std::string& text, std::optional<std::int64_
         if (cmd == c.name) entry = &c;
     if (!entry) {
         std::string known;
-        for (auto& c : kCommands)
-            if (std::string(c.name) != "go")
-                known += (known.empty() ? "" : ", ") + std::string(c.name);
+        for (auto& c : workerCommands())
+            known += (known.empty() ? "" : ", ") + c;
         f.fail("unknown command '" + cmd + "' (commands: " + known + ")");
     }
     in.limits.maxUnroll = f.integer("max_unroll", 0, 1);
@@ -1354,25 +1364,6 @@ std::string encodeSweepPoint(const SweepPoint& point, const std::vector<std::str
 std::optional<SweepPoint> decodeSweepPoint(const std::string& text)
 {
     return sweepPointFromJson(json::parse(text, nullptr, false));
-}
-
-std::string encodeSweepPoints(const std::vector<SweepPoint>& points,
-                              const std::vector<std::string>& parameters)
-{
-    json out = json::array();
-    for (auto& p : points)
-        out.push_back(toJson(p, parameters));
-    return line(out);
-}
-
-std::vector<SweepPoint> decodeSweepPoints(const std::string& text)
-{
-    std::vector<SweepPoint> out;
-    const json j = json::parse(text, nullptr, false);
-    if (!j.is_array()) return out;
-    for (auto& p : j)
-        if (auto point = sweepPointFromJson(p)) out.push_back(std::move(*point));
-    return out;
 }
 
 } // namespace loopscope::protocol

@@ -78,6 +78,10 @@ private:
 
 // ---- The worker's side ----------------------------------------------------------------------
 
+// The commands a worker answers, as ping's answer lists them ("go" is no command of its own: a
+// held measurement takes it).
+const std::vector<std::string>& workerCommands();
+
 // A request line as the worker reads it.
 struct IncomingRequest {
     std::optional<std::int64_t> id;
@@ -120,10 +124,5 @@ std::string encodeReply(std::optional<std::int64_t> id, const ModelChoiceReply& 
 std::string encodeSweepPoint(const SweepPoint& point, const std::vector<std::string>& parameters);
 // Nullopt when the text is not such an object, or has no variant or no values.
 std::optional<SweepPoint> decodeSweepPoint(const std::string& json);
-// A JSON array of points (each as encodeSweepPoint writes it) and back; decoding skips entries
-// that are not points.
-std::string encodeSweepPoints(const std::vector<SweepPoint>& points,
-                              const std::vector<std::string>& parameters);
-std::vector<SweepPoint> decodeSweepPoints(const std::string& json);
 
 } // namespace loopscope::protocol
