@@ -9,6 +9,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -33,6 +34,27 @@ json stepJson(const TuneStep& s)
     return j;
 }
 
+// An integer field read strictly: a fraction, a number out of T's range or another type is
+// refused by name (a cast of 1e300 to int would be undefined, not an error).
+template <typename T>
+T integerOf(const json& v, const char* name)
+{
+    const bool fits =
+        v.is_number_unsigned()
+            ? v.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<T>::max())
+            : v.is_number_integer() && v.get<std::int64_t>() >= std::numeric_limits<T>::min() &&
+                  v.get<std::int64_t>() <= std::numeric_limits<T>::max();
+    if (!fits) throw std::runtime_error(std::string(name) + " is not an integer in range");
+    return static_cast<T>(v.get<std::int64_t>());
+}
+
+template <typename T>
+T integerOf(const json& object, const char* name, T fallback)
+{
+    auto it = object.find(name);
+    return it == object.end() ? fallback : integerOf<T>(*it, name);
+}
+
 TuneStep stepFromJson(const json& j)
 {
     if (!j.is_object()) throw std::runtime_error("a step is not an object");
@@ -40,7 +62,7 @@ TuneStep stepFromJson(const json& j)
     s.primitive = j.at("p").get<std::string>();
     s.stage = j.at("s").get<std::string>();
     if (j.contains("a")) s.axes = j.at("a").get<std::vector<std::string>>();
-    if (j.contains("n")) s.number = j.at("n").get<std::int64_t>();
+    if (j.contains("n")) s.number = integerOf<std::int64_t>(j.at("n"), "a step's n");
     if (j.contains("nparts")) s.nparts = j.at("nparts").get<bool>();
     if (j.contains("t")) s.text = j.at("t").get<std::string>();
     if (j.contains("at")) s.target = j.at("at").get<std::string>();
@@ -129,13 +151,17 @@ bool parseRecord(const std::string& line, TuneRecord* out, std::string* why)
     try {
         json j = json::parse(line);
         if (!j.is_object()) throw std::runtime_error("not a JSON object");
-        if (j.at("version").get<int>() != kRecordVersion)
+        if (!j.at("version").is_number_integer() ||
+            integerOf<std::int64_t>(j.at("version"), "version") != kRecordVersion)
             throw std::runtime_error("record version " + j.at("version").dump() + " is not " +
                                      std::to_string(kRecordVersion));
         TuneRecord r;
         r.workload = j.at("workload").get<std::string>();
         r.variant = j.at("variant").get<std::string>();
-        r.sizes = j.at("sizes").get<std::map<std::string, std::int64_t>>();
+        const json& sizes = j.at("sizes");
+        if (!sizes.is_object()) throw std::runtime_error("sizes is not an object");
+        for (auto& [name, value] : sizes.items())
+            r.sizes[name] = integerOf<std::int64_t>(value, "a size");
         r.sketch = j.value("sketch", "");
         for (auto& s : j.at("steps"))
             r.steps.push_back(stepFromJson(s));
@@ -150,11 +176,11 @@ bool parseRecord(const std::string& line, TuneRecord* out, std::string* why)
         r.checked = j.value("checked", false);
         if (j.contains("machine")) {
             r.cpu = j.at("machine").value("cpu", "");
-            r.vectorBits = j.at("machine").value("vector_bits", 0);
+            r.vectorBits = integerOf<int>(j.at("machine"), "vector_bits", 0);
         }
-        r.threads = j.value("threads", 0);
-        r.featuresVersion = j.value("features_version", 0);
-        r.trial = j.value("trial", 0);
+        r.threads = integerOf<int>(j, "threads", 0);
+        r.featuresVersion = integerOf<int>(j, "features_version", 0);
+        r.trial = integerOf<int>(j, "trial", 0);
         r.elapsedS = j.value("elapsed_s", 0.0);
         r.time = j.value("time", "");
         if (r.gflops < 0 || r.msMedian < 0 || r.flops < 0)

@@ -150,6 +150,33 @@ s = te.create_schedule(B.op)
     EXPECT_NE(key("M = 64\nN = 32", ""), key("M = 64\nN = 32", "s[B].parallel(B.op.axis[0])\n"));
 }
 
+// Integers that are fractions or out of range are refused by name (casting 1e300 to int is
+// undefined behaviour, which the tuning-log fuzzer found).
+TEST(TuneLog, RefusesIntegersThatAreFractionsOrOutOfRange)
+{
+    const std::string head = R"({"workload":"w","variant":"v","steps":[],"status":"ok",)";
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {head + R"("version":1e300,"sizes":{}})", "record version"},
+        {head + R"("version":1,"sizes":{"n":1e300}})", "a size"},
+        {head + R"("version":1,"sizes":{"n":2.5}})", "a size"},
+        {head + R"("version":1,"sizes":{},"machine":{"vector_bits":1e300}})", "vector_bits"},
+        {head + R"("version":1,"sizes":{},"threads":4294967296})", "threads"},
+        {head + R"("version":1,"sizes":{},"trial":18446744073709551615})", "trial"},
+    };
+    for (auto& [line, name] : cases) {
+        SCOPED_TRACE(line);
+        TuneRecord r;
+        std::string why;
+        EXPECT_FALSE(parseRecord(line, &r, &why));
+        EXPECT_NE(why.find(name), std::string::npos) << why;
+    }
+    TuneRecord r;
+    std::string why;
+    EXPECT_TRUE(parseRecord(head + R"("version":1,"sizes":{"n":64},"threads":2})", &r, &why)) << why;
+    EXPECT_EQ(r.sizes.at("n"), 64);
+    EXPECT_EQ(r.threads, 2);
+}
+
 // What the tuning-log fuzzer (fuzz/TuneLogFuzzer.cpp) once failed on: each input is read and
 // replayed without a crash or an internal error, and the seed log replays whole.
 TEST(FuzzerRegressions, TuningLogInputsAreReadOrRefused)
