@@ -199,7 +199,11 @@ Lines Printer::attr(const AttrNode* op)
               expr(op->value).text + ")";
     }
     Frame& f = pushFrame(op);
-    std::string lhs = threadVar ? define(threadVar, threadVar->name, f) : "";
+    // A launch whose variable the body no longer uses (an extent of 1) is still named.
+    const bool unusedThread = !threadVar && rhs.rfind("T.launch_thread(\"", 0) == 0;
+    std::string lhs = threadVar      ? define(threadVar, threadVar->name, f)
+                      : unusedThread ? define(op, op->target, f)
+                                     : "";
     asDocBody(op->body, f);
     Lines body = popFrame();
     if (concise) {

@@ -3,6 +3,8 @@
 #include "ir/IRMutator.h"
 #include "ir/IRUtil.h"
 #include "ir/Limits.h"
+#include "ir/Printer.h"
+#include "schedule/ThreadScope.h"
 
 #include <algorithm>
 #include <limits>
@@ -38,8 +40,18 @@ Stmt wrapIfs(const std::vector<Expr>& preds, Stmt body)
     return body;
 }
 
+// Every thread variable a launch binds (an attribute's `ref`), with the bind step that made it.
+struct LaunchedThread {
+    Var var;
+    SourceLoc loc;
+};
+using LaunchedThreads = std::unordered_map<const void*, LaunchedThread>;
+
 class NestBuilder {
 public:
+    LaunchedThreads threads;
+    VarMap threadOf; // each bound loop's variable -> the thread variable it became
+
     explicit NestBuilder(const BoundInfo& b) : m_b(b), m_an(b.analyzer) {}
 
     Stmt build(const Stage& s, const Expr& body)
@@ -162,23 +174,28 @@ private:
 
     Stmt wrapLoops(const Stage& s, std::size_t from, std::size_t to, Stmt body,
                    const std::vector<Var>& vars, const std::unordered_set<const IterVarNode*>& skip,
-                   bool markers) const
+                   bool markers)
     {
         for (std::size_t i = to; i-- > from;) {
             const IterVar& iv = s.leafIterVars[i];
             if (skip.count(iv.get())) continue;
             if (markers) body = makeAttr(kLoopScope, iv->name(), makeInt(0), body, iv.get());
             const Range& r = m_b.ranges.at(iv.get());
-            if (isOne(r.extent)) continue;
             const IterVarAttr* a = s.attr(iv);
             ForKind kind = a ? a->kind : ForKind::Serial;
             if (kind == ForKind::ThreadBinding) {
-                // As TVM prints it: `blockIdx_x = T.launch_thread("blockIdx.x", 16)`.
+                // As TVM prints it: `blockIdx_x = T.launch_thread("blockIdx.x", 16)`, kept
+                // when its extent is 1 (the variable is then 0 in the body).
+                // The loop's variable becomes the thread's everywhere once every stage is in
+                // place (stages computed inside this loop use it too).
                 Var thread(a->threadTag);
-                body = substitute(body, VarMap{{vars[i].get(), thread}});
-                body = makeAttr("thread_extent", a->threadTag, r.extent, body);
+                threads[thread.get()] = {thread, a->loc};
+                threadOf[vars[i].get()] = thread;
+                body = makeAttr(isVirtualThread(a->threadTag) ? "virtual_thread" : "thread_extent",
+                                a->threadTag, r.extent, body, thread.get());
                 continue;
             }
+            if (isOne(r.extent)) continue;
             body = makeFor(vars[i], makeInt(0), r.extent, kind, body, a ? a->threadTag : "");
             if (a) {
                 for (auto p = a->pragmas.rbegin(); p != a->pragmas.rend(); ++p)
@@ -213,6 +230,55 @@ protected:
 private:
     const IterVarNode* m_target;
     std::function<Stmt(Stmt)> m_make;
+};
+
+// As TVM's SchedulePostProc: a launch of a thread tag inside a launch of the same tag (a cache
+// stage's loops bound to the threads its consumer runs on) is the same thread; it is dropped and
+// its variable becomes the enclosing one. Their extents must agree.
+class ThreadLaunchMerger : public IRMutator {
+public:
+    explicit ThreadLaunchMerger(const LaunchedThreads& threads) : m_threads(threads) {}
+
+protected:
+    Stmt visitAttr(const AttrNode* op, const Stmt& self) override
+    {
+        // Virtual threads are told apart by their axis, not their tag: each stays.
+        auto launched = m_threads.find(op->ref);
+        if (op->key != "thread_extent" || launched == m_threads.end())
+            return IRMutator::visitAttr(op, self);
+        auto outer = m_env.find(op->target);
+        if (outer != m_env.end()) {
+            std::int64_t mine = 0, theirs = 0;
+            if (!exprEqual(op->value, outer->second.extent) &&
+                !(isConstInt(op->value, &mine) && isConstInt(outer->second.extent, &theirs) &&
+                  mine == theirs)) {
+                throw UserError(launched->second.loc,
+                                "thread axis '" + op->target + "' is bound here to a loop of " +
+                                    printExpr(op->value) +
+                                    " iterations inside a loop bound to it with " +
+                                    printExpr(outer->second.extent) +
+                                    ": the threads of one launch have one extent; split this "
+                                    "loop so that its bound part has " +
+                                    printExpr(outer->second.extent) + " iterations");
+            }
+            Stmt body =
+                substitute(op->body, VarMap{{launched->second.var.get(), outer->second.var}});
+            return mutate(body);
+        }
+        m_env[op->target] = {launched->second.var, op->value};
+        Stmt body = mutate(op->body);
+        m_env.erase(op->target);
+        if (body.same(op->body)) return self;
+        return makeAttr(op->key, op->target, op->value, body, op->ref);
+    }
+
+private:
+    struct Enclosing {
+        Var var;
+        Expr extent;
+    };
+    const LaunchedThreads& m_threads;
+    std::unordered_map<std::string, Enclosing> m_env;
 };
 
 class MarkerRemover : public IRMutator {
@@ -403,7 +469,8 @@ Stmt scheduleOps(const Schedule& sch, const EffectiveBodies& bodies, const Bound
         }
     }
     MarkerRemover remover;
-    return remover.mutate(body);
+    body = substitute(remover.mutate(body), builder.threadOf);
+    return ThreadLaunchMerger(builder.threads).mutate(body);
 }
 
 } // namespace loopscope

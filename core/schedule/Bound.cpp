@@ -1,6 +1,7 @@
 #include "schedule/Bound.h"
 
 #include "ir/IntervalSet.h"
+#include "schedule/ThreadScope.h"
 
 #include <algorithm>
 
@@ -66,6 +67,16 @@ BoundInfo inferBound(const Schedule& sch, const EffectiveBodies& bodies)
         const OperationNode& op = *s.op;
         Region region;
         std::vector<LoopRef> myPath = attachPath(sch, s);
+        const int rank = stageStorageRank(sch, s);
+        // As TVM's NeedRelax: a loop bound to threads is covered whole when the stage's storage
+        // is shared by those threads (shared memory and every threadIdx of a block), wherever
+        // it is; any other loop is when it is inside the place the stage is computed at.
+        auto relaxed = [&](const LoopRef& loop, bool inside) {
+            const IterVarAttr* a = loop.stage->attr(loop.iv);
+            if (a && a->kind == ForKind::ThreadBinding)
+                return storageCoversThread(rank, a->threadTag);
+            return inside;
+        };
         if (!s.isOutput) {
             for (auto& c : stages) {
                 if (!materialized(c) || &c == &s) continue;
@@ -87,7 +98,8 @@ BoundInfo inferBound(const Schedule& sch, const EffectiveBodies& bodies)
                                                      "' also reads it outside that loop");
                 }
                 IntervalMap relax;
-                for (std::size_t k = common; k < loops.size(); ++k) {
+                for (std::size_t k = 0; k < loops.size(); ++k) {
+                    if (!relaxed(loops[k], k >= common)) continue;
                     const Range& r = info.ranges.at(loops[k].iv.get());
                     relax[loops[k].iv->var.get()] = {makeInt(0), an.simplify(r.extent - 1)};
                 }

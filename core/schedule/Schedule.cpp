@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <functional>
 #include <set>
+#include <unordered_set>
 
 namespace loopscope {
 
@@ -315,14 +316,19 @@ void Schedule::pragma(Stage& s, const IterVar& iv, const std::string& key, Expr 
 
 namespace {
 
-// Whether `reader` reads `producer`, directly or through stages that are inlined.
-bool readsThroughInline(const Schedule& sch, const Stage& reader, const Stage& producer)
+// Whether `reader` uses `producer`'s values, directly or through any chain of stages.
+bool readsTransitively(const Schedule& sch, const Stage& reader, const Stage& producer)
 {
-    for (auto& in : inputTensors(reader.op)) {
-        if (in == producer.op) return true;
-        const Stage* mid = sch.find(in);
-        if (mid && mid->attach == AttachType::Inline && readsThroughInline(sch, *mid, producer))
-            return true;
+    std::unordered_set<const OperationNode*> seen;
+    std::vector<const Stage*> todo{&reader};
+    while (!todo.empty()) {
+        const Stage* st = todo.back();
+        todo.pop_back();
+        for (auto& in : inputTensors(st->op)) {
+            if (in == producer.op) return true;
+            const Stage* mid = sch.find(in);
+            if (mid && seen.insert(mid->op.get()).second) todo.push_back(mid);
+        }
     }
     return false;
 }
@@ -353,20 +359,13 @@ void Schedule::computeAt(Stage& s, Stage& parent, const IterVar& axis)
         throw ScheduleError(
             "axis " + quoted(axis->name()) + " is not a loop of '" + parent.name() + "'", 1);
     }
-    // The parent must read the stage, itself or through stages inlined into it or computed
-    // inside its loops.
-    std::function<bool(const Stage&)> consumesWithin = [&](const Stage& p) {
-        if (readsThroughInline(*this, p, s)) return true;
-        for (auto& other : m_stages) {
-            if (&other == &s || other.attach != AttachType::Scope || other.attachOp != p.op)
-                continue;
-            if (consumesWithin(other)) return true;
-        }
-        return false;
-    };
-    if (!consumesWithin(parent)) {
+    // The parent must use the stage, directly or through other stages (inlined into it, or
+    // computed inside its loops now or later, as TVM's cache stages are attached in any order).
+    // Whether every other reader is inside the loop is checked when bounds are inferred.
+    if (!readsTransitively(*this, parent, s)) {
         throw ScheduleError("cannot compute '" + s.name() + "' at a loop of '" + parent.name() +
-                                "': '" + parent.name() + "' does not read '" + s.name() + "'",
+                                "': '" + parent.name() + "' does not use '" + s.name() +
+                                "', directly or through other stages",
                             0);
     }
     s.attach = AttachType::Scope;

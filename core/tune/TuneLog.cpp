@@ -36,8 +36,7 @@ json stepJson(const TuneStep& s)
 
 // An integer field read strictly: a fraction, a number out of T's range or another type is
 // refused by name (a cast of 1e300 to int would be undefined, not an error).
-template <typename T>
-T integerOf(const json& v, const char* name)
+template <typename T> T integerOf(const json& v, const char* name)
 {
     const bool fits =
         v.is_number_unsigned()
@@ -48,8 +47,7 @@ T integerOf(const json& v, const char* name)
     return static_cast<T>(v.get<std::int64_t>());
 }
 
-template <typename T>
-T integerOf(const json& object, const char* name, T fallback)
+template <typename T> T integerOf(const json& object, const char* name, T fallback)
 {
     auto it = object.find(name);
     return it == object.end() ? fallback : integerOf<T>(*it, name);

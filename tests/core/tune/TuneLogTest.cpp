@@ -172,7 +172,8 @@ TEST(TuneLog, RefusesIntegersThatAreFractionsOrOutOfRange)
     }
     TuneRecord r;
     std::string why;
-    EXPECT_TRUE(parseRecord(head + R"("version":1,"sizes":{"n":64},"threads":2})", &r, &why)) << why;
+    EXPECT_TRUE(parseRecord(head + R"("version":1,"sizes":{"n":64},"threads":2})", &r, &why))
+        << why;
     EXPECT_EQ(r.sizes.at("n"), 64);
     EXPECT_EQ(r.threads, 2);
 }

@@ -1,4 +1,4 @@
-# expect: 9: 'D' does not read 'B'
+# expect: 9: 'D' does not use 'B'
 import tvm
 from tvm import te
 A = te.placeholder((8,), name="A")
