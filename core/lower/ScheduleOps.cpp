@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <optional>
 #include <unordered_set>
 
@@ -132,6 +133,13 @@ private:
         for (auto& iv : s.leafIterVars) {
             const IterVarAttr* a = s.attr(iv);
             if (!a) continue;
+            if (a->kind == ForKind::ThreadBinding && iv->kind == IterKind::Reduce) {
+                throw UserError(a->loc, "reduction axis '" + axisDisplayName(iv->name()) +
+                                            "' is bound to " + a->threadTag +
+                                            ": Loopscope does not lower reductions across "
+                                            "threads (tvm_thread_allreduce) yet; bind a "
+                                            "data-parallel axis instead");
+            }
             const Expr& ext = m_b.ranges.at(iv.get()).extent;
             if ((a->kind == ForKind::Vectorized || a->kind == ForKind::Unrolled) &&
                 !isConstInt(ext)) {
@@ -279,6 +287,111 @@ private:
     };
     const LaunchedThreads& m_threads;
     std::unordered_map<std::string, Enclosing> m_env;
+};
+
+// What every NVIDIA GPU from sm_50 on allows one kernel (TVM's verify_gpu_code): at most 1,024
+// threads per block (1,024 along x and y, 64 along z), and 48 KiB of static shared memory.
+class KernelLimits : public IRVisitor {
+public:
+    KernelLimits(const Schedule& sch, const LaunchedThreads& threads)
+        : m_sch(sch), m_threads(threads)
+    {
+    }
+
+protected:
+    void visitAttr(const AttrNode* op) override
+    {
+        if (op->key != "thread_extent") return IRVisitor::visitAttr(op);
+        const bool outermost = !m_inKernel;
+        if (outermost) {
+            m_inKernel = true;
+            m_extents.clear();
+            m_sharedBytes = 0;
+        }
+        std::int64_t extent = 0;
+        const int dim = threadDim(op->target);
+        if (dim >= 0 && isConstInt(op->value, &extent)) {
+            const SourceLoc loc = locOf(op);
+            auto [known, added] = m_extents.emplace(op->target, extent);
+            if (!added && known->second != extent) {
+                throw UserError(loc, op->target + " is bound to a loop of " +
+                                         std::to_string(extent) + " iterations here and of " +
+                                         std::to_string(known->second) +
+                                         " elsewhere in the same kernel; a launch has one "
+                                         "extent per thread axis: split this loop so that its "
+                                         "bound part has " +
+                                         std::to_string(known->second));
+            }
+            const std::int64_t most = threadRank(op->target) == 0 ? (dim == 0 ? 2147483647 : 65535)
+                                      : dim == 2                  ? 64
+                                                                  : 1024;
+            if (extent > most) {
+                throw UserError(loc, op->target + " is bound to a loop of " +
+                                         std::to_string(extent) +
+                                         " iterations; a launch has at "
+                                         "most " +
+                                         std::to_string(most) +
+                                         (threadRank(op->target) == 0 ? " blocks" : " threads") +
+                                         " along " + op->target.substr(op->target.size() - 1) +
+                                         ": split the loop and bind the inner part");
+            }
+            std::int64_t perBlock = 1;
+            for (auto& [tag, e] : m_extents)
+                if (threadRank(tag) == 1) perBlock *= e;
+            if (perBlock > 1024) {
+                throw UserError(loc, "this kernel's blocks would have " + std::to_string(perBlock) +
+                                         " threads; a block has at most 1024 (threadIdx.x * y * "
+                                         "z): bind smaller loops");
+            }
+        }
+        IRVisitor::visitAttr(op);
+        if (outermost) m_inKernel = false;
+    }
+
+    void visitRealize(const RealizeNode* op) override
+    {
+        if (m_inKernel && (op->scope == "shared")) {
+            std::int64_t elements = 1;
+            for (auto& r : op->bounds) {
+                std::int64_t e = 0;
+                if (!isConstInt(r.extent, &e)) {
+                    elements = -1;
+                    break;
+                }
+                elements *= e;
+            }
+            if (elements > 0) {
+                m_sharedBytes += elements * op->tensor->dtype.bytes();
+                if (m_sharedBytes > kSharedBytes) {
+                    const Stage* st = m_sch.find(op->tensor);
+                    throw UserError(
+                        st ? st->attachLoc : SourceLoc{},
+                        "the shared memory of this kernel's blocks would be " +
+                            std::to_string(m_sharedBytes) + " bytes with '" + op->tensor->name +
+                            "' (" + std::to_string(elements * op->tensor->dtype.bytes()) +
+                            " bytes); a block has at most " + std::to_string(kSharedBytes) +
+                            " bytes of static shared memory: compute it at an "
+                            "inner loop, or tile smaller");
+                }
+            }
+        }
+        IRVisitor::visitRealize(op);
+    }
+
+private:
+    static constexpr std::int64_t kSharedBytes = 48 * 1024;
+
+    SourceLoc locOf(const AttrNode* op) const
+    {
+        auto it = m_threads.find(op->ref);
+        return it == m_threads.end() ? SourceLoc{} : it->second.loc;
+    }
+
+    const Schedule& m_sch;
+    const LaunchedThreads& m_threads;
+    bool m_inKernel = false;
+    std::map<std::string, std::int64_t> m_extents; // per thread tag, in the current kernel
+    std::int64_t m_sharedBytes = 0;
 };
 
 class MarkerRemover : public IRMutator {
@@ -470,7 +583,9 @@ Stmt scheduleOps(const Schedule& sch, const EffectiveBodies& bodies, const Bound
     }
     MarkerRemover remover;
     body = substitute(remover.mutate(body), builder.threadOf);
-    return ThreadLaunchMerger(builder.threads).mutate(body);
+    body = ThreadLaunchMerger(builder.threads).mutate(body);
+    KernelLimits(sch, builder.threads).visit(body);
+    return body;
 }
 
 } // namespace loopscope

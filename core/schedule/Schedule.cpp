@@ -2,6 +2,7 @@
 
 #include "ir/IRUtil.h"
 #include "schedule/IterGraph.h"
+#include "schedule/ThreadScope.h"
 
 #include <algorithm>
 #include <functional>
@@ -279,6 +280,38 @@ void Schedule::unroll(Stage& s, const IterVar& iv, SourceLoc loc)
 void Schedule::bind(Stage& s, const IterVar& iv, const std::string& threadTag, SourceLoc loc)
 {
     checkLeaf(s, iv, 0);
+    if (!isThreadTag(threadTag)) {
+        throw ScheduleError("unknown thread tag " + quoted(threadTag) +
+                                ": a loop binds to blockIdx.x/y/z, threadIdx.x/y/z, vthread or "
+                                "cthread",
+                            1);
+    }
+    if (const IterVarAttr* a = s.attr(iv); a && a->kind == ForKind::ThreadBinding) {
+        throw ScheduleError("loop " + quoted(axisDisplayName(iv->name())) +
+                                " is already bound to " + a->threadTag +
+                                "; a loop binds to one thread axis",
+                            0);
+    }
+    if (iv->kind == IterKind::Reduce &&
+        (threadRank(threadTag) != 1 || isVirtualThread(threadTag))) {
+        throw ScheduleError("cannot bind reduction axis " + quoted(axisDisplayName(iv->name())) +
+                                " to " + threadTag +
+                                ": only threads of one block (threadIdx) reduce together",
+                            1);
+    }
+    if (!isVirtualThread(threadTag)) {
+        for (auto& other : s.leafIterVars) {
+            const IterVarAttr* a = s.attr(other);
+            if (a && a->kind == ForKind::ThreadBinding && a->threadTag == threadTag) {
+                throw ScheduleError(threadTag + " is already bound to loop " +
+                                        quoted(axisDisplayName(other->name())) + " of '" +
+                                        s.name() +
+                                        "'; each thread axis runs once per stage: fuse the "
+                                        "loops first and bind the fused loop",
+                                    1);
+            }
+        }
+    }
     setKind(s, iv, ForKind::ThreadBinding, loc);
     s.attrs[iv.get()].threadTag = threadTag;
 }

@@ -2,6 +2,8 @@
 // tvm.lower/tvm.build and the other builtins, with their arguments checked.
 #include "te/EvaluatorInternal.h"
 
+#include "ir/GpuTarget.h"
+
 #include "ir/Limits.h"
 
 #include <algorithm>
@@ -250,11 +252,7 @@ Value Evaluator::builtin(const std::string& name, const CallArgs& c)
     if (name == "tvm.target.Target") {
         Bound b(c, {{"target", true}, {"host", false}});
         std::string t = stringArg(b["target"], "target");
-        if (t.rfind("llvm", 0) != 0) {
-            throw UserError(b["target"].loc, "target '" + t +
-                                                 "' is not supported; Loopscope "
-                                                 "generates code for CPUs (target \"llvm ...\")");
-        }
+        checkTarget(t, b["target"].loc);
         Value v = Value::named(VKind::Target, t);
         return v;
     }
@@ -460,11 +458,7 @@ Value Evaluator::lowerOrBuild(const std::string& name, const CallArgs& c)
     if (b.has("target")) {
         const Value& t = b["target"].value;
         if (t.kind == VKind::Str) {
-            if (t.s.rfind("llvm", 0) != 0)
-                throw UserError(
-                    b["target"].loc,
-                    "target '" + t.s +
-                        "' is not supported; Loopscope generates code for CPUs (\"llvm ...\")");
+            checkTarget(t.s, b["target"].loc);
             v.target = t.s;
             v.targetLoc = b["target"].loc;
         } else if (t.kind == VKind::Target) {
@@ -474,10 +468,47 @@ Value Evaluator::lowerOrBuild(const std::string& name, const CallArgs& c)
             throw UserError(b["target"].loc, "target must be a string such as \"llvm\"");
         }
     }
+    if (name == "tvm.build" && isGpuTarget(v.target)) checkBoundForGpu(v, v.targetLoc);
     Value r;
     r.kind = VKind::Lowered;
     r.variant = s.value.variant;
     return r;
+}
+
+// A target is a CPU's ("llvm ...") or an NVIDIA GPU's ("cuda", "nvptx", with an architecture).
+void Evaluator::checkTarget(const std::string& target, SourceLoc loc)
+{
+    if (target.rfind("llvm", 0) == 0) return;
+    if (isGpuTarget(target)) {
+        std::string why;
+        if (!parseGpuTarget(target, &why)) throw UserError(loc, "target '" + target + "': " + why);
+        return;
+    }
+    throw UserError(loc, "target '" + target +
+                             "' is not supported; Loopscope generates code for CPUs (\"llvm "
+                             "...\") and NVIDIA GPUs (\"cuda\", \"cuda -arch=sm_80\", \"nvptx "
+                             "-mcpu=sm_80\")");
+}
+
+// On a GPU every stage that is stored runs inside a kernel: in loops bound to GPU threads, or
+// computed inside such loops. TVM refuses the rest when it builds ("Did you forget to bind?").
+void Evaluator::checkBoundForGpu(const Variant& v, SourceLoc loc)
+{
+    const Schedule& sch = v.schedule();
+    for (auto& st : sch.stages()) {
+        if (st.isPlaceholder() || st.attach != AttachType::Root) continue;
+        const bool bound =
+            std::any_of(st.leafIterVars.begin(), st.leafIterVars.end(), [&](const IterVar& iv) {
+                const IterVarAttr* a = st.attr(iv);
+                return a && a->kind == ForKind::ThreadBinding;
+            });
+        if (bound) continue;
+        throw UserError(loc, "target '" + v.target + "' runs on a GPU, but no loop of '" +
+                                 st.name() +
+                                 "' is bound to a GPU thread axis, so it would run on the host. "
+                                 "Did you forget to bind? (s[" +
+                                 st.name() + "].bind(axis, te.thread_axis(\"blockIdx.x\")))");
+    }
 }
 
 // Every placeholder the schedule reads and every output must be an argument.

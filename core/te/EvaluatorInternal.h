@@ -293,6 +293,8 @@ private:
     Value lowerOrBuild(const std::string& name, const CallArgs& c);
 
     // Every placeholder the schedule reads and every output must be an argument.
+    void checkTarget(const std::string& target, SourceLoc loc);
+    void checkBoundForGpu(const Variant& v, SourceLoc loc);
     void checkArgs(const Variant& v, SourceLoc loc);
 
     // ---- schedule primitives ----

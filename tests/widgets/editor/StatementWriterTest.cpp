@@ -336,9 +336,10 @@ private slots:
         QCOMPARE(refusal(f, r), u"choose a loop of a consumer to compute 'maxelem' at"_s);
         r.targetStage = "expsum";
         r.targetAxis = "i";
-        QCOMPARE(refusal(f, r),
-                 u"cannot compute 'maxelem' at a loop of 'expsum': 'expsum' does not "
-                 "read 'maxelem'"_s);
+        // As TVM, a producer may go to a loop of any stage that uses it, also through stages
+        // attached later (a cache stage's reader); where a reader stays outside the loop,
+        // lowering says so at this statement.
+        QCOMPARE(refusal(f, r), QString());
         r.targetStage = "maxelem";
         QCOMPARE(refusal(f, r), u"cannot compute 'maxelem' at its own axis 'i'"_s);
         r.targetStage = "expval";
