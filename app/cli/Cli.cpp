@@ -271,14 +271,15 @@ std::vector<const Variant*> selectVariants(const Options& o, const Program& p)
     return out;
 }
 
-// GPU thread bindings are shown but never run; say so once per variant.
+// GPU kernels are checked on the CPU, not timed on a GPU; say so once per variant.
 void noteThreadBindings(const Options& o, const Variant& v)
 {
     for (auto& st : v.steps) {
         if (st.primitive != "bind") continue;
-        std::cerr
-            << o.file << ":" << st.loc.line << ":" << st.loc.col << ": note: variant '" << v.name
-            << "' binds loops to GPU thread axes; Loopscope shows its TIR but runs only CPU code\n";
+        std::cerr << o.file << ":" << st.loc.line << ":" << st.loc.col << ": note: variant '"
+                  << v.name
+                  << "' binds loops to GPU thread axes; its kernels run on this CPU to be checked, "
+                     "and its times are not GPU times\n";
         return;
     }
 }

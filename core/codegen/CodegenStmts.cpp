@@ -69,7 +69,8 @@ void Codegen::visitAttr(const AttrNode* op)
 {
     if (op->key == "thread_extent") {
         throw CodegenError("the loop bound to GPU thread axis '" + op->target +
-                           "' is kept for export but GPU thread axes are not run on the CPU");
+                           "' launches GPU threads, which CPU code cannot do; the variant's "
+                           "kernels are checked on the CPU by `run --check`");
     }
     genStmt(op->body);
 }

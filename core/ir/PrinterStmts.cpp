@@ -182,6 +182,8 @@ Lines Printer::allocate(const AllocateNode* op)
 
 Lines Printer::attr(const AttrNode* op)
 {
+    if (op->key == "tvm_storage_sync")
+        return {{0, "T.tvm_storage_sync(" + quoted(op->target) + ")", {op}}};
     bool concise = current().allowConcise;
     std::string rhs;
     const VarNode* threadVar = nullptr;

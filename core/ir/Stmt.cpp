@@ -65,6 +65,17 @@ Stmt makeRealize(Tensor t, std::vector<Range> bounds, std::string scope, Stmt bo
                                          std::move(body));
 }
 
+Stmt makeStorageSync(std::string scope)
+{
+    return makeAttr("tvm_storage_sync", std::move(scope), makeInt(0), makeEvaluate(makeInt(0)));
+}
+
+bool isStorageSync(const Stmt& s)
+{
+    auto* a = s.as<AttrNode>();
+    return a && a->key == "tvm_storage_sync";
+}
+
 Stmt makeAllocate(Buffer b, Stmt body)
 {
     return std::make_shared<AllocateNode>(std::move(b), std::move(body));

@@ -168,6 +168,11 @@ Stmt makeIfThenElse(Expr cond, Stmt thenCase, Stmt elseCase = {});
 Stmt makeAttr(std::string key, std::string target, Expr value, Stmt body,
               const void* ref = nullptr);
 Stmt makeEvaluate(Expr v);
+// A barrier among the threads of a GPU block for memory of `scope` ("shared"), as TVM's
+// tvm_storage_sync call: an attribute "tvm_storage_sync" with no work in its body, printed
+// `T.tvm_storage_sync("shared")`. Only the GPU build inserts it (lower/gpu/ThreadSync.h).
+Stmt makeStorageSync(std::string scope);
+bool isStorageSync(const Stmt& s);
 // A sequence with nested sequences flattened and null statements dropped; one statement is
 // returned as itself, none as a null Stmt.
 Stmt makeSeq(std::vector<Stmt> stmts);

@@ -3,6 +3,8 @@
 #include "ir/Analyzer.h"
 #include "ir/IRUtil.h"
 #include "ir/Limits.h"
+#include "lower/gpu/EmulateThreads.h"
+#include "lower/gpu/ThreadSync.h"
 #include "runtime/FlopCount.h"
 #include "runtime/Reference.h"
 
@@ -120,7 +122,16 @@ std::unique_ptr<PreparedRun> PreparedRun::prepare(const Program& program, const 
     r->m_lowerMs = msSince(t0);
     t0 = std::chrono::steady_clock::now();
     LS_ASSERT(config.jit, "a run needs a JIT to compile with (RunConfig::jit)");
-    r->m_kernel = config.jit->compile(r->m_lowered.func, config.optLevel, config.lineInfo);
+    PrimFunc compiled = r->m_lowered.func;
+    if (launchesThreads(compiled.body)) {
+        // A GPU schedule is checked here: its kernels as CPU loops, with the barriers tvm.build
+        // would put in, so that a missing or misplaced one gives a wrong result.
+        compiled.body = emulateThreadsOnCpu(insertThreadSyncs(compiled.body));
+        r->m_notes.push_back("the GPU kernels run on this CPU to be checked (blocks in turn, the "
+                             "threads of a block in turn between barriers): these times are not "
+                             "GPU times");
+    }
+    r->m_kernel = config.jit->compile(compiled, config.optLevel, config.lineInfo);
     r->m_compileMs = msSince(t0);
 
     for (std::size_t i = 0; i < variant.args.size(); ++i) {

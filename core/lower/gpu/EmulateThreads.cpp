@@ -1,0 +1,363 @@
+#include "lower/gpu/EmulateThreads.h"
+
+#include "ir/Diagnostic.h"
+#include "ir/IRMutator.h"
+#include "ir/IRUtil.h"
+
+#include <map>
+#include <unordered_map>
+
+namespace loopscope {
+
+namespace {
+
+bool isLaunch(const AttrNode* a)
+{
+    return a->key == "thread_extent";
+}
+
+bool isThreadIdx(const AttrNode* a)
+{
+    return isLaunch(a) && a->target.rfind("threadIdx.", 0) == 0;
+}
+
+// The variable a launch binds: the one its `ref` names where the body uses it, else a new one
+// (an extent of 1 leaves the body without it).
+class LaunchedVar : public IRVisitor {
+public:
+    explicit LaunchedVar(const void* ref) : m_ref(ref) {}
+    Var found;
+
+protected:
+    void visitLeaf(const Expr& e) override
+    {
+        if (!found.defined() && e.get() == m_ref)
+            found = Var(std::static_pointer_cast<const VarNode>(e.node()));
+    }
+
+private:
+    const void* m_ref;
+};
+
+Var launchedVar(const AttrNode* op)
+{
+    LaunchedVar v(op->ref);
+    v.visit(op->body);
+    return v.found.defined() ? v.found : Var(op->target);
+}
+
+class SyncFinder : public IRVisitor {
+public:
+    bool found = false;
+
+protected:
+    void visitAttr(const AttrNode* op) override
+    {
+        if (op->key == "tvm_storage_sync") found = true;
+        if (!found) IRVisitor::visitAttr(op);
+    }
+};
+
+bool hasSync(const Stmt& s)
+{
+    SyncFinder f;
+    f.visit(s);
+    return f.found;
+}
+
+// Gives every thread its own part of each local buffer of a kernel: an access at i becomes an
+// access at i + tid * size, tid the thread's number in its block.
+class LocalPerThread : public IRMutator {
+public:
+    explicit LocalPerThread(std::map<std::string, std::int64_t> extents)
+        : m_extents(std::move(extents))
+    {
+        for (auto& [tag, e] : m_extents)
+            m_threads *= e;
+    }
+
+protected:
+    Stmt visitAttr(const AttrNode* op, const Stmt& self) override
+    {
+        if (!isThreadIdx(op)) return IRMutator::visitAttr(op, self);
+        Var v = launchedVar(op);
+        auto previous = m_current.find(op->target);
+        Expr saved = previous == m_current.end() ? Expr() : previous->second;
+        m_current[op->target] = v;
+        Stmt body = mutate(op->body);
+        if (saved.defined()) {
+            m_current[op->target] = saved;
+        } else {
+            m_current.erase(op->target);
+        }
+        return body.same(op->body) ? self : makeAttr(op->key, op->target, op->value, body, op->ref);
+    }
+
+    Stmt visitAllocate(const AllocateNode* op, const Stmt& self) override
+    {
+        if ((op->buffer->scope != "local" && op->buffer->scope != "warp") || m_threads == 1)
+            return IRMutator::visitAllocate(op, self);
+        std::int64_t size = 1;
+        for (auto& e : op->buffer->shape) {
+            std::int64_t n = 0;
+            LS_ASSERT(isConstInt(e, &n), "a local buffer of a kernel with a size that varies");
+            size *= n;
+        }
+        m_parts[op->buffer->data.get()] = size;
+        Buffer grown = view(op->buffer);
+        return makeAllocate(grown, mutate(op->body));
+    }
+
+    Expr visitBufferLoad(const BufferLoadNode* op, const Expr& self) override
+    {
+        Expr e = IRMutator::visitBufferLoad(op, self);
+        auto* load = e.as<BufferLoadNode>();
+        auto it = m_parts.find(load->buffer->data.get());
+        if (it == m_parts.end()) return e;
+        return makeBufferLoad(view(load->buffer), shifted(load->indices, it->second));
+    }
+
+    Stmt visitBufferStore(const BufferStoreNode* op, const Stmt& self) override
+    {
+        Stmt s = IRMutator::visitBufferStore(op, self);
+        auto* store = s.as<BufferStoreNode>();
+        auto it = m_parts.find(store->buffer->data.get());
+        if (it == m_parts.end()) return s;
+        return makeBufferStore(view(store->buffer), shifted(store->indices, it->second),
+                               store->value);
+    }
+
+private:
+    Buffer view(const Buffer& old)
+    {
+        auto it = m_views.find(old.get());
+        if (it != m_views.end()) return it->second;
+        auto b = std::make_shared<BufferNode>(*old);
+        b->shape = {makeInt(m_parts.at(old->data.get()) * m_threads)};
+        return m_views[old.get()] = b;
+    }
+
+    // The thread's number in its block: (z * ny + y) * nx + x, over the threads launched here.
+    Expr threadNumber() const
+    {
+        Expr tid = makeInt(0);
+        for (const char* tag : {"threadIdx.z", "threadIdx.y", "threadIdx.x"}) {
+            auto extent = m_extents.find(tag);
+            if (extent == m_extents.end()) continue;
+            auto v = m_current.find(tag);
+            tid = tid * makeInt(extent->second) + (v == m_current.end() ? makeInt(0) : v->second);
+        }
+        return tid;
+    }
+
+    std::vector<Expr> shifted(std::vector<Expr> indices, std::int64_t size) const
+    {
+        Expr& last = indices.back();
+        Expr offset = threadNumber() * makeInt(size);
+        last = last.type().isVector() ? last + makeBroadcast(offset, last.type().lanes)
+                                      : last + offset;
+        return indices;
+    }
+
+    std::map<std::string, std::int64_t> m_extents;
+    std::int64_t m_threads = 1;
+    std::map<std::string, Expr> m_current;
+    std::unordered_map<const VarNode*, std::int64_t> m_parts;
+    std::unordered_map<const BufferNode*, Buffer> m_views;
+};
+
+struct Thread {
+    Var var;
+    Expr extent;
+};
+
+// A block's threads between barriers as loops.
+class ThreadLoops {
+public:
+    explicit ThreadLoops(std::vector<Thread> threads) : m_threads(std::move(threads))
+    {
+        for (auto& t : m_threads)
+            m_vars.insert(t.var.get());
+    }
+
+    Stmt split(const Stmt& s)
+    {
+        if (!s.defined()) return s;
+        if (!hasSync(s)) return wrap(s);
+        switch (s.kind()) {
+        case StmtKind::Seq: {
+            std::vector<Stmt> out, segment;
+            auto flush = [&] {
+                if (!segment.empty()) out.push_back(wrap(makeSeq(std::move(segment))));
+                segment.clear();
+            };
+            for (auto& c : s.as<SeqNode>()->stmts) {
+                if (isStorageSync(c)) {
+                    flush();
+                } else if (hasSync(c)) {
+                    flush();
+                    out.push_back(split(c));
+                } else {
+                    segment.push_back(c);
+                }
+            }
+            flush();
+            return makeSeq(std::move(out));
+        }
+        case StmtKind::For: {
+            auto* op = s.as<ForNode>();
+            if (usesAnyVar(op->min, m_vars) || usesAnyVar(op->extent, m_vars))
+                throw UserError({}, "loop '" + op->var->name +
+                                        "' holds a barrier but its bounds depend on the thread: "
+                                        "threads of a block would not all reach the barrier");
+            return remakeFor(op, op->min, op->extent, split(op->body));
+        }
+        case StmtKind::LetStmt: {
+            auto* op = s.as<LetStmtNode>();
+            if (usesAnyVar(op->value, m_vars))
+                return split(substitute(op->body, VarMap{{op->var.get(), op->value}}));
+            return makeLetStmt(op->var, op->value, split(op->body));
+        }
+        case StmtKind::Allocate: {
+            auto* op = s.as<AllocateNode>();
+            return makeAllocate(op->buffer, split(op->body));
+        }
+        case StmtKind::Attr: {
+            auto* op = s.as<AttrNode>();
+            if (isLaunch(op)) return split(loopOf(op));
+            return makeAttr(op->key, op->target, op->value, split(op->body), op->ref);
+        }
+        case StmtKind::IfThenElse: {
+            auto* op = s.as<IfThenElseNode>();
+            if (usesAnyVar(op->cond, m_vars))
+                throw UserError({}, "a barrier is inside a condition that depends on the "
+                                    "thread: threads of a block would not all reach it");
+            return makeIfThenElse(op->cond, split(op->thenCase), split(op->elseCase));
+        }
+        default: return wrap(s);
+        }
+    }
+
+    // A launch nested in a block's code, as a loop over its threads.
+    static Stmt loopOf(const AttrNode* op)
+    {
+        return makeFor(launchedVar(op), makeInt(0), op->value, ForKind::Serial, op->body);
+    }
+
+private:
+    // Every thread runs `s`: loops over the threads, threadIdx.x innermost. Launches nested in
+    // it become loops too.
+    Stmt wrap(const Stmt& s) const
+    {
+        class Nested : public IRMutator {
+        protected:
+            Stmt visitAttr(const AttrNode* op, const Stmt& self) override
+            {
+                if (!isLaunch(op)) return IRMutator::visitAttr(op, self);
+                return mutate(loopOf(op));
+            }
+        };
+        Stmt body = Nested().mutate(s);
+        for (auto it = m_threads.rbegin(); it != m_threads.rend(); ++it)
+            body = makeFor(it->var, makeInt(0), it->extent, ForKind::Serial, body);
+        return body;
+    }
+
+    std::vector<Thread> m_threads;
+    VarSet m_vars;
+};
+
+// Turns each kernel (from its first launch) into loops.
+class Emulator : public IRMutator {
+protected:
+    Stmt visitAttr(const AttrNode* op, const Stmt& self) override
+    {
+        if (!isLaunch(op)) return IRMutator::visitAttr(op, self);
+        std::map<std::string, std::int64_t> extents;
+        collectExtents(self, extents);
+        Stmt kernel = LocalPerThread(extents).mutate(self);
+        return blocks(kernel);
+    }
+
+private:
+    static void collectExtents(const Stmt& s, std::map<std::string, std::int64_t>& out)
+    {
+        class Finder : public IRVisitor {
+        public:
+            std::map<std::string, std::int64_t>& out;
+            explicit Finder(std::map<std::string, std::int64_t>& o) : out(o) {}
+
+        protected:
+            void visitAttr(const AttrNode* op) override
+            {
+                std::int64_t e = 0;
+                if (isThreadIdx(op) && isConstInt(op->value, &e)) out.emplace(op->target, e);
+                IRVisitor::visitAttr(op);
+            }
+        };
+        Finder f(out);
+        f.visit(s);
+    }
+
+    // Above the threads: block launches become loops; the first thread launch starts a region.
+    Stmt blocks(const Stmt& s)
+    {
+        if (!s.defined()) return s;
+        switch (s.kind()) {
+        case StmtKind::Attr: {
+            auto* op = s.as<AttrNode>();
+            if (isThreadIdx(op)) return region(op);
+            if (isLaunch(op))
+                return makeFor(launchedVar(op), makeInt(0), op->value, ForKind::Serial,
+                               blocks(op->body));
+            return makeAttr(op->key, op->target, op->value, blocks(op->body), op->ref);
+        }
+        case StmtKind::Allocate: {
+            auto* op = s.as<AllocateNode>();
+            return makeAllocate(op->buffer, blocks(op->body));
+        }
+        case StmtKind::LetStmt: {
+            auto* op = s.as<LetStmtNode>();
+            return makeLetStmt(op->var, op->value, blocks(op->body));
+        }
+        case StmtKind::Seq: {
+            std::vector<Stmt> out;
+            for (auto& c : s.as<SeqNode>()->stmts)
+                out.push_back(blocks(c));
+            return makeSeq(std::move(out));
+        }
+        case StmtKind::For: {
+            auto* op = s.as<ForNode>();
+            return remakeFor(op, op->min, op->extent, blocks(op->body));
+        }
+        case StmtKind::IfThenElse: {
+            auto* op = s.as<IfThenElseNode>();
+            return makeIfThenElse(op->cond, blocks(op->thenCase), blocks(op->elseCase));
+        }
+        default: return s;
+        }
+    }
+
+    // The threads launched one inside another at the start of a region, and the region's body
+    // split at its barriers.
+    static Stmt region(const AttrNode* first)
+    {
+        std::vector<Thread> threads;
+        Stmt body;
+        for (const AttrNode* op = first; op; op = body.as<AttrNode>()) {
+            if (!isThreadIdx(op)) break;
+            threads.push_back({launchedVar(op), op->value});
+            body = op->body;
+        }
+        return ThreadLoops(std::move(threads)).split(body);
+    }
+};
+
+} // namespace
+
+Stmt emulateThreadsOnCpu(const Stmt& s)
+{
+    return Emulator().mutate(s);
+}
+
+} // namespace loopscope
