@@ -3,6 +3,7 @@
 
 #include "codegen/Codegen.h"
 #include "export/Export.h"
+#include "ir/GpuTarget.h"
 #include "runtime/VariantRun.h"
 
 #include <algorithm>
@@ -42,8 +43,8 @@ int exportVariant(ExportArgs& o)
         std::cerr << "loopscope-cli: note: --lines is for llvm, asm and obj\n";
     if (o.format == "c" && !o.target.empty())
         std::cerr << "loopscope-cli: note: --target does not change C source\n";
-    if (o.format != "tvm" && o.format != "c") {
-        const std::string& target = o.target.empty() ? v.target : o.target;
+    const std::string& target = o.target.empty() ? v.target : o.target;
+    if (o.format != "tvm" && o.format != "c" && !isGpuTarget(target)) {
         try {
             checkTarget(target);
         } catch (const CodegenError& e) {
@@ -53,7 +54,7 @@ int exportVariant(ExportArgs& o)
             return kDocumentError;
         }
     }
-    if (o.format != "tvm") noteThreadBindings(o, v);
+    if (o.format != "tvm" && o.format != "ptx") noteThreadBindings(o, v);
     std::string text;
     std::vector<std::pair<std::string, std::string>> files; // path, contents
     try {
@@ -94,19 +95,26 @@ int commandExport(int argc, char** argv)
                         {"--output", "-o", true, [&](const std::string& v) { o.output = v; }},
                         {"--target", "", true, [&](const std::string& v) {
                              o.target = v;
-                             if (o.target.rfind("llvm", 0) != 0)
+                             std::string why;
+                             if (isGpuTarget(o.target) && !parseGpuTarget(o.target, &why))
+                                 throw UsageError("--target '" + o.target + "': " + why, false);
+                             if (o.target.rfind("llvm", 0) != 0 && !isGpuTarget(o.target))
                                  throw UsageError(
                                      "--target '" + o.target +
                                          "' is not supported: Loopscope generates code for "
-                                         "CPUs (\"llvm ...\")",
+                                         "CPUs (\"llvm ...\") and NVIDIA GPUs (\"cuda "
+                                         "-arch=sm_80\", \"nvptx -mcpu=sm_80\")",
                                      false);
                          }}}}));
     if (o.variants.size() > 1)
         throw UsageError("export writes one variant: give one --variant NAME");
-    if (o.format.empty()) throw UsageError("export needs --format tvm|c|llvm|asm|obj");
+    if (o.format.empty()) throw UsageError("export needs --format tvm|c|llvm|asm|obj|ptx");
     if (std::find(std::begin(kExportFormats), std::end(kExportFormats), o.format) ==
         std::end(kExportFormats))
-        throw UsageError("unknown format '" + o.format + "' (tvm, c, llvm, asm or obj)");
+        throw UsageError("unknown format '" + o.format + "' (tvm, c, llvm, asm, obj or ptx)");
+    if (isGpuTarget(o.target) && o.format != "ptx" && o.format != "tvm")
+        throw UsageError(
+            "--target '" + o.target + "' names a GPU: its kernels export with --format ptx", false);
     if (o.format == "obj" && o.output.empty()) throw UsageError("--format obj needs -o OUT");
     if (o.format == "obj" && std::filesystem::path(o.output).extension() == ".h")
         throw UsageError(

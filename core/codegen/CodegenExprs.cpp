@@ -299,6 +299,13 @@ llvm::Value* Codegen::genCall(const CallNode* op, const Expr& self)
     case CallOp::IfThenElse: return genIfThenElse(op, self);
     default: break;
     }
+    if (m_device && (op->op == CallOp::Exp || op->op == CallOp::Log || op->op == CallOp::Tanh ||
+                     op->op == CallOp::Sigmoid || op->op == CallOp::Pow)) {
+        // LLVM 16's NVPTX back end aborts on these (there is no libdevice here): refused first.
+        throw CodegenError(std::string("T.") + callOpName(op->op) +
+                           " in a GPU kernel: Loopscope does not generate GPU code for it yet "
+                           "(sqrt, fabs, floor, ceil and arithmetic are supported)");
+    }
     llvm::Value* x = genExpr(op->args[0]);
     switch (op->op) {
     case CallOp::Exp: return mathCall(llvm::Intrinsic::exp, x);

@@ -42,6 +42,11 @@ public:
     // outlined loops carries the line of the printed TIR its statement is on (DWARF line info).
     void build(const PrimFunc& f, const std::vector<Var>& sizes,
                const LineOfStatement* lines = nullptr);
+    // Emits one GPU kernel (NVPTX): `NAME(T* noalias A, ..., sizes...)` marked as a kernel, whose
+    // body is one launch: its thread variables read the special registers, shared buffers are
+    // in address space 3, and barriers are bar.sync 0. `buffers` are the kernel's buffers.
+    void buildKernel(const std::string& name, const std::vector<Buffer>& buffers,
+                     const std::vector<Var>& sizes, const Stmt& body);
 
 private:
     using Values = std::unordered_map<const VarNode*, llvm::Value*>;
@@ -242,6 +247,7 @@ private:
     std::unordered_set<const VarNode*> m_nonNegative; // int32 variables known to be >= 0
     FunctionState m_state;
     bool m_insideParallel = false;
+    bool m_device = false;      // a GPU kernel (buildKernel)
     GuardSet m_guardsDecided;   // versioned on by an enclosing loop
     GuardSet m_guardsAssumed;   // known to hold where code is emitted
     int m_edgeCopies = 0;       // inside the copy of a loop for edge tiles (see versionOnGuards)

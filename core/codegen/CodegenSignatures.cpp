@@ -77,6 +77,40 @@ void Codegen::build(const PrimFunc& f, const std::vector<Var>& sizes, const Line
     if (m_di) m_di->finalize();
 }
 
+void Codegen::buildKernel(const std::string& name, const std::vector<Buffer>& buffers,
+                          const std::vector<Var>& sizes, const Stmt& body)
+{
+    m_device = true;
+    std::vector<llvm::Type*> params;
+    for (std::size_t i = 0; i < buffers.size(); ++i)
+        params.push_back(ptrTy());
+    for (auto& s : sizes)
+        params.push_back(llvmType(s.type()));
+    auto* fnTy = llvm::FunctionType::get(llvm::Type::getVoidTy(m_ctx), params, false);
+    llvm::Function* fn = llvm::Function::Create(fnTy, llvm::Function::ExternalLinkage, name, m_mod);
+    setAttributes(fn);
+    for (std::size_t i = 0; i < buffers.size(); ++i) {
+        fn->addParamAttr(static_cast<unsigned>(i), llvm::Attribute::NoAlias);
+        fn->getArg(static_cast<unsigned>(i))->setName(scriptName(buffers[i]->name));
+        m_vars[buffers[i]->data.get()] = fn->getArg(static_cast<unsigned>(i));
+    }
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+        llvm::Argument* a = fn->getArg(static_cast<unsigned>(buffers.size() + i));
+        a->setName(scriptName(sizes[i].name()));
+        m_vars[sizes[i].get()] = a;
+    }
+    beginFunction(fn);
+    genStmt(body);
+    m_b.CreateRetVoid();
+    endFunction();
+    // !nvvm.annotations = !{!{ptr @NAME, !"kernel", i32 1}}: a .entry, launched from the host.
+    llvm::NamedMDNode* annotations = m_mod.getOrInsertNamedMetadata("nvvm.annotations");
+    llvm::Metadata* kernel[] = {llvm::ValueAsMetadata::get(fn),
+                                llvm::MDString::get(m_ctx, "kernel"),
+                                llvm::ValueAsMetadata::get(m_b.getInt32(1))};
+    annotations->addOperand(llvm::MDNode::get(m_ctx, kernel));
+}
+
 llvm::Type* Codegen::scalarType(DataType t)
 {
     switch (t.code) {
@@ -106,6 +140,10 @@ llvm::Type* Codegen::memType(DataType t)
 
 void Codegen::setAttributes(llvm::Function* fn)
 {
+    if (m_device) {
+        fn->addFnAttr(llvm::Attribute::NoUnwind);
+        return;
+    }
     fn->addFnAttr("target-cpu", m_tm.getTargetCPU());
     fn->addFnAttr("target-features", m_tm.getTargetFeatureString());
     fn->addFnAttr(llvm::Attribute::NoUnwind);

@@ -9,7 +9,10 @@
 #include "ir/IRUtil.h"
 #include "ir/Printer.h"
 
+#include <llvm/IR/IntrinsicsNVPTX.h>
+
 #include <algorithm>
+#include <map>
 
 namespace loopscope::codegen {
 
@@ -67,6 +70,34 @@ void Codegen::visitSeq(const SeqNode* op)
 
 void Codegen::visitAttr(const AttrNode* op)
 {
+    if (m_device && op->key == "tvm_storage_sync") {
+        m_b.CreateCall(llvm::Intrinsic::getDeclaration(&m_mod, llvm::Intrinsic::nvvm_barrier0));
+        return;
+    }
+    if (m_device && op->key == "thread_extent") {
+        // threadIdx.x -> %tid.x, blockIdx.y -> %ctaid.y: read once, at the launch.
+        static const std::map<std::string, llvm::Intrinsic::ID> registers = {
+            {"threadIdx.x", llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x},
+            {"threadIdx.y", llvm::Intrinsic::nvvm_read_ptx_sreg_tid_y},
+            {"threadIdx.z", llvm::Intrinsic::nvvm_read_ptx_sreg_tid_z},
+            {"blockIdx.x", llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x},
+            {"blockIdx.y", llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_y},
+            {"blockIdx.z", llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_z}};
+        auto reg = registers.find(op->target);
+        LS_ASSERT(reg != registers.end(), "no special register for " << op->target);
+        Var v = findVar(op->body, op->ref);
+        if (!v.defined()) {
+            genStmt(op->body);
+            return;
+        }
+        llvm::Value* index = m_b.CreateCall(llvm::Intrinsic::getDeclaration(&m_mod, reg->second));
+        Bindings thread(*this);
+        // An int32 variable is bound to its 64-bit value (see genIndex).
+        llvm::Type* type = isInt32(v.type()) ? m_b.getInt64Ty() : llvmType(v.type());
+        thread.bindCounter(v, m_b.CreateIntCast(index, type, false), true);
+        genStmt(op->body);
+        return;
+    }
     if (op->key == "thread_extent") {
         throw CodegenError("the loop bound to GPU thread axis '" + op->target +
                            "' launches GPU threads, which CPU code cannot do; the variant's "
@@ -113,9 +144,34 @@ void Codegen::visitIfThenElse(const IfThenElseNode* op)
 void Codegen::visitAllocate(const AllocateNode* op)
 {
     const Buffer& b = op->buffer;
-    llvm::Value* count = genExpr(b->shape[0]);
     std::int64_t n;
     bool constant = isConstInt(b->shape[0], &n);
+    if (m_device) {
+        if (!constant)
+            throw CodegenError("buffer '" + scriptName(b->name) +
+                               "' of a GPU kernel has a size that varies; a kernel's buffers "
+                               "need a constant size");
+        llvm::Type* array = llvm::ArrayType::get(memType(b->dtype.element()),
+                                                 static_cast<std::uint64_t>(n * b->dtype.lanes));
+        llvm::Value* storage = nullptr;
+        if (b->scope == "shared") {
+            // One per block: a module global in address space 3, used through a generic pointer.
+            auto* g =
+                new llvm::GlobalVariable(m_mod, array, false, llvm::GlobalValue::InternalLinkage,
+                                         llvm::UndefValue::get(array), scriptName(b->name), nullptr,
+                                         llvm::GlobalValue::NotThreadLocal, 3);
+            g->setAlignment(llvm::Align(16));
+            storage = m_b.CreateAddrSpaceCast(g, ptrTy());
+        } else {
+            auto* a = entryAlloca(array, nullptr, 16);
+            storage = a;
+        }
+        Bindings bound(*this);
+        bound.bind(b->data, storage);
+        genStmt(op->body);
+        return;
+    }
+    llvm::Value* count = genExpr(b->shape[0]);
     std::int64_t bytes = constant ? n * b->dtype.bytes() * b->dtype.lanes : -1;
     if (constant && bytes <= kMaxStackBytes) {
         // Packed scalars, as on the heap: see elementPointer.

@@ -1,11 +1,14 @@
 #include "export/Export.h"
 
 #include "codegen/Codegen.h"
+#include "codegen/Nvptx.h"
 #include "export/CSource.h"
 #include "export/TvmScript.h"
 #include "lower/Lower.h"
+#include "lower/gpu/ThreadSync.h"
 #include "runtime/VariantRun.h"
 
+#include <optional>
 #include <stdexcept>
 
 namespace loopscope {
@@ -25,8 +28,9 @@ ExportResult exportVariant(const std::string& scriptText, const Program& program
         out.suffix = ".py";
         return out;
     }
-    if (format != "c" && format != "llvm" && format != "asm" && format != "obj")
-        throw std::invalid_argument("unknown format '" + format + "' (tvm, c, llvm, asm or obj)");
+    if (format != "c" && format != "llvm" && format != "asm" && format != "obj" && format != "ptx")
+        throw std::invalid_argument("unknown format '" + format +
+                                    "' (tvm, c, llvm, asm, obj or ptx)");
     // A target LLVM cannot generate code for is a CodegenError from emitCode.
     const std::string& target = options.target.empty() ? variant.target : options.target;
     const Schedule& schedule = options.step < 0
@@ -34,6 +38,22 @@ ExportResult exportVariant(const std::string& scriptText, const Program& program
                                    : variant.snapshots.at(static_cast<std::size_t>(options.step));
     LoweredFunc f = lowerSchedule(schedule, variant.args, variant.funcName);
     f.func.name = out.function;
+    if (format == "ptx") {
+        // The GPU build's device code: tvm.build's barriers, each kernel through NVPTX. A CPU
+        // target on the variant is no GPU's: then the oldest architecture (sm_50), as TVM.
+        const std::string gpu = isGpuTarget(target) ? target : "cuda";
+        std::string why;
+        std::optional<GpuTarget> t = parseGpuTarget(gpu, &why);
+        if (!t) throw CodegenError("target '" + gpu + "': " + why);
+        f.func.body = insertThreadSyncs(f.func.body);
+        out.text = generatePtx(f.func, *t).ptx;
+        out.suffix = ".ptx";
+        return out;
+    }
+    if (isGpuTarget(target))
+        throw CodegenError("target '" + target +
+                           "' is a GPU's: export its kernels with --format "
+                           "ptx (CPU formats: c, llvm, asm, obj)");
     if (format == "c") {
         std::string title = options.sourceName.empty()
                                 ? "variant " + variant.name

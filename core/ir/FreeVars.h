@@ -1,6 +1,6 @@
-// The variables an expression or statement uses without binding them (loops, lets and the names
-// marked defined bind theirs): the symbolic sizes a function needs, the values a parallel body
-// captures.
+// The variables an expression or statement uses without binding them (loops, lets, GPU launches
+// and the names marked defined bind theirs): the symbolic sizes a function needs, the values a
+// parallel body captures.
 #pragma once
 
 #include "ir/IRMutator.h"
@@ -38,6 +38,13 @@ protected:
     {
         defined.insert(op->var.get());
         IRVisitor::visitLet(op);
+    }
+    // A GPU launch binds its thread variable (the attribute's `ref`).
+    void visitAttr(const AttrNode* op) override
+    {
+        if (op->key == "thread_extent" || op->key == "virtual_thread")
+            defined.insert(static_cast<const VarNode*>(op->ref));
+        IRVisitor::visitAttr(op);
     }
 };
 

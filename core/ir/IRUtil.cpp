@@ -168,6 +168,28 @@ std::size_t exprHash(const Expr& e)
     return h;
 }
 
+Var findVar(const Stmt& s, const void* node)
+{
+    class Finder : public IRVisitor {
+    public:
+        explicit Finder(const void* n) : m_node(n) {}
+        Var found;
+
+    protected:
+        void visitLeaf(const Expr& e) override
+        {
+            if (!found.defined() && e.get() == m_node)
+                found = Var(std::static_pointer_cast<const VarNode>(e.node()));
+        }
+
+    private:
+        const void* m_node;
+    };
+    Finder f(node);
+    f.visit(s);
+    return f.found;
+}
+
 bool usesVar(const Expr& e, const VarNode* v)
 {
     VarSet s{v};

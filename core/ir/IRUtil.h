@@ -32,6 +32,9 @@ bool usesVar(const Expr& e, const VarNode* v);
 bool usesAnyVar(const Expr& e, const VarSet& vars);
 bool usesAnyVar(const Stmt& s, const VarSet& vars);
 void collectVars(const Expr& e, VarSet* out);
+// The handle of a variable `s` uses, found by its node (a launch's `ref`); null when `s` does not
+// use it.
+Var findVar(const Stmt& s, const void* node);
 
 // Number of nodes, a measure of how much work an expression is.
 int exprSize(const Expr& e);

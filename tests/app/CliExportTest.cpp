@@ -304,9 +304,12 @@ TEST_F(CliExport, UnknownCpuOrFeatureIsNamedWhereItWasWritten)
         << arm.output;
 
     RunResult cuda = runCli("export '" + script.string() + "' --format asm --target cuda");
+    RunResult rocm = runCli("export '" + script.string() + "' --format asm --target rocm");
+    EXPECT_EQ(rocm.exitCode, 2) << rocm.output;
+    EXPECT_NE(rocm.output.find("--target 'rocm' is not supported"), std::string::npos)
+        << rocm.output;
     EXPECT_EQ(cuda.exitCode, 2) << cuda.output;
-    EXPECT_NE(cuda.output.find("--target 'cuda' is not supported"), std::string::npos)
-        << cuda.output;
+    EXPECT_NE(cuda.output.find("--target 'cuda' names a GPU"), std::string::npos) << cuda.output;
 }
 
 } // namespace
@@ -326,4 +329,26 @@ TEST_F(CliExport, LlvmArgsReachLlvm)
         std::string::npos)
         << bad.output;
     EXPECT_TRUE(fs::exists(dir / "k.o"));
+}
+
+TEST_F(CliExport, GpuKernelsExportAsPtxForTheTargetsArchitecture)
+{
+    const std::string file =
+        "'" + (fs::path(LOOPSCOPE_SOURCE_DIR) / "tests/data/gpu/matmul_shared.py").string() + "' ";
+    RunResult ptx = runCli("export " + file + "--variant shared --format ptx", false);
+    EXPECT_EQ(ptx.exitCode, 0) << ptx.output;
+    EXPECT_NE(ptx.output.find(".visible .entry shared_kernel("), std::string::npos) << ptx.output;
+    EXPECT_NE(ptx.output.find("bar.sync"), std::string::npos) << ptx.output;
+    RunResult sm90 = runCli(
+        "export " + file + "--variant shared --format ptx --target 'nvptx -mcpu=sm_90'", false);
+    EXPECT_EQ(sm90.exitCode, 0) << sm90.output;
+    EXPECT_NE(sm90.output.find(".target sm_90"), std::string::npos) << sm90.output;
+
+    RunResult old =
+        runCli("export " + file + "--variant shared --format ptx --target 'cuda -arch=sm_35'");
+    EXPECT_EQ(old.exitCode, 2) << old.output;
+    EXPECT_NE(old.output.find("sm_50 to sm_90"), std::string::npos) << old.output;
+    RunResult cpu = runCli("export " + file + "--variant shared --format asm");
+    EXPECT_EQ(cpu.exitCode, 1) << cpu.output;
+    EXPECT_NE(cpu.output.find("--format ptx"), std::string::npos) << cpu.output;
 }

@@ -23,27 +23,10 @@ bool isThreadIdx(const AttrNode* a)
 
 // The variable a launch binds: the one its `ref` names where the body uses it, else a new one
 // (an extent of 1 leaves the body without it).
-class LaunchedVar : public IRVisitor {
-public:
-    explicit LaunchedVar(const void* ref) : m_ref(ref) {}
-    Var found;
-
-protected:
-    void visitLeaf(const Expr& e) override
-    {
-        if (!found.defined() && e.get() == m_ref)
-            found = Var(std::static_pointer_cast<const VarNode>(e.node()));
-    }
-
-private:
-    const void* m_ref;
-};
-
 Var launchedVar(const AttrNode* op)
 {
-    LaunchedVar v(op->ref);
-    v.visit(op->body);
-    return v.found.defined() ? v.found : Var(op->target);
+    Var v = findVar(op->body, op->ref);
+    return v.defined() ? v : Var(op->target);
 }
 
 class SyncFinder : public IRVisitor {

@@ -333,23 +333,6 @@ private:
     std::unordered_map<const VarNode*, Remapped> m_remap;
 };
 
-// The variable a virtual thread's attribute launches (the one its `ref` names), or null.
-class LaunchedVar : public IRVisitor {
-public:
-    explicit LaunchedVar(const void* ref) : m_ref(ref) {}
-    Var found;
-
-protected:
-    void visitLeaf(const Expr& e) override
-    {
-        if (!found.defined() && e.get() == m_ref)
-            found = Var(std::static_pointer_cast<const VarNode>(e.node()));
-    }
-
-private:
-    const void* m_ref;
-};
-
 class VirtualThreadInjector : public IRMutator {
 protected:
     Stmt visitAttr(const AttrNode* op, const Stmt& self) override
@@ -359,9 +342,7 @@ protected:
         if (!attr || attr->key != "virtual_thread") return s;
         std::int64_t threads = 0;
         LS_ASSERT(isConstInt(attr->value, &threads), "a virtual thread's extent is not constant");
-        LaunchedVar finder(attr->ref);
-        finder.visit(attr->body);
-        Var var = finder.found;
+        Var var = findVar(attr->body, attr->ref);
         if (!var.defined()) return attr->body; // nothing depends on it: one copy is all
         VarSet touched = VarTouchedAnalysis().touchedBy(attr->body, var.get());
         return VTInjector(var, static_cast<int>(threads), touched, attr->target == "vthread")

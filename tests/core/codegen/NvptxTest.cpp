@@ -1,0 +1,131 @@
+// GPU kernels through LLVM's NVPTX back end: the launch nests split from the host, thread indices
+// from the special registers, shared memory in its own state space with barriers between the
+// fetch and the use, and what the back end would abort on refused first.
+#include "codegen/Nvptx.h"
+#include "codegen/Codegen.h"
+#include "lower/Lower.h"
+#include "lower/gpu/ThreadSync.h"
+#include "te/Program.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace loopscope {
+namespace {
+
+std::string readText(const fs::path& p)
+{
+    std::ifstream in(p, std::ios::binary);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+PrimFunc gpuFunction(const std::string& script, const std::string& variant = "")
+{
+    EvalResult r = evaluateScript(script);
+    EXPECT_TRUE(r.ok) << r.error.message;
+    const Variant* v =
+        variant.empty() ? &r.program.variants.front() : r.program.findVariant(variant);
+    EXPECT_NE(v, nullptr);
+    PrimFunc f = lowerSchedule(v->schedule(), v->args, v->funcName).func;
+    f.body = insertThreadSyncs(f.body);
+    return f;
+}
+
+int count(const std::string& text, const std::string& what)
+{
+    int n = 0;
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+        ++n;
+    return n;
+}
+
+std::int64_t constant(const Expr& e)
+{
+    std::int64_t v = -1;
+    EXPECT_TRUE(isConstInt(e, &v));
+    return v;
+}
+
+TEST(Nvptx, VectorAddIsOneKernelOverBlocksAndThreads)
+{
+    PrimFunc f = gpuFunction(
+        readText(fs::path(LOOPSCOPE_SOURCE_DIR) / "tests/data/tvm-gpu/vector_add_bind.py"));
+    PtxModule m = generatePtx(f, GpuTarget{"cuda", 80});
+    EXPECT_EQ(m.arch, "sm_80");
+    EXPECT_NE(m.ptx.find(".target sm_80"), std::string::npos) << m.ptx;
+    EXPECT_NE(m.ptx.find(".visible .entry main_kernel("), std::string::npos) << m.ptx;
+    EXPECT_EQ(count(m.ptx, ".param .u64"), 3) << m.ptx;
+    EXPECT_NE(m.ptx.find("%tid.x"), std::string::npos);
+    EXPECT_NE(m.ptx.find("%ctaid.x"), std::string::npos);
+    EXPECT_EQ(m.ptx.find("bar.sync"), std::string::npos);
+    EXPECT_EQ(m.ptx.find(".extern"), std::string::npos);
+    ASSERT_EQ(m.kernels.size(), 1u);
+    const GpuKernel& k = m.kernels[0];
+    EXPECT_EQ(k.buffers, (std::vector<int>{0, 1, 2}));
+    EXPECT_EQ(constant(k.grid[0]), 64);
+    EXPECT_EQ(constant(k.block[0]), 64);
+    EXPECT_EQ(constant(k.block[1]), 1);
+    EXPECT_EQ(k.sharedBytes, 0);
+}
+
+TEST(Nvptx, SharedTilesLiveInSharedMemoryBetweenBarriers)
+{
+    PrimFunc f = gpuFunction(
+        readText(fs::path(LOOPSCOPE_SOURCE_DIR) / "tests/data/gpu/matmul_shared.py"), "shared");
+    PtxModule m = generatePtx(f, GpuTarget{"cuda", 90});
+    EXPECT_NE(m.ptx.find(".version 7.8"), std::string::npos) << m.ptx;
+    EXPECT_NE(m.ptx.find(".shared .align 16 .b8 A_shared[1024]"), std::string::npos) << m.ptx;
+    EXPECT_NE(m.ptx.find("st.shared.f32"), std::string::npos);
+    EXPECT_NE(m.ptx.find("ld.shared.f32"), std::string::npos);
+    // Two barriers per step of k_outer (before the fetch, before the products), four steps.
+    EXPECT_EQ(count(m.ptx, "bar.sync"), 8) << m.ptx;
+    EXPECT_GT(count(m.ptx, "fma.rn.f32"), 0) << "multiply-adds fuse, as nvcc's -fmad=true";
+    ASSERT_EQ(m.kernels.size(), 1u);
+    EXPECT_EQ(m.kernels[0].sharedBytes, 2048);
+    EXPECT_EQ(constant(m.kernels[0].grid[1]), 4);
+    EXPECT_EQ(constant(m.kernels[0].block[0]), 16);
+    EXPECT_EQ(constant(m.kernels[0].block[1]), 16);
+}
+
+TEST(Nvptx, WhatTheBackEndWouldAbortOnIsRefusedFirst)
+{
+    const std::string script = R"(from tvm import te
+A = te.placeholder((1024,), name="A")
+B = te.compute((1024,), lambda i: te.exp(A[i]), name="B")
+s = te.create_schedule(B.op)
+bx, tx = s[B].split(B.op.axis[0], factor=64)
+s[B].bind(bx, te.thread_axis("blockIdx.x"))
+s[B].bind(tx, te.thread_axis("threadIdx.x"))
+)";
+    EXPECT_THROW(generatePtx(gpuFunction(script), GpuTarget{"cuda", 80}), CodegenError);
+}
+
+TEST(Nvptx, AStageOutsideEveryKernelIsRefused)
+{
+    const std::string script = R"(from tvm import te
+A = te.placeholder((1024,), name="A")
+B = te.compute((1024,), lambda i: A[i] * 2.0, name="B")
+C = te.compute((1024,), lambda i: B[i] + 1.0, name="C")
+s = te.create_schedule(C.op)
+bx, tx = s[C].split(C.op.axis[0], factor=64)
+s[C].bind(bx, te.thread_axis("blockIdx.x"))
+s[C].bind(tx, te.thread_axis("threadIdx.x"))
+)";
+    try {
+        generatePtx(gpuFunction(script), GpuTarget{"cuda", 80});
+        FAIL() << "B runs on the host";
+    } catch (const CodegenError& e) {
+        EXPECT_NE(std::string(e.what()).find("Did you forget to bind?"), std::string::npos)
+            << e.what();
+    }
+}
+
+} // namespace
+} // namespace loopscope
