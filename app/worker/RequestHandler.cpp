@@ -207,6 +207,11 @@ std::string RequestHandler::answer(const protocol::IncomingRequest& in,
         {
             return protocol::encodeReply(id, runModelChoiceRequest(r));
         }
+        std::string operator()(const protocol::GpuRunRequest&) const
+        {
+            badRequest("\"gpu_run\" is the GPU runner's command (loopscope-runner), not the "
+                       "worker's");
+        }
     };
     return std::visit(Visitor{*this, id, report}, in.request);
 }

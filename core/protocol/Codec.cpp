@@ -449,6 +449,94 @@ ModelChoiceRequest modelChoiceRequest(const Fields& f)
     return r;
 }
 
+json arrayOf(const std::array<std::int64_t, 3>& a)
+{
+    return json::array({a[0], a[1], a[2]});
+}
+
+void put(json& j, const GpuRunRequest& r)
+{
+    j["ptx"] = r.ptx;
+    json buffers = json::array();
+    for (auto& b : r.buffers) {
+        json x{{"name", b.name}, {"dtype", b.dtype}, {"shape", b.shape}};
+        if (b.seed) x["seed"] = *b.seed;
+        if (b.returned) x["returned"] = true;
+        buffers.push_back(x);
+    }
+    j["buffers"] = buffers;
+    json launches = json::array();
+    for (auto& l : r.launches)
+        launches.push_back({{"kernel", l.kernel},
+                            {"grid", arrayOf(l.grid)},
+                            {"block", arrayOf(l.block)},
+                            {"shared_bytes", l.sharedBytes},
+                            {"buffers", l.buffers},
+                            {"sizes", l.sizes}});
+    j["launches"] = launches;
+    j["warmup"] = r.warmup;
+    j["number"] = r.number;
+    j["repeat"] = r.repeat;
+    j["device"] = r.device;
+}
+
+std::array<std::int64_t, 3> dims(const Fields& f, const char* name)
+{
+    std::array<std::int64_t, 3> out{1, 1, 1};
+    const json* v = f.find(name);
+    if (!v) return out;
+    if (!v->is_array() || v->size() != 3) f.fail(std::string("\"") + name + "\" must be [x, y, z]");
+    for (std::size_t i = 0; i < 3; ++i) {
+        const json& x = (*v)[i];
+        if (!x.is_number_integer() || x.get<std::int64_t>() < 1 ||
+            x.get<std::int64_t>() > 2147483647)
+            f.fail(std::string("\"") + name + "\" must be three integers of at least 1");
+        out[i] = x.get<std::int64_t>();
+    }
+    return out;
+}
+
+GpuRunRequest gpuRunRequest(const Fields& f)
+{
+    GpuRunRequest r;
+    r.ptx = f.requiredText("ptx", ", the kernels' PTX");
+    for (const Fields& b : f.objects("buffers")) {
+        GpuBuffer x;
+        x.name = b.text("name");
+        x.dtype = b.text("dtype", x.dtype);
+        for (double d : b.numbers("shape")) {
+            if (d < 0 || d != static_cast<double>(static_cast<std::int64_t>(d)))
+                f.fail("a buffer's \"shape\" must be sizes");
+            x.shape.push_back(static_cast<std::int64_t>(d));
+        }
+        if (b.has("seed")) x.seed = b.unsignedInteger("seed", 0);
+        x.returned = b.flag("returned");
+        r.buffers.push_back(x);
+    }
+    for (const Fields& l : f.objects("launches")) {
+        GpuLaunch x;
+        x.kernel = l.requiredText("kernel", ", the kernel's name");
+        x.grid = dims(l, "grid");
+        x.block = dims(l, "block");
+        x.sharedBytes = l.integer("shared_bytes", 0, 0, 1 << 30);
+        for (double d : l.numbers("buffers")) {
+            if (d < 0 || d >= static_cast<double>(r.buffers.size()) ||
+                d != static_cast<double>(static_cast<int>(d)))
+                f.fail("a launch's \"buffers\" must be indices of the request's buffers");
+            x.buffers.push_back(static_cast<int>(d));
+        }
+        for (double d : l.numbers("sizes"))
+            x.sizes.push_back(static_cast<std::int64_t>(d));
+        r.launches.push_back(x);
+    }
+    if (r.launches.empty()) f.fail("\"launches\" must name at least one kernel to launch");
+    r.warmup = f.integer32("warmup", r.warmup, 0, 1000);
+    r.number = f.integer32("number", r.number, 1, 1000000);
+    r.repeat = f.integer32("repeat", r.repeat, 1, kMaxRepeat);
+    r.device = f.integer32("device", 0, 0, 64);
+    return r;
+}
+
 struct CommandEntry {
     const char* name;
     Request (*decode)(const Fields&);
@@ -458,6 +546,7 @@ struct CommandEntry {
 const CommandEntry kCommands[] = {
     {"emit", [](const Fields& f) -> Request { return emitRequest(f); }},
     {"go", [](const Fields& f) -> Request { return goRequest(f); }},
+    {"gpu_run", [](const Fields& f) -> Request { return gpuRunRequest(f); }},
     {"machine", [](const Fields& f) -> Request { return machineRequest(f); }},
     {"measure", [](const Fields& f) -> Request { return measureRequest(f); }},
     {"model", [](const Fields& f) -> Request { return modelRequest(f); }},
@@ -710,6 +799,7 @@ const char* commandName(const Request& request)
         const char* operator()(const TuneRequest&) const { return "tune"; }
         const char* operator()(const ModelRequest&) const { return "model"; }
         const char* operator()(const ModelChoiceRequest&) const { return "model_choice"; }
+        const char* operator()(const GpuRunRequest&) const { return "gpu_run"; }
     };
     return std::visit(Name{}, request);
 }
@@ -915,6 +1005,28 @@ Incoming Incoming::parse(const std::string& text)
 }
 
 namespace {
+json gpuDeviceJson(const GpuDevice& d)
+{
+    return {{"name", d.name},
+            {"compute_capability", d.computeCapability},
+            {"multiprocessors", d.multiprocessors},
+            {"driver", d.driverVersion},
+            {"shared_per_block", d.sharedPerBlock},
+            {"max_threads_per_block", d.maxThreadsPerBlock}};
+}
+
+GpuDevice gpuDevice(const Fields& f)
+{
+    GpuDevice d;
+    d.name = f.text("name");
+    d.computeCapability = f.integer32("compute_capability", 0);
+    d.multiprocessors = f.integer32("multiprocessors", 0);
+    d.driverVersion = f.integer32("driver", 0);
+    d.sharedPerBlock = f.integer("shared_per_block", 0);
+    d.maxThreadsPerBlock = f.integer32("max_threads_per_block", 0);
+    return d;
+}
+
 Fields fieldsOf(const json& message)
 {
     return Fields(message, ErrorReply::Kind::Internal, "the worker's message: ");
@@ -1001,6 +1113,23 @@ PingReply Incoming::ping() const
     r.llvmVersion = f.text("llvm");
     r.threads = f.integer32("threads", 0);
     r.testing = f.flag("testing");
+    r.gpu = gpuDevice(f.object("gpu"));
+    return r;
+}
+
+GpuRunReply Incoming::gpuRun() const
+{
+    const Fields f = fieldsOf(m_body->message);
+    GpuRunReply r;
+    r.device = gpuDevice(f.object("device"));
+    for (const Fields& k : f.objects("kernels"))
+        r.kernels.push_back({k.text("name"), k.integer32("registers", 0),
+                             k.integer32("local_bytes", 0), k.integer32("shared_bytes", 0),
+                             k.integer32("max_threads_per_block", 0)});
+    r.ms = f.numbers("ms");
+    for (auto& o : f.texts("outputs"))
+        r.outputs.push_back(fromBase64(o));
+    r.log = f.text("log");
     return r;
 }
 
@@ -1120,7 +1249,8 @@ const std::vector<std::string>& workerCommands()
     static const std::vector<std::string> names = [] {
         std::vector<std::string> out;
         for (auto& c : kCommands)
-            if (std::string(c.name) != "go") out.emplace_back(c.name);
+            if (std::string(c.name) != "go" && std::string(c.name) != "gpu_run")
+                out.emplace_back(c.name);
         return out;
     }();
     return names;
@@ -1246,7 +1376,29 @@ std::string encodeReply(std::optional<std::int64_t> id, const PingReply& r)
                         {"vector_bits", r.vectorBits},
                         {"llvm", r.llvmVersion},
                         {"threads", r.threads},
-                        {"testing", r.testing}},
+                        {"testing", r.testing},
+                        {"gpu", gpuDeviceJson(r.gpu)}},
+                       id));
+}
+
+std::string encodeReply(std::optional<std::int64_t> id, const GpuRunReply& r)
+{
+    json kernels = json::array();
+    for (auto& k : r.kernels)
+        kernels.push_back({{"name", k.name},
+                           {"registers", k.registers},
+                           {"local_bytes", k.localBytes},
+                           {"shared_bytes", k.sharedBytes},
+                           {"max_threads_per_block", k.maxThreadsPerBlock}});
+    json outputs = json::array();
+    for (auto& o : r.outputs)
+        outputs.push_back(base64(o));
+    return line(withId({{"status", "ok"},
+                        {"device", gpuDeviceJson(r.device)},
+                        {"kernels", kernels},
+                        {"ms", r.ms},
+                        {"outputs", outputs},
+                        {"log", r.log}},
                        id));
 }
 

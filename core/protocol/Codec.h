@@ -68,6 +68,7 @@ public:
     TuneReply tune() const;
     ModelReply model() const;
     ModelChoiceReply modelChoice() const;
+    GpuRunReply gpuRun() const;
 
 private:
     struct Body;
@@ -113,6 +114,7 @@ std::string encodeReply(std::optional<std::int64_t> id, const MachineReply& repl
 std::string encodeReply(std::optional<std::int64_t> id, const TuneReply& reply);
 std::string encodeReply(std::optional<std::int64_t> id, const ModelReply& reply);
 std::string encodeReply(std::optional<std::int64_t> id, const ModelChoiceReply& reply);
+std::string encodeReply(std::optional<std::int64_t> id, const GpuRunReply& reply);
 
 // ---- Sweep points outside the worker ----------------------------------------------------------
 // The window keeps the points a sweep measured between sessions, the command-line tool prints

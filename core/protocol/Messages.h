@@ -8,6 +8,7 @@
 // with progress lines and then exactly one result line (ok, wrong or error) of the same id.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -170,8 +171,41 @@ struct ModelChoiceRequest {
     bool operator==(const ModelChoiceRequest&) const = default;
 };
 
-using Request = std::variant<PingRequest, MeasureRequest, GoRequest, EmitRequest, SweepRequest,
-                             MachineRequest, TuneRequest, ModelRequest, ModelChoiceRequest>;
+// "gpu_run" -> GpuRunReply, answered by the GPU runner (loopscope-runner), not the worker: kernels
+// compiled to PTX on the host, launched on the runner's GPU. Inputs are made there from their
+// seeds (protocol/InputFill.h), so only the PTX, the shapes and the results travel.
+struct GpuBuffer {
+    std::string name;
+    std::string dtype = "float32"; // float32, float64, float16, int32, int64, int8, uint8, bool
+    std::vector<std::int64_t> shape;
+    std::optional<std::uint64_t> seed; // an input, filled from this seed; else zeroed
+    bool returned = false;             // its contents come back in the reply
+    bool operator==(const GpuBuffer&) const = default;
+};
+
+struct GpuLaunch {
+    std::string kernel;
+    std::array<std::int64_t, 3> grid{1, 1, 1}, block{1, 1, 1};
+    std::int64_t sharedBytes = 0;    // dynamic shared memory (static shared is in the PTX)
+    std::vector<int> buffers;        // its pointer arguments, by index into the buffers
+    std::vector<std::int64_t> sizes; // then its 32-bit integer arguments
+    bool operator==(const GpuLaunch&) const = default;
+};
+
+struct GpuRunRequest {
+    std::string ptx;
+    std::vector<GpuBuffer> buffers;
+    std::vector<GpuLaunch> launches; // one run: every launch, in order
+    int warmup = 1;                  // runs before timing
+    int number = 1;                  // runs per timed repeat
+    int repeat = 5;
+    int device = 0;
+    bool operator==(const GpuRunRequest&) const = default;
+};
+
+using Request =
+    std::variant<PingRequest, MeasureRequest, GoRequest, EmitRequest, SweepRequest, MachineRequest,
+                 TuneRequest, ModelRequest, ModelChoiceRequest, GpuRunRequest>;
 
 // The command a request is sent as: "ping", "measure", "go", ...
 const char* commandName(const Request& request);
@@ -201,6 +235,17 @@ struct Progress {
     bool operator==(const Progress&) const = default;
 };
 
+// A GPU as the runner found it.
+struct GpuDevice {
+    std::string name;
+    int computeCapability = 0; // 90 for 9.0
+    int multiprocessors = 0;
+    int driverVersion = 0; // 12040 for CUDA 12.4
+    std::int64_t sharedPerBlock = 0;
+    int maxThreadsPerBlock = 0;
+    bool operator==(const GpuDevice&) const = default;
+};
+
 // "ping": the worker and the machine it runs on.
 struct PingReply {
     std::string version;
@@ -216,7 +261,29 @@ struct PingReply {
     std::string llvmVersion;
     int threads = 0; // what "threads": 0 uses
     bool testing = false;
+    GpuDevice gpu; // the GPU runner's device (empty for a worker)
     bool operator==(const PingReply&) const = default;
+};
+
+// What the driver says of one compiled kernel.
+struct GpuKernelInfo {
+    std::string name;
+    int registers = 0;  // per thread
+    int localBytes = 0; // per thread: spills and local arrays
+    int sharedBytes = 0;
+    int maxThreadsPerBlock = 0;
+    bool operator==(const GpuKernelInfo&) const = default;
+};
+
+// "gpu_run": the device, its kernels, the time of each timed repeat (one run's milliseconds,
+// the mean over `number` runs, by CUDA events) and the returned buffers' bytes, in order.
+struct GpuRunReply {
+    GpuDevice device;
+    std::vector<GpuKernelInfo> kernels;
+    std::vector<double> ms;
+    std::vector<std::string> outputs;
+    std::string log; // the driver's compile log
+    bool operator==(const GpuRunReply&) const = default;
 };
 
 // One checked output of a run.

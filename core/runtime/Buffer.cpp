@@ -34,14 +34,6 @@ template <typename T> void store(std::byte* p, std::int64_t i, T v)
 
 } // namespace
 
-std::uint64_t splitMix64(std::uint64_t& state)
-{
-    std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 std::int64_t wrapToType(std::int64_t v, DataType t)
 {
     if (t.isBool()) return v != 0 ? 1 : 0;
@@ -260,29 +252,8 @@ void HostBuffer::fill(double value)
 
 void HostBuffer::fillRandom(std::uint64_t seed)
 {
-    std::uint64_t state = seed;
-    std::byte* p = m_data.get();
-    // Every float below is exactly representable in its type, so no rounding can reach 1.0.
-    if (m_dtype.isFloat() && m_dtype.bits == 64) {
-        for (std::int64_t i = 0; i < m_count; ++i)
-            store<double>(p, i, static_cast<double>(splitMix64(state) >> 11) * 0x1p-52 - 1.0);
-    } else if (m_dtype.isFloat() && m_dtype.bits == 32) {
-        for (std::int64_t i = 0; i < m_count; ++i) {
-            double v = static_cast<double>(splitMix64(state) >> 40) * 0x1p-23 - 1.0;
-            store<float>(p, i, static_cast<float>(v));
-        }
-    } else if (m_dtype.isFloat()) {
-        for (std::int64_t i = 0; i < m_count; ++i) {
-            double v = static_cast<double>(splitMix64(state) >> 53) * 0x1p-10 - 1.0;
-            store<std::uint16_t>(p, i, halfFromDouble(v));
-        }
-    } else {
-        std::int64_t lo = m_dtype.isBool() ? 0 : m_dtype.isUInt() ? 0 : -8;
-        std::int64_t hi = m_dtype.isBool() ? 1 : 8;
-        auto range = static_cast<std::uint64_t>(hi - lo + 1);
-        for (std::int64_t i = 0; i < m_count; ++i)
-            setInt(i, lo + static_cast<std::int64_t>((splitMix64(state) >> 32) % range));
-    }
+    LS_ASSERT(protocol::fillFromSeed(m_data.get(), m_count, m_dtype.str(), seed),
+              "no seeded inputs of type " << m_dtype.str());
 }
 
 std::string HostBuffer::describe() const

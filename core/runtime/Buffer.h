@@ -3,6 +3,7 @@
 #pragma once
 
 #include "ir/DataType.h"
+#include "protocol/InputFill.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -21,8 +22,8 @@ std::uint16_t halfFromDouble(double v);              // IEEE binary16 bits
 double doubleFromHalf(std::uint16_t bits);
 
 // The next number of splitmix64 (Steele, Lea, Flood 2014): small, fast, the same on every platform.
-// Behind fillRandom and the sampled output checks.
-std::uint64_t splitMix64(std::uint64_t& state);
+// Behind fillRandom (protocol/InputFill.h, which a GPU runner shares) and the sampled checks.
+using protocol::splitMix64;
 
 class HostBuffer {
 public:

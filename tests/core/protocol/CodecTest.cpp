@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 using namespace loopscope::protocol;
@@ -313,6 +314,33 @@ TEST(ProtocolCodec, EveryReplyComesBackAsItWent)
 
     EXPECT_EQ(parsed(encodeReply(9, ModelChoiceReply{"p.json"}), 9).modelChoice(),
               ModelChoiceReply{"p.json"});
+
+    GpuRunReply gpu;
+    gpu.device = {"NVIDIA H100 80GB HBM3", 90, 132, 12040, 49152, 1024};
+    gpu.kernels = {{"main_kernel", 40, 0, 8192, 1024}};
+    gpu.ms = {1.25, 1.5};
+    gpu.outputs = {std::string("\0\x80\xff\x01", 4)};
+    gpu.log = "ptxas info";
+    EXPECT_EQ(parsed(encodeReply(10, gpu), 10).gpuRun(), gpu);
+    PingReply runner;
+    runner.triple = "nvptx64-nvidia-cuda";
+    runner.gpu = gpu.device;
+    EXPECT_EQ(parsed(encodeReply(11, runner), 11).ping(), runner);
+}
+
+TEST(ProtocolCodec, AGpuRunComesBackAsItWentAndIsNoWorkerCommand)
+{
+    GpuRunRequest r;
+    r.ptx = ".version 7.8\n.target sm_90\n";
+    r.buffers = {{"A", "float32", {64, 64}, 7, false}, {"C", "float16", {64}, std::nullopt, true}};
+    r.launches = {{"main_kernel", {4, 4, 1}, {16, 16, 1}, 0, {0, 1}, {64}}};
+    r.warmup = 2;
+    r.number = 3;
+    r.repeat = 9;
+    r.device = 1;
+    EXPECT_EQ(requestRoundTrip(r), r);
+    const auto& commands = workerCommands();
+    EXPECT_EQ(std::find(commands.begin(), commands.end(), "gpu_run"), commands.end());
 }
 
 TEST(ProtocolCodec, ProgressAndErrorsComeBackAsTheyWent)

@@ -214,3 +214,20 @@ TEST(BufferTest, RandomFillMatchesSplitMix64)
 
 } // namespace
 } // namespace loopscope
+
+// The seeded inputs are one implementation (protocol/InputFill.h) that a GPU runner on another
+// machine shares: halves are built exactly as bits, so they must be the halves of their values.
+TEST(InputFill, HalvesAreExactlyTheValuesTheyStandFor)
+{
+    const std::int64_t n = 4096;
+    std::vector<std::uint16_t> bits(n);
+    ASSERT_TRUE(loopscope::protocol::fillFromSeed(bits.data(), n, "float16", 11));
+    std::uint64_t state = 11;
+    for (std::int64_t i = 0; i < n; ++i) {
+        const double v =
+            static_cast<double>(loopscope::protocol::splitMix64(state) >> 53) * 0x1p-10 - 1.0;
+        ASSERT_EQ(bits[static_cast<std::size_t>(i)], loopscope::halfFromDouble(v)) << v;
+        ASSERT_EQ(loopscope::doubleFromHalf(bits[static_cast<std::size_t>(i)]), v);
+    }
+    EXPECT_FALSE(loopscope::protocol::fillFromSeed(bits.data(), 1, "complex64", 1));
+}

@@ -1,0 +1,87 @@
+#include "CudaDriver.h"
+
+#include <dlfcn.h>
+
+namespace loopscope::runner {
+
+namespace {
+
+template <typename F> bool bind(void* library, const char* name, F& out, std::string* missing)
+{
+    out = reinterpret_cast<F>(dlsym(library, name));
+    if (!out && missing->empty()) *missing = name;
+    return out != nullptr;
+}
+
+} // namespace
+
+const CudaDriver* CudaDriver::load(std::string* why)
+{
+    static CudaDriver driver;
+    static std::string failure;
+    static bool tried = false;
+    if (tried) {
+        if (!failure.empty()) *why = failure;
+        return failure.empty() ? &driver : nullptr;
+    }
+    tried = true;
+    void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        const char* e = dlerror();
+        failure =
+            std::string("no NVIDIA driver here (libcuda.so.1: ") + (e ? e : "not found") + ")";
+        *why = failure;
+        return nullptr;
+    }
+    std::string missing;
+    CudaDriver& d = driver;
+    bind(lib, "cuInit", d.init, &missing);
+    bind(lib, "cuDriverGetVersion", d.driverGetVersion, &missing);
+    bind(lib, "cuDeviceGetCount", d.deviceGetCount, &missing);
+    bind(lib, "cuDeviceGet", d.deviceGet, &missing);
+    bind(lib, "cuDeviceGetName", d.deviceGetName, &missing);
+    bind(lib, "cuDeviceGetAttribute", d.deviceGetAttribute, &missing);
+    bind(lib, "cuDevicePrimaryCtxRetain", d.primaryCtxRetain, &missing);
+    bind(lib, "cuDevicePrimaryCtxRelease_v2", d.primaryCtxRelease, &missing);
+    bind(lib, "cuCtxSetCurrent", d.ctxSetCurrent, &missing);
+    bind(lib, "cuCtxSynchronize", d.ctxSynchronize, &missing);
+    bind(lib, "cuModuleLoadDataEx", d.moduleLoadDataEx, &missing);
+    bind(lib, "cuModuleGetFunction", d.moduleGetFunction, &missing);
+    bind(lib, "cuModuleUnload", d.moduleUnload, &missing);
+    bind(lib, "cuFuncGetAttribute", d.funcGetAttribute, &missing);
+    bind(lib, "cuFuncSetAttribute", d.funcSetAttribute, &missing);
+    bind(lib, "cuMemAlloc_v2", d.memAlloc, &missing);
+    bind(lib, "cuMemFree_v2", d.memFree, &missing);
+    bind(lib, "cuMemcpyHtoD_v2", d.memcpyHtoD, &missing);
+    bind(lib, "cuMemcpyDtoH_v2", d.memcpyDtoH, &missing);
+    bind(lib, "cuMemsetD8_v2", d.memsetD8, &missing);
+    bind(lib, "cuLaunchKernel", d.launchKernel, &missing);
+    bind(lib, "cuEventCreate", d.eventCreate, &missing);
+    bind(lib, "cuEventRecord", d.eventRecord, &missing);
+    bind(lib, "cuEventSynchronize", d.eventSynchronize, &missing);
+    std::string ignored;
+    if (!bind(lib, "cuEventElapsedTime_v2", d.eventElapsedTime, &ignored))
+        bind(lib, "cuEventElapsedTime", d.eventElapsedTime, &missing);
+    bind(lib, "cuEventDestroy_v2", d.eventDestroy, &missing);
+    bind(lib, "cuGetErrorName", d.getErrorName, &missing);
+    bind(lib, "cuGetErrorString", d.getErrorString, &missing);
+    if (!missing.empty()) {
+        failure = "the NVIDIA driver's libcuda.so.1 lacks " + missing + " (a driver too old?)";
+        *why = failure;
+        return nullptr;
+    }
+    return &driver;
+}
+
+std::string CudaDriver::describe(CUresult r) const
+{
+    const char* name = nullptr;
+    const char* text = nullptr;
+    if (getErrorName) getErrorName(r, &name);
+    if (getErrorString) getErrorString(r, &text);
+    std::string out = name ? name : "CUDA error " + std::to_string(r);
+    if (text) out += std::string(" (") + text + ")";
+    return out;
+}
+
+} // namespace loopscope::runner
