@@ -7,6 +7,7 @@
 #include "ir/IRUtil.h"
 #include "ir/Printer.h"
 #include "lower/CSignature.h"
+#include "schedule/ThreadScope.h"
 
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Verifier.h>
@@ -86,11 +87,8 @@ public:
 protected:
     void visitAttr(const AttrNode* op) override
     {
-        if (op->key == "thread_extent") {
-            const bool block = op->target.rfind("blockIdx.", 0) == 0;
-            const int dim = op->target.back() - 'x';
-            if (dim >= 0 && dim < 3) (block ? m_k.grid : m_k.block)[dim] = op->value;
-        }
+        if (op->key == "thread_extent" && threadDim(op->target) >= 0)
+            (threadRank(op->target) == 0 ? m_k.grid : m_k.block)[threadDim(op->target)] = op->value;
         IRVisitor::visitAttr(op);
     }
     void visitAllocate(const AllocateNode* op) override

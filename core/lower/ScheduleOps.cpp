@@ -582,7 +582,9 @@ Stmt scheduleOps(const Schedule& sch, const EffectiveBodies& bodies, const Bound
         }
     }
     MarkerRemover remover;
-    body = substitute(remover.mutate(body), builder.threadOf);
+    body = remover.mutate(body);
+    if (builder.threads.empty()) return body; // a CPU schedule: no launch to merge or check
+    body = substitute(body, builder.threadOf);
     body = ThreadLaunchMerger(builder.threads).mutate(body);
     KernelLimits(sch, builder.threads).visit(body);
     return body;

@@ -3,6 +3,7 @@
 #include "ir/Diagnostic.h"
 #include "ir/IRMutator.h"
 #include "ir/IRUtil.h"
+#include "schedule/ThreadScope.h"
 
 #include <map>
 #include <unordered_map>
@@ -16,9 +17,10 @@ bool isLaunch(const AttrNode* a)
     return a->key == "thread_extent";
 }
 
+// A launch of threads within a block (threadIdx.*; virtual threads are injected by now).
 bool isThreadIdx(const AttrNode* a)
 {
-    return isLaunch(a) && a->target.rfind("threadIdx.", 0) == 0;
+    return isLaunch(a) && threadRank(a->target) == 1;
 }
 
 // The variable a launch binds: the one its `ref` names where the body uses it, else a new one

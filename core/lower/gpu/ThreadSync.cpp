@@ -2,6 +2,7 @@
 
 #include "ir/IRMutator.h"
 #include "ir/IRUtil.h"
+#include "schedule/ThreadScope.h"
 
 #include <unordered_set>
 
@@ -27,9 +28,10 @@ struct Entry {
     std::vector<Access> accesses;
 };
 
+// A launch of threads within a block (threadIdx.*; virtual threads are injected by now).
 bool isThreadLaunch(const AttrNode* a)
 {
-    return a->key == "thread_extent" && a->target.rfind("threadIdx.", 0) == 0;
+    return a->key == "thread_extent" && threadRank(a->target) == 1;
 }
 
 class Planner {
