@@ -3,6 +3,10 @@
 #include "codegen/CodegenLLVMInternal.h"
 
 #include "ir/Diagnostic.h"
+#include "ir/IRUtil.h"
+
+#include <llvm/IR/InlineAsm.h>
+#include <llvm/IR/IntrinsicsNVPTX.h>
 
 #include <algorithm>
 
@@ -297,6 +301,12 @@ llvm::Value* Codegen::genCall(const CallNode* op, const Expr& self)
     switch (op->op) {
     case CallOp::Likely: return genExpr(op->args[0]);
     case CallOp::IfThenElse: return genIfThenElse(op, self);
+    case CallOp::WarpActiveMask:
+    case CallOp::WarpShuffleDown:
+    case CallOp::WarpShuffle: return genWarpCall(op);
+    case CallOp::ThreadAllreduce:
+        LS_ASSERT(false, "tvm_thread_allreduce reached code generation unlowered");
+        return nullptr;
     default: break;
     }
     if (m_device && (op->op == CallOp::Exp || op->op == CallOp::Log || op->op == CallOp::Tanh ||
@@ -326,6 +336,35 @@ llvm::Value* Codegen::genCall(const CallNode* op, const Expr& self)
     }
     default: LS_ASSERT(false, "codegen: unknown call"); return nullptr;
     }
+}
+
+// Warp shuffles as CUDA's __activemask, __shfl_down_sync and __shfl_sync compile them: the
+// .sync forms (the others abort LLVM 16's NVPTX back end on sm_70 and later), on 32-bit values.
+llvm::Value* Codegen::genWarpCall(const CallNode* op)
+{
+    LS_ASSERT(m_device, "a warp shuffle outside a GPU kernel");
+    llvm::Type* i32 = m_b.getInt32Ty();
+    if (op->op == CallOp::WarpActiveMask) {
+        auto* asmFn = llvm::InlineAsm::get(llvm::FunctionType::get(i32, false),
+                                           "activemask.b32 $0;", "=r", /*hasSideEffects=*/true);
+        return m_b.CreateCall(asmFn, {});
+    }
+    llvm::Value* mask = genExpr(op->args[0]);
+    llvm::Value* value = genExpr(op->args[1]);
+    llvm::Value* lane = m_b.CreateIntCast(genExpr(op->args[2]), i32, true);
+    std::int64_t width = 32;
+    isConstInt(op->args[3], &width);
+    // The lanes a segment spans above its first, and the last lane of a segment.
+    llvm::Value* c = m_b.getInt32(static_cast<std::uint32_t>(((32 - width) << 8) | 0x1f));
+    const bool isFloat = value->getType()->isFloatTy();
+    LS_ASSERT(isFloat || value->getType()->isIntegerTy(32), "a warp shuffle of a value not 32 bits wide");
+    const bool down = op->op == CallOp::WarpShuffleDown;
+    llvm::Intrinsic::ID id = down ? (isFloat ? llvm::Intrinsic::nvvm_shfl_sync_down_f32
+                                             : llvm::Intrinsic::nvvm_shfl_sync_down_i32)
+                                  : (isFloat ? llvm::Intrinsic::nvvm_shfl_sync_idx_f32
+                                             : llvm::Intrinsic::nvvm_shfl_sync_idx_i32);
+    return m_b.CreateCall(llvm::Intrinsic::getDeclaration(&m_mod, id),
+                          {m_b.CreateIntCast(mask, i32, false), value, lane, c});
 }
 
 void Codegen::Bindings::save(const Var& v)

@@ -142,6 +142,7 @@ private:
     // ---- lanes under masks (CodegenMasks.cpp) ----
 
     llvm::Value* genIfThenElse(const CallNode* op, const Expr& self);
+    llvm::Value* genWarpCall(const CallNode* op);
     llvm::Value* valueUnderMask(llvm::Value* mask, const Expr& e, int lanes);
     template <class Emit> llvm::BasicBlock* forAnyLane(llvm::Value* mask, const Emit& emit);
     static bool readsMemoryOrMayTrap(const Expr& e);

@@ -30,7 +30,9 @@ namespace {
 
 constexpr const char* kTriple = "nvptx64-nvidia-cuda";
 
-std::unique_ptr<llvm::TargetMachine> nvptxTargetMachine(const std::string& arch)
+// `warp`: the code uses activemask and shfl.sync, which need PTX 6.2 (sm_75 and later start
+// at 6.3 anyway).
+std::unique_ptr<llvm::TargetMachine> nvptxTargetMachine(const std::string& arch, bool warp)
 {
     static std::once_flag once;
     std::call_once(once, [] {
@@ -46,7 +48,7 @@ std::unique_ptr<llvm::TargetMachine> nvptxTargetMachine(const std::string& arch)
     // As nvcc (-fmad=true) and TVM: a multiply feeding an add becomes one fma.
     options.AllowFPOpFusion = llvm::FPOpFusion::Fast;
     return std::unique_ptr<llvm::TargetMachine>(
-        target->createTargetMachine(kTriple, arch, "", options, std::nullopt));
+        target->createTargetMachine(kTriple, arch, warp ? "+ptx63" : "", options, std::nullopt));
 }
 
 // What a kernel's body uses: buffers (by their storage) and variables, and the thread variables
@@ -136,7 +138,19 @@ PtxModule generatePtx(const PrimFunc& f, const GpuTarget& target)
     if (kernels.empty())
         throw CodegenError("the program launches no GPU kernel. Did you forget to bind?");
 
-    auto tm = nvptxTargetMachine(out.arch);
+    class UsesWarp : public IRVisitor {
+    public:
+        bool found = false;
+
+    protected:
+        void visitCall(const CallNode* op) override
+        {
+            if (op->op == CallOp::WarpActiveMask) found = true;
+            IRVisitor::visitCall(op);
+        }
+    } warp;
+    warp.visit(f.body);
+    auto tm = nvptxTargetMachine(out.arch, warp.found);
     llvm::LLVMContext ctx;
     auto m = std::make_unique<llvm::Module>(scriptName(f.name), ctx);
     m->setTargetTriple(kTriple);

@@ -5,6 +5,7 @@
 #include "export/CSource.h"
 #include "export/TvmScript.h"
 #include "lower/Lower.h"
+#include "lower/gpu/ThreadAllreduce.h"
 #include "lower/gpu/ThreadSync.h"
 #include "runtime/VariantRun.h"
 
@@ -45,7 +46,7 @@ ExportResult exportVariant(const std::string& scriptText, const Program& program
         std::string why;
         std::optional<GpuTarget> t = parseGpuTarget(gpu, &why);
         if (!t) throw CodegenError("target '" + gpu + "': " + why);
-        f.func.body = insertThreadSyncs(f.func.body);
+        f.func.body = lowerForDevice(f.func.body, false);
         out.text = generatePtx(f.func, *t).ptx;
         out.suffix = ".ptx";
         return out;

@@ -27,6 +27,10 @@ const char* callOpName(CallOp op)
     case CallOp::Ceil: return "ceil";
     case CallOp::IfThenElse: return "if_then_else";
     case CallOp::Likely: return "likely";
+    case CallOp::ThreadAllreduce: return "tvm_thread_allreduce";
+    case CallOp::WarpActiveMask: return "tvm_warp_activemask";
+    case CallOp::WarpShuffleDown: return "tvm_warp_shuffle_down";
+    case CallOp::WarpShuffle: return "tvm_warp_shuffle";
     }
     return "?";
 }
@@ -180,8 +184,12 @@ Expr makeCast(DataType t, Expr v)
 
 Expr makeCall(DataType t, CallOp op, std::vector<Expr> args)
 {
-    std::size_t arity = op == CallOp::Pow ? 2 : op == CallOp::IfThenElse ? 3 : 1;
-    LS_ASSERT(args.size() == arity,
+    std::size_t arity = op == CallOp::Pow                                            ? 2
+                        : op == CallOp::IfThenElse                                   ? 3
+                        : op == CallOp::WarpActiveMask                               ? 0
+                        : op == CallOp::WarpShuffleDown || op == CallOp::WarpShuffle ? 5
+                                                                                     : 1;
+    LS_ASSERT(op == CallOp::ThreadAllreduce ? args.size() >= 5 : args.size() == arity,
               callOpName(op) << " takes " << arity << " arguments, given " << args.size());
     for (auto& a : args)
         LS_ASSERT(a.defined(), callOpName(op) << " with a missing argument");
@@ -280,6 +288,39 @@ Expr reduceIdentity(ReduceOp op, DataType t)
     case ReduceOp::Prod: return makeConst(t, 1);
     case ReduceOp::Max: return minValue(t);
     case ReduceOp::Min: return maxValue(t);
+    }
+    return Expr();
+}
+
+const char* reduceOpName(ReduceOp op)
+{
+    switch (op) {
+    case ReduceOp::Sum: return "sum";
+    case ReduceOp::Prod: return "prod";
+    case ReduceOp::Max: return "max";
+    case ReduceOp::Min: return "min";
+    }
+    return "?";
+}
+
+bool reduceOpNamed(const std::string& name, ReduceOp* op)
+{
+    for (ReduceOp r : {ReduceOp::Sum, ReduceOp::Prod, ReduceOp::Max, ReduceOp::Min}) {
+        if (name == reduceOpName(r)) {
+            *op = r;
+            return true;
+        }
+    }
+    return false;
+}
+
+Expr reduceCombine(ReduceOp op, Expr acc, Expr value)
+{
+    switch (op) {
+    case ReduceOp::Sum: return std::move(acc) + std::move(value);
+    case ReduceOp::Prod: return std::move(acc) * std::move(value);
+    case ReduceOp::Max: return max(std::move(acc), std::move(value));
+    case ReduceOp::Min: return min(std::move(acc), std::move(value));
     }
     return Expr();
 }

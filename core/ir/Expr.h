@@ -134,6 +134,17 @@ enum class CallOp : std::uint8_t {
     Ceil,
     IfThenElse, // lazy: only the taken branch is evaluated (needed for padding reads)
     Likely,     // a branch hint on guard conditions
+    // GPU only. tvm_thread_allreduce(uint32 1, value, cond, result[0], threads...): the reduction
+    // of `value` (where `cond`) over the given threads of each group, stored in every thread's
+    // `result`; inside an attribute "reduce_scope" naming the reducer. TE lowering makes it;
+    // lower/gpu/ThreadAllreduce turns it into shuffles or shared memory.
+    ThreadAllreduce,
+    // GPU only, from lower/gpu/ThreadAllreduce: a warp's lanes exchanging values, TVM's
+    // tvm_warp_activemask(), tvm_warp_shuffle_down(mask, value, delta, width, warp size) and
+    // tvm_warp_shuffle(mask, value, lane, width, warp size).
+    WarpActiveMask,
+    WarpShuffleDown,
+    WarpShuffle,
 };
 const char* callOpName(CallOp op); // "exp", "if_then_else", ... as TVMScript prints after "T."
 
@@ -265,6 +276,11 @@ Expr makeReduce(ReduceOp op, Expr source, std::vector<IterVar> axes, Expr condit
 
 // The identity element of a reduction for a type (0, -inf as lowest, +inf as highest, 1).
 Expr reduceIdentity(ReduceOp op, DataType t);
+// A reduction's name ("sum", "max", "min", "prod"), the reduction of that name, and the
+// combination of an accumulated value with the next.
+const char* reduceOpName(ReduceOp op);
+bool reduceOpNamed(const std::string& name, ReduceOp* op);
+Expr reduceCombine(ReduceOp op, Expr acc, Expr value);
 Expr minValue(DataType t);
 Expr maxValue(DataType t);
 

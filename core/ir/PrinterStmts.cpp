@@ -196,6 +196,12 @@ Lines Printer::attr(const AttrNode* op)
             rhs = "T.launch_thread(" + quoted(op->target) + ", " + value + ")";
             threadVar = v;
         }
+    } else if (ReduceOp r; op->key == "reduce_scope" && reduceOpNamed(op->target, &r)) {
+        // TVM's comm_reducer of the reduction, and the zero handle it annotates.
+        Var x("x", op->value.type()), y("y", op->value.type());
+        std::string combiner = printExpr(reduceCombine(r, x, y));
+        rhs = "T.attr(T.comm_reducer(lambda x, y: " + combiner + ", [" + expr(op->value).text +
+              "]), \"reduce_scope\", T.reinterpret(\"handle\", T.uint64(0)))";
     } else {
         rhs = "T.attr(" + quoted(scriptName(op->target)) + ", " + quoted(op->key) + ", " +
               expr(op->value).text + ")";

@@ -18,17 +18,6 @@ namespace {
 
 constexpr const char* kLoopScope = "loop_scope";
 
-Expr combine(ReduceOp op, const Expr& acc, const Expr& value)
-{
-    switch (op) {
-    case ReduceOp::Sum: return acc + value;
-    case ReduceOp::Prod: return acc * value;
-    case ReduceOp::Max: return max(acc, value);
-    case ReduceOp::Min: return min(acc, value);
-    }
-    return Expr();
-}
-
 Expr likely(const Expr& cond)
 {
     return makeCall(DataType::boolean(), CallOp::Likely, {cond});
@@ -82,6 +71,7 @@ public:
             Stmt store = makeTensorStore(s.op, index, substitute(body, sub));
             return wrapLoops(s, 0, n, wrapIfs(preds, store), mainVars, {}, true);
         }
+        if (reducesAcrossThreads(s)) return crossThread(s, *reduce, index, sub, preds, mainVars);
 
         // The reduction's init goes inside the loops before the first loop touching a reduction
         // axis; its own loops cover the remaining data-parallel axes.
@@ -118,7 +108,7 @@ public:
 
         Expr source = substitute(reduce->source, sub);
         Stmt update =
-            makeTensorStore(s.op, index, combine(reduce->op, makeTensorLoad(s.op, index), source));
+            makeTensorStore(s.op, index, reduceCombine(reduce->op, makeTensorLoad(s.op, index), source));
         if (reduce->condition.defined())
             update = makeIfThenElse(substitute(reduce->condition, sub), update);
         update = wrapLoops(s, begin, n, wrapIfs(preds, update), mainVars, {}, true);
@@ -128,18 +118,113 @@ public:
 private:
     bool trivial(const IterVar& iv) const { return isOne(m_b.ranges.at(iv.get()).extent); }
 
+    static bool reducesAcrossThreads(const Stage& s)
+    {
+        for (auto& iv : s.leafIterVars) {
+            const IterVarAttr* a = s.attr(iv);
+            if (iv->kind == IterKind::Reduce && a && a->kind == ForKind::ThreadBinding) return true;
+        }
+        return false;
+    }
+
+    // As TVM's MakeCrossThreadReduction: each thread first reduces the iterations of the
+    // reduction's unbound loops into `normal_reduce_temp0` (when there are any), the threads the
+    // reduction's axes are bound to then combine their values (tvm_thread_allreduce, under a
+    // "reduce_scope" naming the reducer) into `reduce_temp0`, and the first of those threads
+    // stores the result.
+    Stmt crossThread(const Stage& s, const ReduceNode& reduce, const std::vector<Expr>& index,
+                     const VarMap& sub, const std::vector<Expr>& preds,
+                     const std::vector<Var>& vars)
+    {
+        std::unordered_set<const IterVarNode*> inThread, common;
+        std::vector<Expr> threads;
+        for (auto& iv : s.leafIterVars) {
+            const IterVarAttr* a = s.attr(iv);
+            const bool bound = a && a->kind == ForKind::ThreadBinding;
+            if (iv->kind == IterKind::Reduce && !bound) {
+                inThread.insert(iv.get());
+                continue;
+            }
+            common.insert(iv.get());
+            if (iv->kind == IterKind::Reduce) threads.push_back(iv->var);
+        }
+        const DataType t = s.op->dtype;
+        auto temp = [&](const std::string& name) {
+            auto b = std::make_shared<BufferNode>();
+            b->name = name;
+            b->dtype = t;
+            b->shape = {makeInt(1)};
+            b->data = Var(name, DataType::handle());
+            b->scope = "local";
+            return Buffer(b);
+        };
+        Expr source = substitute(reduce.source, sub);
+        Expr cond = reduce.condition.defined() ? substitute(reduce.condition, sub) : Expr();
+        for (const Expr& p : preds)
+            cond = cond.defined() ? makeBinary(ExprKind::And, p, cond) : p;
+
+        Buffer result = temp("reduce_temp0");
+        Buffer partial;
+        std::vector<Stmt> steps;
+        std::vector<Expr> args{makeInt(1, DataType{DataType::UInt, 32, 1})};
+        if (!inThread.empty()) {
+            partial = temp("normal_reduce_temp0");
+            steps.push_back(makeBufferStore(partial, {makeInt(0)}, reduceIdentity(reduce.op, t)));
+            Stmt update = makeBufferStore(
+                partial, {makeInt(0)},
+                reduceCombine(reduce.op, makeBufferLoad(partial, {makeInt(0)}), source));
+            if (cond.defined()) update = makeIfThenElse(cond, update);
+            steps.push_back(wrapLoops(s, 0, s.leafIterVars.size(), update, vars, common, true));
+            args.push_back(makeBufferLoad(partial, {makeInt(0)}));
+            args.push_back(makeBool(true));
+        } else {
+            args.push_back(source);
+            args.push_back(cond.defined() ? cond : makeBool(true));
+        }
+        args.push_back(makeBufferLoad(result, {makeInt(0)}));
+        args.insert(args.end(), threads.begin(), threads.end());
+        steps.push_back(makeAttr("reduce_scope", reduceOpName(reduce.op),
+                                 reduceIdentity(reduce.op, t),
+                                 makeEvaluate(makeCall(t, CallOp::ThreadAllreduce, args))));
+        // The result is stored once, by the first thread of those reducing, where the output's
+        // own bounds hold.
+        Expr first;
+        for (const Expr& v : threads) {
+            Expr zero = makeBinary(ExprKind::EQ, v, makeInt(0));
+            first = first.defined() ? makeBinary(ExprKind::And, first, zero) : zero;
+        }
+        Stmt store = makeIfThenElse(
+            first, makeTensorStore(s.op, index, makeBufferLoad(result, {makeInt(0)})));
+        std::vector<Expr> outputPreds;
+        for (const Expr& p : preds)
+            if (!usesAnyOf(p, inThread, threads)) outputPreds.push_back(p);
+        steps.push_back(wrapIfs(outputPreds, store));
+        Stmt body = makeAllocate(result, makeSeq(steps));
+        if (partial) body = makeAllocate(partial, body);
+        return wrapLoops(s, 0, s.leafIterVars.size(), body, vars, inThread, true);
+    }
+
+    // Whether `e` uses the variable of a loop in `loops` or one of `vars`.
+    static bool usesAnyOf(const Expr& e, const std::unordered_set<const IterVarNode*>& loops,
+                          const std::vector<Expr>& vars)
+    {
+        bool found = false;
+        forEachExpr(e, [&](const Expr& x) {
+            auto* v = x.as<VarNode>();
+            if (!v) return;
+            for (auto* iv : loops)
+                if (iv->var.get() == v) found = true;
+            for (const Expr& t : vars)
+                if (t.get() == v) found = true;
+        });
+        return found;
+    }
+
     void checkLoopKinds(const Stage& s) const
     {
         for (auto& iv : s.leafIterVars) {
             const IterVarAttr* a = s.attr(iv);
             if (!a) continue;
-            if (a->kind == ForKind::ThreadBinding && iv->kind == IterKind::Reduce) {
-                throw UserError(a->loc, "reduction axis '" + axisDisplayName(iv->name()) +
-                                            "' is bound to " + a->threadTag +
-                                            ": Loopscope does not lower reductions across "
-                                            "threads (tvm_thread_allreduce) yet; bind a "
-                                            "data-parallel axis instead");
-            }
             const Expr& ext = m_b.ranges.at(iv.get()).extent;
             if ((a->kind == ForKind::Vectorized || a->kind == ForKind::Unrolled) &&
                 !isConstInt(ext)) {

@@ -4,6 +4,7 @@
 #include "ir/IRUtil.h"
 #include "ir/Limits.h"
 #include "lower/gpu/EmulateThreads.h"
+#include "lower/gpu/ThreadAllreduce.h"
 #include "lower/gpu/ThreadSync.h"
 #include "runtime/FlopCount.h"
 #include "runtime/Reference.h"
@@ -125,8 +126,10 @@ std::unique_ptr<PreparedRun> PreparedRun::prepare(const Program& program, const 
     PrimFunc compiled = r->m_lowered.func;
     if (launchesThreads(compiled.body)) {
         // A GPU schedule is checked here: its kernels as CPU loops, with the barriers tvm.build
-        // would put in, so that a missing or misplaced one gives a wrong result.
-        compiled.body = emulateThreadsOnCpu(insertThreadSyncs(compiled.body));
+        // would put in, so that a missing or misplaced one gives a wrong result; reductions
+        // across threads as their GPU code does them, each shuffle an exchange through shared
+        // memory.
+        compiled.body = emulateThreadsOnCpu(lowerForDevice(compiled.body, true));
         r->m_notes.push_back("the GPU kernels run on this CPU to be checked (blocks in turn, the "
                              "threads of a block in turn between barriers): these times are not "
                              "GPU times");

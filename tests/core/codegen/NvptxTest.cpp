@@ -4,8 +4,10 @@
 #include "codegen/Nvptx.h"
 #include "codegen/Codegen.h"
 #include "lower/Lower.h"
-#include "lower/gpu/ThreadSync.h"
+#include "lower/gpu/ThreadAllreduce.h"
 #include "te/Program.h"
+
+#include "support/SourceFiles.h"
 
 #include <gtest/gtest.h>
 
@@ -18,14 +20,6 @@ namespace fs = std::filesystem;
 namespace loopscope {
 namespace {
 
-std::string readText(const fs::path& p)
-{
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
 PrimFunc gpuFunction(const std::string& script, const std::string& variant = "")
 {
     EvalResult r = evaluateScript(script);
@@ -34,7 +28,7 @@ PrimFunc gpuFunction(const std::string& script, const std::string& variant = "")
         variant.empty() ? &r.program.variants.front() : r.program.findVariant(variant);
     EXPECT_NE(v, nullptr);
     PrimFunc f = lowerSchedule(v->schedule(), v->args, v->funcName).func;
-    f.body = insertThreadSyncs(f.body);
+    f.body = lowerForDevice(f.body, false);
     return f;
 }
 
@@ -92,6 +86,30 @@ TEST(Nvptx, SharedTilesLiveInSharedMemoryBetweenBarriers)
     EXPECT_EQ(constant(m.kernels[0].grid[1]), 4);
     EXPECT_EQ(constant(m.kernels[0].block[0]), 16);
     EXPECT_EQ(constant(m.kernels[0].block[1]), 16);
+}
+
+TEST(Nvptx, ReductionsAcrossThreadsShuffleWithTheSyncFormsOnEveryArchitecture)
+{
+    const std::string script = readSourceFile("tests/data/gpu/reductions.py");
+    for (int sm : {50, 70, 90}) {
+        SCOPED_TRACE(sm);
+        PtxModule m = generatePtx(gpuFunction(script, "warps"), GpuTarget{"cuda", sm});
+        // Five steps within each warp, two over the three warps' results.
+        EXPECT_EQ(count(m.ptx, "shfl.sync.down.b32"), 7) << m.ptx;
+        EXPECT_EQ(count(m.ptx, "shfl.down"), 0) << "the forms without .sync abort LLVM 16";
+        EXPECT_GT(count(m.ptx, "activemask.b32"), 0);
+        EXPECT_GE(count(m.ptx, "bar.sync"), 2) << "the warps' results pass through shared memory";
+        if (sm == 50) EXPECT_NE(m.ptx.find(".version 6.3"), std::string::npos) << m.ptx;
+        ASSERT_EQ(m.kernels.size(), 1u);
+        EXPECT_EQ(m.kernels[0].sharedBytes, 16) << "red_buf_staging[3] and red_result[1]";
+    }
+    PtxModule tree = generatePtx(gpuFunction(script, "tree"), GpuTarget{"cuda", 80});
+    EXPECT_EQ(count(tree.ptx, "shfl."), 0);
+    EXPECT_EQ(tree.kernels[0].sharedBytes, 48 * 4);
+    PtxModule warp = generatePtx(gpuFunction(script, "warp"), GpuTarget{"cuda", 80});
+    EXPECT_EQ(count(warp.ptx, "shfl.sync.down.b32"), 5);
+    EXPECT_EQ(count(warp.ptx, "shfl.sync.idx.b32"), 1) << "the result broadcast from lane 0";
+    EXPECT_EQ(count(warp.ptx, "bar.sync"), 0) << warp.ptx;
 }
 
 TEST(Nvptx, WhatTheBackEndWouldAbortOnIsRefusedFirst)

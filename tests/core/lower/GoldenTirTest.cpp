@@ -175,7 +175,22 @@ TEST_P(TvmGpuOutput, HasTheStructureTvmPrinted)
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, TvmGpuOutput,
-                         testing::Values("vector_add_bind", "conv_shared_vthread"));
+                         testing::Values("vector_add_bind", "conv_shared_vthread",
+                                         "row_max_allreduce"));
+
+// The two TVM printed whole are printed as TVM printed them, character for character.
+TEST(TvmGpuOutput, BindingAndCrossThreadReductionPrintExactly)
+{
+    fs::path dir = fs::path(LOOPSCOPE_SOURCE_DIR) / "tests/data/tvm-gpu";
+    for (const char* name : {"vector_add_bind", "row_max_allreduce"}) {
+        SCOPED_TRACE(name);
+        EvalResult r = evaluateScript(readText(dir / (std::string(name) + ".py")));
+        ASSERT_TRUE(r.ok) << r.error.message;
+        const Variant& v = r.program.variants[0];
+        LoweredFunc f = lowerSchedule(v.schedule(), v.args, v.funcName);
+        EXPECT_EQ(printTVMScript(f.func), readText(dir / (std::string(name) + ".tvm.txt")));
+    }
+}
 
 TEST(TvmGpuOutput, StructureKeepsLaunchesLoopsAndStoresButNotExpressions)
 {

@@ -2,8 +2,11 @@
 // between barriers, give the reference's results; without the barriers, the shared-memory
 // schedule reads tiles other threads have not fetched yet and the check fails.
 #include "lower/gpu/EmulateThreads.h"
+#include "lower/gpu/ThreadAllreduce.h"
 #include "runtime/Runner.h"
 #include "runtime/RuntimeJit.h"
+
+#include "support/SourceFiles.h"
 
 #include <gtest/gtest.h>
 
@@ -15,14 +18,6 @@ namespace fs = std::filesystem;
 
 namespace loopscope {
 namespace {
-
-std::string readText(const fs::path& p)
-{
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
 bool allOk(const std::vector<OutputCheck>& checks)
 {
@@ -54,6 +49,8 @@ TEST_P(GpuEmulation, EveryVariantMatchesTheReference)
 
 INSTANTIATE_TEST_SUITE_P(Scripts, GpuEmulation,
                          testing::Values("tests/data/gpu/matmul_shared.py",
+                                         "tests/data/gpu/reductions.py",
+                                         "tests/data/tvm-gpu/row_max_allreduce.py",
                                          "tests/data/tvm-gpu/vector_add_bind.py",
                                          "tests/data/tvm-gpu/conv_shared_vthread.py"));
 
@@ -80,6 +77,40 @@ TEST(GpuEmulation, WithoutBarriersTheSharedTilesAreReadBeforeTheyAreFetched)
 
     run->run();
     EXPECT_TRUE(allOk(run->check()));
+}
+
+} // namespace
+} // namespace loopscope
+
+namespace loopscope {
+namespace {
+
+// A reduction across threads whose shuffles exchange values without barriers between the
+// writes and the reads gives wrong sums: the check sees what a missing barrier would do.
+TEST(GpuEmulation, ShufflesWithoutBarriersReadValuesNotYetExchanged)
+{
+    EvalResult r = evaluateScript(readSourceFile("tests/data/gpu/reductions.py"));
+    ASSERT_TRUE(r.ok) << r.error.message;
+    for (const char* name : {"warp", "warps", "tree"}) {
+        SCOPED_TRACE(name);
+        const Variant* v = r.program.findVariant(name);
+        ASSERT_NE(v, nullptr);
+        auto jit = createRuntimeJit();
+        RunConfig config;
+        config.jit = jit.get();
+        auto run = PreparedRun::prepare(r.program, *v, config);
+        PrimFunc unsynced = run->lowered().func;
+        unsynced.body = emulateThreadsOnCpu(
+            exchangeShufflesInSharedMemory(lowerThreadAllreduce(unsynced.body)));
+        auto kernel = jit->compile(unsynced, 3, false);
+        std::vector<void*> pointers;
+        for (auto& b : run->buffers())
+            pointers.push_back(const_cast<void*>(b.data()));
+        kernel->run(pointers.data(), nullptr);
+        EXPECT_FALSE(allOk(run->check()));
+        run->run();
+        EXPECT_TRUE(allOk(run->check()));
+    }
 }
 
 } // namespace

@@ -5,6 +5,8 @@
 #include "lower/Lower.h"
 #include "te/Program.h"
 
+#include "support/SourceFiles.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -15,14 +17,6 @@ namespace fs = std::filesystem;
 
 namespace loopscope {
 namespace {
-
-std::string readText(const fs::path& p)
-{
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
 // The lines of the printed program that are barriers, loops or stores, stripped.
 std::vector<std::string> outline(const Stmt& body, const LoweredFunc& f)
