@@ -15,6 +15,8 @@ packages=(
   cmake ninja-build g++ ccache pkg-config
   # The compiler core: LLVM 16 (code generation, linked as the shared libLLVM), JSON, diffing.
   llvm-16-dev nlohmann-json3-dev libdtl-dev
+  # GPU kernels' math functions (exp, log, tanh) for NVPTX: libclc's bitcode, linked into the PTX.
+  libclc-16
   # The OpenBLAS reference line (loaded at run time) and its headers.
   libopenblas-dev
   # The auto-tuner's cost model: XGBoost's C API.
@@ -29,8 +31,9 @@ packages=(
   # Only because qt6-charts-dev's Debian packaging forgot it: Qt6Charts' CMake config requires
   # Qt6OpenGL (libqt6opengl6-dev), and Qt6Gui's requires the OpenGL headers (libgl-dev).
   libqt6opengl6-dev libgl-dev
-  # Tests and benchmarks: GoogleTest, Google Benchmark; the window's tests under a virtual X server.
-  libgtest-dev libbenchmark-dev xvfb xauth
+  # Tests and benchmarks: GoogleTest, Google Benchmark; the window's tests under a virtual X server;
+  # clang's CUDA mode, which compiles the CUDA C Loopscope exports (no CUDA toolkit).
+  libgtest-dev libbenchmark-dev xvfb xauth clang
   # The Debian package (CPack): dpkg-shlibdeps computes Depends:, CPack finds ELF files with
   # `file`; its tests validate the desktop entry, the AppStream metadata and the MIME type.
   dpkg-dev file desktop-file-utils appstream shared-mime-info

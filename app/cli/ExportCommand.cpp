@@ -44,7 +44,7 @@ int exportVariant(ExportArgs& o)
     if (o.format == "c" && !o.target.empty())
         std::cerr << "loopscope-cli: note: --target does not change C source\n";
     const std::string& target = o.target.empty() ? v.target : o.target;
-    if (o.format != "tvm" && o.format != "c" && !isGpuTarget(target)) {
+    if (o.format != "tvm" && o.format != "c" && o.format != "cuda" && !isGpuTarget(target)) {
         try {
             checkTarget(target);
         } catch (const CodegenError& e) {
@@ -54,7 +54,7 @@ int exportVariant(ExportArgs& o)
             return kDocumentError;
         }
     }
-    if (o.format != "tvm" && o.format != "ptx") noteThreadBindings(o, v);
+    if (o.format != "tvm" && o.format != "ptx" && o.format != "cuda") noteThreadBindings(o, v);
     std::string text;
     std::vector<std::pair<std::string, std::string>> files; // path, contents
     try {
@@ -108,13 +108,14 @@ int commandExport(int argc, char** argv)
                          }}}}));
     if (o.variants.size() > 1)
         throw UsageError("export writes one variant: give one --variant NAME");
-    if (o.format.empty()) throw UsageError("export needs --format tvm|c|llvm|asm|obj|ptx");
+    if (o.format.empty()) throw UsageError("export needs --format tvm|c|llvm|asm|obj|ptx|cuda");
     if (std::find(std::begin(kExportFormats), std::end(kExportFormats), o.format) ==
         std::end(kExportFormats))
-        throw UsageError("unknown format '" + o.format + "' (tvm, c, llvm, asm, obj or ptx)");
-    if (isGpuTarget(o.target) && o.format != "ptx" && o.format != "tvm")
-        throw UsageError(
-            "--target '" + o.target + "' names a GPU: its kernels export with --format ptx", false);
+        throw UsageError("unknown format '" + o.format + "' (tvm, c, llvm, asm, obj, ptx or cuda)");
+    if (isGpuTarget(o.target) && o.format != "ptx" && o.format != "cuda" && o.format != "tvm")
+        throw UsageError("--target '" + o.target +
+                             "' names a GPU: its kernels export with --format ptx or cuda",
+                         false);
     if (o.format == "obj" && o.output.empty()) throw UsageError("--format obj needs -o OUT");
     if (o.format == "obj" && std::filesystem::path(o.output).extension() == ".h")
         throw UsageError(

@@ -77,14 +77,17 @@ const CommandHelp kCommands[] = {
     {"model",
      "  model  info|run|bench|tasks|test ...   ONNX models (loopscope-cli model --help)\n"},
     {"export",
-     "  export FILE [--variant NAME] --format tvm|c|llvm|asm|obj [-o OUT] [--set P=V ...]\n"
-     "         [--target \"llvm -mcpu=CPU -mattr=+F,...\"] [--lines]\n"
+     "  export FILE [--variant NAME] --format tvm|c|llvm|asm|obj|ptx|cuda [-o OUT]\n"
+     "         [--set P=V ...] [--target \"llvm -mcpu=CPU -mattr=+F,...\"|\"cuda -arch=sm_XX\"]\n"
+     "         [--lines]\n"
      "         write one variant (a script's only one needs no --variant) as a standalone TVM\n"
      "         script, C source, LLVM IR, assembly or an object file (obj needs -o and also\n"
      "         writes OUT's .h); text goes to stdout without -o. LLVM IR, assembly and objects\n"
      "         are for the CPU the variant's target names (tvm.build(..., target=...)), else\n"
      "         the host's; --target overrides it (and is the TVM script's build target);\n"
-     "         --lines adds line info pointing at the lines `lower` prints (.loc in assembly)\n"},
+     "         --lines adds line info pointing at the lines `lower` prints (.loc in assembly)\n"
+     "         A GPU schedule's kernels: ptx (through LLVM's NVPTX for the architecture of\n"
+     "         --target or the variant's, else sm_50) or cuda (CUDA C, as TVM prints it)\n"},
 };
 
 const char* kUsageHead = "usage: loopscope-cli COMMAND FILE [options]\n"

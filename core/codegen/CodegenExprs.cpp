@@ -309,14 +309,30 @@ llvm::Value* Codegen::genCall(const CallNode* op, const Expr& self)
         return nullptr;
     default: break;
     }
-    if (m_device && (op->op == CallOp::Exp || op->op == CallOp::Log || op->op == CallOp::Tanh ||
-                     op->op == CallOp::Sigmoid || op->op == CallOp::Pow)) {
-        // LLVM 16's NVPTX back end aborts on these (there is no libdevice here): refused first.
-        throw CodegenError(std::string("T.") + callOpName(op->op) +
-                           " in a GPU kernel: Loopscope does not generate GPU code for it yet "
-                           "(sqrt, fabs, floor, ceil and arithmetic are supported)");
-    }
     llvm::Value* x = genExpr(op->args[0]);
+    if (m_device) {
+        // LLVM 16's NVPTX back end aborts on llvm.exp, llvm.log and llvm.pow (there is no libdevice
+        // here): these are libclc's functions, linked in by generatePtx.
+        switch (op->op) {
+        case CallOp::Exp: return libmCall("_Z3expf", "_Z3expd", x);
+        case CallOp::Log: return libmCall("_Z3logf", "_Z3logd", x);
+        case CallOp::Tanh: return libmCall("_Z4tanhf", "_Z4tanhd", x);
+        case CallOp::Sigmoid: {
+            llvm::Value* one = llvm::ConstantFP::get(x->getType(), 1.0);
+            llvm::Value* e = libmCall("_Z3expf", "_Z3expd", m_b.CreateFNeg(x));
+            return m_b.CreateFDiv(one, m_b.CreateFAdd(one, e));
+        }
+        case CallOp::Pow: {
+            LS_ASSERT(lanesOf(x) == 1, "pow of a vector in a GPU kernel");
+            llvm::Type* t = x->getType();
+            const bool dbl = t->isDoubleTy();
+            llvm::FunctionCallee fn = m_mod.getOrInsertFunction(
+                dbl ? "_Z3powdd" : "_Z3powff", llvm::FunctionType::get(t, {t, t}, false));
+            return m_b.CreateCall(fn, {x, genExpr(op->args[1])});
+        }
+        default: break;
+        }
+    }
     switch (op->op) {
     case CallOp::Exp: return mathCall(llvm::Intrinsic::exp, x);
     case CallOp::Log: return mathCall(llvm::Intrinsic::log, x);

@@ -6,16 +6,19 @@
 #include "ir/IRMutator.h"
 #include "ir/IRUtil.h"
 #include "ir/Printer.h"
-#include "lower/CSignature.h"
+#include "codegen/SplitHostDevice.h"
 #include "schedule/ThreadScope.h"
 
+#include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/IR/LegacyPassManager.h>
+#include <llvm/Linker/Linker.h>
+#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
-#include <map>
+#include <cstdlib>
 #include <mutex>
 #include <set>
 
@@ -51,80 +54,44 @@ std::unique_ptr<llvm::TargetMachine> nvptxTargetMachine(const std::string& arch,
         target->createTargetMachine(kTriple, arch, warp ? "+ptx63" : "", options, std::nullopt));
 }
 
-// What a kernel's body uses: buffers (by their storage) and variables, and the thread variables
-// its launches bind (not parameters).
-class Uses : public IRVisitor {
-public:
-    std::set<const VarNode*> data;
-    VarSet vars;
-    std::set<const void*> launched;
-
-protected:
-    void visitAttr(const AttrNode* op) override
-    {
-        if (op->key == "thread_extent") launched.insert(op->ref);
-        IRVisitor::visitAttr(op);
-    }
-    void visitLeaf(const Expr& e) override
-    {
-        if (auto* v = e.as<VarNode>()) vars.insert(v);
-    }
-    void visitBufferLoad(const BufferLoadNode* op) override
-    {
-        data.insert(op->buffer->data.get());
-        IRVisitor::visitBufferLoad(op);
-    }
-    void visitBufferStore(const BufferStoreNode* op) override
-    {
-        data.insert(op->buffer->data.get());
-        IRVisitor::visitBufferStore(op);
-    }
-};
-
-// The launch shape: extents of the block and thread launches, and the shared memory.
-class LaunchShape : public IRVisitor {
-public:
-    explicit LaunchShape(GpuKernel& k) : m_k(k) {}
-
-protected:
-    void visitAttr(const AttrNode* op) override
-    {
-        if (op->key == "thread_extent" && threadDim(op->target) >= 0)
-            (threadRank(op->target) == 0 ? m_k.grid : m_k.block)[threadDim(op->target)] = op->value;
-        IRVisitor::visitAttr(op);
-    }
-    void visitAllocate(const AllocateNode* op) override
-    {
-        std::int64_t n = 0;
-        if (op->buffer->scope == "shared" && isConstInt(op->buffer->shape[0], &n))
-            m_k.sharedBytes += n * op->buffer->dtype.bytes() * op->buffer->dtype.lanes;
-        IRVisitor::visitAllocate(op);
-    }
-
-private:
-    GpuKernel& m_k;
-};
-
-// The kernels of the program in order: its launch nests. Anything else would run on the host.
-void collectKernels(const Stmt& s, std::vector<Stmt>& out)
+// libclc's NVPTX build (Debian's libclc-16): OpenCL's math functions as LLVM bitcode for nvptx64,
+// needing no libdevice. LOOPSCOPE_LIBCLC names another copy.
+std::string libclcPath()
 {
-    if (!s.defined()) return;
-    if (auto* seq = s.as<SeqNode>()) {
-        for (auto& c : seq->stmts)
-            collectKernels(c, out);
-        return;
+    const char* env = std::getenv("LOOPSCOPE_LIBCLC");
+    return env && *env ? env : "/usr/lib/clc/nvptx64--nvidiacl.bc";
+}
+
+// Links in the libclc functions the kernels call (exp as _Z3expf, ...), and only those; they
+// become internal, to be inlined into the kernels, which alone stay visible.
+void linkLibclc(llvm::Module& m, const std::set<std::string>& kernels)
+{
+    bool needed = false;
+    for (llvm::Function& f : m.functions())
+        needed |= f.isDeclaration() && f.getName().startswith("_Z");
+    if (!needed) return;
+    const std::string path = libclcPath();
+    auto buffer = llvm::MemoryBuffer::getFile(path);
+    if (!buffer) {
+        throw CodegenError("exp, log, tanh, sigmoid and pow in a GPU kernel come from libclc, "
+                           "which is not here (" +
+                           path + ": " + buffer.getError().message() +
+                           "): install Debian's libclc-16");
     }
-    if (auto* a = s.as<AttrNode>(); a && a->key == "thread_extent") {
-        out.push_back(s);
-        return;
+    auto lib = llvm::getOwningLazyBitcodeModule(std::move(*buffer), m.getContext());
+    if (!lib) {
+        throw CodegenError(path + " is not LLVM bitcode LLVM 16 reads: " +
+                           llvm::toString(lib.takeError()));
     }
-    if (s.as<EvaluateNode>()) return;
-    std::string line = printStmt(s);
-    line = line.substr(0, line.find('\n'));
-    throw CodegenError("'" + line +
-                       "' runs outside every GPU kernel: on a GPU target every stage's loops "
-                       "are bound to GPU threads, or computed inside bound loops. Did you "
-                       "forget to bind?");
+    (*lib)->setTargetTriple(m.getTargetTriple());
+    (*lib)->setDataLayout(m.getDataLayout());
+    if (llvm::Linker::linkModules(m, std::move(*lib), llvm::Linker::LinkOnlyNeeded))
+        throw CodegenError("the math functions of " + path + " could not be linked in");
+    for (llvm::Function& f : m.functions())
+        if (!f.isDeclaration() && !kernels.count(f.getName().str()))
+            f.setLinkage(llvm::GlobalValue::InternalLinkage);
+    for (llvm::GlobalVariable& g : m.globals())
+        if (!g.isDeclaration()) g.setLinkage(llvm::GlobalValue::InternalLinkage);
 }
 
 } // namespace
@@ -133,10 +100,7 @@ PtxModule generatePtx(const PrimFunc& f, const GpuTarget& target)
 {
     PtxModule out;
     out.arch = "sm_" + std::to_string(target.sm ? target.sm : 50);
-    std::vector<Stmt> kernels;
-    collectKernels(f.body, kernels);
-    if (kernels.empty())
-        throw CodegenError("the program launches no GPU kernel. Did you forget to bind?");
+    std::vector<DeviceKernel> kernels = splitHostDevice(f);
 
     class UsesWarp : public IRVisitor {
     public:
@@ -155,30 +119,14 @@ PtxModule generatePtx(const PrimFunc& f, const GpuTarget& target)
     auto m = std::make_unique<llvm::Module>(scriptName(f.name), ctx);
     m->setTargetTriple(kTriple);
     m->setDataLayout(tm->createDataLayout());
-    const std::vector<Var> sizes = sizeParameters(f);
-    for (std::size_t k = 0; k < kernels.size(); ++k) {
-        GpuKernel kernel;
-        kernel.name = scriptName(f.name) + "_kernel" + (k ? "_" + std::to_string(k) : "");
-        for (auto& e : kernel.grid)
-            e = makeInt(1);
-        for (auto& e : kernel.block)
-            e = makeInt(1);
-        Uses uses;
-        uses.visit(kernels[k]);
-        std::vector<Buffer> buffers;
-        for (std::size_t i = 0; i < f.params.size(); ++i) {
-            if (!uses.data.count(f.params[i]->data.get())) continue;
-            kernel.buffers.push_back(static_cast<int>(i));
-            buffers.push_back(f.params[i]);
-        }
-        for (auto& v : sizes)
-            if (uses.vars.count(v.get()) && !uses.launched.count(v.get()))
-                kernel.sizes.push_back(v);
-        LaunchShape(kernel).visit(kernels[k]);
+    std::set<std::string> names;
+    for (DeviceKernel& k : kernels) {
         codegen::Codegen cg(ctx, *m, *tm);
-        cg.buildKernel(kernel.name, buffers, kernel.sizes, kernels[k]);
-        out.kernels.push_back(std::move(kernel));
+        cg.buildKernel(k.info.name, k.buffers, k.info.sizes, k.body);
+        names.insert(k.info.name);
+        out.kernels.push_back(std::move(k.info));
     }
+    linkLibclc(*m, names);
     std::string err;
     llvm::raw_string_ostream es(err);
     LS_ASSERT(!llvm::verifyModule(*m, &es), "GPU codegen produced an invalid module: " + es.str());

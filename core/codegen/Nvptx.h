@@ -1,11 +1,11 @@
-// GPU code through LLVM's NVPTX back end: a lowered GPU program (after insertThreadSyncs) split
-// into its kernels, as tvm.build's SplitHostDevice does (each launch nest becomes a kernel
-// NAME_kernel, NAME_kernel_1, ..., taking the buffers it uses and the sizes it needs), and each
-// kernel compiled to PTX for an NVIDIA architecture. No CUDA toolkit is involved.
+// GPU code through LLVM's NVPTX back end: a lowered GPU program (after lowerForDevice) split
+// into its kernels (codegen/SplitHostDevice.h), each compiled to PTX for an NVIDIA
+// architecture. No CUDA toolkit is involved.
 #pragma once
 
 #include "ir/GpuTarget.h"
 #include "ir/PrimFunc.h"
+#include "codegen/SplitHostDevice.h"
 
 #include <array>
 #include <cstdint>
@@ -13,14 +13,6 @@
 #include <vector>
 
 namespace loopscope {
-
-struct GpuKernel {
-    std::string name;
-    std::vector<int> buffers;        // the function's parameters it takes, by index, in order
-    std::vector<Var> sizes;          // then these sizes
-    std::array<Expr, 3> grid, block; // blocks and threads per block along x, y, z
-    std::int64_t sharedBytes = 0;    // static shared memory per block
-};
 
 struct PtxModule {
     std::string ptx;

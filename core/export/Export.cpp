@@ -2,6 +2,7 @@
 
 #include "codegen/Codegen.h"
 #include "codegen/Nvptx.h"
+#include "export/CudaSource.h"
 #include "export/CSource.h"
 #include "export/TvmScript.h"
 #include "lower/Lower.h"
@@ -29,9 +30,10 @@ ExportResult exportVariant(const std::string& scriptText, const Program& program
         out.suffix = ".py";
         return out;
     }
-    if (format != "c" && format != "llvm" && format != "asm" && format != "obj" && format != "ptx")
+    if (format != "c" && format != "llvm" && format != "asm" && format != "obj" && format != "ptx" &&
+        format != "cuda")
         throw std::invalid_argument("unknown format '" + format +
-                                    "' (tvm, c, llvm, asm, obj or ptx)");
+                                    "' (tvm, c, llvm, asm, obj, ptx or cuda)");
     // A target LLVM cannot generate code for is a CodegenError from emitCode.
     const std::string& target = options.target.empty() ? variant.target : options.target;
     const Schedule& schedule = options.step < 0
@@ -39,6 +41,12 @@ ExportResult exportVariant(const std::string& scriptText, const Program& program
                                    : variant.snapshots.at(static_cast<std::size_t>(options.step));
     LoweredFunc f = lowerSchedule(schedule, variant.args, variant.funcName);
     f.func.name = out.function;
+    if (format == "cuda") {
+        // The kernels as CUDA C, as TVM's get_source() shows them; no architecture is involved.
+        out.text = exportCudaSource(f.func);
+        out.suffix = ".cu";
+        return out;
+    }
     if (format == "ptx") {
         // The GPU build's device code: tvm.build's barriers, each kernel through NVPTX. A CPU
         // target on the variant is no GPU's: then the oldest architecture (sm_50), as TVM.
@@ -54,7 +62,7 @@ ExportResult exportVariant(const std::string& scriptText, const Program& program
     if (isGpuTarget(target))
         throw CodegenError("target '" + target +
                            "' is a GPU's: export its kernels with --format "
-                           "ptx (CPU formats: c, llvm, asm, obj)");
+                           "ptx or cuda (CPU formats: c, llvm, asm, obj)");
     if (format == "c") {
         std::string title = options.sourceName.empty()
                                 ? "variant " + variant.name

@@ -12,7 +12,7 @@
 namespace loopscope {
 
 struct ExportOptions {
-    std::string format;     // "tvm", "c", "llvm", "asm", "obj" or "ptx"
+    std::string format;     // "tvm", "c", "llvm", "asm", "obj", "ptx" or "cuda"
     std::string target;     // overrides the variant's target (LLVM IR, assembly, objects, tvm)
     std::string sourceName; // the script's file name, named in the exported text
     std::map<std::string, std::int64_t> symbols; // values of symbolic sizes (tvm format)
@@ -26,12 +26,12 @@ struct ExportResult {
     std::string text;     // the export (an object's bytes for obj)
     std::string header;   // obj: the C header with the typed function's prototype
     std::string function; // the exported function's name (tvm.build's name=, else the variant's)
-    std::string suffix;   // ".py", ".c", ".ll", ".s", ".o" or ".ptx"
+    std::string suffix;   // ".py", ".c", ".ll", ".s", ".o", ".ptx" or ".cu"
     bool binary = false;
 };
 
 // The formats, in the order the command-line tool lists them.
-inline constexpr const char* kExportFormats[] = {"tvm", "c", "llvm", "asm", "obj", "ptx"};
+inline constexpr const char* kExportFormats[] = {"tvm", "c", "llvm", "asm", "obj", "ptx", "cuda"};
 
 // Throws UserError for a problem of the script (located), CodegenError when the target is not one
 // code can be generated for or the variant cannot be expressed in the format, and

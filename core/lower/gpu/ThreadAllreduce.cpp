@@ -49,6 +49,12 @@ Expr lt(Expr a, Expr b)
     return makeBinary(ExprKind::LT, std::move(a), std::move(b));
 }
 
+// a + b, without the a where it is 0 (the group of a block with one group).
+Expr plus(Expr a, Expr b)
+{
+    return isZero(a) ? b : std::move(a) + std::move(b);
+}
+
 Expr eq(Expr a, Expr b)
 {
     return makeBinary(ExprKind::EQ, std::move(a), std::move(b));
@@ -148,14 +154,14 @@ private:
         std::vector<Stmt> steps{put(dst, makeInt(0), value)};
         Buffer mask1, tmp1;
         shuffleSteps(r, dst, kWarp, red.index, steps, mask1, tmp1);
-        Expr base = group.index * makeInt(warps);
+        Expr base = isZero(group.index) ? makeInt(0) : group.index * makeInt(warps);
         steps.push_back(makeIfThenElse(
             eq(makeBinary(ExprKind::FloorMod, red.index, makeInt(kWarp)), makeInt(0)),
-            put(staging, base + makeBinary(ExprKind::FloorDiv, red.index, makeInt(kWarp)),
+            put(staging, plus(base, makeBinary(ExprKind::FloorDiv, red.index, makeInt(kWarp))),
                 at(dst))));
         steps.push_back(put(acc, makeInt(0), identity));
         steps.push_back(makeIfThenElse(lt(red.index, makeInt(warps)),
-                                       put(acc, makeInt(0), at(staging, base + red.index))));
+                                       put(acc, makeInt(0), at(staging, plus(base, red.index)))));
         Buffer mask2, tmp2;
         shuffleSteps(r, acc, warps, red.index, steps, mask2, tmp2);
         steps.push_back(makeIfThenElse(eq(red.index, makeInt(0)),

@@ -1,0 +1,34 @@
+// tvm.build's SplitHostDevice: a lowered GPU program (after lowerForDevice) as its kernels, each
+// launch nest one kernel NAME_kernel, NAME_kernel_1, ..., taking the buffers it uses (sorted by
+// name, as TVM sorts them) and then the sizes it needs, with its launch shape. What PTX and CUDA
+// source are made from.
+#pragma once
+
+#include "ir/PrimFunc.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace loopscope {
+
+struct GpuKernel {
+    std::string name;
+    std::vector<int> buffers;        // the function's parameters it takes, by index, in order
+    std::vector<Var> sizes;          // then these sizes
+    std::array<Expr, 3> grid, block; // blocks and threads per block along x, y, z
+    std::int64_t sharedBytes = 0;    // static shared memory per block
+};
+
+struct DeviceKernel {
+    GpuKernel info;
+    Stmt body;                   // from its first launch
+    std::vector<Buffer> buffers; // the parameters info.buffers names
+};
+
+// Throws CodegenError when a statement would run outside every kernel (TVM: "Did you forget to
+// bind?").
+std::vector<DeviceKernel> splitHostDevice(const PrimFunc& f);
+
+} // namespace loopscope
