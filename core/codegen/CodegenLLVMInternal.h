@@ -125,6 +125,9 @@ private:
 
     llvm::Value* bufferPointer(const Buffer& b);
     unsigned elementAlign(DataType t);
+    // A GPU kernel's access to consecutive elements at `index`: aligned to its whole size where
+    // the first is provably a multiple of their count (one ld.v4 instead of four).
+    llvm::Align rampAlign(DataType elem, const Expr& index);
     llvm::Value* elementPointer(DataType elem, llvm::Value* base, llvm::Value* index,
                                 bool nonNegativeIndex = false);
     static const Expr& firstIndex(const Expr& index);
@@ -249,6 +252,7 @@ private:
     FunctionState m_state;
     bool m_insideParallel = false;
     bool m_device = false;      // a GPU kernel (buildKernel)
+    std::unordered_map<const VarNode*, Expr> m_letValues; // in a GPU kernel, the let-bound variables in scope (rampAlign)
     GuardSet m_guardsDecided;   // versioned on by an enclosing loop
     GuardSet m_guardsAssumed;   // known to hold where code is emitted
     int m_edgeCopies = 0;       // inside the copy of a loop for edge tiles (see versionOnGuards)

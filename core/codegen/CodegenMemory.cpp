@@ -5,6 +5,7 @@
 
 #include "ir/Diagnostic.h"
 #include "ir/IRUtil.h"
+#include "ir/ModularSet.h"
 
 #include <algorithm>
 
@@ -31,6 +32,24 @@ unsigned Codegen::elementAlign(DataType t)
 {
     int size = t.bytes() * t.lanes;
     return static_cast<unsigned>(std::min(size & -size, 64));
+}
+
+llvm::Align Codegen::rampAlign(DataType elem, const Expr& index)
+{
+    const llvm::Align element(elementAlign(elem));
+    auto* r = index.as<RampNode>();
+    if (!m_device || !r || !isOne(r->stride) || elem.lanes != 1) return element;
+    const std::int64_t bytes = std::int64_t{r->lanes} * elem.bytes();
+    if (bytes > 16 || (bytes & (bytes - 1)) != 0) return element;
+    // Every buffer of a kernel starts at least 16-byte aligned (parameters, shared, local).
+    Expr base = r->base;
+    VarSet lets;
+    for (auto& [v, value] : m_letValues)
+        lets.insert(v);
+    for (int depth = 0; depth < 8 && usesAnyVar(base, lets); ++depth)
+        base = substitute(base, m_letValues);
+    return modularSet(base).divisibleBy(r->lanes) ? llvm::Align(static_cast<std::uint64_t>(bytes))
+                                                   : element;
 }
 
 // The address of element `index` of a buffer of type `elem`. Buffers of a vector type
@@ -166,7 +185,7 @@ llvm::Value* Codegen::genLoad(const BufferLoadNode* op)
     if (auto* r = index.as<RampNode>(); r && isOne(r->stride) && elem.lanes == 1) {
         llvm::Type* vty = memType(elem.withLanes(lanes));
         llvm::Value* ptr = firstElementPointer(elem, base, index);
-        return fromMemory(m_b.CreateAlignedLoad(vty, ptr, llvm::Align(elementAlign(elem))));
+        return fromMemory(m_b.CreateAlignedLoad(vty, ptr, rampAlign(elem, index)));
     }
     llvm::Align align(elementAlign(elem));
     // One address for all lanes: one load, broadcast.
@@ -247,7 +266,7 @@ void Codegen::visitBufferStore(const BufferStoreNode* op)
     }
     if (lanes == 1 || (r && isOne(r->stride) && elem.lanes == 1)) {
         llvm::Value* ptr = firstElementPointer(elem, base, index);
-        m_b.CreateAlignedStore(value, ptr, llvm::Align(elementAlign(elem)));
+        m_b.CreateAlignedStore(value, ptr, rampAlign(elem, index));
         return;
     }
     llvm::Value* idx = genExpr(index);

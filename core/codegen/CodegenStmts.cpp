@@ -59,7 +59,9 @@ void Codegen::visitLetStmt(const LetStmtNode* op)
 {
     Bindings let(*this);
     let.bind(op->var, op->value);
+    if (m_device) m_letValues[op->var.get()] = op->value;
     genStmt(op->body);
+    if (m_device) m_letValues.erase(op->var.get());
 }
 
 void Codegen::visitSeq(const SeqNode* op)

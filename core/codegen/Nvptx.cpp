@@ -100,7 +100,14 @@ PtxModule generatePtx(const PrimFunc& f, const GpuTarget& target)
 {
     PtxModule out;
     out.arch = "sm_" + std::to_string(target.sm ? target.sm : 50);
-    std::vector<DeviceKernel> kernels = splitHostDevice(f);
+    DeviceProgram program = splitHostDevice(f);
+    for (const Buffer& w : program.workspaces) {
+        std::int64_t n = 0;
+        if (!isConstInt(w->shape[0], &n))
+            throw CodegenError("the GPU workspace '" + scriptName(w->name) +
+                               "' has a size that varies; give the program constant sizes");
+        out.workspaces.push_back({scriptName(w->name), n * w->dtype.bytes() * w->dtype.lanes});
+    }
 
     class UsesWarp : public IRVisitor {
     public:
@@ -120,7 +127,7 @@ PtxModule generatePtx(const PrimFunc& f, const GpuTarget& target)
     m->setTargetTriple(kTriple);
     m->setDataLayout(tm->createDataLayout());
     std::set<std::string> names;
-    for (DeviceKernel& k : kernels) {
+    for (DeviceKernel& k : program.kernels) {
         codegen::Codegen cg(ctx, *m, *tm);
         cg.buildKernel(k.info.name, k.buffers, k.info.sizes, k.body);
         names.insert(k.info.name);

@@ -10,6 +10,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace loopscope {
@@ -18,6 +19,8 @@ struct PtxModule {
     std::string ptx;
     std::string arch;               // "sm_80"
     std::vector<GpuKernel> kernels; // in the order the host launches them
+    // Buffers past the function's parameters that kernels take (GpuKernel::buffers): name, bytes.
+    std::vector<std::pair<std::string, std::int64_t>> workspaces;
 };
 
 // Throws CodegenError when a statement would run outside every kernel (TVM: "Did you forget to

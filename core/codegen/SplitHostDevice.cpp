@@ -68,13 +68,20 @@ private:
     GpuKernel& m_k;
 };
 
-// The kernels of the program in order: its launch nests. Anything else would run on the host.
-void collectKernels(const Stmt& s, std::vector<Stmt>& out)
+// The kernels of the program in order: its launch nests, and the global buffers the host
+// allocates around them for what one kernel leaves to the next. Anything else would run on the
+// host.
+void collectKernels(const Stmt& s, std::vector<Stmt>& out, std::vector<Buffer>& workspaces)
 {
     if (!s.defined()) return;
     if (auto* seq = s.as<SeqNode>()) {
         for (auto& c : seq->stmts)
-            collectKernels(c, out);
+            collectKernels(c, out, workspaces);
+        return;
+    }
+    if (auto* a = s.as<AllocateNode>(); a && (a->buffer->scope.empty() || a->buffer->scope == "global")) {
+        workspaces.push_back(a->buffer);
+        collectKernels(a->body, out, workspaces);
         return;
     }
     if (auto* a = s.as<AttrNode>(); a && a->key == "thread_extent") {
@@ -92,14 +99,17 @@ void collectKernels(const Stmt& s, std::vector<Stmt>& out)
 
 } // namespace
 
-std::vector<DeviceKernel> splitHostDevice(const PrimFunc& f)
+DeviceProgram splitHostDevice(const PrimFunc& f)
 {
+    DeviceProgram program;
     std::vector<Stmt> bodies;
-    collectKernels(f.body, bodies);
+    collectKernels(f.body, bodies, program.workspaces);
+    // Every buffer a kernel may take: the parameters, then the workspaces.
+    std::vector<Buffer> all = f.params;
+    all.insert(all.end(), program.workspaces.begin(), program.workspaces.end());
     if (bodies.empty())
         throw CodegenError("the program launches no GPU kernel. Did you forget to bind?");
     const std::vector<Var> sizes = sizeParameters(f);
-    std::vector<DeviceKernel> out;
     for (std::size_t k = 0; k < bodies.size(); ++k) {
         DeviceKernel d;
         GpuKernel& kernel = d.info;
@@ -111,24 +121,24 @@ std::vector<DeviceKernel> splitHostDevice(const PrimFunc& f)
             e = makeInt(1);
         Uses uses;
         uses.visit(d.body);
-        for (std::size_t i = 0; i < f.params.size(); ++i)
-            if (uses.data.count(f.params[i]->data.get()))
-                kernel.buffers.push_back(static_cast<int>(i));
+        for (std::size_t i = 0; i < all.size(); ++i)
+            if (uses.data.count(all[i]->data.get())) kernel.buffers.push_back(static_cast<int>(i));
         // As SplitHostDevice orders a kernel's parameters: the buffers by name, then the sizes.
         std::stable_sort(kernel.buffers.begin(), kernel.buffers.end(), [&](int a, int b) {
-            return scriptName(f.params[a]->name) < scriptName(f.params[b]->name);
+            return scriptName(all[static_cast<std::size_t>(a)]->name) <
+                   scriptName(all[static_cast<std::size_t>(b)]->name);
         });
         for (int i : kernel.buffers)
-            d.buffers.push_back(f.params[static_cast<std::size_t>(i)]);
+            d.buffers.push_back(all[static_cast<std::size_t>(i)]);
         for (auto& v : sizes)
             if (uses.vars.count(v.get()) && !uses.launched.count(v.get()))
                 kernel.sizes.push_back(v);
         std::stable_sort(kernel.sizes.begin(), kernel.sizes.end(),
                          [](const Var& a, const Var& b) { return a.name() < b.name(); });
         LaunchShape(kernel).visit(d.body);
-        out.push_back(std::move(d));
+        program.kernels.push_back(std::move(d));
     }
-    return out;
+    return program;
 }
 
 } // namespace loopscope

@@ -15,7 +15,9 @@ namespace loopscope {
 
 struct GpuKernel {
     std::string name;
-    std::vector<int> buffers;        // the function's parameters it takes, by index, in order
+    // The buffers it takes, in order: the function's parameters by index, and past them the
+    // program's workspaces (DeviceProgram::workspaces).
+    std::vector<int> buffers;
     std::vector<Var> sizes;          // then these sizes
     std::array<Expr, 3> grid, block; // blocks and threads per block along x, y, z
     std::int64_t sharedBytes = 0;    // static shared memory per block
@@ -27,8 +29,15 @@ struct DeviceKernel {
     std::vector<Buffer> buffers; // the parameters info.buffers names
 };
 
+struct DeviceProgram {
+    std::vector<DeviceKernel> kernels; // in the order the host launches them
+    // Global buffers the host allocates for what one kernel leaves to the next (a stage computed
+    // in a kernel of its own), as TVM's host code allocates device workspaces.
+    std::vector<Buffer> workspaces;
+};
+
 // Throws CodegenError when a statement would run outside every kernel (TVM: "Did you forget to
 // bind?").
-std::vector<DeviceKernel> splitHostDevice(const PrimFunc& f);
+DeviceProgram splitHostDevice(const PrimFunc& f);
 
 } // namespace loopscope

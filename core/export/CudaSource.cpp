@@ -5,6 +5,7 @@
 #include "ir/Diagnostic.h"
 #include "ir/IRMutator.h"
 #include "ir/IRUtil.h"
+#include "ir/ModularSet.h"
 #include "ir/Printer.h"
 #include "lower/gpu/ThreadAllreduce.h"
 #include "schedule/ThreadScope.h"
@@ -89,21 +90,6 @@ std::string floatLiteral(double v, DataType t)
         if (single ? static_cast<float>(back) == static_cast<float>(v) : back == v) break;
     }
     return std::string(buf) + (single ? "f" : "");
-}
-
-// Whether `e` is a multiple of n for every value of its variables (for aligned vector accesses).
-bool multipleOf(const Expr& e, std::int64_t n)
-{
-    std::int64_t c = 0;
-    if (isConstInt(e, &c)) return c % n == 0;
-    auto* b = e.as<BinaryNode>();
-    if (!b) return false;
-    switch (e.kind()) {
-    case ExprKind::Add:
-    case ExprKind::Sub: return multipleOf(b->a, n) && multipleOf(b->b, n);
-    case ExprKind::Mul: return multipleOf(b->a, n) || multipleOf(b->b, n);
-    default: return false;
-    }
 }
 
 int log2Exact(std::int64_t v)
@@ -228,7 +214,9 @@ private:
             auto* op = s.as<LetStmtNode>();
             line(depth, cudaType(op->value.type()) + " " + name(op->var.get(), op->var.name()) +
                             " = " + expr(op->value) + ";");
+            m_lets[op->var.get()] = op->value;
             stmt(op->body, depth);
+            m_lets.erase(op->var.get());
             return;
         }
         case StmtKind::For: {
@@ -288,6 +276,17 @@ private:
         // Otherwise lane by lane.
         for (int lane = 0; lane < lanes; ++lane)
             line(depth, buf + "[" + expr(index, lane) + "] = " + expr(op->value, lane) + ";");
+    }
+
+    // Whether `e` (with the let-bound variables in scope) is a multiple of n.
+    bool multipleOf(Expr e, std::int64_t n) const
+    {
+        VarSet lets;
+        for (auto& [v, value] : m_lets)
+            lets.insert(v);
+        for (int depth = 0; depth < 8 && usesAnyVar(e, lets); ++depth)
+            e = substitute(e, m_lets);
+        return modularSet(e).divisibleBy(n);
     }
 
     std::string binary(const char* op, const std::string& a, const std::string& b)
@@ -443,6 +442,7 @@ private:
     std::set<std::string>& m_used;
     std::unordered_map<const void*, std::string> m_names;
     std::unordered_map<const void*, std::string> m_threadTags;
+    std::unordered_map<const VarNode*, Expr> m_lets;
     std::ostringstream m_out;
 };
 
@@ -452,7 +452,7 @@ std::string exportCudaSource(const PrimFunc& f)
 {
     PrimFunc device = f;
     device.body = lowerForDevice(f.body, false);
-    std::vector<DeviceKernel> kernels = splitHostDevice(device);
+    std::vector<DeviceKernel> kernels = splitHostDevice(device).kernels;
     std::string declarations, definitions;
     bool shuffles = false;
     for (const DeviceKernel& k : kernels) {

@@ -374,6 +374,37 @@ private:
     std::unordered_map<std::string, Enclosing> m_env;
 };
 
+// As TVM's StorageFlatten: a stage with no scope of its own realized inside a kernel lives where
+// the threads around it can share it: in shared memory under block launches only (every thread of
+// the block reads what the block computed), in each thread's registers under thread launches.
+class DefaultScopes : public IRMutator {
+public:
+    explicit DefaultScopes(std::unordered_set<const void*> unscoped) : m_unscoped(std::move(unscoped))
+    {
+    }
+
+protected:
+    Stmt visitAttr(const AttrNode* op, const Stmt& self) override
+    {
+        if (op->key != "thread_extent") return IRMutator::visitAttr(op, self);
+        m_ranks.push_back(threadRank(op->target));
+        Stmt out = IRMutator::visitAttr(op, self);
+        m_ranks.pop_back();
+        return out;
+    }
+    Stmt visitRealize(const RealizeNode* op, const Stmt& self) override
+    {
+        Stmt body = mutate(op->body);
+        if (!m_unscoped.count(op->tensor.get()) || m_ranks.empty())
+            return body.same(op->body) ? self : makeRealize(op->tensor, op->bounds, op->scope, body);
+        return makeRealize(op->tensor, op->bounds, m_ranks.back() == 0 ? "shared" : "local", body);
+    }
+
+private:
+    std::unordered_set<const void*> m_unscoped; // the operations of stages without a scope
+    std::vector<int> m_ranks;
+};
+
 // What every NVIDIA GPU from sm_50 on allows one kernel (TVM's verify_gpu_code): at most 1,024
 // threads per block (1,024 along x and y, 64 along z), and 48 KiB of static shared memory.
 class KernelLimits : public IRVisitor {
@@ -671,6 +702,10 @@ Stmt scheduleOps(const Schedule& sch, const EffectiveBodies& bodies, const Bound
     if (builder.threads.empty()) return body; // a CPU schedule: no launch to merge or check
     body = substitute(body, builder.threadOf);
     body = ThreadLaunchMerger(builder.threads).mutate(body);
+    std::unordered_set<const void*> unscoped;
+    for (const Stage& s : stages)
+        if (s.scope.empty()) unscoped.insert(s.op.get());
+    body = DefaultScopes(std::move(unscoped)).mutate(body);
     KernelLimits(sch, builder.threads).visit(body);
     return body;
 }

@@ -108,7 +108,9 @@ TEST(CudaSource, EveryExportedKernelCompilesAsCuda)
     for (const char* file : {"tests/data/tvm-gpu/vector_add_bind.py",
                              "tests/data/tvm-gpu/conv_shared_vthread.py",
                              "tests/data/tvm-gpu/row_max_allreduce.py",
-                             "tests/data/gpu/matmul_shared.py", "tests/data/gpu/reductions.py"}) {
+                             "tests/data/gpu/matmul_shared.py", "tests/data/gpu/reductions.py",
+                             "samples/gpu/matmul_cuda.py", "samples/gpu/opt_conv_cuda.py",
+                             "samples/gpu/softmax_cuda.py", "samples/gpu/add_relu_cuda.py"}) {
         for (auto& [name, f] : lowerScript(file)) {
             SCOPED_TRACE(std::string(file) + ", variant " + name);
             const fs::path cu = dir / (fs::path(file).stem().string() + "_" + name + ".cu");
@@ -121,11 +123,11 @@ TEST(CudaSource, EveryExportedKernelCompilesAsCuda)
                 prelude.string() + "' -o '" + ptx.string() + "' '" + cu.string() + "' > '" +
                 log.string() + "' 2>&1";
             ASSERT_EQ(std::system(command.c_str()), 0) << readText(log) << readText(cu);
-            EXPECT_NE(readText(ptx).find(".entry main_kernel"), std::string::npos);
+            EXPECT_NE(readText(ptx).find(".entry main_kernel"), std::string::npos) << readText(ptx);
             ++compiled;
         }
     }
-    EXPECT_EQ(compiled, 11);
+    EXPECT_EQ(compiled, 11 + 5 + 1 + 2 + 2);
     fs::remove_all(dir);
 }
 

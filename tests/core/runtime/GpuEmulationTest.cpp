@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <sstream>
 
@@ -112,6 +113,51 @@ TEST(GpuEmulation, ShufflesWithoutBarriersReadValuesNotYetExchanged)
         EXPECT_TRUE(allOk(run->check()));
     }
 }
+
+} // namespace
+} // namespace loopscope
+
+namespace loopscope {
+namespace {
+
+// The GPU samples at sizes the CPU checks in seconds: every variant matches the reference.
+struct GpuSample {
+    const char* file;
+    std::map<std::string, std::int64_t> sizes;
+};
+
+void PrintTo(const GpuSample& s, std::ostream* os)
+{
+    *os << s.file;
+}
+
+class GpuSamples : public testing::TestWithParam<GpuSample> {};
+
+TEST_P(GpuSamples, EveryVariantMatchesTheReferenceAtSmallSizes)
+{
+    EvalResult r = evaluateScript(readSourceFile(GetParam().file), GetParam().sizes);
+    ASSERT_TRUE(r.ok) << r.error.message;
+    auto jit = createRuntimeJit();
+    RunConfig config;
+    config.jit = jit.get();
+    for (auto& v : r.program.variants) {
+        SCOPED_TRACE(v.name);
+        auto run = PreparedRun::prepare(r.program, v, config);
+        run->run();
+        EXPECT_TRUE(allOk(run->check()));
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Samples, GpuSamples,
+    testing::Values(GpuSample{"samples/gpu/matmul_cuda.py", {{"N", 128}}},
+                    GpuSample{"samples/gpu/opt_conv_cuda.py",
+                              {{"batch", 64}, {"in_channel", 16}, {"out_channel", 128}, {"in_size", 4}}},
+                    GpuSample{"samples/gpu/softmax_cuda.py", {{"N", 8}, {"M", 512}}},
+                    GpuSample{"samples/gpu/add_relu_cuda.py", {{"N", 4096}}}),
+    [](const testing::TestParamInfo<GpuSample>& info) {
+        return std::filesystem::path(info.param.file).stem().string();
+    });
 
 } // namespace
 } // namespace loopscope

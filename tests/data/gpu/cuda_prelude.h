@@ -41,3 +41,7 @@ __device__ inline float fabsf(float x) { return __builtin_fabsf(x); }
 __device__ inline float floorf(float x) { return __builtin_floorf(x); }
 __device__ inline float ceilf(float x) { return __builtin_ceilf(x); }
 __device__ inline float __expf(float x) { return __nvvm_ex2_approx_f(x * 1.4426950408889634f); }
+struct __attribute__((aligned(8))) float2 { float x, y; };
+struct __attribute__((aligned(16))) float4 { float x, y, z, w; };
+struct __attribute__((aligned(8))) int2 { int x, y; };
+struct __attribute__((aligned(16))) int4 { int x, y, z, w; };
