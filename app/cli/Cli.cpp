@@ -284,6 +284,13 @@ void noteThreadBindings(const Options& o, const Variant& v)
     }
 }
 
+void warnLowering(const Options& o, const LoweredFunc& f)
+{
+    for (const Diagnostic& d : f.warnings)
+        std::cerr << o.file << ":" << d.loc.line << ":" << d.loc.col << ": warning: " << d.message
+                  << "\n";
+}
+
 json parametersJson(const Program& p, const Options& o)
 {
     json params = json::object();

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "ir/Diagnostic.h"
+#include "lower/Lower.h"
 #include "te/Program.h"
 
 #include <nlohmann/json.hpp>
@@ -125,6 +126,8 @@ bool evaluate(Options& o, EvalResult* result, json* errorJson);
 std::vector<const Variant*> selectVariants(const Options& o, const Program& p);
 // GPU thread bindings are shown but never run; says so once per variant.
 void noteThreadBindings(const Options& o, const Variant& v);
+// Prints the lowering's warnings as FILE:LINE:COL: warning: ...
+void warnLowering(const Options& o, const LoweredFunc& f);
 // The script's parameters and the --set sizes.
 json parametersJson(const Program& p, const Options& o);
 

@@ -1,14 +1,21 @@
 #include "Cli.h"
 #include "Commands.h"
 
+#include "codegen/Nvptx.h"
+#include "ir/GpuTarget.h"
 #include "ir/Host.h"
 #include "ir/Printer.h"
 #include "lower/Footprint.h"
 #include "lower/Lower.h"
 #include "lower/Tails.h"
+#include "lower/gpu/GpuAccess.h"
+#include "lower/gpu/ThreadAllreduce.h"
+#include "lower/gpu/ThreadSync.h"
 #include "runtime/VariantRun.h"
 
 #include <iostream>
+#include <map>
+#include <sstream>
 
 namespace loopscope::cli {
 
@@ -18,7 +25,105 @@ struct LowerOptions : Options {
     bool structured = false; // --structured
     bool footprint = false;  // --footprint
     bool tails = false;      // --tails
+    bool access = false;     // --access
+    std::string target;      // --target, for --access
 };
+
+// --access: a GPU variant's kernels (threads, shared memory, registers, occupancy for the
+// target's architecture) and each of their memory accesses, at its line of the TIR.
+struct AccessReport {
+    json kernels = json::array();
+    std::string text;
+};
+
+AccessReport accessReport(const LoweredFunc& f, const Variant& v, const std::string& targetOverride)
+{
+    AccessReport out;
+    const std::string target = !targetOverride.empty() ? targetOverride
+                               : isGpuTarget(v.target) ? v.target
+                                                       : std::string("cuda");
+    std::string why;
+    const std::optional<GpuTarget> gpu = parseGpuTarget(target, &why);
+    if (!gpu) throw CodegenError("target '" + target + "': " + why);
+    const int sm = gpu->sm ? gpu->sm : 50;
+    const std::vector<GpuKernelShape> shapes = analyzeGpuKernels(f.func.body);
+    PrimFunc device = f.func;
+    device.body = lowerForDevice(device.body, false);
+    const PtxModule ptx = generatePtx(device, *gpu);
+    const PrintedFunction printed = printTVMScriptWithLines(f.func);
+    auto lineOf = [&](const StmtNode* stmt) {
+        for (std::size_t l = 0; l < printed.lineStatements.size(); ++l)
+            for (const StmtNode* s : printed.lineStatements[l])
+                if (s == stmt) return static_cast<int>(l) + 1;
+        return 0;
+    };
+    std::map<int, std::vector<std::string>> notes; // line -> what its accesses do
+    std::string header;
+    for (std::size_t k = 0; k < shapes.size() && k < ptx.kernels.size(); ++k) {
+        const GpuKernelShape& shape = shapes[k];
+        const GpuKernel& kernel = ptx.kernels[k];
+        // The registers ptxas allocates are known only from the driver (the runner reports
+        // them): the PTX's virtual ones are no measure of them, so they do not limit here.
+        const GpuOccupancy occ = gpuOccupancy(sm, shape.threadsPerBlock, shape.sharedBytes, 0);
+        json accesses = json::array();
+        for (const GpuAccess& a : shape.accesses) {
+            const int line = lineOf(a.stmt);
+            const std::string text = describeGpuAccess(a);
+            notes[line].push_back(text);
+            json j = {{"line", line},
+                      {"buffer", a.buffer},
+                      {"scope", a.scope},
+                      {"kind", a.store ? "store" : "load"},
+                      {"element_bytes", a.elementBytes},
+                      {"lanes", a.lanes},
+                      {"known", a.known},
+                      {"text", text}};
+            if (a.strideX) j["stride_x"] = *a.strideX;
+            if (a.known && a.scope == "global") {
+                j["bytes_used"] = a.bytesUsed;
+                j["bytes_fetched"] = a.bytesFetched;
+            }
+            if (a.known && a.scope == "shared") j["bank_ways"] = a.bankWays;
+            accesses.push_back(j);
+        }
+        out.kernels.push_back({{"name", kernel.name},
+                               {"threads_per_block", shape.threadsPerBlock},
+                               {"shared_bytes", shape.sharedBytes},
+                               {"ptx_registers", kernel.ptxRegisters},
+                               {"arch", "sm_" + std::to_string(sm)},
+                               {"occupancy",
+                                {{"blocks_per_sm", occ.blocksPerSm},
+                                 {"warps_per_sm", occ.warpsPerSm},
+                                 {"max_warps_per_sm", occ.maxWarpsPerSm},
+                                 {"share", occ.occupancy},
+                                 {"limited_by", occ.limitedBy}}},
+                               {"accesses", accesses}});
+        header += "# kernel " + kernel.name + ": " + std::to_string(shape.threadsPerBlock) +
+                  " threads per block, " + std::to_string(shape.sharedBytes) +
+                  " bytes of shared memory; on sm_" + std::to_string(sm) + " " +
+                  std::to_string(occ.blocksPerSm) + " blocks per SM, " +
+                  std::to_string(occ.warpsPerSm) + " of " + std::to_string(occ.maxWarpsPerSm) +
+                  " warps (" + std::to_string(static_cast<int>(occ.occupancy * 100 + 0.5)) +
+                  " %), limited by " + occ.limitedBy +
+                  " (registers, which ptxas sets on the GPU, " +
+                  "may limit it further; the PTX declares " + std::to_string(kernel.ptxRegisters) +
+                  " virtual ones)\n";
+    }
+    std::istringstream in(printed.text);
+    std::string text = header, line;
+    for (int n = 1; std::getline(in, line); ++n) {
+        text += line;
+        auto it = notes.find(n);
+        if (it != notes.end()) {
+            text += "  #";
+            for (std::size_t i = 0; i < it->second.size(); ++i)
+                text += (i ? "; " : " ") + it->second[i];
+        }
+        text += "\n";
+    }
+    out.text = text;
+    return out;
+}
 
 json stepsJson(const Variant& v)
 {
@@ -47,6 +152,7 @@ int lower(LowerOptions& o)
             return documentError(o, e.diagnostic());
         }
         noteThreadBindings(o, *v);
+        warnLowering(o, f);
         std::string tir =
             o.structured ? printStructured(f.structured, f.args) : printTVMScript(f.func);
         if (o.footprint) {
@@ -107,6 +213,26 @@ int lower(LowerOptions& o)
                 t << "\n";
             }
             text += t.str();
+            if (selected.size() > 1) text += "\n";
+            continue;
+        }
+        if (o.access) {
+            if (!launchesThreads(f.func.body)) {
+                throw UsageError("--access is for GPU schedules: variant '" + v->name +
+                                     "' binds no loop to a GPU thread",
+                                 false);
+            }
+            AccessReport report;
+            try {
+                report = accessReport(f, *v, o.target);
+            } catch (const CodegenError& e) {
+                return documentError(o, Diagnostic{v->loc, e.what()});
+            }
+            if (o.json) {
+                variants.push_back({{"name", v->name}, {"kernels", report.kernels}});
+                continue;
+            }
+            text += (selected.size() > 1 ? "# variant: " + v->name + "\n" : "") + report.text;
             if (selected.size() > 1) text += "\n";
             continue;
         }
@@ -175,7 +301,18 @@ int commandLower(int argc, char** argv)
               {jsonOption(o),
                {"--structured", "", false, [&](const std::string&) { o.structured = true; }},
                {"--footprint", "", false, [&](const std::string&) { o.footprint = true; }},
-               {"--tails", "", false, [&](const std::string&) { o.tails = true; }}}}));
+               {"--tails", "", false, [&](const std::string&) { o.tails = true; }},
+               {"--access", "", false, [&](const std::string&) { o.access = true; }},
+               {"--target", "", true, [&](const std::string& v) {
+                    std::string why;
+                    if (!isGpuTarget(v) || !parseGpuTarget(v, &why))
+                        throw UsageError("--target '" + v + "': " +
+                                             (why.empty() ? "lower takes a GPU target (\"cuda "
+                                                            "-arch=sm_80\"), for --access"
+                                                          : why),
+                                         false);
+                    o.target = v;
+                }}}}));
     return lower(o);
 }
 
@@ -189,7 +326,7 @@ int commandCheck(int argc, char** argv)
     json variants = json::array();
     for (auto& v : r.program.variants) {
         try {
-            lowerSchedule(v.schedule(), v.args, v.funcName);
+            warnLowering(o, lowerSchedule(v.schedule(), v.args, v.funcName));
         } catch (const UserError& e) {
             return documentError(o, e.diagnostic());
         }

@@ -25,11 +25,15 @@ struct CommandHelp {
 const CommandHelp kCommands[] = {
     {"lower",
      "  lower  FILE [--variant NAME ...] [--set P=V ...] [--structured] [--footprint] [--tails]\n"
-     "         [--json]\n"
+     "         [--access [--target \"cuda -arch=sm_XX\"]] [--json]\n"
      "         print the lowered loop nest (TIR) of every variant, as tvm.lower prints it;\n"
      "         --footprint prints the bytes each loop touches in one iteration and in all of\n"
      "         them, against the host's cache sizes; --tails counts the iterations that run in\n"
-     "         the partial tiles of non-divisible splits and how many the guards turn away\n"},
+     "         the partial tiles of non-divisible splits and how many the guards turn away;\n"
+     "         --access shows a GPU schedule's kernels (threads, shared memory, registers,\n"
+     "         occupancy on the target's architecture) and at each access to global memory\n"
+     "         the bytes a warp uses of those fetched, at each access to shared memory its\n"
+     "         bank conflicts\n"},
     {"check", "  check  FILE [--set P=V ...] [--json]\n"
               "         evaluate the script and lower every variant; report the first error\n"},
     {"run",

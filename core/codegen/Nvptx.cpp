@@ -3,18 +3,18 @@
 #include "codegen/Codegen.h"
 #include "codegen/CodegenLLVM.h"
 #include "codegen/CodegenLLVMInternal.h"
+#include "codegen/SplitHostDevice.h"
 #include "ir/IRMutator.h"
 #include "ir/IRUtil.h"
 #include "ir/Printer.h"
-#include "codegen/SplitHostDevice.h"
 #include "schedule/ThreadScope.h"
 
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/IR/LegacyPassManager.h>
-#include <llvm/Linker/Linker.h>
-#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/IR/Verifier.h>
+#include <llvm/Linker/Linker.h>
 #include <llvm/MC/TargetRegistry.h>
+#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
@@ -80,8 +80,8 @@ void linkLibclc(llvm::Module& m, const std::set<std::string>& kernels)
     }
     auto lib = llvm::getOwningLazyBitcodeModule(std::move(*buffer), m.getContext());
     if (!lib) {
-        throw CodegenError(path + " is not LLVM bitcode LLVM 16 reads: " +
-                           llvm::toString(lib.takeError()));
+        throw CodegenError(
+            path + " is not LLVM bitcode LLVM 16 reads: " + llvm::toString(lib.takeError()));
     }
     (*lib)->setTargetTriple(m.getTargetTriple());
     (*lib)->setDataLayout(m.getDataLayout());
@@ -92,6 +92,26 @@ void linkLibclc(llvm::Module& m, const std::set<std::string>& kernels)
             f.setLinkage(llvm::GlobalValue::InternalLinkage);
     for (llvm::GlobalVariable& g : m.globals())
         if (!g.isDeclaration()) g.setLinkage(llvm::GlobalValue::InternalLinkage);
+}
+
+// The registers the PTX of `kernel` declares (`.reg .f32 %f<138>;` declares 138).
+int declaredRegisters(const std::string& ptx, const std::string& kernel)
+{
+    std::size_t at = ptx.find(".entry " + kernel + "(");
+    if (at == std::string::npos) return 0;
+    const std::size_t end = ptx.find("\n}", at);
+    int total = 0;
+    for (std::size_t r = ptx.find(".reg .", at); r != std::string::npos && r < end;
+         r = ptx.find(".reg .", r + 1)) {
+        const std::size_t type = r + 6;
+        const std::size_t lt = ptx.find('<', type), gt = ptx.find('>', type);
+        if (lt == std::string::npos || gt == std::string::npos || gt > end) break;
+        const std::string t = ptx.substr(type, ptx.find_first_of(" \t", type) - type);
+        const int n = std::atoi(ptx.substr(lt + 1, gt - lt - 1).c_str());
+        if (t == "pred") continue;
+        total += (t == "b64" || t == "f64" || t == "u64" || t == "s64") ? 2 * n : n;
+    }
+    return total;
 }
 
 } // namespace
@@ -145,6 +165,8 @@ PtxModule generatePtx(const PrimFunc& f, const GpuTarget& target)
               "the NVPTX target machine cannot emit PTX");
     pm.run(*m);
     out.ptx.assign(buffer.begin(), buffer.end());
+    for (GpuKernel& k : out.kernels)
+        k.ptxRegisters = declaredRegisters(out.ptx, k.name);
     return out;
 }
 

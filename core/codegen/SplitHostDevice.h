@@ -21,6 +21,9 @@ struct GpuKernel {
     std::vector<Var> sizes;          // then these sizes
     std::array<Expr, 3> grid, block; // blocks and threads per block along x, y, z
     std::int64_t sharedBytes = 0;    // static shared memory per block
+    // Registers per thread the PTX declares (generatePtx; ptxas on the GPU allocates the real
+    // ones, usually fewer): 32-bit ones, 64-bit ones counting two.
+    int ptxRegisters = 0;
 };
 
 struct DeviceKernel {

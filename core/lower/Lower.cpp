@@ -66,7 +66,7 @@ LoweredFunc lowerSchedule(const Schedule& sch, const std::vector<Tensor>& args,
     EffectiveBodies bodies = inlineBodies(sch);
     BoundInfo bounds = inferBound(sch, bodies);
     Stmt s = log.run("ScheduleOps", Stmt(),
-                     [&](const Stmt&) { return scheduleOps(sch, bodies, bounds); });
+                     [&](const Stmt&) { return scheduleOps(sch, bodies, bounds, &out.warnings); });
     out.structured = simplifyStmt(s);
     // Storage flattening needs the argument buffers; it also produces the function's parameters.
     s = log.run("StorageFlatten", s, [&](const Stmt& in) {

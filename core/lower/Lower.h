@@ -2,6 +2,7 @@
 // prints, with a snapshot after every pass for the before/after views.
 #pragma once
 
+#include "ir/Diagnostic.h"
 #include "ir/PrimFunc.h"
 #include "schedule/Schedule.h"
 
@@ -22,6 +23,9 @@ struct LoweredFunc {
     Stmt structured; // before flattening, vectorizing and unrolling: multi-dimensional accesses
     std::vector<Tensor> args; // the argument tensors (current operations), in order
     std::vector<PassSnapshot> passes;
+    // What runs correctly but is likely not what was meant (a GPU kernel's loop run by one thread
+    // of each block), each at the step responsible.
+    std::vector<Diagnostic> warnings;
 };
 
 // The loop program before storage flattening (LoweredFunc::structured), without running the

@@ -10,6 +10,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <unordered_set>
 
 namespace loopscope {
@@ -41,6 +42,8 @@ class NestBuilder {
 public:
     LaunchedThreads threads;
     VarMap threadOf; // each bound loop's variable -> the thread variable it became
+    // Serial loops over data-parallel axes: their stage and axis, for SerialInBlocks.
+    std::unordered_map<const VarNode*, std::pair<std::string, std::string>> serialLoops;
 
     explicit NestBuilder(const BoundInfo& b) : m_b(b), m_an(b.analyzer) {}
 
@@ -107,8 +110,8 @@ public:
         init = wrapLoops(s, begin, n, wrapIfs(initPreds, init), initVars, pureReduce, false);
 
         Expr source = substitute(reduce->source, sub);
-        Stmt update =
-            makeTensorStore(s.op, index, reduceCombine(reduce->op, makeTensorLoad(s.op, index), source));
+        Stmt update = makeTensorStore(
+            s.op, index, reduceCombine(reduce->op, makeTensorLoad(s.op, index), source));
         if (reduce->condition.defined())
             update = makeIfThenElse(substitute(reduce->condition, sub), update);
         update = wrapLoops(s, begin, n, wrapIfs(preds, update), mainVars, {}, true);
@@ -289,6 +292,8 @@ private:
                 continue;
             }
             if (isOne(r.extent)) continue;
+            if (kind == ForKind::Serial && iv->kind == IterKind::DataPar)
+                serialLoops[vars[i].get()] = {s.name(), axisDisplayName(iv->name())};
             body = makeFor(vars[i], makeInt(0), r.extent, kind, body, a ? a->threadTag : "");
             if (a) {
                 for (auto p = a->pragmas.rbegin(); p != a->pragmas.rend(); ++p)
@@ -379,7 +384,8 @@ private:
 // the block reads what the block computed), in each thread's registers under thread launches.
 class DefaultScopes : public IRMutator {
 public:
-    explicit DefaultScopes(std::unordered_set<const void*> unscoped) : m_unscoped(std::move(unscoped))
+    explicit DefaultScopes(std::unordered_set<const void*> unscoped)
+        : m_unscoped(std::move(unscoped))
     {
     }
 
@@ -396,13 +402,64 @@ protected:
     {
         Stmt body = mutate(op->body);
         if (!m_unscoped.count(op->tensor.get()) || m_ranks.empty())
-            return body.same(op->body) ? self : makeRealize(op->tensor, op->bounds, op->scope, body);
+            return body.same(op->body) ? self
+                                       : makeRealize(op->tensor, op->bounds, op->scope, body);
         return makeRealize(op->tensor, op->bounds, m_ranks.back() == 0 ? "shared" : "local", body);
     }
 
 private:
     std::unordered_set<const void*> m_unscoped; // the operations of stages without a scope
     std::vector<int> m_ranks;
+};
+
+// A loop over a data-parallel axis inside a kernel's block launches but outside its thread
+// launches: one thread of each block runs all of its iterations while the others wait, where
+// binding it (or part of it) to threadIdx would spread them. Said once per stage, at the bind step
+// of the kernel's block launch.
+class SerialInBlocks : public IRVisitor {
+public:
+    SerialInBlocks(
+        const LaunchedThreads& threads,
+        const std::unordered_map<const VarNode*, std::pair<std::string, std::string>>& loops,
+        std::vector<Diagnostic>& out)
+        : m_threads(threads), m_loops(loops), m_out(out)
+    {
+    }
+
+protected:
+    void visitAttr(const AttrNode* op) override
+    {
+        if (op->key != "thread_extent") return IRVisitor::visitAttr(op);
+        const bool block = threadRank(op->target) == 0;
+        const void* saved = m_block;
+        if (block && !m_block) m_block = op->ref;
+        m_threadDepth += block ? 0 : 1;
+        IRVisitor::visitAttr(op);
+        m_threadDepth -= block ? 0 : 1;
+        m_block = saved;
+    }
+    void visitFor(const ForNode* op) override
+    {
+        auto loop = m_loops.find(op->var.get());
+        if (m_block && m_threadDepth == 0 && loop != m_loops.end() &&
+            m_said.insert(loop->second.first).second) {
+            auto launched = m_threads.find(m_block);
+            m_out.push_back(
+                {launched == m_threads.end() ? SourceLoc{} : launched->second.loc,
+                 "loop '" + loop->second.second + "' of '" + loop->second.first +
+                     "' runs serially in one thread of each block (no threadIdx is bound around "
+                     "it): bind it, or a part of it, to threadIdx"});
+        }
+        IRVisitor::visitFor(op);
+    }
+
+private:
+    const LaunchedThreads& m_threads;
+    const std::unordered_map<const VarNode*, std::pair<std::string, std::string>>& m_loops;
+    std::vector<Diagnostic>& m_out;
+    const void* m_block = nullptr;
+    int m_threadDepth = 0;
+    std::set<std::string> m_said;
 };
 
 // What every NVIDIA GPU from sm_50 on allows one kernel (TVM's verify_gpu_code): at most 1,024
@@ -666,7 +723,8 @@ private:
 
 } // namespace
 
-Stmt scheduleOps(const Schedule& sch, const EffectiveBodies& bodies, const BoundInfo& bounds)
+Stmt scheduleOps(const Schedule& sch, const EffectiveBodies& bodies, const BoundInfo& bounds,
+                 std::vector<Diagnostic>* warnings)
 {
     UnrollBudget(sch, bounds).check();
     NestBuilder builder(bounds);
@@ -707,6 +765,7 @@ Stmt scheduleOps(const Schedule& sch, const EffectiveBodies& bodies, const Bound
         if (s.scope.empty()) unscoped.insert(s.op.get());
     body = DefaultScopes(std::move(unscoped)).mutate(body);
     KernelLimits(sch, builder.threads).visit(body);
+    if (warnings) SerialInBlocks(builder.threads, builder.serialLoops, *warnings).visit(body);
     return body;
 }
 

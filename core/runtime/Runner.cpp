@@ -121,6 +121,8 @@ std::unique_ptr<PreparedRun> PreparedRun::prepare(const Program& program, const 
     auto t0 = std::chrono::steady_clock::now();
     r->m_lowered = lowerSchedule(schedule, variant.args, variant.funcName);
     r->m_lowerMs = msSince(t0);
+    for (const Diagnostic& w : r->m_lowered.warnings)
+        r->m_notes.push_back("line " + std::to_string(w.loc.line) + ": " + w.message);
     t0 = std::chrono::steady_clock::now();
     LS_ASSERT(config.jit, "a run needs a JIT to compile with (RunConfig::jit)");
     PrimFunc compiled = r->m_lowered.func;

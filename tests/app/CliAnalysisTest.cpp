@@ -1,6 +1,6 @@
-// `loopscope-cli lower --footprint`, `lower --tails` and `profile` as a user runs them: the
-// tutorial's untransformed loop nest outgrowing L1d at its n loop, a prime-sized split's partial
-// tiles, and a profile whose shares add up and land in the loop that does the work.
+// `loopscope-cli lower --footprint`, `lower --tails`, `lower --access` and `profile` as a user runs
+// them: the tutorial's untransformed loop nest outgrowing L1d at its n loop, a prime-sized split's
+// partial tiles, and a profile whose shares add up and land in the loop that does the work.
 #include "RunShell.h"
 
 #include <gtest/gtest.h>
@@ -47,6 +47,72 @@ TEST(CliAnalysis, FootprintsOfTheTutorialsBaseline)
     RunResult text = runCli("lower " + kGemm256 + "--variant baseline --footprint");
     EXPECT_NE(text.output.find("bytes touched per loop (host caches: "), std::string::npos)
         << text.output;
+}
+
+// A GPU schedule's accesses at their lines: a shared tile read by columns conflicts 32 ways, the
+// kernel's occupancy is given for the architecture asked; a CPU schedule is refused.
+TEST(CliAnalysis, AccessesOfAGpuKernel)
+{
+    const std::string file =
+        "'" + (fs::path(LOOPSCOPE_SOURCE_DIR) / "tests/data/gpu/access_patterns.py").string() +
+        "' ";
+    RunResult r = runShell(std::string(LOOPSCOPE_CLI) + " lower " + file +
+                           "--variant 'shared columns' --access --target 'cuda -arch=sm_80' "
+                           "--json 2>/dev/null");
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    const json k = json::parse(r.output)["variants"][0]["kernels"][0];
+    EXPECT_EQ(k["threads_per_block"], 1024);
+    EXPECT_EQ(k["shared_bytes"], 4096);
+    EXPECT_EQ(k["arch"], "sm_80");
+    EXPECT_EQ(k["occupancy"]["warps_per_sm"], 64);
+    EXPECT_GT(k["ptx_registers"].get<int>(), 0);
+    int conflicts = 0;
+    for (const json& a : k["accesses"]) {
+        EXPECT_GT(a["line"].get<int>(), 0);
+        if (a["scope"] == "shared" && a["kind"] == "load") {
+            EXPECT_EQ(a["bank_ways"], 32);
+            ++conflicts;
+        }
+        if (a["scope"] == "global") {
+            EXPECT_EQ(a["bytes_used"], 128);
+            EXPECT_EQ(a["bytes_fetched"], 128);
+        }
+    }
+    EXPECT_EQ(conflicts, 1);
+
+    RunResult text = runCli("lower " + file + "--variant 'shared columns' --access");
+    ASSERT_EQ(text.exitCode, 0) << text.output;
+    EXPECT_NE(text.output.find("# kernel main_kernel: 1024 threads per block"), std::string::npos)
+        << text.output;
+    EXPECT_NE(text.output.find("= A_shared_1[threadIdx_x * 32 + threadIdx_y]  # global store T: "
+                               "128 of 128 bytes fetched used (coalesced); shared load A.shared: "
+                               "32-way bank conflict"),
+              std::string::npos)
+        << text.output;
+
+    RunResult cpu = runCli("lower " + kGemm256 + "--variant baseline --access");
+    EXPECT_EQ(cpu.exitCode, 2) << cpu.output;
+    EXPECT_NE(cpu.output.find("--access is for GPU schedules"), std::string::npos) << cpu.output;
+}
+
+// A loop of a kernel that no threadIdx is bound around runs in one thread of each block: lower,
+// check and run say so at the bind step, and still do their work.
+TEST(CliAnalysis, ALoopOutsideEveryThreadOfABlockIsAWarning)
+{
+    const std::string file =
+        "'" + (fs::path(LOOPSCOPE_SOURCE_DIR) / "tests/data/gpu/serial_in_block.py").string() + "'";
+    const std::string warning =
+        "serial_in_block.py:8:1: warning: loop 'j' of 'B' runs serially in one thread of each "
+        "block (no threadIdx is bound around it): bind it, or a part of it, to threadIdx";
+    for (const char* command : {"lower ", "check "}) {
+        RunResult r = runCli(command + file);
+        EXPECT_EQ(r.exitCode, 0) << r.output;
+        EXPECT_NE(r.output.find(warning), std::string::npos) << r.output;
+    }
+    RunResult run = runCli("run " + file + " --check");
+    EXPECT_EQ(run.exitCode, 0) << run.output;
+    EXPECT_NE(run.output.find("runs serially in one thread of each block"), std::string::npos)
+        << run.output;
 }
 
 TEST(CliAnalysis, TailsOfAPrimeSizedSplit)

@@ -99,7 +99,9 @@ TEST(Nvptx, ReductionsAcrossThreadsShuffleWithTheSyncFormsOnEveryArchitecture)
         EXPECT_EQ(count(m.ptx, "shfl.down"), 0) << "the forms without .sync abort LLVM 16";
         EXPECT_GT(count(m.ptx, "activemask.b32"), 0);
         EXPECT_GE(count(m.ptx, "bar.sync"), 2) << "the warps' results pass through shared memory";
-        if (sm == 50) EXPECT_NE(m.ptx.find(".version 6.3"), std::string::npos) << m.ptx;
+        if (sm == 50) {
+            EXPECT_NE(m.ptx.find(".version 6.3"), std::string::npos) << m.ptx;
+        }
         ASSERT_EQ(m.kernels.size(), 1u);
         EXPECT_EQ(m.kernels[0].sharedBytes, 16) << "red_buf_staging[3] and red_result[1]";
     }
