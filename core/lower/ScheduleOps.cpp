@@ -44,6 +44,8 @@ public:
     VarMap threadOf; // each bound loop's variable -> the thread variable it became
     // Serial loops over data-parallel axes: their stage and axis, for SerialInBlocks.
     std::unordered_map<const VarNode*, std::pair<std::string, std::string>> serialLoops;
+    // Parallel loops: the parallel step and the axis, for ParallelAroundLaunches.
+    std::unordered_map<const VarNode*, std::pair<SourceLoc, std::string>> parallelLoops;
 
     explicit NestBuilder(const BoundInfo& b) : m_b(b), m_an(b.analyzer) {}
 
@@ -144,6 +146,13 @@ private:
         for (auto& iv : s.leafIterVars) {
             const IterVarAttr* a = s.attr(iv);
             const bool bound = a && a->kind == ForKind::ThreadBinding;
+            if (bound && isVirtualThread(a->threadTag)) {
+                throw UserError(a->loc, "'" + s.name() +
+                                            "' reduces across threads, and a stage that does "
+                                            "cannot also run on virtual threads: bind loop '" +
+                                            axisDisplayName(iv->name()) +
+                                            "' to blockIdx or threadIdx, or leave it a loop");
+            }
             if (iv->kind == IterKind::Reduce && !bound) {
                 inThread.insert(iv.get());
                 continue;
@@ -294,6 +303,8 @@ private:
             if (isOne(r.extent)) continue;
             if (kind == ForKind::Serial && iv->kind == IterKind::DataPar)
                 serialLoops[vars[i].get()] = {s.name(), axisDisplayName(iv->name())};
+            if (kind == ForKind::Parallel)
+                parallelLoops[vars[i].get()] = {a->loc, axisDisplayName(iv->name())};
             body = makeFor(vars[i], makeInt(0), r.extent, kind, body, a ? a->threadTag : "");
             if (a) {
                 for (auto p = a->pragmas.rbegin(); p != a->pragmas.rend(); ++p)
@@ -410,6 +421,89 @@ protected:
 private:
     std::unordered_set<const void*> m_unscoped; // the operations of stages without a scope
     std::vector<int> m_ranks;
+};
+
+// A stage whose region depends on a GPU thread but that is computed outside the launch of that
+// thread (a shared cache left at the root while its consumer is bound): TVM leaves the thread
+// variable free and fails to build; refused here, at the thread's bind step.
+class ThreadsOutsideLaunches : public IRVisitor {
+public:
+    explicit ThreadsOutsideLaunches(const LaunchedThreads& threads) : m_threads(threads) {}
+
+protected:
+    void visitAttr(const AttrNode* op) override
+    {
+        if (op->key != "thread_extent" && op->key != "virtual_thread")
+            return IRVisitor::visitAttr(op);
+        visit(op->value);
+        m_inScope.insert(op->ref);
+        visit(op->body);
+        m_inScope.erase(op->ref);
+    }
+    void visitTensorStore(const TensorStoreNode* op) override
+    {
+        m_stage = op->tensor->name;
+        IRVisitor::visitTensorStore(op);
+    }
+    void visitRealize(const RealizeNode* op) override
+    {
+        m_stage = op->tensor->name;
+        IRVisitor::visitRealize(op);
+    }
+    void visitLeaf(const Expr& e) override
+    {
+        auto* v = e.as<VarNode>();
+        if (!v || m_inScope.count(v)) return;
+        auto t = m_threads.find(v);
+        if (t == m_threads.end()) return;
+        throw UserError(t->second.loc,
+                        "'" + m_stage + "' is computed outside the kernel that launches " +
+                            v->name + " (bound here), yet its region depends on " + v->name +
+                            ": compute it inside that kernel's loops (compute_at)");
+    }
+
+private:
+    const LaunchedThreads& m_threads;
+    std::unordered_set<const void*> m_inScope;
+    std::string m_stage = "a stage";
+};
+
+// A kernel launched inside a loop that runs in parallel on the host: TVM's StorageRewrite cannot
+// place the kernel's storage there (it stops on an internal check); refused at the parallel step.
+class ParallelAroundLaunches : public IRVisitor {
+public:
+    explicit ParallelAroundLaunches(
+        const std::unordered_map<const VarNode*, std::pair<SourceLoc, std::string>>& loops)
+        : m_loops(loops)
+    {
+    }
+
+protected:
+    void visitFor(const ForNode* op) override
+    {
+        auto it = m_loops.find(op->var.get());
+        const bool outer = !m_parallel && it != m_loops.end() && op->forKind == ForKind::Parallel;
+        if (outer) m_parallel = &it->second;
+        IRVisitor::visitFor(op);
+        if (outer) m_parallel = nullptr;
+    }
+    void visitAttr(const AttrNode* op) override
+    {
+        if (m_parallel && (op->key == "thread_extent" || op->key == "virtual_thread")) {
+            throw UserError(m_parallel->first,
+                            "loop '" + m_parallel->second +
+                                "' runs in parallel on the host around a GPU kernel (" +
+                                op->target +
+                                " is bound inside it): bind it to blockIdx instead, or leave it "
+                                "serial");
+        }
+        if (op->key == "thread_extent") return; // inside a kernel, parallel loops are threads'
+        IRVisitor::visitAttr(op);
+    }
+
+private:
+    const std::unordered_map<const VarNode*, std::pair<SourceLoc, std::string>>& m_loops;
+    const std::pair<SourceLoc, std::string>* m_parallel = nullptr;
 };
 
 // A loop over a data-parallel axis inside a kernel's block launches but outside its thread
@@ -760,6 +854,8 @@ Stmt scheduleOps(const Schedule& sch, const EffectiveBodies& bodies, const Bound
     if (builder.threads.empty()) return body; // a CPU schedule: no launch to merge or check
     body = substitute(body, builder.threadOf);
     body = ThreadLaunchMerger(builder.threads).mutate(body);
+    ThreadsOutsideLaunches(builder.threads).visit(body);
+    ParallelAroundLaunches(builder.parallelLoops).visit(body);
     std::unordered_set<const void*> unscoped;
     for (const Stage& s : stages)
         if (s.scope.empty()) unscoped.insert(s.op.get());

@@ -297,7 +297,8 @@ std::vector<PrimitiveSpec> makeCatalogue()
         {"bind",
          onStage,
          {required("ivar", K::Axis), required("thread_ivar", K::ThreadAxis)},
-         "Bind a loop to a GPU thread axis (shown in the loop nest; CPU code refuses it)",
+         "Bind a loop to a GPU thread axis: blocks, threads or virtual threads (checked on the CPU "
+         "where there is no GPU)",
          "s[C].bind(xo, te.thread_axis(\"blockIdx.x\"))",
          kTile,
          {},

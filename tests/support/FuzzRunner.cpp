@@ -3,6 +3,9 @@
 #include "support/TestJit.h"
 
 #include "lower/Lower.h"
+#include "lower/gpu/EmulateThreads.h"
+#include "lower/gpu/ThreadAllreduce.h"
+#include "lower/gpu/ThreadSync.h"
 #include "runtime/Runner.h"
 #include "te/Program.h"
 
@@ -176,6 +179,8 @@ CaseOutcome compileScriptFor(const std::string& script, const std::string& targe
             PrimFunc f = lowerSchedule(v.schedule(), v.args, v.funcName).func;
             out.lowerMs += msSince(t0);
             t0 = std::chrono::steady_clock::now();
+            // GPU kernels compile for a CPU as they are checked there: as loops.
+            if (launchesThreads(f.body)) f.body = emulateThreadsOnCpu(lowerForDevice(f.body, true));
             emitCode(f, EmitKind::Assembly, target);
             out.compileMs += msSince(t0);
         } catch (...) {

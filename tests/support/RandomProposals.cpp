@@ -26,12 +26,11 @@ const std::vector<std::pair<std::string, int>>& primitiveWeights()
 {
     static const std::vector<std::pair<std::string, int>> weights = [] {
         const std::map<std::string, int> weight = {
-            {"split", 18},      {"tile", 6},           {"fuse", 8},         {"reorder", 10},
-            {"vectorize", 10},  {"unroll", 7},         {"parallel", 7},     {"pragma", 1},
-            {"compute_at", 12}, {"compute_inline", 8}, {"compute_root", 2}, {"cache_write", 6},
-            {"cache_read", 5},  {"rfactor", 7},        {"storage_align", 3}};
-        // bind: the CPU code generator refuses bound loops, so no case could be compiled.
-        const std::set<std::string> leftOut = {"bind"};
+            {"split", 18},      {"tile", 6},           {"fuse", 8},          {"reorder", 10},
+            {"vectorize", 10},  {"unroll", 7},         {"parallel", 7},      {"pragma", 1},
+            {"compute_at", 12}, {"compute_inline", 8}, {"compute_root", 2},  {"cache_write", 6},
+            {"cache_read", 5},  {"rfactor", 7},        {"storage_align", 3}, {"bind", 4}};
+        const std::set<std::string> leftOut;
         std::vector<std::pair<std::string, int>> out;
         for (const PrimitiveSpec& p : primitiveCatalogue()) {
             if (leftOut.count(p.name)) continue;
@@ -233,8 +232,17 @@ std::optional<Proposal> CaseBuilder::proposeReorder(const Stage& st)
                     ""};
 }
 
+bool CaseBuilder::anyLoopOfKind(ForKind kind) const
+{
+    for (const Stage& other : schedule().stages())
+        for (const auto& [iv, attr] : other.attrs)
+            if (attr.kind == kind) return true;
+    return false;
+}
+
 std::optional<Proposal> CaseBuilder::proposeAnnotation(const Stage& st, const std::string& what)
 {
+    if (what == "parallel" && anyLoopOfKind(ForKind::ThreadBinding)) return std::nullopt;
     auto ls = leaves(st);
     if ((what == "vectorize" || what == "unroll") && !m_rng.chance(0.05)) {
         // A loop of symbolic extent cannot be vectorized or unrolled (lowering says so).
@@ -286,6 +294,31 @@ std::optional<Proposal> CaseBuilder::proposeAnnotation(const Stage& st, const st
     }
     return Proposal{
         statement(what, tensorVar(st.name()), args), primitive, st.name(), {}, "", "", ""};
+}
+
+// A loop bound to a GPU thread: the case's kernels then run on the CPU as a GPU would run them
+// (blocks in turn, a block's threads in turn between barriers), against the same reference. A
+// reduction loop only to threadIdx.x (a reduction across threads), and not too many threads.
+std::optional<Proposal> CaseBuilder::proposeBind(const Stage& st)
+{
+    // A kernel inside a host loop run in parallel is refused (TVM cannot place its storage).
+    if (anyLoopOfKind(ForKind::Parallel)) return std::nullopt;
+    std::vector<Leaf> options;
+    for (const Leaf& l : leaves(st))
+        if (l.kind == ForKind::Serial && !l.symbolic && l.extent <= 64) options.push_back(l);
+    if (options.empty()) return std::nullopt;
+    const Leaf& l = m_rng.pick(options);
+    const std::string tag =
+        l.reduce ? std::string("threadIdx.x")
+                 : m_rng.pick(std::vector<std::string>{"blockIdx.x", "blockIdx.y", "threadIdx.x",
+                                                       "threadIdx.y", "vthread"});
+    return Proposal{statement("bind", tensorVar(st.name()), {V{l.var}, V{tag}}),
+                    "bind",
+                    st.name(),
+                    {},
+                    "",
+                    "",
+                    ""};
 }
 
 // The stages that read `st`, directly or through inlined stages.
@@ -515,6 +548,7 @@ std::optional<Proposal> CaseBuilder::propose()
     if (what == "tile") return proposeTile(st);
     if (what == "fuse") return proposeFuse(st);
     if (what == "reorder") return proposeReorder(st);
+    if (what == "bind") return proposeBind(st);
     return proposeAnnotation(st, what);
 }
 

@@ -603,6 +603,26 @@ private:
     Analyzer m_an;
 };
 
+// Whether a loop's body launches GPU threads or reduces across them: vectors of those have no
+// meaning (TVM's vectorizer cannot widen them either), and such a loop stays serial.
+bool holdsThreadWork(const Stmt& s)
+{
+    class Finder : public IRVisitor {
+    public:
+        bool found = false;
+
+    protected:
+        void visitAttr(const AttrNode* op) override
+        {
+            found |= op->key == "reduce_scope" || op->key == "thread_extent" ||
+                     op->key == "virtual_thread";
+            if (!found) IRVisitor::visitAttr(op);
+        }
+    } f;
+    f.visit(s);
+    return f.found;
+}
+
 // Finds the vectorized loops; loop ranges around them are known when their bodies are simplified.
 class LoopVectorizer : public IRMutator {
 protected:
@@ -610,7 +630,7 @@ protected:
     {
         i64 n = 0;
         if (op->forKind == ForKind::Vectorized && isConstInt(op->extent, &n) && n >= 2 &&
-            n <= 0xffff && isZero(op->min)) {
+            n <= 0xffff && isZero(op->min) && !holdsThreadWork(op->body)) {
             Vectorizer v(op->var, static_cast<int>(n), m_an);
             Stmt body = v.vectorize(op->body);
             VectorSimplifier simp(m_an);
