@@ -158,7 +158,16 @@ private:
                 continue;
             }
             common.insert(iv.get());
-            if (iv->kind == IterKind::Reduce) threads.push_back(iv->var);
+            if (iv->kind != IterKind::Reduce) continue;
+            if (!isConstInt(m_b.ranges.at(iv.get()).extent)) {
+                throw UserError(a->loc, "reduction loop '" + axisDisplayName(iv->name()) +
+                                            "' is bound to " + a->threadTag +
+                                            " with an extent that is not a constant: a "
+                                            "reduction across threads needs a fixed count; "
+                                            "split it by a constant factor and bind the inner "
+                                            "part");
+            }
+            threads.push_back(iv->var);
         }
         const DataType t = s.op->dtype;
         auto temp = [&](const std::string& name) {

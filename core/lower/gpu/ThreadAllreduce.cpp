@@ -143,7 +143,8 @@ private:
             Buffer mask, tmp;
             shuffleSteps(r, dst, n, red.index, steps, mask, tmp);
             Expr leader = makeInt(n) * group.index;
-            steps.push_back(put(dst, makeInt(0), shuffle(CallOp::WarpShuffle, mask, at(dst), leader)));
+            steps.push_back(
+                put(dst, makeInt(0), shuffle(CallOp::WarpShuffle, mask, at(dst), leader)));
             return makeAllocate(mask, makeAllocate(tmp, makeSeq(std::move(steps))));
         }
         // Shuffles within each warp, then over the warps' results.
@@ -164,8 +165,8 @@ private:
                                        put(acc, makeInt(0), at(staging, plus(base, red.index)))));
         Buffer mask2, tmp2;
         shuffleSteps(r, acc, warps, red.index, steps, mask2, tmp2);
-        steps.push_back(makeIfThenElse(eq(red.index, makeInt(0)),
-                                       put(result, group.index, at(acc))));
+        steps.push_back(
+            makeIfThenElse(eq(red.index, makeInt(0)), put(result, group.index, at(acc))));
         steps.push_back(put(dst, makeInt(0), at(result, group.index)));
         Stmt body = makeSeq(std::move(steps));
         for (const Buffer& b : {tmp1, mask1, tmp2, mask2, acc, result, staging})
@@ -189,7 +190,8 @@ private:
             steps.push_back(put(tmp, makeInt(0),
                                 shuffle(CallOp::WarpShuffleDown, mask, at(acc), makeInt(offset))));
             Stmt combine = put(acc, makeInt(0), reduceCombine(r, at(acc), at(tmp)));
-            if (offset * 2 > n) combine = makeIfThenElse(lt(lane + makeInt(offset), makeInt(n)), combine);
+            if (offset * 2 > n)
+                combine = makeIfThenElse(lt(lane + makeInt(offset), makeInt(n)), combine);
             steps.push_back(combine);
         }
     }
@@ -197,7 +199,8 @@ private:
     static Expr shuffle(CallOp op, const Buffer& mask, Expr value, Expr lane)
     {
         DataType t = value.type();
-        return makeCall(t, op, {at(mask), std::move(value), std::move(lane), makeInt(kWarp), makeInt(kWarp)});
+        return makeCall(
+            t, op, {at(mask), std::move(value), std::move(lane), makeInt(kWarp), makeInt(kWarp)});
     }
 
     // A tree in shared memory: every thread stores its value, then halving steps; each step's
@@ -216,11 +219,11 @@ private:
             align *= 2;
         auto step = [&](std::int64_t bound, std::int64_t distance) {
             Expr mine = slot(red.index);
-            steps.push_back(makeIfThenElse(
-                lt(red.index, makeInt(bound)),
-                put(buf, mine,
-                    reduceCombine(r, at(buf, mine),
-                                  at(buf, slot(red.index + makeInt(distance)))))));
+            steps.push_back(
+                makeIfThenElse(lt(red.index, makeInt(bound)),
+                               put(buf, mine,
+                                   reduceCombine(r, at(buf, mine),
+                                                 at(buf, slot(red.index + makeInt(distance)))))));
         };
         if (align > n) {
             align /= 2;
@@ -247,8 +250,8 @@ protected:
     {
         if (op->key != "thread_extent" || threadRank(op->target) != 1)
             return IRMutator::visitAttr(op, self);
-        std::int64_t n = 0;
-        LS_ASSERT(isConstInt(op->value, &n), "a thread launch with an extent that varies");
+        std::int64_t n = -1; // not a constant: no shuffle can be under it (see Lowering)
+        isConstInt(op->value, &n);
         Var v = findVar(op->body, op->ref);
         m_threads.push_back({threadDim(op->target), n, v.defined() ? Expr(v) : makeInt(0)});
         Stmt body = mutate(op->body);
@@ -275,6 +278,7 @@ protected:
         for (int dim = 2; dim >= 0; --dim) {
             for (const Thread& t : m_threads) {
                 if (t.dim != dim) continue;
+                LS_ASSERT(t.extent > 0, "a warp shuffle under a launch whose extent varies");
                 tid = threads == 1 ? t.var : tid * makeInt(t.extent) + t.var;
                 threads *= t.extent;
                 break;
@@ -294,9 +298,9 @@ protected:
         std::vector<Expr> indices;
         for (const Expr& i : op->indices)
             indices.push_back(mutate(i));
-        return makeAllocate(
-            xchg, makeSeq({put(xchg, tid, mutate(call->args[1])),
-                           makeBufferStore(op->buffer, indices, at(xchg, partner))}));
+        return makeAllocate(xchg,
+                            makeSeq({put(xchg, tid, mutate(call->args[1])),
+                                     makeBufferStore(op->buffer, indices, at(xchg, partner))}));
     }
 
 private:
