@@ -373,7 +373,8 @@ llvm::Value* Codegen::genWarpCall(const CallNode* op)
     // The lanes a segment spans above its first, and the last lane of a segment.
     llvm::Value* c = m_b.getInt32(static_cast<std::uint32_t>(((32 - width) << 8) | 0x1f));
     const bool isFloat = value->getType()->isFloatTy();
-    LS_ASSERT(isFloat || value->getType()->isIntegerTy(32), "a warp shuffle of a value not 32 bits wide");
+    LS_ASSERT(isFloat || value->getType()->isIntegerTy(32),
+              "a warp shuffle of a value not 32 bits wide");
     const bool down = op->op == CallOp::WarpShuffleDown;
     llvm::Intrinsic::ID id = down ? (isFloat ? llvm::Intrinsic::nvvm_shfl_sync_down_f32
                                              : llvm::Intrinsic::nvvm_shfl_sync_down_i32)

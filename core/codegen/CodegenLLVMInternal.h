@@ -251,8 +251,9 @@ private:
     std::unordered_set<const VarNode*> m_nonNegative; // int32 variables known to be >= 0
     FunctionState m_state;
     bool m_insideParallel = false;
-    bool m_device = false;      // a GPU kernel (buildKernel)
-    std::unordered_map<const VarNode*, Expr> m_letValues; // in a GPU kernel, the let-bound variables in scope (rampAlign)
+    bool m_device = false; // a GPU kernel (buildKernel)
+    std::unordered_map<const VarNode*, Expr>
+        m_letValues;            // in a GPU kernel, the let-bound variables in scope (rampAlign)
     GuardSet m_guardsDecided;   // versioned on by an enclosing loop
     GuardSet m_guardsAssumed;   // known to hold where code is emitted
     int m_edgeCopies = 0;       // inside the copy of a loop for edge tiles (see versionOnGuards)

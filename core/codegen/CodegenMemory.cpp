@@ -49,7 +49,7 @@ llvm::Align Codegen::rampAlign(DataType elem, const Expr& index)
     for (int depth = 0; depth < 8 && usesAnyVar(base, lets); ++depth)
         base = substitute(base, m_letValues);
     return modularSet(base).divisibleBy(r->lanes) ? llvm::Align(static_cast<std::uint64_t>(bytes))
-                                                   : element;
+                                                  : element;
 }
 
 // The address of element `index` of a buffer of type `elem`. Buffers of a vector type

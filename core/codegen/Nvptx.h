@@ -3,9 +3,9 @@
 // architecture. No CUDA toolkit is involved.
 #pragma once
 
+#include "codegen/SplitHostDevice.h"
 #include "ir/GpuTarget.h"
 #include "ir/PrimFunc.h"
-#include "codegen/SplitHostDevice.h"
 
 #include <array>
 #include <cstdint>

@@ -79,7 +79,8 @@ void collectKernels(const Stmt& s, std::vector<Stmt>& out, std::vector<Buffer>& 
             collectKernels(c, out, workspaces);
         return;
     }
-    if (auto* a = s.as<AllocateNode>(); a && (a->buffer->scope.empty() || a->buffer->scope == "global")) {
+    if (auto* a = s.as<AllocateNode>();
+        a && (a->buffer->scope.empty() || a->buffer->scope == "global")) {
         workspaces.push_back(a->buffer);
         collectKernels(a->body, out, workspaces);
         return;

@@ -23,7 +23,8 @@ namespace loopscope {
 namespace {
 
 // TVM's preamble for a kernel file of 32-bit floats and integers (codegen_cuda.cc's Finish).
-constexpr const char* kPreamble = R"(#if (((__CUDACC_VER_MAJOR__ == 11) && (__CUDACC_VER_MINOR__ >= 4)) || \
+constexpr const char* kPreamble =
+    R"(#if (((__CUDACC_VER_MAJOR__ == 11) && (__CUDACC_VER_MINOR__ >= 4)) || \
      (__CUDACC_VER_MAJOR__ > 11))
 #define TVM_ENABLE_L2_PREFETCH 1
 #else
@@ -66,9 +67,14 @@ std::string cudaType(DataType t)
     switch (t.code) {
     case DataType::Float: base = t.bits == 64 ? "double" : t.bits == 16 ? "half" : "float"; break;
     case DataType::Bool: base = "bool"; break;
-    case DataType::UInt: base = t.bits == 32 ? "uint" : t.bits == 64 ? "uint64_t" : t.bits == 8 ? "uchar" : "ushort"; break;
+    case DataType::UInt:
+        base = t.bits == 32 ? "uint" : t.bits == 64 ? "uint64_t" : t.bits == 8 ? "uchar" : "ushort";
+        break;
     case DataType::Int:
-        base = t.bits == 32 ? "int" : t.bits == 64 ? "int64_t" : t.bits == 8 ? "signed char" : "short";
+        base = t.bits == 32   ? "int"
+               : t.bits == 64 ? "int64_t"
+               : t.bits == 8  ? "signed char"
+                              : "short";
         break;
     case DataType::Handle: return "void*";
     }
@@ -81,7 +87,8 @@ std::string cudaType(DataType t)
 std::string floatLiteral(double v, DataType t)
 {
     const bool single = t.bits != 64;
-    if (std::isinf(v)) return std::string(v < 0 ? "-" : "") + (single ? "CUDART_INF_F" : "CUDART_INF");
+    if (std::isinf(v))
+        return std::string(v < 0 ? "-" : "") + (single ? "CUDART_INF_F" : "CUDART_INF");
     if (std::isnan(v)) return single ? "CUDART_NAN_F" : "CUDART_NAN";
     char buf[64];
     for (int digits = 6; digits <= 17; ++digits) {
@@ -203,10 +210,12 @@ private:
             auto* op = s.as<AllocateNode>();
             const Buffer& b = op->buffer;
             std::string extent = b->shape.empty() ? "1" : expr(b->shape[0]);
-            line(depth, std::string(b->scope == "shared" ? "__shared__ " : "") +
-                            cudaType(b->dtype.element()) + " " + name(b->data.get(), b->name) +
-                            "[" + (b->dtype.lanes > 1 ? "(" + extent + ") * " + std::to_string(b->dtype.lanes) : extent) +
-                            "];");
+            line(depth,
+                 std::string(b->scope == "shared" ? "__shared__ " : "") +
+                     cudaType(b->dtype.element()) + " " + name(b->data.get(), b->name) + "[" +
+                     (b->dtype.lanes > 1 ? "(" + extent + ") * " + std::to_string(b->dtype.lanes)
+                                         : extent) +
+                     "];");
             stmt(op->body, depth);
             return;
         }
@@ -224,8 +233,8 @@ private:
             const std::string v = name(op->var.get(), op->var.name());
             if (op->forKind == ForKind::Unrolled) line(depth, "#pragma unroll");
             const std::string end = isZero(op->min) ? expr(op->extent) : expr(op->min + op->extent);
-            line(depth, "for (" + cudaType(op->var.type()) + " " + v + " = " + expr(op->min) + "; " +
-                            v + " < " + end + "; ++" + v + ") {");
+            line(depth, "for (" + cudaType(op->var.type()) + " " + v + " = " + expr(op->min) +
+                            "; " + v + " < " + end + "; ++" + v + ") {");
             stmt(op->body, depth + 1);
             line(depth, "}");
             return;
@@ -312,15 +321,15 @@ private:
         case ExprKind::Var: {
             auto* v = e.as<VarNode>();
             auto tag = m_threadTags.find(v);
-            if (tag != m_threadTags.end()) return "((" + cudaType(v->type) + ")" + tag->second + ")";
+            if (tag != m_threadTags.end())
+                return "((" + cudaType(v->type) + ")" + tag->second + ")";
             return name(v, v->name);
         }
         case ExprKind::Add: return bin(e, "+", lane);
         case ExprKind::Sub: return bin(e, "-", lane);
         case ExprKind::Mul: return bin(e, "*", lane);
         case ExprKind::Div: return bin(e, "/", lane);
-        case ExprKind::Mod:
-            return e.type().isFloat() ? call2("fmodf", e, lane) : bin(e, "%", lane);
+        case ExprKind::Mod: return e.type().isFloat() ? call2("fmodf", e, lane) : bin(e, "%", lane);
         case ExprKind::FloorDiv:
         case ExprKind::FloorMod: return floorOp(e, lane);
         case ExprKind::Min: return call2("min", e, lane);
@@ -353,7 +362,8 @@ private:
             auto* op = e.as<RampNode>();
             LS_ASSERT(lane >= 0, "a vector index printed as one value");
             if (lane == 0) return expr(op->base);
-            return "(" + expr(op->base) + " + " + expr(op->stride * makeInt(lane, op->stride.type())) + ")";
+            return "(" + expr(op->base) + " + " +
+                   expr(op->stride * makeInt(lane, op->stride.type())) + ")";
         }
         case ExprKind::Broadcast: return expr(e.as<BroadcastNode>()->value);
         case ExprKind::Let: {
@@ -361,7 +371,8 @@ private:
             return expr(substitute(op->body, VarMap{{op->var.get(), op->value}}), lane);
         }
         default:
-            throw CodegenError("CUDA source: an expression a kernel does not hold: " + printExpr(e));
+            throw CodegenError("CUDA source: an expression a kernel does not hold: " +
+                               printExpr(e));
         }
     }
 
@@ -387,10 +398,12 @@ private:
         const std::string a = expr(b->a, lane);
         if (isConstInt(b->b, &d) && d > 0) {
             if (int k = log2Exact(d); k >= 0)
-                return div ? binary(">>", a, std::to_string(k)) : binary("&", a, std::to_string(d - 1));
+                return div ? binary(">>", a, std::to_string(k))
+                           : binary("&", a, std::to_string(d - 1));
             const std::string c = std::to_string(d);
-            if (div) return "(" + binary(">=", a, "0") + " ? " + binary("/", a, c) + " : " +
-                            binary("-", binary("/", binary("+", a, "1"), c), "1") + ")";
+            if (div)
+                return "(" + binary(">=", a, "0") + " ? " + binary("/", a, c) + " : " +
+                       binary("-", binary("/", binary("+", a, "1"), c), "1") + ")";
             return "(" + binary("%", binary("+", binary("%", a, c), c), c) + ")";
         }
         const std::string y = expr(b->b, lane);
@@ -416,8 +429,7 @@ private:
         case CallOp::Fabs: return fn("fabsf", "fabs");
         case CallOp::Floor: return fn("floorf", "floor");
         case CallOp::Ceil: return fn("ceilf", "ceil");
-        case CallOp::Pow:
-            return std::string(dbl ? "pow(" : "powf(") + arg(0) + ", " + arg(1) + ")";
+        case CallOp::Pow: return std::string(dbl ? "pow(" : "powf(") + arg(0) + ", " + arg(1) + ")";
         case CallOp::Sigmoid: {
             const std::string one = floatLiteral(1.0, op->type);
             return "(" + one + " / (" + one + " + " + (dbl ? "exp(" : "__expf(") + "(-" + arg(0) +
@@ -428,7 +440,8 @@ private:
         case CallOp::WarpActiveMask: shuffles = true; return "__activemask()";
         case CallOp::WarpShuffleDown:
             shuffles = true;
-            return "__shfl_down_sync(" + arg(0) + ", " + arg(1) + ", " + arg(2) + ", " + arg(3) + ")";
+            return "__shfl_down_sync(" + arg(0) + ", " + arg(1) + ", " + arg(2) + ", " + arg(3) +
+                   ")";
         case CallOp::WarpShuffle:
             shuffles = true;
             return "__shfl_sync(" + arg(0) + ", " + arg(1) + ", " + arg(2) + ", " + arg(3) + ")";

@@ -2,8 +2,8 @@
 
 #include "codegen/Codegen.h"
 #include "codegen/Nvptx.h"
-#include "export/CudaSource.h"
 #include "export/CSource.h"
+#include "export/CudaSource.h"
 #include "export/TvmScript.h"
 #include "lower/Lower.h"
 #include "lower/gpu/ThreadAllreduce.h"
@@ -30,8 +30,8 @@ ExportResult exportVariant(const std::string& scriptText, const Program& program
         out.suffix = ".py";
         return out;
     }
-    if (format != "c" && format != "llvm" && format != "asm" && format != "obj" && format != "ptx" &&
-        format != "cuda")
+    if (format != "c" && format != "llvm" && format != "asm" && format != "obj" &&
+        format != "ptx" && format != "cuda")
         throw std::invalid_argument("unknown format '" + format +
                                     "' (tvm, c, llvm, asm, obj, ptx or cuda)");
     // A target LLVM cannot generate code for is a CodegenError from emitCode.

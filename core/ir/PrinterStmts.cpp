@@ -202,6 +202,10 @@ Lines Printer::attr(const AttrNode* op)
         std::string combiner = printExpr(reduceCombine(r, x, y));
         rhs = "T.attr(T.comm_reducer(lambda x, y: " + combiner + ", [" + expr(op->value).text +
               "]), \"reduce_scope\", T.reinterpret(\"handle\", T.uint64(0)))";
+    } else if (op->key == "double_buffer_write" && m_objNames.count(op->ref)) {
+        // TVM names the buffer's storage variable itself.
+        rhs = "T.attr(" + m_objNames[op->ref] + ", " + quoted(op->key) + ", " +
+              expr(op->value).text + ")";
     } else {
         rhs = "T.attr(" + quoted(scriptName(op->target)) + ", " + quoted(op->key) + ", " +
               expr(op->value).text + ")";

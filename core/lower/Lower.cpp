@@ -4,6 +4,7 @@
 #include "lower/passes/EliminateCommonSubexpressions.h"
 #include "lower/passes/FlattenStorage.h"
 #include "lower/passes/HoistIfThenElse.h"
+#include "lower/passes/InjectDoubleBuffer.h"
 #include "lower/passes/InjectVirtualThread.h"
 #include "lower/passes/RemoveNoOps.h"
 #include "lower/passes/RewriteStorage.h"
@@ -76,6 +77,7 @@ LoweredFunc lowerSchedule(const Schedule& sch, const std::vector<Tensor>& args,
     s = log.run("Simplify", s, simplifyStmt);
     s = log.run("VectorizeLoop", s, vectorizeLoops);
     s = log.run("InjectVirtualThread", s, injectVirtualThreads);
+    s = log.run("InjectDoubleBuffer", s, injectDoubleBuffer);
     s = log.run("StorageRewrite", s, rewriteStorage);
     s = log.run("UnrollLoop", s, unrollLoops);
     s = log.run("Simplify", s, simplifyStmt);

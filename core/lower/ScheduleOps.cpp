@@ -837,6 +837,10 @@ Stmt scheduleOps(const Schedule& sch, const EffectiveBodies& bodies, const Bound
         const Stage& s = *it;
         if (s.isPlaceholder() || s.attach == AttachType::Inline) continue;
         Stmt nest = builder.build(s, bodies.at(s.op.get()));
+        // As TVM's MakePipeline: the producer of a double-buffered stage, marked for
+        // InjectDoubleBuffer.
+        if (s.doubleBuffer)
+            nest = makeAttr("double_buffer_scope", s.name(), makeInt(1), nest, s.op.get());
         std::vector<Range> realizeBounds;
         for (auto& axis : s.op->axes)
             realizeBounds.push_back(bounds.ranges.at(axis.get()));

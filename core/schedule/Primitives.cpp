@@ -114,6 +114,12 @@ StepOutput applyStorageAlign(Schedule& s, const ScheduleStep& step)
     return {};
 }
 
+StepOutput applyDoubleBuffer(Schedule& s, const ScheduleStep& step)
+{
+    s.doubleBuffer(stageOf(s, step));
+    return {};
+}
+
 StepOutput applyComputeAt(Schedule& s, const ScheduleStep& step)
 {
     Stage& st = stageOf(s, step);
@@ -313,6 +319,17 @@ std::vector<PrimitiveSpec> makeCatalogue()
          "AA = s.cache_read(A, \"local\", [C])\n",
          {},
          applyStorageAlign,
+         nullptr},
+        {"double_buffer",
+         onStage,
+         {},
+         "Give a stage computed inside a loop two buffers: the next iteration's data is fetched "
+         "while this iteration's is used",
+         "s[AA].double_buffer()",
+         std::string("AA = s.cache_read(A, \"shared\", [C])\n") + kTile + kSplitK +
+             "s[C].reorder(xo, yo, ko, xi, yi, ki)\ns[AA].compute_at(s[C], ko)\n",
+         {},
+         applyDoubleBuffer,
          nullptr},
         {"compute_at",
          onStage,

@@ -452,6 +452,12 @@ void Schedule::storageAlign(Stage& s, const IterVar& axis, int factor, int offse
     s.aligns.push_back({axis, factor, offset});
 }
 
+void Schedule::doubleBuffer(Stage& s)
+{
+    if (s.isPlaceholder()) throw ScheduleError("'" + s.name() + "' is a placeholder");
+    s.doubleBuffer = true;
+}
+
 void Schedule::replaceOpEverywhere(const Tensor& from, const Tensor& to)
 {
     std::vector<std::pair<Tensor, Tensor>> map{{from, to}};

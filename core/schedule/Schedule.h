@@ -55,6 +55,9 @@ struct Stage {
     std::string scope;   // storage scope; empty means global
     bool isOutput = false;
     std::vector<StorageAlign> aligns;
+    // double_buffer: two copies of its storage, the next iteration's fetched while this one's
+    // is used (lower/passes/InjectDoubleBuffer).
+    bool doubleBuffer = false;
 
     std::string name() const { return op->name; }
     bool isPlaceholder() const { return op->isPlaceholder(); }
@@ -118,6 +121,7 @@ public:
     void computeInline(Stage& s);
     void computeRoot(Stage& s);
     void storageAlign(Stage& s, const IterVar& axis, int factor, int offset);
+    void doubleBuffer(Stage& s);
 
     // Dataflow primitives: they add a stage and redirect reads.
     Tensor cacheRead(const Tensor& t, const std::string& scope, const std::vector<Tensor>& readers);

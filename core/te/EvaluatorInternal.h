@@ -303,7 +303,7 @@ private:
     void touch(int variant);
 
     // TVM stage methods Loopscope does not implement: named as such rather than as unknown.
-    static inline const std::set<std::string> kUnsupportedStageMethods = {"double_buffer"};
+    static inline const std::set<std::string> kUnsupportedStageMethods = {"tensorize"};
     static bool isStagePrimitive(const std::string& name);
     static bool isSchedulePrimitive(const std::string& name);
     IterVar axisArg(const Arg& a, const std::string& fn);

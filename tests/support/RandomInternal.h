@@ -197,6 +197,7 @@ private:
     std::optional<Proposal> proposeCacheRead();
     std::optional<Proposal> proposeRfactor();
     std::optional<Proposal> proposeStorageAlign();
+    std::optional<Proposal> proposeDoubleBuffer();
     std::optional<Proposal> proposeBind(const Stage& st);
     // Whether a loop of any stage is of this kind (parallel, bound to a thread).
     bool anyLoopOfKind(ForKind kind) const;

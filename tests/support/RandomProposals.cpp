@@ -26,10 +26,11 @@ const std::vector<std::pair<std::string, int>>& primitiveWeights()
 {
     static const std::vector<std::pair<std::string, int>> weights = [] {
         const std::map<std::string, int> weight = {
-            {"split", 18},      {"tile", 6},           {"fuse", 8},          {"reorder", 10},
-            {"vectorize", 10},  {"unroll", 7},         {"parallel", 7},      {"pragma", 1},
-            {"compute_at", 12}, {"compute_inline", 8}, {"compute_root", 2},  {"cache_write", 6},
-            {"cache_read", 5},  {"rfactor", 7},        {"storage_align", 3}, {"bind", 4}};
+            {"split", 18},       {"tile", 6},           {"fuse", 8},          {"reorder", 10},
+            {"vectorize", 10},   {"unroll", 7},         {"parallel", 7},      {"pragma", 1},
+            {"compute_at", 12},  {"compute_inline", 8}, {"compute_root", 2},  {"cache_write", 6},
+            {"cache_read", 5},   {"rfactor", 7},        {"storage_align", 3}, {"bind", 4},
+            {"double_buffer", 3}};
         const std::set<std::string> leftOut;
         std::vector<std::pair<std::string, int>> out;
         for (const PrimitiveSpec& p : primitiveCatalogue()) {
@@ -477,6 +478,28 @@ std::optional<Proposal> CaseBuilder::proposeRfactor()
 
 // Pads the rows of an intermediate buffer: storage_align(axis, factor, offset) makes the stride
 // of `axis` a multiple of factor plus offset (outputs keep their layout: they are arguments).
+// Two buffers for a stage that is not an output (it only has an effect when the stage ends up
+// computed inside a loop: the next iteration's values are fetched while this one's are used).
+std::optional<Proposal> CaseBuilder::proposeDoubleBuffer()
+{
+    std::vector<const Stage*> options;
+    for (auto& st : schedule().stages()) {
+        if (st.isPlaceholder() || st.isOutput || st.attach == AttachType::Inline || st.doubleBuffer)
+            continue;
+        auto it = m_vars.find(st.name());
+        if (it != m_vars.end() && it->second.usable) options.push_back(&st);
+    }
+    if (options.empty()) return std::nullopt;
+    const Stage* st = m_rng.pick(options);
+    return Proposal{statement("double_buffer", tensorVar(st->name()), {}),
+                    "double_buffer",
+                    st->name(),
+                    {},
+                    "",
+                    "",
+                    ""};
+}
+
 std::optional<Proposal> CaseBuilder::proposeStorageAlign()
 {
     std::vector<std::pair<const Stage*, std::string>> options;
@@ -541,6 +564,7 @@ std::optional<Proposal> CaseBuilder::propose()
     if (what == "cache_read") return proposeCacheRead();
     if (what == "rfactor") return proposeRfactor();
     if (what == "storage_align") return proposeStorageAlign();
+    if (what == "double_buffer") return proposeDoubleBuffer();
     auto stages = schedulable();
     if (stages.empty()) return std::nullopt;
     const Stage& st = *m_rng.pick(stages);

@@ -3,6 +3,7 @@
 #include "ir/Diagnostic.h"
 #include "ir/IRMutator.h"
 #include "ir/IRUtil.h"
+#include "ir/Printer.h"
 #include "schedule/ThreadScope.h"
 
 #include <map>
@@ -65,10 +66,11 @@ protected:
     Stmt visitAttr(const AttrNode* op, const Stmt& self) override
     {
         if (!isThreadIdx(op)) return IRMutator::visitAttr(op, self);
-        Var v = launchedVar(op);
+        // A launch whose body does not name its thread (an extent of 1) is thread 0 there.
+        Var v = findVar(op->body, op->ref);
         auto previous = m_current.find(op->target);
         Expr saved = previous == m_current.end() ? Expr() : previous->second;
-        m_current[op->target] = v;
+        m_current[op->target] = v.defined() ? Expr(v) : makeInt(0);
         Stmt body = mutate(op->body);
         if (saved.defined()) {
             m_current[op->target] = saved;
@@ -85,7 +87,13 @@ protected:
         std::int64_t size = 1;
         for (auto& e : op->buffer->shape) {
             std::int64_t n = 0;
-            LS_ASSERT(isConstInt(e, &n), "a local buffer of a kernel with a size that varies");
+            if (!isConstInt(e, &n)) {
+                throw UserError({}, "local buffer '" + op->buffer->name +
+                                        "' of a GPU kernel has a size that varies (" +
+                                        printExpr(e) +
+                                        "): a thread's registers have a fixed count; split the "
+                                        "loops it is computed in by constant factors");
+            }
             size *= n;
         }
         m_parts[op->buffer->data.get()] = size;
@@ -325,16 +333,30 @@ private:
 
     // The threads launched one inside another at the start of a region, and the region's body
     // split at its barriers.
+    // Allocations between the launches (StorageRewrite puts a kernel's there) go around the
+    // loops over the threads: local ones have a part per thread by now, shared ones are the
+    // block's.
     static Stmt region(const AttrNode* first)
     {
         std::vector<Thread> threads;
-        Stmt body;
-        for (const AttrNode* op = first; op; op = body.as<AttrNode>()) {
-            if (!isThreadIdx(op)) break;
-            threads.push_back({launchedVar(op), op->value});
-            body = op->body;
+        std::vector<const AllocateNode*> allocs;
+        Stmt body = first->body;
+        threads.push_back({launchedVar(first), first->value});
+        while (true) {
+            if (auto* a = body.as<AttrNode>(); a && isThreadIdx(a)) {
+                threads.push_back({launchedVar(a), a->value});
+                body = a->body;
+            } else if (auto* al = body.as<AllocateNode>()) {
+                allocs.push_back(al);
+                body = al->body;
+            } else {
+                break;
+            }
         }
-        return ThreadLoops(std::move(threads)).split(body);
+        Stmt out = ThreadLoops(std::move(threads)).split(body);
+        for (auto it = allocs.rbegin(); it != allocs.rend(); ++it)
+            out = makeAllocate((*it)->buffer, out);
+        return out;
     }
 };
 

@@ -94,6 +94,16 @@ protected:
         return makeAllocate(buf, body);
     }
 
+    // The double-buffer mark on a stage's producer names its storage from here on.
+    Stmt visitAttr(const AttrNode* op, const Stmt& self) override
+    {
+        if (op->key != "double_buffer_scope") return IRMutator::visitAttr(op, self);
+        auto it = m_tensors.find(static_cast<const OperationNode*>(op->ref));
+        Stmt body = mutate(op->body);
+        if (it == m_tensors.end()) return body;
+        return makeAttr(op->key, op->target, op->value, body, it->second.flat->data.get());
+    }
+
     Stmt visitTensorStore(const TensorStoreNode* op, const Stmt& self) override
     {
         (void)self;

@@ -101,16 +101,17 @@ TEST(CudaSource, WarpReductionsShuffleWithTheirMask)
 // clang in CUDA mode compiles every exported kernel file to PTX.
 TEST(CudaSource, EveryExportedKernelCompilesAsCuda)
 {
-    const fs::path dir = fs::temp_directory_path() / ("loopscope-cuda-" + std::to_string(::getpid()));
+    const fs::path dir =
+        fs::temp_directory_path() / ("loopscope-cuda-" + std::to_string(::getpid()));
     fs::create_directories(dir);
     const fs::path prelude = fs::path(LOOPSCOPE_SOURCE_DIR) / "tests/data/gpu/cuda_prelude.h";
     int compiled = 0;
-    for (const char* file : {"tests/data/tvm-gpu/vector_add_bind.py",
-                             "tests/data/tvm-gpu/conv_shared_vthread.py",
-                             "tests/data/tvm-gpu/row_max_allreduce.py",
-                             "tests/data/gpu/matmul_shared.py", "tests/data/gpu/reductions.py",
-                             "samples/gpu/matmul_cuda.py", "samples/gpu/opt_conv_cuda.py",
-                             "samples/gpu/softmax_cuda.py", "samples/gpu/add_relu_cuda.py"}) {
+    for (const char* file :
+         {"tests/data/tvm-gpu/vector_add_bind.py", "tests/data/tvm-gpu/conv_shared_vthread.py",
+          "tests/data/tvm-gpu/row_max_allreduce.py", "tests/data/gpu/matmul_shared.py",
+          "tests/data/gpu/reductions.py", "samples/gpu/matmul_cuda.py",
+          "samples/gpu/opt_conv_cuda.py", "samples/gpu/softmax_cuda.py",
+          "samples/gpu/add_relu_cuda.py"}) {
         for (auto& [name, f] : lowerScript(file)) {
             SCOPED_TRACE(std::string(file) + ", variant " + name);
             const fs::path cu = dir / (fs::path(file).stem().string() + "_" + name + ".cu");
@@ -119,7 +120,8 @@ TEST(CudaSource, EveryExportedKernelCompilesAsCuda)
             const fs::path log = fs::path(cu).replace_extension(".log");
             const std::string command =
                 "clang -x cuda --cuda-gpu-arch=sm_70 -nocudainc -nocudalib --cuda-device-only "
-                "-Xclang -target-feature -Xclang +ptx63 -Wno-unknown-cuda-version -O2 -S -include '" +
+                "-Xclang -target-feature -Xclang +ptx63 -Wno-unknown-cuda-version -O2 -S -include "
+                "'" +
                 prelude.string() + "' -o '" + ptx.string() + "' '" + cu.string() + "' > '" +
                 log.string() + "' 2>&1";
             ASSERT_EQ(std::system(command.c_str()), 0) << readText(log) << readText(cu);

@@ -11,8 +11,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <map>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 namespace fs = std::filesystem;
@@ -151,8 +151,9 @@ TEST_P(GpuSamples, EveryVariantMatchesTheReferenceAtSmallSizes)
 INSTANTIATE_TEST_SUITE_P(
     Samples, GpuSamples,
     testing::Values(GpuSample{"samples/gpu/matmul_cuda.py", {{"N", 128}}},
-                    GpuSample{"samples/gpu/opt_conv_cuda.py",
-                              {{"batch", 64}, {"in_channel", 16}, {"out_channel", 128}, {"in_size", 4}}},
+                    GpuSample{
+                        "samples/gpu/opt_conv_cuda.py",
+                        {{"batch", 64}, {"in_channel", 16}, {"out_channel", 128}, {"in_size", 4}}},
                     GpuSample{"samples/gpu/softmax_cuda.py", {{"N", 8}, {"M", 512}}},
                     GpuSample{"samples/gpu/add_relu_cuda.py", {{"N", 4096}}}),
     [](const testing::TestParamInfo<GpuSample>& info) {

@@ -35,7 +35,7 @@ TEST(Catalogue, NamesAreUniqueAndFound)
         EXPECT_TRUE(p.apply) << p.name;
         EXPECT_EQ(p.results.empty(), p.resultNames == nullptr) << p.name;
     }
-    EXPECT_EQ(findPrimitive("double_buffer"), nullptr);
+    EXPECT_EQ(findPrimitive("tensorize"), nullptr);
 }
 
 TEST(Catalogue, SignaturesReadAsTvms)

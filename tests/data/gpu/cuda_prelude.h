@@ -32,16 +32,51 @@ __device__ inline int __shfl_sync(unsigned mask, int v, int lane, int width)
 {
     return __nvvm_shfl_sync_idx_i32(mask, v, lane, ((32 - width) << 8) | 0x1f);
 }
-__device__ inline float max(float a, float b) { return __builtin_fmaxf(a, b); }
-__device__ inline float min(float a, float b) { return __builtin_fminf(a, b); }
-__device__ inline int max(int a, int b) { return a > b ? a : b; }
-__device__ inline int min(int a, int b) { return a < b ? a : b; }
-__device__ inline float sqrtf(float x) { return __builtin_sqrtf(x); }
-__device__ inline float fabsf(float x) { return __builtin_fabsf(x); }
-__device__ inline float floorf(float x) { return __builtin_floorf(x); }
-__device__ inline float ceilf(float x) { return __builtin_ceilf(x); }
-__device__ inline float __expf(float x) { return __nvvm_ex2_approx_f(x * 1.4426950408889634f); }
-struct __attribute__((aligned(8))) float2 { float x, y; };
-struct __attribute__((aligned(16))) float4 { float x, y, z, w; };
-struct __attribute__((aligned(8))) int2 { int x, y; };
-struct __attribute__((aligned(16))) int4 { int x, y, z, w; };
+__device__ inline float max(float a, float b)
+{
+    return __builtin_fmaxf(a, b);
+}
+__device__ inline float min(float a, float b)
+{
+    return __builtin_fminf(a, b);
+}
+__device__ inline int max(int a, int b)
+{
+    return a > b ? a : b;
+}
+__device__ inline int min(int a, int b)
+{
+    return a < b ? a : b;
+}
+__device__ inline float sqrtf(float x)
+{
+    return __builtin_sqrtf(x);
+}
+__device__ inline float fabsf(float x)
+{
+    return __builtin_fabsf(x);
+}
+__device__ inline float floorf(float x)
+{
+    return __builtin_floorf(x);
+}
+__device__ inline float ceilf(float x)
+{
+    return __builtin_ceilf(x);
+}
+__device__ inline float __expf(float x)
+{
+    return __nvvm_ex2_approx_f(x * 1.4426950408889634f);
+}
+struct __attribute__((aligned(8))) float2 {
+    float x, y;
+};
+struct __attribute__((aligned(16))) float4 {
+    float x, y, z, w;
+};
+struct __attribute__((aligned(8))) int2 {
+    int x, y;
+};
+struct __attribute__((aligned(16))) int4 {
+    int x, y, z, w;
+};

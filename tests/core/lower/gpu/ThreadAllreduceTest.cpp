@@ -51,7 +51,8 @@ TEST_P(ThreadAllreduce, LowersAsTvmBuildDoes)
     EXPECT_NE(printTVMScript(l.f.func).find("T.tvm_thread_allreduce("), std::string::npos)
         << "tvm.lower keeps the call";
     EXPECT_EQ(l.text.find("T.tvm_thread_allreduce("), std::string::npos) << l.text;
-    EXPECT_EQ(testsupport::occurrences(l.text, "T.tvm_warp_shuffle_down("), e.shuffleDowns) << l.text;
+    EXPECT_EQ(testsupport::occurrences(l.text, "T.tvm_warp_shuffle_down("), e.shuffleDowns)
+        << l.text;
     EXPECT_EQ(testsupport::occurrences(l.text, "T.tvm_warp_shuffle("), e.broadcasts) << l.text;
     EXPECT_EQ(testsupport::occurrences(l.text, ", \"shared\")"), e.sharedBuffers) << l.text;
     if (e.sharedBuffers > 0) {
@@ -61,12 +62,12 @@ TEST_P(ThreadAllreduce, LowersAsTvmBuildDoes)
 
 INSTANTIATE_TEST_SUITE_P(
     Variants, ThreadAllreduce,
-    testing::Values(Expected{"warp", 5, 1, 0},   // 32 threads: 16, 8, 4, 2, 1, then lane 0's
-                    Expected{"groups", 4, 1, 0}, // 16 threads per row: 8, 4, 2, 1
-                    Expected{"warps", 7, 0, 2},  // 3 warps: 5 in each, 2 over their results
-                    Expected{"tree", 0, 0, 1},   // 48 threads
+    testing::Values(Expected{"warp", 5, 1, 0},     // 32 threads: 16, 8, 4, 2, 1, then lane 0's
+                    Expected{"groups", 4, 1, 0},   // 16 threads per row: 8, 4, 2, 1
+                    Expected{"warps", 7, 0, 2},    // 3 warps: 5 in each, 2 over their results
+                    Expected{"tree", 0, 0, 1},     // 48 threads
                     Expected{"across_y", 0, 0, 1}, // over threadIdx.y, rows on x
-                    Expected{"tail", 5, 1, 0}),  // 20 threads, the first step guarded
+                    Expected{"tail", 5, 1, 0}),    // 20 threads, the first step guarded
     [](const testing::TestParamInfo<Expected>& info) { return std::string(info.param.variant); });
 
 TEST(ThreadAllreduceSteps, APartnerPastTheLastThreadIsNotCombined)
@@ -90,8 +91,7 @@ TEST(ThreadAllreduceSteps, OnTheCpuShufflesBecomeExchangesThroughSharedMemory)
 {
     Lowered l = lowerVariant("warps", true);
     EXPECT_EQ(l.text.find("T.tvm_warp_"), std::string::npos) << l.text;
-    EXPECT_EQ(testsupport::occurrences(l.text, "T.allocate([96], \"float32\", \"shared\")"),
-              7u)
+    EXPECT_EQ(testsupport::occurrences(l.text, "T.allocate([96], \"float32\", \"shared\")"), 7u)
         << l.text;
 }
 

@@ -1,0 +1,202 @@
+#include "lower/passes/InjectDoubleBuffer.h"
+
+#include "ir/IRMutator.h"
+#include "ir/IRUtil.h"
+
+#include <map>
+#include <unordered_map>
+
+namespace loopscope {
+
+namespace {
+
+constexpr const char* kScope = "double_buffer_scope";
+constexpr const char* kWrite = "double_buffer_write";
+
+// The storage double-buffered: the marks' buffers, by their data variable.
+class Marks : public IRVisitor {
+public:
+    std::unordered_map<const void*, std::string> buffers;
+
+protected:
+    void visitAttr(const AttrNode* op) override
+    {
+        if (op->key == kScope && op->ref) buffers[op->ref] = op->target;
+        IRVisitor::visitAttr(op);
+    }
+};
+
+bool launchesOrAllocates(const Stmt& s)
+{
+    class Finder : public IRVisitor {
+    public:
+        bool found = false;
+
+    protected:
+        void visitAttr(const AttrNode* op) override
+        {
+            found |= op->key == "thread_extent" || op->key == "virtual_thread";
+            if (!found) IRVisitor::visitAttr(op);
+        }
+        void visitAllocate(const AllocateNode*) override { found = true; }
+    } f;
+    f.visit(s);
+    return f.found;
+}
+
+class Injector : public IRMutator {
+public:
+    explicit Injector(std::unordered_map<const void*, std::string> marked)
+        : m_marked(std::move(marked))
+    {
+    }
+
+protected:
+    Stmt visitAllocate(const AllocateNode* op, const Stmt& self) override
+    {
+        const void* data = op->buffer->data.get();
+        if (!m_marked.count(data)) return IRMutator::visitAllocate(op, self);
+        Entry& e = m_entries[data];
+        e.stride = op->buffer->shape.at(0);
+        auto doubled = std::make_shared<BufferNode>(*op->buffer);
+        doubled->shape = {e.stride * makeInt(2, e.stride.type())};
+        e.buffer = doubled;
+        Stmt body = mutate(op->body);
+        if (!e.loop) return makeAllocate(op->buffer, body); // no loop: nothing to double
+        // Allocated around the loop instead, where both copies outlive every iteration.
+        m_loopAllocs[e.loop].push_back(e.buffer);
+        return body;
+    }
+
+    Stmt visitFor(const ForNode* op, const Stmt& self) override
+    {
+        m_loops.push_back(op);
+        Stmt body = mutate(op->body);
+        m_loops.pop_back();
+        Stmt out = body.same(op->body) ? self : remakeFor(op, op->min, op->extent, body);
+        auto pre = m_prologue.find(op);
+        if (pre != m_prologue.end()) {
+            // One iteration short, then the last without the fetch.
+            Expr last = op->min + op->extent - makeInt(1, op->extent.type());
+            Stmt loop = remakeFor(op, op->min, op->extent - makeInt(1, op->extent.type()), body);
+            Stmt tail = substitute(WithoutFetch().mutate(body), VarMap{{op->var.get(), last}});
+            std::vector<Stmt> seq = pre->second;
+            seq.push_back(loop);
+            seq.push_back(tail);
+            out = makeSeq(std::move(seq));
+        }
+        auto allocs = m_loopAllocs.find(op);
+        if (allocs != m_loopAllocs.end())
+            for (auto it = allocs->second.rbegin(); it != allocs->second.rend(); ++it)
+                out = makeAllocate(*it, out);
+        return out;
+    }
+
+    Stmt visitAttr(const AttrNode* op, const Stmt& self) override
+    {
+        if (op->key == "thread_extent" || op->key == "virtual_thread") {
+            // A launch between a loop and a fetch: the loop is not the fetch's to double.
+            m_loops.push_back(nullptr);
+            Stmt out = IRMutator::visitAttr(op, self);
+            m_loops.pop_back();
+            return out;
+        }
+        if (op->key != kScope) return IRMutator::visitAttr(op, self);
+        auto it = m_entries.find(op->ref);
+        // Iterations of a parallel loop run at once: none can fetch for the next. A producer
+        // that launches threads or allocates storage of its own is not copied into a prologue.
+        if (it == m_entries.end() || m_loops.empty() || !m_loops.back() ||
+            m_loops.back()->forKind == ForKind::Parallel || launchesOrAllocates(op->body))
+            return mutate(op->body);
+        Entry& e = it->second;
+        const ForNode* loop = m_loops.back();
+        e.loop = loop;
+        e.writeVar = Var(loop->var.name() + ".db", loop->var.type());
+        const Expr two = makeInt(2, loop->var.type());
+        e.read = makeBinary(ExprKind::FloorMod, loop->var - loop->min, two);
+        m_writing = op->ref;
+        Stmt body = mutate(op->body);
+        m_writing = nullptr;
+        // The prologue fetches iteration 0 into the first copy; in the loop, the next iteration
+        // into the other.
+        m_prologue[loop].push_back(
+            substitute(body, VarMap{{e.writeVar.get(), makeInt(0, loop->var.type())},
+                                    {loop->var.get(), loop->min}}));
+        Expr next = loop->var + makeInt(1, loop->var.type());
+        Stmt fetch = substitute(
+            body, VarMap{{loop->var.get(), next},
+                         {e.writeVar.get(), makeBinary(ExprKind::FloorMod, next - loop->min, two)}});
+        fetch = makeAttr(kWrite, op->target, makeInt(1), fetch, op->ref);
+        return makeIfThenElse(makeBinary(ExprKind::LT, next, loop->min + loop->extent), fetch);
+    }
+
+    Stmt visitBufferStore(const BufferStoreNode* op, const Stmt& self) override
+    {
+        Stmt s = IRMutator::visitBufferStore(op, self);
+        auto* store = s.as<BufferStoreNode>();
+        auto it = m_entries.find(store->buffer->data.get());
+        if (it == m_entries.end() || !it->second.loop) return s;
+        const Entry& e = it->second;
+        const Expr half = m_writing == store->buffer->data.get() ? Expr(e.writeVar) : e.read;
+        return makeBufferStore(e.buffer, shifted(store->indices, half, e.stride), store->value);
+    }
+
+    Expr visitBufferLoad(const BufferLoadNode* op, const Expr& self) override
+    {
+        Expr x = IRMutator::visitBufferLoad(op, self);
+        auto* load = x.as<BufferLoadNode>();
+        auto it = m_entries.find(load->buffer->data.get());
+        if (it == m_entries.end() || !it->second.loop) return x;
+        const Entry& e = it->second;
+        const Expr half = m_writing == load->buffer->data.get() ? Expr(e.writeVar) : e.read;
+        return makeBufferLoad(e.buffer, shifted(load->indices, half, e.stride));
+    }
+
+private:
+    struct Entry {
+        Expr stride;           // elements of one copy
+        Buffer buffer;         // both copies
+        const ForNode* loop = nullptr;
+        Var writeVar;          // which copy the fetch writes, substituted per iteration
+        Expr read;             // which copy the iteration reads: (loop - min) % 2
+    };
+
+    // Removes the fetches (for the last iteration, which has no next).
+    class WithoutFetch : public IRMutator {
+    protected:
+        Stmt visitAttr(const AttrNode* op, const Stmt& self) override
+        {
+            if (op->key == kWrite) return makeEvaluate(makeInt(0));
+            return IRMutator::visitAttr(op, self);
+        }
+    };
+
+    static std::vector<Expr> shifted(std::vector<Expr> indices, const Expr& half,
+                                     const Expr& stride)
+    {
+        Expr& last = indices.back();
+        Expr offset = half * stride;
+        last = last.type().isVector() ? last + makeBroadcast(offset, last.type().lanes)
+                                      : last + offset;
+        return indices;
+    }
+
+    std::unordered_map<const void*, std::string> m_marked;
+    std::unordered_map<const void*, Entry> m_entries;
+    std::vector<const ForNode*> m_loops;
+    std::map<const ForNode*, std::vector<Stmt>> m_prologue;
+    std::map<const ForNode*, std::vector<Buffer>> m_loopAllocs;
+    const void* m_writing = nullptr;
+};
+
+} // namespace
+
+Stmt injectDoubleBuffer(const Stmt& s)
+{
+    Marks marks;
+    marks.visit(s);
+    if (marks.buffers.empty()) return s;
+    return Injector(std::move(marks.buffers)).mutate(s);
+}
+
+} // namespace loopscope
