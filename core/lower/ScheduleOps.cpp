@@ -477,6 +477,35 @@ private:
     std::string m_stage = "a stage";
 };
 
+// A block launch inside a thread launch: a GPU launches blocks, each of threads, so the loops
+// bound to blockIdx come before those bound to threadIdx (TVM builds no kernel otherwise).
+class BlocksInsideThreads : public IRVisitor {
+public:
+    explicit BlocksInsideThreads(const LaunchedThreads& threads) : m_threads(threads) {}
+
+protected:
+    void visitAttr(const AttrNode* op) override
+    {
+        if (op->key != "thread_extent") return IRVisitor::visitAttr(op);
+        const int rank = threadRank(op->target);
+        if (rank == 0 && !m_inThreads.empty()) {
+            auto t = m_threads.find(op->ref);
+            throw UserError(t == m_threads.end() ? SourceLoc{} : t->second.loc,
+                            op->target + " is bound to a loop inside the loop bound to " +
+                                m_inThreads.back() +
+                                ": a GPU launches blocks of threads, so loops bound to blockIdx "
+                                "come before those bound to threadIdx (reorder them)");
+        }
+        if (rank == 1) m_inThreads.push_back(op->target);
+        IRVisitor::visitAttr(op);
+        if (rank == 1) m_inThreads.pop_back();
+    }
+
+private:
+    const LaunchedThreads& m_threads;
+    std::vector<std::string> m_inThreads;
+};
+
 // A kernel launched inside a loop that runs in parallel on the host: TVM's StorageRewrite cannot
 // place the kernel's storage there (it stops on an internal check); refused at the parallel step.
 class ParallelAroundLaunches : public IRVisitor {
@@ -869,6 +898,7 @@ Stmt scheduleOps(const Schedule& sch, const EffectiveBodies& bodies, const Bound
     body = ThreadLaunchMerger(builder.threads).mutate(body);
     ThreadsOutsideLaunches(builder.threads).visit(body);
     ParallelAroundLaunches(builder.parallelLoops).visit(body);
+    BlocksInsideThreads(builder.threads).visit(body);
     std::unordered_set<const void*> unscoped;
     for (const Stage& s : stages)
         if (s.scope.empty()) unscoped.insert(s.op.get());
