@@ -129,7 +129,7 @@ TEST(CudaSource, EveryExportedKernelCompilesAsCuda)
             ++compiled;
         }
     }
-    EXPECT_EQ(compiled, 11 + 5 + 1 + 2 + 2);
+    EXPECT_EQ(compiled, 12 + 5 + 1 + 2 + 2);
     fs::remove_all(dir);
 }
 

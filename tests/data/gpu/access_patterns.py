@@ -21,6 +21,7 @@ s[B].bind(ji, te.thread_axis("threadIdx.x"))
 s = te.create_schedule(T.op)
 i, j = s[T].op.axis
 io, ii = s[T].split(i, factor=32)
+s[T].reorder(j, io, ii)
 s[T].bind(j, te.thread_axis("blockIdx.y"))
 s[T].bind(io, te.thread_axis("blockIdx.x"))
 s[T].bind(ii, te.thread_axis("threadIdx.x"))

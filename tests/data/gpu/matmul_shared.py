@@ -22,30 +22,6 @@ s[C].bind(bj, te.thread_axis("blockIdx.x"))
 s[C].bind(ti, te.thread_axis("threadIdx.y"))
 s[C].bind(tj, te.thread_axis("threadIdx.x"))
 
-# variant: shared
-s = te.create_schedule(C.op)
-AA = s.cache_read(A, "shared", [C])
-BB = s.cache_read(B, "shared", [C])
-tx = te.thread_axis("threadIdx.x")
-ty = te.thread_axis("threadIdx.y")
-i, j = s[C].op.axis
-(k,) = s[C].op.reduce_axis
-bi, ti = s[C].split(i, factor=16)
-bj, tj = s[C].split(j, factor=16)
-ko, ki = s[C].split(k, factor=16)
-s[C].reorder(bi, bj, ti, tj, ko, ki)
-s[C].bind(bi, te.thread_axis("blockIdx.y"))
-s[C].bind(bj, te.thread_axis("blockIdx.x"))
-s[C].bind(ti, ty)
-s[C].bind(tj, tx)
-s[AA].compute_at(s[C], ko)
-s[BB].compute_at(s[C], ko)
-ai, ak = s[AA].op.axis
-s[AA].bind(ai, ty)
-s[AA].bind(ak, tx)
-bk, bj2 = s[BB].op.axis
-s[BB].bind(bk, ty)
-s[BB].bind(bj2, tx)
 # variant: double buffer
 # The shared tiles double-buffered: the next step's tiles are fetched while this step's are used.
 s = te.create_schedule(C.op)
@@ -74,4 +50,28 @@ s[BB].bind(bj2, tx)
 s[AA].double_buffer()
 s[BB].double_buffer()
 
+# variant: shared
+s = te.create_schedule(C.op)
+AA = s.cache_read(A, "shared", [C])
+BB = s.cache_read(B, "shared", [C])
+tx = te.thread_axis("threadIdx.x")
+ty = te.thread_axis("threadIdx.y")
+i, j = s[C].op.axis
+(k,) = s[C].op.reduce_axis
+bi, ti = s[C].split(i, factor=16)
+bj, tj = s[C].split(j, factor=16)
+ko, ki = s[C].split(k, factor=16)
+s[C].reorder(bi, bj, ti, tj, ko, ki)
+s[C].bind(bi, te.thread_axis("blockIdx.y"))
+s[C].bind(bj, te.thread_axis("blockIdx.x"))
+s[C].bind(ti, ty)
+s[C].bind(tj, tx)
+s[AA].compute_at(s[C], ko)
+s[BB].compute_at(s[C], ko)
+ai, ak = s[AA].op.axis
+s[AA].bind(ai, ty)
+s[AA].bind(ak, tx)
+bk, bj2 = s[BB].op.axis
+s[BB].bind(bk, ty)
+s[BB].bind(bj2, tx)
 f = tvm.build(s, [A, B, C], target="cuda")
