@@ -124,8 +124,9 @@ protected:
                                     {loop->var.get(), loop->min}}));
         Expr next = loop->var + makeInt(1, loop->var.type());
         Stmt fetch = substitute(
-            body, VarMap{{loop->var.get(), next},
-                         {e.writeVar.get(), makeBinary(ExprKind::FloorMod, next - loop->min, two)}});
+            body,
+            VarMap{{loop->var.get(), next},
+                   {e.writeVar.get(), makeBinary(ExprKind::FloorMod, next - loop->min, two)}});
         fetch = makeAttr(kWrite, op->target, makeInt(1), fetch, op->ref);
         return makeIfThenElse(makeBinary(ExprKind::LT, next, loop->min + loop->extent), fetch);
     }
@@ -154,11 +155,11 @@ protected:
 
 private:
     struct Entry {
-        Expr stride;           // elements of one copy
-        Buffer buffer;         // both copies
+        Expr stride;   // elements of one copy
+        Buffer buffer; // both copies
         const ForNode* loop = nullptr;
-        Var writeVar;          // which copy the fetch writes, substituted per iteration
-        Expr read;             // which copy the iteration reads: (loop - min) % 2
+        Var writeVar; // which copy the fetch writes, substituted per iteration
+        Expr read;    // which copy the iteration reads: (loop - min) % 2
     };
 
     // Removes the fetches (for the last iteration, which has no next).
