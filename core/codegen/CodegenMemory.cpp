@@ -42,12 +42,7 @@ llvm::Align Codegen::rampAlign(DataType elem, const Expr& index)
     const std::int64_t bytes = std::int64_t{r->lanes} * elem.bytes();
     if (bytes > 16 || (bytes & (bytes - 1)) != 0) return element;
     // Every buffer of a kernel starts at least 16-byte aligned (parameters, shared, local).
-    Expr base = r->base;
-    VarSet lets;
-    for (auto& [v, value] : m_letValues)
-        lets.insert(v);
-    for (int depth = 0; depth < 8 && usesAnyVar(base, lets); ++depth)
-        base = substitute(base, m_letValues);
+    const Expr base = substituteLets(r->base, m_letValues);
     return modularSet(base).divisibleBy(r->lanes) ? llvm::Align(static_cast<std::uint64_t>(bytes))
                                                   : element;
 }

@@ -288,14 +288,9 @@ private:
     }
 
     // Whether `e` (with the let-bound variables in scope) is a multiple of n.
-    bool multipleOf(Expr e, std::int64_t n) const
+    bool multipleOf(const Expr& e, std::int64_t n) const
     {
-        VarSet lets;
-        for (auto& [v, value] : m_lets)
-            lets.insert(v);
-        for (int depth = 0; depth < 8 && usesAnyVar(e, lets); ++depth)
-            e = substitute(e, m_lets);
-        return modularSet(e).divisibleBy(n);
+        return modularSet(substituteLets(e, m_lets)).divisibleBy(n);
     }
 
     std::string binary(const char* op, const std::string& a, const std::string& b)
@@ -455,7 +450,7 @@ private:
     std::set<std::string>& m_used;
     std::unordered_map<const void*, std::string> m_names;
     std::unordered_map<const void*, std::string> m_threadTags;
-    std::unordered_map<const VarNode*, Expr> m_lets;
+    VarMap m_lets;
     std::ostringstream m_out;
 };
 

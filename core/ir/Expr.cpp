@@ -198,6 +198,17 @@ Expr makeCall(DataType t, CallOp op, std::vector<Expr> args)
 
 Expr makeTensorLoad(Tensor t, std::vector<Expr> indices); // defined in te/Tensor.cpp
 
+Buffer makeFlatBuffer(std::string name, DataType t, Expr size, std::string scope)
+{
+    auto b = std::make_shared<BufferNode>();
+    b->data = Var(name, DataType::handle());
+    b->name = std::move(name);
+    b->dtype = t;
+    b->shape = {std::move(size)};
+    b->scope = std::move(scope);
+    return b;
+}
+
 Expr makeBufferLoad(Buffer b, std::vector<Expr> indices)
 {
     LS_ASSERT(b, "load from no buffer");

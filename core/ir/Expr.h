@@ -269,6 +269,8 @@ Expr makeCast(DataType t, Expr v);
 Expr makeCall(DataType t, CallOp op, std::vector<Expr> args);
 Expr makeTensorLoad(Tensor t, std::vector<Expr> indices);
 Expr makeBufferLoad(Buffer b, std::vector<Expr> indices);
+// New storage of `size` elements (one flat dimension), its data variable named as the buffer.
+Buffer makeFlatBuffer(std::string name, DataType t, Expr size, std::string scope);
 Expr makeRamp(Expr base, Expr stride, int lanes);
 Expr makeBroadcast(Expr v, int lanes);
 Expr makeLet(Var v, Expr value, Expr body);

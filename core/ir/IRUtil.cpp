@@ -342,4 +342,62 @@ int exprSize(const Expr& e)
     return n;
 }
 
+Expr substituteLets(Expr e, const VarMap& lets)
+{
+    VarSet bound;
+    for (auto& [v, value] : lets)
+        bound.insert(v);
+    for (int depth = 0; depth < 8 && usesAnyVar(e, bound); ++depth)
+        e = substitute(e, lets);
+    return e;
+}
+
+namespace {
+
+// Statements only: expressions are not entered.
+class StmtSearch : public IRVisitor {
+public:
+    explicit StmtSearch(const std::function<bool(const StmtNode*)>& pred) : m_pred(pred) {}
+    bool found = false;
+
+protected:
+    void visitLeaf(const Expr&) override {}
+    void visitBinary(const BinaryNode*) override {}
+#define LS_IR_SKIP_EXPR(Kind)                                                                      \
+    void visit##Kind(const Kind##Node*) override {}
+    LS_IR_NODE_EXPRS(LS_IR_SKIP_EXPR)
+#undef LS_IR_SKIP_EXPR
+#define LS_IR_SEARCH_STMT(Kind)                                                                    \
+    void visit##Kind(const Kind##Node* op) override                                                \
+    {                                                                                              \
+        if (found) return;                                                                         \
+        if (m_pred(op)) {                                                                          \
+            found = true;                                                                          \
+            return;                                                                                \
+        }                                                                                          \
+        IRVisitor::visit##Kind(op);                                                                \
+    }
+    LS_IR_STMTS(LS_IR_SEARCH_STMT)
+#undef LS_IR_SEARCH_STMT
+
+private:
+    const std::function<bool(const StmtNode*)>& m_pred;
+};
+
+} // namespace
+
+bool anyStmt(const Stmt& s, const std::function<bool(const StmtNode*)>& pred)
+{
+    StmtSearch search(pred);
+    search.visit(s);
+    return search.found;
+}
+
+bool anyAttr(const Stmt& s, const std::function<bool(const AttrNode*)>& pred)
+{
+    return anyStmt(s, [&](const StmtNode* n) {
+        return n->kind == StmtKind::Attr && pred(static_cast<const AttrNode*>(n));
+    });
+}
+
 } // namespace loopscope

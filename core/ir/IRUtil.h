@@ -36,6 +36,16 @@ void collectVars(const Expr& e, VarSet* out);
 // use it.
 Var findVar(const Stmt& s, const void* node);
 
+// `e` with the let-bound variables of `lets` replaced by their values, through lets bound to other
+// lets (at most 8 levels deep): for reasoning about an index where lets are in scope.
+Expr substituteLets(Expr e, const VarMap& lets);
+
+// Whether some statement of `s` (itself included) satisfies `pred`; the walk reads statements
+// only and stops at the first.
+bool anyStmt(const Stmt& s, const std::function<bool(const StmtNode*)>& pred);
+// Whether `s` holds an attribute statement satisfying `pred`.
+bool anyAttr(const Stmt& s, const std::function<bool(const AttrNode*)>& pred);
+
 // Number of nodes, a measure of how much work an expression is.
 int exprSize(const Expr& e);
 

@@ -171,13 +171,7 @@ private:
         }
         const DataType t = s.op->dtype;
         auto temp = [&](const std::string& name) {
-            auto b = std::make_shared<BufferNode>();
-            b->name = name;
-            b->dtype = t;
-            b->shape = {makeInt(1)};
-            b->data = Var(name, DataType::handle());
-            b->scope = "local";
-            return Buffer(b);
+            return makeFlatBuffer(name, t, makeInt(1), "local");
         };
         Expr source = substitute(reduce.source, sub);
         Expr cond = reduce.condition.defined() ? substitute(reduce.condition, sub) : Expr();
@@ -216,29 +210,19 @@ private:
         }
         Stmt store = makeIfThenElse(
             first, makeTensorStore(s.op, index, makeBufferLoad(result, {makeInt(0)})));
+        // The output's own bounds: the checks that name no reduction loop or reducing thread.
+        VarSet reducing;
+        for (const IterVarNode* iv : inThread)
+            reducing.insert(iv->var.get());
+        for (const Expr& v : threads)
+            reducing.insert(v.as<VarNode>());
         std::vector<Expr> outputPreds;
         for (const Expr& p : preds)
-            if (!usesAnyOf(p, inThread, threads)) outputPreds.push_back(p);
+            if (!usesAnyVar(p, reducing)) outputPreds.push_back(p);
         steps.push_back(wrapIfs(outputPreds, store));
         Stmt body = makeAllocate(result, makeSeq(steps));
         if (partial) body = makeAllocate(partial, body);
         return wrapLoops(s, 0, s.leafIterVars.size(), body, vars, inThread, true);
-    }
-
-    // Whether `e` uses the variable of a loop in `loops` or one of `vars`.
-    static bool usesAnyOf(const Expr& e, const std::unordered_set<const IterVarNode*>& loops,
-                          const std::vector<Expr>& vars)
-    {
-        bool found = false;
-        forEachExpr(e, [&](const Expr& x) {
-            auto* v = x.as<VarNode>();
-            if (!v) return;
-            for (auto* iv : loops)
-                if (iv->var.get() == v) found = true;
-            for (const Expr& t : vars)
-                if (t.get() == v) found = true;
-        });
-        return found;
     }
 
     void checkLoopKinds(const Stage& s) const

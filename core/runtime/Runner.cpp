@@ -4,7 +4,6 @@
 #include "ir/IRUtil.h"
 #include "ir/Limits.h"
 #include "lower/gpu/EmulateThreads.h"
-#include "lower/gpu/ThreadAllreduce.h"
 #include "lower/gpu/ThreadSync.h"
 #include "runtime/FlopCount.h"
 #include "runtime/Reference.h"
@@ -131,7 +130,7 @@ std::unique_ptr<PreparedRun> PreparedRun::prepare(const Program& program, const 
         // would put in, so that a missing or misplaced one gives a wrong result; reductions
         // across threads as their GPU code does them, each shuffle an exchange through shared
         // memory.
-        compiled.body = emulateThreadsOnCpu(lowerForDevice(compiled.body, true));
+        compiled.body = programForCpu(compiled.body);
         r->m_notes.push_back("the GPU kernels run on this CPU to be checked (blocks in turn, the "
                              "threads of a block in turn between barriers): these times are not "
                              "GPU times");

@@ -4,8 +4,6 @@
 
 #include "lower/Lower.h"
 #include "lower/gpu/EmulateThreads.h"
-#include "lower/gpu/ThreadAllreduce.h"
-#include "lower/gpu/ThreadSync.h"
 #include "runtime/Runner.h"
 #include "te/Program.h"
 
@@ -180,7 +178,7 @@ CaseOutcome compileScriptFor(const std::string& script, const std::string& targe
             out.lowerMs += msSince(t0);
             t0 = std::chrono::steady_clock::now();
             // GPU kernels compile for a CPU as they are checked there: as loops.
-            if (launchesThreads(f.body)) f.body = emulateThreadsOnCpu(lowerForDevice(f.body, true));
+            f.body = programForCpu(f.body);
             emitCode(f, EmitKind::Assembly, target);
             out.compileMs += msSince(t0);
         } catch (...) {

@@ -1,5 +1,8 @@
 #include "lower/gpu/EmulateThreads.h"
 
+#include "lower/gpu/ThreadAllreduce.h"
+#include "lower/gpu/ThreadSync.h"
+
 #include "ir/Diagnostic.h"
 #include "ir/IRMutator.h"
 #include "ir/IRUtil.h"
@@ -32,23 +35,9 @@ Var launchedVar(const AttrNode* op)
     return v.defined() ? v : Var(op->target);
 }
 
-class SyncFinder : public IRVisitor {
-public:
-    bool found = false;
-
-protected:
-    void visitAttr(const AttrNode* op) override
-    {
-        if (op->key == "tvm_storage_sync") found = true;
-        if (!found) IRVisitor::visitAttr(op);
-    }
-};
-
 bool hasSync(const Stmt& s)
 {
-    SyncFinder f;
-    f.visit(s);
-    return f.found;
+    return anyAttr(s, [](const AttrNode* a) { return a->key == "tvm_storage_sync"; });
 }
 
 // Gives every thread its own part of each local buffer of a kernel: an access at i becomes an
@@ -365,6 +354,11 @@ private:
 Stmt emulateThreadsOnCpu(const Stmt& s)
 {
     return Emulator().mutate(s);
+}
+
+Stmt programForCpu(const Stmt& s)
+{
+    return launchesThreads(s) ? emulateThreadsOnCpu(lowerForDevice(s, true)) : s;
 }
 
 } // namespace loopscope

@@ -13,4 +13,8 @@ namespace loopscope {
 // inside a loop or branch whose bounds depend on the thread (a GPU would hang there too).
 Stmt emulateThreadsOnCpu(const Stmt& s);
 
+// A lowered program as the CPU runs it: a GPU program through the device lowering tvm.build adds
+// (lowerForDevice, shuffles as exchanges) and then as CPU loops; any other program as it is.
+Stmt programForCpu(const Stmt& s);
+
 } // namespace loopscope

@@ -93,14 +93,7 @@ private:
         a.store = store;
         a.elementBytes = b->dtype.bytes();
         a.lanes = index.type().lanes;
-        Expr flat = index;
-        for (int depth = 0; depth < 8 && !m_lets.empty(); ++depth) {
-            VarSet lets;
-            for (auto& [v, value] : m_lets)
-                lets.insert(v);
-            if (!usesAnyVar(flat, lets)) break;
-            flat = substitute(flat, m_lets);
-        }
+        const Expr flat = substituteLets(index, m_lets);
         // Lane l of the first warp: its thread indices, x fastest.
         const std::int64_t threads = m_block[0] * m_block[1] * m_block[2];
         const int lanes = static_cast<int>(std::min<std::int64_t>(kWarp, threads));
@@ -168,7 +161,7 @@ private:
     int m_depth = 0;
     std::vector<Thread> m_threads;
     std::array<std::int64_t, 3> m_block{1, 1, 1};
-    std::unordered_map<const VarNode*, Expr> m_lets;
+    VarMap m_lets;
     const StmtNode* m_stmt = nullptr;
 };
 

@@ -25,13 +25,7 @@ struct Launch {
 
 Buffer newBuffer(const std::string& name, DataType t, std::int64_t size, const std::string& scope)
 {
-    auto b = std::make_shared<BufferNode>();
-    b->name = name;
-    b->dtype = t;
-    b->shape = {makeInt(size)};
-    b->data = Var(name, DataType::handle());
-    b->scope = scope;
-    return b;
+    return makeFlatBuffer(name, t, makeInt(size), scope);
 }
 
 Expr at(const Buffer& b, Expr index = makeInt(0))
@@ -137,7 +131,7 @@ private:
         const bool warp = fourBytes && contiguous == n &&
                           (kWarp % n == 0 || (n % kWarp == 0 && n <= kWarp * kWarp) ||
                            (group.extent == 1 && n <= kWarp));
-        if (!warp) return tree(r, identity, value, dst, red, group);
+        if (!warp) return tree(r, value, dst, red, group);
         if (n <= kWarp) {
             std::vector<Stmt> steps{put(dst, makeInt(0), value)};
             Buffer mask, tmp;
@@ -205,10 +199,9 @@ private:
 
     // A tree in shared memory: every thread stores its value, then halving steps; each step's
     // reads of another thread's slot get their barrier from insertThreadSyncs.
-    Stmt tree(ReduceOp r, const Expr& identity, const Expr& value, const Buffer& dst,
-              const ThreadSet& red, const ThreadSet& group)
+    Stmt tree(ReduceOp r, const Expr& value, const Buffer& dst, const ThreadSet& red,
+              const ThreadSet& group)
     {
-        (void)identity;
         const std::int64_t n = red.extent;
         Buffer buf = newBuffer("red_buf0", value.type(), n * group.extent, "shared");
         Expr base = group.extent == 1 ? makeInt(0) : group.index * makeInt(n);

@@ -300,18 +300,6 @@ protected:
     }
 };
 
-class LaunchFinder : public IRVisitor {
-public:
-    bool found = false;
-
-protected:
-    void visitAttr(const AttrNode* op) override
-    {
-        if (op->key == "thread_extent") found = true;
-        if (!found) IRVisitor::visitAttr(op);
-    }
-};
-
 } // namespace
 
 Stmt insertThreadSyncs(const Stmt& s)
@@ -321,9 +309,7 @@ Stmt insertThreadSyncs(const Stmt& s)
 
 bool launchesThreads(const Stmt& s)
 {
-    LaunchFinder f;
-    f.visit(s);
-    return f.found;
+    return anyAttr(s, [](const AttrNode* a) { return a->key == "thread_extent"; });
 }
 
 } // namespace loopscope

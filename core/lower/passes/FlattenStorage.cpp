@@ -81,12 +81,7 @@ protected:
         f.strides = stridesFor(extents, it == m_aligns.end() ? std::vector<DimAlign>{} : it->second,
                                &total);
         f.mins = mins;
-        auto buf = std::make_shared<BufferNode>();
-        buf->name = op->tensor->name;
-        buf->dtype = op->tensor->dtype;
-        buf->shape = {total};
-        buf->data = Var(op->tensor->name, DataType::handle());
-        buf->scope = op->scope;
+        Buffer buf = makeFlatBuffer(op->tensor->name, op->tensor->dtype, total, op->scope);
         f.flat = buf;
         m_tensors[op->tensor.get()] = f;
         Stmt body = mutate(op->body);

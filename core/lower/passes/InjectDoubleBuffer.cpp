@@ -28,20 +28,12 @@ protected:
 
 bool launchesOrAllocates(const Stmt& s)
 {
-    class Finder : public IRVisitor {
-    public:
-        bool found = false;
-
-    protected:
-        void visitAttr(const AttrNode* op) override
-        {
-            found |= op->key == "thread_extent" || op->key == "virtual_thread";
-            if (!found) IRVisitor::visitAttr(op);
-        }
-        void visitAllocate(const AllocateNode*) override { found = true; }
-    } f;
-    f.visit(s);
-    return f.found;
+    return anyStmt(s, [](const StmtNode* n) {
+        if (n->kind == StmtKind::Allocate) return true;
+        if (n->kind != StmtKind::Attr) return false;
+        const std::string& key = static_cast<const AttrNode*>(n)->key;
+        return key == "thread_extent" || key == "virtual_thread";
+    });
 }
 
 class Injector : public IRMutator {

@@ -607,20 +607,9 @@ private:
 // meaning (TVM's vectorizer cannot widen them either), and such a loop stays serial.
 bool holdsThreadWork(const Stmt& s)
 {
-    class Finder : public IRVisitor {
-    public:
-        bool found = false;
-
-    protected:
-        void visitAttr(const AttrNode* op) override
-        {
-            found |= op->key == "reduce_scope" || op->key == "thread_extent" ||
-                     op->key == "virtual_thread";
-            if (!found) IRVisitor::visitAttr(op);
-        }
-    } f;
-    f.visit(s);
-    return f.found;
+    return anyAttr(s, [](const AttrNode* a) {
+        return a->key == "reduce_scope" || a->key == "thread_extent" || a->key == "virtual_thread";
+    });
 }
 
 // Finds the vectorized loops; loop ranges around them are known when their bodies are simplified.

@@ -7,15 +7,10 @@
 #include "lower/gpu/ThreadAllreduce.h"
 #include "te/Program.h"
 
+#include "support/Occurrences.h"
 #include "support/SourceFiles.h"
 
 #include <gtest/gtest.h>
-
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-
-namespace fs = std::filesystem;
 
 namespace loopscope {
 namespace {
@@ -32,14 +27,6 @@ PrimFunc gpuFunction(const std::string& script, const std::string& variant = "")
     return f;
 }
 
-int count(const std::string& text, const std::string& what)
-{
-    int n = 0;
-    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
-        ++n;
-    return n;
-}
-
 std::int64_t constant(const Expr& e)
 {
     std::int64_t v = -1;
@@ -49,13 +36,12 @@ std::int64_t constant(const Expr& e)
 
 TEST(Nvptx, VectorAddIsOneKernelOverBlocksAndThreads)
 {
-    PrimFunc f = gpuFunction(
-        readText(fs::path(LOOPSCOPE_SOURCE_DIR) / "tests/data/tvm-gpu/vector_add_bind.py"));
+    PrimFunc f = gpuFunction(readSourceFile("tests/data/tvm-gpu/vector_add_bind.py"));
     PtxModule m = generatePtx(f, GpuTarget{"cuda", 80});
     EXPECT_EQ(m.arch, "sm_80");
     EXPECT_NE(m.ptx.find(".target sm_80"), std::string::npos) << m.ptx;
     EXPECT_NE(m.ptx.find(".visible .entry main_kernel("), std::string::npos) << m.ptx;
-    EXPECT_EQ(count(m.ptx, ".param .u64"), 3) << m.ptx;
+    EXPECT_EQ(testsupport::occurrences(m.ptx, ".param .u64"), 3u) << m.ptx;
     EXPECT_NE(m.ptx.find("%tid.x"), std::string::npos);
     EXPECT_NE(m.ptx.find("%ctaid.x"), std::string::npos);
     EXPECT_EQ(m.ptx.find("bar.sync"), std::string::npos);
@@ -71,16 +57,16 @@ TEST(Nvptx, VectorAddIsOneKernelOverBlocksAndThreads)
 
 TEST(Nvptx, SharedTilesLiveInSharedMemoryBetweenBarriers)
 {
-    PrimFunc f = gpuFunction(
-        readText(fs::path(LOOPSCOPE_SOURCE_DIR) / "tests/data/gpu/matmul_shared.py"), "shared");
+    PrimFunc f = gpuFunction(readSourceFile("tests/data/gpu/matmul_shared.py"), "shared");
     PtxModule m = generatePtx(f, GpuTarget{"cuda", 90});
     EXPECT_NE(m.ptx.find(".version 7.8"), std::string::npos) << m.ptx;
     EXPECT_NE(m.ptx.find(".shared .align 16 .b8 A_shared[1024]"), std::string::npos) << m.ptx;
     EXPECT_NE(m.ptx.find("st.shared.f32"), std::string::npos);
     EXPECT_NE(m.ptx.find("ld.shared.f32"), std::string::npos);
     // Two barriers per step of k_outer (before the fetch, before the products), four steps.
-    EXPECT_EQ(count(m.ptx, "bar.sync"), 8) << m.ptx;
-    EXPECT_GT(count(m.ptx, "fma.rn.f32"), 0) << "multiply-adds fuse, as nvcc's -fmad=true";
+    EXPECT_EQ(testsupport::occurrences(m.ptx, "bar.sync"), 8u) << m.ptx;
+    EXPECT_GT(testsupport::occurrences(m.ptx, "fma.rn.f32"), 0u)
+        << "multiply-adds fuse, as nvcc's -fmad=true";
     ASSERT_EQ(m.kernels.size(), 1u);
     EXPECT_EQ(m.kernels[0].sharedBytes, 2048);
     EXPECT_EQ(constant(m.kernels[0].grid[1]), 4);
@@ -95,10 +81,12 @@ TEST(Nvptx, ReductionsAcrossThreadsShuffleWithTheSyncFormsOnEveryArchitecture)
         SCOPED_TRACE(sm);
         PtxModule m = generatePtx(gpuFunction(script, "warps"), GpuTarget{"cuda", sm});
         // Five steps within each warp, two over the three warps' results.
-        EXPECT_EQ(count(m.ptx, "shfl.sync.down.b32"), 7) << m.ptx;
-        EXPECT_EQ(count(m.ptx, "shfl.down"), 0) << "the forms without .sync abort LLVM 16";
-        EXPECT_GT(count(m.ptx, "activemask.b32"), 0);
-        EXPECT_GE(count(m.ptx, "bar.sync"), 2) << "the warps' results pass through shared memory";
+        EXPECT_EQ(testsupport::occurrences(m.ptx, "shfl.sync.down.b32"), 7u) << m.ptx;
+        EXPECT_EQ(testsupport::occurrences(m.ptx, "shfl.down"), 0u)
+            << "the forms without .sync abort LLVM 16";
+        EXPECT_GT(testsupport::occurrences(m.ptx, "activemask.b32"), 0u);
+        EXPECT_GE(testsupport::occurrences(m.ptx, "bar.sync"), 2u)
+            << "the warps' results pass through shared memory";
         if (sm == 50) {
             EXPECT_NE(m.ptx.find(".version 6.3"), std::string::npos) << m.ptx;
         }
@@ -106,12 +94,13 @@ TEST(Nvptx, ReductionsAcrossThreadsShuffleWithTheSyncFormsOnEveryArchitecture)
         EXPECT_EQ(m.kernels[0].sharedBytes, 16) << "red_buf_staging[3] and red_result[1]";
     }
     PtxModule tree = generatePtx(gpuFunction(script, "tree"), GpuTarget{"cuda", 80});
-    EXPECT_EQ(count(tree.ptx, "shfl."), 0);
+    EXPECT_EQ(testsupport::occurrences(tree.ptx, "shfl."), 0u);
     EXPECT_EQ(tree.kernels[0].sharedBytes, 48 * 4);
     PtxModule warp = generatePtx(gpuFunction(script, "warp"), GpuTarget{"cuda", 80});
-    EXPECT_EQ(count(warp.ptx, "shfl.sync.down.b32"), 5);
-    EXPECT_EQ(count(warp.ptx, "shfl.sync.idx.b32"), 1) << "the result broadcast from lane 0";
-    EXPECT_EQ(count(warp.ptx, "bar.sync"), 0) << warp.ptx;
+    EXPECT_EQ(testsupport::occurrences(warp.ptx, "shfl.sync.down.b32"), 5u);
+    EXPECT_EQ(testsupport::occurrences(warp.ptx, "shfl.sync.idx.b32"), 1u)
+        << "the result broadcast from lane 0";
+    EXPECT_EQ(testsupport::occurrences(warp.ptx, "bar.sync"), 0u) << warp.ptx;
 }
 
 // LLVM 16's NVPTX back end aborts on llvm.exp, llvm.log and llvm.pow: these come from libclc,

@@ -11,11 +11,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
+#include <functional>
 #include <map>
-#include <sstream>
-
-namespace fs = std::filesystem;
 
 namespace loopscope {
 namespace {
@@ -27,11 +24,37 @@ bool allOk(const std::vector<OutputCheck>& checks)
     return !checks.empty();
 }
 
+// Runs a variant's lowered program on the CPU as `asCpu` makes it, in place of the run's own,
+// and says whether its outputs pass the check; then whether they do after the run's own program.
+struct Checks {
+    bool altered = false, own = false;
+};
+Checks checkAlteredThenOwn(const Program& program, const Variant& v,
+                           const std::function<Stmt(const Stmt&)>& asCpu)
+{
+    auto jit = createRuntimeJit();
+    RunConfig config;
+    config.jit = jit.get();
+    auto run = PreparedRun::prepare(program, v, config);
+    PrimFunc altered = run->lowered().func;
+    altered.body = asCpu(altered.body);
+    auto kernel = jit->compile(altered, 3, false);
+    std::vector<void*> pointers;
+    for (auto& b : run->buffers())
+        pointers.push_back(const_cast<void*>(b.data()));
+    kernel->run(pointers.data(), nullptr);
+    Checks out;
+    out.altered = allOk(run->check());
+    run->run();
+    out.own = allOk(run->check());
+    return out;
+}
+
 class GpuEmulation : public testing::TestWithParam<const char*> {};
 
 TEST_P(GpuEmulation, EveryVariantMatchesTheReference)
 {
-    EvalResult r = evaluateScript(readText(fs::path(LOOPSCOPE_SOURCE_DIR) / GetParam()));
+    EvalResult r = evaluateScript(readSourceFile(GetParam()));
     ASSERT_TRUE(r.ok) << r.error.message;
     auto jit = createRuntimeJit();
     RunConfig config;
@@ -57,34 +80,14 @@ INSTANTIATE_TEST_SUITE_P(Scripts, GpuEmulation,
 
 TEST(GpuEmulation, WithoutBarriersTheSharedTilesAreReadBeforeTheyAreFetched)
 {
-    EvalResult r = evaluateScript(
-        readText(fs::path(LOOPSCOPE_SOURCE_DIR) / "tests/data/gpu/matmul_shared.py"));
+    EvalResult r = evaluateScript(readSourceFile("tests/data/gpu/matmul_shared.py"));
     ASSERT_TRUE(r.ok) << r.error.message;
     const Variant* v = r.program.findVariant("shared");
     ASSERT_NE(v, nullptr);
-    auto jit = createRuntimeJit();
-    RunConfig config;
-    config.jit = jit.get();
-    auto run = PreparedRun::prepare(r.program, *v, config);
-
-    PrimFunc unsynced = run->lowered().func;
-    unsynced.body = emulateThreadsOnCpu(unsynced.body);
-    auto kernel = jit->compile(unsynced, 3, false);
-    std::vector<void*> pointers;
-    for (auto& b : run->buffers())
-        pointers.push_back(const_cast<void*>(b.data()));
-    kernel->run(pointers.data(), nullptr);
-    EXPECT_FALSE(allOk(run->check()));
-
-    run->run();
-    EXPECT_TRUE(allOk(run->check()));
+    const Checks c = checkAlteredThenOwn(r.program, *v, emulateThreadsOnCpu);
+    EXPECT_FALSE(c.altered);
+    EXPECT_TRUE(c.own);
 }
-
-} // namespace
-} // namespace loopscope
-
-namespace loopscope {
-namespace {
 
 // A reduction across threads whose shuffles exchange values without barriers between the
 // writes and the reads gives wrong sums: the check sees what a missing barrier would do.
@@ -96,29 +99,13 @@ TEST(GpuEmulation, ShufflesWithoutBarriersReadValuesNotYetExchanged)
         SCOPED_TRACE(name);
         const Variant* v = r.program.findVariant(name);
         ASSERT_NE(v, nullptr);
-        auto jit = createRuntimeJit();
-        RunConfig config;
-        config.jit = jit.get();
-        auto run = PreparedRun::prepare(r.program, *v, config);
-        PrimFunc unsynced = run->lowered().func;
-        unsynced.body = emulateThreadsOnCpu(
-            exchangeShufflesInSharedMemory(lowerThreadAllreduce(unsynced.body)));
-        auto kernel = jit->compile(unsynced, 3, false);
-        std::vector<void*> pointers;
-        for (auto& b : run->buffers())
-            pointers.push_back(const_cast<void*>(b.data()));
-        kernel->run(pointers.data(), nullptr);
-        EXPECT_FALSE(allOk(run->check()));
-        run->run();
-        EXPECT_TRUE(allOk(run->check()));
+        const Checks c = checkAlteredThenOwn(r.program, *v, [](const Stmt& body) {
+            return emulateThreadsOnCpu(exchangeShufflesInSharedMemory(lowerThreadAllreduce(body)));
+        });
+        EXPECT_FALSE(c.altered);
+        EXPECT_TRUE(c.own);
     }
 }
-
-} // namespace
-} // namespace loopscope
-
-namespace loopscope {
-namespace {
 
 // The GPU samples at sizes the CPU checks in seconds: every variant matches the reference.
 struct GpuSample {

@@ -9,11 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <fstream>
 #include <sstream>
-
-namespace fs = std::filesystem;
 
 namespace loopscope {
 namespace {
@@ -38,7 +34,7 @@ std::vector<std::string> outline(const Stmt& body, const LoweredFunc& f)
 
 LoweredFunc lowerVariant(const std::string& file, const std::string& variant)
 {
-    EvalResult r = evaluateScript(readText(fs::path(LOOPSCOPE_SOURCE_DIR) / file));
+    EvalResult r = evaluateScript(readSourceFile(file));
     EXPECT_TRUE(r.ok) << r.error.message;
     const Variant* v = r.program.findVariant(variant);
     EXPECT_NE(v, nullptr);
