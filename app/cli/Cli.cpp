@@ -2,6 +2,7 @@
 
 #include "codegen/Codegen.h"
 #include "ir/Limits.h"
+#include "runtime/GpuRun.h"
 #include "runtime/RuntimeJit.h"
 #include "runtime/VariantRun.h"
 
@@ -271,15 +272,16 @@ std::vector<const Variant*> selectVariants(const Options& o, const Program& p)
     return out;
 }
 
-// GPU kernels are checked on the CPU, not timed on a GPU; say so once per variant.
+// GPU kernels run on a GPU, or are checked on this CPU and not timed; say so once per variant.
 void noteThreadBindings(const Options& o, const Variant& v)
 {
     for (auto& st : v.steps) {
         if (st.primitive != "bind") continue;
         std::cerr << o.file << ":" << st.loc.line << ":" << st.loc.col << ": note: variant '"
                   << v.name
-                  << "' binds loops to GPU thread axes; its kernels run on this CPU to be checked, "
-                     "and its times are not GPU times\n";
+                  << "' binds loops to GPU thread axes; its kernels run on the GPU where there is "
+                     "one (through loopscope-runner), else they are checked on this CPU and not "
+                     "timed\n";
         return;
     }
 }
@@ -299,6 +301,12 @@ json parametersJson(const Program& p, const Options& o)
     for (auto& [name, value] : o.symbols)
         params[name] = value;
     return params;
+}
+
+GpuRunner& cliGpu()
+{
+    static GpuRunner gpu({GpuRunner::find("/proc/self/exe")});
+    return gpu;
 }
 
 Jit& cliJit(const Options& o)

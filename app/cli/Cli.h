@@ -17,6 +17,7 @@
 #include <vector>
 
 namespace loopscope {
+class GpuRunner;
 class Jit;
 } // namespace loopscope
 
@@ -134,5 +135,8 @@ json parametersJson(const Program& p, const Options& o);
 // The command-line tool's JIT, made on first use (commands that only lower need none), for the
 // CPU model the command's --target names.
 Jit& cliJit(const Options& o);
+// The GPU runner GPU variants run on (loopscope-runner beside this program), started when one
+// first needs it.
+GpuRunner& cliGpu();
 
 } // namespace loopscope::cli

@@ -33,6 +33,7 @@ VariantOutcome runVariant(const RunOptions& o, const Program& p, const Variant& 
     VariantRunOptions options;
     options.config.symbols = o.symbols;
     options.config.jit = &cliJit(o);
+    options.config.gpu = &cliGpu();
     options.check = o.check;
     options.time = timed;
     options.benchmark.repeat = o.repeat;

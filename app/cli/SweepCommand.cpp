@@ -65,7 +65,7 @@ int sweep(SweepArgs& o)
     }
     SweepResult result;
     try {
-        result = runSweep(cliJit(o), request, nullptr, hooks);
+        result = runSweep(cliJit(o), request, nullptr, &cliGpu(), hooks);
     } catch (const UserError& e) {
         if (e.loc().line > 0)
             reportDiagnostic(o, e.diagnostic());

@@ -28,8 +28,8 @@ const CudaDriver* CudaDriver::load(std::string* why)
     void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
         const char* e = dlerror();
-        failure =
-            std::string("no NVIDIA driver here (libcuda.so.1: ") + (e ? e : "not found") + ")";
+        failure = std::string("no NVIDIA driver here (") +
+                  (e ? e : "libcuda.so.1 cannot be loaded") + ")";
         *why = failure;
         return nullptr;
     }

@@ -3,6 +3,7 @@
 // JSON lines on stdout (see RequestHandler.h); stderr is free text for logs. Exits at end of input.
 #include "RequestHandler.h"
 #include "Version.h"
+#include "runtime/GpuRun.h"
 
 #include <cerrno>
 #include <csignal>
@@ -14,6 +15,7 @@
 #include <deque>
 #include <utility>
 
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -145,7 +147,8 @@ int main(int argc, char** argv)
 
     // The protocol owns the original stdout; anything else that prints to stdout (a library,
     // generated code) ends up in the log on stderr instead of corrupting the protocol.
-    int protocol = ::dup(STDOUT_FILENO);
+    // Close-on-exec, so that a process it starts (the GPU runner) never holds the client's pipe.
+    int protocol = ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);
     if (protocol < 0 || ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
         std::cerr << "loopscope-worker: cannot set up its output: " << std::strerror(errno) << "\n";
         return 1;
@@ -154,6 +157,7 @@ int main(int argc, char** argv)
     const char* testing = std::getenv("LOOPSCOPE_WORKER_TESTING");
     loopscope::worker::HandlerOptions options;
     options.testing = testing && std::string(testing) == "1";
+    options.gpuRunner = {loopscope::GpuRunner::find("/proc/self/exe")};
     loopscope::worker::RequestHandler handler(options);
     if (options.testing) std::cerr << "loopscope-worker: testing hooks enabled\n";
 

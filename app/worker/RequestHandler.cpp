@@ -8,6 +8,7 @@
 #include "ir/Host.h"
 #include "ir/Limits.h"
 #include "lower/Lower.h"
+#include "runtime/GpuRun.h"
 #include "runtime/Microbench.h"
 #include "runtime/Replies.h"
 #include "runtime/RuntimeJit.h"
@@ -144,6 +145,14 @@ private:
 RequestHandler::RequestHandler(HandlerOptions options)
     : m_options(options), m_sweepCache(std::make_shared<SweepCache>())
 {
+}
+
+RequestHandler::~RequestHandler() = default;
+
+GpuRunner& RequestHandler::gpu() const
+{
+    if (!m_gpu) m_gpu = std::make_unique<GpuRunner>(m_options.gpuRunner);
+    return *m_gpu;
 }
 
 Jit& RequestHandler::jit() const
@@ -352,6 +361,7 @@ protocol::MeasureReply RequestHandler::measure(const protocol::MeasureRequest& r
     VariantRunOutcome out;
     try {
         options.config.jit = &jit();
+        options.config.gpu = &gpu();
         out = runVariant(program, *t.variant, options, hooks);
     } catch (const CodegenError& e) {
         Diagnostic d = cannotRunDiagnostic(*t.variant, e);
@@ -441,7 +451,7 @@ protocol::SweepReply RequestHandler::sweep(const protocol::SweepRequest& request
         if (m_betweenSweepPoints) m_betweenSweepPoints();
     };
     try {
-        return runSweep(jit(), request, m_sweepCache.get(), hooks);
+        return runSweep(jit(), request, m_sweepCache.get(), &gpu(), hooks);
     } catch (const UserError& e) {
         if (e.loc().line > 0) throw;
         badRequest(e.message());

@@ -27,8 +27,9 @@
 #include <vector>
 
 namespace loopscope {
+class GpuRunner;
 class PreparedRun;
-}
+} // namespace loopscope
 
 namespace loopscope::worker {
 
@@ -40,6 +41,9 @@ struct HandlerOptions {
     // internal_error: an internal invariant fails, as a bug in the core would). The
     // worker sets it only when the environment has LOOPSCOPE_WORKER_TESTING=1.
     bool testing = false;
+    // How to start the GPU runner GPU variants run on (its path; empty: none, so they are
+    // checked on this CPU and not timed).
+    std::vector<std::string> gpuRunner;
 };
 
 class RequestHandler {
@@ -48,6 +52,7 @@ public:
     using Emit = std::function<void(const std::string& line)>;
 
     explicit RequestHandler(HandlerOptions options = {});
+    ~RequestHandler();
 
     // Handles one line of input: emits progress lines and then exactly one result (nothing for
     // a blank line). Never throws; generated code it runs may still crash the process.
@@ -87,6 +92,8 @@ private:
     std::shared_ptr<SweepCache> m_sweepCache; // points measured by earlier "sweep" requests
     mutable std::unique_ptr<Jit> m_jit;       // made by the first request that compiles
     Jit& jit() const;
+    mutable std::unique_ptr<GpuRunner> m_gpu; // started by the first GPU variant's run
+    GpuRunner& gpu() const;
     std::function<void()> m_betweenSweepPoints;
     AwaitGo m_awaitGo;
 };

@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 
 #include <unistd.h>
 
@@ -131,9 +132,7 @@ std::unique_ptr<PreparedRun> PreparedRun::prepare(const Program& program, const 
         // across threads as their GPU code does them, each shuffle an exchange through shared
         // memory.
         compiled.body = programForCpu(compiled.body);
-        r->m_notes.push_back("the GPU kernels run on this CPU to be checked (blocks in turn, the "
-                             "threads of a block in turn between barriers): these times are not "
-                             "GPU times");
+        r->m_gpu = true;
     }
     r->m_kernel = config.jit->compile(compiled, config.optLevel, config.lineInfo);
     r->m_compileMs = msSince(t0);
@@ -141,7 +140,7 @@ std::unique_ptr<PreparedRun> PreparedRun::prepare(const Program& program, const 
     for (std::size_t i = 0; i < variant.args.size(); ++i) {
         const Tensor& t = variant.args[i];
         HostBuffer b(t->dtype, shapes[i]);
-        if (t->isPlaceholder()) b.fillRandom(config.seed * 7919 + i);
+        if (t->isPlaceholder()) b.fillRandom(r->inputSeed(i));
         r->m_buffers.push_back(std::move(b));
     }
     for (auto& b : r->m_buffers)
@@ -152,6 +151,14 @@ std::unique_ptr<PreparedRun> PreparedRun::prepare(const Program& program, const 
     }
     r->m_flops = flopCount(variant.snapshots.front().outputs(), r->m_symbols);
     return r;
+}
+
+void PreparedRun::setContents(std::size_t arg, const std::string& bytes)
+{
+    HostBuffer& b = m_buffers.at(arg);
+    LS_ASSERT(bytes.size() == static_cast<std::size_t>(b.byteSize()),
+              "contents of " << bytes.size() << " bytes for a buffer of " << b.byteSize());
+    std::memcpy(b.data(), bytes.data(), bytes.size());
 }
 
 void PreparedRun::run() const

@@ -18,6 +18,8 @@
 
 namespace loopscope {
 
+class GpuRunner;
+
 // The memory the machine has, in bytes (0 when it cannot be told).
 std::int64_t physicalMemoryBytes();
 
@@ -28,6 +30,9 @@ struct RunConfig {
     int optLevel = 3;      // LLVM optimization level
     Jit* jit = nullptr;    // compiles the kernel: required (see runtime/RuntimeJit.h)
     bool lineInfo = false; // the kernel knows its TIR lines (for profiles)
+    // Where GPU schedules run (runtime/GpuRun.h); without one, or without a GPU there, they are
+    // checked on this CPU and not timed.
+    GpuRunner* gpu = nullptr;
 };
 
 struct OutputCheck {
@@ -56,6 +61,14 @@ public:
     // Facts worth telling the user, e.g. a symbolic size that took its default value.
     const std::vector<std::string>& notes() const { return m_notes; }
     const std::vector<HostBuffer>& buffers() const { return m_buffers; }
+    const Variant& variant() const { return *m_variant; }
+    const SizeValues& symbols() const { return m_symbols; }
+    // The seed argument `arg`'s buffer is filled from when it is an input.
+    std::uint64_t inputSeed(std::size_t arg) const { return m_seed * 7919 + arg; }
+    // A GPU schedule: its kernels run here on the CPU (or on a GPU through runtime/GpuRun.h).
+    bool isGpu() const { return m_gpu; }
+    // Replaces argument `arg`'s contents with what a run elsewhere (a GPU) left in it.
+    void setContents(std::size_t arg, const std::string& bytes);
 
 private:
     PreparedRun() = default;
@@ -68,6 +81,7 @@ private:
     std::vector<std::int64_t> m_sizes; // the kernel's size parameters
     SizeValues m_symbols;
     std::uint64_t m_seed = 1;
+    bool m_gpu = false;
     double m_flops = 0, m_lowerMs = 0, m_compileMs = 0;
     std::vector<std::string> m_notes;
 };

@@ -3,6 +3,7 @@
 #include "codegen/Codegen.h"
 #include "runtime/BlasReference.h"
 #include "runtime/DnnlReference.h"
+#include "runtime/GpuRun.h"
 #include "runtime/Runner.h"
 #include "runtime/ThreadPool.h"
 #include "runtime/Traffic.h"
@@ -105,7 +106,7 @@ void SweepCache::clear()
     m_points.clear();
 }
 
-SweepResult runSweep(Jit& jit, const SweepRequest& request, SweepCache* cache,
+SweepResult runSweep(Jit& jit, const SweepRequest& request, SweepCache* cache, GpuRunner* gpu,
                      const SweepHooks& hooks)
 {
     SweepResult result;
@@ -252,6 +253,42 @@ SweepResult runSweep(Jit& jit, const SweepRequest& request, SweepCache* cache,
                     point.message = "not run: one run would take about " + seconds(predictedMs) +
                                     ", over the per-point limit (" + seconds(limitMs) + ")";
                     cacheable = false;
+                } else if (prepared->isGpu() && !(gpu && gpu->device())) {
+                    // No GPU: checked on this CPU, not timed.
+                    auto t0 = std::chrono::steady_clock::now();
+                    prepared->run();
+                    point.runMs = msSince(t0);
+                    point.message = kNoGpuNote;
+                    for (auto& c : prepared->check()) {
+                        if (c.result.ok) continue;
+                        point.failed = true;
+                        point.message = "wrong numbers: " +
+                                        (c.result.error.empty() ? c.result.firstMismatch
+                                                                : c.tensor + ": " + c.result.error);
+                        break;
+                    }
+                    point.checked = !point.failed;
+                    cacheable = false;
+                } else if (prepared->isGpu()) {
+                    BenchmarkOptions bo;
+                    bo.repeat = request.repeat;
+                    const Measurement m = runOnGpu(*prepared, *gpu, bo, nullptr);
+                    for (auto& c : prepared->check()) {
+                        if (c.result.ok) continue;
+                        point.failed = true;
+                        point.message = "wrong numbers: " +
+                                        (c.result.error.empty() ? c.result.firstMismatch
+                                                                : c.tensor + ": " + c.result.error);
+                        break;
+                    }
+                    point.checked = !point.failed;
+                    if (!point.failed && !m.msPerRun.empty()) {
+                        point.runMs = m.median;
+                        point.msMedian = m.median;
+                        point.msMin = m.min;
+                        point.msMax = m.max;
+                        point.gflops = point.flops / (m.median * 1e6);
+                    }
                 } else {
                     auto t0 = std::chrono::steady_clock::now();
                     prepared->run();

@@ -23,6 +23,8 @@
 
 namespace loopscope {
 
+class GpuRunner;
+
 // The variant name of the OpenBLAS reference points.
 inline constexpr const char* kBlasVariant = "OpenBLAS";
 // The variant name of the oneDNN points (a convolution's reference line).
@@ -70,8 +72,9 @@ struct SweepHooks {
 
 // Throws UserError for a document error or an unknown parameter / variant (at the first value).
 // A variant that cannot be compiled or run at a value is a failed point, not an error.
+// GPU variants run on `gpu`'s GPU; without one they are checked on this CPU and not timed.
 SweepResult runSweep(Jit& jit, const SweepRequest& request, SweepCache* cache = nullptr,
-                     const SweepHooks& hooks = {});
+                     GpuRunner* gpu = nullptr, const SweepHooks& hooks = {});
 
 // The CSV of a sweep: a header, then one row per point:
 // variant,<param...>,threads,ms_median,ms_min,ms_max,gflops,flops,bytes,intensity,checked,

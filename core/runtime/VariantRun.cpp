@@ -1,6 +1,7 @@
 #include "runtime/VariantRun.h"
 
 #include "ir/Printer.h"
+#include "runtime/GpuRun.h"
 
 #include <algorithm>
 #include <cctype>
@@ -117,6 +118,36 @@ VariantRunOutcome runVariant(const Program& program, const Variant& variant,
 
     if (hooks.beforeFirstRun) hooks.beforeFirstRun(*prepared, options);
     double done = compileWeight / totalWeight;
+    if (prepared->isGpu()) {
+        GpuRunner* gpu = options.config.gpu;
+        if (gpu && gpu->device()) {
+            // On the GPU: one request runs it, times it, and returns the outputs to check.
+            report(RunPhase::Timing, done);
+            BenchmarkOptions timing = options.benchmark;
+            if (!options.time) timing.repeat = 0;
+            std::string note;
+            const Measurement m = runOnGpu(*prepared, *gpu, timing, &note);
+            out.notes.push_back(note);
+            out.runMs = m.msPerRun.empty() ? 0.0 : m.median;
+            if (hooks.afterFirstRun) hooks.afterFirstRun(*prepared);
+            if (options.check) {
+                out.checkRan = true;
+                out.checks = prepared->check();
+                out.wrong = std::any_of(out.checks.begin(), out.checks.end(),
+                                        [](const OutputCheck& c) { return !c.result.ok; });
+            }
+            if (options.time && !out.wrong && !m.msPerRun.empty()) out.timing = m;
+            return out;
+        }
+        // No GPU: the kernels run on this CPU, blocks in turn and the threads of a block in
+        // turn between barriers, to be checked; their CPU times say nothing of a GPU's.
+        std::string note = kNoGpuNote;
+        const std::string why = gpu ? gpu->unavailable() : std::string();
+        if (!why.empty()) note += " (" + why + ")";
+        out.notes.push_back(note);
+        options.check = true;
+        options.time = false;
+    }
     report(options.check || !options.time ? RunPhase::Checking : RunPhase::Timing, done);
     auto t0 = std::chrono::steady_clock::now();
     prepared->run();

@@ -1,21 +1,10 @@
 #include "tune/Measure.h"
 
 #include "protocol/Codec.h"
+#include "protocol/LineProcess.h"
 #include "protocol/Protocol.h"
 
-#include <cerrno>
 #include <chrono>
-#include <csignal>
-#include <cstring>
-#include <filesystem>
-
-#include <fcntl.h>
-#include <poll.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-extern char** environ;
 
 namespace loopscope {
 
@@ -46,46 +35,10 @@ const char* statusName(MeasureOutcome::Status s)
     return "error";
 }
 
-std::string findProgramBeside(const std::string& selfExecutable, const std::string& name,
-                              const std::string& buildFolder, const char* environmentVariable)
-{
-    namespace fs = std::filesystem;
-    if (const char* env = std::getenv(environmentVariable); env && *env) return env;
-    std::error_code ec;
-    fs::path self = fs::canonical(selfExecutable, ec);
-    if (ec) self = fs::path(selfExecutable);
-    const fs::path dir = self.parent_path();
-    for (const fs::path& candidate : {dir / name, dir / ".." / buildFolder / name,
-                                      dir / ".." / "libexec" / "loopscope" / name}) {
-        if (::access(candidate.c_str(), X_OK) == 0) return candidate.lexically_normal().string();
-    }
-    return {};
-}
-
 std::string findWorkerExecutable(const std::string& selfExecutable)
 {
     return findProgramBeside(selfExecutable, "loopscope-worker", "worker", "LOOPSCOPE_WORKER");
 }
-
-struct WorkerMeasurer::Process {
-    pid_t pid = -1;
-    int in = -1;         // the worker's stdin
-    int out = -1;        // its stdout
-    int err = -1;        // its stderr
-    std::string pending; // bytes of stdout after the last complete line
-    std::string log;     // the end of its stderr
-
-    ~Process()
-    {
-        for (int fd : {in, out, err})
-            if (fd >= 0) ::close(fd);
-        if (pid > 0) {
-            ::kill(pid, SIGKILL);
-            int status = 0;
-            ::waitpid(pid, &status, 0);
-        }
-    }
-};
 
 WorkerMeasurer::WorkerMeasurer(std::string executable, std::vector<std::string> environment)
     : m_executable(std::move(executable)), m_environment(std::move(environment))
@@ -99,91 +52,22 @@ void WorkerMeasurer::stop()
     m_process.reset();
 }
 
-bool WorkerMeasurer::ensureStarted(std::unique_ptr<Process>& slot, std::string* why)
+bool WorkerMeasurer::ensureStarted(std::unique_ptr<LineProcess>& slot, std::string* why)
 {
     if (slot) return true;
     if (m_executable.empty()) {
         *why = "the worker (loopscope-worker) was not found next to this program";
         return false;
     }
-    int in[2], out[2], err[2];
-    if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0 ||
-        ::pipe2(err, O_CLOEXEC) != 0) {
-        *why = std::string("cannot make pipes for the worker: ") + std::strerror(errno);
-        return false;
-    }
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, in[0], STDIN_FILENO);
-    posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
-    posix_spawn_file_actions_adddup2(&actions, err[1], STDERR_FILENO);
-    std::vector<std::string> env;
-    for (char** e = environ; *e; ++e)
-        env.emplace_back(*e);
-    for (auto& e : m_environment)
-        env.push_back(e);
-    std::vector<char*> envp;
-    for (auto& e : env)
-        envp.push_back(e.data());
-    envp.push_back(nullptr);
-    std::string exe = m_executable;
-    char* argv[] = {exe.data(), nullptr};
-    pid_t pid = -1;
-    int rc = posix_spawn(&pid, exe.c_str(), &actions, nullptr, argv, envp.data());
-    posix_spawn_file_actions_destroy(&actions);
-    ::close(in[0]);
-    ::close(out[1]);
-    ::close(err[1]);
-    if (rc != 0) {
-        ::close(in[1]);
-        ::close(out[0]);
-        ::close(err[0]);
-        *why = "cannot start the worker " + m_executable + ": " + std::strerror(rc);
-        return false;
-    }
-    slot = std::make_unique<Process>();
-    slot->pid = pid;
-    slot->in = in[1];
-    slot->out = out[0];
-    slot->err = err[0];
-    ::fcntl(slot->err, F_SETFL, O_NONBLOCK);
-    return true;
+    std::string problem;
+    slot = LineProcess::start({m_executable}, m_environment, &problem);
+    if (!slot) *why = "cannot start the worker: " + problem;
+    return slot != nullptr;
 }
 
-namespace {
-
-bool writeAll(int fd, const std::string& text)
+bool WorkerMeasurer::send(LineProcess& process, const protocol::Request& request, std::int64_t id)
 {
-    const char* p = text.data();
-    std::size_t left = text.size();
-    while (left > 0) {
-        ssize_t n = ::write(fd, p, left);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return false;
-        p += n;
-        left -= static_cast<std::size_t>(n);
-    }
-    return true;
-}
-
-const char* signalName(int sig)
-{
-    switch (sig) {
-    case SIGSEGV: return "SIGSEGV";
-    case SIGBUS: return "SIGBUS";
-    case SIGFPE: return "SIGFPE";
-    case SIGILL: return "SIGILL";
-    case SIGABRT: return "SIGABRT";
-    case SIGKILL: return "SIGKILL";
-    default: return "a signal";
-    }
-}
-
-} // namespace
-
-bool WorkerMeasurer::send(Process& process, const protocol::Request& request, std::int64_t id)
-{
-    return writeAll(process.in, protocol::encodeRequest(request, id) + "\n");
+    return process.writeLine(protocol::encodeRequest(request, id));
 }
 
 MachineInfo WorkerMeasurer::machine()
@@ -196,19 +80,10 @@ MachineInfo WorkerMeasurer::machine()
         return m_machine;
     }
     std::string line;
-    while (true) {
-        char buffer[4096];
-        ssize_t n = ::read(m_process->out, buffer, sizeof buffer);
-        if (n <= 0) {
-            stop();
-            return m_machine;
-        }
-        m_process->pending.append(buffer, static_cast<std::size_t>(n));
-        auto nl = m_process->pending.find('\n');
-        if (nl == std::string::npos) continue;
-        line = m_process->pending.substr(0, nl);
-        m_process->pending.erase(0, nl + 1);
-        break;
+    if (m_process->readLine(&line, std::chrono::steady_clock::now() + std::chrono::seconds(30)) !=
+        LineProcess::Read::Line) {
+        stop();
+        return m_machine;
     }
     try {
         const protocol::Incoming in = protocol::Incoming::parse(line);
@@ -318,55 +193,19 @@ MeasureOutcome WorkerMeasurer::measure(const protocol::MeasureRequest& request)
     return measureAhead(request, nullptr);
 }
 
-MeasureOutcome WorkerMeasurer::awaitResult(std::unique_ptr<Process>& slot, std::int64_t id,
+MeasureOutcome WorkerMeasurer::awaitResult(std::unique_ptr<LineProcess>& slot, std::int64_t id,
                                            const protocol::MeasureRequest& request)
 {
     MeasureOutcome result;
-    const auto t0 = std::chrono::steady_clock::now();
     // Lines until the result for this id, the worker's death or the time limit.
     const double timeoutMs = m_timeoutMs + 4 * request.maxRunMs;
-    const auto deadline = t0 + std::chrono::duration<double, std::milli>(timeoutMs);
+    const auto deadline = std::chrono::steady_clock::now() +
+                          std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                              std::chrono::duration<double, std::milli>(timeoutMs));
     while (true) {
-        auto nl = slot->pending.find('\n');
-        if (nl != std::string::npos) {
-            std::string line = slot->pending.substr(0, nl);
-            slot->pending.erase(0, nl + 1);
-            std::optional<protocol::Incoming> in;
-            try {
-                in = protocol::Incoming::parse(line);
-            } catch (const protocol::ProtocolError&) {
-                continue;
-            }
-            if (in->id() != id || in->isProgress()) continue;
-            if (in->kind() == protocol::Incoming::Kind::Error) {
-                result.status = MeasureOutcome::Status::Error;
-                result.message = in->error().message;
-                return result;
-            }
-            const protocol::MeasureReply m = in->measure();
-            result.flops = m.flops;
-            result.lowerMs = m.lowerMs;
-            result.compileMs = m.compileMs;
-            if (m.wrong()) {
-                result.status = MeasureOutcome::Status::Wrong;
-                result.message = m.message.empty() ? "wrong numbers" : m.message;
-                return result;
-            }
-            result.status = MeasureOutcome::Status::Ok;
-            result.runMs = m.runMs;
-            result.checked = m.checked;
-            result.tooSlow = m.tooSlow;
-            if (result.tooSlow) {
-                result.msMedian = result.msMin = result.msMax = result.runMs;
-            } else if (m.timing) {
-                result.msMedian = m.timing->msMedian;
-                result.msMin = m.timing->msMin;
-                result.msMax = m.timing->msMax;
-            }
-            return result;
-        }
-        const auto now = std::chrono::steady_clock::now();
-        if (now >= deadline) {
+        std::string line;
+        const LineProcess::Read read = slot->readLine(&line, deadline);
+        if (read == LineProcess::Read::TimedOut) {
             ++m_restarts;
             slot.reset();
             result.status = MeasureOutcome::Status::TimedOut;
@@ -374,53 +213,48 @@ MeasureOutcome WorkerMeasurer::awaitResult(std::unique_ptr<Process>& slot, std::
                 "stopped after " + std::to_string(static_cast<long long>(timeoutMs / 1000)) + " s";
             return result;
         }
-        pollfd fds[2] = {{slot->out, POLLIN, 0}, {slot->err, POLLIN, 0}};
-        int waitMs =
-            static_cast<int>(std::chrono::duration<double, std::milli>(deadline - now).count()) + 1;
-        int n = ::poll(fds, 2, std::min(waitMs, 1000));
-        if (n < 0 && errno != EINTR) break;
-        if (fds[1].revents & POLLIN) {
-            char buffer[4096];
-            ssize_t got = ::read(slot->err, buffer, sizeof buffer);
-            if (got > 0) {
-                slot->log.append(buffer, static_cast<std::size_t>(got));
-                if (slot->log.size() > 4096) slot->log.erase(0, slot->log.size() - 4096);
-            }
+        if (read == LineProcess::Read::Ended) break;
+        std::optional<protocol::Incoming> in;
+        try {
+            in = protocol::Incoming::parse(line);
+        } catch (const protocol::ProtocolError&) {
+            continue;
         }
-        if (fds[0].revents & (POLLIN | POLLHUP)) {
-            char buffer[65536];
-            ssize_t got = ::read(slot->out, buffer, sizeof buffer);
-            if (got > 0) {
-                slot->pending.append(buffer, static_cast<std::size_t>(got));
-                continue;
-            }
-            if (got < 0 && errno == EINTR) continue;
-            break; // end of output: the worker is gone
+        if (in->id() != id || in->isProgress()) continue;
+        if (in->kind() == protocol::Incoming::Kind::Error) {
+            result.status = MeasureOutcome::Status::Error;
+            result.message = in->error().message;
+            return result;
         }
+        const protocol::MeasureReply m = in->measure();
+        result.flops = m.flops;
+        result.lowerMs = m.lowerMs;
+        result.compileMs = m.compileMs;
+        if (m.wrong()) {
+            result.status = MeasureOutcome::Status::Wrong;
+            result.message = m.message.empty() ? "wrong numbers" : m.message;
+            return result;
+        }
+        result.status = MeasureOutcome::Status::Ok;
+        result.runMs = m.runMs;
+        result.checked = m.checked;
+        result.tooSlow = m.tooSlow;
+        if (result.tooSlow) {
+            result.msMedian = result.msMin = result.msMax = result.runMs;
+        } else if (m.timing) {
+            result.msMedian = m.timing->msMedian;
+            result.msMin = m.timing->msMin;
+            result.msMax = m.timing->msMax;
+        }
+        return result;
     }
     // The worker died: say how.
-    int status = 0;
-    pid_t pid = slot->pid;
-    ::close(slot->in);
-    slot->in = -1;
-    ::waitpid(pid, &status, 0);
-    slot->pid = -1;
-    std::string log = slot->log;
+    bool signalled = false;
+    const std::string how = slot->reapEnded(&signalled);
     ++m_restarts;
     slot.reset();
     result.status = MeasureOutcome::Status::Crashed;
-    if (WIFSIGNALED(status)) {
-        result.message =
-            std::string("the generated code crashed (") + signalName(WTERMSIG(status)) + ")";
-    } else {
-        // Plain exits: LLVM's fatal errors and failed allocations say why on stderr.
-        auto start = log.find_last_of('\n', log.size() >= 2 ? log.size() - 2 : 0);
-        std::string last = start == std::string::npos ? log : log.substr(start + 1);
-        while (!last.empty() && (last.back() == '\n' || last.back() == '\r'))
-            last.pop_back();
-        result.message = "the worker stopped (exit " + std::to_string(WEXITSTATUS(status)) + ")" +
-                         (last.empty() ? "" : ": " + last);
-    }
+    result.message = signalled ? "the generated code " + how : "the worker " + how;
     return result;
 }
 

@@ -4,6 +4,7 @@
 // this interface; tests give it their own.
 #pragma once
 
+#include "protocol/LineProcess.h"
 #include "protocol/Messages.h"
 
 #include <cstdint>
@@ -90,19 +91,18 @@ public:
     int overlapped() const { return m_overlapped; }
 
 private:
-    struct Process;
-    bool ensureStarted(std::unique_ptr<Process>& slot, std::string* why);
+    bool ensureStarted(std::unique_ptr<LineProcess>& slot, std::string* why);
     void stop();
     bool overlapAllowed(const protocol::MeasureRequest& request);
-    bool send(Process& process, const protocol::Request& request, std::int64_t id);
-    MeasureOutcome awaitResult(std::unique_ptr<Process>& slot, std::int64_t id,
+    bool send(LineProcess& process, const protocol::Request& request, std::int64_t id);
+    MeasureOutcome awaitResult(std::unique_ptr<LineProcess>& slot, std::int64_t id,
                                const protocol::MeasureRequest& request);
 
     std::string m_executable;
     std::vector<std::string> m_environment;
-    std::unique_ptr<Process> m_process;
+    std::unique_ptr<LineProcess> m_process;
     // The second worker: it holds the next candidate, compiled, until it is measured.
-    std::unique_ptr<Process> m_ahead;
+    std::unique_ptr<LineProcess> m_ahead;
     std::int64_t m_aheadId = -1; // the held request's id; -1: none
     protocol::MeasureRequest m_aheadRequest;
     double m_timeoutMs = 30000;
@@ -112,13 +112,6 @@ private:
     bool m_haveMachine = false;
     MachineInfo m_machine;
 };
-
-// A program of Loopscope's next to `selfExecutable` (the running program: argv[0] or
-// /proc/self/exe): the one $`environmentVariable` names, else `name` beside it, in
-// ../`buildFolder`/ (the build tree) or in ../libexec/loopscope/ (installed). Empty when none
-// exists.
-std::string findProgramBeside(const std::string& selfExecutable, const std::string& name,
-                              const std::string& buildFolder, const char* environmentVariable);
 
 // The worker, as the window finds it: $LOOPSCOPE_WORKER, loopscope-worker beside it, ../worker/,
 // or ../libexec/loopscope/.

@@ -1,6 +1,7 @@
 # Elementwise add followed by ReLU on a GPU: the add inlined into the ReLU, one element or four
 # consecutive elements per thread.
-# Without an NVIDIA GPU, every variant runs on the CPU to be checked, and its times are not GPU times.
+# On an NVIDIA GPU (through loopscope-runner) every variant runs there, checked and timed;
+# without one, every variant is checked on the CPU and not timed.
 import tvm
 from tvm import te
 

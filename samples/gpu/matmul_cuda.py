@@ -2,7 +2,8 @@
 # element to shared-memory tiles, register blocking with virtual threads and an unrolled inner
 # loop (TVM's apps/topi_recipe/gemm/cuda_gemm_square.py). C = A^T B with A stored k-major, as
 # there, so that the threads of a warp read consecutive elements of both operands.
-# Without an NVIDIA GPU, every variant runs on the CPU to be checked, and its times are not GPU times.
+# On an NVIDIA GPU (through loopscope-runner) every variant runs there, checked and timed;
+# without one, every variant is checked on the CPU and not timed.
 import tvm
 from tvm import te
 

@@ -1,7 +1,8 @@
 # Row-wise softmax on a GPU: the two reductions of each row (its maximum, then the sum of the
 # exponentials) done by a block's threads together, as TVM's CUDA softmax schedule does
 # (tvm_thread_allreduce: warp shuffles, then the warps' results through shared memory).
-# Without an NVIDIA GPU, every variant runs on the CPU to be checked, and its times are not GPU times.
+# On an NVIDIA GPU (through loopscope-runner) every variant runs there, checked and timed;
+# without one, every variant is checked on the CPU and not timed.
 import tvm
 from tvm import te
 

@@ -103,7 +103,7 @@ TEST(Sweep, CancellationKeepsMeasuredPoints)
     };
     hooks.cancelled = [&] { return seen >= 3; };
     SweepCache cache;
-    SweepResult r = runSweep(testJit(), request, &cache, hooks);
+    SweepResult r = runSweep(testJit(), request, &cache, nullptr, hooks);
     EXPECT_TRUE(r.cancelled);
     ASSERT_EQ(r.points.size(), 3u);
     for (auto& p : r.points)

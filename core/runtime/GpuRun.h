@@ -1,0 +1,75 @@
+// Running a GPU variant on an NVIDIA GPU: the host side of loopscope-runner. The host compiles
+// the variant's kernels to PTX for the runner's GPU and sends them as one request (the kernels,
+// each launch's shape, the buffers and the seeds their inputs are made from); the runner returns
+// the outputs, which the host checks against the reference, and CUDA-event times. Without a
+// runner or a GPU, a GPU variant is checked on this CPU and not timed.
+#pragma once
+
+#include "protocol/Messages.h"
+#include "runtime/Benchmark.h"
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace loopscope {
+
+class LineProcess;
+class PreparedRun;
+
+class GpuRunner {
+public:
+    // `command`: the runner's path and arguments (empty: there is no runner).
+    explicit GpuRunner(std::vector<std::string> command);
+    ~GpuRunner();
+    GpuRunner(const GpuRunner&) = delete;
+    GpuRunner& operator=(const GpuRunner&) = delete;
+
+    // The runner beside `selfExecutable` ($LOOPSCOPE_RUNNER, loopscope-runner beside it, in
+    // ../runner/ or ../libexec/loopscope/); empty when there is none.
+    static std::string find(const std::string& selfExecutable);
+
+    // The GPU the runner found (started and asked on first use); nothing when there is none.
+    const std::optional<protocol::GpuDevice>& device();
+    // Why there is no GPU to run on, e.g. "no NVIDIA driver here (libcuda.so.1: ...)".
+    const std::string& unavailable();
+
+    // Runs the request on the GPU. Throws CodegenError with the runner's or driver's reason (the
+    // PTX was refused, a kernel faulted, the runner stopped or took longer than `timeout`); the
+    // runner is started again for the next request.
+    protocol::GpuRunReply run(const protocol::GpuRunRequest& request,
+                              std::chrono::milliseconds timeout = std::chrono::minutes(2));
+
+private:
+    bool ensureStarted(std::string* why);
+    std::vector<std::string> m_command;
+    std::unique_ptr<LineProcess> m_process;
+    bool m_asked = false;
+    std::optional<protocol::GpuDevice> m_device;
+    std::string m_unavailable;
+    std::int64_t m_nextId = 1;
+};
+
+// The architecture to compile for a GPU: its compute capability (sm_86 for 8.6), at most sm_90
+// (the newest LLVM 16 knows; PTX for it runs on later GPUs through the driver's JIT).
+int ptxArchitecture(const protocol::GpuDevice& device);
+
+// A prepared GPU run as one request: its kernels as PTX for sm_`sm`, its buffers (inputs made
+// from the seeds the host's own buffers were filled from, outputs returned), the workspaces
+// between kernels and each launch's shape; `timing` gives the repeats.
+protocol::GpuRunRequest gpuRunRequest(const PreparedRun& run, int sm,
+                                      const BenchmarkOptions& timing);
+
+// What a GPU variant's run says where it cannot be timed on a GPU.
+inline constexpr const char* kNoGpuNote = "no GPU here: checked on the CPU, not timed";
+
+// The prepared GPU run on the runner's GPU (gpu.device() must be set): its outputs are left in the
+// run's buffers (check() compares them), its CUDA-event times returned (no repeat when
+// `timing.repeat` is 0). `note` gets a line on the device and each kernel's registers. Throws
+// CodegenError as GpuRunner::run.
+Measurement runOnGpu(PreparedRun& run, GpuRunner& gpu, BenchmarkOptions timing, std::string* note);
+
+} // namespace loopscope
