@@ -4,6 +4,9 @@
 #include "codegen/Codegen.h"
 #include "export/Export.h"
 #include "ir/GpuTarget.h"
+#include "protocol/Codec.h"
+#include "runtime/GpuRun.h"
+#include "runtime/Runner.h"
 #include "runtime/VariantRun.h"
 
 #include <algorithm>
@@ -19,6 +22,50 @@ struct ExportArgs : Options {
     std::string output; // -o OUT
     bool lines = false; // --lines
 };
+
+// A kernel bundle: what the GPU runner alone needs to run, check and time a GPU variant on
+// another machine (scripts/gpu-check.sh carries bundles to a machine with a GPU): the gpu_run
+// request (PTX for the target's architecture, launches, buffers with their seeds, cuBLAS's
+// matmul when the program is one), the operation count, and the reference's values at some
+// elements of each output.
+std::string kernelBundle(const ExportArgs& o, const Program& program, const Variant& v)
+{
+    const std::string target = isGpuTarget(o.target)   ? o.target
+                               : isGpuTarget(v.target) ? v.target
+                                                       : "cuda";
+    std::string why;
+    const std::optional<GpuTarget> gpu = parseGpuTarget(target, &why);
+    if (!gpu) throw CodegenError("target '" + target + "': " + why);
+    VariantRunOptions options;
+    options.config.symbols = o.symbols;
+    options.config.jit = &cliJit(o);
+    auto run = PreparedRun::prepare(program, v, options.config);
+    if (!run->isGpu())
+        throw CodegenError("it binds no loop to a GPU thread: a bundle holds GPU kernels");
+    BenchmarkOptions timing;
+    timing.repeat = 10;
+    protocol::GpuRunRequest request = gpuRunRequest(*run, gpu->sm ? gpu->sm : 50, timing);
+    request.warmup = 2;
+    request.cublas = gpuGemmOf(*run);
+    json bundle;
+    bundle["loopscope_bundle"] = 1;
+    bundle["script"] = std::filesystem::path(o.file).filename().string();
+    bundle["variant"] = v.name;
+    bundle["flops"] = run->flops();
+    bundle["arch"] = "sm_" + std::to_string(gpu->sm ? gpu->sm : 50);
+    bundle["parameters"] = parametersJson(program, o);
+    bundle["request"] = json::parse(protocol::encodeRequest(request, 1));
+    json expected = json::array();
+    for (const ExpectedValues& e : expectedValues(*run, 1000, 17))
+        expected.push_back({{"buffer", e.buffer},
+                            {"tensor", e.tensor},
+                            {"rtol", e.rtol},
+                            {"atol", e.atol},
+                            {"indices", e.indices},
+                            {"values", e.values}});
+    bundle["expected"] = expected;
+    return bundle.dump() + "\n";
+}
 
 int exportVariant(ExportArgs& o)
 {
@@ -44,7 +91,8 @@ int exportVariant(ExportArgs& o)
     if (o.format == "c" && !o.target.empty())
         std::cerr << "loopscope-cli: note: --target does not change C source\n";
     const std::string& target = o.target.empty() ? v.target : o.target;
-    if (o.format != "tvm" && o.format != "c" && o.format != "cuda" && !isGpuTarget(target)) {
+    if (o.format != "tvm" && o.format != "c" && o.format != "cuda" && o.format != "bundle" &&
+        !isGpuTarget(target)) {
         try {
             checkTarget(target);
         } catch (const CodegenError& e) {
@@ -54,17 +102,22 @@ int exportVariant(ExportArgs& o)
             return kDocumentError;
         }
     }
-    if (o.format != "tvm" && o.format != "ptx" && o.format != "cuda") noteThreadBindings(o, v);
+    if (o.format != "tvm" && o.format != "ptx" && o.format != "cuda" && o.format != "bundle")
+        noteThreadBindings(o, v);
     std::string text;
     std::vector<std::pair<std::string, std::string>> files; // path, contents
     try {
-        std::string source;
-        if (o.format == "tvm") readFile(o.file, &source);
-        ExportResult exported = exportVariant(source, r.program, v, options);
-        text = std::move(exported.text);
-        if (!exported.header.empty())
-            files.push_back({std::filesystem::path(o.output).replace_extension(".h").string(),
-                             exported.header});
+        if (o.format == "bundle") {
+            text = kernelBundle(o, r.program, v);
+        } else {
+            std::string source;
+            if (o.format == "tvm") readFile(o.file, &source);
+            ExportResult exported = exportVariant(source, r.program, v, options);
+            text = std::move(exported.text);
+            if (!exported.header.empty())
+                files.push_back({std::filesystem::path(o.output).replace_extension(".h").string(),
+                                 exported.header});
+        }
     } catch (const UserError& e) {
         reportDiagnostic(o, e.diagnostic());
         return kDocumentError;
@@ -108,13 +161,16 @@ int commandExport(int argc, char** argv)
                          }}}}));
     if (o.variants.size() > 1)
         throw UsageError("export writes one variant: give one --variant NAME");
-    if (o.format.empty()) throw UsageError("export needs --format tvm|c|llvm|asm|obj|ptx|cuda");
-    if (std::find(std::begin(kExportFormats), std::end(kExportFormats), o.format) ==
-        std::end(kExportFormats))
-        throw UsageError("unknown format '" + o.format + "' (tvm, c, llvm, asm, obj, ptx or cuda)");
-    if (isGpuTarget(o.target) && o.format != "ptx" && o.format != "cuda" && o.format != "tvm")
+    if (o.format.empty())
+        throw UsageError("export needs --format tvm|c|llvm|asm|obj|ptx|cuda|bundle");
+    if (o.format != "bundle" && std::find(std::begin(kExportFormats), std::end(kExportFormats),
+                                          o.format) == std::end(kExportFormats))
+        throw UsageError("unknown format '" + o.format +
+                         "' (tvm, c, llvm, asm, obj, ptx, cuda or bundle)");
+    if (isGpuTarget(o.target) && o.format != "ptx" && o.format != "cuda" && o.format != "tvm" &&
+        o.format != "bundle")
         throw UsageError("--target '" + o.target +
-                             "' names a GPU: its kernels export with --format ptx or cuda",
+                             "' names a GPU: its kernels export with --format ptx, cuda or bundle",
                          false);
     if (o.format == "obj" && o.output.empty()) throw UsageError("--format obj needs -o OUT");
     if (o.format == "obj" && std::filesystem::path(o.output).extension() == ".h")

@@ -81,7 +81,7 @@ const CommandHelp kCommands[] = {
     {"model",
      "  model  info|run|bench|tasks|test ...   ONNX models (loopscope-cli model --help)\n"},
     {"export",
-     "  export FILE [--variant NAME] --format tvm|c|llvm|asm|obj|ptx|cuda [-o OUT]\n"
+     "  export FILE [--variant NAME] --format tvm|c|llvm|asm|obj|ptx|cuda|bundle [-o OUT]\n"
      "         [--set P=V ...] [--target \"llvm -mcpu=CPU -mattr=+F,...\"|\"cuda -arch=sm_XX\"]\n"
      "         [--lines]\n"
      "         write one variant (a script's only one needs no --variant) as a standalone TVM\n"

@@ -84,4 +84,37 @@ std::string CudaDriver::describe(CUresult r) const
     return out;
 }
 
+const Cublas* Cublas::load(std::string* why)
+{
+    static Cublas cublas;
+    static bool tried = false;
+    static std::string failure;
+    if (tried) {
+        *why = failure;
+        return failure.empty() ? &cublas : nullptr;
+    }
+    tried = true;
+    void* lib = nullptr;
+    for (const char* name :
+         {"libcublas.so.12", "libcublas.so.11", "libcublas.so.10", "libcublas.so"})
+        if ((lib = dlopen(name, RTLD_NOW | RTLD_LOCAL))) break;
+    if (!lib) {
+        const char* e = dlerror();
+        failure = std::string("no cuBLAS here (") + (e ? e : "libcublas cannot be loaded") + ")";
+        *why = failure;
+        return nullptr;
+    }
+    std::string missing;
+    bind(lib, "cublasCreate_v2", cublas.create, &missing);
+    bind(lib, "cublasDestroy_v2", cublas.destroy, &missing);
+    bind(lib, "cublasGetVersion_v2", cublas.getVersion, &missing);
+    bind(lib, "cublasSgemm_v2", cublas.sgemm, &missing);
+    if (!missing.empty()) {
+        failure = "libcublas lacks " + missing;
+        *why = failure;
+        return nullptr;
+    }
+    return &cublas;
+}
+
 } // namespace loopscope::runner

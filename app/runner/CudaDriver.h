@@ -77,4 +77,20 @@ struct CudaDriver {
     std::string describe(CUresult r) const;
 };
 
+// cuBLAS's single-precision matmul, the reference line of matmul-shaped programs, loaded from
+// libcublas (CUDA 12, 11 or 10) when a request asks for it. It runs in the driver's primary
+// context, which the runner makes current, on the default stream.
+using cublasHandle_t = struct cublasContext*;
+struct Cublas {
+    int (*create)(cublasHandle_t*) = nullptr;
+    int (*destroy)(cublasHandle_t) = nullptr;
+    int (*getVersion)(cublasHandle_t, int*) = nullptr;
+    // cublasSgemm_v2: column-major C = alpha op(A) op(B) + beta C; op 0: as is, 1: transposed.
+    int (*sgemm)(cublasHandle_t, int, int, int, int, int, const float*, const float*, int,
+                 const float*, int, const float*, float*, int) = nullptr;
+
+    // Loaded once; null with the reason in *why where there is none.
+    static const Cublas* load(std::string* why);
+};
+
 } // namespace loopscope::runner

@@ -11,10 +11,17 @@
 #include "protocol/InputFill.h"
 #include "protocol/Protocol.h"
 
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <functional>
 #include <iostream>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -201,29 +208,83 @@ protocol::GpuRunReply gpuRun(const protocol::GpuRunRequest& r)
         runOnce();
     gpu.check(d.ctxSynchronize(), "running the kernels");
 
-    CUevent start = nullptr, stop = nullptr;
-    gpu.check(d.eventCreate(&start, 0), "cuEventCreate");
-    gpu.check(d.eventCreate(&stop, 0), "cuEventCreate");
-    for (int rep = 0; rep < r.repeat; ++rep) {
-        gpu.check(d.eventRecord(start, nullptr), "cuEventRecord");
-        for (int i = 0; i < r.number; ++i)
-            runOnce();
-        gpu.check(d.eventRecord(stop, nullptr), "cuEventRecord");
-        gpu.check(d.eventSynchronize(stop), "timing the kernels");
-        float ms = 0;
-        gpu.check(d.eventElapsedTime(&ms, start, stop), "cuEventElapsedTime");
-        reply.ms.push_back(static_cast<double>(ms) / r.number);
-    }
-    d.eventDestroy(start);
-    d.eventDestroy(stop);
-
-    // The outputs as the first run left them: the runs after it compute the same.
+    // The outputs as the runs left them (each run computes the same), before cuBLAS writes C.
     for (std::size_t i = 0; i < r.buffers.size(); ++i) {
         if (!r.buffers[i].returned) continue;
         std::string host(bytes[i], '\0');
         gpu.check(d.memcpyDtoH(host.data(), buffers.pointers[i], host.size()), "cuMemcpyDtoH");
         reply.outputs.push_back(std::move(host));
     }
+
+    // cuBLAS, where asked and present: C = A x B in row-major buffers is C^T = B^T A^T in
+    // cuBLAS's column-major terms, so B comes first.
+    const Cublas* blas = nullptr;
+    cublasHandle_t handle = nullptr;
+    struct HandleGuard {
+        const Cublas*& blas;
+        cublasHandle_t& handle;
+        ~HandleGuard()
+        {
+            if (handle) blas->destroy(handle);
+        }
+    } guard{blas, handle};
+    std::function<void()> runCublas;
+    if (r.cublas) {
+        blas = Cublas::load(&reply.cublasNote);
+        if (blas && blas->create(&handle) != 0) {
+            reply.cublasNote = "cublasCreate failed";
+            handle = nullptr;
+            blas = nullptr;
+        }
+        if (blas) {
+            const protocol::GpuGemm& g = *r.cublas;
+            for (int b : {g.a, g.b, g.c})
+                if (r.buffers[static_cast<std::size_t>(b)].dtype != "float32")
+                    throw RunFailure{"cuBLAS's reference takes float32 buffers"};
+            int version = 0;
+            blas->getVersion(handle, &version);
+            reply.cublas = "cuBLAS " + std::to_string(version / 10000) + "." +
+                           std::to_string(version / 100 % 100) + "." +
+                           std::to_string(version % 100);
+            const auto* a = reinterpret_cast<const float*>(buffers.pointers.at(g.a));
+            const auto* b = reinterpret_cast<const float*>(buffers.pointers.at(g.b));
+            auto* c = reinterpret_cast<float*>(buffers.pointers.at(g.c));
+            const int m = static_cast<int>(g.m), n = static_cast<int>(g.n),
+                      k = static_cast<int>(g.k);
+            runCublas = [=] {
+                const float one = 1, zero = 0;
+                const int status =
+                    blas->sgemm(handle, g.transB ? 1 : 0, g.transA ? 1 : 0, n, m, k, &one, b,
+                                g.transB ? k : n, a, g.transA ? m : k, &zero, c, n);
+                if (status != 0)
+                    throw RunFailure{"cublasSgemm failed (status " + std::to_string(status) + ")"};
+            };
+            for (int i = 0; i < std::max(1, r.warmup); ++i)
+                runCublas();
+            gpu.check(d.ctxSynchronize(), "running cuBLAS");
+        }
+    }
+
+    // Timed in turns: the kernels, then cuBLAS, repeat after repeat, so both see the same GPU.
+    CUevent start = nullptr, stop = nullptr;
+    gpu.check(d.eventCreate(&start, 0), "cuEventCreate");
+    gpu.check(d.eventCreate(&stop, 0), "cuEventCreate");
+    auto timed = [&](const std::function<void()>& f, const char* what) {
+        gpu.check(d.eventRecord(start, nullptr), "cuEventRecord");
+        for (int i = 0; i < r.number; ++i)
+            f();
+        gpu.check(d.eventRecord(stop, nullptr), "cuEventRecord");
+        gpu.check(d.eventSynchronize(stop), what);
+        float ms = 0;
+        gpu.check(d.eventElapsedTime(&ms, start, stop), "cuEventElapsedTime");
+        return static_cast<double>(ms) / r.number;
+    };
+    for (int rep = 0; rep < r.repeat; ++rep) {
+        reply.ms.push_back(timed(runOnce, "timing the kernels"));
+        if (runCublas) reply.cublasMs.push_back(timed(runCublas, "timing cuBLAS"));
+    }
+    d.eventDestroy(start);
+    d.eventDestroy(stop);
     return reply;
 }
 
@@ -264,6 +325,160 @@ std::string answer(const std::string& line)
     }
 }
 
+// One element of a returned buffer as a double ("float32", "float64", integers); false for
+// another type.
+bool elementValue(const std::string& bytes, const std::string& dtype, std::int64_t i, double* out)
+{
+    auto read = [&](auto v) {
+        const std::size_t at = static_cast<std::size_t>(i) * sizeof v;
+        if (at + sizeof v > bytes.size()) return false;
+        std::memcpy(&v, bytes.data() + at, sizeof v);
+        *out = static_cast<double>(v);
+        return true;
+    };
+    if (dtype == "float32") return read(float{});
+    if (dtype == "float64") return read(double{});
+    if (dtype == "int32") return read(std::int32_t{});
+    if (dtype == "int64") return read(std::int64_t{});
+    if (dtype == "int8") return read(std::int8_t{});
+    if (dtype == "uint8" || dtype == "bool") return read(std::uint8_t{});
+    return false;
+}
+
+std::string fixed(double v, int digits)
+{
+    char text[64];
+    std::snprintf(text, sizeof text, "%.*f", digits, v);
+    return text;
+}
+
+std::string pad(const std::string& s, std::size_t width, bool right = false)
+{
+    if (s.size() >= width) return s + " ";
+    const std::string space(width - s.size(), ' ');
+    return right ? space + s : s + space;
+}
+
+double median(std::vector<double> v)
+{
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// Runs kernel bundles (loopscope-cli export --format bundle) on this machine's GPU: each is
+// checked against the reference values it carries and timed with cuBLAS in turns where it is a
+// matmul. Prints a table; 0 when every bundle ran and was right, 3 when one computed wrong
+// numbers, 1 when one could not run.
+int runBundles(const std::vector<std::string>& files)
+{
+    using nlohmann::json;
+    int status = 0;
+    bool first = true;
+    for (const std::string& file : files) {
+        std::ifstream in(file);
+        std::ostringstream text;
+        text << in.rdbuf();
+        std::string title = file;
+        try {
+            if (!in) throw RunFailure{"cannot read the file"};
+            const json bundle = json::parse(text.str());
+            if (!bundle.contains("loopscope_bundle"))
+                throw RunFailure{"not a kernel bundle (loopscope-cli export --format bundle)"};
+            title = bundle.value("script", std::string()) + "  " +
+                    bundle.value("variant", std::string());
+            std::optional<std::int64_t> id;
+            const protocol::IncomingRequest request =
+                protocol::decodeRequest(bundle.at("request").dump(), &id);
+            const auto* run = std::get_if<protocol::GpuRunRequest>(&request.request);
+            if (!run) throw RunFailure{"the bundle's request is not a gpu_run"};
+            const protocol::GpuRunReply reply = gpuRun(*run);
+            if (first) {
+                const protocol::GpuDevice& g = reply.device;
+                std::printf(
+                    "%s: sm_%d, %d SMs, driver %d.%d; %s\n", g.name.c_str(), g.computeCapability,
+                    g.multiprocessors, g.driverVersion / 1000, g.driverVersion % 1000 / 10,
+                    reply.cublas.empty()
+                        ? ("no cuBLAS timed" +
+                           (reply.cublasNote.empty() ? std::string() : ": " + reply.cublasNote))
+                              .c_str()
+                        : reply.cublas.c_str());
+                std::printf("%s%s%s%s%s%s  %s\n", pad("script  variant", 40).c_str(),
+                            pad("ms", 10, true).c_str(), pad("min-max ms", 18, true).c_str(),
+                            pad("GFLOPS", 10, true).c_str(), pad("cuBLAS ms", 11, true).c_str(),
+                            pad("vs cuBLAS", 11, true).c_str(), "check");
+                first = false;
+            }
+            // The check: the reference's values at the elements the bundle carries.
+            std::map<int, std::size_t> returned;
+            for (std::size_t b = 0, n = 0; b < run->buffers.size(); ++b)
+                if (run->buffers[b].returned) returned[static_cast<int>(b)] = n++;
+            std::string check;
+            bool wrong = false;
+            for (const json& e : bundle.value("expected", json::array())) {
+                const int b = e.at("buffer").get<int>();
+                const std::string& dtype = run->buffers.at(static_cast<std::size_t>(b)).dtype;
+                const std::string& bytes = reply.outputs.at(returned.at(b));
+                const auto indices = e.at("indices").get<std::vector<std::int64_t>>();
+                const auto values = e.at("values").get<std::vector<double>>();
+                double scale = 1, maxAbs = 0;
+                for (double v : values)
+                    if (std::isfinite(v)) scale = std::max(scale, std::fabs(v));
+                std::string mismatch;
+                for (std::size_t i = 0; i < indices.size() && i < values.size(); ++i) {
+                    double got = 0;
+                    if (!elementValue(bytes, dtype, indices[i], &got))
+                        throw RunFailure{"no check for buffers of type " + dtype};
+                    const double want = values[i];
+                    const bool same =
+                        (std::isnan(got) && std::isnan(want)) || got == want ||
+                        std::fabs(got - want) <= e.at("atol").get<double>() * scale +
+                                                     e.at("rtol").get<double>() * std::fabs(want);
+                    if (std::isfinite(got - want)) maxAbs = std::max(maxAbs, std::fabs(got - want));
+                    if (!same && mismatch.empty())
+                        mismatch = e.value("tensor", std::string("output")) + "[flat " +
+                                   std::to_string(indices[i]) + "] = " + std::to_string(got) +
+                                   " but expected " + std::to_string(want);
+                }
+                if (!check.empty()) check += "; ";
+                if (mismatch.empty()) {
+                    char err[32];
+                    std::snprintf(err, sizeof err, "%.1e", maxAbs);
+                    check += e.value("tensor", std::string("output")) + " ok (" +
+                             std::to_string(indices.size()) + " elements, max abs error " + err +
+                             ")";
+                } else {
+                    check += "WRONG: " + mismatch;
+                    wrong = true;
+                }
+            }
+            if (wrong) status = std::max(status, 3);
+            const double ms = median(reply.ms);
+            const double flops = bundle.value("flops", 0.0);
+            const double blas = median(reply.cublasMs);
+            auto lowest = std::min_element(reply.ms.begin(), reply.ms.end());
+            auto highest = std::max_element(reply.ms.begin(), reply.ms.end());
+            std::printf(
+                "%s%s%s%s%s%s  %s\n", pad(title, 40).c_str(), pad(fixed(ms, 3), 10, true).c_str(),
+                pad(reply.ms.empty() ? "" : fixed(*lowest, 3) + "-" + fixed(*highest, 3), 18, true)
+                    .c_str(),
+                pad(ms > 0 ? fixed(flops / ms / 1e6, 1) : "", 10, true).c_str(),
+                pad(blas > 0 ? fixed(blas, 3) : "-", 11, true).c_str(),
+                pad(blas > 0 && ms > 0 ? fixed(blas / ms, 2) + "x" : "-", 11, true).c_str(),
+                check.empty() ? "not checked" : check.c_str());
+        } catch (const RunFailure& f) {
+            std::printf("%s  cannot run: %s\n", pad(title, 40).c_str(), f.message.c_str());
+            status = std::max(status, 1);
+        } catch (const std::exception& e) {
+            std::printf("%s  cannot run: %s\n", pad(title, 40).c_str(), e.what());
+            status = std::max(status, 1);
+        }
+        std::fflush(stdout);
+    }
+    return status == 3 ? 3 : status;
+}
+
 } // namespace
 
 } // namespace loopscope::runner
@@ -271,14 +486,26 @@ std::string answer(const std::string& line)
 int main(int argc, char** argv)
 {
     for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--bundle") == 0) {
+            std::vector<std::string> files(argv + i + 1, argv + argc);
+            if (files.empty()) {
+                std::fprintf(stderr, "loopscope-runner: --bundle needs one or more FILEs\n");
+                return 2;
+            }
+            return loopscope::runner::runBundles(files);
+        }
         if (std::strcmp(argv[i], "--version") == 0) {
             std::printf("loopscope-runner %s\n", LOOPSCOPE_VERSION_STRING);
             return 0;
         }
-        const char* usage = "usage: loopscope-runner [--version | --help]\n"
-                            "Runs Loopscope's GPU kernels on this machine's NVIDIA GPU: requests "
-                            "on standard input, replies on standard output, one JSON object a "
-                            "line (ping, gpu_run).\n";
+        const char* usage =
+            "usage: loopscope-runner [--version | --help | --bundle FILE...]\n"
+            "Runs Loopscope's GPU kernels on this machine's NVIDIA GPU: requests on standard "
+            "input, replies on standard output, one JSON object a line (ping, gpu_run).\n"
+            "--bundle FILE...: runs kernel bundles (loopscope-cli export --format bundle), each "
+            "checked against the reference values it carries and timed, with cuBLAS in turns "
+            "for a matmul; prints a table (exit 3 when one computes wrong numbers, 1 when one "
+            "cannot run).\n";
         if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
             std::fputs(usage, stdout);
             return 0;

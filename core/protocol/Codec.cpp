@@ -478,6 +478,15 @@ void put(json& j, const GpuRunRequest& r)
     j["number"] = r.number;
     j["repeat"] = r.repeat;
     j["device"] = r.device;
+    if (r.cublas)
+        j["cublas"] = {{"m", r.cublas->m},
+                       {"n", r.cublas->n},
+                       {"k", r.cublas->k},
+                       {"a", r.cublas->a},
+                       {"b", r.cublas->b},
+                       {"c", r.cublas->c},
+                       {"trans_a", r.cublas->transA},
+                       {"trans_b", r.cublas->transB}};
 }
 
 std::array<std::int64_t, 3> dims(const Fields& f, const char* name)
@@ -532,8 +541,22 @@ GpuRunRequest gpuRunRequest(const Fields& f)
     if (r.launches.empty()) f.fail("\"launches\" must name at least one kernel to launch");
     r.warmup = f.integer32("warmup", r.warmup, 0, 1000);
     r.number = f.integer32("number", r.number, 1, 1000000);
-    r.repeat = f.integer32("repeat", r.repeat, 1, kMaxRepeat);
+    r.repeat = f.integer32("repeat", r.repeat, 0, kMaxRepeat);
     r.device = f.integer32("device", 0, 0, 64);
+    if (f.has("cublas")) {
+        const Fields g = f.object("cublas");
+        GpuGemm x;
+        x.m = g.integer("m", 0, 1, 1 << 30);
+        x.n = g.integer("n", 0, 1, 1 << 30);
+        x.k = g.integer("k", 0, 1, 1 << 30);
+        const int last = static_cast<int>(r.buffers.size()) - 1;
+        x.a = g.integer32("a", 0, 0, last);
+        x.b = g.integer32("b", 1, 0, last);
+        x.c = g.integer32("c", 2, 0, last);
+        x.transA = g.flag("trans_a");
+        x.transB = g.flag("trans_b");
+        r.cublas = x;
+    }
     return r;
 }
 
@@ -1130,6 +1153,9 @@ GpuRunReply Incoming::gpuRun() const
     for (auto& o : f.texts("outputs"))
         r.outputs.push_back(fromBase64(o));
     r.log = f.text("log");
+    r.cublasMs = f.numbers("cublas_ms");
+    r.cublas = f.text("cublas");
+    r.cublasNote = f.text("cublas_note");
     return r;
 }
 
@@ -1398,7 +1424,10 @@ std::string encodeReply(std::optional<std::int64_t> id, const GpuRunReply& r)
                         {"kernels", kernels},
                         {"ms", r.ms},
                         {"outputs", outputs},
-                        {"log", r.log}},
+                        {"log", r.log},
+                        {"cublas_ms", r.cublasMs},
+                        {"cublas", r.cublas},
+                        {"cublas_note", r.cublasNote}},
                        id));
 }
 

@@ -192,14 +192,25 @@ struct GpuLaunch {
     bool operator==(const GpuLaunch&) const = default;
 };
 
+// A matmul the runner times cuBLAS on, as the reference line of a matmul-shaped program:
+// C[M,N] = A[M,K] x B[K,N] in row-major buffers (by index into the request's buffers), with A
+// stored as [K,M] when transA and B as [N,K] when transB.
+struct GpuGemm {
+    std::int64_t m = 0, n = 0, k = 0;
+    int a = 0, b = 1, c = 2;
+    bool transA = false, transB = false;
+    bool operator==(const GpuGemm&) const = default;
+};
+
 struct GpuRunRequest {
     std::string ptx;
     std::vector<GpuBuffer> buffers;
     std::vector<GpuLaunch> launches; // one run: every launch, in order
     int warmup = 1;                  // runs before timing
     int number = 1;                  // runs per timed repeat
-    int repeat = 5;
+    int repeat = 5;                  // 0: one run, not timed
     int device = 0;
+    std::optional<GpuGemm> cublas; // cuBLAS's sgemm timed in turns with the kernels
     bool operator==(const GpuRunRequest&) const = default;
 };
 
@@ -283,6 +294,10 @@ struct GpuRunReply {
     std::vector<double> ms;
     std::vector<std::string> outputs;
     std::string log; // the driver's compile log
+    // When asked: cuBLAS's times, in turns with the kernels', and its version ("cuBLAS 12.4.5");
+    // no times, and why in cublasNote, where libcublas cannot be loaded.
+    std::vector<double> cublasMs;
+    std::string cublas, cublasNote;
     bool operator==(const GpuRunReply&) const = default;
 };
 

@@ -5,8 +5,11 @@
 #include "ir/GpuTarget.h"
 #include "lower/gpu/ThreadAllreduce.h"
 #include "protocol/Codec.h"
+#include "protocol/InputFill.h"
 #include "protocol/LineProcess.h"
 #include "protocol/Protocol.h"
+#include "runtime/Check.h"
+#include "runtime/Reference.h"
 #include "runtime/Runner.h"
 
 #include <algorithm>
@@ -121,6 +124,74 @@ int ptxArchitecture(const protocol::GpuDevice& device)
     return std::clamp(device.computeCapability, 50, 90);
 }
 
+std::optional<protocol::GpuGemm> gpuGemmOf(const PreparedRun& run)
+{
+    const Variant& v = run.variant();
+    const auto& outputs = v.snapshots.front().outputs();
+    if (outputs.size() != 1) return std::nullopt;
+    const Tensor& c = outputs.front();
+    if (!c->isCompute() || c->ndim() != 2 || c->dtype != DataType::float32()) return std::nullopt;
+    const auto* reduce = c->body.as<ReduceNode>();
+    if (!reduce || reduce->op != ReduceOp::Sum || reduce->axes.size() != 1 ||
+        reduce->condition.defined())
+        return std::nullopt;
+    const auto* mul = reduce->source.as<BinaryNode>();
+    if (!mul || reduce->source.kind() != ExprKind::Mul) return std::nullopt;
+    const VarNode* i = c->axes[0]->var.get();
+    const VarNode* j = c->axes[1]->var.get();
+    const VarNode* k = reduce->axes[0]->var.get();
+    // An operand: a 2-D float32 argument read at (row, k) or (k, row) with plain loop variables.
+    struct Operand {
+        int arg = -1;
+        const VarNode* other = nullptr; // the index that is not k
+        bool kFirst = false;
+    };
+    auto operand = [&](const Expr& e) -> std::optional<Operand> {
+        const auto* load = e.as<TensorLoadNode>();
+        if (!load || !load->tensor->isPlaceholder() || load->indices.size() != 2 ||
+            load->tensor->dtype != DataType::float32())
+            return std::nullopt;
+        const auto* x = load->indices[0].as<VarNode>();
+        const auto* y = load->indices[1].as<VarNode>();
+        if (!x || !y) return std::nullopt;
+        Operand o;
+        for (std::size_t a = 0; a < v.args.size(); ++a)
+            if (v.args[a] == load->tensor) o.arg = static_cast<int>(a);
+        if (o.arg < 0) return std::nullopt;
+        if (x == k && y != k) {
+            o.kFirst = true;
+            o.other = y;
+        } else if (y == k && x != k) {
+            o.other = x;
+        } else {
+            return std::nullopt;
+        }
+        return o;
+    };
+    std::optional<Operand> p = operand(mul->a), q = operand(mul->b);
+    if (!p || !q) return std::nullopt;
+    if (p->other == j && q->other == i) std::swap(p, q);
+    if (p->other != i || q->other != j) return std::nullopt;
+    int cArg = -1;
+    for (std::size_t a = 0; a < v.args.size(); ++a)
+        if (v.args[a] == c) cArg = static_cast<int>(a);
+    if (cArg < 0) return std::nullopt;
+    const auto& cShape = run.buffers()[static_cast<std::size_t>(cArg)].shape();
+    const auto& aShape = run.buffers()[static_cast<std::size_t>(p->arg)].shape();
+    protocol::GpuGemm g;
+    g.m = cShape[0];
+    g.n = cShape[1];
+    g.k = p->kFirst ? aShape[0] : aShape[1];
+    g.a = p->arg;
+    g.b = q->arg;
+    g.c = cArg;
+    g.transA = p->kFirst;  // A stored [K, M]
+    g.transB = !q->kFirst; // B stored [N, K]
+    const auto& bShape = run.buffers()[static_cast<std::size_t>(q->arg)].shape();
+    if ((q->kFirst ? bShape[0] : bShape[1]) != g.k) return std::nullopt;
+    return g;
+}
+
 protocol::GpuRunRequest gpuRunRequest(const PreparedRun& run, int sm,
                                       const BenchmarkOptions& timing)
 {
@@ -176,6 +247,46 @@ protocol::GpuRunRequest gpuRunRequest(const PreparedRun& run, int sm,
     r.number = std::max(1, timing.number);
     r.repeat = std::max(1, timing.repeat);
     return r;
+}
+
+std::vector<ExpectedValues> expectedValues(const PreparedRun& run, int count, std::uint64_t seed)
+{
+    const Variant& v = run.variant();
+    ReferenceEvaluator::Inputs inputs;
+    for (std::size_t i = 0; i < v.args.size(); ++i)
+        if (v.args[i]->isPlaceholder()) inputs[v.args[i].get()] = &run.buffers()[i];
+    ReferenceEvaluator reference(inputs, run.symbols());
+    const auto& outputs = v.snapshots.front().outputs();
+    std::vector<ExpectedValues> out;
+    for (std::size_t a = 0; a < v.args.size(); ++a) {
+        const Tensor& t = v.args[a];
+        if (std::find(outputs.begin(), outputs.end(), t) == outputs.end()) continue;
+        ExpectedValues e;
+        e.buffer = static_cast<int>(a);
+        e.tensor = t->name;
+        const Tolerance tol = defaultTolerance(t->dtype);
+        e.rtol = tol.rtol;
+        e.atol = tol.atol;
+        const std::vector<std::int64_t>& shape = run.buffers()[a].shape();
+        const std::int64_t total = run.buffers()[a].elementCount();
+        if (total == 0) continue;
+        std::uint64_t state = seed;
+        e.indices = {0, total - 1};
+        for (int n = 0; n < count; ++n)
+            e.indices.push_back(static_cast<std::int64_t>(protocol::splitMix64(state) %
+                                                          static_cast<std::uint64_t>(total)));
+        std::vector<std::int64_t> index(shape.size());
+        for (std::int64_t flat : e.indices) {
+            std::int64_t rest = flat;
+            for (std::size_t d = shape.size(); d-- > 0;) {
+                index[d] = rest % shape[d];
+                rest /= shape[d];
+            }
+            e.values.push_back(reference.value(t, index));
+        }
+        out.push_back(std::move(e));
+    }
+    return out;
 }
 
 Measurement runOnGpu(PreparedRun& run, GpuRunner& gpu, BenchmarkOptions timing, std::string* note)

@@ -63,6 +63,22 @@ int ptxArchitecture(const protocol::GpuDevice& device);
 protocol::GpuRunRequest gpuRunRequest(const PreparedRun& run, int sm,
                                       const BenchmarkOptions& timing);
 
+// cuBLAS's matmul for the prepared run, when its output is one: a 2-D float32 sum over one axis
+// of the product of two 2-D float32 arguments, each read at (row, k) or (k, row).
+std::optional<protocol::GpuGemm> gpuGemmOf(const PreparedRun& run);
+
+// An output's reference values at some of its elements, for checking a run on a machine that
+// has no reference (a kernel bundle checked by the runner alone): the first and last element
+// and `count` more drawn from `seed`, as flat row-major indices.
+struct ExpectedValues {
+    int buffer = 0; // the argument's index
+    std::string tensor;
+    double rtol = 0, atol = 0;
+    std::vector<std::int64_t> indices;
+    std::vector<double> values;
+};
+std::vector<ExpectedValues> expectedValues(const PreparedRun& run, int count, std::uint64_t seed);
+
 // What a GPU variant's run says where it cannot be timed on a GPU.
 inline constexpr const char* kNoGpuNote = "no GPU here: checked on the CPU, not timed";
 

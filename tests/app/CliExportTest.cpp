@@ -3,8 +3,10 @@
 #include "RunShell.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -351,4 +353,53 @@ TEST_F(CliExport, GpuKernelsExportAsPtxForTheTargetsArchitecture)
     RunResult cpu = runCli("export " + file + "--variant shared --format asm");
     EXPECT_EQ(cpu.exitCode, 1) << cpu.output;
     EXPECT_NE(cpu.output.find("--format ptx"), std::string::npos) << cpu.output;
+}
+
+TEST_F(CliExport, AKernelBundleHoldsWhatTheRunnerAloneNeeds)
+{
+    using json = nlohmann::json;
+    // What scripts/gpu-check.sh carries to a machine with a GPU: the gpu_run request, cuBLAS's
+    // matmul for a matmul, the operation count, and the reference's values at some elements.
+    const std::string file =
+        "'" + (fs::path(LOOPSCOPE_SOURCE_DIR) / "tests/data/gpu/matmul_shared.py").string() + "' ";
+    RunResult r = runCli(
+        "export " + file + "--variant shared --format bundle --target 'cuda -arch=sm_90'", false);
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    const json b = json::parse(r.output);
+    EXPECT_EQ(b["variant"], "shared");
+    EXPECT_EQ(b["arch"], "sm_90");
+    EXPECT_EQ(b["flops"], 2.0 * 64 * 64 * 64);
+    const json& request = b["request"];
+    EXPECT_EQ(request["cmd"], "gpu_run");
+    EXPECT_NE(request["ptx"].get<std::string>().find(".target sm_90"), std::string::npos);
+    EXPECT_EQ(request["cublas"], json({{"m", 64},
+                                       {"n", 64},
+                                       {"k", 64},
+                                       {"a", 0},
+                                       {"b", 1},
+                                       {"c", 2},
+                                       {"trans_a", false},
+                                       {"trans_b", false}}));
+    ASSERT_EQ(b["expected"].size(), 1u);
+    const json& e = b["expected"][0];
+    EXPECT_EQ(e["tensor"], "C");
+    EXPECT_EQ(e["indices"].size(), e["values"].size());
+    EXPECT_GT(e["values"].size(), 1000u);
+    // The first element of C = A x B, from the inputs the runner makes from the seeds: the
+    // reference's value, a sum of 64 products of numbers in [-1, 1).
+    EXPECT_EQ(e["indices"][0], 0);
+    EXPECT_LE(std::abs(e["values"][0].get<double>()), 64.0);
+
+    // The tutorial's A^T B: A is stored k-major, so cuBLAS reads it transposed.
+    const std::string tutorial =
+        "'" + (fs::path(LOOPSCOPE_SOURCE_DIR) / "samples/gpu/matmul_cuda.py").string() + "' ";
+    RunResult t =
+        runCli("export " + tutorial + "--variant bind --format bundle --set N=128", false);
+    ASSERT_EQ(t.exitCode, 0) << t.output;
+    EXPECT_EQ(json::parse(t.output)["request"]["cublas"]["trans_a"], true);
+
+    // No bundle of CPU code.
+    RunResult cpu = runCli("export " + kGemm + "--variant parallel --format bundle");
+    EXPECT_EQ(cpu.exitCode, 1) << cpu.output;
+    EXPECT_NE(cpu.output.find("binds no loop to a GPU thread"), std::string::npos) << cpu.output;
 }

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The device check: every GPU sample's ladder on an NVIDIA GPU through loopscope-runner, each
+# variant checked against the reference and timed with CUDA events, cuBLAS timed in turns with
+# the matmuls; prints ms, GFLOPS and the ratio to cuBLAS.
+#
+#   scripts/gpu-check.sh make DIR   here (a build of Loopscope, no GPU needed): a kernel bundle of
+#                                   every variant of samples/gpu/*.py at the samples' own sizes,
+#                                   and the runner, into DIR
+#   scripts/gpu-check.sh run DIR    on the machine with the GPU: needs only DIR, glibc 2.31 or
+#                                   newer and the NVIDIA driver (cuBLAS where libcublas is there)
+#   scripts/gpu-check.sh            both, on a machine that has a build and a GPU
+#
+# ARCH (default sm_80) is the architecture the PTX is compiled for; the driver compiles it for
+# the GPU it runs on (sm_80 PTX runs on A100, H100 and later). BUILD is the build folder.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+ARCH=${ARCH:-sm_80}
+
+make_bundles() {
+    local dir=$1
+    local cli="$BUILD/app/loopscope-cli"
+    [ -x "$cli" ] || { echo "gpu-check: no $cli: build Loopscope first (scripts/test.sh or ninja -C $BUILD)" >&2; exit 1; }
+    mkdir -p "$dir"
+    cp "$BUILD/app/loopscope-runner" "$dir/"
+    local n=0
+    for script in samples/gpu/*.py; do
+        local base
+        base=$(basename "$script" .py)
+        # The document format marks each variant with a "# variant: NAME" line.
+        while IFS= read -r variant; do
+            n=$((n + 1))
+            local out
+            out=$(printf '%s/%02d-%s-%s.json' "$dir" "$n" "$base" "${variant// /_}")
+            "$cli" export "$script" --variant "$variant" --format bundle \
+                --target "cuda -arch=$ARCH" -o "$out"
+            echo "gpu-check: $out"
+        done < <(sed -n 's/^# variant: //p' "$script")
+    done
+}
+
+run_bundles() {
+    local dir=$1
+    [ -x "$dir/loopscope-runner" ] || { echo "gpu-check: no $dir/loopscope-runner (make it first: $0 make $dir)" >&2; exit 1; }
+    nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null || true
+    "$dir/loopscope-runner" --bundle "$dir"/*.json
+}
+
+case "${1:-}" in
+make) make_bundles "${2:?usage: $0 make DIR}" ;;
+run) run_bundles "${2:?usage: $0 run DIR}" ;;
+"")
+    dir=$(mktemp -d)
+    trap 'rm -rf "$dir"' EXIT
+    make_bundles "$dir"
+    run_bundles "$dir"
+    ;;
+*) echo "usage: $0 [make DIR | run DIR]" >&2; exit 2 ;;
+esac
