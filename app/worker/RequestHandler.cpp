@@ -5,6 +5,7 @@
 #include "Version.h"
 #include "codegen/Codegen.h"
 #include "export/Export.h"
+#include "ir/GpuTarget.h"
 #include "ir/Host.h"
 #include "ir/Limits.h"
 #include "lower/Lower.h"
@@ -393,18 +394,21 @@ protocol::EmitReply RequestHandler::emitCode(const protocol::EmitRequest& reques
     options.format = request.format;
     if (std::find(std::begin(kExportFormats), std::end(kExportFormats), options.format) ==
         std::end(kExportFormats))
-        badRequest("unknown format '" + options.format + "' (llvm, asm, c, tvm or obj)");
+        badRequest("unknown format '" + options.format + "' (llvm, asm, c, tvm, obj, ptx or cuda)");
     options.step = t.step;
+    options.target = request.target;
     options.symbols = t.evaluation.symbols;
     options.sourceName = request.source;
     options.lineInfo = request.lines;
     const Variant& v = *t.variant;
-    if (options.format == "llvm" || options.format == "asm" || options.format == "obj") {
+    const std::string& target = request.target.empty() ? v.target : request.target;
+    if ((options.format == "llvm" || options.format == "asm" || options.format == "obj") &&
+        !isGpuTarget(target)) {
         try {
-            checkTarget(v.target);
+            checkTarget(target);
         } catch (const CodegenError& e) {
-            throw Failure{ErrorReply::Kind::Codegen, "target '" + v.target + "': " + e.what(),
-                          v.targetLoc};
+            throw Failure{ErrorReply::Kind::Codegen, "target '" + target + "': " + e.what(),
+                          request.target.empty() ? v.targetLoc : SourceLoc{}};
         }
     }
     report("lowering", 0.0);
@@ -414,7 +418,7 @@ protocol::EmitReply RequestHandler::emitCode(const protocol::EmitRequest& reques
     } catch (const CodegenError& e) {
         throw Failure{ErrorReply::Kind::Codegen,
                       "variant '" + v.name + "' cannot be exported as " + options.format +
-                          " for target '" + v.target + "': " + e.what(),
+                          " for target '" + target + "': " + e.what(),
                       v.loc};
     }
     protocol::EmitReply out;

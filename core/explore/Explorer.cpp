@@ -122,6 +122,7 @@ Exploration explore(const std::string& script, const std::map<std::string, std::
     for (auto& v : r.program.variants) {
         VariantView vv;
         vv.name = v.name;
+        vv.target = v.target;
         vv.line = v.loc.line;
         vv.lastLine = v.lastLine;
         vv.scheduleEndLine = v.scheduleEndLine;

@@ -95,6 +95,7 @@ struct VariantView {
     std::map<std::string, std::map<std::string, std::string>> stageAxisVars;
     std::vector<std::string> names; // every name in use
     std::vector<std::string> args;  // the function's argument tensors
+    std::string target;             // tvm.build's ("llvm", "cuda -arch=sm_80")
 };
 
 struct Exploration {

@@ -269,6 +269,7 @@ void put(json& j, const EmitRequest& r)
     j["format"] = r.format;
     j["source"] = r.source;
     j["lines"] = r.lines;
+    if (!r.target.empty()) j["target"] = r.target;
 }
 
 EmitRequest emitRequest(const Fields& f)
@@ -281,6 +282,7 @@ EmitRequest emitRequest(const Fields& f)
     r.format = f.text("format", r.format);
     r.source = f.text("source");
     r.lines = f.flag("lines");
+    r.target = f.text("target");
     return r;
 }
 

@@ -78,9 +78,10 @@ struct EmitRequest {
     std::string variant;
     int step = -1;
     Sets sets;
-    std::string format = "llvm"; // "llvm", "asm", "c", "tvm" or "obj"
+    std::string format = "llvm"; // "llvm", "asm", "c", "tvm", "obj", "ptx" or "cuda"
     std::string source;          // the script's file name, which the export names
     bool lines = false;          // line info pointing at the step's printed TIR
+    std::string target;          // instead of the variant's (tvm.build's) target; "" keeps it
     bool operator==(const EmitRequest&) const = default;
 };
 

@@ -70,8 +70,12 @@ QString howChosen(const std::string& name)
                                    "selected adjacent loops).")},
         {"compute_at", SchedulePanel::tr("Uses the consumer loop chosen beside the button.")},
         {"cache_read", SchedulePanel::tr("For the reader and scope chosen beside the button.")},
-        {"bind", SchedulePanel::tr("Shown in the TIR; the CPU code generator refuses bound "
-                                   "loops.")},
+        {"bind", SchedulePanel::tr("To the GPU axis chosen beside the button: the loop's "
+                                   "iterations become blocks, threads or virtual threads of "
+                                   "a kernel. With a CUDA target (the toolbar's, or "
+                                   "tvm.build's) the code views show its CUDA C and PTX; the "
+                                   "ladder runs it on this machine's NVIDIA GPU, or checks it "
+                                   "on the CPU without timing it.")},
     };
     auto it = hints.find(name);
     return it == hints.end() ? QString() : u" "_s + it->second;

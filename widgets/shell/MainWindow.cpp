@@ -13,6 +13,7 @@
 #include "editor/EditorPane.h"
 #include "editor/SchedulePanel.h"
 #include "editor/StatementWriter.h"
+#include "ir/GpuTarget.h"
 #include "lower/Footprint.h"
 #include "model/ModelWindow.h"
 #include "shell/ChartsDock.h"
@@ -694,11 +695,35 @@ void MainWindow::requestCode()
         format = QStringLiteral("llvm");
     if (format.isEmpty()) return;
     if (format == QStringLiteral("asm") && shownProfile()) return; // shown from the profile
-    m_runs->requestCode(m_editor->text(), m_variant, m_step, format);
+    // A GPU target's kernels: CUDA C where the CPU's LLVM IR is, PTX where its assembly is.
+    const QString target = codeTarget();
+    if (isGpuTarget(target.toStdString()))
+        format = format == QStringLiteral("asm") ? QStringLiteral("ptx") : QStringLiteral("cuda");
+    const QString chosen = m_targetBox ? m_targetBox->currentData().toString() : QString();
+    m_runs->requestCode(m_editor->text(), m_variant, m_step, format, chosen);
+}
+
+QString MainWindow::codeTarget() const
+{
+    const QString chosen = m_targetBox ? m_targetBox->currentData().toString() : QString();
+    if (!chosen.isEmpty()) return chosen;
+    const VariantView* v = variantView();
+    return v ? QString::fromStdString(v->target) : QString();
 }
 
 void MainWindow::showCode(const QString& format, const QString& text)
 {
+    if (format == QStringLiteral("ptx")) {
+        m_asmView->setCaption(tr("PTX of the kernels for %1 · compiled through LLVM's NVPTX; the "
+                                 "driver compiles it for the GPU it runs on")
+                                  .arg(codeTarget()));
+        m_asmView->setText(text, CodeView::Language::Assembly);
+        return;
+    }
+    if (format == QStringLiteral("cuda")) {
+        m_llvmView->setText(text, CodeView::Language::Plain);
+        return;
+    }
     const bool asmFormat = format == QStringLiteral("asm");
     // A profiled step's assembly is the profiled kernel's, with its samples.
     if (asmFormat && shownProfile()) return;

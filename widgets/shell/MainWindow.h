@@ -148,6 +148,8 @@ private:
     // Text size of the editor, loop nest and code views, by `steps` (0: where it was).
     void zoomText(int steps);
     void requestCode();
+    // The target the code views show: the selector's, else the variant's tvm.build target.
+    QString codeTarget() const;
     void showCode(const QString& format, const QString& text);
     void exportVariant(const QString& format);
     void showSettings();
@@ -175,6 +177,7 @@ private:
 
     QComboBox* m_variantBox = nullptr;
     QSpinBox* m_threads = nullptr;
+    QComboBox* m_targetBox = nullptr; // the code views' target (empty data: the script's)
     QLabel* m_timing = nullptr;
     QLabel* m_compile = nullptr;
     QLabel* m_target = nullptr;

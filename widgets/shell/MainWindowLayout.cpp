@@ -297,6 +297,20 @@ void MainWindow::buildActions()
     tb->addSeparator();
     tb->addAction(runAction);
     tb->addAction(m_cancelAction);
+    tb->addWidget(new QLabel(tr(" Target: "), tb));
+    m_targetBox = new QComboBox(tb);
+    m_targetBox->setObjectName(QStringLiteral("targetCombo"));
+    m_targetBox->addItem(tr("As the script builds"), QString());
+    m_targetBox->addItem(tr("Host CPU"), QStringLiteral("llvm"));
+    for (int sm : {50, 60, 70, 75, 80, 86, 89, 90})
+        m_targetBox->addItem(tr("CUDA sm_%1").arg(sm), QStringLiteral("cuda -arch=sm_%1").arg(sm));
+    m_targetBox->setToolTip(
+        tr("The code the LLVM IR and Assembly views show: the variant's tvm.build target, this "
+           "machine's CPU, or an NVIDIA architecture (the views then show the kernels' CUDA C "
+           "and PTX). GPU variants run on this machine's NVIDIA GPU through loopscope-runner "
+           "where there is one; without one they are checked on this CPU and not timed."));
+    tb->addWidget(m_targetBox);
+    connect(m_targetBox, &QComboBox::activated, this, [this](int) { requestCode(); });
     tb->addWidget(new QLabel(tr(" Threads: "), tb));
     m_threads = new QSpinBox(tb);
     m_threads->setObjectName(QStringLiteral("threadsSpin"));

@@ -221,6 +221,13 @@ void RunController::finishLadderRun(int id, const Reply<protocol::MeasureReply>&
             if (!c.skipped.empty() && result.uncompared.isEmpty())
                 result.uncompared = qs(c.tensor) + QStringLiteral(": ") + qs(c.skipped);
         result.cpu = qs(m_machine.cpu);
+        // A GPU variant: timed on the runner's GPU, or checked on this CPU where there is none.
+        for (const std::string& note : r.notes) {
+            const QString n = qs(note);
+            if (n.startsWith(QStringLiteral("no GPU here"))) result.untimed = n;
+            if (n.startsWith(QStringLiteral("ran on ")))
+                result.cpu = n.mid(7).section(QStringLiteral(" (compiled"), 0, 0);
+        }
         result.measuredAt = QDateTime::currentDateTimeUtc();
         if (r.profile && r.profile->error.empty()) {
             const protocol::StepProfile& p = *r.profile;
@@ -272,7 +279,7 @@ void RunController::cancelAll()
 // ---- code ----
 
 void RunController::requestCode(const QString& script, const QString& variant, int step,
-                                const QString& format)
+                                const QString& format, const QString& target)
 {
     if (m_codeRequest >= 0) m_worker->cancel(m_codeRequest);
     protocol::EmitRequest request;
@@ -280,6 +287,7 @@ void RunController::requestCode(const QString& script, const QString& variant, i
     request.variant = variant.toStdString();
     request.step = step;
     request.format = format.toStdString();
+    request.target = target.toStdString();
     // Assembly with its lines of TIR, for the views to link.
     request.lines = format == QStringLiteral("asm");
     // Ahead of queued ladder rows: the code shows after the row being measured, not after all.

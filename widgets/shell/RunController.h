@@ -75,9 +75,11 @@ public:
     // Cancels every request: the ladder's rows become "cancelled"; then ladderFinished.
     void cancelAll();
 
-    // The code of one step ("llvm" or "asm") ahead of queued runs; it replaces the one pending.
-    void requestCode(const QString& script, const QString& variant, int step,
-                     const QString& format);
+    // The code of one step ("llvm", "asm", "ptx" or "cuda") ahead of queued runs; it replaces the
+    // one pending.
+    // `target`: instead of the variant's tvm.build target ("" keeps it).
+    void requestCode(const QString& script, const QString& variant, int step, const QString& format,
+                     const QString& target = {});
     // A variant's last step in any export format: exportReady or exportRefused.
     void exportVariant(const QString& script, const QString& variant, const QString& format,
                        const QString& sourceName);

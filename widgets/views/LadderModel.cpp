@@ -237,6 +237,10 @@ QString LadderModel::statusText(const Entry& e, bool fastest) const
     case State::Running: return tr("running…");
     case State::Done: {
         QString text = e.result && e.result->checked ? tr("✓ checked") : tr("done");
+        // A GPU variant without a GPU: "✓ no GPU here: checked on the CPU, not timed".
+        if (e.result && !e.result->untimed.isEmpty())
+            text = (e.result->checked ? u"✓ "_s : QString()) +
+                   e.result->untimed.section(u" ("_s, 0, 0);
         if (e.result && !e.result->uncompared.isEmpty())
             text += tr(" · not all compared: %1").arg(firstLine(e.result->uncompared));
         if (e.result && !e.result->counters.isEmpty()) text += u" · " + e.result->counters;
@@ -263,6 +267,7 @@ QVariant LadderModel::data(const QModelIndex& index, int role) const
     const auto& r = e.result;
     const int column = index.column();
     const bool earlier = r && r->earlier && e.state == State::Done;
+    const bool timed = r && r->untimed.isEmpty();
     const bool fastest = (role == Qt::DisplayRole || role == Qt::FontRole ||
                           role == Qt::ToolTipRole || role == FastestRole) &&
                          e.state == State::Done && fastestRow() == index.row();
@@ -270,10 +275,11 @@ QVariant LadderModel::data(const QModelIndex& index, int role) const
     case Qt::DisplayRole:
         switch (column) {
         case StepColumn: return e.step.label;
-        case MedianColumn: return r ? formatMs(r->medianMs) : QVariant();
+        case MedianColumn: return timed ? formatMs(r->medianMs) : QVariant();
         case RangeColumn:
-            return r ? QVariant(formatMs(r->minMs) + u" – "_s + formatMs(r->maxMs)) : QVariant();
-        case GflopsColumn: return r ? formatGflops(r->gflops) : QVariant();
+            return timed ? QVariant(formatMs(r->minMs) + u" – "_s + formatMs(r->maxMs))
+                         : QVariant();
+        case GflopsColumn: return timed ? formatGflops(r->gflops) : QVariant();
         case SpeedupColumn:
             if (auto s = speedupOf(index.row())) return formatSpeedup(*s);
             return {};
@@ -298,6 +304,9 @@ QVariant LadderModel::data(const QModelIndex& index, int role) const
             return e.message;
         QStringList lines;
         if (column == StepColumn) lines << tr("Line %1: %2").arg(e.step.line).arg(e.step.label);
+        if (column == StatusColumn && r && !r->untimed.isEmpty()) lines << r->untimed;
+        if (column == StatusColumn && r && !r->cpu.isEmpty() && r->untimed.isEmpty())
+            lines << tr("Ran on %1").arg(r->cpu);
         if (column == RangeColumn && r)
             lines << tr("Fastest and slowest of the repeated measurements");
         if (fastest) lines << tr("The fastest step of this ladder");

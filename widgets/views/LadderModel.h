@@ -56,7 +56,9 @@ public:
         QString uncompared;
         // Hardware counters of a profiled run ("IPC 2.31 · L1D 4.1 / 1000 instr."), if any.
         QString counters;
-        QString cpu;          // the CPU it ran on ("" when unknown)
+        QString cpu; // the CPU or GPU it ran on ("" when unknown)
+        // Why it was checked but not timed ("no GPU here: checked on the CPU, not timed (...)").
+        QString untimed;
         QDateTime measuredAt; // when (invalid when unknown)
         bool earlier = false; // measured in an earlier session, not by this one
     };

@@ -6,11 +6,13 @@
 #include "explore/Explorer.h"
 #include "shell/MainWindow.h"
 #include "shell/RunController.h"
+#include "views/CodeView.h"
 #include "views/LadderModel.h"
 #include "views/LadderView.h"
 #include "views/VariantTreeView.h"
 #include "worker/WorkerClient.h"
 
+#include <QComboBox>
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
@@ -160,6 +162,70 @@ private slots:
             QCOMPARE(bold, row == fastest);
             QCOMPARE(says, row == fastest);
         }
+    }
+
+    // A GPU schedule's ladder on a machine without a GPU (every CI machine): each step is checked
+    // on the CPU and says it was not timed, with the reason in its tooltip; with a CUDA target,
+    // the code views show the kernels' PTX and CUDA C.
+    void aGpuLadderIsCheckedAndNotTimedWithoutAGpu()
+    {
+        MainWindow w;
+        useBuiltWorker(w);
+        w.setScriptText(
+            readFile(QStringLiteral(LOOPSCOPE_SOURCE_DIR "/tests/data/gpu/matmul_shared.py")),
+            QString(), false);
+        QVERIFY(awaitAnalysis(w));
+        QVERIFY(choose(w, QStringLiteral("shared")));
+        LadderModel* m = w.ladderModel();
+        QVERIFY(m->rowCount() > 3);
+        w.runLadder();
+        QVERIFY(awaitLadder(w));
+        // A step half-way (a shared stage bound but not yet computed in the kernel) is refused
+        // as TVM refuses it; the last is the whole schedule.
+        QCOMPARE(m->stateOf(m->rowCount() - 1), State::Done);
+        for (int row = 0; row < m->rowCount(); ++row) {
+            const QString status = m->index(row, LadderModel::StatusColumn).data().toString();
+            if (m->stateOf(row) == State::Failed) continue;
+            QVERIFY2(m->stateOf(row) == State::Done,
+                     qPrintable(QStringLiteral("row %1: %2").arg(row).arg(status)));
+            // The untransformed step is a CPU loop nest: timed as any.
+            if (row == 0) {
+                QVERIFY2(m->resultOf(row)->medianMs > 0, qPrintable(status));
+                continue;
+            }
+            const QString tip =
+                m->index(row, LadderModel::StatusColumn).data(Qt::ToolTipRole).toString();
+            if (tip.contains(QStringLiteral("ran on"), Qt::CaseInsensitive)) continue; // a GPU
+            QVERIFY2(
+                status.startsWith(QStringLiteral("✓ no GPU here: checked on the CPU, not timed")),
+                qPrintable(status));
+            QVERIFY2(tip.contains(QStringLiteral("libcuda.so.1")), qPrintable(tip));
+            QVERIFY(!m->index(row, LadderModel::MedianColumn).data().isValid());
+        }
+
+        auto* box = w.findChild<QComboBox*>(QStringLiteral("targetCombo"));
+        QVERIFY(box);
+        const int sm80 = box->findData(QStringLiteral("cuda -arch=sm_80"));
+        QVERIFY(sm80 >= 0);
+        box->setCurrentIndex(sm80);
+        emit box->activated(sm80);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        auto* asmDock = w.findChild<QDockWidget*>(QStringLiteral("AsmDock"));
+        QVERIFY(asmDock);
+        asmDock->show();
+        asmDock->raise();
+        auto* ptx = qobject_cast<CodeView*>(asmDock->widget());
+        QVERIFY(ptx);
+        QTRY_VERIFY2_WITH_TIMEOUT(ptx->text().contains(QStringLiteral(".target sm_80")),
+                                  qPrintable(ptx->text().left(400)), 20000);
+        QVERIFY(ptx->text().contains(QStringLiteral("bar.sync")));
+        auto* llvmDock = w.findChild<QDockWidget*>(QStringLiteral("LlvmDock"));
+        llvmDock->show();
+        llvmDock->raise();
+        auto* cuda = qobject_cast<CodeView*>(llvmDock->widget());
+        QTRY_VERIFY2_WITH_TIMEOUT(cuda->text().contains(QStringLiteral("__syncthreads()")),
+                                  qPrintable(cuda->text().left(400)), 20000);
     }
 
     // The Variants panel: each variant under the one it came from; a ladder's measurements show
