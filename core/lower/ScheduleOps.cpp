@@ -311,6 +311,54 @@ private:
     const Analyzer& m_an;
 };
 
+// A stage computed at a loop of a stage that reduces across threads: each thread runs its part
+// of that reduction (the reduction's loops no thread is bound to) innermost, inside every other
+// loop (TVM's MakeCrossThreadReduction), so a region that depends on those loops has no place at
+// the attachment. TVM builds such a program with the loops' variables undefined; refused here.
+void checkAttachOutsideThreadReduction(const Stage& s, const Stage& parent,
+                                       const std::vector<Range>& region)
+{
+    bool crossThread = false;
+    VarSet inThread;
+    std::string names;
+    for (auto& iv : parent.leafIterVars) {
+        const IterVarAttr* a = parent.attr(iv);
+        const bool bound = a && a->kind == ForKind::ThreadBinding;
+        if (iv->kind != IterKind::Reduce) continue;
+        if (bound) {
+            crossThread = true;
+        } else {
+            inThread.insert(iv->var.get());
+        }
+    }
+    // Inside the threads' own reduction loops, it is computed where they run.
+    if (!crossThread || inThread.empty() || inThread.count(s.attachIvar->var.get())) return;
+    std::vector<std::string> used;
+    for (auto& iv : parent.leafIterVars) {
+        if (!inThread.count(iv->var.get())) continue;
+        VarSet one{iv->var.get()};
+        for (const Range& r : region)
+            if (usesAnyVar(r.min, one) || usesAnyVar(r.extent, one)) {
+                used.push_back(axisDisplayName(iv->name()));
+                break;
+            }
+    }
+    if (used.empty()) return;
+    for (std::size_t i = 0; i < used.size(); ++i)
+        names += (i ? ", " : "") + used[i];
+    throw UserError(s.attachLoc,
+                    "cannot compute '" + s.name() + "' at axis '" +
+                        axisDisplayName(s.attachIvar->name()) + "' of '" + parent.name() + "': '" +
+                        parent.name() +
+                        "' reduces across threads, so each thread runs its part of the "
+                        "reduction (" +
+                        names +
+                        ") inside every other loop, and the region "
+                        "of '" +
+                        s.name() + "' depends on " + (used.size() > 1 ? "them" : "it") +
+                        ": compute it at " + used.back() + " or outside the reduction");
+}
+
 class AttachInjector : public IRMutator {
 public:
     AttachInjector(const IterVarNode* target, std::function<Stmt(Stmt)> make)
@@ -865,6 +913,8 @@ Stmt scheduleOps(const Schedule& sch, const EffectiveBodies& bodies, const Bound
             body = pipeline(body);
             continue;
         }
+        if (const Stage* parent = sch.find(s.attachOp))
+            checkAttachOutsideThreadReduction(s, *parent, realizeBounds);
         AttachInjector inject(s.attachIvar.get(), pipeline);
         body = inject.mutate(body);
         if (!inject.found) {

@@ -9,6 +9,7 @@
 #include "ir/Printer.h"
 #include "schedule/ThreadScope.h"
 
+#include <algorithm>
 #include <map>
 #include <unordered_map>
 
@@ -249,15 +250,84 @@ private:
     VarSet m_vars;
 };
 
+// A kernel whose thread launches are not all at its start (a launch inside a loop of the kernel,
+// which TVM builds as it stands: every thread of the block runs the whole kernel, and the launch
+// only names its thread there) with them all at its start, past the block launches and the
+// block's allocations: the same program, in the form the emulation takes. A tag launched twice
+// is one thread; its second variable becomes the first's.
+Stmt threadLaunchesFirst(const Stmt& kernel)
+{
+    struct Launch {
+        std::string tag;
+        Var var;
+        Expr extent;
+        const void* ref;
+    };
+    class Remove : public IRMutator {
+    public:
+        std::vector<Launch> launches;
+        VarMap same;
+
+    protected:
+        Stmt visitAttr(const AttrNode* op, const Stmt& self) override
+        {
+            if (!isThreadIdx(op)) return IRMutator::visitAttr(op, self);
+            const Var v = launchedVar(op);
+            auto it = std::find_if(launches.begin(), launches.end(),
+                                   [&](const Launch& l) { return l.tag == op->target; });
+            if (it == launches.end())
+                launches.push_back({op->target, v, op->value, op->ref});
+            else if (!it->var.same(v))
+                same[v.get()] = it->var;
+            return mutate(op->body);
+        }
+    };
+    // Where the threads start: below the block launches and allocations at the kernel's top.
+    std::vector<Stmt> top;
+    Stmt rest = kernel;
+    while (true) {
+        if (auto* a = rest.as<AttrNode>(); a && isLaunch(a) && !isThreadIdx(a)) {
+            top.push_back(rest);
+            rest = a->body;
+        } else if (auto* al = rest.as<AllocateNode>()) {
+            top.push_back(rest);
+            rest = al->body;
+        } else {
+            break;
+        }
+    }
+    // Already in that form: the launches at the start, none further in.
+    Stmt inner = rest;
+    while (auto* a = inner.as<AttrNode>()) {
+        if (!isThreadIdx(a)) break;
+        inner = a->body;
+    }
+    if (!anyAttr(inner, [](const AttrNode* a) { return isThreadIdx(a); })) return kernel;
+
+    Remove remove;
+    Stmt body = remove.mutate(rest);
+    if (!remove.same.empty()) body = substitute(body, remove.same);
+    for (auto it = remove.launches.rbegin(); it != remove.launches.rend(); ++it)
+        body = makeAttr("thread_extent", it->tag, it->extent, body, it->ref);
+    for (auto it = top.rbegin(); it != top.rend(); ++it) {
+        if (auto* a = it->as<AttrNode>())
+            body = makeAttr(a->key, a->target, a->value, body, a->ref);
+        else if (auto* al = it->as<AllocateNode>())
+            body = makeAllocate(al->buffer, body);
+    }
+    return body;
+}
+
 // Turns each kernel (from its first launch) into loops.
 class Emulator : public IRMutator {
 protected:
     Stmt visitAttr(const AttrNode* op, const Stmt& self) override
     {
         if (!isLaunch(op)) return IRMutator::visitAttr(op, self);
+        Stmt kernel = threadLaunchesFirst(self);
         std::map<std::string, std::int64_t> extents;
-        collectExtents(self, extents);
-        Stmt kernel = LocalPerThread(extents).mutate(self);
+        collectExtents(kernel, extents);
+        kernel = LocalPerThread(extents).mutate(kernel);
         return blocks(kernel);
     }
 
