@@ -14,6 +14,7 @@
 #include "schedule/Bound.h"
 
 #include <chrono>
+#include <map>
 
 namespace loopscope {
 
@@ -77,7 +78,11 @@ LoweredFunc lowerSchedule(const Schedule& sch, const std::vector<Tensor>& args,
     s = log.run("Simplify", s, simplifyStmt);
     s = log.run("VectorizeLoop", s, vectorizeLoops);
     s = log.run("InjectVirtualThread", s, injectVirtualThreads);
-    s = log.run("InjectDoubleBuffer", s, injectDoubleBuffer);
+    std::map<std::string, SourceLoc> doubleBuffered;
+    for (auto& st : sch.stages())
+        if (st.doubleBuffer) doubleBuffered[st.name()] = st.doubleBufferLoc;
+    s = log.run("InjectDoubleBuffer", s,
+                [&](const Stmt& in) { return injectDoubleBuffer(in, doubleBuffered); });
     s = log.run("StorageRewrite", s, rewriteStorage);
     s = log.run("UnrollLoop", s, unrollLoops);
     s = log.run("Simplify", s, simplifyStmt);

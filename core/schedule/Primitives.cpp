@@ -116,7 +116,9 @@ StepOutput applyStorageAlign(Schedule& s, const ScheduleStep& step)
 
 StepOutput applyDoubleBuffer(Schedule& s, const ScheduleStep& step)
 {
-    s.doubleBuffer(stageOf(s, step));
+    Stage& st = stageOf(s, step);
+    s.doubleBuffer(st);
+    st.doubleBufferLoc = step.loc;
     return {};
 }
 

@@ -58,6 +58,7 @@ struct Stage {
     // double_buffer: two copies of its storage, the next iteration's fetched while this one's
     // is used (lower/passes/InjectDoubleBuffer).
     bool doubleBuffer = false;
+    SourceLoc doubleBufferLoc; // its double_buffer step
 
     std::string name() const { return op->name; }
     bool isPlaceholder() const { return op->isPlaceholder(); }

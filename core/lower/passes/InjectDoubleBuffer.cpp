@@ -38,8 +38,9 @@ bool launchesOrAllocates(const Stmt& s)
 
 class Injector : public IRMutator {
 public:
-    explicit Injector(std::unordered_map<const void*, std::string> marked)
-        : m_marked(std::move(marked))
+    Injector(std::unordered_map<const void*, std::string> marked,
+             const std::map<std::string, SourceLoc>& steps)
+        : m_marked(std::move(marked)), m_steps(steps)
     {
     }
 
@@ -102,6 +103,7 @@ protected:
             return mutate(op->body);
         Entry& e = it->second;
         const ForNode* loop = m_loops.back();
+        refuseFetchOfThisIteration(*loop, *op);
         e.loop = loop;
         e.writeVar = Var(loop->var.name() + ".db", loop->var.type());
         const Expr two = makeInt(2, loop->var.type());
@@ -154,6 +156,45 @@ private:
         Expr read;    // which copy the iteration reads: (loop - min) % 2
     };
 
+    // The fetch reads storage the loop also writes (other than the double-buffered copy): made
+    // an iteration ahead, it would read that storage before this iteration writes it.
+    void refuseFetchOfThisIteration(const ForNode& loop, const AttrNode& fetch) const
+    {
+        std::unordered_map<const VarNode*, std::string> read;
+        class Reads : public IRVisitor {
+        public:
+            std::unordered_map<const VarNode*, std::string>& out;
+            explicit Reads(std::unordered_map<const VarNode*, std::string>& o) : out(o) {}
+
+        protected:
+            void visitBufferLoad(const BufferLoadNode* op) override
+            {
+                out.emplace(op->buffer->data.get(), op->buffer->name);
+                IRVisitor::visitBufferLoad(op);
+            }
+        } reads(read);
+        reads.visit(fetch.body);
+        std::string written;
+        const bool found = anyStmt(loop.body, [&](const StmtNode* n) {
+            if (n->kind != StmtKind::BufferStore) return false;
+            auto* store = static_cast<const BufferStoreNode*>(n);
+            auto it = read.find(store->buffer->data.get());
+            if (it == read.end() || store->buffer->data.get() == fetch.ref) return false;
+            written = it->second;
+            return true;
+        });
+        if (!found) return;
+        auto step = m_steps.find(fetch.target);
+        throw UserError(step == m_steps.end() ? SourceLoc{} : step->second,
+                        "cannot double-buffer '" + fetch.target + "': it is fetched a loop " +
+                            "iteration ahead, within loop '" + loop.var.name() +
+                            "', but it reads '" + written +
+                            "', which that loop computes in each iteration, so the next "
+                            "iteration's values are not there yet; compute '" +
+                            written + "' outside loop '" + loop.var.name() + "', or leave '" +
+                            fetch.target + "' single-buffered");
+    }
+
     // Removes the fetches (for the last iteration, which has no next).
     class WithoutFetch : public IRMutator {
     protected:
@@ -175,6 +216,7 @@ private:
     }
 
     std::unordered_map<const void*, std::string> m_marked;
+    const std::map<std::string, SourceLoc>& m_steps;
     std::unordered_map<const void*, Entry> m_entries;
     std::vector<const ForNode*> m_loops;
     std::map<const ForNode*, std::vector<Stmt>> m_prologue;
@@ -184,12 +226,12 @@ private:
 
 } // namespace
 
-Stmt injectDoubleBuffer(const Stmt& s)
+Stmt injectDoubleBuffer(const Stmt& s, const std::map<std::string, SourceLoc>& steps)
 {
     Marks marks;
     marks.visit(s);
     if (marks.buffers.empty()) return s;
-    return Injector(std::move(marks.buffers)).mutate(s);
+    return Injector(std::move(marks.buffers), steps).mutate(s);
 }
 
 } // namespace loopscope

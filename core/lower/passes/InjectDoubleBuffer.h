@@ -7,10 +7,17 @@
 // root, or at a loop bound to a thread) is dropped: there is no next iteration to fetch for.
 #pragma once
 
+#include "ir/Diagnostic.h"
 #include "ir/Stmt.h"
+
+#include <map>
+#include <string>
 
 namespace loopscope {
 
-Stmt injectDoubleBuffer(const Stmt& s);
+// `steps`: each double-buffered stage's double_buffer step, by stage name. A fetch that reads
+// what the loop computes before it in the same iteration cannot be made a loop ahead (the next
+// iteration's data is not there yet): refused at that step, where TVM computes wrong numbers.
+Stmt injectDoubleBuffer(const Stmt& s, const std::map<std::string, SourceLoc>& steps = {});
 
 } // namespace loopscope
