@@ -54,6 +54,7 @@
 #include <QScreen>
 #include <QScrollArea>
 #include <QScrollBar>
+#include <QSet>
 #include <QSettings>
 #include <QSpinBox>
 #include <QStandardPaths>
@@ -409,10 +410,16 @@ void MainWindow::onAnalysis(ExplorationPtr result)
         diags.append({result->error.loc.line, result->error.loc.col, q(result->error.message)});
     for (auto& cv : result->variants) {
         if (q(cv.name) != m_variant) continue;
-        for (auto& s : cv.steps)
-            if (s.error)
-                diags.append({s.error->loc.line ? s.error->loc.line : s.line, s.error->loc.col,
-                              q(s.error->message)});
+        // A mistake at one line that several later steps run into is said once.
+        QSet<QPair<int, QString>> said;
+        for (auto& s : cv.steps) {
+            if (!s.error) continue;
+            const int line = s.error->loc.line ? s.error->loc.line : s.line;
+            const QString message = q(s.error->message);
+            if (said.contains({line, message})) continue;
+            said.insert({line, message});
+            diags.append({line, s.error->loc.col, message});
+        }
     }
     m_editor->setDiagnostics(diags);
     const VariantView* v = variantView();

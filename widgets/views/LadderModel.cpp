@@ -237,10 +237,6 @@ QString LadderModel::statusText(const Entry& e, bool fastest) const
     case State::Running: return tr("running…");
     case State::Done: {
         QString text = e.result && e.result->checked ? tr("✓ checked") : tr("done");
-        // A GPU variant without a GPU: "✓ no GPU here: checked on the CPU, not timed".
-        if (e.result && !e.result->untimed.isEmpty())
-            text = (e.result->checked ? u"✓ "_s : QString()) +
-                   e.result->untimed.section(u" ("_s, 0, 0);
         if (e.result && !e.result->uncompared.isEmpty())
             text += tr(" · not all compared: %1").arg(firstLine(e.result->uncompared));
         if (e.result && !e.result->counters.isEmpty()) text += u" · " + e.result->counters;
@@ -331,7 +327,11 @@ QVariant LadderModel::data(const QModelIndex& index, int role) const
         }
         return {};
     case LineRole: return e.step.line;
-    case MessageRole: return e.message;
+    case MessageRole:
+        // A GPU step without a GPU: "no GPU here: checked on the CPU, not timed (why)".
+        if (e.message.isEmpty() && r && !r->untimed.isEmpty() && e.state == State::Done)
+            return r->untimed;
+        return e.message;
     case StaleRole: return r.has_value() && (e.state == State::Queued || e.state == State::Running);
     case FastestRole: return fastest;
     case EarlierRole: return earlier;

@@ -20,7 +20,8 @@ using State = LadderModel::State;
 bool showsMessage(const QModelIndex& index)
 {
     const auto state = index.data(LadderModel::StateRole).value<State>();
-    return (state == State::Wrong || state == State::Failed) &&
+    // Done with a message: checked, not timed (a GPU step without a GPU).
+    return (state == State::Wrong || state == State::Failed || state == State::Done) &&
            !index.data(LadderModel::MessageRole).toString().isEmpty();
 }
 
@@ -94,7 +95,7 @@ public:
                               opt.fontMetrics.elidedText(message, Qt::ElideRight, r.width()));
             return;
         }
-        if (column == LadderModel::StatusColumn && showsMessage(index)) {
+        if (column == LadderModel::StatusColumn && showsMessage(index) && state != State::Done) {
             // The message is in the spanned number columns; the status says what kind it is.
             opt.text = state == State::Wrong ? LadderView::tr("✗ wrong result")
                                              : LadderView::tr("✗ failed");
