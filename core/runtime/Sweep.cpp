@@ -106,6 +106,24 @@ void SweepCache::clear()
     m_points.clear();
 }
 
+namespace {
+
+// Checks a point's outputs: false, with the first problem as the point's message, when one is
+// wrong.
+bool checkPoint(const PreparedRun& run, SweepPoint& point)
+{
+    for (auto& c : run.check()) {
+        if (c.result.ok) continue;
+        point.message =
+            "wrong numbers: " +
+            (c.result.error.empty() ? c.result.firstMismatch : c.tensor + ": " + c.result.error);
+        return false;
+    }
+    return true;
+}
+
+} // namespace
+
 SweepResult runSweep(Jit& jit, const SweepRequest& request, SweepCache* cache, GpuRunner* gpu,
                      const SweepHooks& hooks)
 {
@@ -259,28 +277,14 @@ SweepResult runSweep(Jit& jit, const SweepRequest& request, SweepCache* cache, G
                     prepared->run();
                     point.runMs = msSince(t0);
                     point.message = kNoGpuNote;
-                    for (auto& c : prepared->check()) {
-                        if (c.result.ok) continue;
-                        point.failed = true;
-                        point.message = "wrong numbers: " +
-                                        (c.result.error.empty() ? c.result.firstMismatch
-                                                                : c.tensor + ": " + c.result.error);
-                        break;
-                    }
+                    point.failed = !checkPoint(*prepared, point);
                     point.checked = !point.failed;
                     cacheable = false;
                 } else if (prepared->isGpu()) {
                     BenchmarkOptions bo;
                     bo.repeat = request.repeat;
                     const Measurement m = runOnGpu(*prepared, *gpu, bo, nullptr);
-                    for (auto& c : prepared->check()) {
-                        if (c.result.ok) continue;
-                        point.failed = true;
-                        point.message = "wrong numbers: " +
-                                        (c.result.error.empty() ? c.result.firstMismatch
-                                                                : c.tensor + ": " + c.result.error);
-                        break;
-                    }
+                    point.failed = !checkPoint(*prepared, point);
                     point.checked = !point.failed;
                     if (!point.failed && !m.msPerRun.empty()) {
                         point.runMs = m.median;
@@ -300,15 +304,7 @@ SweepResult runSweep(Jit& jit, const SweepRequest& request, SweepCache* cache, G
                     } else {
                         bool wrong = false;
                         if (request.check) {
-                            for (auto& c : prepared->check()) {
-                                if (c.result.ok) continue;
-                                wrong = true;
-                                point.message =
-                                    "wrong numbers: " + (c.result.error.empty()
-                                                             ? c.result.firstMismatch
-                                                             : c.tensor + ": " + c.result.error);
-                                break;
-                            }
+                            wrong = !checkPoint(*prepared, point);
                             point.checked = !wrong;
                         }
                         if (wrong) {

@@ -118,6 +118,12 @@ VariantRunOutcome runVariant(const Program& program, const Variant& variant,
 
     if (hooks.beforeFirstRun) hooks.beforeFirstRun(*prepared, options);
     double done = compileWeight / totalWeight;
+    auto check = [&] {
+        out.checkRan = true;
+        out.checks = prepared->check();
+        out.wrong = std::any_of(out.checks.begin(), out.checks.end(),
+                                [](const OutputCheck& c) { return !c.result.ok; });
+    };
     if (prepared->isGpu()) {
         GpuRunner* gpu = options.config.gpu;
         if (gpu && gpu->device()) {
@@ -130,12 +136,7 @@ VariantRunOutcome runVariant(const Program& program, const Variant& variant,
             out.notes.push_back(note);
             out.runMs = m.msPerRun.empty() ? 0.0 : m.median;
             if (hooks.afterFirstRun) hooks.afterFirstRun(*prepared);
-            if (options.check) {
-                out.checkRan = true;
-                out.checks = prepared->check();
-                out.wrong = std::any_of(out.checks.begin(), out.checks.end(),
-                                        [](const OutputCheck& c) { return !c.result.ok; });
-            }
+            if (options.check) check();
             if (options.time && !out.wrong && !m.msPerRun.empty()) out.timing = m;
             return out;
         }
@@ -156,10 +157,7 @@ VariantRunOutcome runVariant(const Program& program, const Variant& variant,
     if (hooks.afterFirstRun) hooks.afterFirstRun(*prepared);
 
     if (options.check) {
-        out.checkRan = true;
-        out.checks = prepared->check();
-        out.wrong = std::any_of(out.checks.begin(), out.checks.end(),
-                                [](const OutputCheck& c) { return !c.result.ok; });
+        check();
         done += checkWeight / totalWeight;
     }
     out.tooSlow = options.maxFirstRunMs > 0 && out.runMs > options.maxFirstRunMs;

@@ -1,6 +1,8 @@
 // The sweep driver: points in (value, variant) order with the right sizes, the cache avoids
 // measuring a known point again, cancellation keeps the points measured, skipped points, CSV.
 #include "runtime/Sweep.h"
+#include "runtime/GpuRun.h"
+#include "support/SourceFiles.h"
 #include "support/TestJit.h"
 #include "te/Program.h"
 
@@ -212,4 +214,25 @@ TEST(Sweep, NoBlasForOtherPrograms)
     EXPECT_FALSE(r.blasNote.empty());
     for (auto& p : r.points)
         EXPECT_FALSE(p.reference);
+}
+
+TEST(Sweep, AGpuVariantWithoutAGpuIsCheckedAndNotTimed)
+{
+    // No runner given (as none is on this machine's CI): each point is checked on the CPU.
+    SweepRequest request;
+    request.script = readSourceFile("tests/data/gpu/matmul_shared.py");
+    request.parameters = {"M", "N", "K"};
+    request.values = {32, 64};
+    request.variants = {"shared"};
+    request.threads = 1;
+    request.repeat = 1;
+    request.check = true;
+    SweepResult r = runSweep(testJit(), request);
+    ASSERT_EQ(r.points.size(), 2u);
+    for (const SweepPoint& p : r.points) {
+        EXPECT_TRUE(p.checked) << p.message;
+        EXPECT_FALSE(p.failed) << p.message;
+        EXPECT_FALSE(p.measured());
+        EXPECT_EQ(p.message, kNoGpuNote);
+    }
 }
