@@ -170,6 +170,15 @@ std::vector<Option> runOptions(Options& o)
     };
 }
 
+Option gpuRunnerOption(Options& o)
+{
+    return {"--runner", "", true, [&o](const std::string& v) {
+                if (v.find_first_not_of(" \t") == std::string::npos)
+                    throw UsageError("--runner needs the command that starts loopscope-runner");
+                o.runner = v;
+            }};
+}
+
 Option cpuTargetOption(Options& o)
 {
     return {"--target", "", true, [&o](const std::string& value) {
@@ -303,9 +312,12 @@ json parametersJson(const Program& p, const Options& o)
     return params;
 }
 
-GpuRunner& cliGpu()
+GpuRunner& cliGpu(const Options& o)
 {
-    static GpuRunner gpu({GpuRunner::find("/proc/self/exe")});
+    // A command goes through the shell, as the user wrote it ("ssh gpu1 loopscope-runner").
+    static GpuRunner gpu(o.runner.empty()
+                             ? std::vector<std::string>{GpuRunner::find("/proc/self/exe")}
+                             : std::vector<std::string>{"/bin/sh", "-c", o.runner});
     return gpu;
 }
 

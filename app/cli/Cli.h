@@ -93,6 +93,7 @@ struct Options {
     int threads = 0;                             // --threads (commands that run code)
     std::string target;                          // --target as given
     std::string jitCpu; // the CPU model --target names for code run here (empty: the host's)
+    std::string runner; // --runner: the command that starts the GPU runner (empty: the one here)
 };
 
 // --variant, --set, --max-unroll and --max-reference-steps: every command.
@@ -104,6 +105,8 @@ std::vector<Option> runOptions(Options& o);
 // --target "llvm -mcpu=CPU": run, bench, sweep and profile (code that runs here has this
 // machine's features: only the CPU model is chosen).
 Option cpuTargetOption(Options& o);
+// --runner 'COMMAND': run, bench and sweep (GPU variants run on that runner's GPU).
+Option gpuRunnerOption(Options& o);
 
 // Parses a command that takes one FILE (or none, with `takesFile` false) and `options`.
 void parseCommand(int argc, char** argv, Options& o, const std::vector<Option>& options,
@@ -137,6 +140,6 @@ json parametersJson(const Program& p, const Options& o);
 Jit& cliJit(const Options& o);
 // The GPU runner GPU variants run on (loopscope-runner beside this program), started when one
 // first needs it.
-GpuRunner& cliGpu();
+GpuRunner& cliGpu(const Options& o);
 
 } // namespace loopscope::cli

@@ -38,18 +38,23 @@ const CommandHelp kCommands[] = {
               "         evaluate the script and lower every variant; report the first error\n"},
     {"run",
      "  run    FILE [--variant NAME ...] [--set P=V ...] [--check] [--threads N]\n"
-     "         [--target \"llvm -mcpu=CPU\"] [--json]\n"
+     "         [--target \"llvm -mcpu=CPU\"] [--runner COMMAND] [--json]\n"
      "         compile and run each variant on seeded random inputs; --check compares every\n"
-     "         output with the reference interpreter (exit 3 on wrong numbers)\n"},
+     "         output with the reference interpreter (exit 3 on wrong numbers). Variants bound\n"
+     "         to GPU threads run on the NVIDIA GPU of loopscope-runner (the one beside this\n"
+     "         program, or the one --runner starts: 'ssh HOST loopscope-runner'); without a\n"
+     "         GPU they are checked on this CPU and not timed\n"},
     {"bench",
      "  bench  FILE [--variant NAME ...] [--set P=V ...] [--repeat R] [--min-repeat-ms MS]\n"
-     "         [--number N] [--threads N] [--target \"llvm -mcpu=CPU\"] [--check] [--json]\n"
+     "         [--number N] [--threads N] [--target \"llvm -mcpu=CPU\"] [--check]\n"
+     "         [--runner COMMAND] [--json]\n"
      "         time each variant (median of R measurements) and print the ladder: time, GFLOPS,\n"
      "         speedup over the first variant\n"},
     {"sweep",
      "  sweep  FILE --param P[,P...] --values V[,V...] [--variant NAME ...] [--threads N]\n"
      "         [--max-point-s S] [--blas] [--csv OUT] [--chart OUT.png|OUT.svg]\n"
-     "         [--chart-kind lines|bars|roofline] [--target \"llvm -mcpu=CPU\"] [--json]\n"
+     "         [--chart-kind lines|bars|roofline] [--target \"llvm -mcpu=CPU\"]\n"
+     "         [--runner COMMAND] [--json]\n"
      "         set every --param to each value together (default values 64,128,...,2048), run,\n"
      "         check and time each variant there; a point whose single run takes longer than\n"
      "         S seconds (default 10) is skipped; --blas adds the reference library: OpenBLAS\n"

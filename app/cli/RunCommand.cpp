@@ -33,7 +33,7 @@ VariantOutcome runVariant(const RunOptions& o, const Program& p, const Variant& 
     VariantRunOptions options;
     options.config.symbols = o.symbols;
     options.config.jit = &cliJit(o);
-    options.config.gpu = &cliGpu();
+    options.config.gpu = &cliGpu(o);
     options.check = o.check;
     options.time = timed;
     options.benchmark.repeat = o.repeat;
@@ -140,8 +140,8 @@ int runOrBench(RunOptions& o)
 int parseAndRun(int argc, char** argv)
 {
     RunOptions o;
-    std::vector<Option> options =
-        join({scriptOptions(o), runOptions(o), {jsonOption(o), cpuTargetOption(o)}});
+    std::vector<Option> options = join(
+        {scriptOptions(o), runOptions(o), {jsonOption(o), cpuTargetOption(o), gpuRunnerOption(o)}});
     if (std::string(argv[1]) == "bench") {
         auto count = [](int* to, const char* name) {
             return [to, name](const std::string& v) {

@@ -65,7 +65,7 @@ int sweep(SweepArgs& o)
     }
     SweepResult result;
     try {
-        result = runSweep(cliJit(o), request, nullptr, &cliGpu(), hooks);
+        result = runSweep(cliJit(o), request, nullptr, &cliGpu(o), hooks);
     } catch (const UserError& e) {
         if (e.loc().line > 0)
             reportDiagnostic(o, e.diagnostic());
@@ -116,6 +116,7 @@ int commandSweep(int argc, char** argv)
               runOptions(o),
               {jsonOption(o),
                cpuTargetOption(o),
+               gpuRunnerOption(o),
                {"--param", "", true,
                 [&](const std::string& v) {
                     for (auto& p : splitList(v))

@@ -65,6 +65,15 @@ const std::optional<protocol::GpuDevice>& GpuRunner::device()
             m_unavailable = mismatch;
             return m_device;
         }
+        if (std::find(r.commands.begin(), r.commands.end(), "gpu_run") == r.commands.end()) {
+            std::string commands;
+            for (const std::string& c : r.commands)
+                commands += (commands.empty() ? "" : ", ") + c;
+            m_unavailable = "the program started as the GPU runner does not run GPU kernels (it "
+                            "answers " +
+                            commands + ")";
+            return m_device;
+        }
         if (!r.gpu.name.empty())
             m_device = r.gpu;
         else

@@ -91,4 +91,28 @@ TEST(Runner, AMalformedRunIsARequestError)
               std::string::npos);
 }
 
+TEST(Runner, TheCommandLineRunsGpuVariantsThroughTheRunnerItIsGiven)
+{
+    // The runner beside the tool, or the one --runner starts (as `ssh HOST loopscope-runner`
+    // would): without a GPU, checked and not timed, with the reason.
+    const std::string script =
+        " '" + std::string(LOOPSCOPE_SOURCE_DIR) + "/tests/data/gpu/matmul_shared.py' ";
+    for (const std::string runner :
+         {std::string(), " --runner 'exec " + std::string(LOOPSCOPE_RUNNER) + "'"}) {
+        auto r = loopscope::testing::runShell(std::string(LOOPSCOPE_CLI) + " bench" + script +
+                                              "--check" + runner + " 2>&1");
+        EXPECT_EQ(r.exitCode, 0) << r.output;
+        if (r.output.find("ran on ") != std::string::npos) continue; // a machine with a GPU
+        EXPECT_NE(r.output.find("no GPU here: checked on the CPU, not timed (no NVIDIA driver"),
+                  std::string::npos)
+            << r.output;
+        EXPECT_NE(r.output.find("not timed: C ok"), std::string::npos) << r.output;
+    }
+    // A program that is not a GPU runner is said to be one.
+    auto worker = loopscope::testing::runShell(std::string(LOOPSCOPE_CLI) + " run" + script +
+                                               "--runner '" + LOOPSCOPE_WORKER + "' 2>&1");
+    EXPECT_EQ(worker.exitCode, 0) << worker.output;
+    EXPECT_NE(worker.output.find("does not run GPU kernels"), std::string::npos) << worker.output;
+}
+
 } // namespace
