@@ -1,5 +1,8 @@
 #include "protocol/LineProcess.h"
 
+#include "protocol/Codec.h"
+#include "protocol/Protocol.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
@@ -205,6 +208,45 @@ std::string LineProcess::reapEnded(bool* signalled)
     const std::string last = start == std::string::npos ? log : log.substr(start + 1);
     return "stopped (exit " + std::to_string(WEXITSTATUS(status)) + ")" +
            (last.empty() ? "" : ": " + last);
+}
+
+PingAnswer askWhatItIs(LineProcess& process, std::int64_t id, const std::string& peer,
+                       std::chrono::seconds wait)
+{
+    PingAnswer a;
+    std::string line;
+    const LineProcess::Read read =
+        process.writeLine(protocol::encodeRequest(protocol::PingRequest{}, id))
+            ? process.readLine(&line, std::chrono::steady_clock::now() + wait)
+            : LineProcess::Read::Ended;
+    if (read != LineProcess::Read::Line) {
+        a.silent = true;
+        // A process that hangs is not waited for: only one that has ended says how.
+        a.problem = peer + " did not answer (" +
+                    (read == LineProcess::Read::Ended
+                         ? process.reapEnded()
+                         : "nothing within " + std::to_string(wait.count()) + " s") +
+                    ")";
+        return a;
+    }
+    try {
+        const protocol::Incoming in = protocol::Incoming::parse(line);
+        // One of another build refuses this side's ping by its protocol; this side refuses its
+        // answer the same way.
+        if (in.kind() == protocol::Incoming::Kind::Error) {
+            const protocol::ErrorReply e = in.error();
+            a.problem = e.message;
+            a.otherBuild = e.kind == protocol::ErrorReply::Kind::Protocol;
+            return a;
+        }
+        protocol::PingReply r = in.ping();
+        a.problem = protocolMismatch(r.protocol, peer, r.version);
+        a.otherBuild = !a.problem.empty();
+        if (!a.otherBuild) a.reply = std::move(r);
+    } catch (const protocol::ProtocolError& e) {
+        a.problem = peer + "'s answer is not understood: " + e.what();
+    }
+    return a;
 }
 
 std::string findProgramBeside(const std::string& selfExecutable, const std::string& name,

@@ -4,8 +4,12 @@
 // stopped. The process is killed when this object goes.
 #pragma once
 
+#include "protocol/Messages.h"
+
 #include <chrono>
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +50,19 @@ private:
     std::string m_pending; // output after the last complete line
     std::string m_log;     // the end of its standard error
 };
+
+// What a helper program says it is: its answer to "ping" (request `id`), or why there is none:
+// no answer (`silent`: it ended, with how, or said nothing within `wait`), an error, an answer
+// not understood, or a program of another build (`otherBuild`, with protocolMismatch()'s words
+// for `peer`).
+struct PingAnswer {
+    std::optional<protocol::PingReply> reply;
+    std::string problem;
+    bool silent = false;
+    bool otherBuild = false;
+};
+PingAnswer askWhatItIs(LineProcess& process, std::int64_t id, const std::string& peer,
+                       std::chrono::seconds wait = std::chrono::seconds(30));
 
 // A program of Loopscope's next to `selfExecutable` (the running program: argv[0] or
 // /proc/self/exe): the one $`environmentVariable` names, else `name` beside it, in

@@ -43,44 +43,26 @@ const std::optional<protocol::GpuDevice>& GpuRunner::device()
     if (m_asked) return m_device;
     m_asked = true;
     if (!ensureStarted(&m_unavailable)) return m_device;
-    const std::int64_t id = m_nextId++;
-    std::string line;
-    if (!m_process->writeLine(protocol::encodeRequest(protocol::PingRequest{}, id)) ||
-        m_process->readLine(&line, std::chrono::steady_clock::now() + std::chrono::seconds(30)) !=
-            LineProcess::Read::Line) {
-        m_unavailable = "the GPU runner did not answer";
-        if (m_process) m_unavailable += " (" + m_process->reapEnded() + ")";
-        m_process.reset();
+    const PingAnswer answer = askWhatItIs(*m_process, m_nextId++, "the GPU runner");
+    if (!answer.reply) {
+        m_unavailable = answer.problem;
+        if (answer.silent) m_process.reset();
         return m_device;
     }
-    try {
-        const protocol::Incoming in = protocol::Incoming::parse(line);
-        if (in.kind() == protocol::Incoming::Kind::Error) {
-            m_unavailable = in.error().message;
-            return m_device;
-        }
-        const protocol::PingReply r = in.ping();
-        if (std::string mismatch = protocolMismatch(r.protocol, "the GPU runner", r.version);
-            !mismatch.empty()) {
-            m_unavailable = mismatch;
-            return m_device;
-        }
-        if (std::find(r.commands.begin(), r.commands.end(), "gpu_run") == r.commands.end()) {
-            std::string commands;
-            for (const std::string& c : r.commands)
-                commands += (commands.empty() ? "" : ", ") + c;
-            m_unavailable = "the program started as the GPU runner does not run GPU kernels (it "
-                            "answers " +
-                            commands + ")";
-            return m_device;
-        }
-        if (!r.gpu.name.empty())
-            m_device = r.gpu;
-        else
-            m_unavailable = r.cpuNote.empty() ? "the runner found no GPU" : r.cpuNote;
-    } catch (const protocol::ProtocolError& e) {
-        m_unavailable = std::string("the GPU runner's answer is not understood: ") + e.what();
+    const protocol::PingReply& r = *answer.reply;
+    if (std::find(r.commands.begin(), r.commands.end(), "gpu_run") == r.commands.end()) {
+        std::string commands;
+        for (const std::string& c : r.commands)
+            commands += (commands.empty() ? "" : ", ") + c;
+        m_unavailable = "the program started as the GPU runner does not run GPU kernels (it "
+                        "answers " +
+                        commands + ")";
+        return m_device;
     }
+    if (!r.gpu.name.empty())
+        m_device = r.gpu;
+    else
+        m_unavailable = r.cpuNote.empty() ? "the runner found no GPU" : r.cpuNote;
     return m_device;
 }
 

@@ -75,38 +75,20 @@ MachineInfo WorkerMeasurer::machine()
     if (m_haveMachine) return m_machine;
     std::string why;
     if (!ensureStarted(m_process, &why)) return m_machine;
-    if (!send(*m_process, protocol::PingRequest{}, m_nextId++)) {
-        stop();
-        return m_machine;
-    }
-    std::string line;
-    if (m_process->readLine(&line, std::chrono::steady_clock::now() + std::chrono::seconds(30)) !=
-        LineProcess::Read::Line) {
-        stop();
-        return m_machine;
-    }
-    try {
-        const protocol::Incoming in = protocol::Incoming::parse(line);
+    const PingAnswer answer = askWhatItIs(*m_process, m_nextId++, "the worker");
+    if (!answer.reply) {
         // A worker of another build: refused (it refuses this side too, by the ping's protocol).
-        if (in.kind() == protocol::Incoming::Kind::Error) {
-            const protocol::ErrorReply e = in.error();
-            if (e.kind == protocol::ErrorReply::Kind::Protocol) m_machine.problem = e.message;
-            return m_machine;
-        }
-        const protocol::PingReply r = in.ping();
-        if (std::string mismatch = protocolMismatch(r.protocol, "the worker", r.version);
-            !mismatch.empty()) {
-            m_machine.problem = mismatch;
-            return m_machine;
-        }
-        m_machine.cpu = r.cpu;
-        m_machine.features = r.features;
-        m_machine.vectorBits = r.vectorBits > 0 ? r.vectorBits : 256;
-        m_machine.threads = r.threads > 0 ? r.threads : 1;
-        m_machine.llvm = r.llvmVersion;
-        m_haveMachine = true;
-    } catch (const protocol::ProtocolError&) {
+        if (answer.otherBuild) m_machine.problem = answer.problem;
+        if (answer.silent) stop();
+        return m_machine;
     }
+    const protocol::PingReply& r = *answer.reply;
+    m_machine.cpu = r.cpu;
+    m_machine.features = r.features;
+    m_machine.vectorBits = r.vectorBits > 0 ? r.vectorBits : 256;
+    m_machine.threads = r.threads > 0 ? r.threads : 1;
+    m_machine.llvm = r.llvmVersion;
+    m_haveMachine = true;
     return m_machine;
 }
 
