@@ -38,6 +38,16 @@ struct LaunchedThread {
 };
 using LaunchedThreads = std::unordered_map<const void*, LaunchedThread>;
 
+// A reduction loop of the stage is bound to a thread (TVM's cross-thread reduction).
+bool reducesAcrossThreads(const Stage& s)
+{
+    for (auto& iv : s.leafIterVars) {
+        const IterVarAttr* a = s.attr(iv);
+        if (iv->kind == IterKind::Reduce && a && a->kind == ForKind::ThreadBinding) return true;
+    }
+    return false;
+}
+
 class NestBuilder {
 public:
     LaunchedThreads threads;
@@ -122,15 +132,6 @@ public:
 
 private:
     bool trivial(const IterVar& iv) const { return isOne(m_b.ranges.at(iv.get()).extent); }
-
-    static bool reducesAcrossThreads(const Stage& s)
-    {
-        for (auto& iv : s.leafIterVars) {
-            const IterVarAttr* a = s.attr(iv);
-            if (iv->kind == IterKind::Reduce && a && a->kind == ForKind::ThreadBinding) return true;
-        }
-        return false;
-    }
 
     // As TVM's MakeCrossThreadReduction: each thread first reduces the iterations of the
     // reduction's unbound loops into `normal_reduce_temp0` (when there are any), the threads the
@@ -318,21 +319,16 @@ private:
 void checkAttachOutsideThreadReduction(const Stage& s, const Stage& parent,
                                        const std::vector<Range>& region)
 {
-    bool crossThread = false;
+    if (!reducesAcrossThreads(parent)) return;
     VarSet inThread;
     std::string names;
     for (auto& iv : parent.leafIterVars) {
         const IterVarAttr* a = parent.attr(iv);
-        const bool bound = a && a->kind == ForKind::ThreadBinding;
-        if (iv->kind != IterKind::Reduce) continue;
-        if (bound) {
-            crossThread = true;
-        } else {
+        if (iv->kind == IterKind::Reduce && !(a && a->kind == ForKind::ThreadBinding))
             inThread.insert(iv->var.get());
-        }
     }
     // Inside the threads' own reduction loops, it is computed where they run.
-    if (!crossThread || inThread.empty() || inThread.count(s.attachIvar->var.get())) return;
+    if (inThread.empty() || inThread.count(s.attachIvar->var.get())) return;
     std::vector<std::string> used;
     for (auto& iv : parent.leafIterVars) {
         if (!inThread.count(iv->var.get())) continue;
