@@ -43,6 +43,15 @@ run_bundles() {
     local dir=$1
     [ -x "$dir/loopscope-runner" ] || { echo "gpu-check: no $dir/loopscope-runner (make it first: $0 make $dir)" >&2; exit 1; }
     nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null || true
+    # cuBLAS where the loader does not know it: a CUDA toolkit's or a Python wheel's copy.
+    if ! ldconfig -p 2>/dev/null | grep -q 'libcublas\.so\.1[0-9]'; then
+        local lib
+        lib=$(find /usr/local /usr/lib /opt -name 'libcublas.so.1[0-9]*' 2>/dev/null | sort | tail -n 1)
+        if [ -n "$lib" ]; then
+            echo "gpu-check: cuBLAS from $lib"
+            export LD_LIBRARY_PATH="$(dirname "$lib")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+        fi
+    fi
     "$dir/loopscope-runner" --bundle "$dir"/*.json
 }
 

@@ -46,6 +46,7 @@ std::string kernelBundle(const ExportArgs& o, const Program& program, const Vari
     timing.repeat = 10;
     protocol::GpuRunRequest request = gpuRunRequest(*run, gpu->sm ? gpu->sm : 50, timing);
     request.warmup = 2;
+    request.number = 0; // the runner fills each repeat with as many runs as take about 5 ms
     request.cublas = gpuGemmOf(*run);
     json bundle;
     bundle["loopscope_bundle"] = 1;

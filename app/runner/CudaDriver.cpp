@@ -65,6 +65,8 @@ const CudaDriver* CudaDriver::load(std::string* why)
     bind(lib, "cuEventDestroy_v2", d.eventDestroy, &missing);
     bind(lib, "cuGetErrorName", d.getErrorName, &missing);
     bind(lib, "cuGetErrorString", d.getErrorString, &missing);
+    bind(lib, "cuOccupancyMaxActiveBlocksPerMultiprocessor",
+         d.occupancyMaxActiveBlocksPerMultiprocessor, &ignored);
     if (!missing.empty()) {
         failure = "the NVIDIA driver's libcuda.so.1 lacks " + missing + " (a driver too old?)";
         *why = failure;
@@ -95,8 +97,8 @@ const Cublas* Cublas::load(std::string* why)
     }
     tried = true;
     void* lib = nullptr;
-    for (const char* name :
-         {"libcublas.so.12", "libcublas.so.11", "libcublas.so.10", "libcublas.so"})
+    for (const char* name : {"libcublas.so.13", "libcublas.so.12", "libcublas.so.11",
+                             "libcublas.so.10", "libcublas.so"})
         if ((lib = dlopen(name, RTLD_NOW | RTLD_LOCAL))) break;
     if (!lib) {
         const char* e = dlerror();

@@ -70,6 +70,9 @@ struct CudaDriver {
     CUresult (*eventDestroy)(CUevent) = nullptr;
     CUresult (*getErrorName)(CUresult, const char**) = nullptr;
     CUresult (*getErrorString)(CUresult, const char**) = nullptr;
+    // Optional (null where the driver lacks it): blocks of a shape one multiprocessor holds.
+    CUresult (*occupancyMaxActiveBlocksPerMultiprocessor)(int*, CUfunction, int,
+                                                          std::size_t) = nullptr;
 
     // The driver, loaded once; null with the reason in *why where there is none.
     static const CudaDriver* load(std::string* why);
@@ -78,7 +81,7 @@ struct CudaDriver {
 };
 
 // cuBLAS's single-precision matmul, the reference line of matmul-shaped programs, loaded from
-// libcublas (CUDA 12, 11 or 10) when a request asks for it. It runs in the driver's primary
+// libcublas (CUDA 13, 12, 11 or 10) when a request asks for it. It runs in the driver's primary
 // context, which the runner makes current, on the default stream.
 using cublasHandle_t = struct cublasContext*;
 struct Cublas {

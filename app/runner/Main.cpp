@@ -156,6 +156,10 @@ protocol::GpuRunReply gpuRun(const protocol::GpuRunRequest& r)
         d.funcGetAttribute(&k.localBytes, kFuncLocalBytes, f);
         d.funcGetAttribute(&k.sharedBytes, kFuncSharedBytes, f);
         d.funcGetAttribute(&k.maxThreadsPerBlock, kFuncMaxThreadsPerBlock, f);
+        if (d.occupancyMaxActiveBlocksPerMultiprocessor)
+            d.occupancyMaxActiveBlocksPerMultiprocessor(
+                &k.blocksPerSm, f, static_cast<int>(l.block[0] * l.block[1] * l.block[2]),
+                static_cast<std::size_t>(l.sharedBytes));
         reply.kernels.push_back(k);
     }
 
@@ -269,16 +273,23 @@ protocol::GpuRunReply gpuRun(const protocol::GpuRunRequest& r)
     CUevent start = nullptr, stop = nullptr;
     gpu.check(d.eventCreate(&start, 0), "cuEventCreate");
     gpu.check(d.eventCreate(&stop, 0), "cuEventCreate");
+    int number = std::max(1, r.number);
     auto timed = [&](const std::function<void()>& f, const char* what) {
         gpu.check(d.eventRecord(start, nullptr), "cuEventRecord");
-        for (int i = 0; i < r.number; ++i)
+        for (int i = 0; i < number; ++i)
             f();
         gpu.check(d.eventRecord(stop, nullptr), "cuEventRecord");
         gpu.check(d.eventSynchronize(stop), what);
         float ms = 0;
         gpu.check(d.eventElapsedTime(&ms, start, stop), "cuEventElapsedTime");
-        return static_cast<double>(ms) / r.number;
+        return static_cast<double>(ms) / number;
     };
+    // number 0: as many runs per repeat as fill about 5 ms (at most 1,000), so that a
+    // microsecond kernel is not timed at the events' resolution.
+    if (r.number <= 0) {
+        const double once = timed(runOnce, "timing the kernels");
+        number = once > 0 ? static_cast<int>(std::clamp(std::ceil(5.0 / once), 1.0, 1000.0)) : 1;
+    }
     for (int rep = 0; rep < r.repeat; ++rep) {
         reply.ms.push_back(timed(runOnce, "timing the kernels"));
         if (runCublas) reply.cublasMs.push_back(timed(runCublas, "timing cuBLAS"));
@@ -375,7 +386,7 @@ int runBundles(const std::vector<std::string>& files)
 {
     using nlohmann::json;
     int status = 0;
-    bool first = true;
+    bool first = true, cublasSaid = false;
     for (const std::string& file : files) {
         std::ifstream in(file);
         std::ostringstream text;
@@ -396,19 +407,22 @@ int runBundles(const std::vector<std::string>& files)
             const protocol::GpuRunReply reply = gpuRun(*run);
             if (first) {
                 const protocol::GpuDevice& g = reply.device;
-                std::printf(
-                    "%s: sm_%d, %d SMs, driver %d.%d; %s\n", g.name.c_str(), g.computeCapability,
-                    g.multiprocessors, g.driverVersion / 1000, g.driverVersion % 1000 / 10,
-                    reply.cublas.empty()
-                        ? ("no cuBLAS timed" +
-                           (reply.cublasNote.empty() ? std::string() : ": " + reply.cublasNote))
-                              .c_str()
-                        : reply.cublas.c_str());
+                std::printf("%s: sm_%d, %d SMs, driver %d.%d\n", g.name.c_str(),
+                            g.computeCapability, g.multiprocessors, g.driverVersion / 1000,
+                            g.driverVersion % 1000 / 10);
                 std::printf("%s%s%s%s%s%s  %s\n", pad("script  variant", 40).c_str(),
                             pad("ms", 10, true).c_str(), pad("min-max ms", 18, true).c_str(),
                             pad("GFLOPS", 10, true).c_str(), pad("cuBLAS ms", 11, true).c_str(),
                             pad("vs cuBLAS", 11, true).c_str(), "check");
                 first = false;
+            }
+            // cuBLAS's version at the first matmul that timed it, or why it could not.
+            if (run->cublas && !cublasSaid) {
+                std::printf("%s\n",
+                            reply.cublas.empty()
+                                ? ("no cuBLAS timed: " + reply.cublasNote).c_str()
+                                : (reply.cublas + ", timed in turns with each matmul").c_str());
+                cublasSaid = true;
             }
             // The check: the reference's values at the elements the bundle carries.
             std::map<int, std::size_t> returned;
@@ -467,6 +481,21 @@ int runBundles(const std::vector<std::string>& files)
                 pad(blas > 0 ? fixed(blas, 3) : "-", 11, true).c_str(),
                 pad(blas > 0 && ms > 0 ? fixed(blas / ms, 2) + "x" : "-", 11, true).c_str(),
                 check.empty() ? "not checked" : check.c_str());
+            // What the driver made of each kernel: the registers ptxas gave it and how many of
+            // its blocks one multiprocessor holds.
+            for (std::size_t k = 0; k < reply.kernels.size() && k < run->launches.size(); ++k) {
+                const protocol::GpuKernelInfo& info = reply.kernels[k];
+                const auto& block = run->launches[k].block;
+                const std::int64_t threads = block[0] * block[1] * block[2];
+                std::string line = "    " + info.name + ": " + std::to_string(threads) +
+                                   " threads per block, " + std::to_string(info.registers) +
+                                   " registers, " + std::to_string(info.sharedBytes) + " B shared";
+                if (info.localBytes) line += ", " + std::to_string(info.localBytes) + " B local";
+                if (info.blocksPerSm)
+                    line += "; " + std::to_string(info.blocksPerSm) + " blocks per SM (" +
+                            std::to_string(info.blocksPerSm * ((threads + 31) / 32)) + " warps)";
+                std::printf("%s\n", line.c_str());
+            }
         } catch (const RunFailure& f) {
             std::printf("%s  cannot run: %s\n", pad(title, 40).c_str(), f.message.c_str());
             status = std::max(status, 1);

@@ -157,13 +157,15 @@ void Codegen::visitAllocate(const AllocateNode* op)
                                                  static_cast<std::uint64_t>(n * b->dtype.lanes));
         llvm::Value* storage = nullptr;
         if (b->scope == "shared") {
-            // One per block: a module global in address space 3, used through a generic pointer.
+            // One per block: a module global in address space 3, and accessed there (ld.shared),
+            // so that the optimizer sees its alignment and merges neighbouring accesses into
+            // vector ones (ld.shared.v4).
             auto* g =
                 new llvm::GlobalVariable(m_mod, array, false, llvm::GlobalValue::InternalLinkage,
                                          llvm::UndefValue::get(array), scriptName(b->name), nullptr,
                                          llvm::GlobalValue::NotThreadLocal, 3);
             g->setAlignment(llvm::Align(16));
-            storage = m_b.CreateAddrSpaceCast(g, ptrTy());
+            storage = g;
         } else {
             auto* a = entryAlloca(array, nullptr, 16);
             storage = a;

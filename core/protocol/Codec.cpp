@@ -542,7 +542,7 @@ GpuRunRequest gpuRunRequest(const Fields& f)
     }
     if (r.launches.empty()) f.fail("\"launches\" must name at least one kernel to launch");
     r.warmup = f.integer32("warmup", r.warmup, 0, 1000);
-    r.number = f.integer32("number", r.number, 1, 1000000);
+    r.number = f.integer32("number", r.number, 0, 1000000);
     r.repeat = f.integer32("repeat", r.repeat, 0, kMaxRepeat);
     r.device = f.integer32("device", 0, 0, 64);
     if (f.has("cublas")) {
@@ -1150,7 +1150,8 @@ GpuRunReply Incoming::gpuRun() const
     for (const Fields& k : f.objects("kernels"))
         r.kernels.push_back({k.text("name"), k.integer32("registers", 0),
                              k.integer32("local_bytes", 0), k.integer32("shared_bytes", 0),
-                             k.integer32("max_threads_per_block", 0)});
+                             k.integer32("max_threads_per_block", 0),
+                             k.integer32("blocks_per_sm", 0)});
     r.ms = f.numbers("ms");
     for (auto& o : f.texts("outputs"))
         r.outputs.push_back(fromBase64(o));
@@ -1417,7 +1418,8 @@ std::string encodeReply(std::optional<std::int64_t> id, const GpuRunReply& r)
                            {"registers", k.registers},
                            {"local_bytes", k.localBytes},
                            {"shared_bytes", k.sharedBytes},
-                           {"max_threads_per_block", k.maxThreadsPerBlock}});
+                           {"max_threads_per_block", k.maxThreadsPerBlock},
+                           {"blocks_per_sm", k.blocksPerSm}});
     json outputs = json::array();
     for (auto& o : r.outputs)
         outputs.push_back(base64(o));

@@ -208,8 +208,8 @@ struct GpuRunRequest {
     std::vector<GpuBuffer> buffers;
     std::vector<GpuLaunch> launches; // one run: every launch, in order
     int warmup = 1;                  // runs before timing
-    int number = 1;                  // runs per timed repeat
-    int repeat = 5;                  // 0: one run, not timed
+    int number = 1; // runs per timed repeat; 0: as many as fill about 5 ms (at most 1,000)
+    int repeat = 5; // 0: one run, not timed
     int device = 0;
     std::optional<GpuGemm> cublas; // cuBLAS's sgemm timed in turns with the kernels
     bool operator==(const GpuRunRequest&) const = default;
@@ -284,6 +284,9 @@ struct GpuKernelInfo {
     int localBytes = 0; // per thread: spills and local arrays
     int sharedBytes = 0;
     int maxThreadsPerBlock = 0;
+    // Blocks of the launch's shape one multiprocessor holds at once, by the driver's occupancy
+    // calculator (0 where the driver has none).
+    int blocksPerSm = 0;
     bool operator==(const GpuKernelInfo&) const = default;
 };
 
