@@ -3,7 +3,10 @@
 #include "ir/Analyzer.h"
 #include "ir/IRUtil.h"
 #include "ir/Limits.h"
+#include "ir/Printer.h"
 #include "lower/gpu/EmulateThreads.h"
+#include "lower/gpu/SharedRaces.h"
+#include "lower/gpu/ThreadAllreduce.h"
 #include "lower/gpu/ThreadSync.h"
 #include "runtime/FlopCount.h"
 #include "runtime/Reference.h"
@@ -58,6 +61,16 @@ std::int64_t evalSize(const Expr& e, const SizeValues& symbols, const std::strin
     if (n <= 0)
         throw UserError({}, what + " has " + std::to_string(n) + " elements along a dimension");
     return n;
+}
+
+// A race on shared memory, said at the line of the step that computes the raced buffer's stage
+// where it is (its compute_at), else at the variant.
+std::string raceNote(const Schedule& schedule, const Variant& variant, const SharedRace& race)
+{
+    SourceLoc at = variant.loc;
+    for (const Stage& st : schedule.stages())
+        if (scriptName(st.name()) == race.buffer && st.attachLoc.line > 0) at = st.attachLoc;
+    return "line " + std::to_string(at.line) + ": " + describeSharedRace(race);
 }
 
 } // namespace
@@ -131,7 +144,10 @@ std::unique_ptr<PreparedRun> PreparedRun::prepare(const Program& program, const 
         // would put in, so that a missing or misplaced one gives a wrong result; reductions
         // across threads as their GPU code does them, each shuffle an exchange through shared
         // memory.
-        compiled.body = programForCpu(compiled.body);
+        const Stmt device = lowerForDevice(compiled.body, true);
+        if (auto race = findSharedRace(device))
+            r->m_notes.push_back(raceNote(schedule, variant, *race));
+        compiled.body = emulateThreadsOnCpu(device);
         r->m_gpu = true;
     }
     r->m_kernel = config.jit->compile(compiled, config.optLevel, config.lineInfo);
