@@ -5,6 +5,8 @@
 #include "ir/IRMutator.h"
 #include "lower/Lower.h"
 #include "lower/gpu/ThreadAllreduce.h"
+#include "runtime/Runner.h"
+#include "runtime/RuntimeJit.h"
 #include "te/Program.h"
 
 #include "support/SourceFiles.h"
@@ -122,6 +124,25 @@ s[AA].compute_at(s[B], tx)
     EXPECT_FALSE(race) << describeSharedRace(*race);
     // Without its barrier, thread 5 may read A_shared[5] while another thread writes it.
     EXPECT_TRUE(findSharedRace(withoutBarriers(program)));
+}
+
+// Partial sums accumulated in shared memory by several threads at once: one after another (as the
+// CPU runs them) they compute the right values, so only the race says what a GPU would do. The
+// run notes it at the line of the stage's compute_at.
+TEST(SharedRaces, ARunNotesTheRaceAtTheComputeAtOfTheRacedStage)
+{
+    EvalResult r = evaluateScript(readSourceFile("tests/data/gpu/shared_race.py"));
+    ASSERT_TRUE(r.ok) << r.error.message;
+    auto jit = createRuntimeJit();
+    RunConfig config;
+    config.jit = jit.get();
+    auto run = PreparedRun::prepare(r.program, r.program.variants.front(), config);
+    std::string said;
+    for (const std::string& n : run->notes())
+        if (n.find("race on shared memory") != std::string::npos) said = n;
+    EXPECT_EQ(said.rfind("line 24: race on shared memory: threads (0, 0, 0) and (0, 1, 0)", 0), 0u)
+        << said;
+    EXPECT_NE(said.find("C_shared[0]"), std::string::npos) << said;
 }
 
 } // namespace
