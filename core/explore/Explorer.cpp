@@ -1,12 +1,17 @@
 #include "explore/Explorer.h"
 
+#include "ir/GpuTarget.h"
 #include "ir/Printer.h"
 #include "lower/LanesAtOnce.h"
 #include "lower/Lower.h"
+#include "lower/gpu/GpuAccess.h"
+#include "lower/gpu/ThreadSync.h"
 #include "schedule/Bound.h"
 
 #include <chrono>
+#include <map>
 #include <set>
+#include <unordered_map>
 
 namespace loopscope {
 
@@ -30,6 +35,52 @@ std::string kindName(const IterVarAttr* a)
     return "serial";
 }
 
+// A GPU program's kernels and accesses at their lines of `printed` (TVM's printing), for the
+// occupancy on the variant's target architecture (sm_50 where it names none, as `lower --access`).
+std::vector<StepView::AccessNote> accessNotes(const LoweredFunc& f, const PrintedFunction& printed,
+                                              const std::string& target)
+{
+    std::string why;
+    const std::optional<GpuTarget> gpu =
+        isGpuTarget(target) ? parseGpuTarget(target, &why) : std::nullopt;
+    const int sm = gpu && gpu->sm ? gpu->sm : 50;
+    std::unordered_map<const StmtNode*, int> lines;
+    for (std::size_t l = 0; l < printed.lineStatements.size(); ++l)
+        for (const StmtNode* s : printed.lineStatements[l])
+            lines.emplace(s, static_cast<int>(l) + 1);
+    auto lineOf = [&](const StmtNode* s) {
+        auto it = lines.find(s);
+        return it == lines.end() ? 0 : it->second;
+    };
+    std::map<int, StepView::AccessNote> byLine;
+    auto add = [&](int line, const std::string& text, bool warn) {
+        if (line <= 0) return;
+        StepView::AccessNote& n = byLine[line];
+        n.line = line;
+        n.text += (n.text.empty() ? "" : "; ") + text;
+        n.warn = n.warn || warn;
+    };
+    const std::vector<GpuKernelShape> kernels = analyzeGpuKernels(f.func.body);
+    for (std::size_t k = 0; k < kernels.size(); ++k) {
+        const GpuKernelShape& shape = kernels[k];
+        const GpuOccupancy occ = gpuOccupancy(sm, shape.threadsPerBlock, shape.sharedBytes, 0);
+        add(lineOf(shape.launch),
+            (kernels.size() > 1 ? "kernel " + std::to_string(k + 1) + ": " : std::string()) +
+                std::to_string(shape.threadsPerBlock) + " threads per block, " +
+                std::to_string(shape.sharedBytes) + " bytes shared; on sm_" + std::to_string(sm) +
+                " " + std::to_string(occ.warpsPerSm) + " of " + std::to_string(occ.maxWarpsPerSm) +
+                " warps per SM (" + std::to_string(static_cast<int>(occ.occupancy * 100 + 0.5)) +
+                " %), limited by " + occ.limitedBy,
+            false);
+        for (const GpuAccess& a : shape.accesses)
+            add(lineOf(a.stmt), describeGpuAccess(a), gpuAccessWastes(a));
+    }
+    std::vector<StepView::AccessNote> out;
+    for (auto& [line, note] : byLine)
+        out.push_back(std::move(note));
+    return out;
+}
+
 StepView lowerStep(const Schedule& sch, const Variant& v)
 {
     StepView step;
@@ -46,6 +97,7 @@ StepView lowerStep(const Schedule& sch, const Variant& v)
         try {
             step.footprints = loopFootprints(f, tvm, structured);
             step.tails = guardedTails(f, tvm, kMaxTailEnumeration);
+            if (launchesThreads(f.func.body)) step.gpuAccesses = accessNotes(f, tvm, v.target);
         } catch (const UserError&) {
             // Footprints and tails are extras: the step stands without them.
         }

@@ -75,6 +75,16 @@ struct StepView {
     // run more than kMaxTailEnumeration times together are left uncounted).
     std::vector<LoopFootprint> footprints;
     TailReport tails;
+    // A GPU variant's kernels and memory accesses at their lines of TVM's printing
+    // (lower/gpu/GpuAccess, as `lower --access` shows them): each kernel's threads, shared memory
+    // and occupancy at its first launch, each access's coalescing or bank conflicts at its
+    // statement; `warn` where an access wastes bandwidth.
+    struct AccessNote {
+        int line = 0;
+        std::string text;
+        bool warn = false;
+    };
+    std::vector<AccessNote> gpuAccesses;
     std::optional<Diagnostic> error; // the step lowered to nothing: why
     // Set when the step was not lowered to keep the analysis of an edit bounded (see
     // kMaxExploredStages): why, and where to see it.

@@ -665,6 +665,17 @@ void LoopNestView::decorate(bool scrollToLinked)
                 (tips[b].isEmpty() ? QString() : u"\n"_s) + QString::fromStdString(describeTail(t));
         }
     }
+    // A GPU kernel's threads and occupancy at its launch, each access's coalescing or bank
+    // conflicts at its statement (TVM's printing only).
+    if (!m_structured) {
+        for (const StepView::AccessNote& a : step.gpuAccesses) {
+            const int b = block(a.line);
+            if (b < 0) continue;
+            CodeEdit::Note& n = notes[b];
+            n.text += (n.text.isEmpty() ? u"\u2190 "_s : u" · "_s) + QString::fromStdString(a.text);
+            n.warn = n.warn || a.warn;
+        }
+    }
     // The profile, when it is of this printing.
     if (!m_structured && !m_heat.tir.isEmpty() && m_heat.tir == QString::fromStdString(step.tir)) {
         QHash<int, CodeEdit::Heat> heat;

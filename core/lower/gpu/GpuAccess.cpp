@@ -34,6 +34,7 @@ protected:
         const bool outermost = m_depth == 0;
         if (outermost) {
             kernels.emplace_back();
+            kernels.back().launch = op;
             m_threads.clear();
             m_block = {1, 1, 1};
         }
@@ -222,6 +223,14 @@ std::string describeGpuAccess(const GpuAccess& a)
     if (share >= 0.999) return out + " (coalesced)";
     return out + " (" + std::to_string(static_cast<int>(share * 100 + 0.5)) + " %" +
            (a.strideX ? ", stride " + std::to_string(*a.strideX) + " along threadIdx.x" : "") + ")";
+}
+
+bool gpuAccessWastes(const GpuAccess& a)
+{
+    if (!a.known) return false;
+    if (a.scope == "shared") return a.bankWays > 1;
+    return a.bytesFetched > 0 && a.bytesUsed > a.elementBytes * a.lanes &&
+           a.bytesUsed < a.bytesFetched;
 }
 
 GpuOccupancy gpuOccupancy(int sm, std::int64_t threadsPerBlock, std::int64_t sharedBytes,

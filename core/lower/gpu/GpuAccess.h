@@ -33,6 +33,7 @@ struct GpuAccess {
 };
 
 struct GpuKernelShape {
+    const StmtNode* launch = nullptr; // its outermost launch
     std::int64_t threadsPerBlock = 1;
     std::int64_t sharedBytes = 0;
     std::vector<GpuAccess> accesses; // in program order
@@ -54,5 +55,9 @@ struct GpuOccupancy {
 };
 GpuOccupancy gpuOccupancy(int sm, std::int64_t threadsPerBlock, std::int64_t sharedBytes,
                           int registersPerThread);
+
+// Whether an access wastes bandwidth: a global one that uses less of what its warp fetches than a
+// coalesced one would, or a shared one with a bank conflict.
+bool gpuAccessWastes(const GpuAccess& a);
 
 } // namespace loopscope

@@ -619,6 +619,48 @@ s[C].vectorize(ji)
         QVERIFY(marked);
     }
 
+    // A GPU variant: its kernel's threads and occupancy at its first launch, each access's
+    // coalescing at its statement; a store whose warp uses an eighth of the sectors it writes is
+    // marked as a warning.
+    void gpuAccessesAreNotedAtTheirLines()
+    {
+        QFile f(QStringLiteral(LOOPSCOPE_SOURCE_DIR "/tests/data/gpu/access_patterns.py"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const Exploration x = explore(f.readAll().toStdString());
+        QVERIFY(x.ok);
+        LoopNestView view;
+        view.setCaches({});
+        view.setVariant(variantNamed(x, "transpose"));
+        TirEditor* e = view.afterEditor();
+        const int launch =
+            find(e, QStringLiteral("T.launch_thread(\"blockIdx.y\""), QStringLiteral("blockIdx_y"))
+                .first;
+        QVERIFY(launch >= 0);
+        const CodeEdit::Note kernel = e->noteOf(launch);
+        QVERIFY2(kernel.text.contains(QStringLiteral("32 threads per block, 0 bytes shared; on "
+                                                     "sm_50 32 of 64 warps per SM (50 %)")),
+                 qPrintable(kernel.text));
+        QVERIFY(!kernel.warn);
+        const int store = find(e, QStringLiteral("T_2["), QStringLiteral("T_2")).first;
+        QVERIFY(store >= 0);
+        const CodeEdit::Note access = e->noteOf(store);
+        QVERIFY2(access.text.contains(QStringLiteral(
+                     "global store T: 128 of 1024 bytes fetched used (13 %, stride 1024")),
+                 qPrintable(access.text));
+        QVERIFY2(access.text.contains(QStringLiteral("global load A: 128 of 128 bytes fetched "
+                                                     "used (coalesced)")),
+                 qPrintable(access.text));
+        QVERIFY(access.warn);
+        // The copy's accesses are all coalesced: noted, not marked.
+        view.setVariant(variantNamed(x, "copy"));
+        e = view.afterEditor();
+        const int copy = find(e, QStringLiteral("B_1["), QStringLiteral("B_1")).first;
+        QVERIFY(copy >= 0);
+        QVERIFY2(e->noteOf(copy).text.contains(QStringLiteral("(coalesced)")),
+                 qPrintable(e->noteOf(copy).text));
+        QVERIFY(!e->noteOf(copy).warn);
+    }
+
     // Tails: the share of a guarded loop's iterations in a partial tile, on the loop, and the
     // variant's in the summary.
     void tailsAreNotedOnTheirLoop()
