@@ -41,7 +41,7 @@ public:
         const std::int64_t threads = m_block[0] * m_block[1] * m_block[2];
         for (std::int64_t t = 0; t < threads && !race; ++t) {
             m_thread = t;
-            m_at = {t % m_block[0], t / m_block[0] % m_block[1], t / (m_block[0] * m_block[1])};
+            m_at = coordinates(t);
             m_interval = 0;
             m_env.clear();
             try {
@@ -75,18 +75,12 @@ private:
             case ExprKind::Mod:
                 if (q == 0) return std::nullopt;
                 return p % q;
-            case ExprKind::FloorDiv: {
+            case ExprKind::FloorDiv:
                 if (q == 0) return std::nullopt;
-                std::int64_t d = p / q;
-                if ((p % q != 0) && ((p < 0) != (q < 0))) --d;
-                return d;
-            }
-            case ExprKind::FloorMod: {
+                return floorDivInt(p, q);
+            case ExprKind::FloorMod:
                 if (q == 0) return std::nullopt;
-                std::int64_t m = p % q;
-                if (m != 0 && ((m < 0) != (q < 0))) m += q;
-                return m;
-            }
+                return floorModInt(p, q);
             case ExprKind::Min: return std::min(p, q);
             case ExprKind::Max: return std::max(p, q);
             case ExprKind::EQ: return p == q;
