@@ -14,6 +14,7 @@
 #include "Version.h"
 #include "runtime/BlasReference.h"
 #include "runtime/DnnlReference.h"
+#include "runtime/Microbench.h"
 #include "runtime/ThreadPool.h"
 #include "te/Program.h"
 #include "tune/Tuner.h"
@@ -288,6 +289,32 @@ int main(int argc, char** argv)
                 ref.ms = [dnnl, s, threads] { return dnnl->convMs(s, threads, 3, 100); };
             }
             contenders.push_back(ref);
+            // The matmul's bars: the machine's FMA peak, and the hand schedule with the register
+            // block the machine's vector registers hold (gemm_best.py: 8 x 32 with AVX-512's 32
+            // registers of 16 floats, 6 x 16 with AVX2's 16 of 8).
+            std::size_t bars = 1;
+            if (mm) {
+                Contender peak;
+                peak.label = "FMA peak";
+                peak.flops = 2e9;
+                peak.ms = [threads] { return 2e9 / 1e6 / measurePeakFlops(threads).gflops; };
+                contenders.push_back(peak);
+                const bool wide = machine.vectorBits >= 512;
+                std::map<std::string, std::int64_t> hand = sets;
+                hand["mr"] = wide ? 8 : 6;
+                hand["nr"] = wide ? 32 : 16;
+                Contender best;
+                best.label = "gemm_best.py " + std::to_string(hand["mr"]) + "x" +
+                             std::to_string(hand["nr"]);
+                best.flops = 2.0 * 1024 * 1024 * 1024;
+                const std::string handScript = readText(samples + "gemm_best.py");
+                best.ms = [&measurer, handScript, hand, threads] {
+                    return workerMs(measurer, handScript, "register blocked", hand, threads,
+                                    nullptr);
+                };
+                contenders.push_back(best);
+                bars = 3;
+            }
             for (auto& [checkpoint, record] : run.bestAt) {
                 Contender t;
                 t.label = "tuned, best of " + std::to_string(checkpoint);
@@ -300,18 +327,26 @@ int main(int argc, char** argv)
                 contenders.push_back(t);
             }
             std::vector<Spread> g = inTurns(contenders);
-            std::printf("    %-28s %8s %18s %8s %10s\n", "contender", "GFLOPS", "(min-max)",
-                        "ratio", "wall s");
+            std::printf("    %-28s %8s %18s %8s %8s %10s\n", "contender", "GFLOPS", "(min-max)",
+                        "ratio", mm ? "of peak" : "", "wall s");
             for (std::size_t i = 0; i < contenders.size(); ++i) {
                 double wall = 0;
-                if (i > 0) {
+                if (i >= bars) {
                     auto it = run.secondsAt.begin();
-                    std::advance(it, static_cast<long>(i - 1));
+                    std::advance(it, static_cast<long>(i - bars));
                     wall = it->second;
                 }
-                std::printf("    %-28s %8.1f %8.1f-%-9.1f %7.2fx %10.0f\n",
-                            contenders[i].label.c_str(), g[i].median, g[i].min, g[i].max,
-                            g[0].median > 0 ? g[i].median / g[0].median : 0.0, wall);
+                std::printf("    %-28s %8.1f %8.1f-%-9.1f %7.2fx", contenders[i].label.c_str(),
+                            g[i].median, g[i].min, g[i].max,
+                            g[0].median > 0 ? g[i].median / g[0].median : 0.0);
+                if (mm)
+                    std::printf(" %7.2fx", g[1].median > 0 ? g[i].median / g[1].median : 0.0);
+                else
+                    std::printf(" %8s", "");
+                if (i >= bars)
+                    std::printf(" %10.0f\n", wall);
+                else
+                    std::printf("\n");
             }
             std::fflush(stdout);
         } else if (c == "samples") {

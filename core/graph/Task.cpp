@@ -41,6 +41,7 @@ std::vector<std::string> defaultSchedule(const std::string& declarations,
     const Variant& v = eval.program.variants.front();
     SpaceOptions o;
     o.vectorLanes = std::max(4, hostTarget().vectorBits / 32);
+    o.vectorRegisters = vectorRegistersFor(hostTarget().vectorBits);
     o.cores = 2;
     auto sketches = generateSketches(v, o, nullptr);
     if (sketches.empty()) return {};

@@ -10,7 +10,7 @@ namespace loopscope {
 struct PeakFlops {
     double gflops = 0;
     int threads = 1;
-    int vectorBits = 128; // the width the kernel used: 256 (AVX2+FMA) or 128 (portable)
+    int vectorBits = 128; // the width that reached it: 512 (AVX-512), 256 (AVX2+FMA) or 128
 };
 
 struct Bandwidth {
@@ -26,7 +26,8 @@ Bandwidth measureTriadBandwidth(int threads = 0, double megabytes = 384);
 // The host's clock in GHz as the kernel reports it (cpufreq's maximum, else /proc/cpuinfo), 0
 // when unknown.
 double hostClockGhz();
-// The widest float vector the host's FMA kernel can use: 256 with AVX2+FMA, else 128.
+// The widest float vector the host's FMA kernel can use: 512 with AVX-512, 256 with AVX2+FMA,
+// else 128. (measurePeakFlops also times 256 bits where 512 run as two halves.)
 int hostVectorBits();
 // An upper bound for measurePeakFlops: threads x clock (with a 2x margin for boost over the
 // reported clock) x lanes x 2 FMA units x 2 operations per FMA. Assumes 4 GHz when the clock is

@@ -304,7 +304,9 @@ Knobs defaultKnobs(const Sketch& sk, const SpaceOptions& o)
             const std::string s(suffix);
             return n.size() >= s.size() && n.compare(n.size() - s.size(), s.size(), s) == 0;
         };
-        if (ends("unroll"))
+        if (ends("register block") || ends("row blocks")) // the machine's block comes first
+            v = spec.values.front();
+        else if (ends("unroll"))
             v = std::find(spec.values.begin(), spec.values.end(), 64) != spec.values.end()
                     ? 64
                     : spec.values.front();
@@ -339,6 +341,7 @@ int defaultSketch(const std::vector<Sketch>& sketches)
         const std::string& n = sketches[i].name;
         if (n.find("rfactor") != std::string::npos) continue;
         int rank = 0;
+        if (n.find("register blocks over panels") != std::string::npos) rank = 4;
         if (n.find("at level 2") != std::string::npos) rank = 2;
         if (n.find("inside") != std::string::npos && n.find("level 2") != std::string::npos)
             rank = 3;

@@ -8,6 +8,7 @@
 #include "tune/rules/FlexibleRule.h"
 #include "tune/rules/HostRule.h"
 #include "tune/rules/InlineRule.h"
+#include "tune/rules/PanelRule.h"
 #include "tune/rules/PinnedRule.h"
 #include "tune/rules/RfactorRule.h"
 #include "tune/rules/SimpleRule.h"
@@ -22,8 +23,8 @@ namespace loopscope {
 const std::vector<std::string>& tunerPrimitives()
 {
     static const std::vector<std::string> names = {
-        "split",  "reorder",    "fuse",           "parallel",    "vectorize",
-        "pragma", "compute_at", "compute_inline", "cache_write", "rfactor"};
+        "split",       "reorder",    "fuse",    "parallel", "vectorize",  "unroll",
+        "pragma",      "compute_at", "compute_inline", "cache_write", "cache_read", "rfactor"};
     return names;
 }
 
@@ -83,8 +84,8 @@ std::vector<Partial> stageOptions(const StageFacts& f, const Partial& p, const S
 const std::vector<const SketchRule*>& sketchRules()
 {
     static const std::vector<const SketchRule*> rules = {
-        &kSkipRule, &kPinnedRule, &kInlineRule, &kRfactorRule,
-        &kTileRule, &kHostRule,   &kSimpleRule, &kFlexibleRule,
+        &kSkipRule, &kPinnedRule, &kInlineRule,  &kRfactorRule, &kPanelRule,
+        &kTileRule, &kHostRule,   &kSimpleRule,  &kFlexibleRule,
     };
     return rules;
 }

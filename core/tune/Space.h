@@ -21,6 +21,7 @@ namespace loopscope {
 struct SpaceOptions {
     std::set<std::string> forbidden; // primitive names the tuner must not write
     int vectorLanes = 8;             // float32 lanes of the widest useful vector
+    int vectorRegisters = 16;        // vector registers (32 with AVX-512, 16 with AVX2)
     int cores = 2;                   // threads a parallel loop runs on
 };
 
@@ -28,6 +29,12 @@ struct SpaceOptions {
 // may name, the Tune panel's forbid menu offers and `tune --forbid` takes. Every step the tuner
 // makes is one of them (writing another is an internal error, so the list cannot drift).
 const std::vector<std::string>& tunerPrimitives();
+// The vector registers of a machine whose widest vectors have `vectorBits` (x86: 32 with
+// AVX-512, 16 below it).
+inline int vectorRegistersFor(int vectorBits)
+{
+    return vectorBits >= 512 ? 32 : 16;
+}
 // Whether the options let the tuner write `primitive`, one of tunerPrimitives() (an
 // InternalError for any other name).
 bool tunerMayWrite(const SpaceOptions& options, const std::string& primitive);

@@ -91,6 +91,32 @@ std::vector<const IterVarNode*> naturalLeaves(const Stage& st)
     return out;
 }
 
+// The input B of a matmul-shaped reduction (StageFacts::panelInput), or empty.
+std::string panelInput(const OperationNode& op, const Reads& reads)
+{
+    if (!op.isReduction() || op.axes.size() < 2 || op.reduceAxes.size() != 1) return {};
+    const VarNode* j = op.axes.back()->var.get();
+    const VarNode* i = op.axes[op.axes.size() - 2]->var.get();
+    const VarNode* k = op.reduceAxes[0]->var.get();
+    if (constIntOr(op.axes.back()->dom.extent, 0) < 2 ||
+        constIntOr(op.axes[op.axes.size() - 2]->dom.extent, 0) < 2)
+        return {};
+    std::string b;
+    bool a = false;
+    for (auto* load : reads.loads) {
+        if (load->indices.empty()) continue;
+        VarSet used;
+        for (auto& idx : load->indices)
+            collectVars(idx, &used);
+        if (!used.count(k)) continue;
+        if (load->indices.back().get() == j && !used.count(i))
+            b = load->tensor->name;
+        else if (used.count(i) && !used.count(j))
+            a = true;
+    }
+    return a ? b : std::string();
+}
+
 } // namespace
 
 std::vector<StageFacts> analyzeStages(const Schedule& sch)
@@ -126,6 +152,7 @@ std::vector<StageFacts> analyzeStages(const Schedule& sch)
                 if (constIntOr(a->dom.extent, 2) > 1 && !used.count(a->var.get())) ++missing;
         }
         f.strictlyInlineable = simple && !f.reduction;
+        f.panelInput = panelInput(op, reads);
         f.needsTiling = missing >= 2 || (missing >= 1 && f.reduction);
 
         for (auto& [iv, attr] : st.attrs) {

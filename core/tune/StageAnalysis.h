@@ -29,6 +29,11 @@ struct StageFacts {
     // An input is read without one of the data-parallel axes (of extent > 1) twice or more, or
     // once in a reduction: the stage reuses data and wants multi-level tiling.
     bool needsTiling = false;
+    // A matmul-shaped reduction (C[..., i, j] = sum over k of A[..., i, k] * B[..., k, j]): the
+    // input read at the last axis j as its last index and at k but never at the row axis i (B,
+    // which packs into panels of j), with an input read at i and k but not j (A). Empty when the
+    // stage is not of this shape.
+    std::string panelInput;
     std::vector<std::string> consumers; // the stages that read it
     // The only consumer, when it reads this stage element-wise at its own axes (same extents):
     // the stage can be computed inside that consumer's tiles.

@@ -144,6 +144,7 @@ private:
         }
         m_space.forbidden = m_options.forbidden;
         m_space.vectorLanes = std::max(4, m_out.machine.vectorBits / 32);
+        m_space.vectorRegisters = vectorRegistersFor(m_out.machine.vectorBits);
         m_space.cores =
             m_options.threads > 0 ? m_options.threads : std::max(1, m_out.machine.threads);
         std::string why;

@@ -126,6 +126,43 @@ INSTANTIATE_TEST_SUITE_P(Samples, TunerOnSamples, ::testing::ValuesIn(kSamples),
                              return n;
                          });
 
+// The panel rule finds batched and odd-shaped matmuls: the first candidate (the default, the
+// machine's register block over packed panels of B) and every one after it compute the right
+// numbers, tails and a batch axis included.
+TEST(Tuner, RegisterBlocksOverPanelsFitBatchedAndOddShapedMatmuls)
+{
+    const char* scripts[] = {
+        R"(from tvm import te
+A = te.placeholder((3, 37, 29), name="A")
+B = te.placeholder((3, 29, 53), name="B")
+k = te.reduce_axis((0, 29), name="k")
+C = te.compute((3, 37, 53), lambda b, i, j: te.sum(A[b, i, k] * B[b, k, j], axis=k), name="C")
+s = te.create_schedule(C.op)
+)",
+        R"(from tvm import te
+A = te.placeholder((67, 31), name="A")
+B = te.placeholder((31, 45), name="B")
+k = te.reduce_axis((0, 31), name="k")
+C = te.compute((67, 45), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+s = te.create_schedule(C.op)
+)",
+    };
+    WorkerMeasurer measurer(LOOPSCOPE_WORKER);
+    for (const char* script : scripts) {
+        SCOPED_TRACE(script);
+        TuneOptions o = quick(6);
+        TuneOutcome out = Tuner(script, o, measurer).run();
+        ASSERT_TRUE(out.ok) << out.error;
+        ASSERT_FALSE(out.trials.empty());
+        EXPECT_EQ(out.trials.front().sketch, "C: register blocks over panels of B");
+        for (const TuneRecord& t : out.trials) {
+            EXPECT_EQ(t.status, "ok") << t.sketch << ": " << t.error;
+            EXPECT_TRUE(t.checked) << t.sketch;
+        }
+        EXPECT_EQ(out.wrong, 0) << "a candidate computed wrong numbers";
+    }
+}
+
 // Programs of the differential generator, from their random (pinned) schedules and from no
 // schedule at all.
 TEST(Tuner, FindsCheckedSchedulesForGeneratedPrograms)

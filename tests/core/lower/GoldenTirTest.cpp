@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 
 namespace fs = std::filesystem;
@@ -177,6 +178,66 @@ TEST_P(TvmGpuOutput, HasTheStructureTvmPrinted)
 INSTANTIATE_TEST_SUITE_P(Examples, TvmGpuOutput,
                          testing::Values("vector_add_bind", "conv_shared_vthread",
                                          "row_max_allreduce"));
+
+// What a TVM 0.17 built from its v0.17.0 source printed for every variant of every GPU sample
+// and GPU test script (tests/data/tvm-gpu-built, made by its print_lowered.py): the same
+// structure and names, and a refusal where TVM refused.
+std::string builtFileName(const std::string& variant)
+{
+    std::string out;
+    bool inRun = false; // a run of other characters becomes one underscore
+    for (char c : variant) {
+        const bool kept = std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
+        if (kept || !inRun) out += kept ? c : '_';
+        inRun = !kept;
+    }
+    while (!out.empty() && out.front() == '_')
+        out.erase(out.begin());
+    while (!out.empty() && out.back() == '_')
+        out.pop_back();
+    return out;
+}
+
+TEST(TvmGpuBuilt, EveryGpuVariantHasTheStructureTvmPrinted)
+{
+    const fs::path root(LOOPSCOPE_SOURCE_DIR);
+    const fs::path dir = root / "tests/data/tvm-gpu-built";
+    int compared = 0, refused = 0;
+    for (const char* folder : {"samples/gpu", "tests/data/gpu"}) {
+        for (const auto& entry : fs::directory_iterator(root / folder)) {
+            if (entry.path().extension() != ".py") continue;
+            const std::string base = entry.path().stem().string();
+            EvalResult r = evaluateScript(readText(entry.path()));
+            ASSERT_TRUE(r.ok) << formatDiagnostic(entry.path().string(), r.error);
+            for (const Variant& v : r.program.variants) {
+                SCOPED_TRACE(base + " / " + v.name);
+                const fs::path printed = dir / (base + "." + builtFileName(v.name) + ".tvm.txt");
+                const fs::path error =
+                    dir / (base + "." + builtFileName(v.name) + ".tvm-error.txt");
+                ASSERT_TRUE(fs::exists(printed) || fs::exists(error))
+                    << "TVM's output is missing: run tests/data/tvm-gpu-built/print_lowered.py";
+                std::string actual, why;
+                try {
+                    actual = printTVMScript(lowerSchedule(v.schedule(), v.args, v.funcName).func);
+                } catch (const UserError& e) {
+                    why = e.message();
+                }
+                if (fs::exists(error)) {
+                    EXPECT_FALSE(why.empty())
+                        << "TVM refused it (" << readText(error) << ") but it lowered:\n"
+                        << actual;
+                    ++refused;
+                    continue;
+                }
+                ASSERT_TRUE(why.empty()) << why;
+                EXPECT_EQ(structureOf(actual), structureOf(readText(printed))) << actual;
+                ++compared;
+            }
+        }
+    }
+    EXPECT_GE(compared, 20);
+    std::cout << compared << " variants compared, " << refused << " refused as TVM refused\n";
+}
 
 // The two TVM printed whole are printed as TVM printed them, character for character.
 TEST(TvmGpuOutput, BindingAndCrossThreadReductionPrintExactly)

@@ -60,8 +60,8 @@ TEST(SketchRules, AreTriedInAnsorsOrder)
     std::vector<std::string> names;
     for (const SketchRule* r : sketchRules())
         names.push_back(r->name());
-    EXPECT_EQ(names, (std::vector<std::string>{"skip", "pinned", "inline", "rfactor", "tile",
-                                               "host", "simple", "flexible"}));
+    EXPECT_EQ(names, (std::vector<std::string>{"skip", "pinned", "inline", "rfactor", "panel",
+                                               "tile", "host", "simple", "flexible"}));
 }
 
 struct ConditionCase {
@@ -259,11 +259,11 @@ TEST(SketchRules, ARuleAddedToTheListIsTried)
     const SpaceOptions o;
     const ParallelOuterRule added;
     std::vector<const SketchRule*> rules = sketchRules();
-    rules.insert(std::find(rules.begin(), rules.end(), &rule("tile")), &added);
+    rules.insert(std::find(rules.begin(), rules.end(), &rule("panel")), &added);
 
     const auto before = generateSketches(v, o, nullptr);
     const auto after = generateSketches(v, o, nullptr, rules);
-    // Its branch first, then the tile rule's, as before.
+    // Its branch first, then the panel and tile rules', as before.
     ASSERT_EQ(after.size(), before.size() + 1);
     EXPECT_EQ(after[0].name, "C: outer loop parallel");
     for (std::size_t i = 0; i < before.size(); ++i)

@@ -104,8 +104,9 @@ TEST_P(SpaceOnSamples, CandidatesPrintAsStatementsThatLowerTheSame)
 INSTANTIATE_TEST_SUITE_P(Samples, SpaceOnSamples, ::testing::ValuesIn(kCases),
                          [](const auto& info) { return std::string(info.param.file); });
 
-// Ansor's sketches for a plain matmul: tiled, and tiled in a local write cache at level 1 or 2.
-TEST(Sketches, MatmulHasThreeLikeAnsor)
+// Ansor's sketches for a plain matmul (tiled, and tiled in a local write cache at level 1 or 2),
+// after the panel rule's register blocks over packed panels of B.
+TEST(Sketches, MatmulHasAnsorsThreeAfterPanels)
 {
     const char* script = R"(from tvm import te
 A = te.placeholder((512, 512), name="A")
@@ -117,10 +118,60 @@ s = te.create_schedule(C.op)
     EvalResult eval = evaluateScript(script);
     ASSERT_TRUE(eval.ok) << eval.error.message;
     auto sketches = generateSketches(eval.program.variants[0], {}, nullptr);
-    ASSERT_EQ(sketches.size(), 3u);
-    EXPECT_EQ(sketches[0].name, "C: tiled");
-    EXPECT_EQ(sketches[1].name, "C: computed in a local cache, tiled at level 1");
-    EXPECT_EQ(sketches[2].name, "C: computed in a local cache, tiled at level 2");
+    ASSERT_EQ(sketches.size(), 4u);
+    EXPECT_EQ(sketches[0].name, "C: register blocks over panels of B");
+    EXPECT_EQ(sketches[1].name, "C: tiled");
+    EXPECT_EQ(sketches[2].name, "C: computed in a local cache, tiled at level 1");
+    EXPECT_EQ(sketches[3].name, "C: computed in a local cache, tiled at level 2");
+    EXPECT_EQ(defaultSketch(sketches), 0);
+}
+
+// The panel sketch on batched and odd-shaped matmuls: its default takes the machine's register
+// block (8 x 32 with 32 registers of 16 floats, 6 x 16 with 16 of 8), packs B where the panel
+// loop begins, and every sampled candidate prints as statements that lower the same.
+TEST(Sketches, PanelsFitBatchedAndOddShapes)
+{
+    const char* script = R"(from tvm import te
+A = te.placeholder((3, 37, 29), name="A")
+B = te.placeholder((3, 29, 53), name="B")
+k = te.reduce_axis((0, 29), name="k")
+C = te.compute((3, 37, 53), lambda b, i, j: te.sum(A[b, i, k] * B[b, k, j], axis=k), name="C")
+s = te.create_schedule(C.op)
+)";
+    EvalResult eval = evaluateScript(script);
+    ASSERT_TRUE(eval.ok) << eval.error.message;
+    const Variant& v = eval.program.variants[0];
+    for (int bits : {256, 512}) {
+        SpaceOptions options;
+        options.vectorLanes = bits / 32;
+        options.vectorRegisters = vectorRegistersFor(bits);
+        auto sketches = generateSketches(v, options, nullptr);
+        ASSERT_FALSE(sketches.empty());
+        const Sketch& sk = sketches[static_cast<std::size_t>(defaultSketch(sketches))];
+        ASSERT_EQ(sk.name, "C: register blocks over panels of B");
+        Realized d = realize(v, sk, defaultKnobs(sk, options), options, true);
+        ASSERT_TRUE(d.ok) << d.why;
+        std::string text;
+        for (auto& line : d.statements)
+            text += line + "\n";
+        EXPECT_NE(text.find(bits == 512 ? "factor=32" : "factor=16"), std::string::npos) << text;
+        EXPECT_NE(text.find(bits == 512 ? "factor=8" : "factor=6"), std::string::npos) << text;
+        EXPECT_NE(text.find("s.cache_read(B, \"global\", [C_local])"), std::string::npos) << text;
+        std::mt19937_64 rng(11);
+        for (int n = 0; n < 12; ++n) {
+            Knobs knobs = n == 0 ? defaultKnobs(sk, options) : sampleKnobs(sk, options, rng);
+            Realized r = realize(v, sk, knobs, options, true);
+            ASSERT_TRUE(r.ok) << r.why;
+            const std::string tir = lowered(r.schedule, v.args);
+            ASSERT_EQ(tir.rfind("error", 0), std::string::npos) << tir;
+            std::string again = scriptWithVariant(script, v, "tuned", r.statements, true);
+            EvalResult e = evaluateScript(again);
+            ASSERT_TRUE(e.ok) << e.error.message << "\n" << again;
+            const Variant* tuned = e.program.findVariant("tuned");
+            ASSERT_NE(tuned, nullptr);
+            EXPECT_EQ(lowered(tuned->schedule(), tuned->args), tir) << again;
+        }
+    }
 }
 
 // With an element-wise consumer, the matmul is tiled inside it instead of in a cache.
