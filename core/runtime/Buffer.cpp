@@ -99,7 +99,7 @@ double roundToType(double v, DataType t)
 
 void HostBuffer::Free::operator()(std::byte* p) const
 {
-    ::operator delete[](p, std::align_val_t{kAlignment});
+    ::operator delete[](p, std::align_val_t{kPageAlignment});
 }
 
 bool HostBuffer::supports(DataType t)
@@ -115,7 +115,7 @@ bool HostBuffer::supports(DataType t)
     return false;
 }
 
-HostBuffer::HostBuffer(DataType dtype, std::vector<std::int64_t> shape)
+HostBuffer::HostBuffer(DataType dtype, std::vector<std::int64_t> shape, std::size_t pageOffset)
     : m_dtype(dtype), m_shape(std::move(shape))
 {
     LS_ASSERT(supports(dtype), "a host buffer cannot hold " + dtype.str());
@@ -126,16 +126,18 @@ HostBuffer::HostBuffer(DataType dtype, std::vector<std::int64_t> shape)
                   "host buffer too large");
         m_count *= d;
     }
+    m_offset = pageOffset % kPageAlignment / kAlignment * kAlignment;
     allocate();
-    std::memset(m_data.get(), 0, static_cast<std::size_t>(byteSize()));
+    std::memset(bytes(), 0, static_cast<std::size_t>(byteSize()));
 }
 
 HostBuffer::HostBuffer(const HostBuffer& other)
     : m_dtype(other.m_dtype), m_shape(other.m_shape), m_count(other.m_count)
 {
     if (!other.m_data) return;
+    m_offset = other.m_offset;
     allocate();
-    std::memcpy(m_data.get(), other.m_data.get(), static_cast<std::size_t>(byteSize()));
+    std::memcpy(bytes(), other.bytes(), static_cast<std::size_t>(byteSize()));
 }
 
 HostBuffer& HostBuffer::operator=(const HostBuffer& other)
@@ -147,10 +149,13 @@ HostBuffer& HostBuffer::operator=(const HostBuffer& other)
 void HostBuffer::allocate()
 {
     // At least one aligned block, so that data() is never null for a constructed buffer.
+    // Page-aligned storage with the data `m_offset` bytes in, so that where a buffer's elements
+    // fall within pages (and so which of them alias in the caches) is the same in every run.
     std::size_t bytes = static_cast<std::size_t>(byteSize());
     bytes = (bytes + kAlignment - 1) / kAlignment * kAlignment;
     if (bytes == 0) bytes = kAlignment;
-    m_data.reset(static_cast<std::byte*>(::operator new[](bytes, std::align_val_t{kAlignment})));
+    m_data.reset(static_cast<std::byte*>(
+        ::operator new[](bytes + m_offset, std::align_val_t{kPageAlignment})));
 }
 
 std::int64_t HostBuffer::flatIndex(const std::vector<std::int64_t>& index) const
@@ -176,7 +181,7 @@ void HostBuffer::checkFlat(std::int64_t flat) const
 double HostBuffer::get(std::int64_t i) const
 {
     checkFlat(i);
-    const std::byte* p = m_data.get();
+    const std::byte* p = bytes();
     switch (m_dtype.code) {
     case DataType::Float:
         if (m_dtype.bits == 64) return load<double>(p, i);
@@ -189,7 +194,7 @@ double HostBuffer::get(std::int64_t i) const
 void HostBuffer::set(std::int64_t i, double v)
 {
     checkFlat(i);
-    std::byte* p = m_data.get();
+    std::byte* p = bytes();
     switch (m_dtype.code) {
     case DataType::Float:
         if (m_dtype.bits == 64)
@@ -207,7 +212,7 @@ void HostBuffer::set(std::int64_t i, double v)
 std::int64_t HostBuffer::getInt(std::int64_t i) const
 {
     checkFlat(i);
-    const std::byte* p = m_data.get();
+    const std::byte* p = bytes();
     switch (m_dtype.code) {
     case DataType::Float: return truncToInt64(get(i));
     case DataType::Bool: return load<std::uint8_t>(p, i) != 0 ? 1 : 0;
@@ -227,7 +232,7 @@ std::int64_t HostBuffer::getInt(std::int64_t i) const
 void HostBuffer::setInt(std::int64_t i, std::int64_t v)
 {
     checkFlat(i);
-    std::byte* p = m_data.get();
+    std::byte* p = bytes();
     std::int64_t w = m_dtype.isFloat() ? v : wrapToType(v, m_dtype);
     switch (m_dtype.code) {
     case DataType::Float: set(i, static_cast<double>(v)); return;
@@ -252,7 +257,7 @@ void HostBuffer::fill(double value)
 
 void HostBuffer::fillRandom(std::uint64_t seed)
 {
-    LS_ASSERT(protocol::fillFromSeed(m_data.get(), m_count, m_dtype.str(), seed),
+    LS_ASSERT(protocol::fillFromSeed(bytes(), m_count, m_dtype.str(), seed),
               "no seeded inputs of type " << m_dtype.str());
 }
 

@@ -28,9 +28,13 @@ using protocol::splitMix64;
 class HostBuffer {
 public:
     static constexpr std::size_t kAlignment = 64;
+    static constexpr std::size_t kPageAlignment = 4096;
 
     HostBuffer() = default;                                      // empty: no elements, no storage
-    HostBuffer(DataType dtype, std::vector<std::int64_t> shape); // zero-filled
+    // Zero-filled, its data `pageOffset` bytes past a page boundary (rounded down to whole cache
+    // lines, modulo the page): buffers measured together get different offsets, the same in
+    // every run, so that their elements do not alias in the caches by chance.
+    HostBuffer(DataType dtype, std::vector<std::int64_t> shape, std::size_t pageOffset = 0);
     HostBuffer(const HostBuffer& other);
     HostBuffer& operator=(const HostBuffer& other);
     HostBuffer(HostBuffer&&) noexcept = default;
@@ -48,8 +52,8 @@ public:
     int elementBytes() const { return m_dtype.bytes(); }
 
     // Element storage: float16 as its uint16 bits, bool as one byte holding 0 or 1.
-    void* data() { return m_data.get(); }
-    const void* data() const { return m_data.get(); }
+    void* data() { return bytes(); }
+    const void* data() const { return bytes(); }
 
     // Row-major flat index of a multi-dimensional index (checked).
     std::int64_t flatIndex(const std::vector<std::int64_t>& index) const;
@@ -76,11 +80,13 @@ private:
     };
 
     void allocate();
+    std::byte* bytes() const { return m_data ? m_data.get() + m_offset : nullptr; }
     void checkFlat(std::int64_t flat) const;
 
     DataType m_dtype = DataType::float32();
     std::vector<std::int64_t> m_shape;
     std::int64_t m_count = 0;
+    std::size_t m_offset = 0; // of the data from the start of the storage
     std::unique_ptr<std::byte[], Free> m_data;
 };
 

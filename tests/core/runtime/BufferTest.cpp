@@ -162,6 +162,21 @@ TEST(BufferTest, CopiesAreDeep)
     EXPECT_NE(a.get(2), 42.0);
 }
 
+// A buffer's data lies at the offset it was given within its page, whole cache lines, and a copy
+// keeps it.
+TEST(BufferTest, DataLiesAtItsOffsetWithinThePage)
+{
+    for (std::size_t offset : {0u, 1088u, 4095u, 4096u + 128u}) {
+        HostBuffer b(DataType::float32(), {1000}, offset);
+        const auto at = reinterpret_cast<std::uintptr_t>(b.data()) % HostBuffer::kPageAlignment;
+        EXPECT_EQ(at, offset % 4096 / 64 * 64) << offset;
+        b.set(999, 2.5);
+        HostBuffer c = b;
+        EXPECT_EQ(reinterpret_cast<std::uintptr_t>(c.data()) % HostBuffer::kPageAlignment, at);
+        EXPECT_EQ(c.get(999), 2.5);
+    }
+}
+
 TEST(BufferTest, RandomFillIsDeterministicAndInRange)
 {
     for (DataType t : allTypes()) {
