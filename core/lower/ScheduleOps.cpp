@@ -275,6 +275,23 @@ private:
                    const std::vector<Var>& vars, const std::unordered_set<const IterVarNode*>& skip,
                    bool markers)
     {
+        // TVM's MakeLoopNest binds only a loop whose range starts at 0 (an axis of a stage
+        // computed inside another starts where its region does), outermost first.
+        for (std::size_t i = from; i < to; ++i) {
+            const IterVar& iv = s.leafIterVars[i];
+            const IterVarAttr* a = s.attr(iv);
+            if (skip.count(iv.get()) || !a || a->kind != ForKind::ThreadBinding) continue;
+            const Range& r = m_b.ranges.at(iv.get());
+            if (!isZero(m_an.simplify(r.min)))
+                throw UserError(
+                    a->loc, "cannot bind '" + axisDisplayName(iv->name()) + "' of " + s.name() +
+                                " to " + a->threadTag +
+                                ": where the stage is computed its range starts at " +
+                                printExpr(m_an.simplify(r.min)) +
+                                ", and TVM binds only loops that start at zero (\"must start at "
+                                "zero\"); split it first (split(" + axisDisplayName(iv->name()) +
+                                ", nparts=N)) and bind the parts");
+        }
         for (std::size_t i = to; i-- > from;) {
             const IterVar& iv = s.leafIterVars[i];
             if (skip.count(iv.get())) continue;

@@ -1,5 +1,7 @@
 #include "schedule/IterGraph.h"
 
+#include <unordered_set>
+
 namespace loopscope {
 
 Expr ceilDiv(const Expr& a, const Expr& b, const Analyzer& an)
@@ -7,22 +9,57 @@ Expr ceilDiv(const Expr& a, const Expr& b, const Analyzer& an)
     return an.simplify(floordiv(a + b - makeInt(1, b.type()), b));
 }
 
-void passDownDomain(const Stage& s, RangeMap& ranges, const Analyzer& an)
+namespace {
+
+// The axes that are or lead to a leaf bound to a thread (TVM's PassUpThreadBinding).
+std::unordered_set<const IterVarNode*> dominatingThreads(const Stage& s)
+{
+    std::unordered_set<const IterVarNode*> out;
+    for (auto& iv : s.leafIterVars) {
+        const IterVarAttr* a = s.attr(iv);
+        if (a && a->kind == ForKind::ThreadBinding) out.insert(iv.get());
+    }
+    for (auto r = s.relations.rbegin(); r != s.relations.rend(); ++r) {
+        switch (r->kind) {
+        case IterRelation::Kind::Split:
+            if (out.count(r->inner.get()) || out.count(r->outer.get())) out.insert(r->parent.get());
+            break;
+        case IterRelation::Kind::Fuse:
+            if (out.count(r->fused.get())) {
+                out.insert(r->inner.get());
+                out.insert(r->outer.get());
+            }
+            break;
+        case IterRelation::Kind::Rebase:
+            if (out.count(r->rebased.get())) out.insert(r->parent.get());
+            break;
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+void passDownDomain(const Stage& s, RangeMap& ranges, const Analyzer& an, bool early)
 {
     Expr zero = makeInt(0);
+    const auto threads = dominatingThreads(s);
     for (auto& r : s.relations) {
         switch (r.kind) {
         case IterRelation::Kind::Split: {
             const Range& p = ranges.at(r.parent.get());
-            // A split wider than its parent is clipped to the parent (TVM's minimum_or_later).
-            auto clipped = [&](const Expr& amount) {
+            // A split wider than its parent is clipped to the parent (TVM's minimum_or_later),
+            // unless the piece is or leads to a loop bound to a thread: a split may set a
+            // loop's extent to the number of threads launched, and that stays.
+            auto clipped = [&](const IterVar& piece, const Expr& amount) {
+                if (early || threads.count(piece.get()) || isZero(p.extent)) return amount;
                 return an.canProve(p.extent < amount) ? p.extent : amount;
             };
             if (r.factor.defined()) {
-                ranges[r.inner.get()] = {zero, clipped(r.factor)};
+                ranges[r.inner.get()] = {zero, clipped(r.inner, r.factor)};
                 ranges[r.outer.get()] = {zero, ceilDiv(p.extent, r.factor, an)};
             } else {
-                ranges[r.outer.get()] = {zero, clipped(r.nparts)};
+                ranges[r.outer.get()] = {zero, clipped(r.outer, r.nparts)};
                 ranges[r.inner.get()] = {zero, ceilDiv(p.extent, r.nparts, an)};
             }
             break;

@@ -12,10 +12,12 @@ namespace loopscope {
 using RangeMap = std::unordered_map<const IterVarNode*, Range>;
 using ValueMap = std::unordered_map<const IterVarNode*, Expr>;
 
-// Given the ranges of the stage's root variables, the ranges of all derived ones. Derived
-// variables always start at 0; a split's inner range is the factor even when the parent is
-// shorter, and its outer range is the ceiling of the quotient.
-void passDownDomain(const Stage& s, RangeMap& ranges, const Analyzer& an);
+// Given the ranges of the stage's root variables, the ranges of all derived ones (TVM's
+// PassDownDomain). Derived variables always start at 0; a split's outer range is the ceiling of
+// the quotient, and its factor (or nparts) piece is clipped to a shorter parent, except where the
+// piece is or leads to a loop bound to a thread, or `early` (TVM's allow_missing, as rfactor
+// calls it: nothing is clipped).
+void passDownDomain(const Stage& s, RangeMap& ranges, const Analyzer& an, bool early = false);
 
 // Given each leaf's offset from its range minimum (its loop variable, or 0 for a loop of extent
 // 1), the offsets of all variables; then the absolute values (minimum + offset) of every variable.

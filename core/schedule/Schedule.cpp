@@ -437,7 +437,9 @@ void Schedule::computeRoot(Stage& s)
 
 void Schedule::storageAlign(Stage& s, const IterVar& axis, int factor, int offset)
 {
-    checkLeaf(s, axis, 0);
+    // A dimension of the tensor, split or not (TVM's storage_align does not need a loop).
+    if (s.isPlaceholder())
+        throw ScheduleError("'" + s.name() + "' is a placeholder; it has no loops to schedule");
     if (factor <= 0) throw ScheduleError("storage_align factor must be a positive integer", 1);
     if (offset < 0 || offset >= factor)
         throw ScheduleError("storage_align offset must be in [0, factor)", 2);
@@ -613,7 +615,7 @@ Tensor Schedule::rfactor(const Tensor& t, const IterVar& axis, int factorAxis)
     for (auto& r : old->reduceAxes)
         if (tree.count(r.get())) ranges[r.get()] = r->dom;
     Analyzer an;
-    passDownDomain(st, ranges, an);
+    passDownDomain(st, ranges, an, true); // as TVM's rfactor: no split clipped yet
     ValueMap leafOff;
     for (auto& iv : st.leafIterVars) {
         if (!tree.count(iv.get())) continue;

@@ -53,12 +53,18 @@ s[C].bind(yi, ty)
 s[C].bind(xi, tx)
 s[AA].compute_at(s[C], ko)
 s[BB].compute_at(s[C], ko)
+# TVM binds only loops that start at zero: a tile's axes start where the tile does, so each is
+# split into 16 parts first and the parts are bound.
 r, c = s[AA].op.axis
-s[AA].bind(r, ty)
-s[AA].bind(c, tx)
+ty_a, _ = s[AA].split(r, nparts=16)
+tx_a, _ = s[AA].split(c, nparts=16)
+s[AA].bind(ty_a, ty)
+s[AA].bind(tx_a, tx)
 r, c = s[BB].op.axis
-s[BB].bind(r, ty)
-s[BB].bind(c, tx)
+ty_b, _ = s[BB].split(r, nparts=16)
+tx_b, _ = s[BB].split(c, nparts=16)
+s[BB].bind(ty_b, ty)
+s[BB].bind(tx_b, tx)
 
 # variant: register blocks
 # A 64x64 tile of C per block of 8x8 threads, 2x2 virtual threads: each thread accumulates 8x8

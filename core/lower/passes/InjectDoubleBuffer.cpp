@@ -71,7 +71,12 @@ protected:
         if (pre != m_prologue.end()) {
             // One iteration short, then the last without the fetch.
             Expr last = op->min + op->extent - makeInt(1, op->extent.type());
-            Stmt loop = remakeFor(op, op->min, op->extent - makeInt(1, op->extent.type()), body);
+            // TVM names the shortened loop's variable after the old one (`k_outer.outer`).
+            Var outer(op->var.name() + ".outer", op->var.type());
+            Stmt loop = makeFor(outer, op->min, op->extent - makeInt(1, op->extent.type()),
+                                op->forKind,
+                                substitute(body, VarMap{{op->var.get(), Expr(outer)}}),
+                                op->threadTag);
             Stmt tail = substitute(WithoutFetch().mutate(body), VarMap{{op->var.get(), last}});
             std::vector<Stmt> seq = pre->second;
             seq.push_back(loop);

@@ -42,8 +42,10 @@ s[T].bind(ii, ty)
 s[T].bind(ji, tx)
 s[AS].compute_at(s[T], io)
 r, c = s[AS].op.axis
-s[AS].bind(r, ty)
-s[AS].bind(c, tx)
+ro, ri = s[AS].split(r, nparts=32)
+co, ci = s[AS].split(c, nparts=32)
+s[AS].bind(ro, ty)
+s[AS].bind(co, tx)
 
 # variant: padded
 # The same with each row of the tile padded to 33 elements (storage_align): no bank conflict.
@@ -61,6 +63,8 @@ s[T].bind(ii, ty)
 s[T].bind(ji, tx)
 s[AS].compute_at(s[T], io)
 r, c = s[AS].op.axis
-s[AS].bind(r, ty)
-s[AS].bind(c, tx)
+ro, ri = s[AS].split(r, nparts=32)
+co, ci = s[AS].split(c, nparts=32)
+s[AS].bind(ro, ty)
+s[AS].bind(co, tx)
 s[AS].storage_align(AS.op.axis[0], 32, 1)

@@ -61,9 +61,17 @@ def run_script(path):
     def record_schedule(ops):
         s = create_schedule(ops)
         line = inspect.stack()[1].lineno  # 1-based, in the script
-        above = lines[line - 2].strip() if line >= 2 else ""
-        m = re.match(r"#\s*variant:\s*(.+)$", above)
-        name = m.group(1).strip() if m else "s%d" % len(schedules)
+        # The "# variant: NAME" line of the comment block right above create_schedule, else
+        # the schedule variable's name (the document format's rule).
+        assigned = re.match(r"\s*(\w+)\s*=\s*te\.create_schedule", lines[line - 1])
+        name = assigned.group(1) if assigned else "s%d" % len(schedules)
+        above = line - 2
+        while above >= 0 and lines[above].strip().startswith("#"):
+            m = re.match(r"#\s*variant:\s*(.+)$", lines[above].strip())
+            if m:
+                name = m.group(1).strip()
+                break
+            above -= 1
         schedules.append((name, s))
         return s
 
