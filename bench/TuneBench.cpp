@@ -304,8 +304,8 @@ int main(int argc, char** argv)
                 hand["mr"] = wide ? 8 : 6;
                 hand["nr"] = wide ? 32 : 16;
                 Contender best;
-                best.label = "gemm_best.py " + std::to_string(hand["mr"]) + "x" +
-                             std::to_string(hand["nr"]);
+                best.label =
+                    "gemm_best.py " + std::to_string(hand["mr"]) + "x" + std::to_string(hand["nr"]);
                 best.flops = 2.0 * 1024 * 1024 * 1024;
                 const std::string handScript = readText(samples + "gemm_best.py");
                 best.ms = [&measurer, handScript, hand, threads] {

@@ -289,8 +289,8 @@ private:
                                 ": where the stage is computed its range starts at " +
                                 printExpr(m_an.simplify(r.min)) +
                                 ", and TVM binds only loops that start at zero (\"must start at "
-                                "zero\"); split it first (split(" + axisDisplayName(iv->name()) +
-                                ", nparts=N)) and bind the parts");
+                                "zero\"); split it first (split(" +
+                                axisDisplayName(iv->name()) + ", nparts=N)) and bind the parts");
         }
         for (std::size_t i = to; i-- > from;) {
             const IterVar& iv = s.leafIterVars[i];

@@ -30,7 +30,7 @@ public:
     static constexpr std::size_t kAlignment = 64;
     static constexpr std::size_t kPageAlignment = 4096;
 
-    HostBuffer() = default;                                      // empty: no elements, no storage
+    HostBuffer() = default; // empty: no elements, no storage
     // Zero-filled, its data `pageOffset` bytes past a page boundary (rounded down to whole cache
     // lines, modulo the page): buffers measured together get different offsets, the same in
     // every run, so that their elements do not alias in the caches by chance.

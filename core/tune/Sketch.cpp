@@ -23,8 +23,8 @@ namespace loopscope {
 const std::vector<std::string>& tunerPrimitives()
 {
     static const std::vector<std::string> names = {
-        "split",       "reorder",    "fuse",    "parallel", "vectorize",  "unroll",
-        "pragma",      "compute_at", "compute_inline", "cache_write", "cache_read", "rfactor"};
+        "split",  "reorder",    "fuse",           "parallel",    "vectorize",  "unroll",
+        "pragma", "compute_at", "compute_inline", "cache_write", "cache_read", "rfactor"};
     return names;
 }
 
@@ -84,8 +84,8 @@ std::vector<Partial> stageOptions(const StageFacts& f, const Partial& p, const S
 const std::vector<const SketchRule*>& sketchRules()
 {
     static const std::vector<const SketchRule*> rules = {
-        &kSkipRule, &kPinnedRule, &kInlineRule,  &kRfactorRule, &kPanelRule,
-        &kTileRule, &kHostRule,   &kSimpleRule,  &kFlexibleRule,
+        &kSkipRule, &kPinnedRule, &kInlineRule, &kRfactorRule,  &kPanelRule,
+        &kTileRule, &kHostRule,   &kSimpleRule, &kFlexibleRule,
     };
     return rules;
 }

@@ -145,8 +145,8 @@ TEST(CliUsage, ForbidTakesThePrimitivesTheTunerWrites)
     RunResult r = runCli("tune " + gemm + "--forbid split,bind");
     EXPECT_EQ(r.exitCode, 2) << r.output;
     EXPECT_NE(r.output.find("--forbid: 'bind' is not a primitive the tuner writes (it writes: "
-                            "split, reorder, fuse, parallel, vectorize, pragma, compute_at, "
-                            "compute_inline, cache_write, rfactor)"),
+                            "split, reorder, fuse, parallel, vectorize, unroll, pragma, "
+                            "compute_at, compute_inline, cache_write, cache_read, rfactor)"),
               std::string::npos)
         << r.output;
     r = runCli("tune " + gemm + "--forbid splat");

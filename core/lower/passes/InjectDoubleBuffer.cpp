@@ -73,10 +73,9 @@ protected:
             Expr last = op->min + op->extent - makeInt(1, op->extent.type());
             // TVM names the shortened loop's variable after the old one (`k_outer.outer`).
             Var outer(op->var.name() + ".outer", op->var.type());
-            Stmt loop = makeFor(outer, op->min, op->extent - makeInt(1, op->extent.type()),
-                                op->forKind,
-                                substitute(body, VarMap{{op->var.get(), Expr(outer)}}),
-                                op->threadTag);
+            Stmt loop =
+                makeFor(outer, op->min, op->extent - makeInt(1, op->extent.type()), op->forKind,
+                        substitute(body, VarMap{{op->var.get(), Expr(outer)}}), op->threadTag);
             Stmt tail = substitute(WithoutFetch().mutate(body), VarMap{{op->var.get(), last}});
             std::vector<Stmt> seq = pre->second;
             seq.push_back(loop);

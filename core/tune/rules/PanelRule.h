@@ -30,8 +30,8 @@ public:
     RuleCondition condition(const RuleInput& in) const override
     {
         const StageFacts& f = in.stage;
-        for (const char* p : {"split", "reorder", "compute_at", "cache_write", "cache_read",
-                              "unroll", "vectorize"})
+        for (const char* p :
+             {"split", "reorder", "compute_at", "cache_write", "cache_read", "unroll", "vectorize"})
             if (!in.allowed(p)) return RuleCondition::Pass;
         return !f.panelInput.empty() && !f.pinned && f.elementwiseConsumer.empty()
                    ? RuleCondition::Apply
@@ -53,10 +53,10 @@ public:
         cr.text = "global";
         cr.target = block;
         cr.names = {f.panelInput + "_panel"};
-        return {{{plan(f.name, block, Outer), plan(block, f.name, Block),
-                  plan(panel, f.name, Panel)},
-                 {cw, cr},
-                 f.name + ": register blocks over panels of " + f.panelInput}};
+        return {
+            {{plan(f.name, block, Outer), plan(block, f.name, Block), plan(panel, f.name, Panel)},
+             {cw, cr},
+             f.name + ": register blocks over panels of " + f.panelInput}};
     }
 
     // The register blocks (mr rows, nr columns) that fit the vector registers: mr * nr/lanes
@@ -93,7 +93,8 @@ public:
         if (pl.level != Outer || f.spatial.size() < 2) return;
         const std::string n = pl.stage + " ";
         const std::int64_t rows = f.spatial[f.spatial.size() - 2].extent;
-        pl.tileRows = sk.addChoice(n + "register block", registerBlocks(o, rows, f.spatial.back().extent));
+        pl.tileRows =
+            sk.addChoice(n + "register block", registerBlocks(o, rows, f.spatial.back().extent));
         // Register blocks per cache block of rows.
         pl.tileCols = sk.addChoice(n + "row blocks", {16, 4, 8, 32, 64});
         if (tunerMayWrite(o, "parallel")) pl.parallel = sk.addChoice(n + "parallel", {1, 2});
