@@ -60,22 +60,30 @@ public:
     }
 
     // The register blocks (mr rows, nr columns) that fit the vector registers: mr * nr/lanes
-    // accumulators, nr/lanes vectors of B and a broadcast of A. The machine's best first.
+    // accumulators, nr/lanes vectors of B and a broadcast of A. The machine's best first. Widths
+    // that leave a tail of columns are left out where another width divides them: the tail's
+    // guard sits inside the vectorized loop, which then runs on scalars (a tail of rows costs
+    // little, outside it).
     static std::vector<std::int64_t> registerBlocks(const SpaceOptions& o, std::int64_t rows,
                                                     std::int64_t cols)
     {
         const std::int64_t lanes = std::max(4, o.vectorLanes);
         const std::int64_t regs = std::max(16, o.vectorRegisters);
+        bool anyDivides = false;
+        for (std::int64_t w : {1, 2, 3, 4})
+            anyDivides = anyDivides || cols % (w * lanes) == 0;
         std::vector<std::int64_t> out;
         auto add = [&](std::int64_t mr, std::int64_t nr) {
             mr = std::min(mr, rows);
             if (mr < 1 || nr > std::max<std::int64_t>(lanes, cols + lanes - 1)) return;
+            if (anyDivides && cols % nr != 0) return;
             const std::int64_t v = encodeBlock(mr, nr);
             if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
         };
         // The machine's block: two vectors wide, as many rows as leave room (8 x 32 with 32
-        // registers, 6 x 16 with 16).
+        // registers, 6 x 16 with 16); one vector wide where two leave a tail and one does not.
         add(regs >= 32 ? 8 : 6, 2 * lanes);
+        add(8, lanes);
         for (std::int64_t w : {2, 3, 1, 4}) {
             const std::int64_t most = (regs - 1 - w) / w;
             for (std::int64_t mr : {most, most - 2, std::int64_t{4}})
