@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <memory>
 #include <numeric>
 #include <optional>
@@ -546,21 +547,42 @@ private:
         return true;
     }
 
-    // The best few again, measured longer: one lucky measurement does not make a best.
+    // The best few again, with the default (the first measured), in turns: each measured once
+    // per round, so that a machine that drifts during the run moves them all alike, and each
+    // keeps the median of every round's times. One lucky measurement does not make a best.
     void remeasureBest()
     {
         report(TuneProgress::Phase::Remeasuring, nullptr);
         const std::vector<std::size_t> order = fastestMeasured();
         const auto top = static_cast<std::size_t>(m_options.remeasureTop);
-        for (std::size_t i = 0; i < order.size() && i < top; ++i) {
-            if (m_measuredSpeed[order[i]] <= 0 || isCancelled()) break;
-            TuneRecord& first = m_out.trials[order[i]];
-            const bool more =
-                i + 1 < order.size() && i + 1 < top && m_measuredSpeed[order[i + 1]] > 0;
-            TuneRecord rec = measureOne(m_measured[order[i]], 7, 100, first.trial,
-                                        more ? &m_measured[order[i + 1]] : nullptr);
-            if (!(rec.ok() && rec.checked)) continue;
+        std::vector<std::size_t> picks;
+        for (std::size_t i = 0; i < order.size() && picks.size() < top; ++i)
+            if (m_measuredSpeed[order[i]] > 0) picks.push_back(order[i]);
+        if (picks.empty()) return;
+        if (m_measuredSpeed[0] > 0 && std::find(picks.begin(), picks.end(), 0) == picks.end())
+            picks.push_back(0);
+        constexpr int kRounds = 3;
+        std::map<std::size_t, std::vector<double>> times;
+        std::map<std::size_t, TuneRecord> last;
+        for (int round = 0; round < kRounds && !isCancelled(); ++round) {
+            for (std::size_t p = 0; p < picks.size() && !isCancelled(); ++p) {
+                const bool more = p + 1 < picks.size();
+                TuneRecord rec =
+                    measureOne(m_measured[picks[p]], 3, 100, m_out.trials[picks[p]].trial,
+                               more ? &m_measured[picks[p + 1]] : nullptr);
+                if (!(rec.ok() && rec.checked)) continue;
+                times[picks[p]].insert(times[picks[p]].end(), rec.ms.begin(), rec.ms.end());
+                last[picks[p]] = rec;
+            }
+        }
+        for (auto& [index, ms] : times) {
+            TuneRecord rec = last[index];
+            std::sort(ms.begin(), ms.end());
+            rec.ms = ms;
+            rec.msMedian = ms[ms.size() / 2];
+            rec.gflops = rec.flops > 0 ? rec.flops / rec.msMedian / 1e6 : 0;
             logRecord(rec);
+            TuneRecord& first = m_out.trials[index];
             first.gflops = rec.gflops;
             first.msMedian = rec.msMedian;
             first.ms = rec.ms;

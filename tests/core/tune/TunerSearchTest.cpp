@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -142,6 +143,41 @@ TEST(TunerSearch, MeasuresTheDefaultFirstAndKeepsTheBudget)
     // The first trial is the default schedule: the tuner's answer is never slower than it.
     EXPECT_GE(out.times.rounds, 3);
     EXPECT_FALSE(out.trials.front().statements.empty());
+}
+
+// At the end the best few and the default are measured again in turns: a candidate whose first
+// measurement was lucky (here every candidate but the default measures 2 ms once, then its own
+// time of 3 to 13 ms; the default measures 2.5 ms every time) loses to the default, and each
+// is measured once per round. (Lucky ones left out of the few would keep their 2 ms: here all 8
+// are measured again.)
+TEST(TunerSearch, TheBestFewAndTheDefaultAreMeasuredAgainInTurns)
+{
+    FakeMeasurer measurer;
+    std::map<std::string, int> seen;
+    std::string defaultCandidate;
+    measurer.answer = [&](const protocol::MeasureRequest& r, int index) {
+        const std::string c = candidateOf(r);
+        if (index == 0) defaultCandidate = c;
+        if (c == defaultCandidate) return timed(2.5);
+        return timed(seen[c]++ == 0 ? 2.0 : 2.0 + msOf(r));
+    };
+    FakeModel model;
+    TuneOptions o = smallGemm(8);
+    o.remeasureTop = 8;
+    TuneOutcome out = Tuner(readSample("opt_gemm.py"), o, measurer, &model).run();
+    ASSERT_TRUE(out.ok) << out.error;
+    ASSERT_TRUE(out.haveBest);
+    EXPECT_EQ(out.best.trial, 1) << "a lucky first measurement stayed the best";
+    EXPECT_DOUBLE_EQ(out.best.msMedian, 2.5);
+    // 8 trials, then 3 rounds of all 8.
+    ASSERT_EQ(measurer.requests.size(), 8u + 3u * 8u);
+    for (int round = 0; round < 3; ++round) {
+        std::set<std::string> inRound;
+        for (int i = 0; i < 8; ++i)
+            inRound.insert(candidateOf(measurer.requests[8 + round * 8 + i]));
+        EXPECT_EQ(inRound.size(), 8u) << "round " << round;
+        EXPECT_TRUE(inRound.count(defaultCandidate)) << "round " << round;
+    }
 }
 
 TEST(TunerSearch, TheBestIsTheFastestCheckedTrialAndNeverAWrongOne)
