@@ -110,6 +110,7 @@ struct TuneRun {
     TuneOutcome outcome;
     std::map<int, TuneRecord> bestAt; // checkpoint -> best record after that many trials
     std::map<int, double> secondsAt;  // checkpoint -> wall time
+    double seconds = 0;               // the whole run, the best few measured again included
     std::vector<double> roundTrainMs;
 };
 
@@ -149,6 +150,7 @@ TuneRun tune(const std::string& script, const std::string& variant,
         std::fflush(stdout);
     };
     run.outcome = Tuner(script, o, measurer).run(progress);
+    run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return run;
 }
 
@@ -326,16 +328,27 @@ int main(int argc, char** argv)
                 };
                 contenders.push_back(t);
             }
+            // The run's answer: its best after the best few were measured again in turns.
+            std::vector<double> walls;
+            for (auto& [checkpoint, seconds] : run.secondsAt)
+                walls.push_back(seconds);
+            if (run.outcome.haveBest) {
+                Contender t;
+                t.label = "tuned, its answer";
+                std::string candidate =
+                    scriptWithVariant(script, *v, "tuned", run.outcome.bestStatements, true);
+                t.flops = run.outcome.best.flops;
+                t.ms = [&measurer, candidate, sets, threads] {
+                    return workerMs(measurer, candidate, "tuned", sets, threads, nullptr);
+                };
+                contenders.push_back(t);
+                walls.push_back(run.seconds);
+            }
             std::vector<Spread> g = inTurns(contenders);
             std::printf("    %-28s %8s %18s %8s %8s %10s\n", "contender", "GFLOPS", "(min-max)",
                         "ratio", mm ? "of peak" : "", "wall s");
             for (std::size_t i = 0; i < contenders.size(); ++i) {
-                double wall = 0;
-                if (i >= bars) {
-                    auto it = run.secondsAt.begin();
-                    std::advance(it, static_cast<long>(i - bars));
-                    wall = it->second;
-                }
+                const double wall = i >= bars && i - bars < walls.size() ? walls[i - bars] : 0;
                 std::printf("    %-28s %8.1f %8.1f-%-9.1f %7.2fx", contenders[i].label.c_str(),
                             g[i].median, g[i].min, g[i].max,
                             g[0].median > 0 ? g[i].median / g[0].median : 0.0);
