@@ -281,13 +281,13 @@ private:
             const IterVar& iv = s.leafIterVars[i];
             const IterVarAttr* a = s.attr(iv);
             if (skip.count(iv.get()) || !a || a->kind != ForKind::ThreadBinding) continue;
-            const Range& r = m_b.ranges.at(iv.get());
-            if (!isZero(m_an.simplify(r.min)))
+            const Expr start = m_an.simplify(m_b.ranges.at(iv.get()).min);
+            if (!isZero(start))
                 throw UserError(
                     a->loc, "cannot bind '" + axisDisplayName(iv->name()) + "' of " + s.name() +
                                 " to " + a->threadTag +
                                 ": where the stage is computed its range starts at " +
-                                printExpr(m_an.simplify(r.min)) +
+                                printExpr(start) +
                                 ", and TVM binds only loops that start at zero (\"must start at "
                                 "zero\"); split it first (split(" +
                                 axisDisplayName(iv->name()) + ", nparts=N)) and bind the parts");

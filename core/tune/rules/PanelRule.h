@@ -111,8 +111,6 @@ public:
     bool realize(PlanRealizer& r, const StagePlan& pl) const override
     {
         if (pl.level == Outer) return realizeOuter(r, pl);
-        const StagePlan* outer = r.planOf(pl.partner);
-        if (!outer) return r.fail("no plan for " + pl.partner);
         const std::string* at = r.guestAttachment(pl.stage);
         if (!at) return r.fail(pl.stage + " has no place in " + pl.partner);
         if (!r.computeAt(pl.stage, pl.partner, *at)) return false;
@@ -176,7 +174,7 @@ private:
         if (pl.parallel >= 0) {
             std::vector<std::string> group = batch;
             group.push_back(jo);
-            if (r.choice(pl.parallel, 1) == 2 && !io.empty()) group.push_back(io);
+            if (!io.empty()) group.push_back(io); // only split where the knob fuses it
             std::string fused;
             if (!r.parallel(pl.stage, group, &fused)) return false;
             panelAt = fused;
