@@ -1,5 +1,7 @@
 // Time from script text to the TIR of every variant: evaluate the script, then lower and print
-// each variant (what the desktop app does on every keystroke).
+// each variant (what the desktop app does on every keystroke); and from text to PTX for one GPU
+// variant (evaluate, lower, split into kernels, LLVM's NVPTX back end).
+#include "export/Export.h"
 #include "ir/Printer.h"
 #include "lower/Lower.h"
 #include "te/Program.h"
@@ -46,8 +48,28 @@ void evaluateOnly(benchmark::State& state, const char* sample)
         benchmark::DoNotOptimize(evaluateScript(text).ok);
 }
 
+void textToPtx(benchmark::State& state, const char* sample, const char* variant)
+{
+    std::string text = readSample(sample);
+    ExportOptions options;
+    options.format = "ptx";
+    for (auto _ : state) {
+        EvalResult r = evaluateScript(text);
+        const Variant* v = r.ok ? r.program.findVariant(variant) : nullptr;
+        if (!v) {
+            state.SkipWithError("the sample or its variant does not evaluate");
+            return;
+        }
+        benchmark::DoNotOptimize(exportVariant(text, r.program, *v, options).text.size());
+    }
+}
+
 } // namespace
 
+BENCHMARK_CAPTURE(textToPtx, matmul_cuda_unrolled, "gpu/matmul_cuda.py", "unrolled")
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(textToPtx, opt_conv_cuda, "gpu/opt_conv_cuda.py", "how-to")
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(evaluateAndLowerAll, opt_gemm, "opt_gemm.py")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(evaluateAndLowerAll, matmul_ladder, "matmul_ladder.py")
     ->Unit(benchmark::kMillisecond);

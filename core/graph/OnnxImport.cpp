@@ -431,6 +431,22 @@ ImportResult importOnnxBytes(const std::string& bytes, const std::string& folder
         } catch (const std::exception& e) {
             throw ImportError(std::string("the model fails ONNX's checker: ") + e.what());
         }
+        // ONNX's shape inference divides by strides, dilations and kernel sizes without
+        // checking them: a zero or negative one is refused before it runs.
+        for (auto& n : graph->node()) {
+            for (auto& a : n.attribute()) {
+                const std::string& key = a.name();
+                const bool counts = key == "strides" || key == "dilations" || key == "kernel_shape";
+                if (!counts && key != "group") continue;
+                std::vector<std::int64_t> values(a.ints().begin(), a.ints().end());
+                if (!counts) values = {a.i()};
+                for (std::int64_t v : values)
+                    if (v <= 0)
+                        throw ImportError("node '" + (n.name().empty() ? n.op_type() : n.name()) +
+                                          "' (" + n.op_type() + "): attribute '" + key +
+                                          "' holds " + std::to_string(v) + "; it must be positive");
+            }
+        }
         try {
             onnx::shape_inference::InferShapes(model);
         } catch (const std::exception& e) {

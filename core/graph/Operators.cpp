@@ -192,7 +192,8 @@ std::vector<std::string> broadcastIndices(const std::vector<std::string>& outInd
 std::int64_t normalizeAxis(std::int64_t axis, std::size_t rank, const OpContext& c)
 {
     const auto r = static_cast<std::int64_t>(rank);
-    if (axis < -r || axis >= std::max<std::int64_t>(r, 1))
+    if (r == 0) c.fail("axis " + std::to_string(axis) + " of a scalar: the input has rank 0");
+    if (axis < -r || axis >= r)
         c.fail("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(r));
     return axis < 0 ? axis + r : axis;
 }

@@ -190,6 +190,14 @@ Lines Printer::attr(const AttrNode* op)
     if (op->key == "thread_extent" || op->key == "virtual_thread") {
         const VarNode* v = findThreadVar(op);
         std::string value = expr(op->value).text;
+        const std::vector<const void*>& path = v ? m_uses.paths[v] : std::vector<const void*>{};
+        if (v && !m_objNames.count(v) && std::find(path.begin(), path.end(), op) == path.end()) {
+            // Launched here and elsewhere (one thread axis bound in several stages): declared
+            // once where all its uses are, as TVM prints it.
+            Frame& f = lowestDefFrame(v);
+            std::string name = define(v, v->name, f);
+            f.lines.push_back({0, name + " = T.env_thread(" + quoted(op->target) + ")"});
+        }
         if (v && m_objNames.count(v)) {
             rhs = "T.launch_thread(" + m_objNames[v] + ", " + value + ")";
         } else {
@@ -225,10 +233,12 @@ Lines Printer::attr(const AttrNode* op)
     return withBlock("with " + rhs + (lhs.empty() ? "" : " as " + lhs) + ":", body);
 }
 
-// The variable a thread_extent attribute launches: one named like its thread tag whose uses
-// all lie inside the attribute.
+// The variable a thread_extent attribute launches: the one it refers to where the body uses it,
+// else one named like its thread tag whose uses all lie inside the attribute.
 const VarNode* Printer::findThreadVar(const AttrNode* op)
 {
+    for (const VarNode* v : m_uses.vars)
+        if (v == op->ref) return v;
     for (const VarNode* v : m_uses.vars) {
         if (v->name != op->target) continue;
         if (m_objNames.count(v)) return v;

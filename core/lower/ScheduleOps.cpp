@@ -174,9 +174,18 @@ private:
         auto temp = [&](const std::string& name) {
             return makeFlatBuffer(name, t, makeInt(1), "local");
         };
+        // As TVM's MakeCrossThreadReduction: the bound checks as they are (not marked likely),
+        // each its own guard around a thread's partial update, the reduction's condition last.
+        std::vector<Expr> checks;
+        for (const Expr& p : preds) {
+            auto* call = p.as<CallNode>();
+            checks.push_back(call && call->op == CallOp::Likely ? call->args[0] : p);
+        }
         Expr source = substitute(reduce.source, sub);
         Expr cond = reduce.condition.defined() ? substitute(reduce.condition, sub) : Expr();
-        for (const Expr& p : preds)
+        std::vector<Expr> updateChecks = checks;
+        if (cond.defined()) updateChecks.push_back(cond);
+        for (const Expr& p : checks)
             cond = cond.defined() ? makeBinary(ExprKind::And, p, cond) : p;
 
         Buffer result = temp("reduce_temp0");
@@ -189,7 +198,7 @@ private:
             Stmt update = makeBufferStore(
                 partial, {makeInt(0)},
                 reduceCombine(reduce.op, makeBufferLoad(partial, {makeInt(0)}), source));
-            if (cond.defined()) update = makeIfThenElse(cond, update);
+            update = wrapIfs(updateChecks, update);
             steps.push_back(wrapLoops(s, 0, s.leafIterVars.size(), update, vars, common, true));
             args.push_back(makeBufferLoad(partial, {makeInt(0)}));
             args.push_back(makeBool(true));
@@ -212,13 +221,14 @@ private:
         Stmt store = makeIfThenElse(
             first, makeTensorStore(s.op, index, makeBufferLoad(result, {makeInt(0)})));
         // The output's own bounds: the checks that name no reduction loop or reducing thread.
+        // (TVM leaves them out and stores past the output's end where a split leaves a tail.)
         VarSet reducing;
         for (const IterVarNode* iv : inThread)
             reducing.insert(iv->var.get());
         for (const Expr& v : threads)
             reducing.insert(v.as<VarNode>());
         std::vector<Expr> outputPreds;
-        for (const Expr& p : preds)
+        for (const Expr& p : checks)
             if (!usesAnyVar(p, reducing)) outputPreds.push_back(p);
         steps.push_back(wrapIfs(outputPreds, store));
         Stmt body = makeAllocate(result, makeSeq(steps));
@@ -304,8 +314,13 @@ private:
                 // when its extent is 1 (the variable is then 0 in the body).
                 // The loop's variable becomes the thread's everywhere once every stage is in
                 // place (stages computed inside this loop use it too).
+                // Loops bound to one te.thread_axis object launch one variable, as in TVM
+                // (virtual threads stay apart: each is injected on its own).
                 Var thread(a->threadTag);
-                threads[thread.get()] = {thread, a->loc};
+                if (a->threadAxis && !isVirtualThread(a->threadTag)) {
+                    thread = m_axisVars.try_emplace(a->threadAxis, thread).first->second;
+                }
+                threads.try_emplace(thread.get(), LaunchedThread{thread, a->loc});
                 threadOf[vars[i].get()] = thread;
                 body = makeAttr(isVirtualThread(a->threadTag) ? "virtual_thread" : "thread_extent",
                                 a->threadTag, r.extent, body, thread.get());
@@ -327,6 +342,7 @@ private:
 
     const BoundInfo& m_b;
     const Analyzer& m_an;
+    std::unordered_map<int, Var> m_axisVars; // the variable of each shared thread axis object
 };
 
 // A stage computed at a loop of a stage that reduces across threads: each thread runs its part

@@ -102,7 +102,9 @@ StepOutput applyPragma(Schedule& s, const ScheduleStep& step)
 
 StepOutput applyBind(Schedule& s, const ScheduleStep& step)
 {
-    s.bind(stageOf(s, step), axis(step, "ivar"), step.arg("thread_ivar").text, step.loc);
+    const StepArg& thread = step.arg("thread_ivar");
+    s.bind(stageOf(s, step), axis(step, "ivar"), thread.text, step.loc,
+           static_cast<int>(thread.number));
     return {};
 }
 

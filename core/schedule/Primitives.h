@@ -45,7 +45,7 @@ struct ArgSpec {
 struct StepArg {
     bool given = false;
     std::vector<IterVar> axes;   // Axis (one), Axes
-    std::int64_t number = 0;     // Factor, Int
+    std::int64_t number = 0;     // Factor, Int; ThreadAxis: which object (0: its own)
     std::string text;            // Text, Scope, ThreadAxis (its tag)
     std::vector<Tensor> tensors; // Stage (its tensor), Tensor (one), Tensors
     Expr value;                  // Value

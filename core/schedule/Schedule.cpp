@@ -277,7 +277,8 @@ void Schedule::unroll(Stage& s, const IterVar& iv, SourceLoc loc)
     setKind(s, iv, ForKind::Unrolled, loc);
 }
 
-void Schedule::bind(Stage& s, const IterVar& iv, const std::string& threadTag, SourceLoc loc)
+void Schedule::bind(Stage& s, const IterVar& iv, const std::string& threadTag, SourceLoc loc,
+                    int threadAxis)
 {
     checkLeaf(s, iv, 0);
     if (!isThreadTag(threadTag)) {
@@ -314,6 +315,7 @@ void Schedule::bind(Stage& s, const IterVar& iv, const std::string& threadTag, S
     }
     setKind(s, iv, ForKind::ThreadBinding, loc);
     s.attrs[iv.get()].threadTag = threadTag;
+    s.attrs[iv.get()].threadAxis = threadAxis;
 }
 
 void Schedule::pragma(Stage& s, const IterVar& iv, const std::string& key, Expr value,

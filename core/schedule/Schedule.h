@@ -29,6 +29,9 @@ struct IterRelation {
 struct IterVarAttr {
     ForKind kind = ForKind::Serial;
     std::string threadTag; // bind
+    // Which te.thread_axis object the loop is bound to: loops bound to one object (not 0) are
+    // launched with one thread variable, as TVM does; 0 is an object of its own.
+    int threadAxis = 0;
     std::vector<std::pair<std::string, Expr>> pragmas;
     SourceLoc loc; // the step that set the kind, for diagnostics found while lowering
 };
@@ -114,7 +117,8 @@ public:
     void vectorize(Stage& s, const IterVar& iv, SourceLoc loc);
     void parallel(Stage& s, const IterVar& iv, SourceLoc loc);
     void unroll(Stage& s, const IterVar& iv, SourceLoc loc);
-    void bind(Stage& s, const IterVar& iv, const std::string& threadTag, SourceLoc loc);
+    void bind(Stage& s, const IterVar& iv, const std::string& threadTag, SourceLoc loc,
+              int threadAxis = 0);
     void pragma(Stage& s, const IterVar& iv, const std::string& key, Expr value, SourceLoc loc);
 
     // Attachment primitives.

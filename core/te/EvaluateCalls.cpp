@@ -185,7 +185,10 @@ Value Evaluator::builtin(const std::string& name, const CallArgs& c)
                                                                              : nullptr;
         if (!tag)
             throw UserError(c.loc, "te.thread_axis needs a thread tag such as \"threadIdx.x\"");
-        return Value::named(VKind::ThreadAxis, stringArg(*tag, "thread tag"));
+        // Each call is an object of its own: loops bound to one object share its variable.
+        Value axis = Value::named(VKind::ThreadAxis, stringArg(*tag, "thread tag"));
+        axis.i = ++m_threadAxes;
+        return axis;
     }
     if (name == "te.sum" || name == "te.max" || name == "te.min" || name == "tvm.tir.max" ||
         name == "tvm.tir.min")

@@ -155,6 +155,7 @@ StepArg Evaluator::stepArg(const PrimitiveSpec& p, int index, const Arg& a, int 
         if (a.value.kind != VKind::ThreadAxis)
             throw UserError(a.loc, p.name + " needs a te.thread_axis, not " + typeName(a.value));
         out.text = a.value.s;
+        out.number = a.value.i;
         break;
     case ArgKind::Value: out.value = toExpr(a.value, a.loc); break;
     }

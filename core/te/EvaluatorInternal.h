@@ -48,6 +48,7 @@ struct Value {
     std::int64_t i = 0;
     double f = 0.0;
     std::string s; // Str value; Module/Builtin/Method name; ThreadAxis tag
+    // i: Int and Bool values; a ThreadAxis's identity (each te.thread_axis call its own)
     std::vector<Value> items;
     loopscope::Expr expr;
     loopscope::Tensor tensor;
@@ -340,6 +341,7 @@ private:
     std::set<int> m_commentLines;
     int m_lastScheduleLine = 0;
     std::set<const VarNode*> m_reduceVars;
+    int m_threadAxes = 0; // te.thread_axis objects made so far
     const ast::Stmt* m_stmt = nullptr;
     std::string m_assignName;
     std::set<int> m_touched;

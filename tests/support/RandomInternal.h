@@ -135,6 +135,11 @@ struct StageVars {
     bool usable = true; // false when a leaf could not be given a name
 };
 
+// Thread axis objects every case's schedule makes first (tag -> variable), which binds of
+// several stages may share.
+inline const std::map<std::string, std::string> kSharedThreadAxes = {{"blockIdx.x", "bx_shared"},
+                                                                     {"threadIdx.x", "tx_shared"}};
+
 struct Leaf {
     std::string var;
     bool reduce = false;

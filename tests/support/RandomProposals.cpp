@@ -313,13 +313,13 @@ std::optional<Proposal> CaseBuilder::proposeBind(const Stage& st)
         l.reduce ? std::string("threadIdx.x")
                  : m_rng.pick(std::vector<std::string>{"blockIdx.x", "blockIdx.y", "threadIdx.x",
                                                        "threadIdx.y", "vthread"});
-    return Proposal{statement("bind", tensorVar(st.name()), {V{l.var}, V{tag}}),
-                    "bind",
-                    st.name(),
-                    {},
-                    "",
-                    "",
-                    ""};
+    // Half the time, a thread axis object the prefix made and other stages may bind too (TVM
+    // launches it as one variable in each).
+    const auto shared = kSharedThreadAxes.find(tag);
+    std::string text = statement("bind", tensorVar(st.name()), {V{l.var}, V{tag}});
+    if (shared != kSharedThreadAxes.end() && m_rng.chance(0.5))
+        text = "s[" + tensorVar(st.name()) + "].bind(" + l.var + ", " + shared->second + ")";
+    return Proposal{text, "bind", st.name(), {}, "", "", ""};
 }
 
 // The stages that read `st`, directly or through inlined stages.

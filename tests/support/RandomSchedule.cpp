@@ -37,6 +37,8 @@ CaseBuilder::CaseBuilder(Rng& rng, const ProgramDraft& draft) : m_rng(rng)
     for (auto& l : draft.lines)
         m_prefix += l + "\n";
     m_prefix += "\n# variant: fuzz\ns = te.create_schedule(" + draft.output + ".op)\n";
+    for (auto& [tag, var] : kSharedThreadAxes)
+        m_prefix += var + " = te.thread_axis(\"" + tag + "\")\n";
     EvalResult r = evaluateScript(m_prefix);
     if (!r.ok) {
         throw std::logic_error("generated program does not evaluate (line " +

@@ -36,6 +36,53 @@ bool launchesOrAllocates(const Stmt& s)
     });
 }
 
+// A copy of a loop body with new storage for what it allocates: a program allocates each
+// buffer's storage once (StorageRewrite plans it so), and the peeled last iteration is a second
+// copy of the body.
+class FreshAllocations : public IRMutator {
+protected:
+    Stmt visitAllocate(const AllocateNode* op, const Stmt&) override
+    {
+        const Var& old = op->buffer->data;
+        m_data.emplace(old.get(), Var(old.name(), old.type()));
+        Stmt body = mutate(op->body);
+        return makeAllocate(renamed(op->buffer), body);
+    }
+    Expr visitLeaf(const Expr& self) override
+    {
+        auto* v = self.as<VarNode>();
+        auto it = v ? m_data.find(v) : m_data.end();
+        return it == m_data.end() ? self : Expr(it->second);
+    }
+    Expr visitBufferLoad(const BufferLoadNode* op, const Expr& self) override
+    {
+        Expr x = IRMutator::visitBufferLoad(op, self);
+        auto* load = x.as<BufferLoadNode>();
+        if (!m_data.count(load->buffer->data.get())) return x;
+        return makeBufferLoad(renamed(load->buffer), load->indices);
+    }
+    Stmt visitBufferStore(const BufferStoreNode* op, const Stmt& self) override
+    {
+        Stmt s = IRMutator::visitBufferStore(op, self);
+        auto* store = s.as<BufferStoreNode>();
+        if (!m_data.count(store->buffer->data.get())) return s;
+        return makeBufferStore(renamed(store->buffer), store->indices, store->value);
+    }
+
+private:
+    Buffer renamed(const Buffer& b)
+    {
+        auto it = m_buffers.find(b.get());
+        if (it != m_buffers.end()) return it->second;
+        auto copy = std::make_shared<BufferNode>(*b);
+        copy->data = m_data.at(b->data.get());
+        return m_buffers[b.get()] = copy;
+    }
+
+    std::unordered_map<const VarNode*, Var> m_data;
+    std::unordered_map<const BufferNode*, Buffer> m_buffers;
+};
+
 class Injector : public IRMutator {
 public:
     Injector(std::unordered_map<const void*, std::string> marked,
@@ -76,7 +123,8 @@ protected:
             Stmt loop =
                 makeFor(outer, op->min, op->extent - makeInt(1, op->extent.type()), op->forKind,
                         substitute(body, VarMap{{op->var.get(), Expr(outer)}}), op->threadTag);
-            Stmt tail = substitute(WithoutFetch().mutate(body), VarMap{{op->var.get(), last}});
+            Stmt tail = substitute(FreshAllocations().mutate(WithoutFetch().mutate(body)),
+                                   VarMap{{op->var.get(), last}});
             std::vector<Stmt> seq = pre->second;
             seq.push_back(loop);
             seq.push_back(tail);

@@ -4,6 +4,8 @@
 #include "ir/IRMutator.h"
 #include "ir/IRUtil.h"
 
+#include <vector>
+
 namespace loopscope {
 
 namespace {
@@ -29,7 +31,11 @@ protected:
         Expr mn = m_an.simplify(op->min), ext = m_an.simplify(op->extent);
         if (isZero(ext)) return Stmt();
         if (isOne(ext) && op->forKind != ForKind::ThreadBinding) {
-            return mutate(substitute(op->body, VarMap{{op->var.get(), mn}}));
+            // As TVM's analyzer binds a variable of one value: the body uses the value, and the
+            // loop stays (TVM's Simplify removes no loop).
+            Stmt body = mutate(substitute(op->body, VarMap{{op->var.get(), mn}}));
+            if (!body.defined()) return Stmt();
+            return remakeFor(op, mn, ext, body);
         }
         m_an.bind(op->var, mn, ext);
         Stmt body = mutate(op->body);
@@ -43,7 +49,16 @@ protected:
     {
         Expr c = m_an.simplify(op->cond);
         if (std::int64_t v; isConstInt(c, &v)) return mutate(v ? op->thenCase : op->elseCase);
-        Stmt t = mutate(op->thenCase), e = mutate(op->elseCase);
+        // As TVM's Simplify: a condition an enclosing guard already holds is true (a literal
+        // constraint: the same expression, `likely` aside).
+        const Expr plain = unlikely(c);
+        for (const Expr& known : m_holds)
+            if (exprEqual(known, plain)) return mutate(op->thenCase);
+        const std::size_t depth = m_holds.size();
+        if (!readsMemory(plain)) addConjuncts(plain);
+        Stmt t = mutate(op->thenCase);
+        m_holds.resize(depth);
+        Stmt e = mutate(op->elseCase);
         if (!t.defined() && !e.defined()) return Stmt();
         if (c.same(op->cond) && t.same(op->thenCase) && e.same(op->elseCase)) return self;
         if (!t.defined()) return makeIfThenElse(makeNot(c), e);
@@ -67,7 +82,34 @@ private:
         return m_an.simplify(self);
     }
 
+    static Expr unlikely(const Expr& e)
+    {
+        auto* call = e.as<CallNode>();
+        return call && call->op == CallOp::Likely ? call->args[0] : e;
+    }
+    // A condition reading a buffer may change inside the guard; only pure ones are kept.
+    static bool readsMemory(const Expr& e)
+    {
+        bool reads = false;
+        forEachExpr(e, [&](const Expr& sub) {
+            auto* call = sub.as<CallNode>();
+            reads |= sub.as<BufferLoadNode>() || sub.as<TensorLoadNode>() ||
+                     (call && call->op != CallOp::Likely);
+        });
+        return reads;
+    }
+    void addConjuncts(const Expr& e)
+    {
+        if (auto* b = e.as<BinaryNode>(); b && b->kind == ExprKind::And) {
+            addConjuncts(unlikely(b->a));
+            addConjuncts(unlikely(b->b));
+            return;
+        }
+        m_holds.push_back(e);
+    }
+
     Analyzer m_an;
+    std::vector<Expr> m_holds; // the conditions of the guards around the statement
 };
 
 } // namespace

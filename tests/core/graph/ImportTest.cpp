@@ -229,6 +229,57 @@ TEST(OnnxImport, ATensorNothingDefines)
     EXPECT_NE(r.error.find("undefined_tensor"), std::string::npos) << r.error;
 }
 
+TEST(OnnxImport, AZeroStrideIsRefusedBeforeOnnxDividesByIt)
+{
+    // ONNX's shape inference of a pool with auto_pad divides by the stride unchecked.
+    onnx::ModelProto m = reluModel({1, 1, 5, 5});
+    auto* n = m.mutable_graph()->mutable_node(0);
+    n->set_op_type("AveragePool");
+    n->set_name("pool");
+    auto attr = [&](const std::string& name, std::vector<std::int64_t> values) {
+        auto* a = n->add_attribute();
+        a->set_name(name);
+        a->set_type(onnx::AttributeProto::INTS);
+        for (std::int64_t v : values)
+            a->add_ints(v);
+    };
+    attr("kernel_shape", {3, 3});
+    attr("strides", {0, 2});
+    auto* pad = n->add_attribute();
+    pad->set_name("auto_pad");
+    pad->set_type(onnx::AttributeProto::STRING);
+    pad->set_s("SAME_UPPER");
+    ImportResult r = importProto(m);
+    ASSERT_FALSE(r.ok);
+    EXPECT_NE(r.error.find("'pool'"), std::string::npos) << r.error;
+    EXPECT_NE(r.error.find("'strides' holds 0"), std::string::npos) << r.error;
+}
+
+TEST(OnnxImport, AGatherFromAScalarIsRefused)
+{
+    onnx::ModelProto m = reluModel({});
+    auto* g = m.mutable_graph();
+    g->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape(); // rank 0
+    g->mutable_output(0)
+        ->mutable_type()
+        ->mutable_tensor_type()
+        ->mutable_shape()
+        ->add_dim()
+        ->set_dim_value(1);
+    auto* n = g->mutable_node(0);
+    n->set_op_type("Gather");
+    n->set_name("gather");
+    n->add_input("indices");
+    auto* ind = g->add_initializer();
+    ind->set_name("indices");
+    ind->set_data_type(onnx::TensorProto::INT64);
+    ind->add_dims(1);
+    ind->add_int64_data(0);
+    ImportResult r = importProto(m);
+    ASSERT_FALSE(r.ok);
+    EXPECT_NE(r.error.find("rank 0"), std::string::npos) << r.error;
+}
+
 TEST(OnnxImport, ShapeSubgraphsFoldToConstants)
 {
     // As PyTorch writes x.reshape(x.shape[0], -1): Shape -> Gather -> Unsqueeze -> Concat ->

@@ -72,6 +72,7 @@ INSTANTIATE_TEST_SUITE_P(Scripts, GpuEmulation,
                          testing::Values("tests/data/gpu/matmul_shared.py",
                                          "tests/data/gpu/reductions.py",
                                          "tests/data/gpu/launch_inside_loops.py",
+                                         "tests/data/gpu/double_buffer_reduction.py",
                                          "tests/data/tvm-gpu/row_max_allreduce.py",
                                          "tests/data/tvm-gpu/vector_add_bind.py",
                                          "tests/data/tvm-gpu/conv_shared_vthread.py"));

@@ -32,6 +32,7 @@ SCRIPTS = [
     "samples/gpu/opt_conv_cuda.py",
     "samples/gpu/softmax_cuda.py",
     "tests/data/gpu/access_patterns.py",
+    "tests/data/gpu/double_buffer_reduction.py",
     "tests/data/gpu/launch_inside_loops.py",
     "tests/data/gpu/matmul_shared.py",
     "tests/data/gpu/reductions.py",

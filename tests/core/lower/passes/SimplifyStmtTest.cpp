@@ -36,11 +36,13 @@ struct Fixture {
     Var i{"i"}, io{"io"}, ii{"ii"}, x{"x"};
 };
 
-TEST(Simplify, ALoopOfExtentOneBecomesItsMinimum)
+TEST(Simplify, ALoopOfExtentOneStaysWithItsVariableItsMinimum)
 {
+    // As TVM: the analyzer binds the variable to its one value; Simplify removes no loop.
     Fixture f;
     Stmt s = loop(f.i, 1, store(f.C, f.i + 2, load(f.A, f.i)), 3);
-    EXPECT_EQ(printStmt(simplifyStmt(s)), "C[5] = A[3]\n");
+    EXPECT_EQ(printStmt(simplifyStmt(s)), "for i in range(3, 4):\n"
+                                          "    C[5] = A[3]\n");
 }
 
 TEST(Simplify, ALoopOfExtentZeroDisappears)
@@ -81,6 +83,42 @@ TEST(Simplify, AGuardOfAnUnevenSplitStaysInCanonicalForm)
     EXPECT_EQ(printStmt(simplifyStmt(s)), "for io, ii in T.grid(3, 4):\n"
                                           "    if T.likely(io * 2 + ii // 2 < 5):\n"
                                           "        C[io * 4 + ii] = A[io * 4 + ii]\n");
+}
+
+TEST(Simplify, AGuardAnEnclosingGuardAlreadyHoldsIsRemoved)
+{
+    // As TVM's literal constraints: the same condition inside its own guard (likely or not, or
+    // one side of a conjunction) is true; the else branch does not know it.
+    Fixture f;
+    Expr inRange = f.io * 4 + f.ii < makeInt(10);
+    Expr other = f.io < makeInt(2);
+    Stmt inner = makeSeq({makeIfThenElse(likely(inRange), store(f.C, f.ii, makeFloat(1))),
+                          makeIfThenElse(other, store(f.C, f.ii, makeFloat(2)))});
+    Stmt s = loop(f.io, 3,
+                  loop(f.ii, 4,
+                       makeIfThenElse(makeBinary(ExprKind::And, inRange, other), inner,
+                                      makeIfThenElse(other, store(f.C, f.ii, makeFloat(3))))));
+    EXPECT_EQ(printStmt(simplifyStmt(s)), "for io, ii in T.grid(3, 4):\n"
+                                          "    if io * 2 + ii // 2 < 5 and io < 2:\n"
+                                          "        C[ii] = T.float32(1)\n"
+                                          "        C[ii] = T.float32(2)\n"
+                                          "    else:\n"
+                                          "        if io < 2:\n"
+                                          "            C[ii] = T.float32(3)\n");
+}
+
+TEST(Simplify, AGuardReadingMemoryIsNotAssumedAgain)
+{
+    // A store inside the guard may change what its condition reads.
+    Fixture f;
+    Expr positive = load(f.A, makeInt(0)) > makeFloat(0);
+    Stmt s = makeIfThenElse(
+        positive, makeSeq({store(f.A, makeInt(0), makeFloat(-1)),
+                           makeIfThenElse(positive, store(f.C, makeInt(0), makeFloat(1)))}));
+    EXPECT_EQ(printStmt(simplifyStmt(s)), "if A[0] > T.float32(0):\n"
+                                          "    A[0] = T.float32(-1)\n"
+                                          "    if A[0] > T.float32(0):\n"
+                                          "        C[0] = T.float32(1)\n");
 }
 
 TEST(Simplify, DivisionsOfASplitIndexUseTheLoopRanges)
