@@ -65,6 +65,7 @@ std::string render(const Lines& lines, int baseIndent, std::vector<std::vector<c
 void UseScanner::scanStmt(const Stmt& s)
 {
     if (!s.defined()) return;
+    const bool root = m_stack.size() == 1;
     m_stack.push_back(s.get());
     switch (s.kind()) {
     case StmtKind::For: {
@@ -124,6 +125,8 @@ void UseScanner::scanStmt(const Stmt& s)
         break;
     case StmtKind::Attr: {
         auto* op = s.as<AttrNode>();
+        if (op->key == "thread_extent" || op->key == "virtual_thread")
+            m_launches.emplace_back(op->ref, m_stack);
         scanExpr(op->value);
         scanStmt(op->body);
         break;
@@ -131,6 +134,19 @@ void UseScanner::scanStmt(const Stmt& s)
     case StmtKind::Evaluate: scanExpr(s.as<EvaluateNode>()->value); break;
     }
     m_stack.pop_back();
+    if (!root) return;
+    // As TVM counts a launch as a use of its variable: a variable launched in several places
+    // (one thread axis bound in several stages) is defined above all of them, even a launch
+    // whose body does not use it.
+    for (auto& [ref, stack] : m_launches) {
+        auto it = paths.find(ref);
+        if (it == paths.end()) continue;
+        std::size_t i = 0;
+        while (i < it->second.size() && i < stack.size() && it->second[i] == stack[i])
+            ++i;
+        it->second.resize(i);
+    }
+    m_launches.clear();
 }
 
 class UseScanner::ExprScanner : public IRVisitor {

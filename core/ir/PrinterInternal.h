@@ -14,6 +14,7 @@
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 namespace loopscope::printer_detail {
@@ -68,6 +69,8 @@ private:
     class ExprScanner;
 
     std::vector<const void*> m_stack{kRoot};
+    // Thread launches: the object each launches (AttrNode::ref) and where it is.
+    std::vector<std::pair<const void*, std::vector<const void*>>> m_launches;
 
     void scanExpr(const Expr& e);
     void useVar(const VarNode* v);

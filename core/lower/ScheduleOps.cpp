@@ -319,6 +319,7 @@ private:
                 Var thread(a->threadTag);
                 if (a->threadAxis && !isVirtualThread(a->threadTag)) {
                     thread = m_axisVars.try_emplace(a->threadAxis, thread).first->second;
+                    checkOneExtent(a->threadAxis, *a, r.extent);
                 }
                 threads.try_emplace(thread.get(), LaunchedThread{thread, a->loc});
                 threadOf[vars[i].get()] = thread;
@@ -340,9 +341,26 @@ private:
         return body;
     }
 
+    // As TVM's InferBound: one thread axis object has one range wherever it is bound.
+    void checkOneExtent(int axis, const IterVarAttr& a, const Expr& extent)
+    {
+        auto [it, first] = m_axisExtents.try_emplace(axis, extent, a.loc);
+        if (first || m_an.canProve(makeBinary(ExprKind::EQ, it->second.first, extent))) return;
+        throw UserError(a.loc, "this te.thread_axis(\"" + a.threadTag +
+                                   "\") object is bound here to a loop of extent " +
+                                   printExpr(extent) + " and at line " +
+                                   std::to_string(it->second.second.line) + " to one of extent " +
+                                   printExpr(it->second.first) +
+                                   ": one thread axis object has one extent wherever it is "
+                                   "bound (TVM: \"domain already inferred\"); bind a new "
+                                   "te.thread_axis here, or split so that both loops have the "
+                                   "same extent");
+    }
+
     const BoundInfo& m_b;
     const Analyzer& m_an;
     std::unordered_map<int, Var> m_axisVars; // the variable of each shared thread axis object
+    std::unordered_map<int, std::pair<Expr, SourceLoc>> m_axisExtents;
 };
 
 // A stage computed at a loop of a stage that reduces across threads: each thread runs its part

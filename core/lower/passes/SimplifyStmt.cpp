@@ -35,6 +35,7 @@ protected:
             // loop stays (TVM's Simplify removes no loop).
             Stmt body = mutate(substitute(op->body, VarMap{{op->var.get(), mn}}));
             if (!body.defined()) return Stmt();
+            if (body.same(op->body) && mn.same(op->min) && ext.same(op->extent)) return self;
             return remakeFor(op, mn, ext, body);
         }
         m_an.bind(op->var, mn, ext);

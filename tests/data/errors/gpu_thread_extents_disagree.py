@@ -12,4 +12,4 @@ s[B].bind(ti, tx)
 s[AA].compute_at(s[B], bi)
 ai, aj = s[AA].op.axis
 to, ji = s[AA].split(aj, nparts=16)
-s[AA].bind(to, tx)
+s[AA].bind(to, te.thread_axis("threadIdx.x"))
