@@ -168,6 +168,12 @@ std::size_t exprHash(const Expr& e)
     return h;
 }
 
+Expr withoutLikely(const Expr& e)
+{
+    auto* call = e.as<CallNode>();
+    return call && call->op == CallOp::Likely ? call->args[0] : e;
+}
+
 Var findVar(const Stmt& s, const void* node)
 {
     class Finder : public IRVisitor {

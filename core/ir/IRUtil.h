@@ -36,6 +36,9 @@ void collectVars(const Expr& e, VarSet* out);
 // use it.
 Var findVar(const Stmt& s, const void* node);
 
+// `e` without a `likely` hint around it (the condition itself).
+Expr withoutLikely(const Expr& e);
+
 // `e` with the let-bound variables of `lets` replaced by their values, through lets bound to other
 // lets (at most 8 levels deep): for reasoning about an index where lets are in scope.
 Expr substituteLets(Expr e, const VarMap& lets);

@@ -138,14 +138,8 @@ void UseScanner::scanStmt(const Stmt& s)
     // As TVM counts a launch as a use of its variable: a variable launched in several places
     // (one thread axis bound in several stages) is defined above all of them, even a launch
     // whose body does not use it.
-    for (auto& [ref, stack] : m_launches) {
-        auto it = paths.find(ref);
-        if (it == paths.end()) continue;
-        std::size_t i = 0;
-        while (i < it->second.size() && i < stack.size() && it->second[i] == stack[i])
-            ++i;
-        it->second.resize(i);
-    }
+    for (auto& [ref, stack] : m_launches)
+        if (auto it = paths.find(ref); it != paths.end()) keepCommonPrefix(it->second, stack);
     m_launches.clear();
 }
 
@@ -183,11 +177,15 @@ void UseScanner::useVar(const VarNode* v)
 void UseScanner::use(const void* obj)
 {
     auto [it, inserted] = paths.try_emplace(obj, m_stack);
-    if (inserted) return;
-    std::vector<const void*>& path = it->second;
-    std::size_t n = std::min(path.size(), m_stack.size());
+    if (!inserted) keepCommonPrefix(it->second, m_stack);
+}
+
+void UseScanner::keepCommonPrefix(std::vector<const void*>& path,
+                                  const std::vector<const void*>& stack)
+{
+    std::size_t n = std::min(path.size(), stack.size());
     std::size_t i = 0;
-    while (i < n && path[i] == m_stack[i])
+    while (i < n && path[i] == stack[i])
         ++i;
     path.resize(i);
 }

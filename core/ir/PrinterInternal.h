@@ -75,6 +75,9 @@ private:
     void scanExpr(const Expr& e);
     void useVar(const VarNode* v);
     void use(const void* obj);
+    // `path` cut to where it and `stack` part.
+    static void keepCommonPrefix(std::vector<const void*>& path,
+                                 const std::vector<const void*>& stack);
 };
 
 struct Options {

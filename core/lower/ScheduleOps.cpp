@@ -177,10 +177,8 @@ private:
         // As TVM's MakeCrossThreadReduction: the bound checks as they are (not marked likely),
         // each its own guard around a thread's partial update, the reduction's condition last.
         std::vector<Expr> checks;
-        for (const Expr& p : preds) {
-            auto* call = p.as<CallNode>();
-            checks.push_back(call && call->op == CallOp::Likely ? call->args[0] : p);
-        }
+        for (const Expr& p : preds)
+            checks.push_back(withoutLikely(p));
         Expr source = substitute(reduce.source, sub);
         Expr cond = reduce.condition.defined() ? substitute(reduce.condition, sub) : Expr();
         std::vector<Expr> updateChecks = checks;
@@ -317,10 +315,8 @@ private:
                 // Loops bound to one te.thread_axis object launch one variable, as in TVM
                 // (virtual threads stay apart: each is injected on its own).
                 Var thread(a->threadTag);
-                if (a->threadAxis && !isVirtualThread(a->threadTag)) {
-                    thread = m_axisVars.try_emplace(a->threadAxis, thread).first->second;
-                    checkOneExtent(a->threadAxis, *a, r.extent);
-                }
+                if (a->threadAxis && !isVirtualThread(a->threadTag))
+                    thread = sharedThread(*a, thread, r.extent);
                 threads.try_emplace(thread.get(), LaunchedThread{thread, a->loc});
                 threadOf[vars[i].get()] = thread;
                 body = makeAttr(isVirtualThread(a->threadTag) ? "virtual_thread" : "thread_extent",
@@ -341,16 +337,20 @@ private:
         return body;
     }
 
-    // As TVM's InferBound: one thread axis object has one range wherever it is bound.
-    void checkOneExtent(int axis, const IterVarAttr& a, const Expr& extent)
+    // The variable of the thread axis object `a` binds to: `fresh` at its first bind. As TVM's
+    // InferBound, one object has one range wherever it is bound.
+    Var sharedThread(const IterVarAttr& a, const Var& fresh, const Expr& extent)
     {
-        auto [it, first] = m_axisExtents.try_emplace(axis, extent, a.loc);
-        if (first || m_an.canProve(makeBinary(ExprKind::EQ, it->second.first, extent))) return;
+        auto [it, first] =
+            m_sharedThreads.try_emplace(a.threadAxis, SharedThread{fresh, extent, a.loc});
+        const SharedThread& known = it->second;
+        if (first || m_an.canProve(makeBinary(ExprKind::EQ, known.extent, extent)))
+            return known.var;
         throw UserError(a.loc, "this te.thread_axis(\"" + a.threadTag +
                                    "\") object is bound here to a loop of extent " +
                                    printExpr(extent) + " and at line " +
-                                   std::to_string(it->second.second.line) + " to one of extent " +
-                                   printExpr(it->second.first) +
+                                   std::to_string(known.loc.line) + " to one of extent " +
+                                   printExpr(known.extent) +
                                    ": one thread axis object has one extent wherever it is "
                                    "bound (TVM: \"domain already inferred\"); bind a new "
                                    "te.thread_axis here, or split so that both loops have the "
@@ -359,8 +359,12 @@ private:
 
     const BoundInfo& m_b;
     const Analyzer& m_an;
-    std::unordered_map<int, Var> m_axisVars; // the variable of each shared thread axis object
-    std::unordered_map<int, std::pair<Expr, SourceLoc>> m_axisExtents;
+    struct SharedThread {
+        Var var;     // launched wherever the object is bound
+        Expr extent; // of its first bind, at loc
+        SourceLoc loc;
+    };
+    std::unordered_map<int, SharedThread> m_sharedThreads; // by te.thread_axis object
 };
 
 // A stage computed at a loop of a stage that reduces across threads: each thread runs its part

@@ -52,7 +52,7 @@ protected:
         if (std::int64_t v; isConstInt(c, &v)) return mutate(v ? op->thenCase : op->elseCase);
         // As TVM's Simplify: a condition an enclosing guard already holds is true (a literal
         // constraint: the same expression, `likely` aside).
-        const Expr plain = unlikely(c);
+        const Expr plain = withoutLikely(c);
         for (const Expr& known : m_holds)
             if (exprEqual(known, plain)) return mutate(op->thenCase);
         const std::size_t depth = m_holds.size();
@@ -83,11 +83,6 @@ private:
         return m_an.simplify(self);
     }
 
-    static Expr unlikely(const Expr& e)
-    {
-        auto* call = e.as<CallNode>();
-        return call && call->op == CallOp::Likely ? call->args[0] : e;
-    }
     // A condition reading a buffer may change inside the guard; only pure ones are kept.
     static bool readsMemory(const Expr& e)
     {
@@ -102,8 +97,8 @@ private:
     void addConjuncts(const Expr& e)
     {
         if (auto* b = e.as<BinaryNode>(); b && b->kind == ExprKind::And) {
-            addConjuncts(unlikely(b->a));
-            addConjuncts(unlikely(b->b));
+            addConjuncts(withoutLikely(b->a));
+            addConjuncts(withoutLikely(b->b));
             return;
         }
         m_holds.push_back(e);
