@@ -68,8 +68,9 @@ const char* kModelUsage =
     "         and names the first wrong task (exit 3)\n"
     "  bench  end-to-end latency (median of R runs) and each task's time, weight x time\n"
     "  tune   the tuner on each task (the heaviest first; --trials per task, default 64), its\n"
-    "         script and log in M.tasks/; a tuned schedule that beats the one a task had is\n"
-    "         recorded in the project file\n"
+    "         script and log in M.tasks/; then the task's default schedule, its script's variant\n"
+    "         and its log's best are timed in turns and the fastest is recorded in the project\n"
+    "         file; --trials 0 only times them again (after a Loopscope update, on another CPU)\n"
     "  tasks  the tasks; --export DIR writes each as a TE script the editor opens\n"
     "  test   ONNX's test cases (a folder with model.onnx and test_data_set_0/, or folders of\n"
     "         them, such as /usr/share/libonnx-testdata/data/node): each runs and is compared\n"
@@ -119,8 +120,8 @@ struct Args {
     std::string self;
 };
 
-// A whole number at least `least`, for --threads, --repeat, --seed (0 or more) and --top,
-// --trials (1 or more).
+// A whole number at least `least`, for --threads, --repeat, --seed, --trials (0 or more) and
+// --top (1 or more).
 std::int64_t countOf(const std::string& flag, const std::string& v, std::int64_t least)
 {
     try {
@@ -188,7 +189,7 @@ std::vector<cli::Option> optionsOf(Args& a)
                          a.top = static_cast<int>(countOf("--top", v, 1));
                      }});
         o.push_back({"--trials", "", true, [&a](const std::string& v) {
-                         a.trials = static_cast<int>(countOf("--trials", v, 1));
+                         a.trials = static_cast<int>(countOf("--trials", v, 0));
                      }});
     }
     return o;
@@ -366,7 +367,17 @@ int modelRun(const Args& a, const ImportResult& r, bool bench)
             return kError;
         }
         std::vector<std::string> notes;
-        options = resolveProject(project, g, fuseOps(g), &notes);
+        const std::vector<Task> tasks = fuseOps(g);
+        options = resolveProject(project, g, tasks, &notes);
+        if (bench) {
+            // A time is only as good as the choices behind it.
+            std::set<std::string> seen;
+            for (const Task& t : tasks)
+                if (seen.insert(t.workload).second)
+                    if (std::string why = staleReason(project, g, t, taskFolderFor(a.files[0]));
+                        !why.empty())
+                        notes.push_back("task " + t.name + "'s schedule may be stale: " + why);
+        }
         for (auto& n : notes)
             std::cerr << "note: " << n << "\n";
         if (project.tasks.empty()) projectPath.clear();

@@ -2,12 +2,14 @@
 
 #include "Cli.h"
 
+#include "codegen/Codegen.h"
 #include "graph/FuseOps.h"
 #include "graph/ModelRun.h"
 #include "graph/Project.h"
 #include "graph/Task.h"
 #include "runtime/Benchmark.h"
 #include "tune/Measure.h"
+#include "tune/TuneLog.h"
 #include "tune/Tuner.h"
 
 #include <nlohmann/json.hpp>
@@ -46,10 +48,156 @@ std::string readText(const fs::path& p)
     return ss.str();
 }
 
+// Tunes the task from its naive variant into its log (M.tasks/TASK.jsonl), which the project
+// then names; false (with the reason in `r`) when nothing was tuned.
+bool tuneTask(const ModelTuneArgs& a, const Graph& graph, const Task& task, const fs::path& folder,
+              const fs::path& projectFolder, Measurer& measurer, ModelProject* project, json* r,
+              int index, std::size_t count)
+{
+    TaskChoice& choice = project->choice(task.workload, task.name);
+    // The script tuned: the project's own for the task, else the default one written out.
+    fs::path scriptPath;
+    std::string script;
+    if (!choice.script.empty()) {
+        scriptPath = fs::path(choice.script).is_absolute() ? fs::path(choice.script)
+                                                           : projectFolder / choice.script;
+        script = readText(scriptPath);
+    } else {
+        scriptPath = folder / (task.name + ".py");
+        script = taskScript(graph, task);
+        std::ofstream(scriptPath, std::ios::binary | std::ios::trunc) << script;
+    }
+    const fs::path logPath = folder / (task.name + ".jsonl");
+    std::cerr << "[" << index << "/" << count << "] " << task.name << " (weight " << task.weight
+              << "): tuning from '" << kNaiveTaskVariant << "', log " << logPath.string() << "\n";
+    TuneOptions o;
+    o.variant = kNaiveTaskVariant;
+    o.trials = a.trials;
+    o.seconds = a.seconds;
+    o.threads = a.threads;
+    o.seed = a.seed;
+    o.logPath = logPath.string();
+    o.resume = true;
+    Tuner tuner(script, o, measurer);
+    int lastShown = 0;
+    TuneOutcome out = tuner.run(
+        [&](const TuneProgress& p) {
+            if (p.phase != TuneProgress::Phase::Measuring || p.trialsDone - lastShown < 16) return;
+            lastShown = p.trialsDone;
+            std::cerr << "    trial " << p.trialsDone << ": best "
+                      << (p.bestGflops > 0 ? fixed(p.bestGflops, 1) + " GFLOPS"
+                                           : fixed(p.bestMs, 3) + " ms")
+                      << ", " << fixed(p.elapsedS, 0) << " s\n";
+        },
+        [] { return g_stop.load(); });
+    (*r)["log"] = logPath.string();
+    (*r)["trials"] = out.trials.size();
+    if (!out.ok || !out.haveBest) {
+        const std::string reason = out.ok ? "no candidate was checked and timed" : out.error;
+        std::cerr << "    " << task.name << ": nothing tuned: " << reason << "\n";
+        (*r)["error"] = reason;
+        return false;
+    }
+    (*r)["tuned_ms"] = out.best.msMedian;
+    if (choice.script.empty()) choice.script = fs::relative(scriptPath, projectFolder).string();
+    choice.log = fs::relative(logPath, projectFolder).string();
+    return true;
+}
+
+// The task's contenders (default, its script's variant, its log's best) timed in turns; the
+// fastest is recorded in the project file as the one that runs, with the fingerprint of the code
+// they compiled to. False when the project file cannot be written.
+bool compareContenders(const ModelTuneArgs& a, const Graph& graph, const Task& task,
+                       const std::string& folder, Measurer& measurer, ModelProject* project,
+                       json* r)
+{
+    std::vector<std::string> notes;
+    const std::vector<ScheduleContender> contenders =
+        scheduleContenders(*project, graph, task, folder, &notes);
+    for (auto& n : notes)
+        std::cerr << "    note: " << n << "\n";
+    std::string why;
+    if (contenders.size() == 1) {
+        std::cerr << "    only its default schedule: nothing to compare\n";
+        (*r)["kept"] = "default";
+        TaskChoice* choice = project->find(task.workload);
+        if (!choice || (choice->use.empty() && choice->compared.code.empty())) return true;
+        choice->use.clear();
+        choice->compared = {};
+        if (writeProject(*project, &why)) return true;
+        std::cerr << "loopscope-cli: " << why << "\n";
+        return false;
+    }
+    // Rounds, each starting one contender further along, so none is always measured first.
+    constexpr int kRounds = 3;
+    std::vector<std::vector<double>> ms(contenders.size());
+    std::vector<std::string> problem(contenders.size());
+    for (int round = 0; round < kRounds && !g_stop; ++round)
+        for (std::size_t k = 0; k < contenders.size(); ++k) {
+            const std::size_t i = (k + static_cast<std::size_t>(round)) % contenders.size();
+            if (!problem[i].empty()) continue;
+            const ScheduleContender& c = contenders[i];
+            const MeasureOutcome m =
+                measurer.measure(candidateRequest(c.script, c.variant, {}, a.threads));
+            if (m.status == MeasureOutcome::Status::Ok && m.checked)
+                ms[i].push_back(m.msMedian);
+            else
+                problem[i] = m.status == MeasureOutcome::Status::Ok
+                                 ? std::string("not checked")
+                                 : std::string(statusName(m.status)) + ": " + m.message;
+        }
+    if (g_stop) return true;
+    json times = json::object();
+    std::map<std::string, double> medians;
+    int best = -1;
+    for (std::size_t i = 0; i < contenders.size(); ++i) {
+        const ScheduleContender& c = contenders[i];
+        std::cerr << "    " << c.source << ": ";
+        if (!problem[i].empty() || ms[i].empty()) {
+            std::cerr << problem[i] << "\n";
+            (*r)["problems"][c.kind] = problem[i];
+            continue;
+        }
+        std::sort(ms[i].begin(), ms[i].end());
+        const double median = ms[i][ms[i].size() / 2];
+        medians[c.kind] = median;
+        times[c.kind] = median;
+        std::cerr << fixed(median, 3) << " ms (" << fixed(ms[i].front(), 3) << " - "
+                  << fixed(ms[i].back(), 3) << ")\n";
+        if (best < 0 || median < medians[contenders[static_cast<std::size_t>(best)].kind])
+            best = static_cast<int>(i);
+    }
+    (*r)["ms"] = times;
+    if (best < 0) {
+        std::cerr << "    " << task.name << ": no schedule ran right; the choice stays\n";
+        (*r)["error"] = "no schedule ran right";
+        return true;
+    }
+    const ScheduleContender& winner = contenders[static_cast<std::size_t>(best)];
+    const std::string code = codeFingerprint(contenders, task.name, &why);
+    TaskChoice& choice = project->choice(task.workload, task.name);
+    const std::string before = choice.use;
+    choice.use = winner.kind;
+    if (winner.kind == "tuned") choice.log = winner.log;
+    choice.compared = {isoTimeNow(), hostTarget().cpu, code, medians};
+    if (code.empty()) std::cerr << "    no fingerprint: " << why << "\n";
+    (*r)["kept"] = winner.kind;
+    const double base = medians.count("default") ? medians["default"] : 0;
+    std::cerr << "    " << task.name << ": " << winner.kind << " runs";
+    if (base > 0 && winner.kind != "default")
+        std::cerr << " (" << fixed(base / medians[winner.kind], 2) << "x the default)";
+    if (!before.empty() && before != winner.kind) std::cerr << ", instead of " << before;
+    if (!writeProject(*project, &why)) {
+        std::cerr << "\nloopscope-cli: " << why << "\n";
+        return false;
+    }
+    std::cerr << "; recorded in " << a.project << "\n";
+    return true;
+}
+
 struct Candidate {
     const Task* task = nullptr;
-    std::string script, variant; // what runs now
-    double ms = 0;               // its time in this process, for the order
+    double ms = 0; // its time in this process with the schedule it has now, for the order
 };
 
 } // namespace
@@ -90,8 +238,6 @@ int runModelTune(const ModelTuneArgs& a, const Graph& graph)
         Candidate c;
         for (auto& task : tasks)
             if (task.workload == t.task.workload) c.task = &task;
-        c.script = t.script;
-        c.variant = t.variant;
         c.ms = measure([&] { model->runTask(i); }, quick).median * t.task.weight;
         order.push_back(c);
     }
@@ -128,82 +274,25 @@ int runModelTune(const ModelTuneArgs& a, const Graph& graph)
     std::signal(SIGINT, onInterrupt);
     std::signal(SIGTERM, onInterrupt);
     json results = json::array();
+    const bool compareOnly = a.trials == 0 && a.seconds <= 0;
     int index = 0;
     for (const Candidate& c : order) {
         if (g_stop) break;
         ++index;
         const Task& task = *c.task;
-        TaskChoice& choice = project.choice(task.workload, task.name);
-        // The script tuned: the project's own for the task, else the default one written out.
-        fs::path scriptPath;
-        std::string script;
-        if (!choice.script.empty()) {
-            scriptPath = fs::path(choice.script).is_absolute() ? fs::path(choice.script)
-                                                               : projectFolder / choice.script;
-            script = readText(scriptPath);
-        } else {
-            scriptPath = folder / (task.name + ".py");
-            script = taskScript(graph, task);
-            std::ofstream(scriptPath, std::ios::binary | std::ios::trunc) << script;
-        }
-        const fs::path logPath = folder / (task.name + ".jsonl");
-        std::cerr << "[" << index << "/" << order.size() << "] " << task.name << " (weight "
-                  << task.weight << "): tuning from '" << kNaiveTaskVariant << "', log "
-                  << logPath.string() << "\n";
-        TuneOptions o;
-        o.variant = kNaiveTaskVariant;
-        o.trials = a.trials;
-        o.seconds = a.seconds;
-        o.threads = a.threads;
-        o.seed = a.seed;
-        o.logPath = logPath.string();
-        o.resume = true;
-        Tuner tuner(script, o, measurer);
-        int lastShown = 0;
-        TuneOutcome out = tuner.run(
-            [&](const TuneProgress& p) {
-                if (p.phase != TuneProgress::Phase::Measuring || p.trialsDone - lastShown < 16)
-                    return;
-                lastShown = p.trialsDone;
-                std::cerr << "    trial " << p.trialsDone << ": best "
-                          << (p.bestGflops > 0 ? fixed(p.bestGflops, 1) + " GFLOPS"
-                                               : fixed(p.bestMs, 3) + " ms")
-                          << ", " << fixed(p.elapsedS, 0) << " s\n";
-            },
-            [] { return g_stop.load(); });
-        json r{{"task", task.name}, {"weight", task.weight}, {"log", logPath.string()}};
-        if (!out.ok || !out.haveBest) {
-            const std::string reason = out.ok ? "no candidate was checked and timed" : out.error;
-            std::cerr << "    " << task.name << ": nothing tuned: " << reason << "\n";
-            r["error"] = reason;
-            results.push_back(r);
-            continue;
-        }
-        // What runs now, measured the same way.
-        const MeasureOutcome current =
-            measurer.measure(candidateRequest(c.script, c.variant, {}, a.threads));
-        const double tunedMs = out.best.msMedian;
-        const bool better =
-            current.status != MeasureOutcome::Status::Ok || tunedMs < current.msMedian;
-        r["tuned_ms"] = tunedMs;
-        r["previous_ms"] = current.msMedian;
-        r["trials"] = out.trials.size();
-        r["kept"] = better ? "tuned" : "previous";
-        std::cerr << "    " << task.name << ": " << fixed(current.msMedian, 3) << " ms -> tuned "
-                  << fixed(tunedMs, 3) << " ms";
-        if (better) {
-            choice.script = fs::relative(scriptPath, projectFolder).string();
-            choice.log = fs::relative(logPath, projectFolder).string();
-            choice.variant.clear();
-            if (!writeProject(project, &why)) {
-                std::cerr << "\nloopscope-cli: " << why << "\n";
-                return 1;
+        json r{{"task", task.name}, {"weight", task.weight}};
+        if (!compareOnly) {
+            if (!tuneTask(a, graph, task, folder, projectFolder, measurer, &project, &r, index,
+                          order.size())) {
+                results.push_back(r);
+                continue;
             }
-            std::cerr << " (" << fixed(current.msMedian / tunedMs, 2) << "x), recorded in "
-                      << a.project << "\n";
         } else {
-            std::cerr << ": not faster; the schedule it had stays\n";
+            std::cerr << "[" << index << "/" << order.size() << "] " << task.name << " (weight "
+                      << task.weight << "): its schedules timed in turns\n";
         }
+        if (g_stop) break;
+        if (!compareContenders(a, graph, task, folder.string(), measurer, &project, &r)) return 1;
         results.push_back(r);
     }
     std::signal(SIGINT, SIG_DFL);
@@ -216,8 +305,9 @@ int runModelTune(const ModelTuneArgs& a, const Graph& graph)
                          .dump(2)
                   << "\n";
     else
-        std::cout << "tuned " << results.size() << " of " << order.size() << " tasks"
-                  << (g_stop ? " (stopped)" : "") << "; the project file " << a.project
+        std::cout << (compareOnly ? "compared the schedules of " : "tuned ") << results.size()
+                  << " of " << order.size() << " tasks" << (g_stop ? " (stopped)" : "")
+                  << "; the project file " << a.project
                   << " names the schedules `model run` and `model bench` use\n";
     return 0;
 }

@@ -1,8 +1,11 @@
 // `loopscope-cli model tune`: the tuner on a model's tasks, one after the other, the heaviest
 // (weight x time with the current schedules) first. Each task's script and tuning log go to the
-// model's task folder (resnet.tasks/), and the project file beside the model records the log as
-// the task's schedule once its best beats the schedule it had, so `model run` and `model bench`
-// run the tuned model from then on. Interrupted, it keeps every task finished and every record.
+// model's task folder (resnet.tasks/). Then the task's contenders (its default schedule, its own
+// script's variant, its log's best) are timed in turns and the project file beside the model
+// records the fastest and a fingerprint of their code, so `model run` and `model bench` run it
+// from then on, and a later code generator shows the choice as stale. With no trials (--trials
+// 0), only the contenders are compared. Interrupted, it keeps every task finished and every
+// record.
 #pragma once
 
 #include <cstdint>
@@ -18,7 +21,7 @@ struct ModelTuneArgs {
     std::string project;           // its project file
     std::vector<std::string> only; // --task NAME: these tasks (empty: all, heaviest first)
     int top = 0;                   // --top K: the K heaviest (0: all)
-    int trials = 64;               // per task
+    int trials = 64;               // per task; 0 (and no seconds): compare the contenders only
     double seconds = 0;            // per task, instead or as well
     int threads = 0;
     std::uint64_t seed = 1;

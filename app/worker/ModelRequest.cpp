@@ -102,6 +102,7 @@ runModelRequest(const protocol::ModelRequest& request,
     result.importMs = importMs;
     putGraph(g, tasks, &result);
     std::map<std::string, const TaskChoice*> chosen;
+    std::map<std::string, std::string> stale; // by workload
     for (auto& c : project.tasks)
         chosen[c.workload] = &c;
     for (const Task& t : tasks) {
@@ -123,6 +124,12 @@ runModelRequest(const protocol::ModelRequest& request,
         }
         if (auto s = modelOptions.sources.find(t.workload); s != modelOptions.sources.end())
             j.source = s->second;
+        if (auto known = stale.find(t.workload); known != stale.end()) {
+            j.stale = known->second;
+        } else {
+            j.stale = staleReason(project, g, t, taskFolderFor(path));
+            stale[t.workload] = j.stale;
+        }
         result.tasks.push_back(std::move(j));
     }
     result.notes = notes;
@@ -235,6 +242,10 @@ protocol::ModelChoiceReply runModelChoiceRequest(const protocol::ModelChoiceRequ
         if (request.script) c.script = relative(*request.script);
         if (request.variant) c.variant = *request.variant;
         if (request.log) c.log = request.log->empty() ? std::string() : relative(*request.log);
+        // The user's own choice: it runs as the fields say, and was never timed against the
+        // others.
+        c.use.clear();
+        c.compared = {};
     }
     if (!writeProject(project, &why)) failure(why);
     return {path};

@@ -1,6 +1,9 @@
 #include "graph/Project.h"
 
+#include "codegen/Codegen.h"
 #include "graph/Task.h"
+#include "ir/Diagnostic.h"
+#include "lower/Lower.h"
 #include "te/Program.h"
 #include "te/StepWriter.h"
 #include "tune/TuneLog.h"
@@ -50,7 +53,7 @@ TaskChoice* ModelProject::find(const std::string& workload)
 TaskChoice& ModelProject::choice(const std::string& workload, const std::string& name)
 {
     if (TaskChoice* t = find(workload)) return *t;
-    tasks.push_back({workload, name, "", "", ""});
+    tasks.push_back({workload, name, "", "", "", "", {}});
     return tasks.back();
 }
 
@@ -100,8 +103,31 @@ bool readProject(const std::string& path, ModelProject* project, std::string* wh
             *why = path + ": task " + std::to_string(index) + " has no \"workload\"";
             return false;
         }
-        project->tasks.push_back(
-            {text("workload"), text("name"), text("script"), text("variant"), text("log")});
+        TaskChoice c{text("workload"),
+                     text("name"),
+                     text("script"),
+                     text("variant"),
+                     text("log"),
+                     text("use"),
+                     {}};
+        if (!c.use.empty() && c.use != "default" && c.use != "script" && c.use != "tuned") {
+            *why = path + ": task " + std::to_string(index) + ": \"use\" is '" + c.use +
+                   "', not one of default, script, tuned";
+            return false;
+        }
+        if (t.contains("compared") && t["compared"].is_object()) {
+            const json& k = t["compared"];
+            auto field = [&](const char* key) {
+                return k.contains(key) && k[key].is_string() ? k[key].get<std::string>() : "";
+            };
+            c.compared.time = field("time");
+            c.compared.cpu = field("cpu");
+            c.compared.code = field("code");
+            if (k.contains("ms") && k["ms"].is_object())
+                for (auto& [kind, ms] : k["ms"].items())
+                    if (ms.is_number()) c.compared.ms[kind] = ms.get<double>();
+        }
+        project->tasks.push_back(std::move(c));
     }
     return true;
 }
@@ -114,6 +140,12 @@ bool writeProject(const ModelProject& project, std::string* why)
         if (!t.script.empty()) j["script"] = t.script;
         if (!t.variant.empty()) j["variant"] = t.variant;
         if (!t.log.empty()) j["log"] = t.log;
+        if (!t.use.empty()) j["use"] = t.use;
+        if (!t.compared.code.empty())
+            j["compared"] = {{"time", t.compared.time},
+                             {"cpu", t.compared.cpu},
+                             {"code", t.compared.code},
+                             {"ms", t.compared.ms}};
         tasks.push_back(j);
     }
     const json j{{"version", 1}, {"model", project.model}, {"tasks", tasks}};
@@ -166,6 +198,116 @@ std::string tunedTaskScript(const std::string& script, const std::string& logPat
     return scriptWithVariant(script, *start, *variant, best->statements, false);
 }
 
+std::vector<ScheduleContender> scheduleContenders(const ModelProject& project, const Graph& graph,
+                                                  const Task& task, const std::string& taskFolder,
+                                                  std::vector<std::string>* notes)
+{
+    const fs::path folder = fs::path(project.path).parent_path();
+    auto resolve = [&](const std::string& p) {
+        return fs::path(p).is_absolute() ? fs::path(p) : folder / p;
+    };
+    const TaskChoice* c = nullptr;
+    for (const TaskChoice& t : project.tasks)
+        if (t.workload == task.workload) c = &t;
+    std::vector<ScheduleContender> out;
+    const std::string fallback = taskScript(graph, task);
+    out.push_back({"default", fallback, kDefaultTaskVariant, "default", ""});
+    std::string script = fallback;
+    if (c && !c->script.empty()) {
+        std::string text;
+        const std::string variant = c->variant.empty() ? kDefaultTaskVariant : c->variant;
+        if (!readText(resolve(c->script), &text)) {
+            notes->push_back(task.name + ": cannot read " + c->script);
+        } else {
+            script = text;
+            if (text != fallback || variant != kDefaultTaskVariant)
+                out.push_back(
+                    {"script", text, variant,
+                     "script " + fs::path(c->script).filename().string() + ", variant " + variant,
+                     ""});
+        }
+    }
+    // The project's log, else the one `model tune` writes.
+    std::string log = c ? c->log : "";
+    if (log.empty()) {
+        const fs::path standard = fs::path(taskFolder) / (task.name + ".jsonl");
+        std::error_code ec;
+        if (fs::exists(standard, ec)) {
+            log = fs::relative(fs::absolute(standard), fs::absolute(folder.empty() ? "." : folder),
+                               ec)
+                      .string();
+            if (ec || log.empty()) log = fs::absolute(standard).string();
+        }
+    }
+    if (!log.empty()) {
+        std::string variant, source, why;
+        std::string tuned = tunedTaskScript(script, resolve(log).string(), &variant, &source, &why);
+        if (tuned.empty())
+            notes->push_back(task.name + ": " + why);
+        else
+            out.push_back({"tuned", tuned, variant, source, log});
+    }
+    return out;
+}
+
+std::string codeFingerprint(const std::vector<ScheduleContender>& contenders,
+                            const std::string& functionName, std::string* why)
+{
+    const HostTarget host = hostTarget();
+    std::string text = "llvm " + host.llvmVersion + "\n" + host.cpu + " " + host.features + "\n";
+    for (const ScheduleContender& c : contenders) {
+        EvalResult eval = evaluateScript(c.script);
+        const Variant* v = eval.ok ? eval.program.findVariant(c.variant) : nullptr;
+        if (!v) {
+            *why = c.kind + ": " +
+                   (eval.ok ? "no variant '" + c.variant + "'"
+                            : "line " + std::to_string(eval.error.loc.line) + ": " +
+                                  eval.error.message);
+            return {};
+        }
+        try {
+            const PrimFunc f = lowerSchedule(v->schedule(), v->args, functionName).func;
+            text += c.kind + " " + fnv1aHex(emitCode(f, EmitKind::UnoptimizedLLVMIR)) + "\n";
+        } catch (const UserError& e) {
+            *why = c.kind + ": line " + std::to_string(e.loc().line) + ": " + e.message();
+            return {};
+        } catch (const CodegenError& e) {
+            *why = c.kind + ": " + e.what();
+            return {};
+        }
+    }
+    return fnv1aHex(text);
+}
+
+std::string staleReason(const ModelProject& project, const Graph& graph, const Task& task,
+                        const std::string& taskFolder)
+{
+    const TaskChoice* c = nullptr;
+    for (const TaskChoice& t : project.tasks)
+        if (t.workload == task.workload) c = &t;
+    if (!c) return {};
+    const bool chosen = !c->script.empty() || !c->log.empty() || !c->use.empty();
+    if (c->compared.code.empty())
+        return chosen ? "never timed against the default schedule; `model tune --trials 0` "
+                        "compares them"
+                      : "";
+    std::vector<std::string> notes;
+    const auto contenders = scheduleContenders(project, graph, task, taskFolder, &notes);
+    std::string why;
+    const std::string now = codeFingerprint(contenders, task.name, &why);
+    if (now == c->compared.code) return {};
+    std::string reason = "chosen on " + c->compared.time.substr(0, 10) + " on " +
+                         (c->compared.cpu.empty() ? "an unnamed CPU" : c->compared.cpu) + "; ";
+    const std::string cpu = hostTarget().cpu;
+    if (!why.empty())
+        reason += "a contender no longer compiles (" + why + ")";
+    else if (!c->compared.cpu.empty() && c->compared.cpu != cpu)
+        reason += "this is " + cpu;
+    else
+        reason += "the code its schedules compile to has changed since";
+    return reason + "; `model tune --trials 0` compares them again";
+}
+
 ModelOptions resolveProject(const ModelProject& project, const Graph& graph,
                             const std::vector<Task>& tasks, std::vector<std::string>* notes)
 {
@@ -185,6 +327,7 @@ ModelOptions resolveProject(const ModelProject& project, const Graph& graph,
             notes->push_back(project.path + ": " + label + " is not in this model (left alone)");
             continue;
         }
+        if (c.use == "default") continue;
         std::string script;
         std::string source = "default";
         if (!c.script.empty()) {
@@ -198,7 +341,7 @@ ModelOptions resolveProject(const ModelProject& project, const Graph& graph,
             script = taskScript(graph, *task);
         }
         std::string variant = c.variant.empty() ? kDefaultTaskVariant : c.variant;
-        if (!c.log.empty()) {
+        if (!c.log.empty() && c.use != "script") {
             std::string tunedSource, tunedVariant, why;
             std::string tuned =
                 tunedTaskScript(script, resolve(c.log).string(), &tunedVariant, &tunedSource, &why);

@@ -696,6 +696,7 @@ json modelTaskJson(const ModelTask& t)
     if (!t.scriptFile.empty()) j["script_file"] = t.scriptFile;
     if (!t.logFile.empty()) j["log_file"] = t.logFile;
     if (!t.variant.empty()) j["variant"] = t.variant;
+    if (!t.stale.empty()) j["stale"] = t.stale;
     if (t.measured) {
         j["ms"] = t.ms;
         j["share"] = t.share;
@@ -725,6 +726,7 @@ ModelTask modelTask(const Fields& f)
     t.logFile = f.text("log_file");
     t.source = f.text("source");
     t.variant = f.text("variant");
+    t.stale = f.text("stale");
     t.measured = f.has("ms");
     t.ms = f.number("ms", 0);
     t.share = f.number("share", 0);

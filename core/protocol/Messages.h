@@ -510,6 +510,9 @@ struct ModelTask {
     std::string logFile;    // likewise, a tuning log
     std::string source; // "default", "tuned (best of 64 ...)", "script conv_relu_3.py, variant x"
     std::string variant;
+    // Why the choice may no longer be the task's fastest schedule (never timed against the
+    // default, or its code has changed since); empty when it is current.
+    std::string stale;
     bool measured = false; // ms, share and gflops are set
     double ms = 0;
     double share = 0; // of the sum of the tasks' times

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -264,15 +265,8 @@ std::string tuningLogFileName(const std::string& scriptPath)
     std::error_code ec;
     fs::path absolute = fs::absolute(scriptPath, ec);
     if (ec) absolute = scriptPath;
-    const std::string key = absolute.lexically_normal().string();
-    std::uint64_t h = 1469598103934665603ull; // FNV-1a
-    for (unsigned char c : key) {
-        h ^= c;
-        h *= 1099511628211ull;
-    }
-    char hash[9];
-    std::snprintf(hash, sizeof hash, "%08llx", static_cast<unsigned long long>(h & 0xffffffffu));
-    return absolute.stem().string() + "-" + hash + ".jsonl";
+    return absolute.stem().string() + "-" + fnv1aHex(absolute.lexically_normal().string(), 8) +
+           ".jsonl";
 }
 
 std::string workloadKey(const Variant& start)
@@ -286,14 +280,19 @@ std::string workloadKey(const Variant& start)
     }
     for (auto& step : start.steps)
         text += step.text + "\n";
-    std::uint64_t h = 1469598103934665603ull; // FNV-1a
+    return fnv1aHex(text);
+}
+
+std::string fnv1aHex(const std::string& text, int digits)
+{
+    std::uint64_t h = 1469598103934665603ull;
     for (unsigned char c : text) {
         h ^= c;
         h *= 1099511628211ull;
     }
     char buffer[17];
     std::snprintf(buffer, sizeof buffer, "%016llx", static_cast<unsigned long long>(h));
-    return buffer;
+    return std::string(buffer + 16 - std::clamp(digits, 1, 16));
 }
 
 } // namespace loopscope

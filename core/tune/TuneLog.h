@@ -76,6 +76,9 @@ std::string workloadKey(const Variant& start);
 // script's name and a hash of its absolute path), the same for the window and the command line.
 std::string tuningLogFileName(const std::string& scriptPath);
 
+// FNV-1a of the text, its low `digits` hex digits (at most 16).
+std::string fnv1aHex(const std::string& text, int digits = 16);
+
 // The current time as ISO 8601 UTC.
 std::string isoTimeNow();
 

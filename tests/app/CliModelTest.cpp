@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <fstream>
 #include <set>
 #include <string>
 #include <unistd.h>
@@ -200,6 +201,47 @@ TEST(CliModel, BadInputIsAnErrorWithAStatus)
     EXPECT_NE(r.output.find("resnet18"), std::string::npos) << r.output;
 }
 
+// `model tune --trials 0` times every task's contenders again and keeps the fastest; a choice
+// whose contenders' code has changed since (here: its recorded fingerprint) is stale in `model
+// bench` until then.
+TEST(CliModel, TrialsZeroComparesTheChoicesAgain)
+{
+    TempDir dir;
+    const fs::path c = dir.path() / "mlp";
+    fs::copy(kModels / "mlp", c, fs::copy_options::recursive);
+    const std::string model = quoted(c / "model.onnx");
+    RunResult r = runCli("model tune " + model + "--top 1 --trials 4 --threads 1 --json");
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    const std::string task = nlohmann::json::parse(r.output)["tasks"][0]["task"];
+    const fs::path projectPath = c / "model.loopscope.json";
+    auto readProjectJson = [&] {
+        std::ifstream in(projectPath);
+        return nlohmann::json::parse(in);
+    };
+    nlohmann::json project = readProjectJson();
+    ASSERT_EQ(project["tasks"].size(), 1u);
+    project["tasks"][0]["compared"]["code"] = "0000000000000000";
+    std::ofstream(projectPath, std::ios::out | std::ios::trunc) << project.dump(2);
+    RunResult bench = runCli("model bench " + model + "--repeat 3", true);
+    ASSERT_EQ(bench.exitCode, 0) << bench.output;
+    EXPECT_NE(bench.output.find("task " + task + "'s schedule may be stale"), std::string::npos)
+        << bench.output;
+
+    r = runCli("model tune " + model + "--task " + task + " --trials 0 --threads 1 --json");
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    const auto j = nlohmann::json::parse(r.output)["tasks"][0];
+    EXPECT_FALSE(j.contains("trials")) << r.output; // nothing tuned
+    ASSERT_TRUE(j["ms"].contains("default") && j["ms"].contains("tuned")) << r.output;
+    const std::string kept = j["kept"];
+    for (auto& [kind, ms] : j["ms"].items())
+        EXPECT_LE(j["ms"][kept].get<double>(), ms.get<double>()) << kind;
+    project = readProjectJson();
+    EXPECT_EQ(project["tasks"][0]["use"], kept);
+    EXPECT_NE(project["tasks"][0]["compared"]["code"], "0000000000000000");
+    bench = runCli("model bench " + model + "--repeat 3", true);
+    EXPECT_EQ(bench.output.find("stale"), std::string::npos) << bench.output;
+}
+
 TEST(CliModel, MadeModelsImportAndRun)
 {
     TempDir dir;
@@ -228,8 +270,11 @@ TEST(CliModel, TuningATaskRecordsItInTheProjectFile)
     ASSERT_TRUE(t.contains("tuned_ms")) << r.output;
     EXPECT_TRUE(fs::exists(c / "model.tasks" / (t["task"].get<std::string>() + ".py")));
     EXPECT_TRUE(fs::exists(c / "model.tasks" / (t["task"].get<std::string>() + ".jsonl")));
+    // The default and the tuned schedule timed in turns; the faster one is recorded.
+    ASSERT_TRUE(t["ms"].contains("default") && t["ms"].contains("tuned")) << r.output;
     const bool recorded = t["kept"] == "tuned";
-    EXPECT_EQ(fs::exists(c / "model.loopscope.json"), recorded);
+    EXPECT_EQ(recorded, t["ms"]["tuned"].get<double>() < t["ms"]["default"].get<double>());
+    ASSERT_TRUE(fs::exists(c / "model.loopscope.json"));
     // The model runs with what the project file says, checked.
     RunResult run = runCli("model run " + quoted(c / "model.onnx") + "--check --json");
     ASSERT_EQ(run.exitCode, 0) << run.output;

@@ -247,6 +247,14 @@ void ModelWindow::showResult(const protocol::ModelReply& r)
         s += tr(" — Run Model (Ctrl+R) to time and check it");
     }
     if (!r.project.empty()) s += tr("; schedules from %1").arg(QFileInfo(qs(r.project)).fileName());
+    std::set<std::string> stale;
+    for (auto& t : r.tasks)
+        if (!t.stale.empty()) stale.insert(t.workload);
+    if (!stale.empty())
+        s += tr("\n⚠ %n task choice(s) may no longer be the fastest (marked in Schedule): "
+                "`loopscope-cli model tune %1 --trials 0` times them again",
+                nullptr, static_cast<int>(stale.size()))
+                 .arg(QFileInfo(m_path).fileName());
     if (!r.notes.empty())
         s += QStringLiteral("\n") + worker::qsList(r.notes).join(QStringLiteral("\n"));
     m_status->setText(s);
@@ -275,6 +283,12 @@ void ModelWindow::fillTable()
         m_table->setItem(row, Gflop, new NumberItem(t.gflop, QString::number(t.gflop, 'g', 3)));
         auto* source = new QTableWidgetItem(qs(t.source));
         source->setToolTip(qs(t.source));
+        if (!t.stale.empty()) {
+            // A choice that may no longer be the fastest: marked, with why and what to do.
+            source->setText(tr("⚠ %1").arg(qs(t.source)));
+            source->setForeground(QColor(0x9c, 0x5d, 0x00));
+            source->setToolTip(tr("%1\n\nStale: %2").arg(qs(t.source), qs(t.stale)));
+        }
         m_table->setItem(row, ScheduleSource, source);
         auto number = [&](Column c, double v, int digits) {
             m_table->setItem(row, c,

@@ -2,6 +2,7 @@
 // record become the schedules a model compiles with, on every task of the workload; what cannot
 // be honoured is a note and the default schedule; a file that is not a project is an error.
 #include "graph/Project.h"
+#include "codegen/Codegen.h"
 #include "graph/FuseOps.h"
 #include "graph/Interpreter.h"
 #include "graph/ModelMaker.h"
@@ -47,6 +48,49 @@ protected:
     void write(const fs::path& p, const std::string& text) const
     {
         std::ofstream(p, std::ios::binary | std::ios::trunc) << text;
+    }
+
+    // The task's script with its naive loops as a variant of its own, "mine".
+    std::string mineScript(const Task& t) const
+    {
+        std::string script = taskScript(graph, t);
+        const std::size_t naive = script.find("# variant: naive");
+        return script + "\n# variant: mine\ns = te.create_schedule(" +
+               script.substr(naive + 40, script.find(".op)", naive) - naive - 40) + ".op)\n";
+    }
+
+    // m.tasks/FILE with two records as the tuner writes them for the task: the faster one
+    // (`fast`) is its best. Its statements are the default schedule's (a real, valid schedule).
+    void writeTuningLog(const Task& t, const std::string& file, TuneRecord* fast) const
+    {
+        const std::string script = taskScript(graph, t);
+        EvalResult eval = evaluateScript(script);
+        ASSERT_TRUE(eval.ok);
+        const Variant* naive = eval.program.findVariant(kNaiveTaskVariant);
+        ASSERT_NE(naive, nullptr);
+        const std::string decl = script.substr(0, script.find("# variant: default"));
+        const std::string outVar =
+            script.substr(script.find("s = te.create_schedule(") + 23,
+                          script.find(".op)") - script.find("s = te.create_schedule(") - 23);
+        TuneRecord slow;
+        for (TuneRecord* r : {&slow, fast}) {
+            r->workload = workloadKey(*naive);
+            r->variant = kNaiveTaskVariant;
+            r->status = "ok";
+            r->checked = true;
+            r->cpu = "znver4";
+        }
+        slow.msMedian = 2;
+        slow.statements = {};
+        fast->msMedian = 1;
+        fast->gflops = 123.4;
+        fast->statements = defaultSchedule(decl, outVar);
+        ASSERT_FALSE(fast->statements.empty());
+        fast->steps.push_back({"split", "x", {"i"}, 2, false, "", "", {}}); // told apart
+        std::string why;
+        const std::string log = (dir / "m.tasks" / file).string();
+        ASSERT_TRUE(appendRecord(log, slow, &why)) << why;
+        ASSERT_TRUE(appendRecord(log, *fast, &why)) << why;
     }
 
     fs::path dir;
@@ -98,12 +142,7 @@ TEST_F(ProjectTest, AHandScriptRunsOnEveryTaskOfItsWorkload)
     const Task& t = repeated();
     ASSERT_GT(t.weight, 1);
     // The naive loops as a variant of its own name, for this task's workload.
-    std::string script = taskScript(graph, t);
-    script += "\n# variant: mine\ns = te.create_schedule(" +
-              script.substr(script.find("# variant: naive\ns = te.create_schedule(") + 40,
-                            script.find(".op)", script.find("# variant: naive")) -
-                                script.find("# variant: naive") - 40) +
-              ".op)\n";
+    const std::string script = mineScript(t);
     write(dir / "m.tasks/mine.py", script);
     ModelProject p;
     p.path = (dir / "m.loopscope.json").string();
@@ -130,37 +169,10 @@ TEST_F(ProjectTest, AHandScriptRunsOnEveryTaskOfItsWorkload)
 TEST_F(ProjectTest, ATuningLogsBestRecordBecomesTheSchedule)
 {
     const Task& t = repeated();
-    const std::string script = taskScript(graph, t);
-    EvalResult eval = evaluateScript(script);
-    ASSERT_TRUE(eval.ok);
-    const Variant* naive = eval.program.findVariant(kNaiveTaskVariant);
-    ASSERT_NE(naive, nullptr);
-    // Two records as the tuner writes them: the faster one is the schedule. Its statements are
-    // the default schedule's (a real, valid schedule for the task).
-    const std::string decl = script.substr(0, script.find("# variant: default"));
-    const std::string outVar =
-        script.substr(script.find("s = te.create_schedule(") + 23,
-                      script.find(".op)") - script.find("s = te.create_schedule(") - 23);
-    TuneRecord slow, fast;
-    for (TuneRecord* r : {&slow, &fast}) {
-        r->workload = workloadKey(*naive);
-        r->variant = kNaiveTaskVariant;
-        r->status = "ok";
-        r->checked = true;
-        r->cpu = "znver4";
-    }
-    slow.msMedian = 2;
-    slow.statements = {};
-    fast.msMedian = 1;
-    fast.gflops = 123.4;
-    fast.statements = defaultSchedule(decl, outVar);
-    ASSERT_FALSE(fast.statements.empty());
-    fast.steps.push_back({"split", "x", {"i"}, 2, false, "", "", {}}); // told apart from `slow`
+    TuneRecord fast;
+    writeTuningLog(t, "t.jsonl", &fast);
+    if (HasFatalFailure()) return;
     std::string why;
-    const std::string log = (dir / "m.tasks/t.jsonl").string();
-    ASSERT_TRUE(appendRecord(log, slow, &why)) << why;
-    ASSERT_TRUE(appendRecord(log, fast, &why)) << why;
-
     ModelProject p;
     p.path = (dir / "m.loopscope.json").string();
     p.choice(t.workload, t.name).log = "m.tasks/t.jsonl";
@@ -173,6 +185,89 @@ TEST_F(ProjectTest, ATuningLogsBestRecordBecomesTheSchedule)
     EXPECT_NE(o.scripts.at(t.workload).find(fast.statements.back()), std::string::npos);
     auto model = CompiledModel::compile(graph, o, &why);
     ASSERT_NE(model, nullptr) << why;
+}
+
+// A task's contenders (default, its script's variant, its log's best) and the choice among them:
+// "use" says which runs; a choice never timed against the default is stale, and so is one whose
+// contenders compile to other code than when they were (another CPU, another code generator, an
+// edited script) until they are compared again.
+TEST_F(ProjectTest, TheChoiceAmongContendersAndWhenItIsStale)
+{
+    const Task& t = repeated();
+    const std::string folder = (dir / "m.tasks").string();
+    ModelProject p;
+    p.path = (dir / "m.loopscope.json").string();
+    std::vector<std::string> notes;
+    // Nothing chosen, nothing tuned: the default alone, never stale.
+    auto contenders = scheduleContenders(p, graph, t, folder, &notes);
+    ASSERT_EQ(contenders.size(), 1u);
+    EXPECT_EQ(contenders[0].kind, "default");
+    EXPECT_EQ(staleReason(p, graph, t, folder), "");
+
+    TuneRecord fast;
+    writeTuningLog(t, t.name + ".jsonl", &fast);
+    if (HasFatalFailure()) return;
+    write(dir / "m.tasks/mine.py", mineScript(t));
+    TaskChoice& c = p.choice(t.workload, t.name);
+    c.script = "m.tasks/mine.py";
+    c.variant = "mine";
+    // The log is found where `model tune` writes it, though the project does not name it.
+    contenders = scheduleContenders(p, graph, t, folder, &notes);
+    EXPECT_TRUE(notes.empty()) << (notes.empty() ? "" : notes.front());
+    ASSERT_EQ(contenders.size(), 3u);
+    EXPECT_EQ(contenders[1].kind, "script");
+    EXPECT_EQ(contenders[1].variant, "mine");
+    EXPECT_EQ(contenders[2].kind, "tuned");
+    EXPECT_EQ(contenders[2].log, "m.tasks/" + t.name + ".jsonl");
+    EXPECT_NE(staleReason(p, graph, t, folder).find("never timed"), std::string::npos);
+
+    std::string why;
+    const std::string code = codeFingerprint(contenders, t.name, &why);
+    ASSERT_FALSE(code.empty()) << why;
+    EXPECT_EQ(codeFingerprint(contenders, t.name, &why), code); // the same code, the same print
+    c.log = contenders[2].log;
+    c.use = "script";
+    c.compared = {"2026-11-28T06:00:00Z",
+                  hostTarget().cpu,
+                  code,
+                  {{"default", 1.5}, {"script", 1.0}, {"tuned", 1.2}}};
+    EXPECT_EQ(staleReason(p, graph, t, folder), "");
+    // "use" picks among them, the log notwithstanding.
+    ModelOptions o = resolveProject(p, graph, tasks, &notes);
+    EXPECT_EQ(o.variants.at(t.workload), "mine");
+    c.use = "default";
+    o = resolveProject(p, graph, tasks, &notes);
+    EXPECT_EQ(o.scripts.count(t.workload), 0u);
+    c.use = "tuned";
+    o = resolveProject(p, graph, tasks, &notes);
+    EXPECT_EQ(o.variants.at(t.workload), "tuned");
+    // Written and read back whole.
+    ASSERT_TRUE(writeProject(p, &why)) << why;
+    ModelProject back;
+    ASSERT_TRUE(readProject(p.path, &back, &why)) << why;
+    ASSERT_EQ(back.tasks.size(), 1u);
+    EXPECT_EQ(back.tasks[0].use, "tuned");
+    EXPECT_EQ(back.tasks[0].compared, c.compared);
+
+    // Measured on another CPU.
+    c.compared.cpu = "a-cpu-elsewhere";
+    c.compared.code = "0123456789abcdef";
+    EXPECT_NE(staleReason(p, graph, t, folder).find("this is " + hostTarget().cpu),
+              std::string::npos);
+    // The hand script edited: its code is not what was compared.
+    c.compared.cpu = hostTarget().cpu;
+    c.compared.code = code;
+    std::string edited = mineScript(t);
+    const std::size_t open = edited.rfind("te.create_schedule(") + 19;
+    const std::string out = edited.substr(open, edited.rfind(".op)") - open);
+    edited += "s[" + out + "].parallel(" + out + ".op.axis[1])\n";
+    write(dir / "m.tasks/mine.py", edited);
+    EXPECT_NE(staleReason(p, graph, t, folder).find("has changed"), std::string::npos)
+        << staleReason(p, graph, t, folder);
+
+    write(dir / "bad.json", "{\"version\": 1, \"tasks\": [{\"workload\": \"w\", \"use\": \"x\"}]}");
+    EXPECT_FALSE(readProject((dir / "bad.json").string(), &back, &why));
+    EXPECT_NE(why.find("\"use\""), std::string::npos) << why;
 }
 
 TEST_F(ProjectTest, WhatCannotBeHonouredIsANoteAndTheDefault)

@@ -288,6 +288,7 @@ TEST(ProtocolCodec, EveryReplyComesBackAsItWent)
     task.logFile = "conv.log";
     task.source = "default";
     task.variant = "v";
+    task.stale = "chosen on 2026-11-20 on znver4; this is znver1";
     task.measured = true;
     task.ms = 1.5;
     task.share = 0.25;

@@ -3,7 +3,8 @@
 // weight x ms; "Open as Script" writes the task's script beside the model, names it in the
 // project file and opens it in the main window; tuning that script in the Tune panel makes its
 // log the task's schedule, and the next run says so; "Use Variant" picks a variant of the
-// script; a file that is not a model is an error in the view, not a crash.
+// script, marked stale until it is timed against the others; a file that is not a model is an error
+// in the view, not a crash.
 #include "model/ModelWindow.h"
 #include "model/ModelGraphView.h"
 #include "shell/MainWindow.h"
@@ -164,6 +165,15 @@ private slots:
         m->useVariant(t, QStringLiteral("naive"));
         QVERIFY(again.wait(60000));
         QCOMPARE(source(), QStringLiteral("script gemm_relu_0.py, variant naive"));
+        // A choice never timed against the default schedule is marked stale, with what to do.
+        const QString stale = QString::fromStdString(m->result().tasks[std::size_t(t)].stale);
+        QVERIFY2(stale.contains(QStringLiteral("--trials 0")), qPrintable(stale));
+        bool marked = false;
+        for (int row = 0; row < m->taskTable()->rowCount(); ++row)
+            if (m->taskTable()->item(row, 0)->text() == QStringLiteral("gemm_relu_0"))
+                marked = m->taskTable()->item(row, 4)->text().startsWith(QStringLiteral("⚠"));
+        QVERIFY(marked);
+        QVERIFY(m->statusText().contains(QStringLiteral("may no longer be the fastest")));
         QSignalSpy ran(m, &ModelWindow::modelRan);
         m->runModel();
         QVERIFY(ran.wait(120000));
