@@ -47,7 +47,8 @@ using cli::UsageError;
 constexpr int kError = cli::kDocumentError, kWrong = cli::kWrongNumbers;
 
 const char* kModelUsage =
-    "usage: loopscope-cli model info  M.onnx [--shape NAME=DIMS ...] [--passes] [--json]\n"
+    "usage: loopscope-cli model info  M.onnx [--shape NAME=DIMS ...] [--input NAME=FILE.pb ...]\n"
+    "                                 [--passes] [--json]\n"
     "       loopscope-cli model run   M.onnx [--input NAME=FILE.pb ...] [--shape NAME=DIMS ...]\n"
     "                                 [--output-dir D] [--check] [--seed N] [--threads N]\n"
     "                                 [--schedules F | --default-schedules] [--json]\n"
@@ -79,6 +80,10 @@ const char* kModelUsage =
     "         torchvision's ResNet-18 at 224x224, 45 MB)\n"
     "\n"
     "--shape NAME=DIMS gives an input's shape (1x3x224x224), needed for dynamic dimensions.\n"
+    "--input NAME=FILE.pb (a TensorProto) gives an input's value at compile time: integers (a\n"
+    "shape, axes, starts, split sizes) are bound as constants and the model is specialised on\n"
+    "them, as Relay's freeze_params does; floating-point data is the input `run` runs on, and\n"
+    "gives its shape to the other subcommands. Every subcommand but test and make takes it.\n"
     "The project file (M.loopscope.json beside M.onnx, or --schedules F) names each task's\n"
     "schedule: a script and variant, or a tuning log; --default-schedules ignores it.\n";
 
@@ -108,6 +113,7 @@ struct Args {
     std::vector<std::string> files;
     ImportOptions import;
     std::vector<std::pair<std::string, std::string>> inputs; // NAME=FILE
+    std::map<std::string, HostBuffer> given;                 // their values, read
     std::string outputDir, exportDir;
     std::string schedules; // the project file (empty: the one beside the model)
     bool defaultSchedules = false;
@@ -161,10 +167,11 @@ std::vector<cli::Option> optionsOf(Args& a)
              a.seed = static_cast<std::uint64_t>(countOf("--seed", v, 0));
          }},
     };
-    if (sub == "run") {
+    if (sub != "test" && sub != "make")
         o.push_back({"--input", "", true, [&a, keyValue](const std::string& v) {
                          a.inputs.push_back(keyValue("--input", v));
                      }});
+    if (sub == "run") {
         o.push_back({"--output-dir", "", true, [&a](const std::string& v) { a.outputDir = v; }});
         o.push_back({"--check", "", false, [&a](const std::string&) { a.check = true; }});
     }
@@ -303,18 +310,18 @@ int modelInfo(const Args& a, const ImportResult& r)
     return kOk;
 }
 
+// The values of the model's inputs: those given (less those bound as constants), the others
+// seeded.
 std::map<std::string, HostBuffer> readInputs(const Args& a, const Graph& g, std::string* why)
 {
     std::map<std::string, HostBuffer> values;
-    for (auto& [name, file] : a.inputs) {
-        std::string tensorName;
-        HostBuffer b;
-        if (!readTensorFile(file, &tensorName, &b, why)) return {};
+    for (auto& [name, b] : a.given) {
+        if (bindsAsConstant(b)) continue; // a weight of the model now
         if (std::find(g.inputs.begin(), g.inputs.end(), name) == g.inputs.end()) {
             *why = "--input names '" + name + "', which is not an input of the model";
             return {};
         }
-        values[name] = std::move(b);
+        values[name] = b;
     }
     // Seeded values for the inputs not given.
     for (std::size_t i = 0; i < g.inputs.size(); ++i) {
@@ -588,6 +595,21 @@ int runModelCommand(int argc, char** argv, const std::string& self)
     }
     ImportOptions options = a.import;
     options.allowUnsupported = a.sub == "info";
+    // Values given at compile time: integers (a Reshape's shape, a Slice's starts) are bound as
+    // constants, so the model is specialised on them; data decides its input's shape.
+    for (auto& [name, file] : a.inputs) {
+        std::string tensorName, why;
+        HostBuffer b;
+        if (!readTensorFile(file, &tensorName, &b, &why)) {
+            std::cerr << "loopscope-cli: --input " << name << ": " << why << "\n";
+            return kError;
+        }
+        if (bindsAsConstant(b))
+            options.constants[name] = b;
+        else if (!options.shapes.count(name))
+            options.shapes[name] = b.shape();
+        a.given[name] = std::move(b);
+    }
     ImportResult r = importOnnx(a.files[0], options);
     if (!r.ok) {
         std::cerr << a.files[0] << ": error: " << r.error << "\n";

@@ -64,7 +64,7 @@ CaseResult runCase(const fs::path& dir)
             if (!readTensorFile(file.string(), &name, &b, &why)) finish("skip", why);
             if (name.empty() && static_cast<std::size_t>(i) < names.size())
                 name = names[static_cast<std::size_t>(i)];
-            if (!b.dtype().isFloat() && !name.empty()) options.constants[name] = b;
+            if (bindsAsConstant(b) && !name.empty()) options.constants[name] = b;
             files.emplace_back(name, std::move(b));
         }
         ImportResult r = importOnnx((dir / "model.onnx").string(), options);

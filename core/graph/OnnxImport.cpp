@@ -324,6 +324,11 @@ const std::vector<std::string>& supportedOperators()
     return names;
 }
 
+bool bindsAsConstant(const HostBuffer& value)
+{
+    return !value.dtype().isFloat();
+}
+
 ImportResult importOnnx(const std::string& path, const ImportOptions& options)
 {
     ImportResult r;
@@ -367,6 +372,21 @@ ImportResult importOnnxBytes(const std::string& bytes, const std::string& folder
         // Inputs given as constants become initializers.
         for (auto& [name, value] : options.constants) {
             if (initializers.count(name)) continue;
+            const onnx::ValueInfoProto* input = nullptr;
+            std::string names;
+            for (auto& v : graph->input()) {
+                if (v.name() == name) input = &v;
+                if (!initializers.count(v.name())) names += (names.empty() ? "" : ", ") + v.name();
+            }
+            if (!input)
+                throw ImportError("'" + name +
+                                  "' is not an input of the model (its inputs: " + names + ")");
+            const int declared = input->type().tensor_type().elem_type();
+            if (declared != 0 && declared != elemTypeOf(value.dtype()))
+                throw ImportError("input '" + name + "' is " +
+                                  (dtypeOf(declared) ? dtypeOf(declared)->str()
+                                                     : "of ONNX type " + std::to_string(declared)) +
+                                  "; the value given for it is " + value.dtype().str());
             tensorToProto(name, value, graph->add_initializer());
             initializers.insert(name);
         }

@@ -23,9 +23,15 @@ struct ImportOptions {
     // their nodes, without output shapes past them.
     bool allowUnsupported = false;
     // Inputs given as constants (ONNX's test data gives a Reshape's shape or a Slice's starts as
-    // inputs): they become weights, and what they configure is static.
+    // inputs; `model run --input NAME=FILE.pb` with integers): they become weights, and what they
+    // configure is static, as Relay's freeze_params makes it. A name that is not an input, or a
+    // value of another type than the input's, is an error.
     std::map<std::string, HostBuffer> constants;
 };
+
+// Whether a value given for an input is bound as a constant at import: integers (shapes, axes,
+// starts, split sizes, indices) are; floating-point data stays an input.
+bool bindsAsConstant(const HostBuffer& value);
 
 struct ImportResult {
     bool ok = false;

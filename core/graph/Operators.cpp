@@ -43,9 +43,16 @@ const HostBuffer* OpContext::constant(int i) const
 std::vector<std::int64_t> OpContext::constantInts(int i, const char* what) const
 {
     const HostBuffer* b = constant(i);
-    if (!b)
+    if (!b) {
+        const std::string& name = m_node.inputs[static_cast<std::size_t>(i)];
+        const auto& inputs = m_graph.inputs;
+        const bool graphInput = std::find(inputs.begin(), inputs.end(), name) != inputs.end();
         fail(std::string(what) + " (input " + std::to_string(i) +
-             ") must be a constant: Loopscope runs models with static shapes");
+             ") must be a constant: Loopscope runs models with static shapes" +
+             (graphInput ? "; it is the model's input '" + name +
+                               "': give its value with --input " + name + "=FILE.pb"
+                         : std::string()));
+    }
     std::vector<std::int64_t> out;
     for (std::int64_t k = 0; k < b->elementCount(); ++k)
         out.push_back(b->dtype().isFloat() ? static_cast<std::int64_t>(b->get(k)) : b->getInt(k));

@@ -242,6 +242,46 @@ TEST(CliModel, TrialsZeroComparesTheChoicesAgain)
     EXPECT_EQ(bench.output.find("stale"), std::string::npos) << bench.output;
 }
 
+// A shape given as an input is bound as a constant with --input, and the model is specialised on
+// it; without it the refusal says how to give it.
+TEST(CliModel, AnIntegerInputGivenAtCompileTimeIsBoundAsAConstant)
+{
+    const fs::path c = kTestData / "node" / "test_reshape_reordered_all_dims";
+    if (!fs::exists(c)) GTEST_SKIP() << "no ONNX test data at " << c;
+    TempDir dir;
+    RunResult r = runCli("model run " + quoted(c / "model.onnx"), true);
+    EXPECT_EQ(r.exitCode, 1) << r.output;
+    EXPECT_NE(r.output.find("--input shape=FILE.pb"), std::string::npos) << r.output;
+    const fs::path data = c / "test_data_set_0";
+    r = runCli("model info " + quoted(c / "model.onnx") +
+               "--input shape=" + quoted(data / "input_1.pb") + "--json");
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_EQ(nlohmann::json::parse(r.output)["inputs"].size(), 1u) << r.output;
+    r = runCli(
+        "model run " + quoted(c / "model.onnx") + "--input data=" + quoted(data / "input_0.pb") +
+        "--input shape=" + quoted(data / "input_1.pb") + "--output-dir " + quoted(dir.path()));
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    std::ifstream got(dir.path() / "output_0.pb", std::ios::binary),
+        want(data / "output_0.pb", std::ios::binary);
+    EXPECT_EQ(std::string(std::istreambuf_iterator<char>(got), {}),
+              std::string(std::istreambuf_iterator<char>(want), {}));
+    // A name that is not an input, and a value of the wrong type, are errors.
+    r = runCli("model run " + quoted(c / "model.onnx") +
+                   "--input nope=" + quoted(data / "input_1.pb"),
+               true);
+    EXPECT_EQ(r.exitCode, 1);
+    EXPECT_NE(r.output.find("'nope' is not an input of the model (its inputs: data, shape)"),
+              std::string::npos)
+        << r.output;
+    r = runCli("model run " + quoted(c / "model.onnx") +
+                   "--input data=" + quoted(data / "input_1.pb"),
+               true);
+    EXPECT_EQ(r.exitCode, 1);
+    EXPECT_NE(r.output.find("input 'data' is float32; the value given for it is int64"),
+              std::string::npos)
+        << r.output;
+}
+
 TEST(CliModel, MadeModelsImportAndRun)
 {
     TempDir dir;
