@@ -1,7 +1,8 @@
-// The operators with reductions: 2-D convolution (groups, depthwise, pads, strides, dilations,
-// auto_pad), Gemm (alpha, beta, transposes), MatMul (batched, broadcasting), max and average
-// pooling (pads, ceil_mode, count_include_pad, dilations), global average pooling, ReduceMean and
-// ReduceSum, and Softmax (over the flattened trailing axes before opset 13, over one axis from it).
+// The operators with reductions: 1-D, 2-D and 3-D convolution (groups, depthwise, pads, strides,
+// dilations, auto_pad), Gemm (alpha, beta, transposes), MatMul (batched, broadcasting), 1-D, 2-D
+// and 3-D max and average pooling (pads, ceil_mode, count_include_pad, dilations), global
+// average pooling, ReduceMean and ReduceSum, and Softmax (over the flattened trailing axes before
+// opset 13, over one axis from it).
 #include "graph/Operators.h"
 
 #include <algorithm>
@@ -16,100 +17,172 @@ std::string num(std::int64_t v)
     return std::to_string(v);
 }
 
-// ---- windows: the geometry shared by Conv and the pools ----
+// ---- windows: the geometry shared by Conv and the pools, over 1, 2 or 3 spatial axes ----
 
+// Per spatial axis (D, H, W in ONNX's order): the input's size, the window's size, stride and
+// dilation, the pads before and after, and the output's size.
 struct Window {
-    std::int64_t kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1;
-    std::int64_t pt = 0, pl = 0, pb = 0, pr = 0; // pads: top, left, bottom, right
-    std::int64_t oh = 0, ow = 0;
+    std::vector<std::int64_t> in, k, s, d, p0, p1, out;
+    std::size_t rank() const { return k.size(); }
+    bool padded() const
+    {
+        for (std::size_t a = 0; a < rank(); ++a)
+            if (p0[a] != 0 || p1[a] != 0) return true;
+        return false;
+    }
 };
 
-// `kernel`: the window's size; for a pool, `ceil` rounds the output size up.
-Window windowOf(const OpContext& c, std::int64_t h, std::int64_t w, std::int64_t kh,
-                std::int64_t kw, bool ceil)
+// The window on three axes, unit axes in front: the reference loops over 1-, 2- and 3-D alike.
+struct Window3 {
+    std::int64_t in[3], k[3], s[3], d[3], p0[3], p1[3], out[3];
+    std::int64_t outCount() const { return out[0] * out[1] * out[2]; }
+    std::int64_t inCount() const { return in[0] * in[1] * in[2]; }
+};
+
+Window3 asThree(const Window& g)
+{
+    Window3 w{};
+    const std::size_t lead = 3 - g.rank();
+    for (std::size_t a = 0; a < 3; ++a) {
+        const bool real = a >= lead;
+        const std::size_t i = real ? a - lead : 0;
+        w.in[a] = real ? g.in[i] : 1;
+        w.k[a] = real ? g.k[i] : 1;
+        w.s[a] = real ? g.s[i] : 1;
+        w.d[a] = real ? g.d[i] : 1;
+        w.p0[a] = real ? g.p0[i] : 0;
+        w.p1[a] = real ? g.p1[i] : 0;
+        w.out[a] = real ? g.out[i] : 1;
+    }
+    return w;
+}
+
+// The names of the spatial axes in scripts: x; y, x; z, y, x.
+std::string axisName(std::size_t axis, std::size_t rank)
+{
+    static const char* names[] = {"z", "y", "x"};
+    return names[3 - rank + axis];
+}
+
+// A window of `kernel` over the spatial sizes `in`; for a pool, `ceil` rounds the output size up.
+Window windowOf(const OpContext& c, const std::vector<std::int64_t>& in,
+                const std::vector<std::int64_t>& kernel, bool ceil)
 {
     const GraphNode& n = c.node();
+    const std::size_t rank = in.size();
+    const std::string axes = std::to_string(rank) + "-D window";
     Window g;
-    g.kh = kh;
-    g.kw = kw;
-    auto strides = n.intsAttr("strides", {1, 1});
-    auto dilations = n.intsAttr("dilations", {1, 1});
-    if (strides.size() != 2 || dilations.size() != 2)
-        c.fail("strides and dilations need two values for a 2-D window");
-    g.sh = strides[0];
-    g.sw = strides[1];
-    g.dh = dilations[0];
-    g.dw = dilations[1];
-    if (g.sh < 1 || g.sw < 1 || g.dh < 1 || g.dw < 1)
-        c.fail("strides and dilations must be positive");
-    const std::int64_t ekh = (kh - 1) * g.dh + 1, ekw = (kw - 1) * g.dw + 1;
+    g.in = in;
+    g.k = kernel;
+    g.s = n.intsAttr("strides", std::vector<std::int64_t>(rank, 1));
+    g.d = n.intsAttr("dilations", std::vector<std::int64_t>(rank, 1));
+    if (g.s.size() != rank || g.d.size() != rank)
+        c.fail("strides and dilations need " + num(static_cast<std::int64_t>(rank)) +
+               " values for a " + axes);
+    for (std::size_t a = 0; a < rank; ++a)
+        if (g.s[a] < 1 || g.d[a] < 1) c.fail("strides and dilations must be positive");
+    g.p0.assign(rank, 0);
+    g.p1.assign(rank, 0);
+    g.out.assign(rank, 0);
+    auto extent = [&](std::size_t a) { return (g.k[a] - 1) * g.d[a] + 1; };
     const std::string autoPad = n.stringAttr("auto_pad", "NOTSET");
     if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
-        g.oh = (h + g.sh - 1) / g.sh;
-        g.ow = (w + g.sw - 1) / g.sw;
-        const std::int64_t ph = std::max<std::int64_t>(0, (g.oh - 1) * g.sh + ekh - h);
-        const std::int64_t pw = std::max<std::int64_t>(0, (g.ow - 1) * g.sw + ekw - w);
-        const bool upper = autoPad == "SAME_UPPER";
-        g.pt = upper ? ph / 2 : ph - ph / 2;
-        g.pb = ph - g.pt;
-        g.pl = upper ? pw / 2 : pw - pw / 2;
-        g.pr = pw - g.pl;
+        for (std::size_t a = 0; a < rank; ++a) {
+            g.out[a] = (in[a] + g.s[a] - 1) / g.s[a];
+            const std::int64_t p =
+                std::max<std::int64_t>(0, (g.out[a] - 1) * g.s[a] + extent(a) - in[a]);
+            g.p0[a] = autoPad == "SAME_UPPER" ? p / 2 : p - p / 2;
+            g.p1[a] = p - g.p0[a];
+        }
         return g;
     }
     if (autoPad != "NOTSET" && autoPad != "VALID")
         c.fail("auto_pad '" + autoPad + "' is not NOTSET, SAME_UPPER, SAME_LOWER or VALID");
     if (autoPad == "NOTSET") {
-        auto pads = n.intsAttr("pads", {0, 0, 0, 0});
-        if (pads.size() != 4) c.fail("pads needs four values for a 2-D window");
-        g.pt = pads[0];
-        g.pl = pads[1];
-        g.pb = pads[2];
-        g.pr = pads[3];
-        if (g.pt < 0 || g.pl < 0 || g.pb < 0 || g.pr < 0) c.fail("negative pads");
+        auto pads = n.intsAttr("pads", std::vector<std::int64_t>(2 * rank, 0));
+        if (pads.size() != 2 * rank)
+            c.fail("pads needs " + num(static_cast<std::int64_t>(2 * rank)) + " values for a " +
+                   axes);
+        for (std::size_t a = 0; a < rank; ++a) {
+            g.p0[a] = pads[a];
+            g.p1[a] = pads[rank + a];
+            if (g.p0[a] < 0 || g.p1[a] < 0) c.fail("negative pads");
+        }
     }
-    auto out = [&](std::int64_t in, std::int64_t pad, std::int64_t ek, std::int64_t s) {
-        const std::int64_t span = in + pad - ek;
+    for (std::size_t a = 0; a < rank; ++a) {
+        const std::int64_t span = in[a] + g.p0[a] + g.p1[a] - extent(a);
         if (span < 0) c.fail("the window is larger than the padded input");
-        return (ceil ? (span + s - 1) / s : span / s) + 1;
-    };
-    g.oh = out(h, g.pt + g.pb, ekh, g.sh);
-    g.ow = out(w, g.pl + g.pr, ekw, g.sw);
-    // ceil_mode: a last window that would start inside the right padding is dropped.
-    if (ceil) {
-        if ((g.oh - 1) * g.sh >= h + g.pt) --g.oh;
-        if ((g.ow - 1) * g.sw >= w + g.pl) --g.ow;
+        g.out[a] = (ceil ? (span + g.s[a] - 1) / g.s[a] : span / g.s[a]) + 1;
+        // ceil_mode: a last window that would start inside the far padding is dropped.
+        if (ceil && (g.out[a] - 1) * g.s[a] >= in[a] + g.p0[a]) --g.out[a];
     }
     return g;
 }
 
-// A padded copy of a 4-D input as a TE stage ("pad"), or the input itself when no padding.
+// "i * s + r * d" for a window's tap on one axis, without unit factors.
+std::string tap(const std::string& v, std::int64_t s, const std::string& r, std::int64_t d)
+{
+    return (s == 1 ? v : v + " * " + num(s)) + " + " + (d == 1 ? r : r + " * " + num(d));
+}
+
+// One reduce axis per spatial axis of the window ("ry", "rx"), declared.
+std::vector<std::string> windowAxes(ScriptWriter& w, const Window& g)
+{
+    std::vector<std::string> r;
+    for (std::size_t a = 0; a < g.rank(); ++a) {
+        r.push_back(w.fresh("r" + axisName(a, g.rank())));
+        w.line(r.back() + " = te.reduce_axis((0, " + num(g.k[a]) + "), name=\"" + r.back() + "\")");
+    }
+    return r;
+}
+
+// A padded copy of an N x C x ... input as a TE stage ("pad"), or the input itself when no
+// padding.
 std::string padStage(ScriptWriter& w, const std::string& input, const std::vector<std::int64_t>& s,
                      const Window& g, double fill, DataType t, const std::string& base)
 {
-    if (g.pt == 0 && g.pl == 0 && g.pb == 0 && g.pr == 0) return input;
+    if (!g.padded()) return input;
     const std::string var = w.fresh(base + "_pad");
-    const std::vector<std::int64_t> padded{s[0], s[1], s[2] + g.pt + g.pb, s[3] + g.pl + g.pr};
+    std::vector<std::int64_t> padded{s[0], s[1]};
+    for (std::size_t a = 0; a < g.rank(); ++a)
+        padded.push_back(s[2 + a] + g.p0[a] + g.p1[a]);
     w.compute(
         var, padded,
         [&](const std::vector<std::string>& i) {
-            const std::string& y = i[2];
-            const std::string& x = i[3];
-            return "tvm.tir.if_then_else(tvm.tir.all(" + y + " >= " + num(g.pt) + ", " + y + " < " +
-                   num(s[2] + g.pt) + ", " + x + " >= " + num(g.pl) + ", " + x + " < " +
-                   num(s[3] + g.pl) + "), " + input + "[" + i[0] + ", " + i[1] + ", " + y + " - " +
-                   num(g.pt) + ", " + x + " - " + num(g.pl) + "], " +
+            std::string inside, load = input + "[" + i[0] + ", " + i[1];
+            for (std::size_t a = 0; a < g.rank(); ++a) {
+                const std::string& v = i[2 + a];
+                inside += (a ? ", " : "") + v + " >= " + num(g.p0[a]) + ", " + v + " < " +
+                          num(s[2 + a] + g.p0[a]);
+                load += ", " + v + " - " + num(g.p0[a]);
+            }
+            return "tvm.tir.if_then_else(tvm.tir.all(" + inside + "), " + load + "], " +
                    ScriptWriter::constant(fill, t) + ")";
         },
         var);
     return var;
 }
 
+// The spatial sizes of an N x C x ... shape.
+std::vector<std::int64_t> spatialOf(const std::vector<std::int64_t>& shape)
+{
+    return {shape.begin() + 2, shape.end()};
+}
+
+// N x C x (the window's output).
+std::vector<std::int64_t> windowOutput(std::int64_t n, std::int64_t c, const Window& g)
+{
+    std::vector<std::int64_t> s{n, c};
+    s.insert(s.end(), g.out.begin(), g.out.end());
+    return s;
+}
+
 // ---- Conv ----
 
 struct ConvGeometry {
-    std::int64_t n, c, h, w, f, group, cpg; // cpg: input channels per group
+    std::int64_t n, c, f, group, cpg; // cpg: input channels per group
     // Weights in blocks of output channels (F/B x C x KH x KW x B, kConvWeightBlock), made by
-    // AlterConvLayout; 0: as ONNX has them (F x C x KH x KW).
+    // AlterConvLayout for 2-D convolutions; 0: as ONNX has them (F x C x K...).
     std::int64_t block = 0;
     Window g;
 };
@@ -119,18 +192,21 @@ ConvGeometry convOf(const OpContext& c)
     const auto& x = c.shape(0);
     const auto& wt = c.shape(1);
     const std::int64_t block = c.node().intAttr(kConvWeightBlock, 0);
-    if (block > 0 && (wt.size() != 5 || wt[4] != block || c.node().intAttr("group", 1) != 1))
+    if (block > 0 &&
+        (x.size() != 4 || wt.size() != 5 || wt[4] != block || c.node().intAttr("group", 1) != 1))
         c.fail("weights in blocks of " + num(block) + " output channels must be F/" + num(block) +
                " x C x KH x KW x " + num(block) + " with one group, not " + dimsText(wt));
-    if (x.size() != 4 || wt.size() != (block > 0 ? 5U : 4U))
-        c.fail("Loopscope runs 2-D convolutions (input N x C x H x W), not rank " +
+    if (x.size() < 3 || x.size() > 5)
+        c.fail("Loopscope runs 1-D, 2-D and 3-D convolutions (input N x C x W, N x C x H x W or "
+               "N x C x D x H x W), not rank " +
+               std::to_string(x.size()));
+    if (wt.size() != (block > 0 ? 5U : x.size()))
+        c.fail("weights of shape " + dimsText(wt) + " do not fit an input of rank " +
                std::to_string(x.size()));
     if (!c.input(0).dtype.isFloat()) c.fail("needs a floating-point input");
     ConvGeometry g;
     g.n = x[0];
     g.c = x[1];
-    g.h = x[2];
-    g.w = x[3];
     g.block = block;
     g.f = block > 0 ? wt[0] * block : wt[0];
     g.group = c.node().intAttr("group", 1);
@@ -141,51 +217,64 @@ ConvGeometry convOf(const OpContext& c)
     if (wt[1] != g.cpg)
         c.fail("weights of shape " + dimsText(wt) + " do not fit " + num(g.c) +
                " input channels in " + num(g.group) + " group(s)");
-    auto ks = c.node().intsAttr("kernel_shape", {wt[2], wt[3]});
-    if (ks.size() != 2 || ks[0] != wt[2] || ks[1] != wt[3])
+    const std::vector<std::int64_t> kernel(wt.begin() + 2, wt.begin() + 2 + (x.size() - 2));
+    if (c.node().intsAttr("kernel_shape", kernel) != kernel)
         c.fail("kernel_shape does not match the weights " + dimsText(wt));
     if (c.hasInput(2) && c.input(2).elementCount() != g.f)
         c.fail("the bias has " + num(c.input(2).elementCount()) + " values for " + num(g.f) +
                " filters");
-    g.g = windowOf(c, g.h, g.w, wt[2], wt[3], false);
+    g.g = windowOf(c, spatialOf(x), kernel, false);
     return g;
 }
 
 std::vector<TensorType> convInfer(const OpContext& c)
 {
     ConvGeometry g = convOf(c);
-    return {{c.input(0).dtype, {g.n, g.f, g.g.oh, g.g.ow}}};
+    return {{c.input(0).dtype, windowOutput(g.n, g.f, g.g)}};
 }
 
 std::vector<HostBuffer> convEval(const OpContext& c, const std::vector<const HostBuffer*>& in)
 {
     const ConvGeometry g = convOf(c);
-    const Window& wd = g.g;
-    HostBuffer out = referenceBuffer(c.input(0).dtype, {g.n, g.f, wd.oh, wd.ow});
+    const Window3 wd = asThree(g.g);
+    HostBuffer out = referenceBuffer(c.input(0).dtype, windowOutput(g.n, g.f, g.g));
     const std::int64_t fpg = g.f / g.group;
-    const std::int64_t per = g.cpg * wd.kh * wd.kw; // weights of one filter
+    const std::int64_t per = g.cpg * wd.k[0] * wd.k[1] * wd.k[2]; // weights of one filter
     const HostBuffer &x = *in[0], &wt = *in[1];
+    std::int64_t o = 0; // the output's elements in order
     for (std::int64_t n = 0; n < g.n; ++n)
         for (std::int64_t f = 0; f < g.f; ++f) {
             const std::int64_t c0 = (f / fpg) * g.cpg;
-            for (std::int64_t oy = 0; oy < wd.oh; ++oy)
-                for (std::int64_t ox = 0; ox < wd.ow; ++ox) {
-                    double sum = in.size() > 2 && in[2] ? in[2]->get(f) : 0.0;
-                    for (std::int64_t rc = 0; rc < g.cpg; ++rc)
-                        for (std::int64_t ky = 0; ky < wd.kh; ++ky) {
-                            const std::int64_t iy = oy * wd.sh + ky * wd.dh - wd.pt;
-                            if (iy < 0 || iy >= g.h) continue;
-                            for (std::int64_t kx = 0; kx < wd.kw; ++kx) {
-                                const std::int64_t ix = ox * wd.sw + kx * wd.dw - wd.pl;
-                                if (ix < 0 || ix >= g.w) continue;
-                                const std::int64_t k = (rc * wd.kh + ky) * wd.kw + kx;
-                                sum += x.get(((n * g.c + c0 + rc) * g.h + iy) * g.w + ix) *
-                                       wt.get(g.block > 0 ? blockedWeightOffset(f, k, per, g.block)
+            for (std::int64_t oz = 0; oz < wd.out[0]; ++oz)
+                for (std::int64_t oy = 0; oy < wd.out[1]; ++oy)
+                    for (std::int64_t ox = 0; ox < wd.out[2]; ++ox) {
+                        double sum = in.size() > 2 && in[2] ? in[2]->get(f) : 0.0;
+                        for (std::int64_t rc = 0; rc < g.cpg; ++rc)
+                            for (std::int64_t kz = 0; kz < wd.k[0]; ++kz) {
+                                const std::int64_t iz = oz * wd.s[0] + kz * wd.d[0] - wd.p0[0];
+                                if (iz < 0 || iz >= wd.in[0]) continue;
+                                for (std::int64_t ky = 0; ky < wd.k[1]; ++ky) {
+                                    const std::int64_t iy = oy * wd.s[1] + ky * wd.d[1] - wd.p0[1];
+                                    if (iy < 0 || iy >= wd.in[1]) continue;
+                                    for (std::int64_t kx = 0; kx < wd.k[2]; ++kx) {
+                                        const std::int64_t ix =
+                                            ox * wd.s[2] + kx * wd.d[2] - wd.p0[2];
+                                        if (ix < 0 || ix >= wd.in[2]) continue;
+                                        const std::int64_t k =
+                                            ((rc * wd.k[0] + kz) * wd.k[1] + ky) * wd.k[2] + kx;
+                                        sum += x.get((((n * g.c + c0 + rc) * wd.in[0] + iz) *
+                                                          wd.in[1] +
+                                                      iy) *
+                                                         wd.in[2] +
+                                                     ix) *
+                                               wt.get(g.block > 0
+                                                          ? blockedWeightOffset(f, k, per, g.block)
                                                           : f * per + k);
+                                    }
+                                }
                             }
-                        }
-                    out.set(((n * g.f + f) * wd.oh + oy) * wd.ow + ox, sum);
-                }
+                        out.set(o++, sum);
+                    }
         }
     return {std::move(out)};
 }
@@ -197,37 +286,48 @@ void convEmit(const OpContext& c, ScriptWriter& w, const std::vector<std::string
     const Window& wd = g.g;
     const DataType t = c.input(0).dtype;
     const std::string data = padStage(w, in[0], c.shape(0), wd, 0.0, t, out[0]);
-    const std::string rc = w.fresh("rc"), ry = w.fresh("ry"), rx = w.fresh("rx");
+    const std::string rc = w.fresh("rc");
     w.line(rc + " = te.reduce_axis((0, " + num(g.cpg) + "), name=\"" + rc + "\")");
-    w.line(ry + " = te.reduce_axis((0, " + num(wd.kh) + "), name=\"" + ry + "\")");
-    w.line(rx + " = te.reduce_axis((0, " + num(wd.kw) + "), name=\"" + rx + "\")");
-    const bool bias = in.size() > 2 && !in[2].empty();
-    auto at = [](const std::string& v, std::int64_t s, const std::string& k, std::int64_t d) {
-        return (s == 1 ? v : v + " * " + num(s)) + " + " + (d == 1 ? k : k + " * " + num(d));
+    const std::vector<std::string> r = windowAxes(w, wd);
+    std::string axes = rc;
+    for (auto& a : r)
+        axes += ", " + a;
+    // data[n, channel, taps...] * weights[filter, rc, r..., (block)]
+    auto product = [&](const std::vector<std::string>& i, const std::string& channel,
+                       const std::string& filter, const std::string& inBlock) {
+        std::string x = data + "[" + i[0] + ", " + channel, k = in[1] + "[" + filter + ", " + rc;
+        for (std::size_t a = 0; a < wd.rank(); ++a) {
+            x += ", " + tap(i[2 + a], wd.s[a], r[a], wd.d[a]);
+            k += ", " + r[a];
+        }
+        return x + "] * " + k + (inBlock.empty() ? "" : ", " + inBlock) + "]";
     };
+    const bool bias = in.size() > 2 && !in[2].empty();
     auto biasOf = [&](const std::string& channel) {
         return bias ? " + " + in[2] + "[" + channel + "]" : std::string();
     };
+    const std::vector<std::int64_t> shape = windowOutput(g.n, g.f, wd);
     if (g.block > 0) {
         // In blocks of output channels, as TOPI's conv2d_NCHWc: the block's channels are the
         // innermost axis of the weights and of the sums, which the output then reads back
         // into N x F x H x W.
         const std::string conv = w.fresh(out[0] + "_conv");
         const std::string b = num(g.block);
+        std::vector<std::int64_t> blocked = windowOutput(g.n, g.f / g.block, wd);
+        blocked.push_back(g.block);
         w.compute(
-            conv, {g.n, g.f / g.block, wd.oh, wd.ow, g.block},
+            conv, blocked,
             [&](const std::vector<std::string>& i) {
-                return "te.sum(" + data + "[" + i[0] + ", " + rc + ", " +
-                       at(i[2], wd.sh, ry, wd.dh) + ", " + at(i[3], wd.sw, rx, wd.dw) + "] * " +
-                       in[1] + "[" + i[1] + ", " + rc + ", " + ry + ", " + rx + ", " + i[4] +
-                       "], axis=[" + rc + ", " + ry + ", " + rx + "])";
+                return "te.sum(" + product(i, rc, i[1], i.back()) + ", axis=[" + axes + "])";
             },
             conv);
         w.compute(
-            out[0], {g.n, g.f, wd.oh, wd.ow},
+            out[0], shape,
             [&](const std::vector<std::string>& i) {
-                return conv + "[" + i[0] + ", " + i[1] + " // " + b + ", " + i[2] + ", " + i[3] +
-                       ", " + i[1] + " % " + b + "]" + biasOf(i[1]);
+                std::string at = conv + "[" + i[0] + ", " + i[1] + " // " + b;
+                for (std::size_t a = 0; a < wd.rank(); ++a)
+                    at += ", " + i[2 + a];
+                return at + ", " + i[1] + " % " + b + "]" + biasOf(i[1]);
             },
             out[0]);
         return;
@@ -235,20 +335,17 @@ void convEmit(const OpContext& c, ScriptWriter& w, const std::vector<std::string
     const std::string conv = bias ? w.fresh(out[0] + "_conv") : out[0];
     const std::int64_t fpg = g.f / g.group;
     w.compute(
-        conv, {g.n, g.f, wd.oh, wd.ow},
+        conv, shape,
         [&](const std::vector<std::string>& i) {
             const std::string channel =
                 g.group == 1 ? rc
                              : "(" + i[1] + " // " + num(fpg) + ") * " + num(g.cpg) + " + " + rc;
-            return "te.sum(" + data + "[" + i[0] + ", " + channel + ", " +
-                   at(i[2], wd.sh, ry, wd.dh) + ", " + at(i[3], wd.sw, rx, wd.dw) + "] * " + in[1] +
-                   "[" + i[1] + ", " + rc + ", " + ry + ", " + rx + "], axis=[" + rc + ", " + ry +
-                   ", " + rx + "])";
+            return "te.sum(" + product(i, channel, i[1], "") + ", axis=[" + axes + "])";
         },
         conv);
     if (bias)
         w.compute(
-            out[0], {g.n, g.f, wd.oh, wd.ow},
+            out[0], shape,
             [&](const std::vector<std::string>& i) {
                 return ScriptWriter::load(conv, i) + biasOf(i[1]);
             },
@@ -441,15 +538,18 @@ void matmulEmit(const OpContext& c, ScriptWriter& w, const std::vector<std::stri
 Window poolOf(const OpContext& c)
 {
     const auto& x = c.shape(0);
-    if (x.size() != 4)
-        c.fail("Loopscope runs 2-D pooling (input N x C x H x W), not rank " +
+    if (x.size() < 3 || x.size() > 5)
+        c.fail("Loopscope runs 1-D, 2-D and 3-D pooling (input N x C x W, N x C x H x W or "
+               "N x C x D x H x W), not rank " +
                std::to_string(x.size()));
     auto ks = c.node().intsAttr("kernel_shape");
-    if (ks.size() != 2) c.fail("kernel_shape needs two values");
+    if (ks.size() != x.size() - 2)
+        c.fail("kernel_shape needs " + num(static_cast<std::int64_t>(x.size() - 2)) +
+               " values for an input of rank " + std::to_string(x.size()));
     if (c.node().intAttr("storage_order", 0) != 0) c.fail("storage_order 1 is not supported");
     if (c.node().outputs.size() > 1 && !c.node().outputs[1].empty())
         c.fail("the indices output is not supported");
-    return windowOf(c, x[2], x[3], ks[0], ks[1], c.node().intAttr("ceil_mode", 0) != 0);
+    return windowOf(c, spatialOf(x), ks, c.node().intAttr("ceil_mode", 0) != 0);
 }
 
 std::vector<TensorType> poolInfer(const OpContext& c)
@@ -457,39 +557,51 @@ std::vector<TensorType> poolInfer(const OpContext& c)
     if (!c.input(0).dtype.isFloat()) c.fail("needs a floating-point input");
     Window g = poolOf(c);
     const auto& x = c.shape(0);
-    return {{c.input(0).dtype, {x[0], x[1], g.oh, g.ow}}};
+    return {{c.input(0).dtype, windowOutput(x[0], x[1], g)}};
 }
 
 std::vector<HostBuffer> poolEval(const OpContext& c, const std::vector<const HostBuffer*>& in)
 {
-    const Window g = poolOf(c);
+    const Window window = poolOf(c);
+    const Window3 g = asThree(window);
     const auto& x = c.shape(0);
     const bool max = c.node().op == "MaxPool";
     const bool includePad = c.node().intAttr("count_include_pad", 0) != 0;
-    HostBuffer out = referenceBuffer(c.input(0).dtype, {x[0], x[1], g.oh, g.ow});
+    HostBuffer out = referenceBuffer(c.input(0).dtype, windowOutput(x[0], x[1], window));
+    std::int64_t o = 0; // the output's elements in order
     for (std::int64_t nc = 0; nc < x[0] * x[1]; ++nc)
-        for (std::int64_t oy = 0; oy < g.oh; ++oy)
-            for (std::int64_t ox = 0; ox < g.ow; ++ox) {
-                double acc = max ? -INFINITY : 0.0;
-                std::int64_t count = 0, padded = 0;
-                for (std::int64_t ky = 0; ky < g.kh; ++ky)
-                    for (std::int64_t kx = 0; kx < g.kw; ++kx) {
-                        const std::int64_t iy = oy * g.sh + ky * g.dh - g.pt;
-                        const std::int64_t ix = ox * g.sw + kx * g.dw - g.pl;
-                        // Positions in the explicit padding count for count_include_pad; those past
-                        // it (ceil_mode's overhang) never do.
-                        if (iy >= -g.pt && iy < x[2] + g.pb && ix >= -g.pl && ix < x[3] + g.pr)
-                            ++padded;
-                        if (iy < 0 || iy >= x[2] || ix < 0 || ix >= x[3]) continue;
-                        const double v = in[0]->get((nc * x[2] + iy) * x[3] + ix);
-                        acc = max ? std::max(acc, v) : acc + v;
-                        ++count;
-                    }
-                if (!max)
-                    acc /=
-                        static_cast<double>(includePad ? padded : std::max<std::int64_t>(count, 1));
-                out.set((nc * g.oh + oy) * g.ow + ox, acc);
-            }
+        for (std::int64_t oz = 0; oz < g.out[0]; ++oz)
+            for (std::int64_t oy = 0; oy < g.out[1]; ++oy)
+                for (std::int64_t ox = 0; ox < g.out[2]; ++ox) {
+                    double acc = max ? -INFINITY : 0.0;
+                    std::int64_t count = 0, padded = 0;
+                    for (std::int64_t kz = 0; kz < g.k[0]; ++kz)
+                        for (std::int64_t ky = 0; ky < g.k[1]; ++ky)
+                            for (std::int64_t kx = 0; kx < g.k[2]; ++kx) {
+                                const std::int64_t at[3] = {oz * g.s[0] + kz * g.d[0] - g.p0[0],
+                                                            oy * g.s[1] + ky * g.d[1] - g.p0[1],
+                                                            ox * g.s[2] + kx * g.d[2] - g.p0[2]};
+                                // Positions in the explicit padding count for
+                                // count_include_pad; those past it (ceil_mode's overhang) never
+                                // do.
+                                bool inPadding = true, inside = true;
+                                for (int a = 0; a < 3; ++a) {
+                                    inPadding =
+                                        inPadding && at[a] >= -g.p0[a] && at[a] < g.in[a] + g.p1[a];
+                                    inside = inside && at[a] >= 0 && at[a] < g.in[a];
+                                }
+                                if (inPadding) ++padded;
+                                if (!inside) continue;
+                                const double v = in[0]->get(
+                                    ((nc * g.in[0] + at[0]) * g.in[1] + at[1]) * g.in[2] + at[2]);
+                                acc = max ? std::max(acc, v) : acc + v;
+                                ++count;
+                            }
+                    if (!max)
+                        acc /= static_cast<double>(includePad ? padded
+                                                              : std::max<std::int64_t>(count, 1));
+                    out.set(o++, acc);
+                }
     return {std::move(out)};
 }
 
@@ -503,25 +615,23 @@ void poolEmit(const OpContext& c, ScriptWriter& w, const std::vector<std::string
     const bool includePad = c.node().intAttr("count_include_pad", 0) != 0;
     // The ceil_mode overhang pads too (with values that never win or count).
     Window padded = g;
-    padded.pb = std::max(g.pb, (g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1 - x[2] - g.pt);
-    padded.pr = std::max(g.pr, (g.ow - 1) * g.sw + (g.kw - 1) * g.dw + 1 - x[3] - g.pl);
+    for (std::size_t a = 0; a < g.rank(); ++a)
+        padded.p1[a] = std::max(g.p1[a], (g.out[a] - 1) * g.s[a] + (g.k[a] - 1) * g.d[a] + 1 -
+                                             g.in[a] - g.p0[a]);
     const std::string data = padStage(w, in[0], x, padded, max ? -INFINITY : 0.0, t, out[0]);
-    const std::string ry = w.fresh("ry"), rx = w.fresh("rx");
-    w.line(ry + " = te.reduce_axis((0, " + num(g.kh) + "), name=\"" + ry + "\")");
-    w.line(rx + " = te.reduce_axis((0, " + num(g.kw) + "), name=\"" + rx + "\")");
-    const std::vector<std::int64_t> shape{x[0], x[1], g.oh, g.ow};
+    const std::vector<std::string> r = windowAxes(w, g);
+    std::string axes;
+    for (auto& a : r)
+        axes += (axes.empty() ? "" : ", ") + a;
+    const std::vector<std::int64_t> shape = windowOutput(x[0], x[1], g);
     const std::string acc = max ? out[0] : w.fresh(out[0] + "_sum");
     w.compute(
         acc, shape,
         [&](const std::vector<std::string>& i) {
-            auto at = [](const std::string& v, std::int64_t s, const std::string& k,
-                         std::int64_t d) {
-                return (s == 1 ? v : v + " * " + num(s)) + " + " +
-                       (d == 1 ? k : k + " * " + num(d));
-            };
-            return std::string(max ? "te.max(" : "te.sum(") + data + "[" + i[0] + ", " + i[1] +
-                   ", " + at(i[2], g.sh, ry, g.dh) + ", " + at(i[3], g.sw, rx, g.dw) + "], axis=[" +
-                   ry + ", " + rx + "])";
+            std::string at = data + "[" + i[0] + ", " + i[1];
+            for (std::size_t a = 0; a < g.rank(); ++a)
+                at += ", " + tap(i[2 + a], g.s[a], r[a], g.d[a]);
+            return std::string(max ? "te.max(" : "te.sum(") + at + "], axis=[" + axes + "])";
         },
         acc);
     if (max) return;
@@ -529,19 +639,20 @@ void poolEmit(const OpContext& c, ScriptWriter& w, const std::vector<std::string
     w.compute(
         out[0], shape,
         [&](const std::vector<std::string>& i) {
-            auto count = [&](const std::string& o, std::int64_t s, std::int64_t k, std::int64_t d,
-                             std::int64_t p0, std::int64_t size, std::int64_t p1) {
-                const std::int64_t lo = includePad ? -p0 : 0, hi = includePad ? size + p1 : size;
-                if (d != 1) // dilated windows: every tap counted (the uncommon case)
-                    return num(k);
-                const std::string start = "(" + o + " * " + num(s) + " - " + num(p0) + ")";
-                return "(te.min(" + start + " + " + num(k) + ", " + num(hi) + ") - te.max(" +
-                       start + ", " + num(lo) + "))";
-            };
-            return ScriptWriter::load(acc, i) + " / (" +
-                   count(i[2], g.sh, g.kh, g.dh, g.pt, x[2], g.pb) + " * " +
-                   count(i[3], g.sw, g.kw, g.dw, g.pl, x[3], g.pr) + ").astype(\"" + t.str() +
-                   "\")";
+            std::string divisor;
+            for (std::size_t a = 0; a < g.rank(); ++a) {
+                const std::int64_t lo = includePad ? -g.p0[a] : 0,
+                                   hi = includePad ? g.in[a] + g.p1[a] : g.in[a];
+                const std::string start =
+                    "(" + i[2 + a] + " * " + num(g.s[a]) + " - " + num(g.p0[a]) + ")";
+                // Dilated windows: every tap counted (the uncommon case).
+                divisor +=
+                    (a ? " * " : "") +
+                    (g.d[a] != 1 ? num(g.k[a])
+                                 : "(te.min(" + start + " + " + num(g.k[a]) + ", " + num(hi) +
+                                       ") - te.max(" + start + ", " + num(lo) + "))");
+            }
+            return ScriptWriter::load(acc, i) + " / (" + divisor + ").astype(\"" + t.str() + "\")";
         },
         out[0]);
 }
