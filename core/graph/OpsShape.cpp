@@ -44,14 +44,16 @@ std::vector<std::int64_t> viewShape(const OpContext& c)
                 continue;
             }
             if (target[d] < 0) c.fail("negative dimension in the shape");
-            known *= target[d];
+            if (__builtin_mul_overflow(known, target[d], &known))
+                c.fail("the shape " + dimsText(target) + " has more elements than a tensor can");
         }
         if (unknown >= 0) {
             if (known == 0 || product(x) % known)
                 c.fail("cannot reshape " + dimsText(x) + " to " + dimsText(target));
             target[static_cast<std::size_t>(unknown)] = product(x) / known;
         }
-        if (product(target) != product(x))
+        if ((unknown >= 0 ? known * target[static_cast<std::size_t>(unknown)] : known) !=
+            product(x))
             c.fail("cannot reshape " + dimsText(x) + " to " + dimsText(target));
         return target;
     }

@@ -251,9 +251,13 @@ void ModelWindow::showResult(const protocol::ModelReply& r)
     for (auto& t : r.tasks)
         if (!t.stale.empty()) stale.insert(t.workload);
     if (!stale.empty())
-        s += tr("\n⚠ %n task choice(s) may no longer be the fastest (marked in Schedule): "
-                "`loopscope-cli model tune %1 --trials 0` times them again",
-                nullptr, static_cast<int>(stale.size()))
+        s += (stale.size() == 1
+                  ? tr("\n⚠ One task's schedule may no longer be its fastest (marked in "
+                       "Schedule): ")
+                  : tr("\n⚠ %1 tasks' schedules may no longer be their fastest (marked in "
+                       "Schedule): ")
+                        .arg(stale.size())) +
+             tr("`loopscope-cli model tune %1 --trials 0` times them again")
                  .arg(QFileInfo(m_path).fileName());
     if (!r.notes.empty())
         s += QStringLiteral("\n") + worker::qsList(r.notes).join(QStringLiteral("\n"));

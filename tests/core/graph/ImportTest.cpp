@@ -280,6 +280,26 @@ TEST(OnnxImport, AGatherFromAScalarIsRefused)
     EXPECT_NE(r.error.find("rank 0"), std::string::npos) << r.error;
 }
 
+TEST(OnnxImport, AReshapeToMoreElementsThanATensorCanHoldIsRefused)
+{
+    onnx::ModelProto m = reluModel({2, 3});
+    auto* g = m.mutable_graph();
+    auto* n = g->mutable_node(0);
+    n->set_op_type("Reshape");
+    n->set_name("reshape");
+    n->add_input("shape");
+    auto* shape = g->add_initializer();
+    shape->set_name("shape");
+    shape->set_data_type(onnx::TensorProto::INT64);
+    shape->add_dims(3);
+    for (std::int64_t v : {std::int64_t{1} << 40, std::int64_t{1} << 40, std::int64_t{6}})
+        shape->add_int64_data(v);
+    ImportResult r = importProto(m);
+    ASSERT_FALSE(r.ok);
+    EXPECT_NE(r.error.find("'reshape'"), std::string::npos) << r.error;
+    EXPECT_NE(r.error.find("more elements than a tensor can"), std::string::npos) << r.error;
+}
+
 TEST(OnnxImport, ShapeSubgraphsFoldToConstants)
 {
     // As PyTorch writes x.reshape(x.shape[0], -1): Shape -> Gather -> Unsqueeze -> Concat ->

@@ -173,7 +173,7 @@ private slots:
             if (m->taskTable()->item(row, 0)->text() == QStringLiteral("gemm_relu_0"))
                 marked = m->taskTable()->item(row, 4)->text().startsWith(QStringLiteral("⚠"));
         QVERIFY(marked);
-        QVERIFY(m->statusText().contains(QStringLiteral("may no longer be the fastest")));
+        QVERIFY(m->statusText().contains(QStringLiteral("may no longer be its fastest")));
         QSignalSpy ran(m, &ModelWindow::modelRan);
         m->runModel();
         QVERIFY(ran.wait(120000));
