@@ -366,8 +366,9 @@ int main(int argc, char** argv)
             std::printf("\nsamples: each tuned for %d trials from its first variant, against its "
                         "fastest hand variant\n",
                         sampleTrials);
-            for (const char* name : {"opt_gemm", "matmul_ladder", "gemm_best", "add_relu",
-                                     "transpose", "softmax", "conv2d", "conv2d_blocked"}) {
+            for (const char* name :
+                 {"opt_gemm", "matmul_ladder", "gemm_best", "add_relu", "transpose", "softmax",
+                  "conv2d", "conv2d_blocked", "batch_matmul"}) {
                 const std::string script = readText(samples + name + ".py");
                 EvalResult eval = evaluateScript(script);
                 if (!eval.ok || eval.program.variants.empty()) continue;

@@ -27,6 +27,7 @@ using loopscope::testing::RunResult;
 // Small sizes for each sample, so that every variant compiles and is checked in moments.
 const std::map<std::string, std::string> kSmallSizes = {
     {"add_relu", "--set N=1000"},
+    {"batch_matmul", "--set NB=3 --set M=20 --set N=40 --set K=24"},
     {"conv2d", "--set in_channel=4 --set out_channel=8 --set in_size=10"},
     {"conv2d_blocked", "--set in_channel=4 --set out_channel=32 --set in_size=10"},
     {"gemm_best", "--set M=72 --set N=80 --set K=64"},
