@@ -27,8 +27,7 @@ s = te.create_schedule(C.op)
 BB = s.cache_read(B, "global", [C])
 CC = s.cache_write(C, "local")
 b, i, j = s[C].op.axis
-jo, ji = s[C].split(j, 16)
-io, ii = s[C].split(i, 6)
+io, jo, ii, ji = s[C].tile(i, j, 6, 16)
 s[C].reorder(b, jo, io, ii, ji)
 s[CC].compute_at(s[C], io)
 bc, mc, nc = s[CC].op.axis
@@ -36,7 +35,6 @@ bc, mc, nc = s[CC].op.axis
 s[CC].reorder(bc, kc, mc, nc)
 s[CC].unroll(mc)
 s[CC].vectorize(nc)
-s[C].unroll(ii)
 s[C].vectorize(ji)
 f = s[C].fuse(b, jo)
 s[C].parallel(f)
