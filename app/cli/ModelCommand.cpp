@@ -379,11 +379,13 @@ int modelRun(const Args& a, const ImportResult& r, bool bench)
         if (bench) {
             // A time is only as good as the choices behind it.
             std::set<std::string> seen;
-            for (const Task& t : tasks)
-                if (seen.insert(t.workload).second)
-                    if (std::string why = staleReason(project, g, t, taskFolderFor(a.files[0]));
-                        !why.empty())
-                        notes.push_back("task " + t.name + "'s schedule may be stale: " + why);
+            for (const Task& each : tasks) {
+                if (!seen.insert(each.workload).second) continue;
+                const Task& t = *choiceTask(project, tasks, each.workload);
+                if (std::string why = staleReason(project, g, t, taskFolderFor(a.files[0]));
+                    !why.empty())
+                    notes.push_back("task " + t.name + "'s schedule may be stale: " + why);
+            }
         }
         for (auto& n : notes)
             std::cerr << "note: " << n << "\n";
@@ -597,9 +599,21 @@ int runModelCommand(int argc, char** argv, const std::string& self)
     options.allowUnsupported = a.sub == "info";
     // Values given at compile time: integers (a Reshape's shape, a Slice's starts) are bound as
     // constants, so the model is specialised on them; data decides its input's shape.
+    const std::vector<std::string> inputNames =
+        a.inputs.empty() ? std::vector<std::string>{} : modelInputNames(a.files[0]);
     for (auto& [name, file] : a.inputs) {
         std::string tensorName, why;
         HostBuffer b;
+        // (A model that cannot be read is the import's to say.)
+        if (!inputNames.empty() &&
+            std::find(inputNames.begin(), inputNames.end(), name) == inputNames.end()) {
+            std::string known;
+            for (auto& n : inputNames)
+                known += (known.empty() ? "" : ", ") + n;
+            std::cerr << "loopscope-cli: --input names '" << name << "', which is not an input of "
+                      << a.files[0] << " (its inputs: " << known << ")\n";
+            return kError;
+        }
         if (!readTensorFile(file, &tensorName, &b, &why)) {
             std::cerr << "loopscope-cli: --input " << name << ": " << why << "\n";
             return kError;

@@ -121,7 +121,7 @@ bool compareContenders(const ModelTuneArgs& a, const Graph& graph, const Task& t
         std::cerr << "    only its default schedule: nothing to compare\n";
         (*r)["kept"] = "default";
         TaskChoice* choice = project->find(task.workload);
-        if (!choice || (choice->use.empty() && choice->compared.code.empty())) return true;
+        if (!choice || (choice->use.empty() && choice->compared.time.empty())) return true;
         choice->use.clear();
         choice->compared = {};
         if (writeProject(*project, &why)) return true;
@@ -180,7 +180,9 @@ bool compareContenders(const ModelTuneArgs& a, const Graph& graph, const Task& t
     choice.use = winner.kind;
     if (winner.kind == "tuned") choice.log = winner.log;
     choice.compared = {isoTimeNow(), hostTarget().cpu, code, medians};
-    if (code.empty()) std::cerr << "    no fingerprint: " << why << "\n";
+    if (code.empty())
+        std::cerr << "    its code could not be fingerprinted (" << why
+                  << "): the choice will show as stale\n";
     (*r)["kept"] = winner.kind;
     const double base = medians.count("default") ? medians["default"] : 0;
     std::cerr << "    " << task.name << ": " << winner.kind << " runs";
@@ -236,8 +238,7 @@ int runModelTune(const ModelTuneArgs& a, const Graph& graph)
         model->runTask(i);
         if (!seen.insert(t.task.workload).second) continue;
         Candidate c;
-        for (auto& task : tasks)
-            if (task.workload == t.task.workload) c.task = &task;
+        c.task = choiceTask(project, tasks, t.task.workload);
         c.ms = measure([&] { model->runTask(i); }, quick).median * t.task.weight;
         order.push_back(c);
     }

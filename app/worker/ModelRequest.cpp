@@ -127,7 +127,8 @@ runModelRequest(const protocol::ModelRequest& request,
         if (auto known = stale.find(t.workload); known != stale.end()) {
             j.stale = known->second;
         } else {
-            j.stale = staleReason(project, g, t, taskFolderFor(path));
+            j.stale = staleReason(project, g, *choiceTask(project, tasks, t.workload),
+                                  taskFolderFor(path));
             stale[t.workload] = j.stale;
         }
         result.tasks.push_back(std::move(j));
@@ -239,13 +240,16 @@ protocol::ModelChoiceReply runModelChoiceRequest(const protocol::ModelChoiceRequ
             project.tasks.end());
     } else {
         TaskChoice& c = project.choice(workload, request.name);
+        const TaskChoice before = c;
         if (request.script) c.script = relative(*request.script);
         if (request.variant) c.variant = *request.variant;
         if (request.log) c.log = request.log->empty() ? std::string() : relative(*request.log);
         // The user's own choice: it runs as the fields say, and was never timed against the
-        // others.
-        c.use.clear();
-        c.compared = {};
+        // others. (Naming the script it already had changes nothing.)
+        if (c.script != before.script || c.variant != before.variant || c.log != before.log) {
+            c.use.clear();
+            c.compared = {};
+        }
     }
     if (!writeProject(project, &why)) failure(why);
     return {path};

@@ -371,7 +371,6 @@ ImportResult importOnnxBytes(const std::string& bytes, const std::string& folder
             initializers.insert(t.name());
         // Inputs given as constants become initializers.
         for (auto& [name, value] : options.constants) {
-            if (initializers.count(name)) continue;
             const onnx::ValueInfoProto* input = nullptr;
             std::string names;
             for (auto& v : graph->input()) {
@@ -387,6 +386,15 @@ ImportResult importOnnxBytes(const std::string& bytes, const std::string& folder
                                   (dtypeOf(declared) ? dtypeOf(declared)->str()
                                                      : "of ONNX type " + std::to_string(declared)) +
                                   "; the value given for it is " + value.dtype().str());
+            // An input with a default value (an initializer of its name) takes the one given.
+            if (initializers.count(name)) {
+                for (auto& t : *graph->mutable_initializer())
+                    if (t.name() == name) {
+                        t.Clear();
+                        tensorToProto(name, value, &t);
+                    }
+                continue;
+            }
             tensorToProto(name, value, graph->add_initializer());
             initializers.insert(name);
         }

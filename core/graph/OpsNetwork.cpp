@@ -79,8 +79,14 @@ Window windowOf(const OpContext& c, const std::vector<std::int64_t>& in,
     if (g.s.size() != rank || g.d.size() != rank)
         c.fail("strides and dilations need " + num(static_cast<std::int64_t>(rank)) +
                " values for a " + axes);
-    for (std::size_t a = 0; a < rank; ++a)
+    // Sizes past 2^30 are refused, so that no product of two of them overflows.
+    constexpr std::int64_t kLargest = std::int64_t{1} << 30;
+    for (std::size_t a = 0; a < rank; ++a) {
         if (g.s[a] < 1 || g.d[a] < 1) c.fail("strides and dilations must be positive");
+        if (g.k[a] < 1) c.fail("the window's size must be positive");
+        if (g.s[a] > kLargest || g.d[a] > kLargest || g.k[a] > kLargest || in[a] > kLargest)
+            c.fail("a window, stride, dilation or input larger than 2^30 is not supported");
+    }
     g.p0.assign(rank, 0);
     g.p1.assign(rank, 0);
     g.out.assign(rank, 0);
@@ -107,6 +113,8 @@ Window windowOf(const OpContext& c, const std::vector<std::int64_t>& in,
             g.p0[a] = pads[a];
             g.p1[a] = pads[rank + a];
             if (g.p0[a] < 0 || g.p1[a] < 0) c.fail("negative pads");
+            if (g.p0[a] > kLargest || g.p1[a] > kLargest)
+                c.fail("pads larger than 2^30 are not supported");
         }
     }
     for (std::size_t a = 0; a < rank; ++a) {
@@ -645,10 +653,14 @@ void poolEmit(const OpContext& c, ScriptWriter& w, const std::vector<std::string
                                    hi = includePad ? g.in[a] + g.p1[a] : g.in[a];
                 const std::string start =
                     "(" + i[2 + a] + " * " + num(g.s[a]) + " - " + num(g.p0[a]) + ")";
-                // Dilated windows: every tap counted (the uncommon case).
+                // A dilated window's taps inside [lo, hi): from the first at or past lo to the
+                // last before hi.
+                const std::string d = num(g.d[a]);
                 divisor +=
                     (a ? " * " : "") +
-                    (g.d[a] != 1 ? num(g.k[a])
+                    (g.d[a] != 1 ? "(te.min(" + num(g.k[a]) + ", (" + num(hi - 1) + " - " + start +
+                                       ") // " + d + " + 1) - te.max(0, (" + num(lo) + " - " +
+                                       start + " + " + num(g.d[a] - 1) + ") // " + d + "))"
                                  : "(te.min(" + start + " + " + num(g.k[a]) + ", " + num(hi) +
                                        ") - te.max(" + start + ", " + num(lo) + "))");
             }

@@ -141,7 +141,7 @@ bool writeProject(const ModelProject& project, std::string* why)
         if (!t.variant.empty()) j["variant"] = t.variant;
         if (!t.log.empty()) j["log"] = t.log;
         if (!t.use.empty()) j["use"] = t.use;
-        if (!t.compared.code.empty())
+        if (!t.compared.time.empty())
             j["compared"] = {{"time", t.compared.time},
                              {"cpu", t.compared.cpu},
                              {"code", t.compared.code},
@@ -196,6 +196,18 @@ std::string tunedTaskScript(const std::string& script, const std::string& logPat
         used.insert(v.name);
     *variant = uniqueName("tuned", used);
     return scriptWithVariant(script, *start, *variant, best->statements, false);
+}
+
+const Task* choiceTask(const ModelProject& project, const std::vector<Task>& tasks,
+                       const std::string& workload)
+{
+    std::string name;
+    for (const TaskChoice& c : project.tasks)
+        if (c.workload == workload) name = c.name;
+    const Task* task = nullptr;
+    for (auto& t : tasks)
+        if (t.workload == workload && (!task || t.name == name)) task = &t;
+    return task;
 }
 
 std::vector<ScheduleContender> scheduleContenders(const ModelProject& project, const Graph& graph,
@@ -287,7 +299,7 @@ std::string staleReason(const ModelProject& project, const Graph& graph, const T
         if (t.workload == task.workload) c = &t;
     if (!c) return {};
     const bool chosen = !c->script.empty() || !c->log.empty() || !c->use.empty();
-    if (c->compared.code.empty())
+    if (c->compared.time.empty())
         return chosen ? "never timed against the default schedule; `model tune --trials 0` "
                         "compares them"
                       : "";
@@ -301,6 +313,8 @@ std::string staleReason(const ModelProject& project, const Graph& graph, const T
     const std::string cpu = hostTarget().cpu;
     if (!why.empty())
         reason += "a contender no longer compiles (" + why + ")";
+    else if (c->compared.code.empty())
+        reason += "its code could not be fingerprinted then";
     else if (!c->compared.cpu.empty() && c->compared.cpu != cpu)
         reason += "this is " + cpu;
     else
@@ -317,11 +331,7 @@ ModelOptions resolveProject(const ModelProject& project, const Graph& graph,
         return fs::path(p).is_absolute() ? fs::path(p) : folder / p;
     };
     for (const TaskChoice& c : project.tasks) {
-        // The task the choice was written for (its script's names, and so its tuning log's
-        // workload key, are that task's), else the first of its workload.
-        const Task* task = nullptr;
-        for (auto& t : tasks)
-            if (t.workload == c.workload && (!task || t.name == c.name)) task = &t;
+        const Task* task = choiceTask(project, tasks, c.workload);
         const std::string label = c.name.empty() ? std::string("a task") : "task " + c.name;
         if (!task) {
             notes->push_back(project.path + ": " + label + " is not in this model (left alone)");

@@ -13,7 +13,8 @@
 //
 // Paths are relative to the project file's folder. A choice that cannot be honoured (a missing
 // script, a log without a checked record for this workload) falls back to the default schedule
-// with a note; the model still runs.
+// with a note; the model still runs. A file that is not a project (or names a contender other
+// than default, script and tuned in "use") is refused with the reason.
 //
 // A task's contenders are its default schedule, the variant of its own script ("script") and the
 // best record of its tuning log ("tuned"). `model tune` times them in turns and records which one
@@ -84,6 +85,12 @@ bool writeProject(const ModelProject& project, std::string* why);
 ModelOptions resolveProject(const ModelProject& project, const Graph& graph,
                             const std::vector<Task>& tasks, std::vector<std::string>* notes);
 
+// The task a workload's choice was written for (its script's names, and so its tuning log's
+// workload key, are that task's): the one the choice names, else the first of the workload; null
+// when the model has none.
+const Task* choiceTask(const ModelProject& project, const std::vector<Task>& tasks,
+                       const std::string& workload);
+
 // The task's contenders: the default schedule always; its script's variant where the project
 // names a script that is not the default one; the best of its tuning log (the project's, else
 // TASK.jsonl in `taskFolder`) where it has a checked record. `notes` says why one that was named
@@ -99,7 +106,8 @@ std::string codeFingerprint(const std::vector<ScheduleContender>& contenders,
                             const std::string& functionName, std::string* why);
 
 // Why a task's choice may no longer be its fastest, or empty: never compared (a choice other than
-// the default), or its contenders compile to other code than when they were.
+// the default), or its contenders compile to other code than when they were. `task` is the
+// choice's own (choiceTask).
 std::string staleReason(const ModelProject& project, const Graph& graph, const Task& task,
                         const std::string& taskFolder);
 

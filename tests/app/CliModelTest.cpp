@@ -281,9 +281,9 @@ TEST(CliModel, AnIntegerInputGivenAtCompileTimeIsBoundAsAConstant)
                    "--input nope=" + quoted(data / "input_1.pb"),
                true);
     EXPECT_EQ(r.exitCode, 1);
-    EXPECT_NE(r.output.find("'nope' is not an input of the model (its inputs: data, shape)"),
-              std::string::npos)
+    EXPECT_NE(r.output.find("--input names 'nope', which is not an input of"), std::string::npos)
         << r.output;
+    EXPECT_NE(r.output.find("(its inputs: data, shape)"), std::string::npos) << r.output;
     r = runCli("model run " + quoted(c / "model.onnx") +
                    "--input data=" + quoted(data / "input_1.pb"),
                true);

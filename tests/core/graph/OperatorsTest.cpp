@@ -1,6 +1,7 @@
 // Every operator compiled through its TE compute and run, against its reference semantics, on
-// random shapes: broadcasting of every kind, convolutions and pools at their padding, stride,
-// dilation, group and ceil_mode corners, reductions over any axes, views and copies.
+// random shapes: broadcasting of every kind, convolutions and pools over one, two and three
+// spatial axes at their padding, stride, dilation, group and ceil_mode corners, reductions over any
+// axes, views and copies.
 #include "graph/Operators.h"
 #include "graph/Interpreter.h"
 #include "graph/ModelRun.h"
@@ -237,6 +238,18 @@ TEST(Operators, ConvolutionsAtTheirCorners)
         {{1, 3, 10, 9}, {2, 3, 3, 3}, {}, {2, 2}, {1, 1}, 1, "SAME_UPPER", true},
         {{1, 3, 10, 9}, {2, 3, 4, 4}, {}, {3, 3}, {1, 1}, 1, "SAME_LOWER", false},
         {{1, 3, 6, 6}, {2, 3, 1, 1}, {}, {1, 1}, {1, 1}, 1, "VALID", true},
+        // One and three spatial axes.
+        {{2, 4, 13}, {6, 2, 3}, {2, 1}, {2}, {2}, 2, "NOTSET", true},
+        {{1, 3, 9}, {2, 3, 4}, {}, {3}, {1}, 1, "SAME_LOWER", false},
+        {{1, 2, 5, 6, 7},
+         {3, 2, 3, 2, 3},
+         {1, 0, 2, 0, 1, 1},
+         {2, 1, 2},
+         {1, 2, 1},
+         1,
+         "NOTSET",
+         true},
+        {{1, 4, 4, 5, 6}, {4, 1, 3, 3, 3}, {}, {1, 2, 2}, {1, 1, 1}, 4, "SAME_UPPER", false},
     };
     for (const C& c : cases) {
         OneNode n("Conv");
@@ -277,6 +290,37 @@ TEST(Operators, PoolsAtTheirCorners)
                                .attr("dilations", ints({2, 2}))
                                .build(),
                            "MaxPool dilated");
+    // Dilated averages with padding and a ceil_mode overhang: the divisor counts the taps
+    // inside.
+    for (int includePad : {0, 1})
+        expectMatchesReference(OneNode("AveragePool", 19)
+                                   .input({1, 2, 9, 10})
+                                   .attr("kernel_shape", ints({3, 2}))
+                                   .attr("dilations", ints({2, 3}))
+                                   .attr("strides", ints({2, 1}))
+                                   .attr("pads", ints({2, 1, 1, 2}))
+                                   .attr("ceil_mode", integer(1))
+                                   .attr("count_include_pad", integer(includePad))
+                                   .build(),
+                               "AveragePool dilated, include_pad " + std::to_string(includePad));
+    // One and three spatial axes.
+    for (const char* op : {"MaxPool", "AveragePool"}) {
+        expectMatchesReference(OneNode(op, 12)
+                                   .input({2, 3, 11})
+                                   .attr("kernel_shape", ints({3}))
+                                   .attr("strides", ints({2}))
+                                   .attr("pads", ints({1, 2}))
+                                   .attr("ceil_mode", integer(1))
+                                   .build(),
+                               std::string(op) + " 1-D");
+        expectMatchesReference(OneNode(op, 12)
+                                   .input({1, 2, 5, 6, 7})
+                                   .attr("kernel_shape", ints({2, 3, 2}))
+                                   .attr("strides", ints({1, 2, 2}))
+                                   .attr("pads", ints({1, 1, 0, 0, 1, 1}))
+                                   .build(),
+                               std::string(op) + " 3-D");
+    }
     expectMatchesReference(OneNode("GlobalAveragePool").input({2, 3, 5, 4}).build(),
                            "GlobalAveragePool");
 }

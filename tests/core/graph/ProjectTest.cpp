@@ -198,6 +198,16 @@ TEST_F(ProjectTest, TheChoiceAmongContendersAndWhenItIsStale)
     ModelProject p;
     p.path = (dir / "m.loopscope.json").string();
     std::vector<std::string> notes;
+    // The choice's task is the one it names, though its workload has several (their scripts'
+    // names differ, and so would their code); else the first.
+    const Task* second = nullptr;
+    for (auto& other : tasks)
+        if (other.workload == t.workload && other.name != t.name) second = &other;
+    ASSERT_NE(second, nullptr);
+    EXPECT_EQ(choiceTask(p, tasks, t.workload), &t);
+    p.choice(t.workload, second->name);
+    EXPECT_EQ(choiceTask(p, tasks, t.workload), second);
+    p.tasks.clear();
     // Nothing chosen, nothing tuned: the default alone, never stale.
     auto contenders = scheduleContenders(p, graph, t, folder, &notes);
     ASSERT_EQ(contenders.size(), 1u);
