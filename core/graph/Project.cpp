@@ -35,6 +35,12 @@ bool readText(const fs::path& p, std::string* out)
     return true;
 }
 
+// A string field of a JSON object, or "" where it is missing or not a string.
+std::string stringAt(const json& object, const char* key)
+{
+    return object.contains(key) && object[key].is_string() ? object[key].get<std::string>() : "";
+}
+
 std::string stem(const std::string& modelPath)
 {
     fs::path p(modelPath);
@@ -96,9 +102,7 @@ bool readProject(const std::string& path, ModelProject* project, std::string* wh
     int index = 0;
     for (auto& t : j["tasks"]) {
         ++index;
-        auto text = [&](const char* key) {
-            return t.contains(key) && t[key].is_string() ? t[key].get<std::string>() : "";
-        };
+        auto text = [&](const char* key) { return stringAt(t, key); };
         if (!t.is_object() || text("workload").empty()) {
             *why = path + ": task " + std::to_string(index) + " has no \"workload\"";
             return false;
@@ -117,12 +121,9 @@ bool readProject(const std::string& path, ModelProject* project, std::string* wh
         }
         if (t.contains("compared") && t["compared"].is_object()) {
             const json& k = t["compared"];
-            auto field = [&](const char* key) {
-                return k.contains(key) && k[key].is_string() ? k[key].get<std::string>() : "";
-            };
-            c.compared.time = field("time");
-            c.compared.cpu = field("cpu");
-            c.compared.code = field("code");
+            c.compared.time = stringAt(k, "time");
+            c.compared.cpu = stringAt(k, "cpu");
+            c.compared.code = stringAt(k, "code");
             if (k.contains("ms") && k["ms"].is_object())
                 for (auto& [kind, ms] : k["ms"].items())
                     if (ms.is_number()) c.compared.ms[kind] = ms.get<double>();
