@@ -87,16 +87,83 @@ public:
         a->set_i(v);
     }
 
-    std::string conv(const std::string& x, const std::string& name, std::int64_t cin,
-                     std::int64_t cout, std::int64_t k, std::int64_t stride, std::int64_t pad)
+    // A float initializer with the given values.
+    std::string constant(const std::string& name, const std::vector<std::int64_t>& shape,
+                         const std::vector<float>& values)
     {
-        const double stddev = std::sqrt(2.0 / static_cast<double>(cin * k * k));
-        std::string w = weight(name + ".weight", {cout, cin, k, k}, stddev);
+        auto* t = m_graph->add_initializer();
+        t->set_name(name);
+        t->set_data_type(onnx::TensorProto::FLOAT);
+        for (auto d : shape)
+            t->add_dims(d);
+        for (float v : values)
+            t->add_float_data(v);
+        return name;
+    }
+
+    // A 1-D int64 initializer (a Reshape's shape, a Split's sizes).
+    std::string int64s(const std::string& name, const std::vector<std::int64_t>& values)
+    {
+        auto* t = m_graph->add_initializer();
+        t->set_name(name);
+        t->set_data_type(onnx::TensorProto::INT64);
+        t->add_dims(static_cast<std::int64_t>(values.size()));
+        for (auto v : values)
+            t->add_int64_data(v);
+        return name;
+    }
+
+    // A node with several outputs, named NAME_out0, NAME_out1, ...
+    std::vector<std::string> nodeN(const std::string& op, const std::vector<std::string>& inputs,
+                                   const std::string& name, int outputs)
+    {
+        auto* n = m_graph->add_node();
+        n->set_op_type(op);
+        n->set_name(name);
+        for (auto& i : inputs)
+            n->add_input(i);
+        std::vector<std::string> out;
+        for (int i = 0; i < outputs; ++i) {
+            out.push_back(name + "_out" + std::to_string(i));
+            n->add_output(out.back());
+        }
+        m_last = n;
+        return out;
+    }
+
+    std::string conv(const std::string& x, const std::string& name, std::int64_t cin,
+                     std::int64_t cout, std::int64_t k, std::int64_t stride, std::int64_t pad,
+                     std::int64_t groups = 1)
+    {
+        const double stddev = std::sqrt(2.0 / static_cast<double>(cin / groups * k * k));
+        std::string w = weight(name + ".weight", {cout, cin / groups, k, k}, stddev);
         std::string y = node("Conv", {x, w}, name);
         ints("kernel_shape", {k, k});
         ints("strides", {stride, stride});
         ints("pads", {pad, pad, pad, pad});
+        if (groups != 1) integer("group", groups);
         return y;
+    }
+
+    // ReLU6, as PyTorch exports it at opset 14: Clip with its bounds as inputs.
+    std::string relu6(const std::string& x, const std::string& name)
+    {
+        if (m_relu6Min.empty()) {
+            m_relu6Min = constant("relu6.min", {}, {0.0f});
+            m_relu6Max = constant("relu6.max", {}, {6.0f});
+        }
+        return node("Clip", {x, m_relu6Min, m_relu6Max}, name);
+    }
+
+    // A dense layer over the last axis of x, as PyTorch exports nn.Linear on a 3-D input:
+    // MatMul by the transposed weight, then Add the bias.
+    std::string linear(const std::string& x, const std::string& name, std::int64_t in,
+                       std::int64_t out)
+    {
+        std::string w =
+            weight(name + ".weight", {in, out}, std::sqrt(1.0 / static_cast<double>(in)));
+        std::string bias = weight(name + ".bias", {out}, 0, -0.05, 0.05);
+        return node("Add", {node("MatMul", {x, w}, name + ".matmul"), bias}, name);
     }
 
     std::string batchNorm(const std::string& x, const std::string& name, std::int64_t c)
@@ -130,6 +197,7 @@ private:
     onnx::GraphProto* m_graph = nullptr;
     onnx::NodeProto* m_last = nullptr;
     std::mt19937_64 m_rng;
+    std::string m_relu6Min, m_relu6Max;
 };
 
 // A ResNet basic block: conv-bn-relu-conv-bn, the shortcut (a 1x1 conv-bn when it downsamples),
@@ -207,17 +275,138 @@ std::string mlp(std::uint64_t seed)
     return b.bytes();
 }
 
+// torchvision's MobileNetV2 (width 1.0) at 224x224: a 3x3 stem, 17 inverted residuals (a 1x1
+// expansion, a depthwise 3x3, a linear 1x1 projection, each with a batch norm; ReLU6 after the
+// first two; a residual add where stride and width allow), a 1x1 head to 1280, global average
+// pool, dense to 1000.
+std::string mobilenetV2(std::uint64_t seed)
+{
+    Builder b(seed);
+    std::string x = b.input("input", {1, 3, 224, 224});
+    x = b.relu6(b.batchNorm(b.conv(x, "features.0", 3, 32, 3, 2, 1), "features.0.bn", 32),
+                "features.0.relu6");
+    struct Stage {
+        std::int64_t expand, width, repeats, stride;
+    };
+    const Stage stages[] = {{1, 16, 1, 1}, {6, 24, 2, 2},  {6, 32, 3, 2}, {6, 64, 4, 2},
+                            {6, 96, 3, 1}, {6, 160, 3, 2}, {6, 320, 1, 1}};
+    std::int64_t cin = 32;
+    int block = 1;
+    for (const Stage& s : stages) {
+        for (std::int64_t i = 0; i < s.repeats; ++i, ++block) {
+            const std::string n = "features." + std::to_string(block);
+            const std::int64_t stride = i == 0 ? s.stride : 1;
+            const std::int64_t hidden = cin * s.expand;
+            std::string y = x;
+            if (s.expand != 1)
+                y = b.relu6(b.batchNorm(b.conv(y, n + ".expand", cin, hidden, 1, 1, 0),
+                                        n + ".expand.bn", hidden),
+                            n + ".expand.relu6");
+            y = b.relu6(b.batchNorm(b.conv(y, n + ".dw", hidden, hidden, 3, stride, 1, hidden),
+                                    n + ".dw.bn", hidden),
+                        n + ".dw.relu6");
+            y = b.batchNorm(b.conv(y, n + ".project", hidden, s.width, 1, 1, 0), n + ".project.bn",
+                            s.width);
+            if (stride == 1 && cin == s.width) y = b.node("Add", {x, y}, n + ".add");
+            x = y;
+            cin = s.width;
+        }
+    }
+    x = b.relu6(b.batchNorm(b.conv(x, "features.18", cin, 1280, 1, 1, 0), "features.18.bn", 1280),
+                "features.18.relu6");
+    x = b.node("GlobalAveragePool", {x}, "avgpool");
+    x = b.node("Flatten", {x}, "flatten");
+    b.integer("axis", 1);
+    std::string w = b.weight("classifier.weight", {1000, 1280}, std::sqrt(1.0 / 1280));
+    std::string bias = b.weight("classifier.bias", {1000}, 0, -0.05, 0.05);
+    x = b.node("Gemm", {x, w, bias}, "classifier");
+    b.integer("transB", 1);
+    b.output(x, {1, 1000});
+    return b.bytes();
+}
+
+// LayerNorm over the last axis, decomposed as PyTorch exports it at opset 14: ReduceMean, Sub,
+// Pow, ReduceMean, Add eps, Sqrt, Div, Mul gamma, Add beta.
+std::string layerNorm(Builder& b, const std::string& x, const std::string& name, std::int64_t dim)
+{
+    std::string mean = b.node("ReduceMean", {x}, name + ".mean");
+    b.ints("axes", {-1});
+    std::string centred = b.node("Sub", {x, mean}, name + ".sub");
+    std::string two = b.constant(name + ".two", {}, {2.0f});
+    std::string var =
+        b.node("ReduceMean", {b.node("Pow", {centred, two}, name + ".pow")}, name + ".var");
+    b.ints("axes", {-1});
+    std::string eps = b.constant(name + ".eps", {}, {1e-5f});
+    std::string sd = b.node("Sqrt", {b.node("Add", {var, eps}, name + ".addeps")}, name + ".sqrt");
+    std::string gamma = b.weight(name + ".weight", {dim}, 0, 0.5, 1.5);
+    std::string beta = b.weight(name + ".bias", {dim}, 0, -0.2, 0.2);
+    return b.node(
+        "Add",
+        {b.node("Mul", {b.node("Div", {centred, sd}, name + ".div"), gamma}, name + ".mul"), beta},
+        name);
+}
+
+// One transformer encoder block, pre-norm, as samples/models/encoder_block is at 1x16x64 but at
+// 1x64x128 with 4 heads and a feed-forward of 512: LayerNorm, a fused QKV projection split in
+// three, per-head attention (Reshape, Transpose, MatMul, Div, Softmax), the output projection and
+// a residual add, LayerNorm, a GELU (through Erf) feed-forward and a residual add.
+std::string encoder(std::uint64_t seed)
+{
+    constexpr std::int64_t tokens = 64, dim = 128, heads = 4, hidden = 512;
+    constexpr std::int64_t headDim = dim / heads;
+    Builder b(seed);
+    std::string x = b.input("input", {1, tokens, dim});
+    std::string qkv = b.linear(layerNorm(b, x, "ln1", dim), "qkv", dim, 3 * dim);
+    std::vector<std::string> parts =
+        b.nodeN("Split", {qkv, b.int64s("qkv.sizes", {dim, dim, dim})}, "qkv.split", 3);
+    b.integer("axis", -1);
+    const std::string headsShape = b.int64s("heads.shape", {1, tokens, heads, headDim});
+    auto perHead = [&](const std::string& t, const std::string& name,
+                       const std::vector<std::int64_t>& perm) {
+        std::string y =
+            b.node("Transpose", {b.node("Reshape", {t, headsShape}, name + ".reshape")}, name);
+        b.ints("perm", perm);
+        return y;
+    };
+    std::string q = perHead(parts[0], "q", {0, 2, 1, 3});
+    std::string k = perHead(parts[1], "k", {0, 2, 3, 1});
+    std::string v = perHead(parts[2], "v", {0, 2, 1, 3});
+    std::string scale = b.constant("attn.scale", {}, {std::sqrt(static_cast<float>(headDim))});
+    std::string scores = b.node("Div", {b.node("MatMul", {q, k}, "attn.qk"), scale}, "attn.div");
+    std::string att = b.node("Softmax", {scores}, "attn.softmax");
+    b.integer("axis", -1);
+    std::string y = b.node("MatMul", {att, v}, "attn.av");
+    y = b.node("Transpose", {y}, "attn.merge");
+    b.ints("perm", {0, 2, 1, 3});
+    y = b.node("Reshape", {y, b.int64s("merge.shape", {1, tokens, dim})}, "attn.reshape");
+    x = b.node("Add", {x, b.linear(y, "proj", dim, dim)}, "residual1");
+    std::string h = b.linear(layerNorm(b, x, "ln2", dim), "ff1", dim, hidden);
+    std::string sqrt2 = b.constant("gelu.sqrt2", {}, {std::sqrt(2.0f)});
+    std::string one = b.constant("gelu.one", {}, {1.0f});
+    std::string half = b.constant("gelu.half", {}, {0.5f});
+    std::string erf = b.node("Erf", {b.node("Div", {h, sqrt2}, "gelu.div")}, "gelu.erf");
+    std::string gelu =
+        b.node("Mul", {b.node("Mul", {h, b.node("Add", {erf, one}, "gelu.add")}, "gelu.mul"), half},
+               "gelu");
+    x = b.node("Add", {x, b.linear(gelu, "ff2", hidden, dim)}, "residual2");
+    b.output(x, {1, tokens, dim});
+    return b.bytes();
+}
+
 } // namespace
 
 const std::vector<std::string>& modelKinds()
 {
-    static const std::vector<std::string> kinds = {"resnet18", "resnet-block", "mlp"};
+    static const std::vector<std::string> kinds = {"resnet18", "mobilenetv2", "encoder",
+                                                   "resnet-block", "mlp"};
     return kinds;
 }
 
 std::string makeModelBytes(const std::string& kind, std::uint64_t seed)
 {
     if (kind == "resnet18") return resnet18(seed);
+    if (kind == "mobilenetv2") return mobilenetV2(seed);
+    if (kind == "encoder") return encoder(seed);
     if (kind == "resnet-block") return resnetBlock(seed);
     if (kind == "mlp") return mlp(seed);
     return {};
@@ -228,7 +417,10 @@ bool makeModel(const std::string& kind, const std::string& path, std::uint64_t s
 {
     const std::string bytes = makeModelBytes(kind, seed);
     if (bytes.empty()) {
-        *why = "unknown model '" + kind + "' (known: resnet18, resnet-block, mlp)";
+        std::string known;
+        for (const auto& k : modelKinds())
+            known += (known.empty() ? "" : ", ") + k;
+        *why = "unknown model '" + kind + "' (known: " + known + ")";
         return false;
     }
     std::ofstream out(path, std::ios::binary | std::ios::trunc);

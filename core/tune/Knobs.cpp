@@ -268,6 +268,16 @@ Knobs defaultKnobs(const Sketch& sk, const SpaceOptions& o)
                     width[pl.vectorize] = std::max(width[pl.vectorize], w);
         }
     }
+    // A stage its consumer tiles (padding before a depthwise convolution) goes inside the
+    // consumer's outermost loop, one tile at a time, instead of a whole copy at the root: the
+    // flexible rule's locations are the root, inlining where allowed, then the consumers' loops.
+    std::map<int, std::int64_t> atConsumer; // knob index -> location
+    for (const StagePlan& pl : sk.plans) {
+        const StageFacts* f = sk.factsOf(pl.stage);
+        if (pl.location < 0 || !f || !f->tiledByConsumer || f->consumers.size() != 1) continue;
+        const bool inlining = !f->reduction && tunerMayWrite(o, "compute_inline");
+        atConsumer[pl.location] = inlining ? 2 : 1;
+    }
     for (std::size_t ki = 0; ki < sk.knobs.size(); ++ki) {
         const KnobSpec& spec = sk.knobs[ki];
         auto at = [&](int e) -> std::int64_t& {
@@ -322,6 +332,8 @@ Knobs defaultKnobs(const Sketch& sk, const SpaceOptions& o)
         else if (ends("parallel"))
             v = spec.values.size() > 1 && spec.values[0] == 0 ? spec.values[1]
                                                               : spec.values.front();
+        else if (auto at = atConsumer.find(static_cast<int>(ki)); at != atConsumer.end())
+            v = at->second;
         else if (ends("location"))
             v = 0; // root
         else if (ends("tile rows") || ends("tile columns"))

@@ -185,6 +185,21 @@ std::vector<StageFacts> analyzeStages(const Schedule& sch)
         }
         if (!mine || !theirs || theirs->isPlaceholder()) continue;
         const OperationNode& c = *theirs->op;
+        {
+            VarSet used;
+            bool reads = false;
+            forEachExpr(c.body, [&](const Expr& e) {
+                auto* l = e.as<TensorLoadNode>();
+                if (!l || l->tensor != mine->op) return;
+                reads = true;
+                for (auto& idx : l->indices)
+                    collectVars(idx, &used);
+            });
+            f.tiledByConsumer =
+                reads && std::all_of(c.axes.begin(), c.axes.end(), [&](const IterVar& a) {
+                    return constIntOr(a->dom.extent, 2) <= 1 || used.count(a->var.get()) > 0;
+                });
+        }
         if (c.axes.size() != mine->op->axes.size()) continue;
         bool sameExtents = true;
         for (std::size_t a = 0; a < c.axes.size(); ++a) {

@@ -38,6 +38,12 @@ struct StageFacts {
     // The only consumer, when it reads this stage element-wise at its own axes (same extents):
     // the stage can be computed inside that consumer's tiles.
     std::string elementwiseConsumer;
+    // The only consumer reads this stage at indices that use each of its data-parallel axes (of
+    // extent > 1): one tile of the consumer needs one tile of this stage (with a window's halo),
+    // and another tile needs another, so computing the stage inside the consumer's tiles adds
+    // little work and keeps it in cache (the padding of a depthwise convolution; not that of a
+    // dense one, whose output channels all read every input channel).
+    bool tiledByConsumer = false;
     // The starting variant's steps already touched the stage's loops or placement.
     bool pinned = false;
     // Pinned only by splits (no fuse, reorder, annotation or attachment): its split axes keep

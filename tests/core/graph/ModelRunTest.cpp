@@ -134,3 +134,35 @@ TEST(ModelRun, AScriptThatDoesNotFitItsTaskIsAnError)
 }
 
 } // namespace
+
+TEST(ModelRun, TheBenchmarkModelsImportAndRun)
+{
+    // MobileNetV2 as torchvision builds it: 52 convolutions (17 depthwise), ReLU6 as Clip, ten
+    // residual adds.
+    ImportResult m = importOnnxBytes(makeModelBytes("mobilenetv2", 4), "");
+    ASSERT_TRUE(m.ok) << m.error;
+    std::map<std::string, int> ops;
+    int depthwise = 0;
+    for (auto& n : m.graph.nodes) {
+        ++ops[n.op];
+        if (n.op == "Conv" && n.intAttr("group", 1) > 1) ++depthwise;
+    }
+    EXPECT_EQ(ops["Conv"], 52);
+    EXPECT_EQ(depthwise, 17);
+    EXPECT_EQ(ops["Clip"], 35);
+    EXPECT_EQ(ops["Add"], 10);
+    EXPECT_EQ(m.graph.tensor(m.graph.outputs.at(0)).shape, (std::vector<std::int64_t>{1, 1000}));
+
+    // The encoder block compiles, and every task agrees with the reference interpreter.
+    Graph g = optimized("encoder");
+    EXPECT_EQ(g.tensor(g.outputs.at(0)).shape, (std::vector<std::int64_t>{1, 64, 128}));
+    std::string why;
+    auto model = CompiledModel::compile(g, {}, &why);
+    ASSERT_NE(model, nullptr) << why;
+    const auto inputs = inputsOf(g);
+    ModelCheck check = model->check(inputs, interpret(g, inputs));
+    for (auto& e : check.tasks)
+        EXPECT_TRUE(e.comparison.ok) << e.name << ": " << e.comparison.first;
+    ASSERT_EQ(check.outputs.size(), 1u);
+    EXPECT_TRUE(check.outputs[0].comparison.ok) << check.outputs[0].comparison.first;
+}

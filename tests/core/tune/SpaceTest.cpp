@@ -5,6 +5,7 @@
 #include "ir/Printer.h"
 #include "lower/Lower.h"
 #include "te/Program.h"
+#include "tune/StageAnalysis.h"
 
 #include <gtest/gtest.h>
 
@@ -192,6 +193,52 @@ s = te.create_schedule(D.op)
     ASSERT_EQ(sketches.size(), 3u);
     EXPECT_EQ(sketches[1].name, "C: tiled inside D at level 1");
     EXPECT_EQ(sketches[2].name, "C: tiled inside D at level 2");
+}
+
+// Padding that its consumer tiles (a depthwise convolution reads it at every output axis) is
+// computed inside the consumer's tiles by default; before a dense convolution, whose output
+// channels all read every input channel, it stays a whole copy at the root.
+TEST(Sketches, DepthwisePaddingIsComputedInTheConsumersTiles)
+{
+    auto script = [](bool depthwise) {
+        return std::string(R"(import tvm
+from tvm import te
+X = te.placeholder((1, 16, 20, 20), name="X")
+W = te.placeholder((16, )") +
+               (depthwise ? "1" : "16") + R"(, 3, 3), name="W")
+P = te.compute((1, 16, 22, 22), lambda n, c, y, x: tvm.tir.if_then_else(tvm.tir.all(y >= 1, y < 21, x >= 1, x < 21), X[n, c, y - 1, x - 1], tvm.tir.const(0.0, "float32")), name="P")
+rc = te.reduce_axis((0, )" +
+               std::string(depthwise ? "1" : "16") + R"(), name="rc")
+ry = te.reduce_axis((0, 3), name="ry")
+rx = te.reduce_axis((0, 3), name="rx")
+C = te.compute((1, 16, 20, 20), lambda n, f, y, x: te.sum(P[n, )" +
+               (depthwise ? "f + rc" : "rc") +
+               R"(, y + ry, x + rx] * W[f, rc, ry, rx], axis=[rc, ry, rx]), name="C")
+s = te.create_schedule(C.op)
+)";
+    };
+    for (bool depthwise : {true, false}) {
+        SCOPED_TRACE(depthwise ? "depthwise" : "dense");
+        EvalResult eval = evaluateScript(script(depthwise));
+        ASSERT_TRUE(eval.ok) << eval.error.message;
+        const Variant& v = eval.program.variants[0];
+        const auto facts = analyzeStages(v.schedule());
+        auto pad = std::find_if(facts.begin(), facts.end(), [](auto& f) { return f.name == "P"; });
+        ASSERT_NE(pad, facts.end());
+        EXPECT_EQ(pad->tiledByConsumer, depthwise);
+
+        SpaceOptions o;
+        o.cores = 2;
+        auto sketches = generateSketches(v, o, nullptr);
+        ASSERT_FALSE(sketches.empty());
+        const Sketch& sk = sketches[static_cast<std::size_t>(defaultSketch(sketches))];
+        Realized r = realize(v, sk, defaultKnobs(sk, o), o, true);
+        ASSERT_TRUE(r.ok) << r.why;
+        std::string text;
+        for (auto& line : r.statements)
+            text += line + "\n";
+        EXPECT_EQ(text.find("s[P].compute_at(") != std::string::npos, depthwise) << text;
+    }
 }
 
 } // namespace
