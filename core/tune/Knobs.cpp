@@ -241,6 +241,24 @@ Knobs defaultKnobs(const Sketch& sk, const SpaceOptions& o)
         }
         const std::int64_t first = !vector ? 4 : o.vectorLanes >= 16 ? 8 : 4;
         std::int64_t limit = first;
+        // An innermost row axis that the usual rows do not divide well (7 or 14 pixels of a
+        // late convolution layer: 1 or 2 rows under a limit of 4) takes a larger divisor up to
+        // three quarters of the vector registers instead, the axes above it none: a loaded
+        // weight vector is then used by a whole row of 7 pixels, not by 1.
+        if (vector && !rows.empty()) {
+            const std::int64_t extent = sk.knobs[static_cast<std::size_t>(rows.back())].extent;
+            const std::int64_t budget = std::max<std::int64_t>(first, o.vectorRegisters * 3 / 4);
+            std::int64_t usual = 1, wide = 1;
+            for (std::int64_t d : divisors(extent)) {
+                if (d <= first) usual = d;
+                if (d <= budget) wide = d;
+            }
+            if (usual * 2 <= first && wide > first) {
+                rowLimit[rows.back()] = wide;
+                rows.pop_back();
+                limit = 1;
+            }
+        }
         for (auto it = rows.rbegin(); it != rows.rend(); ++it) {
             rowLimit[*it] = limit;
             limit = limit == first ? 2 : 1;

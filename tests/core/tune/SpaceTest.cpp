@@ -241,6 +241,47 @@ s = te.create_schedule(C.op)
     }
 }
 
+// A blocked convolution's register tile: 4 pixels of a row where 4 divides the row (56), the
+// whole row where only 1 or 2 of them would (7, 14: late ResNet layers), so that each loaded
+// weight vector serves several pixels.
+TEST(Sketches, LateConvolutionLayersTileAWholeRowOfPixels)
+{
+    for (std::int64_t width : {56, 14, 7}) {
+        SCOPED_TRACE(width);
+        const std::string w = std::to_string(width), p = std::to_string(width + 2);
+        const std::string script =
+            R"(from tvm import te
+X = te.placeholder((1, 32, )" +
+            p + ", " + p + R"(), name="X")
+W = te.placeholder((4, 32, 3, 3, 16), name="W")
+rc = te.reduce_axis((0, 32), name="rc")
+ry = te.reduce_axis((0, 3), name="ry")
+rx = te.reduce_axis((0, 3), name="rx")
+C = te.compute((1, 4, )" +
+            w + ", " + w +
+            R"(, 16), lambda n, f, y, x, c: te.sum(X[n, rc, y + ry, x + rx] * W[f, rc, ry, rx, c], axis=[rc, ry, rx]), name="C")
+s = te.create_schedule(C.op)
+)";
+        EvalResult eval = evaluateScript(script);
+        ASSERT_TRUE(eval.ok) << eval.error.message;
+        const Variant& v = eval.program.variants[0];
+        SpaceOptions o;
+        o.cores = 2;
+        o.vectorLanes = 8;
+        o.vectorRegisters = 16;
+        auto sketches = generateSketches(v, o, nullptr);
+        ASSERT_FALSE(sketches.empty());
+        const Sketch& sk = sketches[static_cast<std::size_t>(defaultSketch(sketches))];
+        Realized r = realize(v, sk, defaultKnobs(sk, o), o, true);
+        ASSERT_TRUE(r.ok) << r.why;
+        std::string text;
+        for (auto& line : r.statements)
+            text += line + "\n";
+        const std::string inner = width == 56 ? "4" : "7";
+        EXPECT_NE(text.find("split(x_c, factor=" + inner + ")"), std::string::npos) << text;
+    }
+}
+
 } // namespace
 
 namespace {
