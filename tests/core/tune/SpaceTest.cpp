@@ -195,6 +195,22 @@ s = te.create_schedule(D.op)
     EXPECT_EQ(sketches[2].name, "C: tiled inside D at level 2");
 }
 
+// The default sketch with the default knobs, as statements (one per line); a failure is a test
+// failure and an empty text.
+std::string defaultStatements(const Variant& v, const SpaceOptions& o)
+{
+    auto sketches = generateSketches(v, o, nullptr);
+    EXPECT_FALSE(sketches.empty());
+    if (sketches.empty()) return {};
+    const Sketch& sk = sketches[static_cast<std::size_t>(defaultSketch(sketches))];
+    Realized r = realize(v, sk, defaultKnobs(sk, o), o, true);
+    EXPECT_TRUE(r.ok) << r.why;
+    std::string text;
+    for (auto& line : r.statements)
+        text += line + "\n";
+    return text;
+}
+
 // Padding that its consumer tiles (a depthwise convolution reads it at every output axis) is
 // computed inside the consumer's tiles by default; before a dense convolution, whose output
 // channels all read every input channel, it stays a whole copy at the root.
@@ -229,14 +245,7 @@ s = te.create_schedule(C.op)
 
         SpaceOptions o;
         o.cores = 2;
-        auto sketches = generateSketches(v, o, nullptr);
-        ASSERT_FALSE(sketches.empty());
-        const Sketch& sk = sketches[static_cast<std::size_t>(defaultSketch(sketches))];
-        Realized r = realize(v, sk, defaultKnobs(sk, o), o, true);
-        ASSERT_TRUE(r.ok) << r.why;
-        std::string text;
-        for (auto& line : r.statements)
-            text += line + "\n";
+        const std::string text = defaultStatements(v, o);
         EXPECT_EQ(text.find("s[P].compute_at(") != std::string::npos, depthwise) << text;
     }
 }
@@ -269,14 +278,7 @@ s = te.create_schedule(C.op)
         o.cores = 2;
         o.vectorLanes = 8;
         o.vectorRegisters = 16;
-        auto sketches = generateSketches(v, o, nullptr);
-        ASSERT_FALSE(sketches.empty());
-        const Sketch& sk = sketches[static_cast<std::size_t>(defaultSketch(sketches))];
-        Realized r = realize(v, sk, defaultKnobs(sk, o), o, true);
-        ASSERT_TRUE(r.ok) << r.why;
-        std::string text;
-        for (auto& line : r.statements)
-            text += line + "\n";
+        const std::string text = defaultStatements(v, o);
         const std::string inner = width == 56 ? "4" : "7";
         EXPECT_NE(text.find("split(x_c, factor=" + inner + ")"), std::string::npos) << text;
     }
