@@ -61,13 +61,7 @@ public:
     std::string node(const std::string& op, const std::vector<std::string>& inputs,
                      const std::string& name)
     {
-        auto* n = m_graph->add_node();
-        n->set_op_type(op);
-        n->set_name(name);
-        for (auto& i : inputs)
-            n->add_input(i);
-        n->add_output(name + "_out");
-        m_last = n;
+        addNode(op, inputs, name)->add_output(name + "_out");
         return name + "_out";
     }
 
@@ -117,17 +111,12 @@ public:
     std::vector<std::string> nodeN(const std::string& op, const std::vector<std::string>& inputs,
                                    const std::string& name, int outputs)
     {
-        auto* n = m_graph->add_node();
-        n->set_op_type(op);
-        n->set_name(name);
-        for (auto& i : inputs)
-            n->add_input(i);
+        onnx::NodeProto* n = addNode(op, inputs, name);
         std::vector<std::string> out;
         for (int i = 0; i < outputs; ++i) {
             out.push_back(name + "_out" + std::to_string(i));
             n->add_output(out.back());
         }
-        m_last = n;
         return out;
     }
 
@@ -183,6 +172,18 @@ public:
     std::string bytes() const { return m_model.SerializeAsString(); }
 
 private:
+    // A node without outputs yet; the attribute setters then apply to it.
+    onnx::NodeProto* addNode(const std::string& op, const std::vector<std::string>& inputs,
+                             const std::string& name)
+    {
+        m_last = m_graph->add_node();
+        m_last->set_op_type(op);
+        m_last->set_name(name);
+        for (auto& i : inputs)
+            m_last->add_input(i);
+        return m_last;
+    }
+
     static void valueInfo(onnx::ValueInfoProto* v, const std::string& name,
                           const std::vector<std::int64_t>& shape)
     {

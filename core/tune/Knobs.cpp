@@ -248,12 +248,8 @@ Knobs defaultKnobs(const Sketch& sk, const SpaceOptions& o)
         if (vector && !rows.empty()) {
             const std::int64_t extent = sk.knobs[static_cast<std::size_t>(rows.back())].extent;
             const std::int64_t budget = std::max<std::int64_t>(first, o.vectorRegisters * 3 / 4);
-            std::int64_t usual = 1, wide = 1;
-            for (std::int64_t d : divisors(extent)) {
-                if (d <= first) usual = d;
-                if (d <= budget) wide = d;
-            }
-            if (usual * 2 <= first && wide > first) {
+            const std::int64_t wide = largestDivisorAtMost(extent, budget);
+            if (largestDivisorAtMost(extent, first) * 2 <= first && wide > first) {
                 rowLimit[rows.back()] = wide;
                 rows.pop_back();
                 limit = 1;
@@ -286,15 +282,13 @@ Knobs defaultKnobs(const Sketch& sk, const SpaceOptions& o)
                     width[pl.vectorize] = std::max(width[pl.vectorize], w);
         }
     }
-    // A stage its consumer tiles (padding before a depthwise convolution) goes inside the
-    // consumer's outermost loop, one tile at a time, instead of a whole copy at the root: the
-    // flexible rule's locations are the root, inlining where allowed, then the consumers' loops.
+    // A stage its (only) consumer tiles (padding before a depthwise convolution) goes inside the
+    // consumer's outermost loop, one tile at a time, instead of a whole copy at the root.
     std::map<int, std::int64_t> atConsumer; // knob index -> location
     for (const StagePlan& pl : sk.plans) {
         const StageFacts* f = sk.factsOf(pl.stage);
-        if (pl.location < 0 || !f || !f->tiledByConsumer || f->consumers.size() != 1) continue;
-        const bool inlining = !f->reduction && tunerMayWrite(o, "compute_inline");
-        atConsumer[pl.location] = inlining ? 2 : 1;
+        if (pl.location >= 0 && f && f->tiledByConsumer)
+            atConsumer[pl.location] = FlexibleRule::firstConsumerLoop(*f, o);
     }
     for (std::size_t ki = 0; ki < sk.knobs.size(); ++ki) {
         const KnobSpec& spec = sk.knobs[ki];

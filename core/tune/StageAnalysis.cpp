@@ -185,21 +185,20 @@ std::vector<StageFacts> analyzeStages(const Schedule& sch)
         }
         if (!mine || !theirs || theirs->isPlaceholder()) continue;
         const OperationNode& c = *theirs->op;
-        {
-            VarSet used;
-            bool reads = false;
-            forEachExpr(c.body, [&](const Expr& e) {
-                auto* l = e.as<TensorLoadNode>();
-                if (!l || l->tensor != mine->op) return;
-                reads = true;
-                for (auto& idx : l->indices)
-                    collectVars(idx, &used);
-            });
-            f.tiledByConsumer =
-                reads && std::all_of(c.axes.begin(), c.axes.end(), [&](const IterVar& a) {
-                    return constIntOr(a->dom.extent, 2) <= 1 || used.count(a->var.get()) > 0;
-                });
-        }
+        // The consumer's reads of this stage, walked once for both facts below.
+        std::vector<const TensorLoadNode*> loads;
+        forEachExpr(c.body, [&](const Expr& e) {
+            auto* l = e.as<TensorLoadNode>();
+            if (l && l->tensor == mine->op) loads.push_back(l);
+        });
+        if (loads.empty()) continue;
+        VarSet used;
+        for (auto* l : loads)
+            for (auto& idx : l->indices)
+                collectVars(idx, &used);
+        f.tiledByConsumer = std::all_of(c.axes.begin(), c.axes.end(), [&](const IterVar& a) {
+            return constIntOr(a->dom.extent, 2) <= 1 || used.count(a->var.get()) > 0;
+        });
         if (c.axes.size() != mine->op->axes.size()) continue;
         bool sameExtents = true;
         for (std::size_t a = 0; a < c.axes.size(); ++a) {
@@ -207,20 +206,17 @@ std::vector<StageFacts> analyzeStages(const Schedule& sch)
                                              constIntOr(mine->op->axes[a]->dom.extent, -2);
         }
         if (!sameExtents) continue;
-        bool matched = true, any = false;
-        forEachExpr(c.body, [&](const Expr& e) {
-            auto* l = e.as<TensorLoadNode>();
-            if (!l || l->tensor != mine->op) return;
-            any = true;
+        bool matched = true;
+        for (auto* l : loads) {
             if (l->indices.size() != c.axes.size()) {
                 matched = false;
-                return;
+                continue;
             }
             for (std::size_t a = 0; a < c.axes.size(); ++a)
                 if (l->indices[a].get() != c.axes[a]->var.get()) matched = false;
-        });
+        }
         // Not both reductions: a reduction consumer keeps its own tiling.
-        if (any && matched && !(c.isReduction() && f.reduction)) f.elementwiseConsumer = c.name;
+        if (matched && !(c.isReduction() && f.reduction)) f.elementwiseConsumer = c.name;
     }
     return out;
 }

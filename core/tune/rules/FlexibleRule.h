@@ -31,6 +31,17 @@ public:
         SimpleRule::addKnobs(sk, pl, f, o);
     }
 
+    // Whether the location knob offers inlining (not for a reduction).
+    static bool offersInlining(const StageFacts& f, const SpaceOptions& o)
+    {
+        return !f.reduction && tunerMayWrite(o, "compute_inline");
+    }
+    // The location knob's value for the first consumer's outermost loop.
+    static std::int64_t firstConsumerLoop(const StageFacts& f, const SpaceOptions& o)
+    {
+        return offersInlining(f, o) ? 2 : 1;
+    }
+
     // The location knob picks among the root, inlining (not for a reduction) and every loop of
     // every consumer that is itself materialized; whether the stage can be computed there (all
     // its readers inside) is the schedule's to say.
@@ -40,7 +51,7 @@ public:
         const Stage* st = r.stage(pl.stage);
         if (!f || !st) return true;
         std::vector<std::string> options{"root"};
-        if (!f->reduction && r.allowed("compute_inline")) options.push_back("inline");
+        if (offersInlining(*f, r.options())) options.push_back("inline");
         std::vector<std::pair<std::string, std::string>> loops; // consumer, loop
         if (r.allowed("compute_at")) {
             for (auto& name : f->consumers) {
