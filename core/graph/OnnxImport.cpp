@@ -318,7 +318,7 @@ const std::vector<std::string>& supportedOperators()
     static const std::vector<std::string> names = [] {
         std::vector<std::string> n;
         for (auto& s : operatorCatalogue())
-            n.push_back(s.name);
+            if (!s.internal) n.push_back(s.name);
         return n;
     }();
     return names;
@@ -435,7 +435,8 @@ ImportResult importOnnxBytes(const std::string& bytes, const std::string& folder
         for (auto& n : graph->node()) {
             const std::string key =
                 isDefaultDomain(n.domain()) ? n.op_type() : n.domain() + "." + n.op_type();
-            if (!isDefaultDomain(n.domain()) || !findOperator(n.op_type()))
+            const OpSpec* spec = findOperator(n.op_type());
+            if (!isDefaultDomain(n.domain()) || !spec || spec->internal)
                 unknown[key].push_back(n.name());
         }
         for (auto& [op, nodes] : unknown) {

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <sstream>
 
 namespace loopscope {
@@ -222,6 +223,45 @@ const std::vector<OpSpec>& operatorCatalogue()
         return all;
     }();
     return catalogue;
+}
+
+std::vector<std::int64_t> blockedShape(const std::vector<std::int64_t>& plain, std::int64_t block)
+{
+    std::vector<std::int64_t> s = plain;
+    s[1] /= block;
+    s.push_back(block);
+    return s;
+}
+
+std::vector<std::int64_t> plainShape(const std::vector<std::int64_t>& blocked)
+{
+    std::vector<std::int64_t> s(blocked.begin(), blocked.end() - 1);
+    s[1] *= blocked.back();
+    return s;
+}
+
+HostBuffer relayout(const HostBuffer& value, const std::vector<std::int64_t>& plain,
+                    std::int64_t from, std::int64_t to)
+{
+    HostBuffer out(value.dtype(), to > 0 ? blockedShape(plain, to) : plain);
+    const std::int64_t n = plain[0], c = plain[1];
+    std::int64_t spatial = 1;
+    for (std::size_t a = 2; a < plain.size(); ++a)
+        spatial *= plain[a];
+    // Where channel `ch` of image `i` at position `s` lies in blocks of `b` channels.
+    auto at = [&](std::int64_t b, std::int64_t i, std::int64_t ch, std::int64_t s) {
+        return b > 0 ? ((i * (c / b) + ch / b) * spatial + s) * b + ch % b
+                     : (i * c + ch) * spatial + s;
+    };
+    const auto bytes = static_cast<std::size_t>(value.elementBytes());
+    const auto* src = static_cast<const std::byte*>(value.data());
+    auto* dst = static_cast<std::byte*>(out.data());
+    for (std::int64_t i = 0; i < n; ++i)
+        for (std::int64_t ch = 0; ch < c; ++ch)
+            for (std::int64_t s = 0; s < spatial; ++s)
+                std::memcpy(dst + static_cast<std::size_t>(at(to, i, ch, s)) * bytes,
+                            src + static_cast<std::size_t>(at(from, i, ch, s)) * bytes, bytes);
+    return out;
 }
 
 const OpSpec* findOperator(const std::string& name)

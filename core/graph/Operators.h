@@ -35,6 +35,25 @@ inline std::int64_t blockedWeightOffset(std::int64_t f, std::int64_t k, std::int
     return ((f / block) * perFilter + k) * block + f % block;
 }
 
+// Data in blocks of channels (NCHW16c, as Relay's AlterOpLayout and oneDNN keep it between
+// layers): an N x C x S... tensor held as N x C/B x S... x B, so a block's B channels of one
+// position are adjacent and a kernel loads them as one vector. The layout pass (ConvertLayout)
+// gives a Conv, MaxPool or AveragePool these attributes: input 0 in blocks of kInBlock channels,
+// the output in blocks of kOutBlock (absent or 0: N x C x S...). Not ONNX attributes.
+inline constexpr const char* kInBlock = "loopscope_in_block";
+inline constexpr const char* kOutBlock = "loopscope_out_block";
+// LayoutTransform's attributes: from blocks of this many channels to blocks of that many (0:
+// N x C x S...).
+inline constexpr const char* kFromBlock = "from_block";
+inline constexpr const char* kToBlock = "to_block";
+// N x C x S... as N x C/B x S... x B (B divides C), and back.
+std::vector<std::int64_t> blockedShape(const std::vector<std::int64_t>& plain, std::int64_t block);
+std::vector<std::int64_t> plainShape(const std::vector<std::int64_t>& blocked);
+// A tensor's values moved from blocks of `from` channels to blocks of `to` (0: N x C x S...);
+// `shape` is its shape in N x C x S... .
+HostBuffer relayout(const HostBuffer& value, const std::vector<std::int64_t>& plain,
+                    std::int64_t from, std::int64_t to);
+
 // A mistake in a model (an attribute out of range, shapes that do not fit): said with the node.
 class GraphError : public std::runtime_error {
 public:
@@ -111,6 +130,8 @@ struct OpSpec {
     // The output is its input under another shape (Reshape, Flatten, Squeeze, Unsqueeze,
     // Identity, Dropout): a model run shares the buffer instead of copying it.
     bool view = false;
+    // Made by the graph passes only (LayoutTransform): a model that names it is refused.
+    bool internal = false;
 };
 
 const OpSpec* findOperator(const std::string& name);

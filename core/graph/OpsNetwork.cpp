@@ -144,16 +144,18 @@ std::vector<std::string> windowAxes(ScriptWriter& w, const Window& g)
     return r;
 }
 
-// A padded copy of an N x C x ... input as a TE stage ("pad"), or the input itself when no
-// padding.
+// A padded copy of an N x C x ... input (or N x C/B x ... x B, in blocks of channels) as a TE
+// stage ("pad"), or the input itself when no padding.
 std::string padStage(ScriptWriter& w, const std::string& input, const std::vector<std::int64_t>& s,
                      const Window& g, double fill, DataType t, const std::string& base)
 {
     if (!g.padded()) return input;
+    const bool blocked = s.size() > 2 + g.rank();
     const std::string var = w.fresh(base + "_pad");
     std::vector<std::int64_t> padded{s[0], s[1]};
     for (std::size_t a = 0; a < g.rank(); ++a)
         padded.push_back(s[2 + a] + g.p0[a] + g.p1[a]);
+    if (blocked) padded.push_back(s.back());
     w.compute(
         var, padded,
         [&](const std::vector<std::string>& i) {
@@ -164,6 +166,7 @@ std::string padStage(ScriptWriter& w, const std::string& input, const std::vecto
                           num(s[2 + a] + g.p0[a]);
                 load += ", " + v + " - " + num(g.p0[a]);
             }
+            if (blocked) load += ", " + i.back();
             return "tvm.tir.if_then_else(tvm.tir.all(" + inside + "), " + load + "], " +
                    ScriptWriter::constant(fill, t) + ")";
         },
@@ -185,6 +188,33 @@ std::vector<std::int64_t> windowOutput(std::int64_t n, std::int64_t c, const Win
     return s;
 }
 
+// A Conv's or pool's data in blocks of channels (kInBlock, kOutBlock; 0: N x C x S...), checked.
+struct DataBlocks {
+    std::int64_t in = 0, out = 0;
+};
+
+DataBlocks dataBlocksOf(const OpContext& c)
+{
+    DataBlocks b{c.node().intAttr(kInBlock, 0), c.node().intAttr(kOutBlock, 0)};
+    const auto& x = c.shape(0);
+    if (b.in < 0 || b.out < 0 || (b.in > 0 && (x.size() != 5 || x.back() != b.in)))
+        c.fail("data in blocks of " + num(b.in) + " channels must be N x C/" + num(b.in) +
+               " x H x W x " + num(b.in) + ", not " + dimsText(x));
+    return b;
+}
+
+// Input 0 as N x C x S... .
+std::vector<std::int64_t> plainInput(const OpContext& c)
+{
+    return c.node().intAttr(kInBlock, 0) > 0 ? plainShape(c.shape(0)) : c.shape(0);
+}
+
+// An output of N x C x S... in blocks of `block` channels (0: as it is).
+std::vector<std::int64_t> outputIn(std::vector<std::int64_t> plain, std::int64_t block)
+{
+    return block > 0 ? blockedShape(plain, block) : plain;
+}
+
 // ---- Conv ----
 
 struct ConvGeometry {
@@ -197,13 +227,19 @@ struct ConvGeometry {
 
 ConvGeometry convOf(const OpContext& c)
 {
-    const auto& x = c.shape(0);
+    const DataBlocks data = dataBlocksOf(c);
+    const std::vector<std::int64_t> x = plainInput(c);
     const auto& wt = c.shape(1);
     const std::int64_t block = c.node().intAttr(kConvWeightBlock, 0);
-    if (block > 0 &&
-        (x.size() != 4 || wt.size() != 5 || wt[4] != block || c.node().intAttr("group", 1) != 1))
+    // A depthwise convolution's weights are in blocks only where its data is, block for block.
+    const bool depthwise = c.node().intAttr("group", 1) == x[1] && wt.size() == 5 &&
+                           data.in == block && data.out == block;
+    if (block > 0 && (x.size() != 4 || wt.size() != 5 || wt[4] != block ||
+                      (c.node().intAttr("group", 1) != 1 && !depthwise)))
         c.fail("weights in blocks of " + num(block) + " output channels must be F/" + num(block) +
                " x C x KH x KW x " + num(block) + " with one group, not " + dimsText(wt));
+    if ((data.in > 0 || data.out > 0) && (block == 0 || data.out != block))
+        c.fail("data in blocks of channels needs weights in blocks of as many output channels");
     if (x.size() < 3 || x.size() > 5)
         c.fail("Loopscope runs 1-D, 2-D and 3-D convolutions (input N x C x W, N x C x H x W or "
                "N x C x D x H x W), not rank " +
@@ -238,7 +274,8 @@ ConvGeometry convOf(const OpContext& c)
 std::vector<TensorType> convInfer(const OpContext& c)
 {
     ConvGeometry g = convOf(c);
-    return {{c.input(0).dtype, windowOutput(g.n, g.f, g.g)}};
+    return {
+        {c.input(0).dtype, outputIn(windowOutput(g.n, g.f, g.g), c.node().intAttr(kOutBlock, 0))}};
 }
 
 std::vector<HostBuffer> convEval(const OpContext& c, const std::vector<const HostBuffer*>& in)
@@ -248,7 +285,10 @@ std::vector<HostBuffer> convEval(const OpContext& c, const std::vector<const Hos
     HostBuffer out = referenceBuffer(c.input(0).dtype, windowOutput(g.n, g.f, g.g));
     const std::int64_t fpg = g.f / g.group;
     const std::int64_t per = g.cpg * wd.k[0] * wd.k[1] * wd.k[2]; // weights of one filter
-    const HostBuffer &x = *in[0], &wt = *in[1];
+    const DataBlocks blocks = dataBlocksOf(c);
+    const HostBuffer plain =
+        blocks.in > 0 ? relayout(*in[0], plainInput(c), blocks.in, 0) : HostBuffer();
+    const HostBuffer &x = blocks.in > 0 ? plain : *in[0], &wt = *in[1];
     std::int64_t o = 0; // the output's elements in order
     for (std::int64_t n = 0; n < g.n; ++n)
         for (std::int64_t f = 0; f < g.f; ++f) {
@@ -284,7 +324,76 @@ std::vector<HostBuffer> convEval(const OpContext& c, const std::vector<const Hos
                         out.set(o++, sum);
                     }
         }
+    if (blocks.out > 0) return {relayout(out, out.shape(), 0, blocks.out)};
     return {std::move(out)};
+}
+
+// Data in blocks of channels, as TOPI's conv2d_NCHWc and depthwise_conv2d_NCHWc: the sums are
+// N x F/B x H' x W' x B, written as they are; the input is read in its blocks (two reduce axes
+// over its channels, the blocks and the channels in one) or as N x C x H x W (the first layer).
+void convEmitBlocked(const OpContext& c, ScriptWriter& w, const ConvGeometry& g,
+                     const std::string& data, const std::vector<std::string>& in,
+                     const std::vector<std::string>& out)
+{
+    const Window& wd = g.g;
+    const DataBlocks blocks = dataBlocksOf(c);
+    const bool depthwise = g.group != 1;
+    std::vector<std::string> reduce; // the channel axes: none (depthwise), rc, or rco and rci
+    auto axis = [&](const std::string& name, std::int64_t extent) {
+        reduce.push_back(w.fresh(name));
+        w.line(reduce.back() + " = te.reduce_axis((0, " + num(extent) + "), name=\"" +
+               reduce.back() + "\")");
+    };
+    if (!depthwise && blocks.in > 0) {
+        axis("rco", g.c / blocks.in);
+        axis("rci", blocks.in);
+    } else if (!depthwise) {
+        axis("rc", g.c);
+    }
+    const std::vector<std::string> r = windowAxes(w, wd);
+    std::string axes;
+    for (auto& a : reduce)
+        axes += (axes.empty() ? "" : ", ") + a;
+    for (auto& a : r)
+        axes += (axes.empty() ? "" : ", ") + a;
+    const bool bias = in.size() > 2 && !in[2].empty();
+    const std::string conv = bias ? w.fresh(out[0] + "_conv") : out[0];
+    const std::string b = num(blocks.out);
+    std::vector<std::int64_t> shape = blockedShape(windowOutput(g.n, g.f, wd), blocks.out);
+    w.compute(
+        conv, shape,
+        [&](const std::vector<std::string>& i) {
+            // data[n, channel(s), taps..., (in-block channel)] * weights[block, channel, r..., f]
+            std::string x = data + "[" + i[0] + ", ", k = in[1] + "[" + i[1] + ", ";
+            if (depthwise) {
+                x += i[1];
+                k += "0";
+            } else if (blocks.in > 0) {
+                x += reduce[0];
+                k += reduce[0] + " * " + num(blocks.in) + " + " + reduce[1];
+            } else {
+                x += reduce[0];
+                k += reduce[0];
+            }
+            for (std::size_t a = 0; a < wd.rank(); ++a) {
+                x += ", " + tap(i[2 + a], wd.s[a], r[a], wd.d[a]);
+                k += ", " + r[a];
+            }
+            if (depthwise)
+                x += ", " + i.back();
+            else if (blocks.in > 0)
+                x += ", " + reduce[1];
+            return "te.sum(" + x + "] * " + k + ", " + i.back() + "], axis=[" + axes + "])";
+        },
+        conv);
+    if (bias)
+        w.compute(
+            out[0], shape,
+            [&](const std::vector<std::string>& i) {
+                return ScriptWriter::load(conv, i) + " + " + in[2] + "[" + i[1] + " * " + b +
+                       " + " + i.back() + "]";
+            },
+            out[0]);
 }
 
 void convEmit(const OpContext& c, ScriptWriter& w, const std::vector<std::string>& in,
@@ -294,6 +403,10 @@ void convEmit(const OpContext& c, ScriptWriter& w, const std::vector<std::string
     const Window& wd = g.g;
     const DataType t = c.input(0).dtype;
     const std::string data = padStage(w, in[0], c.shape(0), wd, 0.0, t, out[0]);
+    if (c.node().intAttr(kOutBlock, 0) > 0) {
+        convEmitBlocked(c, w, g, data, in, out);
+        return;
+    }
     const std::string rc = w.fresh("rc");
     w.line(rc + " = te.reduce_axis((0, " + num(g.cpg) + "), name=\"" + rc + "\")");
     const std::vector<std::string> r = windowAxes(w, wd);
@@ -545,7 +658,11 @@ void matmulEmit(const OpContext& c, ScriptWriter& w, const std::vector<std::stri
 
 Window poolOf(const OpContext& c)
 {
-    const auto& x = c.shape(0);
+    const DataBlocks blocks = dataBlocksOf(c);
+    if (blocks.in != blocks.out)
+        c.fail("pools data in blocks of channels into as many blocks, not " + num(blocks.in) +
+               " into " + num(blocks.out));
+    const std::vector<std::int64_t> x = plainInput(c);
     if (x.size() < 3 || x.size() > 5)
         c.fail("Loopscope runs 1-D, 2-D and 3-D pooling (input N x C x W, N x C x H x W or "
                "N x C x D x H x W), not rank " +
@@ -564,15 +681,19 @@ std::vector<TensorType> poolInfer(const OpContext& c)
 {
     if (!c.input(0).dtype.isFloat()) c.fail("needs a floating-point input");
     Window g = poolOf(c);
-    const auto& x = c.shape(0);
-    return {{c.input(0).dtype, windowOutput(x[0], x[1], g)}};
+    const std::vector<std::int64_t> x = plainInput(c);
+    return {
+        {c.input(0).dtype, outputIn(windowOutput(x[0], x[1], g), c.node().intAttr(kOutBlock, 0))}};
 }
 
 std::vector<HostBuffer> poolEval(const OpContext& c, const std::vector<const HostBuffer*>& in)
 {
     const Window window = poolOf(c);
     const Window3 g = asThree(window);
-    const auto& x = c.shape(0);
+    const std::vector<std::int64_t> x = plainInput(c);
+    const DataBlocks blocks = dataBlocksOf(c);
+    const HostBuffer plain = blocks.in > 0 ? relayout(*in[0], x, blocks.in, 0) : HostBuffer();
+    const HostBuffer& data = blocks.in > 0 ? plain : *in[0];
     const bool max = c.node().op == "MaxPool";
     const bool includePad = c.node().intAttr("count_include_pad", 0) != 0;
     HostBuffer out = referenceBuffer(c.input(0).dtype, windowOutput(x[0], x[1], window));
@@ -600,7 +721,7 @@ std::vector<HostBuffer> poolEval(const OpContext& c, const std::vector<const Hos
                                 }
                                 if (inPadding) ++padded;
                                 if (!inside) continue;
-                                const double v = in[0]->get(
+                                const double v = data.get(
                                     ((nc * g.in[0] + at[0]) * g.in[1] + at[1]) * g.in[2] + at[2]);
                                 acc = max ? std::max(acc, v) : acc + v;
                                 ++count;
@@ -610,6 +731,7 @@ std::vector<HostBuffer> poolEval(const OpContext& c, const std::vector<const Hos
                                                               : std::max<std::int64_t>(count, 1));
                     out.set(o++, acc);
                 }
+    if (blocks.out > 0) return {relayout(out, out.shape(), 0, blocks.out)};
     return {std::move(out)};
 }
 
@@ -617,7 +739,8 @@ void poolEmit(const OpContext& c, ScriptWriter& w, const std::vector<std::string
               const std::vector<std::string>& out)
 {
     const Window g = poolOf(c);
-    const auto& x = c.shape(0);
+    const std::vector<std::int64_t> x = plainInput(c);
+    const std::int64_t block = dataBlocksOf(c).out;
     const DataType t = c.input(0).dtype;
     const bool max = c.node().op == "MaxPool";
     const bool includePad = c.node().intAttr("count_include_pad", 0) != 0;
@@ -626,12 +749,13 @@ void poolEmit(const OpContext& c, ScriptWriter& w, const std::vector<std::string
     for (std::size_t a = 0; a < g.rank(); ++a)
         padded.p1[a] = std::max(g.p1[a], (g.out[a] - 1) * g.s[a] + (g.k[a] - 1) * g.d[a] + 1 -
                                              g.in[a] - g.p0[a]);
-    const std::string data = padStage(w, in[0], x, padded, max ? -INFINITY : 0.0, t, out[0]);
+    const std::string data =
+        padStage(w, in[0], c.shape(0), padded, max ? -INFINITY : 0.0, t, out[0]);
     const std::vector<std::string> r = windowAxes(w, g);
     std::string axes;
     for (auto& a : r)
         axes += (axes.empty() ? "" : ", ") + a;
-    const std::vector<std::int64_t> shape = windowOutput(x[0], x[1], g);
+    const std::vector<std::int64_t> shape = outputIn(windowOutput(x[0], x[1], g), block);
     const std::string acc = max ? out[0] : w.fresh(out[0] + "_sum");
     w.compute(
         acc, shape,
@@ -639,6 +763,7 @@ void poolEmit(const OpContext& c, ScriptWriter& w, const std::vector<std::string
             std::string at = data + "[" + i[0] + ", " + i[1];
             for (std::size_t a = 0; a < g.rank(); ++a)
                 at += ", " + tap(i[2 + a], g.s[a], r[a], g.d[a]);
+            if (block > 0) at += ", " + i.back();
             return std::string(max ? "te.max(" : "te.sum(") + at + "], axis=[" + axes + "])";
         },
         acc);

@@ -1,6 +1,7 @@
 // Operators that move data without arithmetic: Reshape, Flatten, Squeeze and Unsqueeze (views
 // of their input), Transpose, Concat, Split, Slice and Gather (copies), and Constant and Shape,
-// which only make constants (folded at import).
+// which only make constants (folded at import); LayoutTransform, which the layout pass puts where
+// data in blocks of channels meets an operator that reads it as N x C x S... .
 #include "graph/Operators.h"
 
 #include <algorithm>
@@ -566,6 +567,59 @@ void constantEmit(const OpContext& c, ScriptWriter&, const std::vector<std::stri
     c.fail("a constant is folded before tasks are made");
 }
 
+// ---- LayoutTransform: between N x C x S... and blocks of channels (kFromBlock -> kToBlock) ----
+
+struct Layouts {
+    std::int64_t from, to;
+    std::vector<std::int64_t> plain; // the tensor as N x C x S...
+};
+
+Layouts layoutsOf(const OpContext& c)
+{
+    Layouts l{c.node().intAttr(kFromBlock, 0), c.node().intAttr(kToBlock, 0), {}};
+    const auto& x = c.shape(0);
+    if (l.from < 0 || l.to < 0 || x.size() < (l.from > 0 ? 4U : 3U))
+        c.fail("moves N x C x S... data between blocks of channels, not " + dimsText(x));
+    if (l.from > 0 && x.back() != l.from)
+        c.fail("the input " + dimsText(x) + " is not in blocks of " + num(l.from) + " channels");
+    l.plain = l.from > 0 ? plainShape(x) : x;
+    if (l.to > 0 && l.plain[1] % l.to != 0)
+        c.fail(num(l.plain[1]) + " channels do not fill blocks of " + num(l.to));
+    return l;
+}
+
+std::vector<TensorType> layoutInfer(const OpContext& c)
+{
+    const Layouts l = layoutsOf(c);
+    return {{c.input(0).dtype, l.to > 0 ? blockedShape(l.plain, l.to) : l.plain}};
+}
+
+std::vector<HostBuffer> layoutEval(const OpContext& c, const std::vector<const HostBuffer*>& in)
+{
+    const Layouts l = layoutsOf(c);
+    return {relayout(*in[0], l.plain, l.from, l.to)};
+}
+
+void layoutEmit(const OpContext& c, ScriptWriter& w, const std::vector<std::string>& in,
+                const std::vector<std::string>& out)
+{
+    const Layouts l = layoutsOf(c);
+    w.compute(
+        out[0], l.to > 0 ? blockedShape(l.plain, l.to) : l.plain,
+        [&](const std::vector<std::string>& i) {
+            const std::size_t spatial = l.plain.size() - 2;
+            const std::string channel =
+                l.to > 0 ? i[1] + " * " + num(l.to) + " + " + i[2 + spatial] : i[1];
+            std::string at = in[0] + "[" + i[0] + ", ";
+            at += l.from > 0 ? "(" + channel + ") // " + num(l.from) : channel;
+            for (std::size_t a = 0; a < spatial; ++a)
+                at += ", " + i[2 + a];
+            if (l.from > 0) at += ", (" + channel + ") % " + num(l.from);
+            return at + "]";
+        },
+        out[0]);
+}
+
 } // namespace
 
 void registerShapeOps(std::vector<OpSpec>& out)
@@ -580,6 +634,8 @@ void registerShapeOps(std::vector<OpSpec>& out)
     out.push_back({"Gather", OpPattern::Injective, gatherInfer, gatherEval, gatherEmit});
     out.push_back({"Constant", OpPattern::Opaque, constantInfer, constantEval, constantEmit});
     out.push_back({"Shape", OpPattern::Opaque, shapeInfer, shapeEval, constantEmit});
+    out.push_back({"LayoutTransform", OpPattern::Injective, layoutInfer, layoutEval, layoutEmit,
+                   false, true});
 }
 
 } // namespace loopscope

@@ -5,7 +5,10 @@
 //   FoldConstants      nodes whose inputs are all constant evaluated once
 //   FoldScaleAxis      a per-channel multiply (and add) after a convolution folded into its
 //                      weights (and bias)
-//   AlterConvLayout    a convolution's constant weights in blocks of 16 output channels
+//   AlterConvLayout    a convolution's constant weights in blocks of 16 output channels (8
+//                      where 16 does not divide them)
+//   ConvertLayout      data in those blocks of channels from layer to layer (NCHW16c), converted
+//                      where an operator or the model's output needs N x C x H x W
 // Each pass is one file under graph/passes/ with one entry function.
 #pragma once
 
@@ -35,5 +38,6 @@ bool simplifyInference(Graph& graph);
 bool foldConstants(Graph& graph);
 bool foldScaleAxis(Graph& graph);
 bool alterConvLayout(Graph& graph);
+bool convertLayout(Graph& graph);
 
 } // namespace loopscope
