@@ -3,13 +3,15 @@
 // cblas_sgemm) and a ResNet-18 convolution (1x64x56x56, 64 filters 3x3, pad 1; against oneDNN's
 // own choice of algorithm and layout), with its weights as ONNX has them (samples/conv2d.py) and
 // in blocks of 16 output channels as model import arranges them (samples/conv2d_blocked.py; oneDNN
-// also reorders its weights outside its timed calls), and for every sample the tuned variant
-// against the sample's fastest hand variant. Every contender is timed again at the end in turns
-// with its reference (five turns; medians and spreads), the tuned code in the worker process as the
-// app runs it, the references in this process. Also: where the tuning time went (steps to a
+// also reorders its weights outside its timed calls) and with its data in blocks of 16 channels
+// too, as a model's convolutions run (samples/conv2d_nchwc.py), and for every sample the tuned
+// variant against the sample's fastest hand variant. Every contender is timed again at the end in
+// turns with its reference (five turns; medians and spreads), the tuned code in the worker process
+// as the app runs it, the references in this process. Also: where the tuning time went (steps to a
 // callable function, training and prediction per round).
 //
-// Usage: loopscope_bench_tune [--cases matmul,conv2d,conv2d-blocked,samples] [--trials 200]
+// Usage: loopscope_bench_tune [--cases matmul,conv2d,conv2d-blocked,conv2d-nchwc,samples]
+//        [--trials 200]
 //        [--checkpoints 16,64,200] [--sample-trials 64] [--threads 2] [--seed 1]
 #include "Version.h"
 #include "runtime/BlasReference.h"
@@ -171,19 +173,20 @@ void printTimes(const TuneOutcome& out)
 
 int main(int argc, char** argv)
 {
-    std::vector<std::string> cases{"matmul", "conv2d", "conv2d-blocked", "samples"};
+    std::vector<std::string> cases{"matmul", "conv2d", "conv2d-blocked", "conv2d-nchwc", "samples"};
     std::vector<int> checkpoints{16, 64, 200};
     int trials = 200, sampleTrials = 64, threads = 2;
     std::uint64_t seed = 1;
     const char* usage =
-        "usage: loopscope_bench_tune [--cases matmul,conv2d,conv2d-blocked,samples]\n"
+        "usage: loopscope_bench_tune [--cases matmul,conv2d,conv2d-blocked,conv2d-nchwc,samples]\n"
         "                            [--trials 200]\n"
         "                            [--checkpoints 16,64,200] [--sample-trials 64] [--threads 2]\n"
         "                            [--seed 1]\n"
         "       loopscope_bench_tune --help | --version\n"
         "\n"
-        "Tunes a 1024^3 matmul and a ResNet-18 convolution (weights as ONNX has them, and in\n"
-        "blocks of 16 output channels) and reports the best after each checkpoint against\n"
+        "Tunes a 1024^3 matmul and a ResNet-18 convolution (weights as ONNX has them, in\n"
+        "blocks of 16 output channels, and with the data in blocks too) and reports the best after "
+        "each checkpoint against\n"
         "OpenBLAS and oneDNN, timed in turns with them; tunes every sample and compares the\n"
         "result with the sample's fastest hand variant.\n";
     for (int i = 1; i < argc; ++i) {
@@ -246,7 +249,10 @@ int main(int argc, char** argv)
         {"conv2d", {"conv2d.py", "conv2d 1x64x56x56, 64 filters 3x3, pad 1"}},
         {"conv2d-blocked",
          {"conv2d_blocked.py",
-          "conv2d 1x64x56x56, 64 filters 3x3, pad 1, weights in blocks of 16 output channels"}}};
+          "conv2d 1x64x56x56, 64 filters 3x3, pad 1, weights in blocks of 16 output channels"}},
+        {"conv2d-nchwc",
+         {"conv2d_nchwc.py",
+          "conv2d 1x64x56x56, 64 filters 3x3, pad 1, data in blocks of 16 channels (NCHW16c)"}}};
     for (const std::string& c : cases) {
         if (auto known = referenceCases.find(c); known != referenceCases.end()) {
             const bool mm = c == "matmul";
@@ -368,7 +374,7 @@ int main(int argc, char** argv)
                         sampleTrials);
             for (const char* name :
                  {"opt_gemm", "matmul_ladder", "gemm_best", "add_relu", "transpose", "softmax",
-                  "conv2d", "conv2d_blocked", "batch_matmul"}) {
+                  "conv2d", "conv2d_blocked", "conv2d_nchwc", "batch_matmul"}) {
                 const std::string script = readText(samples + name + ".py");
                 EvalResult eval = evaluateScript(script);
                 if (!eval.ok || eval.program.variants.empty()) continue;

@@ -386,12 +386,16 @@ void convEmitBlocked(const OpContext& c, ScriptWriter& w, const ConvGeometry& g,
             return "te.sum(" + x + "] * " + k + ", " + i.back() + "], axis=[" + axes + "])";
         },
         conv);
+    // A bias in blocks (F/B x 1 x 1 x B, as ConvertLayout lays it out) is read at the sums' own
+    // axes, so the add inlines into whatever reads it.
+    const bool biasInBlocks = bias && c.shape(2).size() == 4;
     if (bias)
         w.compute(
             out[0], shape,
             [&](const std::vector<std::string>& i) {
-                return ScriptWriter::load(conv, i) + " + " + in[2] + "[" + i[1] + " * " + b +
-                       " + " + i.back() + "]";
+                return ScriptWriter::load(conv, i) + " + " + in[2] +
+                       (biasInBlocks ? "[" + i[1] + ", 0, 0, " + i.back() + "]"
+                                     : "[" + i[1] + " * " + b + " + " + i.back() + "]");
             },
             out[0]);
 }

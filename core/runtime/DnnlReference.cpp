@@ -78,7 +78,8 @@ std::optional<Conv2dShape> conv2dShape(const Program& program)
     const auto& outputs = program.variants.front().snapshots.front().outputs();
     if (outputs.size() != 1) return std::nullopt;
     Tensor out = outputs.front();
-    if (!out->isCompute() || out->ndim() != 4 || out->dtype != DataType::float32())
+    if (!out->isCompute() || (out->ndim() != 4 && !(out->ndim() == 5 && out->isReduction())) ||
+        out->dtype != DataType::float32())
         return std::nullopt;
     // Sums in blocks of output channels (as a model's convolutions are: graph/passes/
     // AlterConvLayout), read back as out[n, f, y, x] = C[n, f // B, y, x, f % B].
@@ -102,7 +103,14 @@ std::optional<Conv2dShape> conv2dShape(const Program& program)
             constIntOr(out->shape[4], -1) != block)
             return std::nullopt;
     }
-    if (!out->isReduction() || out->reduceAxes.size() != 3) return std::nullopt;
+    // The data in blocks of channels too (a model's convolutions between layers: graph/passes/
+    // ConvertLayout): in[n, c // Bi, y*s + ky, x*s + kx, c % Bi] as two reduce axes over the
+    // channels, rco and rci, and the weights read at [f // B, rco * Bi + rci, ky, kx, f % B].
+    const bool blockedData = !block && out->isReduction() && out->ndim() == 5 &&
+                             out->reduceAxes.size() == 4 && out->dtype == DataType::float32();
+    if (blockedData) block = constIntOr(out->shape[4], -1);
+    if (!out->isReduction() || out->reduceAxes.size() != (blockedData ? 4U : 3U) || block < 0)
+        return std::nullopt;
     auto* reduce = out->body.as<ReduceNode>();
     if (!reduce || reduce->op != ReduceOp::Sum || reduce->condition.defined()) return std::nullopt;
     auto* mul = reduce->source.as<BinaryNode>();
@@ -110,25 +118,41 @@ std::optional<Conv2dShape> conv2dShape(const Program& program)
     auto* a = mul->a.as<TensorLoadNode>();
     auto* b = mul->b.as<TensorLoadNode>();
     if (!a || !b) return std::nullopt;
-    const auto& ax = out->axes;      // n, f, y, x (n, f // B, y, x, f % B in blocks)
-    const auto& r = out->reduceAxes; // c, ky, kx
+    const auto& ax = out->axes; // n, f, y, x (n, f // B, y, x, f % B in blocks)
+    // c, ky, kx; with the data in blocks rco, rci, ky, kx.
+    const auto& r = out->reduceAxes;
+    const std::size_t ky = blockedData ? 2 : 1;
+    const TensorLoadNode* input = nullptr;
+    // The input's channel block: rco * Bi + rci at the weights' channel index.
+    std::int64_t inBlock = 0;
+    auto isChannel = [&](const Expr& e) {
+        if (!blockedData) return isVar(e, r[0]);
+        VarSet used;
+        collectVars(e, &used);
+        inBlock = pointValue(e, r[0]->var.get(), 1);
+        return used.size() == 2 && used.count(r[0]->var.get()) && used.count(r[1]->var.get()) &&
+               pointValue(e, r[1]->var.get(), 1) == 1 && pointValue(e, r[0]->var.get(), 0) == 0 &&
+               inBlock > 1;
+    };
     auto isWeight = [&](const TensorLoadNode* l) {
         return l->tensor->isPlaceholder() && l->indices.size() == (block ? 5U : 4U) &&
-               isVar(l->indices[0], ax[1]) && isVar(l->indices[1], r[0]) &&
-               isVar(l->indices[2], r[1]) && isVar(l->indices[3], r[2]) &&
+               isVar(l->indices[0], ax[1]) && isChannel(l->indices[1]) &&
+               isVar(l->indices[2], r[ky]) && isVar(l->indices[3], r[ky + 1]) &&
                (!block || isVar(l->indices[4], ax[4]));
     };
     const TensorLoadNode* weight = isWeight(a) ? a : isWeight(b) ? b : nullptr;
-    const TensorLoadNode* input = weight == a ? b : a;
-    if (!weight || input->indices.size() != 4 || !isVar(input->indices[0], ax[0]) ||
-        !isVar(input->indices[1], r[0]))
+    input = weight == a ? b : a;
+    if (!weight || input->indices.size() != (blockedData ? 5U : 4U) ||
+        !isVar(input->indices[0], ax[0]) || !isVar(input->indices[1], r[0]) ||
+        (blockedData &&
+         (!isVar(input->indices[4], r[1]) || constIntOr(input->tensor->shape[4], -1) != inBlock)))
         return std::nullopt;
     Conv2dShape s;
     // y*stride + ky: stride from y, and ky with coefficient 1 (no dilation).
     for (int d : {2, 3}) {
         const Expr& idx = input->indices[static_cast<std::size_t>(d)];
         const IterVar& o = ax[static_cast<std::size_t>(d)];
-        const IterVar& k = r[static_cast<std::size_t>(d - 1)];
+        const IterVar& k = r[ky + static_cast<std::size_t>(d - 2)];
         std::int64_t base = pointValue(idx, o->var.get(), 0);
         std::int64_t stride = pointValue(idx, o->var.get(), 1) - base;
         std::int64_t kstep = pointValue(idx, k->var.get(), 1) - base;
@@ -145,11 +169,12 @@ std::optional<Conv2dShape> conv2dShape(const Program& program)
     std::int64_t padH = 0, padW = 0;
     if (!in->isPlaceholder()) {
         auto reads = inputTensors(in);
-        if (reads.size() != 1 || !reads[0]->isPlaceholder() || reads[0]->ndim() != 4 ||
-            in->ndim() != 4 || in->isReduction())
+        const int rank = blockedData ? 5 : 4;
+        if (reads.size() != 1 || !reads[0]->isPlaceholder() || reads[0]->ndim() != rank ||
+            in->ndim() != rank || in->isReduction())
             return std::nullopt;
         Tensor src = reads[0];
-        for (int d : {0, 1})
+        for (int d : {0, 1, rank == 5 ? 4 : 1})
             if (constIntOr(src->shape[static_cast<std::size_t>(d)], -1) !=
                 constIntOr(in->shape[static_cast<std::size_t>(d)], -2))
                 return std::nullopt;
@@ -161,7 +186,7 @@ std::optional<Conv2dShape> conv2dShape(const Program& program)
         in = src;
     }
     s.n = constIntOr(in->shape[0], 0);
-    s.c = constIntOr(in->shape[1], 0);
+    s.c = constIntOr(in->shape[1], 0) * (blockedData ? inBlock : 1);
     s.h = constIntOr(in->shape[2], 0);
     s.w = constIntOr(in->shape[3], 0);
     s.f = constIntOr(weight->tensor->shape[0], 0) * (block ? block : 1);

@@ -26,7 +26,9 @@ struct Conv2dShape {
 // reduction axes of the product of a 4-D weight read at [f, c, ky, kx] and an input read at
 // [n, c, y*s + ky, x*s + kx], the input a placeholder or a padded copy of one; or such sums in
 // blocks of B output channels (the weight read at [f // B, c, ky, kx, f % B]) read back as
-// out[n, f, y, x] = sums[n, f // B, y, x, f % B].
+// out[n, f, y, x] = sums[n, f // B, y, x, f % B]; or with the data in blocks of channels too
+// (NCHW16c between layers): sums[n, f // B, y, x, f % B] over rco, rci, ky, kx of
+// in[n, rco, y*s + ky, x*s + kx, rci] * w[f // B, rco * Bi + rci, ky, kx, f % B].
 std::optional<Conv2dShape> conv2dShape(const Program& program);
 
 class DnnlLibrary {

@@ -369,6 +369,8 @@ int defaultSketch(const std::vector<Sketch>& sketches)
         if (n.find("at level 2") != std::string::npos) rank = 2;
         if (n.find("inside") != std::string::npos && n.find("level 2") != std::string::npos)
             rank = 3;
+        if (n.find("inside") != std::string::npos && n.find("level 3") != std::string::npos)
+            rank = 4;
         if (rank > bestRank) {
             bestRank = rank;
             best = static_cast<int>(i);

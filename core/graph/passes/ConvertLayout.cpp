@@ -102,11 +102,32 @@ private:
         return name;
     }
 
-    // The node's one output written in blocks.
+    // The node's one output written in blocks; a convolution's bias of F values laid out as
+    // F/B x 1 x 1 x B, the same values in the same order.
     void blockOutput(GraphNode& node, std::int64_t block)
     {
         node.outputs[0] = addBlocked(node.outputs[0], block);
         m_changed = true;
+        if (node.op != "Conv" || node.inputs.size() < 3 || node.inputs[2].empty()) return;
+        const GraphTensor& bias = m_graph.tensor(node.inputs[2]);
+        if (bias.isConstant() && bias.shape.size() == 1)
+            node.inputs[2] = inBlocksConstant(bias, block).name;
+    }
+
+    // A constant of C values (any shape) as C/B x 1 x 1 x B.
+    const GraphTensor& inBlocksConstant(const GraphTensor& t, std::int64_t block)
+    {
+        const std::int64_t channels = t.elementCount();
+        auto values = std::make_shared<HostBuffer>(
+            t.constant->dtype(), std::vector<std::int64_t>{channels / block, 1, 1, block});
+        std::memcpy(values->data(), t.constant->data(),
+                    static_cast<std::size_t>(t.constant->byteSize()));
+        GraphTensor b;
+        b.name = m_graph.freshName(t.name + ".blocks");
+        b.dtype = t.dtype;
+        b.shape = values->shape();
+        b.constant = std::move(values);
+        return m_graph.add(std::move(b));
     }
 
     static bool isPlain4D(const GraphTensor& t) { return t.shape.size() == 4; }
@@ -183,16 +204,7 @@ private:
         if (t.shape.size() > 4 || t.shape.size() < 3 || t.elementCount() != channels)
             return nullptr;
         if (t.shape[t.shape.size() - 3] != channels) return nullptr;
-        auto values = std::make_shared<HostBuffer>(
-            t.constant->dtype(), std::vector<std::int64_t>{channels / block, 1, 1, block});
-        std::memcpy(values->data(), t.constant->data(),
-                    static_cast<std::size_t>(t.constant->byteSize()));
-        GraphTensor b;
-        b.name = m_graph.freshName(t.name + ".blocks");
-        b.dtype = t.dtype;
-        b.shape = values->shape();
-        b.constant = std::move(values);
-        return &m_graph.add(std::move(b));
+        return &inBlocksConstant(t, block);
     }
 
     bool convertElementwise(GraphNode& node)

@@ -1,7 +1,8 @@
 // The tile rule (Ansor's RuleMultiLevelTiling, ...WithFusion and RuleAddCacheWrite): a stage that
 // reuses data is tiled S S R S R S, each data-parallel axis in four levels and each reduction axis
 // in two. Three structures: standalone; inside its element-wise consumer (looked for through the
-// consumers inlined into their readers), which holds tile levels 0 .. 1 or 0 .. 2; or, without
+// consumers inlined into their readers), which holds tile levels 0 .. 1, 0 .. 2 or 0 .. 3 (then
+// the stage computes one register tile, its reduction whole, R0 R1 S3); or, without
 // such a consumer, computed in a local write cache that the stage itself hosts likewise. A stage
 // pinned only by splits is tiled standalone, its split pieces arranged as levels.
 #pragma once
@@ -37,7 +38,10 @@ public:
             const std::string host = hostOf(in);
             const StagePlan* hostPlan = in.planOf(host);
             if (attach && hostPlan && hostPlan->rule == &kSimpleRule) {
-                for (int level : {1, 2})
+                // At level 3 the consumer holds every level above the register tile, and the
+                // stage's sums are a register tile of its own: they stay in registers through
+                // the whole reduction instead of being loaded and stored at every step.
+                for (int level : {1, 2, 3})
                     out.push_back(
                         {{plan(f.name, host, level), kHostRule.plan(host, f.name, level)},
                          {},

@@ -71,6 +71,33 @@ TEST(DnnlReference, AConvolutionInBlocksOfOutputChannelsIsRecognised)
     }
 }
 
+// The data in blocks of channels too (as a model's convolutions run between layers): the same
+// convolution; a weight read at another channel than rco * 16 + rci is not.
+TEST(DnnlReference, AConvolutionWithItsDataInBlocksOfChannelsIsRecognised)
+{
+    EvalResult r = evaluateScript(readSample("conv2d_nchwc.py"),
+                                  {{"in_size", 28}, {"out_channel", 32}, {"in_channel", 48}});
+    ASSERT_TRUE(r.ok) << r.error.message;
+    auto s = conv2dShape(r.program);
+    ASSERT_TRUE(s.has_value());
+    EXPECT_EQ(s->c, 48);
+    EXPECT_EQ(s->h, 28);
+    EXPECT_EQ(s->f, 32);
+    EXPECT_EQ(s->kw, 3);
+    EXPECT_EQ(s->padW, 1);
+    EXPECT_EQ(s->ow, 28);
+    EXPECT_DOUBLE_EQ(s->flops(), 2.0 * 32 * 28 * 28 * 48 * 9);
+
+    for (const char* channel : {"rco * 8 + rci", "rci * block + rco", "rco + rci"}) {
+        std::string text = readSample("conv2d_nchwc.py");
+        const std::string original = "rco * block + rci";
+        text.replace(text.find(original), original.size(), channel);
+        EvalResult other = evaluateScript(text, {{"in_size", 28}, {"out_channel", 32}});
+        ASSERT_TRUE(other.ok) << channel << ": " << other.error.message;
+        EXPECT_FALSE(conv2dShape(other.program).has_value()) << channel;
+    }
+}
+
 TEST(DnnlReference, StridesAndUnpaddedInputsAreRecognisedAndOtherProgramsAreNot)
 {
     EvalResult strided = evaluateScript(R"(from tvm import te

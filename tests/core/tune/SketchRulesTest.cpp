@@ -175,7 +175,8 @@ TEST(SketchRules, TileStructuresFollowTheConsumers)
     EXPECT_EQ(notes(c, inlined, o),
               (std::vector<std::string>{"C: tiled | tile C  0",
                                         "C: tiled inside E at level 1 | tile C E 1 | host E C 1",
-                                        "C: tiled inside E at level 2 | tile C E 2 | host E C 2"}));
+                                        "C: tiled inside E at level 2 | tile C E 2 | host E C 2",
+                                        "C: tiled inside E at level 3 | tile C E 3 | host E C 3"}));
     // A consumer that is not at the root (it is a host already) takes no guest.
     const std::map<std::string, StagePlan> hosting{{"D", rule("host").plan("D", "X", 1)}};
     EXPECT_EQ(notes(c, hosting, o).size(), 1u);

@@ -190,9 +190,13 @@ s = te.create_schedule(D.op)
     EvalResult eval = evaluateScript(script);
     ASSERT_TRUE(eval.ok) << eval.error.message;
     auto sketches = generateSketches(eval.program.variants[0], {}, nullptr);
-    ASSERT_EQ(sketches.size(), 3u);
+    ASSERT_EQ(sketches.size(), 4u);
     EXPECT_EQ(sketches[1].name, "C: tiled inside D at level 1");
     EXPECT_EQ(sketches[2].name, "C: tiled inside D at level 2");
+    EXPECT_EQ(sketches[3].name, "C: tiled inside D at level 3");
+    // By default the consumer holds every level above the register tile: the sums stay in
+    // registers through the whole reduction.
+    EXPECT_EQ(defaultSketch(sketches), 3);
 }
 
 // The default sketch with the default knobs, as statements (one per line); a failure is a test
