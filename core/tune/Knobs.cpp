@@ -4,6 +4,7 @@
 #include "tune/Space.h"
 #include "tune/rules/FlexibleRule.h"
 #include "tune/rules/SimpleRule.h"
+#include "tune/rules/TileRule.h"
 
 #include <algorithm>
 #include <functional>
@@ -358,6 +359,26 @@ Knobs defaultKnobs(const Sketch& sk, const SpaceOptions& o)
     return k;
 }
 
+namespace {
+
+// Whether the stage a sketch computes inside its consumer at level 3 has no producer that goes
+// inside its own tiles by default (a depthwise convolution's padding): that one would be made
+// again for every register tile, halo and all.
+bool noTiledProducer(const Sketch& sk)
+{
+    for (const StagePlan& pl : sk.plans) {
+        if (pl.rule != &kTileRule || pl.partner.empty() || pl.level != 3) continue;
+        for (const StageFacts& f : sk.facts)
+            if (f.tiledByConsumer &&
+                std::find(f.consumers.begin(), f.consumers.end(), pl.stage) != f.consumers.end())
+                return false;
+        return true;
+    }
+    return false;
+}
+
+} // namespace
+
 int defaultSketch(const std::vector<Sketch>& sketches)
 {
     int best = 0, bestRank = -1;
@@ -369,8 +390,11 @@ int defaultSketch(const std::vector<Sketch>& sketches)
         if (n.find("at level 2") != std::string::npos) rank = 2;
         if (n.find("inside") != std::string::npos && n.find("level 2") != std::string::npos)
             rank = 3;
+        // Sums kept in registers through the whole reduction; a stage whose padding goes inside
+        // its tiles (a depthwise convolution) stays at level 2, where the padding is made once
+        // per tile of the consumer and not once per register tile.
         if (n.find("inside") != std::string::npos && n.find("level 3") != std::string::npos)
-            rank = 4;
+            rank = noTiledProducer(sketches[i]) ? 4 : 1;
         if (rank > bestRank) {
             bestRank = rank;
             best = static_cast<int>(i);
