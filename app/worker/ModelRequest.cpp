@@ -46,7 +46,7 @@ void putGraph(const Graph& g, const std::vector<Task>& tasks, protocol::ModelRep
         node.op = n.op;
         for (auto& o : n.outputs) {
             const GraphTensor* t = g.find(o);
-            node.outputs.push_back({o, t ? dimsText(t->shape) : ""});
+            node.outputs.push_back({o, t ? tensorShapeText(*t) : ""});
         }
         for (auto& in : n.inputs)
             if (!in.empty() && !g.tensor(in).isConstant()) node.inputs.push_back(in);

@@ -137,4 +137,12 @@ std::string dimsText(const std::vector<std::int64_t>& shape)
     return s;
 }
 
+std::string tensorShapeText(const GraphTensor& t)
+{
+    if (t.channelBlock <= 0 || t.shape.size() < 3) return dimsText(t.shape);
+    std::vector<std::int64_t> plain(t.shape.begin(), t.shape.end() - 1);
+    plain[1] *= t.channelBlock;
+    return dimsText(plain) + " NCHW" + std::to_string(t.channelBlock) + "c";
+}
+
 } // namespace loopscope

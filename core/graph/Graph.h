@@ -47,6 +47,8 @@ struct GraphTensor {
     std::vector<std::int64_t> shape; // static: every dimension known
     // Weights and folded constants: the values. Graph inputs and computed tensors: none.
     std::shared_ptr<const HostBuffer> constant;
+    // Data in blocks of this many channels (ConvertLayout): the shape is N x C/B x H x W x B.
+    std::int64_t channelBlock = 0;
     bool isConstant() const { return constant != nullptr; }
     std::int64_t elementCount() const;
 };
@@ -82,5 +84,8 @@ private:
 
 // "1x3x224x224"
 std::string dimsText(const std::vector<std::int64_t>& shape);
+// A tensor's shape as a reader thinks of it: "1x64x56x56", or "1x64x56x56 NCHW16c" for data in
+// blocks of channels.
+std::string tensorShapeText(const GraphTensor& t);
 
 } // namespace loopscope

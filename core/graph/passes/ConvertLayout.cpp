@@ -97,6 +97,7 @@ private:
         b.name = m_graph.freshName(tensor + ".nchw" + std::to_string(block) + "c");
         b.dtype = t.dtype;
         b.shape = blockedShape(t.shape, block);
+        b.channelBlock = block;
         const std::string name = m_graph.add(std::move(b)).name;
         m_blocked[tensor] = {name, block};
         return name;

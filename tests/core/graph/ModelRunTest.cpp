@@ -250,6 +250,8 @@ TEST(ModelRun, DataStaysInBlocksOfChannelsFromLayerToLayer)
     // One layout change for the two readers of the clip's output (the global pool and the graph).
     EXPECT_EQ(ops["LayoutTransform"], 1) << graphText(g);
     EXPECT_EQ(g.tensor(g.outputs[1]).shape, (std::vector<std::int64_t>{1, 32, 3, 3}));
+    // The model view names the layout with the shape a reader thinks of.
+    EXPECT_EQ(tensorShapeText(g.tensor(g.nodes.front().outputs[0])), "1x32x12x12 NCHW16c");
 
     const auto inputs = inputsOf(original);
     const auto before = interpret(original, inputs);
