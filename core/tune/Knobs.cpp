@@ -388,6 +388,8 @@ int defaultSketch(const std::vector<Sketch>& sketches)
         int rank = 0;
         if (n.find("register blocks over panels") != std::string::npos) rank = 4;
         if (n.find("at level 2") != std::string::npos) rank = 2;
+        if (n.find("local cache, tiled at level 3") != std::string::npos)
+            rank = noTiledProducer(sketches[i]) ? 3 : 1;
         if (n.find("inside") != std::string::npos && n.find("level 2") != std::string::npos)
             rank = 3;
         // Sums kept in registers through the whole reduction; a stage whose padding goes inside

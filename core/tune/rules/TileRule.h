@@ -54,7 +54,7 @@ public:
             cw.stage = f.name;
             cw.text = "local";
             cw.names = {f.name + "_local"};
-            for (int level : {1, 2})
+            for (int level : {1, 2, 3})
                 out.push_back({{plan(cache, f.name, level), kHostRule.plan(f.name, cache, level)},
                                {cw},
                                f.name + ": computed in a local cache, tiled at level " +

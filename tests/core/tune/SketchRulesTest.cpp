@@ -190,9 +190,11 @@ TEST(SketchRules, TileStructuresFollowTheConsumers)
         f.output = true;
     });
     const auto cached = notes(alone, {}, o);
-    ASSERT_EQ(cached.size(), 3u);
+    ASSERT_EQ(cached.size(), 4u);
     EXPECT_EQ(cached[1], "C: computed in a local cache, tiled at level 1 | tile C.local C 1 | "
                          "host C C.local 1 | cache_write C local");
+    EXPECT_EQ(cached[3], "C: computed in a local cache, tiled at level 3 | tile C.local C 3 | "
+                         "host C C.local 3 | cache_write C local");
 }
 
 TEST(SketchRules, TheHostRuleIsNeverTriedOnItsOwn)
