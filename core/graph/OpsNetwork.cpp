@@ -800,9 +800,11 @@ void poolEmit(const OpContext& c, ScriptWriter& w, const std::vector<std::string
 
 // ---- GlobalAveragePool, ReduceMean, ReduceSum ----
 
+// A global pool may read data in blocks of channels (kInBlock: ConvertLayout), its output
+// N x C x 1 x 1: the read-back into N x C x H x W is fused into the reduction.
 std::vector<std::int64_t> reduceAxes(const OpContext& c)
 {
-    const auto& x = c.shape(0);
+    const std::vector<std::int64_t> x = plainInput(c);
     if (c.node().op == "GlobalAveragePool") {
         if (x.size() < 3) c.fail("needs an input of rank 3 or more");
         std::vector<std::int64_t> axes;
@@ -829,7 +831,7 @@ bool keepDims(const OpContext& c)
 
 std::vector<std::int64_t> reducedShape(const OpContext& c)
 {
-    const auto& x = c.shape(0);
+    const std::vector<std::int64_t> x = plainInput(c);
     const auto axes = reduceAxes(c);
     std::vector<std::int64_t> out;
     for (std::size_t d = 0; d < x.size(); ++d) {
@@ -846,12 +848,18 @@ std::vector<std::int64_t> reducedShape(const OpContext& c)
 std::vector<TensorType> reduceInfer(const OpContext& c)
 {
     if (!c.input(0).dtype.isFloat()) c.fail("needs a floating-point input");
+    const DataBlocks blocks = dataBlocksOf(c);
+    if (blocks.out > 0 || (blocks.in > 0 && c.node().op != "GlobalAveragePool"))
+        c.fail("only a global pool reads data in blocks of channels, and writes N x C x 1 x 1");
     return {{c.input(0).dtype, reducedShape(c)}};
 }
 
 std::vector<HostBuffer> reduceEval(const OpContext& c, const std::vector<const HostBuffer*>& in)
 {
-    const auto& x = c.shape(0);
+    const std::vector<std::int64_t> x = plainInput(c);
+    const std::int64_t block = dataBlocksOf(c).in;
+    const HostBuffer plain = block > 0 ? relayout(*in[0], x, block, 0) : HostBuffer();
+    const HostBuffer& data = block > 0 ? plain : *in[0];
     const auto axes = reduceAxes(c);
     const auto shape = reducedShape(c);
     HostBuffer out = referenceBuffer(c.input(0).dtype, shape);
@@ -860,7 +868,7 @@ std::vector<HostBuffer> reduceEval(const OpContext& c, const std::vector<const H
     for (auto a : axes)
         count *= x[static_cast<std::size_t>(a)];
     std::vector<std::int64_t> idx;
-    for (std::int64_t i = 0; i < in[0]->elementCount(); ++i) {
+    for (std::int64_t i = 0; i < data.elementCount(); ++i) {
         unflatten(i, x, idx);
         std::int64_t flat = 0;
         for (std::size_t d = 0; d < x.size(); ++d) {
@@ -869,7 +877,7 @@ std::vector<HostBuffer> reduceEval(const OpContext& c, const std::vector<const H
             if (reduced && !keepDims(c)) continue;
             flat = flat * (reduced ? 1 : x[d]) + (reduced ? 0 : idx[d]);
         }
-        sums[static_cast<std::size_t>(flat)] += in[0]->get(i);
+        sums[static_cast<std::size_t>(flat)] += data.get(i);
     }
     const bool mean = c.node().op != "ReduceSum";
     for (std::int64_t i = 0; i < out.elementCount(); ++i)
@@ -880,7 +888,8 @@ std::vector<HostBuffer> reduceEval(const OpContext& c, const std::vector<const H
 void reduceEmit(const OpContext& c, ScriptWriter& w, const std::vector<std::string>& in,
                 const std::vector<std::string>& out)
 {
-    const auto& x = c.shape(0);
+    const std::vector<std::int64_t> x = plainInput(c);
+    const std::int64_t block = dataBlocksOf(c).in;
     const auto axes = reduceAxes(c);
     const auto shape = reducedShape(c);
     const DataType t = c.input(0).dtype;
@@ -911,6 +920,11 @@ void reduceEmit(const OpContext& c, ScriptWriter& w, const std::vector<std::stri
                 } else {
                     idx.push_back(o[next++]);
                 }
+            }
+            if (block > 0) { // channel c of the blocks: [n, c // B, ..., c % B]
+                const std::string channel = idx[1];
+                idx[1] = channel + " // " + num(block);
+                idx.push_back(channel + " % " + num(block));
             }
             return "te.sum(" + ScriptWriter::load(in[0], idx) + ", axis=[" + axisList + "])";
         },

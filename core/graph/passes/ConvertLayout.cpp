@@ -11,8 +11,10 @@
 //   - element-wise and broadcasting operators on blocked data keep them: their per-channel
 //     constants (a bias of C x 1 x 1) are laid out as C/B x 1 x 1 x B, which broadcasts the same
 //     channel to the same element, and another input of the full shape is converted to blocks;
-//   - any other reader (a global pool, a flatten, a graph output) gets the tensor as N x C x H x W
-//     from a LayoutTransform, made once per tensor, under the tensor's own name.
+//   - a global average pool reads the blocks itself and writes N x C x 1 x 1 (the read-back
+//     fused into its reduction);
+//   - any other reader (a flatten, a graph output) gets the tensor as N x C x H x W from a
+//     LayoutTransform, made once per tensor, under the tensor's own name.
 // Values are unchanged: every operator's reference reads blocked data through its layout.
 #include "graph/Operators.h"
 #include "graph/Passes.h"
@@ -137,6 +139,15 @@ private:
     {
         if (node.outputs.size() != 1 || node.inputs.empty() || node.inputs[0].empty()) return false;
         if (node.op == "Conv") return convertConv(node);
+        if (node.op == "GlobalAveragePool") {
+            // Reads the blocks itself and writes N x C x 1 x 1: no layout change before it.
+            const Blocks* in = blocked(node.inputs[0]);
+            if (!in || !isPlain4D(m_graph.tensor(node.inputs[0]))) return false;
+            node.inputs[0] = in->tensor;
+            node.attributes[kInBlock].value = in->block;
+            m_changed = true;
+            return true;
+        }
         if (node.op == "MaxPool" || node.op == "AveragePool") {
             const Blocks* in = blocked(node.inputs[0]);
             if (!in) return false;

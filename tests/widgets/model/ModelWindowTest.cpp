@@ -77,12 +77,12 @@ private slots:
         QSignalSpy loaded(m, &ModelWindow::modelLoaded);
         QVERIFY(loaded.wait(60000));
         const auto& r = m->result();
-        QCOMPARE(r.tasks.size(), std::size_t{24}); // 23 and the layout change before the pool
+        QCOMPARE(r.tasks.size(), std::size_t{23});
         QCOMPARE(std::size_t(m->graphView()->taskFrames().size()), r.tasks.size());
         QCOMPARE(std::size_t(m->graphView()->nodeCount()), r.nodes.size());
         QVERIFY(!r.ran);
         // One row per workload.
-        QCOMPARE(m->taskTable()->rowCount(), 19);
+        QCOMPARE(m->taskTable()->rowCount(), 18);
         // Frames of tasks do not overlap one another.
         const auto frames = m->graphView()->taskFrames();
         for (auto a = frames.begin(); a != frames.end(); ++a)
