@@ -40,4 +40,8 @@ bool foldScaleAxis(Graph& graph);
 bool alterConvLayout(Graph& graph);
 bool convertLayout(Graph& graph);
 
+// A convolution's constant weights (F x C x KH x KW) added as a new constant in blocks of
+// `block` output channels (F/B x C x KH x KW x B); its name.
+std::string addBlockedWeights(Graph& graph, const std::string& weights, std::int64_t block);
+
 } // namespace loopscope

@@ -11,6 +11,24 @@
 
 namespace loopscope {
 
+std::string addBlockedWeights(Graph& graph, const std::string& weights, std::int64_t block)
+{
+    const GraphTensor& w = graph.tensor(weights);
+    const std::int64_t f = w.shape[0];
+    const std::int64_t per = w.shape[1] * w.shape[2] * w.shape[3]; // C x KH x KW
+    auto packed = std::make_shared<HostBuffer>(
+        w.dtype, std::vector<std::int64_t>{f / block, w.shape[1], w.shape[2], w.shape[3], block});
+    for (std::int64_t o = 0; o < f; ++o)
+        for (std::int64_t k = 0; k < per; ++k)
+            packed->set(blockedWeightOffset(o, k, per, block), w.constant->get(o * per + k));
+    GraphTensor nw;
+    nw.name = graph.freshName(weights + ".packed");
+    nw.dtype = w.dtype;
+    nw.shape = packed->shape();
+    nw.constant = std::move(packed);
+    return graph.add(std::move(nw)).name;
+}
+
 bool alterConvLayout(Graph& graph)
 {
     bool changed = false;
@@ -21,20 +39,7 @@ bool alterConvLayout(Graph& graph)
             continue;
         const std::int64_t block = w->shape[0] % 16 == 0 ? 16 : w->shape[0] % 8 == 0 ? 8 : 0;
         if (block == 0) continue;
-        const std::int64_t f = w->shape[0];
-        const std::int64_t per = w->shape[1] * w->shape[2] * w->shape[3]; // C x KH x KW
-        auto packed = std::make_shared<HostBuffer>(
-            w->dtype,
-            std::vector<std::int64_t>{f / block, w->shape[1], w->shape[2], w->shape[3], block});
-        for (std::int64_t o = 0; o < f; ++o)
-            for (std::int64_t k = 0; k < per; ++k)
-                packed->set(blockedWeightOffset(o, k, per, block), w->constant->get(o * per + k));
-        GraphTensor nw;
-        nw.name = graph.freshName(conv.inputs[1] + ".packed");
-        nw.dtype = w->dtype;
-        nw.shape = packed->shape();
-        nw.constant = std::move(packed);
-        conv.inputs[1] = graph.add(std::move(nw)).name;
+        conv.inputs[1] = addBlockedWeights(graph, conv.inputs[1], block);
         conv.attributes[kConvWeightBlock].value = block;
         changed = true;
     }

@@ -186,18 +186,8 @@ private:
             node.intAttr("group", 1) != channels || w->shape[0] != channels || w->shape[1] != 1)
             return false;
         // Depthwise: one filter per channel, its weights in the data's blocks.
-        const std::int64_t b = in->block, per = w->shape[2] * w->shape[3];
-        auto packed = std::make_shared<HostBuffer>(
-            w->dtype, std::vector<std::int64_t>{channels / b, 1, w->shape[2], w->shape[3], b});
-        for (std::int64_t f = 0; f < channels; ++f)
-            for (std::int64_t k = 0; k < per; ++k)
-                packed->set(blockedWeightOffset(f, k, per, b), w->constant->get(f * per + k));
-        GraphTensor nw;
-        nw.name = m_graph.freshName(node.inputs[1] + ".packed");
-        nw.dtype = w->dtype;
-        nw.shape = packed->shape();
-        nw.constant = std::move(packed);
-        node.inputs[1] = m_graph.add(std::move(nw)).name;
+        const std::int64_t b = in->block;
+        node.inputs[1] = addBlockedWeights(m_graph, node.inputs[1], b);
         node.inputs[0] = in->tensor;
         node.attributes[kConvWeightBlock].value = b;
         node.attributes[kInBlock].value = b;
