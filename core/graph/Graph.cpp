@@ -137,12 +137,25 @@ std::string dimsText(const std::vector<std::int64_t>& shape)
     return s;
 }
 
+std::vector<std::int64_t> blockedShape(const std::vector<std::int64_t>& plain, std::int64_t block)
+{
+    std::vector<std::int64_t> s = plain;
+    s[1] /= block;
+    s.push_back(block);
+    return s;
+}
+
+std::vector<std::int64_t> plainShape(const std::vector<std::int64_t>& blocked)
+{
+    std::vector<std::int64_t> s(blocked.begin(), blocked.end() - 1);
+    s[1] *= blocked.back();
+    return s;
+}
+
 std::string tensorShapeText(const GraphTensor& t)
 {
     if (t.channelBlock <= 0 || t.shape.size() < 3) return dimsText(t.shape);
-    std::vector<std::int64_t> plain(t.shape.begin(), t.shape.end() - 1);
-    plain[1] *= t.channelBlock;
-    return dimsText(plain) + " NCHW" + std::to_string(t.channelBlock) + "c";
+    return dimsText(plainShape(t.shape)) + " NCHW" + std::to_string(t.channelBlock) + "c";
 }
 
 } // namespace loopscope

@@ -84,6 +84,9 @@ private:
 
 // "1x3x224x224"
 std::string dimsText(const std::vector<std::int64_t>& shape);
+// N x C x S... as N x C/B x S... x B (B divides C), and back.
+std::vector<std::int64_t> blockedShape(const std::vector<std::int64_t>& plain, std::int64_t block);
+std::vector<std::int64_t> plainShape(const std::vector<std::int64_t>& blocked);
 // A tensor's shape as a reader thinks of it: "1x64x56x56", or "1x64x56x56 NCHW16c" for data in
 // blocks of channels.
 std::string tensorShapeText(const GraphTensor& t);

@@ -225,21 +225,6 @@ const std::vector<OpSpec>& operatorCatalogue()
     return catalogue;
 }
 
-std::vector<std::int64_t> blockedShape(const std::vector<std::int64_t>& plain, std::int64_t block)
-{
-    std::vector<std::int64_t> s = plain;
-    s[1] /= block;
-    s.push_back(block);
-    return s;
-}
-
-std::vector<std::int64_t> plainShape(const std::vector<std::int64_t>& blocked)
-{
-    std::vector<std::int64_t> s(blocked.begin(), blocked.end() - 1);
-    s[1] *= blocked.back();
-    return s;
-}
-
 HostBuffer relayout(const HostBuffer& value, const std::vector<std::int64_t>& plain,
                     std::int64_t from, std::int64_t to)
 {

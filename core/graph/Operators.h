@@ -46,9 +46,6 @@ inline constexpr const char* kOutBlock = "loopscope_out_block";
 // N x C x S...).
 inline constexpr const char* kFromBlock = "from_block";
 inline constexpr const char* kToBlock = "to_block";
-// N x C x S... as N x C/B x S... x B (B divides C), and back.
-std::vector<std::int64_t> blockedShape(const std::vector<std::int64_t>& plain, std::int64_t block);
-std::vector<std::int64_t> plainShape(const std::vector<std::int64_t>& blocked);
 // A tensor's values moved from blocks of `from` channels to blocks of `to` (0: N x C x S...);
 // `shape` is its shape in N x C x S... .
 HostBuffer relayout(const HostBuffer& value, const std::vector<std::int64_t>& plain,

@@ -74,11 +74,11 @@ private:
         return tensor;
     }
 
-    // The tensor in blocks of `block` channels, converted where it is N x C x H x W; "" where
-    // its blocks are another size.
+    // A tensor of N x C x H x W converted into blocks of `block` channels, once (a node may
+    // read it twice).
     std::string inBlocks(const std::string& tensor, std::int64_t block)
     {
-        if (const Blocks* b = blocked(tensor)) return b->block == block ? b->tensor : "";
+        if (const Blocks* b = blocked(tensor)) return b->tensor;
         GraphNode n;
         n.name = tensor + ".to_blocks";
         n.op = "LayoutTransform";
