@@ -76,13 +76,17 @@ const CommandHelp kCommands[] = {
     {"tune",
      "  tune   FILE [--variant NAME] [--trials N | --time S] [--log F] [--resume]\n"
      "         [--forbid P,...] [--threads N] [--set P=V ...] [--seed N] [--apply] [--json]\n"
+     "         [--runner 'COMMAND'] [--runners N]\n"
      "         search schedules for a variant (default: the first; its steps stay as given)\n"
      "         with a learned cost model, measuring each candidate in the worker and checking\n"
      "         it against the reference (default 64 trials); prints the best as statements,\n"
      "         its GFLOPS and OpenBLAS's for a matmul; --forbid keeps primitives out;\n"
      "         records go to --log (default: the app's data folder, per script); --resume\n"
      "         counts the log's records as measured; --trials 0 --apply writes the log's best\n"
-     "         --apply adds the result to FILE as a variant ('tuned from NAME')\n"},
+     "         --apply adds the result to FILE as a variant ('tuned from NAME');\n"
+     "         --runners N measures N candidates at once, each in a worker started by\n"
+     "         --runner (a command through the shell: 'ssh node7 loopscope-worker',\n"
+     "         'srun -N1 -n1 --exclusive loopscope-worker'; default: the worker here)\n"},
     {"model",
      "  model  info|run|bench|tasks|test ...   ONNX models (loopscope-cli model --help)\n"},
     {"export",

@@ -3,6 +3,7 @@
 #include "Cli.h"
 #include "Commands.h"
 #include "ModelTune.h"
+#include "TuneCommand.h"
 
 #include "graph/FuseOps.h"
 #include "graph/Interpreter.h"
@@ -56,6 +57,7 @@ const char* kModelUsage =
     "                                 [--schedules F | --default-schedules] [--json]\n"
     "       loopscope-cli model tune  M.onnx [--task NAME ...] [--top K] [--trials N | --time S]\n"
     "                                 [--threads N] [--seed N] [--schedules F] [--json]\n"
+    "                                 [--runner 'COMMAND'] [--runners N]\n"
     "       loopscope-cli model tasks M.onnx [--shape NAME=DIMS ...] [--export DIR] [--json]\n"
     "       loopscope-cli model test  DIR ... [--json]\n"
     "       loopscope-cli model make  KIND OUT.onnx [--seed N]\n"
@@ -71,7 +73,9 @@ const char* kModelUsage =
     "  tune   the tuner on each task (the heaviest first; --trials per task, default 64), its\n"
     "         script and log in M.tasks/; then the task's default schedule, its script's variant\n"
     "         and its log's best are timed in turns and the fastest is recorded in the project\n"
-    "         file; --trials 0 only times them again (after a Loopscope update, on another CPU)\n"
+    "         file; --trials 0 only times them again (after a Loopscope update, on another CPU);\n"
+    "         --runners N measures on N workers at once, each started by --runner (a command:\n"
+    "         'srun -N1 -n1 --exclusive loopscope-worker'), and tunes tasks side by side\n"
     "  tasks  the tasks; --export DIR writes each as a TE script the editor opens\n"
     "  test   ONNX's test cases (a folder with model.onnx and test_data_set_0/, or folders of\n"
     "         them, such as /usr/share/libonnx-testdata/data/node): each runs and is compared\n"
@@ -125,6 +129,8 @@ struct Args {
     std::vector<std::string> tuneTasks; // --task
     int top = 0, trials = 64;
     double seconds = 0;
+    std::string runner; // --runner
+    int runners = 0;    // --runners
     std::string self;
 };
 
@@ -199,6 +205,13 @@ std::vector<cli::Option> optionsOf(Args& a)
                      }});
         o.push_back({"--trials", "", true, [&a](const std::string& v) {
                          a.trials = static_cast<int>(countOf("--trials", v, 0));
+                     }});
+        o.push_back({"--runner", "", true, [&a](const std::string& v) {
+                         a.runner = v;
+                         checkRunnerOptions(a.runner, 1);
+                     }});
+        o.push_back({"--runners", "", true, [&a](const std::string& v) {
+                         a.runners = static_cast<int>(countOf("--runners", v, 1));
                      }});
     }
     return o;
@@ -660,6 +673,8 @@ int runModelCommand(int argc, char** argv, const std::string& self)
         t.seed = a.seed;
         t.json = a.json;
         t.self = a.self;
+        t.runner = a.runner;
+        t.runners = a.runners;
         return runModelTune(t, r.graph);
     }
     return modelRun(a, r, a.sub == "bench");

@@ -1,12 +1,14 @@
 #include "ModelTune.h"
 
 #include "Cli.h"
+#include "TuneCommand.h"
 
 #include "codegen/Codegen.h"
 #include "graph/FuseOps.h"
 #include "graph/ModelRun.h"
 #include "graph/Project.h"
 #include "graph/Task.h"
+#include "ir/Host.h"
 #include "runtime/Benchmark.h"
 #include "tune/Measure.h"
 #include "tune/TuneLog.h"
@@ -16,13 +18,17 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <memory>
+#include <mutex>
 #include <set>
 #include <sstream>
+#include <thread>
 
 namespace loopscope {
 
@@ -38,6 +44,40 @@ void onInterrupt(int)
     g_stop = true;
 }
 
+// The project file, as tasks tuned at once read and record their choices.
+std::mutex g_project;
+
+// A task's lines to standard error, whole and prefixed with its name, so that tasks tuned at once
+// do not mix their words.
+class PrefixedLines : private std::streambuf {
+public:
+    explicit PrefixedLines(std::string prefix) : m_prefix(std::move(prefix)), m_stream(this) {}
+    ~PrefixedLines() override
+    {
+        if (!m_line.empty()) emit();
+    }
+    std::ostream& stream() { return m_stream; }
+
+private:
+    int overflow(int c) override
+    {
+        if (c == traits_type::eof()) return 0;
+        m_line += static_cast<char>(c);
+        if (c == '\n') emit();
+        return c;
+    }
+    void emit()
+    {
+        static std::mutex out;
+        std::lock_guard<std::mutex> lock(out);
+        std::cerr << m_prefix << m_line << std::flush;
+        m_line.clear();
+    }
+    std::string m_prefix;
+    std::string m_line;
+    std::ostream m_stream;
+};
+
 using cli::fixed;
 
 std::string readText(const fs::path& p)
@@ -52,15 +92,19 @@ std::string readText(const fs::path& p)
 // then names; false (with the reason in `r`) when nothing was tuned.
 bool tuneTask(const ModelTuneArgs& a, const Graph& graph, const Task& task, const fs::path& folder,
               const fs::path& projectFolder, Measurer& measurer, ModelProject* project, json* r,
-              int index, std::size_t count)
+              int index, std::size_t count, std::ostream& log)
 {
-    TaskChoice& choice = project->choice(task.workload, task.name);
+    std::string ownScript;
+    {
+        std::lock_guard<std::mutex> lock(g_project);
+        ownScript = project->choice(task.workload, task.name).script;
+    }
     // The script tuned: the project's own for the task, else the default one written out.
     fs::path scriptPath;
     std::string script;
-    if (!choice.script.empty()) {
-        scriptPath = fs::path(choice.script).is_absolute() ? fs::path(choice.script)
-                                                           : projectFolder / choice.script;
+    if (!ownScript.empty()) {
+        scriptPath =
+            fs::path(ownScript).is_absolute() ? fs::path(ownScript) : projectFolder / ownScript;
         script = readText(scriptPath);
     } else {
         scriptPath = folder / (task.name + ".py");
@@ -68,8 +112,8 @@ bool tuneTask(const ModelTuneArgs& a, const Graph& graph, const Task& task, cons
         std::ofstream(scriptPath, std::ios::binary | std::ios::trunc) << script;
     }
     const fs::path logPath = folder / (task.name + ".jsonl");
-    std::cerr << "[" << index << "/" << count << "] " << task.name << " (weight " << task.weight
-              << "): tuning from '" << kNaiveTaskVariant << "', log " << logPath.string() << "\n";
+    log << "[" << index << "/" << count << "] " << task.name << " (weight " << task.weight
+        << "): tuning from '" << kNaiveTaskVariant << "', log " << logPath.string() << "\n";
     TuneOptions o;
     o.variant = kNaiveTaskVariant;
     o.trials = a.trials;
@@ -84,23 +128,32 @@ bool tuneTask(const ModelTuneArgs& a, const Graph& graph, const Task& task, cons
         [&](const TuneProgress& p) {
             if (p.phase != TuneProgress::Phase::Measuring || p.trialsDone - lastShown < 16) return;
             lastShown = p.trialsDone;
-            std::cerr << "    trial " << p.trialsDone << ": best "
-                      << (p.bestGflops > 0 ? fixed(p.bestGflops, 1) + " GFLOPS"
-                                           : fixed(p.bestMs, 3) + " ms")
-                      << ", " << fixed(p.elapsedS, 0) << " s\n";
+            log << "    trial " << p.trialsDone << ": best "
+                << (p.bestGflops > 0 ? fixed(p.bestGflops, 1) + " GFLOPS"
+                                     : fixed(p.bestMs, 3) + " ms")
+                << ", " << fixed(p.elapsedS, 0) << " s\n";
         },
         [] { return g_stop.load(); });
     (*r)["log"] = logPath.string();
     (*r)["trials"] = out.trials.size();
     if (!out.ok || !out.haveBest) {
         const std::string reason = out.ok ? "no candidate was checked and timed" : out.error;
-        std::cerr << "    " << task.name << ": nothing tuned: " << reason << "\n";
+        log << "    " << task.name << ": nothing tuned: " << reason << "\n";
         (*r)["error"] = reason;
         return false;
     }
+    for (auto& n : out.notes)
+        log << "    note: " << n << "\n";
     (*r)["tuned_ms"] = out.best.msMedian;
-    if (choice.script.empty()) choice.script = fs::relative(scriptPath, projectFolder).string();
-    choice.log = fs::relative(logPath, projectFolder).string();
+    (*r)["times"] = {{"search_ms", out.times.searchMs},
+                     {"train_ms", out.times.trainMs},
+                     {"measure_ms", out.times.measureMs}};
+    {
+        std::lock_guard<std::mutex> lock(g_project);
+        TaskChoice& choice = project->choice(task.workload, task.name);
+        if (choice.script.empty()) choice.script = fs::relative(scriptPath, projectFolder).string();
+        choice.log = fs::relative(logPath, projectFolder).string();
+    }
     return true;
 }
 
@@ -109,23 +162,27 @@ bool tuneTask(const ModelTuneArgs& a, const Graph& graph, const Task& task, cons
 // they compiled to. False when the project file cannot be written.
 bool compareContenders(const ModelTuneArgs& a, const Graph& graph, const Task& task,
                        const std::string& folder, Measurer& measurer, ModelProject* project,
-                       json* r)
+                       json* r, std::ostream& log)
 {
     std::vector<std::string> notes;
-    const std::vector<ScheduleContender> contenders =
-        scheduleContenders(*project, graph, task, folder, &notes);
+    std::vector<ScheduleContender> contenders;
+    {
+        std::lock_guard<std::mutex> lock(g_project);
+        contenders = scheduleContenders(*project, graph, task, folder, &notes);
+    }
     for (auto& n : notes)
-        std::cerr << "    note: " << n << "\n";
+        log << "    note: " << n << "\n";
     std::string why;
     if (contenders.size() == 1) {
-        std::cerr << "    only its default schedule: nothing to compare\n";
+        log << "    only its default schedule: nothing to compare\n";
         (*r)["kept"] = "default";
+        std::lock_guard<std::mutex> lock(g_project);
         TaskChoice* choice = project->find(task.workload);
         if (!choice || (choice->use.empty() && choice->compared.time.empty())) return true;
         choice->use.clear();
         choice->compared = {};
         if (writeProject(*project, &why)) return true;
-        std::cerr << "loopscope-cli: " << why << "\n";
+        log << "loopscope-cli: " << why << "\n";
         return false;
     }
     // Rounds, each starting one contender further along, so none is always measured first.
@@ -152,9 +209,9 @@ bool compareContenders(const ModelTuneArgs& a, const Graph& graph, const Task& t
     int best = -1;
     for (std::size_t i = 0; i < contenders.size(); ++i) {
         const ScheduleContender& c = contenders[i];
-        std::cerr << "    " << c.source << ": ";
+        log << "    " << c.source << ": ";
         if (!problem[i].empty() || ms[i].empty()) {
-            std::cerr << problem[i] << "\n";
+            log << problem[i] << "\n";
             (*r)["problems"][c.kind] = problem[i];
             continue;
         }
@@ -162,38 +219,42 @@ bool compareContenders(const ModelTuneArgs& a, const Graph& graph, const Task& t
         const double median = ms[i][ms[i].size() / 2];
         medians[c.kind] = median;
         times[c.kind] = median;
-        std::cerr << fixed(median, 3) << " ms (" << fixed(ms[i].front(), 3) << " - "
-                  << fixed(ms[i].back(), 3) << ")\n";
+        log << fixed(median, 3) << " ms (" << fixed(ms[i].front(), 3) << " - "
+            << fixed(ms[i].back(), 3) << ")\n";
         if (best < 0 || median < medians[contenders[static_cast<std::size_t>(best)].kind])
             best = static_cast<int>(i);
     }
     (*r)["ms"] = times;
     if (best < 0) {
-        std::cerr << "    " << task.name << ": no schedule ran right; the choice stays\n";
+        log << "    " << task.name << ": no schedule ran right; the choice stays\n";
         (*r)["error"] = "no schedule ran right";
         return true;
     }
     const ScheduleContender& winner = contenders[static_cast<std::size_t>(best)];
     const std::string code = codeFingerprint(contenders, task.name, &why);
+    std::lock_guard<std::mutex> lock(g_project);
     TaskChoice& choice = project->choice(task.workload, task.name);
     const std::string before = choice.use;
     choice.use = winner.kind;
     if (winner.kind == "tuned") choice.log = winner.log;
-    choice.compared = {isoTimeNow(), hostTarget().cpu, code, medians};
+    // The CPU the contenders were timed on: the runners' where they measured them.
+    const MachineInfo timedOn = measurer.machine();
+    choice.compared = {isoTimeNow(), timedOn.cpu.empty() ? hostTarget().cpu : timedOn.cpu, code,
+                       medians};
     if (code.empty())
-        std::cerr << "    its code could not be fingerprinted (" << why
-                  << "): the choice will show as stale\n";
+        log << "    its code could not be fingerprinted (" << why
+            << "): the choice will show as stale\n";
     (*r)["kept"] = winner.kind;
     const double base = medians.count("default") ? medians["default"] : 0;
-    std::cerr << "    " << task.name << ": " << winner.kind << " runs";
+    log << "    " << task.name << ": " << winner.kind << " runs";
     if (base > 0 && winner.kind != "default")
-        std::cerr << " (" << fixed(base / medians[winner.kind], 2) << "x the default)";
-    if (!before.empty() && before != winner.kind) std::cerr << ", instead of " << before;
+        log << " (" << fixed(base / medians[winner.kind], 2) << "x the default)";
+    if (!before.empty() && before != winner.kind) log << ", instead of " << before;
     if (!writeProject(*project, &why)) {
-        std::cerr << "\nloopscope-cli: " << why << "\n";
+        log << "\nloopscope-cli: " << why << "\n";
         return false;
     }
-    std::cerr << "; recorded in " << a.project << "\n";
+    log << "; recorded in " << a.project << "\n";
     return true;
 }
 
@@ -271,33 +332,82 @@ int runModelTune(const ModelTuneArgs& a, const Graph& graph)
         std::cerr << "loopscope-cli: cannot make " << folder << ": " << ec.message() << "\n";
         return 1;
     }
-    WorkerMeasurer measurer(findWorkerExecutable(a.self));
+    const auto started = std::chrono::steady_clock::now();
+    std::unique_ptr<Measurer> measurerOwned = makeMeasurer(a.self, a.runner, a.runners);
+    Measurer& measurer = *measurerOwned;
+    const MachineInfo machine = measurer.machine();
+    if (!machine.problem.empty()) {
+        std::cerr << "loopscope-cli: " << machine.problem << "\n";
+        return 1;
+    }
+    // With several runners, several tasks are tuned at once (as many as this machine has cores
+    // for their searches), so that the runners measure one task's batch while another's is
+    // searched; each task's candidates go to whichever runner is free.
+    const int lanes = measurer.runners() > 1
+                          ? std::max(1, std::min({measurer.runners(), usableCores(),
+                                                  static_cast<int>(order.size())}))
+                          : 1;
+    if (measurer.runners() > 1 || !a.runner.empty())
+        std::cerr << "measuring on " << measurer.runners() << " runner"
+                  << (measurer.runners() == 1 ? "" : "s") << " (" << describeMachine(machine) << ")"
+                  << (lanes > 1 ? ", " + std::to_string(lanes) + " tasks at once" : "") << "\n";
     std::signal(SIGINT, onInterrupt);
     std::signal(SIGTERM, onInterrupt);
-    json results = json::array();
+    std::vector<json> perTask(order.size());
     const bool compareOnly = a.trials == 0 && a.seconds <= 0;
-    int index = 0;
-    for (const Candidate& c : order) {
-        if (g_stop) break;
-        ++index;
-        const Task& task = *c.task;
-        json r{{"task", task.name}, {"weight", task.weight}};
-        if (!compareOnly) {
-            if (!tuneTask(a, graph, task, folder, projectFolder, measurer, &project, &r, index,
-                          order.size())) {
-                results.push_back(r);
-                continue;
+    std::atomic<std::size_t> nextTask{0};
+    std::atomic<bool> failedWrite{false};
+    double searchMs = 0, trainMs = 0, waitMs = 0;
+    std::mutex timesMutex;
+    auto lane = [&] {
+        while (!g_stop && !failedWrite) {
+            const std::size_t at = nextTask.fetch_add(1);
+            if (at >= order.size()) return;
+            const Task& task = *order[at].task;
+            PrefixedLines log(lanes > 1 ? task.name + ": " : "");
+            json r{{"task", task.name}, {"weight", task.weight}};
+            const int index = static_cast<int>(at) + 1;
+            if (!compareOnly) {
+                if (!tuneTask(a, graph, task, folder, projectFolder, measurer, &project, &r, index,
+                              order.size(), log.stream())) {
+                    perTask[at] = r;
+                    continue;
+                }
+                std::lock_guard<std::mutex> lock(timesMutex);
+                searchMs += r["times"].value("search_ms", 0.0);
+                trainMs += r["times"].value("train_ms", 0.0);
+                waitMs += r["times"].value("measure_ms", 0.0);
+            } else {
+                log.stream() << "[" << index << "/" << order.size() << "] " << task.name
+                             << " (weight " << task.weight << "): its schedules timed in turns\n";
             }
-        } else {
-            std::cerr << "[" << index << "/" << order.size() << "] " << task.name << " (weight "
-                      << task.weight << "): its schedules timed in turns\n";
+            if (g_stop) break;
+            if (!compareContenders(a, graph, task, folder.string(), measurer, &project, &r,
+                                   log.stream()))
+                failedWrite = true;
+            perTask[at] = r;
         }
-        if (g_stop) break;
-        if (!compareContenders(a, graph, task, folder.string(), measurer, &project, &r)) return 1;
-        results.push_back(r);
+    };
+    if (lanes == 1) {
+        lane();
+    } else {
+        std::vector<std::thread> threads;
+        for (int i = 0; i < lanes; ++i)
+            threads.emplace_back(lane);
+        for (auto& t : threads)
+            t.join();
     }
     std::signal(SIGINT, SIG_DFL);
     std::signal(SIGTERM, SIG_DFL);
+    if (failedWrite) return 1;
+    json results = json::array();
+    for (auto& r : perTask)
+        if (!r.is_null()) results.push_back(r);
+    const double wallMs =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+            .count();
+    const std::string summary = runnerSummary(measurer, searchMs, trainMs, waitMs, wallMs);
+    if (!summary.empty()) std::cerr << summary;
     if (a.json)
         std::cout << json{{"ok", true},
                           {"project", a.project},

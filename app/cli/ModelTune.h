@@ -26,7 +26,9 @@ struct ModelTuneArgs {
     int threads = 0;
     std::uint64_t seed = 1;
     bool json = false;
-    std::string self; // argv[0], to find the worker
+    std::string self;   // argv[0], to find the worker
+    std::string runner; // --runner: the command that starts a worker (empty: the one here)
+    int runners = 0;    // --runners: how many at once (0: one)
 };
 
 // The exit status: 0 done, 1 an error (the project file, the model), 2 usage.

@@ -3,10 +3,12 @@
 #include "Cli.h"
 #include "Commands.h"
 
+#include "ir/Host.h"
 #include "runtime/BlasReference.h"
 #include "runtime/DnnlReference.h"
 #include "schedule/Primitives.h"
 #include "te/Program.h"
+#include "tune/RunnerPool.h"
 #include "tune/Space.h"
 #include "tune/TuneLog.h"
 #include "tune/Tuner.h"
@@ -15,6 +17,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -72,8 +75,56 @@ std::string defaultTuningLog(const std::string& scriptPath)
     return (data / "Loopscope" / "Loopscope" / "tuning" / tuningLogFileName(scriptPath)).string();
 }
 
+std::unique_ptr<Measurer> makeMeasurer(const std::string& self, const std::string& runner,
+                                       int runners)
+{
+    const std::string worker = findWorkerExecutable(self);
+    if (runner.empty() && runners <= 1) return std::make_unique<WorkerMeasurer>(worker);
+    std::unique_ptr<RunnerPool> pool;
+    if (runner.empty())
+        pool = std::make_unique<RunnerPool>(std::vector<std::string>{worker}, runners,
+                                            std::vector<std::string>{}, "loopscope-worker");
+    else
+        pool = std::make_unique<RunnerPool>(shellCommand(runner), std::max(1, runners),
+                                            std::vector<std::string>{}, runner);
+    pool->onNote([](const std::string& note) { std::cerr << "note: " << note << "\n"; });
+    return pool;
+}
+
+void checkRunnerOptions(const std::string& runner, int runners)
+{
+    if (!runner.empty() && runner.find_first_not_of(" \t") == std::string::npos)
+        throw cli::UsageError(
+            "--runner needs the command that starts loopscope-worker on the far side");
+    if (runners < 0) throw cli::UsageError("--runners must be 1 or more");
+}
+
+std::string runnerSummary(Measurer& measurer, double searchMs, double trainMs, double waitMs,
+                          double wallMs)
+{
+    auto* pool = dynamic_cast<RunnerPool*>(&measurer);
+    if (!pool) return {};
+    std::ostringstream s;
+    const auto stats = pool->stats();
+    for (std::size_t i = 0; i < stats.size(); ++i) {
+        const auto& r = stats[i];
+        s << "runner " << (i + 1) << (r.host.empty() ? "" : " (" + r.host + ")") << ": "
+          << r.measured << " measured";
+        if (r.lost > 0) s << ", " << r.lost << " lost (measured again elsewhere)";
+        if (wallMs > 0) s << ", busy " << fixed(100 * r.busyMs / wallMs, 0) << "% of the run";
+        if (r.setAside) s << ", set aside";
+        s << "\n";
+    }
+    if (wallMs > 0)
+        s << "the host: searching " << fixed(100 * searchMs / wallMs, 0) << "%, training "
+          << fixed(100 * trainMs / wallMs, 0) << "%, waiting for the runners "
+          << fixed(100 * waitMs / wallMs, 0) << "% of " << fixed(wallMs / 1000, 1) << " s\n";
+    return s.str();
+}
+
 int runTuneCommand(const TuneArgs& args)
 {
+    const auto started = std::chrono::steady_clock::now();
     std::string script;
     if (!readFile(args.file, &script)) {
         std::cerr << "loopscope-cli: cannot read '" << args.file << "'\n";
@@ -113,8 +164,8 @@ int runTuneCommand(const TuneArgs& args)
     fs::path logFolder = fs::path(options.logPath).parent_path();
     if (!logFolder.empty()) fs::create_directories(logFolder, ec);
 
-    const std::string worker = findWorkerExecutable(args.self);
-    WorkerMeasurer measurer(worker);
+    std::unique_ptr<Measurer> measurerOwned = makeMeasurer(args.self, args.runner, args.runners);
+    Measurer& measurer = *measurerOwned;
     Tuner tuner(script, options, measurer);
 
     std::signal(SIGINT, onInterrupt);
@@ -123,6 +174,10 @@ int runTuneCommand(const TuneArgs& args)
     auto progress = [&](const TuneProgress& p) {
         if (!announced && p.phase == TuneProgress::Phase::Searching) {
             announced = true;
+            if (measurer.runners() > 1 || !args.runner.empty())
+                std::cerr << "measuring on " << measurer.runners() << " runner"
+                          << (measurer.runners() == 1 ? "" : "s") << ": "
+                          << describeMachine(measurer.machine()) << "\n";
         }
         if (p.phase != TuneProgress::Phase::Measuring || !p.latest) return;
         const TuneRecord& r = *p.latest;
@@ -162,7 +217,13 @@ int runTuneCommand(const TuneArgs& args)
     // with the same threads.
     json reference;
     std::string referenceText;
-    if (auto conv = conv2dShape(eval.program)) {
+    // A library timed here is compared with numbers from the runners only where they are this
+    // machine; elsewhere it is shown as this machine's, not as a ratio.
+    const bool runnersHere = args.runner.empty();
+    if (!runnersHere) {
+        referenceText = "the reference library is not timed: the candidates were measured on " +
+                        describeMachine(out.machine) + ", not on this machine (" + hostName() + ")";
+    } else if (auto conv = conv2dShape(eval.program)) {
         if (const DnnlLibrary* dnnl = DnnlLibrary::load()) {
             double ms = dnnl->convMs(*conv, args.threads, 5, 100);
             if (ms > 0) {
@@ -217,8 +278,11 @@ int runTuneCommand(const TuneArgs& args)
                {"workload", out.workload},
                {"machine",
                 {{"cpu", out.machine.cpu},
+                 {"cpu_name", out.machine.cpuName},
+                 {"host", out.machine.host},
                  {"vector_bits", out.machine.vectorBits},
                  {"threads", out.machine.threads}}},
+               {"runners", measurer.runners()},
                {"log", options.logPath},
                {"trials", trials},
                {"reused", out.reused.size()},
@@ -245,8 +309,8 @@ int runTuneCommand(const TuneArgs& args)
         std::cout << j.dump(2) << "\n";
     } else {
         std::cout << "tuned '" << out.startVariant << "' of " << args.file << " ("
-                  << sizesText(sizes) << ") on " << out.machine.cpu << ": " << out.trials.size()
-                  << " trials";
+                  << sizesText(sizes) << ") on " << describeMachine(out.machine) << ": "
+                  << out.trials.size() << " trials";
         if (!out.reused.empty()) std::cout << " (and " << out.reused.size() << " from the log)";
         if (failed > 0) std::cout << ", " << failed << " failed";
         if (out.cancelled) std::cout << ", cancelled";
@@ -272,6 +336,10 @@ int runTuneCommand(const TuneArgs& args)
                   << fixed(t.predictMs / 1000, 1) << " s), training " << fixed(t.trainMs / 1000, 1)
                   << " s, measuring " << fixed(t.measureMs / 1000, 1) << " s (of which compiling "
                   << fixed(t.compileMs / 1000, 1) << " s)\n";
+        std::cout << runnerSummary(
+            measurer, t.searchMs, t.trainMs, t.measureMs,
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+                .count());
         std::cout << "log: " << options.logPath << "\n";
         if (!applied.empty())
             std::cout << "added variant '" << applied << "' to " << args.file << "\n";
@@ -301,6 +369,16 @@ int commandTune(int argc, char** argv)
                                  throw UsageError("--time must be more than 0 seconds");
                          }},
                         {"--log", "", true, [&](const std::string& v) { t.log = v; }},
+                        {"--runner", "", true,
+                         [&](const std::string& v) {
+                             t.runner = v;
+                             checkRunnerOptions(t.runner, 1);
+                         }},
+                        {"--runners", "", true,
+                         [&](const std::string& v) {
+                             t.runners = static_cast<int>(parseInteger(v, "--runners"));
+                             if (t.runners < 1) throw UsageError("--runners must be 1 or more");
+                         }},
                         {"--resume", "", false, [&](const std::string&) { t.resume = true; }},
                         {"--apply", "", false, [&](const std::string&) { t.apply = true; }},
                         {"--seed", "", true,

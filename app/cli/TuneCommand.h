@@ -5,10 +5,13 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 
 namespace loopscope {
+
+class Measurer;
 
 struct TuneArgs {
     std::string file;
@@ -23,11 +26,26 @@ struct TuneArgs {
     bool json = false;
     bool apply = false;
     std::uint64_t seed = 1;
-    std::string self; // argv[0], to find the worker next to it
+    std::string self;   // argv[0], to find the worker next to it
+    std::string runner; // --runner: the command that starts a worker (empty: the one here)
+    int runners = 0;    // --runners: how many (0: one)
 };
 
 // The process exit code (0 done, 1 nothing could be tuned or the script has an error, 2 usage).
 int runTuneCommand(const TuneArgs& args);
+
+// What measures candidates for `tune` and `model tune`: the worker beside this program (with a
+// second one compiling ahead where there is a core to spare), or `runners` workers at once, each
+// started by `runner` (a command through the shell) or, without one, the worker here. Notes (a
+// runner set aside, a candidate measured again) go to standard error as they happen.
+std::unique_ptr<Measurer> makeMeasurer(const std::string& self, const std::string& runner,
+                                       int runners);
+// How the measuring went, for the end of a run: each runner's candidates, losses and busy time,
+// and the host's own time searching and training against waiting; empty for the single worker.
+std::string runnerSummary(Measurer& measurer, double searchMs, double trainMs, double waitMs,
+                          double wallMs);
+// Refuses an empty --runner command (a usage error).
+void checkRunnerOptions(const std::string& runner, int runners);
 
 // Where a script's tuning log lives by default: $XDG_DATA_HOME (or ~/.local/share) /
 // Loopscope/Loopscope/tuning/<name>-<hash of its absolute path>.jsonl, the folder the window

@@ -25,6 +25,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 namespace loopscope::runner {
 
 namespace {
@@ -306,6 +308,8 @@ protocol::PingReply ping()
     r.protocol = kWorkerProtocol;
     r.commands = {"gpu_run", "ping"};
     r.triple = "nvptx64-nvidia-cuda";
+    char name[256] = {};
+    if (::gethostname(name, sizeof name - 1) == 0) r.host = name;
     try {
         r.gpu = Gpu(0).describe();
     } catch (const RunFailure& f) {

@@ -3,6 +3,7 @@
 // JSON lines on stdout (see RequestHandler.h); stderr is free text for logs. Exits at end of input.
 #include "RequestHandler.h"
 #include "Version.h"
+#include "protocol/Codec.h"
 #include "runtime/GpuRun.h"
 
 #include <cerrno>
@@ -14,6 +15,7 @@
 
 #include <deque>
 #include <utility>
+#include <variant>
 
 #include <fcntl.h>
 #include <poll.h>
@@ -109,12 +111,24 @@ private:
     bool m_eof = false;
 };
 
+bool isMeasure(const std::string& line)
+{
+    try {
+        return std::holds_alternative<loopscope::protocol::MeasureRequest>(
+            loopscope::protocol::decodeRequest(line).request);
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
 constexpr const char* kUsage =
     "usage: loopscope-worker [--help | --version]\n"
     "\n"
     "The process the Loopscope window runs generated code in: it reads one JSON request per line\n"
     "on standard input and writes JSON lines on standard output, until the end of its input.\n"
-    "The window starts it; it takes no options.\n";
+    "The window and loopscope-cli start it, here or on another machine through the command\n"
+    "given to --runner ('ssh node7 loopscope-worker', 'srun -N1 -n1 loopscope-worker');\n"
+    "it takes no options.\n";
 
 } // namespace
 
@@ -195,11 +209,23 @@ int main(int argc, char** argv)
         return std::get<loopscope::protocol::GoRequest>(
             loopscope::protocol::decodeRequest(go).request);
     });
+    // Testing: the first worker of a run to get its second candidate is killed then, as a runner
+    // lost to its node or its link (the file named makes it happen once across workers).
+    const char* loseOnce =
+        options.testing ? std::getenv("LOOPSCOPE_WORKER_TESTING_LOSE_ONCE") : nullptr;
+    int candidates = 0;
     std::string line;
     while (!readerGone && input.next(&line)) {
         // A "go" whose measurement is not waiting (it ended before: an error while compiling)
         // has nothing to answer.
         if (loopscope::worker::RequestHandler::isGo(line)) continue;
+        if (loseOnce && *loseOnce && isMeasure(line) && ++candidates == 2) {
+            const int fd = ::open(loseOnce, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+            if (fd >= 0) {
+                ::close(fd);
+                ::raise(SIGKILL);
+            }
+        }
         handler.handleLine(line, emit);
     }
     return 0;

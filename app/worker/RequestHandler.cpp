@@ -274,6 +274,8 @@ protocol::PingReply RequestHandler::ping() const
     r.cpu = host.cpu;
     r.llvmCpu = host.llvmCpu;
     r.cpuNote = host.cpuReason;
+    r.cpuName = hostCpuIdentity().brand;
+    r.host = hostName();
     r.features = host.features;
     r.vectorBits = host.vectorBits;
     r.llvmVersion = host.llvmVersion;

@@ -251,4 +251,11 @@ int usableCores()
     return cores;
 }
 
+std::string hostName()
+{
+    char name[256] = {};
+    if (::gethostname(name, sizeof name - 1) != 0 || !name[0]) return "localhost";
+    return name;
+}
+
 } // namespace loopscope

@@ -55,4 +55,7 @@ std::string byteSize(double bytes);
 // set), else the online processors, at least 1. What "all threads" means everywhere.
 int usableCores();
 
+// The machine's host name ("localhost" where it has none).
+std::string hostName();
+
 } // namespace loopscope

@@ -1135,6 +1135,8 @@ PingReply Incoming::ping() const
     r.cpu = f.text("cpu");
     r.llvmCpu = f.text("llvm_cpu");
     r.cpuNote = f.text("cpu_note");
+    r.cpuName = f.text("cpu_name");
+    r.host = f.text("host");
     r.features = f.text("features");
     r.vectorBits = f.integer32("vector_bits", 0);
     r.llvmVersion = f.text("llvm");
@@ -1403,6 +1405,8 @@ std::string encodeReply(std::optional<std::int64_t> id, const PingReply& r)
                         {"cpu", r.cpu},
                         {"llvm_cpu", r.llvmCpu},
                         {"cpu_note", r.cpuNote},
+                        {"cpu_name", r.cpuName},
+                        {"host", r.host},
                         {"features", r.features},
                         {"vector_bits", r.vectorBits},
                         {"llvm", r.llvmVersion},

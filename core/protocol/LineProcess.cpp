@@ -82,9 +82,16 @@ std::unique_ptr<LineProcess> LineProcess::start(const std::vector<std::string>& 
     for (auto& a : args)
         argp.push_back(a.data());
     argp.push_back(nullptr);
+    // A process group of its own: a command's helpers (the shell, ssh, srun and what they start
+    // here) stop with it, and a Ctrl-C meant for this program is not theirs.
+    posix_spawnattr_t attributes;
+    posix_spawnattr_init(&attributes);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attributes, 0);
     pid_t pid = -1;
     const int rc =
-        posix_spawn(&pid, args.front().c_str(), &actions, nullptr, argp.data(), envp.data());
+        posix_spawn(&pid, args.front().c_str(), &actions, &attributes, argp.data(), envp.data());
+    posix_spawnattr_destroy(&attributes);
     posix_spawn_file_actions_destroy(&actions);
     ::close(in[0]);
     ::close(out[1]);
@@ -98,6 +105,7 @@ std::unique_ptr<LineProcess> LineProcess::start(const std::vector<std::string>& 
     }
     std::unique_ptr<LineProcess> p(new LineProcess);
     p->m_pid = pid;
+    p->m_group = pid;
     p->m_in = in[1];
     p->m_out = out[0];
     p->m_err = err[0];
@@ -107,13 +115,34 @@ std::unique_ptr<LineProcess> LineProcess::start(const std::vector<std::string>& 
 
 LineProcess::~LineProcess()
 {
+    // Its input closed, a worker ends by itself; what is still running of its group is asked to
+    // stop (srun passes that on to the job step, ssh's end closes the far side) and, after a
+    // moment, killed.
     for (int fd : {m_in, m_out, m_err})
         if (fd >= 0) ::close(fd);
-    if (m_pid > 0) {
-        ::kill(m_pid, SIGKILL);
-        int status = 0;
-        ::waitpid(m_pid, &status, 0);
+    if (m_group <= 0) return;
+    auto reaped = [this](std::chrono::milliseconds wait) {
+        const auto until = std::chrono::steady_clock::now() + wait;
+        while (m_pid > 0) {
+            int status = 0;
+            const pid_t r = ::waitpid(m_pid, &status, WNOHANG);
+            if (r == m_pid || (r < 0 && errno != EINTR)) m_pid = -1;
+            if (m_pid < 0 || std::chrono::steady_clock::now() >= until) break;
+            ::usleep(2000);
+        }
+        return m_pid < 0;
+    };
+    if (m_pid > 0 && !reaped(std::chrono::milliseconds(50))) {
+        ::kill(-m_group, SIGTERM);
+        if (!reaped(std::chrono::milliseconds(500))) {
+            ::kill(-m_group, SIGKILL);
+            int status = 0;
+            ::waitpid(m_pid, &status, 0);
+            m_pid = -1;
+        }
     }
+    // Whatever of its group outlived it.
+    ::kill(-m_group, SIGKILL);
 }
 
 bool LineProcess::writeLine(const std::string& line)

@@ -1,7 +1,7 @@
 // A helper program spoken to in lines: the worker, the GPU runner, or whatever command a user
 // gives for one. Requests are written to its standard input, replies read from its standard
 // output one line at a time with a deadline; the end of its standard error is kept to say why it
-// stopped. The process is killed when this object goes.
+// stopped. It runs in a process group of its own, which is stopped when this object goes.
 #pragma once
 
 #include "protocol/Messages.h"
@@ -46,6 +46,7 @@ private:
     void drainErrors();
 
     pid_t m_pid = -1;
+    pid_t m_group = -1; // its process group (its own)
     int m_in = -1, m_out = -1, m_err = -1;
     std::string m_pending; // output after the last complete line
     std::string m_log;     // the end of its standard error

@@ -268,6 +268,8 @@ struct PingReply {
     std::string llvmCpu; // what LLVM's host detection named the CPU ("generic" for one it does
                          // not know)
     std::string cpuNote; // why those differ; empty where they do not
+    std::string cpuName; // the CPU's own name (CPUID's brand string); empty where it has none
+    std::string host;    // the machine's host name
     std::string features;
     int vectorBits = 0;
     std::string llvmVersion;

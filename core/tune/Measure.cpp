@@ -4,6 +4,7 @@
 #include "protocol/LineProcess.h"
 #include "protocol/Protocol.h"
 
+#include <algorithm>
 #include <chrono>
 
 namespace loopscope {
@@ -40,8 +41,40 @@ std::string findWorkerExecutable(const std::string& selfExecutable)
     return findProgramBeside(selfExecutable, "loopscope-worker", "worker", "LOOPSCOPE_WORKER");
 }
 
+std::string describeMachine(const MachineInfo& m)
+{
+    std::string s = m.cpu.empty() ? "an unknown CPU" : m.cpu;
+    if (!m.cpuName.empty()) s += " (" + m.cpuName + ")";
+    s += ", " + std::to_string(m.threads) + (m.threads == 1 ? " core" : " cores");
+    if (!m.host.empty()) s += " on " + m.host;
+    return s;
+}
+
+bool sameMachineKind(const MachineInfo& a, const MachineInfo& b)
+{
+    return a.cpu == b.cpu && a.threads == b.threads && a.vectorBits == b.vectorBits &&
+           (a.cpuName.empty() || b.cpuName.empty() || a.cpuName == b.cpuName);
+}
+
+void Measurer::measureBatch(const std::vector<protocol::MeasureRequest>& requests,
+                            const std::function<void(std::size_t, const MeasureOutcome&)>& done,
+                            const std::function<bool()>& keepGoing)
+{
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+        if (keepGoing && !keepGoing()) return;
+        done(i, measureAhead(requests[i], i + 1 < requests.size() ? &requests[i + 1] : nullptr));
+    }
+}
+
 WorkerMeasurer::WorkerMeasurer(std::string executable, std::vector<std::string> environment)
-    : m_executable(std::move(executable)), m_environment(std::move(environment))
+    : m_name("the worker"), m_environment(std::move(environment))
+{
+    if (!executable.empty()) m_argv = {std::move(executable)};
+}
+
+WorkerMeasurer::WorkerMeasurer(std::vector<std::string> argv, std::vector<std::string> environment,
+                               std::string name)
+    : m_argv(std::move(argv)), m_name(std::move(name)), m_environment(std::move(environment))
 {
 }
 
@@ -55,13 +88,13 @@ void WorkerMeasurer::stop()
 bool WorkerMeasurer::ensureStarted(std::unique_ptr<LineProcess>& slot, std::string* why)
 {
     if (slot) return true;
-    if (m_executable.empty()) {
+    if (m_argv.empty()) {
         *why = "the worker (loopscope-worker) was not found next to this program";
         return false;
     }
     std::string problem;
-    slot = LineProcess::start({m_executable}, m_environment, &problem);
-    if (!slot) *why = "cannot start the worker: " + problem;
+    slot = LineProcess::start(m_argv, m_environment, &problem);
+    if (!slot) *why = "cannot start " + m_name + ": " + problem;
     return slot != nullptr;
 }
 
@@ -73,17 +106,41 @@ bool WorkerMeasurer::send(LineProcess& process, const protocol::Request& request
 MachineInfo WorkerMeasurer::machine()
 {
     if (m_haveMachine) return m_machine;
+    m_machine = {};
     std::string why;
-    if (!ensureStarted(m_process, &why)) return m_machine;
-    const PingAnswer answer = askWhatItIs(*m_process, m_nextId++, "the worker");
+    if (!ensureStarted(m_process, &why)) {
+        MachineInfo none;
+        none.problem = why;
+        return none;
+    }
+    const PingAnswer answer = askWhatItIs(*m_process, m_nextId++, m_name);
     if (!answer.reply) {
         // A worker of another build: refused (it refuses this side too, by the ping's protocol).
         if (answer.otherBuild) m_machine.problem = answer.problem;
-        if (answer.silent) stop();
+        if (answer.silent) {
+            m_machine.problem = m_name + " said nothing: " + answer.problem;
+            stop();
+        }
         return m_machine;
     }
     const protocol::PingReply& r = *answer.reply;
+    if (std::find(r.commands.begin(), r.commands.end(), "measure") == r.commands.end()) {
+        // The GPU runner, say: it runs PTX compiled elsewhere and compiles nothing itself.
+        m_machine.problem = m_name +
+                            " answered as a program that cannot compile and measure (it "
+                            "offers " +
+                            [&] {
+                                std::string s;
+                                for (auto& c : r.commands)
+                                    s += (s.empty() ? "" : ", ") + c;
+                                return s;
+                            }() +
+                            "): candidates need loopscope-worker on the far side";
+        return m_machine;
+    }
     m_machine.cpu = r.cpu;
+    m_machine.cpuName = r.cpuName;
+    m_machine.host = r.host;
     m_machine.features = r.features;
     m_machine.vectorBits = r.vectorBits > 0 ? r.vectorBits : 256;
     m_machine.threads = r.threads > 0 ? r.threads : 1;
@@ -140,6 +197,7 @@ MeasureOutcome WorkerMeasurer::measureAhead(const protocol::MeasureRequest& requ
         if (!ensureStarted(m_process, &why)) {
             MeasureOutcome result;
             result.message = why;
+            result.unavailable = true;
             return result;
         }
         id = m_nextId++;
@@ -161,7 +219,8 @@ MeasureOutcome WorkerMeasurer::measureAhead(const protocol::MeasureRequest& requ
         ++m_restarts;
         stop();
         result.status = MeasureOutcome::Status::Crashed;
-        result.message = "the worker stopped before the candidate was sent";
+        result.message = m_name + " stopped before the candidate was sent";
+        result.runnerLost = true;
     } else {
         result = awaitResult(m_process, id, request);
     }
@@ -191,6 +250,7 @@ MeasureOutcome WorkerMeasurer::awaitResult(std::unique_ptr<LineProcess>& slot, s
             ++m_restarts;
             slot.reset();
             result.status = MeasureOutcome::Status::TimedOut;
+            result.runnerLost = true;
             result.message =
                 "stopped after " + std::to_string(static_cast<long long>(timeoutMs / 1000)) + " s";
             return result;
@@ -236,7 +296,12 @@ MeasureOutcome WorkerMeasurer::awaitResult(std::unique_ptr<LineProcess>& slot, s
     ++m_restarts;
     slot.reset();
     result.status = MeasureOutcome::Status::Crashed;
-    result.message = signalled ? "the generated code " + how : "the worker " + how;
+    result.runnerLost = true;
+    // A worker killed from outside (its job step cancelled, the machine short of memory) is not
+    // the code's doing, as far as anyone can tell.
+    result.message = !signalled                                 ? m_name + " " + how
+                     : how.find("SIGKILL") != std::string::npos ? m_name + " was killed (SIGKILL)"
+                                                                : "the generated code " + how;
     return result;
 }
 

@@ -8,6 +8,7 @@
 #include "protocol/Messages.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -36,14 +37,22 @@ struct MeasureOutcome {
     double flops = 0;
     double lowerMs = 0, compileMs = 0, runMs = 0;
     double wallMs = 0;    // the request as the tuner waited for it
+    std::string host;     // the machine that measured it, where known
     bool tooSlow = false; // not timed: msMedian is the first run's time
     bool checked = false;
+    // The worker ended or was stopped while it had the candidate (Crashed, TimedOut): its code
+    // may be at fault, or the runner (killed, its node gone, its link cut).
+    bool runnerLost = false;
+    // No worker could be started for it (Error): nothing is known of the candidate.
+    bool unavailable = false;
     double gflops() const { return msMedian > 0 ? flops / msMedian / 1e6 : 0.0; }
 };
 
 // What the measuring machine is.
 struct MachineInfo {
     std::string cpu;      // as LLVM names it ("znver4", "skylake-avx512")
+    std::string cpuName;  // its own name (CPUID's brand string), where it has one
+    std::string host;     // the host name (several, with commas, for runners on many)
     std::string features; // LLVM's feature string
     int vectorBits = 256;
     int threads = 1; // what "all" means there
@@ -53,6 +62,12 @@ struct MachineInfo {
 };
 
 const char* statusName(MeasureOutcome::Status s); // "ok", "wrong", "error", "crashed", "timeout"
+
+// What a machine is, for comparing numbers: "znver1 (AMD EPYC), 2 cores on node7".
+std::string describeMachine(const MachineInfo& m);
+// Whether two machines are one kind (numbers measured on them compare): the same CPU as LLVM
+// names it, the same CPU name where both have one, and the same cores.
+bool sameMachineKind(const MachineInfo& a, const MachineInfo& b);
 
 class Measurer {
 public:
@@ -67,6 +82,14 @@ public:
         (void)next;
         return measure(request);
     }
+    // A batch: `done` is called (on the calling thread) with each candidate's index and outcome
+    // as it finishes, in any order; no further candidate starts once `keepGoing` says false.
+    // Here, one after another, each told the next; a pool of runners measures them at once.
+    virtual void measureBatch(const std::vector<protocol::MeasureRequest>& requests,
+                              const std::function<void(std::size_t, const MeasureOutcome&)>& done,
+                              const std::function<bool()>& keepGoing);
+    // How many candidates it measures at once.
+    virtual int runners() const { return 1; }
 };
 
 // A loopscope-worker process, started when first needed and again after a crash or a timeout.
@@ -77,6 +100,10 @@ class WorkerMeasurer : public Measurer {
 public:
     // `executable`: the worker's path. `environment`: extra NAME=VALUE for it.
     explicit WorkerMeasurer(std::string executable, std::vector<std::string> environment = {});
+    // A worker started by `argv` (a command through /bin/sh -c: "ssh node7 loopscope-worker",
+    // "srun -N1 -n1 loopscope-worker"), speaking the protocol on its standard input and output.
+    WorkerMeasurer(std::vector<std::string> argv, std::vector<std::string> environment,
+                   std::string name);
     ~WorkerMeasurer() override;
 
     MachineInfo machine() override;
@@ -98,7 +125,8 @@ private:
     MeasureOutcome awaitResult(std::unique_ptr<LineProcess>& slot, std::int64_t id,
                                const protocol::MeasureRequest& request);
 
-    std::string m_executable;
+    std::vector<std::string> m_argv;
+    std::string m_name; // "the worker", or the command's own words
     std::vector<std::string> m_environment;
     std::unique_ptr<LineProcess> m_process;
     // The second worker: it holds the next candidate, compiled, until it is measured.

@@ -135,7 +135,12 @@ std::string recordLine(const TuneRecord& r)
            {"gflops", r.gflops},
            {"compile_ms", r.compileMs},
            {"checked", r.checked},
-           {"machine", {{"cpu", r.cpu}, {"vector_bits", r.vectorBits}}},
+           {"machine",
+            {{"cpu", r.cpu},
+             {"cpu_name", r.cpuName},
+             {"host", r.host},
+             {"cores", r.cores},
+             {"vector_bits", r.vectorBits}}},
            {"threads", r.threads},
            {"features_version", r.featuresVersion},
            {"trial", r.trial},
@@ -176,6 +181,9 @@ bool parseRecord(const std::string& line, TuneRecord* out, std::string* why)
         if (j.contains("machine")) {
             r.cpu = j.at("machine").value("cpu", "");
             r.vectorBits = integerOf<int>(j.at("machine"), "vector_bits", 0);
+            r.cpuName = j.at("machine").value("cpu_name", "");
+            r.host = j.at("machine").value("host", "");
+            r.cores = integerOf<int>(j.at("machine"), "cores", 0);
         }
         r.threads = integerOf<int>(j, "threads", 0);
         r.featuresVersion = integerOf<int>(j, "features_version", 0);

@@ -28,9 +28,14 @@ struct TuneRecord {
     double gflops = 0;
     double compileMs = 0;
     bool checked = false;
-    std::string cpu; // as LLVM names it
+    // The machine it was measured on: its CPU as LLVM names it and by its own name, its host
+    // name and cores (records from before these were kept have them empty, 0).
+    std::string cpu;
+    std::string cpuName;
+    std::string host;
+    int cores = 0;
     int vectorBits = 0;
-    int threads = 0;
+    int threads = 0; // the measurement's
     int featuresVersion = 0;
     int trial = 0;       // 1-based, in its run
     double elapsedS = 0; // since its run started

@@ -58,6 +58,15 @@ std::string tunedVariantName(const std::string& start, const std::vector<std::st
     return name;
 }
 
+bool recordOfKind(const TuneRecord& r, const MachineInfo& machine)
+{
+    if (r.cpu != machine.cpu || (r.vectorBits != 0 && r.vectorBits != machine.vectorBits))
+        return false;
+    if (!r.cpuName.empty() && !machine.cpuName.empty() && r.cpuName != machine.cpuName)
+        return false;
+    return r.cores == 0 || r.cores == machine.threads;
+}
+
 const TuneRecord* bestRecord(const std::vector<TuneRecord>& records, const std::string& workload,
                              const std::map<std::string, std::int64_t>& sizes)
 {
@@ -214,8 +223,16 @@ private:
                                   (aside.empty() ? "" : "; the file was kept as " + aside));
         }
         int warm = 0;
+        std::map<std::string, int> elsewhere; // records of other machine kinds, by kind
         for (auto& r : log.records) {
             if (r.workload != m_out.workload) continue;
+            // The cost model learns per machine kind: another CPU's times rank candidates
+            // by another machine's limits.
+            if (!recordOfKind(r, m_out.machine)) {
+                ++elsewhere[r.cpu + (r.cpuName.empty() ? "" : " (" + r.cpuName + ")") + ", " +
+                            std::to_string(r.cores > 0 ? r.cores : r.threads) + " cores"];
+                continue;
+            }
             const bool here =
                 r.sizes == m_sizes && r.cpu == m_out.machine.cpu && r.threads == m_space.cores;
             if (m_options.resume && here) {
@@ -242,6 +259,11 @@ private:
                                              " of them (these sizes, this machine) count "
                                              "as measured"
                                        : ""));
+        for (auto& [kind, n] : elsewhere)
+            m_out.notes.push_back(std::to_string(n) + " record(s) of this program in " +
+                                  m_options.logPath + " were measured on another machine (" + kind +
+                                  ") and were left out: the cost model learns from " +
+                                  describeMachine(m_out.machine) + " only");
     }
 
     void retrain()
@@ -446,9 +468,10 @@ private:
         return req;
     }
 
-    // `next`: the candidate measured after this one, which the measurer may compile meanwhile.
-    TuneRecord measureOne(const Candidate& c, int repeat, double minRepeatMs, int trial,
-                          const Candidate* next)
+    // A candidate's record before it is measured, and its request (none when its steps cannot
+    // be written: the record says "invalid").
+    TuneRecord prepare(const Candidate& c, int repeat, double minRepeatMs, int trial,
+                       std::optional<protocol::MeasureRequest>* request) const
     {
         Realized written = replaySteps(*m_start, c.steps, true);
         TuneRecord rec;
@@ -459,27 +482,28 @@ private:
         rec.steps = c.steps;
         rec.statements = written.statements;
         rec.cpu = m_out.machine.cpu;
+        rec.cpuName = m_out.machine.cpuName;
+        rec.host = m_out.machine.host;
+        rec.cores = m_out.machine.threads;
         rec.vectorBits = m_out.machine.vectorBits;
         rec.threads = m_space.cores;
         rec.featuresVersion = kFeatureVersion;
         rec.trial = trial;
-        rec.time = isoTimeNow();
         if (!written.ok) {
             rec.status = "invalid";
             rec.error = written.why;
             return rec;
         }
-        protocol::MeasureRequest req = requestFor(written, repeat, minRepeatMs);
-        req.testing.crash = m_options.testingCrashFirst && m_out.trials.empty();
-        std::optional<protocol::MeasureRequest> nextReq;
-        if (next) {
-            Realized nextWritten = replaySteps(*m_start, next->steps, true);
-            if (nextWritten.ok) nextReq = requestFor(nextWritten, repeat, minRepeatMs);
-        }
-        auto t = Clock::now();
-        MeasureOutcome m = m_measurer.measureAhead(req, nextReq ? &*nextReq : nullptr);
-        m_out.times.measureMs += msSince(t);
+        *request = requestFor(written, repeat, minRepeatMs);
+        return rec;
+    }
+
+    // The record once its measurement is in.
+    void finish(TuneRecord& rec, const MeasureOutcome& m)
+    {
         m_out.times.compileMs += m.lowerMs + m.compileMs;
+        rec.time = isoTimeNow();
+        if (!m.host.empty()) rec.host = m.host;
         rec.status = statusName(m.status);
         rec.error = m.message;
         rec.flops = m.flops;
@@ -496,6 +520,24 @@ private:
             }
         }
         rec.elapsedS = msSince(m_t0) / 1000;
+    }
+
+    // `next`: the candidate measured after this one, which the measurer may compile meanwhile.
+    TuneRecord measureOne(const Candidate& c, int repeat, double minRepeatMs, int trial,
+                          const Candidate* next)
+    {
+        std::optional<protocol::MeasureRequest> req;
+        TuneRecord rec = prepare(c, repeat, minRepeatMs, trial, &req);
+        if (!req) {
+            rec.time = isoTimeNow();
+            return rec;
+        }
+        std::optional<protocol::MeasureRequest> nextReq;
+        if (next) prepare(*next, repeat, minRepeatMs, trial, &nextReq);
+        auto t = Clock::now();
+        MeasureOutcome m = m_measurer.measureAhead(*req, nextReq ? &*nextReq : nullptr);
+        m_out.times.measureMs += msSince(t);
+        finish(rec, m);
         return rec;
     }
 
@@ -523,24 +565,53 @@ private:
         }
         *emptyRounds = 0;
         ++m_out.times.rounds;
-        for (std::size_t b = 0; b < batch.size(); ++b) {
-            const Candidate& c = batch[b];
-            if (!budgetLeft() || isCancelled()) break;
-            m_seen.insert(c.key);
-            const int trial = static_cast<int>(m_out.trials.size() + m_out.reused.size()) + 1;
-            TuneRecord rec =
-                measureOne(c, 3, 40, trial, b + 1 < batch.size() ? &batch[b + 1] : nullptr);
+        // As many as the budget has room for, measured at once where there are runners to spare;
+        // each counts as a trial, in the order they finish.
+        std::size_t room = batch.size();
+        if (m_planned > 0)
+            room = std::min(room, static_cast<std::size_t>(std::max(
+                                      0, m_planned - static_cast<int>(m_out.trials.size()))));
+        std::vector<TuneRecord> records;
+        std::vector<protocol::MeasureRequest> requests;
+        std::vector<std::size_t> measuredOf; // requests[i] is batch[measuredOf[i]]
+        auto accept = [&](std::size_t b, TuneRecord rec) {
+            rec.trial = static_cast<int>(m_out.trials.size() + m_out.reused.size()) + 1;
             logRecord(rec);
             if (rec.status != "ok") ++m_out.failed;
             if (rec.status == "wrong") ++m_out.wrong;
             consider(rec);
             m_out.trials.push_back(rec);
-            m_measured.push_back(c);
+            m_measured.push_back(batch[b]);
             m_measuredSpeed.push_back(rec.ok() && rec.checked ? 1000.0 / rec.msMedian : 0.0);
-            m_trainRows.push_back(c.features);
+            m_trainRows.push_back(batch[b].features);
             m_trainY.push_back(m_measuredSpeed.back());
             report(TuneProgress::Phase::Measuring, &m_out.trials.back());
+        };
+        records.reserve(room);
+        for (std::size_t b = 0; b < room; ++b) {
+            m_seen.insert(batch[b].key);
+            std::optional<protocol::MeasureRequest> req;
+            records.push_back(prepare(batch[b], 3, 40, 0, &req));
+            if (!req) {
+                records.back().time = isoTimeNow();
+                accept(b, records.back());
+                continue;
+            }
+            req->testing.crash = m_options.testingCrashFirst && m_out.trials.empty() &&
+                                 requests.empty() && m_out.times.rounds == 1;
+            requests.push_back(std::move(*req));
+            measuredOf.push_back(b);
         }
+        auto t = Clock::now();
+        m_measurer.measureBatch(
+            requests,
+            [&](std::size_t i, const MeasureOutcome& m) {
+                const std::size_t b = measuredOf[i];
+                finish(records[b], m);
+                accept(b, records[b]);
+            },
+            [&] { return !isCancelled() && (m_options.seconds <= 0 || budgetLeft()); });
+        m_out.times.measureMs += msSince(t);
         if (isCancelled()) return false;
         report(TuneProgress::Phase::Training, nullptr);
         retrain();

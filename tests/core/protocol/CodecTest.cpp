@@ -162,6 +162,8 @@ TEST(ProtocolCodec, EveryReplyComesBackAsItWent)
                    "cascadelake",
                    "cascadelake",
                    "",
+                   "Intel(R) Xeon(R) Gold 6248",
+                   "node7",
                    "+avx2,+fma",
                    512,
                    "16.0.6",
