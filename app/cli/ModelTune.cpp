@@ -333,7 +333,7 @@ int runModelTune(const ModelTuneArgs& a, const Graph& graph)
         return 1;
     }
     const auto started = std::chrono::steady_clock::now();
-    std::unique_ptr<Measurer> measurerOwned = makeMeasurer(a.self, a.runner, a.runners);
+    std::unique_ptr<Measurer> measurerOwned = cliMeasurer(a.self, a.runner, a.runners);
     Measurer& measurer = *measurerOwned;
     const MachineInfo machine = measurer.machine();
     if (!machine.problem.empty()) {
@@ -406,7 +406,7 @@ int runModelTune(const ModelTuneArgs& a, const Graph& graph)
     const double wallMs =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
             .count();
-    const std::string summary = runnerSummary(measurer, searchMs, trainMs, waitMs, wallMs);
+    const std::string summary = runnerSummary(measurer, searchMs, trainMs, waitMs, wallMs, lanes);
     if (!summary.empty()) std::cerr << summary;
     if (a.json)
         std::cout << json{{"ok", true},

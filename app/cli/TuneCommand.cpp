@@ -3,6 +3,7 @@
 #include "Cli.h"
 #include "Commands.h"
 
+#include "codegen/Codegen.h"
 #include "ir/Host.h"
 #include "runtime/BlasReference.h"
 #include "runtime/DnnlReference.h"
@@ -75,20 +76,14 @@ std::string defaultTuningLog(const std::string& scriptPath)
     return (data / "Loopscope" / "Loopscope" / "tuning" / tuningLogFileName(scriptPath)).string();
 }
 
-std::unique_ptr<Measurer> makeMeasurer(const std::string& self, const std::string& runner,
-                                       int runners)
+std::unique_ptr<Measurer> cliMeasurer(const std::string& self, const std::string& runner,
+                                      int runners)
 {
-    const std::string worker = findWorkerExecutable(self);
-    if (runner.empty() && runners <= 1) return std::make_unique<WorkerMeasurer>(worker);
-    std::unique_ptr<RunnerPool> pool;
-    if (runner.empty())
-        pool = std::make_unique<RunnerPool>(std::vector<std::string>{worker}, runners,
-                                            std::vector<std::string>{}, "loopscope-worker");
-    else
-        pool = std::make_unique<RunnerPool>(shellCommand(runner), std::max(1, runners),
-                                            std::vector<std::string>{}, runner);
-    pool->onNote([](const std::string& note) { std::cerr << "note: " << note << "\n"; });
-    return pool;
+    std::unique_ptr<Measurer> m =
+        loopscope::makeMeasurer(findWorkerExecutable(self), runner, runners);
+    if (auto* pool = dynamic_cast<RunnerPool*>(m.get()))
+        pool->onNote([](const std::string& note) { std::cerr << "note: " << note << "\n"; });
+    return m;
 }
 
 void checkRunnerOptions(const std::string& runner, int runners)
@@ -100,7 +95,7 @@ void checkRunnerOptions(const std::string& runner, int runners)
 }
 
 std::string runnerSummary(Measurer& measurer, double searchMs, double trainMs, double waitMs,
-                          double wallMs)
+                          double wallMs, int searches)
 {
     auto* pool = dynamic_cast<RunnerPool*>(&measurer);
     if (!pool) return {};
@@ -115,10 +110,12 @@ std::string runnerSummary(Measurer& measurer, double searchMs, double trainMs, d
         if (r.setAside) s << ", set aside";
         s << "\n";
     }
+    const double hostMs = wallMs * std::max(1, searches);
     if (wallMs > 0)
-        s << "the host: searching " << fixed(100 * searchMs / wallMs, 0) << "%, training "
-          << fixed(100 * trainMs / wallMs, 0) << "%, waiting for the runners "
-          << fixed(100 * waitMs / wallMs, 0) << "% of " << fixed(wallMs / 1000, 1) << " s\n";
+        s << "the host" << (searches > 1 ? " (" + std::to_string(searches) + " searches)" : "")
+          << ": searching " << fixed(100 * searchMs / hostMs, 0) << "%, training "
+          << fixed(100 * trainMs / hostMs, 0) << "%, waiting for the runners "
+          << fixed(100 * waitMs / hostMs, 0) << "% of " << fixed(wallMs / 1000, 1) << " s\n";
     return s.str();
 }
 
@@ -164,7 +161,7 @@ int runTuneCommand(const TuneArgs& args)
     fs::path logFolder = fs::path(options.logPath).parent_path();
     if (!logFolder.empty()) fs::create_directories(logFolder, ec);
 
-    std::unique_ptr<Measurer> measurerOwned = makeMeasurer(args.self, args.runner, args.runners);
+    std::unique_ptr<Measurer> measurerOwned = cliMeasurer(args.self, args.runner, args.runners);
     Measurer& measurer = *measurerOwned;
     Tuner tuner(script, options, measurer);
 
@@ -219,7 +216,8 @@ int runTuneCommand(const TuneArgs& args)
     std::string referenceText;
     // A library timed here is compared with numbers from the runners only where they are this
     // machine; elsewhere it is shown as this machine's, not as a ratio.
-    const bool runnersHere = args.runner.empty();
+    const bool runnersHere = args.runner.empty() || (out.machine.host == hostName() &&
+                                                     out.machine.cpu == hostTarget().cpu);
     if (!runnersHere) {
         referenceText = "the reference library is not timed: the candidates were measured on " +
                         describeMachine(out.machine) + ", not on this machine (" + hostName() + ")";

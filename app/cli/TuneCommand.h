@@ -38,12 +38,13 @@ int runTuneCommand(const TuneArgs& args);
 // second one compiling ahead where there is a core to spare), or `runners` workers at once, each
 // started by `runner` (a command through the shell) or, without one, the worker here. Notes (a
 // runner set aside, a candidate measured again) go to standard error as they happen.
-std::unique_ptr<Measurer> makeMeasurer(const std::string& self, const std::string& runner,
-                                       int runners);
+std::unique_ptr<Measurer> cliMeasurer(const std::string& self, const std::string& runner,
+                                      int runners);
 // How the measuring went, for the end of a run: each runner's candidates, losses and busy time,
-// and the host's own time searching and training against waiting; empty for the single worker.
+// and the host's own time searching and training against waiting (in shares of `searches`
+// searches side by side over `wallMs`); empty for the single worker.
 std::string runnerSummary(Measurer& measurer, double searchMs, double trainMs, double waitMs,
-                          double wallMs);
+                          double wallMs, int searches = 1);
 // Refuses an empty --runner command (a usage error).
 void checkRunnerOptions(const std::string& runner, int runners);
 

@@ -171,7 +171,12 @@ int main(int argc, char** argv)
     const char* testing = std::getenv("LOOPSCOPE_WORKER_TESTING");
     loopscope::worker::HandlerOptions options;
     options.testing = testing && std::string(testing) == "1";
-    options.gpuRunner = {loopscope::GpuRunner::find("/proc/self/exe")};
+    // The GPU runner: a command through the shell where one is given (the window's Run >
+    // Settings: "ssh gpu1 loopscope-runner"), else the one beside this program.
+    if (const char* command = std::getenv("LOOPSCOPE_RUNNER_COMMAND"); command && *command)
+        options.gpuRunner = {"/bin/sh", "-c", command};
+    else
+        options.gpuRunner = {loopscope::GpuRunner::find("/proc/self/exe")};
     loopscope::worker::RequestHandler handler(options);
     if (options.testing) std::cerr << "loopscope-worker: testing hooks enabled\n";
 

@@ -1,10 +1,13 @@
 #include "TuneRequest.h"
 
+#include "codegen/Codegen.h"
+#include "ir/Host.h"
 #include "ir/Printer.h"
 #include "lower/Lower.h"
 #include "runtime/BlasReference.h"
 #include "runtime/DnnlReference.h"
 #include "runtime/Microbench.h"
+#include "tune/RunnerPool.h"
 #include "tune/Space.h"
 #include "tune/Tuner.h"
 
@@ -55,11 +58,25 @@ protocol::TuneReply runTuneRequest(const protocol::TuneRequest& request,
         throw UserError({}, o.variant.empty() ? "the script has no variant to tune"
                                               : "no variant '" + o.variant + "'");
 
+    std::vector<std::string> env;
+    if (testing) env.push_back("LOOPSCOPE_WORKER_TESTING=1");
+    std::unique_ptr<Measurer> measurerOwned =
+        makeMeasurer(workerExecutable, request.runner, request.runners, env);
+    Measurer& measurer = *measurerOwned;
+    MachineInfo machine = measurer.machine();
+    if (!machine.problem.empty()) throw UserError(start->loc, machine.problem);
+    // Runners on another machine: the lines timed here (the library, the peak) would be another
+    // machine's numbers beside theirs, so there are none.
+    const bool here =
+        machine.host.empty() || (machine.host == hostName() && machine.cpu == hostTarget().cpu);
+
     // What the chart draws before the first trial: the reference line, timed here.
     protocol::TuneUpdate first;
     first.planned = o.trials;
     first.startTir = tirOf(start->schedule(), *start);
-    if (auto conv = conv2dShape(eval.program)) {
+    if (!here) {
+        // nothing timed here
+    } else if (auto conv = conv2dShape(eval.program)) {
         if (const DnnlLibrary* dnnl = DnnlLibrary::load()) {
             double ms = dnnl->convMs(*conv, o.threads, 5, 100);
             if (ms > 0) {
@@ -75,12 +92,8 @@ protocol::TuneReply runTuneRequest(const protocol::TuneRequest& request,
             first.referenceGflops = 2.0 * mm->m * mm->n * mm->k / ms / 1e6;
         }
     }
-    if (request.peak) first.peakGflops = measurePeakFlops(o.threads).gflops;
-    std::vector<std::string> env;
-    if (testing) env.push_back("LOOPSCOPE_WORKER_TESTING=1");
-    WorkerMeasurer measurer(workerExecutable, env);
-    MachineInfo machine = measurer.machine();
-    first.cpu = machine.cpu;
+    if (request.peak && here) first.peakGflops = measurePeakFlops(o.threads).gflops;
+    first.cpu = here ? machine.cpu : describeMachine(machine);
     first.vectorBits = machine.vectorBits;
     // The script's own variants, for the chart's line of the fastest hand schedule: each one's
     // last step measured as the ladder does, a slow one cut short.

@@ -369,6 +369,8 @@ void put(json& j, const TuneRequest& r)
     j["peak"] = r.peak;
     j["hand"] = r.hand;
     if (r.crashFirst) j["crash_first"] = true;
+    if (!r.runner.empty()) j["runner"] = r.runner;
+    if (r.runners > 0) j["runners"] = r.runners;
 }
 
 TuneRequest tuneRequest(const Fields& f)
@@ -387,6 +389,8 @@ TuneRequest tuneRequest(const Fields& f)
     r.peak = f.flag("peak");
     r.hand = f.flag("hand");
     r.crashFirst = f.flag("crash_first");
+    r.runner = f.text("runner");
+    r.runners = f.integer32("runners", 0, 0, 4096);
     return r;
 }
 

@@ -144,6 +144,10 @@ struct TuneRequest {
     bool peak = false; // measure the machine's peak GFLOPS first (for the chart's line)
     bool hand = false; // measure the script's variants first (the fastest hand schedule's line)
     bool crashFirst = false; // testing (LOOPSCOPE_WORKER_TESTING=1): the first candidate crashes
+    // Where candidates are measured: `runners` workers at once, each started by the command
+    // `runner` through the shell ("ssh node7 loopscope-worker"); empty and 0: a worker here.
+    std::string runner;
+    int runners = 0;
     bool operator==(const TuneRequest&) const = default;
 };
 

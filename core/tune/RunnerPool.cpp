@@ -10,6 +10,18 @@ std::vector<std::string> shellCommand(const std::string& command)
     return {"/bin/sh", "-c", command};
 }
 
+std::unique_ptr<Measurer> makeMeasurer(const std::string& worker, const std::string& runner,
+                                       int runners, std::vector<std::string> environment)
+{
+    if (runner.empty() && runners <= 1)
+        return std::make_unique<WorkerMeasurer>(worker, std::move(environment));
+    if (runner.empty())
+        return std::make_unique<RunnerPool>(std::vector<std::string>{worker}, runners,
+                                            std::move(environment), "loopscope-worker");
+    return std::make_unique<RunnerPool>(shellCommand(runner), std::max(1, runners),
+                                        std::move(environment), runner);
+}
+
 struct RunnerPool::Batch {
     std::vector<std::pair<std::size_t, MeasureOutcome>> finished; // not yet handed over
     std::size_t outstanding = 0;                                  // queued or being measured

@@ -89,4 +89,10 @@ private:
 // The argv that runs a user's command: /bin/sh -c COMMAND.
 std::vector<std::string> shellCommand(const std::string& command);
 
+// What measures candidates: the worker `worker` (with a second one compiling ahead where there is
+// a core to spare), or a pool of `runners` workers at once, each started by the command `runner`
+// or, without one, the worker here. `environment`: NAME=VALUE for each.
+std::unique_ptr<Measurer> makeMeasurer(const std::string& worker, const std::string& runner,
+                                       int runners, std::vector<std::string> environment = {});
+
 } // namespace loopscope

@@ -58,6 +58,13 @@ void RunController::setSettings(const RunSettings& settings)
 
 void RunController::applyLimits()
 {
+    // The GPU runner the worker starts: the command in the settings, through the shell.
+    QProcessEnvironment env = m_worker->workerEnvironment();
+    if (m_settings.gpuRunnerCommand.isEmpty())
+        env.remove(QStringLiteral("LOOPSCOPE_RUNNER_COMMAND"));
+    else
+        env.insert(QStringLiteral("LOOPSCOPE_RUNNER_COMMAND"), m_settings.gpuRunnerCommand);
+    m_worker->setWorkerEnvironment(env);
     m_worker->setTimeLimitMs(m_settings.timeLimitMs);
     m_worker->setWorkLimits(m_settings.maxUnrollCopies, m_settings.maxReferenceSteps);
     // The window's own analysis (evaluate, lower, print) keeps to the same bounds.

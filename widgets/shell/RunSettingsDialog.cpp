@@ -2,6 +2,7 @@
 
 #include <QDialogButtonBox>
 #include <QFormLayout>
+#include <QLineEdit>
 #include <QSettings>
 #include <QSpinBox>
 
@@ -19,6 +20,9 @@ RunSettings RunSettings::load()
         s.value(QStringLiteral("limits/maxUnrollCopies"), r.maxUnrollCopies).toInt();
     r.maxReferenceSteps =
         s.value(QStringLiteral("limits/maxReferenceSteps"), r.maxReferenceSteps).toInt();
+    r.runnerCommand = s.value(QStringLiteral("runners/command")).toString().trimmed();
+    r.runners = s.value(QStringLiteral("runners/count"), r.runners).toInt();
+    r.gpuRunnerCommand = s.value(QStringLiteral("runners/gpuCommand")).toString().trimmed();
     // A value the settings file should not hold (edited by hand, cut short) counts as unset.
     const RunSettings defaults;
     if (r.timeLimitMs < 1000) r.timeLimitMs = defaults.timeLimitMs;
@@ -27,6 +31,7 @@ RunSettings RunSettings::load()
     if (r.threads < 0) r.threads = defaults.threads;
     if (r.maxUnrollCopies < 1) r.maxUnrollCopies = defaults.maxUnrollCopies;
     if (r.maxReferenceSteps < 1) r.maxReferenceSteps = defaults.maxReferenceSteps;
+    if (r.runners < 1 || r.runners > 4096) r.runners = defaults.runners;
     return r;
 }
 
@@ -39,6 +44,9 @@ void RunSettings::save() const
     s.setValue(QStringLiteral("run/threads"), threads);
     s.setValue(QStringLiteral("limits/maxUnrollCopies"), maxUnrollCopies);
     s.setValue(QStringLiteral("limits/maxReferenceSteps"), maxReferenceSteps);
+    s.setValue(QStringLiteral("runners/command"), runnerCommand);
+    s.setValue(QStringLiteral("runners/count"), runners);
+    s.setValue(QStringLiteral("runners/gpuCommand"), gpuRunnerCommand);
 }
 
 RunSettingsDialog::RunSettingsDialog(const RunSettings& settings, QWidget* parent)
@@ -76,6 +84,26 @@ RunSettingsDialog::RunSettingsDialog(const RunSettings& settings, QWidget* paren
            "Elements that need more are not compared, and the check says so."));
     form->addRow(tr("Unrolled copies per kernel, at most"), m_maxUnroll);
     form->addRow(tr("Reference steps per checked element, at most"), m_maxReferenceSteps);
+    m_runner = new QLineEdit(settings.runnerCommand, this);
+    m_runner->setPlaceholderText(tr("this machine's worker"));
+    m_runner->setToolTip(
+        tr("The command that starts loopscope-worker where the tuner's candidates are measured, "
+           "through the shell: ssh node7 /usr/libexec/loopscope/loopscope-worker, or "
+           "srun -N1 -n1 --exclusive loopscope-worker inside a Slurm allocation. Its standard "
+           "input and output carry the worker's protocol. Empty: the worker on this machine."));
+    m_runners = new QSpinBox(this);
+    m_runners->setRange(1, 4096);
+    m_runners->setValue(settings.runners);
+    m_runners->setToolTip(tr("How many runners measure candidates at once. A runner that dies "
+                             "with a candidate costs that one measurement, repeated on another."));
+    m_gpuRunner = new QLineEdit(settings.gpuRunnerCommand, this);
+    m_gpuRunner->setPlaceholderText(tr("this machine's GPU runner"));
+    m_gpuRunner->setToolTip(tr("The command that starts loopscope-runner on a machine with a GPU "
+                               "(ssh gpu1 loopscope-runner): GPU variants in the ladder and "
+                               "sweeps run there, compiled to PTX here. Empty: the one here."));
+    form->addRow(tr("Tuning runner command"), m_runner);
+    form->addRow(tr("Tuning runners at once"), m_runners);
+    form->addRow(tr("GPU runner command"), m_gpuRunner);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     form->addRow(buttons);
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
@@ -90,6 +118,9 @@ RunSettings RunSettingsDialog::settings() const
     r.minRepeatMs = m_minRepeatMs->value();
     r.maxUnrollCopies = m_maxUnroll->value();
     r.maxReferenceSteps = m_maxReferenceSteps->value();
+    r.runnerCommand = m_runner->text().trimmed();
+    r.runners = m_runners->value();
+    r.gpuRunnerCommand = m_gpuRunner->text().trimmed();
     return r;
 }
 

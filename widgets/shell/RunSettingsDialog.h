@@ -3,7 +3,9 @@
 #pragma once
 
 #include <QDialog>
+#include <QString>
 
+class QLineEdit;
 class QSpinBox;
 
 namespace loopscope {
@@ -17,6 +19,12 @@ struct RunSettings {
     // in the worker.
     int maxUnrollCopies = 1024;      // copies of loop bodies unrolling makes per kernel
     int maxReferenceSteps = 1 << 26; // reference interpreter steps per checked element
+    // Runners: the command that starts a worker elsewhere for tuning ("ssh node7
+    // loopscope-worker"; empty: the worker here), how many at once, and the command that starts
+    // the GPU runner GPU variants run on ("ssh gpu1 loopscope-runner"; empty: the one here).
+    QString runnerCommand;
+    int runners = 1;
+    QString gpuRunnerCommand;
 
     // From the application's settings (the defaults above when there are none).
     static RunSettings load();
@@ -38,6 +46,9 @@ private:
     QSpinBox* m_minRepeatMs = nullptr;
     QSpinBox* m_maxUnroll = nullptr;
     QSpinBox* m_maxReferenceSteps = nullptr;
+    QLineEdit* m_runner = nullptr;
+    QSpinBox* m_runners = nullptr;
+    QLineEdit* m_gpuRunner = nullptr;
 };
 
 } // namespace loopscope

@@ -98,6 +98,9 @@ void TuningController::start(bool resume, bool logOnly)
     r.resume = resume;
     r.peak = m_panel->peak() <= 0; // the chart's peak line, measured once
     r.hand = !logOnly;             // the line of the fastest variant the script has
+    const RunSettings& settings = m_window->runs()->settings();
+    r.runner = settings.runnerCommand.toStdString();
+    r.runners = settings.runnerCommand.isEmpty() && settings.runners <= 1 ? 0 : settings.runners;
     m_panel->begin(variant, r.trials);
     m_service->start(r);
 }

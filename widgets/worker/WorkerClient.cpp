@@ -178,7 +178,9 @@ void WorkerClient::setWorkerPath(const QString& path)
 
 void WorkerClient::setWorkerEnvironment(const QProcessEnvironment& environment)
 {
+    if (environment == m_environment) return;
     m_environment = environment;
+    if (m_process && !m_running) stopWorker();
 }
 
 void WorkerClient::setTimeLimitMs(int milliseconds)

@@ -63,7 +63,10 @@ public:
     // Takes effect when the worker next starts.
     void setWorkerPath(const QString& path);
     QString workerPath() const { return m_workerPath; }
+    // Takes effect with the next worker: an idle one is stopped, so that the next request starts
+    // one with it.
     void setWorkerEnvironment(const QProcessEnvironment& environment);
+    const QProcessEnvironment& workerEnvironment() const { return m_environment; }
 
     // The longest a request may take from the moment it is sent to the worker (default 30 s).
     // A request with a time limit of its own (SubmitOptions) uses that instead.

@@ -126,6 +126,8 @@ TEST(ProtocolCodec, EveryRequestComesBackAsItWent)
     t.peak = true;
     t.hand = true;
     t.crashFirst = true;
+    t.runner = "srun -N1 -n1 --exclusive 'loopscope-worker'";
+    t.runners = 8;
     EXPECT_EQ(requestRoundTrip(t), t);
 
     ModelRequest mo;

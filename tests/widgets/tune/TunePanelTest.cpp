@@ -7,6 +7,8 @@
 #include "editor/EditorPane.h"
 #include "explore/Explorer.h"
 #include "shell/MainWindow.h"
+#include "shell/RunController.h"
+#include "shell/RunSettingsDialog.h"
 #include "tune/Space.h"
 #include "tune/TuneChart.h"
 #include "tune/TuneLog.h"
@@ -194,6 +196,50 @@ private slots:
         QVERIFY(!statements.isEmpty());
         QVERIFY2(!statements.contains(QStringLiteral(".parallel(")), qPrintable(statements));
         QVERIFY2(!statements.contains(QStringLiteral("cache_write")), qPrintable(statements));
+    }
+
+    // Run > Settings' runners: the tuning's candidates go to two workers, each started by the
+    // command given (through the shell, as "ssh node7 loopscope-worker" would be), and the
+    // settings are kept.
+    void tuningUsesTheRunnersOfTheSettings()
+    {
+        MainWindow w;
+        useBuiltWorker(w);
+        RunSettings settings = w.runs()->settings();
+        settings.runnerCommand = QStringLiteral("exec '%1'").arg(QStringLiteral(LOOPSCOPE_WORKER));
+        settings.runners = 2;
+        w.runs()->setSettings(settings);
+        settings.save();
+        const RunSettings kept = RunSettings::load();
+        QCOMPARE(kept.runnerCommand, settings.runnerCommand);
+        QCOMPARE(kept.runners, 2);
+        w.setScriptText(smallGemm(), QString(), false);
+        QVERIFY(awaitAnalysis(w));
+        TunePanel* panel = w.tunePanel();
+        const std::string path = logPath();
+        QFile::remove(QString::fromStdString(path));
+        panel->setTrials(6);
+        panel->startButton()->click();
+        QVERIFY(awaitTuning(w));
+        QVERIFY2(panel->bestText().startsWith(QStringLiteral("Best: trial")),
+                 qPrintable(panel->statusText() + QLatin1Char('\n') + panel->bestText()));
+        const LogContents records = readLog(path);
+        QVERIFY(records.records.size() >= 6);
+        for (const TuneRecord& r : records.records)
+            QVERIFY2(!r.host.empty() && !r.cpu.empty() && r.cores > 0, r.host.c_str());
+
+        // A command that starts nothing: the run says why, and the text is kept.
+        settings.runnerCommand = QStringLiteral("echo 'node7: Connection refused' >&2; exit 255");
+        w.runs()->setSettings(settings);
+        const QString text = w.editor()->text();
+        panel->setTrials(2);
+        panel->startButton()->click();
+        QVERIFY(awaitTuning(w));
+        QVERIFY2(panel->statusText().contains(QStringLiteral("Connection refused")),
+                 qPrintable(panel->statusText()));
+        QCOMPARE(w.editor()->text(), text);
+        w.runs()->setSettings(RunSettings());
+        RunSettings().save();
     }
 
     void aScriptErrorBlocksTuning()
