@@ -5,7 +5,9 @@
 #   2. the same with one worker killed (SIGKILL) in the middle: every trial still ends checked and
 #      timed, and the lost candidate is measured again on the other runner;
 #   3. `model tune` of a small model with the same options, its project file written;
-#   4. the random-schedule campaign as a Slurm array job (scripts/campaign.sh), a short one.
+#   4. the random-schedule campaign as a Slurm array job (scripts/campaign.sh), a short one;
+#   5. runners started by ssh (scripts/ssh-local.sh: an sshd on 127.0.0.1): the GPU runner for
+#      `run` (no GPU here: the run says so and checks on the CPU) and two workers for `tune`.
 # Needs root (the daemons); the build must exist (scripts/test.sh made it). Stops the cluster at
 # the end.
 set -euo pipefail
@@ -82,5 +84,20 @@ say "4. the campaign as a Slurm array job"
   fail "the campaign failed"
 }
 cat "$work/campaign/report.txt"
+
+say "5. runners started by ssh (an sshd on 127.0.0.1)"
+ssh_state="$work/ssh"
+ssh_command="$("$here/scripts/ssh-local.sh" start "$ssh_state" 2222)"
+trap '"$here/scripts/ssh-local.sh" stop "$ssh_state" || true; cleanup' EXIT
+"$cli" run "$here/samples/gpu/matmul_cuda.py" --set N=64 --variant "shared tiles" --check --json \
+  --runner "$ssh_command $build/app/loopscope-runner" > "$work/gpu.json" 2> "$work/gpu.err" ||
+  { cat "$work/gpu.err"; fail "run through a GPU runner started by ssh failed"; }
+grep -q '"gpu"' "$work/gpu.json" || fail "the run's record does not name the GPU runner"
+grep -q "\"host\": \"$(hostname)\"" "$work/gpu.json" || fail "the GPU runner's host is not recorded"
+head -n 1 "$work/gpu.err"
+"$cli" tune "$here/samples/opt_gemm.py" --set M=96 --set N=96 --set K=96 --trials 6 --threads 1 \
+  --runner "$ssh_command $worker" --runners 2 --log "$work/ssh.jsonl" > "$work/ssh.out" 2> "$work/ssh.err" ||
+  { cat "$work/ssh.err"; fail "tune through ssh-started workers failed"; }
+grep -E "^runner" "$work/ssh.out"
 
 say "passed"

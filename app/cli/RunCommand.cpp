@@ -2,12 +2,15 @@
 #include "Commands.h"
 
 #include "codegen/Codegen.h"
+#include "ir/Host.h"
 #include "protocol/Json.h"
+#include "runtime/GpuRun.h"
 #include "runtime/Replies.h"
 #include "runtime/Runner.h"
 #include "runtime/ThreadPool.h"
 #include "runtime/VariantRun.h"
 
+#include <algorithm>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -26,6 +29,30 @@ struct VariantOutcome {
     protocol::MeasureReply reply;
     json record; // the reply as --json prints it, with the variant and the parameters
 };
+
+// The machine a variant's numbers come from: this CPU, and the GPU runner's device (with its
+// driver and host) for a variant that binds GPU threads.
+json machineJson(const RunOptions& o, const Variant& v)
+{
+    const HostTarget host = hostTarget();
+    json m{{"cpu", host.cpu},
+           {"cpu_name", hostCpuIdentity().brand},
+           {"cores", usableCores()},
+           {"host", hostName()}};
+    const bool gpuVariant = std::any_of(v.steps.begin(), v.steps.end(),
+                                        [](const auto& st) { return st.primitive == "bind"; });
+    if (gpuVariant) {
+        GpuRunner& gpu = cliGpu(o);
+        if (const auto& d = gpu.device())
+            m["gpu"] = {{"name", d->name},
+                        {"compute_capability", d->computeCapability},
+                        {"driver", d->driverVersion},
+                        {"host", gpu.host()}};
+        else
+            m["gpu"] = {{"none", gpu.unavailable()}, {"host", gpu.host()}};
+    }
+    return m;
+}
 
 // Compile, run, optionally check and time one variant. Document errors are rethrown.
 VariantOutcome runVariant(const RunOptions& o, const Program& p, const Variant& v, bool timed)
@@ -46,6 +73,7 @@ VariantOutcome runVariant(const RunOptions& o, const Program& p, const Variant& 
     out.reply = measureReplyOf(run);
     out.record = protocol::toJson(out.reply);
     out.record["variant"] = v.name;
+    out.record["machine"] = machineJson(o, v);
     json params = parametersJson(p, o);
     for (auto& [name, value] : params.items())
         out.record[name] = value;

@@ -98,9 +98,8 @@ std::string runnerSummary(Measurer& measurer, double searchMs, double trainMs, d
                           double wallMs, int searches)
 {
     auto* pool = dynamic_cast<RunnerPool*>(&measurer);
-    if (!pool) return {};
     std::ostringstream s;
-    const auto stats = pool->stats();
+    const auto stats = pool ? pool->stats() : std::vector<RunnerPool::RunnerStats>{};
     for (std::size_t i = 0; i < stats.size(); ++i) {
         const auto& r = stats[i];
         s << "runner " << (i + 1) << (r.host.empty() ? "" : " (" + r.host + ")") << ": "

@@ -40,9 +40,9 @@ int runTuneCommand(const TuneArgs& args);
 // runner set aside, a candidate measured again) go to standard error as they happen.
 std::unique_ptr<Measurer> cliMeasurer(const std::string& self, const std::string& runner,
                                       int runners);
-// How the measuring went, for the end of a run: each runner's candidates, losses and busy time,
-// and the host's own time searching and training against waiting (in shares of `searches`
-// searches side by side over `wallMs`); empty for the single worker.
+// How the measuring went, for the end of a run: each runner's candidates, losses and busy time
+// (a pool's), and the host's own time searching and training against waiting (in shares of
+// `searches` searches side by side over `wallMs`).
 std::string runnerSummary(Measurer& measurer, double searchMs, double trainMs, double waitMs,
                           double wallMs, int searches = 1);
 // Refuses an empty --runner command (a usage error).

@@ -62,7 +62,9 @@ const std::optional<protocol::GpuDevice>& GpuRunner::device()
     if (!r.gpu.name.empty())
         m_device = r.gpu;
     else
-        m_unavailable = r.cpuNote.empty() ? "the runner found no GPU" : r.cpuNote;
+        m_unavailable = (r.cpuNote.empty() ? "the runner found no GPU" : r.cpuNote) +
+                        (r.host.empty() ? "" : " (on " + r.host + ")");
+    m_host = r.host;
     return m_device;
 }
 

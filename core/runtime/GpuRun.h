@@ -36,6 +36,8 @@ public:
     const std::optional<protocol::GpuDevice>& device();
     // Why there is no GPU to run on, e.g. "no NVIDIA driver here (libcuda.so.1: ...)".
     const std::string& unavailable();
+    // The runner's host name, once asked (empty before, or where it did not say).
+    const std::string& host() const { return m_host; }
 
     // Runs the request on the GPU. Throws CodegenError with the runner's or driver's reason (the
     // PTX was refused, a kernel faulted, the runner stopped or took longer than `timeout`); the
@@ -50,6 +52,7 @@ private:
     bool m_asked = false;
     std::optional<protocol::GpuDevice> m_device;
     std::string m_unavailable;
+    std::string m_host;
     std::int64_t m_nextId = 1;
 };
 

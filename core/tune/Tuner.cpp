@@ -167,6 +167,8 @@ private:
         m_batchSize = m_options.batch > 0 ? m_options.batch
                       : m_planned > 0     ? std::clamp(m_planned / 4, 8, 32)
                                           : 16;
+        // Every runner gets two candidates a round, so that none waits out a round idle.
+        if (m_options.batch <= 0) m_batchSize = std::max(m_batchSize, 2 * m_measurer.runners());
         return true;
     }
 
