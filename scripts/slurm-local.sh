@@ -65,6 +65,16 @@ esac
 [ "$(id -u)" -eq 0 ] || die "the daemons run as root here: run this as root"
 install_missing
 stop
+# slurmd reads the cgroup file system at start, even with no cgroup plugin configured (a root
+# made with debootstrap needs the machine's /sys bound with its submounts: mount --rbind).
+mountpoint -q /sys/fs/cgroup 2> /dev/null ||
+  die "no cgroup file system on /sys/fs/cgroup, which slurmd reads at start (in a chroot: bind /sys with mount --rbind)"
+# slurmd and munged look their own host name up; a machine whose name does not resolve (a fresh
+# root, a container) gets it on the loopback address.
+if ! getent hosts "$node" > /dev/null; then
+  say "$node does not resolve: adding '127.0.1.1 $node' to /etc/hosts"
+  echo "127.0.1.1 $node" >> /etc/hosts
+fi
 mkdir -p "$dir/state" "$dir/spool" "$dir/munge"
 chmod 755 "$dir"
 
@@ -123,8 +133,14 @@ NodeName=$node NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem_mb State=UNKNOWN
 PartitionName=local Nodes=$node Default=YES MaxTime=INFINITE State=UP OverSubscribe=NO
 EOF
 export SLURM_CONF="$conf"
-slurmctld -f "$conf" || die "slurmctld did not start (see $dir/slurmctld.log)"
-slurmd -f "$conf" -N "$node" || die "slurmd did not start (see $dir/slurmd.log)"
+slurmctld -f "$conf" || {
+  tail -n 20 "$dir/slurmctld.log" >&2 || true
+  die "slurmctld did not start (see $dir/slurmctld.log)"
+}
+slurmd -f "$conf" -N "$node" || {
+  tail -n 20 "$dir/slurmd.log" >&2 || true
+  die "slurmd did not start (see $dir/slurmd.log)"
+}
 for _ in $(seq 100); do
   state="$(sinfo -h -N -o '%t' 2> /dev/null | head -n 1 || true)"
   [ "$state" = "idle" ] && break
