@@ -208,7 +208,7 @@ std::vector<cli::Option> optionsOf(Args& a)
                      }});
         o.push_back({"--runner", "", true, [&a](const std::string& v) {
                          a.runner = v;
-                         checkRunnerOptions(a.runner, 1);
+                         checkRunnerOptions(a.runner);
                      }});
         o.push_back({"--runners", "", true, [&a](const std::string& v) {
                          a.runners = static_cast<int>(countOf("--runners", v, 1));

@@ -86,12 +86,11 @@ std::unique_ptr<Measurer> cliMeasurer(const std::string& self, const std::string
     return m;
 }
 
-void checkRunnerOptions(const std::string& runner, int runners)
+void checkRunnerOptions(const std::string& runner)
 {
-    if (!runner.empty() && runner.find_first_not_of(" \t") == std::string::npos)
+    if (runner.find_first_not_of(" \t") == std::string::npos)
         throw cli::UsageError(
             "--runner needs the command that starts loopscope-worker on the far side");
-    if (runners < 0) throw cli::UsageError("--runners must be 1 or more");
 }
 
 std::string runnerSummary(Measurer& measurer, double searchMs, double trainMs, double waitMs,
@@ -369,7 +368,7 @@ int commandTune(int argc, char** argv)
                         {"--runner", "", true,
                          [&](const std::string& v) {
                              t.runner = v;
-                             checkRunnerOptions(t.runner, 1);
+                             checkRunnerOptions(t.runner);
                          }},
                         {"--runners", "", true,
                          [&](const std::string& v) {

@@ -46,7 +46,7 @@ std::unique_ptr<Measurer> cliMeasurer(const std::string& self, const std::string
 std::string runnerSummary(Measurer& measurer, double searchMs, double trainMs, double waitMs,
                           double wallMs, int searches = 1);
 // Refuses an empty --runner command (a usage error).
-void checkRunnerOptions(const std::string& runner, int runners);
+void checkRunnerOptions(const std::string& runner);
 
 // Where a script's tuning log lives by default: $XDG_DATA_HOME (or ~/.local/share) /
 // Loopscope/Loopscope/tuning/<name>-<hash of its absolute path>.jsonl, the folder the window

@@ -123,6 +123,28 @@ TEST(CliUsage, AnUnknownOptionShowsItsCommandsUsage)
 }
 
 // A run's --target chooses the CPU model only: this machine's features stay.
+// --runner and --runners: an empty command or no runner at all is a usage error, before any
+// worker is started.
+TEST(CliUsage, RunnerOptionsRefuseAnEmptyCommandAndNoRunners)
+{
+    const std::string sample = "'" + std::string(LOOPSCOPE_SOURCE_DIR) + "/samples/add_relu.py'";
+    RunResult r = runCli("tune " + sample + " --runner '  ' 2>&1");
+    EXPECT_EQ(r.exitCode, 2) << r.output;
+    EXPECT_NE(r.output.find("--runner needs the command that starts loopscope-worker"),
+              std::string::npos)
+        << r.output;
+    r = runCli("tune " + sample + " --runners 0 2>&1");
+    EXPECT_EQ(r.exitCode, 2) << r.output;
+    EXPECT_NE(r.output.find("--runners must be 1 or more"), std::string::npos) << r.output;
+    r = runCli("model tune model.onnx --runners 0 2>&1");
+    EXPECT_EQ(r.exitCode, 2) << r.output;
+    EXPECT_NE(r.output.find("--runners: '0' is not a positive number"), std::string::npos)
+        << r.output;
+    r = runCli("model tune model.onnx --runner '' 2>&1");
+    EXPECT_EQ(r.exitCode, 2) << r.output;
+    EXPECT_NE(r.output.find("--runner needs the command"), std::string::npos) << r.output;
+}
+
 TEST(CliUsage, ARunsTargetNamesACpuModelOnly)
 {
     const std::string gemm = "'" + std::string(LOOPSCOPE_SOURCE_DIR) +

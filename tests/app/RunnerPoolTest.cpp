@@ -5,6 +5,7 @@
 // cannot compile (the GPU runner), is refused before anything is measured; records say which
 // machine measured them, and the cost model learns only from records of this machine's kind.
 #include "tune/RunnerPool.h"
+#include "support/SourceFiles.h"
 #include "tune/TuneLog.h"
 #include "tune/Tuner.h"
 
@@ -13,7 +14,6 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
-#include <sstream>
 
 #include <unistd.h>
 
@@ -21,14 +21,6 @@ namespace fs = std::filesystem;
 using namespace loopscope;
 
 namespace {
-
-std::string readText(const fs::path& p)
-{
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
 fs::path scratch()
 {
@@ -88,7 +80,7 @@ TEST(RunnerPool, ARunnerKilledWithACandidateCostsOnlyThatMeasurement)
     Notes notes;
     collect(pool, notes);
     ASSERT_EQ(pool.runners(), 2);
-    const std::string script = readText(fs::path(LOOPSCOPE_SOURCE_DIR) / "samples" / "opt_gemm.py");
+    const std::string script = readSourceFile("samples/opt_gemm.py");
     TuneOptions o = quick(8);
     o.sets = {{"M", 64}, {"N", 64}, {"K", 64}};
     TuneOutcome out = Tuner(script, o, pool).run();
@@ -114,7 +106,7 @@ TEST(RunnerPool, ACandidateWhoseCodeCrashesCrashesOnTwoRunnersAndIsRecordedSo)
 {
     RunnerPool pool(shellCommand(workerCommand()), 2, {"LOOPSCOPE_WORKER_TESTING=1"},
                     workerCommand());
-    const std::string script = readText(fs::path(LOOPSCOPE_SOURCE_DIR) / "samples" / "add_relu.py");
+    const std::string script = readSourceFile("samples/add_relu.py");
     TuneOptions o = quick(4);
     o.sets = {{"N", 4096}};
     o.testingCrashFirst = true;
@@ -141,7 +133,7 @@ TEST(RunnerPool, RecordsNameTheMachineThatMeasuredThem)
     ASSERT_TRUE(m.problem.empty()) << m.problem;
     EXPECT_FALSE(m.cpu.empty());
     EXPECT_FALSE(m.host.empty());
-    const std::string script = readText(fs::path(LOOPSCOPE_SOURCE_DIR) / "samples" / "opt_gemm.py");
+    const std::string script = readSourceFile("samples/opt_gemm.py");
     TuneOptions o = quick(4);
     o.sets = {{"M", 64}, {"N", 64}, {"K", 64}};
     o.logPath = log.string();
@@ -195,7 +187,7 @@ TEST(RunnerPool, ARunnerOfAnotherBuildIsRefused)
     }
     fs::permissions(fake, fs::perms::owner_all);
     RunnerPool pool(shellCommand("exec '" + fake.string() + "'"), 2, {}, "ssh node7 fake");
-    const std::string script = readText(fs::path(LOOPSCOPE_SOURCE_DIR) / "samples" / "add_relu.py");
+    const std::string script = readSourceFile("samples/add_relu.py");
     TuneOutcome out = Tuner(script, quick(4), pool).run();
     EXPECT_FALSE(out.ok);
     EXPECT_NE(out.error.find("speaks worker protocol 99"), std::string::npos) << out.error;
