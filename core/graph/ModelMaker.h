@@ -12,7 +12,7 @@ namespace loopscope {
 // "resnet18" (torchvision's ResNet-18, batch 1, 3x224x224, batch norms as nodes), "mobilenetv2"
 // (torchvision's MobileNetV2, 3x224x224), "encoder" (one transformer encoder block, 1x64x128),
 // "resnet-block" (conv -> batch norm -> relu -> conv -> batch norm -> add -> relu, 1x16x14x14),
-// "mlp".
+// "mlp" (8x784 -> 512 -> 256 -> 10, Gemm with transB=1, ReLU, softmax).
 const std::vector<std::string>& modelKinds();
 
 // Writes the model; false with why not (an unknown kind, a file that cannot be written).

@@ -424,6 +424,19 @@ void CompiledModel::run() const
         runTask(i);
 }
 
+std::vector<double> CompiledModel::runTimed() const
+{
+    std::vector<double> ms(m_tasks.size());
+    auto before = std::chrono::steady_clock::now();
+    for (std::size_t i = 0; i < m_tasks.size(); ++i) {
+        runTask(i);
+        const auto after = std::chrono::steady_clock::now();
+        ms[i] = std::chrono::duration<double, std::milli>(after - before).count();
+        before = after;
+    }
+    return ms;
+}
+
 HostBuffer CompiledModel::value(const std::string& tensor) const
 {
     const GraphTensor& t = m_graph.tensor(tensor);

@@ -85,6 +85,9 @@ public:
     // Every graph input filled from `seed` (floats uniform in [-1, 1)).
     void fillInputs(std::uint64_t seed);
     void run() const;
+    // A run of the whole model that times each task where it runs (after the task before it,
+    // with the caches as that one left them): milliseconds per task, in task order.
+    std::vector<double> runTimed() const;
     // Checks every task against `reference` (interpret(graph(), inputs)): each task runs on the
     // reference's values of its inputs, converted to their types, so a wrong task is found as
     // itself and not through the rounding of the tasks before it; then the whole model runs

@@ -70,7 +70,15 @@ public:
         if (options[index] == "inline") return r.simpleStep("compute_inline", pl.stage, {});
         if (options[index] == "at") {
             const auto& at = loops[index - (options.size() - loops.size())];
-            return r.computeAt(pl.stage, at.first, at.second);
+            if (!r.computeAt(pl.stage, at.first, at.second)) return false;
+            // Inside a consumer the stage keeps its root axes; a short innermost one (a block
+            // of channels) is whole in every region the consumer asks for, so it is vectorized
+            // as at the root, where the vectorize knob says so.
+            const std::int64_t ext = f->spatial.empty() ? 0 : f->spatial.back().extent;
+            if (r.choice(pl.vectorize, 0) > 0 && ext > 1 && ext <= kMaxVectorLoop &&
+                f->reduce.empty())
+                return r.simpleStep("vectorize", pl.stage, {f->spatial.back().name});
+            return true;
         }
         return SimpleRule::realize(r, pl);
     }

@@ -100,6 +100,10 @@ public:
         }
         const std::size_t ns = f->spatial.size(), nr = f->reduce.size();
         std::vector<std::vector<std::string>> sLoops(ns), rLoops(nr);
+        // The extent of the innermost data-parallel loop once bounds are inferred: its tile's
+        // last size. In a host, the loop is the stage's own axis until then, of the whole
+        // extent, though each of its computations covers only that size.
+        std::int64_t innerExtent = 0;
         const auto roots = st->rootIterVars();
         for (std::size_t d = 0; d < ns + nr; ++d) {
             const bool spatial = d < ns;
@@ -114,6 +118,7 @@ public:
             }
             int knob = spatial ? pl.spatialTiles[d] : pl.reduceTiles[d - ns];
             auto sizes = r.tile(knob, a.extent, levels);
+            if (spatial && d + 1 == ns && knob >= 0) innerExtent = sizes.back();
             int from = spatial ? first : 0;
             if (knob < 0) {
                 loops.assign(static_cast<std::size_t>(levels), {});
@@ -140,7 +145,7 @@ public:
             const std::string& v = sLoops[ns - 1][3];
             const Stage* now = r.stage(pl.stage);
             IterVar iv = now && !v.empty() ? findAxis(*now, v) : nullptr;
-            std::int64_t ext = iv ? leafExtent(*now, iv) : 0;
+            std::int64_t ext = innerExtent > 0 ? innerExtent : iv ? leafExtent(*now, iv) : 0;
             if (!v.empty() && ext <= kMaxVectorLoop && order.back() == v &&
                 !r.simpleStep("vectorize", pl.stage, {v}))
                 return false;
