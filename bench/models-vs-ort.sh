@@ -9,8 +9,9 @@
 #   bench/models-vs-ort.sh [--build DIR] [--dir DIR] [--threads N] [--rounds R] [--runs R]
 #                          [MODEL.onnx ...]
 #
-# Without models it makes ResNet-18, MobileNetV2 (both 1x3x224x224) and a transformer encoder
-# block (1x64x128) with `loopscope-cli model make` in --dir, and takes samples/models/mlp.
+# Without models it makes one of each model class with `loopscope-cli model make` in --dir: a CNN
+# (ResNet-18), a depthwise CNN (MobileNetV2), both 1x3x224x224, a transformer encoder block
+# (1x64x128) and an MLP (8x784 -> 512 -> 256 -> 10).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
@@ -27,7 +28,7 @@ while [ $# -gt 0 ]; do
     --threads) threads=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
-    -h | --help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,14p' "$0"; exit 0 ;;
     -*) echo "models-vs-ort.sh: unknown option $1" >&2; exit 2 ;;
     *) models+=("$1"); shift ;;
     esac
@@ -42,11 +43,10 @@ if [ ! -d "$here/ort/node_modules/onnxruntime-node" ]; then
 fi
 mkdir -p "$dir"
 if [ ${#models[@]} -eq 0 ]; then
-    for kind in resnet18 mobilenetv2 encoder; do
+    for kind in resnet18 mobilenetv2 encoder mlp; do
         [ -f "$dir/$kind.onnx" ] || "$cli" model make "$kind" "$dir/$kind.onnx" >/dev/null
         models+=("$dir/$kind.onnx")
     done
-    models+=("$root/samples/models/mlp/model.onnx")
 fi
 
 cpu=$("$cli" machine 2>/dev/null | sed -n 's/^code for: *\([^ ]*\).*/\1/p')

@@ -9,6 +9,7 @@
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
 #include <algorithm>
+#include <limits>
 
 namespace loopscope::codegen {
 
@@ -274,6 +275,50 @@ llvm::Value* Codegen::mathCall(llvm::Intrinsic::ID id, llvm::Value* x)
     return m_b.CreateUnaryIntrinsic(id, x);
 }
 
+// exp of float32 vectors in their own lanes, as Cephes's expf (and ONNX Runtime's MLAS, and
+// TVM's fast_exp) computes it: x = n ln 2 + r with |r| <= ln 2 / 2, e^r by a polynomial of
+// degree 7 (within about one unit in the last place over the whole range), times 2^n made in
+// the exponent bits, in two halves so that results near the largest float and the denormals
+// below the smallest come out right. llvm.exp of a vector would become one libm call per lane.
+// Past 88.72 the result is infinite, NaN stays NaN. Scalars keep llvm.exp (libm's expf), as TVM
+// compiles them.
+llvm::Value* Codegen::genExp(llvm::Value* x)
+{
+    const int lanes = lanesOf(x);
+    if (lanes == 1 || !x->getType()->getScalarType()->isFloatTy())
+        return mathCall(llvm::Intrinsic::exp, x);
+    llvm::Type* ft = x->getType();
+    auto c = [&](double v) { return llvm::ConstantFP::get(ft, v); };
+    constexpr double kLargest = 88.72283905206835; // ln of the largest float
+    llvm::Value* clamped = m_b.CreateBinaryIntrinsic(
+        llvm::Intrinsic::maxnum, m_b.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, x, c(kLargest)),
+        c(-104.0)); // e^-104 rounds to 0
+    // n = round(x / ln 2); r = x - n ln 2, with ln 2 in two parts so that n ln 2 is exact.
+    llvm::Value* n = mathCall(llvm::Intrinsic::floor,
+                              m_b.CreateFAdd(m_b.CreateFMul(clamped, c(1.44269504088896341)), c(0.5)));
+    llvm::Value* r = m_b.CreateFSub(clamped, m_b.CreateFMul(n, c(0.693359375)));
+    r = m_b.CreateFSub(r, m_b.CreateFMul(n, c(-2.12194440e-4)));
+    llvm::Value* p = c(1.9875691500e-4);
+    for (double k : {1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1,
+                     5.0000001201e-1})
+        p = m_b.CreateFAdd(m_b.CreateFMul(p, r), c(k));
+    llvm::Value* y =
+        m_b.CreateFAdd(m_b.CreateFAdd(m_b.CreateFMul(p, m_b.CreateFMul(r, r)), r), c(1.0));
+    // 2^n as 2^(n/2) 2^(n - n/2): each half a normal float for n in [-150, 128].
+    llvm::Type* it = llvm::FixedVectorType::get(m_b.getInt32Ty(), static_cast<unsigned>(lanes));
+    llvm::Value* ni = m_b.CreateFPToSI(n, it);
+    llvm::Value* half = m_b.CreateAShr(ni, 1);
+    auto pow2 = [&](llvm::Value* e) {
+        return m_b.CreateBitCast(
+            m_b.CreateShl(m_b.CreateAdd(e, llvm::ConstantInt::get(it, 127)), 23), ft);
+    };
+    llvm::Value* out =
+        m_b.CreateFMul(m_b.CreateFMul(y, pow2(half)), pow2(m_b.CreateSub(ni, half)));
+    out = m_b.CreateSelect(m_b.CreateFCmpOGT(x, c(kLargest)),
+                           c(std::numeric_limits<double>::infinity()), out);
+    return m_b.CreateSelect(m_b.CreateFCmpUNO(x, x), x, out);
+}
+
 // A libm function applied lane by lane (tanh has no LLVM intrinsic).
 llvm::Value* Codegen::libmCall(const char* f32, const char* f64, llvm::Value* x)
 {
@@ -334,7 +379,7 @@ llvm::Value* Codegen::genCall(const CallNode* op, const Expr& self)
         }
     }
     switch (op->op) {
-    case CallOp::Exp: return mathCall(llvm::Intrinsic::exp, x);
+    case CallOp::Exp: return genExp(x);
     case CallOp::Log: return mathCall(llvm::Intrinsic::log, x);
     case CallOp::Sqrt: return mathCall(llvm::Intrinsic::sqrt, x);
     case CallOp::Fabs: return mathCall(llvm::Intrinsic::fabs, x);
@@ -343,7 +388,7 @@ llvm::Value* Codegen::genCall(const CallNode* op, const Expr& self)
     case CallOp::Tanh: return libmCall("tanhf", "tanh", x);
     case CallOp::Sigmoid: {
         llvm::Value* one = llvm::ConstantFP::get(x->getType(), 1.0);
-        llvm::Value* e = mathCall(llvm::Intrinsic::exp, m_b.CreateFNeg(x));
+        llvm::Value* e = genExp(m_b.CreateFNeg(x));
         return m_b.CreateFDiv(one, m_b.CreateFAdd(one, e));
     }
     case CallOp::Pow: {

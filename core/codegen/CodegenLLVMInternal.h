@@ -119,6 +119,8 @@ private:
     llvm::Value* genCast(const CastNode* op);
     llvm::Value* mathCall(llvm::Intrinsic::ID id, llvm::Value* x);
     llvm::Value* libmCall(const char* f32, const char* f64, llvm::Value* x);
+    // exp of a value: of float32 vectors computed in their lanes, else llvm.exp.
+    llvm::Value* genExp(llvm::Value* x);
     llvm::Value* genCall(const CallNode* op, const Expr& self);
 
     // ---- buffer loads and stores (CodegenMemory.cpp) ----

@@ -398,6 +398,31 @@ std::string encoder(std::uint64_t seed)
 
 } // namespace
 
+std::string makeDenseModelBytes(const DenseLayerSpec& spec, std::uint64_t seed)
+{
+    Builder b(seed);
+    std::string x = b.input("x", spec.input);
+    const std::int64_t k = spec.input.back();
+    std::vector<std::int64_t> out = spec.input;
+    out.back() = spec.n;
+    const double scale = std::sqrt(1.0 / static_cast<double>(k));
+    std::string bias = b.weight("bias", {spec.n}, 0, -0.05, 0.05);
+    if (spec.matmul) {
+        std::string w = b.weight("weight", {k, spec.n}, scale);
+        x = b.node("Add", {b.node("MatMul", {x, w}, "matmul"), bias}, "dense");
+    } else {
+        std::string w = b.weight("weight",
+                                 spec.transB ? std::vector<std::int64_t>{spec.n, k}
+                                             : std::vector<std::int64_t>{k, spec.n},
+                                 scale);
+        x = b.node("Gemm", {x, w, bias}, "dense");
+        if (spec.transB) b.integer("transB", 1);
+    }
+    if (spec.relu) x = b.relu(x, "relu");
+    b.output(x, out);
+    return b.bytes();
+}
+
 const std::vector<std::string>& modelKinds()
 {
     static const std::vector<std::string> kinds = {"resnet18", "mobilenetv2", "encoder",

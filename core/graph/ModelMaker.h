@@ -22,4 +22,17 @@ bool makeModel(const std::string& kind, const std::string& path, std::uint64_t s
 // The same model as the bytes of its file.
 std::string makeModelBytes(const std::string& kind, std::uint64_t seed);
 
+// One dense layer as models have it, with seeded weights: input `x` of shape `input` (... x K),
+// a Gemm by weights K x N (N x K with transB, as PyTorch's Linear exports them) and a bias,
+// or a MatMul by K x N weights then an Add of the bias (any rank of x, as a transformer's
+// projections); a Relu after it when asked.
+struct DenseLayerSpec {
+    std::vector<std::int64_t> input;
+    std::int64_t n = 0;
+    bool transB = false;
+    bool matmul = false; // MatMul + Add instead of Gemm
+    bool relu = false;
+};
+std::string makeDenseModelBytes(const DenseLayerSpec& spec, std::uint64_t seed);
+
 } // namespace loopscope

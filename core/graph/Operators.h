@@ -25,8 +25,10 @@ enum class OpPattern {
 const char* patternName(OpPattern p); // "elementwise", "broadcast", ...
 
 // The attribute AlterConvLayout gives a convolution whose weights it rearranged into blocks of
-// this many output channels (F/B x C x KH x KW x B); not an ONNX attribute.
-inline constexpr const char* kConvWeightBlock = "loopscope_weight_block";
+// this many output channels (F/B x C x KH x KW x B), and AlterDenseLayout a Gemm or MatMul
+// whose constant weights it rearranged into panels of this many output columns (N/B x K x B);
+// not an ONNX attribute.
+inline constexpr const char* kWeightBlock = "loopscope_weight_block";
 // Where filter `f`'s element `k` (of its C x KH x KW, `perFilter` in all) lies in weights in
 // blocks of `block` output channels.
 inline std::int64_t blockedWeightOffset(std::int64_t f, std::int64_t k, std::int64_t perFilter,

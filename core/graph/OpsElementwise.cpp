@@ -73,8 +73,9 @@ std::string erfTe(const std::string& x, DataType t)
                              c(-0.284496736) + ") * " + tt + " + " + c(0.254829592) + ") * " + tt;
     const std::string e =
         "(" + c(1.0) + " - " + poly + " * te.exp(" + c(0.0) + " - " + ax + " * " + ax + "))";
-    return "tvm.tir.if_then_else(" + x + " < " + c(0.0) + ", " + c(0.0) + " - " + e + ", " + e +
-           ")";
+    // A select, not if_then_else: both sides are safe to compute, and a select vectorizes
+    // (TVM's vectorizer keeps an if_then_else of a vector condition scalar).
+    return "tvm.tir.Select(" + x + " < " + c(0.0) + ", " + c(0.0) + " - " + e + ", " + e + ")";
 }
 
 const Unary kUnary[] = {

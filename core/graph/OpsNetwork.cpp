@@ -219,7 +219,7 @@ std::vector<std::int64_t> outputIn(std::vector<std::int64_t> plain, std::int64_t
 
 struct ConvGeometry {
     std::int64_t n, c, f, group, cpg; // cpg: input channels per group
-    // Weights in blocks of output channels (F/B x C x KH x KW x B, kConvWeightBlock), made by
+    // Weights in blocks of output channels (F/B x C x KH x KW x B, kWeightBlock), made by
     // AlterConvLayout for 2-D convolutions; 0: as ONNX has them (F x C x K...).
     std::int64_t block = 0;
     Window g;
@@ -230,7 +230,7 @@ ConvGeometry convOf(const OpContext& c)
     const DataBlocks data = dataBlocksOf(c);
     const std::vector<std::int64_t> x = plainInput(c);
     const auto& wt = c.shape(1);
-    const std::int64_t block = c.node().intAttr(kConvWeightBlock, 0);
+    const std::int64_t block = c.node().intAttr(kWeightBlock, 0);
     // A depthwise convolution's weights are in blocks only where its data is, block for block.
     const bool depthwise = c.node().intAttr("group", 1) == x[1] && wt.size() == 5 &&
                            data.in == block && data.out == block;
@@ -482,21 +482,59 @@ void convEmit(const OpContext& c, ScriptWriter& w, const std::vector<std::string
 struct GemmShape {
     std::int64_t m, k, n;
     bool ta, tb;
+    // Weights in panels of output columns (N/B x K x B, kWeightBlock), made by
+    // AlterDenseLayout; 0: as ONNX has them.
+    std::int64_t block = 0;
 };
+
+// The panel size of weights in panels of output columns (kWeightBlock), checked against their
+// shape N/B x K x B; 0 for weights as ONNX has them.
+std::int64_t densePanel(const OpContext& c, int weights)
+{
+    const std::int64_t block = c.node().intAttr(kWeightBlock, 0);
+    const auto& b = c.shape(weights);
+    if (block > 0 && (b.size() != 3 || b[2] != block))
+        c.fail("weights in panels of " + num(block) + " columns must be N/" + num(block) +
+               " x K x " + num(block) + ", not " + dimsText(b));
+    return block;
+}
+
+// Where the weight of column `n` at row `k` of K lies, in panels of `block` or as ONNX has
+// them (K x N, or N x K transposed).
+std::int64_t denseWeightOffset(std::int64_t k, std::int64_t n, std::int64_t kk, std::int64_t nn,
+                               std::int64_t block, bool transposed)
+{
+    if (block > 0) return blockedWeightOffset(n, k, kk, block);
+    return transposed ? n * kk + k : k * nn + n;
+}
+
+// The weight of column `j` at row `k` in a script.
+std::string denseWeightLoad(const std::string& w, const std::string& k, const std::string& j,
+                            std::int64_t block, bool transposed)
+{
+    if (block > 0)
+        return w + "[" + j + " // " + num(block) + ", " + k + ", " + j + " % " + num(block) + "]";
+    return transposed ? w + "[" + j + ", " + k + "]" : w + "[" + k + ", " + j + "]";
+}
 
 GemmShape gemmOf(const OpContext& c)
 {
     const auto& a = c.shape(0);
     const auto& b = c.shape(1);
-    if (a.size() != 2 || b.size() != 2)
-        c.fail("Gemm needs 2-D inputs, got " + dimsText(a) + " and " + dimsText(b));
     GemmShape g;
+    g.block = densePanel(c, 1);
+    if (a.size() != 2 || (b.size() != 2 && g.block == 0))
+        c.fail("Gemm needs 2-D inputs, got " + dimsText(a) + " and " + dimsText(b));
     g.ta = c.node().intAttr("transA", 0) != 0;
     g.tb = c.node().intAttr("transB", 0) != 0;
     g.m = g.ta ? a[1] : a[0];
     g.k = g.ta ? a[0] : a[1];
-    const std::int64_t kb = g.tb ? b[1] : b[0];
+    std::int64_t kb = g.tb ? b[1] : b[0];
     g.n = g.tb ? b[0] : b[1];
+    if (g.block > 0) {
+        kb = b[1];
+        g.n = b[0] * g.block;
+    }
     if (kb != g.k) c.fail("inner dimensions " + num(g.k) + " and " + num(kb) + " differ");
     if (c.hasInput(2)) broadcastShapes(c.shape(2), {g.m, g.n}, c);
     return g;
@@ -519,7 +557,7 @@ std::vector<HostBuffer> gemmEval(const OpContext& c, const std::vector<const Hos
             double sum = 0;
             for (std::int64_t k = 0; k < g.k; ++k)
                 sum += in[0]->get(g.ta ? k * g.m + i : i * g.k + k) *
-                       in[1]->get(g.tb ? j * g.k + k : k * g.n + j);
+                       in[1]->get(denseWeightOffset(k, j, g.k, g.n, g.block, g.tb));
             double v = alpha * sum;
             if (in.size() > 2 && in[2]) v += beta * in[2]->get(broadcastFlat({i, j}, c.shape(2)));
             out.set(i * g.n + j, v);
@@ -542,8 +580,7 @@ void gemmEmit(const OpContext& c, ScriptWriter& w, const std::vector<std::string
         [&](const std::vector<std::string>& i) {
             const std::string a =
                 g.ta ? in[0] + "[" + k + ", " + i[0] + "]" : in[0] + "[" + i[0] + ", " + k + "]";
-            const std::string b =
-                g.tb ? in[1] + "[" + i[1] + ", " + k + "]" : in[1] + "[" + k + ", " + i[1] + "]";
+            const std::string b = denseWeightLoad(in[1], k, i[1], g.block, g.tb);
             return "te.sum(" + a + " * " + b + ", axis=" + k + ")";
         },
         dense);
@@ -572,6 +609,9 @@ struct MatMulShape {
     std::int64_t m, k, n;
     bool aVector = false, bVector = false;
     std::vector<std::int64_t> out; // the output's shape as ONNX gives it
+    // A constant 2-D B in panels of output columns (N/B x K x B, kWeightBlock), made by
+    // AlterDenseLayout; `b` is then its K x N shape. 0: as ONNX has it.
+    std::int64_t block = 0;
 };
 
 MatMulShape matmulOf(const OpContext& c)
@@ -579,6 +619,8 @@ MatMulShape matmulOf(const OpContext& c)
     MatMulShape s;
     s.a = c.shape(0);
     s.b = c.shape(1);
+    s.block = densePanel(c, 1);
+    if (s.block > 0) s.b = {s.b[1], s.b[0] * s.block};
     if (s.a.empty() || s.b.empty()) c.fail("MatMul needs inputs of rank 1 or more");
     if (s.a.size() == 1) {
         s.aVector = true;
@@ -624,7 +666,8 @@ std::vector<HostBuffer> matmulEval(const OpContext& c, const std::vector<const H
             for (std::int64_t j = 0; j < s.n; ++j) {
                 double sum = 0;
                 for (std::int64_t k = 0; k < s.k; ++k)
-                    sum += in[0]->get(ao + i * s.k + k) * in[1]->get(bo + k * s.n + j);
+                    sum += in[0]->get(ao + i * s.k + k) *
+                           in[1]->get(bo + denseWeightOffset(k, j, s.k, s.n, s.block, false));
                 out.set((bi * s.m + i) * s.n + j, sum);
             }
     }
@@ -652,8 +695,9 @@ void matmulEmit(const OpContext& c, ScriptWriter& w, const std::vector<std::stri
             ai.push_back(k);
             bi.push_back(k);
             if (!s.bVector) bi.push_back(j);
-            return "te.sum(" + ScriptWriter::load(in[0], ai) + " * " +
-                   ScriptWriter::load(in[1], bi) + ", axis=" + k + ")";
+            const std::string b = s.block > 0 ? denseWeightLoad(in[1], k, j, s.block, false)
+                                              : ScriptWriter::load(in[1], bi);
+            return "te.sum(" + ScriptWriter::load(in[0], ai) + " * " + b + ", axis=" + k + ")";
         },
         out[0]);
 }

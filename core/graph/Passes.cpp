@@ -56,6 +56,7 @@ void optimizeGraph(Graph& graph, std::vector<GraphSnapshot>* log)
     run("FoldConstants", foldConstants);
     run("FoldScaleAxis", foldScaleAxis);
     run("AlterConvLayout", alterConvLayout);
+    run("AlterDenseLayout", alterDenseLayout);
     run("ConvertLayout", convertLayout);
     graph.removeUnusedTensors();
 }

@@ -38,6 +38,7 @@ bool simplifyInference(Graph& graph);
 bool foldConstants(Graph& graph);
 bool foldScaleAxis(Graph& graph);
 bool alterConvLayout(Graph& graph);
+bool alterDenseLayout(Graph& graph);
 bool convertLayout(Graph& graph);
 
 // A convolution's constant weights (F x C x KH x KW) added as a new constant in blocks of

@@ -31,18 +31,23 @@ std::map<std::string, std::string> taskPlaceholders(const Task& task)
     return out;
 }
 
+SpaceOptions hostScheduleOptions()
+{
+    SpaceOptions o;
+    o.vectorLanes = std::max(4, hostTarget().vectorBits / 32);
+    o.vectorRegisters = vectorRegistersFor(hostTarget().vectorBits);
+    o.cores = 2;
+    return o;
+}
+
 std::vector<std::string> defaultSchedule(const std::string& declarations,
-                                         const std::string& outputVar)
+                                         const std::string& outputVar, const SpaceOptions& o)
 {
     const std::string probe =
         declarations + "# variant: default\ns = te.create_schedule(" + outputVar + ".op)\n";
     EvalResult eval = evaluateScript(probe);
     if (!eval.ok || eval.program.variants.empty()) return {};
     const Variant& v = eval.program.variants.front();
-    SpaceOptions o;
-    o.vectorLanes = std::max(4, hostTarget().vectorBits / 32);
-    o.vectorRegisters = vectorRegistersFor(hostTarget().vectorBits);
-    o.cores = 2;
     auto sketches = generateSketches(v, o, nullptr);
     if (sketches.empty()) return {};
     const Sketch& sk = sketches[static_cast<std::size_t>(defaultSketch(sketches))];
@@ -51,6 +56,11 @@ std::vector<std::string> defaultSchedule(const std::string& declarations,
 }
 
 std::string taskScript(const Graph& graph, const Task& task)
+{
+    return taskScript(graph, task, hostScheduleOptions());
+}
+
+std::string taskScript(const Graph& graph, const Task& task, const SpaceOptions& machine)
 {
     std::ostringstream out;
     out << "# Task " << task.name << " of model " << (graph.name.empty() ? "(unnamed)" : graph.name)
@@ -125,7 +135,7 @@ std::string taskScript(const Graph& graph, const Task& task)
     }
     const std::string outVar = vars.at(task.output);
     out << decl << "\n# variant: default\ns = te.create_schedule(" << outVar << ".op)\n";
-    for (auto& stmt : defaultSchedule("import tvm\nfrom tvm import te\n" + decl, outVar))
+    for (auto& stmt : defaultSchedule("import tvm\nfrom tvm import te\n" + decl, outVar, machine))
         out << stmt << "\n";
     std::string args;
     for (auto& in : task.inputs)

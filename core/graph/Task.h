@@ -4,6 +4,7 @@
 #pragma once
 
 #include "graph/Graph.h"
+#include "tune/Space.h"
 
 #include <map>
 #include <string>
@@ -26,6 +27,11 @@ struct Task {
 // `# variant: naive` (no schedule: where tuning starts); the argument list (inputs, then the
 // output) fixed by tvm.build(..., name=task.name).
 std::string taskScript(const Graph& graph, const Task& task);
+// The same for another machine than this one (its vector width and registers): what the
+// default schedule would be there.
+std::string taskScript(const Graph& graph, const Task& task, const SpaceOptions& machine);
+// The machine a task's default schedule is made for: this one's vector width and registers.
+SpaceOptions hostScheduleOptions();
 inline constexpr const char* kDefaultTaskVariant = "default";
 inline constexpr const char* kNaiveTaskVariant = "naive";
 
@@ -34,7 +40,8 @@ inline constexpr const char* kNaiveTaskVariant = "naive";
 // vectorized, element-wise producers inlined, reductions tiled.
 // (Declared here for the tests; taskScript writes it.)
 std::vector<std::string> defaultSchedule(const std::string& declarations,
-                                         const std::string& outputVar);
+                                         const std::string& outputVar,
+                                         const SpaceOptions& machine = hostScheduleOptions());
 
 // The floating-point operations of one run of a task's script (its definitions), or 0 when
 // it does not evaluate.

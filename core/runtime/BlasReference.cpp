@@ -15,6 +15,7 @@ namespace {
 
 constexpr int kRowMajor = 101; // CblasRowMajor
 constexpr int kNoTrans = 111;  // CblasNoTrans
+constexpr int kTrans = 112;    // CblasTrans
 
 std::string versionLabel(const std::string& config)
 {
@@ -69,9 +70,11 @@ double BlasLibrary::sgemmMs(int m, int n, int k, int threads, int repeat, double
     return measure(run, options).median;
 }
 
-void BlasLibrary::sgemm(int m, int n, int k, const float* a, const float* b, float* c) const
+void BlasLibrary::sgemm(int m, int n, int k, const float* a, const float* b, float* c,
+                        bool transposedB) const
 {
-    m_sgemm(kRowMajor, kNoTrans, kNoTrans, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n);
+    m_sgemm(kRowMajor, kNoTrans, transposedB ? kTrans : kNoTrans, m, n, k, 1.0f, a, k, b,
+            transposedB ? k : n, 0.0f, c, n);
 }
 
 void BlasLibrary::setThreads(int threads) const

@@ -29,8 +29,10 @@ public:
     // median milliseconds per call of `repeat` measurements of at least `minRepeatMs` each.
     double sgemmMs(int m, int n, int k, int threads, int repeat, double minRepeatMs) const;
 
-    // One call: C[M,N] = A[M,K] x B[K,N], row major, float32.
-    void sgemm(int m, int n, int k, const float* a, const float* b, float* c) const;
+    // One call: C[M,N] = A[M,K] x B[K,N], row major, float32; with `transposedB`, B is given
+    // as N x K (a dense layer's weights as PyTorch keeps them).
+    void sgemm(int m, int n, int k, const float* a, const float* b, float* c,
+               bool transposedB = false) const;
     // The threads later calls use (0: leaves OpenBLAS's own choice).
     void setThreads(int threads) const;
 

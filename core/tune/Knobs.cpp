@@ -312,10 +312,17 @@ Knobs defaultKnobs(const Sketch& sk, const SpaceOptions& o)
                         inner = d;
             } else {
                 const auto limit = rowLimit.find(static_cast<int>(ki));
-                inner = largestDivisorAtMost(rest, limit != rowLimit.end() ? limit->second : 1);
+                const std::int64_t rows = limit != rowLimit.end() ? limit->second : 1;
+                inner = largestDivisorAtMost(rest, rows);
+                // Rows that no size near the limit divides (197 tokens, a prime) take the limit
+                // with a guarded tail: one row a tile would leave a single accumulator, bound by
+                // the multiply-add's latency.
+                if (inner * 2 <= rows && rest > rows) inner = rows;
             }
-            rest /= inner;
-            const std::int64_t middle = largestDivisorAtMost(rest, spec.vectorAxis ? 4 : 2);
+            const bool exact = rest % inner == 0;
+            rest = (rest + inner - 1) / inner;
+            const std::int64_t middle =
+                exact ? largestDivisorAtMost(rest, spec.vectorAxis ? 4 : 2) : 1;
             at(0) = 1;
             at(1) = middle;
             at(2) = inner;

@@ -33,14 +33,14 @@ bool alterConvLayout(Graph& graph)
 {
     bool changed = false;
     for (GraphNode& conv : graph.nodes) {
-        if (conv.op != "Conv" || conv.has(kConvWeightBlock) || conv.inputs.size() < 2) continue;
+        if (conv.op != "Conv" || conv.has(kWeightBlock) || conv.inputs.size() < 2) continue;
         const GraphTensor* w = graph.find(conv.inputs[1]);
         if (!w || !w->isConstant() || w->shape.size() != 4 || conv.intAttr("group", 1) != 1)
             continue;
         const std::int64_t block = w->shape[0] % 16 == 0 ? 16 : w->shape[0] % 8 == 0 ? 8 : 0;
         if (block == 0) continue;
         conv.inputs[1] = addBlockedWeights(graph, conv.inputs[1], block);
-        conv.attributes[kConvWeightBlock].value = block;
+        conv.attributes[kWeightBlock].value = block;
         changed = true;
     }
     return changed;

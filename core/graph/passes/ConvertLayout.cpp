@@ -169,7 +169,7 @@ private:
         const GraphTensor& x = m_graph.tensor(node.inputs[0]);
         if (!isPlain4D(x) || node.inputs.size() < 2) return false;
         const Blocks* in = blocked(node.inputs[0]);
-        const std::int64_t block = node.intAttr(kConvWeightBlock, 0);
+        const std::int64_t block = node.intAttr(kWeightBlock, 0);
         if (block > 0) {
             // Weights in blocks of output channels (one group): the sums stay in them.
             if (in) {
@@ -189,7 +189,7 @@ private:
         const std::int64_t b = in->block;
         node.inputs[1] = addBlockedWeights(m_graph, node.inputs[1], b);
         node.inputs[0] = in->tensor;
-        node.attributes[kConvWeightBlock].value = b;
+        node.attributes[kWeightBlock].value = b;
         node.attributes[kInBlock].value = b;
         node.attributes[kOutBlock].value = b;
         blockOutput(node, b);

@@ -66,14 +66,16 @@ TEST(GraphPasses, BatchNormFoldsIntoTheConvolutionExactly)
     EXPECT_EQ(countOps(folded, "BatchNormalization"), 0);
     EXPECT_EQ(countOps(folded, "Mul"), 0) << graphText(folded); // the scale is in the weights
     EXPECT_EQ(countOps(folded, "Conv"), 2);
-    ASSERT_EQ(log.size(), 5u);
+    ASSERT_EQ(log.size(), 6u);
     EXPECT_EQ(log[0].pass, "SimplifyInference");
     EXPECT_TRUE(log[0].changed);
     EXPECT_NE(log[0].text.find("Mul("), std::string::npos) << log[0].text;
     EXPECT_EQ(log[2].pass, "FoldScaleAxis");
     EXPECT_TRUE(log[2].changed);
-    EXPECT_EQ(log[4].pass, "ConvertLayout");
-    EXPECT_TRUE(log[4].changed);
+    EXPECT_EQ(log[4].pass, "AlterDenseLayout");
+    EXPECT_FALSE(log[4].changed); // a block without dense layers
+    EXPECT_EQ(log[5].pass, "ConvertLayout");
+    EXPECT_TRUE(log[5].changed);
 
     const auto after = interpret(folded, inputs);
     for (auto& o : g.outputs) {
@@ -99,7 +101,7 @@ TEST(GraphPasses, ConvolutionWeightsGoInBlocksOf16OutputChannels)
         const GraphNode& n = packed.nodes[i];
         if (n.op != "Conv") continue;
         ++convs;
-        EXPECT_EQ(n.intAttr(kConvWeightBlock, 0), 16);
+        EXPECT_EQ(n.intAttr(kWeightBlock, 0), 16);
         const GraphTensor& w = packed.tensor(n.inputs[1]);
         const GraphTensor& old = g.tensor(g.nodes[i].inputs[1]);
         ASSERT_EQ(w.shape, (std::vector<std::int64_t>{1, 16, 3, 3, 16}));
@@ -130,7 +132,7 @@ TEST(GraphPasses, ConvolutionWeightsGoInBlocksOf16OutputChannels)
     optimizeGraph(tiny);
     const GraphNode& stem = tiny.nodes.front();
     ASSERT_EQ(stem.op, "Conv");
-    EXPECT_FALSE(stem.has(kConvWeightBlock));
+    EXPECT_FALSE(stem.has(kWeightBlock));
     EXPECT_EQ(tiny.tensor(stem.inputs[1]).shape, (std::vector<std::int64_t>{12, 3, 3, 3}));
 }
 
