@@ -255,7 +255,8 @@ private:
     bool m_insideParallel = false;
     bool m_device = false; // a GPU kernel (buildKernel)
     std::unordered_map<const VarNode*, Expr>
-        m_letValues;            // in a GPU kernel, the let-bound variables in scope (rampAlign)
+        m_letValues; // the let-bound variables in scope: in a GPU kernel all (rampAlign),
+                     // else those of vectors (a vector index's runs, genLoad)
     GuardSet m_guardsDecided;   // versioned on by an enclosing loop
     GuardSet m_guardsAssumed;   // known to hold where code is emitted
     int m_edgeCopies = 0;       // inside the copy of a loop for edge tiles (see versionOnGuards)

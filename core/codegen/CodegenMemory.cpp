@@ -1,8 +1,9 @@
 // Buffer loads and stores: element addresses (buffers of a vector type are packed), vector
 // accesses, masked loads and stores where lanes are computed under a mask, gathers where the
-// target's are fast, lane by lane otherwise.
+// target's are fast, runs of contiguous elements loaded run by run, lane by lane otherwise.
 #include "codegen/CodegenLLVMInternal.h"
 
+#include "ir/Analyzer.h"
 #include "ir/Diagnostic.h"
 #include "ir/IRUtil.h"
 #include "ir/ModularSet.h"
@@ -16,6 +17,45 @@ namespace {
 // Loads of a ramp with a constant stride up to this one are one contiguous load and a shuffle;
 // wider strides are gathers (their span would mostly be thrown away).
 constexpr std::int64_t kMaxShuffledStride = 4;
+
+// The scalar index of lane `lane` of a vector index made of ramps, broadcasts and arithmetic
+// on them; null for any other vector node.
+Expr laneIndex(const Expr& e, int lane)
+{
+    if (e.type().lanes == 1) return e;
+    if (auto* r = e.as<RampNode>())
+        return r->base + r->stride * makeInt(lane, r->stride.type());
+    if (auto* b = e.as<BroadcastNode>()) return b->value;
+    if (auto* bin = e.as<BinaryNode>()) {
+        Expr a = laneIndex(bin->a, lane), b = laneIndex(bin->b, lane);
+        return a.defined() && b.defined() ? makeBinary(bin->kind, a, b) : Expr();
+    }
+    return Expr();
+}
+
+// The width of the contiguous runs a vector index is made of where it is not one ramp (a
+// vector of 32 columns over weights in panels of 16: two runs of 16, one per panel), or 0.
+// Runs are of at least 4 lanes.
+int contiguousRuns(const Expr& index, int lanes)
+{
+    if (index.as<RampNode>() || lanes < 8 || (lanes & (lanes - 1)) != 0) return 0;
+    std::vector<Expr> lane(static_cast<std::size_t>(lanes));
+    for (int l = 0; l < lanes; ++l)
+        if (!(lane[static_cast<std::size_t>(l)] = laneIndex(index, l)).defined()) return 0;
+    for (int run = lanes / 2; run >= 4; run /= 2) {
+        bool ok = true;
+        for (int first = 0; first < lanes && ok; first += run)
+            for (int t = 1; t < run && ok; ++t) {
+                std::int64_t d = 0;
+                ok = isConstInt(simplify(lane[static_cast<std::size_t>(first + t)] -
+                                         lane[static_cast<std::size_t>(first)]),
+                                &d) &&
+                     d == t;
+            }
+        if (ok) return run;
+    }
+    return 0;
+}
 
 } // namespace
 
@@ -203,6 +243,31 @@ llvm::Value* Codegen::genLoad(const BufferLoadNode* op)
         for (int i = 0; i < lanes; ++i)
             pick.push_back(static_cast<int>(i * stride));
         return fromMemory(m_b.CreateShuffleVector(wide, pick));
+    }
+    // Runs of contiguous elements (a vector wider than the panels its elements lie in): one
+    // vector load per run, joined.
+    const Expr spelled = elem.lanes == 1 && !ramp && !same && lanes >= 8
+                             ? substituteLets(index, m_letValues)
+                             : Expr();
+    if (int run = spelled.defined() ? contiguousRuns(spelled, lanes) : 0; run > 0) {
+        llvm::Type* rty = memType(elem.withLanes(run));
+        std::vector<llvm::Value*> parts;
+        for (int first = 0; first < lanes; first += run) {
+            const Expr at = laneIndex(spelled, first);
+            llvm::Value* ptr = elementPointer(elem, base, genIndex(at), nonNegative(at));
+            parts.push_back(m_b.CreateAlignedLoad(rty, ptr, align));
+        }
+        while (parts.size() > 1) {
+            std::vector<llvm::Value*> joined;
+            const int width = lanesOf(parts.front());
+            std::vector<int> order(static_cast<std::size_t>(2 * width));
+            for (int i = 0; i < 2 * width; ++i)
+                order[static_cast<std::size_t>(i)] = i;
+            for (std::size_t i = 0; i < parts.size(); i += 2)
+                joined.push_back(m_b.CreateShuffleVector(parts[i], parts[i + 1], order));
+            parts = std::move(joined);
+        }
+        return fromMemory(parts.front());
     }
     // A gather: one instruction where the target's gathers are fast (AVX-512, and AVX2 on
     // the Intel cores LLVM marks so), as LLVM's vectorizer decides; lane by lane otherwise,

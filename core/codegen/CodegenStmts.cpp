@@ -59,9 +59,10 @@ void Codegen::visitLetStmt(const LetStmtNode* op)
 {
     Bindings let(*this);
     let.bind(op->var, op->value);
-    if (m_device) m_letValues[op->var.get()] = op->value;
+    const bool keep = m_device || op->var.type().lanes > 1;
+    if (keep) m_letValues[op->var.get()] = op->value;
     genStmt(op->body);
-    if (m_device) m_letValues.erase(op->var.get());
+    if (keep) m_letValues.erase(op->var.get());
 }
 
 void Codegen::visitSeq(const SeqNode* op)

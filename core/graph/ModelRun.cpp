@@ -6,6 +6,7 @@
 #include "ir/Host.h"
 #include "lower/Lower.h"
 #include "runtime/RuntimeJit.h"
+#include "runtime/ThreadPool.h"
 #include "te/Program.h"
 
 #include <atomic>
@@ -420,12 +421,14 @@ ModelCheck CompiledModel::check(const std::map<std::string, HostBuffer>& inputs,
 
 void CompiledModel::run() const
 {
+    KeepPoolAwake awake;
     for (std::size_t i = 0; i < m_tasks.size(); ++i)
         runTask(i);
 }
 
 std::vector<double> CompiledModel::runTimed() const
 {
+    KeepPoolAwake awake;
     std::vector<double> ms(m_tasks.size());
     auto before = std::chrono::steady_clock::now();
     for (std::size_t i = 0; i < m_tasks.size(); ++i) {

@@ -40,6 +40,9 @@ inline void cpuRelax()
 // microseconds on a virtual machine, a spinning thread sees the store at once.
 constexpr auto kSpinTime = std::chrono::microseconds(200);
 
+// How many KeepPoolAwake are alive: while any is, a waiting thread keeps spinning.
+std::atomic<int> g_keptAwake{0};
+
 // A word threads wait on: spin first, then sleep in the kernel (Linux futex); wakers make the
 // system call only when somebody sleeps.
 class WaitWord {
@@ -73,7 +76,8 @@ public:
             cpuRelax();
             if (i % 64 == 63) {
                 auto t = std::chrono::steady_clock::now();
-                if (deadline == std::chrono::steady_clock::time_point{})
+                if (deadline == std::chrono::steady_clock::time_point{} ||
+                    g_keptAwake.load(std::memory_order_relaxed) > 0)
                     deadline = t + kSpinTime;
                 else if (t > deadline)
                     break;
@@ -190,6 +194,16 @@ Pool& pool()
 }
 
 } // namespace
+
+KeepPoolAwake::KeepPoolAwake()
+{
+    g_keptAwake.fetch_add(1, std::memory_order_relaxed);
+}
+
+KeepPoolAwake::~KeepPoolAwake()
+{
+    g_keptAwake.fetch_sub(1, std::memory_order_relaxed);
+}
 
 void setParallelThreads(int threads)
 {

@@ -17,4 +17,16 @@ namespace loopscope {
 void setParallelThreads(int threads);
 int parallelThreads();
 
+// While one is alive, the pool's idle threads keep spinning between parallel loops instead of
+// going to sleep: for kernels run one after another (a whole model), where a serial kernel or
+// the caller's own work between two loops would outlast the spin, and waking each sleeping
+// thread again costs tens of microseconds on a virtual machine, for every kernel.
+class KeepPoolAwake {
+public:
+    KeepPoolAwake();
+    ~KeepPoolAwake();
+    KeepPoolAwake(const KeepPoolAwake&) = delete;
+    KeepPoolAwake& operator=(const KeepPoolAwake&) = delete;
+};
+
 } // namespace loopscope

@@ -836,3 +836,37 @@ s = te.create_schedule(B.op)
         }
     }
 }
+
+// A vector load whose lanes are runs of contiguous elements (32 columns of weights in panels of
+// 16: j // 16 * K * 16 + j % 16) is one vector load per run, not a gather, also where the index
+// is a vector let; the numbers are right.
+TEST(CodegenLLVM, AVectorOfContiguousRunsIsOneLoadPerRun)
+{
+    auto a = flatBuffer("A", 400), b = flatBuffer("B", 32);
+    auto bc = [](std::int64_t v) { return makeBroadcast(makeInt(v), 32); };
+    const Expr lanes = makeRamp(makeInt(0), makeInt(1), 32);
+    const Expr index =
+        makeBinary(ExprKind::Add,
+                   makeBinary(ExprKind::Add, bc(7),
+                              makeBinary(ExprKind::Mul,
+                                         makeBinary(ExprKind::FloorDiv, lanes, bc(16)), bc(100))),
+                   makeBinary(ExprKind::FloorMod, lanes, bc(16)));
+    Var at("at", DataType::int32().withLanes(32));
+    Stmt body = makeLetStmt(at, index,
+                            makeBufferStore(b, {makeRamp(makeInt(0), makeInt(1), 32)},
+                                            makeBufferLoad(a, {at})));
+    PrimFunc f{"runs", {a, b}, body};
+    for (const char* target : {"llvm -mcpu=znver3", "llvm -mcpu=znver4"}) {
+        std::string ir = emitCode(f, EmitKind::UnoptimizedLLVMIR, target);
+        EXPECT_EQ(ir.find("gather"), std::string::npos) << ir;
+        EXPECT_EQ(occurrences(ir, "load <16 x float>"), 2u) << ir;
+    }
+    auto kernel = testJit().compile(f);
+    std::vector<float> in(400), out(32, 0.0f);
+    for (int x = 0; x < 400; ++x)
+        in[x] = static_cast<float>(x);
+    void* buffers[] = {in.data(), out.data()};
+    kernel->run(buffers, nullptr);
+    for (int x = 0; x < 32; ++x)
+        EXPECT_EQ(out[x], static_cast<float>(7 + x / 16 * 100 + x % 16)) << x;
+}
