@@ -553,6 +553,11 @@ int modelRun(const Args& a, const ImportResult& r, bool bench)
               << " MB of buffers (intermediate tensors share "
               << fixed(static_cast<double>(model->intermediateBytes()) / 1e6, 1) << " MB for "
               << fixed(static_cast<double>(model->unplannedIntermediateBytes()) / 1e6, 1) << ")\n";
+    const auto& cs = model->compileStats();
+    std::cout << "compiling: task scripts " << fixed(cs.scriptMs, 0) << " ms, evaluating "
+              << fixed(cs.evaluateMs, 0) << " ms, lowering " << fixed(cs.lowerMs, 0)
+              << " ms, LLVM " << fixed(cs.codegenMs, 0) << " ms (" << cs.kernels << " kernels on "
+              << cs.threads << " threads)\n";
     if (a.check)
         std::cout << (status == kOk ? "check: every task and output matches the reference\n"
                                     : "check: wrong numbers\n");

@@ -28,16 +28,77 @@
 #include <map>
 #include <mutex>
 
+namespace {
+
+// The blocks a thread freed last, kept for its next allocations of the same size (TVM's
+// workspace pool does the same): a kernel that allocates a large temporary on every run (the
+// transformed tiles of a Winograd convolution) would otherwise map fresh pages from the system
+// and fault each one in, every run, where the allocator hands blocks over its mmap threshold
+// back at once.
+class WorkspaceCache {
+public:
+    static constexpr std::size_t kHeader = 64; // the block's size, keeping the data aligned
+    static constexpr int kBlocks = 8;
+    static constexpr std::size_t kMostBytes = std::size_t{256} << 20;
+
+    ~WorkspaceCache()
+    {
+        for (int i = 0; i < m_count; ++i)
+            std::free(m_blocks[i]);
+    }
+    void* take(std::size_t size)
+    {
+        for (int i = 0; i < m_count; ++i) {
+            if (sizeOf(m_blocks[i]) != size) continue;
+            void* block = m_blocks[i];
+            m_bytes -= size;
+            m_blocks[i] = m_blocks[--m_count];
+            return block;
+        }
+        void* block = std::aligned_alloc(64, size + kHeader);
+        if (block) *static_cast<std::size_t*>(block) = size;
+        return block;
+    }
+    void give(void* block)
+    {
+        const std::size_t size = sizeOf(block);
+        if (size > kMostBytes / 2) {
+            std::free(block);
+            return;
+        }
+        while (m_count > 0 && (m_count == kBlocks || m_bytes + size > kMostBytes)) {
+            m_bytes -= sizeOf(m_blocks[0]); // the oldest
+            std::free(m_blocks[0]);
+            for (int i = 1; i < m_count; ++i)
+                m_blocks[i - 1] = m_blocks[i];
+            --m_count;
+        }
+        m_blocks[m_count++] = block;
+        m_bytes += size;
+    }
+
+private:
+    static std::size_t sizeOf(void* block) { return *static_cast<std::size_t*>(block); }
+    void* m_blocks[kBlocks] = {};
+    int m_count = 0;
+    std::size_t m_bytes = 0;
+};
+
+thread_local WorkspaceCache t_workspaces;
+
+} // namespace
+
 extern "C" {
 // Heap storage for large buffers of generated code, 64-byte aligned.
 void* loopscope_alloc(std::int64_t bytes)
 {
     std::size_t size = (static_cast<std::size_t>(bytes) + 63) / 64 * 64;
-    return std::aligned_alloc(64, size == 0 ? 64 : size);
+    auto* block = static_cast<char*>(t_workspaces.take(size == 0 ? 64 : size));
+    return block ? block + WorkspaceCache::kHeader : nullptr;
 }
 void loopscope_free(void* p)
 {
-    std::free(p);
+    if (p) t_workspaces.give(static_cast<char*>(p) - WorkspaceCache::kHeader);
 }
 }
 

@@ -423,6 +423,21 @@ std::string makeDenseModelBytes(const DenseLayerSpec& spec, std::uint64_t seed)
     return b.bytes();
 }
 
+std::string makeConvModelBytes(const ConvLayerSpec& spec, std::uint64_t seed)
+{
+    Builder b(seed);
+    std::string x = b.input("x", {1, spec.channels, spec.size, spec.size});
+    std::string w = b.weight("conv.weight", {spec.filters, spec.channels, 3, 3},
+                             std::sqrt(2.0 / static_cast<double>(spec.channels * 9)));
+    std::string bias = b.weight("conv.bias", {spec.filters}, 0, -0.1, 0.1);
+    x = b.node("Conv", {x, w, bias}, "conv");
+    b.ints("kernel_shape", {3, 3});
+    b.ints("pads", {1, 1, 1, 1});
+    x = b.relu(x, "relu");
+    b.output(x, {1, spec.filters, spec.size, spec.size});
+    return b.bytes();
+}
+
 const std::vector<std::string>& modelKinds()
 {
     static const std::vector<std::string> kinds = {"resnet18", "mobilenetv2", "encoder",

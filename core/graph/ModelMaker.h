@@ -35,4 +35,11 @@ struct DenseLayerSpec {
 };
 std::string makeDenseModelBytes(const DenseLayerSpec& spec, std::uint64_t seed);
 
+// One 3x3 convolution of stride 1 with a bias and a Relu, seeded: 1 x channels x size x size to
+// 1 x filters x size x size.
+struct ConvLayerSpec {
+    std::int64_t channels = 0, filters = 0, size = 0;
+};
+std::string makeConvModelBytes(const ConvLayerSpec& spec, std::uint64_t seed);
+
 } // namespace loopscope

@@ -111,6 +111,10 @@ public:
     // A float constant of the type: tvm.tir.const(0.5, "float32").
     static std::string constant(double v, DataType t);
 
+    // Convolutions that have a Winograd computation (kWinogradTile) write it instead of the
+    // direct one: a task script holds both, written one after the other (taskScript).
+    bool winograd = false;
+
 private:
     std::vector<std::string> m_lines;
     std::vector<std::string> m_used;

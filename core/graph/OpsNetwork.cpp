@@ -4,6 +4,7 @@
 // average pooling, ReduceMean and ReduceSum, and Softmax (over the flattened trailing axes before
 // opset 13, over one axis from it).
 #include "graph/Operators.h"
+#include "graph/Winograd.h"
 
 #include <algorithm>
 #include <cmath>
@@ -400,10 +401,178 @@ void convEmitBlocked(const OpContext& c, ScriptWriter& w, const ConvGeometry& g,
             out[0]);
 }
 
+// sum over k of coefficients[k] * term(k), the zero coefficients left out: "(a - b + 4 * c)".
+std::string linearCombination(const std::vector<double>& coefficients,
+                              const std::function<std::string(std::size_t)>& term, DataType t)
+{
+    std::string out;
+    for (std::size_t k = 0; k < coefficients.size(); ++k) {
+        const double v = coefficients[k];
+        if (v == 0) continue;
+        const double size = v < 0 ? -v : v;
+        const std::string x = size == 1 ? term(k) : ScriptWriter::constant(size, t) + " * " + term(k);
+        if (out.empty())
+            out = v > 0 ? x : ScriptWriter::constant(v, t) + " * " + term(k);
+        else
+            out += (v < 0 ? " - " : " + ") + x;
+    }
+    return "(" + out + ")";
+}
+
+// Select(axis == 0, value(0), Select(axis == 1, value(1), ... value(n - 1))): a row of a
+// transform matrix chosen by an axis; once the axis's loop is unrolled, one row.
+std::string selectByAxis(const std::string& axis, std::size_t n,
+                         const std::function<std::string(std::size_t)>& value)
+{
+    std::string out = value(n - 1);
+    for (std::size_t k = n - 1; k-- > 0;)
+        out = "tvm.tir.Select(" + axis + " == " + std::to_string(k) + ", " + value(k) + ", " + out +
+              ")";
+    return out;
+}
+
+// Winograd's F(m x m, 3 x 3) on data in blocks of channels (kWinogradTile, graph/Winograd.h), as
+// TOPI's conv2d_winograd: the input padded to whole tiles, each a x a tile transformed
+// (B^T d B, in two passes of one matrix each), the products with the transformed weights summed
+// over the input channels as a x a matrix products (tiles x C by C x F), and each a x a result
+// transformed back into m x m outputs (A^T M A, two passes), written in the output's blocks.
+void convEmitWinograd(const OpContext& c, ScriptWriter& w, const ConvGeometry& g,
+                      const std::vector<std::string>& in, const std::vector<std::string>& out)
+{
+    const int m = static_cast<int>(c.node().intAttr(kWinogradTile, 0));
+    const WinogradTransform* t = winogradTransform(m);
+    const auto& x = c.shape(0); // N x C/B x H x W x B, or N x C x H x W
+    const bool blockedIn = x.size() == 5;
+    if (!t || x.size() < 4 || in.size() < 4 || in[3].empty() || g.g.rank() != 2)
+        c.fail("a Winograd convolution needs 2-D data, 3x3 weights and their transform");
+    const DataType dt = c.input(0).dtype;
+    const std::int64_t a = t->a, bi = blockedIn ? x[4] : 1, ch = x[1] * bi, f = g.f;
+    const std::int64_t bo = c.node().intAttr(kOutBlock, 0);
+    const std::int64_t h = g.g.out[0], wd = g.g.out[1];
+    const std::int64_t th = (h + m - 1) / m, tw = (wd + m - 1) / m, tiles = g.n * th * tw;
+    const std::string mm = num(m), bis = num(bi), tws = num(tw);
+    const auto rows = [](const std::vector<std::vector<double>>& matrix, std::size_t r) {
+        return matrix[r];
+    };
+    // The input with its border of zeros, to whole tiles and a tile's overlap.
+    const std::string pad = w.fresh(out[0] + "_winograd_pad");
+    std::vector<std::int64_t> padded{g.n, x[1], th * m + 2, tw * m + 2};
+    if (blockedIn) padded.push_back(bi);
+    w.compute(
+        pad, padded,
+        [&](const std::vector<std::string>& i) {
+            return "tvm.tir.if_then_else(tvm.tir.all(" + i[2] + " >= 1, " + i[2] + " < " +
+                   num(x[2] + 1) + ", " + i[3] + " >= 1, " + i[3] + " < " + num(x[3] + 1) +
+                   "), " + in[0] + "[" + i[0] + ", " + i[1] + ", " + i[2] + " - 1, " + i[3] +
+                   " - 1" + (blockedIn ? ", " + i[4] : std::string()) + "], " +
+                   ScriptWriter::constant(0.0, dt) + ")";
+        },
+        pad);
+    // d B: each row y of tile p (all channels) times B.
+    const std::string rowsPass = w.fresh(out[0] + "_winograd_db");
+    w.compute(
+        rowsPass, {a, a, tiles, ch},
+        [&](const std::vector<std::string>& i) {
+            return selectByAxis(i[1], static_cast<std::size_t>(a), [&](std::size_t nu) {
+                return linearCombination(
+                    rows(t->bt, nu),
+                    [&](std::size_t col) {
+                        return pad + "[" + i[2] + " // " + num(th * tw) + ", " +
+                               (blockedIn ? i[3] + " // " + bis : i[3]) + ", " + i[2] + " // " +
+                               tws + " % " + num(th) + " * " + mm + " + " + i[0] + ", " + i[2] +
+                               " % " + tws + " * " + mm + " + " + std::to_string(col) +
+                               (blockedIn ? ", " + i[3] + " % " + bis : std::string()) + "]";
+                    },
+                    dt);
+            });
+        },
+        rowsPass);
+    // B^T (d B)
+    const std::string data = w.fresh(out[0] + "_winograd_data");
+    w.compute(
+        data, {a, a, tiles, ch},
+        [&](const std::vector<std::string>& i) {
+            return selectByAxis(i[0], static_cast<std::size_t>(a), [&](std::size_t e) {
+                return linearCombination(
+                    rows(t->bt, e),
+                    [&](std::size_t y) {
+                        return rowsPass + "[" + std::to_string(y) + ", " + i[1] + ", " + i[2] +
+                               ", " + i[3] + "]";
+                    },
+                    dt);
+            });
+        },
+        data);
+    // For each of the a x a points: tiles x C by C x F.
+    const std::string rc = w.fresh("rc");
+    w.line(rc + " = te.reduce_axis((0, " + num(ch) + "), name=\"" + rc + "\")");
+    const std::string product = w.fresh(out[0] + "_winograd_product");
+    w.compute(
+        product, {a, a, tiles, f},
+        [&](const std::vector<std::string>& i) {
+            return "te.sum(" + data + "[" + i[0] + ", " + i[1] + ", " + i[2] + ", " + rc + "] * " +
+                   in[3] + "[" + i[0] + ", " + i[1] + ", " + rc + ", " + i[3] + "], axis=" + rc +
+                   ")";
+        },
+        product);
+    // M A, then A^T (M A).
+    const std::string colsPass = w.fresh(out[0] + "_winograd_ma");
+    w.compute(
+        colsPass, {a, m, tiles, f},
+        [&](const std::vector<std::string>& i) {
+            return selectByAxis(i[1], static_cast<std::size_t>(m), [&](std::size_t v) {
+                return linearCombination(
+                    rows(t->at, v),
+                    [&](std::size_t b) {
+                        return product + "[" + i[0] + ", " + std::to_string(b) + ", " + i[2] +
+                               ", " + i[3] + "]";
+                    },
+                    dt);
+            });
+        },
+        colsPass);
+    const std::string inverse = w.fresh(out[0] + "_winograd_out");
+    w.compute(
+        inverse, {m, m, tiles, f},
+        [&](const std::vector<std::string>& i) {
+            return selectByAxis(i[0], static_cast<std::size_t>(m), [&](std::size_t v) {
+                return linearCombination(
+                    rows(t->at, v),
+                    [&](std::size_t r) {
+                        return colsPass + "[" + std::to_string(r) + ", " + i[1] + ", " + i[2] +
+                               ", " + i[3] + "]";
+                    },
+                    dt);
+            });
+        },
+        inverse);
+    // The outputs of each tile in place, in the output's blocks, and the bias.
+    const bool bias = in.size() > 2 && !in[2].empty();
+    const bool biasInBlocks = bias && c.shape(2).size() == 4;
+    w.compute(
+        out[0], blockedShape(windowOutput(g.n, f, g.g), bo),
+        [&](const std::vector<std::string>& i) {
+            std::string v = inverse + "[" + i[2] + " % " + mm + ", " + i[3] + " % " + mm + ", (" +
+                            i[0] + " * " + num(th) + " + " + i[2] + " // " + mm + ") * " + tws +
+                            " + " + i[3] + " // " + mm + ", " + i[1] + " * " + num(bo) + " + " +
+                            i[4] + "]";
+            if (bias)
+                v += " + " + in[2] +
+                     (biasInBlocks ? "[" + i[1] + ", 0, 0, " + i[4] + "]"
+                                   : "[" + i[1] + " * " + num(bo) + " + " + i[4] + "]");
+            return v;
+        },
+        out[0]);
+}
+
 void convEmit(const OpContext& c, ScriptWriter& w, const std::vector<std::string>& in,
               const std::vector<std::string>& out)
 {
     const ConvGeometry g = convOf(c);
+    if (w.winograd && c.node().intAttr(kWinogradTile, 0) > 0) {
+        convEmitWinograd(c, w, g, in, out);
+        return;
+    }
     const Window& wd = g.g;
     const DataType t = c.input(0).dtype;
     const std::string data = padStage(w, in[0], c.shape(0), wd, 0.0, t, out[0]);

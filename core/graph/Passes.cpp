@@ -58,6 +58,7 @@ void optimizeGraph(Graph& graph, std::vector<GraphSnapshot>* log)
     run("AlterConvLayout", alterConvLayout);
     run("AlterDenseLayout", alterDenseLayout);
     run("ConvertLayout", convertLayout);
+    run("AlterConvWinograd", alterConvWinograd);
     graph.removeUnusedTensors();
 }
 

@@ -40,6 +40,7 @@ bool foldScaleAxis(Graph& graph);
 bool alterConvLayout(Graph& graph);
 bool alterDenseLayout(Graph& graph);
 bool convertLayout(Graph& graph);
+bool alterConvWinograd(Graph& graph);
 
 // A convolution's constant weights (F x C x KH x KW) added as a new constant in blocks of
 // `block` output channels (F/B x C x KH x KW x B); its name.

@@ -114,9 +114,10 @@ bool readProject(const std::string& path, ModelProject* project, std::string* wh
                      text("log"),
                      text("use"),
                      {}};
-        if (!c.use.empty() && c.use != "default" && c.use != "script" && c.use != "tuned") {
+        if (!c.use.empty() && c.use != "default" && c.use != "script" && c.use != "tuned" &&
+            c.use != kDirectTaskVariant) {
             *why = path + ": task " + std::to_string(index) + ": \"use\" is '" + c.use +
-                   "', not one of default, script, tuned";
+                   "', not one of default, direct, script, tuned";
             return false;
         }
         if (t.contains("compared") && t["compared"].is_object()) {
@@ -226,6 +227,10 @@ std::vector<ScheduleContender> scheduleContenders(const ModelProject& project, c
     std::vector<ScheduleContender> out;
     const std::string fallback = taskScript(graph, task);
     out.push_back({"default", fallback, kDefaultTaskVariant, "default", ""});
+    // A convolution computed by Winograd's method by default: the direct one too.
+    if (winogradTileOf(graph, task) > 0)
+        out.push_back({kDirectTaskVariant, fallback, kDirectTaskVariant,
+                       "default, direct convolution", ""});
     std::string script = fallback;
     if (c && !c->script.empty()) {
         std::string text;
@@ -340,6 +345,12 @@ ModelOptions resolveProject(const ModelProject& project, const Graph& graph,
             continue;
         }
         if (c.use == "default") continue;
+        if (c.use == kDirectTaskVariant && winogradTileOf(graph, *task) > 0) {
+            o.scripts[c.workload] = taskScript(graph, *task);
+            o.variants[c.workload] = kDirectTaskVariant;
+            o.sources[c.workload] = "default, direct convolution";
+            continue;
+        }
         std::string script;
         std::string source = "default";
         if (!c.script.empty()) {

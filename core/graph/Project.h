@@ -37,8 +37,9 @@ struct TaskChoice {
     std::string script;  // a TE script for the task; empty: the task's default script
     std::string variant; // the variant of `script` to run; empty: "default"
     std::string log;     // a tuning log; its best record for the task is run instead
-    // Which contender runs: "default", "script" or "tuned"; empty: the log's best where it has
-    // one, else the script's variant, else the default.
+    // Which contender runs: "default", "direct" (a convolution's direct computation where the
+    // default is Winograd's), "script" or "tuned"; empty: the log's best where it has one, else
+    // the script's variant, else the default.
     std::string use;
     // The last time the contenders were timed against each other.
     struct Compared {
@@ -52,7 +53,7 @@ struct TaskChoice {
 
 // A schedule a task could run, as a whole script and the variant to run from it.
 struct ScheduleContender {
-    std::string kind;    // "default", "script", "tuned"
+    std::string kind;    // "default", "direct", "script", "tuned"
     std::string script;  // the whole script
     std::string variant; // the variant run from it
     std::string source;  // as a run reports it ("tuned (best of 64 ...)")

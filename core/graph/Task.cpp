@@ -2,6 +2,7 @@
 
 #include "codegen/Codegen.h"
 #include "graph/Operators.h"
+#include "graph/Winograd.h"
 #include "ir/Diagnostic.h"
 #include "runtime/FlopCount.h"
 #include "te/Program.h"
@@ -78,38 +79,55 @@ std::string taskScript(const Graph& graph, const Task& task, const SpaceOptions&
         w.line(v + " = te.placeholder(" + ScriptWriter::shapeText(t.shape) + ", name=\"" + v +
                "\", dtype=\"" + t.dtype.str() + "\")");
     }
-    for (int index : task.nodes) {
-        const GraphNode& node = graph.nodes[static_cast<std::size_t>(index)];
-        const OpSpec* spec = findOperator(node.op);
-        LS_ASSERT(spec, "task with an unsupported operator " << node.op);
-        std::vector<std::string> in, outs;
-        for (auto& i : node.inputs) {
-            if (i.empty()) {
-                in.push_back("");
-                continue;
+    // The task's computes; again with the Winograd computation of its convolutions where they
+    // have one (the default then runs it, and `direct` the direct one).
+    bool winograd = false;
+    for (int index : task.nodes)
+        winograd = winograd ||
+                   graph.nodes[static_cast<std::size_t>(index)].intAttr(kWinogradTile, 0) > 0;
+    auto emitAll = [&] {
+        for (int index : task.nodes) {
+            const GraphNode& node = graph.nodes[static_cast<std::size_t>(index)];
+            const OpSpec* spec = findOperator(node.op);
+            LS_ASSERT(spec, "task with an unsupported operator " << node.op);
+            std::vector<std::string> in, outs;
+            for (auto& i : node.inputs) {
+                if (i.empty()) {
+                    in.push_back("");
+                    continue;
+                }
+                auto it = vars.find(i);
+                in.push_back(it != vars.end() ? it->second : std::string());
             }
-            auto it = vars.find(i);
-            in.push_back(it != vars.end() ? it->second : std::string());
-        }
-        for (auto& o : node.outputs) {
-            // Of a node with several outputs (Split), a task computes one.
-            if (o.empty() || (node.outputs.size() > 1 && o != task.output)) {
-                outs.push_back("");
-                continue;
+            for (auto& o : node.outputs) {
+                // Of a node with several outputs (Split), a task computes one.
+                if (o.empty() || (node.outputs.size() > 1 && o != task.output)) {
+                    outs.push_back("");
+                    continue;
+                }
+                outs.push_back(w.fresh(scriptVariable(o)));
+                vars[o] = outs.back();
             }
-            outs.push_back(w.fresh(scriptVariable(o)));
-            vars[o] = outs.back();
+            spec->emit(OpContext(graph, node), w, in, outs);
         }
-        spec->emit(OpContext(graph, node), w, in, outs);
+    };
+    emitAll();
+    const std::string directVar = vars.at(task.output);
+    const std::size_t secondPass = w.lines().size();
+    if (winograd) {
+        w.line("");
+        w.line("# The same output by Winograd's minimal filtering F(" +
+               std::to_string(winogradTileOf(graph, task)) + "x" +
+               std::to_string(winogradTileOf(graph, task)) +
+               ", 3x3): transformed input tiles times the transformed weights, transformed back");
+        w.winograd = true;
+        emitAll();
     }
     // Placeholders the computes never read (a scalar written as a literal, Gemm's C with beta
     // 0) are left out: a schedule's arguments are tensors it computes with.
-    std::string body;
-    std::vector<std::string> unread;
-    for (auto& in : task.inputs) {
-        const std::string& v = vars.at(in);
-        bool read = false;
-        for (std::size_t l = task.inputs.size(); l < w.lines().size() && !read; ++l) {
+    // Whether a placeholder's variable is read by the lines [from, to).
+    auto readIn = [&](const std::string& v, std::size_t from, std::size_t to) {
+        for (std::size_t l = from; l < to; ++l) {
             const std::string& text = w.lines()[l];
             for (std::size_t at = text.find(v); at != std::string::npos;
                  at = text.find(v, at + 1)) {
@@ -118,14 +136,15 @@ std::string taskScript(const Graph& graph, const Task& task, const SpaceOptions&
                 };
                 const bool before = at > 0 && word(text[at - 1]);
                 const bool after = at + v.size() < text.size() && word(text[at + v.size()]);
-                if (!before && !after) {
-                    read = true;
-                    break;
-                }
+                if (!before && !after) return true;
             }
         }
-        if (!read) unread.push_back(v);
-    }
+        return false;
+    };
+    std::vector<std::string> unread;
+    for (auto& in : task.inputs)
+        if (!readIn(vars.at(in), task.inputs.size(), w.lines().size()))
+            unread.push_back(vars.at(in));
     std::string decl;
     for (std::size_t l = 0; l < w.lines().size(); ++l) {
         const bool drop =
@@ -133,21 +152,40 @@ std::string taskScript(const Graph& graph, const Task& task, const SpaceOptions&
             std::find(unread.begin(), unread.end(), vars.at(task.inputs[l])) != unread.end();
         if (!drop) decl += w.lines()[l] + "\n";
     }
-    const std::string outVar = vars.at(task.output);
-    out << decl << "\n# variant: default\ns = te.create_schedule(" << outVar << ".op)\n";
-    for (auto& stmt : defaultSchedule("import tvm\nfrom tvm import te\n" + decl, outVar, machine))
-        out << stmt << "\n";
-    std::string args;
-    for (auto& in : task.inputs)
-        if (std::find(unread.begin(), unread.end(), vars.at(in)) == unread.end())
-            args += vars.at(in) + ", ";
-    const std::string build = "func = tvm.build(s, [" + args + outVar +
-                              "], target=\"llvm\", name=\"" + task.name + "\")\n";
-    out << build;
+    const std::string outVar = vars.at(task.output); // Winograd's where there is one
+    const std::string declarations = "import tvm\nfrom tvm import te\n" + decl;
+    // The arguments of each computation: the placeholders it reads, then its output.
+    auto argsOf = [&](std::size_t from, std::size_t to) {
+        std::string args;
+        for (auto& in : task.inputs)
+            if (readIn(vars.at(in), from, to)) args += vars.at(in) + ", ";
+        return args;
+    };
+    const std::string directArgs = argsOf(task.inputs.size(), secondPass);
+    const std::string winogradArgs = argsOf(secondPass, w.lines().size());
+    auto variant = [&](const std::string& name, const std::string& output, bool scheduled) {
+        const std::string& args = output == directVar ? directArgs : winogradArgs;
+        out << "\n# variant: " << name << "\ns = te.create_schedule(" << output << ".op)\n";
+        if (scheduled)
+            for (auto& stmt : defaultSchedule(declarations, output, machine))
+                out << stmt << "\n";
+        out << "func = tvm.build(s, [" << args << output << "], target=\"llvm\", name=\""
+            << task.name << "\")\n";
+    };
+    out << decl;
+    variant(kDefaultTaskVariant, outVar, true);
     // Where tuning starts from and a hand schedule begins: the declarations' own loops.
-    out << "\n# variant: " << kNaiveTaskVariant << "\ns = te.create_schedule(" << outVar << ".op)\n"
-        << build;
+    variant(kNaiveTaskVariant, outVar, false);
+    if (winograd) variant(kDirectTaskVariant, directVar, true);
     return out.str();
+}
+
+int winogradTileOf(const Graph& graph, const Task& task)
+{
+    for (int index : task.nodes)
+        if (auto m = graph.nodes[static_cast<std::size_t>(index)].intAttr(kWinogradTile, 0))
+            return static_cast<int>(m);
+    return 0;
 }
 
 double taskFlops(const std::string& script)

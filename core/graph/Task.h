@@ -34,6 +34,11 @@ std::string taskScript(const Graph& graph, const Task& task, const SpaceOptions&
 SpaceOptions hostScheduleOptions();
 inline constexpr const char* kDefaultTaskVariant = "default";
 inline constexpr const char* kNaiveTaskVariant = "naive";
+// Of a task whose convolution is computed by Winograd's method (kWinogradTile): the direct
+// convolution with its default schedule, beside the default (and naive) Winograd one.
+inline constexpr const char* kDirectTaskVariant = "direct";
+// The Winograd tile (outputs per side) of the task's convolution, or 0 where it is direct.
+int winogradTileOf(const Graph& graph, const Task& task);
 
 // The default schedule's statements for a task's script, applied to `s` (written by taskScript):
 // the output's outer data-parallel loops fused and parallel, its innermost contiguous loop

@@ -219,6 +219,10 @@ protected:
     {
         Expr c = mutate(op->cond);
         if (i64 v; isConstInt(c, &v)) return mutate(v ? op->t : op->f);
+        // A vector of one constant condition (a decided row choice, vectorized) decides it too.
+        if (auto* b = c.as<BroadcastNode>()) {
+            if (i64 v; isConstInt(b->value, &v)) return mutate(v ? op->t : op->f);
+        }
         return IRMutator::visitSelect(op, self);
     }
 

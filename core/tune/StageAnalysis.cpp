@@ -117,6 +117,21 @@ std::string panelInput(const OperationNode& op, const Reads& reads)
     return a ? b : std::string();
 }
 
+// Axes the body compares with a constant (`nu == 2`).
+void markSelectedAxes(const OperationNode& op, StageFacts* f)
+{
+    forEachExpr(op.body, [&](const Expr& e) {
+        auto* eq = e.as<BinaryNode>();
+        if (!eq || eq->kind != ExprKind::EQ) return;
+        auto* v = eq->a.as<VarNode>() ? eq->a.as<VarNode>() : eq->b.as<VarNode>();
+        if (!v || !(isConstInt(eq->a) || isConstInt(eq->b))) return;
+        for (std::size_t a = 0; a < op.axes.size(); ++a)
+            if (op.axes[a]->var.get() == v) f->spatial[a].selected = true;
+        for (std::size_t a = 0; a < op.reduceAxes.size(); ++a)
+            if (op.reduceAxes[a]->var.get() == v) f->reduce[a].selected = true;
+    });
+}
+
 } // namespace
 
 std::vector<StageFacts> analyzeStages(const Schedule& sch)
@@ -139,6 +154,7 @@ std::vector<StageFacts> analyzeStages(const Schedule& sch)
             f.spatial.push_back(axisFacts(a));
         for (auto& a : op.reduceAxes)
             f.reduce.push_back(axisFacts(a));
+        markSelectedAxes(op, &f);
 
         Reads reads = collectReads(op.body);
         bool simple = !reads.expensive && !reads.branch;

@@ -14,6 +14,10 @@ namespace loopscope {
 struct AxisFacts {
     std::string name;
     std::int64_t extent = 1; // 0 when not a constant
+    // The body compares the axis with constants (a row of a constant matrix chosen by it, as
+    // Winograd's transforms and TOPI's const_matrix do): with its loop whole and unrolled, each
+    // comparison is decided and one branch is left (Ansor's always_unroll_inner).
+    bool selected = false;
 };
 
 struct StageFacts {

@@ -69,11 +69,12 @@ public:
         const std::string n = pl.stage + " ";
         for (std::size_t d = 0; d < f.spatial.size(); ++d) {
             const AxisFacts& a = f.spatial[d];
-            // The pinned pieces are arranged, not split again.
-            pl.spatialTiles.push_back(
-                a.extent > 1 && !f.pinned
-                    ? sk.addTile(n + a.name + " tile", a.extent, 4, d + 1 == f.spatial.size())
-                    : -1);
+            // The pinned pieces are arranged, not split again; an axis the body compares with
+            // constants stays whole (innermost, unrolled: see realize).
+            pl.spatialTiles.push_back(a.extent > 1 && !f.pinned && !wholeInside(pl, a)
+                                          ? sk.addTile(n + a.name + " tile", a.extent, 4,
+                                                       d + 1 == f.spatial.size())
+                                          : -1);
         }
         for (auto& a : f.reduce)
             pl.reduceTiles.push_back(a.extent > 1 && !f.pinned
@@ -104,6 +105,7 @@ public:
         // last size. In a host, the loop is the stage's own axis until then, of the whole
         // extent, though each of its computations covers only that size.
         std::int64_t innerExtent = 0;
+        std::vector<std::string> unrolled; // axes kept whole inside the register tile
         const auto roots = st->rootIterVars();
         for (std::size_t d = 0; d < ns + nr; ++d) {
             const bool spatial = d < ns;
@@ -122,7 +124,9 @@ public:
             int from = spatial ? first : 0;
             if (knob < 0) {
                 loops.assign(static_cast<std::size_t>(levels), {});
-                loops[static_cast<std::size_t>(from)] = a.name;
+                const bool whole = spatial && wholeInside(pl, a) && a.extent > 1;
+                loops[static_cast<std::size_t>(whole ? levels - 1 : from)] = a.name;
+                if (whole) unrolled.push_back(a.name);
                 continue;
             }
             if (!r.splitLevels(pl.stage, a.name, sizes, from, &loops)) return false;
@@ -140,6 +144,8 @@ public:
         addLevel(rLoops, 1);
         addLevel(sLoops, 3);
         if (!r.reorder(pl.stage, order)) return false;
+        for (auto& axis : unrolled)
+            if (r.allowed("unroll") && !r.simpleStep("unroll", pl.stage, {axis})) return false;
 
         if (r.choice(pl.vectorize, 0) == 1 && ns > 0) {
             const std::string& v = sLoops[ns - 1][3];
@@ -163,6 +169,14 @@ public:
     }
 
 private:
+    // An axis the body compares with constants, of a stage tiled on its own: kept whole in the
+    // innermost tile and unrolled, so that each comparison is decided where it is compiled and
+    // one branch is left (in a host, the host's loops would hold it).
+    static bool wholeInside(const StagePlan& pl, const AxisFacts& a)
+    {
+        return a.selected && pl.partner.empty() && a.extent <= 8;
+    }
+
     // The element-wise consumer, looked through the stages inlined into their readers (a bias
     // add inlined into a relu: the relu is the host), as Ansor's consumers are.
     static std::string hostOf(const RuleInput& in)

@@ -870,3 +870,29 @@ TEST(CodegenLLVM, AVectorOfContiguousRunsIsOneLoadPerRun)
     for (int x = 0; x < 32; ++x)
         EXPECT_EQ(out[x], static_cast<float>(7 + x / 16 * 100 + x % 16)) << x;
 }
+
+extern "C" {
+void* loopscope_alloc(std::int64_t bytes);
+void loopscope_free(void* p);
+}
+
+// A large temporary of generated code is taken from the blocks the thread freed last where one
+// has its size (its pages are mapped and touched already), 64-byte aligned; others are new.
+TEST(CodegenLLVM, WorkspacesOfTheSameSizeAreReused)
+{
+    void* a = loopscope_alloc(1 << 20);
+    ASSERT_NE(a, nullptr);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(a) % 64, 0u);
+    static_cast<char*>(a)[(1 << 20) - 1] = 1; // all of it is ours
+    loopscope_free(a);
+    void* b = loopscope_alloc(1 << 20);
+    EXPECT_EQ(b, a);
+    void* c = loopscope_alloc(1 << 20); // while b is in use: another block
+    EXPECT_NE(c, b);
+    void* d = loopscope_alloc(3 << 20);
+    EXPECT_NE(d, b);
+    EXPECT_NE(d, c);
+    for (void* p : {b, c, d})
+        loopscope_free(p);
+    loopscope_free(nullptr);
+}

@@ -66,7 +66,7 @@ TEST(GraphPasses, BatchNormFoldsIntoTheConvolutionExactly)
     EXPECT_EQ(countOps(folded, "BatchNormalization"), 0);
     EXPECT_EQ(countOps(folded, "Mul"), 0) << graphText(folded); // the scale is in the weights
     EXPECT_EQ(countOps(folded, "Conv"), 2);
-    ASSERT_EQ(log.size(), 6u);
+    ASSERT_EQ(log.size(), 7u);
     EXPECT_EQ(log[0].pass, "SimplifyInference");
     EXPECT_TRUE(log[0].changed);
     EXPECT_NE(log[0].text.find("Mul("), std::string::npos) << log[0].text;
@@ -76,6 +76,8 @@ TEST(GraphPasses, BatchNormFoldsIntoTheConvolutionExactly)
     EXPECT_FALSE(log[4].changed); // a block without dense layers
     EXPECT_EQ(log[5].pass, "ConvertLayout");
     EXPECT_TRUE(log[5].changed);
+    EXPECT_EQ(log[6].pass, "AlterConvWinograd");
+    EXPECT_FALSE(log[6].changed); // 16 channels: narrower than Winograd pays for
 
     const auto after = interpret(folded, inputs);
     for (auto& o : g.outputs) {

@@ -208,10 +208,14 @@ TEST_F(ProjectTest, TheChoiceAmongContendersAndWhenItIsStale)
     p.choice(t.workload, second->name);
     EXPECT_EQ(choiceTask(p, tasks, t.workload), second);
     p.tasks.clear();
-    // Nothing chosen, nothing tuned: the default alone, never stale.
+    // Nothing chosen, nothing tuned: the default (by Winograd's method: the task is a 3x3
+    // convolution at 56 x 56) and the direct convolution, never stale.
+    ASSERT_EQ(winogradTileOf(graph, t), 4);
     auto contenders = scheduleContenders(p, graph, t, folder, &notes);
-    ASSERT_EQ(contenders.size(), 1u);
+    ASSERT_EQ(contenders.size(), 2u);
     EXPECT_EQ(contenders[0].kind, "default");
+    EXPECT_EQ(contenders[1].kind, "direct");
+    EXPECT_EQ(contenders[1].variant, "direct");
     EXPECT_EQ(staleReason(p, graph, t, folder), "");
 
     TuneRecord fast;
@@ -224,23 +228,23 @@ TEST_F(ProjectTest, TheChoiceAmongContendersAndWhenItIsStale)
     // The log is found where `model tune` writes it, though the project does not name it.
     contenders = scheduleContenders(p, graph, t, folder, &notes);
     EXPECT_TRUE(notes.empty()) << (notes.empty() ? "" : notes.front());
-    ASSERT_EQ(contenders.size(), 3u);
-    EXPECT_EQ(contenders[1].kind, "script");
-    EXPECT_EQ(contenders[1].variant, "mine");
-    EXPECT_EQ(contenders[2].kind, "tuned");
-    EXPECT_EQ(contenders[2].log, "m.tasks/" + t.name + ".jsonl");
+    ASSERT_EQ(contenders.size(), 4u);
+    EXPECT_EQ(contenders[2].kind, "script");
+    EXPECT_EQ(contenders[2].variant, "mine");
+    EXPECT_EQ(contenders[3].kind, "tuned");
+    EXPECT_EQ(contenders[3].log, "m.tasks/" + t.name + ".jsonl");
     EXPECT_NE(staleReason(p, graph, t, folder).find("never timed"), std::string::npos);
 
     std::string why;
     const std::string code = codeFingerprint(contenders, t.name, &why);
     ASSERT_FALSE(code.empty()) << why;
     EXPECT_EQ(codeFingerprint(contenders, t.name, &why), code); // the same code, the same print
-    c.log = contenders[2].log;
+    c.log = contenders[3].log;
     c.use = "script";
     c.compared = {"2026-11-28T06:00:00Z",
                   hostTarget().cpu,
                   code,
-                  {{"default", 1.5}, {"script", 1.0}, {"tuned", 1.2}}};
+                  {{"default", 1.5}, {"direct", 2.5}, {"script", 1.0}, {"tuned", 1.2}}};
     EXPECT_EQ(staleReason(p, graph, t, folder), "");
     // "use" picks among them, the log notwithstanding.
     ModelOptions o = resolveProject(p, graph, tasks, &notes);
@@ -248,6 +252,10 @@ TEST_F(ProjectTest, TheChoiceAmongContendersAndWhenItIsStale)
     c.use = "default";
     o = resolveProject(p, graph, tasks, &notes);
     EXPECT_EQ(o.scripts.count(t.workload), 0u);
+    c.use = "direct";
+    o = resolveProject(p, graph, tasks, &notes);
+    EXPECT_EQ(o.variants.at(t.workload), "direct");
+    EXPECT_EQ(o.sources.at(t.workload), "default, direct convolution");
     c.use = "tuned";
     o = resolveProject(p, graph, tasks, &notes);
     EXPECT_EQ(o.variants.at(t.workload), "tuned");
