@@ -84,8 +84,8 @@ double median(std::vector<double> v)
 int main(int argc, char** argv)
 {
     std::vector<std::string> rows{"1", "8", "64", "197"};
-    std::vector<std::string> shapes{"64x64",    "784x512",  "512x256",  "512x1000", "1280x1000",
-                                    "768x768",  "768x3072", "3072x768", "4096x4096"};
+    std::vector<std::string> shapes{"64x64",   "784x512",  "512x256",  "512x1000", "1280x1000",
+                                    "768x768", "768x3072", "3072x768", "4096x4096"};
     int threads = 2, repeat = 5;
     const char* usage =
         "usage: loopscope_bench_dense [--threads 2] [--rows 1,8,64,197] [--repeat 5]\n"
@@ -154,8 +154,8 @@ int main(int argc, char** argv)
         }
     }
 
-    std::printf("\n%-14s %5s %5s %5s %10s %8s %10s %8s %8s  %s\n", "layer", "M", "K", "N",
-                "ms", "GFLOPS", "BLAS ms", "GFLOPS", "vs BLAS", "schedule of the task");
+    std::printf("\n%-14s %5s %5s %5s %10s %8s %10s %8s %8s  %s\n", "layer", "M", "K", "N", "ms",
+                "GFLOPS", "BLAS ms", "GFLOPS", "vs BLAS", "schedule of the task");
     std::vector<double> ratios;
     bool failed = false;
     for (const Layer& l : layers) {

@@ -555,9 +555,9 @@ int modelRun(const Args& a, const ImportResult& r, bool bench)
               << fixed(static_cast<double>(model->unplannedIntermediateBytes()) / 1e6, 1) << ")\n";
     const auto& cs = model->compileStats();
     std::cout << "compiling: task scripts " << fixed(cs.scriptMs, 0) << " ms, evaluating "
-              << fixed(cs.evaluateMs, 0) << " ms, lowering " << fixed(cs.lowerMs, 0)
-              << " ms, LLVM " << fixed(cs.codegenMs, 0) << " ms (" << cs.kernels << " kernels on "
-              << cs.threads << " threads)\n";
+              << fixed(cs.evaluateMs, 0) << " ms, lowering " << fixed(cs.lowerMs, 0) << " ms, LLVM "
+              << fixed(cs.codegenMs, 0) << " ms (" << cs.kernels << " kernels on " << cs.threads
+              << " threads)\n";
     if (a.check)
         std::cout << (status == kOk ? "check: every task and output matches the reference\n"
                                     : "check: wrong numbers\n");
@@ -570,8 +570,9 @@ int modelRun(const Args& a, const ImportResult& r, bool bench)
             alone += perTask[i].median;
             within += inModel[i];
         }
-        std::cout << "tasks: " << fixed(alone, 3) << " ms timed alone (each hot from its own runs), "
-                  << fixed(within, 3) << " ms inside the model (\"in model\": after the task "
+        std::cout << "tasks: " << fixed(alone, 3)
+                  << " ms timed alone (each hot from its own runs), " << fixed(within, 3)
+                  << " ms inside the model (\"in model\": after the task "
                   << "before it)\n";
         // The table users tune from: weight x time first.
         std::cout << "  " << std::left << std::setw(28) << "task" << std::right << std::setw(7)
@@ -587,8 +588,7 @@ int modelRun(const Args& a, const ImportResult& r, bool bench)
                       << std::setw(7) << t.task.weight << std::setw(9) << fixed(flops / 1e9, 3)
                       << std::setw(10) << fixed(perTask[i].median, 3) << std::setw(12)
                       << fixed(perTask[i].median * t.task.weight, 3) << std::setw(10)
-                      << fixed(workloadInModel(*model, inModel, t.task.workload), 3)
-                      << std::setw(9)
+                      << fixed(workloadInModel(*model, inModel, t.task.workload), 3) << std::setw(9)
                       << fixed(perTask[i].median > 0 ? flops / perTask[i].median / 1e6 : 0, 1)
                       << "  " << t.source << "\n";
         }

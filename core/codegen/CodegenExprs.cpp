@@ -294,13 +294,14 @@ llvm::Value* Codegen::genExp(llvm::Value* x)
         llvm::Intrinsic::maxnum, m_b.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, x, c(kLargest)),
         c(-104.0)); // e^-104 rounds to 0
     // n = round(x / ln 2); r = x - n ln 2, with ln 2 in two parts so that n ln 2 is exact.
-    llvm::Value* n = mathCall(llvm::Intrinsic::floor,
-                              m_b.CreateFAdd(m_b.CreateFMul(clamped, c(1.44269504088896341)), c(0.5)));
+    llvm::Value* n =
+        mathCall(llvm::Intrinsic::floor,
+                 m_b.CreateFAdd(m_b.CreateFMul(clamped, c(1.44269504088896341)), c(0.5)));
     llvm::Value* r = m_b.CreateFSub(clamped, m_b.CreateFMul(n, c(0.693359375)));
     r = m_b.CreateFSub(r, m_b.CreateFMul(n, c(-2.12194440e-4)));
     llvm::Value* p = c(1.9875691500e-4);
-    for (double k : {1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1,
-                     5.0000001201e-1})
+    for (double k :
+         {1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1, 5.0000001201e-1})
         p = m_b.CreateFAdd(m_b.CreateFMul(p, r), c(k));
     llvm::Value* y =
         m_b.CreateFAdd(m_b.CreateFAdd(m_b.CreateFMul(p, m_b.CreateFMul(r, r)), r), c(1.0));
@@ -312,8 +313,7 @@ llvm::Value* Codegen::genExp(llvm::Value* x)
         return m_b.CreateBitCast(
             m_b.CreateShl(m_b.CreateAdd(e, llvm::ConstantInt::get(it, 127)), 23), ft);
     };
-    llvm::Value* out =
-        m_b.CreateFMul(m_b.CreateFMul(y, pow2(half)), pow2(m_b.CreateSub(ni, half)));
+    llvm::Value* out = m_b.CreateFMul(m_b.CreateFMul(y, pow2(half)), pow2(m_b.CreateSub(ni, half)));
     out = m_b.CreateSelect(m_b.CreateFCmpOGT(x, c(kLargest)),
                            c(std::numeric_limits<double>::infinity()), out);
     return m_b.CreateSelect(m_b.CreateFCmpUNO(x, x), x, out);

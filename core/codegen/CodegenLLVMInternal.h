@@ -255,12 +255,12 @@ private:
     bool m_insideParallel = false;
     bool m_device = false; // a GPU kernel (buildKernel)
     std::unordered_map<const VarNode*, Expr>
-        m_letValues; // the let-bound variables in scope: in a GPU kernel all (rampAlign),
-                     // else those of vectors (a vector index's runs, genLoad)
-    GuardSet m_guardsDecided;   // versioned on by an enclosing loop
-    GuardSet m_guardsAssumed;   // known to hold where code is emitted
-    int m_edgeCopies = 0;       // inside the copy of a loop for edge tiles (see versionOnGuards)
-    bool m_lanesAtOnce = false; // see genLanesAtOnce
+        m_letValues;          // the let-bound variables in scope: in a GPU kernel all (rampAlign),
+                              // else those of vectors (a vector index's runs, genLoad)
+    GuardSet m_guardsDecided; // versioned on by an enclosing loop
+    GuardSet m_guardsAssumed; // known to hold where code is emitted
+    int m_edgeCopies = 0;     // inside the copy of a loop for edge tiles (see versionOnGuards)
+    bool m_lanesAtOnce = false;        // see genLanesAtOnce
     llvm::Value* m_laneMask = nullptr; // the lanes vector accesses are for there; none: all
     // Stack buffers of a constant size, in bytes, and the function whose frame holds them.
     std::unordered_map<const VarNode*, std::pair<std::int64_t, llvm::Function*>> m_stackBytes;

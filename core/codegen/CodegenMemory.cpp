@@ -23,8 +23,7 @@ constexpr std::int64_t kMaxShuffledStride = 4;
 Expr laneIndex(const Expr& e, int lane)
 {
     if (e.type().lanes == 1) return e;
-    if (auto* r = e.as<RampNode>())
-        return r->base + r->stride * makeInt(lane, r->stride.type());
+    if (auto* r = e.as<RampNode>()) return r->base + r->stride * makeInt(lane, r->stride.type());
     if (auto* b = e.as<BroadcastNode>()) return b->value;
     if (auto* bin = e.as<BinaryNode>()) {
         Expr a = laneIndex(bin->a, lane), b = laneIndex(bin->b, lane);

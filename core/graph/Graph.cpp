@@ -128,6 +128,16 @@ std::string Graph::freshName(const std::string& base) const
     }
 }
 
+std::string Graph::addConstant(const std::string& base, std::shared_ptr<const HostBuffer> value)
+{
+    GraphTensor t;
+    t.name = freshName(base);
+    t.dtype = value->dtype();
+    t.shape = value->shape();
+    t.constant = std::move(value);
+    return add(std::move(t)).name;
+}
+
 std::string dimsText(const std::vector<std::int64_t>& shape)
 {
     if (shape.empty()) return "scalar";

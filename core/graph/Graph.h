@@ -77,6 +77,8 @@ public:
     void removeUnusedTensors();
     // A tensor name not yet used, from `base`.
     std::string freshName(const std::string& base) const;
+    // A new constant (weights rearranged by a pass) under a fresh name from `base`; its name.
+    std::string addConstant(const std::string& base, std::shared_ptr<const HostBuffer> value);
 
 private:
     std::map<std::string, GraphTensor> m_tensors;

@@ -410,7 +410,8 @@ std::string linearCombination(const std::vector<double>& coefficients,
         const double v = coefficients[k];
         if (v == 0) continue;
         const double size = v < 0 ? -v : v;
-        const std::string x = size == 1 ? term(k) : ScriptWriter::constant(size, t) + " * " + term(k);
+        const std::string x =
+            size == 1 ? term(k) : ScriptWriter::constant(size, t) + " * " + term(k);
         if (out.empty())
             out = v > 0 ? x : ScriptWriter::constant(v, t) + " * " + term(k);
         else
@@ -462,9 +463,9 @@ void convEmitWinograd(const OpContext& c, ScriptWriter& w, const ConvGeometry& g
         pad, padded,
         [&](const std::vector<std::string>& i) {
             return "tvm.tir.if_then_else(tvm.tir.all(" + i[2] + " >= 1, " + i[2] + " < " +
-                   num(x[2] + 1) + ", " + i[3] + " >= 1, " + i[3] + " < " + num(x[3] + 1) +
-                   "), " + in[0] + "[" + i[0] + ", " + i[1] + ", " + i[2] + " - 1, " + i[3] +
-                   " - 1" + (blockedIn ? ", " + i[4] : std::string()) + "], " +
+                   num(x[2] + 1) + ", " + i[3] + " >= 1, " + i[3] + " < " + num(x[3] + 1) + "), " +
+                   in[0] + "[" + i[0] + ", " + i[1] + ", " + i[2] + " - 1, " + i[3] + " - 1" +
+                   (blockedIn ? ", " + i[4] : std::string()) + "], " +
                    ScriptWriter::constant(0.0, dt) + ")";
         },
         pad);

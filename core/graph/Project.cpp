@@ -229,8 +229,8 @@ std::vector<ScheduleContender> scheduleContenders(const ModelProject& project, c
     out.push_back({"default", fallback, kDefaultTaskVariant, "default", ""});
     // A convolution computed by Winograd's method by default: the direct one too.
     if (winogradTileOf(graph, task) > 0)
-        out.push_back({kDirectTaskVariant, fallback, kDirectTaskVariant,
-                       "default, direct convolution", ""});
+        out.push_back(
+            {kDirectTaskVariant, fallback, kDirectTaskVariant, "default, direct convolution", ""});
     std::string script = fallback;
     if (c && !c->script.empty()) {
         std::string text;

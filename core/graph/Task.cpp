@@ -83,8 +83,8 @@ std::string taskScript(const Graph& graph, const Task& task, const SpaceOptions&
     // have one (the default then runs it, and `direct` the direct one).
     bool winograd = false;
     for (int index : task.nodes)
-        winograd = winograd ||
-                   graph.nodes[static_cast<std::size_t>(index)].intAttr(kWinogradTile, 0) > 0;
+        winograd =
+            winograd || graph.nodes[static_cast<std::size_t>(index)].intAttr(kWinogradTile, 0) > 0;
     auto emitAll = [&] {
         for (int index : task.nodes) {
             const GraphNode& node = graph.nodes[static_cast<std::size_t>(index)];

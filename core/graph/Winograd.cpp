@@ -5,12 +5,11 @@ namespace loopscope {
 const WinogradTransform* winogradTransform(int m)
 {
     // Interpolation points 0, 1, -1 (and infinity) for F(2x2, 3x3); 0, +-1, +-2 for F(4x4, 3x3).
-    static const WinogradTransform f2{
-        2,
-        4,
-        {{1, 0, -1, 0}, {0, 1, 1, 0}, {0, -1, 1, 0}, {0, 1, 0, -1}},
-        {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}},
-        {{1, 1, 1, 0}, {0, 1, -1, -1}}};
+    static const WinogradTransform f2{2,
+                                      4,
+                                      {{1, 0, -1, 0}, {0, 1, 1, 0}, {0, -1, 1, 0}, {0, 1, 0, -1}},
+                                      {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}},
+                                      {{1, 1, 1, 0}, {0, 1, -1, -1}}};
     static const WinogradTransform f4{
         4,
         6,

@@ -12,11 +12,11 @@
 namespace loopscope {
 
 struct WinogradTransform {
-    int m = 0;                            // outputs per tile side
-    int a = 0;                            // input tile side: m + 2
-    std::vector<std::vector<double>> bt;  // a x a: B^T, the input transform
-    std::vector<std::vector<double>> g;   // a x 3: G, the filter transform
-    std::vector<std::vector<double>> at;  // m x a: A^T, the output transform
+    int m = 0;                           // outputs per tile side
+    int a = 0;                           // input tile side: m + 2
+    std::vector<std::vector<double>> bt; // a x a: B^T, the input transform
+    std::vector<std::vector<double>> g;  // a x 3: G, the filter transform
+    std::vector<std::vector<double>> at; // m x a: A^T, the output transform
 };
 
 // F(2x2, 3x3) or F(4x4, 3x3); null for another m.

@@ -246,8 +246,10 @@ Knobs defaultKnobs(const Sketch& sk, const SpaceOptions& o)
             for (std::size_t d = 0; d < f->spatial.size() && d < pl.spatialTiles.size(); ++d)
                 if (pl.spatialTiles[d] < 0 && f->spatial[d].selected)
                     inside *= std::max<std::int64_t>(f->spatial[d].extent, 1);
-        const std::int64_t first =
-            std::max<std::int64_t>(1, (!vector ? 4 : o.vectorLanes >= 16 ? 8 : 4) / inside);
+        const std::int64_t first = std::max<std::int64_t>(1, (!vector               ? 4
+                                                              : o.vectorLanes >= 16 ? 8
+                                                                                    : 4) /
+                                                                 inside);
         std::int64_t limit = first;
         // An innermost row axis that the usual rows do not divide well (7 or 14 pixels of a
         // late convolution layer: 1 or 2 rows under a limit of 4) takes a larger divisor up to

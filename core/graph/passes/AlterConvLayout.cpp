@@ -21,12 +21,7 @@ std::string addBlockedWeights(Graph& graph, const std::string& weights, std::int
     for (std::int64_t o = 0; o < f; ++o)
         for (std::int64_t k = 0; k < per; ++k)
             packed->set(blockedWeightOffset(o, k, per, block), w.constant->get(o * per + k));
-    GraphTensor nw;
-    nw.name = graph.freshName(weights + ".packed");
-    nw.dtype = w.dtype;
-    nw.shape = packed->shape();
-    nw.constant = std::move(packed);
-    return graph.add(std::move(nw)).name;
+    return graph.addConstant(weights + ".packed", std::move(packed));
 }
 
 bool alterConvLayout(Graph& graph)

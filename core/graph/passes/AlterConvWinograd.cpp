@@ -39,8 +39,8 @@ bool eligible(const Graph& graph, const GraphNode& conv)
     if (!w || !w->isConstant() || block == 0 || w->shape.size() != 5 || w->shape[2] != 3 ||
         w->shape[3] != 3)
         return false;
-    if (conv.intAttr(kOutBlock, 0) != block ||
-        conv.intAttr("group", 1) != 1 || conv.stringAttr("auto_pad", "NOTSET") != "NOTSET")
+    if (conv.intAttr(kOutBlock, 0) != block || conv.intAttr("group", 1) != 1 ||
+        conv.stringAttr("auto_pad", "NOTSET") != "NOTSET")
         return false;
     auto all = [&](const char* attr, std::int64_t v, std::size_t n) {
         const auto values = conv.intsAttr(attr, std::vector<std::int64_t>(n, v));
@@ -68,7 +68,8 @@ std::string addTransformedWeights(Graph& graph, const std::string& weights, int 
             double g[3][3];
             for (int ky = 0; ky < 3; ++ky)
                 for (int kx = 0; kx < 3; ++kx)
-                    g[ky][kx] = w.constant->get(blockedWeightOffset(fo, ci * 9 + ky * 3 + kx, per, block));
+                    g[ky][kx] =
+                        w.constant->get(blockedWeightOffset(fo, ci * 9 + ky * 3 + kx, per, block));
             for (std::int64_t e = 0; e < a; ++e)
                 for (std::int64_t n = 0; n < a; ++n) {
                     double sum = 0;
@@ -80,12 +81,7 @@ std::string addTransformedWeights(Graph& graph, const std::string& weights, int 
                     u->set(((e * a + n) * c + ci) * f + fo, sum);
                 }
         }
-    GraphTensor nw;
-    nw.name = graph.freshName(weights + ".winograd");
-    nw.dtype = w.dtype;
-    nw.shape = u->shape();
-    nw.constant = std::move(u);
-    return graph.add(std::move(nw)).name;
+    return graph.addConstant(weights + ".winograd", std::move(u));
 }
 
 } // namespace

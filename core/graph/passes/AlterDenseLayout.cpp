@@ -26,12 +26,7 @@ std::string addPanelledWeights(Graph& graph, const std::string& name, bool trans
         for (std::int64_t c = 0; c < n; ++c)
             packed->set(blockedWeightOffset(c, r, k, block),
                         w.constant->get(transposed ? c * k + r : r * n + c));
-    GraphTensor nw;
-    nw.name = graph.freshName(name + ".packed");
-    nw.dtype = w.dtype;
-    nw.shape = packed->shape();
-    nw.constant = std::move(packed);
-    return graph.add(std::move(nw)).name;
+    return graph.addConstant(name + ".packed", std::move(packed));
 }
 
 } // namespace

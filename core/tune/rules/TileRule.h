@@ -71,10 +71,10 @@ public:
             const AxisFacts& a = f.spatial[d];
             // The pinned pieces are arranged, not split again; an axis the body compares with
             // constants stays whole (innermost, unrolled: see realize).
-            pl.spatialTiles.push_back(a.extent > 1 && !f.pinned && !wholeInside(pl, a)
-                                          ? sk.addTile(n + a.name + " tile", a.extent, 4,
-                                                       d + 1 == f.spatial.size())
-                                          : -1);
+            pl.spatialTiles.push_back(
+                a.extent > 1 && !f.pinned && !wholeInside(pl, a)
+                    ? sk.addTile(n + a.name + " tile", a.extent, 4, d + 1 == f.spatial.size())
+                    : -1);
         }
         for (auto& a : f.reduce)
             pl.reduceTiles.push_back(a.extent > 1 && !f.pinned

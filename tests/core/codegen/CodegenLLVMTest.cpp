@@ -19,8 +19,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <limits>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <vector>
 
@@ -852,9 +852,9 @@ TEST(CodegenLLVM, AVectorOfContiguousRunsIsOneLoadPerRun)
                                          makeBinary(ExprKind::FloorDiv, lanes, bc(16)), bc(100))),
                    makeBinary(ExprKind::FloorMod, lanes, bc(16)));
     Var at("at", DataType::int32().withLanes(32));
-    Stmt body = makeLetStmt(at, index,
-                            makeBufferStore(b, {makeRamp(makeInt(0), makeInt(1), 32)},
-                                            makeBufferLoad(a, {at})));
+    Stmt body = makeLetStmt(
+        at, index,
+        makeBufferStore(b, {makeRamp(makeInt(0), makeInt(1), 32)}, makeBufferLoad(a, {at})));
     PrimFunc f{"runs", {a, b}, body};
     for (const char* target : {"llvm -mcpu=znver3", "llvm -mcpu=znver4"}) {
         std::string ir = emitCode(f, EmitKind::UnoptimizedLLVMIR, target);

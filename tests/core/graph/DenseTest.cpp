@@ -8,8 +8,8 @@
 #include "graph/FuseOps.h"
 #include "graph/Interpreter.h"
 #include "graph/ModelMaker.h"
-#include "graph/OnnxImport.h"
 #include "graph/ModelRun.h"
+#include "graph/OnnxImport.h"
 #include "graph/Operators.h"
 #include "graph/Passes.h"
 #include "graph/Task.h"
@@ -102,9 +102,9 @@ protected:
                         ++vectorMultiplyAdds;
                         lanes = l;
                         auto found = m_allocated.find(op->buffer->data.get());
-                        largestSums = std::max(
-                            largestSums, found == m_allocated.end() ? std::int64_t{1} << 40
-                                                                    : found->second);
+                        largestSums =
+                            std::max(largestSums, found == m_allocated.end() ? std::int64_t{1} << 40
+                                                                             : found->second);
                     }
                 }
             }

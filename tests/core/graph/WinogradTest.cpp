@@ -6,6 +6,7 @@
 // border, within the tolerance stated for its tile: float32's rounding through the transforms'
 // coefficients grows with the tile. The default schedule decides every row choice of the
 // transforms where it is compiled: no select is left in the loops it runs.
+#include "graph/Winograd.h"
 #include "graph/FuseOps.h"
 #include "graph/Interpreter.h"
 #include "graph/ModelMaker.h"
@@ -14,7 +15,6 @@
 #include "graph/Operators.h"
 #include "graph/Passes.h"
 #include "graph/Task.h"
-#include "graph/Winograd.h"
 #include "ir/IRUtil.h"
 #include "ir/Printer.h"
 #include "lower/Lower.h"
@@ -127,8 +127,8 @@ TEST(Winograd, EachTileComputesTheConvolutionWithinItsTolerance)
         double tolerance;
     };
     // Whole tiles, and tiles cut by the border (30 = 7 x 4 + 2, 15 = 7 x 2 + 1).
-    for (const Case& c : {Case{28, 4, 1e-5}, Case{30, 4, 1e-5}, Case{14, 2, 1e-6},
-                          Case{15, 2, 1e-6}}) {
+    for (const Case& c :
+         {Case{28, 4, 1e-5}, Case{30, 4, 1e-5}, Case{14, 2, 1e-6}, Case{15, 2, 1e-6}}) {
         SCOPED_TRACE("F(" + std::to_string(c.tile) + "x" + std::to_string(c.tile) + ") at " +
                      std::to_string(c.size));
         const Graph g = convModel(64, 32, c.size);
