@@ -452,9 +452,24 @@ void convEmitWinograd(const OpContext& c, ScriptWriter& w, const ConvGeometry& g
     const std::int64_t h = g.g.out[0], wd = g.g.out[1];
     const std::int64_t th = (h + m - 1) / m, tw = (wd + m - 1) / m, tiles = g.n * th * tw;
     const std::string mm = num(m), bis = num(bi), tws = num(tw);
-    const auto rows = [](const std::vector<std::vector<double>>& matrix, std::size_t r) {
-        return matrix[r];
-    };
+    // A pass of one transform matrix: the stage's axis `by` chooses the matrix's row, whose
+    // coefficients weigh the terms term(i, k).
+    auto transform =
+        [&](const std::string& name, const std::vector<std::int64_t>& shape, std::size_t by,
+            const std::vector<std::vector<double>>& matrix,
+            const std::function<std::string(const std::vector<std::string>&, std::size_t)>& term) {
+            const std::string var = w.fresh(out[0] + name);
+            w.compute(
+                var, shape,
+                [&](const std::vector<std::string>& i) {
+                    return selectByAxis(i[by], matrix.size(), [&](std::size_t row) {
+                        return linearCombination(
+                            matrix[row], [&](std::size_t k) { return term(i, k); }, dt);
+                    });
+                },
+                var);
+            return var;
+        };
     // The input with its border of zeros, to whole tiles and a tile's overlap.
     const std::string pad = w.fresh(out[0] + "_winograd_pad");
     std::vector<std::int64_t> padded{g.n, x[1], th * m + 2, tw * m + 2};
@@ -470,40 +485,20 @@ void convEmitWinograd(const OpContext& c, ScriptWriter& w, const ConvGeometry& g
         },
         pad);
     // d B: each row y of tile p (all channels) times B.
-    const std::string rowsPass = w.fresh(out[0] + "_winograd_db");
-    w.compute(
-        rowsPass, {a, a, tiles, ch},
-        [&](const std::vector<std::string>& i) {
-            return selectByAxis(i[1], static_cast<std::size_t>(a), [&](std::size_t nu) {
-                return linearCombination(
-                    rows(t->bt, nu),
-                    [&](std::size_t col) {
-                        return pad + "[" + i[2] + " // " + num(th * tw) + ", " +
-                               (blockedIn ? i[3] + " // " + bis : i[3]) + ", " + i[2] + " // " +
-                               tws + " % " + num(th) + " * " + mm + " + " + i[0] + ", " + i[2] +
-                               " % " + tws + " * " + mm + " + " + std::to_string(col) +
-                               (blockedIn ? ", " + i[3] + " % " + bis : std::string()) + "]";
-                    },
-                    dt);
-            });
-        },
-        rowsPass);
+    const std::string rowsPass =
+        transform("_winograd_db", {a, a, tiles, ch}, 1, t->bt, [&](const auto& i, std::size_t col) {
+            return pad + "[" + i[2] + " // " + num(th * tw) + ", " +
+                   (blockedIn ? i[3] + " // " + bis : i[3]) + ", " + i[2] + " // " + tws + " % " +
+                   num(th) + " * " + mm + " + " + i[0] + ", " + i[2] + " % " + tws + " * " + mm +
+                   " + " + std::to_string(col) +
+                   (blockedIn ? ", " + i[3] + " % " + bis : std::string()) + "]";
+        });
     // B^T (d B)
-    const std::string data = w.fresh(out[0] + "_winograd_data");
-    w.compute(
-        data, {a, a, tiles, ch},
-        [&](const std::vector<std::string>& i) {
-            return selectByAxis(i[0], static_cast<std::size_t>(a), [&](std::size_t e) {
-                return linearCombination(
-                    rows(t->bt, e),
-                    [&](std::size_t y) {
-                        return rowsPass + "[" + std::to_string(y) + ", " + i[1] + ", " + i[2] +
-                               ", " + i[3] + "]";
-                    },
-                    dt);
-            });
-        },
-        data);
+    const std::string data =
+        transform("_winograd_data", {a, a, tiles, ch}, 0, t->bt, [&](const auto& i, std::size_t y) {
+            return rowsPass + "[" + std::to_string(y) + ", " + i[1] + ", " + i[2] + ", " + i[3] +
+                   "]";
+        });
     // For each of the a x a points: tiles x C by C x F.
     const std::string rc = w.fresh("rc");
     w.line(rc + " = te.reduce_axis((0, " + num(ch) + "), name=\"" + rc + "\")");
@@ -517,36 +512,16 @@ void convEmitWinograd(const OpContext& c, ScriptWriter& w, const ConvGeometry& g
         },
         product);
     // M A, then A^T (M A).
-    const std::string colsPass = w.fresh(out[0] + "_winograd_ma");
-    w.compute(
-        colsPass, {a, m, tiles, f},
-        [&](const std::vector<std::string>& i) {
-            return selectByAxis(i[1], static_cast<std::size_t>(m), [&](std::size_t v) {
-                return linearCombination(
-                    rows(t->at, v),
-                    [&](std::size_t b) {
-                        return product + "[" + i[0] + ", " + std::to_string(b) + ", " + i[2] +
-                               ", " + i[3] + "]";
-                    },
-                    dt);
-            });
-        },
-        colsPass);
-    const std::string inverse = w.fresh(out[0] + "_winograd_out");
-    w.compute(
-        inverse, {m, m, tiles, f},
-        [&](const std::vector<std::string>& i) {
-            return selectByAxis(i[0], static_cast<std::size_t>(m), [&](std::size_t v) {
-                return linearCombination(
-                    rows(t->at, v),
-                    [&](std::size_t r) {
-                        return colsPass + "[" + std::to_string(r) + ", " + i[1] + ", " + i[2] +
-                               ", " + i[3] + "]";
-                    },
-                    dt);
-            });
-        },
-        inverse);
+    const std::string colsPass =
+        transform("_winograd_ma", {a, m, tiles, f}, 1, t->at, [&](const auto& i, std::size_t b) {
+            return product + "[" + i[0] + ", " + std::to_string(b) + ", " + i[2] + ", " + i[3] +
+                   "]";
+        });
+    const std::string inverse =
+        transform("_winograd_out", {m, m, tiles, f}, 0, t->at, [&](const auto& i, std::size_t r) {
+            return colsPass + "[" + std::to_string(r) + ", " + i[1] + ", " + i[2] + ", " + i[3] +
+                   "]";
+        });
     // The outputs of each tile in place, in the output's blocks, and the bias.
     const bool bias = in.size() > 2 && !in[2].empty();
     const bool biasInBlocks = bias && c.shape(2).size() == 4;

@@ -81,10 +81,8 @@ std::string taskScript(const Graph& graph, const Task& task, const SpaceOptions&
     }
     // The task's computes; again with the Winograd computation of its convolutions where they
     // have one (the default then runs it, and `direct` the direct one).
-    bool winograd = false;
-    for (int index : task.nodes)
-        winograd =
-            winograd || graph.nodes[static_cast<std::size_t>(index)].intAttr(kWinogradTile, 0) > 0;
+    const int winogradTile = winogradTileOf(graph, task);
+    const bool winograd = winogradTile > 0;
     auto emitAll = [&] {
         for (int index : task.nodes) {
             const GraphNode& node = graph.nodes[static_cast<std::size_t>(index)];
@@ -117,8 +115,7 @@ std::string taskScript(const Graph& graph, const Task& task, const SpaceOptions&
     if (winograd) {
         w.line("");
         w.line("# The same output by Winograd's minimal filtering F(" +
-               std::to_string(winogradTileOf(graph, task)) + "x" +
-               std::to_string(winogradTileOf(graph, task)) +
+               std::to_string(winogradTile) + "x" + std::to_string(winogradTile) +
                ", 3x3): transformed input tiles times the transformed weights, transformed back");
         w.winograd = true;
         emitAll();

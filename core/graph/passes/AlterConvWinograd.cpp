@@ -65,19 +65,21 @@ std::string addTransformedWeights(Graph& graph, const std::string& weights, int 
     const std::int64_t per = c * 9;
     for (std::int64_t fo = 0; fo < f; ++fo)
         for (std::int64_t ci = 0; ci < c; ++ci) {
-            double g[3][3];
-            for (int ky = 0; ky < 3; ++ky)
+            // G g, then (G g) G^T.
+            double gg[6][3] = {};
+            for (std::int64_t e = 0; e < a; ++e)
                 for (int kx = 0; kx < 3; ++kx)
-                    g[ky][kx] =
-                        w.constant->get(blockedWeightOffset(fo, ci * 9 + ky * 3 + kx, per, block));
+                    for (int ky = 0; ky < 3; ++ky)
+                        gg[e][kx] +=
+                            t.g[static_cast<std::size_t>(e)][static_cast<std::size_t>(ky)] *
+                            w.constant->get(
+                                blockedWeightOffset(fo, ci * 9 + ky * 3 + kx, per, block));
             for (std::int64_t e = 0; e < a; ++e)
                 for (std::int64_t n = 0; n < a; ++n) {
                     double sum = 0;
-                    for (int ky = 0; ky < 3; ++ky)
-                        for (int kx = 0; kx < 3; ++kx)
-                            sum += t.g[static_cast<std::size_t>(e)][static_cast<std::size_t>(ky)] *
-                                   g[ky][kx] *
-                                   t.g[static_cast<std::size_t>(n)][static_cast<std::size_t>(kx)];
+                    for (int kx = 0; kx < 3; ++kx)
+                        sum += gg[e][kx] *
+                               t.g[static_cast<std::size_t>(n)][static_cast<std::size_t>(kx)];
                     u->set(((e * a + n) * c + ci) * f + fo, sum);
                 }
         }
