@@ -1,10 +1,8 @@
 // Knob values: drawn at random (biased towards vector-width inner tiles and register-sized
 // blocks, with a share of uniform draws so nothing is out of reach), mutated one knob at a time,
 // and crossed stage by stage between two parents.
+#include "tune/SketchRule.h"
 #include "tune/Space.h"
-#include "tune/rules/FlexibleRule.h"
-#include "tune/rules/SimpleRule.h"
-#include "tune/rules/TileRule.h"
 
 #include <algorithm>
 #include <functional>
@@ -145,10 +143,8 @@ void mutateTile(const KnobSpec& k, Knobs& knobs, const SpaceOptions& o, std::mt1
 
 std::int64_t sampleChoice(const KnobSpec& k, const SpaceOptions& o, std::mt19937_64& rng)
 {
-    const bool isVectorize =
-        k.name.size() > 9 && k.name.compare(k.name.size() - 9, 9, "vectorize") == 0;
-    if (isVectorize && k.values.size() == 2 && k.values[0] == 1) return chance(0.9, rng) ? 1 : 0;
-    if (isVectorize) { // widths: prefer whole vectors
+    if (k.role == KnobRole::Vectorize) return chance(0.9, rng) ? 1 : 0;
+    if (k.role == KnobRole::VectorWidth) { // widths: prefer whole vectors
         auto whole =
             filtered(k.values, [&](std::int64_t w) { return w > 0 && w % o.vectorLanes == 0; });
         if (!whole.empty() && chance(0.7, rng)) return pick(whole, rng);
@@ -218,201 +214,62 @@ Knobs crossKnobs(const Sketch& sketch, const Knobs& a, const Knobs& b, std::mt19
     return out;
 }
 
+std::int64_t knobDefault(const KnobSpec& spec, const SpaceOptions& o)
+{
+    const auto& values = spec.values;
+    switch (spec.role) {
+    case KnobRole::Tile: return 1;
+    case KnobRole::RegisterBlock: // the machine's block comes first
+    case KnobRole::RowBlocks: return values.front();
+    case KnobRole::Unroll:
+        return std::find(values.begin(), values.end(), 64) != values.end() ? 64 : values.front();
+    case KnobRole::Vectorize: return 1;
+    case KnobRole::VectorWidth: { // whole vectors where the axis allows
+        std::int64_t v = 0;
+        for (auto w : values)
+            if (w > 0 && w <= o.vectorLanes) v = std::max(v, w);
+        return v;
+    }
+    case KnobRole::Parallel:
+        return values.size() > 1 && values[0] == 0 ? values[1] : values.front();
+    case KnobRole::Location: // the root
+    case KnobRole::TileRows:
+    case KnobRole::TileColumns: return 0;
+    case KnobRole::RfactorPart: return 1;
+    case KnobRole::RfactorSplit:
+    case KnobRole::Other: break;
+    }
+    return values[values.size() / 2];
+}
+
 Knobs defaultKnobs(const Sketch& sk, const SpaceOptions& o)
 {
     Knobs k(static_cast<std::size_t>(sk.knobCount), 0);
-    auto largestDivisorAtMost = [](std::int64_t n, std::int64_t limit) {
-        std::int64_t best = 1;
-        for (std::int64_t d : divisors(n))
-            if (d <= limit) best = d;
-        return best;
-    };
-    // The rows each stage's non-vector data-parallel axes may have in the register tile: about
-    // half the vector registers as accumulators (32 with AVX-512, 16 with AVX2).
-    std::map<int, std::int64_t> rowLimit; // knob index -> rows
-    for (const StagePlan& pl : sk.plans) {
-        std::vector<int> rows;
-        bool vector = false;
-        for (int t : pl.spatialTiles) {
-            if (t < 0) continue;
-            if (sk.knobs[static_cast<std::size_t>(t)].vectorAxis)
-                vector = true;
-            else
-                rows.push_back(t);
-        }
-        // Axes kept whole inside the register tile (compared with constants) multiply it.
-        std::int64_t inside = 1;
-        if (const StageFacts* f = sk.factsOf(pl.stage); f && pl.rule == &kTileRule)
-            for (std::size_t d = 0; d < f->spatial.size() && d < pl.spatialTiles.size(); ++d)
-                if (pl.spatialTiles[d] < 0 && f->spatial[d].selected)
-                    inside *= std::max<std::int64_t>(f->spatial[d].extent, 1);
-        const std::int64_t first = std::max<std::int64_t>(1, (!vector               ? 4
-                                                              : o.vectorLanes >= 16 ? 8
-                                                                                    : 4) /
-                                                                 inside);
-        std::int64_t limit = first;
-        // An innermost row axis that the usual rows do not divide well (7 or 14 pixels of a
-        // late convolution layer: 1 or 2 rows under a limit of 4) takes a larger divisor up to
-        // three quarters of the vector registers instead, the axes above it none: a loaded
-        // weight vector is then used by a whole row of 7 pixels, not by 1.
-        if (vector && !rows.empty()) {
-            const std::int64_t extent = sk.knobs[static_cast<std::size_t>(rows.back())].extent;
-            const std::int64_t budget = std::max<std::int64_t>(first, o.vectorRegisters * 3 / 4);
-            const std::int64_t wide = largestDivisorAtMost(extent, budget);
-            if (largestDivisorAtMost(extent, first) * 2 <= first && wide > first) {
-                rowLimit[rows.back()] = wide;
-                rows.pop_back();
-                limit = 1;
-            }
-        }
-        for (auto it = rows.rbegin(); it != rows.rend(); ++it) {
-            rowLimit[*it] = limit;
-            limit = limit == first ? 2 : 1;
-        }
-    }
-    // Stages at the root that fuse their outer loops into one parallel loop: as few loops as
-    // give every core several chunks (a batch of 1 alone gives none), and a vector width that
-    // divides the innermost axis where one does.
-    std::map<int, std::int64_t> fused, width; // knob index -> loops fused, vector width
-    for (const StagePlan& pl : sk.plans) {
-        if (pl.rule != &kSimpleRule && pl.rule != &kFlexibleRule) continue;
-        const StageFacts* f = sk.factsOf(pl.stage);
-        if (!f || f->spatial.empty()) continue;
-        if (pl.parallel >= 0) {
-            const std::size_t most = std::max<std::size_t>(1, f->spatial.size() - 1);
-            std::int64_t loops = 0, product = 1;
-            while (static_cast<std::size_t>(loops) < most && product < 8 * o.cores)
-                product *= f->spatial[static_cast<std::size_t>(loops++)].extent;
-            fused[pl.parallel] = std::max<std::int64_t>(loops, 1);
-        }
-        if (pl.vectorize >= 0) {
-            const std::int64_t extent = f->spatial.back().extent;
-            for (std::int64_t w : sk.knobs[static_cast<std::size_t>(pl.vectorize)].values)
-                if (w >= 8 && w <= o.vectorLanes && extent % w == 0)
-                    width[pl.vectorize] = std::max(width[pl.vectorize], w);
-        }
-    }
-    // A stage its (only) consumer tiles (padding before a depthwise convolution) goes inside the
-    // consumer's outermost loop, one tile at a time, instead of a whole copy at the root.
-    std::map<int, std::int64_t> atConsumer; // knob index -> location
-    for (const StagePlan& pl : sk.plans) {
-        const StageFacts* f = sk.factsOf(pl.stage);
-        if (pl.location >= 0 && f && f->tiledByConsumer)
-            atConsumer[pl.location] = FlexibleRule::firstConsumerLoop(*f, o);
-    }
-    for (std::size_t ki = 0; ki < sk.knobs.size(); ++ki) {
-        const KnobSpec& spec = sk.knobs[ki];
-        auto at = [&](int e) -> std::int64_t& {
-            return k[static_cast<std::size_t>(spec.offset + e)];
-        };
-        if (spec.kind == KnobSpec::Kind::Tile) {
-            std::int64_t rest = spec.extent;
-            if (spec.levels == 2) { // a reduction: one inner chunk
-                at(0) = largestDivisorAtMost(rest, 16);
-                continue;
-            }
-            // S S R S R S: the register tile (whole or half vectors on the contiguous axis, the
-            // rows above on the others), a middle level for the caches, the outermost for the
-            // cores.
-            std::int64_t inner = 1;
-            if (spec.vectorAxis) {
-                for (std::int64_t d : divisors(rest))
-                    if (d <= o.vectorLanes && (d % 8 == 0 || (inner % 8 != 0 && d > inner)))
-                        inner = d;
-            } else {
-                const auto limit = rowLimit.find(static_cast<int>(ki));
-                const std::int64_t rows = limit != rowLimit.end() ? limit->second : 1;
-                inner = largestDivisorAtMost(rest, rows);
-                // Rows that no size near the limit divides (197 tokens, a prime) take the limit
-                // with a guarded tail: one row a tile would leave a single accumulator, bound by
-                // the multiply-add's latency.
-                if (inner * 2 <= rows && rest > rows) inner = rows;
-            }
-            const bool exact = rest % inner == 0;
-            rest = (rest + inner - 1) / inner;
-            const std::int64_t middle =
-                exact ? largestDivisorAtMost(rest, spec.vectorAxis ? 4 : 2) : 1;
-            at(0) = 1;
-            at(1) = middle;
-            at(2) = inner;
-            continue;
-        }
-        std::int64_t& v = at(0);
-        const std::string& n = spec.name;
-        auto ends = [&](const char* suffix) {
-            const std::string s(suffix);
-            return n.size() >= s.size() && n.compare(n.size() - s.size(), s.size(), s) == 0;
-        };
-        if (ends("register block") || ends("row blocks")) // the machine's block comes first
-            v = spec.values.front();
-        else if (ends("unroll"))
-            v = std::find(spec.values.begin(), spec.values.end(), 64) != spec.values.end()
-                    ? 64
-                    : spec.values.front();
-        else if (ends("vectorize") && spec.values.size() == 2 && spec.values[0] == 1)
-            v = 1;
-        else if (ends("vectorize")) { // a width: whole vectors if the axis allows
-            v = 0;
-            for (auto w : spec.values)
-                if (w > 0 && w <= o.vectorLanes) v = std::max(v, w);
-            if (auto d = width.find(static_cast<int>(ki)); d != width.end()) v = d->second;
-        } else if (auto loops = fused.find(static_cast<int>(ki)); loops != fused.end())
-            v = loops->second;
-        else if (ends("parallel"))
-            v = spec.values.size() > 1 && spec.values[0] == 0 ? spec.values[1]
-                                                              : spec.values.front();
-        else if (auto at = atConsumer.find(static_cast<int>(ki)); at != atConsumer.end())
-            v = at->second;
-        else if (ends("location"))
-            v = 0; // root
-        else if (ends("tile rows") || ends("tile columns"))
-            v = 0;
-        else if (ends("rfactor part"))
-            v = 1;
+    for (const KnobSpec& spec : sk.knobs)
+        if (spec.kind == KnobSpec::Kind::Choice)
+            k[static_cast<std::size_t>(spec.offset)] = knobDefault(spec, o);
         else
-            v = spec.values[spec.values.size() / 2];
-    }
+            for (int l = 1; l < spec.levels; ++l)
+                k[static_cast<std::size_t>(spec.offset + l - 1)] = 1;
+    for (const StagePlan& pl : sk.plans)
+        if (pl.rule) pl.rule->initKnobs(sk, pl, o, k);
     return k;
 }
-
-namespace {
-
-// Whether the stage a sketch computes inside its consumer at level 3 has no producer that goes
-// inside its own tiles by default (a depthwise convolution's padding): that one would be made
-// again for every register tile, halo and all.
-bool noTiledProducer(const Sketch& sk)
-{
-    for (const StagePlan& pl : sk.plans) {
-        if (pl.rule != &kTileRule || pl.partner.empty() || pl.level != 3) continue;
-        for (const StageFacts& f : sk.facts)
-            if (f.tiledByConsumer &&
-                std::find(f.consumers.begin(), f.consumers.end(), pl.stage) != f.consumers.end())
-                return false;
-        return true;
-    }
-    return false;
-}
-
-} // namespace
 
 int defaultSketch(const std::vector<Sketch>& sketches)
 {
     int best = 0, bestRank = -1;
     for (std::size_t i = 0; i < sketches.size(); ++i) {
-        const std::string& n = sketches[i].name;
-        if (n.find("rfactor") != std::string::npos) continue;
         int rank = 0;
-        if (n.find("register blocks over panels") != std::string::npos) rank = 4;
-        if (n.find("at level 2") != std::string::npos) rank = 2;
-        if (n.find("local cache, tiled at level 3") != std::string::npos)
-            rank = noTiledProducer(sketches[i]) ? 3 : 1;
-        if (n.find("inside") != std::string::npos && n.find("level 2") != std::string::npos)
-            rank = 3;
-        // Sums kept in registers through the whole reduction; a stage whose padding goes inside
-        // its tiles (a depthwise convolution) stays at level 2, where the padding is made once
-        // per tile of the consumer and not once per register tile.
-        if (n.find("inside") != std::string::npos && n.find("level 3") != std::string::npos)
-            rank = noTiledProducer(sketches[i]) ? 4 : 1;
+        for (const StagePlan& pl : sketches[i].plans) {
+            if (!pl.rule) continue;
+            const int r = pl.rule->defaultRank(sketches[i], pl);
+            if (r < 0) {
+                rank = -1;
+                break;
+            }
+            rank = std::max(rank, r);
+        }
         if (rank > bestRank) {
             bestRank = rank;
             best = static_cast<int>(i);

@@ -126,6 +126,13 @@ bool RuleInput::allowed(const char* primitive) const
 
 void SketchRule::addKnobs(Sketch&, StagePlan&, const StageFacts&, const SpaceOptions&) const {}
 
+void SketchRule::initKnobs(const Sketch&, const StagePlan&, const SpaceOptions&, Knobs&) const {}
+
+int SketchRule::defaultRank(const Sketch&, const StagePlan&) const
+{
+    return 0;
+}
+
 StagePlan SketchRule::plan(const std::string& stage, const std::string& partner, int level) const
 {
     StagePlan p;
@@ -146,10 +153,11 @@ std::string StagePlan::ruleName() const
     return rule ? rule->name() : "none";
 }
 
-int Sketch::addChoice(const std::string& name, std::vector<std::int64_t> values)
+int Sketch::addChoice(const std::string& name, KnobRole role, std::vector<std::int64_t> values)
 {
     KnobSpec k;
     k.kind = KnobSpec::Kind::Choice;
+    k.role = role;
     k.name = name;
     k.values = std::move(values);
     k.offset = knobCount;
@@ -162,6 +170,7 @@ int Sketch::addTile(const std::string& name, std::int64_t extent, int levels, bo
 {
     KnobSpec k;
     k.kind = KnobSpec::Kind::Tile;
+    k.role = KnobRole::Tile;
     k.name = name;
     k.extent = extent;
     k.levels = levels;
@@ -233,6 +242,14 @@ std::vector<Sketch> generateSketches(const Variant& start, const SpaceOptions& o
     }
     if (sketches.empty() && why) *why = "no sketch applies to this variant";
     return sketches;
+}
+
+std::int64_t largestDivisorAtMost(std::int64_t n, std::int64_t limit)
+{
+    std::int64_t best = 1;
+    for (std::int64_t d : divisors(n))
+        if (d <= limit) best = d;
+    return best;
 }
 
 std::vector<std::int64_t> divisors(std::int64_t n)

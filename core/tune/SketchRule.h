@@ -59,6 +59,14 @@ public:
     // (none by default).
     virtual void addKnobs(Sketch& sketch, StagePlan& plan, const StageFacts& stage,
                           const SpaceOptions& options) const;
+    // The values an untuned candidate takes for this plan's knobs, where the rule knows better
+    // than the knobs' roles (which defaultKnobs applies first), as Ansor's InitFillTileSize,
+    // InitUnroll, InitVectorization and InitParallel act on steps; nothing by default.
+    virtual void initKnobs(const Sketch& sketch, const StagePlan& plan, const SpaceOptions& options,
+                           Knobs& knobs) const;
+    // How well this plan's structure does as a default schedule (a sketch ranks as its best plan;
+    // 0 by default); below 0, a sketch with this plan is never the default.
+    virtual int defaultRank(const Sketch& sketch, const StagePlan& plan) const;
     // The plan with the candidate's knob values as schedule steps, made through `r`; false when
     // the schedule refuses one (the realizer keeps the reason).
     virtual bool realize(PlanRealizer& r, const StagePlan& plan) const = 0;
@@ -79,6 +87,9 @@ const std::vector<const SketchRule*>& sketchRules();
 // The sketches these rules make for a variant (generateSketches with another list of rules).
 std::vector<Sketch> generateSketches(const Variant& start, const SpaceOptions& options,
                                      std::string* why, const std::vector<const SketchRule*>& rules);
+
+// The largest divisor of n that is at most `limit` (1 at least).
+std::int64_t largestDivisorAtMost(std::int64_t n, std::int64_t limit);
 
 // The unroll steps a stage's unroll knob offers (0: none).
 const std::vector<std::int64_t>& unrollSteps();

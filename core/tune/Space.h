@@ -41,10 +41,29 @@ bool tunerMayWrite(const SpaceOptions& options, const std::string& primitive);
 
 class SketchRule; // tune/SketchRule.h
 
+// What a knob decides. Drawing, mutating and the defaults read this, never the knob's name (which
+// is display text: the Tune panel and the log show it).
+enum class KnobRole {
+    Tile,          // the sizes of a multi-level split (a Tile knob)
+    Unroll,        // the auto-unroll step (0: none)
+    Vectorize,     // 1: the innermost loop vectorized, 0: not
+    VectorWidth,   // the innermost axis split by this width and vectorized (0: not)
+    Parallel,      // the loops made parallel: tile levels, loops fused, or 1 / 0
+    Location,      // where the stage is computed: the root, inlined, or a consumer's loop
+    TileRows,      // 2-D tiles of the last two axes: rows (0: no tiles)
+    TileColumns,   // ... and columns
+    RegisterBlock, // a register block of rows x columns (PanelRule's encoding)
+    RowBlocks,     // register blocks per cache block of rows
+    RfactorSplit,  // the factor the fused reduction is split by
+    RfactorPart,   // factoring the split's inner (0) or outer (1) part
+    Other,         // anything else: its middle value by default
+};
+
 struct KnobSpec {
     enum class Kind { Tile, Choice };
     Kind kind = Kind::Choice;
-    std::string name;        // "C.local i.c tile", "C unroll"
+    KnobRole role = KnobRole::Other;
+    std::string name;        // "C.local i.c tile", "C unroll" (display text only)
     std::int64_t extent = 0; // Tile: the axis's extent
     int levels = 0;          // Tile: loops it is split into (the knob holds levels - 1 factors)
     bool vectorAxis = false; // Tile: its innermost level is vectorized
@@ -66,13 +85,14 @@ struct StagePlan {
     int factor = -1,
         mode = -1; // rfactor: the split's factor; factoring its inner (0) or outer part
     int tileRows = -1, tileCols = -1; // simple: the last two axes in tiles of this size (0: none)
+    int structure = 0; // which of its rule's structures the plan is (the rule's own numbering)
 
     // The name of its rule ("tile", "inline", ...; "none" without one).
     std::string ruleName() const;
 };
 
 struct Sketch {
-    std::string name;               // "C: tiled; C.local in C at level 2" ...
+    std::string name;               // "C: tiled; C.local in C at level 2" ... (display text only)
     std::vector<TuneStep> prologue; // cache_write steps, before everything else
     std::vector<StagePlan> plans;   // consumers before producers: the order steps are made in
     std::vector<KnobSpec> knobs;
@@ -83,7 +103,7 @@ struct Sketch {
     const StageFacts* factsOf(const std::string& stage) const;
     // A knob added: one value from `values`, or a tile of `levels` loops (the knob holds the
     // sizes of levels 1 .. levels-1, the outermost is what is left). Its index in `knobs`.
-    int addChoice(const std::string& name, std::vector<std::int64_t> values);
+    int addChoice(const std::string& name, KnobRole role, std::vector<std::int64_t> values);
     int addTile(const std::string& name, std::int64_t extent, int levels, bool vectorAxis);
 };
 
@@ -98,12 +118,15 @@ std::vector<Sketch> generateSketches(const Variant& start, const SpaceOptions& o
 // register-sized blocks) with a share of uniform draws.
 Knobs sampleKnobs(const Sketch& sketch, const SpaceOptions& options, std::mt19937_64& rng);
 // Deterministic values that run well without tuning (a task's default schedule, and the first
-// candidate a tuning measures): whole vectors on the contiguous axis, a register tile of several
-// rows on the axes outside it (the axis next to the vector one the most), the reduction in chunks
-// of up to 16, the outer tiles parallel, producers at the root, moderate unrolling.
+// candidate a tuning measures): each knob's role gives it a value (knobDefault), then each plan's
+// rule sets those it knows better (SketchRule::initKnobs): whole vectors on the contiguous axis,
+// a register tile of several rows on the axes outside it, the reduction in chunks of up to 16,
+// the outer tiles parallel, producers at the root, moderate unrolling.
 Knobs defaultKnobs(const Sketch& sketch, const SpaceOptions& options);
-// The sketch such a default uses: the stage tiled inside its element-wise consumer at level 2
-// where there is one, else in a local cache at level 2, else plainly; no rfactor.
+// The value a knob of this role takes by default, whatever its rule.
+std::int64_t knobDefault(const KnobSpec& knob, const SpaceOptions& options);
+// The sketch such a default uses: the one its plans' rules rank highest (SketchRule::defaultRank;
+// the first of equals), never one a rule rules out (rfactor).
 int defaultSketch(const std::vector<Sketch>& sketches);
 
 // One knob changed: a factor of a tile moved between two levels, or a choice drawn again.

@@ -27,8 +27,20 @@ public:
         std::vector<std::int64_t> locations;
         for (std::int64_t l = 0; l < 32; ++l)
             locations.push_back(l);
-        pl.location = sk.addChoice(pl.stage + " location", locations);
+        pl.location = sk.addChoice(pl.stage + " location", KnobRole::Location, locations);
         SimpleRule::addKnobs(sk, pl, f, o);
+    }
+
+    // As the simple rule, and a stage its (only) consumer tiles (padding before a depthwise
+    // convolution) inside the consumer's outermost loop, one tile at a time, instead of a whole
+    // copy at the root.
+    void initKnobs(const Sketch& sk, const StagePlan& pl, const SpaceOptions& o,
+                   Knobs& k) const override
+    {
+        SimpleRule::initKnobs(sk, pl, o, k);
+        const StageFacts* f = sk.factsOf(pl.stage);
+        if (pl.location >= 0 && f && f->tiledByConsumer)
+            k[knobAt(sk, pl.location)] = firstConsumerLoop(*f, o);
     }
 
     // Whether the location knob offers inlining (not for a reduction).

@@ -26,8 +26,10 @@ public:
         std::vector<std::int64_t> levels;
         for (int l = 1; l <= pl.level; ++l)
             levels.push_back(l);
-        if (tunerMayWrite(o, "parallel")) pl.parallel = sk.addChoice(n + "parallel", levels);
-        if (tunerMayWrite(o, "vectorize")) pl.vectorize = sk.addChoice(n + "vectorize", {1, 0});
+        if (tunerMayWrite(o, "parallel"))
+            pl.parallel = sk.addChoice(n + "parallel", KnobRole::Parallel, levels);
+        if (tunerMayWrite(o, "vectorize"))
+            pl.vectorize = sk.addChoice(n + "vectorize", KnobRole::Vectorize, {1, 0});
     }
 
     // The guest's sizes on the levels above it, then one loop over the rest of the tile; the

@@ -27,6 +27,9 @@ public:
 
     const char* name() const override { return "panel"; }
 
+    // Register blocks over packed panels: the best default where the rule applies.
+    int defaultRank(const Sketch&, const StagePlan&) const override { return 4; }
+
     RuleCondition condition(const RuleInput& in) const override
     {
         const StageFacts& f = in.stage;
@@ -101,11 +104,12 @@ public:
         if (pl.level != Outer || f.spatial.size() < 2) return;
         const std::string n = pl.stage + " ";
         const std::int64_t rows = f.spatial[f.spatial.size() - 2].extent;
-        pl.tileRows =
-            sk.addChoice(n + "register block", registerBlocks(o, rows, f.spatial.back().extent));
+        pl.tileRows = sk.addChoice(n + "register block", KnobRole::RegisterBlock,
+                                   registerBlocks(o, rows, f.spatial.back().extent));
         // Register blocks per cache block of rows.
-        pl.tileCols = sk.addChoice(n + "row blocks", {16, 4, 8, 32, 64});
-        if (tunerMayWrite(o, "parallel")) pl.parallel = sk.addChoice(n + "parallel", {1, 2});
+        pl.tileCols = sk.addChoice(n + "row blocks", KnobRole::RowBlocks, {16, 4, 8, 32, 64});
+        if (tunerMayWrite(o, "parallel"))
+            pl.parallel = sk.addChoice(n + "parallel", KnobRole::Parallel, {1, 2});
     }
 
     bool realize(PlanRealizer& r, const StagePlan& pl) const override

@@ -31,11 +31,11 @@ public:
     {
         const std::string n = pl.stage + " ";
         if (tunerMayWrite(o, "parallel") && !f.hasParallel)
-            pl.parallel = sk.addChoice(n + "parallel", {1, 0});
+            pl.parallel = sk.addChoice(n + "parallel", KnobRole::Parallel, {1, 0});
         if (tunerMayWrite(o, "vectorize") && !f.hasVectorize)
-            pl.vectorize = sk.addChoice(n + "vectorize", {1, 0});
+            pl.vectorize = sk.addChoice(n + "vectorize", KnobRole::Vectorize, {1, 0});
         if (tunerMayWrite(o, "pragma") && !f.hasUnroll)
-            pl.unroll = sk.addChoice(n + "unroll", unrollSteps());
+            pl.unroll = sk.addChoice(n + "unroll", KnobRole::Unroll, unrollSteps());
     }
 
     bool realize(PlanRealizer& r, const StagePlan& pl) const override

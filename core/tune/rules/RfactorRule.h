@@ -13,6 +13,9 @@ class RfactorRule final : public SketchRule {
 public:
     const char* name() const override { return "rfactor"; }
 
+    // Never a default: whether factoring pays depends on the machine, for the search to find.
+    int defaultRank(const Sketch&, const StagePlan&) const override { return -1; }
+
     RuleCondition condition(const RuleInput& in) const override
     {
         const StageFacts& f = in.stage;
@@ -38,11 +41,14 @@ public:
         for (std::int64_t d : divisors(f.reduceProduct()))
             if (d >= 2 && d <= f.reduceProduct() / 2 && d <= 4096) factors.push_back(d);
         if (factors.empty()) factors.push_back(1);
-        pl.factor = sk.addChoice(n + "rfactor split", factors);
-        pl.mode = sk.addChoice(n + "rfactor part", {0, 1});
-        if (tunerMayWrite(o, "parallel")) pl.parallel = sk.addChoice(n + "parallel", {1, 0});
-        if (tunerMayWrite(o, "vectorize")) pl.vectorize = sk.addChoice(n + "vectorize", {1, 0});
-        if (tunerMayWrite(o, "pragma")) pl.unroll = sk.addChoice(n + "unroll", unrollSteps());
+        pl.factor = sk.addChoice(n + "rfactor split", KnobRole::RfactorSplit, factors);
+        pl.mode = sk.addChoice(n + "rfactor part", KnobRole::RfactorPart, {0, 1});
+        if (tunerMayWrite(o, "parallel"))
+            pl.parallel = sk.addChoice(n + "parallel", KnobRole::Parallel, {1, 0});
+        if (tunerMayWrite(o, "vectorize"))
+            pl.vectorize = sk.addChoice(n + "vectorize", KnobRole::Vectorize, {1, 0});
+        if (tunerMayWrite(o, "pragma"))
+            pl.unroll = sk.addChoice(n + "unroll", KnobRole::Unroll, unrollSteps());
     }
 
     // The reduction axes fused into one, split by the factor, one part factored out into a stage

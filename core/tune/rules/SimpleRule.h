@@ -7,6 +7,8 @@
 #include "tune/PlanRealizer.h"
 #include "tune/SketchRule.h"
 
+#include <algorithm>
+
 namespace loopscope {
 
 class SimpleRule : public SketchRule {
@@ -32,17 +34,41 @@ public:
         for (std::size_t k = 1; k <= f.spatial.size(); ++k)
             fuse.push_back(static_cast<std::int64_t>(k));
         if (tunerMayWrite(o, "parallel") && !f.spatial.empty())
-            pl.parallel = sk.addChoice(n + "parallel", fuse);
+            pl.parallel = sk.addChoice(n + "parallel", KnobRole::Parallel, fuse);
         if (tunerMayWrite(o, "vectorize") && !f.spatial.empty())
-            pl.vectorize = sk.addChoice(n + "vectorize", vectorWidths(f.spatial.back().extent, o));
+            pl.vectorize = sk.addChoice(n + "vectorize", KnobRole::VectorWidth,
+                                        vectorWidths(f.spatial.back().extent, o));
         if (tunerMayWrite(o, "pragma") && f.reduction)
-            pl.unroll = sk.addChoice(n + "unroll", unrollSteps());
+            pl.unroll = sk.addChoice(n + "unroll", KnobRole::Unroll, unrollSteps());
         // Tiles of the last two axes, for data movement that reads across what it writes.
         const std::size_t ns = f.spatial.size();
         if (ns >= 2 && !f.reduction && tunerMayWrite(o, "split") && tunerMayWrite(o, "reorder") &&
             f.spatial[ns - 2].extent >= 16 && f.spatial[ns - 1].extent >= 16) {
-            pl.tileRows = sk.addChoice(n + "tile rows", {0, 4, 8, 16, 32, 64});
-            pl.tileCols = sk.addChoice(n + "tile columns", {8, 16, 32, 64});
+            pl.tileRows = sk.addChoice(n + "tile rows", KnobRole::TileRows, {0, 4, 8, 16, 32, 64});
+            pl.tileCols = sk.addChoice(n + "tile columns", KnobRole::TileColumns, {8, 16, 32, 64});
+        }
+    }
+
+    // As few outer loops fused into the parallel one as give every core several chunks (a batch
+    // of 1 alone gives none), and a vector width that divides the innermost axis where one does.
+    void initKnobs(const Sketch& sk, const StagePlan& pl, const SpaceOptions& o,
+                   Knobs& k) const override
+    {
+        const StageFacts* f = sk.factsOf(pl.stage);
+        if (!f || f->spatial.empty()) return;
+        if (pl.parallel >= 0) {
+            const std::size_t most = std::max<std::size_t>(1, f->spatial.size() - 1);
+            std::int64_t loops = 0, product = 1;
+            while (static_cast<std::size_t>(loops) < most && product < 8 * o.cores)
+                product *= f->spatial[static_cast<std::size_t>(loops++)].extent;
+            k[knobAt(sk, pl.parallel)] = std::max<std::int64_t>(loops, 1);
+        }
+        if (pl.vectorize >= 0) {
+            const std::int64_t extent = f->spatial.back().extent;
+            std::int64_t width = 0;
+            for (std::int64_t w : sk.knobs[static_cast<std::size_t>(pl.vectorize)].values)
+                if (w >= 8 && w <= o.vectorLanes && extent % w == 0) width = std::max(width, w);
+            if (width > 0) k[knobAt(sk, pl.vectorize)] = width;
         }
     }
 
@@ -105,6 +131,12 @@ public:
             if (!r.parallel(pl.stage, group, nullptr)) return false;
         }
         return r.unroll(pl.stage, pl.unroll);
+    }
+
+protected:
+    static std::size_t knobAt(const Sketch& sk, int index)
+    {
+        return static_cast<std::size_t>(sk.knobs[static_cast<std::size_t>(index)].offset);
     }
 };
 

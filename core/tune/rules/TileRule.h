@@ -14,11 +14,15 @@
 #include "tune/rules/SimpleRule.h"
 
 #include <algorithm>
+#include <map>
 
 namespace loopscope {
 
 class TileRule final : public SketchRule {
 public:
+    // The structures of StagePlan::structure.
+    enum Structure { Standalone = 0, InsideConsumer = 1, InLocalCache = 2 };
+
     const char* name() const override { return "tile"; }
 
     RuleCondition condition(const RuleInput& in) const override
@@ -43,7 +47,8 @@ public:
                 // the whole reduction instead of being loaded and stored at every step.
                 for (int level : {1, 2, 3})
                     out.push_back(
-                        {{plan(f.name, host, level), kHostRule.plan(host, f.name, level)},
+                        {{structured(plan(f.name, host, level), InsideConsumer),
+                          kHostRule.plan(host, f.name, level)},
                          {},
                          f.name + ": tiled inside " + host + " at level " + std::to_string(level)});
             }
@@ -55,7 +60,8 @@ public:
             cw.text = "local";
             cw.names = {f.name + "_local"};
             for (int level : {1, 2, 3})
-                out.push_back({{plan(cache, f.name, level), kHostRule.plan(f.name, cache, level)},
+                out.push_back({{structured(plan(cache, f.name, level), InLocalCache),
+                                kHostRule.plan(f.name, cache, level)},
                                {cw},
                                f.name + ": computed in a local cache, tiled at level " +
                                    std::to_string(level)});
@@ -80,10 +86,67 @@ public:
             pl.reduceTiles.push_back(a.extent > 1 && !f.pinned
                                          ? sk.addTile(n + a.name + " tile", a.extent, 2, false)
                                          : -1);
-        if (tunerMayWrite(o, "pragma")) pl.unroll = sk.addChoice(n + "unroll", unrollSteps());
+        if (tunerMayWrite(o, "pragma"))
+            pl.unroll = sk.addChoice(n + "unroll", KnobRole::Unroll, unrollSteps());
         if (tunerMayWrite(o, "parallel") && pl.partner.empty())
-            pl.parallel = sk.addChoice(n + "parallel", {1, 2});
-        if (tunerMayWrite(o, "vectorize")) pl.vectorize = sk.addChoice(n + "vectorize", {1, 0});
+            pl.parallel = sk.addChoice(n + "parallel", KnobRole::Parallel, {1, 2});
+        if (tunerMayWrite(o, "vectorize"))
+            pl.vectorize = sk.addChoice(n + "vectorize", KnobRole::Vectorize, {1, 0});
+    }
+
+    // The register tile (whole or half vectors on the contiguous axis, a few rows on the axes
+    // outside it, the axis next to the vector one the most), a middle level for the caches, the
+    // outermost for the cores; each reduction in one inner chunk of up to 16.
+    void initKnobs(const Sketch& sk, const StagePlan& pl, const SpaceOptions& o,
+                   Knobs& k) const override
+    {
+        const std::map<int, std::int64_t> rowLimit = registerRows(sk, pl, o);
+        auto at = [&](const KnobSpec& spec, int e) -> std::int64_t& {
+            return k[static_cast<std::size_t>(spec.offset + e)];
+        };
+        for (int index : pl.reduceTiles) {
+            if (index < 0) continue;
+            const KnobSpec& spec = sk.knobs[static_cast<std::size_t>(index)];
+            at(spec, 0) = largestDivisorAtMost(spec.extent, 16);
+        }
+        for (int index : pl.spatialTiles) {
+            if (index < 0) continue;
+            const KnobSpec& spec = sk.knobs[static_cast<std::size_t>(index)];
+            std::int64_t rest = spec.extent;
+            std::int64_t inner = 1;
+            if (spec.vectorAxis) {
+                for (std::int64_t d : divisors(rest))
+                    if (d <= o.vectorLanes && (d % 8 == 0 || (inner % 8 != 0 && d > inner)))
+                        inner = d;
+            } else {
+                const auto limit = rowLimit.find(index);
+                const std::int64_t rows = limit != rowLimit.end() ? limit->second : 1;
+                inner = largestDivisorAtMost(rest, rows);
+                // Rows that no size near the limit divides (197 tokens, a prime) take the limit
+                // with a guarded tail: one row a tile would leave a single accumulator, bound by
+                // the multiply-add's latency.
+                if (inner * 2 <= rows && rest > rows) inner = rows;
+            }
+            const bool exact = rest % inner == 0;
+            rest = (rest + inner - 1) / inner;
+            at(spec, 0) = 1;
+            at(spec, 1) = exact ? largestDivisorAtMost(rest, spec.vectorAxis ? 4 : 2) : 1;
+            at(spec, 2) = inner;
+        }
+    }
+
+    // Inside an element-wise consumer at level 2, or at level 3 where the sums then stay in
+    // registers through the whole reduction, above a local cache at level 2 (3 with the same
+    // proviso), above a stage tiled on its own. A stage whose padding goes inside its tiles (a
+    // depthwise convolution) stays at level 2, where the padding is made once per tile of the
+    // consumer and not once per register tile.
+    int defaultRank(const Sketch& sk, const StagePlan& pl) const override
+    {
+        if (pl.structure == Standalone) return 0;
+        const bool inside = pl.structure == InsideConsumer;
+        if (pl.level == 2) return inside ? 3 : 2;
+        if (pl.level == 3) return noTiledProducer(sk, pl.stage) ? (inside ? 4 : 3) : 1;
+        return 0;
     }
 
     // The levels ordered S0 S1 R0 S2 R1 S3; in a host, the host holds the levels above
@@ -169,6 +232,71 @@ public:
     }
 
 private:
+    static StagePlan structured(StagePlan p, Structure s)
+    {
+        p.structure = s;
+        return p;
+    }
+
+    // Whether no producer of the stage goes inside its own tiles by default (a depthwise
+    // convolution's padding): that one would be made again for every register tile, halo and all.
+    static bool noTiledProducer(const Sketch& sk, const std::string& stage)
+    {
+        for (const StageFacts& f : sk.facts)
+            if (f.tiledByConsumer &&
+                std::find(f.consumers.begin(), f.consumers.end(), stage) != f.consumers.end())
+                return false;
+        return true;
+    }
+
+    // The rows each of the plan's non-vector data-parallel axes may have in the register tile,
+    // by knob index: about half the vector registers as accumulators (32 with AVX-512, 16 with
+    // AVX2).
+    static std::map<int, std::int64_t> registerRows(const Sketch& sk, const StagePlan& pl,
+                                                    const SpaceOptions& o)
+    {
+        std::map<int, std::int64_t> rowLimit;
+        std::vector<int> rows;
+        bool vector = false;
+        for (int t : pl.spatialTiles) {
+            if (t < 0) continue;
+            if (sk.knobs[static_cast<std::size_t>(t)].vectorAxis)
+                vector = true;
+            else
+                rows.push_back(t);
+        }
+        // Axes kept whole inside the register tile (compared with constants) multiply it.
+        std::int64_t inside = 1;
+        if (const StageFacts* f = sk.factsOf(pl.stage))
+            for (std::size_t d = 0; d < f->spatial.size() && d < pl.spatialTiles.size(); ++d)
+                if (pl.spatialTiles[d] < 0 && f->spatial[d].selected)
+                    inside *= std::max<std::int64_t>(f->spatial[d].extent, 1);
+        const std::int64_t first = std::max<std::int64_t>(1, (!vector               ? 4
+                                                              : o.vectorLanes >= 16 ? 8
+                                                                                    : 4) /
+                                                                 inside);
+        std::int64_t limit = first;
+        // An innermost row axis that the usual rows do not divide well (7 or 14 pixels of a
+        // late convolution layer: 1 or 2 rows under a limit of 4) takes a larger divisor up to
+        // three quarters of the vector registers instead, the axes above it none: a loaded
+        // weight vector is then used by a whole row of 7 pixels, not by 1.
+        if (vector && !rows.empty()) {
+            const std::int64_t extent = sk.knobs[static_cast<std::size_t>(rows.back())].extent;
+            const std::int64_t budget = std::max<std::int64_t>(first, o.vectorRegisters * 3 / 4);
+            const std::int64_t wide = largestDivisorAtMost(extent, budget);
+            if (largestDivisorAtMost(extent, first) * 2 <= first && wide > first) {
+                rowLimit[rows.back()] = wide;
+                rows.pop_back();
+                limit = 1;
+            }
+        }
+        for (auto it = rows.rbegin(); it != rows.rend(); ++it) {
+            rowLimit[*it] = limit;
+            limit = limit == first ? 2 : 1;
+        }
+        return rowLimit;
+    }
+
     // An axis the body compares with constants, of a stage tiled on its own: kept whole in the
     // innermost tile and unrolled, so that each comparison is decided where it is compiled and
     // one branch is left (in a host, the host's loops would hold it).

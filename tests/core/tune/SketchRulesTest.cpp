@@ -244,8 +244,15 @@ public:
     }
     void addKnobs(Sketch& sk, StagePlan& pl, const StageFacts&, const SpaceOptions&) const override
     {
-        pl.parallel = sk.addChoice(pl.stage + " parallel outer", {1, 0});
+        pl.parallel = sk.addChoice(pl.stage + " parallel outer", KnobRole::Other, {1, 0});
     }
+    // Its default and its rank are its own: nothing reads the knob's or the sketch's name.
+    void initKnobs(const Sketch& sk, const StagePlan& pl, const SpaceOptions&,
+                   Knobs& k) const override
+    {
+        k[static_cast<std::size_t>(sk.knobs[static_cast<std::size_t>(pl.parallel)].offset)] = 1;
+    }
+    int defaultRank(const Sketch&, const StagePlan&) const override { return 9; }
     bool realize(PlanRealizer& r, const StagePlan& pl) const override
     {
         const Stage* st = r.stage(pl.stage);
@@ -282,6 +289,20 @@ TEST(SketchRules, ARuleAddedToTheListIsTried)
     EXPECT_EQ(r.steps[0].primitive, "parallel");
     EXPECT_EQ(r.steps[0].axes, (std::vector<std::string>{"b"}));
     EXPECT_TRUE(realize(v, sk, {0}, o, true).steps.empty());
+
+    // The rule ranks its sketch first and gives its knob its value; the rules' own defaults
+    // do not read names either: renaming every knob and sketch changes neither choice.
+    EXPECT_EQ(defaultSketch(after), 0);
+    EXPECT_EQ(defaultKnobs(sk, o), (Knobs{1}));
+    std::vector<Sketch> renamed = before;
+    for (Sketch& s : renamed) {
+        s.name = "x";
+        for (KnobSpec& k : s.knobs)
+            k.name = "y";
+    }
+    EXPECT_EQ(defaultSketch(renamed), defaultSketch(before));
+    for (std::size_t i = 0; i < before.size(); ++i)
+        EXPECT_EQ(defaultKnobs(renamed[i], o), defaultKnobs(before[i], o)) << before[i].name;
 }
 
 // A list whose rules all pass leaves every stage as it is: one sketch, no knobs, no steps.
