@@ -7,61 +7,85 @@ namespace loopscope {
 const std::vector<Builtin>& teBuiltins()
 {
     static const std::vector<Builtin> builtins = {
-        {"tvm", "lower", "lower(inp, args=None, name=\"main\", simple_mode=False)"},
-        {"tvm", "build", "build(inputs, args=None, target=None, name=\"default_function\")"},
-        {"te", "placeholder", "placeholder(shape, dtype=None, name=\"placeholder\")"},
-        {"te", "compute", "compute(shape, fcompute, name=\"compute\", tag=\"\")"},
-        {"te", "reduce_axis", "reduce_axis(dom, name=\"rv\")"},
-        {"te", "var", "var(name=\"tindex\", dtype=\"int32\")"},
-        {"te", "size_var", "size_var(name=\"size\", dtype=\"int32\")"},
-        {"te", "sum", "sum(expr, axis, where=None)"},
-        {"te", "max", "max(expr, axis, where=None)  |  max(a, b)"},
-        {"te", "min", "min(expr, axis, where=None)  |  min(a, b)"},
-        {"te", "exp", "exp(x)"},
-        {"te", "log", "log(x)"},
-        {"te", "sqrt", "sqrt(x)"},
-        {"te", "tanh", "tanh(x)"},
-        {"te", "sigmoid", "sigmoid(x)"},
-        {"te", "abs", "abs(x)"},
-        {"te", "create_schedule", "create_schedule(ops)"},
-        {"te", "thread_axis", "thread_axis(dom=None, tag=\"\", name=\"\")"},
-        {"te", "const", "const(value, dtype=None)"},
-        {"te", "if_then_else", "if_then_else(cond, t, f)"},
-        {"te", "all", "all(*args)"},
-        {"te", "any", "any(*args)"},
-        {"tvm.tir", "const", "const(value, dtype=None)"},
-        {"tvm.tir", "if_then_else", "if_then_else(cond, t, f)"},
-        {"tvm.tir", "all", "all(*args)"},
-        {"tvm.tir", "any", "any(*args)"},
-        {"tvm.tir", "indexdiv", "indexdiv(a, b)"},
-        {"tvm.tir", "indexmod", "indexmod(a, b)"},
-        {"tvm.tir", "floordiv", "floordiv(a, b)"},
-        {"tvm.tir", "floormod", "floormod(a, b)"},
-        {"tvm.tir", "truncdiv", "truncdiv(a, b)"},
-        {"tvm.tir", "truncmod", "truncmod(a, b)"},
-        {"tvm.tir", "exp", "exp(x)"},
-        {"tvm.tir", "log", "log(x)"},
-        {"tvm.tir", "sqrt", "sqrt(x)"},
-        {"tvm.tir", "tanh", "tanh(x)"},
-        {"tvm.tir", "sigmoid", "sigmoid(x)"},
-        {"tvm.tir", "abs", "abs(x)"},
-        {"tvm.tir", "max", "max(a, b)"},
-        {"tvm.tir", "min", "min(a, b)"},
-        {"tvm.tir", "Select", "Select(condition, true_value, false_value)"},
-        {"tvm.tir", "max_value", "max_value(dtype)"},
-        {"tvm.tir", "min_value", "min_value(dtype)"},
-        {"tvm.tir", "Cast", "Cast(dtype, value)"},
-        {"tvm.target", "Target", "Target(target)"},
+        {"tvm", "lower", "lower(inp, args=None, name=\"main\", simple_mode=False)",
+         BuiltinCall::LowerOrBuild},
+        {"tvm", "build", "build(inputs, args=None, target=None, name=\"default_function\")",
+         BuiltinCall::LowerOrBuild},
+        {"te", "placeholder", "placeholder(shape, dtype=None, name=\"placeholder\")",
+         BuiltinCall::Placeholder},
+        {"te", "compute", "compute(shape, fcompute, name=\"compute\", tag=\"\")",
+         BuiltinCall::Compute},
+        {"te", "reduce_axis", "reduce_axis(dom, name=\"rv\")", BuiltinCall::ReduceAxis},
+        {"te", "var", "var(name=\"tindex\", dtype=\"int32\")", BuiltinCall::Var},
+        {"te", "size_var", "size_var(name=\"size\", dtype=\"int32\")", BuiltinCall::Var},
+        {"te", "sum", "sum(expr, axis, where=None)", BuiltinCall::Reducer},
+        {"te", "max", "max(expr, axis, where=None)  |  max(a, b)", BuiltinCall::Reducer},
+        {"te", "min", "min(expr, axis, where=None)  |  min(a, b)", BuiltinCall::Reducer},
+        {"te", "exp", "exp(x)", BuiltinCall::Math},
+        {"te", "log", "log(x)", BuiltinCall::Math},
+        {"te", "sqrt", "sqrt(x)", BuiltinCall::Math},
+        {"te", "tanh", "tanh(x)", BuiltinCall::Math},
+        {"te", "sigmoid", "sigmoid(x)", BuiltinCall::Math},
+        {"te", "abs", "abs(x)", BuiltinCall::Math},
+        {"te", "create_schedule", "create_schedule(ops)", BuiltinCall::CreateSchedule},
+        {"te", "thread_axis", "thread_axis(dom=None, tag=\"\", name=\"\")",
+         BuiltinCall::ThreadAxis},
+        {"te", "const", "const(value, dtype=None)", BuiltinCall::Const},
+        {"te", "if_then_else", "if_then_else(cond, t, f)", BuiltinCall::IfThenElse},
+        {"te", "all", "all(*args)", BuiltinCall::All},
+        {"te", "any", "any(*args)", BuiltinCall::Any},
+        {"tvm.tir", "const", "const(value, dtype=None)", BuiltinCall::Const},
+        {"tvm.tir", "if_then_else", "if_then_else(cond, t, f)", BuiltinCall::IfThenElse},
+        {"tvm.tir", "all", "all(*args)", BuiltinCall::All},
+        {"tvm.tir", "any", "any(*args)", BuiltinCall::Any},
+        {"tvm.tir", "indexdiv", "indexdiv(a, b)", BuiltinCall::FloorDiv},
+        {"tvm.tir", "indexmod", "indexmod(a, b)", BuiltinCall::FloorMod},
+        {"tvm.tir", "floordiv", "floordiv(a, b)", BuiltinCall::FloorDiv},
+        {"tvm.tir", "floormod", "floormod(a, b)", BuiltinCall::FloorMod},
+        {"tvm.tir", "truncdiv", "truncdiv(a, b)", BuiltinCall::TruncDiv},
+        {"tvm.tir", "truncmod", "truncmod(a, b)", BuiltinCall::TruncMod},
+        {"tvm.tir", "exp", "exp(x)", BuiltinCall::Math},
+        {"tvm.tir", "log", "log(x)", BuiltinCall::Math},
+        {"tvm.tir", "sqrt", "sqrt(x)", BuiltinCall::Math},
+        {"tvm.tir", "tanh", "tanh(x)", BuiltinCall::Math},
+        {"tvm.tir", "sigmoid", "sigmoid(x)", BuiltinCall::Math},
+        {"tvm.tir", "abs", "abs(x)", BuiltinCall::Math},
+        {"tvm.tir", "max", "max(a, b)", BuiltinCall::MinMax},
+        {"tvm.tir", "min", "min(a, b)", BuiltinCall::MinMax},
+        {"tvm.tir", "Select", "Select(condition, true_value, false_value)", BuiltinCall::Select},
+        {"tvm.tir", "max_value", "max_value(dtype)", BuiltinCall::MaxValue},
+        {"tvm.tir", "min_value", "min_value(dtype)", BuiltinCall::MinValue},
+        {"tvm.tir", "Cast", "Cast(dtype, value)", BuiltinCall::Cast},
+        {"tvm.target", "Target", "Target(target)", BuiltinCall::Target},
+    };
+    return builtins;
+}
+
+const std::vector<Builtin>& pythonBuiltins()
+{
+    static const std::vector<Builtin> builtins = {
+        {"", "print", "print(*args)", BuiltinCall::Print},
+        {"", "range", "range(stop)", BuiltinCall::Range},
+        {"", "len", "len(s)", BuiltinCall::Len},
+        {"", "int", "int(x)", BuiltinCall::Int},
+        {"", "float", "float(x)", BuiltinCall::Float},
     };
     return builtins;
 }
 
 const Builtin* findBuiltin(std::string_view module, std::string_view name)
 {
-    const auto& all = teBuiltins();
+    const auto& all = module.empty() ? pythonBuiltins() : teBuiltins();
     auto it = std::find_if(all.begin(), all.end(),
                            [&](const Builtin& b) { return b.module == module && b.name == name; });
     return it == all.end() ? nullptr : &*it;
+}
+
+const Builtin* findBuiltin(std::string_view dottedName)
+{
+    const auto dot = dottedName.rfind('.');
+    if (dot == std::string_view::npos) return findBuiltin({}, dottedName);
+    return findBuiltin(dottedName.substr(0, dot), dottedName.substr(dot + 1));
 }
 
 const std::vector<std::string>& tvmSubmodules()

@@ -3,6 +3,7 @@
 #include "te/EvaluatorInternal.h"
 
 #include "ir/GpuTarget.h"
+#include "te/Builtins.h"
 
 #include "ir/Limits.h"
 
@@ -135,9 +136,12 @@ std::vector<Expr> Evaluator::shapeArg(const Arg& a, const std::string& tensorNam
 
 Value Evaluator::builtin(const std::string& name, const CallArgs& c)
 {
-    if (name != "te.compute") rejectLambdas(c);
-    if (name == "print") return Value::none();
-    if (name == "te.placeholder") {
+    const Builtin* fn = findBuiltin(name);
+    if (!fn) throw UserError(c.loc, name + "() is not supported");
+    if (fn->call != BuiltinCall::Compute) rejectLambdas(c);
+    switch (fn->call) {
+    case BuiltinCall::Print: return Value::none();
+    case BuiltinCall::Placeholder: {
         Bound b(c, {{"shape", true}, {"dtype", false}, {"name", false}});
         std::string tname = b.has("name") ? stringArg(b["name"], "name") : "placeholder";
         DataType t = b.has("dtype") ? dtypeArg(b["dtype"]) : DataType::float32();
@@ -145,32 +149,9 @@ Value Evaluator::builtin(const std::string& name, const CallArgs& c)
         m_program.tensors.push_back(ten);
         return Value::ofTensor(VKind::Tensor, ten);
     }
-    if (name == "te.compute") return compute(c);
-    if (name == "te.reduce_axis") {
-        Bound b(c, {{"dom", true}, {"name", false}, {"thread_tag", false}});
-        const Arg& d = b["dom"];
-        if (!d.value.isSeq() || d.value.items.size() != 2)
-            throw UserError(d.loc, "te.reduce_axis takes a range (begin, end)");
-        std::string n = b.has("name") ? stringArg(b["name"], "name") : "rv";
-        Expr lo = extentOrZero(d.value.items[0], d.loc);
-        Expr hi = toIntExpr(d.value.items[1], d.loc);
-        Expr ext = simplify(hi - lo);
-        if (std::int64_t e; isConstInt(ext, &e) && e <= 0) {
-            throw UserError(d.loc, "reduce axis '" + n + "' has extent " + std::to_string(e) +
-                                       "; its range must not be empty");
-        }
-        for (const Expr& bound : {lo, hi}) {
-            if (std::int64_t v; isConstInt(bound, &v) && (v > kMaxIndex || v < -kMaxIndex)) {
-                throw UserError(d.loc, "reduce axis '" + n + "' reaches " + std::to_string(v) +
-                                           "; loops are 32-bit integers, so at most " +
-                                           std::to_string(kMaxIndex) + " is supported");
-            }
-        }
-        IterVar iv = makeIterVar(n, {lo, ext}, IterKind::Reduce);
-        m_reduceVars.insert(iv->var.get());
-        return Value::ofIterVar(iv);
-    }
-    if (name == "te.var" || name == "te.size_var") {
+    case BuiltinCall::Compute: return compute(c);
+    case BuiltinCall::ReduceAxis: return reduceAxis(c);
+    case BuiltinCall::Var: {
         Bound b(c, {{"name", false}, {"dtype", false}});
         std::string n = b.has("name") ? stringArg(b["name"], "name") : "tindex";
         DataType t = b.has("dtype") ? dtypeArg(b["dtype"]) : DataType::int32();
@@ -178,7 +159,7 @@ Value Evaluator::builtin(const std::string& name, const CallArgs& c)
         m_program.sizeVars.push_back({n, v, c.loc});
         return Value::ofExpr(v);
     }
-    if (name == "te.thread_axis") {
+    case BuiltinCall::ThreadAxis: {
         Bound b(c, {{"dom", false}, {"tag", false}, {"name", false}});
         const Arg* tag = b.has("tag")                                        ? &b["tag"]
                          : b.has("dom") && b["dom"].value.kind == VKind::Str ? &b["dom"]
@@ -190,16 +171,11 @@ Value Evaluator::builtin(const std::string& name, const CallArgs& c)
         axis.i = ++m_threadAxes;
         return axis;
     }
-    if (name == "te.sum" || name == "te.max" || name == "te.min" || name == "tvm.tir.max" ||
-        name == "tvm.tir.min")
-        return reducerOrMinMax(name, c);
-    if (name == "te.exp" || name == "te.log" || name == "te.sqrt" || name == "te.tanh" ||
-        name == "te.sigmoid" || name == "te.abs" || name == "tvm.tir.exp" ||
-        name == "tvm.tir.log" || name == "tvm.tir.sqrt" || name == "tvm.tir.tanh" ||
-        name == "tvm.tir.sigmoid" || name == "tvm.tir.abs")
-        return mathCall(name.substr(name.rfind('.') + 1), c);
-    if (name == "te.create_schedule") return createSchedule(c);
-    if (name == "te.const" || name == "tvm.tir.const") {
+    case BuiltinCall::Reducer:
+    case BuiltinCall::MinMax: return reducerOrMinMax(name, c);
+    case BuiltinCall::Math: return mathCall(fn->name, c);
+    case BuiltinCall::CreateSchedule: return createSchedule(c);
+    case BuiltinCall::Const: {
         Bound b(c, {{"value", true}, {"dtype", false}});
         DataType t = b.has("dtype")                          ? dtypeArg(b["dtype"])
                      : b["value"].value.kind == VKind::Float ? DataType::float32()
@@ -208,18 +184,20 @@ Value Evaluator::builtin(const std::string& name, const CallArgs& c)
         if (!v.isNumber()) throw UserError(b["value"].loc, "tvm.tir.const needs a number");
         return Value::ofExpr(makeConst(t, v.kind == VKind::Float ? v.f : static_cast<double>(v.i)));
     }
-    if (name == "te.if_then_else" || name == "tvm.tir.if_then_else" || name == "tvm.tir.Select") {
+    case BuiltinCall::IfThenElse:
+    case BuiltinCall::Select: {
         Bound b(c, {{"cond", true}, {"t", true}, {"f", true}});
         Expr cond = toExpr(b["cond"].value, b["cond"].loc);
         if (!cond.type().isBool())
             throw UserError(b["cond"].loc, "the condition must be a comparison");
         auto [t, f] = matchTypes(b["t"].value, b["f"].value, b["t"].loc);
-        if (name == "tvm.tir.Select") return Value::ofExpr(makeSelect(cond, t, f));
+        if (fn->call == BuiltinCall::Select) return Value::ofExpr(makeSelect(cond, t, f));
         return Value::ofExpr(makeCall(t.type(), CallOp::IfThenElse, {cond, t, f}));
     }
-    if (name == "te.all" || name == "tvm.tir.all" || name == "te.any" || name == "tvm.tir.any") {
+    case BuiltinCall::All:
+    case BuiltinCall::Any: {
         if (c.positional.empty()) throw UserError(c.loc, name + "() needs at least one condition");
-        bool all = name.find("all") != std::string::npos;
+        const bool all = fn->call == BuiltinCall::All;
         Expr acc;
         for (auto& a : c.positional) {
             Expr x = toExpr(a.value, a.loc, DataType::boolean());
@@ -229,48 +207,80 @@ Value Evaluator::builtin(const std::string& name, const CallArgs& c)
         }
         return Value::ofExpr(acc);
     }
-    if (name == "tvm.tir.indexdiv" || name == "tvm.tir.indexmod" || name == "tvm.tir.floordiv" ||
-        name == "tvm.tir.floormod" || name == "tvm.tir.truncdiv" || name == "tvm.tir.truncmod") {
+    case BuiltinCall::FloorDiv:
+    case BuiltinCall::FloorMod:
+    case BuiltinCall::TruncDiv:
+    case BuiltinCall::TruncMod: {
         Bound b(c, {{"a", true}, {"b", true}});
         auto [x, y] = matchTypes(b["a"].value, b["b"].value, c.loc);
         if (!x.type().isIntegral()) throw UserError(c.loc, name + " needs integer operands");
         if (isZero(y)) throw UserError(b["b"].loc, "division by zero");
-        bool div = name.find("div") != std::string::npos;
-        ExprKind2 k = name.find("trunc") != std::string::npos
-                          ? (div ? ExprKind2::Div : ExprKind2::Mod)
-                          : (div ? ExprKind2::FloorDiv : ExprKind2::FloorMod);
+        const ExprKind2 k = fn->call == BuiltinCall::FloorDiv   ? ExprKind2::FloorDiv
+                            : fn->call == BuiltinCall::FloorMod ? ExprKind2::FloorMod
+                            : fn->call == BuiltinCall::TruncDiv ? ExprKind2::Div
+                                                                : ExprKind2::Mod;
         return Value::ofExpr(makeBinary(k, x, y));
     }
-    if (name == "tvm.tir.max_value" || name == "tvm.tir.min_value") {
+    case BuiltinCall::MaxValue:
+    case BuiltinCall::MinValue: {
         Bound b(c, {{"dtype", true}});
         DataType t = dtypeArg(b["dtype"]);
-        return Value::ofExpr(name == "tvm.tir.max_value" ? maxValue(t) : minValue(t));
+        return Value::ofExpr(fn->call == BuiltinCall::MaxValue ? maxValue(t) : minValue(t));
     }
-    if (name == "tvm.tir.Cast") {
+    case BuiltinCall::Cast: {
         Bound b(c, {{"dtype", true}, {"value", true}});
         return Value::ofExpr(
             makeCast(dtypeArg(b["dtype"]), toExpr(b["value"].value, b["value"].loc)));
     }
-    if (name == "tvm.lower" || name == "tvm.build") return lowerOrBuild(name, c);
-    if (name == "tvm.target.Target") {
+    case BuiltinCall::LowerOrBuild: return lowerOrBuild(name, c);
+    case BuiltinCall::Target: {
         Bound b(c, {{"target", true}, {"host", false}});
         std::string t = stringArg(b["target"], "target");
         checkTarget(t, b["target"].loc);
-        Value v = Value::named(VKind::Target, t);
-        return v;
+        return Value::named(VKind::Target, t);
     }
-    if (name == "range" || name == "len" || name == "int" || name == "float") {
+    case BuiltinCall::Range:
+    case BuiltinCall::Len:
+    case BuiltinCall::Int:
+    case BuiltinCall::Float: {
         Bound b(c, {{"x", true}});
         const Value& x = b["x"].value;
-        if (name == "len" && x.isSeq())
+        if (fn->call == BuiltinCall::Len && x.isSeq())
             return Value::integer(static_cast<std::int64_t>(x.items.size()));
-        if (name == "int" && x.isNumber())
+        if (fn->call == BuiltinCall::Int && x.isNumber())
             return Value::integer(x.kind == VKind::Float ? static_cast<std::int64_t>(x.f) : x.i);
-        if (name == "float" && x.isNumber())
+        if (fn->call == BuiltinCall::Float && x.isNumber())
             return Value::real(x.kind == VKind::Float ? x.f : static_cast<double>(x.i));
         throw UserError(c.loc, name + "() is not supported here");
     }
+    }
     throw UserError(c.loc, name + "() is not supported");
+}
+
+Value Evaluator::reduceAxis(const CallArgs& c)
+{
+    Bound b(c, {{"dom", true}, {"name", false}, {"thread_tag", false}});
+    const Arg& d = b["dom"];
+    if (!d.value.isSeq() || d.value.items.size() != 2)
+        throw UserError(d.loc, "te.reduce_axis takes a range (begin, end)");
+    std::string n = b.has("name") ? stringArg(b["name"], "name") : "rv";
+    Expr lo = extentOrZero(d.value.items[0], d.loc);
+    Expr hi = toIntExpr(d.value.items[1], d.loc);
+    Expr ext = simplify(hi - lo);
+    if (std::int64_t e; isConstInt(ext, &e) && e <= 0) {
+        throw UserError(d.loc, "reduce axis '" + n + "' has extent " + std::to_string(e) +
+                                   "; its range must not be empty");
+    }
+    for (const Expr& bound : {lo, hi}) {
+        if (std::int64_t v; isConstInt(bound, &v) && (v > kMaxIndex || v < -kMaxIndex)) {
+            throw UserError(d.loc, "reduce axis '" + n + "' reaches " + std::to_string(v) +
+                                       "; loops are 32-bit integers, so at most " +
+                                       std::to_string(kMaxIndex) + " is supported");
+        }
+    }
+    IterVar iv = makeIterVar(n, {lo, ext}, IterKind::Reduce);
+    m_reduceVars.insert(iv->var.get());
+    return Value::ofIterVar(iv);
 }
 
 Value Evaluator::compute(const CallArgs& c)

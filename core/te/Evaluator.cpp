@@ -259,9 +259,7 @@ Value Evaluator::lookup(const ast::Expr& e)
     if (auto it = m_env.find(e.name); it != m_env.end()) return it->second;
     if (e.name == "tvm") return Value::named(VKind::Module, "tvm");
     if (e.name == "te") return Value::named(VKind::Module, "te");
-    if (e.name == "print" || e.name == "range" || e.name == "len" || e.name == "int" ||
-        e.name == "float")
-        return Value::named(VKind::Builtin, e.name);
+    if (findBuiltin({}, e.name)) return Value::named(VKind::Builtin, e.name);
     if (e.name == "np" || e.name == "numpy") {
         throw UserError(e.loc, "numpy is not available in a TE script: Loopscope evaluates the "
                                "script itself, and runs and checks variants without Python");

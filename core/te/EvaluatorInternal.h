@@ -281,6 +281,7 @@ private:
     static std::string formatFloat(double f);
     std::vector<Expr> shapeArg(const Arg& a, const std::string& tensorName);
     Value builtin(const std::string& name, const CallArgs& c);
+    Value reduceAxis(const CallArgs& c);
     Expr toIntExpr(const Value& v, SourceLoc loc);
     Expr extentOrZero(const Value& v, SourceLoc loc) { return toIntExpr(v, loc); }
 
