@@ -7,7 +7,7 @@
 #include "te/Program.h"
 #include "te/StepWriter.h"
 #include "tune/TuneLog.h"
-#include "tune/TuneStep.h"
+#include "tune/StepReplay.h"
 #include "tune/Tuner.h"
 
 #include <nlohmann/json.hpp>

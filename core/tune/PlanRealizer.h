@@ -45,7 +45,7 @@ public:
     std::vector<std::int64_t> tile(int knob, std::int64_t extent, int levels) const;
 
     // Makes one step (one of tunerPrimitives(), or an InternalError).
-    bool step(TuneStep s);
+    bool step(NamedStep s);
     bool simpleStep(const char* primitive, const std::string& st, std::vector<std::string> axes,
                     std::vector<std::string> names = {});
     bool computeAt(const std::string& st, const std::string& target, const std::string& axis);
@@ -76,7 +76,7 @@ private:
     const Knobs& m_knobs;
     const SpaceOptions& m_options;
     StepReplay m_replay;
-    std::vector<TuneStep> m_steps;
+    std::vector<NamedStep> m_steps;
     std::string m_why;
     std::map<std::string, std::string> m_attach; // guest -> the host loop it is computed in
 };

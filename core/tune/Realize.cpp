@@ -120,7 +120,7 @@ std::vector<std::int64_t> PlanRealizer::tile(int knob, std::int64_t extent, int 
     return sizes;
 }
 
-bool PlanRealizer::step(TuneStep s)
+bool PlanRealizer::step(NamedStep s)
 {
     tunerMayWrite({}, s.primitive); // one of tunerPrimitives(), or an InternalError
     if (!m_replay.apply(s)) {
@@ -134,10 +134,8 @@ bool PlanRealizer::step(TuneStep s)
 bool PlanRealizer::simpleStep(const char* primitive, const std::string& st,
                               std::vector<std::string> axes, std::vector<std::string> names)
 {
-    TuneStep s;
-    s.primitive = primitive;
-    s.stage = st;
-    s.axes = std::move(axes);
+    NamedStep s(primitive, st);
+    if (const PrimitiveSpec* p = findPrimitive(primitive)) fillLoops(s, *p, axes);
     s.names = std::move(names);
     return step(s);
 }
@@ -145,22 +143,13 @@ bool PlanRealizer::simpleStep(const char* primitive, const std::string& st,
 bool PlanRealizer::computeAt(const std::string& st, const std::string& target,
                              const std::string& axis)
 {
-    TuneStep s;
-    s.primitive = "compute_at";
-    s.stage = st;
-    s.target = target;
-    s.axes = {axis};
-    return step(s);
+    return step(NamedStep("compute_at", st).stages("parent", {target}).loops("scope", {axis}));
 }
 
 bool PlanRealizer::split(const std::string& st, const std::string& axis, std::int64_t factor,
                          std::vector<std::string> names, std::string* outer, std::string* inner)
 {
-    TuneStep s;
-    s.primitive = "split";
-    s.stage = st;
-    s.axes = {axis};
-    s.number = factor;
+    NamedStep s = NamedStep("split", st).loops("parent", {axis}).number("factor", factor);
     s.names = std::move(names);
     if (!step(s)) return false;
     *outer = m_replay.lastOutput().axes.at(0)->name();
@@ -229,13 +218,10 @@ bool PlanRealizer::unroll(const std::string& st, int knob)
     std::int64_t v = choice(knob, 0);
     const Stage* s = stage(st);
     if (v <= 0 || !s || s->leafIterVars.empty()) return true;
-    TuneStep p;
-    p.primitive = "pragma";
-    p.stage = st;
-    p.axes = {s->leafIterVars.front()->name()};
-    p.text = kUnrollPragma;
-    p.number = v;
-    return step(p);
+    return step(NamedStep("pragma", st)
+                    .loops("var", {s->leafIterVars.front()->name()})
+                    .text("pragma_type", kUnrollPragma)
+                    .number("pragma_value", v));
 }
 
 bool PlanRealizer::fail(const std::string& why)
@@ -261,7 +247,7 @@ Realized realize(const Variant& start, const Sketch& sketch, const Knobs& knobs,
     return PlanRealizer(start, sketch, knobs, options, write).run();
 }
 
-Realized replaySteps(const Variant& start, const std::vector<TuneStep>& steps, bool write)
+Realized replaySteps(const Variant& start, const std::vector<NamedStep>& steps, bool write)
 {
     Realized out;
     StepReplay replay(start, write);

@@ -43,7 +43,7 @@ constexpr std::size_t kMaxSketches = 64;
 
 // A sketch in the making: the stages planned so far (from the outputs back).
 struct Partial {
-    std::vector<TuneStep> prologue;
+    std::vector<NamedStep> prologue;
     std::map<std::string, StagePlan> plans;
     std::vector<std::string> notes;
 };

@@ -40,7 +40,7 @@ enum class RuleCondition {
 // the sketch's name ("C: tiled"; none for the plain structures).
 struct RuleBranch {
     std::vector<StagePlan> plans;
-    std::vector<TuneStep> prologue;
+    std::vector<NamedStep> prologue;
     std::string note;
 };
 

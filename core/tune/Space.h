@@ -7,7 +7,7 @@
 #pragma once
 
 #include "tune/StageAnalysis.h"
-#include "tune/TuneStep.h"
+#include "tune/StepReplay.h"
 
 #include <cstdint>
 #include <random>
@@ -92,9 +92,9 @@ struct StagePlan {
 };
 
 struct Sketch {
-    std::string name;               // "C: tiled; C.local in C at level 2" ... (display text only)
-    std::vector<TuneStep> prologue; // cache_write steps, before everything else
-    std::vector<StagePlan> plans;   // consumers before producers: the order steps are made in
+    std::string name;                // "C: tiled; C.local in C at level 2" ... (display text only)
+    std::vector<NamedStep> prologue; // cache_write steps, before everything else
+    std::vector<StagePlan> plans;    // consumers before producers: the order steps are made in
     std::vector<KnobSpec> knobs;
     int knobCount = 0;             // entries of a knob vector
     std::vector<StageFacts> facts; // of the schedule after the prologue
@@ -138,7 +138,7 @@ Knobs crossKnobs(const Sketch& sketch, const Knobs& a, const Knobs& b, std::mt19
 struct Realized {
     bool ok = false;
     std::string why;                     // when not ok
-    std::vector<TuneStep> steps;         // the prologue, then every step made
+    std::vector<NamedStep> steps;        // the prologue, then every step made
     std::vector<std::string> statements; // when written: the steps as TVM statements
     Schedule schedule;                   // the start's schedule after the steps
 };
@@ -148,7 +148,7 @@ Realized realize(const Variant& start, const Sketch& sketch, const Knobs& knobs,
                  const SpaceOptions& options, bool write);
 
 // Replays recorded steps (from a tuning log) onto the start's schedule.
-Realized replaySteps(const Variant& start, const std::vector<TuneStep>& steps, bool write);
+Realized replaySteps(const Variant& start, const std::vector<NamedStep>& steps, bool write);
 
 // The divisors of n, ascending.
 std::vector<std::int64_t> divisors(std::int64_t n);

@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -22,18 +24,6 @@ using json = nlohmann::json;
 namespace {
 
 constexpr int kRecordVersion = 1;
-
-json stepJson(const TuneStep& s)
-{
-    json j{{"p", s.primitive}, {"s", s.stage}};
-    if (!s.axes.empty()) j["a"] = s.axes;
-    if (s.number != 0) j["n"] = s.number;
-    if (s.nparts) j["nparts"] = true;
-    if (!s.text.empty()) j["t"] = s.text;
-    if (!s.target.empty()) j["at"] = s.target;
-    if (!s.names.empty()) j["names"] = s.names;
-    return j;
-}
 
 // An integer field read strictly: a fraction, a number out of T's range or another type is
 // refused by name (a cast of 1e300 to int would be undefined, not an error).
@@ -54,19 +44,129 @@ template <typename T> T integerOf(const json& object, const char* name, T fallba
     return it == object.end() ? fallback : integerOf<T>(*it, name);
 }
 
-TuneStep stepFromJson(const json& j)
+// A step's arguments by kind, in the log's compact form: "a" every loop (the axis arguments in
+// the catalogue's order, a list of axes taking the rest), "n" the number of the first numeric
+// argument (the second with "nparts": split's), "t" its one text, "at" its one stage. A step that
+// form cannot hold (two numbers, two stages) is written whole: "args", by argument name.
+bool isNumeric(ArgKind k)
+{
+    return k == ArgKind::Factor || k == ArgKind::Int || k == ArgKind::Value;
+}
+
+bool isText(ArgKind k)
+{
+    return k == ArgKind::Text || k == ArgKind::Scope || k == ArgKind::ThreadAxis;
+}
+
+bool namesStages(ArgKind k)
+{
+    return k == ArgKind::Stage || k == ArgKind::Tensors;
+}
+
+NamedStep fromCompact(const PrimitiveSpec& p, const std::string& stage,
+                      const std::vector<std::string>& loops, std::optional<std::int64_t> number,
+                      bool secondNumber, const std::string& text, const std::string& at)
+{
+    NamedStep s(p.name, stage);
+    std::size_t nextLoop = 0;
+    int numeric = 0;
+    for (std::size_t i = 0; i < p.args.size(); ++i) {
+        const ArgSpec& a = p.args[i];
+        if (a.kind == ArgKind::Axis && nextLoop < loops.size()) {
+            s.loops(a.name, {loops[nextLoop++]});
+        } else if (a.kind == ArgKind::Axes && nextLoop < loops.size()) {
+            s.loops(a.name, {loops.begin() + static_cast<std::ptrdiff_t>(nextLoop), loops.end()});
+            nextLoop = loops.size();
+        } else if (isNumeric(a.kind) && numeric++ == (secondNumber ? 1 : 0)) {
+            s.number(a.name, number.value_or(0));
+        } else if (isText(a.kind) && !text.empty()) {
+            s.text(a.name, text);
+        } else if (namesStages(a.kind) && !at.empty()) {
+            s.stages(a.name, {at});
+        }
+    }
+    return s;
+}
+
+NamedStep stepFromJson(const json& j)
 {
     if (!j.is_object()) throw std::runtime_error("a step is not an object");
-    TuneStep s;
-    s.primitive = j.at("p").get<std::string>();
-    s.stage = j.at("s").get<std::string>();
-    if (j.contains("a")) s.axes = j.at("a").get<std::vector<std::string>>();
-    if (j.contains("n")) s.number = integerOf<std::int64_t>(j.at("n"), "a step's n");
-    if (j.contains("nparts")) s.nparts = j.at("nparts").get<bool>();
-    if (j.contains("t")) s.text = j.at("t").get<std::string>();
-    if (j.contains("at")) s.target = j.at("at").get<std::string>();
+    const std::string primitive = j.at("p").get<std::string>();
+    const PrimitiveSpec* p = findPrimitive(primitive);
+    if (!p) throw std::runtime_error("a step of unknown primitive '" + primitive + "'");
+    const std::string stage = j.at("s").get<std::string>();
+    NamedStep s(primitive, stage);
+    if (j.contains("args")) {
+        const json& args = j.at("args");
+        if (!args.is_object()) throw std::runtime_error("a step's args is not an object");
+        for (const ArgSpec& a : p->args) {
+            auto v = args.find(a.name);
+            if (v == args.end()) continue;
+            if (isNumeric(a.kind))
+                s.number(a.name, integerOf<std::int64_t>(*v, "a step's argument"));
+            else if (isText(a.kind))
+                s.text(a.name, v->get<std::string>());
+            else
+                s.loops(a.name, v->get<std::vector<std::string>>());
+        }
+    } else {
+        std::optional<std::int64_t> number;
+        if (j.contains("n")) number = integerOf<std::int64_t>(j.at("n"), "a step's n");
+        const bool second = j.contains("nparts") && j.at("nparts").get<bool>();
+        const bool hasNumeric = std::any_of(p->args.begin(), p->args.end(),
+                                            [](const ArgSpec& a) { return isNumeric(a.kind); });
+        if (!number && hasNumeric) number = 0; // "n" is left out when it is 0
+        s = fromCompact(*p, stage,
+                        j.contains("a") ? j.at("a").get<std::vector<std::string>>()
+                                        : std::vector<std::string>{},
+                        number, second, j.contains("t") ? j.at("t").get<std::string>() : "",
+                        j.contains("at") ? j.at("at").get<std::string>() : "");
+    }
     if (j.contains("names")) s.names = j.at("names").get<std::vector<std::string>>();
     return s;
+}
+
+json stepJson(const NamedStep& s)
+{
+    json j{{"p", s.primitive}, {"s", s.stage}};
+    if (!s.names.empty()) j["names"] = s.names;
+    const PrimitiveSpec* p = findPrimitive(s.primitive);
+    if (!p) return j;
+    json compact = j;
+    std::optional<std::int64_t> number;
+    bool second = false;
+    std::string text, at;
+    int numeric = 0;
+    for (const ArgSpec& a : p->args) {
+        const NamedArg* v = s.arg(a.name);
+        if (isNumeric(a.kind) && v) {
+            number = v->number;
+            second = numeric == 1;
+        }
+        if (isNumeric(a.kind)) ++numeric;
+        if (isText(a.kind) && v) text = v->text;
+        if (namesStages(a.kind) && v && !v->names.empty()) at = v->names.front();
+    }
+    const std::vector<std::string> loops = s.allLoops();
+    if (!loops.empty()) compact["a"] = loops;
+    if (number && *number != 0) compact["n"] = *number;
+    if (second) compact["nparts"] = true;
+    if (!text.empty()) compact["t"] = text;
+    if (!at.empty()) compact["at"] = at;
+    if (stepFromJson(compact) == s) return compact;
+    json args = json::object();
+    for (const ArgSpec& a : p->args) {
+        const NamedArg* v = s.arg(a.name);
+        if (!v) continue;
+        if (isNumeric(a.kind))
+            args[a.name] = v->number;
+        else if (isText(a.kind))
+            args[a.name] = v->text;
+        else
+            args[a.name] = v->names;
+    }
+    j["args"] = args;
+    return j;
 }
 
 std::string stamp()

@@ -4,7 +4,7 @@
 // it measured. Reading is forgiving: a line that is not a record is skipped and reported.
 #pragma once
 
-#include "tune/TuneStep.h"
+#include "tune/StepReplay.h"
 
 #include <cstdint>
 #include <map>
@@ -18,7 +18,7 @@ struct TuneRecord {
     std::string variant;  // the start variant
     std::map<std::string, std::int64_t> sizes;
     std::string sketch;
-    std::vector<TuneStep> steps;
+    std::vector<NamedStep> steps;
     std::vector<std::string> statements;
     std::string status; // "ok", "wrong", "error", "crashed", "timeout", "invalid"
     std::string error;

@@ -27,7 +27,7 @@ double msSince(Clock::time_point t)
     return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
 }
 
-std::string stepsKey(const std::vector<TuneStep>& steps)
+std::string stepsKey(const std::vector<NamedStep>& steps)
 {
     std::string key;
     for (auto& s : steps)
@@ -39,7 +39,7 @@ std::string stepsKey(const std::vector<TuneStep>& steps)
 struct Candidate {
     int sketch = -1;
     Knobs knobs;
-    std::vector<TuneStep> steps;
+    std::vector<NamedStep> steps;
     std::string key;
     FeatureRows features;
     double score = 0;

@@ -237,9 +237,9 @@ ko, ki = s[C].split(k, factor=4)
     for (auto& r : out.trials) {
         for (auto& s : r.steps) {
             if (s.primitive == "split") {
-                EXPECT_NE(s.axes[0], "k") << describe(s);
-                EXPECT_NE(s.axes[0], "k.outer") << describe(s);
-                EXPECT_NE(s.axes[0], "k.inner") << describe(s);
+                EXPECT_NE(s.allLoops()[0], "k") << describe(s);
+                EXPECT_NE(s.allLoops()[0], "k.outer") << describe(s);
+                EXPECT_NE(s.allLoops()[0], "k.inner") << describe(s);
             }
         }
     }

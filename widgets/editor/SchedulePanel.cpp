@@ -155,7 +155,7 @@ struct SchedulePanel::Private {
     QString unavailable;  // why no primitive can be written now (the script has an error)
 
     struct Request {
-        PrimitiveRequest request;
+        NamedStep request;
         QString reason; // a problem with the selection, before the writer is asked
     };
 
@@ -163,6 +163,7 @@ struct SchedulePanel::Private {
     QList<int> selectedRows() const;
     int currentRow() const;
     Request requestFor(const QString& name) const;
+    void formArguments(NamedStep& r, const PrimitiveSpec& p) const;
     void updateActions();
     void trigger(const QString& name);
     void stageChanged();
@@ -191,9 +192,10 @@ int SchedulePanel::Private::currentRow() const
 SchedulePanel::Private::Request SchedulePanel::Private::requestFor(const QString& name) const
 {
     Request out;
-    PrimitiveRequest& r = out.request;
+    NamedStep& r = out.request;
     r.primitive = primitiveOf(name);
     r.stage = ss(q->selectedStage());
+    std::vector<std::string> loops; // the selected loops, as the primitive takes them
     const StageInfo* st = currentStage();
     if (!st) {
         out.reason = tr("select a stage");
@@ -205,17 +207,17 @@ SchedulePanel::Private::Request SchedulePanel::Private::requestFor(const QString
     const QList<int> rows = selectedRows();
     const int cur = currentRow();
     auto var = [&](int row) { return shown[static_cast<std::size_t>(row)].var; };
-    if (cur >= 0 && cur < n) r.axes = {var(cur)};
+    if (cur >= 0 && cur < n) loops = {var(cur)};
 
     if (r.primitive == "tile" || r.primitive == "fuse") {
         if (rows.size() >= 2 && rows.back() < n) {
-            r.axes.clear();
+            loops.clear();
             for (int row : rows)
-                r.axes.push_back(var(row));
+                loops.push_back(var(row));
             if (r.primitive == "tile" && rows.size() > 2)
                 out.reason = tr("tile needs two loops; select one or two");
         } else if (cur >= 0 && cur + 1 < n) {
-            r.axes.push_back(var(cur + 1));
+            loops.push_back(var(cur + 1));
         } else if (cur >= 0 && n > 0) {
             out.reason = tr("'%1' is the innermost loop; select the loops to %2")
                              .arg(qs(shown[static_cast<std::size_t>(cur)].name), name);
@@ -227,30 +229,68 @@ SchedulePanel::Private::Request SchedulePanel::Private::requestFor(const QString
                              .arg(qs(shown[static_cast<std::size_t>(cur)].name),
                                   other < 0 ? tr("outermost") : tr("innermost"));
         } else {
-            r.axes.clear();
+            loops.clear();
             for (auto& a : shown)
-                r.axes.push_back(a.var);
-            std::swap(r.axes[static_cast<std::size_t>(cur)],
-                      r.axes[static_cast<std::size_t>(other)]);
+                loops.push_back(a.var);
+            std::swap(loops[static_cast<std::size_t>(cur)], loops[static_cast<std::size_t>(other)]);
         }
     }
-    r.factor = r.primitive == "storage_align" ? alignFactor->value() : factor->value();
-    r.nparts = nparts->isChecked();
-    r.yFactor = yFactor->value();
-    r.offset = alignOffset->value();
-    r.scope = ss(scope->currentText());
-    r.pragmaKey = ss(pragmaKey->currentText());
-    r.hasPragmaValue = pragmaValue->isEnabled();
-    r.pragmaValue = pragmaValue->value();
-    r.threadTag = ss(thread->currentText());
-    QStringList t = target->currentData().toStringList();
-    if (t.size() == 2) {
-        r.targetStage = ss(t[0]);
-        r.targetAxis = ss(t[1]);
+    if (const PrimitiveSpec* p = findPrimitive(r.primitive)) {
+        fillLoops(r, *p, loops);
+        formArguments(r, *p);
     }
-    for (const QString& s : reader->currentData().toStringList())
-        r.readers.push_back(ss(s));
     return out;
+}
+
+// The form's inputs as the primitive's arguments, by kind: a factor (split's, or nparts= when
+// checked; tile's x and y), storage_align's factor and offset, the pragma's name and value, the
+// thread, the scope, the consumer and its loop, the readers.
+void SchedulePanel::Private::formArguments(NamedStep& r, const PrimitiveSpec& p) const
+{
+    int factors = 0, ints = 0;
+    bool afterStage = false;
+    const QStringList t = target->currentData().toStringList();
+    for (const ArgSpec& a : p.args) {
+        switch (a.kind) {
+        case ArgKind::Factor:
+            if (a.required)
+                r.number(a.name, factors++ == 0 ? factor->value() : yFactor->value());
+            else if ((a.name == "nparts") == nparts->isChecked())
+                r.number(a.name, factor->value());
+            break;
+        case ArgKind::Int: {
+            // storage_align's factor and offset; rfactor's factor_axis is left at 0.
+            const std::int64_t v = !a.required   ? 0
+                                   : ints++ == 0 ? alignFactor->value()
+                                                 : alignOffset->value();
+            if (a.required || v != 0) r.number(a.name, v);
+            break;
+        }
+        case ArgKind::Text: r.text(a.name, ss(pragmaKey->currentText())); break;
+        case ArgKind::Value: // the pragma's value, when it takes one
+            if (a.name == "pragma_value" && pragmaValue->isEnabled())
+                r.number(a.name, pragmaValue->value());
+            break;
+        case ArgKind::Scope: r.text(a.name, ss(scope->currentText())); break;
+        case ArgKind::ThreadAxis: r.text(a.name, ss(thread->currentText())); break;
+        case ArgKind::Stage:
+            afterStage = true;
+            r.stages(a.name, {t.size() == 2 ? ss(t[0]) : std::string()});
+            break;
+        case ArgKind::Axis:
+            if (afterStage && t.size() == 2) r.loops(a.name, {ss(t[1])});
+            break;
+        case ArgKind::Tensors: {
+            std::vector<std::string> readers;
+            for (const QString& s : reader->currentData().toStringList())
+                readers.push_back(ss(s));
+            r.stages(a.name, readers);
+            break;
+        }
+        case ArgKind::Axes:
+        case ArgKind::Tensor: break;
+        }
+    }
 }
 
 void SchedulePanel::Private::updateActions()
@@ -305,11 +345,11 @@ void SchedulePanel::Private::trigger(const QString& name)
 
 void SchedulePanel::Private::reorderDropped(const QStringList& order)
 {
-    PrimitiveRequest r;
-    r.primitive = "reorder";
-    r.stage = ss(q->selectedStage());
+    std::vector<std::string> loops;
     for (const QString& v : order)
-        r.axes.push_back(ss(v));
+        loops.push_back(ss(v));
+    NamedStep r("reorder", ss(q->selectedStage()));
+    if (const PrimitiveSpec* p = findPrimitive(r.primitive)) fillLoops(r, *p, loops);
     WrittenStatement w = writer.write(r);
     if (!w.ok()) {
         status->setText(qs(w.refusal));

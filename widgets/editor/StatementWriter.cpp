@@ -41,6 +41,50 @@ std::string shownAxis(const StageInfo& s, const std::string& var)
     return quoted(a ? a->name : axisDisplayName(var));
 }
 
+// What a step names, by the roles the panel gives them: the selected loops (the axis arguments
+// before a stage argument, and a list of axes), the consumer and its loop (a stage argument and
+// the axis after it), the readers (a list of tensors).
+struct StepParts {
+    std::vector<std::string> loops;
+    std::string targetStage, targetAxis;
+    std::vector<std::string> readers;
+    std::size_t axisArgs = 0; // axis arguments before a stage argument
+    bool axisList = false, afterStage = false;
+    const ArgSpec* list = nullptr; // the list of axes, if any
+};
+
+StepParts partsOf(const PrimitiveSpec& p, const NamedStep& r)
+{
+    StepParts out;
+    for (const ArgSpec& a : p.args) {
+        const NamedArg* v = r.arg(a.name);
+        switch (a.kind) {
+        case ArgKind::Stage:
+            out.afterStage = true;
+            if (v && !v->names.empty()) out.targetStage = v->names.front();
+            break;
+        case ArgKind::Axis:
+            if (out.afterStage) {
+                if (v && !v->names.empty()) out.targetAxis = v->names.front();
+            } else {
+                ++out.axisArgs;
+                if (v) out.loops.insert(out.loops.end(), v->names.begin(), v->names.end());
+            }
+            break;
+        case ArgKind::Axes:
+            out.axisList = true;
+            out.list = &a;
+            if (v) out.loops.insert(out.loops.end(), v->names.begin(), v->names.end());
+            break;
+        case ArgKind::Tensors:
+            if (v) out.readers = v->names;
+            break;
+        default: break;
+        }
+    }
+    return out;
+}
+
 } // namespace
 
 StatementWriter::StatementWriter(std::vector<StageInfo> stages, ScheduleContext context)
@@ -81,17 +125,17 @@ std::vector<std::string> StatementWriter::consumersOf(const std::string& stage) 
     return out;
 }
 
-std::string StatementWriter::whyIllegal(const PrimitiveRequest& request) const
+std::string StatementWriter::whyIllegal(const NamedStep& step) const
 {
-    return build(request).refusal;
+    return build(step).refusal;
 }
 
-WrittenStatement StatementWriter::write(const PrimitiveRequest& request) const
+WrittenStatement StatementWriter::write(const NamedStep& step) const
 {
-    return build(request);
+    return build(step);
 }
 
-std::string StatementWriter::check(const PrimitiveRequest& r) const
+std::string StatementWriter::check(const NamedStep& r) const
 {
     const PrimitiveSpec* p = findPrimitive(r.primitive);
     if (!p) return "there is no primitive " + quoted(r.primitive);
@@ -101,24 +145,21 @@ std::string StatementWriter::check(const PrimitiveRequest& r) const
 
     // How many of the selected loops the primitive takes: its axis arguments (an axis after a
     // stage argument is that stage's loop, chosen apart) or two or more for a list of axes.
-    std::size_t axisArgs = 0;
-    bool axisList = false, afterStage = false;
-    for (const ArgSpec& a : p->args) {
-        if (a.kind == ArgKind::Stage) afterStage = true;
-        if (a.kind == ArgKind::Axis && !afterStage) ++axisArgs;
-        if (a.kind == ArgKind::Axes) axisList = true;
-    }
+    const StepParts parts = partsOf(*p, r);
+    const std::size_t axisArgs = parts.axisArgs;
+    const bool axisList = parts.axisList, afterStage = parts.afterStage;
+    const std::vector<std::string>& loops = parts.loops;
     if (p->on == PrimitiveOn::Stage && (axisArgs || axisList) && !isPlaceholder(*st) &&
         st->attach.kind == Attachment::Kind::Inline)
         return quoted(name) + " is inlined; it has no loops (compute_root it first)";
     std::string incomplete;
-    if (axisList && r.axes.size() < 2)
+    if (axisList && loops.size() < 2)
         incomplete = r.primitive + " needs two or more axes";
-    else if (axisArgs == 1 && r.axes.size() != 1)
+    else if (axisArgs == 1 && loops.size() != 1)
         incomplete = "select one axis to " + r.primitive;
-    else if (axisArgs > 1 && r.axes.size() != axisArgs)
+    else if (axisArgs > 1 && loops.size() != axisArgs)
         incomplete = r.primitive + " needs " + std::to_string(axisArgs) + " axes";
-    else if (afterStage && (r.targetStage.empty() || r.targetAxis.empty()))
+    else if (afterStage && (parts.targetStage.empty() || parts.targetAxis.empty()))
         incomplete = "choose a loop of a consumer to compute " + quoted(name) + " at";
     // What core says about the stage itself comes first: no choice of loops would help.
     if (!incomplete.empty()) {
@@ -126,7 +167,7 @@ std::string StatementWriter::check(const PrimitiveRequest& r) const
         return stageLevel.empty() ? incomplete : stageLevel;
     }
     if (axisArgs || axisList) {
-        for (auto& a : r.axes)
+        for (auto& a : loops)
             if (leafIndex(*st, a) < 0)
                 return "axis " + shownAxis(*st, a) + " is not a loop of " + quoted(name);
     }
@@ -134,7 +175,7 @@ std::string StatementWriter::check(const PrimitiveRequest& r) const
     // Requests that would change nothing.
     if (r.primitive == "reorder") {
         std::vector<int> pos;
-        for (auto& a : r.axes)
+        for (auto& a : loops)
             pos.push_back(leafIndex(*st, a));
         if (std::is_sorted(pos.begin(), pos.end()) &&
             std::adjacent_find(pos.begin(), pos.end()) == pos.end())
@@ -142,8 +183,8 @@ std::string StatementWriter::check(const PrimitiveRequest& r) const
     }
     static const std::map<std::string, std::string> kKinds = {
         {"vectorize", "vectorized"}, {"parallel", "parallel"}, {"unroll", "unrolled"}};
-    if (auto k = kKinds.find(r.primitive); k != kKinds.end() && r.axes.size() == 1) {
-        const AxisInfo* a = axisInfo(*st, r.axes[0]);
+    if (auto k = kKinds.find(r.primitive); k != kKinds.end() && loops.size() == 1) {
+        const AxisInfo* a = axisInfo(*st, loops[0]);
         if (a->kind == k->second) return quoted(a->name) + " is already " + k->second;
     }
     if (r.primitive == "compute_inline" && st->attach.kind == Attachment::Kind::Inline)
@@ -151,185 +192,40 @@ std::string StatementWriter::check(const PrimitiveRequest& r) const
     if (r.primitive == "compute_root" && st->attach.kind == Attachment::Kind::Root)
         return quoted(name) + " is already computed at root";
     if (r.primitive == "compute_at") {
-        const StageInfo* target = stageInfo(r.targetStage);
-        if (!target) return "there is no stage " + quoted(r.targetStage);
-        if (const AxisInfo* a = axisInfo(*target, r.targetAxis);
+        const StageInfo* target = stageInfo(parts.targetStage);
+        if (!target) return "there is no stage " + quoted(parts.targetStage);
+        if (const AxisInfo* a = axisInfo(*target, parts.targetAxis);
             a && st->attach.isAt(target->name, a->name))
             return quoted(name) + " is already computed at " + target->name + "." + a->name;
     }
-    if (r.primitive == "cache_read" && r.readers.empty()) {
+    if (r.primitive == "cache_read" && parts.readers.empty()) {
         return consumersOf(name).empty() ? quoted(name) + " has no reader to cache it for"
                                          : "cache_read needs at least one reader";
     }
     return {};
 }
 
-namespace {
-
-// What a request says for one argument of its primitive. Names are still the panel's: loop
-// variables (AxisInfo::var) of `stage`, or stage names.
-struct RequestedArg {
-    bool given = true;
-    std::int64_t number = 0;        // Factor, Int, Value
-    std::string text;               // Text, Scope, ThreadAxis
-    std::string stage;              // Axis, Axes: the stage whose loops `names` are
-    std::vector<std::string> names; // Axis (one, or none chosen), Axes; Stage, Tensor, Tensors
-};
-
-// The one mapping from the panel's fields to the catalogue's arguments, for checking a step and
-// for writing it. An axis after a stage argument is a loop of that stage (compute_at's scope);
-// `axes` is what a list of axes names (the request's own, or as it is written).
-std::vector<RequestedArg> requestedArgs(const PrimitiveSpec& p, const PrimitiveRequest& r,
-                                        const std::vector<std::string>& axes)
-{
-    std::vector<RequestedArg> out(p.args.size());
-    std::size_t nextAxis = 0, nextFactor = 0;
-    bool afterStage = false;
-    for (std::size_t i = 0; i < p.args.size(); ++i) {
-        const ArgSpec& a = p.args[i];
-        RequestedArg& v = out[i];
-        switch (a.kind) {
-        case ArgKind::Axis:
-            if (afterStage) {
-                v.stage = r.targetStage;
-                if (!r.targetAxis.empty()) v.names = {r.targetAxis};
-            } else {
-                v.stage = r.stage;
-                if (nextAxis < r.axes.size()) v.names = {r.axes[nextAxis++]};
-            }
-            break;
-        case ArgKind::Axes:
-            v.stage = r.stage;
-            v.names = axes;
-            break;
-        case ArgKind::Factor:
-            if (a.required) {
-                v.number = nextFactor++ == 0 ? r.factor : r.yFactor;
-            } else {
-                v.given = (a.name == "nparts") == r.nparts && a.name != "disable_predication";
-                v.number = r.factor;
-            }
-            break;
-        case ArgKind::Int:
-            v.number = a.name == "offset"        ? r.offset
-                       : a.name == "factor_axis" ? r.factorAxis
-                                                 : r.factor;
-            v.given = a.required || v.number != 0;
-            break;
-        case ArgKind::Text: v.text = r.pragmaKey; break;
-        case ArgKind::Scope: v.text = r.scope; break;
-        case ArgKind::ThreadAxis: v.text = r.threadTag; break;
-        case ArgKind::Stage:
-            afterStage = true;
-            v.names = {r.targetStage};
-            break;
-        case ArgKind::Tensor: v.names = {r.stage}; break;
-        case ArgKind::Tensors: v.names = r.readers; break;
-        case ArgKind::Value:
-            v.given = a.name == "pragma_value" && r.hasPragmaValue;
-            v.number = r.pragmaValue;
-            break;
-        }
-    }
-    return out;
-}
-
-} // namespace
-
-std::string StatementWriter::scheduleRefusal(const PrimitiveRequest& r) const
+std::string StatementWriter::scheduleRefusal(const NamedStep& r) const
 {
     if (!m_context.schedule) return "no schedule is shown";
     if (!findStage(*m_context.schedule, r.stage)) return "there is no stage " + quoted(r.stage);
     return {};
 }
 
-std::string StatementWriter::resolve(const PrimitiveRequest& r,
-                                     const std::vector<std::string>& axes, bool probe,
-                                     ScheduleStep* step) const
-{
-    const PrimitiveSpec& p = *findPrimitive(r.primitive);
-    const Schedule& sch = *m_context.schedule;
-    const Stage* st = findStage(sch, r.stage);
-    *step = makeStep(p, st->op);
-    std::string missing;
-    auto axis = [&](const Stage& s, const std::string& var) {
-        IterVar iv = findAxis(s, var);
-        if (!iv && missing.empty())
-            missing =
-                "axis " + quoted(axisDisplayName(var)) + " is not a loop of " + quoted(s.name());
-        return iv;
-    };
-    auto tensor = [&](const std::string& name) -> Tensor {
-        const Stage* s = findStage(sch, name);
-        if (!s && missing.empty()) missing = "there is no stage " + quoted(name);
-        return s ? s->op : nullptr;
-    };
-    // Probing an incomplete request: a stand-in for a loop not chosen, so that core can say
-    // what it says about the stage as a whole.
-    const IterVar standIn = makeIterVar("?", Range{makeInt(0), makeInt(1)}, IterKind::DataPar);
-    const std::vector<RequestedArg> requested = requestedArgs(p, r, axes);
-    const Stage* target = nullptr; // the stage argument's, once read
-    for (std::size_t i = 0; i < p.args.size(); ++i) {
-        const ArgSpec& a = p.args[i];
-        const RequestedArg& q = requested[i];
-        StepArg& v = step->args[i];
-        v.given = q.given;
-        v.number = q.number;
-        v.text = q.text;
-        switch (a.kind) {
-        case ArgKind::Axis: {
-            // A loop of the stage, or, after a stage argument, of that stage.
-            const Stage& of = target ? *target : *st;
-            if (!q.names.empty()) {
-                if (IterVar iv = axis(of, q.names.front())) v.axes = {iv};
-            } else if (probe) {
-                v.axes = {target && !target->leafIterVars.empty() ? target->leafIterVars[0]
-                                                                  : standIn};
-            }
-            break;
-        }
-        case ArgKind::Axes:
-            for (auto& var : q.names)
-                if (IterVar iv = axis(*st, var)) v.axes.push_back(iv);
-            if (probe && v.axes.empty()) v.axes = {standIn};
-            break;
-        case ArgKind::Stage: {
-            target = findStage(sch, q.names.front());
-            if (!target && probe) {
-                std::vector<std::string> consumers = consumersOf(r.stage);
-                target = consumers.empty() ? st : findStage(sch, consumers.front());
-                if (!target) target = st;
-            }
-            if (!target && missing.empty()) missing = "there is no stage " + quoted(r.targetStage);
-            if (target) v.tensors = {target->op};
-            break;
-        }
-        case ArgKind::Tensor: v.tensors = {st->op}; break;
-        case ArgKind::Tensors:
-            for (auto& reader : q.names)
-                if (Tensor t = tensor(reader)) v.tensors.push_back(t);
-            break;
-        case ArgKind::Value: v.value = makeInt(q.number); break;
-        default: break;
-        }
-        if (a.kind == ArgKind::Axis && v.axes.empty() && missing.empty())
-            missing = "choose an axis for " + quoted(a.name);
-    }
-    return missing;
-}
-
-std::string StatementWriter::stageRefusal(const PrimitiveRequest& r) const
+std::string StatementWriter::stageRefusal(const NamedStep& r) const
 {
     if (std::string why = scheduleRefusal(r); !why.empty()) return why;
     ScheduleStep step;
     // Only a refusal of the call as a whole: one about an argument may be the stand-in's.
-    if (!resolve(r, r.axes, true, &step).empty()) return {};
+    const std::vector<std::string> consumers = consumersOf(r.stage);
+    const ResolveProbe probe{consumers.empty() ? std::string() : consumers.front()};
+    if (!resolveStep(*m_context.schedule, r, &step, &probe).empty()) return {};
     AppliedStep applied = applyToCopy(*m_context.schedule, step);
     return applied.ok() || applied.error->argument() >= 0 ? std::string()
                                                           : applied.error->message();
 }
 
-WrittenStatement StatementWriter::build(const PrimitiveRequest& r) const
+WrittenStatement StatementWriter::build(const NamedStep& r) const
 {
     WrittenStatement out;
     out.refusal = check(r);
@@ -339,7 +235,8 @@ WrittenStatement StatementWriter::build(const PrimitiveRequest& r) const
     // The loops a list of axes names, as written: fuse outer to inner; a full reorder only the
     // loops that moved (reorder keeps the others in place).
     const StageInfo& st = *stageInfo(r.stage);
-    std::vector<std::string> listed = r.axes;
+    const StepParts parts = partsOf(*findPrimitive(r.primitive), r);
+    std::vector<std::string> listed = parts.loops;
     if (r.primitive == "fuse") {
         std::sort(listed.begin(), listed.end(),
                   [&](auto& a, auto& b) { return leafIndex(st, a) < leafIndex(st, b); });
@@ -349,8 +246,10 @@ WrittenStatement StatementWriter::build(const PrimitiveRequest& r) const
             if (st.axes[i].var != listed[i]) moved.push_back(listed[i]);
         listed = moved;
     }
+    NamedStep written = r;
+    if (parts.list) written.loops(parts.list->name, listed);
     ScheduleStep step;
-    out.refusal = resolve(r, listed, false, &step);
+    out.refusal = resolveStep(*m_context.schedule, written, &step);
     if (!out.refusal.empty()) return out;
     // Core's check and the statement, in the script's names (binding a loop that has none).
     StepWriter writer(*m_context.schedule, scriptNames());

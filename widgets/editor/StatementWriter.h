@@ -6,6 +6,7 @@
 #pragma once
 
 #include "explore/Explorer.h"
+#include "te/NamedStep.h"
 #include "te/StepWriter.h"
 
 #include <cstdint>
@@ -38,29 +39,6 @@ struct ScheduleContext {
     std::shared_ptr<const Schedule> schedule;
 };
 
-// What the user chose. Axes are named by AxisInfo::var ("i.outer") of `stage`.
-struct PrimitiveRequest {
-    std::string primitive = "split"; // a name in core's primitive catalogue
-    std::string stage;
-    // Split, Vectorize, Parallel, Unroll, Pragma, Bind, StorageAlign, Rfactor: one axis.
-    // Tile: x then y. Fuse: two or more adjacent axes. Reorder: the new order, either of every
-    // loop axis of the stage (only the axes that moved are written) or of some of them.
-    std::vector<std::string> axes;
-    std::int64_t factor = 8;     // split factor (or nparts), tile x_factor, storage_align factor
-    bool nparts = false;         // split by nparts= instead of factor=
-    std::int64_t yFactor = 8;    // tile y_factor
-    std::int64_t offset = 0;     // storage_align offset
-    std::string targetStage;     // compute_at: the consumer stage
-    std::string targetAxis;      // compute_at: AxisInfo::var of the consumer's loop
-    std::string scope = "local"; // cache_read, cache_write: "global", "local", "shared"
-    std::vector<std::string> readers; // cache_read: the reading stages
-    std::string pragmaKey = "unroll";
-    bool hasPragmaValue = false;
-    std::int64_t pragmaValue = 0;
-    std::string threadTag = "threadIdx.x"; // bind
-    int factorAxis = 0;                    // rfactor
-};
-
 // A written statement (one or more lines, no trailing newline) or why it cannot be written.
 struct WrittenStatement {
     std::string text;
@@ -76,10 +54,12 @@ public:
     const ScheduleContext& context() const { return m_context; }
     const StageInfo* stageInfo(const std::string& name) const;
 
-    // Empty when the request is legal and writable, else the reason (core's words where the
-    // schedule refuses the step).
-    std::string whyIllegal(const PrimitiveRequest& request) const;
-    WrittenStatement write(const PrimitiveRequest& request) const;
+    // Empty when the step the user chose is legal and writable, else the reason (core's words
+    // where the schedule refuses it). Its loops are named by AxisInfo::var ("i.outer"); the
+    // loops of a list of axes as selected (a full reorder: every loop of the stage in the new
+    // order, of which only those that moved are written).
+    std::string whyIllegal(const NamedStep& step) const;
+    WrittenStatement write(const NamedStep& step) const;
 
     // The stages whose loops `stage` may be computed at (its consumers).
     std::vector<std::string> consumersOf(const std::string& stage) const;
@@ -91,20 +71,15 @@ public:
                                           int lastLine, const std::string& newName);
 
 private:
-    // What the panel says about a request before it is a step (incomplete, changes nothing).
-    std::string check(const PrimitiveRequest& r) const;
+    // What the panel says about a step before it is resolved (incomplete, changes nothing).
+    std::string check(const NamedStep& r) const;
     // No schedule shown, or no such stage in it.
-    std::string scheduleRefusal(const PrimitiveRequest& r) const;
-    // The request as a catalogue step on the shown schedule, its list of axes being `axes`; else
-    // the loop or stage it names that the schedule lacks. `probe`: the request may be
-    // incomplete, and a stand-in takes the place of a loop not chosen.
-    std::string resolve(const PrimitiveRequest& r, const std::vector<std::string>& axes, bool probe,
-                        ScheduleStep* step) const;
-    // For an incomplete request: what core refuses about the call as a whole, if anything.
-    std::string stageRefusal(const PrimitiveRequest& r) const;
+    std::string scheduleRefusal(const NamedStep& r) const;
+    // For an incomplete step: what core refuses about the call as a whole, if anything.
+    std::string stageRefusal(const NamedStep& r) const;
     // The context's names as the statement writer takes them.
     ScriptNames scriptNames() const;
-    WrittenStatement build(const PrimitiveRequest& r) const;
+    WrittenStatement build(const NamedStep& r) const;
 
     std::vector<StageInfo> m_stages;
     ScheduleContext m_context;

@@ -45,16 +45,11 @@ public:
     {
         const StageFacts& f = in.stage;
         const std::string block = f.name + ".local", panel = f.panelInput + ".global";
-        TuneStep cw;
-        cw.primitive = "cache_write";
-        cw.stage = f.name;
-        cw.text = "local";
+        NamedStep cw = NamedStep("cache_write", f.name).text("scope", "local");
         cw.names = {f.name + "_local"};
-        TuneStep cr;
-        cr.primitive = "cache_read";
-        cr.stage = f.panelInput;
-        cr.text = "global";
-        cr.target = block;
+        NamedStep cr = NamedStep("cache_read", f.panelInput)
+                           .text("scope", "global")
+                           .stages("readers", {block});
         cr.names = {f.panelInput + "_panel"};
         return {
             {{plan(f.name, block, Outer), plan(block, f.name, Block), plan(panel, f.name, Panel)},

@@ -72,11 +72,9 @@ public:
         const std::string base = baseName(axis);
         if (!r.split(pl.stage, axis, factor, {base + "_o", base + "_i"}, &outer, &innerPart))
             return false;
-        TuneStep rf;
-        rf.primitive = "rfactor";
-        rf.stage = pl.stage;
-        rf.axes = {inner ? innerPart : outer};
-        rf.number = 0;
+        NamedStep rf = NamedStep("rfactor", pl.stage)
+                           .loops("axis", {inner ? innerPart : outer})
+                           .number("factor_axis", 0);
         rf.names = {baseName(pl.stage) + "_rf"};
         if (!r.step(rf)) return false;
         const std::string partial = r.lastOutput().tensor->name;

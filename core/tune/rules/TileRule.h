@@ -54,10 +54,7 @@ public:
             }
         } else if (attach && in.allowed("cache_write") && f.reduction) {
             const std::string cache = f.name + ".local";
-            TuneStep cw;
-            cw.primitive = "cache_write";
-            cw.stage = f.name;
-            cw.text = "local";
+            NamedStep cw = NamedStep("cache_write", f.name).text("scope", "local");
             cw.names = {f.name + "_local"};
             for (int level : {1, 2, 3})
                 out.push_back({{structured(plan(cache, f.name, level), InLocalCache),

@@ -86,7 +86,8 @@ protected:
         fast->gflops = 123.4;
         fast->statements = defaultSchedule(decl, outVar);
         ASSERT_FALSE(fast->statements.empty());
-        fast->steps.push_back({"split", "x", {"i"}, 2, false, "", "", {}}); // told apart
+        fast->steps.push_back(
+            NamedStep("split", "x").loops("parent", {"i"}).number("factor", 2)); // told apart
         std::string why;
         const std::string log = (dir / "m.tasks" / file).string();
         ASSERT_TRUE(appendRecord(log, slow, &why)) << why;

@@ -164,7 +164,7 @@ TEST(SketchRules, TileStructuresFollowTheConsumers)
             for (const StagePlan& p : b.plans)
                 line += " | " + p.ruleName() + " " + p.stage + " " + p.partner + " " +
                         std::to_string(p.level);
-            for (const TuneStep& s : b.prologue)
+            for (const NamedStep& s : b.prologue)
                 line += " | " + describe(s);
             out.push_back(line);
         }
@@ -287,7 +287,7 @@ TEST(SketchRules, ARuleAddedToTheListIsTried)
     ASSERT_TRUE(r.ok) << r.why;
     ASSERT_EQ(r.steps.size(), 1u);
     EXPECT_EQ(r.steps[0].primitive, "parallel");
-    EXPECT_EQ(r.steps[0].axes, (std::vector<std::string>{"b"}));
+    EXPECT_EQ(r.steps[0].allLoops(), (std::vector<std::string>{"b"}));
     EXPECT_TRUE(realize(v, sk, {0}, o, true).steps.empty());
 
     // The rule ranks its sketch first and gives its knob its value; the rules' own defaults

@@ -23,11 +23,8 @@ TuneRecord sampleRecord(double ms, const std::string& factor = "16")
     r.variant = "naive";
     r.sizes = {{"M", 64}, {"N", 32}};
     r.sketch = "C: tiled";
-    TuneStep s;
-    s.primitive = "split";
-    s.stage = "C";
-    s.axes = {"i"};
-    s.number = std::stoll(factor);
+    NamedStep s =
+        NamedStep("split", "C").loops("parent", {"i"}).number("factor", std::stoll(factor));
     s.names = {"i_0", "i_1"};
     r.steps = {s};
     r.statements = {"i_0, i_1 = s[C].split(i, factor=" + factor + ")"};
@@ -69,6 +66,49 @@ TEST(TuneLog, RecordsRoundTrip)
     EXPECT_EQ(back.cpu, "znver4");
     EXPECT_EQ(back.threads, 2);
     EXPECT_TRUE(back.ok());
+}
+
+// Steps are kept in the log's compact form, by kind ("a" the loops, "n" the number, "t" the text,
+// "at" the stage), as every log so far has them; a step that form cannot hold is kept whole, by
+// its arguments' names. Both read back as the step.
+TEST(TuneLog, StepsAreWrittenCompactlyWhereTheyFitAndWholeWhereNot)
+{
+    const std::vector<NamedStep> steps = {
+        NamedStep("split", "C").loops("parent", {"i"}).number("nparts", 4),
+        NamedStep("compute_at", "B").stages("parent", {"C"}).loops("scope", {"i_0"}),
+        NamedStep("pragma", "C")
+            .loops("var", {"i_0"})
+            .text("pragma_type", "auto_unroll_max_step")
+            .number("pragma_value", 64),
+        NamedStep("cache_read", "A").text("scope", "global").stages("readers", {"C.local"}),
+        NamedStep("rfactor", "C").loops("axis", {"k_i"}).number("factor_axis", 0),
+        NamedStep("fuse", "C").loops("args", {"i_0", "j_0"}),
+        NamedStep("tile", "C")
+            .loops("x_parent", {"i"})
+            .loops("y_parent", {"j"})
+            .number("x_factor", 8)
+            .number("y_factor", 4),
+        NamedStep("cache_read", "A").text("scope", "shared").stages("readers", {"C", "D"}),
+    };
+    TuneRecord r = sampleRecord(1.5);
+    r.steps = steps;
+    const std::string line = recordLine(r);
+    EXPECT_NE(line.find(R"({"a":["i"],"n":4,"nparts":true,"p":"split","s":"C"})"),
+              std::string::npos)
+        << line;
+    EXPECT_NE(line.find(R"({"a":["i_0"],"at":"C","p":"compute_at","s":"B"})"), std::string::npos)
+        << line;
+    EXPECT_NE(line.find(R"({"a":["k_i"],"p":"rfactor","s":"C"})"), std::string::npos) << line;
+    EXPECT_NE(line.find(R"("args":{"x_factor":8,"x_parent":["i"],"y_factor":4,"y_parent":["j"]})"),
+              std::string::npos)
+        << line;
+    TuneRecord back;
+    std::string why;
+    ASSERT_TRUE(parseRecord(line, &back, &why)) << why;
+    ASSERT_EQ(back.steps.size(), steps.size());
+    for (std::size_t i = 0; i < steps.size(); ++i)
+        EXPECT_EQ(back.steps[i], steps[i])
+            << describe(steps[i]) << " / " << describe(back.steps[i]);
 }
 
 TEST(TuneLog, LinesThatAreNotRecordsAreSkippedAndSetAside)
@@ -123,13 +163,13 @@ TEST(TuneLog, BestRecordIsTheFastestCheckedAtThoseSizesByItsLatestMeasurement)
     records.push_back(other);
     const TuneRecord* best = bestRecord(records, "abc", {{"M", 64}, {"N", 32}});
     ASSERT_NE(best, nullptr);
-    EXPECT_EQ(best->steps[0].number, 8);
+    EXPECT_EQ(best->steps[0].arg("factor")->number, 8);
     // Measured again later, slower: the other one is the best now.
     TuneRecord again = sampleRecord(2.5, "8");
     records.push_back(again);
     best = bestRecord(records, "abc", {{"M", 64}, {"N", 32}});
     ASSERT_NE(best, nullptr);
-    EXPECT_EQ(best->steps[0].number, 16);
+    EXPECT_EQ(best->steps[0].arg("factor")->number, 16);
     EXPECT_EQ(bestRecord(records, "other", {{"M", 64}, {"N", 32}}), nullptr);
 }
 

@@ -3,6 +3,7 @@
 #include "EditorTestScripts.h"
 
 #include "editor/StatementWriter.h"
+#include "schedule/Primitives.h"
 
 #include <QTest>
 
@@ -17,13 +18,43 @@ QString q(const std::string& s)
     return QString::fromStdString(s);
 }
 
-PrimitiveRequest request(const std::string& p, const std::string& stage,
-                         std::vector<std::string> axes = {})
+// The loops as the panel passes the selected ones.
+void setLoops(NamedStep& r, const std::vector<std::string>& loops)
 {
-    PrimitiveRequest r;
-    r.primitive = p;
-    r.stage = stage;
-    r.axes = std::move(axes);
+    const PrimitiveSpec& spec = *findPrimitive(r.primitive);
+    for (const ArgSpec& a : spec.args)
+        if (a.kind == ArgKind::Axis || a.kind == ArgKind::Axes)
+            r.args.erase(a.name);
+        else if (a.kind == ArgKind::Stage)
+            break;
+    fillLoops(r, spec, loops);
+}
+
+// A step as the panel's form makes it by default: factors of 8, storage_align's factor 8 and
+// offset 0, the unroll pragma without a value, the local scope, threadIdx.x, no consumer chosen
+// and no readers.
+NamedStep request(const std::string& p, const std::string& stage,
+                  std::vector<std::string> loops = {})
+{
+    NamedStep r(p, stage);
+    const PrimitiveSpec& spec = *findPrimitive(p);
+    for (const ArgSpec& a : spec.args) {
+        switch (a.kind) {
+        case ArgKind::Factor:
+            if (a.required || a.name == "factor") r.number(a.name, 8);
+            break;
+        case ArgKind::Int:
+            if (a.required) r.number(a.name, a.name == "offset" ? 0 : 8);
+            break;
+        case ArgKind::Text: r.text(a.name, "unroll"); break;
+        case ArgKind::Scope: r.text(a.name, "local"); break;
+        case ArgKind::ThreadAxis: r.text(a.name, "threadIdx.x"); break;
+        case ArgKind::Stage: r.stages(a.name, {""}); break;
+        case ArgKind::Tensors: r.stages(a.name, {}); break;
+        default: break;
+        }
+    }
+    setLoops(r, loops);
     return r;
 }
 
@@ -52,7 +83,7 @@ class StatementWriterTest : public QObject {
 private:
     // Writes the request for a variant of the sample and checks that the script with the
     // statement appended to the variant's block evaluates and lowers.
-    QString writeAndCheck(const VariantFixture& f, const PrimitiveRequest& r)
+    QString writeAndCheck(const VariantFixture& f, const NamedStep& r)
     {
         StatementWriter w(f.stages, f.context);
         WrittenStatement s = w.write(r);
@@ -69,7 +100,7 @@ private:
         return q(s.text);
     }
 
-    QString refusal(const VariantFixture& f, const PrimitiveRequest& r)
+    QString refusal(const VariantFixture& f, const NamedStep& r)
     {
         return q(StatementWriter(f.stages, f.context).whyIllegal(r));
     }
@@ -90,17 +121,17 @@ private slots:
 
     void splitBoundAxis()
     {
-        PrimitiveRequest r = request("split", "C", {"j.inner"});
-        r.factor = 8;
+        NamedStep r = request("split", "C", {"j.inner"});
+        r.number("factor", 8);
         QCOMPARE(writeAndCheck(matmul("split k"), r),
                  u"j_inner_outer, j_inner_inner = s[C].split(ji, factor=8)"_s);
     }
 
     void splitByNparts()
     {
-        PrimitiveRequest r = request("split", "C", {"i.outer"});
-        r.factor = 4;
-        r.nparts = true;
+        NamedStep r = request("split", "C", {"i.outer"});
+        r.args.erase("factor");
+        r.number("nparts", 4);
         QCOMPARE(writeAndCheck(matmul("split k"), r),
                  u"i_outer_outer, i_outer_inner = s[C].split(io, nparts=4)"_s);
     }
@@ -111,7 +142,7 @@ private slots:
         f.context.usedNames.insert("j_inner_outer");
         f.context.usedNames.insert("j_inner_outer_1");
         f.context.usedNames.insert("j_inner_inner");
-        PrimitiveRequest r = request("split", "C", {"j.inner"});
+        NamedStep r = request("split", "C", {"j.inner"});
         QCOMPARE(writeAndCheck(f, r),
                  u"j_inner_outer_2, j_inner_inner_1 = s[C].split(ji, factor=8)"_s);
     }
@@ -122,7 +153,7 @@ private slots:
         QVERIFY(!f.context.axisVars.count("i"));
         QVERIFY(f.context.usedNames.count("i")); // bound by later variants
         f.context.usedNames.erase("i");
-        PrimitiveRequest r = request("split", "C", {"i"});
+        NamedStep r = request("split", "C", {"i"});
         // The stage's root axes are bound together, as TVM scripts do (j is taken elsewhere).
         QCOMPARE(writeAndCheck(f, r),
                  u"i, j_1 = s[C].op.axis\ni_outer, i_inner = s[C].split(i, factor=8)"_s);
@@ -135,8 +166,8 @@ private slots:
     {
         VariantFixture f = matmul("naive");
         f.context.axisVars.clear(); // as if the script had no variable for k
-        PrimitiveRequest r = request("split", "C", {"k"});
-        r.factor = 4;
+        NamedStep r = request("split", "C", {"k"});
+        r.number("factor", 4);
         QCOMPARE(writeAndCheck(f, r),
                  u"(k_1,) = s[C].op.reduce_axis\nk_outer, k_inner = s[C].split(k_1, factor=4)"_s);
     }
@@ -162,7 +193,7 @@ private slots:
         VariantFixture f = matmul("split k");
         f.context.stageAxisVars["C"]["j.inner"] = "ji";
         f.context.axisVars["j.inner"] = "other";
-        PrimitiveRequest r = request("vectorize", "C", {"j.inner"});
+        NamedStep r = request("vectorize", "C", {"j.inner"});
         QCOMPARE(writeAndCheck(f, r), u"s[C].vectorize(ji)"_s);
     }
 
@@ -174,22 +205,22 @@ private slots:
         // Bind i, j in the script the way the context says.
         f.script = insertAfter(f.script, f.lastLine, "i, j = s[C].op.axis");
         f.lastLine += 1;
-        PrimitiveRequest r = request("tile", "C", {"i", "j"});
-        r.factor = 8;
-        r.yFactor = 4;
+        NamedStep r = request("tile", "C", {"i", "j"});
+        r.number("x_factor", 8);
+        r.number("y_factor", 4);
         QCOMPARE(writeAndCheck(f, r),
                  u"i_outer, j_outer, i_inner, j_inner = s[C].tile(i, j, x_factor=8, y_factor=4)"_s);
         QCOMPARE(refusal(f, request("tile", "C", {"i", "i"})), u"tile needs two different axes"_s);
-        r.yFactor = 0;
+        r.number("y_factor", 0);
         QCOMPARE(refusal(f, r), u"tile factor must be a positive integer"_s);
     }
 
     void fuseAdjacent()
     {
-        PrimitiveRequest r = request("fuse", "C", {"j.outer", "i.outer"});
+        NamedStep r = request("fuse", "C", {"j.outer", "i.outer"});
         QCOMPARE(writeAndCheck(matmul("tile 32x32"), r),
                  u"i_outer_j_outer_fused = s[C].fuse(io, jo)"_s);
-        r.axes = {"i.outer", "j.outer", "i.inner"};
+        setLoops(r, {"i.outer", "j.outer", "i.inner"});
         QCOMPARE(writeAndCheck(matmul("tile 32x32"), r),
                  u"i_outer_j_outer_fused_i_inner_fused = s[C].fuse(io, jo, ii)"_s);
     }
@@ -208,10 +239,10 @@ private slots:
     void reorderWritesOnlyTheAxesThatMoved()
     {
         // io, jo, ko, ii, ji, ki -> io, jo, ko, ki, ii, ji
-        PrimitiveRequest r = request(
-            "reorder", "C", {"i.outer", "j.outer", "k.outer", "k.inner", "i.inner", "j.inner"});
+        NamedStep r = request("reorder", "C",
+                              {"i.outer", "j.outer", "k.outer", "k.inner", "i.inner", "j.inner"});
         QCOMPARE(writeAndCheck(matmul("split k"), r), u"s[C].reorder(ki, ii, ji)"_s);
-        r.axes = {"j.inner", "i.inner"};
+        setLoops(r, {"j.inner", "i.inner"});
         QCOMPARE(writeAndCheck(matmul("split k"), r), u"s[C].reorder(ji, ii)"_s);
     }
 
@@ -254,26 +285,25 @@ private slots:
     void pragma()
     {
         VariantFixture f = matmul("split k");
-        PrimitiveRequest r = request("pragma", "C", {"i.outer"});
-        r.pragmaKey = "auto_unroll_max_step";
-        r.hasPragmaValue = true;
-        r.pragmaValue = 16;
+        NamedStep r = request("pragma", "C", {"i.outer"});
+        r.text("pragma_type", "auto_unroll_max_step");
+        r.number("pragma_value", 16);
         QCOMPARE(writeAndCheck(f, r), u"s[C].pragma(io, \"auto_unroll_max_step\", 16)"_s);
-        r.pragmaKey = "unroll";
-        r.hasPragmaValue = false;
-        r.axes = {"k.inner"};
+        r.text("pragma_type", "unroll");
+        r.args.erase("pragma_value");
+        setLoops(r, {"k.inner"});
         QCOMPARE(writeAndCheck(f, r), u"s[C].pragma(ki, \"unroll\")"_s);
-        r.pragmaKey = "auto_unroll_max_step";
+        r.text("pragma_type", "auto_unroll_max_step");
         QCOMPARE(refusal(f, r),
                  u"pragma auto_unroll_max_step needs a non-negative integer value"_s);
-        r.pragmaKey = "fast";
+        r.text("pragma_type", "fast");
         QVERIFY(refusal(f, r).startsWith(u"unknown pragma 'fast'"_s));
     }
 
     void bind()
     {
-        PrimitiveRequest r = request("bind", "C", {"i.outer"});
-        r.threadTag = "blockIdx.x";
+        NamedStep r = request("bind", "C", {"i.outer"});
+        r.text("thread_ivar", "blockIdx.x");
         VariantFixture f = matmul("split k");
         QCOMPARE(q(StatementWriter(f.stages, f.context).write(r).text),
                  u"s[C].bind(io, te.thread_axis(\"blockIdx.x\"))"_s);
@@ -287,19 +317,19 @@ private slots:
     void storageAlign()
     {
         VariantFixture f = matmul("split k");
-        PrimitiveRequest r = request("storage_align", "C", {"i.outer"});
-        r.factor = 16;
-        r.offset = 1;
+        NamedStep r = request("storage_align", "C", {"i.outer"});
+        r.number("factor", 16);
+        r.number("offset", 1);
         QCOMPARE(refusal(f, r),
                  u"storage_align needs one of the tensor's own dimensions (an axis of "
                  "op.axis), not a split or reduction axis"_s);
         VariantFixture n = matmul("naive");
-        r.axes = {"i"};
+        setLoops(r, {"i"});
         QCOMPARE(writeAndCheck(n, r), u"i_1, j_1 = s[C].op.axis\ns[C].storage_align(i_1, 16, 1)"_s);
-        r.offset = 16;
+        r.number("offset", 16);
         QCOMPARE(refusal(n, r), u"storage_align offset must be in [0, factor)"_s);
-        r.axes = {"k"};
-        r.offset = 0;
+        setLoops(r, {"k"});
+        r.number("offset", 0);
         QVERIFY(refusal(n, r).startsWith(u"storage_align needs one of the tensor's own"_s));
     }
 
@@ -308,9 +338,9 @@ private slots:
         VariantFixture f = fixture(readSample("softmax.py"), "stages");
         QVERIFY(!f.stages.empty());
         // maxelem is read by expval only, so it can be computed per row of expval.
-        PrimitiveRequest r = request("compute_at", "maxelem");
-        r.targetStage = "expval";
-        r.targetAxis = "i";
+        NamedStep r = request("compute_at", "maxelem");
+        r.stages("parent", {"expval"});
+        r.loops("scope", {"i"});
         QCOMPARE(writeAndCheck(f, r),
                  u"i_1, j_1 = s[expval].op.axis\ns[maxelem].compute_at(s[expval], i_1)"_s);
         // A loop that already has a variable is used as it is.
@@ -327,23 +357,23 @@ private slots:
                              {"maxelem", {"expval"}},
                              {"expval", {"expsum", "softmax"}},
                              {"expsum", {"softmax"}}};
-        PrimitiveRequest r = request("compute_at", "softmax");
+        NamedStep r = request("compute_at", "softmax");
         QCOMPARE(refusal(f, r), u"cannot compute_at 'softmax': it is an output; only producers can "
                                 "be computed inside a consumer's loop"_s);
         r.stage = "A";
         QCOMPARE(refusal(f, r), u"'A' is a placeholder; only computed tensors can be attached"_s);
         r.stage = "maxelem";
         QCOMPARE(refusal(f, r), u"choose a loop of a consumer to compute 'maxelem' at"_s);
-        r.targetStage = "expsum";
-        r.targetAxis = "i";
+        r.stages("parent", {"expsum"});
+        r.loops("scope", {"i"});
         // As TVM, a producer may go to a loop of any stage that uses it, also through stages
         // attached later (a cache stage's reader); where a reader stays outside the loop,
         // lowering says so at this statement.
         QCOMPARE(refusal(f, r), QString());
-        r.targetStage = "maxelem";
+        r.stages("parent", {"maxelem"});
         QCOMPARE(refusal(f, r), u"cannot compute 'maxelem' at its own axis 'i'"_s);
-        r.targetStage = "expval";
-        r.targetAxis = "nope";
+        r.stages("parent", {"expval"});
+        r.loops("scope", {"nope"});
         QCOMPARE(refusal(f, r), u"axis 'nope' is not a loop of 'expval'"_s);
         QCOMPARE(q(StatementWriter(f.stages, f.context).consumersOf("expval")[1]), u"softmax"_s);
     }
@@ -379,28 +409,28 @@ private slots:
     void cacheRead()
     {
         VariantFixture f = matmul("naive");
-        PrimitiveRequest r = request("cache_read", "A");
-        r.scope = "shared";
-        r.readers = {"C"};
+        NamedStep r = request("cache_read", "A");
+        r.text("scope", "shared");
+        r.stages("readers", {"C"});
         QCOMPARE(writeAndCheck(f, r), u"A_shared = s.cache_read(A, \"shared\", [C])"_s);
         f.context.usedNames.insert("A_shared");
         QCOMPARE(writeAndCheck(f, r), u"A_shared_1 = s.cache_read(A, \"shared\", [C])"_s);
-        r.readers = {};
+        r.stages("readers", {});
         QCOMPARE(refusal(f, r), u"cache_read needs at least one reader"_s);
-        r.readers = {"B"};
+        r.stages("readers", {"B"});
         QCOMPARE(refusal(f, r), u"'B' does not read 'A'"_s);
-        r.readers = {"C"};
-        r.scope = "texture";
+        r.stages("readers", {"C"});
+        r.text("scope", "texture");
         QVERIFY(refusal(f, r).startsWith(u"unknown storage scope 'texture'"_s));
     }
 
     void cacheWrite()
     {
         VariantFixture f = matmul("naive");
-        PrimitiveRequest r = request("cache_write", "C");
-        r.scope = "local";
+        NamedStep r = request("cache_write", "C");
+        r.text("scope", "local");
         QCOMPARE(writeAndCheck(f, r), u"C_local = s.cache_write(C, \"local\")"_s);
-        r.scope = "global";
+        r.text("scope", "global");
         QCOMPARE(writeAndCheck(f, r), u"C_global = s.cache_write(C, \"global\")"_s);
         QCOMPARE(refusal(matmul("tile 32x32"), r),
                  u"cache_write of 'C' must come before any other primitive on it"_s);
@@ -414,11 +444,11 @@ private slots:
         QCOMPARE(writeAndCheck(n, request("rfactor", "C", {"k"})), u"C_rf = s.rfactor(C, k)"_s);
         VariantFixture f = fixture(kSplitKOnly, "split k");
         QVERIFY(!f.stages.empty());
-        PrimitiveRequest r = request("rfactor", "C", {"k.inner"});
+        NamedStep r = request("rfactor", "C", {"k.inner"});
         QCOMPARE(writeAndCheck(f, r), u"C_rf = s.rfactor(C, ki)"_s);
-        r.factorAxis = 1;
+        r.number("factor_axis", 1);
         QCOMPARE(writeAndCheck(f, r), u"C_rf = s.rfactor(C, ki, factor_axis=1)"_s);
-        r.factorAxis = 3;
+        r.number("factor_axis", 3);
         QCOMPARE(refusal(f, r), u"factor_axis must be between 0 and 2"_s);
     }
 
