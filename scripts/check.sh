@@ -42,10 +42,16 @@ for check in "${checks[@]}"; do
     echo "== the core and command-line tests with AddressSanitizer and UndefinedBehaviorSanitizer"
     rm -f /tmp/check-sanitize.log
     scripts/configure-sanitize.sh
-    cmake --build build-sanitize -j "$(nproc)" --target loopscope_core_tests loopscope_codegen_tests \
-      loopscope_cli_tests loopscope-cli
+    # The core's layers (the models' and the differential tests' aside: they take the longest) and
+    # the command-line tool.
+    programs=()
+    for layer in te schedule ir lower explore codegen runtime export protocol tune; do
+      programs+=("loopscope_core_${layer}_tests")
+    done
+    programs+=(loopscope_app_cli_tests)
+    cmake --build build-sanitize -j "$(nproc)" --target "${programs[@]}" loopscope-cli
     export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-    for t in loopscope_core_tests loopscope_codegen_tests loopscope_cli_tests; do
+    for t in "${programs[@]}"; do
       # LeakSanitizer's own tracer can crash while it stops the threads at exit ("Tracer caught
       # signal 11 ... LeakSanitizer has encountered a fatal error"), after every test passed: a
       # crash of the checker, not a finding. Then the binary runs once more; a leak, a sanitizer

@@ -65,4 +65,4 @@ cd "$build"
 QT_QPA_PLATFORM=offscreen ctest --output-on-failure -j "$cores"
 echo "== on one core (taskset -c 0)"
 QT_QPA_PLATFORM=offscreen taskset -c 0 ctest --output-on-failure -j 1 \
-  -R '^(Host|HostCpu|Footprint|Microbench|ThreadPoolTest|Sweep|CliMachine|CliUsage|CliAnalysis|CliSweep|CliLower|Desktop|LadderRunTest|WorkerMeasurer|RequestHandlerTest|MainWindow)([./]|$)'
+  -R '^(Host|HostCpu|Footprint|Microbench|ThreadPoolTest|Sweep|CliMachine|CliUsage|CliAnalysis|CliSweep|CliLower|Desktop|LadderRunTest|WorkerMeasurer|RequestHandlerTest|MainWindowTest)([./]|$)'

@@ -10,6 +10,7 @@
 #include "ir/Printer.h"
 #include "lower/Lower.h"
 #include "runtime/Runner.h"
+#include "support/SourceFiles.h"
 #include "support/TestJit.h"
 #include "te/Program.h"
 
@@ -733,10 +734,8 @@ TEST(CodegenLLVM, LanesReadingOneAddressLoadItOnce)
 // the numbers are right.
 TEST(CodegenLLVM, GemmBestsLocalWriteCacheEndsUpInRegisters)
 {
-    std::ifstream in(std::string(LOOPSCOPE_SOURCE_DIR) + "/samples/gemm_best.py");
-    std::stringstream text;
-    text << in.rdbuf();
-    EvalResult r = evaluateScript(text.str(), {{"M", 128}, {"N", 128}, {"K", 96}});
+    const std::string text = readSourceFile("samples/gemm_best.py");
+    EvalResult r = evaluateScript(text, {{"M", 128}, {"N", 128}, {"K", 96}});
     ASSERT_TRUE(r.ok) << r.error.message;
     const Variant& v = r.program.variants.at(0);
     PrimFunc f = lowerSchedule(v.schedule(), v.args, v.funcName).func;

@@ -7,6 +7,7 @@
 #include "ir/Printer.h"
 #include "lower/Lower.h"
 #include "runtime/RuntimeJit.h"
+#include "support/SourceFiles.h"
 #include "te/Program.h"
 
 #include <gtest/gtest.h>
@@ -21,14 +22,6 @@ using namespace loopscope;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string readText(const fs::path& p)
-{
-    std::ifstream in(p);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
 // The lines (1-based) of the printed function that hold a store.
 std::set<int> storeLines(const PrimFunc& f)

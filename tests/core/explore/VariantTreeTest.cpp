@@ -3,6 +3,7 @@
 // earlier variant does.
 #include "explore/VariantTree.h"
 #include "explore/Explorer.h"
+#include "support/SourceFiles.h"
 
 #include <gtest/gtest.h>
 
@@ -15,10 +16,7 @@ namespace {
 
 Exploration exploreSample(const std::string& name)
 {
-    std::ifstream in(std::string(LOOPSCOPE_SOURCE_DIR) + "/samples/" + name);
-    std::stringstream text;
-    text << in.rdbuf();
-    Exploration x = explore(text.str());
+    Exploration x = explore(readSourceFile("samples/" + name));
     EXPECT_TRUE(x.ok) << x.error.message;
     return x;
 }

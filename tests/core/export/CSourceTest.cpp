@@ -9,6 +9,7 @@
 #include "runtime/Buffer.h"
 #include "runtime/Check.h"
 #include "runtime/Reference.h"
+#include "support/SourceFiles.h"
 #include "te/Program.h"
 
 #include "support/FlatBuffer.h"
@@ -47,14 +48,6 @@ const Sample kSamples[] = {
     {"transpose", {{"M", 64}, {"N", 64}}},
     {"gemm_best", {{"M", 136}, {"N", 136}, {"K", 40}}}, // edge tiles of both blocks
 };
-
-std::string readText(const fs::path& p)
-{
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
 bool haveGcc()
 {

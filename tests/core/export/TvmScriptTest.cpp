@@ -4,6 +4,7 @@
 #include "export/TvmScript.h"
 #include "ir/Printer.h"
 #include "lower/Lower.h"
+#include "support/SourceFiles.h"
 #include "te/Ast.h"
 
 #include "support/Occurrences.h"
@@ -19,14 +20,6 @@ using namespace loopscope;
 using loopscope::testsupport::occurrences;
 
 namespace {
-
-std::string readText(const fs::path& p)
-{
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
 std::string beforeMarker(const std::string& text)
 {

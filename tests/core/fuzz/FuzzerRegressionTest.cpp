@@ -8,6 +8,7 @@
 #include "support/FuzzRunner.h"
 #include "support/OnnxReplay.h"
 #include "support/RandomSchedule.h"
+#include "support/SourceFiles.h"
 #include "te/Program.h"
 
 #include <gtest/gtest.h>
@@ -37,10 +38,7 @@ std::vector<fs::path> inputs(const std::string& target)
 
 std::string bytesOf(const fs::path& p)
 {
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+    return readText(p);
 }
 
 TEST(FuzzerRegressions, ScriptInputsGetAProgramOrADiagnostic)

@@ -3,6 +3,7 @@
 // whose first line is `# skip: REASON` documents a bug that is not fixed yet.
 
 #include "support/FuzzRunner.h"
+#include "support/SourceFiles.h"
 
 #include <gtest/gtest.h>
 
@@ -31,14 +32,6 @@ std::vector<std::string> regressionScripts()
         if (entry.path().extension() == ".py") names.push_back(entry.path().stem().string());
     std::sort(names.begin(), names.end());
     return names;
-}
-
-std::string readText(const fs::path& p)
-{
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
 }
 
 TEST(RegressionScripts, DirectoryHasScripts)

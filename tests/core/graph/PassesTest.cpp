@@ -9,6 +9,7 @@
 #include "graph/OnnxImport.h"
 #include "graph/Operators.h"
 #include "graph/Task.h"
+#include "support/SourceFiles.h"
 
 #include <gtest/gtest.h>
 
@@ -22,10 +23,7 @@ namespace {
 
 std::string readFile(const std::string& path)
 {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
+    return readText(path);
 }
 
 Graph imported(const std::string& bytes, const ImportOptions& options = {})

@@ -1,4 +1,5 @@
 #include "ir/Printer.h"
+#include "support/SourceFiles.h"
 
 #include "ir/Tensor.h"
 
@@ -263,10 +264,7 @@ TEST(PrinterExamples, FullLadder)
 #ifdef LOOPSCOPE_TVM_EXAMPLES_DIR
 std::string readExample(const std::string& name)
 {
-    std::ifstream in(std::string(LOOPSCOPE_TVM_EXAMPLES_DIR) + "/" + name + ".tvm.txt");
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
+    return readText(std::string(LOOPSCOPE_TVM_EXAMPLES_DIR) + "/" + name + ".tvm.txt");
 }
 
 // The embedded texts above are the files TVM printed, byte for byte.

@@ -2,6 +2,7 @@
 // tests/data/golden. Set LOOPSCOPE_UPDATE_GOLDEN=1 to rewrite them (then read the diff).
 #include "ir/Printer.h"
 #include "lower/Lower.h"
+#include "support/SourceFiles.h"
 #include "te/Program.h"
 
 #include <gtest/gtest.h>
@@ -38,14 +39,6 @@ const SampleCase kSamples[] = {
     {"softmax", {{"N", 8}, {"M", 32}}},
     {"conv2d", {{"in_channel", 4}, {"out_channel", 4}, {"in_size", 8}}},
 };
-
-std::string readText(const fs::path& p)
-{
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
 std::string fileName(const std::string& variant)
 {

@@ -3,6 +3,7 @@
 // stage, stride from the index), other programs are not, and the library times the shape it is
 // given.
 #include "runtime/DnnlReference.h"
+#include "support/SourceFiles.h"
 
 #include <gtest/gtest.h>
 
@@ -15,10 +16,7 @@ namespace {
 
 std::string readSample(const char* name)
 {
-    std::ifstream in(std::string(LOOPSCOPE_SOURCE_DIR) + "/samples/" + name);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+    return readSourceFile(std::string("samples/") + name);
 }
 
 TEST(DnnlReference, TheSampleConvolutionIsRecognisedWithItsShape)

@@ -17,10 +17,7 @@ namespace {
 
 std::string sample(const std::string& name)
 {
-    std::ifstream in(std::string(LOOPSCOPE_SOURCE_DIR) + "/samples/" + name + ".py");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+    return readSourceFile("samples/" + name + ".py");
 }
 
 SweepRequest gemmRequest()

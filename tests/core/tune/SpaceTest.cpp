@@ -4,6 +4,7 @@
 #include "tune/Space.h"
 #include "ir/Printer.h"
 #include "lower/Lower.h"
+#include "support/SourceFiles.h"
 #include "te/Program.h"
 #include "tune/StageAnalysis.h"
 
@@ -21,14 +22,6 @@ namespace fs = std::filesystem;
 using namespace loopscope;
 
 namespace {
-
-std::string readText(const fs::path& p)
-{
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
 std::string lowered(const Schedule& sch, const std::vector<Tensor>& args)
 {

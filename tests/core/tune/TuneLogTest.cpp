@@ -2,6 +2,7 @@
 // and set aside; the best record of a workload and sizes is its fastest checked one, by its
 // latest measurement.
 #include "tune/TuneLog.h"
+#include "support/SourceFiles.h"
 #include "support/TuneLogReplay.h"
 #include "te/Program.h"
 #include "tune/Tuner.h"
@@ -228,10 +229,7 @@ TEST(FuzzerRegressions, TuningLogInputsAreReadOrRefused)
         std::error_code ec;
         for (auto& e : fs::directory_iterator(root / folder, ec)) {
             SCOPED_TRACE(e.path().filename().string());
-            std::ifstream in(e.path(), std::ios::binary);
-            std::ostringstream ss;
-            ss << in.rdbuf();
-            LogReplay r = replayLogText(ss.str());
+            LogReplay r = replayLogText(readText(e.path()));
             if (std::string(folder) == "seeds/tunelog") {
                 EXPECT_GT(r.records, 0);
                 EXPECT_EQ(r.replayed, r.records);

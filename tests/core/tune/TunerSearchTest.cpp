@@ -2,6 +2,7 @@
 // process, no XGBoost): the default schedule first, the budget kept, the fastest checked trial as
 // the best (a wrong one never), a crash or a cancel handled, a resumed log counted as measured,
 // every throughput learnt, and the same seed giving the same trials.
+#include "support/SourceFiles.h"
 #include "tune/CostModel.h"
 #include "tune/Features.h"
 #include "tune/TuneLog.h"
@@ -28,10 +29,7 @@ namespace fs = std::filesystem;
 
 std::string readSample(const std::string& name)
 {
-    std::ifstream in(std::string(LOOPSCOPE_SOURCE_DIR) + "/samples/" + name);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+    return readSourceFile("samples/" + name);
 }
 
 // The candidate's statements, as the request's script holds them after its variant comment.

@@ -5,6 +5,8 @@
 // export names without a suffix.
 #include "charts/ChartsView.h"
 
+#include "support/QtTestMain.h"
+
 #include <QApplication>
 #include <QFile>
 #include <QFontMetricsF>
@@ -529,5 +531,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(ChartsViewTest)
+LOOPSCOPE_QTEST_MAIN(ChartsViewTest)
 #include "ChartsViewTest.moc"

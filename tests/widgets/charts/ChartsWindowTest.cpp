@@ -8,6 +8,8 @@
 #include "shell/MainWindow.h"
 #include "worker/WorkerClient.h"
 
+#include "support/QtTestMain.h"
+
 #include <QCoreApplication>
 #include <QDockWidget>
 #include <QFile>
@@ -179,5 +181,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(ChartsWindowTest)
+LOOPSCOPE_QTEST_MAIN(ChartsWindowTest)
 #include "ChartsWindowTest.moc"

@@ -5,6 +5,8 @@
 #include "charts/SweepPanel.h"
 #include "charts/SweepStore.h"
 
+#include "support/QtTestMain.h"
+
 #include <QFile>
 #include <QLineEdit>
 #include <QPushButton>
@@ -375,5 +377,5 @@ void SweepPanelTest::storedPointsSurviveAnEditOfAnotherVariantAndARestart()
         QCOMPARE(p.gflops, p.variant == "tiled" ? 9.0 : 5.0);
 }
 
-QTEST_MAIN(SweepPanelTest)
+LOOPSCOPE_QTEST_MAIN(SweepPanelTest)
 #include "SweepPanelTest.moc"

@@ -4,6 +4,8 @@
 
 #include "editor/EditorPane.h"
 
+#include "support/QtTestMain.h"
+
 #include <Qsci/qscilexerpython.h>
 #include <Qsci/qsciscintilla.h>
 
@@ -344,5 +346,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(EditorPaneTest)
+LOOPSCOPE_QTEST_MAIN(EditorPaneTest)
 #include "EditorPaneTest.moc"

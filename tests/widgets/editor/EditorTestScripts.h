@@ -6,6 +6,7 @@
 
 #include "editor/StatementWriter.h"
 #include "explore/Explorer.h"
+#include "support/SourceFiles.h"
 
 #include <algorithm>
 #include <fstream>
@@ -19,10 +20,7 @@ namespace editortest {
 
 inline std::string readSample(const std::string& name)
 {
-    std::ifstream in(std::string(LOOPSCOPE_SOURCE_DIR) + "/samples/" + name);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+    return loopscope::readSourceFile("samples/" + name);
 }
 
 inline std::vector<std::string> splitLines(const std::string& text)

@@ -3,6 +3,8 @@
 #include "editor/PrimitiveHelp.h"
 #include "schedule/Primitives.h"
 
+#include "support/QtTestMain.h"
+
 #include <QListWidget>
 #include <QTest>
 
@@ -55,5 +57,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(PrimitiveHelpTest)
+LOOPSCOPE_QTEST_MAIN(PrimitiveHelpTest)
 #include "PrimitiveHelpTest.moc"

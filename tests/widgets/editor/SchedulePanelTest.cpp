@@ -6,6 +6,8 @@
 #include "editor/ScheduleModels.h"
 #include "editor/SchedulePanel.h"
 
+#include "support/QtTestMain.h"
+
 #include <QAbstractItemModelTester>
 #include <QAction>
 #include <QCheckBox>
@@ -424,5 +426,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(SchedulePanelTest)
+LOOPSCOPE_QTEST_MAIN(SchedulePanelTest)
 #include "SchedulePanelTest.moc"

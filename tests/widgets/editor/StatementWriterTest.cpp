@@ -5,6 +5,8 @@
 #include "editor/StatementWriter.h"
 #include "schedule/Primitives.h"
 
+#include "support/QtTestMain.h"
+
 #include <QTest>
 
 using namespace loopscope;
@@ -492,5 +494,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(StatementWriterTest)
+LOOPSCOPE_QTEST_MAIN(StatementWriterTest)
 #include "StatementWriterTest.moc"

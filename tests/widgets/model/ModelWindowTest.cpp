@@ -12,6 +12,8 @@
 #include "tune/TuneService.h"
 #include "worker/WorkerClient.h"
 
+#include "support/QtTestMain.h"
+
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
@@ -199,5 +201,5 @@ private:
     QTemporaryDir m_dir;
 };
 
-QTEST_MAIN(ModelWindowTest)
+LOOPSCOPE_QTEST_MAIN(ModelWindowTest)
 #include "ModelWindowTest.moc"

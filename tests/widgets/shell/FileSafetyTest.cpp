@@ -14,6 +14,8 @@
 #include "shell/RunController.h"
 #include "views/LadderStore.h"
 
+#include "support/QtTestMain.h"
+
 #include <QApplication>
 #include <QDir>
 #include <QFile>
@@ -640,5 +642,5 @@ private:
     QString dataFolder;
 };
 
-QTEST_MAIN(FileSafetyTest)
+LOOPSCOPE_QTEST_MAIN(FileSafetyTest)
 #include "FileSafetyTest.moc"

@@ -1,6 +1,5 @@
 // The real main window on the offscreen platform, driven the way a user drives it.
 #include "shell/MainWindow.h"
-#include "app/RunShell.h"
 #include "charts/ChartsView.h"
 #include "charts/SweepPanel.h"
 #include "charts/SweepStore.h"
@@ -13,10 +12,13 @@
 #include "shell/HelpDialogs.h"
 #include "shell/RunController.h"
 #include "shell/Theme.h"
+#include "support/RunShell.h"
 #include "views/CompareView.h"
 #include "views/LadderModel.h"
 #include "views/LoopNestView.h"
 #include "worker/WorkerClient.h"
+
+#include "support/QtTestMain.h"
 
 #include <QAbstractButton>
 #include <QApplication>
@@ -877,5 +879,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(MainWindowTest)
+LOOPSCOPE_QTEST_MAIN(MainWindowTest)
 #include "MainWindowTest.moc"

@@ -8,6 +8,8 @@
 #include "shell/MainWindow.h"
 #include "worker/WorkerClient.h"
 
+#include "support/QtTestMain.h"
+
 #include <Qsci/qsciscintilla.h>
 
 #include <QAction>
@@ -181,5 +183,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TypingTest)
+LOOPSCOPE_QTEST_MAIN(TypingTest)
 #include "TypingTest.moc"

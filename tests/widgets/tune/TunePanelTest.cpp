@@ -16,6 +16,8 @@
 #include "views/TirEditor.h"
 #include "worker/WorkerClient.h"
 
+#include "support/QtTestMain.h"
+
 #include <QAction>
 #include <QFile>
 #include <QMenu>
@@ -256,5 +258,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TunePanelTest)
+LOOPSCOPE_QTEST_MAIN(TunePanelTest)
 #include "TunePanelTest.moc"

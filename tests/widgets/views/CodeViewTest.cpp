@@ -2,6 +2,8 @@
 // empty, and Copy (the selection, else everything).
 #include "views/CodeView.h"
 
+#include "support/QtTestMain.h"
+
 #include <QApplication>
 #include <QClipboard>
 #include <QPlainTextEdit>
@@ -105,5 +107,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(CodeViewTest)
+LOOPSCOPE_QTEST_MAIN(CodeViewTest)
 #include "CodeViewTest.moc"

@@ -6,6 +6,8 @@
 
 #include "explore/Explorer.h"
 
+#include "support/QtTestMain.h"
+
 #include <QAbstractItemModelTester>
 #include <QFont>
 #include <QSignalSpy>
@@ -418,5 +420,5 @@ s[C].parallel(C.op.axis[0])
     }
 };
 
-QTEST_MAIN(LadderModelTest)
+LOOPSCOPE_QTEST_MAIN(LadderModelTest)
 #include "LadderModelTest.moc"

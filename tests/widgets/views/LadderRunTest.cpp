@@ -12,6 +12,8 @@
 #include "views/VariantTreeView.h"
 #include "worker/WorkerClient.h"
 
+#include "support/QtTestMain.h"
+
 #include <QComboBox>
 #include <QDir>
 #include <QDockWidget>
@@ -459,5 +461,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(LadderRunTest)
+LOOPSCOPE_QTEST_MAIN(LadderRunTest)
 #include "LadderRunTest.moc"

@@ -3,6 +3,8 @@
 #include "views/LadderView.h"
 #include "views/LadderModel.h"
 
+#include "support/QtTestMain.h"
+
 #include <QAbstractItemModelTester>
 #include <QHeaderView>
 #include <QScrollBar>
@@ -169,5 +171,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(LadderViewTest)
+LOOPSCOPE_QTEST_MAIN(LadderViewTest)
 #include "LadderViewTest.moc"

@@ -5,6 +5,8 @@
 #include "views/TirEditor.h"
 #include "views/ViewColors.h"
 
+#include "support/QtTestMain.h"
+
 #include <QFile>
 #include <QLabel>
 #include <QScrollBar>
@@ -740,5 +742,5 @@ s[B].reorder(io, jo, ii, ji)
     }
 };
 
-QTEST_MAIN(LoopNestViewTest)
+LOOPSCOPE_QTEST_MAIN(LoopNestViewTest)
 #include "LoopNestViewTest.moc"

@@ -12,6 +12,8 @@
 #include "worker/WorkerClient.h"
 #include "worker/WorkerReply.h"
 
+#include "support/QtTestMain.h"
+
 #include <QFile>
 #include <QLabel>
 #include <QPlainTextEdit>
@@ -173,5 +175,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(ProfileWindowTest)
+LOOPSCOPE_QTEST_MAIN(ProfileWindowTest)
 #include "ProfileWindowTest.moc"

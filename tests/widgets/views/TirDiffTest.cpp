@@ -3,6 +3,8 @@
 #include "views/TirDiff.h"
 #include "explore/Explorer.h"
 
+#include "support/QtTestMain.h"
+
 #include <QFile>
 #include <QTest>
 
@@ -380,5 +382,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TirDiffTest)
+LOOPSCOPE_QTEST_MAIN(TirDiffTest)
 #include "TirDiffTest.moc"

@@ -4,6 +4,8 @@
 #include "worker/WorkerClient.h"
 #include "protocol/Codec.h"
 
+#include "support/QtTestMain.h"
+
 #include <QElapsedTimer>
 #include <QProcess>
 #include <QSignalSpy>
@@ -655,5 +657,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(WorkerClientTest)
+LOOPSCOPE_QTEST_MAIN(WorkerClientTest)
 #include "WorkerClientTest.moc"

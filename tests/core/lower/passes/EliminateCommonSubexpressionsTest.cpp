@@ -1,6 +1,7 @@
 // CommonSubexprElim reproduces the cse_var lets TVM 0.17 prints: the shared examples are rebuilt
 // as TVM has them just before CSE, and the result must print as the example's function body.
 #include "lower/passes/EliminateCommonSubexpressions.h"
+#include "support/SourceFiles.h"
 
 #include "ir/Printer.h"
 #include "lower/passes/UnrollLoops.h"
@@ -42,8 +43,9 @@ Stmt loop(const Var& v, std::int64_t extent, Stmt body, ForKind kind = ForKind::
 // (`C_1 = T.Buffer(...)`) dropped, `C_1[` read as `C[`, indentation relative to the body.
 std::string exampleBody(const std::string& file)
 {
-    std::ifstream in(std::string(LOOPSCOPE_SOURCE_DIR) + "/tests/data/tvm/" + file);
-    EXPECT_TRUE(in.good()) << "cannot read " << file;
+    const std::string text = readSourceFile("tests/data/tvm/" + file);
+    EXPECT_FALSE(text.empty()) << "cannot read " << file;
+    std::istringstream in(text);
     std::string line, out;
     bool inBody = false;
     while (std::getline(in, line)) {

@@ -1,7 +1,7 @@
 // Every script in tests/data/errors is a mistake a user could make. `loopscope-cli check` must
 // exit with 1 and report it at the expected line, in the expected words. The first line of each
 // script says what is expected: "# expect: LINE: message fragment".
-#include "RunShell.h"
+#include "support/RunShell.h"
 
 #include <gtest/gtest.h>
 

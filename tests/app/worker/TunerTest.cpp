@@ -5,6 +5,7 @@
 #include "tune/Tuner.h"
 #include "support/FuzzRunner.h"
 #include "support/RandomSchedule.h"
+#include "support/SourceFiles.h"
 #include "te/Program.h"
 
 #include <gtest/gtest.h>
@@ -18,14 +19,6 @@ namespace fs = std::filesystem;
 using namespace loopscope;
 
 namespace {
-
-std::string readText(const fs::path& p)
-{
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
 fs::path scratch()
 {

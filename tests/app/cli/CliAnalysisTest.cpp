@@ -1,7 +1,8 @@
 // `loopscope-cli lower --footprint`, `lower --tails`, `lower --access` and `profile` as a user runs
 // them: the tutorial's untransformed loop nest outgrowing L1d at its n loop, a prime-sized split's
 // partial tiles, and a profile whose shares add up and land in the loop that does the work.
-#include "RunShell.h"
+#include "support/RunShell.h"
+#include "support/SourceFiles.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -172,10 +173,8 @@ TEST(CliAnalysis, TuneApplyAddsAVariantToTheScript)
                (dir / "log.jsonl").string() + "' --apply");
     EXPECT_EQ(r.exitCode, 0) << r.output;
     EXPECT_NE(r.output.find("added variant 'tuned from"), std::string::npos) << r.output;
-    std::ifstream in(script);
-    std::stringstream text;
-    text << in.rdbuf();
-    EXPECT_NE(text.str().find("# variant: tuned from"), std::string::npos) << text.str();
+    const std::string text = loopscope::readText(script);
+    EXPECT_NE(text.find("# variant: tuned from"), std::string::npos) << text;
     RunResult check = runCli("check '" + script.string() + "'");
     EXPECT_EQ(check.exitCode, 0) << check.output;
     std::error_code ec;

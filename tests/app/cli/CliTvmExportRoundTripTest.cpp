@@ -2,7 +2,8 @@
 // `loopscope-cli export --format tvm` writes a file whose TVM-only code after the
 // "# --- run in TVM ---" line Loopscope does not read, so `run --check` on the file compiles and
 // checks the variant, and `lower` prints the same loop nest as the variant in the sample.
-#include "RunShell.h"
+#include "support/RunShell.h"
+#include "support/SourceFiles.h"
 
 #include <gtest/gtest.h>
 
@@ -19,6 +20,8 @@
 #include <vector>
 
 namespace fs = std::filesystem;
+
+using loopscope::readText;
 
 namespace {
 
@@ -44,14 +47,6 @@ std::string shellQuoted(const std::string& s)
     for (char c : s)
         out += c == '\'' ? std::string("'\\''") : std::string(1, c);
     return out + "'";
-}
-
-std::string readText(const fs::path& p)
-{
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
 }
 
 std::vector<std::string> sampleNames()

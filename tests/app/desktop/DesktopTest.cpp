@@ -1,7 +1,7 @@
 // The desktop binary end to end, offscreen, with fresh settings and data folders as a new user
 // has: `--run` runs a variant's ladder and `--sweep` runs the Charts dock's sweep over the
 // default sizes before the window is rendered to a PNG.
-#include "RunShell.h"
+#include "support/RunShell.h"
 
 #include <gtest/gtest.h>
 

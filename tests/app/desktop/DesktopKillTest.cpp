@@ -4,6 +4,7 @@
 // typed more than the autosave interval (plus a margin for a busy machine) before the kill, in
 // order and whole; every start must come up, whatever the kill left behind, and caches and
 // settings damaged between two starts must be set aside with a message.
+#include "support/SourceFiles.h"
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -38,10 +39,7 @@ constexpr int kMarginMs = 300;
 
 std::string readAll(const fs::path& file)
 {
-    std::ifstream in(file, std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
+    return loopscope::readText(file);
 }
 
 void writeAll(const fs::path& file, const std::string& bytes)

@@ -2,7 +2,7 @@
 // failure, the sample models against the outputs PyTorch computed, a wrong expected output found
 // and reported, every exported task a script the other commands open, and bad input answered
 // with an error and an exit status.
-#include "RunShell.h"
+#include "support/RunShell.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // answers ping with what it found, refuses a GPU run with the reason, another build's client and
 // the worker's commands. Where a GPU and its driver are present (a lent machine), a run of a
 // kernel compiled here comes back checked and timed.
-#include "RunShell.h"
+#include "support/RunShell.h"
 
 #include <nlohmann/json.hpp>
 

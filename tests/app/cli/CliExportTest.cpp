@@ -1,6 +1,7 @@
 // `loopscope-cli export`: every format to stdout and to a file, the header next to an object, and
 // the usage errors (exit 2) for a missing or unknown variant or format.
-#include "RunShell.h"
+#include "support/RunShell.h"
+#include "support/SourceFiles.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -18,6 +19,8 @@
 
 namespace fs = std::filesystem;
 
+using loopscope::readText;
+
 namespace {
 
 using loopscope::testing::RunResult;
@@ -27,14 +30,6 @@ RunResult runCli(const std::string& args, bool withStderr = true)
 {
     return runShell(std::string(LOOPSCOPE_CLI) + " " + args +
                     (withStderr ? " 2>&1" : " 2>/dev/null"));
-}
-
-std::string readText(const fs::path& p)
-{
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
 }
 
 const std::string kGemm = "'" + (fs::path(LOOPSCOPE_SOURCE_DIR) / "samples/opt_gemm.py").string() +

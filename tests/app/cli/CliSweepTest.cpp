@@ -1,7 +1,8 @@
 // `loopscope-cli sweep` and `machine` end to end: the JSON and CSV have one row per variant and
 // value with the documented columns, a point over the per-point limit is skipped (not an error),
 // and usage errors exit 2.
-#include "RunShell.h"
+#include "support/RunShell.h"
+#include "support/SourceFiles.h"
 
 #include <gtest/gtest.h>
 
@@ -79,10 +80,7 @@ TEST(CliSweep, CsvHasHeaderAndRows)
         runCli("sweep " + kGemm + "--param M,N,K --values 32,64 --variant blocking --csv '" +
                csv.string() + "'");
     ASSERT_EQ(r.exitCode, 0) << r.output;
-    std::ifstream in(csv);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    auto rows = lines(ss.str());
+    auto rows = lines(loopscope::readText(csv));
     fs::remove(csv);
     ASSERT_EQ(rows.size(), 3u);
     EXPECT_EQ(rows[0], "variant,M,N,K,threads,ms_median,ms_min,ms_max,gflops,flops,bytes,intensity,"
@@ -167,16 +165,14 @@ TEST(CliSweep, ChartIsDrawnAsPngAndSvg)
     RunResult r = runCli("sweep " + kGemm + "--param M,N,K --values 32,64 --variant baseline " +
                          "--variant blocking --threads 1 --chart '" + png + "'");
     ASSERT_EQ(r.exitCode, 0) << r.output;
-    std::ifstream in(png, std::ios::binary);
-    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string bytes = loopscope::readText(png);
     ASSERT_GT(bytes.size(), 8000u); // axes, two lines and a legend, not an empty picture
     EXPECT_EQ(bytes.substr(1, 3), "PNG");
 
     r = runCli("sweep " + kGemm + "--param M,N,K --values 32,64 --variant baseline --threads 1 " +
                "--chart-kind roofline --chart '" + svg + "'");
     ASSERT_EQ(r.exitCode, 0) << r.output;
-    std::ifstream svgIn(svg);
-    std::string text((std::istreambuf_iterator<char>(svgIn)), std::istreambuf_iterator<char>());
+    const std::string text = loopscope::readText(svg);
     EXPECT_NE(text.find("<svg"), std::string::npos);
     EXPECT_NE(text.find("baseline"), std::string::npos); // the legend
     EXPECT_NE(text.find("Roofline"), std::string::npos) << text.substr(0, 400);
