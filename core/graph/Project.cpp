@@ -6,8 +6,8 @@
 #include "lower/Lower.h"
 #include "te/Program.h"
 #include "te/StepWriter.h"
-#include "tune/TuneLog.h"
 #include "tune/StepReplay.h"
+#include "tune/TuneLog.h"
 #include "tune/Tuner.h"
 
 #include <nlohmann/json.hpp>
