@@ -1,4 +1,4 @@
-// The benchmark charts (the only class that includes Qt Charts): GFLOPS against problem size, one
+// The benchmark charts (Qt Charts, in its .cpp only): GFLOPS against problem size, one
 // line per variant on a log-2 size axis; a bar chart of every variant at one size; the roofline
 // (arithmetic intensity against GFLOPS under the measured peak and bandwidth). Reference lines:
 // the machine's peak and OpenBLAS (dashed). Each variant has its own colour from a
