@@ -1,7 +1,7 @@
 // The worker protocol's one codec: messages (protocol/Messages.h) to lines and back. Both sides
 // use it: a client encodes requests and decodes what comes back (Incoming), the worker decodes
-// requests (IncomingRequest) and encodes its progress and results. Every key of the protocol is
-// spelled here and nowhere else.
+// requests (IncomingRequest) and encodes its progress and results. Each message's keys are
+// spelled once, in its family's header (FieldCodec.h).
 //
 // A line is one JSON object. Requests: {"id", "cmd", "protocol", ...}; the worker refuses another
 // protocol (or none) with an error of kind "protocol" before it reads anything else. Progress:
@@ -52,23 +52,28 @@ public:
     Kind kind() const { return m_kind; }
     bool isProgress() const { return m_kind == Kind::Progress; }
 
-    // Progress lines.
+    // Progress lines: the phase and fraction of any; a sweep's point or a tuning run's trial as
+    // its request's Update (SweepUpdate, TuneUpdate; a tuning run's first: its start).
     Progress progress() const;
-    SweepUpdate sweepUpdate() const; // a sweep's point
-    TuneUpdate tuneUpdate() const;   // a tuning run's trial (the first: its start)
+    template <class Update> Update update() const;
     // Error results.
     ErrorReply error() const;
-    // Ok (and Wrong) results, as the request's reply type. Fields the line lacks keep their
-    // defaults; a field of the wrong type is a ProtocolError.
-    PingReply ping() const;
-    MeasureReply measure() const;
-    EmitReply emitted() const; // (not emit(): Qt defines that word as a macro)
-    SweepReply sweep() const;
-    MachineReply machine() const;
-    TuneReply tune() const;
-    ModelReply model() const;
-    ModelChoiceReply modelChoice() const;
-    GpuRunReply gpuRun() const;
+    // Ok (and Wrong) results, as the request's reply type (Request::Reply: PingReply,
+    // MeasureReply, ...). Fields the line lacks keep their defaults; a field of the wrong type is
+    // a ProtocolError.
+    template <class Reply> Reply reply() const;
+    // The same, by name.
+    SweepUpdate sweepUpdate() const { return update<SweepUpdate>(); }
+    TuneUpdate tuneUpdate() const { return update<TuneUpdate>(); }
+    PingReply ping() const { return reply<PingReply>(); }
+    MeasureReply measure() const { return reply<MeasureReply>(); }
+    EmitReply emitted() const { return reply<EmitReply>(); } // (emit: a macro of Qt's)
+    SweepReply sweep() const { return reply<SweepReply>(); }
+    MachineReply machine() const { return reply<MachineReply>(); }
+    TuneReply tune() const { return reply<TuneReply>(); }
+    ModelReply model() const { return reply<ModelReply>(); }
+    ModelChoiceReply modelChoice() const { return reply<ModelChoiceReply>(); }
+    GpuRunReply gpuRun() const { return reply<GpuRunReply>(); }
 
 private:
     struct Body;

@@ -219,7 +219,7 @@ LineProcess::Read LineProcess::readLine(std::string* line,
     }
 }
 
-std::string LineProcess::reapEnded(bool* signalled)
+std::string LineProcess::reapEnded(int* signal)
 {
     if (m_in >= 0) ::close(m_in);
     m_in = -1;
@@ -227,7 +227,7 @@ std::string LineProcess::reapEnded(bool* signalled)
     if (m_pid > 0) ::waitpid(m_pid, &status, 0);
     m_pid = -1;
     drainErrors();
-    if (signalled) *signalled = WIFSIGNALED(status);
+    if (signal) *signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
     if (WIFSIGNALED(status)) return std::string("crashed (") + signalName(WTERMSIG(status)) + ")";
     // Plain exits: LLVM's fatal errors and failed allocations say why on standard error.
     std::string log = m_log;

@@ -36,9 +36,9 @@ public:
     Read readLine(std::string* line, std::chrono::steady_clock::time_point deadline);
 
     // After Read::Ended: waits for the process and says how it ended, as "crashed (SIGSEGV)",
-    // "stopped (exit 1): LAST LINE OF STANDARD ERROR" or "stopped (exit 0)"; `signalled` tells
-    // which.
-    std::string reapEnded(bool* signalled = nullptr);
+    // "stopped (exit 1): LAST LINE OF STANDARD ERROR" or "stopped (exit 0)"; `signal` receives
+    // the signal that ended it (SIGSEGV, SIGKILL, ...), or 0 when it exited.
+    std::string reapEnded(int* signal = nullptr);
     const std::string& errorLog() const { return m_log; }
 
 private:

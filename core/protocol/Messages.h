@@ -1,8 +1,9 @@
 // The worker protocol's messages as typed values: what a client (the window, the tuner's
 // measurer, the command-line tool, a runner on another machine) asks of a worker, and what the
 // worker answers. Qt-free and JSON-free: protocol/Codec.h is the one place that turns them into
-// lines and back, so no key of the protocol is spelled anywhere else. The window wraps these
-// same types in its signals; the worker fills them from the core's results.
+// lines and back (each message's fields in its family's header), so no key of the protocol is
+// spelled anywhere else. The window wraps these same types in its signals; the worker fills them
+// from the core's results.
 //
 // Every request travels as one line {"id", "cmd", "protocol", ...its fields}; the worker answers
 // with progress lines and then exactly one result line (ok, wrong or error) of the same id.
@@ -22,6 +23,20 @@ using Sets = std::map<std::string, std::int64_t>; // parameters and symbolic siz
 
 // ---- Requests -------------------------------------------------------------------------------
 
+// Each request names its command and the reply it is answered with (and, for a request that
+// reports as it goes, the progress message it reports with).
+struct PingReply;
+struct MeasureReply;
+struct EmitReply;
+struct SweepUpdate;
+struct SweepReply;
+struct MachineReply;
+struct TuneUpdate;
+struct TuneReply;
+struct ModelReply;
+struct ModelChoiceReply;
+struct GpuRunReply;
+
 // The bounds a request is handled under (core's Limits); 0: the worker's defaults.
 struct RequestLimits {
     std::int64_t maxUnroll = 0;
@@ -31,11 +46,15 @@ struct RequestLimits {
 
 // "ping" -> PingReply.
 struct PingRequest {
+    using Reply = PingReply;
+    static constexpr const char* command = "ping";
     bool operator==(const PingRequest&) const = default;
 };
 
 // "measure" -> MeasureReply: one step of one variant compiled, checked and timed.
 struct MeasureRequest {
+    using Reply = MeasureReply;
+    static constexpr const char* command = "measure";
     std::string script;
     std::string variant; // empty: the first
     int step = -1;       // -1: after the last step; 0: the untransformed schedule
@@ -66,6 +85,8 @@ struct MeasureRequest {
 // "go": a held measurement (of the same id) runs now, with these parameters. No reply of its
 // own: the measurement's reply follows.
 struct GoRequest {
+    using Reply = MeasureReply;
+    static constexpr const char* command = "go";
     int repeat = 5;
     double minRepeatMs = 50;
     double maxRunMs = 0;
@@ -74,6 +95,8 @@ struct GoRequest {
 
 // "emit" -> EmitReply: the code of one step, as `loopscope-cli export` writes it.
 struct EmitRequest {
+    using Reply = EmitReply;
+    static constexpr const char* command = "emit";
     std::string script;
     std::string variant;
     int step = -1;
@@ -108,6 +131,9 @@ struct SweepPoint {
 
 // "sweep" -> a SweepUpdate per point, then SweepReply.
 struct SweepRequest {
+    using Reply = SweepReply;
+    using Update = SweepUpdate; // each progress message
+    static constexpr const char* command = "sweep";
     std::string script;
     std::vector<std::string> parameters; // set together to each value
     std::vector<std::int64_t> values;    // empty: 64, 128, ..., 2048
@@ -124,6 +150,8 @@ struct SweepRequest {
 
 // "machine" -> MachineReply: peak speed and memory bandwidth, measured (about two seconds).
 struct MachineRequest {
+    using Reply = MachineReply;
+    static constexpr const char* command = "machine";
     int threads = 0;
     bool operator==(const MachineRequest&) const = default;
 };
@@ -131,6 +159,9 @@ struct MachineRequest {
 // "tune" -> a TuneUpdate per measured candidate, then TuneReply: the auto-tuner from one variant
 // (its steps stay as given), its candidates measured in a further worker.
 struct TuneRequest {
+    using Reply = TuneReply;
+    using Update = TuneUpdate; // each progress message
+    static constexpr const char* command = "tune";
     std::string script;
     std::string variant; // the starting variant; empty: the first
     Sets sets;
@@ -154,6 +185,8 @@ struct TuneRequest {
 // "model" -> ModelReply: an ONNX model imported, compiled with its project file's schedules,
 // checked task by task against the reference and timed.
 struct ModelRequest {
+    using Reply = ModelReply;
+    static constexpr const char* command = "model";
     std::string model;     // the .onnx file
     std::string schedules; // a project file; empty: the one beside the model; "none": defaults
     std::map<std::string, std::vector<std::int64_t>> shapes; // inputs the model leaves open
@@ -167,6 +200,8 @@ struct ModelRequest {
 
 // "model_choice" -> ModelChoiceReply: a task's schedule written to the model's project file.
 struct ModelChoiceRequest {
+    using Reply = ModelChoiceReply;
+    static constexpr const char* command = "model_choice";
     std::string model;
     std::string schedules; // the project file; empty: the one beside the model
     std::string workload;
@@ -208,6 +243,8 @@ struct GpuGemm {
 };
 
 struct GpuRunRequest {
+    using Reply = GpuRunReply;
+    static constexpr const char* command = "gpu_run";
     std::string ptx;
     std::vector<GpuBuffer> buffers;
     std::vector<GpuLaunch> launches; // one run: every launch, in order

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 
 namespace loopscope {
 
@@ -111,14 +112,19 @@ MachineInfo WorkerMeasurer::machine()
     if (!ensureStarted(m_process, &why)) {
         MachineInfo none;
         none.problem = why;
+        none.problemKind = MachineInfo::Problem::Unavailable;
         return none;
     }
     const PingAnswer answer = askWhatItIs(*m_process, m_nextId++, m_name);
     if (!answer.reply) {
         // A worker of another build: refused (it refuses this side too, by the ping's protocol).
-        if (answer.otherBuild) m_machine.problem = answer.problem;
+        if (answer.otherBuild) {
+            m_machine.problem = answer.problem;
+            m_machine.problemKind = MachineInfo::Problem::OtherBuild;
+        }
         if (answer.silent) {
             m_machine.problem = m_name + " said nothing: " + answer.problem;
+            m_machine.problemKind = MachineInfo::Problem::Unavailable;
             stop();
         }
         return m_machine;
@@ -126,6 +132,7 @@ MachineInfo WorkerMeasurer::machine()
     const protocol::PingReply& r = *answer.reply;
     if (std::find(r.commands.begin(), r.commands.end(), "measure") == r.commands.end()) {
         // The GPU runner, say: it runs PTX compiled elsewhere and compiles nothing itself.
+        m_machine.problemKind = MachineInfo::Problem::Unavailable;
         m_machine.problem = m_name +
                             " answered as a program that cannot compile and measure (it "
                             "offers " +
@@ -291,17 +298,17 @@ MeasureOutcome WorkerMeasurer::awaitResult(std::unique_ptr<LineProcess>& slot, s
         return result;
     }
     // The worker died: say how.
-    bool signalled = false;
-    const std::string how = slot->reapEnded(&signalled);
+    int signal = 0;
+    const std::string how = slot->reapEnded(&signal);
     ++m_restarts;
     slot.reset();
     result.status = MeasureOutcome::Status::Crashed;
     result.runnerLost = true;
     // A worker killed from outside (its job step cancelled, the machine short of memory) is not
     // the code's doing, as far as anyone can tell.
-    result.message = !signalled                                 ? m_name + " " + how
-                     : how.find("SIGKILL") != std::string::npos ? m_name + " was killed (SIGKILL)"
-                                                                : "the generated code " + how;
+    result.message = signal == 0         ? m_name + " " + how
+                     : signal == SIGKILL ? m_name + " was killed (SIGKILL)"
+                                         : "the generated code " + how;
     return result;
 }
 

@@ -57,8 +57,12 @@ struct MachineInfo {
     int vectorBits = 256;
     int threads = 1; // what "all" means there
     std::string llvm;
-    // Why nothing can be measured there (a worker of another protocol); empty when it can.
+    // Why nothing can be measured there; empty when it can.
     std::string problem;
+    // Its kind: a program of another build (another protocol, whose numbers would not be this
+    // build's), or none there to measure (not started, silent, or one that cannot measure).
+    enum class Problem { None, OtherBuild, Unavailable };
+    Problem problemKind = Problem::None;
 };
 
 const char* statusName(MeasureOutcome::Status s); // "ok", "wrong", "error", "crashed", "timeout"

@@ -130,9 +130,11 @@ MachineInfo RunnerPool::machine()
             r->stats.setAside = true;
             // Another build: the host refuses it, and so the whole run (its numbers would not
             // be this build's).
-            if (r->machine.problem.find("protocol") != std::string::npos &&
-                m_machine.problem.empty())
+            if (r->machine.problemKind == MachineInfo::Problem::OtherBuild &&
+                m_machine.problem.empty()) {
                 m_machine.problem = why;
+                m_machine.problemKind = MachineInfo::Problem::OtherBuild;
+            }
             note(r->name() + " set aside: " + why);
             continue;
         }
@@ -147,9 +149,11 @@ MachineInfo RunnerPool::machine()
                  " is; candidates of one task are measured on one kind of machine");
         }
     }
-    if (m_machine.problem.empty() && !first)
+    if (m_machine.problem.empty() && !first) {
         m_machine.problem = "no runner could be started with '" + m_command + "'" +
                             (firstProblem.empty() ? "" : ": " + firstProblem);
+        m_machine.problemKind = MachineInfo::Problem::Unavailable;
+    }
     if (m_machine.problem.empty()) {
         m_machine = first->machine;
         std::set<std::string> hosts;

@@ -73,29 +73,6 @@ QString describeTarget(const protocol::Request& message)
     return text;
 }
 
-// A result line read as the reply type its request expects.
-template <typename T> T resultOf(const protocol::Incoming& m)
-{
-    if constexpr (std::is_same_v<T, protocol::PingReply>)
-        return m.ping();
-    else if constexpr (std::is_same_v<T, protocol::MeasureReply>)
-        return m.measure();
-    else if constexpr (std::is_same_v<T, protocol::EmitReply>)
-        return m.emitted();
-    else if constexpr (std::is_same_v<T, protocol::SweepReply>)
-        return m.sweep();
-    else if constexpr (std::is_same_v<T, protocol::MachineReply>)
-        return m.machine();
-    else if constexpr (std::is_same_v<T, protocol::TuneReply>)
-        return m.tune();
-    else if constexpr (std::is_same_v<T, protocol::ModelReply>)
-        return m.model();
-    else if constexpr (std::is_same_v<T, protocol::ModelChoiceReply>)
-        return m.modelChoice();
-    else
-        static_assert(!sizeof(T), "not a reply of the protocol");
-}
-
 // The worker's result as its request's reply: an error result is Refused with the error's kind,
 // message and location; wrong numbers are an answer only to a measurement; a result whose fields
 // cannot be read is Refused as an internal error.
@@ -115,7 +92,7 @@ template <typename T> worker::Reply<T> replyOf(const protocol::Incoming& m)
                            0, 0};
             return reply;
         }
-        reply.result = resultOf<T>(m);
+        reply.result = m.reply<T>();
         reply.ending = worker::Reply<T>::Ending::Answered;
     } catch (const protocol::ProtocolError& e) {
         reply.error = {e.kind(), e.what(), 0, 0};
@@ -219,65 +196,45 @@ WorkerClient::Route WorkerClient::routeTo(QObject* context, Continuation<T> done
     return route;
 }
 
-int WorkerClient::submit(const protocol::PingRequest& request, QObject* context,
-                         Continuation<protocol::PingReply> done, Options options)
+template <typename R>
+int WorkerClient::submit(const R& request, QObject* context, Continuation<typename R::Reply> done,
+                         Options options)
 {
     return enqueue(request, options, routeTo(context, std::move(done)));
 }
 
-int WorkerClient::submit(const protocol::MeasureRequest& request, QObject* context,
-                         Continuation<protocol::MeasureReply> done, Options options)
-{
-    return enqueue(request, options, routeTo(context, std::move(done)));
-}
-
-int WorkerClient::submit(const protocol::EmitRequest& request, QObject* context,
-                         Continuation<protocol::EmitReply> done, Options options)
-{
-    return enqueue(request, options, routeTo(context, std::move(done)));
-}
-
-int WorkerClient::submit(const protocol::SweepRequest& request, QObject* context,
-                         std::function<void(const protocol::SweepUpdate&)> point,
-                         Continuation<protocol::SweepReply> done, Options options)
+template <typename R>
+int WorkerClient::submit(const R& request, QObject* context,
+                         std::function<void(const typename R::Update&)> each,
+                         Continuation<typename R::Reply> done, Options options)
 {
     Route route = routeTo(context, std::move(done));
-    if (point)
-        route.progress = [point = std::move(point)](const protocol::Incoming& message) {
-            point(message.sweepUpdate());
+    if (each)
+        route.progress = [each = std::move(each)](const protocol::Incoming& message) {
+            each(message.update<typename R::Update>());
         };
     return enqueue(request, options, std::move(route));
 }
 
-int WorkerClient::submit(const protocol::MachineRequest& request, QObject* context,
-                         Continuation<protocol::MachineReply> done, Options options)
-{
-    return enqueue(request, options, routeTo(context, std::move(done)));
-}
-
-int WorkerClient::submit(const protocol::ModelRequest& request, QObject* context,
-                         Continuation<protocol::ModelReply> done, Options options)
-{
-    return enqueue(request, options, routeTo(context, std::move(done)));
-}
-
-int WorkerClient::submit(const protocol::ModelChoiceRequest& request, QObject* context,
-                         Continuation<protocol::ModelChoiceReply> done, Options options)
-{
-    return enqueue(request, options, routeTo(context, std::move(done)));
-}
-
-int WorkerClient::submit(const protocol::TuneRequest& request, QObject* context,
-                         std::function<void(const protocol::TuneUpdate&)> trial,
-                         Continuation<protocol::TuneReply> done, Options options)
-{
-    Route route = routeTo(context, std::move(done));
-    if (trial)
-        route.progress = [trial = std::move(trial)](const protocol::Incoming& message) {
-            trial(message.tuneUpdate());
-        };
-    return enqueue(request, options, std::move(route));
-}
+// The requests a window sends.
+template int WorkerClient::submit(const protocol::PingRequest&, QObject*,
+                                  Continuation<protocol::PingReply>, Options);
+template int WorkerClient::submit(const protocol::MeasureRequest&, QObject*,
+                                  Continuation<protocol::MeasureReply>, Options);
+template int WorkerClient::submit(const protocol::EmitRequest&, QObject*,
+                                  Continuation<protocol::EmitReply>, Options);
+template int WorkerClient::submit(const protocol::SweepRequest&, QObject*,
+                                  std::function<void(const protocol::SweepUpdate&)>,
+                                  Continuation<protocol::SweepReply>, Options);
+template int WorkerClient::submit(const protocol::MachineRequest&, QObject*,
+                                  Continuation<protocol::MachineReply>, Options);
+template int WorkerClient::submit(const protocol::ModelRequest&, QObject*,
+                                  Continuation<protocol::ModelReply>, Options);
+template int WorkerClient::submit(const protocol::ModelChoiceRequest&, QObject*,
+                                  Continuation<protocol::ModelChoiceReply>, Options);
+template int WorkerClient::submit(const protocol::TuneRequest&, QObject*,
+                                  std::function<void(const protocol::TuneUpdate&)>,
+                                  Continuation<protocol::TuneReply>, Options);
 
 int WorkerClient::enqueue(protocol::Request message, Options options, Route route)
 {

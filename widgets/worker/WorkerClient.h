@@ -87,24 +87,16 @@ public:
     // Queue a request and return its id. The continuation is called only while `context` lives
     // (never with a null context), and never before submit returns; so are a sweep's `point` and
     // a tuning run's `trial` calls, one per progress message.
-    int submit(const protocol::PingRequest& request, QObject* context,
-               Continuation<protocol::PingReply> done, Options options = {});
-    int submit(const protocol::MeasureRequest& request, QObject* context,
-               Continuation<protocol::MeasureReply> done, Options options = {});
-    int submit(const protocol::EmitRequest& request, QObject* context,
-               Continuation<protocol::EmitReply> done, Options options = {});
-    int submit(const protocol::SweepRequest& request, QObject* context,
-               std::function<void(const protocol::SweepUpdate&)> point,
-               Continuation<protocol::SweepReply> done, Options options = {});
-    int submit(const protocol::MachineRequest& request, QObject* context,
-               Continuation<protocol::MachineReply> done, Options options = {});
-    int submit(const protocol::ModelRequest& request, QObject* context,
-               Continuation<protocol::ModelReply> done, Options options = {});
-    int submit(const protocol::ModelChoiceRequest& request, QObject* context,
-               Continuation<protocol::ModelChoiceReply> done, Options options = {});
-    int submit(const protocol::TuneRequest& request, QObject* context,
-               std::function<void(const protocol::TuneUpdate&)> trial,
-               Continuation<protocol::TuneReply> done, Options options = {});
+    // Any request (protocol::MeasureRequest, SweepRequest, ...), answered with its Reply.
+    template <typename R>
+    int submit(const R& request, QObject* context, Continuation<typename R::Reply> done,
+               Options options = {});
+    // A request that reports as it goes (a sweep's points, a tuning run's trials), with `each`
+    // told every such progress message, as its Update.
+    template <typename R>
+    int submit(const R& request, QObject* context,
+               std::function<void(const typename R::Update&)> each,
+               Continuation<typename R::Reply> done, Options options = {});
     // A queued request is dropped; the running one is stopped by killing the worker, which is
     // then restarted. Either way its continuation is told and cancelled(id) is emitted; unknown
     // ids are ignored.
