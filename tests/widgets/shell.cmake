@@ -19,9 +19,17 @@ if(TARGET loopscope-worker)
   set_tests_properties(MainWindow PROPERTIES ENVIRONMENT "QT_QPA_PLATFORM=offscreen;MALLOC_PERTURB_=165" TIMEOUT 300)
   # The first size on a laptop's screen, 1366x768 (the offscreen platform's screen from a file).
   add_test(NAME MainWindow.FirstSizeOn1366x768
-    COMMAND loopscope_main_window_tests theFirstSizeComesFromTheScreen theWindowFits1366x768)
+    COMMAND loopscope_main_window_tests theFirstSizeComesFromTheScreen theWindowFits1366x768
+            theScriptAndTheLoopNestAreReadable)
   set_tests_properties(MainWindow.FirstSizeOn1366x768 PROPERTIES
     ENVIRONMENT "QT_QPA_PLATFORM=offscreen:configfile=${CMAKE_CURRENT_LIST_DIR}/shell/screen-1366x768.json"
+    FAIL_REGULAR_EXPRESSION "SKIP   :" TIMEOUT 120)
+  # And on a full-HD screen.
+  add_test(NAME MainWindow.FirstSizeOn1920x1080
+    COMMAND loopscope_main_window_tests theFirstSizeComesFromTheScreen
+            theScriptAndTheLoopNestAreReadable)
+  set_tests_properties(MainWindow.FirstSizeOn1920x1080 PROPERTIES
+    ENVIRONMENT "QT_QPA_PLATFORM=offscreen:configfile=${CMAKE_CURRENT_LIST_DIR}/shell/screen-1920x1080.json"
     FAIL_REGULAR_EXPRESSION "SKIP   :" TIMEOUT 120)
 endif()
 
