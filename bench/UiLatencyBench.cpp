@@ -4,7 +4,9 @@
 #include "Version.h"
 #include "editor/EditorPane.h"
 #include "protocol/Codec.h"
+#include "shell/CodeViewController.h"
 #include "shell/MainWindow.h"
+#include "shell/ProfileController.h"
 #include "views/CodeView.h"
 #include "views/LadderModel.h"
 #include "views/LoopNestView.h"
@@ -156,7 +158,7 @@ int main(int argc, char** argv)
             std::printf("a profiled step's reply (%.0f KB) decoded in %.2f ms (median of %zu)\n",
                         double(reply.size()) / 1024, decode[decode.size() / 2], decode.size());
     }
-    w.setProfiling(true);
+    w.profile()->setProfiling(true);
     done.clear();
     w.runLadder();
     done.wait(300000);
@@ -168,7 +170,7 @@ int main(int argc, char** argv)
             t.start();
             w.selectStep(step);
             w.loopNestView()->grab();
-            w.assemblyView()->grab();
+            w.code()->assemblyView()->grab();
             if (w.loopNestView()->afterEditor()->hasHeat())
                 shown.push_back(static_cast<double>(t.nsecsElapsed()) / 1e6);
         }

@@ -26,7 +26,7 @@ add_library(loopscope_widgets_sweep STATIC
 )
 set_target_properties(loopscope_widgets_sweep PROPERTIES AUTOMOC ON)
 target_include_directories(loopscope_widgets_sweep PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
-# The panel is given the analysis (shell/AnalysisService.h's ExplorationPtr, from explore).
+# The panel is given the analysis (explore/Explorer.h's ExplorationPtr).
 target_link_libraries(loopscope_widgets_sweep
   PUBLIC loopscope_charts loopscope_explore
   PRIVATE loopscope_widgets_safe_file loopscope_te loopscope_warnings)

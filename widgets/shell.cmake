@@ -1,6 +1,8 @@
-# The shell: the main window and what it is made of. The window builds the docks, menus and status
-# bar (MainWindowLayout.cpp) and applies each analysis; the Tune panel's runs and the model views
-# have controllers of their own (TuningController, ModelWindows); the document owns the file and its text; the run controller
+# The shell: the main window and what it is made of. The window builds the docks, menus and
+# toolbar (MainWindowLayout.cpp; DockLayout arranges the docks) and applies each analysis; the
+# code views, the profiles, the settings, the status bar, the Tune panel's runs and the model views
+# have controllers of their own (CodeViewController, ProfileController, SettingsController,
+# StatusBarController, TuningController, ModelWindows); the document owns the file and its text; the run controller
 # sends every request to the background worker and turns the replies into what the window shows;
 # the charts dock shows sweeps; the dialogs are their own classes.
 target_sources(loopscope_widgets PRIVATE
@@ -27,5 +29,15 @@ target_sources(loopscope_widgets PRIVATE
   shell/ModelWindows.cpp
   shell/TuningController.h
   shell/TuningController.cpp
+  shell/CodeViewController.h
+  shell/CodeViewController.cpp
+  shell/ProfileController.h
+  shell/ProfileController.cpp
+  shell/SettingsController.h
+  shell/SettingsController.cpp
+  shell/DockLayout.h
+  shell/DockLayout.cpp
+  shell/StatusBarController.h
+  shell/StatusBarController.cpp
 )
 target_compile_definitions(loopscope_widgets PRIVATE LOOPSCOPE_SOURCE_DIR="${PROJECT_SOURCE_DIR}")

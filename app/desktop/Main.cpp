@@ -10,6 +10,7 @@
 #include "model/ModelWindow.h"
 #include "shell/Document.h"
 #include "shell/MainWindow.h"
+#include "shell/ProfileController.h"
 #include "shell/Theme.h"
 #include "tune/TunePanel.h"
 
@@ -212,7 +213,7 @@ int main(int argc, char** argv)
         if (parser.isSet(smokeTest))
             loopscope::startSmokeTest(window, QDir::toNativeSeparators(file));
     }
-    if (parser.isSet(profile)) window.setProfiling(true);
+    if (parser.isSet(profile)) window.profile()->setProfiling(true);
     window.show();
     if (parser.isSet(testTyping))
         loopscope::startTestTyping(window, parser.value(testTyping).toUInt());

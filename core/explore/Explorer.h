@@ -119,6 +119,9 @@ struct Exploration {
     bool complete = true; // false: only the detail variant was lowered
 };
 
+// An exploration as the window passes it around: immutable once made, shared by every view.
+using ExplorationPtr = std::shared_ptr<const Exploration>;
+
 // What one exploration lowers, in stages (each step lowers every stage of its schedule, and each
 // split or fuse relation of a stage counts as one more: a step's loop nest grows with them, and
 // 3,000 chained splits on one stage made every edit lower 3,000 nests of up to 3,000 loops): the

@@ -4,8 +4,8 @@
 #pragma once
 
 #include "charts/ChartsView.h"
+#include "explore/Explorer.h"
 #include "protocol/Messages.h"
-#include "shell/AnalysisService.h"
 
 #include <QElapsedTimer>
 #include <QList>

@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 
 using namespace Qt::StringLiterals;
 
@@ -711,6 +712,20 @@ void EditorPane::setZoom(int steps)
 int EditorPane::zoom() const
 {
     return static_cast<int>(d->sci->SendScintilla(QsciScintillaBase::SCI_GETZOOM));
+}
+
+int EditorPane::visibleColumns() const
+{
+    QsciScintilla* sci = d->sci;
+    int text = sci->viewport()->width() -
+               static_cast<int>(sci->SendScintilla(QsciScintillaBase::SCI_GETMARGINLEFT)) -
+               static_cast<int>(sci->SendScintilla(QsciScintillaBase::SCI_GETMARGINRIGHT));
+    for (int margin = 0; margin < sci->margins(); ++margin)
+        text -= sci->marginWidth(margin);
+    const int x = static_cast<int>(
+        sci->SendScintilla(QsciScintillaBase::SCI_TEXTWIDTH,
+                           static_cast<std::uintptr_t>(QsciLexerPython::Default), "x"));
+    return x > 0 ? std::max(0, text) / x : 0;
 }
 
 QColor EditorPane::paperColor() const

@@ -89,6 +89,8 @@ public:
     // Text size, in steps from the default (0).
     void setZoom(int steps);
     int zoom() const;
+    // How many characters of a line the editor shows, beside its margins.
+    int visibleColumns() const;
 
     // The editor's background and the colours of its syntax styles (for checking contrast).
     QColor paperColor() const;

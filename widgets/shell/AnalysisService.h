@@ -14,8 +14,6 @@
 
 namespace loopscope {
 
-using ExplorationPtr = std::shared_ptr<const Exploration>;
-
 class AnalysisService : public QObject {
     Q_OBJECT
 public:

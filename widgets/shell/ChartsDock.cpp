@@ -2,6 +2,9 @@
 
 #include "charts/ChartsView.h"
 #include "charts/SweepPanel.h"
+#include "charts/SweepStore.h"
+#include "shell/AnalysisService.h"
+#include "shell/RunController.h"
 
 #include <QSettings>
 #include <QVBoxLayout>
@@ -108,6 +111,29 @@ void ChartsDock::setMachine(const protocol::MachineReply& machine)
     m_machineKnown = true;
     m_charts->setPeakGflops(machine.peakGflops);
     m_charts->setBandwidthGbs(machine.bandwidthGbs);
+}
+
+void ChartsDock::connectRuns(RunController* runs, AnalysisService* analysis,
+                             std::function<QString()> script)
+{
+    connect(m_panel, &SweepPanel::startRequested, this,
+            [this, runs, script] { runs->startSweep(sweepRequest(script()), sweepTimeLimitMs()); });
+    connect(m_panel, &SweepPanel::cancelRequested, runs, &RunController::cancelSweep);
+    connect(this, &ChartsDock::machineWanted, runs, &RunController::measureMachine);
+    connect(runs, &RunController::sweepStarted, this, &ChartsDock::beginSweep);
+    connect(runs, &RunController::sweepProgressed, this, &ChartsDock::showProgress);
+    connect(runs, &RunController::sweepAnswered, this, &ChartsDock::showResult);
+    connect(runs, &RunController::sweepFinished, this, &ChartsDock::endSweep);
+    connect(runs, &RunController::machineMeasured, this, &ChartsDock::setMachine);
+    // The points measured before for the text as it is (after the panel took the analysis).
+    connect(analysis, &AnalysisService::analysisReady, this,
+            [this, runs, script](ExplorationPtr result) {
+                if (!result || !result->ok || runs->sweepRunning() ||
+                    runs->sweepStore()->size() == 0)
+                    return;
+                const QStringList parameters = m_panel->parameters();
+                showKnown(runs->sweepStore()->known(script(), parameters), parameters);
+            });
 }
 
 } // namespace loopscope

@@ -8,11 +8,14 @@
 #include <QDockWidget>
 #include <QStringList>
 
+#include <functional>
 #include <vector>
 
 namespace loopscope {
 
+class AnalysisService;
 class ChartsView;
+class RunController;
 class SweepPanel;
 
 class ChartsDock : public QDockWidget {
@@ -23,6 +26,11 @@ public:
 
     SweepPanel* panel() const { return m_panel; }
     ChartsView* charts() const { return m_charts; }
+
+    // The panel's sweeps run by `runs` on the text `script` gives, shown as they come; with each
+    // new analysis, the points measured before for the text as it is.
+    void connectRuns(RunController* runs, AnalysisService* analysis,
+                     std::function<QString()> script);
 
     // The sweep the panel's choices make for this script, and the time limit of the whole.
     protocol::SweepRequest sweepRequest(const QString& script) const;

@@ -1,9 +1,6 @@
 #include "shell/MainWindow.h"
 
-#include "editor/PrimitiveHelp.h"
-#include "shell/HelpDialogs.h"
 #include "shell/ModelWindows.h"
-#include "shell/Theme.h"
 #include "shell/TuningController.h"
 #include "views/CompareView.h"
 
@@ -13,57 +10,37 @@
 #include "editor/EditorPane.h"
 #include "editor/SchedulePanel.h"
 #include "editor/StatementWriter.h"
-#include "ir/GpuTarget.h"
-#include "lower/Footprint.h"
 #include "model/ModelWindow.h"
 #include "shell/ChartsDock.h"
+#include "shell/CodeViewController.h"
+#include "shell/DockLayout.h"
 #include "shell/Document.h"
 #include "shell/ExportDialog.h"
+#include "shell/ProfileController.h"
 #include "shell/RunController.h"
-#include "shell/RunSettingsDialog.h"
+#include "shell/SettingsController.h"
+#include "shell/StatusBarController.h"
 #include "te/VariantBlock.h"
-#include "tune/TuneLog.h"
-#include "tune/TunePanel.h"
-#include "tune/TuneService.h"
 #include "views/CodeView.h"
 #include "views/LadderModel.h"
 #include "views/LadderStore.h"
 #include "views/LadderView.h"
 #include "views/LoopNestView.h"
-#include "views/SafeFile.h"
 #include "views/VariantTreeView.h"
 #include "worker/WorkerClient.h"
 
 #include <QAction>
-#include <QActionGroup>
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QCoreApplication>
-#include <QCryptographicHash>
-#include <QDir>
 #include <QDockWidget>
-#include <QFile>
-#include <QFileDialog>
 #include <QFileInfo>
-#include <QGuiApplication>
-#include <QLabel>
-#include <QMenuBar>
 #include <QMessageBox>
 #include <QPlainTextEdit>
-#include <QProgressBar>
-#include <QScreen>
-#include <QScrollArea>
-#include <QScrollBar>
 #include <QSet>
-#include <QSettings>
 #include <QSpinBox>
-#include <QStandardPaths>
 #include <QStatusBar>
-#include <QStringDecoder>
-#include <QStyle>
-#include <QTemporaryFile>
 #include <QTimer>
-#include <QToolBar>
 
 #include <cstdio>
 
@@ -81,7 +58,7 @@ QString q(const std::string& s)
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
 {
     setObjectName(QStringLiteral("MainWindow"));
-    const QString settingsNotice = setAsideDamagedSettings();
+    const QString settingsNotice = SettingsController::setAsideDamaged();
     m_editor = new EditorPane(this);
     setCentralWidget(m_editor);
 
@@ -93,7 +70,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
 
     buildDocks();
     buildActions();
-    buildStatusBar();
+    m_status = new StatusBarController(this, m_runs);
     connectRuns();
     m_models = new ModelWindows(this);
     connect(m_models, &ModelWindows::openScriptRequested, this, [this](const QString& script) {
@@ -107,7 +84,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     m_tuning = new TuningController(this, m_tunePanel, m_tune, m_models);
     connect(m_tuning, &TuningController::ended, this, &MainWindow::tuneFinished);
     connect(m_variantBox, &QComboBox::currentTextChanged, m_tuning, &TuningController::updatePanel);
-    restoreSettings();
+    m_settings = new SettingsController(this, m_runs, m_threads, m_structuredAction);
+    m_settings->restore();
     if (!settingsNotice.isEmpty()) showNotice(settingsNotice);
     showStoreNotices();
     connect(m_document, &Document::notice, this, &MainWindow::showNotice);
@@ -124,7 +102,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     connect(m_variantTree, &VariantTreeView::variantChosen, this, &MainWindow::selectVariant);
     connect(m_ladder, &LadderView::stepActivated, this, [this](int row) {
         selectStep(row);
-        if (const VariantView* v = variantView(); v && row < static_cast<int>(v->steps.size()))
+        if (const VariantView* v = shownVariant(); v && row < static_cast<int>(v->steps.size()))
             m_editor->gotoLine(v->steps[static_cast<std::size_t>(row)].line);
     });
 }
@@ -135,9 +113,11 @@ MainWindow::~MainWindow()
     // window and with it the docks, whose visibility signals reach handlers here that read those
     // members (the variant list, the analysis): a window destroyed with its docks on screen read
     // freed memory and threw from the close event. From here on nothing the window holds may
-    // call back into it.
+    // call back into it or into the controllers that read it.
+    const QList<QObject*> receivers{this, m_code, m_profile, m_docks};
     for (QObject* o : findChildren<QObject*>())
-        QObject::disconnect(o, nullptr, this, nullptr);
+        for (QObject* receiver : receivers)
+            QObject::disconnect(o, nullptr, receiver, nullptr);
     if (QCoreApplication* app = QCoreApplication::instance())
         QObject::disconnect(app, nullptr, this, nullptr);
 }
@@ -188,45 +168,12 @@ void MainWindow::connectRuns()
 {
     RunController* runs = m_runs;
     connect(runs, &RunController::aboutToRunCode, m_document, &Document::secureText);
-    connect(runs, &RunController::busyChanged, this, [this](bool busy) {
-        m_progress->setVisible(busy);
-        m_cancelAction->setEnabled(busy);
-    });
-    connect(runs, &RunController::progress, this, [this](const QString& phase, double fraction) {
-        m_progress->setFormat(phase + QStringLiteral(" %p%"));
-        m_progress->setValue(static_cast<int>(fraction * 100));
-    });
-    connect(runs, &RunController::statusMessage, statusBar(), &QStatusBar::showMessage);
-    connect(runs, &RunController::workerDescribed, this, [this](const QString& cpu, int threads) {
-        // Both names where LLVM does not know the CPU and code is generated for the nearest.
-        const protocol::PingReply& m = m_runs->machine();
-        const QString llvmCpu = QString::fromStdString(m.llvmCpu);
-        const bool mapped = !llvmCpu.isEmpty() && llvmCpu != cpu;
-        const QString count = threads == 1 ? tr("1 thread") : tr("%1 threads").arg(threads);
-        m_target->setText(mapped ? tr("CPU %1 (LLVM: %2) · %3").arg(cpu, llvmCpu, count)
-                                 : tr("CPU %1 · %2").arg(cpu, count));
-        m_target->setToolTip(m.cpuNote.empty()
-                                 ? tr("The CPU model code is generated for, as LLVM %1 names it")
-                                       .arg(QString::fromStdString(m.llvmVersion))
-                                 : QString::fromStdString(m.cpuNote));
-    });
-    connect(runs, &RunController::workerRefused, this, [this](const QString& message) {
-        m_target->setText(tr("Worker of another build"));
-        m_target->setToolTip(message);
-        showNotice(tr("Cannot run code: %1").arg(message));
-    });
-    connect(runs, &RunController::compiled, this,
-            [this](double ms) { m_compile->setText(tr("compile %1 ms").arg(ms, 0, 'f', 0)); });
+    connect(runs, &RunController::busyChanged, m_cancelAction, &QAction::setEnabled);
+    connect(runs, &RunController::workerRefused, this,
+            [this](const QString& message) { showNotice(tr("Cannot run code: %1").arg(message)); });
     connect(runs, &RunController::ladderFinished, this, &MainWindow::showStoreNotices);
     connect(runs, &RunController::ladderFinished, this, &MainWindow::ladderFinished);
     connect(runs, &RunController::ladderFinished, this, &MainWindow::refreshVariantTree);
-    connect(runs, &RunController::codeReady, this, &MainWindow::showCode);
-    connect(runs, &RunController::profileReady, this, [this](const QString&) { showProfile(); });
-    // TIR and assembly, linked both ways.
-    connect(m_loopNest, &LoopNestView::tirLineSelected, m_asmView, &CodeView::setLinkedTirLine);
-    connect(m_asmView, &CodeView::tirLineSelected, this, [this](int line) {
-        m_loopNest->setLinkedLines(line > 0 ? QList<int>{line} : QList<int>{});
-    });
     connect(runs, &RunController::exportReady, this,
             [this](const QString& variant, const QString& text, const QString& suggestedName) {
                 ExportDialog(variant, text, suggestedName, this).exec();
@@ -239,56 +186,10 @@ void MainWindow::connectRuns()
     connect(runs, &RunController::exportRefused, this,
             [this](const QString& message) { QMessageBox::warning(this, tr("Export"), message); });
 
-    ChartsDock* charts = m_chartsDock;
-    connect(charts->panel(), &SweepPanel::startRequested, this, [this] {
-        m_runs->startSweep(m_chartsDock->sweepRequest(m_editor->text()),
-                           m_chartsDock->sweepTimeLimitMs());
-    });
-    connect(charts->panel(), &SweepPanel::cancelRequested, runs, &RunController::cancelSweep);
-    connect(charts, &ChartsDock::machineWanted, runs, &RunController::measureMachine);
-    connect(runs, &RunController::sweepStarted, charts, &ChartsDock::beginSweep);
-    connect(runs, &RunController::sweepProgressed, charts, &ChartsDock::showProgress);
-    connect(runs, &RunController::sweepAnswered, charts, &ChartsDock::showResult);
-    connect(runs, &RunController::sweepFinished, charts, &ChartsDock::endSweep);
+    m_chartsDock->connectRuns(runs, m_analysis, [this] { return m_editor->text(); });
     connect(runs, &RunController::sweepFinished, this, &MainWindow::showStoreNotices);
     connect(runs, &RunController::sweepFinished, this, &MainWindow::sweepFinished);
-    connect(runs, &RunController::machineMeasured, charts, &ChartsDock::setMachine);
-    // The points measured before for the text as it is (after the panel took the analysis).
-    connect(m_analysis, &AnalysisService::analysisReady, charts, [this](ExplorationPtr result) {
-        if (!result || !result->ok || m_runs->sweepRunning() || m_runs->sweepStore()->size() == 0)
-            return;
-        const QStringList parameters = m_chartsDock->panel()->parameters();
-        m_chartsDock->showKnown(m_runs->sweepStore()->known(m_editor->text(), parameters),
-                                parameters);
-    });
-
     runs->describeWorker();
-}
-
-QString MainWindow::setAsideDamagedSettings()
-{
-    const QString file = QSettings().fileName();
-    QFile settings(file);
-    if (!settings.open(QIODevice::ReadOnly)) return {};
-    const QByteArray bytes = settings.readAll();
-    settings.close();
-    // Settings files are UTF-8 text: zeros (what a crash can leave in a file) or other binary
-    // bytes mean something else wrote there, even where QSettings would read keys out of them.
-    QStringDecoder utf8(QStringDecoder::Utf8);
-    [[maybe_unused]] const QString text = utf8.decode(bytes);
-    bool damaged = bytes.contains('\0') || utf8.hasError();
-    if (!damaged) {
-        // Read afresh from a copy: QSettings reads a file once per process, and only the first
-        // reader hears that it is damaged.
-        QTemporaryFile copy;
-        if (!copy.open() || copy.write(bytes) < 0 || !copy.flush()) return {};
-        copy.close();
-        damaged =
-            QSettings(copy.fileName(), QSettings::IniFormat).status() == QSettings::FormatError;
-    }
-    if (!damaged) return {};
-    return setAsideDamagedFile(file, tr("the settings"),
-                               tr("Loopscope starts with the default settings"));
 }
 
 void MainWindow::showNotice(const QString& message)
@@ -305,59 +206,13 @@ void MainWindow::showStoreNotices()
         if (!notice.isEmpty()) showNotice(notice);
 }
 
-void MainWindow::restoreSettings()
-{
-    QSettings s;
-    m_profileAction->setChecked(s.value(QStringLiteral("run/profile"), false).toBool());
-    const QByteArray savedGeometry = s.value(QStringLiteral("window/geometry")).toByteArray();
-    if (savedGeometry.isEmpty() || !restoreGeometry(savedGeometry)) {
-        // The first start: most of the screen, up to the size the views are laid out for, with
-        // room for the window's frame and the desktop's panels.
-        const QScreen* primary = QGuiApplication::primaryScreen();
-        const QRect available = primary ? primary->availableGeometry() : QRect();
-        const QSize preferred(1500, 950);
-        if (available.isValid())
-            setGeometry(QStyle::alignedRect(Qt::LeftToRight, Qt::AlignCenter,
-                                            preferred.boundedTo(QSize(available.width() * 19 / 20,
-                                                                      available.height() * 9 / 10)),
-                                            available));
-        else
-            resize(preferred);
-    }
-    // A geometry off every screen or larger than this one (saved on another screen, or damaged)
-    // is brought onto the screen, at most its size: a window far too large cannot be drawn.
-    const QScreen* screen = QGuiApplication::screenAt(geometry().center());
-    if (!screen) screen = QGuiApplication::primaryScreen();
-    if (const QRect available = screen ? screen->availableGeometry() : QRect();
-        available.isValid() && (!available.intersects(geometry()) || width() > available.width() ||
-                                height() > available.height())) {
-        const QSize size = geometry().size().boundedTo(available.size());
-        setGeometry(QStyle::alignedRect(Qt::LeftToRight, Qt::AlignCenter, size, available));
-    }
-    // A layout saved by a version with other docks is dropped for the default one.
-    m_layoutRestored =
-        restoreState(s.value(QStringLiteral("window/state")).toByteArray(), kLayoutVersion);
-    m_threads->setValue(m_runs->settings().threads);
-    m_runs->setThreads(m_threads->value()); // within the box's range, whatever the file says
-    connect(m_threads, &QSpinBox::valueChanged, m_runs, &RunController::setThreads);
-    m_structuredAction->setChecked(s.value(QStringLiteral("view/structured"), false).toBool());
-}
-
-void MainWindow::saveSettings() const
-{
-    QSettings s;
-    s.setValue(QStringLiteral("window/geometry"), saveGeometry());
-    s.setValue(QStringLiteral("window/state"), saveState(kLayoutVersion));
-    m_runs->settings().save();
-    s.setValue(QStringLiteral("view/structured"), m_structuredAction->isChecked());
-}
-
 void MainWindow::showEvent(QShowEvent* event)
 {
     QMainWindow::showEvent(event);
     // The default layout, once the window has its size; a saved layout wins.
-    if (m_defaultDockSizes && !m_layoutRestored) QTimer::singleShot(0, this, m_defaultDockSizes);
-    m_defaultDockSizes = nullptr;
+    if (!m_shownOnce && !m_settings->layoutRestored())
+        QTimer::singleShot(0, m_docks, &DockLayout::applyDefault);
+    m_shownOnce = true;
 }
 
 void MainWindow::closeEvent(QCloseEvent* event)
@@ -369,7 +224,7 @@ void MainWindow::closeEvent(QCloseEvent* event)
             event->ignore();
             return;
         }
-        saveSettings();
+        m_settings->save();
         m_runs->sweepStore()->save();
         m_document->closed();
     } catch (const std::exception& e) {
@@ -422,9 +277,8 @@ void MainWindow::onAnalysis(ExplorationPtr result)
         }
     }
     m_editor->setDiagnostics(diags);
-    const VariantView* v = variantView();
-    m_timing->setText(
-        tr("evaluate %1 ms · lower %2 ms").arg(x.evaluateMs, 0, 'f', 1).arg(x.lowerMs, 0, 'f', 1));
+    const VariantView* v = shownVariant();
+    m_status->showAnalysisTimes(x.evaluateMs, x.lowerMs);
 
     if (v) {
         QStringList scriptNames;
@@ -461,17 +315,11 @@ void MainWindow::compareVariants()
         });
     }
     m_compare->setScript(m_editor->text());
-    // The shown variant against the next one, or its last step against its first.
-    const VariantView* v = variantView();
-    if (v && m_exploration) {
-        const auto& all = m_exploration->variants;
-        m_compare->choose(0, m_variant);
-        if (all.size() > 1) {
-            for (std::size_t k = 0; k < all.size(); ++k)
-                if (all[k].name == v->name) m_compare->choose(1, q(all[(k + 1) % all.size()].name));
-        } else {
-            m_compare->choose(1, m_variant, 0);
-        }
+    if (shownVariant()) {
+        QStringList variants;
+        for (const VariantView& v : m_exploration->variants)
+            variants << q(v.name);
+        m_compare->chooseWithNext(m_variant, variants);
     }
     m_compare->show();
     m_compare->raise();
@@ -482,8 +330,9 @@ void MainWindow::zoomText(int steps)
     m_zoom += steps;
     m_editor->setZoom(m_zoom);
     // QPlainTextEdit::zoomIn takes negative steps as zooming out.
-    for (QWidget* view : {static_cast<QWidget*>(m_loopNest), static_cast<QWidget*>(m_llvmView),
-                          static_cast<QWidget*>(m_asmView)})
+    for (QWidget* view :
+         {static_cast<QWidget*>(m_loopNest), static_cast<QWidget*>(m_code->llvmView()),
+          static_cast<QWidget*>(m_code->assemblyView())})
         for (auto* text : view->findChildren<QPlainTextEdit*>())
             text->zoomIn(steps);
 }
@@ -494,9 +343,7 @@ void MainWindow::applyErrorState()
     const QString reason =
         stale ? tr("the script has an error at %1").arg(m_scriptError) : QString();
     m_schedule->setUnavailable(reason);
-    m_errorLabel->setText(stale ? tr("Error at %1 — showing the last good state").arg(m_scriptError)
-                                : QString());
-    m_errorLabel->setVisible(stale);
+    m_status->showScriptError(m_scriptError);
     m_runAction->setToolTip(stale ? tr("Cannot run: %1").arg(reason)
                                   : tr("Measure every step of the variant (F5)"));
     for (auto [name, title] : {std::pair{QStringLiteral("LoopNestDock"), tr("Loop nest")},
@@ -509,7 +356,7 @@ void MainWindow::applyErrorState()
                                    : QString());
 }
 
-const VariantView* MainWindow::variantView() const
+const VariantView* MainWindow::shownVariant() const
 {
     if (!m_exploration) return nullptr;
     for (auto& v : m_exploration->variants)
@@ -526,7 +373,7 @@ void MainWindow::selectVariant(const QString& name)
     m_variantTree->setCurrent(name);
     m_analysis->setDetailVariant(name);
     // Bring the variant's block into view unless the cursor is already in it.
-    if (const VariantView* v = variantView()) {
+    if (const VariantView* v = shownVariant()) {
         int line = m_editor->cursorLine();
         if (line < v->line || line > v->lastLine) m_editor->gotoLine(v->lastLine);
     }
@@ -574,7 +421,7 @@ void MainWindow::onCursorLine(int line)
 
 void MainWindow::showStepDetails()
 {
-    const VariantView* v = variantView();
+    const VariantView* v = shownVariant();
     if (!v || v->steps.empty()) return;
     int step = std::clamp(m_step, 0, static_cast<int>(v->steps.size()) - 1);
     m_loopNest->showStep(step);
@@ -595,74 +442,8 @@ void MainWindow::showStepDetails()
         ctx.readers[st.name] = st.readers;
     ctx.schedule = s.schedule;
     m_schedule->setStages(s.stages, ctx);
-    showProfile();
-    requestCode();
-}
-
-const protocol::StepProfile* MainWindow::shownProfile() const
-{
-    const VariantView* v = variantView();
-    if (!v || v->steps.empty()) return nullptr;
-    const int step = std::clamp(m_step, 0, static_cast<int>(v->steps.size()) - 1);
-    const protocol::StepProfile* p = m_runs->profileOf(stepKey(*v, step));
-    // A profile is of the printing it numbers: the step's, as shown.
-    if (!p || p->tir != v->steps[std::size_t(step)].tir) return nullptr;
-    return p;
-}
-
-void MainWindow::showProfile()
-{
-    const protocol::StepProfile* p = shownProfile();
-    if (!p) {
-        m_loopNest->setHeat({});
-        if (m_asmView->showsProfile()) {
-            m_asmView->clear();
-            requestCode();
-        }
-        return;
-    }
-    LineHeat heat;
-    heat.tir = QString::fromStdString(p->tir);
-    heat.line = QVector<double>(p->lineShare.begin(), p->lineShare.end());
-    heat.loop = QVector<double>(p->loopShare.begin(), p->loopShare.end());
-    m_loopNest->setHeat(heat);
-    QList<CodeView::AsmRow> rows;
-    const double inKernel = std::max<qint64>(1, p->inKernel);
-    for (const protocol::StepProfile::Instruction& i : p->instructions)
-        rows.append({QStringLiteral("%1:\t%2")
-                         .arg(i.offset, 6, 16, QLatin1Char('0'))
-                         .arg(QString::fromStdString(i.text).trimmed()),
-                     i.line, double(i.samples) / inKernel});
-    m_asmView->setAssemblyRows(rows);
-    m_asmView->setCaption(
-        tr("Profiled kernel · %1 samples on %2, %3 % in the kernel · %4")
-            .arg(p->samples)
-            .arg(p->threads == 1 ? tr("1 thread") : tr("%1 threads").arg(p->threads))
-            .arg(p->samples > 0 ? 100.0 * double(p->inKernel) / double(p->samples) : 0.0, 0, 'f', 0)
-            .arg(p->counters ? tr("IPC %1").arg(p->ipc, 0, 'f', 2) : tr("no hardware counters")));
-}
-
-void MainWindow::setProfiling(bool on)
-{
-    m_profileAction->setChecked(on);
-}
-
-bool MainWindow::profiling() const
-{
-    return m_profileAction->isChecked();
-}
-
-void MainWindow::profileStep()
-{
-    if (!m_scriptError.isEmpty()) {
-        statusBar()->showMessage(
-            tr("Cannot profile: the script has an error at %1").arg(m_scriptError), 8000);
-        return;
-    }
-    const VariantView* v = variantView();
-    if (!v || v->steps.empty()) return;
-    const int step = std::clamp(m_step, 0, static_cast<int>(v->steps.size()) - 1);
-    m_runs->profileStep(m_editor->text(), *v, step);
+    m_profile->showProfile();
+    m_code->request();
 }
 
 QString MainWindow::stepKey(const VariantView& v, int step) const
@@ -680,7 +461,7 @@ void MainWindow::runLadder()
                                  8000);
         return;
     }
-    if (const VariantView* v = variantView()) m_runs->runLadder(m_editor->text(), *v);
+    if (const VariantView* v = shownVariant()) m_runs->runLadder(m_editor->text(), *v);
 }
 
 void MainWindow::cancelRuns()
@@ -688,61 +469,9 @@ void MainWindow::cancelRuns()
     m_runs->cancelAll();
 }
 
-void MainWindow::requestCode()
-{
-    const VariantView* v = variantView();
-    // The code shown stays the last good state's while the script has an error.
-    if (!v || !m_scriptError.isEmpty()) return;
-    auto* llvmDock = findChild<QDockWidget*>(QStringLiteral("LlvmDock"));
-    auto* asmDock = findChild<QDockWidget*>(QStringLiteral("AsmDock"));
-    QString format;
-    if (asmDock && asmDock->isVisible() && !asmDock->visibleRegion().isEmpty())
-        format = QStringLiteral("asm");
-    else if (llvmDock && llvmDock->isVisible() && !llvmDock->visibleRegion().isEmpty())
-        format = QStringLiteral("llvm");
-    if (format.isEmpty()) return;
-    if (format == QStringLiteral("asm") && shownProfile()) return; // shown from the profile
-    // A GPU target's kernels: CUDA C where the CPU's LLVM IR is, PTX where its assembly is.
-    const QString target = codeTarget();
-    if (isGpuTarget(target.toStdString()))
-        format = format == QStringLiteral("asm") ? QStringLiteral("ptx") : QStringLiteral("cuda");
-    const QString chosen = m_targetBox ? m_targetBox->currentData().toString() : QString();
-    m_runs->requestCode(m_editor->text(), m_variant, m_step, format, chosen);
-}
-
-QString MainWindow::codeTarget() const
-{
-    const QString chosen = m_targetBox ? m_targetBox->currentData().toString() : QString();
-    if (!chosen.isEmpty()) return chosen;
-    const VariantView* v = variantView();
-    return v ? QString::fromStdString(v->target) : QString();
-}
-
-void MainWindow::showCode(const QString& format, const QString& text)
-{
-    if (format == QStringLiteral("ptx")) {
-        m_asmView->setCaption(tr("PTX of the kernels for %1 · compiled through LLVM's NVPTX; the "
-                                 "driver compiles it for the GPU it runs on")
-                                  .arg(codeTarget()));
-        m_asmView->setText(text, CodeView::Language::Assembly);
-        return;
-    }
-    if (format == QStringLiteral("cuda")) {
-        m_llvmView->setText(text, CodeView::Language::Plain);
-        return;
-    }
-    const bool asmFormat = format == QStringLiteral("asm");
-    // A profiled step's assembly is the profiled kernel's, with its samples.
-    if (asmFormat && shownProfile()) return;
-    if (asmFormat)
-        m_asmView->setCaption(tr("Assembly · the gutter gives each instruction's TIR line"));
-    (asmFormat ? m_asmView : m_llvmView)
-        ->setText(text, asmFormat ? CodeView::Language::Assembly : CodeView::Language::LlvmIr);
-}
-
 void MainWindow::exportVariant(const QString& format)
 {
-    const VariantView* v = variantView();
+    const VariantView* v = shownVariant();
     if (!v) return;
     if (!m_scriptError.isEmpty()) {
         QMessageBox::warning(
@@ -757,19 +486,11 @@ void MainWindow::exportVariant(const QString& format)
     statusBar()->showMessage(tr("Exporting %1 as %2…").arg(m_variant, format), 5000);
 }
 
-void MainWindow::showSettings()
-{
-    RunSettingsDialog dialog(m_runs->settings(), this);
-    if (dialog.exec() != QDialog::Accepted) return;
-    m_runs->setSettings(dialog.settings());
-    saveSettings();
-}
-
 // ---- editing from the panels ----
 
 void MainWindow::onStatementRequested(const QString& statement)
 {
-    const VariantView* v = variantView();
+    const VariantView* v = shownVariant();
     if (!v) return;
     const int after = v->scheduleEndLine > 0 ? v->scheduleEndLine : v->lastLine;
     const int line = m_editor->appendToVariantBlock(after, statement);
@@ -783,7 +504,7 @@ void MainWindow::onStatementRequested(const QString& statement)
 
 void MainWindow::onNewVariantRequested()
 {
-    const VariantView* v = variantView();
+    const VariantView* v = shownVariant();
     if (!v) return;
     QString base = m_variant + tr(" copy");
     QString name = base;
@@ -802,7 +523,7 @@ ModelWindow* MainWindow::openModel(const QString& path)
 
 void MainWindow::onLoopClicked(const QString& axis, const QString& stage)
 {
-    const VariantView* v = variantView();
+    const VariantView* v = shownVariant();
     if (!v || m_step < 0) return;
     // The loop view names the stage when the loop's body tells; else the first stage with the axis.
     for (auto& st : v->steps[static_cast<std::size_t>(m_step)].stages)

@@ -1,8 +1,9 @@
 // The main window: the editor in the middle, the schedule panel, loop-nest view, ladder, code
-// views and charts in docks, and the wiring between them and the services behind them: the
-// analysis, the document (shell/Document.h) and the runs in the background worker
-// (shell/RunController.h). The script text in the editor is the single source of truth;
-// everything else is derived from it.
+// views and charts in docks (arranged by shell/DockLayout.h), and the wiring between them and the
+// services behind them: the analysis, the document (shell/Document.h) and the runs in the
+// background worker (shell/RunController.h). The code views, the profiles, the settings and the
+// status bar have controllers of their own. The script text in the editor is the single source of
+// truth; everything else is derived from it.
 #pragma once
 
 #include "shell/AnalysisService.h"
@@ -10,19 +11,11 @@
 #include <QHash>
 #include <QMainWindow>
 
-#include <functional>
-
 class QComboBox;
-class QLabel;
-class QProgressBar;
 class QSpinBox;
 class QAction;
 
 namespace loopscope {
-
-namespace protocol {
-struct StepProfile;
-}
 
 class EditorPane;
 class SchedulePanel;
@@ -32,7 +25,6 @@ class LoopNestView;
 class VariantTreeView;
 class LadderView;
 class LadderModel;
-class CodeView;
 class ChartsView;
 class ChartsDock;
 class Document;
@@ -45,6 +37,11 @@ class TuneService;
 class ModelWindow;
 class ModelWindows;
 class TuningController;
+class CodeViewController;
+class ProfileController;
+class SettingsController;
+class StatusBarController;
+class DockLayout;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -65,12 +62,13 @@ public:
     SchedulePanel* schedulePanel() const { return m_schedule; }
     LoopNestView* loopNestView() const { return m_loopNest; }
     VariantTreeView* variantTreeView() const { return m_variantTree; }
-    CodeView* assemblyView() const { return m_asmView; }
     LadderModel* ladderModel() const { return m_ladderModel; }
     WorkerClient* worker() const { return m_worker; }
     AnalysisService* analysis() const { return m_analysis; }
     Document* document() const { return m_document; }
     RunController* runs() const { return m_runs; }
+    CodeViewController* code() const { return m_code; }
+    ProfileController* profile() const { return m_profile; }
     ChartsView* chartsView() const;
     SweepPanel* sweepPanel() const;
     SweepStore* sweepStore() const;
@@ -84,6 +82,10 @@ public:
     int threads() const;
     // What the views show: the last good analysis while the script has an error.
     ExplorationPtr exploration() const { return m_exploration; }
+    // The shown variant of what the views show, if there is one.
+    const VariantView* shownVariant() const;
+    // What a step's measurements and profile are kept by (its printing and the threads).
+    QString stepKey(const VariantView& v, int step) const;
     // The variant to show once the next analysis has it (a variant just added to the text).
     void preferVariant(const QString& name) { m_variant = name; }
     int zoomSteps() const { return m_zoom; }
@@ -93,13 +95,8 @@ public:
     void selectVariant(const QString& name);
     void selectStep(int step);
     void runLadder();
-    // Measures and profiles the shown step (Run > Profile Step).
-    void profileStep();
     // View > Assembly Beside Loop Nest: the two docks side by side instead of tabbed.
     void showAssemblyBesideLoopNest();
-    // Run > Profile Runs.
-    void setProfiling(bool on);
-    bool profiling() const;
     void cancelRuns();
     QString documentPath() const;
 
@@ -107,9 +104,6 @@ public:
     // and on stderr. Every message shown this session, oldest first, for tests.
     void showNotice(const QString& message);
     QStringList notices() const { return m_notices; }
-    // Sets the settings file aside when it cannot be read as settings (the defaults apply then):
-    // the message for the user, else empty. The window does it as it is built.
-    static QString setAsideDamagedSettings();
 
 signals:
     void analysisApplied(); // the window shows a new analysis (tests wait on it)
@@ -126,18 +120,12 @@ protected:
 private:
     void buildDocks();
     void buildActions();
-    void buildStatusBar();
     void connectRuns();
-    void restoreSettings();
-    void saveSettings() const;
     // The messages of the caches that found their files damaged, once.
     void showStoreNotices();
 
     void onAnalysis(ExplorationPtr result);
     void refreshVariantTree();
-    // The shown step's profile (heat in the loop nest, the profiled assembly), if it has one.
-    void showProfile();
-    const protocol::StepProfile* shownProfile() const;
     void onCursorLine(int line);
     void onStatementRequested(const QString& statement);
     void onNewVariantRequested();
@@ -147,15 +135,7 @@ private:
     void applyErrorState();
     // Text size of the editor, loop nest and code views, by `steps` (0: where it was).
     void zoomText(int steps);
-    void requestCode();
-    // The target the code views show: the selector's, else the variant's tvm.build target.
-    QString codeTarget() const;
-    void showCode(const QString& format, const QString& text);
     void exportVariant(const QString& format);
-    void showSettings();
-
-    const VariantView* variantView() const;
-    QString stepKey(const VariantView& v, int step) const;
 
     EditorPane* m_editor = nullptr;
     SchedulePanel* m_schedule = nullptr;
@@ -163,8 +143,6 @@ private:
     VariantTreeView* m_variantTree = nullptr;
     LadderModel* m_ladderModel = nullptr;
     LadderView* m_ladder = nullptr;
-    CodeView* m_llvmView = nullptr;
-    CodeView* m_asmView = nullptr;
     ChartsDock* m_chartsDock = nullptr;
     TunePanel* m_tunePanel = nullptr;
     TuneService* m_tune = nullptr;
@@ -172,17 +150,10 @@ private:
     WorkerClient* m_worker = nullptr;
     Document* m_document = nullptr;
     RunController* m_runs = nullptr;
-    bool m_layoutRestored = false;
-    static constexpr int kLayoutVersion = 3; // bumped when the set of docks changes
 
     QComboBox* m_variantBox = nullptr;
     QSpinBox* m_threads = nullptr;
-    QComboBox* m_targetBox = nullptr; // the code views' target (empty data: the script's)
-    QLabel* m_timing = nullptr;
-    QLabel* m_compile = nullptr;
-    QLabel* m_target = nullptr;
-    QLabel* m_caches = nullptr;
-    QProgressBar* m_progress = nullptr;
+    StatusBarController* m_status = nullptr;
     QAction* m_cancelAction = nullptr;
     QAction* m_structuredAction = nullptr;
 
@@ -192,14 +163,16 @@ private:
     ExplorationPtr m_lastGood;
     QString m_scriptError; // "line N: message" while the script has an error, else empty
     QAction* m_runAction = nullptr;
-    QAction* m_profileAction = nullptr;
     int m_zoom = 0; // steps of zoom from the default text size
     CompareView* m_compare = nullptr;
     PrimitiveHelpDialog* m_primitiveHelp = nullptr;
     ModelWindows* m_models = nullptr;
     TuningController* m_tuning = nullptr;
-    QLabel* m_errorLabel = nullptr;
-    std::function<void()> m_defaultDockSizes;
+    CodeViewController* m_code = nullptr;
+    ProfileController* m_profile = nullptr;
+    SettingsController* m_settings = nullptr;
+    DockLayout* m_docks = nullptr;
+    bool m_shownOnce = false; // the default layout applies as the window is first shown
     QStringList m_notices;
 };
 

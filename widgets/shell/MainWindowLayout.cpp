@@ -1,72 +1,45 @@
-// The main window's docks, menus, toolbar and status bar: what MainWindow's constructor builds,
-// and the docks' rearrangement (View ▸ Assembly Beside Loop Nest). What they do once built is in
+// The main window's docks, menus, toolbar and status bar: what MainWindow's constructor builds
+// (how the docks are arranged is shell/DockLayout.h's). What they do once built is in
 // MainWindow.cpp and the controllers.
 #include "shell/MainWindow.h"
 
 #include "editor/PrimitiveHelp.h"
 #include "shell/HelpDialogs.h"
-#include "shell/ModelWindows.h"
 #include "shell/Theme.h"
-#include "shell/TuningController.h"
-#include "views/CompareView.h"
 
-#include "charts/ChartsView.h"
 #include "charts/SweepPanel.h"
 #include "charts/SweepStore.h"
 #include "editor/EditorPane.h"
 #include "editor/SchedulePanel.h"
-#include "editor/StatementWriter.h"
-#include "lower/Footprint.h"
-#include "model/ModelWindow.h"
 #include "shell/ChartsDock.h"
+#include "shell/CodeViewController.h"
+#include "shell/DockLayout.h"
 #include "shell/Document.h"
-#include "shell/ExportDialog.h"
+#include "shell/ProfileController.h"
 #include "shell/RunController.h"
-#include "shell/RunSettingsDialog.h"
-#include "te/VariantBlock.h"
-#include "tune/TuneLog.h"
+#include "shell/SettingsController.h"
 #include "tune/TunePanel.h"
 #include "tune/TuneService.h"
 #include "views/CodeView.h"
 #include "views/LadderModel.h"
-#include "views/LadderStore.h"
 #include "views/LadderView.h"
 #include "views/LoopNestView.h"
-#include "views/SafeFile.h"
 #include "views/VariantTreeView.h"
-#include "worker/WorkerClient.h"
 
 #include <QAction>
-#include <QActionGroup>
-#include <QCloseEvent>
 #include <QComboBox>
-#include <QCoreApplication>
-#include <QCryptographicHash>
 #include <QDir>
 #include <QDockWidget>
-#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QGuiApplication>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
-#include <QPlainTextEdit>
-#include <QProgressBar>
-#include <QScreen>
 #include <QScrollArea>
 #include <QScrollBar>
-#include <QSettings>
 #include <QSpinBox>
-#include <QStandardPaths>
 #include <QStatusBar>
-#include <QStringDecoder>
-#include <QStyle>
-#include <QTemporaryFile>
-#include <QTimer>
 #include <QToolBar>
-
-#include <cstdio>
 
 namespace loopscope {
 
@@ -86,10 +59,8 @@ void MainWindow::buildDocks()
     m_variantTree = new VariantTreeView(this);
     m_ladder = new LadderView(this);
     m_ladder->setModel(m_ladderModel);
-    m_llvmView = new CodeView(this);
-    m_asmView = new CodeView(this);
-    m_llvmView->setPlaceholder(tr("Select a step to see its LLVM IR."));
-    m_asmView->setPlaceholder(tr("Select a step to see its assembly."));
+    m_code = new CodeViewController(this, m_runs, m_loopNest);
+    m_profile = new ProfileController(this, m_runs, m_loopNest, m_code);
 
     // The panel scrolls rather than making the window taller than a laptop's screen.
     auto* scheduleScroll = new QScrollArea(this);
@@ -107,12 +78,11 @@ void MainWindow::buildDocks()
     splitDockWidget(scheduleDock, variantsDock, Qt::Vertical);
     auto* loopDock =
         dock(tr("Loop nest"), QStringLiteral("LoopNestDock"), m_loopNest, Qt::RightDockWidgetArea);
-    auto* ladderDock =
-        dock(tr("Ladder"), QStringLiteral("LadderDock"), m_ladder, Qt::BottomDockWidgetArea);
-    auto* llvmDock =
-        dock(tr("LLVM IR"), QStringLiteral("LlvmDock"), m_llvmView, Qt::RightDockWidgetArea);
-    auto* asmDock =
-        dock(tr("Assembly"), QStringLiteral("AsmDock"), m_asmView, Qt::RightDockWidgetArea);
+    dock(tr("Ladder"), QStringLiteral("LadderDock"), m_ladder, Qt::BottomDockWidgetArea);
+    auto* llvmDock = dock(tr("LLVM IR"), QStringLiteral("LlvmDock"), m_code->llvmView(),
+                          Qt::RightDockWidgetArea);
+    auto* asmDock = dock(tr("Assembly"), QStringLiteral("AsmDock"), m_code->assemblyView(),
+                         Qt::RightDockWidgetArea);
     // The charts share the tall right-hand area with the loop nest, so a sweep's lines have room.
     m_chartsDock = new ChartsDock(this);
     connect(m_analysis, &AnalysisService::analysisReady, m_chartsDock->panel(),
@@ -137,17 +107,9 @@ void MainWindow::buildDocks()
         dock(tr("Tune"), QStringLiteral("TuneDock"), tuneScroll, Qt::RightDockWidgetArea);
     tabifyDockWidget(m_chartsDock, tuneDock);
     loopDock->raise();
-    m_defaultDockSizes = [this, scheduleDock, variantsDock, loopDock, ladderDock] {
-        resizeDocks({scheduleDock, loopDock}, {360, 640}, Qt::Horizontal);
-        resizeDocks({scheduleDock, variantsDock}, {3 * height() / 4, height() / 4}, Qt::Vertical);
-        // Room for the longest ladders of the samples without scrolling.
-        resizeDocks({ladderDock},
-                    {m_ladder->heightForRows(LadderView::kRowsShown) + ladderDock->height() -
-                     m_ladder->height()},
-                    Qt::Vertical);
-    };
-    connect(llvmDock, &QDockWidget::visibilityChanged, this, [this](bool) { requestCode(); });
-    connect(asmDock, &QDockWidget::visibilityChanged, this, [this](bool) { requestCode(); });
+    m_docks = new DockLayout(this, m_ladder);
+    for (QDockWidget* d : {llvmDock, asmDock})
+        connect(d, &QDockWidget::visibilityChanged, m_code, [this](bool) { m_code->request(); });
 }
 
 void MainWindow::buildActions()
@@ -223,20 +185,7 @@ void MainWindow::buildActions()
     view->addAction(tr("&Reset Zoom"), QKeySequence(Qt::CTRL | Qt::Key_0), this,
                     [this] { zoomText(-m_zoom); });
     view->addSeparator();
-    QMenu* theme = view->addMenu(tr("&Theme"));
-    auto* themes = new QActionGroup(theme);
-    for (auto [label, choice] :
-         {std::pair{tr("Follow the &Desktop"), ThemeChoice::FollowDesktop},
-          std::pair{tr("&Light"), ThemeChoice::Light}, std::pair{tr("&Dark"), ThemeChoice::Dark}}) {
-        QAction* a = theme->addAction(label);
-        a->setCheckable(true);
-        a->setChecked(savedTheme() == choice);
-        themes->addAction(a);
-        connect(a, &QAction::triggered, this, [choice = choice] {
-            saveTheme(choice);
-            applyTheme(choice);
-        });
-    }
+    addThemeMenu(view);
     view->addAction(tr("&Compare Variants…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D), this,
                     &MainWindow::compareVariants);
     view->addSeparator();
@@ -252,19 +201,9 @@ void MainWindow::buildActions()
         run->addAction(tr("&Cancel"), QKeySequence(Qt::Key_Escape), this, &MainWindow::cancelRuns);
     m_cancelAction->setEnabled(false);
     run->addSeparator();
-    m_profileAction = run->addAction(tr("&Profile Runs"));
-    m_profileAction->setObjectName(QStringLiteral("profileRunsAction"));
-    m_profileAction->setCheckable(true);
-    m_profileAction->setToolTip(
-        tr("Each step the ladder measures is also sampled by the CPU clock for half a second: its "
-           "loop nest shows each line's and loop's share of the time, the assembly each "
-           "instruction's"));
-    connect(m_profileAction, &QAction::toggled, this, [this](bool on) {
-        m_runs->setProfiling(on);
-        QSettings().setValue(QStringLiteral("run/profile"), on);
-    });
-    run->addAction(tr("Profile &Step"), QKeySequence(Qt::CTRL | Qt::Key_F5), this,
-                   &MainWindow::profileStep);
+    run->addAction(m_profile->profileRunsAction());
+    run->addAction(tr("Profile &Step"), QKeySequence(Qt::CTRL | Qt::Key_F5), m_profile,
+                   &ProfileController::profileStep);
     run->addSeparator();
     run->addAction(tr("Re-&measure Machine"), m_runs, &RunController::measureMachine);
     run->addAction(tr("&Forget Measured Points"), this, [this] {
@@ -272,7 +211,7 @@ void MainWindow::buildActions()
         statusBar()->showMessage(tr("The next sweep measures every point again."), 5000);
     });
     run->addSeparator();
-    run->addAction(tr("&Settings…"), this, &MainWindow::showSettings);
+    run->addAction(tr("&Settings…"), this, [this] { m_settings->showDialog(); });
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&Primitives"), QKeySequence::HelpContents, this, [this] {
@@ -298,19 +237,7 @@ void MainWindow::buildActions()
     tb->addAction(runAction);
     tb->addAction(m_cancelAction);
     tb->addWidget(new QLabel(tr(" Target: "), tb));
-    m_targetBox = new QComboBox(tb);
-    m_targetBox->setObjectName(QStringLiteral("targetCombo"));
-    m_targetBox->addItem(tr("As the script builds"), QString());
-    m_targetBox->addItem(tr("Host CPU"), QStringLiteral("llvm"));
-    for (int sm : {50, 60, 70, 75, 80, 86, 89, 90})
-        m_targetBox->addItem(tr("CUDA sm_%1").arg(sm), QStringLiteral("cuda -arch=sm_%1").arg(sm));
-    m_targetBox->setToolTip(
-        tr("The code the LLVM IR and Assembly views show: the variant's tvm.build target, this "
-           "machine's CPU, or an NVIDIA architecture (the views then show the kernels' CUDA C "
-           "and PTX). GPU variants run on this machine's NVIDIA GPU through loopscope-runner "
-           "where there is one; without one they are checked on this CPU and not timed."));
-    tb->addWidget(m_targetBox);
-    connect(m_targetBox, &QComboBox::activated, this, [this](int) { requestCode(); });
+    tb->addWidget(m_code->targetBox());
     tb->addWidget(new QLabel(tr(" Threads: "), tb));
     m_threads = new QSpinBox(tb);
     m_threads->setObjectName(QStringLiteral("threadsSpin"));
@@ -321,77 +248,11 @@ void MainWindow::buildActions()
     tb->addAction(m_structuredAction);
 }
 
-void MainWindow::buildStatusBar()
-{
-    m_errorLabel = new QLabel(this);
-    m_errorLabel->setObjectName(QStringLiteral("scriptErrorLabel"));
-    m_errorLabel->setStyleSheet(QStringLiteral("color: #c0392b; font-weight: bold"));
-    m_errorLabel->setVisible(false);
-    statusBar()->addPermanentWidget(m_errorLabel, 1);
-    m_timing = new QLabel(this);
-    m_compile = new QLabel(this);
-    m_target = new QLabel(this);
-    m_target->setObjectName(QStringLiteral("cpuLabel"));
-    m_progress = new QProgressBar(this);
-    m_progress->setMaximumWidth(180);
-    m_progress->setRange(0, 100);
-    m_progress->setTextVisible(true);
-    m_progress->setVisible(false);
-    statusBar()->addWidget(m_timing);
-    statusBar()->addWidget(m_compile);
-    statusBar()->addPermanentWidget(m_progress);
-    m_caches = new QLabel(this);
-    m_caches->setObjectName(QStringLiteral("cacheSizesLabel"));
-    const HostCaches& caches = hostCacheInfo();
-    m_caches->setText(QString::fromStdString(cacheSummary(caches.levels)));
-    m_caches->setToolTip(
-        caches.levels.empty()
-            ? tr("This machine lists no cache sizes (neither in /sys nor through CPUID), so the "
-                 "loop nest shows no footprint notes")
-            : tr("This machine's caches, read from %1, which the loop nest's footprints are "
-                 "measured against (a loop whose working set outgrows one is marked)")
-                  .arg(caches.source == "sysfs" ? tr("/sys/devices/system/cpu")
-                                                : QString::fromStdString(caches.source)));
-    statusBar()->addPermanentWidget(m_caches);
-    statusBar()->addPermanentWidget(m_target);
-}
-
-// What the runs report, where the window shows it.
 void MainWindow::showAssemblyBesideLoopNest()
 {
-    auto* loopDock = findChild<QDockWidget*>(QStringLiteral("LoopNestDock"));
-    auto* asmDock = findChild<QDockWidget*>(QStringLiteral("AsmDock"));
-    if (!loopDock || !asmDock) return;
-    const int before = loopDock->width();
-    // Out of their tab group (a dock split from a tabbed one would join its tabs): the loop nest,
-    // and at its right the assembly with the other right-hand docks as tabs behind it.
-    QList<QDockWidget*> others;
-    for (QDockWidget* d : findChildren<QDockWidget*>())
-        if (d != loopDock && d != asmDock && dockWidgetArea(d) == Qt::RightDockWidgetArea &&
-            !d->isFloating())
-            others << d;
-    for (QDockWidget* d : others)
-        removeDockWidget(d);
-    removeDockWidget(asmDock);
-    removeDockWidget(loopDock);
-    addDockWidget(Qt::RightDockWidgetArea, loopDock);
-    splitDockWidget(loopDock, asmDock, Qt::Horizontal);
-    QDockWidget* last = asmDock;
-    for (QDockWidget* d : others) {
-        tabifyDockWidget(last, d);
-        d->show();
-        last = d;
-    }
-    loopDock->show();
-    asmDock->show();
-    asmDock->raise();
-    // Once the layout has placed them: the two share what the loop nest had, and some more.
-    QTimer::singleShot(0, this, [this, loopDock, asmDock, before] {
-        const int w = std::max(before, width() / 2);
-        resizeDocks({loopDock, asmDock}, {w / 2, w - w / 2}, Qt::Horizontal);
-    });
-    requestCode();
-    showProfile();
+    m_docks->showAssemblyBesideLoopNest();
+    m_code->request();
+    m_profile->showProfile();
 }
 
 } // namespace loopscope

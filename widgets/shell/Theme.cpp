@@ -1,6 +1,8 @@
 #include "shell/Theme.h"
 
+#include <QActionGroup>
 #include <QApplication>
+#include <QMenu>
 #include <QProcess>
 #include <QProcessEnvironment>
 #include <QSettings>
@@ -102,6 +104,25 @@ bool applyTheme(ThemeChoice choice)
     QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
     QApplication::setPalette(dark ? darkPalette() : lightPalette());
     return dark;
+}
+
+void addThemeMenu(QMenu* view)
+{
+    QMenu* theme = view->addMenu(QObject::tr("&Theme"));
+    auto* themes = new QActionGroup(theme);
+    for (auto [label, choice] :
+         {std::pair{QObject::tr("Follow the &Desktop"), ThemeChoice::FollowDesktop},
+          std::pair{QObject::tr("&Light"), ThemeChoice::Light},
+          std::pair{QObject::tr("&Dark"), ThemeChoice::Dark}}) {
+        QAction* a = theme->addAction(label);
+        a->setCheckable(true);
+        a->setChecked(savedTheme() == choice);
+        themes->addAction(a);
+        QObject::connect(a, &QAction::triggered, theme, [choice = choice] {
+            saveTheme(choice);
+            applyTheme(choice);
+        });
+    }
 }
 
 } // namespace loopscope

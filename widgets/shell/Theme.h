@@ -5,6 +5,8 @@
 #include <QPalette>
 #include <QString>
 
+class QMenu;
+
 namespace loopscope {
 
 enum class ThemeChoice { FollowDesktop, Light, Dark };
@@ -23,5 +25,8 @@ QPalette lightPalette();
 // Applies the choice to the application (Fusion style, so the palette is honoured everywhere).
 // Returns whether the result is dark.
 bool applyTheme(ThemeChoice choice);
+
+// View ▸ Theme: the three choices, the saved one checked; a choice is saved and applied.
+void addThemeMenu(QMenu* view);
 
 } // namespace loopscope

@@ -66,6 +66,17 @@ CompareView::CompareView(QWidget* parent) : QDialog(parent)
     resize(1100, 700);
 }
 
+void CompareView::chooseWithNext(const QString& variant, const QStringList& variants)
+{
+    choose(0, variant);
+    if (variants.size() > 1) {
+        const qsizetype k = variants.indexOf(variant);
+        if (k >= 0) choose(1, variants[(k + 1) % variants.size()]);
+    } else {
+        choose(1, variant, 0);
+    }
+}
+
 void CompareView::setScript(const QString& script)
 {
     // Every step of every variant, lowered once: whatever the two sides pick.

@@ -6,6 +6,7 @@
 
 #include <QDialog>
 #include <QString>
+#include <QStringList>
 
 #include <functional>
 
@@ -29,6 +30,9 @@ public:
 
     // Chooses side 0 (left) or 1 (right): a variant and one of its steps (-1: the last).
     bool choose(int side, const QString& variant, int step = -1);
+    // `variant` against the one after it in `variants` (the first after the last), or, when it
+    // is the only one, its last step against its first.
+    void chooseWithNext(const QString& variant, const QStringList& variants);
 
     QString summary() const;        // what changed between the two loop nests
     QString statementsText() const; // the statements only one side has

@@ -5,6 +5,7 @@
 #include "views/ViewColors.h"
 
 #include <QButtonGroup>
+#include <QFontMetrics>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPainter>
@@ -571,6 +572,13 @@ void LoopNestView::refresh(Scroll scroll)
 TirEditor* LoopNestView::afterEditor() const
 {
     return m_pages->currentWidget() == m_diffPage ? m_afterEditor : m_stepEditor;
+}
+
+int LoopNestView::visibleColumns() const
+{
+    const TirEditor* e = afterEditor();
+    const int x = QFontMetrics(e->font()).horizontalAdvance(u'x');
+    return x > 0 ? e->viewport()->width() / x : 0;
 }
 
 void LoopNestView::setHeat(const LineHeat& heat)

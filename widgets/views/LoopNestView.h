@@ -65,6 +65,8 @@ public:
     void setLinkedLines(const QList<int>& lines);
     // The editor showing the step's printing (the after side in a diff).
     TirEditor* afterEditor() const;
+    // How many characters of a line that editor shows, beside its gutter.
+    int visibleColumns() const;
     // The cache levels the footprints are measured against (default: the host's).
     void setCaches(const std::vector<CacheLevel>& caches);
 

@@ -3,7 +3,9 @@
 // the k loop, the last step in the register-blocked k_outer/m_c loop; the Assembly tab shows the
 // profiled kernel's instructions with their shares; TIR and assembly are linked both ways; the
 // ladder shows counters only where the machine has them; the status bar gives the caches.
+#include "shell/CodeViewController.h"
 #include "shell/MainWindow.h"
+#include "shell/ProfileController.h"
 #include "shell/RunController.h"
 #include "views/CodeView.h"
 #include "views/LadderModel.h"
@@ -73,7 +75,7 @@ private slots:
     {
         MainWindow w;
         w.worker()->setWorkerPath(QStringLiteral(LOOPSCOPE_WORKER));
-        w.setProfiling(true);
+        w.profile()->setProfiling(true);
         w.setScriptText(tutorialAt256(), QString(), false);
         QVERIFY(awaitAnalysis(w));
         w.selectVariant(QStringLiteral("write cache"));
@@ -113,7 +115,7 @@ private slots:
 
         // The assembly is the profiled kernel's: the instructions with the most samples are on
         // the accumulator's update lines, and they are vector instructions.
-        CodeView* assembly = w.assemblyView();
+        CodeView* assembly = w.code()->assemblyView();
         QVERIFY(assembly->showsProfile());
         QPlainTextEdit* text = assembly->textEdit();
         int hottest = -1;
