@@ -1,10 +1,11 @@
 // loopscope-chart: draws a sweep with the desktop app's own charts view, offscreen, into a PNG
 // or SVG file, so `loopscope-cli sweep --chart` gives the picture a user sees in the Charts dock.
-// It reads one chart request (ChartRequest.h) on standard input; loopscope-cli starts it, and the
-// CLI itself loads no Qt. Exit codes: 0 written, 1 the request or the file failed, 2 bad usage.
-#include "ChartRequest.h"
+// It reads one chart request (protocol::ChartRequest) on standard input; loopscope-cli starts it,
+// and the CLI itself loads no Qt. Exit codes: 0 written, 1 the request or the file failed, 2 bad
+// usage.
 #include "Version.h"
 #include "charts/ChartsView.h"
+#include "protocol/Json.h"
 
 #include <QApplication>
 #include <QFileInfo>
@@ -37,7 +38,7 @@ void quietOffscreenMessages(QtMsgType type, const QMessageLogContext& context,
         std::fprintf(stderr, "%s\n", qPrintable(qFormatLogMessage(type, context, message)));
 }
 
-int draw(const ChartRequest& r, int argc, char** argv)
+int draw(const protocol::ChartRequest& r, int argc, char** argv)
 {
     // No display is needed: the view is drawn offscreen unless the caller chose a platform.
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
@@ -100,8 +101,8 @@ int main(int argc, char** argv)
     const std::string text{std::istreambuf_iterator<char>(std::cin), {}};
     const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
     std::string why = "standard input is not JSON";
-    std::optional<ChartRequest> request =
-        j.is_discarded() ? std::nullopt : chartRequestFromJson(j, &why);
+    std::optional<protocol::ChartRequest> request =
+        j.is_discarded() ? std::nullopt : protocol::chartRequestFromJson(j, &why);
     if (!request) {
         std::cerr << "loopscope-chart: " << why << "\n";
         return 1;

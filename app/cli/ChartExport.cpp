@@ -1,5 +1,6 @@
 #include "ChartExport.h"
 
+#include "protocol/Json.h"
 #include "tune/Measure.h"
 
 #include <cerrno>
@@ -111,14 +112,15 @@ int runWithInput(const std::string& exe, const std::string& input, std::string* 
 
 } // namespace
 
-std::string writeSweepChart(const ChartRequest& request, const std::string& selfExecutable)
+std::string writeSweepChart(const protocol::ChartRequest& request,
+                            const std::string& selfExecutable)
 {
     const std::string exe = findChartExecutable(selfExecutable);
     if (exe.empty())
         return "cannot draw '" + request.path +
                "': the chart program (loopscope-chart) was not found next to this program";
     std::string errors;
-    const int status = runWithInput(exe, chartRequestJson(request).dump(), &errors);
+    const int status = runWithInput(exe, protocol::toJson(request).dump(), &errors);
     while (!errors.empty() && errors.back() == '\n')
         errors.pop_back();
     if (status == 0) return {};

@@ -3,7 +3,7 @@
 // chart program (loopscope-chart), started for it: the CLI loads no Qt.
 #pragma once
 
-#include "ChartRequest.h"
+#include "protocol/Messages.h"
 
 #include <string>
 
@@ -14,6 +14,7 @@ namespace loopscope {
 std::string findChartExecutable(const std::string& selfExecutable);
 
 // Empty when written; otherwise why not.
-std::string writeSweepChart(const ChartRequest& request, const std::string& selfExecutable);
+std::string writeSweepChart(const protocol::ChartRequest& request,
+                            const std::string& selfExecutable);
 
 } // namespace loopscope

@@ -89,7 +89,7 @@ int sweep(SweepArgs& o)
     if (!o.csv.empty() && !writeFile(o.csv, sweepCsv(result))) throw cannotWrite(o.csv);
     if (!o.chart.empty()) {
         // The reference lines of the Charts dock: the machine's peak and memory bandwidth.
-        ChartRequest chart;
+        protocol::ChartRequest chart;
         chart.path = o.chart;
         chart.kind = o.chartKind;
         chart.peakGflops = measurePeakFlops(o.threads).gflops;

@@ -146,6 +146,35 @@ std::optional<SweepPoint> sweepPointFromJson(const json& j)
     return p;
 }
 
+namespace {
+constexpr const char* kChartRequestKey = "chart_request"; // its value: the version
+}
+
+json toJson(const ChartRequest& r)
+{
+    json j = detail::encodeFields(r);
+    j[kChartRequestKey] = kChartRequestVersion;
+    return j;
+}
+
+std::optional<ChartRequest> chartRequestFromJson(const json& j, std::string* why)
+{
+    auto fail = [&](std::string text) {
+        if (why) *why = std::move(text);
+        return std::nullopt;
+    };
+    if (!j.is_object() || !j.contains(kChartRequestKey)) return fail("not a chart request");
+    if (j[kChartRequestKey] != kChartRequestVersion)
+        return fail("a chart request of version " + j[kChartRequestKey].dump() +
+                    "; this program reads version " + std::to_string(kChartRequestVersion));
+    ChartRequest r;
+    detail::LenientReader reader(j);
+    fields(reader, r);
+    if (r.path.empty()) return fail("a chart request with no path");
+    if (!reader.failure().empty()) return fail(reader.failure());
+    return r;
+}
+
 // ---- Codec.h: the client's side -----------------------------------------------------------------
 
 std::string encodeRequest(const Request& request, std::int64_t id, const RequestLimits& limits)

@@ -28,4 +28,10 @@ nlohmann::json toJson(const SweepPoint& point, const std::vector<std::string>& p
 // Nullopt when the value is not an object with a variant and values.
 std::optional<SweepPoint> sweepPointFromJson(const nlohmann::json& j);
 
+// The chart program's request, with its version (kChartRequestVersion).
+nlohmann::json toJson(const ChartRequest& request);
+// Nullopt with `why` set when the document is not a chart request of this version. A field of
+// another type keeps its default.
+std::optional<ChartRequest> chartRequestFromJson(const nlohmann::json& j, std::string* why);
+
 } // namespace loopscope::protocol

@@ -473,6 +473,22 @@ struct SweepReply {
     bool operator==(const SweepReply&) const = default;
 };
 
+// What `loopscope-cli sweep --chart` hands the chart program (loopscope-chart) on its standard
+// input: one JSON document (protocol/Json.h) with the file to write, the kind of chart, the
+// machine's reference lines and the sweep's points in their `sweep --json` form. The CLI itself
+// links no Qt: drawing is the chart program's alone, so every other command starts without
+// loading Qt.
+struct ChartRequest {
+    std::string path;           // .png or .svg
+    std::string kind = "lines"; // lines | bars | roofline
+    double peakGflops = 0;      // 0: no peak line
+    double bandwidthGbs = 0;    // 0: no memory roof
+    SweepReply sweep;           // its parameters, reference label (`blas`) and points
+    bool operator==(const ChartRequest&) const = default;
+};
+
+constexpr int kChartRequestVersion = 1;
+
 // "machine": the reference lines of the charts.
 struct MachineReply {
     double peakGflops = 0;

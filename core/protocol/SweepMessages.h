@@ -40,14 +40,29 @@ public:
         for (auto& v : *find(name))
             x.push_back(v.get<std::int64_t>());
     }
+    // Its strings.
+    void operator()(const char* name, std::vector<std::string>& x, const Field& = {})
+    {
+        if (const json* v = find(name); v && v->is_array())
+            for (auto& s : *v)
+                if (s.is_string()) x.push_back(s.get<std::string>());
+    }
 
-private:
     const json* find(const char* name) const
     {
         auto it = m_j.find(name);
         return it == m_j.end() ? nullptr : &*it;
     }
+    // What the object cannot be read as (the first such thing); empty when nothing.
+    void fail(const std::string& message)
+    {
+        if (m_failure.empty()) m_failure = message;
+    }
+    const std::string& failure() const { return m_failure; }
+
+private:
     const json& m_j;
+    std::string m_failure;
 };
 
 // Written with one field per swept parameter (its value) as well; `parameters` names them.
@@ -162,6 +177,30 @@ template <class V> void fields(V& v, SweepReply& r)
     v("threads", r.threads);
     v("blas", r.blas, {.write = !r.blas.empty()});
     v("blas_note", r.blasNote, {.write = !r.blasNote.empty()});
+}
+
+// (Its version is the document's; a point that is no sweep point fails the whole request.)
+template <class V> void fields(V& v, ChartRequest& r)
+{
+    v("path", r.path);
+    v("kind", r.kind);
+    v("reference_label", r.sweep.blas);
+    v("peak_gflops", r.peakGflops);
+    v("bandwidth_gbs", r.bandwidthGbs);
+    v("parameters", r.sweep.parameters);
+    if constexpr (V::kReading) {
+        if (const json* list = v.find("points"); list && list->is_array()) {
+            for (auto& p : *list) {
+                std::optional<SweepPoint> point = sweepPointFromJson(p);
+                if (!point)
+                    return v.fail("point " + std::to_string(r.sweep.points.size() + 1) +
+                                  " is not a sweep point");
+                r.sweep.points.push_back(std::move(*point));
+            }
+        }
+    } else {
+        points(v, "points", r.sweep.points, r.sweep.parameters);
+    }
 }
 
 } // namespace loopscope::protocol::detail

@@ -6,7 +6,7 @@
 #include "lower/gpu/ThreadAllreduce.h"
 #include "protocol/Codec.h"
 #include "protocol/InputFill.h"
-#include "protocol/LineProcess.h"
+#include "process/LineProcess.h"
 #include "protocol/Protocol.h"
 #include "runtime/Check.h"
 #include "runtime/Reference.h"

@@ -4,7 +4,7 @@
 // this interface; tests give it their own.
 #pragma once
 
-#include "protocol/LineProcess.h"
+#include "process/LineProcess.h"
 #include "protocol/Messages.h"
 
 #include <cstdint>

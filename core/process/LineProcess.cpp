@@ -1,4 +1,4 @@
-#include "protocol/LineProcess.h"
+#include "process/LineProcess.h"
 
 #include "protocol/Codec.h"
 #include "protocol/Protocol.h"
