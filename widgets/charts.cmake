@@ -6,6 +6,7 @@ add_library(loopscope_charts STATIC
   charts/ChartsView.cpp
   charts/ChartLegend.cpp
   charts/ChartStyle.cpp
+  charts/ChartExport.h
   charts/ChartExport.cpp
 )
 set_target_properties(loopscope_charts PROPERTIES AUTOMOC ON)

@@ -4,6 +4,7 @@
 // and the CLI itself loads no Qt. Exit codes: 0 written, 1 the request or the file failed, 2 bad
 // usage.
 #include "Version.h"
+#include "charts/ChartExport.h"
 #include "charts/ChartsView.h"
 #include "protocol/Json.h"
 
@@ -69,8 +70,8 @@ int draw(const protocol::ChartRequest& r, int argc, char** argv)
 
     const QString path = QString::fromStdString(r.path);
     const bool ok = QFileInfo(path).suffix().toLower() == QLatin1String("svg")
-                        ? view.exportSvg(path, tab)
-                        : view.exportPng(path, tab);
+                        ? ChartExport(view).svg(path, tab)
+                        : ChartExport(view).png(path, tab);
     if (!ok) {
         std::cerr << "cannot write '" << r.path << "'\n";
         return 1;

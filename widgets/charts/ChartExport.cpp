@@ -1,6 +1,6 @@
 // The charts' exports: the chart as PNG or SVG, laid out (legend included) for the picture's
-// size, the data as CSV, and the context menu that offers them.
-#include "charts/ChartsView.h"
+// size, the data as CSV; and the view's context menu that offers them.
+#include "charts/ChartExport.h"
 
 #include <QtCharts/QChart>
 #include <QtCharts/QChartView>
@@ -18,7 +18,7 @@
 
 namespace loopscope {
 
-QString ChartsView::csv() const
+QString ChartExport::csv() const
 {
     auto field = [](const QString& s) -> QString {
         if (!s.contains(QLatin1Char(',')) && !s.contains(QLatin1Char('"')) &&
@@ -28,11 +28,11 @@ QString ChartsView::csv() const
         q.replace(QStringLiteral("\""), QStringLiteral("\"\""));
         return QStringLiteral("\"") + q + QStringLiteral("\"");
     };
-    QStringList params =
-        m_parameters.isEmpty() ? QStringList{QStringLiteral("size")} : m_parameters;
+    const QStringList parameters = m_view.sizeParameters();
+    QStringList params = parameters.isEmpty() ? QStringList{QStringLiteral("size")} : parameters;
     QString out = QStringLiteral("variant,") + params.join(QLatin1Char(',')) +
                   QStringLiteral(",ms_median,ms_min,ms_max,gflops,intensity,checked,skipped\n");
-    for (auto& p : m_points) {
+    for (auto& p : m_view.points()) {
         out += field(p.variant);
         for (int i = 0; i < params.size(); ++i)
             out += QLatin1Char(',') + QString::number(p.size);
@@ -50,28 +50,29 @@ QString ChartsView::csv() const
     return out;
 }
 
-QString ChartsView::withSuffix(const QString& path, const QString& suffix)
+QString ChartExport::withSuffix(const QString& path, const QString& suffix)
 {
     if (path.isEmpty() || !QFileInfo(path).suffix().isEmpty()) return path;
     return path + u'.' + suffix;
 }
 
-QImage ChartsView::renderImage(Tab tab, QSize size, QList<LegendEntry>* legend, QRectF* plot) const
+QImage ChartExport::image(ChartsView::Tab tab, QSize size, QList<ChartsView::LegendEntry>* legend,
+                          QRectF* plot) const
 {
-    QChartView* v = view(tab);
+    QChartView* v = m_view.view(tab);
     QChart* chart = v->chart();
     if (size.isEmpty()) size = v->size().expandedTo(QSize(800, 500));
     const QSizeF before = chart->size();
     // Laid out for the picture's size, legend included, then back to the view's.
     chart->resize(size);
     if (chart->layout()) chart->layout()->activate();
-    layoutLegend(tab);
+    m_view.layoutLegend(tab);
     if (chart->layout()) chart->layout()->activate();
-    if (legend) *legend = legendEntries(tab);
+    if (legend) *legend = m_view.legendEntries(tab);
     if (plot) *plot = chart->plotArea();
     QImage image(size * 2, QImage::Format_ARGB32);
     image.setDevicePixelRatio(2);
-    image.fill(palette().color(QPalette::Base));
+    image.fill(m_view.palette().color(QPalette::Base));
     QPainter painter(&image);
     painter.setRenderHint(QPainter::Antialiasing);
     v->scene()->render(&painter, QRectF(QPointF(0, 0), size),
@@ -79,25 +80,25 @@ QImage ChartsView::renderImage(Tab tab, QSize size, QList<LegendEntry>* legend, 
     painter.end();
     chart->resize(before);
     if (chart->layout()) chart->layout()->activate();
-    layoutLegend(tab);
+    m_view.layoutLegend(tab);
     return image;
 }
 
-bool ChartsView::exportPng(const QString& path, Tab tab) const
+bool ChartExport::png(const QString& path, ChartsView::Tab tab) const
 {
-    return renderImage(tab).save(withSuffix(path, QStringLiteral("png")), "PNG");
+    return image(tab).save(withSuffix(path, QStringLiteral("png")), "PNG");
 }
 
-bool ChartsView::exportSvg(const QString& path, Tab tab) const
+bool ChartExport::svg(const QString& path, ChartsView::Tab tab) const
 {
     const QString file = withSuffix(path, QStringLiteral("svg"));
-    QChartView* v = view(tab);
+    QChartView* v = m_view.view(tab);
     QChart* chart = v->chart();
     const QSize size = v->size().expandedTo(QSize(800, 500));
     const QSizeF before = chart->size();
     chart->resize(size);
     if (chart->layout()) chart->layout()->activate();
-    layoutLegend(tab);
+    m_view.layoutLegend(tab);
     if (chart->layout()) chart->layout()->activate();
     QSvgGenerator generator;
     generator.setFileName(file);
@@ -107,19 +108,19 @@ bool ChartsView::exportSvg(const QString& path, Tab tab) const
     QPainter painter;
     bool ok = painter.begin(&generator);
     if (ok) {
-        painter.fillRect(QRect(QPoint(0, 0), size), palette().color(QPalette::Base));
+        painter.fillRect(QRect(QPoint(0, 0), size), m_view.palette().color(QPalette::Base));
         v->scene()->render(&painter, QRectF(QPointF(0, 0), size),
                            QRectF(chart->scenePos(), QSizeF(size)));
         painter.end();
     }
     chart->resize(before);
     if (chart->layout()) chart->layout()->activate();
-    layoutLegend(tab);
+    m_view.layoutLegend(tab);
     QFile f(file);
     return ok && f.exists() && f.size() > 0;
 }
 
-bool ChartsView::exportCsv(const QString& path) const
+bool ChartExport::csvFile(const QString& path) const
 {
     QSaveFile f(withSuffix(path, QStringLiteral("csv")));
     if (!f.open(QIODevice::WriteOnly | QIODevice::Text)) return false;
@@ -149,14 +150,14 @@ void ChartsView::showContextMenu(const QPoint& pos)
     if (chosen == png) {
         const QString path =
             savePath(tr("Export chart"), tr("PNG image (*.png)"), QStringLiteral("png"));
-        if (!path.isEmpty()) exportPng(path, tab);
+        if (!path.isEmpty()) ChartExport(*this).png(path, tab);
     } else if (chosen == svg) {
         const QString path =
             savePath(tr("Export chart"), tr("SVG image (*.svg)"), QStringLiteral("svg"));
-        if (!path.isEmpty()) exportSvg(path, tab);
+        if (!path.isEmpty()) ChartExport(*this).svg(path, tab);
     } else if (chosen == csvAction) {
         const QString path = savePath(tr("Export data"), tr("CSV (*.csv)"), QStringLiteral("csv"));
-        if (!path.isEmpty()) exportCsv(path);
+        if (!path.isEmpty()) ChartExport(*this).csvFile(path);
     }
 }
 

@@ -46,6 +46,7 @@ struct ChartPoint {
 // as the charts show it; the size is the first swept value.
 ChartPoint chartPointOf(const protocol::SweepPoint& point);
 
+// The charts' pictures and data as files: charts/ChartExport.h.
 class ChartsView : public QWidget {
     Q_OBJECT
 public:
@@ -117,27 +118,17 @@ public:
     QStringList seriesNames(Tab tab) const;
     int pointCount(Tab tab, const QString& seriesName) const;
     bool isSeriesVisible(Tab tab, const QString& seriesName) const;
+    // The swept parameters the size stands for (setSizeLabel's).
+    QStringList sizeParameters() const { return m_parameters; }
     // Toggles a series as a click on its legend entry does.
     void toggleSeries(const QString& variant);
-
-    QString csv() const;
-    // A chart drawn at this size (at least 800x500 when empty), laid out for that size: the
-    // legend is placed for it, as on screen. `legend` and `plot`, when given, receive the legend
-    // drawn and the plot area.
-    QImage renderImage(Tab tab, QSize size = {}, QList<LegendEntry>* legend = nullptr,
-                       QRectF* plot = nullptr) const;
-    // A path without a suffix gets this one ("png", "svg", "csv").
-    static QString withSuffix(const QString& path, const QString& suffix);
-    // The exports write to withSuffix(path, "png" / "svg" / "csv"); the chart is drawn at the
-    // view's size, at least 800x500.
-    bool exportPng(const QString& path, Tab tab) const;
-    bool exportSvg(const QString& path, Tab tab) const;
-    bool exportCsv(const QString& path) const;
 
 protected:
     void changeEvent(QEvent* event) override;
 
 private:
+    friend class ChartExport; // draws the charts for a picture: view() and layoutLegend()
+
     void rebuild();
     void rebuildLine();
     void rebuildBar();

@@ -4,6 +4,7 @@
 // size, on screen and exported; twelve variants in twelve styles; what hovering a point says;
 // export names without a suffix.
 #include "charts/ChartsView.h"
+#include "charts/ChartExport.h"
 
 #include "support/QtTestMain.h"
 
@@ -24,6 +25,7 @@
 #include <QtCharts/QScatterSeries>
 #include <QtTest>
 
+using loopscope::ChartExport;
 using loopscope::ChartPoint;
 using loopscope::ChartsView;
 
@@ -219,7 +221,7 @@ private slots:
         s.intensity = 16;
         v.addPoint(s);
         QCOMPARE(
-            v.csv(),
+            ChartExport(v).csv(),
             QStringLiteral("variant,M,N,ms_median,ms_min,ms_max,gflops,intensity,checked,skipped\n"
                            "\"tiled, 32\",64,64,1.5,1.25,2,4,8,true,false\n"
                            "naive,128,128,,,,,16,false,true\n"));
@@ -238,8 +240,8 @@ private slots:
         for (auto tab : {ChartsView::LineTab, ChartsView::BarTab, ChartsView::RooflineTab}) {
             QString png = dir.filePath(QStringLiteral("chart%1.png").arg(int(tab)));
             QString svg = dir.filePath(QStringLiteral("chart%1.svg").arg(int(tab)));
-            QVERIFY(v.exportPng(png, tab));
-            QVERIFY(v.exportSvg(svg, tab));
+            QVERIFY(ChartExport(v).png(png, tab));
+            QVERIFY(ChartExport(v).svg(svg, tab));
             QImage image(png);
             QVERIFY(!image.isNull());
             QFile f(svg);
@@ -249,10 +251,10 @@ private slots:
             QVERIFY(text.size() > 1000);
         }
         QString csv = dir.filePath(QStringLiteral("data.csv"));
-        QVERIFY(v.exportCsv(csv));
+        QVERIFY(ChartExport(v).csvFile(csv));
         QFile f(csv);
         QVERIFY(f.open(QIODevice::ReadOnly));
-        QCOMPARE(QString::fromUtf8(f.readAll()), v.csv());
+        QCOMPARE(QString::fromUtf8(f.readAll()), ChartExport(v).csv());
 
         QImage shot = v.grab().toImage();
         QVERIFY(!shot.isNull());
@@ -321,7 +323,7 @@ private slots:
             for (auto tab : {ChartsView::LineTab, ChartsView::RooflineTab}) {
                 QList<ChartsView::LegendEntry> legend;
                 QRectF plot;
-                const QImage image = v.renderImage(tab, size, &legend, &plot);
+                const QImage image = ChartExport(v).image(tab, size, &legend, &plot);
                 QCOMPARE(image.size(), size * 2);
                 const QString where = QStringLiteral("export %1x%2 tab %3")
                                           .arg(size.width())
@@ -346,11 +348,11 @@ private slots:
         // The files: PNG and SVG at the view's size (at least 800x500), the legend inside.
         for (auto tab : {ChartsView::LineTab, ChartsView::RooflineTab}) {
             QList<ChartsView::LegendEntry> legend;
-            v.renderImage(tab, QSize(800, 500), &legend);
+            ChartExport(v).image(tab, QSize(800, 500), &legend);
             const QString png = dir.filePath(QStringLiteral("c%1.png").arg(int(tab)));
             const QString svg = dir.filePath(QStringLiteral("c%1.svg").arg(int(tab)));
-            QVERIFY(v.exportPng(png, tab));
-            QVERIFY(v.exportSvg(svg, tab));
+            QVERIFY(ChartExport(v).png(png, tab));
+            QVERIFY(ChartExport(v).svg(svg, tab));
             QImage fromPng(png);
             fromPng.setDevicePixelRatio(2);
             QSvgRenderer renderer(svg);
@@ -498,20 +500,20 @@ private slots:
         fill(v);
         v.resize(800, 500);
         QTemporaryDir dir;
-        QVERIFY(v.exportPng(dir.filePath(QStringLiteral("gemm")), ChartsView::LineTab));
+        QVERIFY(ChartExport(v).png(dir.filePath(QStringLiteral("gemm")), ChartsView::LineTab));
         QVERIFY(QFile::exists(dir.filePath(QStringLiteral("gemm.png"))));
         QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("gemm"))));
         QCOMPARE(QImageReader(dir.filePath(QStringLiteral("gemm.png"))).format(),
                  QByteArray("png"));
-        QVERIFY(v.exportSvg(dir.filePath(QStringLiteral("gemm")), ChartsView::LineTab));
+        QVERIFY(ChartExport(v).svg(dir.filePath(QStringLiteral("gemm")), ChartsView::LineTab));
         QVERIFY(QFile::exists(dir.filePath(QStringLiteral("gemm.svg"))));
-        QVERIFY(v.exportCsv(dir.filePath(QStringLiteral("gemm"))));
+        QVERIFY(ChartExport(v).csvFile(dir.filePath(QStringLiteral("gemm"))));
         QVERIFY(QFile::exists(dir.filePath(QStringLiteral("gemm.csv"))));
         // A name with a suffix keeps it.
-        QVERIFY(v.exportPng(dir.filePath(QStringLiteral("chart.png")), ChartsView::BarTab));
+        QVERIFY(ChartExport(v).png(dir.filePath(QStringLiteral("chart.png")), ChartsView::BarTab));
         QVERIFY(QFile::exists(dir.filePath(QStringLiteral("chart.png"))));
         QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("chart.png.png"))));
-        QCOMPARE(ChartsView::withSuffix(QStringLiteral("/a/b.c/chart"), QStringLiteral("svg")),
+        QCOMPARE(ChartExport::withSuffix(QStringLiteral("/a/b.c/chart"), QStringLiteral("svg")),
                  QStringLiteral("/a/b.c/chart.svg"));
     }
 
