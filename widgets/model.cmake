@@ -5,4 +5,6 @@ target_sources(loopscope_widgets PRIVATE
   model/ModelGraphView.cpp
   model/ModelWindow.h
   model/ModelWindow.cpp
+  model/TaskTableModel.h
+  model/TaskTableModel.cpp
 )

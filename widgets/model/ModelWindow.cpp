@@ -1,6 +1,7 @@
 #include "model/ModelWindow.h"
 
 #include "model/ModelGraphView.h"
+#include "model/TaskTableModel.h"
 #include "te/Program.h"
 #include "worker/WorkerClient.h"
 
@@ -13,10 +14,11 @@
 #include <QLabel>
 #include <QProgressBar>
 #include <QSaveFile>
+#include <QSortFilterProxyModel>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStatusBar>
-#include <QTableWidget>
+#include <QTableView>
 #include <QTimer>
 #include <QToolBar>
 
@@ -27,35 +29,6 @@ namespace loopscope {
 using worker::qs;
 
 namespace {
-
-enum Column {
-    Task,
-    Operators,
-    Weight,
-    Gflop,
-    ScheduleSource,
-    Ms,
-    WeightMs,
-    Gflops,
-    Check,
-    Columns
-};
-constexpr int kTaskIndexRole = Qt::UserRole;
-constexpr int kSortRole = Qt::UserRole + 1;
-
-// A cell that sorts by its number, not its text.
-class NumberItem : public QTableWidgetItem {
-public:
-    NumberItem(double value, const QString& text) : QTableWidgetItem(text)
-    {
-        setData(kSortRole, value);
-        setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-    }
-    bool operator<(const QTableWidgetItem& other) const override
-    {
-        return data(kSortRole).toDouble() < other.data(kSortRole).toDouble();
-    }
-};
 
 QString readText(const QString& path)
 {
@@ -117,18 +90,18 @@ ModelWindow::ModelWindow(QWidget* parent) : QMainWindow(parent), m_worker(new Wo
 
     auto* split = new QSplitter(Qt::Vertical, this);
     m_graph = new ModelGraphView(split);
-    m_table = new QTableWidget(0, Columns, split);
-    m_table->setHorizontalHeaderLabels({tr("Task"), tr("Operators"), tr("Weight"), tr("GFLOP"),
-                                        tr("Schedule"), tr("ms"), tr("Weight × ms"), tr("GFLOPS"),
-                                        tr("Check")});
-    m_table->horizontalHeaderItem(WeightMs)->setToolTip(
-        tr("What the task costs the model: its time times how often it occurs (the tuner's "
-           "objective: tune the largest first)"));
+    m_tasks = new TaskTableModel(this);
+    m_sorted = new QSortFilterProxyModel(this);
+    m_sorted->setSourceModel(m_tasks);
+    m_sorted->setSortRole(TaskTableModel::SortRole);
+    m_table = new QTableView(split);
+    m_table->setModel(m_sorted);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->verticalHeader()->hide();
-    m_table->horizontalHeader()->setSectionResizeMode(Operators, QHeaderView::Stretch);
+    m_table->horizontalHeader()->setSectionResizeMode(TaskTableModel::Operators,
+                                                      QHeaderView::Stretch);
     m_table->setAccessibleName(tr("Tasks"));
     split->addWidget(m_graph);
     split->addWidget(m_table);
@@ -148,14 +121,14 @@ ModelWindow::ModelWindow(QWidget* parent) : QMainWindow(parent), m_worker(new Wo
     statusBar()->addPermanentWidget(m_progress);
 
     connect(m_graph, &ModelGraphView::taskClicked, this, &ModelWindow::selectTask);
-    connect(m_table, &QTableWidget::itemSelectionChanged, this, [this] {
+    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
         m_graph->selectTask(selectedTask());
         const bool any = selectedTask() >= 0;
         m_openAction->setEnabled(any);
         m_variantAction->setEnabled(any);
     });
-    connect(m_table, &QTableWidget::cellDoubleClicked, this,
-            [this](int, int) { openTaskAsScript(selectedTask()); });
+    connect(m_table, &QTableView::doubleClicked, this,
+            [this](const QModelIndex&) { openTaskAsScript(selectedTask()); });
     connect(m_worker, &WorkerClient::progress, this,
             [this](int, const QString& phase, double) { m_progress->setFormat(phase); });
     m_openAction->setEnabled(false);
@@ -267,102 +240,40 @@ void ModelWindow::showResult(const protocol::ModelReply& r)
 void ModelWindow::fillTable()
 {
     m_table->setSortingEnabled(false);
-    m_table->setRowCount(0);
-    std::set<std::string> seen;
-    for (int i = 0; i < taskCount(); ++i) {
-        const auto& t = m_result.tasks[std::size_t(i)];
-        if (!seen.insert(t.workload).second) continue;
-        const int row = m_table->rowCount();
-        m_table->insertRow(row);
-        auto* name = new QTableWidgetItem(qs(t.name));
-        name->setData(kTaskIndexRole, i);
-        name->setToolTip(worker::qsList(t.nodes).join(QStringLiteral(" → ")));
-        m_table->setItem(row, Task, name);
-        QStringList ops;
-        for (const std::string& n : t.nodes)
-            for (auto& node : m_result.nodes)
-                if (node.name == n) ops << qs(node.op);
-        m_table->setItem(row, Operators, new QTableWidgetItem(ops.join(QStringLiteral(" → "))));
-        m_table->setItem(row, Weight, new NumberItem(t.weight, QString::number(t.weight)));
-        m_table->setItem(row, Gflop, new NumberItem(t.gflop, QString::number(t.gflop, 'g', 3)));
-        auto* source = new QTableWidgetItem(qs(t.source));
-        source->setToolTip(qs(t.source));
-        if (!t.stale.empty()) {
-            // A choice that may no longer be the fastest: marked, with why and what to do.
-            source->setText(tr("⚠ %1").arg(qs(t.source)));
-            source->setForeground(QColor(0x9c, 0x5d, 0x00));
-            source->setToolTip(tr("%1\n\nStale: %2").arg(qs(t.source), qs(t.stale)));
-        }
-        m_table->setItem(row, ScheduleSource, source);
-        auto number = [&](Column c, double v, int digits) {
-            m_table->setItem(row, c,
-                             t.measured ? new NumberItem(v, QString::number(v, 'f', digits))
-                                        : new NumberItem(-1, QStringLiteral("–")));
-        };
-        number(Ms, t.ms, 3);
-        number(WeightMs, t.ms * t.weight, 3);
-        number(Gflops, t.gflops, 1);
-        auto* check = new QTableWidgetItem(!t.checked ? QStringLiteral("–")
-                                           : t.ok     ? tr("✓ ok")
-                                                      : tr("✗ wrong"));
-        if (t.checked)
-            check->setToolTip(
-                t.ok ? tr("max abs error %1, max rel error %2")
-                           .arg(t.maxAbsError, 0, 'g', 3)
-                           .arg(t.maxRelError, 0, 'g', 3)
-                     : tr("%1 (max abs error %2)").arg(qs(t.first)).arg(t.maxAbsError, 0, 'g', 3));
-        if (t.checked && !t.ok) check->setForeground(QColor(0xc0, 0x1c, 0x28));
-        m_table->setItem(row, Check, check);
-        // The row's colour is its frame's in the graph.
-        if (t.measured) {
-            QColor c = ModelGraphView::heat(t.share);
-            c.setAlpha(110);
-            name->setBackground(c);
-        }
-    }
-    m_table->setSortingEnabled(true);
-    m_table->sortItems(m_result.ran ? WeightMs : Task,
-                       m_result.ran ? Qt::DescendingOrder : Qt::AscendingOrder);
-    if (!m_result.ran) {
-        // In the order the tasks run.
-        m_table->setSortingEnabled(false);
-        std::vector<std::pair<int, QList<QTableWidgetItem*>>> rows;
-        for (int r = 0; r < m_table->rowCount(); ++r) {
-            QList<QTableWidgetItem*> items;
-            for (int c = 0; c < Columns; ++c)
-                items << m_table->takeItem(r, c);
-            rows.emplace_back(items[0]->data(kTaskIndexRole).toInt(), items);
-        }
-        std::sort(rows.begin(), rows.end(), [](auto& a, auto& b) { return a.first < b.first; });
-        for (int r = 0; r < static_cast<int>(rows.size()); ++r)
-            for (int c = 0; c < Columns; ++c)
-                m_table->setItem(r, c, rows[static_cast<std::size_t>(r)].second[c]);
+    m_tasks->setResult(m_result);
+    if (m_result.ran) {
+        // The costliest first.
+        m_table->horizontalHeader()->setSortIndicatorShown(true);
+        m_table->sortByColumn(TaskTableModel::WeightMs, Qt::DescendingOrder);
+        m_table->setSortingEnabled(true);
+    } else {
+        // In the order the tasks run, until a header is clicked.
+        m_sorted->sort(-1);
+        m_table->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
         m_table->setSortingEnabled(true);
         m_table->horizontalHeader()->setSortIndicatorShown(false);
     }
     m_table->resizeColumnsToContents();
-    m_table->horizontalHeader()->setSectionResizeMode(Operators, QHeaderView::Stretch);
+    m_table->horizontalHeader()->setSectionResizeMode(TaskTableModel::Operators,
+                                                      QHeaderView::Stretch);
 }
 
 int ModelWindow::selectedTask() const
 {
     const auto rows = m_table->selectionModel()->selectedRows();
     if (rows.isEmpty()) return -1;
-    QTableWidgetItem* item = m_table->item(rows.first().row(), Task);
-    return item ? item->data(kTaskIndexRole).toInt() : -1;
+    return rows.first().data(TaskTableModel::TaskIndexRole).toInt();
 }
 
 void ModelWindow::selectTask(int task)
 {
     if (task < 0 || task >= taskCount()) return;
-    const std::string workload = m_result.tasks[std::size_t(task)].workload;
-    for (int r = 0; r < m_table->rowCount(); ++r) {
-        const int t = m_table->item(r, Task)->data(kTaskIndexRole).toInt();
-        if (m_result.tasks[std::size_t(t)].workload == workload) {
-            m_table->selectRow(r);
-            m_table->scrollToItem(m_table->item(r, Task));
-            break;
-        }
+    const int row = m_tasks->rowOfTask(task);
+    if (row >= 0) {
+        const QModelIndex shown =
+            m_sorted->mapFromSource(m_tasks->index(row, TaskTableModel::Task));
+        m_table->selectRow(shown.row());
+        m_table->scrollTo(shown);
     }
     m_graph->selectTask(task);
 }

@@ -16,11 +16,13 @@ class QCheckBox;
 class QLabel;
 class QProgressBar;
 class QSpinBox;
-class QTableWidget;
+class QSortFilterProxyModel;
+class QTableView;
 
 namespace loopscope {
 
 class ModelGraphView;
+class TaskTableModel;
 class WorkerClient;
 
 class ModelWindow : public QMainWindow {
@@ -48,7 +50,7 @@ public:
     QString taskScriptPath(int task) const;
 
     ModelGraphView* graphView() const { return m_graph; }
-    QTableWidget* taskTable() const { return m_table; }
+    QTableView* taskTable() const { return m_table; }
     QAction* runAction() const { return m_runAction; }
     WorkerClient* worker() const { return m_worker; }
     int selectedTask() const;
@@ -76,7 +78,9 @@ private:
     protocol::ModelReply m_result;
     WorkerClient* m_worker = nullptr;
     ModelGraphView* m_graph = nullptr;
-    QTableWidget* m_table = nullptr;
+    QTableView* m_table = nullptr;
+    TaskTableModel* m_tasks = nullptr;
+    QSortFilterProxyModel* m_sorted = nullptr; // m_tasks as the table sorts it
     QLabel* m_status = nullptr;
     QProgressBar* m_progress = nullptr;
     QAction* m_runAction = nullptr;

@@ -21,7 +21,7 @@
 #include <QJsonObject>
 #include <QPushButton>
 #include <QSignalSpy>
-#include <QTableWidget>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -84,7 +84,7 @@ private slots:
         QCOMPARE(std::size_t(m->graphView()->nodeCount()), r.nodes.size());
         QVERIFY(!r.ran);
         // One row per workload.
-        QCOMPARE(m->taskTable()->rowCount(), 18);
+        QCOMPARE(m->taskTable()->model()->rowCount(), 18);
         // Frames of tasks do not overlap one another.
         const auto frames = m->graphView()->taskFrames();
         for (auto a = frames.begin(); a != frames.end(); ++a)
@@ -103,8 +103,9 @@ private slots:
         QVERIFY(m->statusText().contains(QStringLiteral("every task matches")));
         // Ranked by weight x ms, the largest first.
         double last = 1e18;
-        for (int row = 0; row < m->taskTable()->rowCount(); ++row) {
-            const double v = m->taskTable()->item(row, 6)->data(Qt::UserRole + 1).toDouble();
+        for (int row = 0; row < m->taskTable()->model()->rowCount(); ++row) {
+            const double v =
+                m->taskTable()->model()->index(row, 6).data(Qt::UserRole + 1).toDouble();
             QVERIFY(v <= last);
             last = v;
         }
@@ -171,9 +172,11 @@ private slots:
         const QString stale = QString::fromStdString(m->result().tasks[std::size_t(t)].stale);
         QVERIFY2(stale.contains(QStringLiteral("--trials 0")), qPrintable(stale));
         bool marked = false;
-        for (int row = 0; row < m->taskTable()->rowCount(); ++row)
-            if (m->taskTable()->item(row, 0)->text() == QStringLiteral("gemm_relu_0"))
-                marked = m->taskTable()->item(row, 4)->text().startsWith(QStringLiteral("⚠"));
+        for (int row = 0; row < m->taskTable()->model()->rowCount(); ++row)
+            if (m->taskTable()->model()->index(row, 0).data().toString() ==
+                QStringLiteral("gemm_relu_0"))
+                marked = m->taskTable()->model()->index(row, 4).data().toString().startsWith(
+                    QStringLiteral("⚠"));
         QVERIFY(marked);
         QVERIFY(m->statusText().contains(QStringLiteral("may no longer be its fastest")));
         QSignalSpy ran(m, &ModelWindow::modelRan);
