@@ -176,14 +176,17 @@ private:
             Writer w(o);
             fields(w, x);
             return o;
-        } else if constexpr (
-            requires { typename T::value_type; } && !std::is_same_v<T, std::string> &&
-            !std::is_same_v<T, Sets> &&
-            requires(Writer & w, typename T::value_type & e) { fields(w, e); }) {
-            json out = json::array();
-            for (auto& e : x)
-                out.push_back(put(e));
-            return out;
+        } else if constexpr (requires { typename T::value_type; } &&
+                             !std::is_same_v<T, std::string> && !std::is_same_v<T, Sets>) {
+            // (Nested: the element type is looked at only where there is one.)
+            if constexpr (requires(Writer & w, typename T::value_type & e) { fields(w, e); }) {
+                json out = json::array();
+                for (auto& e : x)
+                    out.push_back(put(e));
+                return out;
+            } else {
+                return json(x);
+            }
         } else {
             return json(x);
         }
