@@ -11,7 +11,7 @@
 #include "ir/Diagnostic.h"
 #include "ir/Host.h"
 #include "runtime/Benchmark.h"
-#include "runtime/Runner.h"
+#include "runtime/LocalRun.h"
 #include "runtime/RuntimeJit.h"
 #include "runtime/ThreadPool.h"
 

@@ -15,7 +15,7 @@
 #include "ir/Diagnostic.h"
 #include "runtime/Benchmark.h"
 #include "runtime/BlasReference.h"
-#include "runtime/Runner.h"
+#include "runtime/LocalRun.h"
 #include "runtime/RuntimeJit.h"
 #include "runtime/ThreadPool.h"
 

@@ -4,8 +4,8 @@
 // Prints per-run medians and spreads side by side, and the overhead.
 #include "Version.h"
 #include "codegen/Codegen.h"
+#include "runtime/LocalRun.h"
 #include "runtime/Profiler.h"
-#include "runtime/Runner.h"
 #include "runtime/RuntimeJit.h"
 #include "runtime/ThreadPool.h"
 #include "te/Program.h"

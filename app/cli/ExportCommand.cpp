@@ -6,7 +6,7 @@
 #include "ir/GpuTarget.h"
 #include "protocol/Codec.h"
 #include "runtime/GpuRun.h"
-#include "runtime/Runner.h"
+#include "runtime/LocalRun.h"
 #include "runtime/VariantRun.h"
 
 #include <algorithm>

@@ -6,8 +6,8 @@
 #include "runtime/VariantRun.h"
 
 #include "protocol/Json.h"
+#include "runtime/LocalRun.h"
 #include "runtime/Replies.h"
-#include "runtime/Runner.h"
 #include "runtime/ThreadPool.h"
 #include "runtime/VariantRun.h"
 

@@ -5,8 +5,8 @@
 #include "ir/Host.h"
 #include "protocol/Json.h"
 #include "runtime/GpuRun.h"
+#include "runtime/LocalRun.h"
 #include "runtime/Replies.h"
-#include "runtime/Runner.h"
 #include "runtime/ThreadPool.h"
 #include "runtime/VariantRun.h"
 

@@ -4,13 +4,13 @@
 #include "codegen/Nvptx.h"
 #include "ir/GpuTarget.h"
 #include "lower/gpu/ThreadAllreduce.h"
+#include "process/LineProcess.h"
 #include "protocol/Codec.h"
 #include "protocol/InputFill.h"
-#include "process/LineProcess.h"
 #include "protocol/Protocol.h"
 #include "runtime/Check.h"
+#include "runtime/LocalRun.h"
 #include "runtime/Reference.h"
-#include "runtime/Runner.h"
 
 #include <algorithm>
 

@@ -4,7 +4,7 @@
 #include "runtime/BlasReference.h"
 #include "runtime/DnnlReference.h"
 #include "runtime/GpuRun.h"
-#include "runtime/Runner.h"
+#include "runtime/LocalRun.h"
 #include "runtime/ThreadPool.h"
 #include "runtime/Traffic.h"
 #include "runtime/VariantRun.h"

@@ -3,7 +3,7 @@
 // and bench and the app's worker share.
 #pragma once
 
-#include "runtime/Runner.h"
+#include "runtime/LocalRun.h"
 
 #include <cstdint>
 #include <functional>

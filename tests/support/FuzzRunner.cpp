@@ -4,7 +4,7 @@
 
 #include "lower/Lower.h"
 #include "lower/gpu/EmulateThreads.h"
-#include "runtime/Runner.h"
+#include "runtime/LocalRun.h"
 #include "te/Program.h"
 
 #include <chrono>

@@ -1,7 +1,7 @@
 // The JIT a test program compiles with: one per test program, made on first use.
 #pragma once
 
-#include "runtime/Runner.h"
+#include "runtime/LocalRun.h"
 #include "runtime/RuntimeJit.h"
 
 namespace loopscope {

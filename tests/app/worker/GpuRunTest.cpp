@@ -4,7 +4,7 @@
 // its driver (a lent machine), a run that comes back checked and timed.
 #include "runtime/GpuRun.h"
 #include "codegen/Codegen.h"
-#include "runtime/Runner.h"
+#include "runtime/LocalRun.h"
 #include "runtime/RuntimeJit.h"
 #include "runtime/VariantRun.h"
 #include "support/SourceFiles.h"

@@ -9,7 +9,7 @@
 #include "ir/IRMutator.h"
 #include "ir/Printer.h"
 #include "lower/Lower.h"
-#include "runtime/Runner.h"
+#include "runtime/LocalRun.h"
 #include "support/SourceFiles.h"
 #include "support/TestJit.h"
 #include "te/Program.h"

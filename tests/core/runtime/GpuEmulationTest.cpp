@@ -3,7 +3,7 @@
 // schedule reads tiles other threads have not fetched yet and the check fails.
 #include "lower/gpu/EmulateThreads.h"
 #include "lower/gpu/ThreadAllreduce.h"
-#include "runtime/Runner.h"
+#include "runtime/LocalRun.h"
 #include "runtime/RuntimeJit.h"
 
 #include "support/SourceFiles.h"

@@ -5,7 +5,7 @@
 #include "runtime/Profiler.h"
 #include "codegen/Codegen.h"
 #include "lower/Lower.h"
-#include "runtime/Runner.h"
+#include "runtime/LocalRun.h"
 #include "runtime/RuntimeJit.h"
 #include "runtime/ThreadPool.h"
 #include "te/Program.h"

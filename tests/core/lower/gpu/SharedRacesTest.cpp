@@ -5,7 +5,7 @@
 #include "ir/IRMutator.h"
 #include "lower/Lower.h"
 #include "lower/gpu/ThreadAllreduce.h"
-#include "runtime/Runner.h"
+#include "runtime/LocalRun.h"
 #include "runtime/RuntimeJit.h"
 #include "te/Program.h"
 

@@ -1,6 +1,7 @@
-// Runs one variant of a program: lowers it, compiles it for the host, allocates and fills its
-// buffers with seeded random data, runs it, checks it against the reference interpreter and
-// times it.
+// A variant run here, in this process: lowered, compiled for the host, its buffers filled with
+// seeded random data, run, checked against the reference interpreter and timed. (A "runner" is
+// always another process that measures: loopscope-runner on a GPU, the workers `--runner`
+// starts; runtime/GpuRun's GpuRunner is the client of the first, tune/RunnerPool of the others.)
 #pragma once
 
 #include "codegen/Codegen.h"

@@ -1,4 +1,4 @@
-#include "runtime/Runner.h"
+#include "runtime/LocalRun.h"
 
 #include "ir/Analyzer.h"
 #include "ir/IRUtil.h"
