@@ -1,7 +1,7 @@
 #include "tune/Measure.h"
 
-#include "protocol/Codec.h"
 #include "process/LineProcess.h"
+#include "protocol/Codec.h"
 #include "protocol/Protocol.h"
 
 #include <algorithm>
