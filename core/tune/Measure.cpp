@@ -53,8 +53,13 @@ std::string describeMachine(const MachineInfo& m)
 
 bool sameMachineKind(const MachineInfo& a, const MachineInfo& b)
 {
-    return a.cpu == b.cpu && a.threads == b.threads && a.vectorBits == b.vectorBits &&
-           (a.cpuName.empty() || b.cpuName.empty() || a.cpuName == b.cpuName);
+    // A fact one side does not know (0, empty: a record from before it was kept) does not tell
+    // the two apart.
+    auto same = [](const auto& x, const auto& y, const auto& unknown) {
+        return x == unknown || y == unknown || x == y;
+    };
+    return a.cpu == b.cpu && same(a.threads, b.threads, 0) && same(a.vectorBits, b.vectorBits, 0) &&
+           same(a.cpuName, b.cpuName, std::string());
 }
 
 void Measurer::measureBatch(const std::vector<protocol::MeasureRequest>& requests,

@@ -70,7 +70,8 @@ const char* statusName(MeasureOutcome::Status s); // "ok", "wrong", "error", "cr
 // What a machine is, for comparing numbers: "znver1 (AMD EPYC), 2 cores on node7".
 std::string describeMachine(const MachineInfo& m);
 // Whether two machines are one kind (numbers measured on them compare): the same CPU as LLVM
-// names it, the same CPU name where both have one, and the same cores.
+// names it, and the same CPU name, cores and vector width where both know them. The one rule for
+// runners against each other and for a tuning record against this machine.
 bool sameMachineKind(const MachineInfo& a, const MachineInfo& b);
 
 class Measurer {

@@ -60,11 +60,12 @@ std::string tunedVariantName(const std::string& start, const std::vector<std::st
 
 bool recordOfKind(const TuneRecord& r, const MachineInfo& machine)
 {
-    if (r.cpu != machine.cpu || (r.vectorBits != 0 && r.vectorBits != machine.vectorBits))
-        return false;
-    if (!r.cpuName.empty() && !machine.cpuName.empty() && r.cpuName != machine.cpuName)
-        return false;
-    return r.cores == 0 || r.cores == machine.threads;
+    MachineInfo measured;
+    measured.cpu = r.cpu;
+    measured.cpuName = r.cpuName;
+    measured.threads = r.cores;
+    measured.vectorBits = r.vectorBits;
+    return sameMachineKind(measured, machine);
 }
 
 const TuneRecord* bestRecord(const std::vector<TuneRecord>& records, const std::string& workload,

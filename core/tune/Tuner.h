@@ -101,8 +101,9 @@ private:
 // A name for the tuned variant ("tuned from naive"), made unique among `taken`.
 std::string tunedVariantName(const std::string& start, const std::vector<std::string>& taken);
 
-// Whether a record was measured on a machine of this kind (sameMachineKind; a record from
-// before the CPU's name and cores were kept matches on LLVM's name for the CPU alone).
+// Whether a record was measured on a machine of this kind: sameMachineKind of the machine the
+// record names (a record from before the CPU's name, cores and vector width were kept matches
+// on LLVM's name for the CPU alone).
 bool recordOfKind(const TuneRecord& record, const MachineInfo& machine);
 
 // The best record of `records` for this workload and these sizes (any machine), or null.
