@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <functional>
-#include <map>
 
 namespace loopscope {
 
@@ -245,12 +244,10 @@ std::int64_t knobDefault(const KnobSpec& spec, const SpaceOptions& o)
 Knobs defaultKnobs(const Sketch& sk, const SpaceOptions& o)
 {
     Knobs k(static_cast<std::size_t>(sk.knobCount), 0);
-    for (const KnobSpec& spec : sk.knobs)
-        if (spec.kind == KnobSpec::Kind::Choice)
-            k[static_cast<std::size_t>(spec.offset)] = knobDefault(spec, o);
-        else
-            for (int l = 1; l < spec.levels; ++l)
-                k[static_cast<std::size_t>(spec.offset + l - 1)] = 1;
+    for (const KnobSpec& spec : sk.knobs) {
+        const int entries = spec.kind == KnobSpec::Kind::Tile ? spec.levels - 1 : 1;
+        std::fill_n(k.begin() + spec.offset, entries, knobDefault(spec, o));
+    }
     for (const StagePlan& pl : sk.plans)
         if (pl.rule) pl.rule->initKnobs(sk, pl, o, k);
     return k;
