@@ -5,6 +5,7 @@
 // cannot compile (the GPU runner), is refused before anything is measured; records say which
 // machine measured them, and the cost model learns only from records of this machine's kind.
 #include "tune/RunnerPool.h"
+#include "app/worker/QuickTuning.h"
 #include "support/SourceFiles.h"
 #include "tune/TuneLog.h"
 #include "tune/Tuner.h"
@@ -19,6 +20,7 @@
 
 namespace fs = std::filesystem;
 using namespace loopscope;
+using loopscope::testing::quickTuning;
 
 namespace {
 
@@ -28,18 +30,6 @@ fs::path scratch()
         fs::temp_directory_path() / ("loopscope-runner-pool-test-" + std::to_string(::getpid()));
     fs::create_directories(p);
     return p;
-}
-
-TuneOptions quick(int trials)
-{
-    TuneOptions o;
-    o.trials = trials;
-    o.batch = 4;
-    o.population = 64;
-    o.generations = 2;
-    o.remeasureTop = 1;
-    o.threads = 1;
-    return o;
 }
 
 // What a user writes: a command through the shell.
@@ -81,7 +71,7 @@ TEST(RunnerPool, ARunnerKilledWithACandidateCostsOnlyThatMeasurement)
     collect(pool, notes);
     ASSERT_EQ(pool.runners(), 2);
     const std::string script = readSourceFile("samples/opt_gemm.py");
-    TuneOptions o = quick(8);
+    TuneOptions o = quickTuning(8);
     o.sets = {{"M", 64}, {"N", 64}, {"K", 64}};
     TuneOutcome out = Tuner(script, o, pool).run();
     ASSERT_TRUE(out.ok) << out.error;
@@ -107,7 +97,7 @@ TEST(RunnerPool, ACandidateWhoseCodeCrashesCrashesOnTwoRunnersAndIsRecordedSo)
     RunnerPool pool(shellCommand(workerCommand()), 2, {"LOOPSCOPE_WORKER_TESTING=1"},
                     workerCommand());
     const std::string script = readSourceFile("samples/add_relu.py");
-    TuneOptions o = quick(4);
+    TuneOptions o = quickTuning(4);
     o.sets = {{"N", 4096}};
     o.testingCrashFirst = true;
     TuneOutcome out = Tuner(script, o, pool).run();
@@ -134,7 +124,7 @@ TEST(RunnerPool, RecordsNameTheMachineThatMeasuredThem)
     EXPECT_FALSE(m.cpu.empty());
     EXPECT_FALSE(m.host.empty());
     const std::string script = readSourceFile("samples/opt_gemm.py");
-    TuneOptions o = quick(4);
+    TuneOptions o = quickTuning(4);
     o.sets = {{"M", 64}, {"N", 64}, {"K", 64}};
     o.logPath = log.string();
     o.remeasureTop = 0;
@@ -188,7 +178,7 @@ TEST(RunnerPool, ARunnerOfAnotherBuildIsRefused)
     fs::permissions(fake, fs::perms::owner_all);
     RunnerPool pool(shellCommand("exec '" + fake.string() + "'"), 2, {}, "ssh node7 fake");
     const std::string script = readSourceFile("samples/add_relu.py");
-    TuneOutcome out = Tuner(script, quick(4), pool).run();
+    TuneOutcome out = Tuner(script, quickTuning(4), pool).run();
     EXPECT_FALSE(out.ok);
     EXPECT_NE(out.error.find("speaks worker protocol 99"), std::string::npos) << out.error;
     EXPECT_NE(out.error.find("both sides need the same build"), std::string::npos) << out.error;

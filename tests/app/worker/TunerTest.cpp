@@ -3,6 +3,7 @@
 // pinned schedules); pinned steps survive; forbidden primitives never appear; a crashing
 // candidate does not end the run; a log resumes.
 #include "tune/Tuner.h"
+#include "app/worker/QuickTuning.h"
 #include "support/FuzzRunner.h"
 #include "support/RandomSchedule.h"
 #include "support/SourceFiles.h"
@@ -17,6 +18,7 @@
 
 namespace fs = std::filesystem;
 using namespace loopscope;
+using loopscope::testing::quickTuning;
 
 namespace {
 
@@ -25,18 +27,6 @@ fs::path scratch()
     fs::path p = fs::temp_directory_path() / ("loopscope-tuner-test-" + std::to_string(::getpid()));
     fs::create_directories(p);
     return p;
-}
-
-TuneOptions quick(int trials)
-{
-    TuneOptions o;
-    o.trials = trials;
-    o.batch = 4;
-    o.population = 64;
-    o.generations = 2;
-    o.remeasureTop = 1;
-    o.threads = 1;
-    return o;
 }
 
 // The tuned variant written into the script evaluates, and its own steps begin with the start's.
@@ -93,7 +83,7 @@ TEST_P(TunerOnSamples, FindsACheckedSchedule)
     const std::string script =
         readText(fs::path(LOOPSCOPE_SOURCE_DIR) / "samples" / (std::string(c.file) + ".py"));
     WorkerMeasurer measurer(LOOPSCOPE_WORKER);
-    TuneOptions o = quick(6);
+    TuneOptions o = quickTuning(6);
     o.variant = c.variant;
     o.sets = c.sizes;
     TuneOutcome out = Tuner(script, o, measurer).run();
@@ -143,7 +133,7 @@ s = te.create_schedule(C.op)
     WorkerMeasurer measurer(LOOPSCOPE_WORKER);
     for (const char* script : scripts) {
         SCOPED_TRACE(script);
-        TuneOptions o = quick(6);
+        TuneOptions o = quickTuning(6);
         TuneOutcome out = Tuner(script, o, measurer).run();
         ASSERT_TRUE(out.ok) << out.error;
         ASSERT_FALSE(out.trials.empty());
@@ -171,7 +161,7 @@ TEST(Tuner, FindsCheckedSchedulesForGeneratedPrograms)
         auto end = fc.script.find('\n', at);
         const std::string bare = fc.script.substr(0, end + 1);
         for (const std::string& script : {bare, fc.script}) {
-            TuneOptions o = quick(3);
+            TuneOptions o = quickTuning(3);
             o.sets = symbols;
             TuneOutcome out = Tuner(script, o, measurer).run();
             ASSERT_TRUE(out.ok) << fc.description << ": " << out.error << "\n" << script;
@@ -192,7 +182,7 @@ TEST(Tuner, ForbiddenPrimitivesNeverAppear)
 {
     const std::string script = readText(fs::path(LOOPSCOPE_SOURCE_DIR) / "samples" / "opt_gemm.py");
     WorkerMeasurer measurer(LOOPSCOPE_WORKER);
-    TuneOptions o = quick(8);
+    TuneOptions o = quickTuning(8);
     o.sets = {{"M", 128}, {"N", 128}, {"K", 128}};
     o.forbidden = {"parallel", "cache_write", "pragma"};
     TuneOutcome out = Tuner(script, o, measurer).run();
@@ -223,7 +213,7 @@ s = te.create_schedule(C.op)
 ko, ki = s[C].split(k, factor=4)
 )";
     WorkerMeasurer measurer(LOOPSCOPE_WORKER);
-    TuneOptions o = quick(6);
+    TuneOptions o = quickTuning(6);
     TuneOutcome out = Tuner(script, o, measurer).run();
     ASSERT_TRUE(out.ok) << out.error;
     ASSERT_TRUE(out.haveBest);
@@ -243,7 +233,7 @@ TEST(Tuner, ACrashingCandidateDoesNotEndTheRun)
 {
     const std::string script = readText(fs::path(LOOPSCOPE_SOURCE_DIR) / "samples" / "add_relu.py");
     WorkerMeasurer measurer(LOOPSCOPE_WORKER, {"LOOPSCOPE_WORKER_TESTING=1"});
-    TuneOptions o = quick(4);
+    TuneOptions o = quickTuning(4);
     o.sets = {{"N", 4096}};
     o.testingCrashFirst = true;
     TuneOutcome out = Tuner(script, o, measurer).run();
@@ -274,7 +264,7 @@ TEST(Tuner, AWorkerOfAnotherProtocolIsRefused)
               std::string::npos)
         << measurer.machine().problem;
     const std::string script = readText(fs::path(LOOPSCOPE_SOURCE_DIR) / "samples" / "add_relu.py");
-    TuneOutcome out = Tuner(script, quick(4), measurer).run();
+    TuneOutcome out = Tuner(script, quickTuning(4), measurer).run();
     EXPECT_FALSE(out.ok);
     EXPECT_NE(out.error.find("both sides need the same build"), std::string::npos) << out.error;
     EXPECT_TRUE(out.trials.empty());
@@ -286,7 +276,7 @@ TEST(Tuner, AResumedLogCountsAsMeasuredAndGrows)
     const fs::path log = scratch() / "resume.jsonl";
     fs::remove(log);
     WorkerMeasurer measurer(LOOPSCOPE_WORKER);
-    TuneOptions o = quick(4);
+    TuneOptions o = quickTuning(4);
     o.sets = {{"M", 64}, {"N", 64}, {"K", 64}};
     o.logPath = log.string();
     o.remeasureTop = 0;
