@@ -34,11 +34,9 @@ struct VariantOutcome {
 // driver and host) for a variant that binds GPU threads.
 json machineJson(const RunOptions& o, const Variant& v)
 {
-    const HostTarget host = hostTarget();
-    json m{{"cpu", host.cpu},
-           {"cpu_name", hostCpuIdentity().brand},
-           {"cores", usableCores()},
-           {"host", hostName()}};
+    protocol::Machine here = thisMachine();
+    here.features.clear(); // its CPU implies them
+    json m = protocol::toJson(here);
     const bool gpuVariant = std::any_of(v.steps.begin(), v.steps.end(),
                                         [](const auto& st) { return st.primitive == "bind"; });
     if (gpuVariant) {

@@ -5,6 +5,7 @@
 
 #include "codegen/Codegen.h"
 #include "ir/Host.h"
+#include "protocol/Json.h"
 #include "runtime/BlasReference.h"
 #include "runtime/DnnlReference.h"
 #include "schedule/Primitives.h"
@@ -272,12 +273,7 @@ int runTuneCommand(const TuneArgs& args)
                {"variant", out.startVariant},
                {"sizes", sizes},
                {"workload", out.workload},
-               {"machine",
-                {{"cpu", out.machine.cpu},
-                 {"cpu_name", out.machine.cpuName},
-                 {"host", out.machine.host},
-                 {"vector_bits", out.machine.vectorBits},
-                 {"threads", out.machine.threads}}},
+               {"machine", protocol::toJson(static_cast<const protocol::Machine&>(out.machine))},
                {"runners", measurer.runners()},
                {"log", options.logPath},
                {"trials", trials},

@@ -309,7 +309,7 @@ protocol::PingReply ping()
     r.commands = {"gpu_run", "ping"};
     r.triple = "nvptx64-nvidia-cuda";
     char name[256] = {};
-    if (::gethostname(name, sizeof name - 1) == 0) r.host = name;
+    if (::gethostname(name, sizeof name - 1) == 0) r.machine.host = name;
     try {
         r.gpu = Gpu(0).describe();
     } catch (const RunFailure& f) {

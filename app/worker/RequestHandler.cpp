@@ -271,16 +271,11 @@ protocol::PingReply RequestHandler::ping() const
     r.protocol = kProtocolVersion;
     r.commands = commands();
     r.triple = host.triple;
-    r.cpu = host.cpu;
+    // Its threads are what "threads": 0 uses (the pool's size follows the last request
+    // otherwise).
+    r.machine = thisMachine();
     r.llvmCpu = host.llvmCpu;
     r.cpuNote = host.cpuReason;
-    r.cpuName = hostCpuIdentity().brand;
-    r.host = hostName();
-    r.features = host.features;
-    r.vectorBits = host.vectorBits;
-    r.llvmVersion = host.llvmVersion;
-    // What "threads": 0 uses (the pool's size follows the last request otherwise).
-    r.threads = usableCores();
     r.testing = m_options.testing;
     return r;
 }

@@ -93,8 +93,7 @@ protocol::TuneReply runTuneRequest(const protocol::TuneRequest& request,
         }
     }
     if (request.peak && here) first.peakGflops = measurePeakFlops(o.threads).gflops;
-    first.cpu = here ? machine.cpu : describeMachine(machine);
-    first.vectorBits = machine.vectorBits;
+    first.machine = machine;
     // The script's own variants, for the chart's line of the fastest hand schedule: each one's
     // last step measured as the ladder does, a slow one cut short.
     if (request.hand) {

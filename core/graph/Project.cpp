@@ -191,8 +191,8 @@ std::string tunedTaskScript(const std::string& script, const std::string& logPat
     s << "tuned (best of " << measured << " in " << fs::path(logPath).filename().string();
     if (best->gflops > 0)
         s << ", " << static_cast<int>(best->gflops * 10 + 0.5) / 10.0 << " GFLOPS";
-    s << " on " << (best->cpu.empty() ? "an unnamed CPU" : best->cpu)
-      << (best->host.empty() ? "" : " (" + best->host + ")") << ")";
+    s << " on " << (best->machine.cpu.empty() ? "an unnamed CPU" : best->machine.cpu)
+      << (best->machine.host.empty() ? "" : " (" + best->machine.host + ")") << ")";
     *source = s.str();
     std::set<std::string> used;
     for (const Variant& v : eval.program.variants)

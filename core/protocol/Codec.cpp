@@ -122,6 +122,21 @@ json toJson(const MeasureReply& r)
     return detail::encodeFields(r);
 }
 
+json toJson(const Machine& m)
+{
+    return detail::encodeFields(m);
+}
+
+Machine machineFromJson(const json& j)
+{
+    Machine m;
+    const detail::Fields in(j, ErrorReply::Kind::Protocol, "machine: ");
+    detail::Reader r(in);
+    fields(r, m);
+    if (m.threads == 0) m.threads = in.integer32("cores", 0, 0);
+    return m;
+}
+
 json toJson(const SweepPoint& p, const std::vector<std::string>& parameters)
 {
     json j = json::object();

@@ -24,6 +24,12 @@ nlohmann::json toJson(const std::vector<CheckedOutput>& checks);
 // line_share, loop_share, instructions, counters or counters_unavailable; or {error}.
 nlohmann::json toJson(const StepProfile& profile);
 
+// A machine: cpu, cpu_name, host, vector_bits, threads and, where known, features and llvm.
+nlohmann::json toJson(const Machine& machine);
+// Throws ProtocolError naming a field of another type or out of range. Reads the older spelling
+// of a tuning record's machine too ("cores" for threads).
+Machine machineFromJson(const nlohmann::json& j);
+
 nlohmann::json toJson(const SweepPoint& point, const std::vector<std::string>& parameters);
 // Nullopt when the value is not an object with a variant and values.
 std::optional<SweepPoint> sweepPointFromJson(const nlohmann::json& j);

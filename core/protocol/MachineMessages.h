@@ -9,21 +9,28 @@ namespace loopscope::protocol::detail {
 
 template <class V> void fields(V&, PingRequest&) {}
 
+// A ping carries these at its top level; a tuning update and a record as "machine". The feature
+// string and LLVM's version are left out where unknown (a record keeps neither the features).
+template <class V> void fields(V& v, Machine& m)
+{
+    v("cpu", m.cpu);
+    v("cpu_name", m.cpuName);
+    v("host", m.host);
+    v("features", m.features, {.write = !m.features.empty()});
+    v("vector_bits", m.vectorBits);
+    v("threads", m.threads);
+    v("llvm", m.llvm, {.write = !m.llvm.empty()});
+}
+
 template <class V> void fields(V& v, PingReply& r)
 {
     v("version", r.version);
     v("protocol", r.protocol);
     v("commands", r.commands);
     v("triple", r.triple);
-    v("cpu", r.cpu);
+    fields(v, r.machine);
     v("llvm_cpu", r.llvmCpu);
     v("cpu_note", r.cpuNote);
-    v("cpu_name", r.cpuName);
-    v("host", r.host);
-    v("features", r.features);
-    v("vector_bits", r.vectorBits);
-    v("llvm", r.llvmVersion);
-    v("threads", r.threads);
     v("testing", r.testing);
     v("gpu", r.gpu);
 }

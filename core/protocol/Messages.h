@@ -299,22 +299,37 @@ struct GpuDevice {
     bool operator==(const GpuDevice&) const = default;
 };
 
+// What a machine that measures is, described once: a worker's ping, a tuning run's first
+// message, a tuning record and the measurer's runners all carry this one type (one JSON
+// spelling: cpu, cpu_name, host, features, vector_bits, threads, llvm).
+struct Machine {
+    std::string cpu;      // as LLVM names it, what code is generated for ("znver4")
+    std::string cpuName;  // its own name (CPUID's brand string); empty where it has none
+    std::string host;     // its host name (several, with commas, for a pool of runners)
+    std::string features; // LLVM's feature string
+    int vectorBits = 0;
+    int threads = 0;  // its cores: what "all" (and "threads": 0) means there
+    std::string llvm; // LLVM's version there
+    bool operator==(const Machine&) const = default;
+};
+
+// What a machine is, for comparing numbers: "znver1 (AMD EPYC), 2 cores on node7".
+std::string describeMachine(const Machine& m);
+// Whether two machines are one kind (numbers measured on them compare): the same CPU as LLVM
+// names it, and the same CPU name, cores and vector width where both know them. The one rule for
+// runners against each other and for a tuning record against this machine.
+bool sameMachineKind(const Machine& a, const Machine& b);
+
 // "ping": the worker and the machine it runs on.
 struct PingReply {
     std::string version;
     int protocol = 0;
     std::vector<std::string> commands;
     std::string triple;
-    std::string cpu;     // what code is generated for
+    Machine machine;
     std::string llvmCpu; // what LLVM's host detection named the CPU ("generic" for one it does
-                         // not know)
+                         // not know; machine.cpu is what code is generated for)
     std::string cpuNote; // why those differ; empty where they do not
-    std::string cpuName; // the CPU's own name (CPUID's brand string); empty where it has none
-    std::string host;    // the machine's host name
-    std::string features;
-    int vectorBits = 0;
-    std::string llvmVersion;
-    int threads = 0; // what "threads": 0 uses
     bool testing = false;
     GpuDevice gpu; // the GPU runner's device (empty for a worker)
     bool operator==(const PingReply&) const = default;
@@ -532,8 +547,7 @@ struct TuneUpdate {
     std::string handName;  // first message, when asked for: the fastest of the script's variants
     double handGflops = 0;
     double handMs = 0;
-    std::string cpu; // first message: the measuring machine
-    int vectorBits = 0;
+    Machine machine; // first message: the measuring machine
     bool operator==(const TuneUpdate&) const = default;
 };
 

@@ -1,5 +1,7 @@
 #include "protocol/Protocol.h"
 
+#include "protocol/Messages.h"
+
 namespace loopscope {
 
 std::string protocolMismatch(int theirs, const std::string& peer, const std::string& theirVersion)
@@ -11,5 +13,29 @@ std::string protocolMismatch(int theirs, const std::string& peer, const std::str
            ": both sides need the same build of Loopscope (install the same version on both "
            "machines)";
 }
+
+namespace protocol {
+
+std::string describeMachine(const Machine& m)
+{
+    std::string s = m.cpu.empty() ? "an unknown CPU" : m.cpu;
+    if (!m.cpuName.empty()) s += " (" + m.cpuName + ")";
+    s += ", " + std::to_string(m.threads) + (m.threads == 1 ? " core" : " cores");
+    if (!m.host.empty()) s += " on " + m.host;
+    return s;
+}
+
+bool sameMachineKind(const Machine& a, const Machine& b)
+{
+    // A fact one side does not know (0, empty: a record from before it was kept) does not tell
+    // the two apart.
+    auto same = [](const auto& x, const auto& y, const auto& unknown) {
+        return x == unknown || y == unknown || x == y;
+    };
+    return a.cpu == b.cpu && same(a.threads, b.threads, 0) && same(a.vectorBits, b.vectorBits, 0) &&
+           same(a.cpuName, b.cpuName, std::string());
+}
+
+} // namespace protocol
 
 } // namespace loopscope

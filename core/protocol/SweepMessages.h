@@ -22,7 +22,10 @@ public:
     {
         double d = 0;
         (*this)(name, d, {});
-        x = static_cast<int>(d);
+        // (A number beyond int's range has no int value: it reads as 0.)
+        x = d >= std::numeric_limits<int>::min() && d <= std::numeric_limits<int>::max()
+                ? static_cast<int>(d)
+                : 0;
     }
     void operator()(const char* name, double& x, const Field& = {})
     {

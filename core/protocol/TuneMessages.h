@@ -3,6 +3,7 @@
 #pragma once
 
 #include "protocol/FieldCodec.h"
+#include "protocol/MachineMessages.h"
 
 namespace loopscope::protocol::detail {
 
@@ -69,12 +70,7 @@ template <class V> void fields(V& v, TuneUpdate& u)
                  h("ms", u.handMs);
              },
              {.write = !u.handName.empty()});
-    v.object("machine",
-             [&](auto& m) {
-                 m("cpu", u.cpu);
-                 m("vector_bits", u.vectorBits);
-             },
-             {.write = !u.cpu.empty()});
+    v("machine", u.machine, {.write = !u.machine.cpu.empty()});
 }
 
 template <class V> void fields(V& v, TuneReply& r)

@@ -63,8 +63,8 @@ const std::optional<protocol::GpuDevice>& GpuRunner::device()
         m_device = r.gpu;
     else
         m_unavailable = (r.cpuNote.empty() ? "the runner found no GPU" : r.cpuNote) +
-                        (r.host.empty() ? "" : " (on " + r.host + ")");
-    m_host = r.host;
+                        (r.machine.host.empty() ? "" : " (on " + r.machine.host + ")");
+    m_host = r.machine.host;
     return m_device;
 }
 

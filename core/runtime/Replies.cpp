@@ -1,6 +1,23 @@
 #include "runtime/Replies.h"
 
+#include "codegen/Codegen.h"
+#include "ir/Host.h"
+
 namespace loopscope {
+
+protocol::Machine thisMachine()
+{
+    const HostTarget host = hostTarget();
+    protocol::Machine m;
+    m.cpu = host.cpu;
+    m.cpuName = hostCpuIdentity().brand;
+    m.host = hostName();
+    m.features = host.features;
+    m.vectorBits = host.vectorBits;
+    m.threads = usableCores();
+    m.llvm = host.llvmVersion;
+    return m;
+}
 
 protocol::MeasureReply measureReplyOf(const VariantRunOutcome& out)
 {

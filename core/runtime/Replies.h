@@ -9,6 +9,10 @@
 
 namespace loopscope {
 
+// This machine: the CPU code is generated for (LLVM's name), its own name, the host name, LLVM's
+// features and version, the vector width and the usable cores.
+protocol::Machine thisMachine();
+
 // The run's facts: lowerMs, compileMs, flops, runMs, checked, tooSlow, the checks when one ran
 // and the timing when timed (status Wrong when a check found wrong numbers, with the first
 // problem and the largest error). The request's part (variant, step, parameters) is the caller's.

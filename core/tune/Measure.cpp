@@ -42,26 +42,6 @@ std::string findWorkerExecutable(const std::string& selfExecutable)
     return findProgramBeside(selfExecutable, "loopscope-worker", "worker", "LOOPSCOPE_WORKER");
 }
 
-std::string describeMachine(const MachineInfo& m)
-{
-    std::string s = m.cpu.empty() ? "an unknown CPU" : m.cpu;
-    if (!m.cpuName.empty()) s += " (" + m.cpuName + ")";
-    s += ", " + std::to_string(m.threads) + (m.threads == 1 ? " core" : " cores");
-    if (!m.host.empty()) s += " on " + m.host;
-    return s;
-}
-
-bool sameMachineKind(const MachineInfo& a, const MachineInfo& b)
-{
-    // A fact one side does not know (0, empty: a record from before it was kept) does not tell
-    // the two apart.
-    auto same = [](const auto& x, const auto& y, const auto& unknown) {
-        return x == unknown || y == unknown || x == y;
-    };
-    return a.cpu == b.cpu && same(a.threads, b.threads, 0) && same(a.vectorBits, b.vectorBits, 0) &&
-           same(a.cpuName, b.cpuName, std::string());
-}
-
 void Measurer::measureBatch(const std::vector<protocol::MeasureRequest>& requests,
                             const std::function<void(std::size_t, const MeasureOutcome&)>& done,
                             const std::function<bool()>& keepGoing)
@@ -150,13 +130,9 @@ MachineInfo WorkerMeasurer::machine()
                             "): candidates need loopscope-worker on the far side";
         return m_machine;
     }
-    m_machine.cpu = r.cpu;
-    m_machine.cpuName = r.cpuName;
-    m_machine.host = r.host;
-    m_machine.features = r.features;
-    m_machine.vectorBits = r.vectorBits > 0 ? r.vectorBits : 256;
-    m_machine.threads = r.threads > 0 ? r.threads : 1;
-    m_machine.llvm = r.llvmVersion;
+    static_cast<protocol::Machine&>(m_machine) = r.machine;
+    if (m_machine.vectorBits <= 0) m_machine.vectorBits = 256;
+    if (m_machine.threads <= 0) m_machine.threads = 1;
     m_haveMachine = true;
     return m_machine;
 }

@@ -48,15 +48,15 @@ struct MeasureOutcome {
     double gflops() const { return msMedian > 0 ? flops / msMedian / 1e6 : 0.0; }
 };
 
-// What the measuring machine is.
-struct MachineInfo {
-    std::string cpu;      // as LLVM names it ("znver4", "skylake-avx512")
-    std::string cpuName;  // its own name (CPUID's brand string), where it has one
-    std::string host;     // the host name (several, with commas, for runners on many)
-    std::string features; // LLVM's feature string
-    int vectorBits = 256;
-    int threads = 1; // what "all" means there
-    std::string llvm;
+// The measuring machine as a measurer reaches it: the machine, and why nothing can be measured
+// there when nothing can.
+struct MachineInfo : protocol::Machine {
+    MachineInfo()
+    {
+        vectorBits = 256;
+        threads = 1;
+    }
+    explicit MachineInfo(const protocol::Machine& m) : protocol::Machine(m) {}
     // Why nothing can be measured there; empty when it can.
     std::string problem;
     // Its kind: a program of another build (another protocol, whose numbers would not be this
@@ -66,13 +66,6 @@ struct MachineInfo {
 };
 
 const char* statusName(MeasureOutcome::Status s); // "ok", "wrong", "error", "crashed", "timeout"
-
-// What a machine is, for comparing numbers: "znver1 (AMD EPYC), 2 cores on node7".
-std::string describeMachine(const MachineInfo& m);
-// Whether two machines are one kind (numbers measured on them compare): the same CPU as LLVM
-// names it, and the same CPU name, cores and vector width where both know them. The one rule for
-// runners against each other and for a tuning record against this machine.
-bool sameMachineKind(const MachineInfo& a, const MachineInfo& b);
 
 class Measurer {
 public:

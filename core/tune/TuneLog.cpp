@@ -1,6 +1,7 @@
 #include "tune/TuneLog.h"
 
 #include "ir/Printer.h"
+#include "protocol/Json.h"
 
 #include <nlohmann/json.hpp>
 
@@ -22,6 +23,13 @@ namespace loopscope {
 using json = nlohmann::json;
 
 namespace {
+
+// A record keeps what tells machines apart, not LLVM's long feature string (its CPU implies it).
+protocol::Machine withoutFeatures(protocol::Machine m)
+{
+    m.features.clear();
+    return m;
+}
 
 constexpr int kRecordVersion = 1;
 
@@ -235,12 +243,7 @@ std::string recordLine(const TuneRecord& r)
            {"gflops", r.gflops},
            {"compile_ms", r.compileMs},
            {"checked", r.checked},
-           {"machine",
-            {{"cpu", r.cpu},
-             {"cpu_name", r.cpuName},
-             {"host", r.host},
-             {"cores", r.cores},
-             {"vector_bits", r.vectorBits}}},
+           {"machine", protocol::toJson(withoutFeatures(r.machine))},
            {"threads", r.threads},
            {"features_version", r.featuresVersion},
            {"trial", r.trial},
@@ -278,13 +281,7 @@ bool parseRecord(const std::string& line, TuneRecord* out, std::string* why)
         r.gflops = j.value("gflops", 0.0);
         r.compileMs = j.value("compile_ms", 0.0);
         r.checked = j.value("checked", false);
-        if (j.contains("machine")) {
-            r.cpu = j.at("machine").value("cpu", "");
-            r.vectorBits = integerOf<int>(j.at("machine"), "vector_bits", 0);
-            r.cpuName = j.at("machine").value("cpu_name", "");
-            r.host = j.at("machine").value("host", "");
-            r.cores = integerOf<int>(j.at("machine"), "cores", 0);
-        }
+        if (j.contains("machine")) r.machine = protocol::machineFromJson(j.at("machine"));
         r.threads = integerOf<int>(j, "threads", 0);
         r.featuresVersion = integerOf<int>(j, "features_version", 0);
         r.trial = integerOf<int>(j, "trial", 0);

@@ -4,6 +4,7 @@
 // it measured. Reading is forgiving: a line that is not a record is skipped and reported.
 #pragma once
 
+#include "protocol/Messages.h"
 #include "tune/StepReplay.h"
 
 #include <cstdint>
@@ -28,13 +29,9 @@ struct TuneRecord {
     double gflops = 0;
     double compileMs = 0;
     bool checked = false;
-    // The machine it was measured on: its CPU as LLVM names it and by its own name, its host
-    // name and cores (records from before these were kept have them empty, 0).
-    std::string cpu;
-    std::string cpuName;
-    std::string host;
-    int cores = 0;
-    int vectorBits = 0;
+    // The machine it was measured on, without its feature string (records from before a fact
+    // was kept have it empty, 0).
+    protocol::Machine machine;
     int threads = 0; // the measurement's
     int featuresVersion = 0;
     int trial = 0;       // 1-based, in its run

@@ -58,16 +58,6 @@ std::string tunedVariantName(const std::string& start, const std::vector<std::st
     return name;
 }
 
-bool recordOfKind(const TuneRecord& r, const MachineInfo& machine)
-{
-    MachineInfo measured;
-    measured.cpu = r.cpu;
-    measured.cpuName = r.cpuName;
-    measured.threads = r.cores;
-    measured.vectorBits = r.vectorBits;
-    return sameMachineKind(measured, machine);
-}
-
 const TuneRecord* bestRecord(const std::vector<TuneRecord>& records, const std::string& workload,
                              const std::map<std::string, std::int64_t>& sizes)
 {
@@ -231,13 +221,15 @@ private:
             if (r.workload != m_out.workload) continue;
             // The cost model learns per machine kind: another CPU's times rank candidates
             // by another machine's limits.
-            if (!recordOfKind(r, m_out.machine)) {
-                ++elsewhere[r.cpu + (r.cpuName.empty() ? "" : " (" + r.cpuName + ")") + ", " +
-                            std::to_string(r.cores > 0 ? r.cores : r.threads) + " cores"];
+            if (!sameMachineKind(r.machine, m_out.machine)) {
+                protocol::Machine kind = r.machine;
+                kind.host.clear();
+                if (kind.threads <= 0) kind.threads = r.threads;
+                ++elsewhere[describeMachine(kind)];
                 continue;
             }
-            const bool here =
-                r.sizes == m_sizes && r.cpu == m_out.machine.cpu && r.threads == m_space.cores;
+            const bool here = r.sizes == m_sizes && r.machine.cpu == m_out.machine.cpu &&
+                              r.threads == m_space.cores;
             if (m_options.resume && here) {
                 // A candidate measured again (the end of a run re-measures the best) counts
                 // once, by its latest measurement.
@@ -484,11 +476,7 @@ private:
         rec.sketch = c.sketch >= 0 ? sketch(c.sketch).name : "";
         rec.steps = c.steps;
         rec.statements = written.statements;
-        rec.cpu = m_out.machine.cpu;
-        rec.cpuName = m_out.machine.cpuName;
-        rec.host = m_out.machine.host;
-        rec.cores = m_out.machine.threads;
-        rec.vectorBits = m_out.machine.vectorBits;
+        rec.machine = m_out.machine;
         rec.threads = m_space.cores;
         rec.featuresVersion = kFeatureVersion;
         rec.trial = trial;
@@ -506,7 +494,7 @@ private:
     {
         m_out.times.compileMs += m.lowerMs + m.compileMs;
         rec.time = isoTimeNow();
-        if (!m.host.empty()) rec.host = m.host;
+        if (!m.host.empty()) rec.machine.host = m.host;
         rec.status = statusName(m.status);
         rec.error = m.message;
         rec.flops = m.flops;

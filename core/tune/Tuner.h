@@ -101,11 +101,6 @@ private:
 // A name for the tuned variant ("tuned from naive"), made unique among `taken`.
 std::string tunedVariantName(const std::string& start, const std::vector<std::string>& taken);
 
-// Whether a record was measured on a machine of this kind: sameMachineKind of the machine the
-// record names (a record from before the CPU's name, cores and vector width were kept matches
-// on LLVM's name for the CPU alone).
-bool recordOfKind(const TuneRecord& record, const MachineInfo& machine);
-
 // The best record of `records` for this workload and these sizes (any machine), or null.
 const TuneRecord* bestRecord(const std::vector<TuneRecord>& records, const std::string& workload,
                              const std::map<std::string, std::int64_t>& sizes);

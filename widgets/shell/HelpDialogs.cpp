@@ -86,15 +86,16 @@ QString aboutText(const protocol::PingReply& machine)
             .arg(QStringLiteral(LOOPSCOPE_VERSION_STRING));
     text += QObject::tr("Qt %1 (built with %2)<br>")
                 .arg(QString::fromUtf8(qVersion()), QStringLiteral(QT_VERSION_STR));
-    if (machine.cpu.empty()) {
+    if (machine.machine.cpu.empty()) {
         text += QObject::tr("LLVM and the CPU: the background worker has not answered yet.");
     } else {
         text += QObject::tr("LLVM %1, generating code for <b>%2</b> (%3), vectors of %4 bits, %5 "
                             "threads")
-                    .arg(machine.llvmVersion.empty() ? QObject::tr("(unknown)")
-                                                     : q(machine.llvmVersion),
-                         q(machine.cpu), q(machine.triple), QString::number(machine.vectorBits),
-                         QString::number(machine.threads));
+                    .arg(machine.machine.llvm.empty() ? QObject::tr("(unknown)")
+                                                      : q(machine.machine.llvm),
+                         q(machine.machine.cpu), q(machine.triple),
+                         QString::number(machine.machine.vectorBits),
+                         QString::number(machine.machine.threads));
         if (!machine.cpuNote.empty())
             text += QStringLiteral("<br>") + QObject::tr("LLVM names this CPU <b>%1</b>: %2")
                                                  .arg(q(machine.llvmCpu).toHtmlEscaped(),

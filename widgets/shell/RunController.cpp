@@ -102,7 +102,7 @@ void RunController::describeWorker()
                 return;
             }
             m_machine = reply.result;
-            emit workerDescribed(qs(reply.result.cpu), reply.result.threads);
+            emit workerDescribed(qs(reply.result.machine.cpu), reply.result.machine.threads);
         });
 }
 
@@ -227,7 +227,7 @@ void RunController::finishLadderRun(int id, const Reply<protocol::MeasureReply>&
         for (const protocol::CheckedOutput& c : r.checks)
             if (!c.skipped.empty() && result.uncompared.isEmpty())
                 result.uncompared = qs(c.tensor) + QStringLiteral(": ") + qs(c.skipped);
-        result.cpu = qs(m_machine.cpu);
+        result.cpu = qs(m_machine.machine.cpu);
         // A GPU variant: timed on the runner's GPU, or checked on this CPU where there is none.
         for (const std::string& note : r.notes) {
             const QString n = qs(note);

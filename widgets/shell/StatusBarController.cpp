@@ -62,7 +62,7 @@ StatusBarController::StatusBarController(QMainWindow* window, RunController* run
                                  : tr("CPU %1 · %2").arg(cpu, count));
         m_target->setToolTip(m.cpuNote.empty()
                                  ? tr("The CPU model code is generated for, as LLVM %1 names it")
-                                       .arg(QString::fromStdString(m.llvmVersion))
+                                       .arg(QString::fromStdString(m.machine.llvm))
                                  : QString::fromStdString(m.cpuNote));
     });
     connect(runs, &RunController::workerRefused, this, [this](const QString& message) {

@@ -239,6 +239,8 @@ void TunePanel::showProgress(const protocol::TuneUpdate& p)
 {
     m_progress->setValue(qRound(p.fraction * 1000));
     if (!p.startTir.empty()) m_startTir = qs(p.startTir);
+    if (!p.machine.cpu.empty())
+        m_status->setToolTip(tr("Measured on %1").arg(qs(protocol::describeMachine(p.machine))));
     if (p.peakGflops > 0) setPeak(p.peakGflops);
     if (!p.handName.empty()) {
         m_handName = qs(p.handName);

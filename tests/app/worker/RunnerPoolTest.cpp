@@ -133,21 +133,21 @@ TEST(RunnerPool, RecordsNameTheMachineThatMeasuredThem)
     LogContents read = readLog(log.string());
     ASSERT_EQ(read.records.size(), 4u);
     for (auto& r : read.records) {
-        EXPECT_EQ(r.cpu, m.cpu);
-        EXPECT_EQ(r.cpuName, m.cpuName);
-        EXPECT_EQ(r.host, m.host);
-        EXPECT_EQ(r.cores, m.threads);
-        EXPECT_TRUE(recordOfKind(r, m));
+        EXPECT_EQ(r.machine.cpu, m.cpu);
+        EXPECT_EQ(r.machine.cpuName, m.cpuName);
+        EXPECT_EQ(r.machine.host, m.host);
+        EXPECT_EQ(r.machine.threads, m.threads);
+        EXPECT_TRUE(sameMachineKind(r.machine, m));
     }
 
     // Records of another machine stay in the log but do not train this machine's model.
     {
         std::ofstream append(log, std::ios::app);
         for (TuneRecord r : read.records) {
-            r.cpu = "znver5";
-            r.cpuName = "AMD EPYC 9R45";
-            r.cores = 192;
-            r.host = "node9";
+            r.machine.cpu = "znver5";
+            r.machine.cpuName = "AMD EPYC 9R45";
+            r.machine.threads = 192;
+            r.machine.host = "node9";
             append << recordLine(r) << "\n";
         }
     }

@@ -78,7 +78,7 @@ protected:
             r->variant = kNaiveTaskVariant;
             r->status = "ok";
             r->checked = true;
-            r->cpu = "znver4";
+            r->machine.cpu = "znver4";
         }
         slow.msMedian = 2;
         slow.statements = {};

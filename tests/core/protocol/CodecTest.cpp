@@ -157,20 +157,15 @@ TEST(ProtocolCodec, EveryRequestComesBackAsItWent)
 
 TEST(ProtocolCodec, EveryReplyComesBackAsItWent)
 {
-    PingReply ping{"0.9.0",
-                   loopscope::kWorkerProtocol,
-                   {"emit", "ping"},
-                   "x86_64-pc-linux-gnu",
-                   "cascadelake",
-                   "cascadelake",
-                   "",
-                   "Intel(R) Xeon(R) Gold 6248",
-                   "node7",
-                   "+avx2,+fma",
-                   512,
-                   "16.0.6",
-                   2,
-                   true};
+    PingReply ping{
+        "0.9.0",
+        loopscope::kWorkerProtocol,
+        {"emit", "ping"},
+        "x86_64-pc-linux-gnu",
+        {"cascadelake", "Intel(R) Xeon(R) Gold 6248", "node7", "+avx2,+fma", 512, 2, "16.0.6"},
+        "cascadelake",
+        "",
+        true};
     EXPECT_EQ(parsed(encodeReply(1, ping), 1).ping(), ping);
 
     MeasureReply m;
@@ -366,8 +361,7 @@ TEST(ProtocolCodec, ProgressAndErrorsComeBackAsTheyWent)
     first.handName = "blocking";
     first.handGflops = 200;
     first.handMs = 10;
-    first.cpu = "znver4";
-    first.vectorBits = 512;
+    first.machine = {"znver4", "AMD Ryzen 9 7950X", "node7", "", 512, 16, "16.0.6"};
     EXPECT_EQ(parsed(encodeProgress(5, first), 5).tuneUpdate(), first);
 
     TuneUpdate later;

@@ -35,8 +35,8 @@ TuneRecord sampleRecord(double ms, const std::string& factor = "16")
     r.flops = 2e6;
     r.gflops = r.flops / ms / 1e6;
     r.checked = true;
-    r.cpu = "znver4";
-    r.vectorBits = 512;
+    r.machine.cpu = "znver4";
+    r.machine.vectorBits = 512;
     r.threads = 2;
     r.featuresVersion = 1;
     r.trial = 3;
@@ -64,7 +64,7 @@ TEST(TuneLog, RecordsRoundTrip)
     EXPECT_EQ(back.steps[0].names, r.steps[0].names);
     EXPECT_EQ(back.statements, r.statements);
     EXPECT_DOUBLE_EQ(back.msMedian, 1.5);
-    EXPECT_EQ(back.cpu, "znver4");
+    EXPECT_EQ(back.machine.cpu, "znver4");
     EXPECT_EQ(back.threads, 2);
     EXPECT_TRUE(back.ok());
 }

@@ -317,18 +317,18 @@ private slots:
         QVERIFY(answered);
         const protocol::PingReply& m = w.runs()->machine();
         QCOMPARE(m.llvmCpu, std::string("generic"));
-        QVERIFY2(m.cpu != "generic" && !m.cpu.empty(), m.cpu.c_str());
+        QVERIFY2(m.machine.cpu != "generic" && !m.machine.cpu.empty(), m.machine.cpu.c_str());
         auto* label = w.findChild<QLabel*>(u"cpuLabel"_s);
         QVERIFY(label);
-        QTRY_VERIFY2(
-            label->text().contains(
-                QStringLiteral("CPU %1 (LLVM: generic)").arg(QString::fromStdString(m.cpu))),
-            qPrintable(label->text()));
+        QTRY_VERIFY2(label->text().contains(QStringLiteral("CPU %1 (LLVM: generic)")
+                                                .arg(QString::fromStdString(m.machine.cpu))),
+                     qPrintable(label->text()));
         QVERIFY2(label->toolTip().contains(u"the nearest model it knows"_s),
                  qPrintable(label->toolTip()));
         const QString about = aboutText(m);
         QVERIFY2(about.contains(u"LLVM names this CPU <b>generic</b>"_s), qPrintable(about));
-        QVERIFY(about.contains(QStringLiteral("<b>%1</b>").arg(QString::fromStdString(m.cpu))));
+        QVERIFY(
+            about.contains(QStringLiteral("<b>%1</b>").arg(QString::fromStdString(m.machine.cpu))));
     }
 
     // Help: the primitives from the catalogue, the shortcuts the menus really have, and the
@@ -342,7 +342,7 @@ private slots:
         QVERIFY(described.wait(20000));
         QString about = aboutText(w.runs()->machine());
         QVERIFY2(about.contains(QStringLiteral("LLVM 16.")), qPrintable(about));
-        const QString cpu = QString::fromStdString(w.runs()->machine().cpu);
+        const QString cpu = QString::fromStdString(w.runs()->machine().machine.cpu);
         QVERIFY(about.contains(cpu) && !cpu.isEmpty());
         QVERIFY(about.contains(QString::fromUtf8(qVersion())));
 
@@ -409,7 +409,7 @@ private slots:
             return false;
         };
         QTRY_VERIFY_WITH_TIMEOUT(refused(), 20000);
-        QVERIFY(w.runs()->machine().cpu.empty());
+        QVERIFY(w.runs()->machine().machine.cpu.empty());
     }
 
     // The first start (no saved geometry) takes its size from the screen: on a 1366x768 laptop

@@ -228,7 +228,8 @@ private slots:
         const LogContents records = readLog(path);
         QVERIFY(records.records.size() >= 6);
         for (const TuneRecord& r : records.records)
-            QVERIFY2(!r.host.empty() && !r.cpu.empty() && r.cores > 0, r.host.c_str());
+            QVERIFY2(!r.machine.host.empty() && !r.machine.cpu.empty() && r.machine.threads > 0,
+                     r.machine.host.c_str());
 
         // A command that starts nothing: the run says why, and the text is kept.
         settings.runnerCommand = QStringLiteral("echo 'node7: Connection refused' >&2; exit 255");

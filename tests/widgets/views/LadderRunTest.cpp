@@ -340,7 +340,7 @@ private slots:
                 QVERIFY(w.ladderModel()->resultOf(row));
                 medians.push_back(w.ladderModel()->resultOf(row)->medianMs);
             }
-            cpu = QString::fromStdString(w.runs()->machine().cpu);
+            cpu = QString::fromStdString(w.runs()->machine().machine.cpu);
             QVERIFY(!cpu.isEmpty());
         }
         {

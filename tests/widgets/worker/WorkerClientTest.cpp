@@ -258,9 +258,9 @@ private slots:
         const protocol::PingReply& r = reply.result;
         QVERIFY(!r.version.empty());
         QCOMPARE(r.protocol, 1);
-        QVERIFY(!r.cpu.empty());
-        QVERIFY(!r.features.empty());
-        QVERIFY(r.threads >= 1);
+        QVERIFY(!r.machine.cpu.empty());
+        QVERIFY(!r.machine.features.empty());
+        QVERIFY(r.machine.threads >= 1);
         QVERIFY(std::find(r.commands.begin(), r.commands.end(), "measure") != r.commands.end());
         QVERIFY(r.testing);
     }
