@@ -23,6 +23,7 @@ namespace {
 
 struct LowerOptions : Options {
     bool structured = false; // --structured
+    bool compiled = false;   // --compiled: a TensorIR variant after TVM's lowering passes
     bool footprint = false;  // --footprint
     bool tails = false;      // --tails
     bool access = false;     // --access
@@ -153,8 +154,11 @@ int lower(LowerOptions& o)
         }
         noteThreadBindings(o, *v);
         warnLowering(o, f);
-        std::string tir =
-            o.structured ? printStructured(f.structured, f.args) : printTVMScript(f.func);
+        // A TensorIR variant prints as `sch.mod.show()` does, its blocks kept.
+        const TirFunc* tensorIR = v->schedule().tensorIR();
+        std::string tir = o.structured              ? printStructured(f.structured, f.args)
+                          : tensorIR && !o.compiled ? printTensorIR(*tensorIR, tensorIR->spelling)
+                                                    : printTVMScript(f.func);
         if (o.footprint) {
             const auto loops = loopFootprints(f);
             const HostCaches& host = hostCacheInfo();
@@ -300,6 +304,7 @@ int commandLower(int argc, char** argv)
         join({scriptOptions(o),
               {jsonOption(o),
                {"--structured", "", false, [&](const std::string&) { o.structured = true; }},
+               {"--compiled", "", false, [&](const std::string&) { o.compiled = true; }},
                {"--footprint", "", false, [&](const std::string&) { o.footprint = true; }},
                {"--tails", "", false, [&](const std::string&) { o.tails = true; }},
                {"--access", "", false, [&](const std::string&) { o.access = true; }},

@@ -88,6 +88,14 @@ StepView lowerStep(const Schedule& sch, const Variant& v)
     step.schedule = std::make_shared<const Schedule>(sch);
     try {
         LoweredFunc f = lowerSchedule(sch, v.args, v.funcName);
+        if (const TirFunc* tir = sch.tensorIR()) {
+            // A TensorIR variant: its blocks as sch.mod.show() prints them, and the compiled
+            // form beside them. (Footprints and tails are placed on TE loop nests only.)
+            step.tir = printTensorIR(*tir, tir->spelling);
+            step.structured = printTVMScript(f.func);
+            step.lanesOnVectors = countLanesAtOnce(f.func.body);
+            return step;
+        }
         // Printed once each, with the lines the footprints and tails are placed on.
         PrintedFunction tvm = printTVMScriptWithLines(f.func);
         PrintedFunction structured = printStructuredWithLines(f.structured, f.args);

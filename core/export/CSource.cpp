@@ -521,7 +521,8 @@ private:
         }
         case StmtKind::Allocate: allocate(s.as<AllocateNode>()); return;
         case StmtKind::TensorStore:
-        case StmtKind::Realize: LS_ASSERT(false, "C export: unflattened statement"); return;
+        case StmtKind::Realize:
+        case StmtKind::Block: LS_ASSERT(false, "C export: unflattened statement"); return;
         }
     }
 

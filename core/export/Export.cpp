@@ -22,6 +22,12 @@ ExportResult exportVariant(const std::string& scriptText, const Program& program
     ExportResult out;
     out.function = exportedFunctionName(variant);
     if (format == "tvm") {
+        if (variant.snapshots.front().tensorIR())
+            throw UserError(variant.loc,
+                            "variant '" + variant.name +
+                                "' is scheduled with tir.Schedule: exporting TensorIR as TVM "
+                                "source is not supported yet (its C, LLVM IR, assembly and "
+                                "object code export)");
         TvmScriptOptions tvm;
         tvm.source = options.sourceName;
         tvm.symbols = options.symbols;

@@ -114,6 +114,24 @@ void IRVisitor::visitRealize(const RealizeNode* op)
     }
     visit(op->body);
 }
+void IRVisitor::visitBlock(const BlockNode* op)
+{
+    auto range = [&](const Range& r) {
+        visit(r.min);
+        visit(r.extent);
+    };
+    for (auto& it : op->iters) {
+        range(it.dom);
+        visit(it.binding);
+    }
+    if (op->predicate.defined()) visit(op->predicate);
+    for (auto* regions : {&op->reads, &op->writes})
+        for (auto& r : *regions)
+            for (auto& x : r.region)
+                range(x);
+    if (op->init.defined()) visit(op->init);
+    visit(op->body);
+}
 void IRVisitor::visitAllocate(const AllocateNode* op)
 {
     visit(op->body);
@@ -304,6 +322,42 @@ Stmt IRMutator::visitRealize(const RealizeNode* op, const Stmt& self)
     Stmt body = mutate(op->body);
     if (!changed && body.same(op->body)) return self;
     return makeRealize(op->tensor, std::move(bounds), op->scope, body);
+}
+
+Stmt IRMutator::visitBlock(const BlockNode* op, const Stmt& self)
+{
+    bool changed = false;
+    auto range = [&](const Range& r) {
+        Range m{mutate(r.min), mutate(r.extent)};
+        if (!m.min.same(r.min) || !m.extent.same(r.extent)) changed = true;
+        return m;
+    };
+    BlockNode b = *op;
+    for (auto& it : b.iters) {
+        it.dom = range(it.dom);
+        Expr e = mutate(it.binding);
+        changed |= !e.same(it.binding);
+        it.binding = e;
+    }
+    if (b.predicate.defined()) {
+        Expr p = mutate(b.predicate);
+        changed |= !p.same(b.predicate);
+        b.predicate = p;
+    }
+    for (auto* regions : {&b.reads, &b.writes})
+        for (auto& r : *regions)
+            for (auto& x : r.region)
+                x = range(x);
+    if (b.init.defined()) {
+        Stmt s = mutate(b.init);
+        changed |= !s.same(b.init);
+        b.init = s;
+    }
+    Stmt body = mutate(b.body);
+    changed |= !body.same(b.body);
+    b.body = body;
+    if (!changed) return self;
+    return makeBlock(std::move(b));
 }
 
 Stmt IRMutator::visitAllocate(const AllocateNode* op, const Stmt& self)

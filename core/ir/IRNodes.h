@@ -23,10 +23,11 @@
 
 // Statements, each with a class of its own, KindNode. TensorStore and Realize exist before
 // storage flattening only (a store at multi-dimensional indices; the region of a tensor that
-// exists inside the body).
+// exists inside the body); Block only in a TensorIR function before it is lowered (a TensorIR
+// block with its iteration variables bound: TVM's BlockRealize and Block as one node).
 #define LS_IR_STMTS(X) \
     X(For) X(TensorStore) X(BufferStore) X(Realize) X(Allocate) X(LetStmt) X(IfThenElse) X(Seq) \
-    X(Attr) X(Evaluate)
+    X(Attr) X(Evaluate) X(Block)
 // clang-format on
 
 #define LS_IR_ENUMERATOR(Kind) Kind,

@@ -132,6 +132,24 @@ void UseScanner::scanStmt(const Stmt& s)
         break;
     }
     case StmtKind::Evaluate: scanExpr(s.as<EvaluateNode>()->value); break;
+    case StmtKind::Block: {
+        auto* op = s.as<BlockNode>();
+        for (const BlockIter& it : op->iters) {
+            scanExpr(it.dom.min);
+            scanExpr(it.dom.extent);
+            scanExpr(it.binding);
+        }
+        if (op->predicate.defined()) scanExpr(op->predicate);
+        for (auto* regions : {&op->reads, &op->writes})
+            for (const TensorRegion& r : *regions)
+                for (const Range& x : r.region) {
+                    scanExpr(x.min);
+                    scanExpr(x.extent);
+                }
+        scanStmt(op->init);
+        scanStmt(op->body);
+        break;
+    }
     }
     m_stack.pop_back();
     if (!root) return;
@@ -218,8 +236,9 @@ std::string Printer::tvmScript(const PrimFunc& f, std::vector<std::vector<const 
             handleNames.push_back(name);
         }
     }
-    fn.lines.push_back({0, "T.func_attr({\"from_legacy_te_schedule\": T.bool(True), "
-                           "\"tir.noalias\": T.bool(True)})"});
+    fn.lines.push_back({0, f.fromTensorIR ? "T.func_attr({\"tir.noalias\": T.bool(True)})"
+                                          : "T.func_attr({\"from_legacy_te_schedule\": "
+                                            "T.bool(True), \"tir.noalias\": T.bool(True)})"});
     for (std::size_t h = 0; h < handles.size(); ++h) {
         const BufferNode* b = f.params[handles[h]].get();
         std::string name = define(b, b->name, fn);
@@ -267,6 +286,45 @@ std::string Printer::structured(const Stmt& body, const std::vector<Tensor>& arg
     out += "def main(" + join(params) + "):\n";
     if (lineNodes) lineNodes->assign(2, {});
     out += render(lines.empty() ? Lines{{0, "pass"}} : lines, 1, lineNodes);
+    return out;
+}
+
+std::string Printer::tensorIR(const TirFunc& fn)
+{
+    const bool s26 = m_options.spelling == TirSpelling::Tvm026;
+    m_uses.scanStmt(fn.body);
+    Frame& top = pushFrame(kRoot);
+    std::vector<std::string> params;
+    for (const Tensor& t : fn.params) {
+        std::string name = define(t.get(), t->name, top);
+        params.push_back(name + ": T.Buffer(" + tuple(t->shape) + ", " + quoted(t->dtype.str()) +
+                         ")");
+    }
+    Lines body;
+    body.push_back({0, std::string("T.func_attr({\"") + (s26 ? "tirx" : "tir") +
+                           ".noalias\": T.bool(True)})"});
+    if (s26 && !fn.allocs.empty()) {
+        // The root block is printed where it allocates.
+        Frame& root = pushFrame(&fn);
+        root.lines.push_back({0, "T.reads()"});
+        root.lines.push_back({0, "T.writes()"});
+        for (const BlockAlloc& a : fn.allocs)
+            root.lines.push_back({0, allocBuffer(a, root)});
+        asDocBody(fn.body, root);
+        append(body, withBlock("with T.sblock(\"root\"):", popFrame()));
+    } else {
+        body.push_back({0, s26 ? "# with T.sblock(\"root\"):" : "# with T.block(\"root\"):"});
+        for (const BlockAlloc& a : fn.allocs)
+            body.push_back({0, allocBuffer(a, top)});
+        asDocBody(fn.body, top);
+        append(body, top.lines);
+    }
+    popFrame();
+    std::string out = std::string("# from tvm.script import ir as I\n# from tvm.script import ") +
+                      (s26 ? "tirx" : "tir") + " as T\n\n@I.ir_module\nclass Module:\n";
+    out += std::string("    @T.prim_func") + (s26 ? "(s_tir=True)" : "") + "\n";
+    out += "    def " + fn.name + "(" + join(params) + "):\n";
+    out += render(body, 2);
     return out;
 }
 
@@ -432,14 +490,14 @@ std::string scriptName(std::string_view name)
 
 std::string printTVMScript(const PrimFunc& f)
 {
-    return printer_detail::Printer({true, true}).tvmScript(f);
+    return printer_detail::Printer({true, true, f.fromTensorIR}).tvmScript(f);
 }
 
 PrintedFunction printTVMScriptWithLines(const PrimFunc& f)
 {
     std::vector<std::vector<const void*>> nodes;
     PrintedFunction out;
-    out.text = printer_detail::Printer({true, true}).tvmScript(f, &nodes);
+    out.text = printer_detail::Printer({true, true, f.fromTensorIR}).tvmScript(f, &nodes);
     out.lineStatements.resize(nodes.size());
     for (std::size_t i = 0; i < nodes.size(); ++i)
         for (const void* n : nodes[i])
@@ -457,6 +515,19 @@ PrintedFunction printStructuredWithLines(const Stmt& body, const std::vector<Ten
         for (const void* n : nodes[i])
             out.lineStatements[i].push_back(static_cast<const StmtNode*>(n));
     return out;
+}
+
+const char* tirSpellingName(TirSpelling s)
+{
+    return s == TirSpelling::Tvm026 ? "0.26" : "0.20";
+}
+
+std::string printTensorIR(const TirFunc& f, TirSpelling spelling)
+{
+    printer_detail::Options o;
+    o.tensorIR = true;
+    o.spelling = spelling;
+    return printer_detail::Printer(o).tensorIR(f);
 }
 
 std::string printStructured(const Stmt& body, const std::vector<Tensor>& args)

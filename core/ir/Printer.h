@@ -29,6 +29,12 @@ PrintedFunction printStructuredWithLines(const Stmt& body, const std::vector<Ten
 // regions), in the same TVMScript style: `@T.prim_func`, `def main(args):`, the body.
 std::string printStructured(const Stmt& body, const std::vector<Tensor>& args);
 
+const char* tirSpellingName(TirSpelling s); // "0.20", "0.26"
+
+// What `sch.mod.show()` prints for a TensorIR function, in the spelling's TVM: the module with
+// its one function, blocks kept, Python's float text (`T.float32(0.0)`).
+std::string printTensorIR(const TirFunc& f, TirSpelling spelling);
+
 // One expression or statement for diagnostics and tests: no header, no alias declarations, names
 // made identifier-safe (`i.outer` -> `i_outer`) but not unique. printStmt ends every line with
 // a newline.

@@ -2,22 +2,48 @@
 // calls, loads with their slice indices, ramps, broadcasts, lets and (in TE bodies) reductions.
 #include "ir/PrinterInternal.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 namespace loopscope::printer_detail {
 
-namespace {
-
-// C++ ostream with precision 17 in the default float field, as TVM 0.17 prints FloatImm values.
-std::string floatText(double v)
+// C++ ostream with precision 17 in the default float field, as TVM 0.17 prints FloatImm values;
+// from 0.20 on, Python's repr: the shortest digits that read back as the value, in fixed
+// notation between 1e-4 and 1e16 (with ".0" when whole), else as d.ddde+XX.
+std::string floatText(double v, bool python)
 {
     if (std::isnan(v)) return "\"nan\"";
     if (std::isinf(v)) return v > 0 ? "\"inf\"" : "\"-inf\"";
-    char buf[40];
-    std::snprintf(buf, sizeof buf, "%.17g", v);
-    return buf;
+    char buf[64];
+    if (!python) {
+        std::snprintf(buf, sizeof buf, "%.17g", v);
+        return buf;
+    }
+    int digits = 1;
+    for (; digits < 17; ++digits) {
+        std::snprintf(buf, sizeof buf, "%.*e", digits - 1, v);
+        if (std::strtod(buf, nullptr) == v) break;
+    }
+    std::snprintf(buf, sizeof buf, "%.*e", digits - 1, v);
+    const std::string sci = buf;
+    const std::size_t e = sci.find('e');
+    const int exponent = std::atoi(sci.c_str() + e + 1);
+    if (exponent >= -4 && exponent < 16) {
+        const int decimals = std::max(0, digits - 1 - exponent);
+        std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+        std::string fixed = buf;
+        if (fixed.find('.') == std::string::npos) fixed += ".0";
+        return fixed;
+    }
+    std::string mantissa = sci.substr(0, e);
+    char exp[16];
+    std::snprintf(exp, sizeof exp, "e%c%02d", exponent < 0 ? '-' : '+', std::abs(exponent));
+    return mantissa + exp;
 }
+
+namespace {
 
 struct BinaryInfo {
     const char* op;   // Python operator, or null when TVMScript always uses a call
@@ -149,7 +175,7 @@ Doc Printer::expr(const Expr& e)
     case ExprKind::IntImm: return intDoc(e.as<IntImmNode>());
     case ExprKind::FloatImm: {
         auto* op = e.as<FloatImmNode>();
-        return {"T." + op->type.str() + "(" + floatText(op->value) + ")"};
+        return {"T." + op->type.str() + "(" + floatText(op->value, m_options.tensorIR) + ")"};
     }
     case ExprKind::StringImm: return {quoted(e.as<StringImmNode>()->value)};
     case ExprKind::Var: return {varName(e.as<VarNode>())};

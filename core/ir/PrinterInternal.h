@@ -83,7 +83,13 @@ private:
 struct Options {
     bool uniquify = true; // make names unique among the live definitions
     bool declare = true;  // declare undefined buffers and variables where TVM does
+    // TensorIR, in a spelling: Python's float text, `T.block` or `T.sblock`.
+    bool tensorIR = false;
+    TirSpelling spelling = TirSpelling::Tvm020;
 };
+
+// A float as TVM prints it: C++'s %.17g (TVM 0.17) or Python's repr (0.20 on: `0.0`, `1e+20`).
+std::string floatText(double v, bool python);
 
 // A TVMScript printer with TVM's frame model: every For (the outermost loop of a T.grid),
 // LetStmt, Allocate, AttrStmt, Realize and if-branch opens a frame; names defined in a frame are
@@ -97,6 +103,7 @@ public:
                           std::vector<std::vector<const void*>>* lineNodes = nullptr);
     std::string structured(const Stmt& body, const std::vector<Tensor>& args,
                            std::vector<std::vector<const void*>>* lineNodes = nullptr);
+    std::string tensorIR(const TirFunc& f);
     std::string stmtOnly(const Stmt& s);
     std::string exprOnly(const Expr& e);
 
@@ -114,6 +121,7 @@ private:
     std::vector<std::unique_ptr<Frame>> m_frames;
     std::unordered_set<std::string> m_names;
     std::unordered_map<const void*, std::string> m_objNames;
+    std::unordered_map<const VarNode*, const ForNode*> m_openLoops; // enclosing loops, by variable
 
     // ---- frames and names (Printer.cpp) ----
 
@@ -153,6 +161,9 @@ private:
     Lines attr(const AttrNode* op);
     const VarNode* findThreadVar(const AttrNode* op);
     Lines realize(const RealizeNode* op);
+    Lines block(const BlockNode* op);
+    std::string region(const TensorRegion& r);
+    std::string allocBuffer(const BlockAlloc& a, Frame& f);
 };
 
 } // namespace loopscope::printer_detail

@@ -61,6 +61,7 @@ Lines Printer::stmtLines(const Stmt& s)
         return popFrame();
     }
     case StmtKind::Attr: return attr(s.as<AttrNode>());
+    case StmtKind::Block: return block(s.as<BlockNode>());
     case StmtKind::Evaluate: {
         auto* op = s.as<EvaluateNode>();
         std::string value = expr(op->value).text;
@@ -114,7 +115,11 @@ Lines Printer::forStmt(const ForNode* op)
         header = "for " + var + " in " + call + ":";
         body = op->body;
     }
+    for (const ForNode* l : grid.empty() ? std::vector<const ForNode*>{op} : grid)
+        m_openLoops[l->var.get()] = l;
     asDocBody(body, f);
+    for (const ForNode* l : grid.empty() ? std::vector<const ForNode*>{op} : grid)
+        m_openLoops.erase(l->var.get());
     Lines out = withBlock(header, popFrame());
     for (std::size_t i = 1; i < grid.size(); ++i) // a T.grid line prints its inner loops too
         out.front().nodes.push_back(grid[i]);
@@ -264,6 +269,116 @@ Lines Printer::realize(const RealizeNode* op)
         "with T.realize(" + name + "[" + join(region) + "], " + quoted(scope) + "):";
     asDocBody(op->body, f);
     return withBlock(header, popFrame());
+}
+
+// A region as TVM prints a BufferRegion: a point where the extent is 1, else a slice.
+std::string Printer::region(const TensorRegion& r)
+{
+    std::vector<std::string> dims;
+    for (const Range& x : r.region) {
+        if (isOne(x.extent)) {
+            dims.push_back(index(x.min));
+        } else {
+            Expr end = isZero(x.min) ? x.extent : x.min + x.extent;
+            dims.push_back(expr(x.min).text + ":" + expr(end).text);
+        }
+    }
+    return tensorName(r.tensor.get()) + "[" + join(dims) + "]";
+}
+
+// `NAME = T.alloc_buffer((shape), "dtype", scope="...")`, its dtype and scope left out where
+// they are TVM's defaults (float32, global).
+std::string Printer::allocBuffer(const BlockAlloc& a, Frame& f)
+{
+    const bool s26 = m_options.spelling == TirSpelling::Tvm026;
+    std::string name = define(a.tensor.get(), a.tensor->name, f);
+    std::string rhs =
+        std::string(s26 ? "T.sblock_alloc_buffer(" : "T.alloc_buffer(") + tuple(a.tensor->shape);
+    if (a.tensor->dtype != DataType::float32()) rhs += ", " + quoted(a.tensor->dtype.str());
+    if (!a.scope.empty() && a.scope != "global") rhs += ", scope=" + quoted(a.scope);
+    return name + " = " + rhs + ")";
+}
+
+// A block as TVM's printer writes it (script/printer/tir/block.cc): its iteration variables
+// (runs of those bound to an enclosing loop over the same range as one T.axis.remap), T.where,
+// T.reads, T.writes, annotations, allocations, T.init, the body.
+Lines Printer::block(const BlockNode* op)
+{
+    const bool s26 = m_options.spelling == TirSpelling::Tvm026;
+    const auto& loops = m_openLoops;
+    Frame& f = pushFrame(op);
+    auto kindName = [](BlockIterKind k) {
+        return k == BlockIterKind::Reduce ? "reduce" : "spatial";
+    };
+    auto kindLetter = [](BlockIterKind k) { return k == BlockIterKind::Reduce ? "R" : "S"; };
+    std::vector<std::size_t> run;
+    auto single = [&](std::size_t i) {
+        const BlockIter& it = op->iters[i];
+        std::string dom = isZero(it.dom.min) ? expr(it.dom.extent).text
+                                             : "(" + expr(it.dom.min).text + ", " +
+                                                   expr(it.dom.min + it.dom.extent).text + ")";
+        std::string value = expr(it.binding).text;
+        std::string name = define(it.var.get(), it.var.name(), f);
+        f.lines.push_back(
+            {0, name + " = T.axis." + kindName(it.kind) + "(" + dom + ", " + value + ")"});
+    };
+    auto flush = [&] {
+        if (run.size() == 1) single(run.front());
+        if (run.size() > 1) {
+            std::vector<std::string> lhs, rhs;
+            std::string kinds;
+            for (std::size_t i : run) {
+                const BlockIter& it = op->iters[i];
+                rhs.push_back(expr(it.binding).text);
+                kinds += kindLetter(it.kind);
+            }
+            for (std::size_t i : run)
+                lhs.push_back(define(op->iters[i].var.get(), op->iters[i].var.name(), f));
+            f.lines.push_back(
+                {0, join(lhs) + " = T.axis.remap(" + quoted(kinds) + ", [" + join(rhs) + "])"});
+        }
+        run.clear();
+    };
+    for (std::size_t i = 0; i < op->iters.size(); ++i) {
+        const BlockIter& it = op->iters[i];
+        const auto* v = it.binding.as<VarNode>();
+        auto loop = v ? loops.find(v) : loops.end();
+        if (loop != loops.end() && exprEqual(loop->second->min, it.dom.min) &&
+            exprEqual(loop->second->extent, it.dom.extent)) {
+            run.push_back(i);
+            continue;
+        }
+        flush();
+        single(i);
+    }
+    flush();
+    if (op->predicate.defined())
+        f.lines.push_back({0, "T.where(" + expr(op->predicate).text + ")"});
+    std::vector<std::string> reads, writes;
+    for (auto& r : op->reads)
+        reads.push_back(region(r));
+    for (auto& r : op->writes)
+        writes.push_back(region(r));
+    f.lines.push_back({0, "T.reads(" + join(reads) + ")"});
+    f.lines.push_back({0, "T.writes(" + join(writes) + ")"});
+    if (!op->annotations.empty()) {
+        std::vector<std::string> items;
+        for (auto& [key, value] : op->annotations)
+            items.push_back(quoted(key) + ": " + expr(value).text);
+        f.lines.push_back(
+            {0, std::string(s26 ? "T.sblock_attr({" : "T.block_attr({") + join(items) + "})"});
+    }
+    for (auto& a : op->allocs)
+        f.lines.push_back({0, allocBuffer(a, f)});
+    if (op->init.defined()) {
+        Frame& init = pushFrame(op->init.get());
+        asDocBody(op->init, init);
+        append(f.lines, withBlock("with T.init():", popFrame()));
+    }
+    asDocBody(op->body, f);
+    return withBlock(std::string(s26 ? "with T.sblock(" : "with T.block(") + quoted(op->name) +
+                         "):",
+                     popFrame());
 }
 
 } // namespace loopscope::printer_detail

@@ -59,6 +59,11 @@ Stmt makeBufferStore(Buffer b, std::vector<Expr> indices, Expr value)
     return std::make_shared<BufferStoreNode>(std::move(b), std::move(indices), std::move(value));
 }
 
+Stmt makeBlock(BlockNode block)
+{
+    return std::make_shared<BlockNode>(std::move(block));
+}
+
 Stmt makeRealize(Tensor t, std::vector<Range> bounds, std::string scope, Stmt body)
 {
     return std::make_shared<RealizeNode>(std::move(t), std::move(bounds), std::move(scope),

@@ -155,6 +155,39 @@ struct EvaluateNode : StmtNode {
     explicit EvaluateNode(Expr v) : StmtNode(Kind), value(std::move(v)) {}
 };
 
+// A TensorIR block (`with T.block("C"):`): iteration variables over their domains, each bound to
+// an expression of the enclosing loops, the regions it reads and writes, the buffers it
+// allocates, an initialization for a reduction (`with T.init():`) and its body. Only in a TensorIR
+// function before lowering (tir/Lower.h turns blocks into loop bodies).
+enum class BlockIterKind : std::uint8_t { Spatial, Reduce };
+struct BlockIter {
+    Var var;
+    Range dom;
+    BlockIterKind kind = BlockIterKind::Spatial;
+    Expr binding; // the value the enclosing loops give it
+};
+struct TensorRegion {
+    Tensor tensor;
+    std::vector<Range> region; // one range per dimension
+};
+struct BlockAlloc {
+    Tensor tensor;
+    std::string scope; // empty: global
+};
+struct BlockNode : StmtNode {
+    static constexpr StmtKind Kind = StmtKind::Block;
+    std::string name;
+    std::vector<BlockIter> iters;
+    Expr predicate; // null: always (T.where)
+    std::vector<TensorRegion> reads, writes;
+    std::vector<BlockAlloc> allocs;
+    std::vector<std::pair<std::string, Expr>> annotations;
+    Stmt init; // null: none
+    Stmt body;
+    BlockNode() : StmtNode(Kind) {}
+};
+Stmt makeBlock(BlockNode block);
+
 Stmt makeFor(Var v, Expr min, Expr extent, ForKind k, Stmt body, std::string threadTag = {});
 // `like` with a new range and body: the same variable, kind, thread tag and marks.
 Stmt remakeFor(const ForNode* like, Expr min, Expr extent, Stmt body);

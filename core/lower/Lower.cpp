@@ -1,5 +1,6 @@
 #include "lower/Lower.h"
 
+#include "lower/LowerTensorIR.h"
 #include "lower/ScheduleOps.h"
 #include "lower/passes/EliminateCommonSubexpressions.h"
 #include "lower/passes/FlattenStorage.h"
@@ -42,6 +43,7 @@ private:
 
 Stmt lowerStructure(const Schedule& sch)
 {
+    if (const TirFunc* tir = sch.tensorIR()) return simplifyStmt(lowerTensorIR(*tir));
     EffectiveBodies bodies = inlineBodies(sch);
     BoundInfo bounds = inferBound(sch, bodies);
     return simplifyStmt(scheduleOps(sch, bodies, bounds));
@@ -65,14 +67,20 @@ LoweredFunc lowerSchedule(const Schedule& sch, const std::vector<Tensor>& args,
     }
 
     PassLog log(out.passes);
-    EffectiveBodies bodies = inlineBodies(sch);
-    BoundInfo bounds = inferBound(sch, bodies);
-    Stmt s = log.run("ScheduleOps", Stmt(),
-                     [&](const Stmt&) { return scheduleOps(sch, bodies, bounds, &out.warnings); });
+    Stmt s;
+    if (const TirFunc* tir = sch.tensorIR()) {
+        s = log.run("LowerTensorIR", Stmt(), [&](const Stmt&) { return lowerTensorIR(*tir); });
+    } else {
+        EffectiveBodies bodies = inlineBodies(sch);
+        BoundInfo bounds = inferBound(sch, bodies);
+        s = log.run("ScheduleOps", Stmt(),
+                    [&](const Stmt&) { return scheduleOps(sch, bodies, bounds, &out.warnings); });
+    }
     out.structured = simplifyStmt(s);
     // Storage flattening needs the argument buffers; it also produces the function's parameters.
     s = log.run("StorageFlatten", s, [&](const Stmt& in) {
         out.func = flattenStorage(in, out.args, aligns, name);
+        out.func.fromTensorIR = sch.tensorIR() != nullptr;
         return out.func.body;
     });
     s = log.run("Simplify", s, simplifyStmt);

@@ -4,11 +4,13 @@
 #pragma once
 
 #include "ir/Diagnostic.h"
+#include "ir/PrimFunc.h"
 #include "ir/Stmt.h"
 #include "ir/Tensor.h"
 #include "schedule/SharedList.h"
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -97,6 +99,11 @@ public:
     std::vector<Stage>& stages() { return m_stages; }
     const std::vector<Tensor>& outputs() const { return m_outputs; }
 
+    // A TensorIR variant's function, its `tir.Schedule` steps applied (null for a TE schedule):
+    // lowered instead of the stages, which stay as declared (the outputs, the reference).
+    const TirFunc* tensorIR() const { return m_tensorIR.get(); }
+    void setTensorIR(TirFunc f) { m_tensorIR = std::make_shared<const TirFunc>(std::move(f)); }
+
     // The stage of a tensor (found by its current or original operation), or null.
     Stage* find(const Tensor& t);
     const Stage* find(const Tensor& t) const;
@@ -140,6 +147,7 @@ private:
 
     std::vector<Stage> m_stages; // producers before consumers
     std::vector<Tensor> m_outputs;
+    std::shared_ptr<const TirFunc> m_tensorIR;
 };
 
 // Display name of an axis as TVMScript prints it ("i.outer" -> "i_outer").

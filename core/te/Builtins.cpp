@@ -11,6 +11,10 @@ const std::vector<Builtin>& teBuiltins()
          BuiltinCall::LowerOrBuild},
         {"tvm", "build", "build(inputs, args=None, target=None, name=\"default_function\")",
          BuiltinCall::LowerOrBuild},
+        {"tvm.tir", "build", "build(mod, target=None, pipeline=\"default\")",
+         BuiltinCall::LowerOrBuild},
+        {"tvm.tirx", "build", "build(mod, target=None, pipeline=\"default\")",
+         BuiltinCall::LowerOrBuild},
         {"te", "placeholder", "placeholder(shape, dtype=None, name=\"placeholder\")",
          BuiltinCall::Placeholder},
         {"te", "compute", "compute(shape, fcompute, name=\"compute\", tag=\"\")",
@@ -28,6 +32,9 @@ const std::vector<Builtin>& teBuiltins()
         {"te", "sigmoid", "sigmoid(x)", BuiltinCall::Math},
         {"te", "abs", "abs(x)", BuiltinCall::Math},
         {"te", "create_schedule", "create_schedule(ops)", BuiltinCall::CreateSchedule},
+        {"te", "create_prim_func", "create_prim_func(ops)", BuiltinCall::CreatePrimFunc},
+        {"tvm.tir", "Schedule", "Schedule(mod)", BuiltinCall::TirSchedule},
+        {"tvm.s_tir", "Schedule", "Schedule(mod)", BuiltinCall::TirSchedule},
         {"te", "thread_axis", "thread_axis(dom=None, tag=\"\", name=\"\")",
          BuiltinCall::ThreadAxis},
         {"te", "const", "const(value, dtype=None)", BuiltinCall::Const},
@@ -90,7 +97,7 @@ const Builtin* findBuiltin(std::string_view dottedName)
 
 const std::vector<std::string>& tvmSubmodules()
 {
-    static const std::vector<std::string> names = {"te", "tir", "target"};
+    static const std::vector<std::string> names = {"te", "tir", "s_tir", "tirx", "target"};
     return names;
 }
 

@@ -23,9 +23,11 @@ enum class BuiltinCall {
     ReduceAxis,
     Var,
     ThreadAxis,
-    Reducer, // te.sum, te.max, te.min (a reduction, or of two values)
-    MinMax,  // tvm.tir.max, tvm.tir.min
-    Math,    // exp, log, sqrt, tanh, sigmoid, abs
+    CreatePrimFunc, // te.create_prim_func
+    TirSchedule,    // tvm.tir.Schedule, tvm.s_tir.Schedule
+    Reducer,        // te.sum, te.max, te.min (a reduction, or of two values)
+    MinMax,         // tvm.tir.max, tvm.tir.min
+    Math,           // exp, log, sqrt, tanh, sigmoid, abs
     CreateSchedule,
     Const,
     IfThenElse,

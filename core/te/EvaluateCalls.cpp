@@ -175,6 +175,8 @@ Value Evaluator::builtin(const std::string& name, const CallArgs& c)
     case BuiltinCall::MinMax: return reducerOrMinMax(name, c);
     case BuiltinCall::Math: return mathCall(fn->name, c);
     case BuiltinCall::CreateSchedule: return createSchedule(c);
+    case BuiltinCall::CreatePrimFunc: return createPrimFunc(c);
+    case BuiltinCall::TirSchedule: return createTirSchedule(c);
     case BuiltinCall::Const: {
         Bound b(c, {{"value", true}, {"dtype", false}});
         DataType t = b.has("dtype")                          ? dtypeArg(b["dtype"])
@@ -397,6 +399,15 @@ Value Evaluator::createSchedule(const CallArgs& c)
                                        "' is a placeholder; schedule a computed tensor");
         outs.push_back(o.tensor);
     }
+    Value s;
+    s.kind = VKind::Schedule;
+    s.variant = addVariant(std::move(outs));
+    touch(s.variant);
+    return s;
+}
+
+int Evaluator::addVariant(std::vector<Tensor> outs)
+{
     Variant v;
     // A "# variant: NAME" comment names the first schedule created after it (the nearest one
     // since the previous te.create_schedule).
@@ -424,11 +435,7 @@ Value Evaluator::createSchedule(const CallArgs& c)
     }
     keepStageCopies(v.snapshots.back().stages().size());
     m_program.variants.push_back(std::move(v));
-    Value s;
-    s.kind = VKind::Schedule;
-    s.variant = static_cast<int>(m_program.variants.size()) - 1;
-    touch(s.variant);
-    return s;
+    return static_cast<int>(m_program.variants.size()) - 1;
 }
 
 Value Evaluator::lowerOrBuild(const std::string& name, const CallArgs& c)
@@ -438,15 +445,21 @@ Value Evaluator::lowerOrBuild(const std::string& name, const CallArgs& c)
                                               {"name", false},
                                               {"binds", false},
                                               {"simple_mode", false}})
-                                  : Bound(c, {{"inputs", true},
-                                              {"args", false},
-                                              {"target", false},
-                                              {"target_host", false},
-                                              {"name", false},
-                                              {"binds", false}});
-    const Arg& s = b[name == "tvm.lower" ? "inp" : "inputs"];
-    if (s.value.kind != VKind::Schedule)
-        throw UserError(s.loc, name + " needs a schedule, not " + typeName(s.value));
+              : name != "tvm.build"
+                  ? Bound(c, {{"mod", true}, {"target", false}, {"pipeline", false}})
+                  : Bound(c, {{"inputs", true},
+                              {"args", false},
+                              {"target", false},
+                              {"target_host", false},
+                              {"name", false},
+                              {"binds", false}});
+    const Arg& s = b[name == "tvm.lower" ? "inp" : name == "tvm.build" ? "inputs" : "mod"];
+    // A TensorIR variant builds from its module (sch.mod), as today's TVM builds it.
+    const bool tensorIR = s.value.kind == VKind::TirModule || s.value.kind == VKind::TirSchedule;
+    if (s.value.kind != VKind::Schedule && !(tensorIR && name != "tvm.lower"))
+        throw UserError(s.loc, name + " needs " +
+                                   (name == "tvm.build" ? "a schedule or sch.mod" : "sch.mod") +
+                                   ", not " + typeName(s.value));
     Variant& v = m_program.variants[static_cast<std::size_t>(s.value.variant)];
     touch(s.value.variant);
     m_lowered.insert(s.value.variant);
@@ -481,7 +494,7 @@ Value Evaluator::lowerOrBuild(const std::string& name, const CallArgs& c)
             throw UserError(b["target"].loc, "target must be a string such as \"llvm\"");
         }
     }
-    if (name == "tvm.build" && isGpuTarget(v.target)) checkBoundForGpu(v, v.targetLoc);
+    if (name == "tvm.build" && !tensorIR && isGpuTarget(v.target)) checkBoundForGpu(v, v.targetLoc);
     Value r;
     r.kind = VKind::Lowered;
     r.variant = s.value.variant;

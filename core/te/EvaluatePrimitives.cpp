@@ -103,6 +103,9 @@ Value Evaluator::callMethod(const Value& self, const std::string& name, const Ca
         }
         return applyPrimitive(self, *p, c);
     }
+    if (self.kind == VKind::TirSchedule || self.kind == VKind::TirModule ||
+        self.kind == VKind::TirTrace)
+        return tirMethod(self, name, c);
     if (self.kind == VKind::Op && name == "output") {
         Bound b(c, {{"index", true}});
         if (intArg(b["index"], "output index") != 0)

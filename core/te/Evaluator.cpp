@@ -332,6 +332,11 @@ Value Evaluator::attribute(const Value& obj, const ast::Expr& e)
         }
         if (isStagePrimitive(a)) return method(obj, a);
         break;
+    case VKind::TirSchedule:
+    case VKind::TirModule:
+    case VKind::TirTrace:
+    case VKind::TirLoop:
+    case VKind::TirBlock: return tirAttribute(obj, a, loc);
     case VKind::Target:
         if (a == "kind") return obj;
         if (a == "name") return Value::str("llvm");
@@ -366,6 +371,7 @@ Value Evaluator::moduleAttribute(const std::string& mod, const std::string& a, S
     const auto& submodules = tvmSubmodules();
     if (mod == "tvm" && std::find(submodules.begin(), submodules.end(), a) != submodules.end())
         return Value::named(VKind::Module, a == "te" ? "te" : "tvm." + a);
+    if (mod == "tvm.s_tir" && a == "schedule") return Value::named(VKind::Module, "tvm.s_tir");
     if (findBuiltin(mod, a)) return Value::named(VKind::Builtin, mod + "." + a);
     if (mod == "tvm" && (a == "nd" || a == "device" || a == "cpu" || a == "testing" ||
                          a == "runtime" || a == "transform" || a == "autotvm")) {

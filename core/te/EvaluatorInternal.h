@@ -41,6 +41,12 @@ enum class VKind {
     Target,
     Lambda,
     ThreadAxis,
+    PrimFunc,    // te.create_prim_func's function: its argument tensors (items)
+    TirSchedule, // a tir.Schedule: its variant
+    TirBlock,    // a block handle: the block's name (s)
+    TirLoop,     // a loop handle: the loop's variable (expr)
+    TirModule,   // sch.mod
+    TirTrace,    // sch.trace
 };
 
 struct Value {
@@ -150,6 +156,12 @@ inline std::string typeName(const Value& v)
     case VKind::Target: return "a target";
     case VKind::Lambda: return "a lambda";
     case VKind::ThreadAxis: return "thread axis '" + v.s + "'";
+    case VKind::PrimFunc: return "a PrimFunc";
+    case VKind::TirSchedule: return "a tir.Schedule";
+    case VKind::TirBlock: return "block '" + v.s + "'";
+    case VKind::TirLoop: return "loop '" + v.expr.as<VarNode>()->name + "'";
+    case VKind::TirModule: return "the schedule's module";
+    case VKind::TirTrace: return "the schedule's trace";
     }
     return "a value";
 }
@@ -292,6 +304,23 @@ private:
     // Reductions only at the top of a compute body; reduce axes only inside their reduction.
     void checkReductions(const Expr& body, SourceLoc loc, const std::string& tname);
     Value createSchedule(const CallArgs& c);
+    // A new variant of a schedule of `outs` (named by a "# variant:" comment before it).
+    int addVariant(std::vector<Tensor> outs);
+
+    // ---- TensorIR (EvaluateTensorIR.cpp) ----
+
+    Value createPrimFunc(const CallArgs& c);
+    Value createTirSchedule(const CallArgs& c);
+    Value tirAttribute(const Value& obj, const std::string& a, SourceLoc loc);
+    Value tirMethod(const Value& self, const std::string& name, const CallArgs& c);
+    Var loopArg(const Arg& a, int variant, const std::string& fn);
+    // The block a handle names now: a block renamed by a step (decompose_reduction's
+    // NAME_update) is still the block the script's handle holds, as in TVM.
+    std::string blockArg(const Arg& a, int variant, const std::string& fn);
+    std::map<std::pair<int, std::string>, std::string> m_blockRenames;
+    // The step's function becomes the variant's newest snapshot.
+    void recordTirStep(int variant, const std::string& primitive, const std::string& block,
+                       TirFunc after);
     Value lowerOrBuild(const std::string& name, const CallArgs& c);
 
     // Every placeholder the schedule reads and every output must be an argument.

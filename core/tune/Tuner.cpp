@@ -134,6 +134,13 @@ private:
             m_out.error = "no variant '" + m_options.variant + "'";
             return false;
         }
+        if (m_start->snapshots.front().tensorIR()) {
+            m_out.error = "variant '" + m_start->name +
+                          "' is scheduled with tir.Schedule, and tuning TensorIR variants is not "
+                          "supported yet: tune a te.create_schedule variant of the same "
+                          "declarations";
+            return false;
+        }
         m_out.startVariant = m_start->name;
         m_out.workload = workloadKey(*m_start);
         for (auto& p : program.parameters)

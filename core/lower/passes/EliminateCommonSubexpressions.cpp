@@ -335,6 +335,7 @@ private:
                 t.addAll(of(c));
             return t;
         case StmtKind::Evaluate: return of(s.as<EvaluateNode>()->value);
+        case StmtKind::Block: break; // lowered before this pass runs
         }
         return t;
     }
@@ -690,6 +691,7 @@ private:
             Expr v = visitExpr(ev->value);
             return v.same(ev->value) ? s : makeEvaluate(v);
         }
+        case StmtKind::Block: break; // lowered before this pass runs
         }
         return s;
     }

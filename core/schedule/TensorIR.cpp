@@ -1,0 +1,714 @@
+// TensorIR functions from TE declarations (te.create_prim_func) and the tir.Schedule primitives
+// on them, with TVM's semantics (src/tir/schedule/primitive/ in TVM 0.20) and its refusals.
+#include "schedule/TensorIR.h"
+
+#include "ir/Analyzer.h"
+#include "ir/IRMutator.h"
+#include "ir/IRUtil.h"
+#include "ir/IntervalSet.h"
+
+#include <algorithm>
+#include <functional>
+#include <set>
+#include <unordered_map>
+
+namespace loopscope {
+
+namespace {
+
+// The regions `body` reads of each tensor other than `self`, in order of first read: a point
+// where every read is at the same index, the span of reads at constant offsets of one another,
+// else the whole dimension.
+std::vector<TensorRegion> readRegions(const Expr& body, const OperationNode* self)
+{
+    std::vector<Tensor> order;
+    std::unordered_map<const OperationNode*, std::vector<std::vector<Expr>>> reads;
+    forEachExpr(body, [&](const Expr& e) {
+        auto* load = e.as<TensorLoadNode>();
+        if (!load || load->tensor.get() == self) return;
+        auto& seen = reads[load->tensor.get()];
+        if (seen.empty()) order.push_back(load->tensor);
+        for (auto& s : seen) {
+            bool same = s.size() == load->indices.size();
+            for (std::size_t d = 0; same && d < s.size(); ++d)
+                same = exprEqual(s[d], load->indices[d]);
+            if (same) return;
+        }
+        seen.push_back(load->indices);
+    });
+    std::vector<TensorRegion> out;
+    for (const Tensor& t : order) {
+        const auto& all = reads[t.get()];
+        TensorRegion r{t, {}};
+        for (std::size_t d = 0; d < all.front().size(); ++d) {
+            const Expr& first = all.front()[d];
+            std::int64_t lo = 0, hi = 0;
+            bool constant = true;
+            for (const auto& idx : all) {
+                std::int64_t off = 0;
+                if (!isConstInt(simplify(idx[d] - first), &off)) {
+                    constant = false;
+                    break;
+                }
+                lo = std::min(lo, off);
+                hi = std::max(hi, off);
+            }
+            if (!constant)
+                r.region.push_back({makeInt(0), t->shape[d]});
+            else
+                r.region.push_back({simplify(first + makeInt(lo)), makeInt(hi - lo + 1)});
+        }
+        out.push_back(std::move(r));
+    }
+    return out;
+}
+
+// The computed tensors `args` need, producers first.
+std::vector<Tensor> computeOrder(const std::vector<Tensor>& args)
+{
+    std::vector<Tensor> out;
+    std::set<const OperationNode*> seen;
+    std::function<void(const Tensor&)> visit = [&](const Tensor& t) {
+        if (!t->isCompute() || !seen.insert(t.get()).second) return;
+        for (const Tensor& in : inputTensors(t))
+            visit(in);
+        out.push_back(t);
+    };
+    for (const Tensor& t : args)
+        visit(t);
+    return out;
+}
+
+Stmt blockNest(const Tensor& t)
+{
+    BlockNode b;
+    b.name = t->name;
+    VarMap toBlockVars;
+    std::vector<Var> loopVars;
+    std::vector<Range> loopRanges;
+    auto addIter = [&](const IterVar& iv, BlockIterKind kind) {
+        Var loop(iv->name());
+        Var v("v_" + iv->name());
+        toBlockVars[iv->var.get()] = v;
+        b.iters.push_back({v, iv->dom, kind, loop});
+        loopVars.push_back(loop);
+        loopRanges.push_back(iv->dom);
+    };
+    for (const IterVar& iv : t->axes)
+        addIter(iv, BlockIterKind::Spatial);
+    for (const IterVar& iv : t->reduceAxes)
+        addIter(iv, BlockIterKind::Reduce);
+    // A block's loops start at 0; an axis that does not is offset in its binding.
+    for (std::size_t k = 0; k < b.iters.size(); ++k) {
+        Expr min = b.iters[k].dom.min;
+        if (!isZero(min)) b.iters[k].binding = loopVars[k] + min;
+    }
+    std::vector<Expr> index;
+    for (const IterVar& iv : t->axes)
+        index.push_back(toBlockVars[iv->var.get()]);
+    Expr body = substitute(t->body, toBlockVars);
+    if (auto* red = body.as<ReduceNode>()) {
+        b.reads = readRegions(red->source, t.get());
+        b.init = makeTensorStore(t, index, reduceIdentity(red->op, t->dtype));
+        Expr acc = makeTensorLoad(t, index);
+        Expr update = reduceCombine(red->op, acc, red->source);
+        if (red->condition.defined()) update = makeSelect(red->condition, update, acc);
+        b.body = makeTensorStore(t, index, update);
+    } else {
+        b.reads = readRegions(body, t.get());
+        b.body = makeTensorStore(t, index, body);
+    }
+    TensorRegion w{t, {}};
+    for (const Expr& e : index)
+        w.region.push_back({e, makeInt(1)});
+    b.writes.push_back(std::move(w));
+    Stmt s = makeBlock(std::move(b));
+    for (std::size_t k = loopVars.size(); k-- > 0;)
+        s = makeFor(loopVars[k], makeInt(0), loopRanges[k].extent, ForKind::Serial, s);
+    return s;
+}
+
+// `s` with the loop of `v` replaced by what `f` makes of it.
+class LoopRewriter : public IRMutator {
+public:
+    LoopRewriter(const VarNode* v, std::function<Stmt(const ForNode*)> f)
+        : m_v(v), m_f(std::move(f))
+    {
+    }
+    bool found = false;
+
+protected:
+    Stmt visitFor(const ForNode* op, const Stmt& self) override
+    {
+        if (op->var.get() == m_v) {
+            found = true;
+            return m_f(op);
+        }
+        return IRMutator::visitFor(op, self);
+    }
+
+private:
+    const VarNode* m_v;
+    std::function<Stmt(const ForNode*)> m_f;
+};
+
+TirFunc rewriteLoop(const TirFunc& f, const Var& loop, int argument,
+                    const std::function<Stmt(const ForNode*)>& rewrite)
+{
+    LoopRewriter r(loop.get(), rewrite);
+    TirFunc out = f;
+    out.body = r.mutate(f.body);
+    if (!r.found)
+        throw ScheduleError("the loop '" + loop.name() +
+                                "' is no longer in the function (a split, fuse or reorder "
+                                "replaced it): use the loops that step returned",
+                            argument);
+    return out;
+}
+
+// Every block in `s`, outermost first.
+void collectBlocks(const Stmt& s, std::vector<const BlockNode*>* out)
+{
+    anyStmt(s, [&](const StmtNode* n) {
+        if (n->kind == StmtKind::Block) out->push_back(static_cast<const BlockNode*>(n));
+        return false;
+    });
+}
+
+// Adds `cond` to the predicate of every block in `s`.
+class GuardBlocks : public IRMutator {
+public:
+    explicit GuardBlocks(Expr cond) : m_cond(std::move(cond)) {}
+
+protected:
+    Stmt visitBlock(const BlockNode* op, const Stmt& self) override
+    {
+        (void)self;
+        BlockNode b = *op;
+        b.predicate =
+            b.predicate.defined() ? makeBinary(ExprKind::And, b.predicate, m_cond) : m_cond;
+        return makeBlock(std::move(b));
+    }
+
+private:
+    Expr m_cond;
+};
+
+} // namespace
+
+namespace {
+
+struct PlacedBlock {
+    const BlockNode* block;
+    std::vector<const ForNode*> loops; // between the scope and the block, outermost first
+};
+
+void placedBlocks(const Stmt& s, std::vector<const ForNode*>& path, std::vector<PlacedBlock>* out)
+{
+    if (!s.defined()) return;
+    switch (s.kind()) {
+    case StmtKind::Block: out->push_back({s.as<BlockNode>(), path}); return;
+    case StmtKind::For:
+        path.push_back(s.as<ForNode>());
+        placedBlocks(s.as<ForNode>()->body, path, out);
+        path.pop_back();
+        return;
+    case StmtKind::Seq:
+        for (const Stmt& c : s.as<SeqNode>()->stmts)
+            placedBlocks(c, path, out);
+        return;
+    case StmtKind::IfThenElse:
+        placedBlocks(s.as<IfThenElseNode>()->thenCase, path, out);
+        placedBlocks(s.as<IfThenElseNode>()->elseCase, path, out);
+        return;
+    default: return;
+    }
+}
+
+// The span of `regions` of `t` as the loops of `placed` run (they are relaxed), in the variables
+// of the loops above them; per dimension, unknown where it cannot be told.
+void relaxedRegion(const PlacedBlock& placed, const std::vector<TensorRegion>& regions,
+                   const Tensor& t, std::vector<IntervalSet>* span, bool* any)
+{
+    Analyzer an;
+    IntervalMap relax;
+    for (const ForNode* l : placed.loops)
+        relax[l->var.get()] = {l->min, simplify(l->min + l->extent - makeInt(1))};
+    VarMap bindings;
+    for (const BlockIter& it : placed.block->iters)
+        bindings[it.var.get()] = it.binding;
+    for (const TensorRegion& r : regions) {
+        if (r.tensor != t) continue;
+        if (span->empty()) span->resize(r.region.size());
+        for (std::size_t d = 0; d < r.region.size(); ++d) {
+            const Range& x = r.region[d];
+            IntervalSet lo = evalInterval(substitute(x.min, bindings), relax, an);
+            IntervalSet hi = evalInterval(
+                substitute(simplify(x.min + x.extent - makeInt(1)), bindings), relax, an);
+            IntervalSet here =
+                lo.known() && hi.known() ? IntervalSet{lo.min, hi.max} : IntervalSet::everything();
+            (*span)[d] = *any ? unionInterval((*span)[d], here, an) : here;
+        }
+        *any = true;
+    }
+}
+
+} // namespace
+
+TirFunc tirComputeAt(const TirFunc& f, const std::string& name, const Var& loop, bool reverse,
+                     bool preserveUnitLoops)
+{
+    const BlockNode* b = findBlock(f, name);
+    if (!b) throw ScheduleError("there is no block named '" + name + "'", 0);
+    const ForNode* target = findLoop(f, loop.get());
+    if (!target) return rewriteLoop(f, loop, 1, nullptr);
+    const std::vector<Var> path = blockLoops(f, name);
+    for (const Var& v : path)
+        if (v.get() == loop.get())
+            throw ScheduleError(
+                "the block '" + name + "' is under loop '" + loop.name() + "' already", 1);
+    // The blocks under the loop, and what they write (reverse) or read (compute_at) of what this
+    // block reads or writes.
+    std::vector<const ForNode*> none;
+    std::vector<PlacedBlock> there;
+    placedBlocks(target->body, none, &there);
+    const std::vector<TensorRegion>& mine = reverse ? b->reads : b->writes;
+    std::vector<IntervalSet> span;
+    Tensor through;
+    for (const TensorRegion& r : mine) {
+        bool any = false;
+        span.clear();
+        for (const PlacedBlock& p : there)
+            relaxedRegion(p, reverse ? p.block->writes : p.block->reads, r.tensor, &span, &any);
+        if (any) {
+            through = r.tensor;
+            break;
+        }
+    }
+    if (!through)
+        throw ScheduleError(std::string("no block under loop '") + loop.name() + "' " +
+                                (reverse ? "writes what block '" + name + "' reads"
+                                         : "reads what block '" + name + "' writes"),
+                            1);
+    // Each variable's range: from the dimension it indexes of that tensor, else its whole domain.
+    std::vector<Range> ranges;
+    for (const BlockIter& it : b->iters)
+        ranges.push_back(it.dom);
+    for (const TensorRegion& r : mine) {
+        if (r.tensor != through) continue;
+        for (std::size_t d = 0; d < r.region.size() && d < span.size(); ++d) {
+            if (!span[d].known()) continue;
+            const Expr& idx = r.region[d].min;
+            std::int64_t offset = 0;
+            const VarNode* v = idx.as<VarNode>();
+            if (!v)
+                if (auto* add = idx.as<BinaryNode>();
+                    add && idx.kind() == ExprKind::Add && isConstInt(add->b, &offset))
+                    v = add->a.as<VarNode>();
+            for (std::size_t k = 0; v && k < b->iters.size(); ++k)
+                if (b->iters[k].var.get() == v)
+                    ranges[k] = {simplify(span[d].min - makeInt(offset)),
+                                 simplify(span[d].max - span[d].min + makeInt(1))};
+        }
+    }
+    // The block under its new loops.
+    BlockNode moved = *b;
+    moved.predicate = Expr();
+    std::vector<Var> axes;
+    std::vector<Expr> extents;
+    for (std::size_t k = 0; k < moved.iters.size(); ++k) {
+        if (isOne(ranges[k].extent) && !preserveUnitLoops) {
+            moved.iters[k].binding = ranges[k].min;
+            continue;
+        }
+        Var ax("ax" + std::to_string(axes.size()));
+        axes.push_back(ax);
+        extents.push_back(ranges[k].extent);
+        moved.iters[k].binding = simplify(ranges[k].min + ax);
+    }
+    Stmt nest = makeBlock(std::move(moved));
+    for (std::size_t k = axes.size(); k-- > 0;)
+        nest = makeFor(axes[k], makeInt(0), extents[k], ForKind::Serial, nest);
+    // Out of its old place: its loops go with it where they hold nothing else.
+    class Remove : public IRMutator {
+    public:
+        explicit Remove(const BlockNode* b) : m_b(b) {}
+
+    protected:
+        Stmt visitBlock(const BlockNode* op, const Stmt& self) override
+        {
+            return op == m_b ? Stmt() : IRMutator::visitBlock(op, self);
+        }
+        Stmt visitFor(const ForNode* op, const Stmt& self) override
+        {
+            Stmt s = IRMutator::visitFor(op, self);
+            if (auto* l = s.as<ForNode>(); l && !l->body.defined()) return Stmt();
+            return s;
+        }
+
+    private:
+        const BlockNode* m_b;
+    };
+    TirFunc out = f;
+    out.body = Remove(b).mutate(f.body);
+    return rewriteLoop(out, loop, 1, [&](const ForNode* op) {
+        Stmt body = reverse ? makeSeq({op->body, nest}) : makeSeq({nest, op->body});
+        return makeFor(op->var, op->min, op->extent, op->forKind, body, op->threadTag);
+    });
+}
+
+TirFunc createPrimFunc(const std::vector<Tensor>& args, TirSpelling spelling)
+{
+    TirFunc f;
+    f.spelling = spelling;
+    f.params = args;
+    std::vector<Stmt> nests;
+    for (const Tensor& t : computeOrder(args)) {
+        nests.push_back(blockNest(t));
+        if (std::find(args.begin(), args.end(), t) == args.end()) f.allocs.push_back({t, ""});
+    }
+    f.body = makeSeq(std::move(nests));
+    return f;
+}
+
+const BlockNode* findBlock(const TirFunc& f, const std::string& name)
+{
+    std::vector<const BlockNode*> blocks;
+    collectBlocks(f.body, &blocks);
+    for (const BlockNode* b : blocks)
+        if (b->name == name) return b;
+    return nullptr;
+}
+
+std::vector<std::string> blockNames(const TirFunc& f)
+{
+    std::vector<const BlockNode*> blocks;
+    collectBlocks(f.body, &blocks);
+    std::vector<std::string> out;
+    for (const BlockNode* b : blocks)
+        out.push_back(b->name);
+    return out;
+}
+
+std::vector<Var> blockLoops(const TirFunc& f, const std::string& name)
+{
+    std::vector<Var> path;
+    std::function<bool(const Stmt&)> walk = [&](const Stmt& s) -> bool {
+        if (!s.defined()) return false;
+        switch (s.kind()) {
+        case StmtKind::Block: {
+            auto* b = s.as<BlockNode>();
+            return b->name == name || walk(b->init) || walk(b->body);
+        }
+        case StmtKind::For: {
+            auto* l = s.as<ForNode>();
+            path.push_back(l->var);
+            if (walk(l->body)) return true;
+            path.pop_back();
+            return false;
+        }
+        case StmtKind::Seq:
+            for (const Stmt& c : s.as<SeqNode>()->stmts)
+                if (walk(c)) return true;
+            return false;
+        case StmtKind::IfThenElse: {
+            auto* i = s.as<IfThenElseNode>();
+            return walk(i->thenCase) || walk(i->elseCase);
+        }
+        default: return false;
+        }
+    };
+    if (!walk(f.body)) throw ScheduleError("there is no block named '" + name + "'", 0);
+    return path;
+}
+
+const ForNode* findLoop(const TirFunc& f, const VarNode* v)
+{
+    const ForNode* found = nullptr;
+    anyStmt(f.body, [&](const StmtNode* n) {
+        if (n->kind == StmtKind::For && static_cast<const ForNode*>(n)->var.get() == v)
+            found = static_cast<const ForNode*>(n);
+        return found != nullptr;
+    });
+    return found;
+}
+
+TirFunc tirSplit(const TirFunc& f, const Var& loop,
+                 const std::vector<std::optional<std::int64_t>>& factors, std::vector<Var>* out)
+{
+    const ForNode* l = findLoop(f, loop.get());
+    if (!l) return rewriteLoop(f, loop, 0, nullptr); // refuses: no such loop
+    if (factors.size() < 2) throw ScheduleError("split needs at least two factors", 1);
+    std::int64_t extent = 0;
+    const bool known = isConstInt(l->extent, &extent);
+    int unknown = -1;
+    std::int64_t product = 1;
+    for (std::size_t k = 0; k < factors.size(); ++k) {
+        if (!factors[k]) {
+            if (unknown >= 0)
+                throw ScheduleError("at most one factor can be None (inferred from the others)", 1);
+            unknown = static_cast<int>(k);
+            continue;
+        }
+        if (*factors[k] <= 0)
+            throw ScheduleError("a factor must be positive, not " + std::to_string(*factors[k]), 1);
+        product *= *factors[k];
+    }
+    std::vector<Expr> sizes;
+    for (const auto& x : factors)
+        sizes.push_back(x ? makeInt(*x) : Expr());
+    if (unknown >= 0) {
+        if (!known)
+            throw ScheduleError("a None factor needs the loop's extent to be a constant", 1);
+        sizes[static_cast<std::size_t>(unknown)] = makeInt((extent + product - 1) / product);
+        product *= (extent + product - 1) / product;
+    } else if (known && product < extent) {
+        throw ScheduleError("the factors' product (" + std::to_string(product) +
+                                ") is less than the loop's extent (" + std::to_string(extent) + ")",
+                            1);
+    }
+    std::vector<Var> vars;
+    for (std::size_t k = 0; k < factors.size(); ++k)
+        vars.emplace_back(loop.name() + "_" + std::to_string(k), loop.type());
+    // i = i_0 * (f1 * f2 ...) + i_1 * (f2 ...) + ... + i_n
+    Expr value;
+    for (std::size_t k = 0; k < vars.size(); ++k) {
+        std::int64_t stride = 1;
+        for (std::size_t j = k + 1; j < vars.size(); ++j) {
+            std::int64_t s = 0;
+            isConstInt(sizes[j], &s);
+            stride *= s;
+        }
+        Expr term = stride == 1 ? Expr(vars[k]) : vars[k] * makeInt(stride);
+        value = value.defined() ? value + term : term;
+    }
+    if (!isZero(l->min)) value = value + l->min;
+    const bool guard = !known || product != extent;
+    const Expr limit = l->min + l->extent;
+    TirFunc r = rewriteLoop(f, loop, 0, [&](const ForNode* op) {
+        Stmt body = substitute(op->body, VarMap{{op->var.get(), value}});
+        if (guard)
+            body = GuardBlocks(simplify(makeBinary(ExprKind::LT, value, limit))).mutate(body);
+        for (std::size_t k = vars.size(); k-- > 0;)
+            body = makeFor(vars[k], makeInt(0), sizes[k], ForKind::Serial, body);
+        return body;
+    });
+    if (out) *out = vars;
+    return r;
+}
+
+TirFunc tirFuse(const TirFunc& f, const std::vector<Var>& loops, Var* out)
+{
+    if (loops.empty()) throw ScheduleError("fuse needs at least one loop");
+    std::vector<const ForNode*> nest;
+    for (std::size_t k = 0; k < loops.size(); ++k) {
+        const ForNode* l = findLoop(f, loops[k].get());
+        if (!l) return rewriteLoop(f, loops[k], static_cast<int>(k), nullptr);
+        if (k > 0 && nest.back()->body.get() != l)
+            throw ScheduleError("the loops to fuse must be directly nested, each the only "
+                                "statement in the one before ('" +
+                                    loops[k].name() + "' is not directly inside '" +
+                                    loops[k - 1].name() + "')",
+                                static_cast<int>(k));
+        if (!isZero(l->min))
+            throw ScheduleError("only loops that start at 0 can be fused", static_cast<int>(k));
+        nest.push_back(l);
+    }
+    std::string name;
+    for (const Var& v : loops)
+        name += v.name() + "_";
+    Var fused(name + "fused", loops.front().type());
+    Expr extent = nest.front()->extent;
+    for (std::size_t k = 1; k < nest.size(); ++k)
+        extent = simplify(extent * nest[k]->extent);
+    VarMap map;
+    Expr inner = makeInt(1);
+    for (std::size_t k = nest.size(); k-- > 0;) {
+        Expr v = isOne(inner) ? Expr(fused) : makeBinary(ExprKind::FloorDiv, fused, inner);
+        if (k > 0) v = makeBinary(ExprKind::FloorMod, v, nest[k]->extent);
+        map[nest[k]->var.get()] = v;
+        inner = simplify(inner * nest[k]->extent);
+    }
+    TirFunc r = rewriteLoop(f, loops.front(), 0, [&](const ForNode*) {
+        return makeFor(fused, makeInt(0), extent, ForKind::Serial,
+                       substitute(nest.back()->body, map));
+    });
+    if (out) *out = fused;
+    return r;
+}
+
+TirFunc tirReorder(const TirFunc& f, const std::vector<Var>& loops)
+{
+    std::set<const VarNode*> wanted;
+    for (std::size_t k = 0; k < loops.size(); ++k) {
+        if (!findLoop(f, loops[k].get()))
+            return rewriteLoop(f, loops[k], static_cast<int>(k), nullptr);
+        if (!wanted.insert(loops[k].get()).second)
+            throw ScheduleError("the loop '" + loops[k].name() + "' is given twice",
+                                static_cast<int>(k));
+    }
+    // The outermost of them: the one no other contains.
+    const ForNode* top = nullptr;
+    for (const Var& v : loops) {
+        const ForNode* l = findLoop(f, v.get());
+        bool inside = false;
+        for (const Var& w : loops)
+            if (w.get() != v.get())
+                inside |=
+                    anyStmt(findLoop(f, w.get())->body, [&](const StmtNode* n) { return n == l; });
+        if (!inside) {
+            top = l;
+            break;
+        }
+    }
+    // The chain from it down to the last of them: each loop the only statement of the one above.
+    std::vector<const ForNode*> chain;
+    std::size_t seen = 0;
+    for (const ForNode* l = top; l; l = l->body.as<ForNode>()) {
+        chain.push_back(l);
+        if (wanted.count(l->var.get()) && ++seen == wanted.size()) break;
+    }
+    if (seen != wanted.size())
+        throw ScheduleError("the loops to reorder must be in one nest, each loop between them the "
+                            "only statement of the one above");
+    std::vector<const ForNode*> given;
+    for (const Var& v : loops)
+        given.push_back(findLoop(f, v.get()));
+    std::vector<const ForNode*> order;
+    std::size_t next = 0;
+    for (const ForNode* l : chain)
+        order.push_back(wanted.count(l->var.get()) ? given[next++] : l);
+    // A loop's extent must not use a loop that now comes after it.
+    Stmt body = chain.back()->body;
+    for (std::size_t k = order.size(); k-- > 0;)
+        body = makeFor(order[k]->var, order[k]->min, order[k]->extent, order[k]->forKind, body,
+                       order[k]->threadTag);
+    return rewriteLoop(f, top->var, 0, [&](const ForNode*) { return body; });
+}
+
+TirFunc tirSetKind(const TirFunc& f, const Var& loop, ForKind kind, const std::string& thread)
+{
+    const ForNode* l = findLoop(f, loop.get());
+    if (!l) return rewriteLoop(f, loop, 0, nullptr);
+    if (kind == ForKind::Parallel || kind == ForKind::Vectorized) {
+        // TVM refuses a loop a reduction variable is bound to (tir/schedule/primitive/
+        // for_kind.cc, CheckLoopParallelizableInBlock).
+        std::vector<const BlockNode*> blocks;
+        collectBlocks(l->body, &blocks);
+        for (const BlockNode* b : blocks)
+            for (const BlockIter& it : b->iters)
+                if (it.kind == BlockIterKind::Reduce && usesVar(it.binding, l->var.get()))
+                    throw ScheduleError(std::string("the loop '") + loop.name() +
+                                            "' is bound to the reduction "
+                                            "variable '" +
+                                            it.var.name() + "' of block '" + b->name +
+                                            "': only loops of spatial variables can be " +
+                                            (kind == ForKind::Parallel ? "parallel" : "vectorized"),
+                                        0);
+    }
+    return rewriteLoop(f, loop, 0, [&](const ForNode* op) {
+        return makeFor(op->var, op->min, op->extent, kind, op->body,
+                       kind == ForKind::ThreadBinding ? thread : std::string());
+    });
+}
+
+TirFunc tirDecomposeReduction(const TirFunc& f, const std::string& block, const Var& loop,
+                              std::string* initName)
+{
+    const BlockNode* b = findBlock(f, block);
+    if (!b) throw ScheduleError("there is no block named '" + block + "'", 0);
+    if (!b->init.defined())
+        throw ScheduleError("the block '" + block +
+                                "' has no init to decompose (it is not a "
+                                "reduction, or its init was decomposed already)",
+                            0);
+    const std::vector<Var> path = blockLoops(f, block);
+    auto at =
+        std::find_if(path.begin(), path.end(), [&](const Var& v) { return v.get() == loop.get(); });
+    if (at == path.end())
+        throw ScheduleError("the loop '" + loop.name() + "' is not above block '" + block + "'", 1);
+    // The init block: the spatial variables, bound as in the block; its loops are those from
+    // `loop` down that a spatial binding uses.
+    BlockNode init;
+    init.name = block + "_init";
+    VarSet spatialLoops;
+    for (const BlockIter& it : b->iters)
+        if (it.kind == BlockIterKind::Spatial) {
+            Var v(it.var.name()); // TVM keeps the name (copy_with_suffix(""))
+            init.iters.push_back({v, it.dom, it.kind, it.binding});
+            collectVars(it.binding, &spatialLoops);
+        }
+    VarMap rename;
+    for (std::size_t k = 0, n = 0; k < b->iters.size(); ++k)
+        if (b->iters[k].kind == BlockIterKind::Spatial)
+            rename[b->iters[k].var.get()] = init.iters[n++].var;
+    init.body = substitute(b->init, rename);
+    for (auto& w : b->writes) {
+        TensorRegion r = w;
+        for (auto& x : r.region)
+            x = {substitute(x.min, rename), substitute(x.extent, rename)};
+        init.writes.push_back(std::move(r));
+    }
+    std::vector<const ForNode*> below;
+    for (auto it = at; it != path.end(); ++it)
+        if (spatialLoops.count(it->get())) below.push_back(findLoop(f, it->get()));
+    VarMap loopCopies;
+    std::vector<Var> newLoops;
+    for (const ForNode* l : below) {
+        Var v(l->var.name() + "_init", l->var.type());
+        loopCopies[l->var.get()] = v;
+        newLoops.push_back(v);
+    }
+    for (auto& it : init.iters)
+        it.binding = substitute(it.binding, loopCopies);
+    if (b->predicate.defined()) {
+        // The guard of the spatial part only, where it uses no reduction loop.
+        Expr p = substitute(b->predicate, loopCopies);
+        VarSet used;
+        collectVars(p, &used);
+        bool onlyInit = true;
+        for (const VarNode* v : used)
+            for (const Var& l : path)
+                if (l.get() == v && !loopCopies.count(v)) onlyInit = false;
+        if (onlyInit) init.predicate = p;
+    }
+    if (initName) *initName = init.name;
+    Stmt initNest = makeBlock(std::move(init));
+    for (std::size_t k = below.size(); k-- > 0;)
+        initNest = makeFor(newLoops[k], below[k]->min, below[k]->extent, below[k]->forKind,
+                           initNest, below[k]->threadTag);
+    // The update block loses its init; the init nest goes before `loop`.
+    class DropInit : public IRMutator {
+    public:
+        explicit DropInit(const BlockNode* b) : m_b(b) {}
+
+    protected:
+        Stmt visitBlock(const BlockNode* op, const Stmt& self) override
+        {
+            if (op != m_b) return IRMutator::visitBlock(op, self);
+            BlockNode copy = *op;
+            copy.init = Stmt();
+            copy.name = op->name + "_update";
+            // Without its init the block reads what it writes, first.
+            std::vector<TensorRegion> reads;
+            for (const TensorRegion& w : op->writes)
+                if (std::none_of(op->reads.begin(), op->reads.end(),
+                                 [&](const TensorRegion& r) { return r.tensor == w.tensor; }))
+                    reads.push_back(w);
+            reads.insert(reads.end(), op->reads.begin(), op->reads.end());
+            copy.reads = std::move(reads);
+            return makeBlock(std::move(copy));
+        }
+
+    private:
+        const BlockNode* m_b;
+    };
+    TirFunc dropped = f;
+    dropped.body = DropInit(b).mutate(f.body);
+    return rewriteLoop(dropped, loop, 1, [&](const ForNode* op) {
+        Stmt self = makeFor(op->var, op->min, op->extent, op->forKind, op->body, op->threadTag);
+        return makeSeq({initNest, self});
+    });
+}
+
+} // namespace loopscope

@@ -1,0 +1,56 @@
+// TensorIR and its schedule (TVM 0.20's `tir.Schedule`, 0.26's `s_tir.Schedule`): a function of
+// loops and blocks made from TE declarations as `te.create_prim_func` makes it, and the
+// primitives that transform it. Each primitive takes a function and returns the transformed one
+// (the variant keeps each step's function); loops are named by their variables, blocks by name.
+// A primitive refuses with a ScheduleError where TVM does, its argument index pointing at the
+// argument at fault.
+#pragma once
+
+#include "ir/PrimFunc.h"
+#include "schedule/Schedule.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace loopscope {
+
+// `te.create_prim_func(args)`: each computed tensor a block named as it is (its iteration
+// variables `v_` and its axis names, bound to loops named as the axes), in the order they are
+// computed; the tensors not among `args` allocated by the root block.
+TirFunc createPrimFunc(const std::vector<Tensor>& args, TirSpelling spelling);
+
+// The block named `name`, or null.
+const BlockNode* findBlock(const TirFunc& f, const std::string& name);
+// Every block's name, outermost and first first.
+std::vector<std::string> blockNames(const TirFunc& f);
+// The loops above block `name`, outermost first (a ScheduleError when there is no such block).
+std::vector<Var> blockLoops(const TirFunc& f, const std::string& name);
+// The loop of variable `v`, or null (a loop gone after a split or fuse).
+const ForNode* findLoop(const TirFunc& f, const VarNode* v);
+
+// sch.split(loop, factors): at most one factor unknown (nullopt), inferred; the new loops
+// (named NAME_0, NAME_1, ...) in `out`. A product beyond the extent guards the blocks below
+// with T.where.
+TirFunc tirSplit(const TirFunc& f, const Var& loop,
+                 const std::vector<std::optional<std::int64_t>>& factors, std::vector<Var>* out);
+// sch.fuse(*loops): directly nested loops, outermost first, as one (NAME_NAME_fused).
+TirFunc tirFuse(const TirFunc& f, const std::vector<Var>& loops, Var* out);
+// sch.reorder(*loops): loops of one chain in the given order.
+TirFunc tirReorder(const TirFunc& f, const std::vector<Var>& loops);
+// sch.parallel / vectorize / unroll / bind(loop, thread).
+TirFunc tirSetKind(const TirFunc& f, const Var& loop, ForKind kind, const std::string& thread = {});
+// sch.decompose_reduction(block, loop): the block's init as a block of its own (NAME_init)
+// before `loop`, over the loops below it that the spatial variables use.
+TirFunc tirDecomposeReduction(const TirFunc& f, const std::string& block, const Var& loop,
+                              std::string* initName);
+
+// sch.compute_at(block, loop) / sch.reverse_compute_at(block, loop): a producer (before what
+// `loop` holds) or a consumer (after it) moved under `loop`, its new loops (ax0, ax1, ...)
+// covering what the blocks there read of it, or write of what it reads; a variable with one
+// value there is bound to it without a loop unless `preserveUnitLoops`.
+TirFunc tirComputeAt(const TirFunc& f, const std::string& block, const Var& loop, bool reverse,
+                     bool preserveUnitLoops);
+
+} // namespace loopscope

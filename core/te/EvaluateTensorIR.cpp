@@ -1,0 +1,351 @@
+// TensorIR in a script: te.create_prim_func, tvm.tir.Schedule (v0.20 to v0.23) and
+// tvm.s_tir.Schedule (v0.24 on), and the schedule's methods. A schedule is a variant whose
+// snapshots carry the TensorIR function after each step; its TE stages stay as declared, so the
+// outputs, the reference and the checks are the declarations'.
+#include "te/EvaluatorInternal.h"
+
+#include "schedule/TensorIR.h"
+
+namespace loopscope::te_detail {
+
+namespace {
+
+// TVM's method names in both spellings, each to the one this evaluator implements.
+std::string canonicalMethod(const std::string& name)
+{
+    if (name == "get_sblock") return "get_block";
+    return name;
+}
+
+const std::set<std::string>& tirMethods()
+{
+    static const std::set<std::string> names = {
+        "get_block",
+        "get_sblock",
+        "get_loops",
+        "get_child_blocks",
+        "split",
+        "fuse",
+        "reorder",
+        "parallel",
+        "vectorize",
+        "unroll",
+        "bind",
+        "decompose_reduction",
+        "show",
+        "script",
+        "work_on",
+        "compute_at",
+        "reverse_compute_at",
+    };
+    return names;
+}
+
+} // namespace
+
+Value Evaluator::createPrimFunc(const CallArgs& c)
+{
+    Bound b(c, {{"ops", true}});
+    const Arg& a = b["ops"];
+    if (!a.value.isSeq())
+        throw UserError(a.loc, "te.create_prim_func takes a list of tensors: [A, B, C]");
+    Value f;
+    f.kind = VKind::PrimFunc;
+    bool computed = false;
+    for (const Value& t : a.value.items) {
+        if (t.kind != VKind::Tensor)
+            throw UserError(a.loc, "te.create_prim_func takes tensors, not " + typeName(t));
+        computed |= t.tensor->isCompute();
+        f.items.push_back(t);
+    }
+    if (!computed)
+        throw UserError(a.loc, "te.create_prim_func needs at least one computed tensor among "
+                               "its arguments");
+    return f;
+}
+
+Value Evaluator::createTirSchedule(const CallArgs& c)
+{
+    Bound b(c, {{"mod", true},
+                {"seed", false},
+                {"debug_mask", false},
+                {"error_render_level", false},
+                {"enable_check", false}});
+    const Arg& a = b["mod"];
+    if (a.value.kind != VKind::PrimFunc)
+        throw UserError(a.loc, c.function + " takes a PrimFunc (te.create_prim_func([...])), not " +
+                                   typeName(a.value));
+    std::vector<Tensor> args, outs;
+    for (const Value& t : a.value.items) {
+        args.push_back(t.tensor);
+        if (t.tensor->isCompute()) outs.push_back(t.tensor);
+    }
+    const TirSpelling spelling =
+        c.function.find("s_tir") != std::string::npos ? TirSpelling::Tvm026 : TirSpelling::Tvm020;
+    const int var = addVariant(outs);
+    Variant& v = m_program.variants[static_cast<std::size_t>(var)];
+    v.args = args;
+    v.argsFromScript = true;
+    v.snapshots.back().setTensorIR(loopscope::createPrimFunc(args, spelling));
+    Value s;
+    s.kind = VKind::TirSchedule;
+    s.variant = var;
+    touch(var);
+    return s;
+}
+
+Value Evaluator::tirAttribute(const Value& obj, const std::string& a, SourceLoc loc)
+{
+    if (obj.kind == VKind::TirSchedule) {
+        if (a == "mod" || a == "trace") {
+            Value m = obj;
+            m.kind = a == "mod" ? VKind::TirModule : VKind::TirTrace;
+            return m;
+        }
+        if (tirMethods().count(a)) return method(obj, a);
+        if (a == "get_block" || a == "get_sblock") return method(obj, a);
+        throw UserError(loc, "tir.Schedule method '" + a +
+                                 "' is not supported yet (supported: get_block, get_loops, split, "
+                                 "fuse, reorder, parallel, vectorize, unroll, bind, "
+                                 "decompose_reduction)");
+    }
+    if ((obj.kind == VKind::TirModule || obj.kind == VKind::TirTrace) &&
+        (a == "show" || a == "script"))
+        return method(obj, a);
+    throw UserError(loc, typeName(obj) + " has no attribute '" + a + "'");
+}
+
+Var Evaluator::loopArg(const Arg& a, int variant, const std::string& fn)
+{
+    if (a.value.kind != VKind::TirLoop)
+        throw UserError(a.loc,
+                        fn + "() needs a loop here (from sch.get_loops), not " + typeName(a.value));
+    if (a.value.variant != variant) throw UserError(a.loc, "this loop belongs to another schedule");
+    return Var(std::static_pointer_cast<const VarNode>(a.value.expr.node()));
+}
+
+std::string Evaluator::blockArg(const Arg& a, int variant, const std::string& fn)
+{
+    if (a.value.kind != VKind::TirBlock)
+        throw UserError(a.loc, fn + "() needs a block here (from sch.get_block), not " +
+                                   typeName(a.value));
+    if (a.value.variant != variant)
+        throw UserError(a.loc, "this block belongs to another schedule");
+    std::string name = a.value.s;
+    for (auto it = m_blockRenames.find({variant, name}); it != m_blockRenames.end();
+         it = m_blockRenames.find({variant, name}))
+        name = it->second;
+    return name;
+}
+
+void Evaluator::recordTirStep(int variant, const std::string& primitive, const std::string& block,
+                              TirFunc after)
+{
+    Schedule s = schedule(variant);
+    s.setTensorIR(std::move(after));
+    recordStep(variant, primitive, block, std::move(s));
+}
+
+Value Evaluator::tirMethod(const Value& self, const std::string& rawName, const CallArgs& c)
+{
+    const int var = self.variant;
+    touch(var);
+    if (self.kind != VKind::TirSchedule) {
+        // sch.mod.show(), sch.mod.script(), sch.trace.show(): the views show them.
+        return Value::none();
+    }
+    const std::string name = canonicalMethod(rawName);
+    const TirFunc& f = *schedule(var).tensorIR();
+    auto loopValue = [&](const Var& v) {
+        Value l;
+        l.kind = VKind::TirLoop;
+        l.expr = v;
+        l.variant = var;
+        return l;
+    };
+    auto blockValue = [&](const std::string& n) {
+        Value b = Value::str(n);
+        b.kind = VKind::TirBlock;
+        b.variant = var;
+        return b;
+    };
+    // A refusal of the primitive, at the argument it is about.
+    auto refused = [&](const ScheduleError& e, const std::vector<SourceLoc>& argLocs) {
+        const int arg = e.argument();
+        SourceLoc loc = c.loc;
+        if (arg >= 0 && static_cast<std::size_t>(arg) < argLocs.size())
+            loc = argLocs[static_cast<std::size_t>(arg)];
+        return UserError(loc, rawName + ": " + e.message());
+    };
+    // The first block under a loop: what a loop step is recorded against.
+    auto blockUnder = [&](const TirFunc& fn, const Var& loop) {
+        for (const std::string& n : blockNames(fn))
+            for (const Var& l : blockLoops(fn, n))
+                if (l.get() == loop.get()) return n;
+        return std::string();
+    };
+    if (name == "get_block") {
+        Bound b(c, {{"name", true}, {"func_name", false}});
+        const std::string n = stringArg(b["name"], "the block's name");
+        if (!findBlock(f, n)) {
+            std::string known;
+            for (const std::string& k : blockNames(f))
+                known += (known.empty() ? "" : ", ") + k;
+            throw UserError(b["name"].loc,
+                            "there is no block named '" + n + "' (the blocks: " + known + ")");
+        }
+        return blockValue(n);
+    }
+    if (name == "get_loops") {
+        Bound b(c, {{"block", true}});
+        const std::string n = blockArg(b["block"], var, rawName);
+        std::vector<Value> items;
+        for (const Var& v : blockLoops(f, n))
+            items.push_back(loopValue(v));
+        return Value::seq(VKind::List, std::move(items));
+    }
+    if (name == "get_child_blocks") {
+        Bound b(c, {{"block_or_loop", true}});
+        std::vector<Value> items;
+        if (b["block_or_loop"].value.kind == VKind::TirLoop) {
+            const Var l = loopArg(b["block_or_loop"], var, rawName);
+            for (const std::string& n : blockNames(f))
+                for (const Var& x : blockLoops(f, n))
+                    if (x.get() == l.get()) items.push_back(blockValue(n));
+        } else {
+            const std::string parent = blockArg(b["block_or_loop"], var, rawName);
+            (void)parent; // blocks inside blocks come with TVMScript modules
+        }
+        return Value::seq(VKind::List, std::move(items));
+    }
+    if (name == "split") {
+        Bound b(c, {{"loop", true},
+                    {"factors", true},
+                    {"preserve_unit_iters", false},
+                    {"disable_predication", false}});
+        const Var loop = loopArg(b["loop"], var, rawName);
+        const Arg& fa = b["factors"];
+        if (!fa.value.isSeq())
+            throw UserError(fa.loc, "split's factors are a list: factors=[None, 16]");
+        std::vector<std::optional<std::int64_t>> factors;
+        for (const Value& x : fa.value.items) {
+            if (x.kind == VKind::None) {
+                factors.emplace_back();
+                continue;
+            }
+            factors.emplace_back(factorArg({x, fa.loc}, "a split factor"));
+        }
+        std::vector<Var> out;
+        TirFunc after;
+        try {
+            after = tirSplit(f, loop, factors, &out);
+        } catch (const ScheduleError& e) {
+            throw refused(e, {b["loop"].loc, fa.loc});
+        }
+        const std::string block = blockUnder(after, out.front());
+        recordTirStep(var, "split", block, std::move(after));
+        std::vector<Value> items;
+        for (const Var& v : out)
+            items.push_back(loopValue(v));
+        return Value::seq(VKind::List, std::move(items));
+    }
+    if (name == "fuse") {
+        std::vector<Var> loops;
+        std::vector<SourceLoc> locs;
+        for (const Arg& a : c.positional) {
+            loops.push_back(loopArg(a, var, rawName));
+            locs.push_back(a.loc);
+        }
+        for (const auto& [k, a] : c.keywords)
+            if (k != "preserve_unit_iters")
+                throw UserError(a.loc, "fuse() got an unexpected keyword argument '" + k + "'");
+        Var out;
+        TirFunc after;
+        try {
+            after = tirFuse(f, loops, &out);
+        } catch (const ScheduleError& e) {
+            throw refused(e, locs);
+        }
+        const std::string block = blockUnder(after, out);
+        recordTirStep(var, "fuse", block, std::move(after));
+        return loopValue(out);
+    }
+    if (name == "reorder") {
+        std::vector<Var> loops;
+        std::vector<SourceLoc> locs;
+        for (const Arg& a : c.positional) {
+            loops.push_back(loopArg(a, var, rawName));
+            locs.push_back(a.loc);
+        }
+        TirFunc after;
+        try {
+            after = tirReorder(f, loops);
+        } catch (const ScheduleError& e) {
+            throw refused(e, locs);
+        }
+        const std::string block = loops.empty() ? std::string() : blockUnder(after, loops.front());
+        recordTirStep(var, "reorder", block, std::move(after));
+        return Value::none();
+    }
+    if (name == "parallel" || name == "vectorize" || name == "unroll" || name == "bind") {
+        Bound b = name == "bind" ? Bound(c, {{"loop", true}, {"thread_axis", true}})
+                                 : Bound(c, {{"loop", true}});
+        const Var loop = loopArg(b["loop"], var, rawName);
+        std::string thread;
+        if (name == "bind") thread = stringArg(b["thread_axis"], "the thread axis");
+        const ForKind kind = name == "parallel"    ? ForKind::Parallel
+                             : name == "vectorize" ? ForKind::Vectorized
+                             : name == "unroll"    ? ForKind::Unrolled
+                                                   : ForKind::ThreadBinding;
+        TirFunc after;
+        try {
+            after = tirSetKind(f, loop, kind, thread);
+        } catch (const ScheduleError& e) {
+            throw refused(e, {b["loop"].loc});
+        }
+        const std::string block = blockUnder(after, loop);
+        recordTirStep(var, name, block, std::move(after));
+        return Value::none();
+    }
+    if (name == "decompose_reduction") {
+        Bound b(c, {{"block", true}, {"loop", true}});
+        const std::string block = blockArg(b["block"], var, rawName);
+        const Var loop = loopArg(b["loop"], var, rawName);
+        std::string init;
+        TirFunc after;
+        try {
+            after = tirDecomposeReduction(f, block, loop, &init);
+        } catch (const ScheduleError& e) {
+            throw refused(e, {b["block"].loc, b["loop"].loc});
+        }
+        m_blockRenames[{var, block}] = block + "_update";
+        recordTirStep(var, "decompose_reduction", block, std::move(after));
+        return blockValue(init);
+    }
+    if (name == "compute_at" || name == "reverse_compute_at") {
+        Bound b(
+            c, {{"block", true}, {"loop", true}, {"preserve_unit_loops", false}, {"index", false}});
+        const std::string block = blockArg(b["block"], var, rawName);
+        const Var loop = loopArg(b["loop"], var, rawName);
+        bool preserve = false;
+        if (b.has("preserve_unit_loops")) {
+            const Value& p = b["preserve_unit_loops"].value;
+            if (p.kind != VKind::Bool)
+                throw UserError(b["preserve_unit_loops"].loc,
+                                "preserve_unit_loops is True or False");
+            preserve = p.i != 0;
+        }
+        TirFunc after;
+        try {
+            after = tirComputeAt(f, block, loop, name == "reverse_compute_at", preserve);
+        } catch (const ScheduleError& e) {
+            throw refused(e, {b["block"].loc, b["loop"].loc});
+        }
+        recordTirStep(var, name, block, std::move(after));
+        return Value::none();
+    }
+    if (name == "work_on") return Value::none();
+    throw UserError(c.loc, "tir.Schedule method '" + rawName + "' is not supported yet");
+}
+
+} // namespace loopscope::te_detail

@@ -1,0 +1,265 @@
+// TensorIR scripts: te.create_prim_func and tir.Schedule (both spellings), printed as TVM prints
+// `sch.mod.show()`, refused where TVM refuses, and run and checked like any variant.
+#include "ir/Printer.h"
+#include "lower/Lower.h"
+#include "runtime/RuntimeJit.h"
+#include "runtime/VariantRun.h"
+#include "te/Program.h"
+
+#include "support/SourceFiles.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+using namespace loopscope;
+
+namespace {
+
+const char* kMmRelu = R"(import tvm
+from tvm import te
+
+M = 128
+N = 128
+K = 128
+A = te.placeholder((M, K), name="A")
+B = te.placeholder((K, N), name="B")
+k = te.reduce_axis((0, K), name="k")
+Y = te.compute((M, N), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="Y")
+C = te.compute((M, N), lambda i, j: te.max(Y[i, j], te.const(0, "float32")), name="C")
+func = te.create_prim_func([A, B, C])
+
+# variant: mm_relu
+sch = tvm.tir.Schedule(func)
+block_Y = sch.get_block("Y")
+i, j, k = sch.get_loops(block_Y)
+j0, j1 = sch.split(j, factors=[None, 4])
+sch.reorder(j0, k, j1)
+block_C = sch.get_block("C")
+sch.reverse_compute_at(block_C, j0)
+sch.decompose_reduction(block_Y, k)
+
+# variant: today
+sch = tvm.s_tir.Schedule(func)
+block_Y = sch.get_sblock("Y")
+i, j, k = sch.get_loops(block_Y)
+i0, i1 = sch.split(i, factors=[8, None])
+sch.parallel(i0)
+)";
+
+std::string printed(const Variant& v, int step = -1)
+{
+    const Schedule& s = step < 0 ? v.schedule() : v.snapshots.at(static_cast<std::size_t>(step));
+    EXPECT_TRUE(s.tensorIR());
+    return s.tensorIR() ? printTensorIR(*s.tensorIR(), s.tensorIR()->spelling) : "";
+}
+
+std::string trimmed(std::string s)
+{
+    while (!s.empty() && (s.back() == '\n' || s.back() == ' '))
+        s.pop_back();
+    return s;
+}
+
+TEST(TensorIR, PrintsWhatTvm020PrintedForItsExamples)
+{
+    const std::filesystem::path dir =
+        std::filesystem::path(LOOPSCOPE_SOURCE_DIR) / "tests/data/tvm-tir";
+    int compared = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+        if (entry.path().extension() != ".py") continue;
+        std::filesystem::path golden = entry.path();
+        golden.replace_extension(".tvm020.txt");
+        SCOPED_TRACE(entry.path().filename().string());
+        EvalResult r = evaluateScript(readSourceFile(entry.path().string()));
+        if (!r.ok && r.error.message.find("not supported yet") != std::string::npos) {
+            // A primitive still to come (rfactor): said at its line, never misprinted.
+            EXPECT_GT(r.error.loc.line, 0);
+            continue;
+        }
+        ASSERT_TRUE(r.ok) << r.error.message << " at line " << r.error.loc.line;
+        ASSERT_EQ(r.program.variants.size(), 1u);
+        EXPECT_EQ(trimmed(printed(r.program.variants[0])),
+                  trimmed(readSourceFile(golden.string())));
+        ++compared;
+    }
+    EXPECT_GE(compared, 1);
+}
+
+TEST(TensorIR, TheTutorialsStepsPrintAsTvmPrintsThem)
+{
+    EvalResult r = evaluateScript(kMmRelu);
+    ASSERT_TRUE(r.ok) << r.error.message << " at line " << r.error.loc.line;
+    ASSERT_EQ(r.program.variants.size(), 2u);
+    const Variant& v = r.program.variants[0];
+    EXPECT_EQ(v.name, "mm_relu");
+    ASSERT_EQ(v.steps.size(), 4u);
+    EXPECT_EQ(v.steps[0].primitive, "split");
+    EXPECT_EQ(v.steps[0].stage, "Y");
+    EXPECT_EQ(v.steps[2].primitive, "reverse_compute_at");
+    EXPECT_EQ(v.steps[2].stage, "C");
+    EXPECT_EQ(v.steps[3].primitive, "decompose_reduction");
+
+    // Before any step: te.create_prim_func's blocks, the intermediate allocated at the root.
+    const std::string start = printed(v, 0);
+    EXPECT_NE(start.find("    def main(A: T.Buffer((128, 128), \"float32\"), B: T.Buffer((128, "
+                         "128), \"float32\"), C: T.Buffer((128, 128), \"float32\")):\n"
+                         "        T.func_attr({\"tir.noalias\": T.bool(True)})\n"
+                         "        # with T.block(\"root\"):\n"
+                         "        Y = T.alloc_buffer((128, 128))\n"
+                         "        for i, j, k in T.grid(128, 128, 128):\n"
+                         "            with T.block(\"Y\"):\n"
+                         "                v_i, v_j, v_k = T.axis.remap(\"SSR\", [i, j, k])\n"
+                         "                T.reads(A[v_i, v_k], B[v_k, v_j])\n"
+                         "                T.writes(Y[v_i, v_j])\n"
+                         "                with T.init():\n"
+                         "                    Y[v_i, v_j] = T.float32(0.0)\n"
+                         "                Y[v_i, v_j] = Y[v_i, v_j] + A[v_i, v_k] * B[v_k, v_j]\n"),
+              std::string::npos)
+        << start;
+
+    // After split, reorder, reverse_compute_at and decompose_reduction, as the deep-dive
+    // tutorial shows it (there with factor 8).
+    const std::string last = printed(v);
+    EXPECT_NE(last.find("        for i, j_0 in T.grid(128, 32):\n"
+                        "            for j_1_init in range(4):\n"
+                        "                with T.block(\"Y_init\"):\n"
+                        "                    v_i = T.axis.spatial(128, i)\n"
+                        "                    v_j = T.axis.spatial(128, j_0 * 4 + j_1_init)\n"
+                        "                    T.reads()\n"
+                        "                    T.writes(Y[v_i, v_j])\n"
+                        "                    Y[v_i, v_j] = T.float32(0.0)\n"
+                        "            for k, j_1 in T.grid(128, 4):\n"
+                        "                with T.block(\"Y_update\"):\n"
+                        "                    v_i = T.axis.spatial(128, i)\n"
+                        "                    v_j = T.axis.spatial(128, j_0 * 4 + j_1)\n"
+                        "                    v_k = T.axis.reduce(128, k)\n"
+                        "                    T.reads(Y[v_i, v_j], A[v_i, v_k], B[v_k, v_j])\n"),
+              std::string::npos)
+        << last;
+    EXPECT_NE(last.find("            for ax0 in range(4):\n"
+                        "                with T.block(\"C\"):\n"
+                        "                    v_i = T.axis.spatial(128, i)\n"
+                        "                    v_j = T.axis.spatial(128, j_0 * 4 + ax0)\n"
+                        "                    T.reads(Y[v_i, v_j])\n"
+                        "                    T.writes(C[v_i, v_j])\n"
+                        "                    C[v_i, v_j] = T.max(Y[v_i, v_j], T.float32(0.0))\n"),
+              std::string::npos)
+        << last;
+    EXPECT_EQ(last.find("for i, j in T.grid(128, 128)"), std::string::npos) << last;
+}
+
+TEST(TensorIR, TheV026SpellingPrintsSblocksAndARootThatAllocates)
+{
+    EvalResult r = evaluateScript(kMmRelu);
+    ASSERT_TRUE(r.ok) << r.error.message;
+    const std::string text = printed(r.program.variants[1]);
+    EXPECT_EQ(
+        text.rfind("# from tvm.script import ir as I\n# from tvm.script import tirx as T\n", 0), 0u)
+        << text;
+    EXPECT_NE(text.find("    @T.prim_func(s_tir=True)\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("        T.func_attr({\"tirx.noalias\": T.bool(True)})\n"
+                        "        with T.sblock(\"root\"):\n"
+                        "            T.reads()\n"
+                        "            T.writes()\n"
+                        "            Y = T.sblock_alloc_buffer((128, 128))\n"
+                        "            for i_0 in T.parallel(8):\n"
+                        "                for i_1, j, k in T.grid(16, 128, 128):\n"
+                        "                    with T.sblock(\"Y\"):\n"
+                        "                        v_i = T.axis.spatial(128, i_0 * 16 + i_1)\n"
+                        "                        v_j, v_k = T.axis.remap(\"SR\", [j, k])\n"),
+              std::string::npos)
+        << text;
+    EXPECT_EQ(text.find("T.block("), std::string::npos) << text;
+}
+
+struct Refusal {
+    const char* steps;
+    const char* says;
+    int line, column; // of the argument at fault, in the steps (1-based)
+};
+
+TEST(TensorIR, RefusalsAreLocatedAndSayWhy)
+{
+    const std::string head = R"(import tvm
+from tvm import te
+A = te.placeholder((64, 64), name="A")
+k = te.reduce_axis((0, 64), name="k")
+B = te.compute((64,), lambda i: te.sum(A[i, k], axis=k), name="B")
+sch = tvm.tir.Schedule(te.create_prim_func([A, B]))
+blk = sch.get_block("B")
+i, k = sch.get_loops(blk)
+)";
+    const int first = 9;
+    const Refusal cases[] = {
+        {"sch.get_block(\"C\")\n", "no block named 'C' (the blocks: B)", first, 15},
+        {"sch.parallel(k)\n", "reduction variable 'v_k' of block 'B'", first, 14},
+        {"i0, i1 = sch.split(i, factors=[None, 8])\nsch.vectorize(i)\n",
+         "no longer in the function", first + 1, 15},
+        {"sch.split(i, factors=[None, None])\n", "at most one factor can be None", first, 22},
+        {"sch.split(i, factors=[4, 8])\n", "less than the loop's extent (64)", first, 22},
+        {"sch.reorder(k, i, k)\n", "given twice", first, 19},
+        {"sch.decompose_reduction(blk, k)\nsch.decompose_reduction(blk, k)\n", "has no init",
+         first + 1, 25},
+    };
+    for (const Refusal& c : cases) {
+        SCOPED_TRACE(c.steps);
+        EvalResult r = evaluateScript(head + c.steps);
+        ASSERT_FALSE(r.ok);
+        EXPECT_NE(r.error.message.find(c.says), std::string::npos) << r.error.message;
+        EXPECT_EQ(r.error.loc.line, c.line);
+        EXPECT_EQ(r.error.loc.col, c.column);
+    }
+}
+
+TEST(TensorIR, EveryStepRunsAndChecks)
+{
+    EvalResult r = evaluateScript(kMmRelu);
+    ASSERT_TRUE(r.ok) << r.error.message;
+    auto jit = createRuntimeJit();
+    for (const Variant& v : r.program.variants) {
+        for (int step = 0; step <= static_cast<int>(v.steps.size()); ++step) {
+            SCOPED_TRACE(v.name + " after " + std::to_string(step) + " steps");
+            VariantRunOptions o;
+            o.step = step;
+            o.check = true;
+            o.config.jit = jit.get();
+            VariantRunOutcome out = runVariant(r.program, v, o);
+            EXPECT_TRUE(out.checked()) << out.firstProblem();
+        }
+    }
+}
+
+} // namespace
+
+namespace {
+
+TEST(TensorIR, BoundLoopsLaunchThreadsAndBuildSetsTheTarget)
+{
+    EvalResult r = evaluateScript(R"(import tvm
+from tvm import te
+A = te.placeholder((1024,), name="A")
+B = te.compute((1024,), lambda i: A[i] * 2.0, name="B")
+sch = tvm.tir.Schedule(te.create_prim_func([A, B]))
+(i,) = sch.get_loops(sch.get_block("B"))
+bx, tx = sch.split(i, factors=[None, 64])
+sch.bind(bx, "blockIdx.x")
+sch.bind(tx, "threadIdx.x")
+mod = tvm.build(sch.mod, target="cuda")
+)");
+    ASSERT_TRUE(r.ok) << r.error.message;
+    const Variant& v = r.program.variants[0];
+    EXPECT_EQ(v.target, "cuda");
+    const std::string blocks = printed(v);
+    EXPECT_NE(blocks.find("for i_0 in T.thread_binding(16, thread=\"blockIdx.x\"):"),
+              std::string::npos)
+        << blocks;
+    const std::string compiled = printTVMScript(lowerSchedule(v.schedule(), v.args).func);
+    EXPECT_NE(compiled.find("blockIdx_x = T.launch_thread(\"blockIdx.x\", 16)"), std::string::npos)
+        << compiled;
+    EXPECT_NE(compiled.find("T.func_attr({\"tir.noalias\": T.bool(True)})"), std::string::npos)
+        << compiled;
+    EXPECT_NE(compiled.find("T.float32(2.0)"), std::string::npos) << compiled;
+}
+
+} // namespace
