@@ -3,31 +3,45 @@
 #include "ir/IRMutator.h"
 #include "ir/IRUtil.h"
 #include "ir/Tensor.h"
+#include "schedule/TensorIR.h"
+
+#include <unordered_map>
 
 namespace loopscope {
 
 namespace {
 
-Stmt realizeAll(const std::vector<BlockAlloc>& allocs, Stmt body)
+Stmt realize(const AllocPlacement& p, Stmt body)
 {
-    for (auto it = allocs.rbegin(); it != allocs.rend(); ++it) {
-        std::vector<Range> bounds;
-        for (const Expr& e : it->tensor->shape)
-            bounds.push_back({makeInt(0), e});
-        body = makeRealize(it->tensor, std::move(bounds), it->scope, body);
-    }
-    return body;
+    return makeRealize(p.alloc.tensor, p.region, p.alloc.scope, std::move(body));
 }
 
 class LowerBlocks : public IRMutator {
+public:
+    explicit LowerBlocks(const std::vector<AllocPlacement>& plans)
+    {
+        for (const AllocPlacement& p : plans)
+            m_under[p.loop].push_back(&p);
+    }
+    // Each loop bound to a GPU thread's variable, to the thread's.
+    VarMap threads;
+
+    Stmt realizedAtRoot(Stmt body) { return realizeUnder(nullptr, std::move(body)); }
+
 protected:
-    // A loop bound to a GPU thread launches it, as TE's bound loops do: `blockIdx_x =
-    // T.launch_thread("blockIdx.x", 16)` with the loop's variable replaced by the thread's.
     Stmt visitFor(const ForNode* op, const Stmt& self) override
     {
-        if (op->forKind != ForKind::ThreadBinding) return IRMutator::visitFor(op, self);
+        if (op->forKind != ForKind::ThreadBinding) {
+            Stmt s = IRMutator::visitFor(op, self);
+            auto* l = s.as<ForNode>();
+            if (!m_under.count(op) || !l) return s;
+            return remakeFor(l, l->min, l->extent, realizeUnder(op, l->body));
+        }
+        // A loop bound to a GPU thread launches it, as TE's bound loops do: `blockIdx_x =
+        // T.launch_thread("blockIdx.x", 16)` with the loop's variable replaced by the thread's.
         Var thread(op->threadTag);
-        Stmt body = mutate(substitute(op->body, VarMap{{op->var.get(), thread}}));
+        threads[op->var.get()] = thread;
+        Stmt body = realizeUnder(op, mutate(op->body));
         const bool virtualThread = op->threadTag.rfind("vthread", 0) == 0;
         return makeAttr(virtualThread ? "virtual_thread" : "thread_extent", op->threadTag,
                         op->extent, body, thread.get());
@@ -54,15 +68,36 @@ protected:
         Stmt body = makeSeq(std::move(parts));
         if (op->predicate.defined())
             body = makeIfThenElse(substitute(op->predicate, bindings), body);
-        return realizeAll(op->allocs, body);
+        for (auto it = op->allocs.rbegin(); it != op->allocs.rend(); ++it) {
+            std::vector<Range> bounds;
+            for (const Expr& e : it->tensor->shape)
+                bounds.push_back({makeInt(0), e});
+            body = makeRealize(it->tensor, std::move(bounds), it->scope, body);
+        }
+        return body;
     }
+
+private:
+    Stmt realizeUnder(const ForNode* loop, Stmt body)
+    {
+        auto it = m_under.find(loop);
+        if (it == m_under.end()) return body;
+        for (auto p = it->second.rbegin(); p != it->second.rend(); ++p)
+            body = realize(**p, body);
+        return body;
+    }
+
+    std::unordered_map<const ForNode*, std::vector<const AllocPlacement*>> m_under;
 };
 
 } // namespace
 
 Stmt lowerTensorIR(const TirFunc& f)
 {
-    return realizeAll(f.allocs, LowerBlocks().mutate(f.body));
+    const std::vector<AllocPlacement> plans = planAllocations(f);
+    LowerBlocks lower(plans);
+    Stmt body = lower.realizedAtRoot(lower.mutate(f.body));
+    return lower.threads.empty() ? body : substitute(body, lower.threads);
 }
 
 } // namespace loopscope

@@ -357,6 +357,533 @@ TirFunc tirComputeAt(const TirFunc& f, const std::string& name, const Var& loop,
     });
 }
 
+namespace {
+
+// Reads and writes of one tensor redirected to another, in bodies and regions.
+class ReplaceTensor : public IRMutator {
+public:
+    ReplaceTensor(Tensor from, Tensor to, bool reads, bool writes)
+        : m_from(std::move(from)), m_to(std::move(to)), m_reads(reads), m_writes(writes)
+    {
+    }
+
+protected:
+    Expr visitTensorLoad(const TensorLoadNode* op, const Expr& self) override
+    {
+        Expr e = IRMutator::visitTensorLoad(op, self);
+        auto* l = e.as<TensorLoadNode>();
+        if (!m_reads || !l || l->tensor != m_from) return e;
+        return makeTensorLoad(m_to, l->indices);
+    }
+    Stmt visitTensorStore(const TensorStoreNode* op, const Stmt& self) override
+    {
+        Stmt s = IRMutator::visitTensorStore(op, self);
+        auto* st = s.as<TensorStoreNode>();
+        if (!m_writes || !st || st->tensor != m_from) return s;
+        return makeTensorStore(m_to, st->indices, st->value);
+    }
+    Stmt visitBlock(const BlockNode* op, const Stmt& self) override
+    {
+        Stmt s = IRMutator::visitBlock(op, self);
+        BlockNode b = *s.as<BlockNode>();
+        for (auto* regions : {&b.reads, &b.writes}) {
+            const bool wanted = regions == &b.reads ? m_reads : m_writes;
+            for (TensorRegion& r : *regions)
+                if (wanted && r.tensor == m_from) r.tensor = m_to;
+        }
+        return makeBlock(std::move(b));
+    }
+
+private:
+    Tensor m_from, m_to;
+    bool m_reads, m_writes;
+};
+
+// A block copying `from` into `to` over their whole shape, under loops ax0, ax1, ...
+Stmt copyNest(const std::string& name, const Tensor& from, const Tensor& to)
+{
+    BlockNode b;
+    b.name = name;
+    std::vector<Var> loops;
+    std::vector<Expr> index;
+    for (std::size_t d = 0; d < from->shape.size(); ++d) {
+        Var loop("ax" + std::to_string(d));
+        Var v("v" + std::to_string(d));
+        loops.push_back(loop);
+        index.push_back(v);
+        b.iters.push_back({v, {makeInt(0), from->shape[d]}, BlockIterKind::Spatial, loop});
+    }
+    TensorRegion r{from, {}}, w{to, {}};
+    for (const Expr& e : index) {
+        r.region.push_back({e, makeInt(1)});
+        w.region.push_back({e, makeInt(1)});
+    }
+    b.reads.push_back(r);
+    b.writes.push_back(w);
+    b.body = makeTensorStore(to, index, makeTensorLoad(from, index));
+    Stmt s = makeBlock(std::move(b));
+    for (std::size_t d = loops.size(); d-- > 0;)
+        s = makeFor(loops[d], makeInt(0), from->shape[d], ForKind::Serial, s);
+    return s;
+}
+
+// The index in the root's statements of the one that holds block `name`.
+std::size_t rootIndexOf(const std::vector<Stmt>& top, const BlockNode* b)
+{
+    for (std::size_t i = 0; i < top.size(); ++i)
+        if (anyStmt(top[i], [&](const StmtNode* n) { return n == b; })) return i;
+    return top.size();
+}
+
+std::vector<Stmt> rootStatements(const Stmt& body)
+{
+    if (auto* seq = body.as<SeqNode>()) return seq->stmts;
+    return {body};
+}
+
+Tensor cacheTensor(const Tensor& of, const std::string& scope, const TirFunc& f)
+{
+    std::string name = of->name + "_" + scope;
+    for (int n = 1; findBlock(f, name); ++n)
+        name = of->name + "_" + scope + "_" + std::to_string(n);
+    return makePlaceholder(name, of->shape, of->dtype, of->loc);
+}
+
+void checkScope(const std::string& scope)
+{
+    static const char* const known[] = {"global", "shared", "local", "shared.dyn", "warp"};
+    if (std::find(std::begin(known), std::end(known), scope) == std::end(known))
+        throw ScheduleError(
+            "unknown storage scope '" + scope + "' (global, shared, shared.dyn, local or warp)", 2);
+}
+
+} // namespace
+
+TirFunc tirCacheRead(const TirFunc& f, const std::string& name, int index, const std::string& scope,
+                     std::string* cacheBlock)
+{
+    const BlockNode* b = findBlock(f, name);
+    if (!b) throw ScheduleError("there is no block named '" + name + "'", 0);
+    if (index < 0 || index >= static_cast<int>(b->reads.size()))
+        throw ScheduleError("block '" + name + "' reads " + std::to_string(b->reads.size()) +
+                                " buffer" + (b->reads.size() == 1 ? "" : "s") +
+                                ": the index must be 0 to " +
+                                std::to_string(static_cast<int>(b->reads.size()) - 1),
+                            1);
+    checkScope(scope);
+    const Tensor from = b->reads[static_cast<std::size_t>(index)].tensor;
+    const Tensor cache = cacheTensor(from, scope, f);
+    TirFunc out = f;
+    // The block (only it) reads the cache.
+    class InBlock : public IRMutator {
+    public:
+        InBlock(const BlockNode* b, ReplaceTensor& r) : m_b(b), m_r(r) {}
+
+    protected:
+        Stmt visitBlock(const BlockNode* op, const Stmt& self) override
+        {
+            return op == m_b ? m_r.mutate(self) : IRMutator::visitBlock(op, self);
+        }
+
+    private:
+        const BlockNode* m_b;
+        ReplaceTensor& m_r;
+    };
+    ReplaceTensor toCache(from, cache, true, false);
+    std::vector<Stmt> top = rootStatements(f.body);
+    // After the nest that produces it; first for an input.
+    std::size_t at = 0;
+    for (std::size_t i = 0; i < top.size(); ++i) {
+        std::vector<const BlockNode*> blocks;
+        collectBlocks(top[i], &blocks);
+        for (const BlockNode* p : blocks)
+            for (const TensorRegion& w : p->writes)
+                if (w.tensor == from) at = i + 1;
+    }
+    const std::size_t mine = rootIndexOf(top, b);
+    top[mine] = InBlock(b, toCache).mutate(top[mine]);
+    top.insert(top.begin() + static_cast<std::ptrdiff_t>(std::min(at, mine)),
+               copyNest(cache->name, from, cache));
+    out.body = makeSeq(std::move(top));
+    out.allocs.push_back({cache, scope});
+    if (cacheBlock) *cacheBlock = cache->name;
+    return out;
+}
+
+TirFunc tirCacheWrite(const TirFunc& f, const std::string& name, int index,
+                      const std::string& scope, std::string* cacheBlock)
+{
+    const BlockNode* b = findBlock(f, name);
+    if (!b) throw ScheduleError("there is no block named '" + name + "'", 0);
+    if (index < 0 || index >= static_cast<int>(b->writes.size()))
+        throw ScheduleError("block '" + name + "' writes " + std::to_string(b->writes.size()) +
+                                " buffer" + (b->writes.size() == 1 ? "" : "s") +
+                                ": the index must be 0 to " +
+                                std::to_string(static_cast<int>(b->writes.size()) - 1),
+                            1);
+    checkScope(scope);
+    const Tensor to = b->writes[static_cast<std::size_t>(index)].tensor;
+    const Tensor cache = cacheTensor(to, scope, f);
+    TirFunc out = f;
+    std::vector<Stmt> top = rootStatements(f.body);
+    const std::size_t mine = rootIndexOf(top, b);
+    // Every block of the nest that writes the buffer (an init decomposed from it too) writes the
+    // cache, and reads it where it read the buffer.
+    top[mine] = ReplaceTensor(to, cache, true, true).mutate(top[mine]);
+    top.insert(top.begin() + static_cast<std::ptrdiff_t>(mine + 1),
+               copyNest(cache->name, cache, to));
+    out.body = makeSeq(std::move(top));
+    out.allocs.push_back({cache, scope});
+    if (cacheBlock) *cacheBlock = cache->name;
+    return out;
+}
+
+TirFunc tirComputeInline(const TirFunc& f, const std::string& name)
+{
+    const BlockNode* b = findBlock(f, name);
+    if (!b) throw ScheduleError("there is no block named '" + name + "'", 0);
+    auto* store = b->body.as<TensorStoreNode>();
+    if (b->init.defined() || !store || b->writes.size() != 1)
+        throw ScheduleError("the block '" + name +
+                                "' is not a single store of a value of its "
+                                "variables (a reduction or a block of several statements cannot "
+                                "be inlined)",
+                            0);
+    const Tensor t = store->tensor;
+    if (std::find(f.params.begin(), f.params.end(), t) != f.params.end())
+        throw ScheduleError("the block '" + name + "' writes '" + t->name +
+                                "', an argument of the function: its values must be stored",
+                            0);
+    // Each index must be one of the block's variables, once.
+    std::vector<const VarNode*> vars;
+    for (const Expr& e : store->indices) {
+        auto* v = e.as<VarNode>();
+        if (!v || std::find(vars.begin(), vars.end(), v) != vars.end())
+            throw ScheduleError("the block '" + name +
+                                    "' stores at indices that are not its "
+                                    "variables, each once, so its value cannot be inlined",
+                                0);
+        vars.push_back(v);
+    }
+    VarMap bindings;
+    for (const BlockIter& it : b->iters)
+        bindings[it.var.get()] = it.binding;
+    class Inline : public IRMutator {
+    public:
+        Inline(const TensorStoreNode* s, std::vector<const VarNode*> vars, const BlockNode* self)
+            : m_s(s), m_vars(std::move(vars)), m_self(self)
+        {
+        }
+
+    protected:
+        Expr visitTensorLoad(const TensorLoadNode* op, const Expr& self) override
+        {
+            Expr e = IRMutator::visitTensorLoad(op, self);
+            auto* l = e.as<TensorLoadNode>();
+            if (!l || l->tensor != m_s->tensor) return e;
+            VarMap at;
+            for (std::size_t d = 0; d < m_vars.size(); ++d)
+                at[m_vars[d]] = l->indices[d];
+            return substitute(m_s->value, at);
+        }
+        Stmt visitBlock(const BlockNode* op, const Stmt& self) override
+        {
+            if (op == m_self) return Stmt();
+            Stmt s = IRMutator::visitBlock(op, self);
+            if (s.same(self)) return s;
+            // Its reads: what the inlined value reads instead of the buffer.
+            BlockNode b = *s.as<BlockNode>();
+            auto* w = b.body.as<TensorStoreNode>();
+            if (!w || b.writes.empty()) return s;
+            const OperationNode* written = b.writes.front().tensor.get();
+            b.reads = readRegions(w->value, written);
+            // A block without an init that reads what it writes lists that first, as TVM does.
+            bool readsItself = false;
+            forEachExpr(w->value, [&](const Expr& e) {
+                if (auto* l = e.as<TensorLoadNode>(); l && l->tensor.get() == written)
+                    readsItself = true;
+            });
+            if (readsItself && !b.init.defined()) b.reads.insert(b.reads.begin(), b.writes.front());
+            return makeBlock(std::move(b));
+        }
+        Stmt visitFor(const ForNode* op, const Stmt& self) override
+        {
+            Stmt s = IRMutator::visitFor(op, self);
+            if (auto* l = s.as<ForNode>(); l && !l->body.defined()) return Stmt();
+            return s;
+        }
+
+    private:
+        const TensorStoreNode* m_s;
+        std::vector<const VarNode*> m_vars;
+        const BlockNode* m_self;
+    };
+    TirFunc out = f;
+    out.body = Inline(store, vars, b).mutate(f.body);
+    out.allocs.erase(std::remove_if(out.allocs.begin(), out.allocs.end(),
+                                    [&](const BlockAlloc& a) { return a.tensor == t; }),
+                     out.allocs.end());
+    return out;
+}
+
+TirFunc tirRfactor(const TirFunc& f, const Var& loop, int factorAxis, std::string* rfBlock)
+{
+    const ForNode* rfLoop = findLoop(f, loop.get());
+    if (!rfLoop) return rewriteLoop(f, loop, 0, nullptr);
+    std::vector<const BlockNode*> blocks;
+    collectBlocks(rfLoop->body, &blocks);
+    if (blocks.size() != 1)
+        throw ScheduleError("the loop '" + loop.name() +
+                                "' must hold exactly one block, a "
+                                "reduction, to rfactor it",
+                            0);
+    const BlockNode* b = blocks.front();
+    auto* store = b->body.as<TensorStoreNode>();
+    auto* combine = store ? store->value.as<BinaryNode>() : nullptr;
+    auto* acc = combine ? combine->a.as<TensorLoadNode>() : nullptr;
+    if (!b->init.defined() || !store || !acc || acc->tensor != store->tensor)
+        throw ScheduleError("the block '" + b->name +
+                                "' is not a reduction with its init (rfactor "
+                                "before decompose_reduction)",
+                            0);
+    const std::vector<Var> pathVars = blockLoops(f, b->name);
+    std::vector<const ForNode*> path;
+    for (const Var& v : pathVars)
+        path.push_back(findLoop(f, v.get()));
+    for (std::size_t k = 0; k + 1 < path.size(); ++k)
+        if (path[k]->body.get() != path[k + 1])
+            throw ScheduleError("the block's loops must be directly nested to rfactor it", 0);
+    if (path.back()->body.get() != b || b->predicate.defined())
+        throw ScheduleError("the block must be alone under its loops, without T.where, to "
+                            "rfactor it",
+                            0);
+    // Which loops the reduction variables use, and which the spatial ones.
+    VarSet reduceLoops, spatialLoops;
+    for (const BlockIter& it : b->iters)
+        collectVars(it.binding, it.kind == BlockIterKind::Reduce ? &reduceLoops : &spatialLoops);
+    if (!reduceLoops.count(loop.get()))
+        throw ScheduleError("the loop '" + loop.name() + "' is not a loop of the reduction", 0);
+    for (const VarNode* v : reduceLoops)
+        if (spatialLoops.count(v))
+            throw ScheduleError("a loop of the reduction is also a loop of its spatial variables",
+                                0);
+    const std::int64_t ndim = static_cast<std::int64_t>(store->indices.size());
+    if (factorAxis < 0) factorAxis += static_cast<int>(ndim) + 1;
+    if (factorAxis < 0 || factorAxis > ndim)
+        throw ScheduleError("factor_axis must be between " + std::to_string(-ndim - 1) + " and " +
+                                std::to_string(ndim),
+                            1);
+    // The rfactor buffer: the output with the loop's extent as one more dimension.
+    const Tensor out = store->tensor;
+    std::vector<Expr> shape = out->shape;
+    shape.insert(shape.begin() + factorAxis, rfLoop->extent);
+    const Tensor rf = makePlaceholder(out->name + "_rf", shape, out->dtype, out->loc);
+    // Block variables of the reduction loops, named v<loop>.
+    std::unordered_map<const VarNode*, Var> loopBlockVar;
+    for (const ForNode* l : path)
+        if (reduceLoops.count(l->var.get())) loopBlockVar[l->var.get()] = Var("v" + l->var.name());
+    VarMap loopsToBlockVars;
+    for (auto& [l, v] : loopBlockVar)
+        loopsToBlockVars[l] = v;
+    // Copies of the loops for the rfactor block.
+    VarMap copies;
+    std::vector<Var> copyVars;
+    for (const ForNode* l : path) {
+        copyVars.emplace_back(l->var.name(), l->var.type());
+        copies[l->var.get()] = copyVars.back();
+    }
+    const Var rfVar = loopBlockVar.at(loop.get());
+    BlockNode rb;
+    rb.name = rf->name;
+    rb.iters.push_back(
+        {rfVar, {makeInt(0), rfLoop->extent}, BlockIterKind::Spatial, copies.at(loop.get())});
+    VarMap reduceValues; // the block's reduction variables as the new ones
+    for (const BlockIter& it : b->iters)
+        if (it.kind == BlockIterKind::Spatial)
+            rb.iters.push_back({it.var, it.dom, it.kind, substitute(it.binding, copies)});
+        else
+            reduceValues[it.var.get()] = substitute(it.binding, loopsToBlockVars);
+    for (const ForNode* l : path)
+        if (reduceLoops.count(l->var.get()) && l != rfLoop)
+            rb.iters.push_back({loopBlockVar.at(l->var.get()),
+                                {makeInt(0), l->extent},
+                                BlockIterKind::Reduce,
+                                copies.at(l->var.get())});
+    std::vector<Expr> rfIndex = store->indices;
+    rfIndex.insert(rfIndex.begin() + factorAxis, rfVar);
+    const Expr source = substitute(combine->b, reduceValues);
+    const Expr rfAcc = makeTensorLoad(rf, rfIndex);
+    rb.reads = readRegions(source, rf.get());
+    TensorRegion rw{rf, {}};
+    for (const Expr& e : rfIndex)
+        rw.region.push_back({e, makeInt(1)});
+    rb.writes.push_back(rw);
+    const auto* initStore = b->init.as<TensorStoreNode>();
+    if (!initStore) throw ScheduleError("the block's init is not a single store", 0);
+    rb.init = makeTensorStore(rf, rfIndex, initStore->value);
+    rb.body = makeTensorStore(rf, rfIndex, makeBinary(store->value.kind(), rfAcc, source));
+    Stmt rfNest = makeBlock(std::move(rb));
+    for (std::size_t k = path.size(); k-- > 0;)
+        rfNest = makeFor(copyVars[k], path[k]->min, path[k]->extent, path[k]->forKind, rfNest,
+                         path[k]->threadTag);
+    // The block now reduces the rfactor buffer over the loop.
+    BlockNode wb;
+    wb.name = b->name;
+    const Var wbVar("v" + loop.name());
+    wb.iters.push_back({wbVar, {makeInt(0), rfLoop->extent}, BlockIterKind::Reduce, loop});
+    for (const BlockIter& it : b->iters)
+        if (it.kind == BlockIterKind::Spatial) wb.iters.push_back(it);
+    std::vector<Expr> wbIndex = store->indices;
+    wbIndex.insert(wbIndex.begin() + factorAxis, wbVar);
+    const Expr partial = makeTensorLoad(rf, wbIndex);
+    TensorRegion wr{rf, {}};
+    for (const Expr& e : wbIndex)
+        wr.region.push_back({e, makeInt(1)});
+    wb.reads.push_back(wr);
+    wb.writes = b->writes;
+    wb.init = b->init;
+    wb.body = makeTensorStore(
+        out, store->indices,
+        makeBinary(store->value.kind(), makeTensorLoad(out, store->indices), partial));
+    Stmt wbNest = makeBlock(std::move(wb));
+    for (std::size_t k = path.size(); k-- > 0;)
+        if (path[k] == rfLoop || !reduceLoops.count(path[k]->var.get()))
+            wbNest = makeFor(path[k]->var, path[k]->min, path[k]->extent, path[k]->forKind, wbNest,
+                             path[k]->threadTag);
+    TirFunc result = rewriteLoop(f, path.front()->var, 0, [&](const ForNode*) {
+        return makeSeq({rfNest, wbNest});
+    });
+    result.allocs.push_back({rf, ""});
+    if (rfBlock) *rfBlock = rf->name;
+    return result;
+}
+
+TirFunc tirSetScope(const TirFunc& f, const std::string& name, int index, const std::string& scope)
+{
+    const BlockNode* b = findBlock(f, name);
+    if (!b) throw ScheduleError("there is no block named '" + name + "'", 0);
+    if (index < 0 || index >= static_cast<int>(b->writes.size()))
+        throw ScheduleError("block '" + name + "' writes " + std::to_string(b->writes.size()) +
+                                " buffer" + (b->writes.size() == 1 ? "" : "s") +
+                                ": the index must be 0 to " +
+                                std::to_string(static_cast<int>(b->writes.size()) - 1),
+                            1);
+    checkScope(scope);
+    const Tensor t = b->writes[static_cast<std::size_t>(index)].tensor;
+    TirFunc out = f;
+    for (BlockAlloc& a : out.allocs)
+        if (a.tensor == t) {
+            a.scope = scope == "global" ? "" : scope;
+            return out;
+        }
+    throw ScheduleError("'" + t->name +
+                            "' is an argument of the function: only a buffer it "
+                            "allocates has a scope to set",
+                        1);
+}
+
+TirFunc tirAnnotateBlock(const TirFunc& f, const std::string& name, const std::string& key,
+                         const Expr& value)
+{
+    const BlockNode* b = findBlock(f, name);
+    if (!b) throw ScheduleError("there is no block named '" + name + "'", 0);
+    class Annotate : public IRMutator {
+    public:
+        Annotate(const BlockNode* b, const std::string& key, const Expr& value)
+            : m_b(b), m_key(key), m_value(value)
+        {
+        }
+
+    protected:
+        Stmt visitBlock(const BlockNode* op, const Stmt& self) override
+        {
+            if (op != m_b) return IRMutator::visitBlock(op, self);
+            BlockNode copy = *op;
+            auto& ann = copy.annotations;
+            auto it = std::find_if(ann.begin(), ann.end(),
+                                   [&](const auto& kv) { return kv.first == m_key; });
+            if (!m_value.defined()) {
+                if (it == ann.end())
+                    throw ScheduleError(
+                        "block '" + op->name + "' has no annotation '" + m_key + "'", 1);
+                ann.erase(it);
+            } else if (it != ann.end()) {
+                it->second = m_value;
+            } else {
+                ann.emplace_back(m_key, m_value);
+            }
+            return makeBlock(std::move(copy));
+        }
+
+    private:
+        const BlockNode* m_b;
+        const std::string& m_key;
+        const Expr& m_value;
+    };
+    TirFunc out = f;
+    out.body = Annotate(b, key, value).mutate(f.body);
+    return out;
+}
+
+std::vector<AllocPlacement> planAllocations(const TirFunc& f)
+{
+    std::vector<const ForNode*> none;
+    std::vector<PlacedBlock> all;
+    placedBlocks(f.body, none, &all);
+    std::vector<AllocPlacement> out;
+    for (const BlockAlloc& a : f.allocs) {
+        AllocPlacement p{a, nullptr, {}};
+        auto touches = [&](const BlockNode* b) {
+            for (auto* regions : {&b->reads, &b->writes})
+                for (const TensorRegion& r : *regions)
+                    if (r.tensor == a.tensor) return true;
+            return false;
+        };
+        std::vector<const PlacedBlock*> users;
+        for (const PlacedBlock& pb : all)
+            if (touches(pb.block)) users.push_back(&pb);
+        std::size_t prefix = 0;
+        if (!users.empty()) {
+            prefix = users.front()->loops.size();
+            for (const PlacedBlock* u : users) {
+                std::size_t n = 0;
+                while (n < prefix && n < u->loops.size() && u->loops[n] == users.front()->loops[n])
+                    ++n;
+                prefix = n;
+            }
+            // Local memory may live inside thread-bound loops; shared memory inside a GPU
+            // block's loops but not per thread; global memory outside the kernel.
+            const bool global = a.scope.empty() || a.scope == "global";
+            for (std::size_t n = 0; n < prefix && a.scope != "local"; ++n) {
+                const ForNode* l = users.front()->loops[n];
+                if (l->forKind == ForKind::ThreadBinding &&
+                    (global || l->threadTag.rfind("threadIdx", 0) == 0)) {
+                    prefix = n;
+                    break;
+                }
+            }
+        }
+        if (prefix > 0) p.loop = users.front()->loops[prefix - 1];
+        std::vector<IntervalSet> span;
+        bool any = false;
+        for (const PlacedBlock* u : users) {
+            PlacedBlock inner{u->block, std::vector<const ForNode*>(
+                                            u->loops.begin() + static_cast<std::ptrdiff_t>(prefix),
+                                            u->loops.end())};
+            relaxedRegion(inner, u->block->reads, a.tensor, &span, &any);
+            relaxedRegion(inner, u->block->writes, a.tensor, &span, &any);
+        }
+        for (std::size_t d = 0; d < a.tensor->shape.size(); ++d) {
+            if (d < span.size() && span[d].known())
+                p.region.push_back({span[d].min, simplify(span[d].max - span[d].min + makeInt(1))});
+            else
+                p.region.push_back({makeInt(0), a.tensor->shape[d]});
+        }
+        out.push_back(std::move(p));
+    }
+    return out;
+}
+
 TirFunc createPrimFunc(const std::vector<Tensor>& args, TirSpelling spelling)
 {
     TirFunc f;

@@ -53,4 +53,41 @@ TirFunc tirDecomposeReduction(const TirFunc& f, const std::string& block, const 
 TirFunc tirComputeAt(const TirFunc& f, const std::string& block, const Var& loop, bool reverse,
                      bool preserveUnitLoops);
 
+// sch.cache_read(block, index, scope) / sch.cache_write(block, index, scope): the block's
+// `index`th read (written) buffer through a new one, NAME_SCOPE, allocated in `scope`, and a
+// block of that name copying it in before the block's nest (out after it); the copy block's name
+// in `cacheBlock`.
+TirFunc tirCacheRead(const TirFunc& f, const std::string& block, int index,
+                     const std::string& scope, std::string* cacheBlock);
+TirFunc tirCacheWrite(const TirFunc& f, const std::string& block, int index,
+                      const std::string& scope, std::string* cacheBlock);
+// sch.compute_inline(block): a block that only computes a value of its variables folded into
+// the blocks that read it, its buffer and nest gone.
+TirFunc tirComputeInline(const TirFunc& f, const std::string& block);
+
+// sch.rfactor(loop, factor_axis): the reduction over `loop` made a dimension (at `factorAxis`)
+// of a new buffer NAME_rf, computed by a block NAME_rf under copies of the block's loops, and
+// the block reduces that buffer over `loop` instead; its name in `rfBlock`.
+TirFunc tirRfactor(const TirFunc& f, const Var& loop, int factorAxis, std::string* rfBlock);
+
+// sch.set_scope(block, index, scope): the storage scope of the buffer the block writes at
+// `index`, one the function allocates.
+TirFunc tirSetScope(const TirFunc& f, const std::string& block, int index,
+                    const std::string& scope);
+// sch.annotate(block, key, value) / sch.unannotate(block, key): a block's annotations
+// (T.block_attr). `value` null: removed.
+TirFunc tirAnnotateBlock(const TirFunc& f, const std::string& block, const std::string& key,
+                         const Expr& value);
+
+// Where each buffer the root allocates lives once lowered (TVM's
+// PlanAndUpdateBufferAllocationLocation and CompactBufferAllocation): under the deepest loop that
+// holds every access to it (null: the function; never inside a thread-bound loop unless its
+// scope is local), over the region those accesses touch as the loops inside run.
+struct AllocPlacement {
+    BlockAlloc alloc;
+    const ForNode* loop = nullptr;
+    std::vector<Range> region;
+};
+std::vector<AllocPlacement> planAllocations(const TirFunc& f);
+
 } // namespace loopscope

@@ -20,23 +20,12 @@ std::string canonicalMethod(const std::string& name)
 const std::set<std::string>& tirMethods()
 {
     static const std::set<std::string> names = {
-        "get_block",
-        "get_sblock",
-        "get_loops",
-        "get_child_blocks",
-        "split",
-        "fuse",
-        "reorder",
-        "parallel",
-        "vectorize",
-        "unroll",
-        "bind",
-        "decompose_reduction",
-        "show",
-        "script",
-        "work_on",
-        "compute_at",
-        "reverse_compute_at",
+        "get_block",  "get_sblock",  "get_loops",      "get_child_blocks",
+        "split",      "fuse",        "reorder",        "parallel",
+        "vectorize",  "unroll",      "bind",           "decompose_reduction",
+        "show",       "script",      "work_on",        "compute_at",
+        "cache_read", "cache_write", "compute_inline", "reverse_compute_at",
+        "rfactor",    "set_scope",   "annotate",       "unannotate",
     };
     return names;
 }
@@ -340,6 +329,103 @@ Value Evaluator::tirMethod(const Value& self, const std::string& rawName, const 
             after = tirComputeAt(f, block, loop, name == "reverse_compute_at", preserve);
         } catch (const ScheduleError& e) {
             throw refused(e, {b["block"].loc, b["loop"].loc});
+        }
+        recordTirStep(var, name, block, std::move(after));
+        return Value::none();
+    }
+    if (name == "cache_read" || name == "cache_write") {
+        const bool read = name == "cache_read";
+        Bound b(c, {{"block", true},
+                    {read ? "read_buffer_index" : "write_buffer_index", true},
+                    {"storage_scope", true},
+                    {"consumer_blocks", false}});
+        const std::string block = blockArg(b["block"], var, rawName);
+        const Arg& index = b[read ? "read_buffer_index" : "write_buffer_index"];
+        const int i = intArg(index, "the buffer's index");
+        const std::string scope = stringArg(b["storage_scope"], "the storage scope");
+        if (b.has("consumer_blocks"))
+            throw UserError(b["consumer_blocks"].loc,
+                            "consumer_blocks is not supported yet: the cache serves every block");
+        std::string cache;
+        TirFunc after;
+        try {
+            after = read ? tirCacheRead(f, block, i, scope, &cache)
+                         : tirCacheWrite(f, block, i, scope, &cache);
+        } catch (const ScheduleError& e) {
+            throw refused(e, {b["block"].loc, index.loc, b["storage_scope"].loc});
+        }
+        recordTirStep(var, name, block, std::move(after));
+        return blockValue(cache);
+    }
+    if (name == "compute_inline") {
+        Bound b(c, {{"block", true}});
+        const std::string block = blockArg(b["block"], var, rawName);
+        TirFunc after;
+        try {
+            after = tirComputeInline(f, block);
+        } catch (const ScheduleError& e) {
+            throw refused(e, {b["block"].loc});
+        }
+        recordTirStep(var, name, block, std::move(after));
+        return Value::none();
+    }
+    if (name == "rfactor") {
+        Bound b(c, {{"loop", true}, {"factor_axis", true}});
+        const Var loop = loopArg(b["loop"], var, rawName);
+        const int axis = intArg(b["factor_axis"], "factor_axis");
+        std::string rf;
+        TirFunc after;
+        try {
+            after = tirRfactor(f, loop, axis, &rf);
+        } catch (const ScheduleError& e) {
+            throw refused(e, {b["loop"].loc, b["factor_axis"].loc});
+        }
+        const std::string block = blockUnder(f, loop);
+        recordTirStep(var, name, block, std::move(after));
+        return blockValue(rf);
+    }
+    if (name == "set_scope") {
+        Bound b(c, {{"block", true}, {"buffer_index", true}, {"storage_scope", true}});
+        const std::string block = blockArg(b["block"], var, rawName);
+        const int i = intArg(b["buffer_index"], "the buffer's index");
+        const std::string scope = stringArg(b["storage_scope"], "the storage scope");
+        TirFunc after;
+        try {
+            after = tirSetScope(f, block, i, scope);
+        } catch (const ScheduleError& e) {
+            throw refused(e, {b["block"].loc, b["buffer_index"].loc, b["storage_scope"].loc});
+        }
+        recordTirStep(var, name, block, std::move(after));
+        return Value::none();
+    }
+    if (name == "annotate" || name == "unannotate") {
+        const bool add = name == "annotate";
+        Bound b = add ? Bound(c, {{"block_or_loop", true}, {"ann_key", true}, {"ann_val", true}})
+                      : Bound(c, {{"block_or_loop", true}, {"ann_key", true}});
+        if (b["block_or_loop"].value.kind == VKind::TirLoop)
+            throw UserError(b["block_or_loop"].loc,
+                            "annotations of loops are not supported yet; a block's are");
+        const std::string block = blockArg(b["block_or_loop"], var, rawName);
+        const std::string key = stringArg(b["ann_key"], "the annotation's key");
+        Expr value;
+        if (add) {
+            const Value& v = b["ann_val"].value;
+            if (v.kind == VKind::Str)
+                value = Expr(std::make_shared<StringImmNode>(v.s));
+            else if (v.kind == VKind::Int || v.kind == VKind::Bool)
+                value = makeInt(v.i);
+            else if (v.kind == VKind::Float)
+                value = makeFloat(v.f);
+            else
+                throw UserError(b["ann_val"].loc,
+                                "an annotation's value is a number or a string, not " +
+                                    typeName(v));
+        }
+        TirFunc after;
+        try {
+            after = tirAnnotateBlock(f, block, key, value);
+        } catch (const ScheduleError& e) {
+            throw refused(e, {b["block_or_loop"].loc, b["ann_key"].loc});
         }
         recordTirStep(var, name, block, std::move(after));
         return Value::none();

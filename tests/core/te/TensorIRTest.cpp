@@ -72,18 +72,13 @@ TEST(TensorIR, PrintsWhatTvm020PrintedForItsExamples)
         golden.replace_extension(".tvm020.txt");
         SCOPED_TRACE(entry.path().filename().string());
         EvalResult r = evaluateScript(readSourceFile(entry.path().string()));
-        if (!r.ok && r.error.message.find("not supported yet") != std::string::npos) {
-            // A primitive still to come (rfactor): said at its line, never misprinted.
-            EXPECT_GT(r.error.loc.line, 0);
-            continue;
-        }
         ASSERT_TRUE(r.ok) << r.error.message << " at line " << r.error.loc.line;
         ASSERT_EQ(r.program.variants.size(), 1u);
         EXPECT_EQ(trimmed(printed(r.program.variants[0])),
                   trimmed(readSourceFile(golden.string())));
         ++compared;
     }
-    EXPECT_GE(compared, 1);
+    EXPECT_EQ(compared, 2); // vector_add_split (split, parallel, vectorize), row_sum_rfactor
 }
 
 TEST(TensorIR, TheTutorialsStepsPrintAsTvmPrintsThem)
@@ -201,6 +196,10 @@ i, k = sch.get_loops(blk)
         {"sch.reorder(k, i, k)\n", "given twice", first, 19},
         {"sch.decompose_reduction(blk, k)\nsch.decompose_reduction(blk, k)\n", "has no init",
          first + 1, 25},
+        {"sch.rfactor(i, 0)\n", "is not a loop of the reduction", first, 13},
+        {"sch.rfactor(k, 2)\n", "factor_axis must be between -2 and 1", first, 16},
+        {"sch.decompose_reduction(blk, k)\nsch.rfactor(k, 0)\n", "rfactor before decompose",
+         first + 1, 13},
     };
     for (const Refusal& c : cases) {
         SCOPED_TRACE(c.steps);
@@ -260,6 +259,214 @@ mod = tvm.build(sch.mod, target="cuda")
     EXPECT_NE(compiled.find("T.func_attr({\"tir.noalias\": T.bool(True)})"), std::string::npos)
         << compiled;
     EXPECT_NE(compiled.find("T.float32(2.0)"), std::string::npos) << compiled;
+}
+
+} // namespace
+
+namespace {
+
+VariantRunOutcome runChecked(const Program& p, const Variant& v)
+{
+    auto jit = createRuntimeJit();
+    VariantRunOptions o;
+    o.check = true;
+    o.config.jit = jit.get();
+    return runVariant(p, v, o);
+}
+
+TEST(TensorIR, ACacheWriteUnderATileIsAllocatedAsTheTile)
+{
+    EvalResult r = evaluateScript(R"(import tvm
+from tvm import te
+
+M = 256
+N = 256
+K = 256
+A = te.placeholder((M, K), name="A")
+B = te.placeholder((K, N), name="B")
+k = te.reduce_axis((0, K), name="k")
+C = te.compute((M, N), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+func = te.create_prim_func([A, B, C])
+
+# variant: blocked
+sch = tvm.tir.Schedule(func)
+block = sch.get_block("C")
+i, j, k = sch.get_loops(block)
+i0, i1 = sch.split(i, factors=[None, 4])
+j0, j1 = sch.split(j, factors=[None, 16])
+sch.reorder(i0, j0, k, i1, j1)
+cw = sch.cache_write(block, 0, "local")
+sch.reverse_compute_at(cw, j0)
+sch.decompose_reduction(block, k)
+sch.vectorize(j1)
+sch.parallel(i0)
+)");
+    ASSERT_TRUE(r.ok) << r.error.message << " at line " << r.error.loc.line;
+    const Variant& v = r.program.variants[0];
+    const std::string blocks = printed(v);
+    EXPECT_NE(blocks.find("        C_local = T.alloc_buffer((256, 256), scope=\"local\")\n"),
+              std::string::npos)
+        << blocks;
+    EXPECT_NE(blocks.find("                for ax0, ax1 in T.grid(4, 16):\n"
+                          "                    with T.block(\"C_local\"):\n"
+                          "                        v0 = T.axis.spatial(256, i_0 * 4 + ax0)\n"
+                          "                        v1 = T.axis.spatial(256, j_0 * 16 + ax1)\n"
+                          "                        T.reads(C_local[v0, v1])\n"
+                          "                        T.writes(C[v0, v1])\n"
+                          "                        C[v0, v1] = C_local[v0, v1]\n"),
+              std::string::npos)
+        << blocks;
+    // Lowered, the cache holds one tile (TVM's CompactBufferAllocation), not the whole matrix.
+    const std::string compiled = printTVMScript(lowerSchedule(v.schedule(), v.args).func);
+    EXPECT_NE(compiled.find("C_local = T.allocate([64], \"float32\", \"local\")"),
+              std::string::npos)
+        << compiled;
+    EXPECT_TRUE(runChecked(r.program, v).checked());
+}
+
+TEST(TensorIR, ComputeInlineFoldsAValueIntoItsReaders)
+{
+    EvalResult r = evaluateScript(R"(import tvm
+from tvm import te
+
+N = 1024
+A = te.placeholder((N,), name="A")
+B = te.placeholder((N,), name="B")
+T0 = te.compute((N,), lambda i: A[i] + B[i], name="T0")
+C = te.compute((N,), lambda i: te.max(T0[i], te.const(0, "float32")), name="C")
+func = te.create_prim_func([A, B, C])
+
+# variant: fused
+sch = tvm.tir.Schedule(func)
+sch.compute_inline(sch.get_block("T0"))
+(i,) = sch.get_loops(sch.get_block("C"))
+sch.vectorize(i)
+)");
+    ASSERT_TRUE(r.ok) << r.error.message << " at line " << r.error.loc.line;
+    const Variant& v = r.program.variants[0];
+    const std::string blocks = printed(v);
+    EXPECT_NE(blocks.find("                T.reads(A[v_i], B[v_i])\n"
+                          "                T.writes(C[v_i])\n"
+                          "                C[v_i] = T.max(A[v_i] + B[v_i], T.float32(0.0))\n"),
+              std::string::npos)
+        << blocks;
+    EXPECT_EQ(blocks.find("T0"), std::string::npos) << blocks;
+    EXPECT_TRUE(runChecked(r.program, v).checked());
+
+    EvalResult output = evaluateScript(R"(import tvm
+from tvm import te
+
+N = 1024
+A = te.placeholder((N,), name="A")
+B = te.placeholder((N,), name="B")
+T0 = te.compute((N,), lambda i: A[i] + B[i], name="T0")
+C = te.compute((N,), lambda i: te.max(T0[i], te.const(0, "float32")), name="C")
+func = te.create_prim_func([A, B, C])
+
+# variant: fused
+sch = tvm.tir.Schedule(func)
+sch.compute_inline(sch.get_block("T0"))
+(i,) = sch.get_loops(sch.get_block("C"))
+sch.vectorize(i)
+sch.compute_inline(sch.get_block("C"))
+)");
+    ASSERT_FALSE(output.ok);
+    EXPECT_NE(output.error.message.find("an argument of the function"), std::string::npos)
+        << output.error.message;
+    EXPECT_EQ(output.error.loc.line, 16);
+    EXPECT_EQ(output.error.loc.col, 20);
+}
+
+TEST(TensorIR, AGpuMatmulWithASharedCacheChecksOnTheCpu)
+{
+    EvalResult r = evaluateScript(R"(import tvm
+from tvm import te
+
+N = 256
+A = te.placeholder((N, N), name="A")
+B = te.placeholder((N, N), name="B")
+k = te.reduce_axis((0, N), name="k")
+C = te.compute((N, N), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+func = te.create_prim_func([A, B, C])
+
+# variant: shared
+sch = tvm.tir.Schedule(func)
+block = sch.get_block("C")
+i, j, k = sch.get_loops(block)
+bi, ti = sch.split(i, factors=[None, 16])
+bj, tj = sch.split(j, factors=[None, 16])
+ko, ki = sch.split(k, factors=[None, 16])
+sch.reorder(bi, bj, ti, tj, ko, ki)
+sch.bind(bi, "blockIdx.y")
+sch.bind(bj, "blockIdx.x")
+sch.bind(ti, "threadIdx.y")
+sch.bind(tj, "threadIdx.x")
+AS = sch.cache_read(block, 0, "shared")
+sch.compute_at(AS, ko)
+cl = sch.cache_write(block, 0, "local")
+sch.reverse_compute_at(cl, tj)
+mod = tvm.build(sch.mod, target="cuda")
+)");
+    ASSERT_TRUE(r.ok) << r.error.message << " at line " << r.error.loc.line;
+    const Variant& v = r.program.variants[0];
+    EXPECT_EQ(v.target, "cuda");
+    const std::string blocks = printed(v);
+    EXPECT_NE(blocks.find(
+                  "                        for k_0 in range(16):\n"
+                  "                            for ax0 in range(16):\n"
+                  "                                with T.block(\"A_shared\"):\n"
+                  "                                    v0 = T.axis.spatial(256, i_0 * 16 + i_1)\n"
+                  "                                    v1 = T.axis.spatial(256, k_0 * 16 + ax0)\n"),
+              std::string::npos)
+        << blocks;
+    EXPECT_NE(blocks.find("T.reads(A_shared[v_i, v_k], B[v_k, v_j])"), std::string::npos) << blocks;
+    EXPECT_TRUE(runChecked(r.program, v).checked());
+}
+
+} // namespace
+
+namespace {
+
+TEST(TensorIR, ScopesAndAnnotationsPrintAsTvmPrintsThem)
+{
+    const std::string head = R"(import tvm
+from tvm import te
+A = te.placeholder((64, 64), name="A")
+T0 = te.compute((64, 64), lambda i, j: A[i, j] * 2.0, name="T0")
+B = te.compute((64, 64), lambda i, j: T0[i, j] + 1.0, name="B")
+sch = tvm.tir.Schedule(te.create_prim_func([A, B]))
+t = sch.get_block("T0")
+)";
+    EvalResult r = evaluateScript(head + R"(sch.set_scope(t, 0, "local")
+sch.annotate(t, "meta_schedule.unroll_explicit", 16)
+sch.annotate(t, "note", "kept")
+sch.unannotate(t, "note")
+)");
+    ASSERT_TRUE(r.ok) << r.error.message;
+    const std::string text = printed(r.program.variants[0]);
+    EXPECT_NE(text.find("        T0 = T.alloc_buffer((64, 64), scope=\"local\")\n"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("                T.writes(T0[v_i, v_j])\n"
+                        "                T.block_attr({\"meta_schedule.unroll_explicit\": 16})\n"),
+              std::string::npos)
+        << text;
+    EXPECT_EQ(text.find("note"), std::string::npos) << text;
+
+    EvalResult arg = evaluateScript(head + "sch.set_scope(sch.get_block(\"B\"), 0, \"local\")\n");
+    ASSERT_FALSE(arg.ok);
+    EXPECT_NE(arg.error.message.find("an argument of the function"), std::string::npos)
+        << arg.error.message;
+    EvalResult missing = evaluateScript(head + "sch.unannotate(t, \"nothing\")\n");
+    ASSERT_FALSE(missing.ok);
+    EXPECT_NE(missing.error.message.find("has no annotation 'nothing'"), std::string::npos)
+        << missing.error.message;
+    EXPECT_EQ(missing.error.loc.col, 19);
+    EvalResult scope = evaluateScript(head + "sch.set_scope(t, 0, \"registers\")\n");
+    ASSERT_FALSE(scope.ok);
+    EXPECT_NE(scope.error.message.find("unknown storage scope 'registers'"), std::string::npos)
+        << scope.error.message;
+    EXPECT_EQ(scope.error.loc.col, 21);
 }
 
 } // namespace
