@@ -24,6 +24,7 @@ namespace {
 struct LowerOptions : Options {
     bool structured = false; // --structured
     bool compiled = false;   // --compiled: a TensorIR variant after TVM's lowering passes
+    bool trace = false;      // --trace: a TensorIR variant's steps as sch.trace.show() prints them
     bool footprint = false;  // --footprint
     bool tails = false;      // --tails
     bool access = false;     // --access
@@ -156,7 +157,8 @@ int lower(LowerOptions& o)
         warnLowering(o, f);
         // A TensorIR variant prints as `sch.mod.show()` does, its blocks kept.
         const TirFunc* tensorIR = v->schedule().tensorIR();
-        std::string tir = o.structured              ? printStructured(f.structured, f.args)
+        std::string tir = o.trace && tensorIR       ? traceText(*v)
+                          : o.structured            ? printStructured(f.structured, f.args)
                           : tensorIR && !o.compiled ? printTensorIR(*tensorIR, tensorIR->spelling)
                                                     : printTVMScript(f.func);
         if (o.footprint) {
@@ -305,6 +307,7 @@ int commandLower(int argc, char** argv)
               {jsonOption(o),
                {"--structured", "", false, [&](const std::string&) { o.structured = true; }},
                {"--compiled", "", false, [&](const std::string&) { o.compiled = true; }},
+               {"--trace", "", false, [&](const std::string&) { o.trace = true; }},
                {"--footprint", "", false, [&](const std::string&) { o.footprint = true; }},
                {"--tails", "", false, [&](const std::string&) { o.tails = true; }},
                {"--access", "", false, [&](const std::string&) { o.access = true; }},

@@ -24,11 +24,11 @@ struct CommandHelp {
 };
 const CommandHelp kCommands[] = {
     {"lower",
-     "  lower  FILE [--variant NAME ...] [--set P=V ...] [--structured] [--compiled]\n"
+     "  lower  FILE [--variant NAME ...] [--set P=V ...] [--structured] [--compiled] [--trace]\n"
      "         [--footprint] [--tails] [--access [--target \"cuda -arch=sm_XX\"]] [--json]\n"
      "         print the lowered loop nest (TIR) of every variant, as tvm.lower prints it (a\n"
      "         TensorIR variant as sch.mod.show() prints it, blocks kept; --compiled: after\n"
-     "         the lowering passes);\n"
+     "         the lowering passes; --trace: its steps as sch.trace.show() prints them);\n"
      "         --footprint prints the bytes each loop touches in one iteration and in all of\n"
      "         them, against the host's cache sizes; --tails counts the iterations that run in\n"
      "         the partial tiles of non-divisible splits and how many the guards turn away;\n"

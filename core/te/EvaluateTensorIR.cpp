@@ -4,6 +4,7 @@
 // outputs, the reference and the checks are the declarations'.
 #include "te/EvaluatorInternal.h"
 
+#include "ir/Printer.h"
 #include "schedule/TensorIR.h"
 
 namespace loopscope::te_detail {
@@ -31,6 +32,33 @@ const std::set<std::string>& tirMethods()
 }
 
 } // namespace
+
+std::string Evaluator::traceName(const Value& h)
+{
+    TraceNames& t = m_traceNames[h.variant];
+    if (h.kind == VKind::TirBlock) {
+        auto it = t.blocks.find(h.s);
+        return it == t.blocks.end() ? newTraceName(h.variant, h) : it->second;
+    }
+    auto it = t.loops.find(h.expr.as<VarNode>());
+    return it == t.loops.end() ? newTraceName(h.variant, h) : it->second;
+}
+
+std::string Evaluator::newTraceName(int variant, const Value& h)
+{
+    TraceNames& t = m_traceNames[variant];
+    const std::string name = (h.kind == VKind::TirBlock ? "b" : "l") + std::to_string(t.next++);
+    if (h.kind == VKind::TirBlock)
+        t.blocks[h.s] = name;
+    else
+        t.loops[h.expr.as<VarNode>()] = name;
+    return name;
+}
+
+void Evaluator::trace(int variant, const std::string& line)
+{
+    m_program.variants[static_cast<std::size_t>(variant)].trace.push_back(line);
+}
 
 Value Evaluator::createPrimFunc(const CallArgs& c)
 {
@@ -183,14 +211,23 @@ Value Evaluator::tirMethod(const Value& self, const std::string& rawName, const 
             throw UserError(b["name"].loc,
                             "there is no block named '" + n + "' (the blocks: " + known + ")");
         }
-        return blockValue(n);
+        Value h = blockValue(n);
+        const bool s26 = f.spelling == TirSpelling::Tvm026;
+        trace(var, newTraceName(var, h) + " = sch." + (s26 ? "get_sblock" : "get_block") +
+                       "(name=\"" + n + "\", func_name=\"main\")");
+        return h;
     }
     if (name == "get_loops") {
         Bound b(c, {{"block", true}});
         const std::string n = blockArg(b["block"], var, rawName);
         std::vector<Value> items;
-        for (const Var& v : blockLoops(f, n))
+        std::string names;
+        for (const Var& v : blockLoops(f, n)) {
             items.push_back(loopValue(v));
+            names += (names.empty() ? "" : ", ") + newTraceName(var, items.back());
+        }
+        trace(var, names + (items.size() == 1 ? "," : "") +
+                       " = sch.get_loops(block=" + traceName(b["block"].value) + ")");
         return Value::seq(VKind::List, std::move(items));
     }
     if (name == "get_child_blocks") {
@@ -233,9 +270,17 @@ Value Evaluator::tirMethod(const Value& self, const std::string& rawName, const 
         }
         const std::string block = blockUnder(after, out.front());
         recordTirStep(var, "split", block, std::move(after));
+        const std::string from = traceName(b["loop"].value);
         std::vector<Value> items;
-        for (const Var& v : out)
+        std::string names, given;
+        for (const Var& v : out) {
             items.push_back(loopValue(v));
+            names += (names.empty() ? "" : ", ") + newTraceName(var, items.back());
+        }
+        for (const auto& x : factors)
+            given += (given.empty() ? "" : ", ") + (x ? std::to_string(*x) : std::string("None"));
+        trace(var, names + " = sch.split(loop=" + from + ", factors=[" + given +
+                       "], preserve_unit_iters=True, disable_predication=False)");
         return Value::seq(VKind::List, std::move(items));
     }
     if (name == "fuse") {
@@ -257,7 +302,12 @@ Value Evaluator::tirMethod(const Value& self, const std::string& rawName, const 
         }
         const std::string block = blockUnder(after, out);
         recordTirStep(var, "fuse", block, std::move(after));
-        return loopValue(out);
+        std::string given;
+        for (const Arg& a : c.positional)
+            given += traceName(a.value) + ", ";
+        Value fused = loopValue(out);
+        trace(var, newTraceName(var, fused) + " = sch.fuse(" + given + "preserve_unit_iters=True)");
+        return fused;
     }
     if (name == "reorder") {
         std::vector<Var> loops;
@@ -274,6 +324,10 @@ Value Evaluator::tirMethod(const Value& self, const std::string& rawName, const 
         }
         const std::string block = loops.empty() ? std::string() : blockUnder(after, loops.front());
         recordTirStep(var, "reorder", block, std::move(after));
+        std::string given;
+        for (const Arg& a : c.positional)
+            given += (given.empty() ? "" : ", ") + traceName(a.value);
+        trace(var, "sch.reorder(" + given + ")");
         return Value::none();
     }
     if (name == "parallel" || name == "vectorize" || name == "unroll" || name == "bind") {
@@ -294,6 +348,8 @@ Value Evaluator::tirMethod(const Value& self, const std::string& rawName, const 
         }
         const std::string block = blockUnder(after, loop);
         recordTirStep(var, name, block, std::move(after));
+        trace(var, "sch." + name + "(loop=" + traceName(b["loop"].value) +
+                       (name == "bind" ? ", thread_axis=\"" + thread + "\"" : std::string()) + ")");
         return Value::none();
     }
     if (name == "decompose_reduction") {
@@ -309,7 +365,12 @@ Value Evaluator::tirMethod(const Value& self, const std::string& rawName, const 
         }
         m_blockRenames[{var, block}] = block + "_update";
         recordTirStep(var, "decompose_reduction", block, std::move(after));
-        return blockValue(init);
+        Value h = blockValue(init);
+        const std::string blockName = traceName(b["block"].value);
+        const std::string loopName = traceName(b["loop"].value);
+        trace(var, newTraceName(var, h) + " = sch.decompose_reduction(block=" + blockName +
+                       ", loop=" + loopName + ")");
+        return h;
     }
     if (name == "compute_at" || name == "reverse_compute_at") {
         Bound b(
@@ -331,6 +392,9 @@ Value Evaluator::tirMethod(const Value& self, const std::string& rawName, const 
             throw refused(e, {b["block"].loc, b["loop"].loc});
         }
         recordTirStep(var, name, block, std::move(after));
+        trace(var, "sch." + name + "(block=" + traceName(b["block"].value) +
+                       ", loop=" + traceName(b["loop"].value) +
+                       ", preserve_unit_loops=" + (preserve ? "True" : "False") + ", index=-1)");
         return Value::none();
     }
     if (name == "cache_read" || name == "cache_write") {
@@ -355,7 +419,12 @@ Value Evaluator::tirMethod(const Value& self, const std::string& rawName, const 
             throw refused(e, {b["block"].loc, index.loc, b["storage_scope"].loc});
         }
         recordTirStep(var, name, block, std::move(after));
-        return blockValue(cache);
+        Value h = blockValue(cache);
+        const std::string blockName = traceName(b["block"].value);
+        trace(var, newTraceName(var, h) + " = sch." + name + "(block=" + blockName + ", " +
+                       (read ? "read" : "write") + "_buffer_index=" + std::to_string(i) +
+                       ", storage_scope=\"" + scope + "\")");
+        return h;
     }
     if (name == "compute_inline") {
         Bound b(c, {{"block", true}});
@@ -367,6 +436,7 @@ Value Evaluator::tirMethod(const Value& self, const std::string& rawName, const 
             throw refused(e, {b["block"].loc});
         }
         recordTirStep(var, name, block, std::move(after));
+        trace(var, "sch.compute_inline(block=" + traceName(b["block"].value) + ")");
         return Value::none();
     }
     if (name == "rfactor") {
@@ -382,7 +452,11 @@ Value Evaluator::tirMethod(const Value& self, const std::string& rawName, const 
         }
         const std::string block = blockUnder(f, loop);
         recordTirStep(var, name, block, std::move(after));
-        return blockValue(rf);
+        Value h = blockValue(rf);
+        const std::string loopName = traceName(b["loop"].value);
+        trace(var, newTraceName(var, h) + " = sch.rfactor(loop=" + loopName +
+                       ", factor_axis=" + std::to_string(axis) + ")");
+        return h;
     }
     if (name == "set_scope") {
         Bound b(c, {{"block", true}, {"buffer_index", true}, {"storage_scope", true}});
@@ -396,6 +470,8 @@ Value Evaluator::tirMethod(const Value& self, const std::string& rawName, const 
             throw refused(e, {b["block"].loc, b["buffer_index"].loc, b["storage_scope"].loc});
         }
         recordTirStep(var, name, block, std::move(after));
+        trace(var, "sch.set_scope(block=" + traceName(b["block"].value) + ", buffer_index=" +
+                       std::to_string(i) + ", storage_scope=\"" + scope + "\")");
         return Value::none();
     }
     if (name == "annotate" || name == "unannotate") {
@@ -428,6 +504,10 @@ Value Evaluator::tirMethod(const Value& self, const std::string& rawName, const 
             throw refused(e, {b["block_or_loop"].loc, b["ann_key"].loc});
         }
         recordTirStep(var, name, block, std::move(after));
+        std::string line = "sch." + name + "(block_or_loop=" + traceName(b["block_or_loop"].value) +
+                           ", ann_key=\"" + key + "\"";
+        if (add) line += ", ann_val=" + printExpr(value);
+        trace(var, line + ")");
         return Value::none();
     }
     if (name == "work_on") return Value::none();
@@ -435,3 +515,20 @@ Value Evaluator::tirMethod(const Value& self, const std::string& rawName, const 
 }
 
 } // namespace loopscope::te_detail
+
+namespace loopscope {
+
+std::string traceText(const Variant& v)
+{
+    const TirFunc* f = v.snapshots.empty() ? nullptr : v.snapshots.front().tensorIR();
+    if (!f) return {};
+    const bool s26 = f->spelling == TirSpelling::Tvm026;
+    std::string out = std::string("# from tvm import ") + (s26 ? "s_tir" : "tir") +
+                      "\ndef apply_trace(sch: " + (s26 ? "s_tir" : "tir") + ".Schedule) -> None:\n";
+    for (const std::string& line : v.trace)
+        out += "  " + line + "\n";
+    if (v.trace.empty()) out += "  pass\n";
+    return out;
+}
+
+} // namespace loopscope

@@ -318,6 +318,16 @@ private:
     // NAME_update) is still the block the script's handle holds, as in TVM.
     std::string blockArg(const Arg& a, int variant, const std::string& fn);
     std::map<std::pair<int, std::string>, std::string> m_blockRenames;
+    // The trace's names of the script's handles (b0, l1, ...), per variant.
+    struct TraceNames {
+        int next = 0;
+        std::map<std::string, std::string> blocks; // by the handle's block name
+        std::map<const VarNode*, std::string> loops;
+    };
+    std::map<int, TraceNames> m_traceNames;
+    std::string traceName(const Value& handle);
+    std::string newTraceName(int variant, const Value& handle);
+    void trace(int variant, const std::string& line);
     // The step's function becomes the variant's newest snapshot.
     void recordTirStep(int variant, const std::string& primitive, const std::string& block,
                        TirFunc after);

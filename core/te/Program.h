@@ -60,8 +60,14 @@ struct Variant {
     // Stage name -> axis name -> the variable holding that axis of that stage.
     std::map<std::string, std::map<std::string, std::string>> stageAxisVars;
     std::vector<std::string> names;
+    // A TensorIR variant's steps as TVM's trace records them, one instruction a line
+    // (`l4, l5 = sch.split(loop=l2, factors=[None, 8], ...)`); see traceText.
+    std::vector<std::string> trace;
     const Schedule& schedule() const { return snapshots.back(); }
 };
+
+// What `sch.trace.show()` prints for a TensorIR variant, in its spelling; empty for a TE one.
+std::string traceText(const Variant& v);
 
 struct Program {
     std::vector<Parameter> parameters;

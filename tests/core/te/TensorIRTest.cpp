@@ -470,3 +470,38 @@ sch.unannotate(t, "note")
 }
 
 } // namespace
+
+namespace {
+
+std::string tutorialNames(std::string s)
+{
+    for (const char* v : {"v_i", "v_j", "v_k"}) {
+        const std::string from = v, to = std::string("v") + v[2];
+        for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at))
+            s.replace(at, from.size(), to);
+    }
+    return s;
+}
+
+// The sample's tutorial variant against what TVM 0.20 printed for each step of the tutorial,
+// and for its trace.
+TEST(TensorIR, TheTutorialPrintsStepByStepAsTvm020PrintedIt)
+{
+    const std::filesystem::path root(LOOPSCOPE_SOURCE_DIR);
+    EvalResult r = evaluateScript(readSourceFile((root / "samples/tensorir/mm_relu.py").string()));
+    ASSERT_TRUE(r.ok) << r.error.message;
+    const Variant* v = r.program.findVariant("the tutorial's steps");
+    ASSERT_TRUE(v);
+    const char* goldens[] = {"00_mm_relu", "01_split", "02_reorder", "03_reverse_compute_at",
+                             "04_decompose_reduction"};
+    ASSERT_EQ(v->snapshots.size(), std::size(goldens));
+    const std::filesystem::path dir = root / "tests/data/tvm-tir/tutorial-0.20";
+    for (std::size_t k = 0; k < std::size(goldens); ++k) {
+        SCOPED_TRACE(goldens[k]);
+        EXPECT_EQ(trimmed(tutorialNames(printed(*v, static_cast<int>(k)))),
+                  trimmed(readSourceFile((dir / (std::string(goldens[k]) + ".txt")).string())));
+    }
+    EXPECT_EQ(trimmed(traceText(*v)), trimmed(readSourceFile((dir / "05_trace.txt").string())));
+}
+
+} // namespace
