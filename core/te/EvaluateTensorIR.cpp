@@ -21,12 +21,13 @@ std::string canonicalMethod(const std::string& name)
 const std::set<std::string>& tirMethods()
 {
     static const std::set<std::string> names = {
-        "get_block",  "get_sblock",  "get_loops",      "get_child_blocks",
-        "split",      "fuse",        "reorder",        "parallel",
-        "vectorize",  "unroll",      "bind",           "decompose_reduction",
-        "show",       "script",      "work_on",        "compute_at",
-        "cache_read", "cache_write", "compute_inline", "reverse_compute_at",
-        "rfactor",    "set_scope",   "annotate",       "unannotate",
+        "get_block",     "get_sblock",    "get_loops",      "get_child_blocks",
+        "split",         "fuse",          "reorder",        "parallel",
+        "vectorize",     "unroll",        "bind",           "decompose_reduction",
+        "show",          "script",        "work_on",        "compute_at",
+        "cache_read",    "cache_write",   "compute_inline", "reverse_compute_at",
+        "rfactor",       "set_scope",     "annotate",       "unannotate",
+        "get_producers", "get_consumers",
     };
     return names;
 }
@@ -228,6 +229,34 @@ Value Evaluator::tirMethod(const Value& self, const std::string& rawName, const 
         }
         trace(var, names + (items.size() == 1 ? "," : "") +
                        " = sch.get_loops(block=" + traceName(b["block"].value) + ")");
+        return Value::seq(VKind::List, std::move(items));
+    }
+    if (name == "get_producers" || name == "get_consumers") {
+        // The blocks that write what this one reads, or read what it writes (TVM's
+        // GetProducers/GetConsumers), in the function's order.
+        Bound b(c, {{"block", true}});
+        const std::string n = blockArg(b["block"], var, rawName);
+        const BlockNode* me = findBlock(f, n);
+        const bool producers = name == "get_producers";
+        auto touches = [](const std::vector<TensorRegion>& regions, const Tensor& t) {
+            return std::any_of(regions.begin(), regions.end(),
+                               [&](const TensorRegion& r) { return r.tensor == t; });
+        };
+        std::vector<Value> items;
+        std::string names;
+        for (const std::string& other : blockNames(f)) {
+            const BlockNode* o = findBlock(f, other);
+            if (o == me) continue;
+            bool linked = false;
+            for (const TensorRegion& r : producers ? me->reads : me->writes)
+                linked |= touches(producers ? o->writes : o->reads, r.tensor);
+            if (!linked) continue;
+            items.push_back(blockValue(other));
+            names += (names.empty() ? "" : ", ") + newTraceName(var, items.back());
+        }
+        if (!items.empty())
+            trace(var, names + (items.size() == 1 ? "," : "") + " = sch." + name +
+                           "(block=" + traceName(b["block"].value) + ")");
         return Value::seq(VKind::List, std::move(items));
     }
     if (name == "get_child_blocks") {

@@ -505,3 +505,36 @@ TEST(TensorIR, TheTutorialPrintsStepByStepAsTvm020PrintedIt)
 }
 
 } // namespace
+
+namespace {
+
+TEST(TensorIR, ProducersAndConsumersAreTheBlocksOnEitherSide)
+{
+    EvalResult r = evaluateScript(std::string(kMmRelu) + R"(
+# variant: neighbours
+sch = tvm.tir.Schedule(func)
+c = sch.get_block("C")
+(y,) = sch.get_producers(c)
+(c2,) = sch.get_consumers(y)
+none = sch.get_producers(y)
+sch.compute_inline(c2)
+)");
+    ASSERT_FALSE(r.ok); // C writes an argument: the inline is refused at c2, so c2 is C
+    EXPECT_NE(r.error.message.find("the block 'C' writes 'C'"), std::string::npos)
+        << r.error.message;
+    EvalResult ok = evaluateScript(std::string(kMmRelu) + R"(
+# variant: neighbours
+sch = tvm.tir.Schedule(func)
+c = sch.get_block("C")
+(y,) = sch.get_producers(c)
+sch.decompose_reduction(y, sch.get_loops(y)[2])
+)");
+    ASSERT_TRUE(ok.ok) << ok.error.message;
+    const Variant* v = ok.program.findVariant("neighbours");
+    ASSERT_TRUE(v);
+    EXPECT_NE(printed(*v).find("with T.block(\"Y_update\")"), std::string::npos);
+    EXPECT_NE(traceText(*v).find("  b1, = sch.get_producers(block=b0)\n"), std::string::npos)
+        << traceText(*v);
+}
+
+} // namespace
