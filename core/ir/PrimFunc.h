@@ -9,8 +9,9 @@
 namespace loopscope {
 
 // The two spellings of TensorIR: TVM v0.20 to v0.23 (`from tvm.script import tir as T`,
-// `T.block`, `T.alloc_buffer`) and v0.24 to v0.26 (`tirx`, `T.sblock`, a `T.sblock("root")`
-// around a body that allocates, `T.sblock_alloc_buffer`).
+// `T.block`, `T.alloc_buffer`) and v0.24 to v0.26 (`tirx`, `T.sblock`, `T.sblock_alloc_buffer`,
+// `@T.prim_func(s_tir=True)`, `"tirx.noalias": True`), as TVM 0.20 and 0.26 print them
+// (tests/data/tvm-tir).
 enum class TirSpelling : std::uint8_t { Tvm020, Tvm026 };
 
 struct PrimFunc {

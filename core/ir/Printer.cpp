@@ -300,28 +300,20 @@ std::string Printer::tensorIR(const TirFunc& fn)
         params.push_back(name + ": T.Buffer(" + tuple(t->shape) + ", " + quoted(t->dtype.str()) +
                          ")");
     }
+    // As TVM prints it: the root block a comment, what it allocates at the function's level
+    // (v0.26 too: `T.sblock_alloc_buffer`, the attribute a plain True).
     Lines body;
-    body.push_back({0, std::string("T.func_attr({\"") + (s26 ? "tirx" : "tir") +
-                           ".noalias\": T.bool(True)})"});
-    if (s26 && !fn.allocs.empty()) {
-        // The root block is printed where it allocates.
-        Frame& root = pushFrame(&fn);
-        root.lines.push_back({0, "T.reads()"});
-        root.lines.push_back({0, "T.writes()"});
-        for (const BlockAlloc& a : fn.allocs)
-            root.lines.push_back({0, allocBuffer(a, root)});
-        asDocBody(fn.body, root);
-        append(body, withBlock("with T.sblock(\"root\"):", popFrame()));
-    } else {
-        body.push_back({0, s26 ? "# with T.sblock(\"root\"):" : "# with T.block(\"root\"):"});
-        for (const BlockAlloc& a : fn.allocs)
-            body.push_back({0, allocBuffer(a, top)});
-        asDocBody(fn.body, top);
-        append(body, top.lines);
-    }
+    body.push_back({0, s26 ? "T.func_attr({\"tirx.noalias\": True})"
+                           : "T.func_attr({\"tir.noalias\": T.bool(True)})"});
+    body.push_back({0, s26 ? "# with T.sblock(\"root\"):" : "# with T.block(\"root\"):"});
+    for (const BlockAlloc& a : fn.allocs)
+        body.push_back({0, allocBuffer(a, top)});
+    asDocBody(fn.body, top);
+    append(body, top.lines);
     popFrame();
     std::string out = std::string("# from tvm.script import ir as I\n# from tvm.script import ") +
-                      (s26 ? "tirx" : "tir") + " as T\n\n@I.ir_module\nclass Module:\n";
+                      (s26 ? "tirx as T\n# from tvm.tirx.layout import Axis" : "tir as T") +
+                      "\n\n@I.ir_module\nclass Module:\n";
     out += std::string("    @T.prim_func") + (s26 ? "(s_tir=True)" : "") + "\n";
     out += "    def " + fn.name + "(" + join(params) + "):\n";
     out += render(body, 2);
