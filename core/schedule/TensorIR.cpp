@@ -152,18 +152,97 @@ private:
     std::function<Stmt(const ForNode*)> m_f;
 };
 
+[[noreturn]] void staleLoop(const Var& loop, int argument)
+{
+    throw ScheduleError("the loop '" + loop.name() +
+                            "' is no longer in the function (a split, fuse or reorder "
+                            "replaced it): use the loops that step returned",
+                        argument);
+}
+
 TirFunc rewriteLoop(const TirFunc& f, const Var& loop, int argument,
                     const std::function<Stmt(const ForNode*)>& rewrite)
 {
     LoopRewriter r(loop.get(), rewrite);
     TirFunc out = f;
     out.body = r.mutate(f.body);
-    if (!r.found)
-        throw ScheduleError("the loop '" + loop.name() +
-                                "' is no longer in the function (a split, fuse or reorder "
-                                "replaced it): use the loops that step returned",
-                            argument);
+    if (!r.found) staleLoop(loop, argument);
     return out;
+}
+
+// `s` with block `b` replaced by what `f` makes of it (given the block and its statement).
+Stmt rewriteBlock(const Stmt& s, const BlockNode* b,
+                  const std::function<Stmt(const BlockNode*, const Stmt&)>& f)
+{
+    class Rewriter : public IRMutator {
+    public:
+        Rewriter(const BlockNode* b, const std::function<Stmt(const BlockNode*, const Stmt&)>& f)
+            : m_b(b), m_f(f)
+        {
+        }
+
+    protected:
+        Stmt visitBlock(const BlockNode* op, const Stmt& self) override
+        {
+            return op == m_b ? m_f(op, self) : IRMutator::visitBlock(op, self);
+        }
+
+    private:
+        const BlockNode* m_b;
+        const std::function<Stmt(const BlockNode*, const Stmt&)>& m_f;
+    };
+    return Rewriter(b, f).mutate(s);
+}
+
+// Block `b` removed, with the loops that held nothing else; a subclass may change the rest.
+class DropBlock : public IRMutator {
+public:
+    explicit DropBlock(const BlockNode* b) : m_dropped(b) {}
+
+protected:
+    Stmt visitBlock(const BlockNode* op, const Stmt& self) override
+    {
+        return op == m_dropped ? Stmt() : IRMutator::visitBlock(op, self);
+    }
+    Stmt visitFor(const ForNode* op, const Stmt& self) override
+    {
+        Stmt s = IRMutator::visitFor(op, self);
+        if (auto* l = s.as<ForNode>(); l && !l->body.defined()) return Stmt();
+        return s;
+    }
+
+private:
+    const BlockNode* m_dropped;
+};
+
+// Block `name`, or a refusal about argument `argument`.
+const BlockNode& blockNamed(const TirFunc& f, const std::string& name, int argument)
+{
+    const BlockNode* b = findBlock(f, name);
+    if (!b) throw ScheduleError("there is no block named '" + name + "'", argument);
+    return *b;
+}
+
+// The loop of `loop`, or a refusal about argument `argument` (a handle a step made stale).
+const ForNode& loopOf(const TirFunc& f, const Var& loop, int argument)
+{
+    const ForNode* l = findLoop(f, loop.get());
+    if (!l) staleLoop(loop, argument);
+    return *l;
+}
+
+// The `index`th of the buffers block `name` reads or writes (`regions`), or a refusal about
+// argument 1.
+const TensorRegion& bufferAt(const std::vector<TensorRegion>& regions, const std::string& name,
+                             const char* verb, int index)
+{
+    if (index < 0 || index >= static_cast<int>(regions.size()))
+        throw ScheduleError("block '" + name + "' " + verb + " " + std::to_string(regions.size()) +
+                                " buffer" + (regions.size() == 1 ? "" : "s") +
+                                ": the index must be 0 to " +
+                                std::to_string(static_cast<int>(regions.size()) - 1),
+                            1);
+    return regions[static_cast<std::size_t>(index)];
 }
 
 // Every block in `s`, outermost first.
@@ -258,10 +337,8 @@ void relaxedRegion(const PlacedBlock& placed, const std::vector<TensorRegion>& r
 TirFunc tirComputeAt(const TirFunc& f, const std::string& name, const Var& loop, bool reverse,
                      bool preserveUnitLoops)
 {
-    const BlockNode* b = findBlock(f, name);
-    if (!b) throw ScheduleError("there is no block named '" + name + "'", 0);
-    const ForNode* target = findLoop(f, loop.get());
-    if (!target) return rewriteLoop(f, loop, 1, nullptr);
+    const BlockNode* b = &blockNamed(f, name, 0);
+    const ForNode* target = &loopOf(f, loop, 1);
     const std::vector<Var> path = blockLoops(f, name);
     for (const Var& v : path)
         if (v.get() == loop.get())
@@ -330,27 +407,8 @@ TirFunc tirComputeAt(const TirFunc& f, const std::string& name, const Var& loop,
     for (std::size_t k = axes.size(); k-- > 0;)
         nest = makeFor(axes[k], makeInt(0), extents[k], ForKind::Serial, nest);
     // Out of its old place: its loops go with it where they hold nothing else.
-    class Remove : public IRMutator {
-    public:
-        explicit Remove(const BlockNode* b) : m_b(b) {}
-
-    protected:
-        Stmt visitBlock(const BlockNode* op, const Stmt& self) override
-        {
-            return op == m_b ? Stmt() : IRMutator::visitBlock(op, self);
-        }
-        Stmt visitFor(const ForNode* op, const Stmt& self) override
-        {
-            Stmt s = IRMutator::visitFor(op, self);
-            if (auto* l = s.as<ForNode>(); l && !l->body.defined()) return Stmt();
-            return s;
-        }
-
-    private:
-        const BlockNode* m_b;
-    };
     TirFunc out = f;
-    out.body = Remove(b).mutate(f.body);
+    out.body = DropBlock(b).mutate(f.body);
     return rewriteLoop(out, loop, 1, [&](const ForNode* op) {
         Stmt body = reverse ? makeSeq({op->body, nest}) : makeSeq({nest, op->body});
         return makeFor(op->var, op->min, op->extent, op->forKind, body, op->threadTag);
@@ -462,33 +520,11 @@ void checkScope(const std::string& scope)
 TirFunc tirCacheRead(const TirFunc& f, const std::string& name, int index, const std::string& scope,
                      std::string* cacheBlock)
 {
-    const BlockNode* b = findBlock(f, name);
-    if (!b) throw ScheduleError("there is no block named '" + name + "'", 0);
-    if (index < 0 || index >= static_cast<int>(b->reads.size()))
-        throw ScheduleError("block '" + name + "' reads " + std::to_string(b->reads.size()) +
-                                " buffer" + (b->reads.size() == 1 ? "" : "s") +
-                                ": the index must be 0 to " +
-                                std::to_string(static_cast<int>(b->reads.size()) - 1),
-                            1);
+    const BlockNode* b = &blockNamed(f, name, 0);
+    const Tensor from = bufferAt(b->reads, name, "reads", index).tensor;
     checkScope(scope);
-    const Tensor from = b->reads[static_cast<std::size_t>(index)].tensor;
     const Tensor cache = cacheTensor(from, scope, f);
     TirFunc out = f;
-    // The block (only it) reads the cache.
-    class InBlock : public IRMutator {
-    public:
-        InBlock(const BlockNode* b, ReplaceTensor& r) : m_b(b), m_r(r) {}
-
-    protected:
-        Stmt visitBlock(const BlockNode* op, const Stmt& self) override
-        {
-            return op == m_b ? m_r.mutate(self) : IRMutator::visitBlock(op, self);
-        }
-
-    private:
-        const BlockNode* m_b;
-        ReplaceTensor& m_r;
-    };
     ReplaceTensor toCache(from, cache, true, false);
     std::vector<Stmt> top = rootStatements(f.body);
     // After the nest that produces it; first for an input.
@@ -501,7 +537,9 @@ TirFunc tirCacheRead(const TirFunc& f, const std::string& name, int index, const
                 if (w.tensor == from) at = i + 1;
     }
     const std::size_t mine = rootIndexOf(top, b);
-    top[mine] = InBlock(b, toCache).mutate(top[mine]);
+    // The block (only it) reads the cache.
+    top[mine] = rewriteBlock(
+        top[mine], b, [&](const BlockNode*, const Stmt& self) { return toCache.mutate(self); });
     top.insert(top.begin() + static_cast<std::ptrdiff_t>(std::min(at, mine)),
                copyNest(cache->name, from, cache));
     out.body = makeSeq(std::move(top));
@@ -513,16 +551,9 @@ TirFunc tirCacheRead(const TirFunc& f, const std::string& name, int index, const
 TirFunc tirCacheWrite(const TirFunc& f, const std::string& name, int index,
                       const std::string& scope, std::string* cacheBlock)
 {
-    const BlockNode* b = findBlock(f, name);
-    if (!b) throw ScheduleError("there is no block named '" + name + "'", 0);
-    if (index < 0 || index >= static_cast<int>(b->writes.size()))
-        throw ScheduleError("block '" + name + "' writes " + std::to_string(b->writes.size()) +
-                                " buffer" + (b->writes.size() == 1 ? "" : "s") +
-                                ": the index must be 0 to " +
-                                std::to_string(static_cast<int>(b->writes.size()) - 1),
-                            1);
+    const BlockNode* b = &blockNamed(f, name, 0);
+    const Tensor to = bufferAt(b->writes, name, "writes", index).tensor;
     checkScope(scope);
-    const Tensor to = b->writes[static_cast<std::size_t>(index)].tensor;
     const Tensor cache = cacheTensor(to, scope, f);
     TirFunc out = f;
     std::vector<Stmt> top = rootStatements(f.body);
@@ -540,8 +571,7 @@ TirFunc tirCacheWrite(const TirFunc& f, const std::string& name, int index,
 
 TirFunc tirComputeInline(const TirFunc& f, const std::string& name)
 {
-    const BlockNode* b = findBlock(f, name);
-    if (!b) throw ScheduleError("there is no block named '" + name + "'", 0);
+    const BlockNode* b = &blockNamed(f, name, 0);
     auto* store = b->body.as<TensorStoreNode>();
     if (b->init.defined() || !store || b->writes.size() != 1)
         throw ScheduleError("the block '" + name +
@@ -565,13 +595,10 @@ TirFunc tirComputeInline(const TirFunc& f, const std::string& name)
                                 0);
         vars.push_back(v);
     }
-    VarMap bindings;
-    for (const BlockIter& it : b->iters)
-        bindings[it.var.get()] = it.binding;
-    class Inline : public IRMutator {
+    class Inline : public DropBlock {
     public:
         Inline(const TensorStoreNode* s, std::vector<const VarNode*> vars, const BlockNode* self)
-            : m_s(s), m_vars(std::move(vars)), m_self(self)
+            : DropBlock(self), m_s(s), m_vars(std::move(vars))
         {
         }
 
@@ -588,9 +615,8 @@ TirFunc tirComputeInline(const TirFunc& f, const std::string& name)
         }
         Stmt visitBlock(const BlockNode* op, const Stmt& self) override
         {
-            if (op == m_self) return Stmt();
-            Stmt s = IRMutator::visitBlock(op, self);
-            if (s.same(self)) return s;
+            Stmt s = DropBlock::visitBlock(op, self);
+            if (!s.defined() || s.same(self)) return s;
             // Its reads: what the inlined value reads instead of the buffer.
             BlockNode b = *s.as<BlockNode>();
             auto* w = b.body.as<TensorStoreNode>();
@@ -606,17 +632,10 @@ TirFunc tirComputeInline(const TirFunc& f, const std::string& name)
             if (readsItself && !b.init.defined()) b.reads.insert(b.reads.begin(), b.writes.front());
             return makeBlock(std::move(b));
         }
-        Stmt visitFor(const ForNode* op, const Stmt& self) override
-        {
-            Stmt s = IRMutator::visitFor(op, self);
-            if (auto* l = s.as<ForNode>(); l && !l->body.defined()) return Stmt();
-            return s;
-        }
 
     private:
         const TensorStoreNode* m_s;
         std::vector<const VarNode*> m_vars;
-        const BlockNode* m_self;
     };
     TirFunc out = f;
     out.body = Inline(store, vars, b).mutate(f.body);
@@ -628,8 +647,7 @@ TirFunc tirComputeInline(const TirFunc& f, const std::string& name)
 
 TirFunc tirRfactor(const TirFunc& f, const Var& loop, int factorAxis, std::string* rfBlock)
 {
-    const ForNode* rfLoop = findLoop(f, loop.get());
-    if (!rfLoop) return rewriteLoop(f, loop, 0, nullptr);
+    const ForNode* rfLoop = &loopOf(f, loop, 0);
     std::vector<const BlockNode*> blocks;
     collectBlocks(rfLoop->body, &blocks);
     if (blocks.size() != 1)
@@ -760,16 +778,9 @@ TirFunc tirRfactor(const TirFunc& f, const Var& loop, int factorAxis, std::strin
 
 TirFunc tirSetScope(const TirFunc& f, const std::string& name, int index, const std::string& scope)
 {
-    const BlockNode* b = findBlock(f, name);
-    if (!b) throw ScheduleError("there is no block named '" + name + "'", 0);
-    if (index < 0 || index >= static_cast<int>(b->writes.size()))
-        throw ScheduleError("block '" + name + "' writes " + std::to_string(b->writes.size()) +
-                                " buffer" + (b->writes.size() == 1 ? "" : "s") +
-                                ": the index must be 0 to " +
-                                std::to_string(static_cast<int>(b->writes.size()) - 1),
-                            1);
+    const BlockNode* b = &blockNamed(f, name, 0);
+    const Tensor t = bufferAt(b->writes, name, "writes", index).tensor;
     checkScope(scope);
-    const Tensor t = b->writes[static_cast<std::size_t>(index)].tensor;
     TirFunc out = f;
     for (BlockAlloc& a : out.allocs)
         if (a.tensor == t) {
@@ -785,43 +796,24 @@ TirFunc tirSetScope(const TirFunc& f, const std::string& name, int index, const 
 TirFunc tirAnnotateBlock(const TirFunc& f, const std::string& name, const std::string& key,
                          const Expr& value)
 {
-    const BlockNode* b = findBlock(f, name);
-    if (!b) throw ScheduleError("there is no block named '" + name + "'", 0);
-    class Annotate : public IRMutator {
-    public:
-        Annotate(const BlockNode* b, const std::string& key, const Expr& value)
-            : m_b(b), m_key(key), m_value(value)
-        {
-        }
-
-    protected:
-        Stmt visitBlock(const BlockNode* op, const Stmt& self) override
-        {
-            if (op != m_b) return IRMutator::visitBlock(op, self);
-            BlockNode copy = *op;
-            auto& ann = copy.annotations;
-            auto it = std::find_if(ann.begin(), ann.end(),
-                                   [&](const auto& kv) { return kv.first == m_key; });
-            if (!m_value.defined()) {
-                if (it == ann.end())
-                    throw ScheduleError(
-                        "block '" + op->name + "' has no annotation '" + m_key + "'", 1);
-                ann.erase(it);
-            } else if (it != ann.end()) {
-                it->second = m_value;
-            } else {
-                ann.emplace_back(m_key, m_value);
-            }
-            return makeBlock(std::move(copy));
-        }
-
-    private:
-        const BlockNode* m_b;
-        const std::string& m_key;
-        const Expr& m_value;
-    };
+    const BlockNode* b = &blockNamed(f, name, 0);
     TirFunc out = f;
-    out.body = Annotate(b, key, value).mutate(f.body);
+    out.body = rewriteBlock(f.body, b, [&](const BlockNode* op, const Stmt&) {
+        BlockNode copy = *op;
+        auto& ann = copy.annotations;
+        auto it =
+            std::find_if(ann.begin(), ann.end(), [&](const auto& kv) { return kv.first == key; });
+        if (!value.defined()) {
+            if (it == ann.end())
+                throw ScheduleError("block '" + op->name + "' has no annotation '" + key + "'", 1);
+            ann.erase(it);
+        } else if (it != ann.end()) {
+            it->second = value;
+        } else {
+            ann.emplace_back(key, value);
+        }
+        return makeBlock(std::move(copy));
+    });
     return out;
 }
 
@@ -963,8 +955,7 @@ const ForNode* findLoop(const TirFunc& f, const VarNode* v)
 TirFunc tirSplit(const TirFunc& f, const Var& loop,
                  const std::vector<std::optional<std::int64_t>>& factors, std::vector<Var>* out)
 {
-    const ForNode* l = findLoop(f, loop.get());
-    if (!l) return rewriteLoop(f, loop, 0, nullptr); // refuses: no such loop
+    const ForNode* l = &loopOf(f, loop, 0);
     if (factors.size() < 2) throw ScheduleError("split needs at least two factors", 1);
     std::int64_t extent = 0;
     const bool known = isConstInt(l->extent, &extent);
@@ -1029,8 +1020,7 @@ TirFunc tirFuse(const TirFunc& f, const std::vector<Var>& loops, Var* out)
     if (loops.empty()) throw ScheduleError("fuse needs at least one loop");
     std::vector<const ForNode*> nest;
     for (std::size_t k = 0; k < loops.size(); ++k) {
-        const ForNode* l = findLoop(f, loops[k].get());
-        if (!l) return rewriteLoop(f, loops[k], static_cast<int>(k), nullptr);
+        const ForNode* l = &loopOf(f, loops[k], static_cast<int>(k));
         if (k > 0 && nest.back()->body.get() != l)
             throw ScheduleError("the loops to fuse must be directly nested, each the only "
                                 "statement in the one before ('" +
@@ -1068,8 +1058,7 @@ TirFunc tirReorder(const TirFunc& f, const std::vector<Var>& loops)
 {
     std::set<const VarNode*> wanted;
     for (std::size_t k = 0; k < loops.size(); ++k) {
-        if (!findLoop(f, loops[k].get()))
-            return rewriteLoop(f, loops[k], static_cast<int>(k), nullptr);
+        loopOf(f, loops[k], static_cast<int>(k));
         if (!wanted.insert(loops[k].get()).second)
             throw ScheduleError("the loop '" + loops[k].name() + "' is given twice",
                                 static_cast<int>(k));
@@ -1115,8 +1104,7 @@ TirFunc tirReorder(const TirFunc& f, const std::vector<Var>& loops)
 
 TirFunc tirSetKind(const TirFunc& f, const Var& loop, ForKind kind, const std::string& thread)
 {
-    const ForNode* l = findLoop(f, loop.get());
-    if (!l) return rewriteLoop(f, loop, 0, nullptr);
+    const ForNode* l = &loopOf(f, loop, 0);
     if (kind == ForKind::Parallel || kind == ForKind::Vectorized) {
         // TVM refuses a loop a reduction variable is bound to (tir/schedule/primitive/
         // for_kind.cc, CheckLoopParallelizableInBlock).
@@ -1142,8 +1130,7 @@ TirFunc tirSetKind(const TirFunc& f, const Var& loop, ForKind kind, const std::s
 TirFunc tirDecomposeReduction(const TirFunc& f, const std::string& block, const Var& loop,
                               std::string* initName)
 {
-    const BlockNode* b = findBlock(f, block);
-    if (!b) throw ScheduleError("there is no block named '" + block + "'", 0);
+    const BlockNode* b = &blockNamed(f, block, 0);
     if (!b->init.defined())
         throw ScheduleError("the block '" + block +
                                 "' has no init to decompose (it is not a "
@@ -1205,33 +1192,21 @@ TirFunc tirDecomposeReduction(const TirFunc& f, const std::string& block, const 
         initNest = makeFor(newLoops[k], below[k]->min, below[k]->extent, below[k]->forKind,
                            initNest, below[k]->threadTag);
     // The update block loses its init; the init nest goes before `loop`.
-    class DropInit : public IRMutator {
-    public:
-        explicit DropInit(const BlockNode* b) : m_b(b) {}
-
-    protected:
-        Stmt visitBlock(const BlockNode* op, const Stmt& self) override
-        {
-            if (op != m_b) return IRMutator::visitBlock(op, self);
-            BlockNode copy = *op;
-            copy.init = Stmt();
-            copy.name = op->name + "_update";
-            // Without its init the block reads what it writes, first.
-            std::vector<TensorRegion> reads;
-            for (const TensorRegion& w : op->writes)
-                if (std::none_of(op->reads.begin(), op->reads.end(),
-                                 [&](const TensorRegion& r) { return r.tensor == w.tensor; }))
-                    reads.push_back(w);
-            reads.insert(reads.end(), op->reads.begin(), op->reads.end());
-            copy.reads = std::move(reads);
-            return makeBlock(std::move(copy));
-        }
-
-    private:
-        const BlockNode* m_b;
-    };
     TirFunc dropped = f;
-    dropped.body = DropInit(b).mutate(f.body);
+    dropped.body = rewriteBlock(f.body, b, [](const BlockNode* op, const Stmt&) {
+        BlockNode copy = *op;
+        copy.init = Stmt();
+        copy.name = op->name + "_update";
+        // Without its init the block reads what it writes, first.
+        std::vector<TensorRegion> reads;
+        for (const TensorRegion& w : op->writes)
+            if (std::none_of(op->reads.begin(), op->reads.end(),
+                             [&](const TensorRegion& r) { return r.tensor == w.tensor; }))
+                reads.push_back(w);
+        reads.insert(reads.end(), op->reads.begin(), op->reads.end());
+        copy.reads = std::move(reads);
+        return makeBlock(std::move(copy));
+    });
     return rewriteLoop(dropped, loop, 1, [&](const ForNode* op) {
         Stmt self = makeFor(op->var, op->min, op->extent, op->forKind, op->body, op->threadTag);
         return makeSeq({initNest, self});

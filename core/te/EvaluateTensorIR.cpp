@@ -121,11 +121,11 @@ Value Evaluator::tirAttribute(const Value& obj, const std::string& a, SourceLoc 
             return m;
         }
         if (tirMethods().count(a)) return method(obj, a);
-        if (a == "get_block" || a == "get_sblock") return method(obj, a);
+        std::string supported;
+        for (const std::string& m : tirMethods())
+            supported += (supported.empty() ? "" : ", ") + m;
         throw UserError(loc, "tir.Schedule method '" + a +
-                                 "' is not supported yet (supported: get_block, get_loops, split, "
-                                 "fuse, reorder, parallel, vectorize, unroll, bind, "
-                                 "decompose_reduction)");
+                                 "' is not supported yet (supported: " + supported + ")");
     }
     if ((obj.kind == VKind::TirModule || obj.kind == VKind::TirTrace) &&
         (a == "show" || a == "script"))

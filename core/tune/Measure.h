@@ -56,7 +56,6 @@ struct MachineInfo : protocol::Machine {
         vectorBits = 256;
         threads = 1;
     }
-    explicit MachineInfo(const protocol::Machine& m) : protocol::Machine(m) {}
     // Why nothing can be measured there; empty when it can.
     std::string problem;
     // Its kind: a program of another build (another protocol, whose numbers would not be this
