@@ -55,8 +55,18 @@ std::vector<std::int64_t> OpContext::constantInts(int i, const char* what) const
                          : std::string()));
     }
     std::vector<std::int64_t> out;
-    for (std::int64_t k = 0; k < b->elementCount(); ++k)
-        out.push_back(b->dtype().isFloat() ? static_cast<std::int64_t>(b->get(k)) : b->getInt(k));
+    for (std::int64_t k = 0; k < b->elementCount(); ++k) {
+        if (!b->dtype().isFloat()) {
+            out.push_back(b->getInt(k));
+            continue;
+        }
+        // A float where integers are meant: whole values in int64's range only.
+        const double v = b->get(k);
+        if (!(v >= -9.2e18 && v <= 9.2e18) || v != std::trunc(v))
+            fail(std::string(what) + " (input " + std::to_string(i) + ") holds " +
+                 std::to_string(v) + " at " + std::to_string(k) + ", which is not a whole number");
+        out.push_back(static_cast<std::int64_t>(v));
+    }
     return out;
 }
 
