@@ -876,6 +876,43 @@ std::vector<AllocPlacement> planAllocations(const TirFunc& f)
     return out;
 }
 
+std::vector<TensorRegion> blockReadRegions(const Expr& value, const OperationNode* self)
+{
+    return readRegions(value, self);
+}
+
+TirFunc replaceTensor(const TirFunc& f, const Tensor& from, const Tensor& to)
+{
+    // Allocations are the one place the mutator does not reach.
+    class WithAllocs : public ReplaceTensor {
+    public:
+        WithAllocs(const Tensor& a, const Tensor& b)
+            : ReplaceTensor(a, b, true, true), m_a(a), m_b(b)
+        {
+        }
+
+    protected:
+        Stmt visitBlock(const BlockNode* op, const Stmt& self) override
+        {
+            Stmt s = ReplaceTensor::visitBlock(op, self);
+            BlockNode b = *s.as<BlockNode>();
+            for (BlockAlloc& a : b.allocs)
+                if (a.tensor == m_a) a.tensor = m_b;
+            return makeBlock(std::move(b));
+        }
+
+    private:
+        Tensor m_a, m_b;
+    };
+    TirFunc out = f;
+    for (Tensor& t : out.params)
+        if (t == from) t = to;
+    for (BlockAlloc& a : out.allocs)
+        if (a.tensor == from) a.tensor = to;
+    out.body = WithAllocs(from, to).mutate(f.body);
+    return out;
+}
+
 TirFunc createPrimFunc(const std::vector<Tensor>& args, TirSpelling spelling)
 {
     TirFunc f;

@@ -28,6 +28,9 @@ enum class ExprKind {
     BoolOp,    // lhs op rhs; op is "and" or "or"
     Lambda,    // lambda params: value
     IfExp,     // items[0] if items[1] else items[2]  (parsed so it can be refused by name)
+    Starred,   // *value: in a call's arguments, a list or tuple, or an assignment target
+    Slice,     // lhs:rhs:value inside a subscript; each part may be null (a[1:], a[::2])
+    Dict,      // {k: v, ...}: items holds each key followed by its value
 };
 
 struct Expr;
@@ -65,18 +68,38 @@ struct Expr {
 
 enum class StmtKind {
     Import, // import x / from x import y: accepted and ignored
-    Assign, // targets[0] = targets[1] = ... = value (a target is a Name, Tuple or List of targets)
+    Assign, // targets[0] = targets[1] = ... = value (a target is a Name, Tuple or List of targets,
+            // one of them may be Starred)
     Expr,   // value
     Pass,   // pass
+    Return, // return [value]
+    For,    // for targets[0] in value: body
+    With,   // with value [as targets[0]]: body
+    Def,    // decorators; def name(params) [-> value]: body
+    Class,  // decorators; class name[(bases)]: body
+};
+
+// A parameter of a def: `A: T.Buffer((128, 128), "float32")`, `n=4`.
+struct Param {
+    std::string name;
+    SourceLoc loc;
+    ExprPtr annotation;   // null: none
+    ExprPtr defaultValue; // null: none
 };
 
 struct Stmt {
     StmtKind kind = StmtKind::Expr;
-    SourceLoc loc;   // first character of the statement
-    int endLine = 0; // last line the statement occupies (multi-line calls)
+    SourceLoc loc;   // first character of the statement (of its first decorator, if any)
+    int endLine = 0; // last line the statement occupies (multi-line calls, a block's body)
     std::vector<ExprPtr> targets;
     ExprPtr value;
-    std::string text; // the statement's source text, as the user wrote it
+    std::string text; // the statement's source text, as the user wrote it (a block's header line)
+    std::vector<Stmt> body;          // For, With, Def, Class
+    std::vector<ExprPtr> decorators; // Def, Class
+    std::string name;                // Def, Class
+    SourceLoc nameLoc;               // Def, Class
+    std::vector<Param> params;       // Def
+    std::vector<ExprPtr> bases;      // Class
 };
 
 // A comment, without the leading '#' and surrounding blanks.
@@ -104,9 +127,12 @@ struct ParseResult {
 // string literal it is text.
 inline constexpr const char* kEndOfScriptMarker = "# --- run in TVM ---";
 
-// Parses a TE script, up to a line that is kEndOfScriptMarker. Block statements (for, if, def,
-// with, ...) and other constructs outside the subset are reported by name at their location, never
-// skipped.
+// How deeply blocks may nest (a for in a with in a def ...): deeper is a diagnostic.
+constexpr int kMaxBlockDepth = 100;
+
+// Parses a script, up to a line that is kEndOfScriptMarker: TE declarations and schedules, and
+// TVMScript (decorated def and class, for, with, return). Other statements (if, while, try, ...)
+// and constructs outside the subset are reported by name at their location, never skipped.
 ParseResult parseScript(const std::string& source);
 
 } // namespace loopscope::ast

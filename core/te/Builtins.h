@@ -41,6 +41,7 @@ enum class BuiltinCall {
     MaxValue,
     MinValue,
     Cast,
+    TypedValue,   // T.float32(x), T.int8(x), ...: a constant of that type, or a cast to it
     LowerOrBuild, // tvm.lower, tvm.build
     Target,
 };

@@ -20,8 +20,19 @@ Value Evaluator::call(const ast::Expr& e)
     CallArgs args;
     args.loc = e.loc;
     args.function = calleeName(f, *e.value);
-    for (auto& a : e.items)
-        args.positional.push_back({argValue(*a), a->loc});
+    for (auto& a : e.items) {
+        if (a->kind != ExprKind::Starred) {
+            args.positional.push_back({argValue(*a), a->loc});
+            continue;
+        }
+        // f(*loops): each item of the sequence an argument of its own.
+        Value seq = eval(*a->value);
+        if (!seq.isSeq())
+            throw UserError(a->value->loc,
+                            "only a list or tuple can be unpacked with '*', not " + typeName(seq));
+        for (const Value& item : seq.items)
+            args.positional.push_back({item, a->loc});
+    }
     for (auto& k : e.keywords)
         args.keywords.push_back({k.name, {argValue(*k.value), k.value->loc}});
     if (f.kind == VKind::Builtin) return builtin(f.s, args);
@@ -234,6 +245,15 @@ Value Evaluator::builtin(const std::string& name, const CallArgs& c)
         return Value::ofExpr(
             makeCast(dtypeArg(b["dtype"]), toExpr(b["value"].value, b["value"].loc)));
     }
+    case BuiltinCall::TypedValue: {
+        Bound b(c, {{"x", true}});
+        const DataType t = *DataType::parse(fn->name);
+        const Value& x = b["x"].value;
+        if (x.isNumber() || x.kind == VKind::Bool)
+            return Value::ofExpr(
+                makeConst(t, x.kind == VKind::Float ? x.f : static_cast<double>(x.i)));
+        return Value::ofExpr(makeCast(t, toExpr(x, b["x"].loc)));
+    }
     case BuiltinCall::LowerOrBuild: return lowerOrBuild(name, c);
     case BuiltinCall::Target: {
         Bound b(c, {{"target", true}, {"host", false}});
@@ -241,7 +261,28 @@ Value Evaluator::builtin(const std::string& name, const CallArgs& c)
         checkTarget(t, b["target"].loc);
         return Value::named(VKind::Target, t);
     }
-    case BuiltinCall::Range:
+    case BuiltinCall::Range: {
+        // range(stop), range(start, stop[, step]): a list of integers, for a 'for' statement.
+        if (c.positional.empty() || c.positional.size() > 3 || !c.keywords.empty())
+            throw UserError(c.loc, "range(stop) or range(start, stop[, step])");
+        std::int64_t v[3] = {0, 0, 1};
+        for (std::size_t k = 0; k < c.positional.size(); ++k) {
+            if (c.positional[k].value.kind != VKind::Int)
+                throw UserError(c.positional[k].loc,
+                                "range() takes integers, not " + typeName(c.positional[k].value));
+            v[c.positional.size() == 1 ? 1 : k] = c.positional[k].value.i;
+        }
+        if (v[2] == 0) throw UserError(c.positional[2].loc, "range() step must not be zero");
+        constexpr std::int64_t kMaxRange = 4096;
+        std::vector<Value> items;
+        for (std::int64_t i = v[0]; v[2] > 0 ? i < v[1] : i > v[1]; i += v[2]) {
+            if (items.size() == kMaxRange)
+                throw UserError(c.loc, "range() of more than " + std::to_string(kMaxRange) +
+                                           " numbers is not supported");
+            items.push_back(Value::integer(i));
+        }
+        return Value::seq(VKind::List, std::move(items));
+    }
     case BuiltinCall::Len:
     case BuiltinCall::Int:
     case BuiltinCall::Float: {

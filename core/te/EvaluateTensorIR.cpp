@@ -90,21 +90,53 @@ Value Evaluator::createTirSchedule(const CallArgs& c)
                 {"error_render_level", false},
                 {"enable_check", false}});
     const Arg& a = b["mod"];
-    if (a.value.kind != VKind::PrimFunc)
-        throw UserError(a.loc, c.function + " takes a PrimFunc (te.create_prim_func([...])), not " +
+    Value fn = a.value;
+    if (fn.kind == VKind::IRModule) {
+        if (fn.items.size() != 1) {
+            std::string names;
+            for (const Value& f : fn.items)
+                names += (names.empty() ? "" : ", ") + f.s;
+            throw UserError(a.loc, "Loopscope schedules one function per module; '" + fn.s +
+                                       "' has " + std::to_string(fn.items.size()) + " (" + names +
+                                       "): schedule " + fn.s + "[\"NAME\"]");
+        }
+        fn = fn.items[0];
+    }
+    if (fn.kind != VKind::PrimFunc)
+        throw UserError(a.loc, c.function +
+                                   " takes a PrimFunc (te.create_prim_func([...]) or "
+                                   "@T.prim_func) or an @I.ir_module, not " +
                                    typeName(a.value));
     std::vector<Tensor> args, outs;
-    for (const Value& t : a.value.items) {
+    for (const Value& t : fn.items) {
         args.push_back(t.tensor);
         if (t.tensor->isCompute()) outs.push_back(t.tensor);
     }
     const TirSpelling spelling =
         c.function.find("s_tir") != std::string::npos ? TirSpelling::Tvm026 : TirSpelling::Tvm020;
+    TirFunc func;
+    if (fn.i > 0) {
+        const ScriptFunc& sf = m_scriptFuncs[static_cast<std::size_t>(fn.i - 1)];
+        const int wanted = spelling == TirSpelling::Tvm026 ? 2 : 1;
+        if (sf.spelling != 0 && sf.spelling != wanted)
+            throw UserError(a.loc,
+                            "'" + fn.s + "' is written in TVM " +
+                                (sf.spelling == 2 ? "v0.24-v0.26's spelling (T.sblock)"
+                                                  : "v0.20-v0.23's spelling (T.block)") +
+                                " at " + std::to_string(sf.spellingLoc.line) + ":" +
+                                std::to_string(sf.spellingLoc.col) + "; schedule it with " +
+                                (sf.spelling == 2 ? "tvm.s_tir.Schedule" : "tvm.tir.Schedule"));
+        func = sf.func;
+        func.spelling = spelling;
+    } else {
+        func = loopscope::createPrimFunc(args, spelling);
+    }
     const int var = addVariant(outs);
     Variant& v = m_program.variants[static_cast<std::size_t>(var)];
     v.args = args;
     v.argsFromScript = true;
-    v.snapshots.back().setTensorIR(loopscope::createPrimFunc(args, spelling));
+    v.funcName = func.name;
+    v.snapshots.back().setTensorIR(std::move(func));
     Value s;
     s.kind = VKind::TirSchedule;
     s.variant = var;

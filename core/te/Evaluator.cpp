@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <set>
 
 namespace loopscope {
@@ -150,7 +151,39 @@ void Evaluator::execute(const ast::Stmt& st)
             assign(*t, v);
         return;
     }
+    case ast::StmtKind::For: executeFor(st); return;
+    case ast::StmtKind::Def:
+    case ast::StmtKind::Class: bind(st.name, readTvmScript(st)); return;
+    case ast::StmtKind::With:
+        throw UserError(st.loc, "'with' blocks are read only inside a TVMScript function "
+                                "(@T.prim_func): T.block, T.sblock and T.init");
+    case ast::StmtKind::Return: throw UserError(st.loc, "'return' outside a function");
     }
+}
+
+// `for b in [b0, b1]: ...`: the body once per item of a list or tuple, each statement in turn
+// the one being evaluated (a step it makes is located at it).
+void Evaluator::executeFor(const ast::Stmt& st)
+{
+    Value seq = eval(*st.value);
+    if (seq.kind == VKind::Int || !seq.isSeq())
+        throw UserError(st.value->loc,
+                        "a 'for' statement goes over a list or tuple here (blocks, loops, "
+                        "names), not " +
+                            typeName(seq));
+    const ast::Stmt* outer = m_stmt;
+    constexpr std::int64_t kMaxIterations = 100000; // over the whole script
+    for (const Value& item : seq.items) {
+        if (++m_forIterations > kMaxIterations)
+            throw UserError(st.loc, "the script's 'for' statements run more than " +
+                                        std::to_string(kMaxIterations) + " times");
+        assign(*st.targets[0], item);
+        for (const ast::Stmt& inner : st.body) {
+            m_stmt = &inner;
+            execute(inner);
+        }
+    }
+    m_stmt = outer;
 }
 
 // A parameter takes its --set value if one is given; the first assignment is the one listed.
@@ -207,10 +240,34 @@ void Evaluator::assign(const ast::Expr& target, const Value& v)
         bind(target.name, v);
         return;
     }
+    if (target.kind == ExprKind::Subscript)
+        throw UserError(target.loc, "cannot assign to a subscript; only names (or tuples and lists "
+                                    "of names) can be assigned in a TE script");
     // Tuple or list unpacking.
     if (!v.isSeq()) {
         throw UserError(target.loc, "cannot unpack " + typeName(v) + " into " +
                                         std::to_string(target.items.size()) + " names");
+    }
+    // `i, *rest = loops`: the starred name takes what the others leave, as a list.
+    const auto star =
+        std::find_if(target.items.begin(), target.items.end(),
+                     [](const ast::ExprPtr& t) { return t->kind == ExprKind::Starred; });
+    if (star != target.items.end()) {
+        const std::size_t before = static_cast<std::size_t>(star - target.items.begin());
+        const std::size_t after = target.items.size() - before - 1;
+        if (v.items.size() < before + after)
+            throw UserError(target.loc, "cannot unpack " + std::to_string(v.items.size()) +
+                                            " values into at least " +
+                                            std::to_string(before + after) + " names");
+        for (std::size_t k = 0; k < before; ++k)
+            assign(*target.items[k], v.items[k]);
+        const std::size_t restEnd = v.items.size() - after;
+        assign(*(*star)->value,
+               Value::seq(VKind::List,
+                          std::vector<Value>(v.items.begin() + before, v.items.begin() + restEnd)));
+        for (std::size_t k = 0; k < after; ++k)
+            assign(*target.items[before + 1 + k], v.items[restEnd + k]);
+        return;
     }
     if (v.items.size() != target.items.size()) {
         throw UserError(target.loc, "cannot unpack " + std::to_string(v.items.size()) + " value" +
@@ -234,10 +291,28 @@ Value Evaluator::eval(const ast::Expr& e)
     case ExprKind::Tuple:
     case ExprKind::List: {
         std::vector<Value> items;
-        for (auto& it : e.items)
-            items.push_back(eval(*it));
+        for (auto& it : e.items) {
+            if (it->kind != ExprKind::Starred) {
+                items.push_back(eval(*it));
+                continue;
+            }
+            Value seq = eval(*it->value);
+            if (!seq.isSeq())
+                throw UserError(it->value->loc, "only a list or tuple can be unpacked with '*', "
+                                                "not " +
+                                                    typeName(seq));
+            items.insert(items.end(), seq.items.begin(), seq.items.end());
+        }
         return Value::seq(e.kind == ExprKind::Tuple ? VKind::Tuple : VKind::List, std::move(items));
     }
+    case ExprKind::Starred:
+        throw UserError(e.loc, "a starred expression ('*args') can only be an argument, an item "
+                               "of a list or tuple, or an assignment target");
+    case ExprKind::Slice:
+        throw UserError(e.loc, "a slice ('a[1:2]') can only index a list or tuple here");
+    case ExprKind::Dict:
+        throw UserError(e.loc, "a dict ('{...}') is read only in TVMScript (T.func_attr, "
+                               "T.block_attr)");
     case ExprKind::Attribute: return attribute(eval(*e.value), e);
     case ExprKind::Subscript: return subscript(e);
     case ExprKind::Call: return call(e);
@@ -426,10 +501,25 @@ Value Evaluator::subscript(const ast::Expr& e)
         }
         return Value::ofExpr(makeTensorLoad(obj.tensor, idx));
     }
+    if (obj.kind == VKind::IRModule) {
+        // Module["main"]: one of its functions.
+        if (e.items.size() != 1) throw UserError(loc, "a module is indexed by a function's name");
+        Value n = eval(*e.items[0]);
+        for (const Value& f : obj.items)
+            if (n.kind == VKind::Str && f.s == n.s) return f;
+        std::string names;
+        for (const Value& f : obj.items)
+            names += (names.empty() ? "" : ", ") + f.s;
+        throw UserError(e.items[0]->loc,
+                        "the module '" + obj.s + "' has no function " +
+                            (n.kind == VKind::Str ? "'" + n.s + "'" : typeName(n)) + " (it has " +
+                            names + ")");
+    }
     if (obj.isSeq()) {
         if (e.items.size() != 1)
             throw UserError(loc, "a " + std::string(obj.kind == VKind::List ? "list" : "tuple") +
                                      " takes one index");
+        if (e.items[0]->kind == ExprKind::Slice) return slice(obj, *e.items[0]);
         Value i = eval(*e.items[0]);
         if (i.kind != VKind::Int)
             throw UserError(e.items[0]->loc, "list index must be an integer, not " + typeName(i));
@@ -443,6 +533,41 @@ Value Evaluator::subscript(const ast::Expr& e)
         return obj.items[static_cast<std::size_t>(k)];
     }
     throw UserError(loc, typeName(obj) + " cannot be indexed");
+}
+
+// loops[1:], loops[:-1], loops[::2]: Python's slice of a list or tuple.
+Value Evaluator::slice(const Value& seq, const ast::Expr& s)
+{
+    const std::int64_t n = static_cast<std::int64_t>(seq.items.size());
+    auto part = [&](const ast::ExprPtr& p) -> std::optional<std::int64_t> {
+        if (!p) return std::nullopt;
+        Value v = eval(*p);
+        if (v.kind == VKind::None) return std::nullopt;
+        if (v.kind != VKind::Int)
+            throw UserError(p->loc, "slice indices must be integers, not " + typeName(v));
+        return v.i;
+    };
+    const std::int64_t step = part(s.value).value_or(1);
+    if (step == 0) throw UserError(s.value->loc, "slice step cannot be zero");
+    // Python's rule: a negative index counts from the end, then the index is clamped.
+    auto bound = [&](std::optional<std::int64_t> i, std::int64_t absent, std::int64_t lo,
+                     std::int64_t hi) {
+        if (!i) return absent;
+        return std::clamp(*i < 0 ? *i + n : *i, lo, hi);
+    };
+    std::vector<Value> out;
+    if (step > 0) {
+        const std::int64_t start = bound(part(s.lhs), 0, 0, n);
+        const std::int64_t stop = bound(part(s.rhs), n, 0, n);
+        for (std::int64_t i = start; i < stop; i += step)
+            out.push_back(seq.items[static_cast<std::size_t>(i)]);
+    } else {
+        const std::int64_t start = bound(part(s.lhs), n - 1, -1, n - 1);
+        const std::int64_t stop = bound(part(s.rhs), -1, -1, n - 1);
+        for (std::int64_t i = start; i > stop; i += step)
+            out.push_back(seq.items[static_cast<std::size_t>(i)]);
+    }
+    return Value::seq(seq.kind, std::move(out));
 }
 
 void Evaluator::recordNames(Variant& v)

@@ -5,6 +5,7 @@
 
 #include "ir/Analyzer.h"
 #include "ir/IRUtil.h"
+#include "ir/PrimFunc.h"
 #include "schedule/Primitives.h"
 #include "te/Ast.h"
 #include "te/Program.h"
@@ -41,12 +42,14 @@ enum class VKind {
     Target,
     Lambda,
     ThreadAxis,
-    PrimFunc,    // te.create_prim_func's function: its argument tensors (items)
+    PrimFunc,    // a function: its argument tensors (items); i > 0: m_scriptFuncs[i - 1], read
+                 // from TVMScript, named s
     TirSchedule, // a tir.Schedule: its variant
     TirBlock,    // a block handle: the block's name (s)
     TirLoop,     // a loop handle: the loop's variable (expr)
     TirModule,   // sch.mod
     TirTrace,    // sch.trace
+    IRModule,    // an @I.ir_module class: its functions (items, PrimFunc values), its name (s)
 };
 
 struct Value {
@@ -162,6 +165,7 @@ inline std::string typeName(const Value& v)
     case VKind::TirLoop: return "loop '" + v.expr.as<VarNode>()->name + "'";
     case VKind::TirModule: return "the schedule's module";
     case VKind::TirTrace: return "the schedule's trace";
+    case VKind::IRModule: return "module '" + v.s + "'";
     }
     return "a value";
 }
@@ -234,7 +238,11 @@ private:
 
 const std::set<std::string> kReducers = {"sum", "max", "min"};
 
+class TvmScriptReader;
+
 class Evaluator {
+    friend class TvmScriptReader;
+
 public:
     Evaluator(const std::map<std::string, std::int64_t>& overrides) : m_overrides(overrides) {}
 
@@ -246,6 +254,10 @@ private:
     // ---- statements ----
 
     void execute(const ast::Stmt& st);
+    void executeFor(const ast::Stmt& st);
+    // A decorated def (@T.prim_func) or class (@I.ir_module) of TVMScript
+    // (te/EvaluateTvmScript.cpp).
+    Value readTvmScript(const ast::Stmt& st);
 
     // A parameter takes its --set value if one is given; the first assignment is the one listed.
     void bindParameter(const ast::Expr& target, std::int64_t literal);
@@ -262,6 +274,7 @@ private:
     Value method(const Value& obj, const std::string& name);
     Value moduleAttribute(const std::string& mod, const std::string& a, SourceLoc loc);
     Value subscript(const ast::Expr& e);
+    Value slice(const Value& seq, const ast::Expr& s);
     Expr indexExpr(const Value& v, SourceLoc loc, const Tensor& t, std::size_t pos);
     Value unary(const ast::Expr& e);
     Value boolOp(const ast::Expr& e);
@@ -374,6 +387,15 @@ private:
     // were before it.
     void recordLeftAlone(const std::set<int>& pending);
     void finishVariants();
+    // A @T.prim_func as read: its function, where it starts, and its spelling (0: either,
+    // 1: v0.20-v0.23's T.block, 2: v0.24-v0.26's T.sblock, first seen at spellingLoc).
+    struct ScriptFunc {
+        TirFunc func;
+        SourceLoc loc;
+        int spelling = 0;
+        SourceLoc spellingLoc;
+    };
+    std::vector<ScriptFunc> m_scriptFuncs;
     const std::map<std::string, std::int64_t>& m_overrides;
     Program m_program;
     std::unordered_map<std::string, Value> m_env;
@@ -391,6 +413,7 @@ private:
     std::int64_t m_stageCopies = 0;
     std::set<int> m_lowered; // variants this statement lowers or builds
     bool m_inCompute = false;
+    std::int64_t m_forIterations = 0; // bodies of 'for' statements run so far
 };
 
 } // namespace loopscope::te_detail

@@ -187,8 +187,19 @@ Token Lexer::makeToken(TokenKind kind, std::size_t start, SourceLoc loc) const
     return token;
 }
 
+Token Lexer::dedent()
+{
+    --m_pendingDedents;
+    Token token;
+    token.kind = TokenKind::Dedent;
+    token.loc = token.end = here();
+    token.offset = token.endOffset = m_pos;
+    return token;
+}
+
 Token Lexer::next()
 {
+    if (m_pendingDedents > 0) return dedent();
     for (;;) {
         if (m_pos == m_lineStart) endAtMarkerLine();
         if (m_atLineStart) {
@@ -200,8 +211,32 @@ Token Lexer::next()
                 continue;
             }
             if (atEnd()) break;
-            if (m_pos != m_lineStart) throw UserError(here(), "unexpected indent");
             m_atLineStart = false;
+            // Python's indentation: a tab goes to the next multiple of 8 columns.
+            int width = 0;
+            for (std::size_t p = m_lineStart; p < m_pos; ++p)
+                width = m_src[p] == '\t' ? (width / 8 + 1) * 8 : width + 1;
+            if (width > m_indents.back()) {
+                if (!m_blockOpened) throw UserError(here(), "unexpected indent");
+                if (m_indents.size() > static_cast<std::size_t>(ast::kMaxBlockDepth))
+                    throw UserError(here(), "too many levels of indentation (at most " +
+                                                std::to_string(ast::kMaxBlockDepth) + ")");
+                m_indents.push_back(width);
+                m_blockOpened = false;
+                Token indent;
+                indent.kind = TokenKind::Indent;
+                indent.loc = indent.end = here();
+                indent.offset = indent.endOffset = m_pos;
+                return indent;
+            }
+            m_blockOpened = false;
+            while (width < m_indents.back()) {
+                m_indents.pop_back();
+                ++m_pendingDedents;
+            }
+            if (width != m_indents.back())
+                throw UserError(here(), "unindent does not match any outer indentation level");
+            if (m_pendingDedents > 0) return dedent();
         }
         skipBlanks();
         if (atEnd()) break;
@@ -226,6 +261,7 @@ Token Lexer::next()
             m_atLineStart = true;
             if (m_lineHasTokens) {
                 m_lineHasTokens = false;
+                m_blockOpened = m_lastIsColon;
                 Token newline;
                 newline.kind = TokenKind::Newline;
                 newline.loc = newline.end = m_lastEnd;
@@ -246,6 +282,7 @@ Token Lexer::next()
             token = lexOperator();
         }
         m_lineHasTokens = true;
+        m_lastIsColon = token.isOp(":");
         m_lastEnd = token.end;
         m_lastEndOffset = token.endOffset;
         return token;
@@ -254,6 +291,11 @@ Token Lexer::next()
     if (!m_brackets.empty()) {
         const OpenBracket& open = m_brackets.back();
         throw UserError(open.loc, std::string("'") + open.ch + "' was never closed");
+    }
+    if (!m_lineHasTokens && m_indents.size() > 1) {
+        m_pendingDedents = static_cast<int>(m_indents.size()) - 1;
+        m_indents.resize(1);
+        return dedent();
     }
     Token token;
     token.kind = m_lineHasTokens ? TokenKind::Newline : TokenKind::End;

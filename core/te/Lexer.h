@@ -21,6 +21,8 @@ enum class TokenKind {
     String,  // text holds the decoded value; adjacent literals stay separate tokens
     Op,      // operator or delimiter, e.g. "+", "//=", "(", ":=", "..."
     Newline, // end of a logical line (never inside brackets)
+    Indent,  // a line indented deeper than the one before, which ended with ':'
+    Dedent,  // one per indentation level that a line goes back out of
     End,     // end of the source
 };
 
@@ -38,10 +40,12 @@ struct Token {
     bool isKeyword(std::string_view kw) const { return kind == TokenKind::Keyword && text == kw; }
 };
 
-// Tokenizes top-level Python code only: an indented line outside brackets is an error. Lexing is
-// lazy so that a syntax error earlier in the file is found before a lexical one later in it.
-// The source ends at a line that is exactly ast::kEndOfScriptMarker (End is at that line's start).
-// Errors are thrown as UserError. The source must outlive the lexer.
+// Tokenizes Python code. Indentation is Python's: an Indent token where a line is indented deeper
+// after a line that ended with ':' (anywhere else an indented line is an error, "unexpected
+// indent"), a Dedent for each level a line goes back out of. Lexing is lazy so that a syntax error
+// earlier in the file is found before a lexical one later in it. The source ends at a line that is
+// exactly ast::kEndOfScriptMarker (End is at that line's start). Errors are thrown as UserError.
+// The source must outlive the lexer.
 class Lexer {
 public:
     explicit Lexer(std::string_view source);
@@ -73,6 +77,7 @@ private:
     Token lexString(std::size_t start, SourceLoc loc, bool raw);
     void lexEscape(std::string& out, bool raw);
     Token lexOperator();
+    Token dedent();
     std::string literalFrom(std::size_t start) const;
 
     std::string_view m_src;
@@ -85,6 +90,10 @@ private:
     SourceLoc m_lastEnd{1, 1};
     std::size_t m_lastEndOffset = 0;
     std::vector<OpenBracket> m_brackets;
+    std::vector<int> m_indents{0}; // the indentation widths of the open blocks
+    int m_pendingDedents = 0;
+    bool m_lastIsColon = false; // the last token was ':'
+    bool m_blockOpened = false; // the last logical line ended with ':'
     std::vector<ast::Comment> m_comments;
 };
 

@@ -25,23 +25,15 @@ std::string quoted(std::string_view text)
 // A statement keyword outside the subset, and what to tell the user instead.
 std::optional<std::string> refusedStatement(std::string_view keyword)
 {
-    const std::string loops = "; express loops with te.compute and schedule primitives";
-    if (keyword == "for" || keyword == "while")
-        return quoted(keyword) + " statements are not supported in a TE script" + loops;
+    if (keyword == "while")
+        return std::string("'while' statements are not supported in a TE script; express loops "
+                           "with te.compute and schedule primitives, or 'for' in TVMScript");
     if (keyword == "if" || keyword == "elif" || keyword == "else")
         return quoted(keyword) + " statements are not supported in a TE script; for a conditional "
-                                 "value inside te.compute use tvm.tir.if_then_else";
-    if (keyword == "def")
-        return std::string("'def' statements (function definitions) are not supported in a TE "
-                           "script; write the computation as a lambda inside te.compute");
-    if (keyword == "class")
-        return std::string("class definitions are not supported in a TE script");
+                                 "value use tvm.tir.if_then_else (T.if_then_else in TVMScript)";
     if (keyword == "try" || keyword == "except" || keyword == "finally")
         return quoted(keyword) + " statements are not supported in a TE script";
-    if (keyword == "return")
-        return std::string("'return' statements are not supported in a TE script: there is no "
-                           "function to return from");
-    for (std::string_view simple : {"with", "del", "global", "nonlocal", "assert", "raise", "break",
+    for (std::string_view simple : {"del", "global", "nonlocal", "assert", "raise", "break",
                                     "continue", "yield", "async", "await"}) {
         if (keyword == simple)
             return quoted(keyword) + " statements are not supported in a TE script";
@@ -109,6 +101,11 @@ private:
     std::string sourceText(std::size_t from) const;
 
     // Statements.
+    void parseLine(std::vector<Stmt>& out, int depth);
+    void parseSuite(Stmt& header, int depth);
+    Stmt parseCompound(int depth);
+    void parseParams(Stmt& def);
+    ExprPtr parseTargetList();
     Stmt parseStatement();
     void parseImport();
     void parseDottedName(const char* context);
@@ -117,6 +114,7 @@ private:
 
     // Expressions, loosest binding first.
     ExprPtr parseTestList();
+    ExprPtr parseStarOrTest();
     ExprPtr parseTest();
     ExprPtr parseLambda();
     ExprPtr parseOrTest();
@@ -133,6 +131,7 @@ private:
     ExprPtr parseAtom();
     ExprPtr parseParenthesized();
     ExprPtr parseList();
+    ExprPtr parseDict();
     void refuseComprehension(const char* what) const;
 
     std::string_view m_source;
@@ -240,6 +239,8 @@ std::string Parser::describe(const Token& token) const
     switch (token.kind) {
     case TokenKind::Newline: return "end of line";
     case TokenKind::End: return "end of file";
+    case TokenKind::Indent: return "an indented line";
+    case TokenKind::Dedent: return "the end of the block";
     case TokenKind::String: {
         std::string_view spelling = m_source.substr(token.offset, token.endOffset - token.offset);
         std::size_t cut = std::min(spelling.find_first_of("\r\n"), std::size_t{24});
@@ -269,7 +270,7 @@ std::string Parser::sourceText(std::size_t from) const
     return std::string(m_source.substr(from, m_prev.endOffset - from));
 }
 
-// module: (statement (';' statement)* [';'] NEWLINE)* END
+// module: line* END
 Module Parser::parseModule()
 {
     Module module;
@@ -278,18 +279,196 @@ Module Parser::parseModule()
             advance();
             continue;
         }
-        module.body.push_back(parseStatement());
-        if (isOp(";") || m_tok.kind == TokenKind::Newline) {
-            advance();
-        } else if (m_tok.kind != TokenKind::End) {
-            parseError("end of line");
-        }
+        parseLine(module.body, 0);
     }
     module.comments = m_lexer.comments();
     return module;
 }
 
-// statement: import_stmt | 'pass' | assignment | expression
+bool startsCompound(const Token& t)
+{
+    return t.isOp("@") || t.isKeyword("def") || t.isKeyword("class") || t.isKeyword("for") ||
+           t.isKeyword("with");
+}
+
+// line: compound_statement | statement (';' statement)* [';'] NEWLINE
+void Parser::parseLine(std::vector<Stmt>& out, int depth)
+{
+    if (startsCompound(m_tok)) {
+        out.push_back(parseCompound(depth));
+        return;
+    }
+    for (;;) {
+        out.push_back(parseStatement());
+        if (!isOp(";")) break;
+        advance();
+        if (m_tok.kind == TokenKind::Newline || m_tok.kind == TokenKind::End) break;
+    }
+    if (m_tok.kind == TokenKind::Newline)
+        advance();
+    else if (m_tok.kind != TokenKind::End)
+        parseError("end of line");
+}
+
+// suite: NEWLINE INDENT line+ DEDENT | statement (';' statement)* NEWLINE
+void Parser::parseSuite(Stmt& header, int depth)
+{
+    if (!isOp(":")) parseError("':'", "to begin the block of the '" + header.text + "' line");
+    advance();
+    if (depth >= kMaxBlockDepth)
+        throw UserError(header.loc,
+                        "blocks nested deeper than " + std::to_string(kMaxBlockDepth) + " levels");
+    if (m_tok.kind != TokenKind::Newline) {
+        if (startsCompound(m_tok))
+            throw UserError(m_tok.loc, "a block statement must start on a line of its own");
+        parseLine(header.body, depth + 1);
+        header.endLine = m_prev.end.line;
+        return;
+    }
+    advance();
+    if (m_tok.kind != TokenKind::Indent)
+        throw UserError(m_tok.loc, "expected an indented block after the line " +
+                                       std::to_string(header.loc.line));
+    advance();
+    while (m_tok.kind != TokenKind::Dedent && m_tok.kind != TokenKind::End) {
+        if (m_tok.kind == TokenKind::Newline) {
+            advance();
+            continue;
+        }
+        parseLine(header.body, depth + 1);
+    }
+    header.endLine = header.body.back().endLine;
+    if (m_tok.kind == TokenKind::Dedent) advance();
+}
+
+// compound_statement: decorator* (funcdef | classdef) | for_stmt | with_stmt
+// decorator: '@' test NEWLINE
+// funcdef: 'def' NAME '(' [params] ')' ['->' test] ':' suite
+// classdef: 'class' NAME ['(' [arguments] ')'] ':' suite
+// for_stmt: 'for' targetlist 'in' testlist ':' suite
+// with_stmt: 'with' test ['as' target] ':' suite
+Stmt Parser::parseCompound(int depth)
+{
+    Token first = m_tok;
+    Stmt stmt;
+    stmt.loc = first.loc;
+    while (isOp("@")) {
+        advance();
+        stmt.decorators.push_back(parseTest());
+        if (m_tok.kind != TokenKind::Newline) parseError("end of line", "after the decorator");
+        advance();
+        if (!isKeyword("def") && !isKeyword("class") && !isOp("@"))
+            parseError("'def' or 'class'", "after a decorator");
+    }
+    const std::size_t headerStart = m_tok.offset;
+    if (isKeyword("def") || isKeyword("class")) {
+        const bool isDef = isKeyword("def");
+        stmt.kind = isDef ? StmtKind::Def : StmtKind::Class;
+        advance();
+        if (m_tok.kind != TokenKind::Name)
+            parseError("a name", isDef ? "after 'def'" : "after 'class'");
+        stmt.name = m_tok.text;
+        stmt.nameLoc = m_tok.loc;
+        advance();
+        if (isDef) {
+            parseParams(stmt);
+            if (isOp("->")) {
+                advance();
+                stmt.value = parseTest();
+            }
+        } else if (isOp("(")) {
+            Token open = m_tok;
+            advance();
+            while (canStartExpression()) {
+                stmt.bases.push_back(parseTest());
+                if (!isOp(",")) break;
+                advance();
+            }
+            expectClose(")", open);
+        }
+    } else if (isKeyword("for")) {
+        stmt.kind = StmtKind::For;
+        advance();
+        stmt.targets.push_back(parseTargetList());
+        checkTarget(*stmt.targets.back());
+        if (!isKeyword("in")) parseError("'in'", "in the 'for' statement");
+        advance();
+        stmt.value = parseTestList();
+    } else {
+        stmt.kind = StmtKind::With;
+        advance();
+        stmt.value = parseTest();
+        if (isKeyword("as")) {
+            advance();
+            stmt.targets.push_back(parseTargetList());
+            checkTarget(*stmt.targets.back());
+        }
+        if (isOp(","))
+            throw UserError(m_tok.loc, "one context manager per 'with' statement: nest them");
+    }
+    stmt.text = std::string(m_source.substr(headerStart, m_prev.endOffset - headerStart));
+    parseSuite(stmt, depth);
+    return stmt;
+}
+
+// params: param (',' param)* [',']
+// param: NAME [':' test] ['=' test]     -- '*', '**' and '/' are refused
+void Parser::parseParams(Stmt& def)
+{
+    if (!isOp("(")) parseError("'('", "after the function's name");
+    Token open = m_tok;
+    advance();
+    while (!isOp(")")) {
+        if (isOp("*") || isOp("**") || isOp("/"))
+            throw UserError(m_tok.loc, "parameters like '*args', '**kwargs' and '/' are not "
+                                       "supported in a TE script");
+        if (m_tok.kind != TokenKind::Name) parseError("a parameter name");
+        Param p;
+        p.name = m_tok.text;
+        p.loc = m_tok.loc;
+        for (const Param& q : def.params)
+            if (q.name == p.name)
+                throw UserError(p.loc, "the parameter " + quoted(p.name) + " is repeated");
+        advance();
+        if (isOp(":")) {
+            advance();
+            p.annotation = parseTest();
+        }
+        if (isOp("=")) {
+            advance();
+            p.defaultValue = parseTest();
+        }
+        def.params.push_back(std::move(p));
+        if (!isOp(",")) break;
+        advance();
+    }
+    expectClose(")", open);
+}
+
+// targetlist: target (',' target)* [',']    target: ['*'] primary
+ExprPtr Parser::parseTargetList()
+{
+    SourceLoc start = m_tok.loc;
+    auto item = [this]() -> ExprPtr {
+        if (!isOp("*")) return parsePrimary();
+        auto star = makeExpr(ExprKind::Starred, m_tok.loc);
+        advance();
+        star->value = parsePrimary();
+        return seal(star);
+    };
+    ExprPtr first = item();
+    if (!isOp(",")) return first;
+    auto tuple = makeExpr(ExprKind::Tuple, start);
+    tuple->items.push_back(first);
+    while (isOp(",")) {
+        advance();
+        if (isKeyword("in") || isOp("=")) break;
+        tuple->items.push_back(item());
+    }
+    return seal(tuple);
+}
+
+// statement: import_stmt | 'pass' | 'return' [testlist] | assignment | expression
 Stmt Parser::parseStatement()
 {
     Token first = m_tok;
@@ -301,11 +480,13 @@ Stmt Parser::parseStatement()
     } else if (isKeyword("pass")) {
         stmt.kind = StmtKind::Pass;
         advance();
+    } else if (isKeyword("return")) {
+        stmt.kind = StmtKind::Return;
+        advance();
+        if (canStartExpression()) stmt.value = parseTestList();
     } else if (auto refusal =
                    first.kind == TokenKind::Keyword ? refusedStatement(first.text) : std::nullopt) {
         throw UserError(first.loc, *refusal);
-    } else if (isOp("@")) {
-        throw UserError(first.loc, "decorators ('@...') are not supported in a TE script");
     } else {
         parseAssignmentOrExpression(stmt);
     }
@@ -414,31 +595,56 @@ void Parser::parseAssignmentOrExpression(Stmt& stmt)
 
 void Parser::checkTarget(const Expr& target) const
 {
-    if (target.kind == ExprKind::Name) return;
+    // A subscript (`Y[vi, vj] = ...`) is TVMScript's store; a TE script refuses it when it runs.
+    if (target.kind == ExprKind::Name || target.kind == ExprKind::Subscript) return;
     if (target.kind == ExprKind::Tuple || target.kind == ExprKind::List) {
-        for (const ExprPtr& item : target.items)
+        const Expr* starred = nullptr;
+        for (const ExprPtr& item : target.items) {
+            if (item->kind == ExprKind::Starred) {
+                if (starred)
+                    throw UserError(item->loc, "only one starred name ('*rest') per assignment");
+                starred = item.get();
+                checkTarget(*item->value);
+                continue;
+            }
             checkTarget(*item);
+        }
         return;
     }
+    if (target.kind == ExprKind::Starred)
+        throw UserError(target.loc, "a starred assignment target must be in a tuple or list: "
+                                    "write '" +
+                                        std::string("*name,") + "'");
     throw UserError(target.loc, "cannot assign to " + targetDescription(target) +
                                     "; only names (or tuples and lists of names) can be "
                                     "assigned in a TE script");
 }
 
-// testlist: test (',' test)* [',']    -- a bare Tuple when there is a comma
+// testlist: star_or_test (',' star_or_test)* [',']    -- a bare Tuple when there is a comma
 ExprPtr Parser::parseTestList()
 {
     SourceLoc start = m_tok.loc;
-    ExprPtr first = parseTest();
+    ExprPtr first = parseStarOrTest();
     if (!isOp(",")) return first;
     auto tuple = makeExpr(ExprKind::Tuple, start);
     tuple->items.push_back(first);
     while (isOp(",")) {
         advance();
         if (!canStartExpression()) break;
-        tuple->items.push_back(parseTest());
+        tuple->items.push_back(parseStarOrTest());
     }
     return seal(tuple);
+}
+
+// star_or_test: '*' or_test | test
+ExprPtr Parser::parseStarOrTest()
+{
+    if (!isOp("*")) return parseTest();
+    Nested nested(*this);
+    auto star = makeExpr(ExprKind::Starred, m_tok.loc);
+    advance();
+    star->value = parseOrTest();
+    return seal(star);
 }
 
 // test: lambdef | or_test ['if' or_test 'else' test]
@@ -641,7 +847,10 @@ ExprPtr Parser::parseCall(SourceLoc start, ExprPtr callee)
     call->value = std::move(callee);
     advance();
     while (canStartExpression()) {
-        ExprPtr arg = parseTest();
+        if (isOp("**"))
+            throw UserError(m_tok.loc,
+                            "'**' unpacking ('**kwargs') is not supported in a TE script");
+        ExprPtr arg = parseStarOrTest();
         if (isKeyword("for")) refuseComprehension("generator expressions");
         if (isOp("=")) {
             if (arg->kind != ExprKind::Name)
@@ -666,7 +875,8 @@ ExprPtr Parser::parseCall(SourceLoc start, ExprPtr callee)
     return seal(call);
 }
 
-// subscripts: test (',' test)* [',']    -- slices are refused
+// subscripts: subscript (',' subscript)* [',']
+// subscript: test | [test] ':' [test] [':' [test]]
 ExprPtr Parser::parseSubscript(SourceLoc start, ExprPtr value)
 {
     Token open = m_tok;
@@ -674,16 +884,24 @@ ExprPtr Parser::parseSubscript(SourceLoc start, ExprPtr value)
     subscript->opLoc = open.loc;
     subscript->value = std::move(value);
     advance();
-    auto refuseSlice = [this] {
-        if (isOp(":"))
-            throw UserError(m_tok.loc, "slices ('a[1:2]') are not supported in a TE script; index "
-                                       "with one expression per dimension");
-    };
     if (isOp("]")) parseError("an index", "inside '[]'");
+    auto endOfPart = [this] { return isOp(":") || isOp(",") || isOp("]"); };
     for (;;) {
-        refuseSlice();
-        subscript->items.push_back(parseTest());
-        refuseSlice();
+        SourceLoc loc = m_tok.loc;
+        ExprPtr first = isOp(":") ? nullptr : parseTest();
+        if (isOp(":")) {
+            auto slice = makeExpr(ExprKind::Slice, loc);
+            slice->opLoc = m_tok.loc;
+            slice->lhs = first;
+            advance();
+            if (!endOfPart()) slice->rhs = parseTest();
+            if (isOp(":")) {
+                advance();
+                if (!endOfPart()) slice->value = parseTest();
+            }
+            first = seal(slice);
+        }
+        subscript->items.push_back(first);
         if (!isOp(",")) break;
         advance();
         if (isOp("]")) break;
@@ -742,12 +960,10 @@ ExprPtr Parser::parseAtom()
     case TokenKind::Op:
         if (isOp("(")) return parseParenthesized();
         if (isOp("[")) return parseList();
-        if (isOp("{"))
-            throw UserError(loc, "dict and set literals ('{...}') are not supported in a TE "
-                                 "script");
+        if (isOp("{")) return parseDict();
         if (isOp("*"))
-            throw UserError(loc, "starred expressions ('*args') are not supported in a TE "
-                                 "script");
+            throw UserError(loc, "a starred expression ('*args') can only be an argument, an "
+                                 "item of a list or tuple, or an assignment target");
         if (isOp("**"))
             throw UserError(loc, "'**' unpacking ('**kwargs') is not supported in a TE script");
         if (isOp("...")) throw UserError(loc, "'...' (Ellipsis) is not supported in a TE script");
@@ -768,9 +984,12 @@ ExprPtr Parser::parseParenthesized()
         advance();
         return seal(tuple);
     }
-    ExprPtr first = parseTest();
+    ExprPtr first = parseStarOrTest();
     if (isKeyword("for")) refuseComprehension("generator expressions");
     if (!isOp(",")) {
+        if (first->kind == ExprKind::Starred)
+            throw UserError(first->loc, "a starred expression in parentheses needs a comma: "
+                                        "'(*a,)'");
         expectClose(")", open);
         return first;
     }
@@ -778,7 +997,7 @@ ExprPtr Parser::parseParenthesized()
     while (isOp(",")) {
         advance();
         if (!canStartExpression()) break;
-        tuple->items.push_back(parseTest());
+        tuple->items.push_back(parseStarOrTest());
     }
     expectClose(")", open);
     return seal(tuple);
@@ -791,13 +1010,36 @@ ExprPtr Parser::parseList()
     advance();
     auto list = makeExpr(ExprKind::List, open.loc);
     while (canStartExpression()) {
-        list->items.push_back(parseTest());
+        list->items.push_back(parseStarOrTest());
         if (list->items.size() == 1 && isKeyword("for")) refuseComprehension("list comprehensions");
         if (!isOp(",")) break;
         advance();
     }
     expectClose("]", open);
     return seal(list);
+}
+
+// '{' [test ':' test (',' test ':' test)* [',']] '}'    -- sets are refused
+ExprPtr Parser::parseDict()
+{
+    Token open = m_tok;
+    advance();
+    auto dict = makeExpr(ExprKind::Dict, open.loc);
+    while (canStartExpression()) {
+        if (isOp("*") || isOp("**"))
+            throw UserError(m_tok.loc, "unpacking inside '{...}' is not supported in a TE script");
+        dict->items.push_back(parseTest());
+        if (isKeyword("for")) refuseComprehension("dict comprehensions");
+        if (!isOp(":"))
+            throw UserError(m_tok.loc, "set literals are not supported in a TE script; a dict "
+                                       "needs 'key: value'");
+        advance();
+        dict->items.push_back(parseTest());
+        if (!isOp(",")) break;
+        advance();
+    }
+    expectClose("}", open);
+    return seal(dict);
 }
 
 void Parser::refuseComprehension(const char* what) const

@@ -20,6 +20,8 @@ std::string kindName(TokenKind k)
     case TokenKind::String: return "String";
     case TokenKind::Op: return "Op";
     case TokenKind::Newline: return "Newline";
+    case TokenKind::Indent: return "Indent";
+    case TokenKind::Dedent: return "Dedent";
     case TokenKind::End: return "End";
     }
     return "?";
@@ -32,7 +34,9 @@ std::string summary(std::string_view source)
     for (const Token& t : tokenize(source)) {
         if (!out.empty()) out += " ";
         out += kindName(t.kind);
-        if (t.kind != TokenKind::Newline && t.kind != TokenKind::End) out += ":" + t.text;
+        if (t.kind != TokenKind::Newline && t.kind != TokenKind::End &&
+            t.kind != TokenKind::Indent && t.kind != TokenKind::Dedent)
+            out += ":" + t.text;
     }
     return out;
 }

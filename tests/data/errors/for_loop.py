@@ -1,5 +1,5 @@
-# expect: 4: 'for' statements are not supported
+# expect: 4: a 'for' statement goes over a list or tuple
 import tvm
 from tvm import te
-for i in range(4):
+for i in 4:
     pass
