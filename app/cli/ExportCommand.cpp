@@ -18,9 +18,10 @@ namespace loopscope::cli {
 namespace {
 
 struct ExportArgs : Options {
-    std::string format; // --format tvm, c, llvm, asm or obj
-    std::string output; // -o OUT
-    bool lines = false; // --lines
+    std::string format;     // --format tvm, c, llvm, asm or obj
+    std::string output;     // -o OUT
+    bool lines = false;     // --lines
+    std::string tvmRelease; // --tvm 0.17 ... 0.26
 };
 
 // A kernel bundle: what the GPU runner alone needs to run, check and time a GPU variant on
@@ -87,6 +88,9 @@ int exportVariant(ExportArgs& o)
     options.sourceName = std::filesystem::path(o.file).filename().string();
     options.symbols = o.symbols;
     options.lineInfo = o.lines;
+    options.tvmRelease = o.tvmRelease;
+    if (!o.tvmRelease.empty() && o.format != "tvm")
+        std::cerr << "loopscope-cli: note: --tvm is for --format tvm\n";
     if (o.lines && (o.format == "tvm" || o.format == "c"))
         std::cerr << "loopscope-cli: note: --lines is for llvm, asm and obj\n";
     if (o.format == "c" && !o.target.empty())
@@ -142,24 +146,31 @@ int exportVariant(ExportArgs& o)
 int commandExport(int argc, char** argv)
 {
     ExportArgs o;
-    parseCommand(argc, argv, o,
-                 join({scriptOptions(o),
-                       {{"--format", "", true, [&](const std::string& v) { o.format = v; }},
-                        {"--lines", "", false, [&](const std::string&) { o.lines = true; }},
-                        {"--output", "-o", true, [&](const std::string& v) { o.output = v; }},
-                        {"--target", "", true, [&](const std::string& v) {
-                             o.target = v;
-                             std::string why;
-                             if (isGpuTarget(o.target) && !parseGpuTarget(o.target, &why))
-                                 throw UsageError("--target '" + o.target + "': " + why, false);
-                             if (o.target.rfind("llvm", 0) != 0 && !isGpuTarget(o.target))
-                                 throw UsageError(
-                                     "--target '" + o.target +
-                                         "' is not supported: Loopscope generates code for "
-                                         "CPUs (\"llvm ...\") and NVIDIA GPUs (\"cuda "
-                                         "-arch=sm_80\", \"nvptx -mcpu=sm_80\")",
-                                     false);
-                         }}}}));
+    parseCommand(
+        argc, argv, o,
+        join({scriptOptions(o),
+              {{"--format", "", true, [&](const std::string& v) { o.format = v; }},
+               {"--tvm", "", true,
+                [&](const std::string& v) {
+                    if (!isTvmRelease(v))
+                        throw UsageError("--tvm '" + v + "': a TVM release from 0.17 to 0.26",
+                                         false);
+                    o.tvmRelease = v;
+                }},
+               {"--lines", "", false, [&](const std::string&) { o.lines = true; }},
+               {"--output", "-o", true, [&](const std::string& v) { o.output = v; }},
+               {"--target", "", true, [&](const std::string& v) {
+                    o.target = v;
+                    std::string why;
+                    if (isGpuTarget(o.target) && !parseGpuTarget(o.target, &why))
+                        throw UsageError("--target '" + o.target + "': " + why, false);
+                    if (o.target.rfind("llvm", 0) != 0 && !isGpuTarget(o.target))
+                        throw UsageError("--target '" + o.target +
+                                             "' is not supported: Loopscope generates code for "
+                                             "CPUs (\"llvm ...\") and NVIDIA GPUs (\"cuda "
+                                             "-arch=sm_80\", \"nvptx -mcpu=sm_80\")",
+                                         false);
+                }}}}));
     if (o.variants.size() > 1)
         throw UsageError("export writes one variant: give one --variant NAME");
     if (o.format.empty())

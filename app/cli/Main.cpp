@@ -94,7 +94,7 @@ const CommandHelp kCommands[] = {
     {"export",
      "  export FILE [--variant NAME] --format tvm|c|llvm|asm|obj|ptx|cuda|bundle [-o OUT]\n"
      "         [--set P=V ...] [--target \"llvm -mcpu=CPU -mattr=+F,...\"|\"cuda -arch=sm_XX\"]\n"
-     "         [--lines]\n"
+     "         [--lines] [--tvm 0.17..0.26]\n"
      "         write one variant (a script's only one needs no --variant) as a standalone TVM\n"
      "         script, C source, LLVM IR, assembly or an object file (obj needs -o and also\n"
      "         writes OUT's .h); text goes to stdout without -o. LLVM IR, assembly and objects\n"
@@ -102,7 +102,10 @@ const CommandHelp kCommands[] = {
      "         the host's; --target overrides it (and is the TVM script's build target);\n"
      "         --lines adds line info pointing at the lines `lower` prints (.loc in assembly)\n"
      "         A GPU schedule's kernels: ptx (through LLVM's NVPTX for the architecture of\n"
-     "         --target or the variant's, else sm_50) or cuda (CUDA C, as TVM prints it)\n"},
+     "         --target or the variant's, else sm_50) or cuda (CUDA C, as TVM prints it)\n"
+     "         --tvm: the TVM release the script runs in: 0.17 (the default) writes a TE\n"
+     "         schedule; 0.20 to 0.26 write a tir.Schedule variant as TVMScript and its trace,\n"
+     "         in v0.20-v0.23's spelling or v0.24-v0.26's\n"},
 };
 
 const char* kUsageHead = "usage: loopscope-cli COMMAND FILE [options]\n"

@@ -5,6 +5,7 @@
 #include "export/CSource.h"
 #include "export/CudaSource.h"
 #include "export/TvmScript.h"
+#include "export/TvmTensorIR.h"
 #include "lower/Lower.h"
 #include "lower/gpu/ThreadAllreduce.h"
 #include "lower/gpu/ThreadSync.h"
@@ -15,6 +16,13 @@
 
 namespace loopscope {
 
+bool isTvmRelease(const std::string& release)
+{
+    for (int minor = 17; minor <= 26; ++minor)
+        if (release == "0." + std::to_string(minor)) return true;
+    return false;
+}
+
 ExportResult exportVariant(const std::string& scriptText, const Program& program,
                            const Variant& variant, const ExportOptions& options)
 {
@@ -22,18 +30,35 @@ ExportResult exportVariant(const std::string& scriptText, const Program& program
     ExportResult out;
     out.function = exportedFunctionName(variant);
     if (format == "tvm") {
-        if (variant.snapshots.front().tensorIR())
+        const std::string release = options.tvmRelease.empty() ? "0.17" : options.tvmRelease;
+        const int minor = std::stoi(release.substr(2));
+        out.suffix = ".py";
+        if (variant.snapshots.front().tensorIR()) {
+            if (minor < 20)
+                throw UserError(variant.loc,
+                                "variant '" + variant.name +
+                                    "' is scheduled with tir.Schedule: export it for TVM 0.20 "
+                                    "or later (--tvm 0.20, --tvm 0.26)");
+            TvmTensorIRExport tir;
+            tir.source = options.sourceName;
+            tir.release = release;
+            tir.spelling = minor >= 24 ? TirSpelling::Tvm026 : TirSpelling::Tvm020;
+            tir.target = options.target;
+            out.text = exportTensorIRScript(program, variant, tir);
+            return out;
+        }
+        if (minor >= 20)
             throw UserError(variant.loc,
                             "variant '" + variant.name +
-                                "' is scheduled with tir.Schedule: exporting TensorIR as TVM "
-                                "source is not supported yet (its C, LLVM IR, assembly and "
-                                "object code export)");
+                                "' is a TE schedule, which TVM removed in v0.20; writing its "
+                                "steps as tir.Schedule calls is not supported yet: export it "
+                                "for TVM 0.17 (--tvm 0.17), or schedule "
+                                "te.create_prim_func(...) with tir.Schedule in the script");
         TvmScriptOptions tvm;
         tvm.source = options.sourceName;
         tvm.symbols = options.symbols;
         tvm.target = options.target;
         out.text = exportTvmScript(scriptText, program, variant, tvm);
-        out.suffix = ".py";
         return out;
     }
     if (format != "c" && format != "llvm" && format != "asm" && format != "obj" &&

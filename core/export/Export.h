@@ -17,6 +17,10 @@ struct ExportOptions {
     std::string sourceName; // the script's file name, named in the exported text
     std::map<std::string, std::int64_t> symbols; // values of symbolic sizes (tvm format)
     int step = -1; // the variant's step (-1: after its last); not for tvm
+    // tvm: the release the script is for, "0.17" to "0.26" (empty: 0.17). Up to 0.19 a TE
+    // variant's te.create_schedule form; from 0.20 a TensorIR variant's TVMScript and trace, in
+    // v0.20-v0.23's spelling or v0.24-v0.26's.
+    std::string tvmRelease;
     // LLVM IR, assembly and objects carry line info pointing at lines of the variant's printed
     // TIR (`lower`'s text): !dbg locations, `.loc 1 LINE` directives, a DWARF line table.
     bool lineInfo = false;
@@ -32,6 +36,9 @@ struct ExportResult {
 
 // The formats, in the order the command-line tool lists them.
 inline constexpr const char* kExportFormats[] = {"tvm", "c", "llvm", "asm", "obj", "ptx", "cuda"};
+
+// The TVM releases `--tvm` names: 0.17 to 0.26.
+bool isTvmRelease(const std::string& release);
 
 // Throws UserError for a problem of the script (located), CodegenError when the target is not one
 // code can be generated for or the variant cannot be expressed in the format, and

@@ -1139,23 +1139,81 @@ TirFunc tirReorder(const TirFunc& f, const std::vector<Var>& loops)
     return rewriteLoop(f, top->var, 0, [&](const ForNode*) { return body; });
 }
 
+namespace {
+
+// TVM's CheckSubtreeCompactDataflow (s_tir/schedule/analysis/analysis.cc): every block under a
+// loop to be parallelized, vectorized or bound is a complete block (spatial variables only, the
+// only writer of what it writes there, reading none of it) or a reduction block (a T.init, the
+// only writer there, its reduction variables not indexing what it writes).
+void checkCompactDataflow(const ForNode* loop, const std::string& primitive)
+{
+    std::vector<const BlockNode*> blocks;
+    collectBlocks(loop->body, &blocks);
+    auto onlyWriter = [&](const BlockNode* b) {
+        for (const BlockNode* other : blocks) {
+            if (other == b) continue;
+            for (const TensorRegion& w : b->writes)
+                for (const TensorRegion& o : other->writes)
+                    if (w.tensor == o.tensor) return other;
+        }
+        return static_cast<const BlockNode*>(nullptr);
+    };
+    for (const BlockNode* b : blocks) {
+        const BlockNode* alsoWrites = onlyWriter(b);
+        std::string complete, reduction;
+        for (const BlockIter& it : b->iters)
+            if (it.kind == BlockIterKind::Reduce && complete.empty())
+                complete = "its variable '" + it.var.name() + "' is a reduction's";
+        if (complete.empty() && alsoWrites)
+            complete = "'" + alsoWrites->name + "' writes what it writes";
+        for (const TensorRegion& r : b->reads)
+            for (const TensorRegion& w : b->writes)
+                if (complete.empty() && r.tensor == w.tensor)
+                    complete = "it reads '" + r.tensor->name + "', which it writes";
+        if (!b->init.defined())
+            reduction = "it has no T.init";
+        else if (alsoWrites)
+            reduction = "'" + alsoWrites->name + "' writes what it writes";
+        if (complete.empty() || reduction.empty()) continue;
+        throw ScheduleError("the loop '" + loop->var.name() + "' cannot be made " + primitive +
+                                ": its block '" + b->name + "' is neither a complete block (" +
+                                complete + ") nor a reduction block (" + reduction +
+                                "), as TVM requires of every block under it (decompose the "
+                                "reduction after this step)",
+                            0);
+    }
+}
+
+} // namespace
+
 TirFunc tirSetKind(const TirFunc& f, const Var& loop, ForKind kind, const std::string& thread)
 {
     const ForNode* l = &loopOf(f, loop, 0);
-    if (kind == ForKind::Parallel || kind == ForKind::Vectorized) {
-        // TVM refuses a loop a reduction variable is bound to (tir/schedule/primitive/
-        // for_kind.cc, CheckLoopParallelizableInBlock).
+    if (kind == ForKind::Parallel || kind == ForKind::Vectorized ||
+        kind == ForKind::ThreadBinding) {
+        const char* name = kind == ForKind::Parallel     ? "parallel"
+                           : kind == ForKind::Vectorized ? "vectorized"
+                                                         : "bound to a thread";
+        checkCompactDataflow(l, name);
+        // TVM refuses a loop a reduction variable is bound to, but for a cross-thread reduction
+        // (tir/schedule/primitive/for_kind.cc, CheckLoopParallelizableInBlock).
+        const bool crossThread =
+            kind == ForKind::ThreadBinding && thread.rfind("threadIdx.", 0) == 0;
         std::vector<const BlockNode*> blocks;
         collectBlocks(l->body, &blocks);
         for (const BlockNode* b : blocks)
             for (const BlockIter& it : b->iters)
-                if (it.kind == BlockIterKind::Reduce && usesVar(it.binding, l->var.get()))
+                if (it.kind == BlockIterKind::Reduce && !crossThread &&
+                    usesVar(it.binding, l->var.get()))
                     throw ScheduleError(std::string("the loop '") + loop.name() +
                                             "' is bound to the reduction "
                                             "variable '" +
                                             it.var.name() + "' of block '" + b->name +
-                                            "': only loops of spatial variables can be " +
-                                            (kind == ForKind::Parallel ? "parallel" : "vectorized"),
+                                            "': only loops of spatial variables can be " + name +
+                                            (kind == ForKind::ThreadBinding
+                                                 ? " other than threadIdx (a cross-thread "
+                                                   "reduction)"
+                                                 : ""),
                                         0);
     }
     return rewriteLoop(f, loop, 0, [&](const ForNode* op) {

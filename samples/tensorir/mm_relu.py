@@ -40,9 +40,9 @@ j0, j1 = sch.split(j, factors=[None, 16])
 sch.reorder(i, j0, k, j1)
 block_C = sch.get_block("C")
 sch.reverse_compute_at(block_C, j0)
-init = sch.decompose_reduction(block_Y, k)
 sch.parallel(i)
 sch.vectorize(j1)
+init = sch.decompose_reduction(block_Y, k)
 sch.mod.show()
 
 # variant: today's spelling

@@ -215,3 +215,80 @@ TEST(TvmScript, SymbolicSizesTakeTheirRunValue)
 }
 
 } // namespace
+
+#include "export/Export.h"
+
+namespace {
+
+// A TensorIR variant exported for TVM 0.20 or 0.26 is TVMScript plus the trace: read back by
+// Loopscope it schedules to the same loop nest in the release's spelling, and the TVM part
+// builds with that release's API. (scripts/tvm-export-check.sh runs the exports in TVM itself;
+// tests/data/tvm-export/RESULTS.txt is what it printed.)
+TEST(TensorIRExport, EachReleaseGetsItsSpellingAndTheSameLoopNest)
+{
+    const fs::path root(LOOPSCOPE_SOURCE_DIR);
+    for (const char* script : {"samples/tensorir/mm_relu.py", "samples/tensorir/mm_relu_module.py",
+                               "tests/data/tvm-tir/row_sum_rfactor.py"}) {
+        const std::string text = readSourceFile((root / script).string());
+        EvalResult r = evaluateScript(text);
+        ASSERT_TRUE(r.ok) << script << ": " << r.error.message;
+        for (const Variant& v : r.program.variants) {
+            for (const auto& [release, spelling] :
+                 {std::pair{"0.20", TirSpelling::Tvm020}, std::pair{"0.26", TirSpelling::Tvm026}}) {
+                SCOPED_TRACE(std::string(script) + " [" + v.name + "] for TVM " + release);
+                ExportOptions o;
+                o.format = "tvm";
+                o.tvmRelease = release;
+                const std::string out = exportVariant(text, r.program, v, o).text;
+                const bool s26 = spelling == TirSpelling::Tvm026;
+                EXPECT_NE(out.find(s26 ? "tvm.s_tir.Schedule(Module)" : "tvm.tir.Schedule(Module)"),
+                          std::string::npos);
+                EXPECT_NE(out.find(s26 ? "lib = tvm.tirx.build(" : "lib = tvm.tir.build("),
+                          std::string::npos);
+                EXPECT_EQ(out.find(s26 ? "get_block(" : "get_sblock("), std::string::npos);
+                EvalResult back = evaluateScript(beforeMarker(out));
+                ASSERT_TRUE(back.ok) << back.error.loc.line << ": " << back.error.message << "\n"
+                                     << out;
+                ASSERT_EQ(back.program.variants.size(), 1u);
+                const TirFunc* mine = v.schedule().tensorIR();
+                const TirFunc* theirs = back.program.variants[0].schedule().tensorIR();
+                ASSERT_TRUE(mine && theirs);
+                // The same loop nest; names of te.create_prim_func's variables as TVM prints them.
+                EXPECT_EQ(printTensorIR(*theirs, spelling), printTensorIR(*mine, spelling));
+            }
+        }
+    }
+}
+
+TEST(TensorIRExport, ATeScheduleIsRefusedForTodaysTvmAndATensorIRoneFor017)
+{
+    const fs::path root(LOOPSCOPE_SOURCE_DIR);
+    const std::string te = readSourceFile((root / "samples/add_relu.py").string());
+    EvalResult r = evaluateScript(te);
+    ASSERT_TRUE(r.ok);
+    ExportOptions o;
+    o.format = "tvm";
+    o.tvmRelease = "0.26";
+    try {
+        exportVariant(te, r.program, r.program.variants.front(), o);
+        ADD_FAILURE() << "a TE variant exported for TVM 0.26";
+    } catch (const UserError& e) {
+        EXPECT_NE(std::string(e.what()).find("TVM removed in v0.20"), std::string::npos)
+            << e.what();
+    }
+    const std::string tir = readSourceFile((root / "samples/tensorir/mm_relu.py").string());
+    EvalResult t = evaluateScript(tir);
+    ASSERT_TRUE(t.ok);
+    o.tvmRelease = "";
+    try {
+        exportVariant(tir, t.program, t.program.variants.front(), o);
+        ADD_FAILURE() << "a TensorIR variant exported for TVM 0.17";
+    } catch (const UserError& e) {
+        EXPECT_NE(std::string(e.what()).find("--tvm 0.20"), std::string::npos) << e.what();
+    }
+    EXPECT_TRUE(isTvmRelease("0.26"));
+    EXPECT_FALSE(isTvmRelease("0.27"));
+    EXPECT_FALSE(isTvmRelease("1.0"));
+}
+
+} // namespace

@@ -298,9 +298,9 @@ j0, j1 = sch.split(j, factors=[None, 16])
 sch.reorder(i0, j0, k, i1, j1)
 cw = sch.cache_write(block, 0, "local")
 sch.reverse_compute_at(cw, j0)
-sch.decompose_reduction(block, k)
 sch.vectorize(j1)
 sch.parallel(i0)
+sch.decompose_reduction(block, k)
 )");
     ASSERT_TRUE(r.ok) << r.error.message << " at line " << r.error.loc.line;
     const Variant& v = r.program.variants[0];

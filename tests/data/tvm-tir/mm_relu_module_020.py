@@ -51,7 +51,7 @@ i, *rest = sch.get_loops(block_Y)
 j0, j1 = sch.split(rest[0], factors=[None, 16])
 sch.reorder(j0, rest[-1], j1)
 sch.reverse_compute_at(sch.get_block("C"), j0)
-sch.decompose_reduction(block_Y, rest[1])
 sch.parallel(i)
-for block in [sch.get_block("Y_update"), sch.get_block("C")]:
+for block in [block_Y, sch.get_block("C")]:
     sch.vectorize(sch.get_loops(block)[-1])
+sch.decompose_reduction(block_Y, rest[1])

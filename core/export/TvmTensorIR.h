@@ -1,0 +1,29 @@
+// One TensorIR variant as a standalone Python script for today's TVM (v0.20 on): the function as
+// declared, in TVMScript as TVM prints it, this variant's schedule as TVM's trace records it, then
+// code that builds, checks and times it in that TVM.
+#pragma once
+
+#include "ir/PrimFunc.h"
+#include "te/Program.h"
+
+#include <string>
+
+namespace loopscope {
+
+struct TvmTensorIRExport {
+    std::string source;  // named in the header comment, e.g. "mm_relu.py"
+    std::string release; // the TVM release named in the header, e.g. "0.26"
+    TirSpelling spelling = TirSpelling::Tvm026;
+    std::string target; // for the build; empty: the variant's
+};
+
+// Above the end-of-script marker, what Loopscope and TVM both read: the imports, the declared
+// function as an @I.ir_module (in `spelling`), `sch = tvm.tir.Schedule(Module)` (or
+// tvm.s_tir.Schedule) and the trace's instructions. After it, what only TVM runs: the build
+// (tvm.tir.build or tvm.tirx.build), seeded random inputs, a check against the declared function
+// built as it is, and time_evaluator with Loopscope's operation count. With
+// LOOPSCOPE_PRINT_SCHEDULED set in the environment it also prints sch.mod.script().
+std::string exportTensorIRScript(const Program& p, const Variant& v,
+                                 const TvmTensorIRExport& options);
+
+} // namespace loopscope
