@@ -100,7 +100,8 @@ Value Evaluator::createTirSchedule(const CallArgs& c)
                                        "' has " + std::to_string(fn.items.size()) + " (" + names +
                                        "): schedule " + fn.s + "[\"NAME\"]");
         }
-        fn = fn.items[0];
+        Value only = fn.items[0]; // copied first: it lives in what is assigned to
+        fn = std::move(only);
     }
     if (fn.kind != VKind::PrimFunc)
         throw UserError(a.loc, c.function +
