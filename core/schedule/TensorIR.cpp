@@ -16,26 +16,27 @@ namespace loopscope {
 
 namespace {
 
-// The regions `body` reads of each tensor other than `self`, in order of first read: a point
+// The regions `values` read of each tensor other than `self`, in order of first read: a point
 // where every read is at the same index, the span of reads at constant offsets of one another,
 // else the whole dimension.
-std::vector<TensorRegion> readRegions(const Expr& body, const OperationNode* self)
+std::vector<TensorRegion> readRegions(const std::vector<Expr>& values, const OperationNode* self)
 {
     std::vector<Tensor> order;
     std::unordered_map<const OperationNode*, std::vector<std::vector<Expr>>> reads;
-    forEachExpr(body, [&](const Expr& e) {
-        auto* load = e.as<TensorLoadNode>();
-        if (!load || load->tensor.get() == self) return;
-        auto& seen = reads[load->tensor.get()];
-        if (seen.empty()) order.push_back(load->tensor);
-        for (auto& s : seen) {
-            bool same = s.size() == load->indices.size();
-            for (std::size_t d = 0; same && d < s.size(); ++d)
-                same = exprEqual(s[d], load->indices[d]);
-            if (same) return;
-        }
-        seen.push_back(load->indices);
-    });
+    for (const Expr& body : values)
+        forEachExpr(body, [&](const Expr& e) {
+            auto* load = e.as<TensorLoadNode>();
+            if (!load || load->tensor.get() == self) return;
+            auto& seen = reads[load->tensor.get()];
+            if (seen.empty()) order.push_back(load->tensor);
+            for (auto& s : seen) {
+                bool same = s.size() == load->indices.size();
+                for (std::size_t d = 0; same && d < s.size(); ++d)
+                    same = exprEqual(s[d], load->indices[d]);
+                if (same) return;
+            }
+            seen.push_back(load->indices);
+        });
     std::vector<TensorRegion> out;
     for (const Tensor& t : order) {
         const auto& all = reads[t.get()];
@@ -108,14 +109,14 @@ Stmt blockNest(const Tensor& t)
         index.push_back(toBlockVars[iv->var.get()]);
     Expr body = substitute(t->body, toBlockVars);
     if (auto* red = body.as<ReduceNode>()) {
-        b.reads = readRegions(red->source, t.get());
+        b.reads = readRegions({red->source}, t.get());
         b.init = makeTensorStore(t, index, reduceIdentity(red->op, t->dtype));
         Expr acc = makeTensorLoad(t, index);
         Expr update = reduceCombine(red->op, acc, red->source);
         if (red->condition.defined()) update = makeSelect(red->condition, update, acc);
         b.body = makeTensorStore(t, index, update);
     } else {
-        b.reads = readRegions(body, t.get());
+        b.reads = readRegions({body}, t.get());
         b.body = makeTensorStore(t, index, body);
     }
     TensorRegion w{t, {}};
@@ -622,7 +623,7 @@ TirFunc tirComputeInline(const TirFunc& f, const std::string& name)
             auto* w = b.body.as<TensorStoreNode>();
             if (!w || b.writes.empty()) return s;
             const OperationNode* written = b.writes.front().tensor.get();
-            b.reads = readRegions(w->value, written);
+            b.reads = readRegions({w->value}, written);
             // A block without an init that reads what it writes lists that first, as TVM does.
             bool readsItself = false;
             forEachExpr(w->value, [&](const Expr& e) {
@@ -731,7 +732,7 @@ TirFunc tirRfactor(const TirFunc& f, const Var& loop, int factorAxis, std::strin
     rfIndex.insert(rfIndex.begin() + factorAxis, rfVar);
     const Expr source = substitute(combine->b, reduceValues);
     const Expr rfAcc = makeTensorLoad(rf, rfIndex);
-    rb.reads = readRegions(source, rf.get());
+    rb.reads = readRegions({source}, rf.get());
     TensorRegion rw{rf, {}};
     for (const Expr& e : rfIndex)
         rw.region.push_back({e, makeInt(1)});
@@ -876,9 +877,10 @@ std::vector<AllocPlacement> planAllocations(const TirFunc& f)
     return out;
 }
 
-std::vector<TensorRegion> blockReadRegions(const Expr& value, const OperationNode* self)
+std::vector<TensorRegion> blockReadRegions(const std::vector<Expr>& values,
+                                           const OperationNode* self)
 {
-    return readRegions(value, self);
+    return readRegions(values, self);
 }
 
 TirFunc replaceTensor(const TirFunc& f, const Tensor& from, const Tensor& to)
@@ -1145,10 +1147,9 @@ namespace {
 // loop to be parallelized, vectorized or bound is a complete block (spatial variables only, the
 // only writer of what it writes there, reading none of it) or a reduction block (a T.init, the
 // only writer there, its reduction variables not indexing what it writes).
-void checkCompactDataflow(const ForNode* loop, const std::string& primitive)
+void checkCompactDataflow(const ForNode* loop, const std::vector<const BlockNode*>& blocks,
+                          const std::string& primitive)
 {
-    std::vector<const BlockNode*> blocks;
-    collectBlocks(loop->body, &blocks);
     auto onlyWriter = [&](const BlockNode* b) {
         for (const BlockNode* other : blocks) {
             if (other == b) continue;
@@ -1194,13 +1195,13 @@ TirFunc tirSetKind(const TirFunc& f, const Var& loop, ForKind kind, const std::s
         const char* name = kind == ForKind::Parallel     ? "parallel"
                            : kind == ForKind::Vectorized ? "vectorized"
                                                          : "bound to a thread";
-        checkCompactDataflow(l, name);
+        std::vector<const BlockNode*> blocks;
+        collectBlocks(l->body, &blocks);
+        checkCompactDataflow(l, blocks, name);
         // TVM refuses a loop a reduction variable is bound to, but for a cross-thread reduction
         // (tir/schedule/primitive/for_kind.cc, CheckLoopParallelizableInBlock).
         const bool crossThread =
             kind == ForKind::ThreadBinding && thread.rfind("threadIdx.", 0) == 0;
-        std::vector<const BlockNode*> blocks;
-        collectBlocks(l->body, &blocks);
         for (const BlockNode* b : blocks)
             for (const BlockIter& it : b->iters)
                 if (it.kind == BlockIterKind::Reduce && !crossThread &&

@@ -21,9 +21,10 @@ namespace loopscope {
 // computed; the tensors not among `args` allocated by the root block.
 TirFunc createPrimFunc(const std::vector<Tensor>& args, TirSpelling spelling);
 
-// The regions a value reads of each tensor but `self` (null: all), in order of first read, as
+// The regions `values` read of each tensor but `self` (null: all), in order of first read, as
 // TVM infers a block's T.reads.
-std::vector<TensorRegion> blockReadRegions(const Expr& value, const OperationNode* self);
+std::vector<TensorRegion> blockReadRegions(const std::vector<Expr>& values,
+                                           const OperationNode* self);
 
 // `f` with every use of `from` (parameters, allocations, reads, writes, regions) made `to`.
 TirFunc replaceTensor(const TirFunc& f, const Tensor& from, const Tensor& to);

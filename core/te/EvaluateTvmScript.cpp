@@ -550,10 +550,7 @@ private:
             std::vector<Expr> values;
             for (const TensorStoreNode* s : stores)
                 values.push_back(s->value);
-            Expr all = values[0];
-            for (std::size_t k = 1; k < values.size(); ++k)
-                all = makeBinary(loopscope::ExprKind::Add, all, values[k]);
-            p.node.reads = blockReadRegions(all, self);
+            p.node.reads = blockReadRegions(values, self);
         }
     }
 
