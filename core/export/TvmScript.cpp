@@ -1,5 +1,7 @@
 #include "export/TvmScript.h"
 
+#include "export/PythonText.h"
+
 #include "ir/Analyzer.h"
 #include "ir/IRUtil.h"
 #include "runtime/Check.h"
@@ -7,8 +9,6 @@
 #include "te/Ast.h"
 
 #include <algorithm>
-#include <cmath>
-#include <cstdio>
 #include <set>
 #include <sstream>
 
@@ -66,26 +66,6 @@ bool isIntLiteral(const ast::Expr& e, std::int64_t* out)
         return true;
     }
     return false;
-}
-
-std::string pyString(const std::string& s)
-{
-    std::string out = "\"";
-    for (char c : s) {
-        if (c == '"' || c == '\\') out += '\\';
-        out += c;
-    }
-    return out + "\"";
-}
-
-std::string number(double v)
-{
-    char buf[64];
-    if (v == std::floor(v) && std::fabs(v) < 1e18)
-        std::snprintf(buf, sizeof buf, "%.0f", v);
-    else
-        std::snprintf(buf, sizeof buf, "%.6g", v);
-    return buf;
 }
 
 std::vector<std::string> splitLines(const std::string& text)
@@ -209,7 +189,7 @@ private:
 
     void header(std::ostringstream& out) const
     {
-        out << "# Variant " << pyString(m_variant.name);
+        out << "# Variant " << python::string(m_variant.name);
         if (!m_options.source.empty()) out << " of " << m_options.source;
         out << ", exported by Loopscope as a standalone script for TVM 0.17.\n"
             << "# The script's declarations and this variant's schedule; the other variants are "
@@ -324,28 +304,6 @@ private:
         return t->name;
     }
 
-    std::string shapeText(const Tensor& t, const SizeValues& sizes) const
-    {
-        std::string s = "(";
-        for (auto& dim : t->shape) {
-            std::int64_t n;
-            if (!evaluateSize(dim, sizes, &n))
-                throw UserError(m_variant.loc, "the shape of '" + t->name + "' is not known");
-            s += std::to_string(n) +
-                 (t->shape.size() == 1 ? "," : (&dim == &t->shape.back() ? "" : ", "));
-        }
-        return s + ")";
-    }
-
-    static std::string randomArray(DataType t, const std::string& shape)
-    {
-        std::string dtype = pyString(t.str());
-        if (t.isFloat()) return "rng.uniform(-1, 1, size=" + shape + ").astype(" + dtype + ")";
-        if (t.isBool()) return "rng.integers(0, 2, size=" + shape + ").astype(" + dtype + ")";
-        if (t.isUInt()) return "rng.integers(0, 9, size=" + shape + ").astype(" + dtype + ")";
-        return "rng.integers(-8, 9, size=" + shape + ").astype(" + dtype + ")";
-    }
-
     void boilerplate(std::ostringstream& out) const
     {
         SizeValues sizes;
@@ -398,8 +356,8 @@ private:
         if (func.empty()) {
             func = "func";
             out << "func = tvm.build(" << schedule << ", [" << args
-                << "], target=" << pyString(buildTarget())
-                << ", name=" << pyString(m_variant.funcName) << ")\n";
+                << "], target=" << python::string(buildTarget())
+                << ", name=" << python::string(m_variant.funcName) << ")\n";
         }
         out << "\n# Seeded random inputs, zeroed outputs";
         if (!symbolNotes.empty()) {
@@ -412,11 +370,11 @@ private:
         std::string callArgs, refArgs;
         std::vector<const Tensor*> computed;
         for (auto& t : m_variant.args) {
-            std::string name = variableOf(t), shape = shapeText(t, sizes);
+            std::string name = variableOf(t), shape = python::shape(t, sizes, m_variant.loc);
             std::string zeros = "tvm.nd.array(np.zeros(" + shape +
-                                ", dtype=" + pyString(t->dtype.str()) + "), dev)";
+                                ", dtype=" + python::string(t->dtype.str()) + "), dev)";
             if (t->isPlaceholder()) {
-                out << "nd_" << name << " = tvm.nd.array(" << randomArray(t->dtype, shape)
+                out << "nd_" << name << " = tvm.nd.array(" << python::randomArray(t->dtype, shape)
                     << ", dev)\n";
                 refArgs += (refArgs.empty() ? "" : ", ") + ("nd_" + name);
             } else {
@@ -430,29 +388,31 @@ private:
 
         out << "# The reference: the same computation with the default schedule (no primitives).\n"
             << "ref_s = " << createText << "\n"
-            << "ref_func = tvm.build(ref_s, [" << args << "], target=" << pyString(buildTarget())
-            << ")\n";
+            << "ref_func = tvm.build(ref_s, [" << args
+            << "], target=" << python::string(buildTarget()) << ")\n";
         for (const Tensor* t : computed)
-            out << "ref_" << variableOf(*t) << " = tvm.nd.array(np.zeros(" << shapeText(*t, sizes)
-                << ", dtype=" << pyString((*t)->dtype.str()) << "), dev)\n";
+            out << "ref_" << variableOf(*t) << " = tvm.nd.array(np.zeros("
+                << python::shape(*t, sizes, m_variant.loc)
+                << ", dtype=" << python::string((*t)->dtype.str()) << "), dev)\n";
         out << "ref_func(" << refArgs << ")\n";
         for (const Tensor* t : computed) {
             if (!isOutput(*t)) continue;
             Tolerance tol = defaultTolerance((*t)->dtype);
             std::string name = variableOf(*t);
             out << "tvm.testing.assert_allclose(nd_" << name << ".numpy(), ref_" << name
-                << ".numpy(), rtol=" << number(tol.rtol) << ", atol=" << number(tol.atol) << ")\n";
+                << ".numpy(), rtol=" << python::number(tol.rtol)
+                << ", atol=" << python::number(tol.atol) << ")\n";
         }
 
         double flops = flopCount(outputs, sizes);
         out << "\n# Time it: the median of 3 measurements of 10 runs each. The operation count is\n"
             << "# Loopscope's: the floating-point operations of each compute body times its "
                "domain.\n"
-            << "flops = " << number(flops) << "\n"
+            << "flops = " << python::number(flops) << "\n"
             << "evaluator = " << func << ".time_evaluator(" << func
             << ".entry_name, dev, number=10, repeat=3)\n"
             << "ms = evaluator(" << callArgs << ").median * 1e3\n"
-            << "print(\"%s: %.3f ms, %.2f GFLOPS\" % (" << pyString(m_variant.name)
+            << "print(\"%s: %.3f ms, %.2f GFLOPS\" % (" << python::string(m_variant.name)
             << ", ms, flops / (ms * 1e6)))\n";
     }
 

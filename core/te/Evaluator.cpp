@@ -166,7 +166,7 @@ void Evaluator::execute(const ast::Stmt& st)
 void Evaluator::executeFor(const ast::Stmt& st)
 {
     Value seq = eval(*st.value);
-    if (seq.kind == VKind::Int || !seq.isSeq())
+    if (!seq.isSeq())
         throw UserError(st.value->loc,
                         "a 'for' statement goes over a list or tuple here (blocks, loops, "
                         "names), not " +
