@@ -158,6 +158,10 @@ TEST_F(CliExport, UsageErrors)
         {"export " + kGemm + "--variant parallel --variant blocking --format c",
          "export writes one variant"},
         {"export " + kGemm + "--variant parallel --format c --json", "unknown option '--json'"},
+        {"export " + kGemm + "--variant parallel --format tvm --tvm 0.27",
+         "--tvm '0.27': a TVM release from 0.17 to 0.26"},
+        {"export " + kGemm + "--variant parallel --format tvm --tvm latest",
+         "--tvm 'latest': a TVM release from 0.17 to 0.26"},
     };
     for (auto& c : cases) {
         RunResult r = runCli(c.args);
@@ -397,4 +401,31 @@ TEST_F(CliExport, AKernelBundleHoldsWhatTheRunnerAloneNeeds)
     RunResult cpu = runCli("export " + kGemm + "--variant parallel --format bundle");
     EXPECT_EQ(cpu.exitCode, 1) << cpu.output;
     EXPECT_NE(cpu.output.find("binds no loop to a GPU thread"), std::string::npos) << cpu.output;
+}
+
+// --tvm picks the form: a TE schedule only for 0.17-0.19, a tir.Schedule variant only from 0.20,
+// each refusal located at the variant; the TensorIR export is the release's spelling.
+TEST_F(CliExport, TvmReleaseChoosesTheFormAndRefusesAtTheVariant)
+{
+    RunResult te = runCli("export " + kGemm + "--variant parallel --format tvm --tvm 0.26");
+    EXPECT_EQ(te.exitCode, 1) << te.output;
+    EXPECT_NE(te.output.find("opt_gemm.py:"), std::string::npos) << te.output;
+    EXPECT_NE(te.output.find("which TVM removed in v0.20"), std::string::npos) << te.output;
+
+    const std::string tir =
+        "'" + (fs::path(LOOPSCOPE_SOURCE_DIR) / "samples/tensorir/mm_relu_module.py").string() +
+        "' --variant \"the tutorial's steps\" --format tvm";
+    RunResult old = runCli("export " + tir);
+    EXPECT_EQ(old.exitCode, 1) << old.output;
+    EXPECT_NE(old.output.find("mm_relu_module.py:"), std::string::npos) << old.output;
+    EXPECT_NE(old.output.find("export it for TVM 0.20 or later"), std::string::npos) << old.output;
+
+    RunResult v20 = runCli("export " + tir + " --tvm 0.22");
+    EXPECT_EQ(v20.exitCode, 0) << v20.output;
+    EXPECT_NE(v20.output.find("sch = tvm.tir.Schedule(Module)"), std::string::npos) << v20.output;
+    EXPECT_NE(v20.output.find("b0 = sch.get_block(name=\"Y\""), std::string::npos) << v20.output;
+    RunResult v26 = runCli("export " + tir + " --tvm 0.24");
+    EXPECT_EQ(v26.exitCode, 0) << v26.output;
+    EXPECT_NE(v26.output.find("sch = tvm.s_tir.Schedule(Module)"), std::string::npos) << v26.output;
+    EXPECT_NE(v26.output.find("lib = tvm.tirx.build(sch.mod"), std::string::npos) << v26.output;
 }
