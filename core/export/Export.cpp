@@ -47,13 +47,15 @@ ExportResult exportVariant(const std::string& scriptText, const Program& program
             out.text = exportTensorIRScript(program, variant, tir);
             return out;
         }
-        if (minor >= 20)
-            throw UserError(variant.loc,
-                            "variant '" + variant.name +
-                                "' is a TE schedule, which TVM removed in v0.20; writing its "
-                                "steps as tir.Schedule calls is not supported yet: export it "
-                                "for TVM 0.17 (--tvm 0.17), or schedule "
-                                "te.create_prim_func(...) with tir.Schedule in the script");
+        if (minor >= 20) {
+            TvmTensorIRExport tir;
+            tir.source = options.sourceName;
+            tir.release = release;
+            tir.spelling = minor >= 24 ? TirSpelling::Tvm026 : TirSpelling::Tvm020;
+            tir.target = options.target;
+            out.text = exportTeAsTensorIR(scriptText, program, variant, tir);
+            return out;
+        }
         TvmScriptOptions tvm;
         tvm.source = options.sourceName;
         tvm.symbols = options.symbols;

@@ -120,6 +120,22 @@ public:
         return out.str();
     }
 
+    // The declarations alone (no statement of any variant's schedule), and the variables of
+    // the variant's arguments.
+    std::string declarations(std::vector<std::string>* argVariables)
+    {
+        ast::ParseResult parsed = ast::parseScript(m_text);
+        if (!parsed.ok) throw UserError(parsed.error.loc, parsed.error.message);
+        m_module = std::move(parsed.module);
+        m_declarationsOnly = true;
+        selectStatements();
+        std::ostringstream out;
+        body(out);
+        for (const Tensor& t : m_variant.args)
+            argVariables->push_back(variableOf(t));
+        return out.str();
+    }
+
 private:
     int variantIndexAt(SourceLoc loc) const
     {
@@ -162,7 +178,7 @@ private:
             }
             bool keep, own = touched.count(target) != 0;
             if (own)
-                keep = true;
+                keep = !m_declarationsOnly;
             else if (!touched.empty())
                 keep = false;
             else
@@ -279,7 +295,7 @@ private:
             for (int line = commentsFrom; line < st.loc.line; ++line) {
                 bool variantComment = comments.at(line)->text.rfind("variant:", 0) == 0;
                 bool naming = line > m_lastCreateBefore && line < m_create->loc.line;
-                if (!variantComment || naming)
+                if (!variantComment || (naming && !m_declarationsOnly))
                     out << m_lines[static_cast<std::size_t>(line - 1)] << "\n";
             }
             for (auto& l : statementLines(st))
@@ -430,9 +446,17 @@ private:
     std::vector<Kept> m_kept;
     const ast::Stmt* m_create = nullptr;
     int m_lastCreateBefore = 0; // last line of the te.create_schedule before the variant's
+    bool m_declarationsOnly = false;
 };
 
 } // namespace
+
+std::string tvmDeclarations(const std::string& scriptText, const Program& p, const Variant& v,
+                            std::vector<std::string>* argVariables)
+{
+    const TvmScriptOptions options;
+    return Exporter(scriptText, p, v, options).declarations(argVariables);
+}
 
 std::string exportTvmScript(const std::string& scriptText, const Program& p, const Variant& v,
                             const TvmScriptOptions& options)

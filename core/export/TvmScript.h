@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace loopscope {
 
@@ -30,5 +31,11 @@ struct TvmScriptOptions {
 // Throws UserError when a shape is not known (a symbolic size without a value).
 std::string exportTvmScript(const std::string& scriptText, const Program& p, const Variant& v,
                             const TvmScriptOptions& options = {});
+
+// What exportTvmScript keeps of the script but the variant's schedule: the imports and
+// declarations, each with the comment lines above it; and in `argVariables` the script's
+// variable of each of the variant's arguments, in order.
+std::string tvmDeclarations(const std::string& scriptText, const Program& p, const Variant& v,
+                            std::vector<std::string>* argVariables);
 
 } // namespace loopscope

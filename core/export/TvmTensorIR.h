@@ -26,4 +26,11 @@ struct TvmTensorIRExport {
 std::string exportTensorIRScript(const Program& p, const Variant& v,
                                  const TvmTensorIRExport& options);
 
+// A TE variant for the same releases: the script's declarations (as the TVM 0.17 export keeps
+// them), `prim_func = te.create_prim_func([...])` of the variant's arguments, the schedule as
+// the tir.Schedule calls translateToTensorIR makes of it, then the same build, check and timing.
+// A UserError at the step the translation refuses.
+std::string exportTeAsTensorIR(const std::string& scriptText, const Program& p, const Variant& v,
+                               const TvmTensorIRExport& options);
+
 } // namespace loopscope

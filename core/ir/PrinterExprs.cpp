@@ -11,14 +11,21 @@ namespace loopscope::printer_detail {
 
 // C++ ostream with precision 17 in the default float field, as TVM 0.17 prints FloatImm values;
 // from 0.20 on, Python's repr: the shortest digits that read back as the value, in fixed
-// notation between 1e-4 and 1e16 (with ".0" when whole), else as d.ddde+XX.
+// notation between 1e-4 and 1e16, else as d.ddde+XX; a whole number always in fixed notation
+// with ".0".
 std::string floatText(double v, bool python)
 {
     if (std::isnan(v)) return "\"nan\"";
     if (std::isinf(v)) return v > 0 ? "\"inf\"" : "\"-inf\"";
-    char buf[64];
+    char buf[400]; // a whole double has up to 309 digits
     if (!python) {
         std::snprintf(buf, sizeof buf, "%.17g", v);
+        return buf;
+    }
+    if (std::nearbyint(v) == v) {
+        // A whole number in fixed notation with one decimal, however large (TVM's printer:
+        // showpoint, fixed, precision 1): -3.4e38 prints all 39 digits.
+        std::snprintf(buf, sizeof buf, "%.1f", v);
         return buf;
     }
     int digits = 1;

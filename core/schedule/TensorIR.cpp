@@ -80,6 +80,19 @@ std::vector<Tensor> computeOrder(const std::vector<Tensor>& args)
     return out;
 }
 
+// `a >= b` as `b <= a` and `a > b` as `b < a`, as TVM's rewrite simplifier leaves them.
+class FlipGreater : public IRMutator {
+protected:
+    Expr visitBinary(const BinaryNode* op, const Expr& self) override
+    {
+        const Expr e = IRMutator::visitBinary(op, self);
+        const auto* b = e.as<BinaryNode>();
+        if (e.kind() == ExprKind::GE) return makeBinary(ExprKind::LE, b->b, b->a);
+        if (e.kind() == ExprKind::GT) return makeBinary(ExprKind::LT, b->b, b->a);
+        return e;
+    }
+};
+
 Stmt blockNest(const Tensor& t)
 {
     BlockNode b;
@@ -108,14 +121,18 @@ Stmt blockNest(const Tensor& t)
     for (const IterVar& iv : t->axes)
         index.push_back(toBlockVars[iv->var.get()]);
     Expr body = substitute(t->body, toBlockVars);
+    // TVM's CreatePrimFunc simplifies what is computed (a reduction's source); of what its
+    // analyzer does there, what shows in the sources TE writes is `y >= 1` made `1 <= y`.
     if (auto* red = body.as<ReduceNode>()) {
-        b.reads = readRegions({red->source}, t.get());
+        const Expr source = FlipGreater().mutate(red->source);
+        b.reads = readRegions({source}, t.get());
         b.init = makeTensorStore(t, index, reduceIdentity(red->op, t->dtype));
         Expr acc = makeTensorLoad(t, index);
-        Expr update = reduceCombine(red->op, acc, red->source);
+        Expr update = reduceCombine(red->op, acc, source);
         if (red->condition.defined()) update = makeSelect(red->condition, update, acc);
         b.body = makeTensorStore(t, index, update);
     } else {
+        body = FlipGreater().mutate(body);
         b.reads = readRegions({body}, t.get());
         b.body = makeTensorStore(t, index, body);
     }
@@ -274,6 +291,81 @@ private:
     Expr m_cond;
 };
 
+// An affine sum as TVM's IterMapSimplify leaves a block's binding after a split: nested sums
+// and multiples of sums by constants flattened into one left-nested sum of terms, each a loop
+// variable (or what is not a sum, such as `f // 56`) times its constant, outermost first, then
+// the constant: `(i_0 * 256 + i_1) * 4 + i_2` -> `i_0 * 1024 + i_1 * 4 + i_2`. What is not
+// such a sum is returned as it is.
+Expr flattenAffine(const Expr& e)
+{
+    struct Term {
+        Expr atom;
+        std::int64_t coeff;
+    };
+    std::vector<Term> terms;
+    std::int64_t constant = 0;
+    bool nested = false;
+    std::function<void(const Expr&, std::int64_t)> walk = [&](const Expr& x, std::int64_t c) {
+        std::int64_t k = 0;
+        if (isConstInt(x, &k)) {
+            constant += c * k;
+            return;
+        }
+        if (x.kind() == ExprKind::Add) {
+            const auto* b = x.as<BinaryNode>();
+            if (b->b.kind() == ExprKind::Add || c != 1) nested = true;
+            walk(b->a, c);
+            walk(b->b, c);
+            return;
+        }
+        if (x.kind() == ExprKind::Mul) {
+            const auto* b = x.as<BinaryNode>();
+            if (isConstInt(b->b, &k)) {
+                if (b->a.kind() == ExprKind::Add) nested = true;
+                walk(b->a, c * k);
+                return;
+            }
+        }
+        for (Term& t : terms)
+            if (t.atom.same(x)) {
+                t.coeff += c;
+                return;
+            }
+        terms.push_back({x, c});
+    };
+    walk(e, 1);
+    if (!nested) return e;
+    Expr out;
+    for (const Term& t : terms) {
+        if (t.coeff == 0) continue;
+        const Expr term = t.coeff == 1 ? t.atom : t.atom * makeInt(t.coeff);
+        out = out.defined() ? out + term : term;
+    }
+    if (constant != 0 || !out.defined())
+        out = out.defined() ? out + makeInt(constant) : makeInt(constant);
+    return out;
+}
+
+// Every block binding in `s` flattened (flattenAffine), as TVM simplifies them after a split.
+class FlattenBindings : public IRMutator {
+protected:
+    Stmt visitBlock(const BlockNode* op, const Stmt& self) override
+    {
+        const Stmt inner = IRMutator::visitBlock(op, self);
+        op = inner.as<BlockNode>();
+        bool changed = !inner.same(self);
+        BlockNode b = *op;
+        for (BlockIter& it : b.iters) {
+            if (!it.binding.defined()) continue;
+            Expr flat = flattenAffine(it.binding);
+            changed |= !flat.same(it.binding);
+            it.binding = flat;
+        }
+        if (!changed) return inner;
+        return makeBlock(std::move(b));
+    }
+};
+
 } // namespace
 
 namespace {
@@ -335,6 +427,16 @@ void relaxedRegion(const PlacedBlock& placed, const std::vector<TensorRegion>& r
 
 } // namespace
 
+namespace {
+
+std::vector<Stmt> rootStatements(const Stmt& body)
+{
+    if (auto* seq = body.as<SeqNode>()) return seq->stmts;
+    return {body};
+}
+
+} // namespace
+
 TirFunc tirComputeAt(const TirFunc& f, const std::string& name, const Var& loop, bool reverse,
                      bool preserveUnitLoops)
 {
@@ -368,6 +470,26 @@ TirFunc tirComputeAt(const TirFunc& f, const std::string& name, const Var& loop,
                                 (reverse ? "writes what block '" + name + "' reads"
                                          : "reads what block '" + name + "' writes"),
                             1);
+    // The loops down to the target, with their ranges: TVM's analyzer simplifies the new
+    // bindings with them (`f // 224` of a loop of 224 is 0).
+    Analyzer an;
+    std::function<bool(const Stmt&)> bindPath = [&](const Stmt& st) -> bool {
+        bool found = false;
+        if (auto* l = st.as<ForNode>()) {
+            an.bind(l->var, l->min, l->extent);
+            if (l == target || bindPath(l->body)) return true;
+            an.unbind(l->var.get());
+            return false;
+        }
+        if (auto* seq = st.as<SeqNode>()) {
+            for (const Stmt& x : seq->stmts)
+                if (bindPath(x)) return true;
+            return false;
+        }
+        if (auto* blk = st.as<BlockNode>()) found = bindPath(blk->body);
+        return found;
+    };
+    bindPath(f.body);
     // Each variable's range: from the dimension it indexes of that tensor, else its whole domain.
     std::vector<Range> ranges;
     for (const BlockIter& it : b->iters)
@@ -396,13 +518,14 @@ TirFunc tirComputeAt(const TirFunc& f, const std::string& name, const Var& loop,
     std::vector<Expr> extents;
     for (std::size_t k = 0; k < moved.iters.size(); ++k) {
         if (isOne(ranges[k].extent) && !preserveUnitLoops) {
-            moved.iters[k].binding = ranges[k].min;
+            moved.iters[k].binding = an.simplify(ranges[k].min);
             continue;
         }
         Var ax("ax" + std::to_string(axes.size()));
         axes.push_back(ax);
         extents.push_back(ranges[k].extent);
-        moved.iters[k].binding = simplify(ranges[k].min + ax);
+        an.bind(ax, makeInt(0), ranges[k].extent);
+        moved.iters[k].binding = an.simplify(ranges[k].min + ax);
     }
     Stmt nest = makeBlock(std::move(moved));
     for (std::size_t k = axes.size(); k-- > 0;)
@@ -410,9 +533,25 @@ TirFunc tirComputeAt(const TirFunc& f, const std::string& name, const Var& loop,
     // Out of its old place: its loops go with it where they hold nothing else.
     TirFunc out = f;
     out.body = DropBlock(b).mutate(f.body);
+    // Where TVM puts it (index=-1): before the first statement that holds a block reading what
+    // it writes (after the last that writes what it reads, for a consumer), else at the end.
+    auto readsFrom = [](const Stmt& st, const BlockNode* of) {
+        std::vector<const BlockNode*> blocks;
+        collectBlocks(st, &blocks);
+        for (const BlockNode* x : blocks)
+            for (const TensorRegion& r : x->reads)
+                for (const TensorRegion& w : of->writes)
+                    if (r.tensor == w.tensor) return true;
+        return false;
+    };
     return rewriteLoop(out, loop, 1, [&](const ForNode* op) {
-        Stmt body = reverse ? makeSeq({op->body, nest}) : makeSeq({nest, op->body});
-        return makeFor(op->var, op->min, op->extent, op->forKind, body, op->threadTag);
+        std::vector<Stmt> items = rootStatements(op->body);
+        std::size_t at = items.size();
+        for (std::size_t i = 0; i < items.size() && at == items.size(); ++i)
+            if (readsFrom(items[i], b)) at = i;
+        items.insert(items.begin() + static_cast<std::ptrdiff_t>(at), nest);
+        return makeFor(op->var, op->min, op->extent, op->forKind, makeSeq(std::move(items)),
+                       op->threadTag);
     });
 }
 
@@ -492,12 +631,6 @@ std::size_t rootIndexOf(const std::vector<Stmt>& top, const BlockNode* b)
     for (std::size_t i = 0; i < top.size(); ++i)
         if (anyStmt(top[i], [&](const StmtNode* n) { return n == b; })) return i;
     return top.size();
-}
-
-std::vector<Stmt> rootStatements(const Stmt& body)
-{
-    if (auto* seq = body.as<SeqNode>()) return seq->stmts;
-    return {body};
 }
 
 Tensor cacheTensor(const Tensor& of, const std::string& scope, const TirFunc& f)
@@ -1046,6 +1179,7 @@ TirFunc tirSplit(const TirFunc& f, const Var& loop,
         Stmt body = substitute(op->body, VarMap{{op->var.get(), value}});
         if (guard)
             body = GuardBlocks(simplify(makeBinary(ExprKind::LT, value, limit))).mutate(body);
+        body = FlattenBindings().mutate(body);
         for (std::size_t k = vars.size(); k-- > 0;)
             body = makeFor(vars[k], makeInt(0), sizes[k], ForKind::Serial, body);
         return body;

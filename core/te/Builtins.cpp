@@ -113,6 +113,8 @@ const Builtin* findBuiltin(std::string_view module, std::string_view name)
     const auto& all = module.empty() ? pythonBuiltins() : teBuiltins();
     auto it = std::find_if(all.begin(), all.end(),
                            [&](const Builtin& b) { return b.module == module && b.name == name; });
+    // TVM 0.24 renamed tvm.tir to tvm.tirx: its functions are the same.
+    if (it == all.end() && module == "tvm.tirx") return findBuiltin("tvm.tir", name);
     return it == all.end() ? nullptr : &*it;
 }
 

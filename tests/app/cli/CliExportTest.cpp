@@ -403,14 +403,25 @@ TEST_F(CliExport, AKernelBundleHoldsWhatTheRunnerAloneNeeds)
     EXPECT_NE(cpu.output.find("binds no loop to a GPU thread"), std::string::npos) << cpu.output;
 }
 
-// --tvm picks the form: a TE schedule only for 0.17-0.19, a tir.Schedule variant only from 0.20,
-// each refusal located at the variant; the TensorIR export is the release's spelling.
+// --tvm picks the form: a TE schedule as it is for 0.17-0.19 and as tir.Schedule calls from 0.20
+// (an rfactor refused at its step), a tir.Schedule variant only from 0.20 (refused at the
+// variant for 0.17); the TensorIR export is the release's spelling.
 TEST_F(CliExport, TvmReleaseChoosesTheFormAndRefusesAtTheVariant)
 {
     RunResult te = runCli("export " + kGemm + "--variant parallel --format tvm --tvm 0.26");
-    EXPECT_EQ(te.exitCode, 1) << te.output;
-    EXPECT_NE(te.output.find("opt_gemm.py:"), std::string::npos) << te.output;
-    EXPECT_NE(te.output.find("which TVM removed in v0.20"), std::string::npos) << te.output;
+    EXPECT_EQ(te.exitCode, 0) << te.output;
+    EXPECT_NE(te.output.find("sch = tvm.s_tir.Schedule(prim_func)"), std::string::npos)
+        << te.output;
+    EXPECT_NE(te.output.find("sch.parallel(m_outer)"), std::string::npos) << te.output;
+    const std::string rfactor =
+        "'" +
+        (fs::path(LOOPSCOPE_SOURCE_DIR) / "tests/data/regressions/rfactor_vectorized_partials.py")
+            .string() +
+        "' --format tvm --tvm 0.20";
+    RunResult rf = runCli("export " + rfactor);
+    EXPECT_EQ(rf.exitCode, 1) << rf.output;
+    EXPECT_NE(rf.output.find("rfactor_vectorized_partials.py:"), std::string::npos) << rf.output;
+    EXPECT_NE(rf.output.find("rfactor is not translated"), std::string::npos) << rf.output;
 
     const std::string tir =
         "'" + (fs::path(LOOPSCOPE_SOURCE_DIR) / "samples/tensorir/mm_relu_module.py").string() +

@@ -1,0 +1,205 @@
+// TE schedules as tir.Schedule calls (export/TensorIRTranslation.h): every CPU sample's variants
+// translate, and what a user gets (the export for TVM 0.20 or 0.26, read back by Loopscope) is a
+// TensorIR variant with the TE schedule's loop nest; what has no translation is refused at its
+// step with the reason.
+#include "export/TensorIRTranslation.h"
+#include "export/Export.h"
+#include "export/TvmScript.h"
+#include "lower/Lower.h"
+#include "support/SourceFiles.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+namespace fs = std::filesystem;
+using namespace loopscope;
+
+namespace {
+
+std::string beforeMarker(const std::string& text)
+{
+    auto at = text.find(std::string("\n") + kTvmRunMarker + "\n");
+    return at == std::string::npos ? text : text.substr(0, at + 1);
+}
+
+std::string sample(const std::string& name)
+{
+    return readSourceFile((fs::path(LOOPSCOPE_SOURCE_DIR) / name).string());
+}
+
+Stmt lowered(const Variant& v)
+{
+    return lowerSchedule(v.schedule(), v.args, v.funcName).func.body;
+}
+
+// Exports each variant for `release` and reads the export back: one TensorIR variant, scheduled
+// with tir.Schedule, whose loop nest is the TE variant's.
+void exportsReadBackWithTheSameLoopNest(const std::string& file, const std::string& release,
+                                        const std::map<std::string, std::int64_t>& sizes = {})
+{
+    const std::string text = sample(file);
+    EvalResult r = evaluateScript(text, sizes);
+    ASSERT_TRUE(r.ok) << file << ": " << r.error.message;
+    for (const Variant& v : r.program.variants) {
+        SCOPED_TRACE(file + " [" + v.name + "] for TVM " + release);
+        ExportOptions o;
+        o.format = "tvm";
+        o.tvmRelease = release;
+        o.sourceName = file;
+        std::string exported;
+        try {
+            exported = exportVariant(text, r.program, v, o).text;
+        } catch (const UserError& e) {
+            ADD_FAILURE() << "not exported: " << e.what();
+            continue;
+        }
+        EXPECT_NE(exported.find("te.create_prim_func(["), std::string::npos);
+        EvalResult back = evaluateScript(beforeMarker(exported));
+        ASSERT_TRUE(back.ok) << back.error.loc.line << ": " << back.error.message << "\n"
+                             << exported;
+        ASSERT_EQ(back.program.variants.size(), 1u);
+        const Variant& tir = back.program.variants.front();
+        ASSERT_NE(tir.schedule().tensorIR(), nullptr);
+        EXPECT_EQ(tir.name, v.name);
+        EXPECT_EQ(loopNestDifference(lowered(v), lowered(tir)), "") << exported;
+    }
+}
+
+TEST(TensorIRTranslation, EveryCpuSampleExportsForTodaysTvmWithItsLoopNest)
+{
+    const std::map<std::string, std::int64_t> small = {{"M", 128}, {"N", 128}, {"K", 128}};
+    for (const char* file : {"samples/add_relu.py", "samples/batch_matmul.py", "samples/conv2d.py",
+                             "samples/conv2d_blocked.py", "samples/conv2d_nchwc.py",
+                             "samples/gemm_best.py", "samples/softmax.py", "samples/transpose.py"})
+        exportsReadBackWithTheSameLoopNest(file, "0.26");
+    exportsReadBackWithTheSameLoopNest("samples/opt_gemm.py", "0.26", small);
+    exportsReadBackWithTheSameLoopNest("samples/matmul_ladder.py", "0.20", small);
+}
+
+TEST(TensorIRTranslation, GpuTilesInSharedMemoryTranslate)
+{
+    exportsReadBackWithTheSameLoopNest("samples/gpu/add_relu_cuda.py", "0.26");
+    const std::string text = sample("samples/gpu/matmul_cuda.py");
+    EvalResult r = evaluateScript(text, {{"N", 256}});
+    ASSERT_TRUE(r.ok) << r.error.message;
+    for (const char* name : {"bind", "2-D blocks", "shared tiles"}) {
+        SCOPED_TRACE(name);
+        const TirTranslation t =
+            translateToTensorIR(*r.program.findVariant(name), TirSpelling::Tvm026);
+        EXPECT_TRUE(t.ok) << t.error.message;
+    }
+    const TirTranslation t =
+        translateToTensorIR(*r.program.findVariant("shared tiles"), TirSpelling::Tvm026);
+    std::string all;
+    for (const std::string& s : t.statements)
+        all += s + "\n";
+    EXPECT_NE(all.find(" = sch.cache_read(b_C, 0, \"shared\")"), std::string::npos) << all;
+    EXPECT_NE(all.find("sch.bind("), std::string::npos) << all;
+    EXPECT_NE(all.find("\"threadIdx.x\")"), std::string::npos) << all;
+}
+
+// The tutorial's write cache, call by call: the copy block cache_write makes is where TE's C
+// (now the copy) is split, and the block that computes moves into its loop.
+TEST(TensorIRTranslation, AWriteCacheBecomesTheCopyBlockAndComputeAt)
+{
+    const std::string text = sample("samples/opt_gemm.py");
+    EvalResult r = evaluateScript(text, {{"M", 128}, {"N", 128}, {"K", 128}});
+    ASSERT_TRUE(r.ok);
+    const Variant& v = *r.program.findVariant("write cache");
+    const TirTranslation t = translateToTensorIR(v, TirSpelling::Tvm020, v.names);
+    ASSERT_TRUE(t.ok) << t.error.message;
+    const std::vector<std::string> expected = {
+        "b_C = sch.get_block(\"C\")",
+        "b_C_global = sch.cache_write(b_C, 0, \"global\")",
+        "m, n = sch.get_loops(b_C_global)",
+        "m_outer, m_inner = sch.split(m, factors=[None, 32])",
+        "n_outer, n_inner = sch.split(n, factors=[None, 32])",
+        "sch.reorder(n_outer, m_inner)",
+        "sch.compute_at(b_C, n_outer, preserve_unit_loops=True)",
+        "*_, m_c, n_c, k_loop = sch.get_loops(b_C)",
+        "k_outer, k_inner = sch.split(k_loop, factors=[None, 4])",
+        "sch.reorder(k_outer, m_c, k_inner, n_c)",
+        "sch.vectorize(n_c)",
+        "sch.unroll(k_inner)",
+        "b_packedB = sch.get_block(\"packedB\")",
+        "bigN_loop, k_loop2, littleN_loop = sch.get_loops(b_packedB)",
+        "sch.vectorize(littleN_loop)",
+        "sch.parallel(bigN_loop)",
+        "# TE initializes the sum of 'C.global' before its first reduction loop; TensorIR does "
+        "where told:",
+        "sch.decompose_reduction(b_C, k_outer)",
+    };
+    EXPECT_EQ(t.statements, expected);
+    // Each call names the TE step it carries out: cache_write is the first step, the tile the
+    // second, compute_at the third; the decomposition is TE's own doing.
+    ASSERT_EQ(t.stepOf.size(), expected.size());
+    EXPECT_EQ(v.steps[static_cast<std::size_t>(t.stepOf[1])].primitive, "cache_write");
+    EXPECT_EQ(v.steps[static_cast<std::size_t>(t.stepOf[3])].primitive, "tile");
+    EXPECT_EQ(v.steps[static_cast<std::size_t>(t.stepOf[6])].primitive, "compute_at");
+    EXPECT_EQ(t.stepOf.back(), -1);
+}
+
+TEST(TensorIRTranslation, WhatHasNoCounterpartIsRefusedAtItsStep)
+{
+    const std::string script = R"(import tvm
+from tvm import te
+n = 64
+A = te.placeholder((n, n), name="A")
+k = te.reduce_axis((0, n), name="k")
+B = te.compute((n,), lambda i: te.sum(A[i, k], axis=k), name="B")
+C = te.compute((n,), lambda i: B[i] + A[i, 0], name="C")
+D = te.compute((n,), lambda i: A[i, 1] * 2.0, name="D")
+
+# variant: rfactor
+s = te.create_schedule([C.op, D.op])
+ko, ki = s[B].split(B.op.reduce_axis[0], factor=16)
+BF = s.rfactor(B, ki)
+
+# variant: cache for one reader
+s = te.create_schedule([C.op, D.op])
+AA = s.cache_read(A, "global", [C])
+)";
+    EvalResult r = evaluateScript(script);
+    ASSERT_TRUE(r.ok) << r.error.message;
+    const TirTranslation rf =
+        translateToTensorIR(*r.program.findVariant("rfactor"), TirSpelling::Tvm026);
+    EXPECT_FALSE(rf.ok);
+    EXPECT_EQ(rf.error.loc.line, 13);
+    EXPECT_NE(rf.error.message.find("rfactor"), std::string::npos) << rf.error.message;
+    const TirTranslation cr =
+        translateToTensorIR(*r.program.findVariant("cache for one reader"), TirSpelling::Tvm026);
+    EXPECT_FALSE(cr.ok);
+    EXPECT_EQ(cr.error.loc.line, 17);
+    EXPECT_NE(cr.error.message.find("consumer_blocks"), std::string::npos) << cr.error.message;
+    // The export says the same, at the same line.
+    ExportOptions o;
+    o.format = "tvm";
+    o.tvmRelease = "0.26";
+    try {
+        exportVariant(script, r.program, *r.program.findVariant("rfactor"), o);
+        ADD_FAILURE() << "an rfactor exported for TVM 0.26";
+    } catch (const UserError& e) {
+        EXPECT_EQ(e.loc().line, 13);
+        EXPECT_NE(e.message().find("export for TVM 0.26"), std::string::npos) << e.message();
+    }
+}
+
+// The check that proves each translation: it sees a loop of another extent, kind or nesting.
+TEST(TensorIRTranslation, LoopNestDifferenceSeesWhatDiffers)
+{
+    const std::string text = sample("samples/matmul_ladder.py");
+    EvalResult r = evaluateScript(text, {{"M", 64}, {"N", 64}, {"K", 64}});
+    ASSERT_TRUE(r.ok);
+    const Stmt naive = lowered(*r.program.findVariant("naive"));
+    const Stmt tiled = lowered(*r.program.findVariant("tile 32x32"));
+    const Stmt vectorized = lowered(*r.program.findVariant("vectorize"));
+    const Stmt parallel = lowered(*r.program.findVariant("parallel"));
+    EXPECT_EQ(loopNestDifference(naive, naive), "");
+    EXPECT_NE(loopNestDifference(naive, tiled), "");
+    EXPECT_NE(loopNestDifference(vectorized, parallel), "");
+    EXPECT_NE(loopNestDifference(parallel, vectorized).find("parallel"), std::string::npos)
+        << loopNestDifference(parallel, vectorized);
+}
+
+} // namespace
