@@ -366,6 +366,30 @@ protected:
     }
 };
 
+// The block bindings in `s` that use `v`, simplified by `an`.
+class SimplifyBindings : public IRMutator {
+public:
+    SimplifyBindings(const Analyzer& an, const VarNode* v) : m_an(an), m_v(v) {}
+
+protected:
+    Stmt visitBlock(const BlockNode* op, const Stmt& self) override
+    {
+        const Stmt inner = IRMutator::visitBlock(op, self);
+        BlockNode b = *inner.as<BlockNode>();
+        bool changed = false;
+        for (BlockIter& it : b.iters) {
+            if (!it.binding.defined() || !usesVar(it.binding, m_v)) continue;
+            it.binding = m_an.simplify(it.binding);
+            changed = true;
+        }
+        return changed ? makeBlock(std::move(b)) : inner;
+    }
+
+private:
+    const Analyzer& m_an;
+    const VarNode* m_v;
+};
+
 } // namespace
 
 namespace {
@@ -1219,9 +1243,14 @@ TirFunc tirFuse(const TirFunc& f, const std::vector<Var>& loops, Var* out)
         map[nest[k]->var.get()] = v;
         inner = simplify(inner * nest[k]->extent);
     }
+    // TVM simplifies the bindings that use the fused loop with its range: `f // 56 // 4` of a
+    // loop of 224 is 0, and `f // 56 % 4` is `f // 56`.
+    Analyzer an;
+    an.bind(fused, makeInt(0), extent);
     TirFunc r = rewriteLoop(f, loops.front(), 0, [&](const ForNode*) {
-        return makeFor(fused, makeInt(0), extent, ForKind::Serial,
-                       substitute(nest.back()->body, map));
+        return makeFor(
+            fused, makeInt(0), extent, ForKind::Serial,
+            SimplifyBindings(an, fused.get()).mutate(substitute(nest.back()->body, map)));
     });
     if (out) *out = fused;
     return r;
