@@ -10,6 +10,7 @@ int commandCheck(int argc, char** argv);   // LowerCommand.cpp
 int commandRun(int argc, char** argv);     // RunCommand.cpp
 int commandBench(int argc, char** argv);   // RunCommand.cpp
 int commandExport(int argc, char** argv);  // ExportCommand.cpp
+int commandConvert(int argc, char** argv); // ExportCommand.cpp
 int commandSweep(int argc, char** argv);   // SweepCommand.cpp
 int commandMachine(int argc, char** argv); // MachineCommand.cpp
 int commandTune(int argc, char** argv);    // TuneCommand.cpp

@@ -3,6 +3,7 @@
 
 #include "codegen/Codegen.h"
 #include "export/Export.h"
+#include "export/TensorIRScript.h"
 #include "ir/GpuTarget.h"
 #include "protocol/Codec.h"
 #include "runtime/GpuRun.h"
@@ -141,7 +142,62 @@ int exportVariant(ExportArgs& o)
     return kOk;
 }
 
+int convertScript(ExportArgs& o)
+{
+    EvalResult r;
+    json err;
+    if (!evaluate(o, &r, &err)) return kDocumentError;
+    std::string source;
+    if (!readFile(o.file, &source)) throw UsageError("cannot read " + o.file, false);
+    const int minor = std::stoi(o.tvmRelease.substr(2));
+    ConvertedScript converted;
+    try {
+        converted = convertToTensorIR(source, r.program,
+                                      minor >= 24 ? TirSpelling::Tvm026 : TirSpelling::Tvm020);
+    } catch (const UserError& e) {
+        reportDiagnostic(o, e.diagnostic());
+        return kDocumentError;
+    }
+    for (const ConvertedVariant& v : converted.variants) {
+        const Variant* was = r.program.findVariant(v.name);
+        if (!v.converted)
+            reportDiagnostic(o, Diagnostic{v.calls.error.loc,
+                                           "variant '" + v.name +
+                                               "' stays a TE schedule: " + v.calls.error.message});
+        else if (!v.checkError.empty())
+            reportDiagnostic(o, Diagnostic{was->loc, "variant '" + v.name +
+                                                         "' converted, but its loop nest is not "
+                                                         "the TE schedule's: " +
+                                                         v.checkError});
+    }
+    if (o.output.empty())
+        std::cout << converted.text;
+    else if (!writeFile(o.output, converted.text))
+        throw cannotWrite(o.output);
+    return converted.allConverted() ? kOk : kDocumentError;
+}
+
 } // namespace
+
+int commandConvert(int argc, char** argv)
+{
+    ExportArgs o;
+    parseCommand(argc, argv, o,
+                 join({scriptOptions(o),
+                       {{"--tvm", "", true,
+                         [&](const std::string& v) {
+                             if (!isTvmRelease(v) || std::stoi(v.substr(2)) < 20)
+                                 throw UsageError("--tvm '" + v +
+                                                      "': a TVM release with tir.Schedule, from "
+                                                      "0.20 to 0.26",
+                                                  false);
+                             o.tvmRelease = v;
+                         }},
+                        {"--output", "-o", true, [&](const std::string& v) { o.output = v; }}}}));
+    if (o.tvmRelease.empty()) o.tvmRelease = "0.26";
+    if (!o.variants.empty()) throw UsageError("convert writes the whole script: no --variant");
+    return convertScript(o);
+}
 
 int commandExport(int argc, char** argv)
 {

@@ -163,6 +163,7 @@ int main(int argc, char** argv)
         {"lower", commandLower},     {"check", commandCheck},   {"run", commandRun},
         {"bench", commandBench},     {"export", commandExport}, {"sweep", commandSweep},
         {"machine", commandMachine}, {"tune", commandTune},     {"profile", commandProfile},
+        {"convert", commandConvert},
     };
     try {
         if (argc < 2) throw UsageError("missing command");

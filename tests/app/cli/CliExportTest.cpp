@@ -440,3 +440,37 @@ TEST_F(CliExport, TvmReleaseChoosesTheFormAndRefusesAtTheVariant)
     EXPECT_NE(v26.output.find("sch = tvm.s_tir.Schedule(Module)"), std::string::npos) << v26.output;
     EXPECT_NE(v26.output.find("lib = tvm.tirx.build(sch.mod"), std::string::npos) << v26.output;
 }
+
+// convert writes the whole script for today's TVM: every variant of the GEMM tutorial as
+// tir.Schedule calls on te.create_prim_func, which Loopscope reads back; a GPU variant with no
+// translation stays TE with the reason, at its line, and the exit status says so.
+TEST_F(CliExport, ConvertWritesTheWholeScriptForTodaysTvm)
+{
+    const fs::path out = fs::path(testing::TempDir()) / "opt_gemm_tensorir.py";
+    RunResult all = runCli("convert " + kGemm + "--tvm 0.26 -o '" + out.string() + "'");
+    EXPECT_EQ(all.exitCode, 0) << all.output;
+    const std::string text = readText(out.string());
+    EXPECT_NE(text.find("sch = tvm.s_tir.Schedule(te.create_prim_func([A, B, C]))"),
+              std::string::npos)
+        << text;
+    EXPECT_EQ(text.find("create_schedule"), std::string::npos) << text;
+    RunResult lowered = runCli("lower '" + out.string() + "' --set M=64 --set N=64 --set K=64");
+    EXPECT_EQ(lowered.exitCode, 0) << lowered.output;
+    EXPECT_NE(lowered.output.find("T.sblock(\"C_update\")"), std::string::npos);
+
+    const std::string gpu =
+        "'" + (fs::path(LOOPSCOPE_SOURCE_DIR) / "samples/gpu/matmul_cuda.py").string() + "'";
+    RunResult some = runCli("convert " + gpu + " --tvm 0.20");
+    EXPECT_EQ(some.exitCode, 1) << some.output;
+    EXPECT_NE(some.output.find("matmul_cuda.py:72:1: error: variant 'register blocks' stays a TE "
+                               "schedule"),
+              std::string::npos)
+        << some.output;
+    EXPECT_NE(some.output.find("sch = tvm.tir.Schedule(te.create_prim_func([A, B, C]))"),
+              std::string::npos);
+    EXPECT_NE(some.output.find("# Not converted to TensorIR (line 72): "), std::string::npos);
+
+    RunResult bad = runCli("convert " + kGemm + "--tvm 0.17");
+    EXPECT_EQ(bad.exitCode, 2) << bad.output;
+    EXPECT_NE(bad.output.find("from 0.20 to 0.26"), std::string::npos) << bad.output;
+}

@@ -4,6 +4,7 @@
 // step with the reason.
 #include "export/TensorIRTranslation.h"
 #include "export/Export.h"
+#include "export/TensorIRScript.h"
 #include "export/TvmScript.h"
 #include "lower/Lower.h"
 #include "support/SourceFiles.h"
@@ -200,6 +201,63 @@ TEST(TensorIRTranslation, LoopNestDifferenceSeesWhatDiffers)
     EXPECT_NE(loopNestDifference(vectorized, parallel), "");
     EXPECT_NE(loopNestDifference(parallel, vectorized).find("parallel"), std::string::npos)
         << loopNestDifference(parallel, vectorized);
+}
+
+} // namespace
+
+namespace {
+
+// The whole script converted: the declarations as written, each variant's schedule as calls,
+// and read back, every variant with its TE loop nest (convertToTensorIR checks each).
+TEST(TensorIRConversion, TheGemmTutorialConvertsWhole)
+{
+    const std::string text = sample("samples/opt_gemm.py");
+    EvalResult r = evaluateScript(text, {{"M", 128}, {"N", 128}, {"K", 128}});
+    ASSERT_TRUE(r.ok);
+    const ConvertedScript c = convertToTensorIR(text, r.program, TirSpelling::Tvm026);
+    EXPECT_TRUE(c.allConverted());
+    ASSERT_EQ(c.variants.size(), r.program.variants.size());
+    for (const ConvertedVariant& v : c.variants) {
+        EXPECT_TRUE(v.converted) << v.name << ": " << v.calls.error.message;
+        EXPECT_EQ(v.checkError, "") << v.name;
+    }
+    EXPECT_EQ(c.text.find("create_schedule"), std::string::npos) << c.text;
+    EXPECT_EQ(c.text.find("tvm.tir."), std::string::npos) << c.text;
+    EXPECT_NE(c.text.find("tvm.tirx.indexmod(n, bn)"), std::string::npos);
+    EXPECT_NE(c.text.find("func = tvm.tirx.build(sch.mod, target=\"llvm\")"), std::string::npos);
+    // The declarations and the comments stay where they were.
+    EXPECT_NE(c.text.find("# variant: write cache\n# Accumulate each 32x32 block"),
+              std::string::npos);
+    EvalResult back = evaluateScript(c.text, {{"M", 128}, {"N", 128}, {"K", 128}});
+    ASSERT_TRUE(back.ok) << back.error.loc.line << ": " << back.error.message;
+    for (const Variant& v : back.program.variants)
+        EXPECT_NE(v.schedule().tensorIR(), nullptr) << v.name;
+}
+
+// A variant with no translation stays TE, under a comment that says why; the others convert.
+TEST(TensorIRConversion, WhatCannotBeTranslatedStaysTeAndSaysWhy)
+{
+    const std::string text = sample("samples/gpu/matmul_cuda.py");
+    EvalResult r = evaluateScript(text, {{"N", 256}});
+    ASSERT_TRUE(r.ok);
+    const ConvertedScript c = convertToTensorIR(text, r.program, TirSpelling::Tvm020);
+    EXPECT_FALSE(c.allConverted());
+    int kept = 0;
+    for (const ConvertedVariant& v : c.variants) {
+        if (v.converted) {
+            EXPECT_EQ(v.checkError, "") << v.name;
+            continue;
+        }
+        ++kept;
+        EXPECT_NE(c.text.find("# Not converted to TensorIR (line " +
+                              std::to_string(v.calls.error.loc.line) + "): "),
+                  std::string::npos);
+    }
+    EXPECT_GE(kept, 1);
+    EXPECT_LT(kept, static_cast<int>(c.variants.size()));
+    EvalResult back = evaluateScript(c.text, {{"N", 256}});
+    ASSERT_TRUE(back.ok) << back.error.loc.line << ": " << back.error.message;
+    EXPECT_EQ(back.program.variants.size(), r.program.variants.size());
 }
 
 } // namespace
