@@ -27,6 +27,8 @@ target_sources(loopscope_widgets PRIVATE
   shell/MainWindowLayout.cpp
   shell/ModelWindows.h
   shell/ModelWindows.cpp
+  shell/MigrationController.h
+  shell/MigrationController.cpp
   shell/TuningController.h
   shell/TuningController.cpp
   shell/CodeViewController.h

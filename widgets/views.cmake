@@ -7,6 +7,7 @@ target_sources(loopscope_widgets PRIVATE
   views/TirEditor.h views/TirEditor.cpp
   views/LoopNestView.h views/LoopNestView.cpp
   views/CompareView.h views/CompareView.cpp
+  views/MigrationView.h views/MigrationView.cpp
   views/CodeView.h views/CodeView.cpp
   views/LadderModel.h views/LadderModel.cpp
   views/LadderView.h views/LadderView.cpp

@@ -424,11 +424,14 @@ void placedBlocks(const Stmt& s, std::vector<const ForNode*>& path, std::vector<
 // The span of `regions` of `t` as the loops of `placed` run (they are relaxed), in the variables
 // of the loops above them; per dimension, unknown where it cannot be told.
 void relaxedRegion(const PlacedBlock& placed, const std::vector<TensorRegion>& regions,
-                   const Tensor& t, std::vector<IntervalSet>* span, bool* any)
+                   const Tensor& t, std::vector<IntervalSet>* span, bool* any,
+                   const std::vector<const ForNode*>& alsoRelaxed = {})
 {
     Analyzer an;
     IntervalMap relax;
     for (const ForNode* l : placed.loops)
+        relax[l->var.get()] = {l->min, simplify(l->min + l->extent - makeInt(1))};
+    for (const ForNode* l : alsoRelaxed)
         relax[l->var.get()] = {l->min, simplify(l->min + l->extent - makeInt(1))};
     VarMap bindings;
     for (const BlockIter& it : placed.block->iters)
@@ -452,6 +455,47 @@ void relaxedRegion(const PlacedBlock& placed, const std::vector<TensorRegion>& r
 } // namespace
 
 namespace {
+
+// The loops above `target` bound to GPU threads that all share one copy of `t` in its storage
+// scope, so that a block computing it at `target` covers what all of them read (TVM's
+// CanRelaxStorageUnderThread): blockIdx and threadIdx for global memory, threadIdx for shared.
+std::vector<const ForNode*> threadLoopsSharing(const TirFunc& f, const ForNode* target,
+                                               const Tensor& t)
+{
+    std::string scope = "global";
+    for (const BlockAlloc& a : f.allocs)
+        if (a.tensor == t && !a.scope.empty()) scope = a.scope;
+    const int storageRank = scope == "global"                            ? 0
+                            : scope == "shared" || scope == "shared.dyn" ? 1
+                            : scope == "warp"                            ? 2
+                                                                         : 3;
+    std::vector<const ForNode*> path, out;
+    std::function<bool(const Stmt&)> walk = [&](const Stmt& st) -> bool {
+        if (auto* l = st.as<ForNode>()) {
+            if (l == target) return true;
+            path.push_back(l);
+            if (walk(l->body)) return true;
+            path.pop_back();
+            return false;
+        }
+        if (auto* seq = st.as<SeqNode>()) {
+            for (const Stmt& x : seq->stmts)
+                if (walk(x)) return true;
+            return false;
+        }
+        if (auto* b = st.as<BlockNode>()) return walk(b->body);
+        return false;
+    };
+    walk(f.body);
+    for (const ForNode* l : path) {
+        if (l->forKind != ForKind::ThreadBinding) continue;
+        const int threadRank = l->threadTag.rfind("blockIdx", 0) == 0    ? 0
+                               : l->threadTag.rfind("threadIdx", 0) == 0 ? 1
+                                                                         : -1;
+        if (threadRank >= 0 && storageRank <= threadRank) out.push_back(l);
+    }
+    return out;
+}
 
 std::vector<Stmt> rootStatements(const Stmt& body)
 {
@@ -482,8 +526,10 @@ TirFunc tirComputeAt(const TirFunc& f, const std::string& name, const Var& loop,
     for (const TensorRegion& r : mine) {
         bool any = false;
         span.clear();
+        const std::vector<const ForNode*> shared = threadLoopsSharing(f, target, r.tensor);
         for (const PlacedBlock& p : there)
-            relaxedRegion(p, reverse ? p.block->writes : p.block->reads, r.tensor, &span, &any);
+            relaxedRegion(p, reverse ? p.block->writes : p.block->reads, r.tensor, &span, &any,
+                          shared);
         if (any) {
             through = r.tensor;
             break;

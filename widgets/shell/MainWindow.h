@@ -37,6 +37,7 @@ class TuneService;
 class ModelWindow;
 class ModelWindows;
 class TuningController;
+class MigrationController;
 class CodeViewController;
 class ProfileController;
 class SettingsController;
@@ -92,6 +93,7 @@ public:
     // View ▸ Compare Variants: the shown variant against the next one (or its first step).
     void compareVariants();
     CompareView* compareView() const { return m_compare; }
+    MigrationController* migration() const { return m_migration; }
     void selectVariant(const QString& name);
     void selectStep(int step);
     void runLadder();
@@ -168,6 +170,7 @@ private:
     PrimitiveHelpDialog* m_primitiveHelp = nullptr;
     ModelWindows* m_models = nullptr;
     TuningController* m_tuning = nullptr;
+    MigrationController* m_migration = nullptr;
     CodeViewController* m_code = nullptr;
     ProfileController* m_profile = nullptr;
     SettingsController* m_settings = nullptr;

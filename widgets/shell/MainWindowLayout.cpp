@@ -5,6 +5,7 @@
 
 #include "editor/PrimitiveHelp.h"
 #include "shell/HelpDialogs.h"
+#include "shell/MigrationController.h"
 #include "shell/Theme.h"
 
 #include "charts/SweepPanel.h"
@@ -152,6 +153,8 @@ void MainWindow::buildActions()
         QString f = format;
         exportMenu->addAction(label, this, [this, f] { exportVariant(f); });
     }
+    m_migration = new MigrationController(this, m_document, m_editor, [this] { return m_variant; });
+    m_migration->addFileAction(file);
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
@@ -188,6 +191,7 @@ void MainWindow::buildActions()
     addThemeMenu(view);
     view->addAction(tr("&Compare Variants…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D), this,
                     &MainWindow::compareVariants);
+    m_migration->addViewAction(view);
     view->addSeparator();
     for (QDockWidget* d : findChildren<QDockWidget*>())
         view->addAction(d->toggleViewAction());

@@ -10,12 +10,14 @@
 #include "schedule/Primitives.h"
 #include "shell/ExportDialog.h"
 #include "shell/HelpDialogs.h"
+#include "shell/MigrationController.h"
 #include "shell/RunController.h"
 #include "shell/Theme.h"
 #include "support/RunShell.h"
 #include "views/CompareView.h"
 #include "views/LadderModel.h"
 #include "views/LoopNestView.h"
+#include "views/MigrationView.h"
 #include "worker/WorkerClient.h"
 
 #include "support/QtTestMain.h"
@@ -734,6 +736,49 @@ private slots:
         QVERIFY(c->statementsText().startsWith(u"Only left: none"_s));
         QVERIFY(c->gflopsText().contains(u"not measured"_s));
         QVERIFY(!c->choose(0, u"no such variant"_s));
+    }
+
+    // View > TensorIR Form: each TE step beside its tir.Schedule calls, the scheduled TensorIR
+    // as TVM prints it; File > Convert to TensorIR writes the whole script, which opens with
+    // every variant scheduled by tir.Schedule, and the user's text was never touched.
+    void tensorIRFormAndConversion()
+    {
+        MainWindow w;
+        useBuiltWorker(w);
+        QVERIFY(w.openFile(QStringLiteral(LOOPSCOPE_SOURCE_DIR "/samples/opt_gemm.py")));
+        QVERIFY(awaitAnalysis(w));
+        const QString before = w.editor()->text();
+        w.preferVariant(u"write cache"_s);
+        w.migration()->show();
+        MigrationView* m = w.migration()->view();
+        QVERIFY(m && m->isVisible());
+        QVERIFY(m->chooseVariant(u"write cache"_s));
+        // Steps: cache_write, tile, compute_at, then the axis lines and CC's own steps.
+        QVERIFY(m->rowCount() >= 5);
+        QVERIFY2(m->teStatement(0).contains(u"cache_write"_s), qPrintable(m->teStatement(0)));
+        QVERIFY2(m->calls(0).contains(u"sch.cache_write(b_C, 0, \"global\")"_s),
+                 qPrintable(m->calls(0)));
+        QVERIFY(m->teStatement(1).contains(u"tile"_s));
+        QVERIFY(m->calls(1).contains(u"sch.split(m, factors=[None, 32])"_s));
+        QVERIFY(m->calls(m->rowCount() - 1).contains(u"decompose_reduction"_s));
+        QVERIFY2(m->status().contains(u"same loop nest"_s), qPrintable(m->status()));
+        QVERIFY(m->tensorIRText().contains(u"T.sblock(\"C_update\")"_s));
+        m->setSpelling(TirSpelling::Tvm020);
+        QVERIFY(m->tensorIRText().contains(u"T.block(\"C_update\")"_s));
+        QVERIFY(m->calls(0).contains(u"sch.get_block(\"C\")"_s));
+
+        QTemporaryDir dir;
+        const QString path = dir.filePath(u"opt_gemm_tensorir.py"_s);
+        QString message;
+        QVERIFY2(m->writeConverted(path, &message), qPrintable(message));
+        QVERIFY2(message.startsWith(u"Every variant"_s), qPrintable(message));
+        QCOMPARE(w.editor()->text(), before);
+        QVERIFY(w.openFile(path));
+        QVERIFY(awaitAnalysis(w));
+        QVERIFY(w.editor()->text().contains(u"sch = tvm.tir.Schedule(te.create_prim_func("_s));
+        QVERIFY(!w.editor()->text().contains(u"create_schedule"_s));
+        QVERIFY(!m->writeConverted(dir.filePath(u"no/such/folder/x.py"_s), &message));
+        QVERIFY2(message.contains(u"cannot write"_s), qPrintable(message));
     }
 
     // Dark and light: the editor's paper follows, and every syntax colour stays readable on it
