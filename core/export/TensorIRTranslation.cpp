@@ -507,9 +507,7 @@ private:
         std::string init;
         const std::string name = m_blocks.at(st.originOp.get());
         apply(-1, [&] { return tirDecomposeReduction(m_f, name, l.var, &init); });
-        emit(-1, "# TE initializes the sum of '" + st.name() +
-                     "' before its first reduction "
-                     "loop; TensorIR does where told:");
+        emit(-1, "# " + st.name() + "'s init before its first reduction loop, where TE puts it");
         emit(-1, "sch.decompose_reduction(" + b + ", " + l.py + ")");
     }
 

@@ -22,6 +22,8 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace loopscope {
 
 namespace {
@@ -52,10 +54,12 @@ MigrationView::MigrationView(QWidget* parent) : QDialog(parent)
     m_table = new QTableWidget(0, 2, this);
     m_table->setObjectName(QStringLiteral("migrationSteps"));
     m_table->setHorizontalHeaderLabels({tr("TE statement"), tr("tir.Schedule calls")});
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    m_table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Interactive);
+    m_table->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
+    m_table->horizontalHeader()->resizeSection(0, 250);
     m_table->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_table->setWordWrap(true);
+    m_table->setWordWrap(false);
     const QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
     m_table->setFont(mono);
     m_tir = new QPlainTextEdit(this);
@@ -66,8 +70,9 @@ MigrationView::MigrationView(QWidget* parent) : QDialog(parent)
     auto* split = new QSplitter(Qt::Horizontal, this);
     split->addWidget(m_table);
     split->addWidget(m_tir);
-    split->setStretchFactor(0, 1);
-    split->setStretchFactor(1, 1);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    split->setSizes({660, 440}); // the calls readable whole, the printing beside them
     m_status = new QLabel(this);
     m_status->setObjectName(QStringLiteral("migrationStatus"));
     m_status->setWordWrap(true);
@@ -177,8 +182,12 @@ void MigrationView::refresh()
     auto addRow = [&](const QString& te, const QStringList& calls) {
         const int row = m_table->rowCount();
         m_table->insertRow(row);
-        m_table->setItem(row, 0, new QTableWidgetItem(te));
-        m_table->setItem(row, 1, new QTableWidgetItem(calls.join(QLatin1Char('\n'))));
+        auto* left = new QTableWidgetItem(te);
+        left->setToolTip(te);
+        auto* right = new QTableWidgetItem(calls.join(QLatin1Char('\n')));
+        right->setToolTip(right->text());
+        m_table->setItem(row, 0, left);
+        m_table->setItem(row, 1, right);
     };
     for (std::size_t s = 0; s < v->steps.size(); ++s) {
         QStringList calls;
@@ -195,9 +204,11 @@ void MigrationView::refresh()
             tr("No TensorIR form (line %1): %2").arg(t.error.loc.line).arg(q(t.error.message)));
         return;
     }
+    const auto calls = std::count_if(t.statements.begin(), t.statements.end(),
+                                     [](const std::string& s) { return s.rfind('#', 0) != 0; });
     m_status->setText(tr("%1 tir.Schedule calls make the same loop nest as the TE schedule; "
                          "the scheduled TensorIR as TVM prints it is on the right.")
-                          .arg(t.statements.size()));
+                          .arg(calls));
     m_tir->setPlainText(q(printTensorIR(t.func, spelling())));
 }
 

@@ -127,8 +127,7 @@ TEST(TensorIRTranslation, AWriteCacheBecomesTheCopyBlockAndComputeAt)
         "bigN_loop, k_loop2, littleN_loop = sch.get_loops(b_packedB)",
         "sch.vectorize(littleN_loop)",
         "sch.parallel(bigN_loop)",
-        "# TE initializes the sum of 'C.global' before its first reduction loop; TensorIR does "
-        "where told:",
+        "# C.global's init before its first reduction loop, where TE puts it",
         "sch.decompose_reduction(b_C, k_outer)",
     };
     EXPECT_EQ(t.statements, expected);
