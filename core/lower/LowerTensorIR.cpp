@@ -5,6 +5,7 @@
 #include "ir/Tensor.h"
 #include "schedule/TensorIR.h"
 
+#include <map>
 #include <unordered_map>
 
 namespace loopscope {
@@ -39,9 +40,18 @@ protected:
         }
         // A loop bound to a GPU thread launches it, as TE's bound loops do: `blockIdx_x =
         // T.launch_thread("blockIdx.x", 16)` with the loop's variable replaced by the thread's.
+        // A loop inside one launched on the same thread is that thread again, not a second
+        // launch (TVM's UnifyThreadBinding): cooperative fetching binds copy loops to the
+        // threadIdx of the loops around them.
+        if (auto outer = m_launched.find(op->threadTag); outer != m_launched.end()) {
+            threads[op->var.get()] = outer->second;
+            return realizeUnder(op, mutate(op->body));
+        }
         Var thread(op->threadTag);
         threads[op->var.get()] = thread;
+        m_launched[op->threadTag] = thread;
         Stmt body = realizeUnder(op, mutate(op->body));
+        m_launched.erase(op->threadTag);
         const bool virtualThread = op->threadTag.rfind("vthread", 0) == 0;
         return makeAttr(virtualThread ? "virtual_thread" : "thread_extent", op->threadTag,
                         op->extent, body, thread.get());
@@ -88,6 +98,7 @@ private:
     }
 
     std::unordered_map<const ForNode*, std::vector<const AllocPlacement*>> m_under;
+    std::map<std::string, Var> m_launched; // the threads launched around what is lowered now
 };
 
 } // namespace

@@ -456,9 +456,10 @@ void relaxedRegion(const PlacedBlock& placed, const std::vector<TensorRegion>& r
 
 namespace {
 
-// The loops above `target` bound to GPU threads that all share one copy of `t` in its storage
-// scope, so that a block computing it at `target` covers what all of them read (TVM's
-// CanRelaxStorageUnderThread): blockIdx and threadIdx for global memory, threadIdx for shared.
+// The loops bound to GPU threads, of `target` and those around it, that all share one copy of
+// `t` in its storage scope, so that what is computed at `target` covers what all of them use
+// (TVM's CanRelaxStorageUnderThread): blockIdx, threadIdx and vthread loops for global memory,
+// threadIdx and vthread for shared, none for local.
 std::vector<const ForNode*> threadLoopsSharing(const TirFunc& f, const ForNode* target,
                                                const Tensor& t)
 {
@@ -472,9 +473,8 @@ std::vector<const ForNode*> threadLoopsSharing(const TirFunc& f, const ForNode* 
     std::vector<const ForNode*> path, out;
     std::function<bool(const Stmt&)> walk = [&](const Stmt& st) -> bool {
         if (auto* l = st.as<ForNode>()) {
-            if (l == target) return true;
             path.push_back(l);
-            if (walk(l->body)) return true;
+            if (l == target || walk(l->body)) return true;
             path.pop_back();
             return false;
         }
@@ -486,12 +486,13 @@ std::vector<const ForNode*> threadLoopsSharing(const TirFunc& f, const ForNode* 
         if (auto* b = st.as<BlockNode>()) return walk(b->body);
         return false;
     };
-    walk(f.body);
+    if (target) walk(f.body);
     for (const ForNode* l : path) {
         if (l->forKind != ForKind::ThreadBinding) continue;
-        const int threadRank = l->threadTag.rfind("blockIdx", 0) == 0    ? 0
-                               : l->threadTag.rfind("threadIdx", 0) == 0 ? 1
-                                                                         : -1;
+        // TVM's ThreadScope: a virtual thread ranks with threadIdx.
+        const bool threadLike =
+            l->threadTag.rfind("threadIdx", 0) == 0 || l->threadTag.rfind("vthread", 0) == 0;
+        const int threadRank = l->threadTag.rfind("blockIdx", 0) == 0 ? 0 : threadLike ? 1 : -1;
         if (threadRank >= 0 && storageRank <= threadRank) out.push_back(l);
     }
     return out;
@@ -1047,27 +1048,29 @@ std::vector<AllocPlacement> planAllocations(const TirFunc& f)
                     ++n;
                 prefix = n;
             }
-            // Local memory may live inside thread-bound loops; shared memory inside a GPU
-            // block's loops but not per thread; global memory outside the kernel.
+            // Where every access is (TVM's buffer access LCA), except that global memory lives
+            // outside the kernel: above the first loop bound to a GPU thread.
             const bool global = a.scope.empty() || a.scope == "global";
-            for (std::size_t n = 0; n < prefix && a.scope != "local"; ++n) {
-                const ForNode* l = users.front()->loops[n];
-                if (l->forKind == ForKind::ThreadBinding &&
-                    (global || l->threadTag.rfind("threadIdx", 0) == 0)) {
+            for (std::size_t n = 0; n < prefix && global; ++n)
+                if (users.front()->loops[n]->forKind == ForKind::ThreadBinding) {
                     prefix = n;
                     break;
                 }
-            }
         }
         if (prefix > 0) p.loop = users.front()->loops[prefix - 1];
+        // The region: what the loops inside touch, and the threads above that share the one
+        // copy (TVM's CompactBufferAllocation relaxes them: threadIdx and vthread for shared
+        // memory).
         std::vector<IntervalSet> span;
         bool any = false;
         for (const PlacedBlock* u : users) {
             PlacedBlock inner{u->block, std::vector<const ForNode*>(
                                             u->loops.begin() + static_cast<std::ptrdiff_t>(prefix),
                                             u->loops.end())};
-            relaxedRegion(inner, u->block->reads, a.tensor, &span, &any);
-            relaxedRegion(inner, u->block->writes, a.tensor, &span, &any);
+            const std::vector<const ForNode*> above = threadLoopsSharing(
+                f, prefix > 0 ? users.front()->loops[prefix - 1] : nullptr, a.tensor);
+            relaxedRegion(inner, u->block->reads, a.tensor, &span, &any, above);
+            relaxedRegion(inner, u->block->writes, a.tensor, &span, &any, above);
         }
         for (std::size_t d = 0; d < a.tensor->shape.size(); ++d) {
             if (d < span.size() && span[d].known())

@@ -345,7 +345,8 @@ protected:
         Var var = findVar(attr->body, attr->ref);
         if (!var.defined()) return attr->body; // nothing depends on it: one copy is all
         VarSet touched = VarTouchedAnalysis().touchedBy(attr->body, var.get());
-        return VTInjector(var, static_cast<int>(threads), touched, attr->target == "vthread")
+        return VTInjector(var, static_cast<int>(threads), touched,
+                          attr->target.rfind("vthread", 0) == 0)
             .visit(attr->body);
     }
 };

@@ -442,8 +442,8 @@ TEST_F(CliExport, TvmReleaseChoosesTheFormAndRefusesAtTheVariant)
 }
 
 // convert writes the whole script for today's TVM: every variant of the GEMM tutorial as
-// tir.Schedule calls on te.create_prim_func, which Loopscope reads back; a GPU variant with no
-// translation stays TE with the reason, at its line, and the exit status says so.
+// tir.Schedule calls on te.create_prim_func, which Loopscope reads back; a variant with no
+// translation (an rfactor) stays TE with the reason, at its line, and the exit status says so.
 TEST_F(CliExport, ConvertWritesTheWholeScriptForTodaysTvm)
 {
     const fs::path out = fs::path(testing::TempDir()) / "opt_gemm_tensorir.py";
@@ -458,17 +458,18 @@ TEST_F(CliExport, ConvertWritesTheWholeScriptForTodaysTvm)
     EXPECT_EQ(lowered.exitCode, 0) << lowered.output;
     EXPECT_NE(lowered.output.find("T.sblock(\"C_update\")"), std::string::npos);
 
-    const std::string gpu =
-        "'" + (fs::path(LOOPSCOPE_SOURCE_DIR) / "samples/gpu/matmul_cuda.py").string() + "'";
-    RunResult some = runCli("convert " + gpu + " --tvm 0.20");
+    const std::string rfactor =
+        "'" +
+        (fs::path(LOOPSCOPE_SOURCE_DIR) / "tests/data/regressions/rfactor_vectorized_partials.py")
+            .string() +
+        "'";
+    RunResult some = runCli("convert " + rfactor + " --tvm 0.20");
     EXPECT_EQ(some.exitCode, 1) << some.output;
-    EXPECT_NE(some.output.find("matmul_cuda.py:72:1: error: variant 'register blocks' stays a TE "
-                               "schedule"),
+    EXPECT_NE(some.output.find("rfactor_vectorized_partials.py:15:1: error: variant 'rfactor' "
+                               "stays a TE schedule: rfactor is not translated"),
               std::string::npos)
         << some.output;
-    EXPECT_NE(some.output.find("sch = tvm.tir.Schedule(te.create_prim_func([A, B, C]))"),
-              std::string::npos);
-    EXPECT_NE(some.output.find("# Not converted to TensorIR (line 72): "), std::string::npos);
+    EXPECT_NE(some.output.find("# Not converted to TensorIR (line 15): "), std::string::npos);
 
     RunResult bad = runCli("convert " + kGemm + "--tvm 0.17");
     EXPECT_EQ(bad.exitCode, 2) << bad.output;

@@ -236,27 +236,83 @@ TEST(TensorIRConversion, TheGemmTutorialConvertsWhole)
 // A variant with no translation stays TE, under a comment that says why; the others convert.
 TEST(TensorIRConversion, WhatCannotBeTranslatedStaysTeAndSaysWhy)
 {
+    const std::string text = R"(import tvm
+from tvm import te
+n = 64
+A = te.placeholder((n, n), name="A")
+k = te.reduce_axis((0, n), name="k")
+B = te.compute((n,), lambda i: te.sum(A[i, k], axis=k), name="B")
+
+# variant: split
+s = te.create_schedule(B.op)
+ko, ki = s[B].split(B.op.reduce_axis[0], factor=16)
+
+# variant: rfactor
+s = te.create_schedule(B.op)
+ko, ki = s[B].split(B.op.reduce_axis[0], factor=16)
+BF = s.rfactor(B, ki)
+s[BF].parallel(s[BF].op.axis[0])
+)";
+    EvalResult r = evaluateScript(text);
+    ASSERT_TRUE(r.ok) << r.error.message;
+    const ConvertedScript c = convertToTensorIR(text, r.program, TirSpelling::Tvm020);
+    EXPECT_FALSE(c.allConverted());
+    ASSERT_EQ(c.variants.size(), 2u);
+    EXPECT_TRUE(c.variants[0].converted);
+    EXPECT_EQ(c.variants[0].checkError, "");
+    EXPECT_FALSE(c.variants[1].converted);
+    EXPECT_EQ(c.variants[1].calls.error.loc.line, 15);
+    EXPECT_NE(c.text.find("# Not converted to TensorIR (line 15): rfactor is not translated"),
+              std::string::npos)
+        << c.text;
+    EXPECT_NE(c.text.find("BF = s.rfactor(B, ki)\n"), std::string::npos) << c.text;
+    EvalResult back = evaluateScript(c.text);
+    ASSERT_TRUE(back.ok) << back.error.loc.line << ": " << back.error.message;
+    ASSERT_EQ(back.program.variants.size(), 2u);
+    EXPECT_NE(back.program.variants[0].schedule().tensorIR(), nullptr);
+    EXPECT_EQ(back.program.variants[1].schedule().tensorIR(), nullptr);
+}
+
+// Every GPU matmul of the tutorial, virtual threads and cooperative fetching included, has its
+// TensorIR form.
+TEST(TensorIRConversion, TheGpuMatmulTutorialConvertsWhole)
+{
     const std::string text = sample("samples/gpu/matmul_cuda.py");
     EvalResult r = evaluateScript(text, {{"N", 256}});
     ASSERT_TRUE(r.ok);
-    const ConvertedScript c = convertToTensorIR(text, r.program, TirSpelling::Tvm020);
-    EXPECT_FALSE(c.allConverted());
-    int kept = 0;
-    for (const ConvertedVariant& v : c.variants) {
-        if (v.converted) {
-            EXPECT_EQ(v.checkError, "") << v.name;
-            continue;
+    const ConvertedScript c = convertToTensorIR(text, r.program, TirSpelling::Tvm026);
+    for (const ConvertedVariant& v : c.variants)
+        EXPECT_TRUE(v.converted && v.checkError.empty())
+            << v.name << ": " << v.calls.error.message << v.checkError;
+    EXPECT_NE(c.text.find("\"vthread.x\")"), std::string::npos);
+}
+
+} // namespace
+
+namespace {
+
+// The TensorIR samples made by `convert` still give each variant the loop nest of the TE sample
+// they were made from.
+TEST(TensorIRConversion, TheConvertedSamplesKeepTheirTeLoopNests)
+{
+    for (auto [converted, original, sizes] :
+         {std::tuple{"samples/tensorir/matmul_ladder.py", "samples/matmul_ladder.py",
+                     std::map<std::string, std::int64_t>{{"M", 64}, {"N", 64}, {"K", 64}}},
+          std::tuple{"samples/tensorir/matmul_cuda.py", "samples/gpu/matmul_cuda.py",
+                     std::map<std::string, std::int64_t>{{"N", 256}}}}) {
+        SCOPED_TRACE(converted);
+        EvalResult tir = evaluateScript(sample(converted), sizes);
+        EvalResult te = evaluateScript(sample(original), sizes);
+        ASSERT_TRUE(tir.ok) << tir.error.loc.line << ": " << tir.error.message;
+        ASSERT_TRUE(te.ok);
+        ASSERT_EQ(tir.program.variants.size(), te.program.variants.size());
+        for (const Variant& v : te.program.variants) {
+            const Variant* t = tir.program.findVariant(v.name);
+            ASSERT_NE(t, nullptr) << v.name;
+            EXPECT_NE(t->schedule().tensorIR(), nullptr) << v.name;
+            EXPECT_EQ(loopNestDifference(lowered(v), lowered(*t)), "") << v.name;
         }
-        ++kept;
-        EXPECT_NE(c.text.find("# Not converted to TensorIR (line " +
-                              std::to_string(v.calls.error.loc.line) + "): "),
-                  std::string::npos);
     }
-    EXPECT_GE(kept, 1);
-    EXPECT_LT(kept, static_cast<int>(c.variants.size()));
-    EvalResult back = evaluateScript(c.text, {{"N", 256}});
-    ASSERT_TRUE(back.ok) << back.error.loc.line << ": " << back.error.message;
-    EXPECT_EQ(back.program.variants.size(), r.program.variants.size());
 }
 
 } // namespace
