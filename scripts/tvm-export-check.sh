@@ -28,6 +28,8 @@ declare -A SIZES=(
   [samples/transpose.py]="--set M=512 --set N=512"
   [samples/gpu/matmul_cuda.py]="--set N=256"
   [samples/gpu/softmax_cuda.py]="--set N=256"
+  [samples/tensorir/matmul_ladder.py]="--set M=256 --set N=256 --set K=256"
+  [samples/tensorir/matmul_cuda.py]="--set N=256"
 )
 failed=0 ran=0
 for release in 0.20 0.26; do
