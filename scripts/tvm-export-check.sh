@@ -3,10 +3,12 @@
 # ones as they are) and of the TensorIR test scripts for TVM 0.20 and 0.26 (`loopscope-cli export
 # --format tvm --tvm R`), runs each export in that TVM, and compares what TVM printed for the
 # scheduled module (`sch.mod.script()`) with what Loopscope prints for the same export
-# (`loopscope-cli lower`). A GPU variant's schedule is applied and printed; it is built and run
-# only where TVM finds a GPU. Large samples are exported at smaller sizes (SIZES below), so that
-# TVM's unscheduled reference finishes in seconds. TVM is not a dependency: give the environment of each
-# build (a file to source that puts its Python package on PYTHONPATH) in LOOPSCOPE_TVM020_ENV and
+# (`loopscope-cli lower`), and TVM's trace as JSON with `export --format tvm-trace`, which must
+# also replay by Trace.apply_json_to_schedule to the same module (scripts/tvm-trace-check.py).
+# A GPU variant's schedule is applied and printed; it is built and run only where TVM finds a
+# GPU. Large samples are exported at smaller sizes (SIZES below), so that TVM's unscheduled
+# reference finishes in seconds. TVM is not a dependency: give the environment of each build (a
+# file to source that puts its Python package on PYTHONPATH) in LOOPSCOPE_TVM020_ENV and
 # LOOPSCOPE_TVM026_ENV; a release without one is skipped (exit 77 when both are).
 #   scripts/tvm-export-check.sh [--write DIR]   (--write: keep each export and TVM's output there)
 # Prints one line per export: the release, the script, the variant, "same loop nest" or a diff,
@@ -63,8 +65,18 @@ for release in 0.20 0.26; do
         grep -v -e "^$name: .* ms, .* GFLOPS$" -e "^no GPU here: " "$base.out" > "$base.tvm"
         timing="$(grep "^$name: .* ms, .* GFLOPS$" "$base.out" | sed "s/^$name: //")"
         grep -q "^no GPU here: " "$base.out" && timing="no GPU here: applied and printed, not run"
+        # The trace as JSON: what TVM records, and what replays to the same module.
+        traced="trace not written"
+        if "$cli" export "$script" "${select[@]}" --format tvm-trace --tvm "$release" -o "$base.json" 2> /dev/null; then
+          if (. "$envfile" > /dev/null 2>&1 && timeout 600 "$python" "$here/scripts/tvm-trace-check.py" "$base.py" "$base.json") > "$base.trace" 2>&1; then
+            traced="trace JSON the same, replays"
+          else
+            traced="TRACE JSON DIFFERS: $(tail -n 1 "$base.trace")"
+            failed=$((failed + 1))
+          fi
+        fi
         if diff -B <(sed -e 's/[[:space:]]*$//' "$base.tvm") <(sed -e 's/[[:space:]]*$//' "$base.loopscope") > "$base.diff"; then
-          echo "tvm $release: $rel [$variant]: ran, checked, same loop nest as Loopscope prints; $timing"
+          echo "tvm $release: $rel [$variant]: ran, checked, same loop nest as Loopscope prints, $traced; $timing"
         else
           echo "tvm $release: $rel [$variant]: ran and checked, but TVM printed another loop nest:"
           head -n 20 "$base.diff"

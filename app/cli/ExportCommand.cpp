@@ -90,15 +90,15 @@ int exportVariant(ExportArgs& o)
     options.symbols = o.symbols;
     options.lineInfo = o.lines;
     options.tvmRelease = o.tvmRelease;
-    if (!o.tvmRelease.empty() && o.format != "tvm")
-        std::cerr << "loopscope-cli: note: --tvm is for --format tvm\n";
+    if (!o.tvmRelease.empty() && o.format != "tvm" && o.format != "tvm-trace")
+        std::cerr << "loopscope-cli: note: --tvm is for --format tvm and tvm-trace\n";
     if (o.lines && (o.format == "tvm" || o.format == "c"))
         std::cerr << "loopscope-cli: note: --lines is for llvm, asm and obj\n";
     if (o.format == "c" && !o.target.empty())
         std::cerr << "loopscope-cli: note: --target does not change C source\n";
     const std::string& target = o.target.empty() ? v.target : o.target;
-    if (o.format != "tvm" && o.format != "c" && o.format != "cuda" && o.format != "bundle" &&
-        !isGpuTarget(target)) {
+    if (o.format != "tvm" && o.format != "tvm-trace" && o.format != "c" && o.format != "cuda" &&
+        o.format != "bundle" && !isGpuTarget(target)) {
         try {
             checkTarget(target);
         } catch (const CodegenError& e) {
@@ -108,7 +108,8 @@ int exportVariant(ExportArgs& o)
             return kDocumentError;
         }
     }
-    if (o.format != "tvm" && o.format != "ptx" && o.format != "cuda" && o.format != "bundle")
+    if (o.format != "tvm" && o.format != "tvm-trace" && o.format != "ptx" && o.format != "cuda" &&
+        o.format != "bundle")
         noteThreadBindings(o, v);
     std::string text;
     std::vector<std::pair<std::string, std::string>> files; // path, contents
@@ -117,7 +118,7 @@ int exportVariant(ExportArgs& o)
             text = kernelBundle(o, r.program, v);
         } else {
             std::string source;
-            if (o.format == "tvm") readFile(o.file, &source);
+            if (o.format == "tvm" || o.format == "tvm-trace") readFile(o.file, &source);
             ExportResult exported = exportVariant(source, r.program, v, options);
             text = std::move(exported.text);
             if (!exported.header.empty())
@@ -230,13 +231,13 @@ int commandExport(int argc, char** argv)
     if (o.variants.size() > 1)
         throw UsageError("export writes one variant: give one --variant NAME");
     if (o.format.empty())
-        throw UsageError("export needs --format tvm|c|llvm|asm|obj|ptx|cuda|bundle");
+        throw UsageError("export needs --format tvm|tvm-trace|c|llvm|asm|obj|ptx|cuda|bundle");
     if (o.format != "bundle" && std::find(std::begin(kExportFormats), std::end(kExportFormats),
                                           o.format) == std::end(kExportFormats))
         throw UsageError("unknown format '" + o.format +
-                         "' (tvm, c, llvm, asm, obj, ptx, cuda or bundle)");
+                         "' (tvm, tvm-trace, c, llvm, asm, obj, ptx, cuda or bundle)");
     if (isGpuTarget(o.target) && o.format != "ptx" && o.format != "cuda" && o.format != "tvm" &&
-        o.format != "bundle")
+        o.format != "tvm-trace" && o.format != "bundle")
         throw UsageError("--target '" + o.target +
                              "' names a GPU: its kernels export with --format ptx, cuda or bundle",
                          false);

@@ -92,7 +92,8 @@ const CommandHelp kCommands[] = {
     {"model",
      "  model  info|run|bench|tasks|test ...   ONNX models (loopscope-cli model --help)\n"},
     {"export",
-     "  export FILE [--variant NAME] --format tvm|c|llvm|asm|obj|ptx|cuda|bundle [-o OUT]\n"
+     "  export FILE [--variant NAME] --format tvm|tvm-trace|c|llvm|asm|obj|ptx|cuda|bundle\n"
+     "         [-o OUT]\n"
      "         [--set P=V ...] [--target \"llvm -mcpu=CPU -mattr=+F,...\"|\"cuda -arch=sm_XX\"]\n"
      "         [--lines] [--tvm 0.17..0.26]\n"
      "         write one variant (a script's only one needs no --variant) as a standalone TVM\n"
@@ -105,7 +106,17 @@ const CommandHelp kCommands[] = {
      "         --target or the variant's, else sm_50) or cuda (CUDA C, as TVM prints it)\n"
      "         --tvm: the TVM release the script runs in: 0.17 (the default) writes a TE\n"
      "         schedule; 0.20 to 0.26 write a tir.Schedule variant as TVMScript and its trace,\n"
-     "         in v0.20-v0.23's spelling or v0.24-v0.26's\n"},
+     "         in v0.20-v0.23's spelling or v0.24-v0.26's; a TE variant for 0.20 on is its\n"
+     "         schedule as the tir.Schedule calls that make the same loop nest\n"
+     "         tvm-trace: the variant's tir.Schedule trace as TVM's trace.as_json() writes it\n"
+     "         (--tvm 0.20..0.26, default 0.26), for Trace.apply_json_to_schedule and\n"
+     "         MetaSchedule databases\n"},
+    {"convert",
+     "  convert FILE [--tvm 0.20..0.26] [-o OUT] [--set P=V ...]\n"
+     "         write the whole script for today's TVM (default 0.26's spelling): each TE\n"
+     "         variant's schedule becomes the tir.Schedule calls that make its loop nest, on\n"
+     "         te.create_prim_func of its arguments; the declarations stay as written. A variant\n"
+     "         with no translation stays TE under a comment that says why (exit status 1)\n"},
 };
 
 const char* kUsageHead = "usage: loopscope-cli COMMAND FILE [options]\n"

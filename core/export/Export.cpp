@@ -63,10 +63,37 @@ ExportResult exportVariant(const std::string& scriptText, const Program& program
         out.text = exportTvmScript(scriptText, program, variant, tvm);
         return out;
     }
+    if (format == "tvm-trace") {
+        const std::string release = options.tvmRelease.empty() ? "0.26" : options.tvmRelease;
+        const int minor = std::stoi(release.substr(2));
+        if (minor < 20)
+            throw UserError(variant.loc, "a trace is tir.Schedule's: --tvm 0.20 to 0.26");
+        const TirSpelling spelling = minor >= 24 ? TirSpelling::Tvm026 : TirSpelling::Tvm020;
+        out.suffix = ".json";
+        if (variant.snapshots.front().tensorIR()) {
+            out.text = traceJson(variant, spelling);
+            return out;
+        }
+        // A TE variant: the trace of its translation, read back as Loopscope reads the export.
+        TvmTensorIRExport tir;
+        tir.release = release;
+        tir.spelling = spelling;
+        std::string script = exportTeAsTensorIR(scriptText, program, variant, tir);
+        script = script.substr(0, script.find(std::string("\n") + kTvmRunMarker + "\n") + 1);
+        std::map<std::string, std::int64_t> sizes;
+        for (const Parameter& p : program.parameters)
+            sizes[p.name] = p.value;
+        EvalResult back = evaluateScript(script, sizes);
+        LS_ASSERT(back.ok && back.program.variants.size() == 1,
+                  "the translation of '" << variant.name
+                                         << "' does not read back: " << back.error.message);
+        out.text = traceJson(back.program.variants.front(), spelling);
+        return out;
+    }
     if (format != "c" && format != "llvm" && format != "asm" && format != "obj" &&
         format != "ptx" && format != "cuda")
         throw std::invalid_argument("unknown format '" + format +
-                                    "' (tvm, c, llvm, asm, obj, ptx or cuda)");
+                                    "' (tvm, tvm-trace, c, llvm, asm, obj, ptx or cuda)");
     // A target LLVM cannot generate code for is a CodegenError from emitCode.
     const std::string& target = options.target.empty() ? variant.target : options.target;
     const Schedule& schedule = options.step < 0

@@ -12,7 +12,7 @@
 namespace loopscope {
 
 struct ExportOptions {
-    std::string format;     // "tvm", "c", "llvm", "asm", "obj", "ptx" or "cuda"
+    std::string format;     // "tvm", "tvm-trace", "c", "llvm", "asm", "obj", "ptx" or "cuda"
     std::string target;     // overrides the variant's target (LLVM IR, assembly, objects, tvm)
     std::string sourceName; // the script's file name, named in the exported text
     std::map<std::string, std::int64_t> symbols; // values of symbolic sizes (tvm format)
@@ -35,7 +35,8 @@ struct ExportResult {
 };
 
 // The formats, in the order the command-line tool lists them.
-inline constexpr const char* kExportFormats[] = {"tvm", "c", "llvm", "asm", "obj", "ptx", "cuda"};
+inline constexpr const char* kExportFormats[] = {"tvm", "tvm-trace", "c",   "llvm",
+                                                 "asm", "obj",       "ptx", "cuda"};
 
 // The TVM releases `--tvm` names: 0.17 to 0.26.
 bool isTvmRelease(const std::string& release);

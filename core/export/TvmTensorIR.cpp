@@ -7,6 +7,9 @@
 #include "ir/Printer.h"
 #include "runtime/Check.h"
 #include "runtime/FlopCount.h"
+#include "te/Ast.h"
+
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <sstream>
@@ -28,7 +31,165 @@ std::string inSpelling(std::string line, TirSpelling s)
     return line;
 }
 
+// How TVM's trace records each schedule method: the instruction's kind (by release), its inputs
+// and its attributes, by the keyword names Loopscope's trace lines use ("*": the positional
+// arguments; "factors": a list whose items are inputs; "[]": an empty list, the consumer blocks
+// Loopscope never gives), each attribute with its JSON type ('b' a boolean, which TVM 0.20
+// writes as 1 or 0, 'i' an integer, 's' a string).
+struct TraceInstruction {
+    const char* method;
+    const char* kind;
+    const char* kind026;
+    std::vector<const char*> inputs;
+    std::vector<std::pair<const char*, char>> attrs;
+};
+
+const std::vector<TraceInstruction>& traceInstructions()
+{
+    static const std::vector<TraceInstruction> all = {
+        {"get_block", "GetBlock", "GetSBlock", {}, {{"name", 's'}, {"func_name", 's'}}},
+        {"get_sblock", "GetBlock", "GetSBlock", {}, {{"name", 's'}, {"func_name", 's'}}},
+        {"get_loops", "GetLoops", "GetLoops", {"block"}, {}},
+        {"get_child_blocks", "GetChildBlocks", "GetChildBlocks", {"block_or_loop"}, {}},
+        {"get_producers", "GetProducers", "GetProducers", {"block"}, {}},
+        {"get_consumers", "GetConsumers", "GetConsumers", {"block"}, {}},
+        {"split",
+         "Split",
+         "Split",
+         {"loop", "factors"},
+         {{"preserve_unit_iters", 'b'}, {"disable_predication", 'b'}}},
+        {"fuse", "Fuse", "Fuse", {"*"}, {{"preserve_unit_iters", 'b'}}},
+        {"reorder", "Reorder", "Reorder", {"*"}, {}},
+        {"parallel", "Parallel", "Parallel", {"loop"}, {}},
+        {"vectorize", "Vectorize", "Vectorize", {"loop"}, {}},
+        {"unroll", "Unroll", "Unroll", {"loop"}, {}},
+        {"bind", "Bind", "Bind", {"loop"}, {{"thread_axis", 's'}}},
+        {"compute_at",
+         "ComputeAt",
+         "ComputeAt",
+         {"block", "loop"},
+         {{"preserve_unit_loops", 'i'}, {"index", 'i'}}},
+        {"reverse_compute_at",
+         "ReverseComputeAt",
+         "ReverseComputeAt",
+         {"block", "loop"},
+         {{"preserve_unit_loops", 'i'}, {"index", 'i'}}},
+        {"cache_read",
+         "CacheRead",
+         "CacheRead",
+         {"block", "[]"},
+         {{"read_buffer_index", 'i'}, {"storage_scope", 's'}}},
+        {"cache_write",
+         "CacheWrite",
+         "CacheWrite",
+         {"block", "[]"},
+         {{"write_buffer_index", 'i'}, {"storage_scope", 's'}}},
+        {"compute_inline", "ComputeInline", "ComputeInline", {"block"}, {}},
+        {"decompose_reduction", "DecomposeReduction", "DecomposeReduction", {"block", "loop"}, {}},
+        {"rfactor", "RFactor", "RFactor", {"loop"}, {{"factor_axis", 'i'}}},
+        {"set_scope",
+         "SetScope",
+         "SetScope",
+         {"block"},
+         {{"buffer_index", 'i'}, {"storage_scope", 's'}}},
+        {"annotate", "Annotate", "Annotate", {"block_or_loop", "ann_val"}, {{"ann_key", 's'}}},
+        {"unannotate", "Unannotate", "Unannotate", {"block_or_loop"}, {{"ann_key", 's'}}},
+    };
+    return all;
+}
+
+// A value of a trace line as TVM's JSON has it: a random variable by its name, None as "None".
+nlohmann::json traceValue(const ast::Expr& e)
+{
+    switch (e.kind) {
+    case ast::ExprKind::Name: return e.name;
+    case ast::ExprKind::Int: return e.intValue;
+    case ast::ExprKind::Float: return e.floatValue;
+    case ast::ExprKind::String: return e.name;
+    case ast::ExprKind::Bool: return e.boolValue;
+    case ast::ExprKind::None: return "None";
+    case ast::ExprKind::Unary:
+        if (e.name == "-" && e.value && e.value->kind == ast::ExprKind::Int)
+            return -e.value->intValue;
+        break;
+    case ast::ExprKind::List:
+    case ast::ExprKind::Tuple: {
+        nlohmann::json out = nlohmann::json::array();
+        for (const auto& x : e.items)
+            out.push_back(traceValue(*x));
+        return out;
+    }
+    default: break;
+    }
+    LS_ASSERT(false,
+              "a trace line holds a value TVM's JSON does not: " << static_cast<int>(e.kind));
+    return nullptr;
+}
+
 } // namespace
+
+std::string traceJson(const Variant& v, TirSpelling spelling)
+{
+    const bool s26 = spelling == TirSpelling::Tvm026;
+    nlohmann::json insts = nlohmann::json::array();
+    for (const std::string& line : v.trace) {
+        ast::ParseResult parsed = ast::parseScript(line + "\n");
+        LS_ASSERT(parsed.ok && parsed.module.body.size() == 1,
+                  "a trace line does not parse: " << line);
+        const ast::Stmt& st = parsed.module.body.front();
+        const ast::Expr& call = *st.value;
+        LS_ASSERT(call.kind == ast::ExprKind::Call && call.value &&
+                      call.value->kind == ast::ExprKind::Attribute,
+                  "a trace line is not a schedule call: " << line);
+        const std::string method = call.value->name;
+        const TraceInstruction* inst = nullptr;
+        for (const TraceInstruction& t : traceInstructions())
+            if (method == t.method) inst = &t;
+        LS_ASSERT(inst, "no trace instruction for sch." << method);
+        auto keyword = [&](const char* name) -> const ast::Expr* {
+            for (const ast::Keyword& k : call.keywords)
+                if (k.name == name) return k.value.get();
+            return nullptr;
+        };
+        nlohmann::json inputs = nlohmann::json::array(), attrs = nlohmann::json::array();
+        for (const char* in : inst->inputs) {
+            const std::string name = in;
+            if (name == "*") {
+                for (const auto& x : call.items)
+                    inputs.push_back(traceValue(*x));
+            } else if (name == "[]") {
+                inputs.push_back(nlohmann::json::array());
+            } else if (name == "factors") {
+                const ast::Expr* f = keyword("factors");
+                LS_ASSERT(f, "a split without factors: " << line);
+                for (const auto& x : f->items)
+                    inputs.push_back(traceValue(*x));
+            } else {
+                const ast::Expr* x = keyword(in);
+                LS_ASSERT(x, "sch." << method << " without " << name << ": " << line);
+                inputs.push_back(traceValue(*x));
+            }
+        }
+        for (const auto& [name, type] : inst->attrs) {
+            const ast::Expr* x = keyword(name);
+            LS_ASSERT(x, "sch." << method << " without " << name << ": " << line);
+            nlohmann::json value = traceValue(*x);
+            if (type == 'i' && value.is_boolean()) value = value.get<bool>() ? 1 : 0;
+            if (type == 'b' && !s26) value = value.get<bool>() ? 1 : 0;
+            attrs.push_back(value);
+        }
+        nlohmann::json outputs = nlohmann::json::array();
+        for (const auto& t : st.targets) {
+            if (t->kind == ast::ExprKind::Name)
+                outputs.push_back(t->name);
+            else
+                for (const auto& x : t->items)
+                    outputs.push_back(x->name);
+        }
+        insts.push_back({s26 ? inst->kind026 : inst->kind, inputs, attrs, outputs});
+    }
+    return nlohmann::json::array({insts, nlohmann::json::array()}).dump() + "\n";
+}
 
 void writeTensorIRRun(std::ostream& out, const Variant& v, const std::vector<Tensor>& params,
                       const std::string& funcName, const std::string& declaredModule,

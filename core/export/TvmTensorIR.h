@@ -33,4 +33,9 @@ std::string exportTensorIRScript(const Program& p, const Variant& v,
 std::string exportTeAsTensorIR(const std::string& scriptText, const Program& p, const Variant& v,
                                const TvmTensorIRExport& options);
 
+// A TensorIR variant's trace as TVM's `sch.trace.as_json()` writes it (in the release's
+// instruction names and attribute types), which `Trace.apply_json_to_schedule` replays on the
+// declared function and a MetaSchedule database keeps: one line of JSON.
+std::string traceJson(const Variant& v, TirSpelling spelling);
+
 } // namespace loopscope

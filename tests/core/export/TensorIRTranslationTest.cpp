@@ -316,3 +316,46 @@ TEST(TensorIRConversion, TheConvertedSamplesKeepTheirTeLoopNests)
 }
 
 } // namespace
+
+namespace {
+
+// `export --format tvm-trace`: the trace as TVM's trace.as_json() writes it. The expected lines
+// are what TVM 0.26 and TVM 0.20 recorded for these exports (json.dumps of as_json(), compacted;
+// scripts/tvm-trace-check.py compares every export this way where a TVM build is given).
+TEST(TensorIRTrace, JsonIsWhatTvmRecords)
+{
+    const std::string mm = sample("samples/tensorir/mm_relu.py");
+    EvalResult r = evaluateScript(mm);
+    ASSERT_TRUE(r.ok);
+    ExportOptions o;
+    o.format = "tvm-trace";
+    o.tvmRelease = "0.26";
+    EXPECT_EQ(exportVariant(mm, r.program, *r.program.findVariant("the tutorial's steps"), o).text,
+              R"([[["GetSBlock",[],["Y","main"],["b0"]],["GetLoops",["b0"],[],["l1","l2","l3"]],)"
+              R"(["Split",["l2","None",8],[true,false],["l4","l5"]],["Reorder",["l4","l3","l5"],)"
+              R"([],[]],["GetSBlock",[],["C","main"],["b6"]],["ReverseComputeAt",["b6","l4"],)"
+              R"([0,-1],[]],["DecomposeReduction",["b0","l3"],[],["b7"]]],[]])"
+              "\n");
+    // A TE variant's trace is its translation's, in TVM 0.20's names and integers.
+    const std::string gemm = sample("samples/opt_gemm.py");
+    EvalResult g = evaluateScript(gemm, {{"M", 256}, {"N", 256}, {"K", 256}});
+    ASSERT_TRUE(g.ok);
+    o.tvmRelease = "0.20";
+    const std::string trace =
+        exportVariant(gemm, g.program, *g.program.findVariant("parallel"), o).text;
+    EXPECT_EQ(
+        trace.rfind(R"([[["GetBlock",[],["C","main"],["b0"]],["CacheWrite",["b0",[]],[0,"global"],)"
+                    R"(["b1"]],["GetLoops",["b1"],[],["l2","l3"]],["Split",["l2","None",32],[1,0],)"
+                    R"(["l4","l5"]],["Split",["l3","None",32],[1,0],["l6","l7"]],)"
+                    R"(["Reorder",["l6","l5"],[],[]],["Parallel",["l4"],[],[]],)",
+                    0),
+        0u)
+        << trace;
+    EXPECT_NE(trace.find(R"(["ComputeAt",["b0","l6"],[1,-1],[]])"), std::string::npos);
+    EXPECT_NE(trace.find(R"(["DecomposeReduction",["b0","l13"],[],["b19"]]],[]])"),
+              std::string::npos);
+    o.tvmRelease = "0.17";
+    EXPECT_THROW(exportVariant(gemm, g.program, *g.program.findVariant("parallel"), o), UserError);
+}
+
+} // namespace
