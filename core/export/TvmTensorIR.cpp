@@ -85,6 +85,7 @@ const std::vector<TraceInstruction>& traceInstructions()
          {"block", "[]"},
          {{"write_buffer_index", 'i'}, {"storage_scope", 's'}}},
         {"compute_inline", "ComputeInline", "ComputeInline", {"block"}, {}},
+        {"reverse_compute_inline", "ReverseComputeInline", "ReverseComputeInline", {"block"}, {}},
         {"decompose_reduction", "DecomposeReduction", "DecomposeReduction", {"block", "loop"}, {}},
         {"rfactor", "RFactor", "RFactor", {"loop"}, {{"factor_axis", 'i'}}},
         {"set_scope",

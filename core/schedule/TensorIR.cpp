@@ -774,6 +774,129 @@ TirFunc tirCacheWrite(const TirFunc& f, const std::string& name, int index,
     return out;
 }
 
+TirFunc tirReverseComputeInline(const TirFunc& f, const std::string& name)
+{
+    const BlockNode* c = &blockNamed(f, name, 0);
+    auto* cstore = c->body.as<TensorStoreNode>();
+    if (c->init.defined() || !cstore || c->writes.size() != 1)
+        throw ScheduleError("the block '" + name +
+                                "' is not a single store of a value of its variables (a "
+                                "reduction or a block of several statements cannot be inlined)",
+                            0);
+    // The one producer: the block writing the buffer the consumer reads, read nowhere else.
+    std::vector<const BlockNode*> all;
+    collectBlocks(f.body, &all);
+    const BlockNode* p = nullptr;
+    Tensor between;
+    for (const TensorRegion& r : c->reads)
+        for (const BlockNode* o : all)
+            for (const TensorRegion& w : o->writes)
+                if (o != c && w.tensor == r.tensor) {
+                    if (p && p != o)
+                        throw ScheduleError("the block '" + name +
+                                                "' reads what several blocks write: it can be "
+                                                "inlined into one producer only",
+                                            0);
+                    p = o;
+                    between = r.tensor;
+                }
+    if (!p) throw ScheduleError("no block writes what the block '" + name + "' reads", 0);
+    if (std::find(f.params.begin(), f.params.end(), between) != f.params.end())
+        throw ScheduleError(
+            "'" + between->name + "' is an argument of the function: its values must be stored", 0);
+    for (const BlockNode* o : all)
+        for (const TensorRegion& r : o->reads)
+            if (o != c && r.tensor == between)
+                throw ScheduleError("the block '" + o->name + "' reads '" + between->name +
+                                        "' too: only its one consumer can be inlined into it",
+                                    0);
+    auto* pstore = p->body.as<TensorStoreNode>();
+    if (p->init.defined() || !pstore || p->writes.size() != 1)
+        throw ScheduleError("the block '" + name +
+                                "' to be inlined must have a single producer that is a complete "
+                                "block, and '" +
+                                p->name + "' is a reduction or more than one store",
+                            0);
+    // The consumer reads the producer's buffer at one index, each of its variables once.
+    std::vector<Expr> at;
+    bool same = true;
+    forEachExpr(cstore->value, [&](const Expr& e) {
+        auto* l = e.as<TensorLoadNode>();
+        if (!l || l->tensor != between) return;
+        if (at.empty())
+            at = l->indices;
+        else
+            for (std::size_t d = 0; d < at.size(); ++d)
+                same = same && at[d].same(l->indices[d]);
+    });
+    VarMap toProducer;
+    for (std::size_t d = 0; d < at.size(); ++d) {
+        auto* v = at[d].as<VarNode>();
+        if (!v || toProducer.count(v) || d >= pstore->indices.size()) {
+            same = false;
+            break;
+        }
+        toProducer[v] = pstore->indices[d];
+    }
+    if (!same || toProducer.size() != c->iters.size())
+        throw ScheduleError("the block '" + name + "' does not read '" + between->name +
+                                "' at its own variables, each once, the same way everywhere: "
+                                "its store cannot move into the producer's",
+                            0);
+    // The producer's block stores the consumer's value of what it computed.
+    class Move : public DropBlock {
+    public:
+        Move(const BlockNode* consumer, const BlockNode* producer, Stmt store)
+            : DropBlock(consumer), m_producer(producer), m_store(std::move(store))
+        {
+        }
+
+    protected:
+        Stmt visitBlock(const BlockNode* op, const Stmt& self) override
+        {
+            if (op != m_producer) return DropBlock::visitBlock(op, self);
+            BlockNode b = *op;
+            b.body = m_store;
+            auto* w = m_store.as<TensorStoreNode>();
+            b.reads = readRegions({w->value}, w->tensor.get());
+            TensorRegion region{w->tensor, {}};
+            for (const Expr& e : w->indices)
+                region.region.push_back({e, makeInt(1)});
+            b.writes = {region};
+            return makeBlock(std::move(b));
+        }
+
+    private:
+        const BlockNode* m_producer;
+        Stmt m_store;
+    };
+    class ReplaceLoad : public IRMutator {
+    public:
+        ReplaceLoad(Tensor t, Expr value) : m_t(std::move(t)), m_value(std::move(value)) {}
+
+    protected:
+        Expr visitTensorLoad(const TensorLoadNode* op, const Expr& self) override
+        {
+            return op->tensor == m_t ? m_value : IRMutator::visitTensorLoad(op, self);
+        }
+
+    private:
+        Tensor m_t;
+        Expr m_value;
+    };
+    std::vector<Expr> indices;
+    for (const Expr& e : cstore->indices)
+        indices.push_back(substitute(e, toProducer));
+    const Expr value =
+        ReplaceLoad(between, pstore->value).mutate(substitute(cstore->value, toProducer));
+    TirFunc out = f;
+    out.body = Move(c, p, makeTensorStore(cstore->tensor, indices, value)).mutate(f.body);
+    out.allocs.erase(std::remove_if(out.allocs.begin(), out.allocs.end(),
+                                    [&](const BlockAlloc& a) { return a.tensor == between; }),
+                     out.allocs.end());
+    return out;
+}
+
 TirFunc tirComputeInline(const TirFunc& f, const std::string& name)
 {
     const BlockNode* b = &blockNamed(f, name, 0);

@@ -72,6 +72,10 @@ TirFunc tirCacheWrite(const TirFunc& f, const std::string& block, int index,
 // sch.compute_inline(block): a block that only computes a value of its variables folded into
 // the blocks that read it, its buffer and nest gone.
 TirFunc tirComputeInline(const TirFunc& f, const std::string& block);
+// sch.reverse_compute_inline(block): a block that stores a value of what one producer computed,
+// read at its own variables, moved into that producer, which then stores its value; the
+// producer's buffer and the block are gone.
+TirFunc tirReverseComputeInline(const TirFunc& f, const std::string& block);
 
 // sch.rfactor(loop, factor_axis): the reduction over `loop` made a dimension (at `factorAxis`)
 // of a new buffer NAME_rf, computed by a block NAME_rf under copies of the block's loops, and

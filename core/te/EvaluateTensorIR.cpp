@@ -21,13 +21,33 @@ std::string canonicalMethod(const std::string& name)
 const std::set<std::string>& tirMethods()
 {
     static const std::set<std::string> names = {
-        "get_block",     "get_sblock",    "get_loops",      "get_child_blocks",
-        "split",         "fuse",          "reorder",        "parallel",
-        "vectorize",     "unroll",        "bind",           "decompose_reduction",
-        "show",          "script",        "work_on",        "compute_at",
-        "cache_read",    "cache_write",   "compute_inline", "reverse_compute_at",
-        "rfactor",       "set_scope",     "annotate",       "unannotate",
-        "get_producers", "get_consumers",
+        "get_block",
+        "get_sblock",
+        "get_loops",
+        "get_child_blocks",
+        "split",
+        "fuse",
+        "reorder",
+        "parallel",
+        "vectorize",
+        "unroll",
+        "bind",
+        "decompose_reduction",
+        "show",
+        "script",
+        "work_on",
+        "compute_at",
+        "cache_read",
+        "cache_write",
+        "compute_inline",
+        "reverse_compute_at",
+        "rfactor",
+        "set_scope",
+        "annotate",
+        "unannotate",
+        "get_producers",
+        "get_consumers",
+        "reverse_compute_inline",
     };
     return names;
 }
@@ -487,6 +507,19 @@ Value Evaluator::tirMethod(const Value& self, const std::string& rawName, const 
                        (read ? "read" : "write") + "_buffer_index=" + std::to_string(i) +
                        ", storage_scope=\"" + scope + "\")");
         return h;
+    }
+    if (name == "reverse_compute_inline") {
+        Bound b(c, {{"block", true}});
+        const std::string block = blockArg(b["block"], var, rawName);
+        TirFunc after;
+        try {
+            after = tirReverseComputeInline(f, block);
+        } catch (const ScheduleError& e) {
+            throw refused(e, {b["block"].loc});
+        }
+        recordTirStep(var, name, block, std::move(after));
+        trace(var, "sch.reverse_compute_inline(block=" + traceName(b["block"].value) + ")");
+        return Value::none();
     }
     if (name == "compute_inline") {
         Bound b(c, {{"block", true}});

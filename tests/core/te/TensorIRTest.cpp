@@ -79,7 +79,8 @@ TEST(TensorIR, PrintsWhatTvm020PrintedForItsExamples)
                   trimmed(readSourceFile(golden.string())));
         ++compared;
     }
-    EXPECT_EQ(compared, 2); // vector_add_split (split, parallel, vectorize), row_sum_rfactor
+    // vector_add_split (split, parallel, vectorize), row_sum_rfactor, reverse_compute_inline
+    EXPECT_EQ(compared, 3);
 }
 
 TEST(TensorIR, TheTutorialsStepsPrintAsTvmPrintsThem)
@@ -674,6 +675,31 @@ TEST(TensorIR, TvmScriptThatIsNotADeclaredComputationIsRefusedAtItsLine)
         EXPECT_GE(r.error.loc.line, line - 8) << r.error.message;
         EXPECT_LE(r.error.loc.line, line + 1) << r.error.message;
     }
+}
+
+} // namespace
+
+namespace {
+
+// reverse_compute_inline refuses as TVM does: the producer of a ReLU after a matmul is a
+// reduction, not a complete block.
+TEST(TensorIR, ReverseComputeInlineIntoAReductionIsRefusedAtTheBlock)
+{
+    EvalResult r = evaluateScript(R"(import tvm
+from tvm import te
+A = te.placeholder((64, 64), name="A")
+k = te.reduce_axis((0, 64), name="k")
+Y = te.compute((64, 64), lambda i, j: te.sum(A[i, k] * A[k, j], axis=k), name="Y")
+C = te.compute((64, 64), lambda i, j: te.max(Y[i, j], 0.0), name="C")
+sch = tvm.tir.Schedule(te.create_prim_func([A, C]))
+c = sch.get_block("C")
+sch.reverse_compute_inline(c)
+)");
+    ASSERT_FALSE(r.ok);
+    EXPECT_EQ(r.error.loc.line, 9);
+    EXPECT_NE(r.error.message.find("must have a single producer that is a complete block"),
+              std::string::npos)
+        << r.error.message;
 }
 
 } // namespace
