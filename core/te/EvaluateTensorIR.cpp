@@ -57,6 +57,7 @@ const std::set<std::string>& tirMethods()
 std::string Evaluator::traceName(const Value& h)
 {
     TraceNames& t = m_traceNames[h.variant];
+    if (auto it = t.handles.find(h.i); h.i > 0 && it != t.handles.end()) return it->second;
     if (h.kind == VKind::TirBlock) {
         auto it = t.blocks.find(h.s);
         return it == t.blocks.end() ? newTraceName(h.variant, h) : it->second;
@@ -69,6 +70,7 @@ std::string Evaluator::newTraceName(int variant, const Value& h)
 {
     TraceNames& t = m_traceNames[variant];
     const std::string name = (h.kind == VKind::TirBlock ? "b" : "l") + std::to_string(t.next++);
+    if (h.i > 0) t.handles[h.i] = name;
     if (h.kind == VKind::TirBlock)
         t.blocks[h.s] = name;
     else
@@ -232,12 +234,14 @@ Value Evaluator::tirMethod(const Value& self, const std::string& rawName, const 
         l.kind = VKind::TirLoop;
         l.expr = v;
         l.variant = var;
+        l.i = ++m_nextHandle;
         return l;
     };
     auto blockValue = [&](const std::string& n) {
         Value b = Value::str(n);
         b.kind = VKind::TirBlock;
         b.variant = var;
+        b.i = ++m_nextHandle;
         return b;
     };
     // A refusal of the primitive, at the argument it is about.

@@ -332,11 +332,16 @@ private:
     std::string blockArg(const Arg& a, int variant, const std::string& fn);
     std::map<std::pair<int, std::string>, std::string> m_blockRenames;
     // The trace's names of the script's handles (b0, l1, ...), per variant.
+    // A trace names each handle a schedule method returns (TVM's random variables: b0, l1, ...):
+    // by the handle itself (its id in Value::i), so that a loop fetched twice is two names, as in
+    // TVM's trace; by the block's name or the loop's variable for a handle without an id.
     struct TraceNames {
         int next = 0;
-        std::map<std::string, std::string> blocks; // by the handle's block name
+        std::map<std::int64_t, std::string> handles;
+        std::map<std::string, std::string> blocks;
         std::map<const VarNode*, std::string> loops;
     };
+    std::int64_t m_nextHandle = 0;
     std::map<int, TraceNames> m_traceNames;
     std::string traceName(const Value& handle);
     std::string newTraceName(int variant, const Value& handle);
