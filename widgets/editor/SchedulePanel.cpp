@@ -165,6 +165,7 @@ struct SchedulePanel::Private {
     Request requestFor(const QString& name) const;
     void formArguments(NamedStep& r, const PrimitiveSpec& p) const;
     void updateActions();
+    bool tensorIR = false; // the shown variant is scheduled with tir.Schedule
     void trigger(const QString& name);
     void stageChanged();
     void fillInputs();
@@ -300,6 +301,10 @@ void SchedulePanel::Private::updateActions()
         QString reason, preview;
         if (!unavailable.isEmpty()) {
             reason = unavailable;
+        } else if (tensorIR && spec.name != u"new_variant"_s) {
+            reason = tr("this variant is scheduled with tir.Schedule: write its sch.* calls in "
+                        "the editor (the panel writes TE steps; View ▸ TensorIR Form shows a TE "
+                        "variant's steps as such calls)");
         } else if (spec.name == u"new_variant"_s) {
             if (stages->rowCount() == 0) reason = tr("no variant is shown");
         } else {
@@ -617,6 +622,8 @@ void SchedulePanel::setStages(std::vector<StageInfo> stages, ScheduleContext con
     const QString previousStage = selectedStage();
     const QStringList previousAxes = selectedAxes();
     ++d->programmatic;
+    // The panel writes TE steps; a variant scheduled by tir.Schedule takes sch.* calls.
+    d->tensorIR = context.schedule && context.schedule->tensorIR();
     d->writer = StatementWriter(stages, std::move(context));
     d->stages->setStages(std::move(stages));
 

@@ -169,6 +169,32 @@ private slots:
         QVERIFY(p.action(u"vectorize"_s)->toolTip().contains(u"s[C].vectorize("_s));
     }
 
+    // A variant scheduled with tir.Schedule: the panel, which writes TE steps, writes none and
+    // says why; a new variant stays possible.
+    void aTensorIRVariantGetsNoTeStepsAndSaysWhy()
+    {
+        Panel p;
+        const std::string script = R"(import tvm
+from tvm import te
+A = te.placeholder((64, 64), name="A")
+B = te.compute((64, 64), lambda i, j: A[i, j] * 2.0, name="B")
+
+# variant: tir
+sch = tvm.tir.Schedule(te.create_prim_func([A, B]))
+b = sch.get_block("B")
+i, j = sch.get_loops(b)
+sch.parallel(i)
+)";
+        p.show(fixture(script, "tir"));
+        QVERIFY(p.panel.selectAxis(u"B"_s, u"j"_s));
+        for (const QString& name : {u"split"_s, u"vectorize"_s, u"reorder_outer"_s}) {
+            QVERIFY(!p.action(name)->isEnabled());
+            QVERIFY2(p.action(name)->toolTip().contains(u"scheduled with tir.Schedule"_s),
+                     qPrintable(p.action(name)->toolTip()));
+        }
+        QVERIFY(p.action(u"new_variant"_s)->isEnabled());
+    }
+
     void placeholderStagesHaveNoLoopActions()
     {
         Panel p;
