@@ -6,8 +6,10 @@
 #include "ir/IRMutator.h"
 #include "ir/IRUtil.h"
 #include "ir/IntervalSet.h"
+#include "ir/Limits.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <functional>
 #include <set>
 #include <unordered_map>
@@ -922,6 +924,37 @@ TirFunc tirComputeInline(const TirFunc& f, const std::string& name)
                                     "variables, each once, so its value cannot be inlined",
                                 0);
         vars.push_back(v);
+    }
+    // The blocks' values grow by the inlined value at each read (a chain of blocks that each
+    // read their producer twice, inlined one by one, doubles it each time): refuse before an
+    // expression beyond what lowering takes, as TE's inlining does.
+    auto nodes = [](const Expr& e) {
+        std::int64_t n = 0;
+        forEachExpr(e, [&](const Expr&) { ++n; });
+        return n;
+    };
+    const std::int64_t inlined = nodes(store->value);
+    std::vector<const BlockNode*> readers;
+    collectBlocks(f.body, &readers);
+    for (const BlockNode* r : readers) {
+        auto* w = r->body.as<TensorStoreNode>();
+        if (r == b || !w) continue;
+        std::int64_t loads = 0;
+        forEachExpr(w->value, [&](const Expr& e) {
+            if (auto* l = e.as<TensorLoadNode>(); l && l->tensor == t) ++loads;
+        });
+        const long double size =
+            static_cast<long double>(nodes(w->value)) +
+            static_cast<long double>(loads) * static_cast<long double>(inlined);
+        if (loads > 0 && size > static_cast<long double>(kMaxInlinedNodes)) {
+            char count[32];
+            std::snprintf(count, sizeof count, "%.3Lg", size);
+            throw ScheduleError("inlining '" + name + "' makes the value of block '" + r->name +
+                                    "' an expression of " + count + " nodes; at most " +
+                                    std::to_string(kMaxInlinedNodes) + " are supported: keep '" +
+                                    name + "' a block of its own",
+                                0);
+        }
     }
     class Inline : public DropBlock {
     public:

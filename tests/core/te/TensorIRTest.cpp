@@ -703,3 +703,28 @@ sch.reverse_compute_inline(c)
 }
 
 } // namespace
+
+namespace {
+
+// compute_inline of a chain of blocks that each read their producer twice doubles the value at
+// each step: refused once it would pass what lowering takes, at the step, in no time.
+TEST(TensorIR, AnInliningThatExplodesIsRefusedAtItsStep)
+{
+    std::string script = "import tvm\nfrom tvm import te\nA = te.placeholder((8,), name=\"A\")\n"
+                         "T0 = te.compute((8,), lambda i: A[i] + 1.0, name=\"T0\")\n";
+    const int n = 24;
+    for (int k = 1; k <= n; ++k)
+        script += "T" + std::to_string(k) + " = te.compute((8,), lambda i: T" +
+                  std::to_string(k - 1) + "[i] * T" + std::to_string(k - 1) + "[i], name=\"T" +
+                  std::to_string(k) + "\")\n";
+    script += "sch = tvm.tir.Schedule(te.create_prim_func([A, T" + std::to_string(n) + "]))\n";
+    for (int k = 0; k < n; ++k)
+        script += "sch.compute_inline(sch.get_block(\"T" + std::to_string(k) + "\"))\n";
+    EvalResult r = evaluateScript(script);
+    ASSERT_FALSE(r.ok);
+    EXPECT_NE(r.error.message.find("makes the value of block"), std::string::npos)
+        << r.error.message;
+    EXPECT_NE(r.error.message.find("at most 200000 are supported"), std::string::npos);
+}
+
+} // namespace
