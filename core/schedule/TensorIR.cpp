@@ -1591,6 +1591,18 @@ TirFunc tirSetKind(const TirFunc& f, const Var& loop, ForKind kind, const std::s
     });
 }
 
+bool loopOfReduction(const TirFunc& f, const Var& loop)
+{
+    const ForNode* l = findLoop(f, loop.get());
+    if (!l) return false;
+    std::vector<const BlockNode*> blocks;
+    collectBlocks(l->body, &blocks);
+    for (const BlockNode* b : blocks)
+        for (const BlockIter& it : b->iters)
+            if (it.kind == BlockIterKind::Reduce && usesVar(it.binding, l->var.get())) return true;
+    return false;
+}
+
 TirFunc tirDecomposeReduction(const TirFunc& f, const std::string& block, const Var& loop,
                               std::string* initName)
 {

@@ -49,6 +49,8 @@ TirFunc tirFuse(const TirFunc& f, const std::vector<Var>& loops, Var* out);
 TirFunc tirReorder(const TirFunc& f, const std::vector<Var>& loops);
 // sch.parallel / vectorize / unroll / bind(loop, thread).
 TirFunc tirSetKind(const TirFunc& f, const Var& loop, ForKind kind, const std::string& thread = {});
+// Whether a reduction variable of a block under `loop` is bound to it.
+bool loopOfReduction(const TirFunc& f, const Var& loop);
 // sch.decompose_reduction(block, loop): the block's init as a block of its own (NAME_init)
 // before `loop`, over the loops below it that the spatial variables use.
 TirFunc tirDecomposeReduction(const TirFunc& f, const std::string& block, const Var& loop,

@@ -432,6 +432,14 @@ Value Evaluator::tirMethod(const Value& self, const std::string& rawName, const 
         } catch (const ScheduleError& e) {
             throw refused(e, {b["loop"].loc});
         }
+        // TVM accepts it and lowers it by LowerCrossThreadReduction, which this lowering does
+        // not have: the threads would race on the sum.
+        if (kind == ForKind::ThreadBinding && loopOfReduction(f, loop))
+            throw UserError(b["loop"].loc,
+                            "binding a reduction's loop to " + thread +
+                                " makes a cross-thread reduction, which Loopscope lowers for TE "
+                                "schedules but not yet for tir.Schedule: bind a spatial loop, or "
+                                "write the variant as a TE schedule");
         const std::string block = blockUnder(after, loop);
         recordTirStep(var, name, block, std::move(after));
         trace(var, "sch." + name + "(loop=" + traceName(b["loop"].value) +

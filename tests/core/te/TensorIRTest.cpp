@@ -728,3 +728,28 @@ TEST(TensorIR, AnInliningThatExplodesIsRefusedAtItsStep)
 }
 
 } // namespace
+
+namespace {
+
+// A reduction's loop bound to threadIdx is a cross-thread reduction: TVM lowers it with an
+// allreduce, which Loopscope's TensorIR lowering does not have, so it is refused at the loop
+// rather than run with the threads racing on the sum.
+TEST(TensorIR, ACrossThreadReductionIsRefusedAtTheLoop)
+{
+    EvalResult r = evaluateScript(R"(import tvm
+from tvm import te
+A = te.placeholder((64, 256), name="A")
+k = te.reduce_axis((0, 256), name="k")
+B = te.compute((64,), lambda i: te.sum(A[i, k], axis=k), name="B")
+sch = tvm.tir.Schedule(te.create_prim_func([A, B]))
+i, kk = sch.get_loops(sch.get_block("B"))
+sch.bind(i, "blockIdx.x")
+sch.bind(kk, "threadIdx.x")
+)");
+    ASSERT_FALSE(r.ok);
+    EXPECT_EQ(r.error.loc.line, 9);
+    EXPECT_EQ(r.error.loc.col, 10);
+    EXPECT_NE(r.error.message.find("cross-thread reduction"), std::string::npos) << r.error.message;
+}
+
+} // namespace
