@@ -776,15 +776,26 @@ TirFunc tirCacheWrite(const TirFunc& f, const std::string& name, int index,
     return out;
 }
 
-TirFunc tirReverseComputeInline(const TirFunc& f, const std::string& name)
+namespace {
+
+// The block's one store, or the refusal of inlining it: a reduction or several statements.
+const TensorStoreNode* singleStore(const BlockNode& b)
 {
-    const BlockNode* c = &blockNamed(f, name, 0);
-    auto* cstore = c->body.as<TensorStoreNode>();
-    if (c->init.defined() || !cstore || c->writes.size() != 1)
-        throw ScheduleError("the block '" + name +
+    auto* store = b.body.as<TensorStoreNode>();
+    if (b.init.defined() || !store || b.writes.size() != 1)
+        throw ScheduleError("the block '" + b.name +
                                 "' is not a single store of a value of its variables (a "
                                 "reduction or a block of several statements cannot be inlined)",
                             0);
+    return store;
+}
+
+} // namespace
+
+TirFunc tirReverseComputeInline(const TirFunc& f, const std::string& name)
+{
+    const BlockNode* c = &blockNamed(f, name, 0);
+    const TensorStoreNode* cstore = singleStore(*c);
     // The one producer: the block writing the buffer the consumer reads, read nowhere else.
     std::vector<const BlockNode*> all;
     collectBlocks(f.body, &all);
@@ -902,13 +913,7 @@ TirFunc tirReverseComputeInline(const TirFunc& f, const std::string& name)
 TirFunc tirComputeInline(const TirFunc& f, const std::string& name)
 {
     const BlockNode* b = &blockNamed(f, name, 0);
-    auto* store = b->body.as<TensorStoreNode>();
-    if (b->init.defined() || !store || b->writes.size() != 1)
-        throw ScheduleError("the block '" + name +
-                                "' is not a single store of a value of its "
-                                "variables (a reduction or a block of several statements cannot "
-                                "be inlined)",
-                            0);
+    const TensorStoreNode* store = singleStore(*b);
     const Tensor t = store->tensor;
     if (std::find(f.params.begin(), f.params.end(), t) != f.params.end())
         throw ScheduleError("the block '" + name + "' writes '" + t->name +

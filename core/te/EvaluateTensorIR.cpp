@@ -520,30 +520,18 @@ Value Evaluator::tirMethod(const Value& self, const std::string& rawName, const 
                        ", storage_scope=\"" + scope + "\")");
         return h;
     }
-    if (name == "reverse_compute_inline") {
+    if (name == "compute_inline" || name == "reverse_compute_inline") {
         Bound b(c, {{"block", true}});
         const std::string block = blockArg(b["block"], var, rawName);
         TirFunc after;
         try {
-            after = tirReverseComputeInline(f, block);
+            after = name == "compute_inline" ? tirComputeInline(f, block)
+                                             : tirReverseComputeInline(f, block);
         } catch (const ScheduleError& e) {
             throw refused(e, {b["block"].loc});
         }
         recordTirStep(var, name, block, std::move(after));
-        trace(var, "sch.reverse_compute_inline(block=" + traceName(b["block"].value) + ")");
-        return Value::none();
-    }
-    if (name == "compute_inline") {
-        Bound b(c, {{"block", true}});
-        const std::string block = blockArg(b["block"], var, rawName);
-        TirFunc after;
-        try {
-            after = tirComputeInline(f, block);
-        } catch (const ScheduleError& e) {
-            throw refused(e, {b["block"].loc});
-        }
-        recordTirStep(var, name, block, std::move(after));
-        trace(var, "sch.compute_inline(block=" + traceName(b["block"].value) + ")");
+        trace(var, "sch." + name + "(block=" + traceName(b["block"].value) + ")");
         return Value::none();
     }
     if (name == "rfactor") {
