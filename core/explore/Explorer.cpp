@@ -183,6 +183,7 @@ Exploration explore(const std::string& script, const std::map<std::string, std::
         VariantView vv;
         vv.name = v.name;
         vv.target = v.target;
+        vv.tensorIR = v.snapshots.front().tensorIR() != nullptr;
         vv.line = v.loc.line;
         vv.lastLine = v.lastLine;
         vv.scheduleEndLine = v.scheduleEndLine;

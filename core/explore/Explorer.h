@@ -106,6 +106,7 @@ struct VariantView {
     std::vector<std::string> names; // every name in use
     std::vector<std::string> args;  // the function's argument tensors
     std::string target;             // tvm.build's ("llvm", "cuda -arch=sm_80")
+    bool tensorIR = false;          // scheduled with tir.Schedule
 };
 
 struct Exploration {

@@ -3,7 +3,7 @@
 // 0.20 or later. What `loopscope-cli convert` and the window's File > Convert to TensorIR write.
 #pragma once
 
-#include "export/TensorIRTranslation.h"
+#include "explore/TensorIRTranslation.h"
 #include "te/Program.h"
 
 #include <string>

@@ -596,7 +596,8 @@ void Evaluator::recordNames(Variant& v)
                 std::string& var = v.stageAxisVars[st->name()][value.iv->name()];
                 if (var < name) var = name;
             }
-        } else if (value.kind == VKind::Schedule &&
+        } else if ((value.kind == VKind::Schedule || value.kind == VKind::TirSchedule) &&
+                   value.variant >= 0 &&
                    &m_program.variants[static_cast<std::size_t>(value.variant)] == &v)
             v.scheduleVar = name;
     }

@@ -37,8 +37,12 @@ bool StepReplay::apply(const NamedStep& step)
 std::string variantBlock(const std::string& script, const Variant& start, const std::string& name,
                          const std::vector<std::string>& statements)
 {
-    return variantBlockText(script, start.loc.line, start.scheduleEndLine,
-                            std::max(start.lastLine, start.loc.line), name, statements) +
+    // A tir.Schedule variant's tuned calls start from the function as declared: its own steps
+    // stay out of the copy.
+    const bool tir = start.snapshots.front().tensorIR() != nullptr;
+    return variantBlockText(script, start.loc.line, tir ? start.loc.line : start.scheduleEndLine,
+                            tir ? start.loc.line : std::max(start.lastLine, start.loc.line), name,
+                            statements) +
            "\n";
 }
 

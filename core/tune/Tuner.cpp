@@ -1,5 +1,7 @@
 #include "tune/Tuner.h"
 
+#include "explore/TensorIRTranslation.h"
+
 #include "lower/Lower.h"
 #include "tune/CostModel.h"
 #include "tune/Features.h"
@@ -14,6 +16,7 @@
 #include <optional>
 #include <random>
 #include <set>
+#include <sstream>
 #include <unordered_map>
 
 namespace loopscope {
@@ -104,6 +107,7 @@ public:
             m_out.best = m_best;
             Realized written = replaySteps(*m_start, m_best.steps, true);
             m_out.bestStatements = written.ok ? written.statements : m_best.statements;
+            if (m_tensorIRStart) m_out.bestStatements = tensorIRStatements(m_best.steps);
         }
         m_out.ok = true;
         report(TuneProgress::Phase::Done, nullptr);
@@ -112,6 +116,51 @@ public:
 
 private:
     bool isCancelled() const { return m_cancelled && m_cancelled(); }
+
+    // The script with the candidate as its last variant: the start's block with the steps
+    // after it; for a tir.Schedule start, a TE schedule of what it declares.
+    std::string candidateScript(const std::vector<std::string>& statements) const
+    {
+        if (!m_tensorIRStart)
+            return scriptWithVariant(m_script, *m_start, kCandidateVariant, statements, true);
+        std::string out;
+        std::istringstream in(m_script);
+        int n = 0;
+        for (std::string line; std::getline(in, line) && ++n <= m_tensorIRStart->lastLine;)
+            out += line + "\n";
+        out += std::string("\n# variant: ") + kCandidateVariant + "\n" + m_declared.scheduleVar +
+               " = te.create_schedule([" + m_outputOps + "])\n";
+        for (const std::string& st : statements)
+            out += st + "\n";
+        return out;
+    }
+
+    // The best steps as the tir.Schedule calls that make their loop nest, for a variant that
+    // started as one (empty, with a note, where they have no translation).
+    std::vector<std::string> tensorIRStatements(const std::vector<NamedStep>& steps)
+    {
+        Variant tuned = m_declared;
+        StepReplay replay(m_declared, true);
+        for (const NamedStep& s : steps) {
+            if (!replay.apply(s)) return {};
+            Step step;
+            step.primitive = s.primitive;
+            step.stage = s.stage;
+            step.loc = m_tensorIRStart->loc;
+            tuned.steps.push_back(step);
+            tuned.snapshots.push_back(replay.schedule());
+        }
+        std::vector<std::string> taken = m_tensorIRStart->names;
+        const std::string sch =
+            m_tensorIRStart->scheduleVar.empty() ? "sch" : m_tensorIRStart->scheduleVar;
+        const TirTranslation t = translateToTensorIR(
+            tuned, m_tensorIRStart->snapshots.front().tensorIR()->spelling, taken, sch);
+        if (!t.ok) {
+            m_out.notes.push_back("the best schedule has no tir.Schedule form: " + t.error.message);
+            return {};
+        }
+        return t.statements;
+    }
 
     // The script evaluated, the starting variant, the machine and the sketches; false (with
     // the outcome's error) when there is nothing to tune.
@@ -135,11 +184,29 @@ private:
             return false;
         }
         if (m_start->snapshots.front().tensorIR()) {
-            m_out.error = "variant '" + m_start->name +
-                          "' is scheduled with tir.Schedule, and tuning TensorIR variants is not "
-                          "supported yet: tune a te.create_schedule variant of the same "
-                          "declarations";
-            return false;
+            // A tir.Schedule variant: the search schedules the computation it declares, and
+            // its answer is written back as tir.Schedule calls (explore/TensorIRTranslation.h).
+            m_tensorIRStart = m_start;
+            m_declared = *m_start;
+            m_declared.steps.clear();
+            m_declared.trace.clear();
+            m_declared.snapshots = {Schedule(m_start->snapshots.front().outputs())};
+            if (m_declared.scheduleVar.empty()) m_declared.scheduleVar = "sch";
+            // Its candidates are TE schedules of the script's own tensors.
+            for (const Tensor& t : m_declared.snapshots.front().outputs()) {
+                std::string var;
+                for (const auto& [name, tensor] : m_declared.tensorVars)
+                    if (tensor == t->name) var = name;
+                if (var.empty()) {
+                    m_out.error = "variant '" + m_start->name + "' schedules '" + t->name +
+                                  "', which no variable of the script holds (a TVMScript "
+                                  "module's buffer): tuning a TensorIR variant needs its "
+                                  "te.compute declarations";
+                    return false;
+                }
+                m_outputOps += (m_outputOps.empty() ? "" : ", ") + var + ".op";
+            }
+            m_start = &m_declared;
         }
         m_out.startVariant = m_start->name;
         m_out.workload = workloadKey(*m_start);
@@ -151,6 +218,8 @@ private:
             return false;
         }
         m_space.forbidden = m_options.forbidden;
+        // What has no tir.Schedule translation yet stays out of a TensorIR variant's search.
+        if (m_tensorIRStart) m_space.forbidden.insert({"rfactor", "pragma"});
         m_space.vectorLanes = std::max(4, m_out.machine.vectorBits / 32);
         m_space.vectorRegisters = vectorRegistersFor(m_out.machine.vectorBits);
         m_space.cores =
@@ -461,9 +530,9 @@ private:
     protocol::MeasureRequest requestFor(const Realized& written, int repeat,
                                         double minRepeatMs) const
     {
-        protocol::MeasureRequest req = candidateRequest(
-            scriptWithVariant(m_script, *m_start, kCandidateVariant, written.statements, true),
-            kCandidateVariant, m_options.sets, m_options.threads);
+        protocol::MeasureRequest req =
+            candidateRequest(candidateScript(written.statements), kCandidateVariant, m_options.sets,
+                             m_options.threads);
         req.repeat = repeat;
         req.minRepeatMs = minRepeatMs;
         req.maxRunMs = m_haveBest ? std::max(50.0, 20 * m_best.msMedian) : 3000.0;
@@ -674,6 +743,9 @@ private:
     TuneOutcome m_out;
     EvalResult m_eval;
     const Variant* m_start = nullptr;
+    const Variant* m_tensorIRStart = nullptr; // a tir.Schedule variant tuned as declared
+    Variant m_declared;                       // its declared computation, the search's start
+    std::string m_outputOps;                  // "C.op": what a TE schedule of it creates
     std::map<std::string, std::int64_t> m_sizes;
     SpaceOptions m_space;
     std::vector<Sketch> m_sketches;

@@ -131,9 +131,9 @@ void TuningController::addVariant(const QString& start, const QString& name,
     for (const QString& s : statements)
         lines.push_back(s.toStdString());
     EditorPane* editor = m_window->editor();
-    const std::string block =
-        variantBlockText(editor->text().toStdString(), v->line, v->scheduleEndLine, v->lastLine,
-                         unique.toStdString(), lines);
+    const std::string block = variantBlockText(
+        editor->text().toStdString(), v->line, v->tensorIR ? v->line : v->scheduleEndLine,
+        v->tensorIR ? v->line : v->lastLine, unique.toStdString(), lines);
     editor->insertAfterLine(v->lastLine, q(block));
     m_window->preferVariant(unique);
 }

@@ -394,3 +394,47 @@ TEST(WorkerMeasurer, AHeldCandidateThatFailsIsReportedAndTheNextGoesOn)
     EXPECT_EQ(measurer.overlapped(), 3);
     EXPECT_GE(measurer.restarts(), 1);
 }
+
+namespace {
+
+// A tir.Schedule variant tunes what it declares, and the answer is tir.Schedule calls on the
+// variant's own schedule variable, in its spelling, from the function as declared: written as a
+// new variant, it reads back as TensorIR and checks. A TVMScript module's variant, whose buffers
+// no TE variable holds, is refused with the reason.
+TEST(Tuner, ATensorIRVariantIsTunedAndAnsweredInTensorIR)
+{
+    const std::string script =
+        readText(fs::path(LOOPSCOPE_SOURCE_DIR) / "samples" / "tensorir" / "mm_relu.py");
+    WorkerMeasurer measurer(LOOPSCOPE_WORKER);
+    TuneOptions o = quickTuning(4);
+    o.variant = "the tutorial's steps";
+    o.sets = {{"M", 64}, {"N", 64}, {"K", 64}};
+    TuneOutcome out = Tuner(script, o, measurer).run();
+    ASSERT_TRUE(out.ok) << out.error;
+    ASSERT_TRUE(out.haveBest);
+    ASSERT_FALSE(out.bestStatements.empty());
+    for (const std::string& s : out.bestStatements)
+        EXPECT_TRUE(s.rfind("#", 0) == 0 || s.find("sch.") != std::string::npos) << s;
+    EXPECT_NE(out.bestStatements.front().find(" = sch.get_block(\""), std::string::npos)
+        << out.bestStatements.front();
+    EvalResult eval = evaluateScript(script, o.sets);
+    ASSERT_TRUE(eval.ok);
+    const std::string applied = scriptWithVariant(script, *eval.program.findVariant(o.variant),
+                                                  "tuned", out.bestStatements, false);
+    EvalResult again = evaluateScript(applied, o.sets);
+    ASSERT_TRUE(again.ok) << again.error.loc.line << ": " << again.error.message << "\n" << applied;
+    const Variant* tuned = again.program.findVariant("tuned");
+    ASSERT_NE(tuned, nullptr);
+    EXPECT_NE(tuned->schedule().tensorIR(), nullptr);
+    EXPECT_EQ(again.program.variants.size(), eval.program.variants.size() + 1);
+
+    const std::string module =
+        readText(fs::path(LOOPSCOPE_SOURCE_DIR) / "samples" / "tensorir" / "mm_relu_module.py");
+    TuneOptions m = quickTuning(4);
+    TuneOutcome refused = Tuner(module, m, measurer).run();
+    EXPECT_FALSE(refused.ok);
+    EXPECT_NE(refused.error.find("needs its te.compute declarations"), std::string::npos)
+        << refused.error;
+}
+
+} // namespace

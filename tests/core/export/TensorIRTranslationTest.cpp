@@ -2,7 +2,7 @@
 // translate, and what a user gets (the export for TVM 0.20 or 0.26, read back by Loopscope) is a
 // TensorIR variant with the TE schedule's loop nest; what has no translation is refused at its
 // step with the reason.
-#include "export/TensorIRTranslation.h"
+#include "explore/TensorIRTranslation.h"
 #include "export/Export.h"
 #include "export/TensorIRScript.h"
 #include "export/TvmScript.h"

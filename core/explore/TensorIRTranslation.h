@@ -18,7 +18,7 @@ namespace loopscope {
 struct TirTranslation {
     bool ok = false;
     Diagnostic error; // why not, at the TE step (or the variant) at fault
-    // The calls in order, on a schedule named `sch` of the variant's function; a line starting
+    // The calls in order, on the schedule variable of the variant's function; a line starting
     // with '#' is a comment. Lookups (get_block, get_loops) come where a call first needs them.
     std::vector<std::string> statements;
     // For each statement, the index in the variant's steps of the TE step it carries out; -1 for
@@ -27,9 +27,11 @@ struct TirTranslation {
     TirFunc func; // the function after the calls
 };
 
-// Names the calls may not use for what they bind (the script's own names).
+// Names the calls may not use for what they bind (the script's own names); the calls are on
+// `scheduleVar`.
 TirTranslation translateToTensorIR(const Variant& v, TirSpelling spelling,
-                                   const std::vector<std::string>& takenNames = {});
+                                   const std::vector<std::string>& takenNames = {},
+                                   const std::string& scheduleVar = "sch");
 
 // Where two lowered loop nests differ, as a user reads it ("loop 3: extent 32 in TE, 8 in
 // TensorIR"); empty when they have the same loops (extents, kinds, threads, nesting; loops of

@@ -1,11 +1,11 @@
-#include "export/TensorIRTranslation.h"
+#include "explore/TensorIRTranslation.h"
 
-#include "export/PythonText.h"
 #include "ir/IRMutator.h"
 #include "lower/Lower.h"
 #include "schedule/TensorIR.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 #include <sstream>
@@ -19,6 +19,16 @@ std::string quoted(const std::string& s)
     return "\"" + s + "\"";
 }
 
+// A Python identifier made of a TE name ("m.outer" -> "m_outer").
+std::string identifier(const std::string& name)
+{
+    std::string out;
+    for (char c : name)
+        out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+    if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "_" + out;
+    return out;
+}
+
 const Stage* stageOf(const Schedule& s, const OperationNode* origin)
 {
     for (const Stage& st : s.stages())
@@ -28,9 +38,12 @@ const Stage* stageOf(const Schedule& s, const OperationNode* origin)
 
 class Translator {
 public:
-    Translator(const Variant& v, TirSpelling spelling, const std::vector<std::string>& taken)
-        : m_v(v), m_spelling(spelling), m_taken(taken.begin(), taken.end())
+    Translator(const Variant& v, TirSpelling spelling, const std::vector<std::string>& taken,
+               std::string scheduleVar)
+        : m_v(v), m_spelling(spelling), m_taken(taken.begin(), taken.end()),
+          m_sch(std::move(scheduleVar))
     {
+        m_taken.insert(m_sch);
     }
 
     TirTranslation run()
@@ -87,10 +100,10 @@ private:
 
     std::string freshName(const std::string& base)
     {
-        std::string name = python::identifier(base);
-        if (m_taken.count(name) || name == "sch" || name == "_")
+        std::string name = identifier(base);
+        if (m_taken.count(name) || name == "_")
             for (int k = 1; m_taken.count(name); ++k)
-                name = python::identifier(base) + (k == 1 ? "_loop" : "_loop" + std::to_string(k));
+                name = identifier(base) + (k == 1 ? "_loop" : "_loop" + std::to_string(k));
         m_taken.insert(name);
         return name;
     }
@@ -109,7 +122,7 @@ private:
 
     std::string getBlock() const
     {
-        return m_spelling == TirSpelling::Tvm026 ? "sch.get_sblock(" : "sch.get_block(";
+        return m_sch + (m_spelling == TirSpelling::Tvm026 ? ".get_sblock(" : ".get_block(");
     }
 
     // The Python name of the block of a stage, looked up when first needed.
@@ -145,7 +158,7 @@ private:
             m_loops[roots[k].get()] = l;
         }
         if (roots.size() == 1 && !outer) names += ",";
-        emit(step, names + " = sch.get_loops(" + b + ")");
+        emit(step, names + " = " + m_sch + ".get_loops(" + b + ")");
         m_fetched.insert(st.originOp.get());
     }
 
@@ -276,8 +289,8 @@ private:
             m_buffers[created->op->name] = writtenBuffer(cache);
             const std::string name = freshName("b_" + cache);
             m_blockVars[cache] = name;
-            emit(i, name + " = sch.cache_read(" + b + ", " + std::to_string(index) + ", " +
-                        quoted(scope) + ")");
+            emit(i, name + " = " + m_sch + ".cache_read(" + b + ", " + std::to_string(index) +
+                        ", " + quoted(scope) + ")");
             return;
         }
         // cache_write: TE's stage of the tensor becomes the copy out of the cache, and the new
@@ -301,7 +314,7 @@ private:
         const std::string name = freshName("b_" + cache);
         m_blockVars[cache] = name;
         m_blockVars[original] = b;
-        emit(i, name + " = sch.cache_write(" + b + ", 0, " + quoted(scope) + ")");
+        emit(i, name + " = " + m_sch + ".cache_write(" + b + ", 0, " + quoted(scope) + ")");
     }
 
     // The TensorIR buffer of a TE tensor (a cache's is named NAME_SCOPE, not NAME.SCOPE).
@@ -326,7 +339,7 @@ private:
                 firstStep(origin, [](const Stage& s) { return s.attach == AttachType::Inline; });
             const std::string b = block(origin, step);
             apply(step, [&] { return tirComputeInline(m_f, m_blocks.at(origin)); });
-            emit(step, "sch.compute_inline(" + b + ")");
+            emit(step, m_sch + ".compute_inline(" + b + ")");
             return;
         }
         if (st.attach == AttachType::Scope) {
@@ -342,7 +355,7 @@ private:
             apply(step, [&] {
                 return tirComputeAt(m_f, m_blocks.at(origin), loop, false, /*preserve=*/true);
             });
-            emit(step, "sch.compute_at(" + b + ", " + at.py + ", preserve_unit_loops=True)");
+            emit(step, m_sch + ".compute_at(" + b + ", " + at.py + ", preserve_unit_loops=True)");
         }
         // The stage's own steps in the order they were written.
         for (std::size_t i = 0; i + 1 < m_v.snapshots.size(); ++i) {
@@ -393,7 +406,8 @@ private:
             apply(step, [&] { return tirSplit(m_f, parent.var, factors, &made); });
             Loop outer{made.at(0), freshName(r.outer->name())};
             Loop inner{made.at(1), freshName(r.inner->name())};
-            emit(step, outer.py + ", " + inner.py + " = sch.split(" + parent.py + ", factors=" +
+            emit(step, outer.py + ", " + inner.py + " = " + m_sch + ".split(" + parent.py +
+                           ", factors=" +
                            (byFactor ? "[None, " + std::to_string(n) + "]"
                                      : "[" + std::to_string(n) + ", None]") +
                            ")");
@@ -406,7 +420,7 @@ private:
             Var fused;
             apply(step, [&] { return tirFuse(m_f, {a.var, b.var}, &fused); });
             Loop l{fused, freshName(r.fused->name())};
-            emit(step, l.py + " = sch.fuse(" + a.py + ", " + b.py + ")");
+            emit(step, l.py + " = " + m_sch + ".fuse(" + a.py + ", " + b.py + ")");
             m_loops[r.fused.get()] = l;
             return;
         }
@@ -447,7 +461,7 @@ private:
         for (std::size_t k = first; k < last; ++k)
             names += (k > first ? ", " : "") + loopOf(st.leafIterVars[k], step).py;
         apply(step, [&] { return tirReorder(m_f, order); });
-        emit(step, "sch.reorder(" + names + ")");
+        emit(step, m_sch + ".reorder(" + names + ")");
     }
 
     void attribute(const Stage& st, const IterVar& iv, const IterVarAttr& now,
@@ -470,7 +484,7 @@ private:
             }
             if (!call.empty()) {
                 apply(step, [&] { return tirSetKind(m_f, l.var, now.kind, thread); });
-                emit(step, "sch." + call + "(" + l.py +
+                emit(step, m_sch + "." + call + "(" + l.py +
                                (call == "bind" ? ", " + quoted(thread) : std::string()) + ")");
             }
         }
@@ -508,12 +522,13 @@ private:
         const std::string name = m_blocks.at(st.originOp.get());
         apply(-1, [&] { return tirDecomposeReduction(m_f, name, l.var, &init); });
         emit(-1, "# " + st.name() + "'s init before its first reduction loop, where TE puts it");
-        emit(-1, "sch.decompose_reduction(" + b + ", " + l.py + ")");
+        emit(-1, m_sch + ".decompose_reduction(" + b + ", " + l.py + ")");
     }
 
     const Variant& m_v;
     TirSpelling m_spelling;
     std::set<std::string> m_taken;
+    std::string m_sch; // the schedule's variable
     TirFunc m_f;
     std::vector<std::string> m_lines;
     std::vector<int> m_lineSteps;
@@ -553,7 +568,7 @@ protected:
     void visitBufferStore(const BufferStoreNode* op) override
     {
         lines.push_back(std::string(static_cast<std::size_t>(m_depth) * 2, ' ') + "store " +
-                        python::identifier(op->buffer->name));
+                        identifier(op->buffer->name));
         IRVisitor::visitBufferStore(op);
     }
 
@@ -564,9 +579,10 @@ private:
 } // namespace
 
 TirTranslation translateToTensorIR(const Variant& v, TirSpelling spelling,
-                                   const std::vector<std::string>& takenNames)
+                                   const std::vector<std::string>& takenNames,
+                                   const std::string& scheduleVar)
 {
-    return Translator(v, spelling, takenNames).run();
+    return Translator(v, spelling, takenNames, scheduleVar).run();
 }
 
 std::string loopNestDifference(const Stmt& te, const Stmt& tensorIR)
