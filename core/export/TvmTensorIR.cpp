@@ -1,7 +1,7 @@
 #include "export/TvmTensorIR.h"
 
-#include "export/PythonText.h"
 #include "explore/TensorIRTranslation.h"
+#include "export/PythonText.h"
 #include "export/TvmScript.h"
 #include "ir/GpuTarget.h"
 #include "ir/Printer.h"

@@ -1,7 +1,7 @@
 #include "views/MigrationView.h"
 
-#include "export/TensorIRScript.h"
 #include "explore/TensorIRTranslation.h"
+#include "export/TensorIRScript.h"
 #include "ir/Printer.h"
 #include "views/SafeFile.h"
 
