@@ -1,5 +1,7 @@
 #include "graph/Graph.h"
 
+#include <limits>
+
 #include "ir/Diagnostic.h"
 
 #include <set>
@@ -53,9 +55,11 @@ const HostBuffer* GraphNode::tensorAttr(const std::string& attr) const
 
 std::int64_t GraphTensor::elementCount() const
 {
+    // A shape a model declares can say anything: past int64's range the count saturates rather
+    // than wrap around (undefined); import refuses such a tensor where it is made.
     std::int64_t n = 1;
     for (auto d : shape)
-        n *= d;
+        if (__builtin_mul_overflow(n, d, &n)) return std::numeric_limits<std::int64_t>::max();
     return n;
 }
 

@@ -1,5 +1,7 @@
 #include "graph/OnnxImport.h"
 
+#include "ir/Limits.h"
+
 #include "graph/Operators.h"
 #include "ir/Diagnostic.h"
 
@@ -260,6 +262,17 @@ void inferAndFold(Graph& g, std::vector<std::string>& notes)
         LS_ASSERT(spec, "an unsupported operator " << node.op << " reached folding");
         OpContext ctx(g, node);
         std::vector<TensorType> types = spec->infer(ctx);
+        // What Loopscope indexes is at most kMaxIndex elements: refused here, before a constant
+        // of that shape is computed or a task is written for it.
+        for (const TensorType& t : types) {
+            std::int64_t n = 1;
+            bool over = false;
+            for (std::int64_t d : t.shape)
+                over = over || d < 0 || __builtin_mul_overflow(n, d, &n) || n > kMaxIndex;
+            if (over)
+                ctx.fail("makes a tensor of shape " + dimsText(t.shape) + ": more than " +
+                         std::to_string(kMaxIndex) + " elements, what Loopscope can index");
+        }
         if (types.size() < node.outputs.size())
             ctx.fail("makes " + std::to_string(types.size()) + " outputs, the model names " +
                      std::to_string(node.outputs.size()));
@@ -476,6 +489,36 @@ ImportResult importOnnxBytes(const std::string& bytes, const std::string& folder
                                           "' holds " + std::to_string(v) + "; it must be positive");
             }
         }
+        // ONNX's shape inference reads a constant's raw bytes as its dimensions say, past the
+        // end of bytes that are fewer: every tensor the model holds is measured first.
+        auto checkTensor = [](const onnx::TensorProto& t, const std::string& where) {
+            // (Dimensions beyond what a model may hold are refused, with the bytes they need,
+            // where the weights are read.)
+            std::int64_t n = 1;
+            for (std::int64_t d : t.dims())
+                if (d < 0 || __builtin_mul_overflow(n, d, &n)) return;
+            if (!t.has_raw_data()) return;
+            static const std::map<int, std::int64_t> kBytes = {
+                {1, 4},  {2, 1},  {3, 1},  {4, 2},  {5, 2},  {6, 4},   {7, 8}, {9, 1},
+                {10, 2}, {11, 8}, {12, 4}, {13, 8}, {14, 8}, {15, 16}, {16, 2}};
+            auto size = kBytes.find(t.data_type());
+            std::int64_t want = 0;
+            if (size == kBytes.end() || __builtin_mul_overflow(n, size->second, &want)) return;
+            if (static_cast<std::int64_t>(t.raw_data().size()) != want)
+                throw ImportError(where + ": tensor '" + t.name() + "' holds " +
+                                  std::to_string(t.raw_data().size()) +
+                                  " bytes where its dimensions need " + std::to_string(want));
+        };
+        for (auto& t : graph->initializer())
+            checkTensor(t, "initializer");
+        for (auto& n : graph->node())
+            for (auto& a : n.attribute()) {
+                const std::string where = "node '" + (n.name().empty() ? n.op_type() : n.name()) +
+                                          "' (" + n.op_type() + ")";
+                if (a.has_t()) checkTensor(a.t(), where);
+                for (auto& t : a.tensors())
+                    checkTensor(t, where);
+            }
         try {
             onnx::shape_inference::InferShapes(model);
         } catch (const std::exception& e) {

@@ -21,6 +21,17 @@ std::int64_t product(const std::vector<std::int64_t>& s)
     return std::accumulate(s.begin(), s.end(), std::int64_t{1}, std::multiplies<>());
 }
 
+// The elements of a shape, refused at the node where they overflow int64 (a model's shapes can
+// say anything; a product that wraps around is undefined).
+std::int64_t elements(const std::vector<std::int64_t>& s, const OpContext& c)
+{
+    std::int64_t n = 1;
+    for (std::int64_t d : s)
+        if (__builtin_mul_overflow(n, d, &n))
+            c.fail("the shape " + dimsText(s) + " has more elements than a tensor can");
+    return n;
+}
+
 // ---- views: the same elements in row-major order under another shape ----
 
 std::vector<std::int64_t> viewShape(const OpContext& c)
@@ -49,12 +60,12 @@ std::vector<std::int64_t> viewShape(const OpContext& c)
                 c.fail("the shape " + dimsText(target) + " has more elements than a tensor can");
         }
         if (unknown >= 0) {
-            if (known == 0 || product(x) % known)
+            if (known == 0 || elements(x, c) % known)
                 c.fail("cannot reshape " + dimsText(x) + " to " + dimsText(target));
-            target[static_cast<std::size_t>(unknown)] = product(x) / known;
+            target[static_cast<std::size_t>(unknown)] = elements(x, c) / known;
         }
         if ((unknown >= 0 ? known * target[static_cast<std::size_t>(unknown)] : known) !=
-            product(x))
+            elements(x, c))
             c.fail("cannot reshape " + dimsText(x) + " to " + dimsText(target));
         return target;
     }
@@ -63,8 +74,8 @@ std::vector<std::int64_t> viewShape(const OpContext& c)
         const std::int64_t r = static_cast<std::int64_t>(x.size());
         if (axis < -r || axis > r) c.fail("axis " + num(axis) + " is out of range");
         const std::size_t a = static_cast<std::size_t>(axis < 0 ? axis + r : axis);
-        return {product({x.begin(), x.begin() + static_cast<long>(a)}),
-                product({x.begin() + static_cast<long>(a), x.end()})};
+        return {elements({x.begin(), x.begin() + static_cast<long>(a)}, c),
+                elements({x.begin() + static_cast<long>(a), x.end()}, c)};
     }
     std::vector<std::int64_t> axes = c.node().intsAttr("axes");
     if (c.opset() >= 13 && c.hasInput(1)) axes = c.constantInts(1, "axes");

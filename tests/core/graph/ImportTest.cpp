@@ -374,3 +374,23 @@ TEST(OnnxImport, TensorFilesRoundTrip)
 }
 
 } // namespace
+
+namespace {
+
+// A weight whose raw bytes are fewer than its dimensions say is refused before ONNX's shape
+// inference reads past them.
+TEST(OnnxImport, RawBytesShorterThanTheDimensionsAreRefused)
+{
+    onnx::TensorProto w;
+    w.set_name("w");
+    w.set_data_type(onnx::TensorProto::INT64);
+    w.add_dims(4);
+    w.set_raw_data(std::string(12, '\0'));
+    ImportResult r = importProto(addWeightModel(w));
+    ASSERT_FALSE(r.ok);
+    EXPECT_NE(r.error.find("tensor 'w' holds 12 bytes where its dimensions need 32"),
+              std::string::npos)
+        << r.error;
+}
+
+} // namespace
