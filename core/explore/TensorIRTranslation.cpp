@@ -375,6 +375,21 @@ private:
         const bool reordered = before && !remade ? before->leafIterVars != after.leafIterVars
                                                  : after.leafIterVars != after.rootIterVars();
         if (reordered) reorder(after, step);
+        // storage_align: the stride of one dimension of the stage's buffer.
+        const std::size_t aligned = before && !remade ? before->aligns.size() : 0;
+        for (std::size_t k = aligned; k < after.aligns.size(); ++k) {
+            const StorageAlign& a = after.aligns[k];
+            int dim = -1;
+            for (std::size_t d = 0; d < after.op->axes.size(); ++d)
+                if (after.op->axes[d] == a.axis) dim = static_cast<int>(d);
+            if (dim < 0) refuse(step, "storage_align of an axis that is not the stage's own");
+            const std::string b = block(after.originOp.get(), step);
+            const std::string name = m_blocks.at(after.originOp.get());
+            apply(step, [&] { return tirStorageAlign(m_f, name, 0, dim, a.factor, a.offset); });
+            emit(step, m_sch + ".storage_align(" + b + ", 0, axis=" + std::to_string(dim) +
+                           ", factor=" + std::to_string(a.factor) +
+                           ", offset=" + std::to_string(a.offset) + ")");
+        }
         for (const IterVar& iv : after.leafIterVars) {
             const IterVarAttr* now = after.attr(iv);
             const IterVarAttr* was = before && !remade ? before->attr(iv) : nullptr;

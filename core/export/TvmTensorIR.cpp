@@ -93,6 +93,11 @@ const std::vector<TraceInstruction>& traceInstructions()
          "SetScope",
          {"block"},
          {{"buffer_index", 'i'}, {"storage_scope", 's'}}},
+        {"storage_align",
+         "StorageAlign",
+         "StorageAlign",
+         {"block"},
+         {{"buffer_index", 'i'}, {"axis", 'i'}, {"factor", 'i'}, {"offset", 'i'}}},
         {"annotate", "Annotate", "Annotate", {"block_or_loop", "ann_val"}, {{"ann_key", 's'}}},
         {"unannotate", "Unannotate", "Unannotate", {"block_or_loop"}, {{"ann_key", 's'}}},
     };

@@ -361,8 +361,16 @@ Lines Printer::block(const BlockNode* op)
         writes.push_back(region(r));
     f.lines.push_back({0, "T.reads(" + join(reads) + ")"});
     f.lines.push_back({0, "T.writes(" + join(writes) + ")"});
-    if (!op->annotations.empty()) {
+    if (!op->annotations.empty() || !op->dimAligns.empty()) {
         std::vector<std::string> items;
+        if (!op->dimAligns.empty()) {
+            std::vector<std::string> entries;
+            for (const auto& a : op->dimAligns)
+                entries.push_back("[" + std::to_string(a.buffer) + ", " + std::to_string(a.axis) +
+                                  ", " + std::to_string(a.factor) + ", " +
+                                  std::to_string(a.offset) + "]");
+            items.push_back(quoted("buffer_dim_align") + ": [" + join(entries) + "]");
+        }
         for (auto& [key, value] : op->annotations)
             items.push_back(quoted(key) + ": " + expr(value).text);
         f.lines.push_back(

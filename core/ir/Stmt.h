@@ -182,6 +182,13 @@ struct BlockNode : StmtNode {
     std::vector<TensorRegion> reads, writes;
     std::vector<BlockAlloc> allocs;
     std::vector<std::pair<std::string, Expr>> annotations;
+    // sch.storage_align's, printed as the annotation "buffer_dim_align": per entry the written
+    // buffer's index, its dimension, the factor and the offset its stride must have.
+    struct DimAlign {
+        int buffer = 0, axis = 0, factor = 1, offset = 0;
+        bool operator==(const DimAlign&) const = default;
+    };
+    std::vector<DimAlign> dimAligns;
     Stmt init; // null: none
     Stmt body;
     BlockNode() : StmtNode(Kind) {}

@@ -66,6 +66,21 @@ LoweredFunc lowerSchedule(const Schedule& sch, const std::vector<Tensor>& args,
         }
     }
 
+    if (const TirFunc* tir = sch.tensorIR()) {
+        // sch.storage_align's, on the buffers the blocks write.
+        std::vector<const BlockNode*> blocks;
+        anyStmt(tir->body, [&](const StmtNode* st) {
+            if (st->kind == StmtKind::Block) {
+                auto* b = static_cast<const BlockNode*>(st);
+                if (!b->dimAligns.empty()) blocks.push_back(b);
+            }
+            return false;
+        });
+        for (const BlockNode* b : blocks)
+            for (const auto& a : b->dimAligns)
+                aligns[b->writes[static_cast<std::size_t>(a.buffer)].tensor.get()].push_back(
+                    {a.axis, a.factor, a.offset});
+    }
     PassLog log(out.passes);
     Stmt s;
     if (const TirFunc* tir = sch.tensorIR()) {

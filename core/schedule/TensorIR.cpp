@@ -1159,6 +1159,45 @@ TirFunc tirSetScope(const TirFunc& f, const std::string& name, int index, const 
                         1);
 }
 
+TirFunc tirStorageAlign(const TirFunc& f, const std::string& name, int bufferIndex, int axis,
+                        int factor, int offset)
+{
+    const BlockNode* b = &blockNamed(f, name, 0);
+    if (bufferIndex < 0 || bufferIndex >= static_cast<int>(b->writes.size()))
+        throw ScheduleError("the block '" + name + "' writes " + std::to_string(b->writes.size()) +
+                                " buffer" + (b->writes.size() == 1 ? "" : "s") +
+                                ": there is no index " + std::to_string(bufferIndex),
+                            1);
+    const Tensor& t = b->writes[static_cast<std::size_t>(bufferIndex)].tensor;
+    if (std::find(f.params.begin(), f.params.end(), t) != f.params.end())
+        throw ScheduleError("'" + t->name +
+                                "' is an argument of the function: its layout is the caller's, "
+                                "only a buffer the function allocates can be aligned",
+                            1);
+    if (axis < -t->ndim() || axis >= t->ndim())
+        throw ScheduleError("'" + t->name + "' has " + std::to_string(t->ndim()) +
+                                " dimensions: there is no axis " + std::to_string(axis),
+                            2);
+    if (axis < 0) axis += t->ndim(); // from the last, as TVM counts
+    if (factor <= 0)
+        throw ScheduleError(
+            "the factor of storage_align must be positive, not " + std::to_string(factor), 3);
+    TirFunc out = f;
+    out.body = rewriteBlock(f.body, b, [&](const BlockNode* op, const Stmt&) {
+        BlockNode copy = *op;
+        auto it = std::find_if(copy.dimAligns.begin(), copy.dimAligns.end(), [&](const auto& a) {
+            return a.buffer == bufferIndex && a.axis == axis;
+        });
+        const BlockNode::DimAlign a{bufferIndex, axis, factor, offset};
+        if (it != copy.dimAligns.end())
+            *it = a;
+        else
+            copy.dimAligns.push_back(a);
+        return makeBlock(std::move(copy));
+    });
+    return out;
+}
+
 TirFunc tirAnnotateBlock(const TirFunc& f, const std::string& name, const std::string& key,
                          const Expr& value)
 {

@@ -88,6 +88,11 @@ TirFunc tirRfactor(const TirFunc& f, const Var& loop, int factorAxis, std::strin
 // `index`, one the function allocates.
 TirFunc tirSetScope(const TirFunc& f, const std::string& block, int index,
                     const std::string& scope);
+// sch.storage_align(block, buffer_index, axis, factor, offset): the stride of dimension `axis`
+// of the buffer the block writes at `buffer_index` made `factor` * k + `offset` when allocated
+// (the block's "buffer_dim_align"), to spread accesses over shared memory's banks.
+TirFunc tirStorageAlign(const TirFunc& f, const std::string& block, int bufferIndex, int axis,
+                        int factor, int offset);
 // sch.annotate(block, key, value) / sch.unannotate(block, key): a block's annotations
 // (T.block_attr). `value` null: removed.
 TirFunc tirAnnotateBlock(const TirFunc& f, const std::string& block, const std::string& key,

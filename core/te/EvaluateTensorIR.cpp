@@ -22,6 +22,7 @@ const std::set<std::string>& tirMethods()
 {
     static const std::set<std::string> names = {
         "get_block",
+        "storage_align",
         "get_sblock",
         "get_loops",
         "get_child_blocks",
@@ -519,6 +520,31 @@ Value Evaluator::tirMethod(const Value& self, const std::string& rawName, const 
                        (read ? "read" : "write") + "_buffer_index=" + std::to_string(i) +
                        ", storage_scope=\"" + scope + "\")");
         return h;
+    }
+    if (name == "storage_align") {
+        Bound b(c, {{"block", true},
+                    {"buffer_index", true},
+                    {"axis", true},
+                    {"factor", true},
+                    {"offset", true}});
+        const std::string block = blockArg(b["block"], var, rawName);
+        const int index = intArg(b["buffer_index"], "the buffer's index");
+        const int axis = intArg(b["axis"], "the axis");
+        const int factor = intArg(b["factor"], "the factor");
+        const int offset = intArg(b["offset"], "the offset");
+        TirFunc after;
+        try {
+            after = tirStorageAlign(f, block, index, axis, factor, offset);
+        } catch (const ScheduleError& e) {
+            throw refused(e, {b["block"].loc, b["buffer_index"].loc, b["axis"].loc, b["factor"].loc,
+                              b["offset"].loc});
+        }
+        recordTirStep(var, name, block, std::move(after));
+        trace(var, "sch.storage_align(block=" + traceName(b["block"].value) +
+                       ", buffer_index=" + std::to_string(index) +
+                       ", axis=" + std::to_string(axis) + ", factor=" + std::to_string(factor) +
+                       ", offset=" + std::to_string(offset) + ")");
+        return Value::none();
     }
     if (name == "compute_inline" || name == "reverse_compute_inline") {
         Bound b(c, {{"block", true}});

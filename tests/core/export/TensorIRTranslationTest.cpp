@@ -6,6 +6,7 @@
 #include "export/Export.h"
 #include "export/TensorIRScript.h"
 #include "export/TvmScript.h"
+#include "ir/Printer.h"
 #include "lower/Lower.h"
 #include "support/SourceFiles.h"
 
@@ -356,6 +357,49 @@ TEST(TensorIRTrace, JsonIsWhatTvmRecords)
               std::string::npos);
     o.tvmRelease = "0.17";
     EXPECT_THROW(exportVariant(gemm, g.program, *g.program.findVariant("parallel"), o), UserError);
+}
+
+} // namespace
+
+namespace {
+
+// TE's storage_align of a shared tile is TensorIR's storage_align of the cache block's buffer,
+// and both pad the tile's rows the same way once lowered.
+TEST(TensorIRTranslation, StorageAlignPadsTheSameRows)
+{
+    const std::string script = R"(import tvm
+from tvm import te
+n = 128
+A = te.placeholder((n, n), name="A")
+B = te.compute((n, n), lambda i, j: A[j, i] * 2.0, name="B")
+
+# variant: padded
+s = te.create_schedule(B.op)
+AS = s.cache_read(A, "shared", [B])
+io, jo, ii, ji = s[B].tile(B.op.axis[0], B.op.axis[1], 32, 32)
+s[B].bind(io, te.thread_axis("blockIdx.y"))
+s[B].bind(jo, te.thread_axis("blockIdx.x"))
+s[B].bind(ji, te.thread_axis("threadIdx.x"))
+s[AS].compute_at(s[B], jo)
+s[AS].storage_align(AS.op.axis[0], 32, 1)
+)";
+    EvalResult r = evaluateScript(script);
+    ASSERT_TRUE(r.ok) << r.error.message;
+    const Variant& v = r.program.variants.front();
+    const TirTranslation t = translateToTensorIR(v, TirSpelling::Tvm026, v.names);
+    ASSERT_TRUE(t.ok) << t.error.message;
+    std::string all;
+    for (const std::string& s : t.statements)
+        all += s + "\n";
+    EXPECT_NE(all.find("sch.storage_align(b_A_shared, 0, axis=0, factor=32, offset=1)"),
+              std::string::npos)
+        << all;
+    Schedule tir = v.snapshots.front();
+    tir.setTensorIR(t.func);
+    const std::string te = printTVMScript(lowerSchedule(v.schedule(), v.args).func);
+    const std::string ti = printTVMScript(lowerSchedule(tir, v.args).func);
+    EXPECT_NE(te.find("T.allocate([1056], \"float32\", \"shared\")"), std::string::npos) << te;
+    EXPECT_NE(ti.find("T.allocate([1056], \"float32\", \"shared\")"), std::string::npos) << ti;
 }
 
 } // namespace

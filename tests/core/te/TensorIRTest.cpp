@@ -79,8 +79,9 @@ TEST(TensorIR, PrintsWhatTvm020PrintedForItsExamples)
                   trimmed(readSourceFile(golden.string())));
         ++compared;
     }
-    // vector_add_split (split, parallel, vectorize), row_sum_rfactor, reverse_compute_inline
-    EXPECT_EQ(compared, 3);
+    // vector_add_split (split, parallel, vectorize), row_sum_rfactor, reverse_compute_inline,
+    // storage_align
+    EXPECT_EQ(compared, 4);
 }
 
 TEST(TensorIR, TheTutorialsStepsPrintAsTvmPrintsThem)
