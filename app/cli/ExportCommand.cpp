@@ -150,11 +150,9 @@ int convertScript(ExportArgs& o)
     if (!evaluate(o, &r, &err)) return kDocumentError;
     std::string source;
     if (!readFile(o.file, &source)) throw UsageError("cannot read " + o.file, false);
-    const int minor = std::stoi(o.tvmRelease.substr(2));
     ConvertedScript converted;
     try {
-        converted = convertToTensorIR(source, r.program,
-                                      minor >= 24 ? TirSpelling::Tvm026 : TirSpelling::Tvm020);
+        converted = convertToTensorIR(source, r.program, tirSpellingOf(o.tvmRelease));
     } catch (const UserError& e) {
         reportDiagnostic(o, e.diagnostic());
         return kDocumentError;
@@ -187,7 +185,7 @@ int commandConvert(int argc, char** argv)
                  join({scriptOptions(o),
                        {{"--tvm", "", true,
                          [&](const std::string& v) {
-                             if (!isTvmRelease(v) || std::stoi(v.substr(2)) < 20)
+                             if (!isTvmRelease(v) || tvmMinor(v) < 20)
                                  throw UsageError("--tvm '" + v +
                                                       "': a TVM release with tir.Schedule, from "
                                                       "0.20 to 0.26",

@@ -5,7 +5,6 @@
 #include "schedule/TensorIR.h"
 
 #include <algorithm>
-#include <cctype>
 #include <map>
 #include <set>
 #include <sstream>
@@ -17,16 +16,6 @@ namespace {
 std::string quoted(const std::string& s)
 {
     return "\"" + s + "\"";
-}
-
-// A Python identifier made of a TE name ("m.outer" -> "m_outer").
-std::string identifier(const std::string& name)
-{
-    std::string out;
-    for (char c : name)
-        out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
-    if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "_" + out;
-    return out;
 }
 
 const Stage* stageOf(const Schedule& s, const OperationNode* origin)
@@ -100,10 +89,10 @@ private:
 
     std::string freshName(const std::string& base)
     {
-        std::string name = identifier(base);
+        std::string name = pythonIdentifier(base);
         if (m_taken.count(name) || name == "_")
             for (int k = 1; m_taken.count(name); ++k)
-                name = identifier(base) + (k == 1 ? "_loop" : "_loop" + std::to_string(k));
+                name = pythonIdentifier(base) + (k == 1 ? "_loop" : "_loop" + std::to_string(k));
         m_taken.insert(name);
         return name;
     }
@@ -583,7 +572,7 @@ protected:
     void visitBufferStore(const BufferStoreNode* op) override
     {
         lines.push_back(std::string(static_cast<std::size_t>(m_depth) * 2, ' ') + "store " +
-                        identifier(op->buffer->name));
+                        pythonIdentifier(op->buffer->name));
         IRVisitor::visitBufferStore(op);
     }
 

@@ -23,6 +23,17 @@ bool isTvmRelease(const std::string& release)
     return false;
 }
 
+int tvmMinor(const std::string& release)
+{
+    LS_ASSERT(isTvmRelease(release), "not a TVM release: " << release);
+    return std::stoi(release.substr(2));
+}
+
+TirSpelling tirSpellingOf(const std::string& release)
+{
+    return tvmMinor(release) >= 24 ? TirSpelling::Tvm026 : TirSpelling::Tvm020;
+}
+
 ExportResult exportVariant(const std::string& scriptText, const Program& program,
                            const Variant& variant, const ExportOptions& options)
 {
@@ -31,7 +42,7 @@ ExportResult exportVariant(const std::string& scriptText, const Program& program
     out.function = exportedFunctionName(variant);
     if (format == "tvm") {
         const std::string release = options.tvmRelease.empty() ? "0.17" : options.tvmRelease;
-        const int minor = std::stoi(release.substr(2));
+        const int minor = tvmMinor(release);
         out.suffix = ".py";
         if (variant.snapshots.front().tensorIR()) {
             if (minor < 20)
@@ -42,7 +53,7 @@ ExportResult exportVariant(const std::string& scriptText, const Program& program
             TvmTensorIRExport tir;
             tir.source = options.sourceName;
             tir.release = release;
-            tir.spelling = minor >= 24 ? TirSpelling::Tvm026 : TirSpelling::Tvm020;
+            tir.spelling = tirSpellingOf(release);
             tir.target = options.target;
             out.text = exportTensorIRScript(program, variant, tir);
             return out;
@@ -51,7 +62,7 @@ ExportResult exportVariant(const std::string& scriptText, const Program& program
             TvmTensorIRExport tir;
             tir.source = options.sourceName;
             tir.release = release;
-            tir.spelling = minor >= 24 ? TirSpelling::Tvm026 : TirSpelling::Tvm020;
+            tir.spelling = tirSpellingOf(release);
             tir.target = options.target;
             out.text = exportTeAsTensorIR(scriptText, program, variant, tir);
             return out;
@@ -65,10 +76,9 @@ ExportResult exportVariant(const std::string& scriptText, const Program& program
     }
     if (format == "tvm-trace") {
         const std::string release = options.tvmRelease.empty() ? "0.26" : options.tvmRelease;
-        const int minor = std::stoi(release.substr(2));
-        if (minor < 20)
+        if (tvmMinor(release) < 20)
             throw UserError(variant.loc, "a trace is tir.Schedule's: --tvm 0.20 to 0.26");
-        const TirSpelling spelling = minor >= 24 ? TirSpelling::Tvm026 : TirSpelling::Tvm020;
+        const TirSpelling spelling = tirSpellingOf(release);
         out.suffix = ".json";
         if (variant.snapshots.front().tensorIR()) {
             out.text = traceJson(variant, spelling);

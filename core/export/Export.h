@@ -3,6 +3,7 @@
 // file with its C header.
 #pragma once
 
+#include "ir/PrimFunc.h"
 #include "te/Program.h"
 
 #include <cstdint>
@@ -40,6 +41,10 @@ inline constexpr const char* kExportFormats[] = {"tvm", "tvm-trace", "c",   "llv
 
 // The TVM releases `--tvm` names: 0.17 to 0.26.
 bool isTvmRelease(const std::string& release);
+// A release's minor version (0.26: 26), and the TensorIR spelling of a release from 0.20 on
+// (v0.20-v0.23's or v0.24-v0.26's).
+int tvmMinor(const std::string& release);
+TirSpelling tirSpellingOf(const std::string& release);
 
 // Throws UserError for a problem of the script (located), CodegenError when the target is not one
 // code can be generated for or the variant cannot be expressed in the format, and

@@ -1,6 +1,5 @@
 #include "export/PythonText.h"
 
-#include <cctype>
 #include <cmath>
 #include <cstdio>
 
@@ -14,15 +13,6 @@ std::string string(const std::string& s)
         out += c;
     }
     return out + "\"";
-}
-
-std::string identifier(const std::string& name)
-{
-    std::string out;
-    for (char c : name)
-        out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
-    if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "_" + out;
-    return out;
 }
 
 std::string number(double v)

@@ -17,9 +17,6 @@ std::string number(double v);
 // `(1024, 64)`, `(1024,)`: the tensor's shape with its symbolic sizes given by `sizes`; a
 // UserError at `loc` when one is not known.
 std::string shape(const Tensor& t, const SizeValues& sizes, SourceLoc loc);
-// A Python identifier made of a name: what is not a letter, digit or underscore becomes an
-// underscore ("C.local" -> "C_local"), and a leading digit gets one before it.
-std::string identifier(const std::string& name);
 // NumPy's seeded `rng` drawing an array of the type: floats in [-1, 1), small integers.
 std::string randomArray(DataType t, const std::string& shape);
 

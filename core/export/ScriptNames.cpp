@@ -1,5 +1,6 @@
 #include "export/ScriptNames.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace loopscope::script {
@@ -47,6 +48,23 @@ std::vector<std::string> splitLines(const std::string& text)
     for (std::string l; std::getline(in, l);)
         lines.push_back(l);
     return lines;
+}
+
+std::string inTirxSpelling(const std::string& text)
+{
+    std::string out;
+    std::size_t start = 0;
+    while (start < text.size()) {
+        const std::size_t end = std::min(text.find('\n', start), text.size());
+        std::string line = text.substr(start, end - start);
+        for (std::size_t at = line.find("tvm.tir."); at != std::string::npos;
+             at = line.find("tvm.tir.", at + 9))
+            line.replace(at, 8, "tvm.tirx.");
+        if (line == "from tvm import tir") line = "from tvm import tirx as tir";
+        out += line + (end < text.size() ? "\n" : "");
+        start = end + 1;
+    }
+    return out;
 }
 
 } // namespace loopscope::script

@@ -19,6 +19,10 @@ void collectTargets(const ast::Expr& e, std::vector<std::string>* out);
 // `module.fn(...)` anywhere in e.
 bool callsAttribute(const ast::Expr& e, const std::string& fn);
 
+// `text` as TVM 0.24 on names what it called tvm.tir: `tvm.tir.X` as `tvm.tirx.X`, and a line
+// `from tvm import tir` as `from tvm import tirx as tir`.
+std::string inTirxSpelling(const std::string& text);
+
 // The text's lines, without their newlines.
 std::vector<std::string> splitLines(const std::string& text);
 

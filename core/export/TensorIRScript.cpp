@@ -42,15 +42,6 @@ std::string argumentList(const Variant& v)
     return out;
 }
 
-std::string renamedTir(std::string line)
-{
-    for (std::size_t at = line.find("tvm.tir."); at != std::string::npos;
-         at = line.find("tvm.tir.", at + 9))
-        line.replace(at, 8, "tvm.tirx.");
-    if (line == "from tvm import tir") line = "from tvm import tirx as tir";
-    return line;
-}
-
 } // namespace
 
 ConvertedScript convertToTensorIR(const std::string& scriptText, const Program& p,
@@ -159,7 +150,7 @@ ConvertedScript convertToTensorIR(const std::string& scriptText, const Program& 
                 text << l << "\n";
         if (dropped.count(line)) continue;
         const std::string& l = lines[static_cast<std::size_t>(line - 1)];
-        text << (s26 ? renamedTir(l) : l) << "\n";
+        text << (s26 ? script::inTirxSpelling(l) : l) << "\n";
     }
     out.text = text.str();
 

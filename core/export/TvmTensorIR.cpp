@@ -2,6 +2,7 @@
 
 #include "explore/TensorIRTranslation.h"
 #include "export/PythonText.h"
+#include "export/ScriptNames.h"
 #include "export/TvmScript.h"
 #include "ir/GpuTarget.h"
 #include "ir/Printer.h"
@@ -232,31 +233,31 @@ void writeTensorIRRun(std::ostream& out, const Variant& v, const std::vector<Ten
     std::vector<Tensor> outputs;
     for (const Tensor& t : params) {
         const std::string shape = python::shape(t, {}, v.loc);
-        out << "np_" << python::identifier(t->name) << " = "
+        out << "np_" << pythonIdentifier(t->name) << " = "
             << (t->isPlaceholder()
                     ? python::randomArray(t->dtype, shape)
                     : "np.zeros(" + shape + ", dtype=" + python::string(t->dtype.str()) + ")")
             << "\n";
-        args += (args.empty() ? "" : ", ") + ("nd_" + python::identifier(t->name));
-        refArgs += (refArgs.empty() ? "" : ", ") + ("ref_" + python::identifier(t->name));
+        args += (args.empty() ? "" : ", ") + ("nd_" + pythonIdentifier(t->name));
+        refArgs += (refArgs.empty() ? "" : ", ") + ("ref_" + pythonIdentifier(t->name));
         if (t->isCompute()) outputs.push_back(t);
     }
     for (const Tensor& t : params)
-        out << "nd_" << python::identifier(t->name) << " = " << tensor << "(np_"
-            << python::identifier(t->name) << ", dev)\n";
+        out << "nd_" << pythonIdentifier(t->name) << " = " << tensor << "(np_"
+            << pythonIdentifier(t->name) << ", dev)\n";
     out << "func(" << args << ")\n\n"
         << "# The reference: the function as declared (no schedule), built for the CPU.\n"
         << "ref = " << build << "(" << declaredModule << ", target=\"llvm\")["
         << python::string(funcName) << "]\n";
     for (const Tensor& t : params)
-        out << "ref_" << python::identifier(t->name) << " = " << tensor << "(np_"
-            << python::identifier(t->name) << ", tvm.cpu(0))\n";
+        out << "ref_" << pythonIdentifier(t->name) << " = " << tensor << "(np_"
+            << pythonIdentifier(t->name) << ", tvm.cpu(0))\n";
     out << "ref(" << refArgs << ")\n";
     // As Loopscope's checks: atol in units of the output's largest magnitude, since a long
     // float sum rounds in units of its partial sums and a schedule may reorder it.
     for (const Tensor& t : outputs) {
         const Tolerance tol = defaultTolerance(t->dtype);
-        const std::string name = python::identifier(t->name);
+        const std::string name = pythonIdentifier(t->name);
         out << "np.testing.assert_allclose(nd_" << name << ".numpy(), ref_" << name
             << ".numpy(), rtol=" << python::number(tol.rtol);
         if (t->dtype.isFloat())
@@ -345,14 +346,7 @@ std::string exportTeAsTensorIR(const std::string& scriptText, const Program& p, 
     }
     if (declarations.find("import tvm\n") == std::string::npos) out << "import tvm\n";
     // TVM 0.24 renamed tvm.tir to tvm.tirx.
-    if (s26) {
-        for (std::size_t at = declarations.find("tvm.tir."); at != std::string::npos;
-             at = declarations.find("tvm.tir.", at + 9))
-            declarations.replace(at, 8, "tvm.tirx.");
-        for (std::size_t at = declarations.find("from tvm import tir\n"); at != std::string::npos;
-             at = declarations.find("from tvm import tir\n", at + 1))
-            declarations.replace(at, 20, "from tvm import tirx as tir\n");
-    }
+    if (s26) declarations = script::inTirxSpelling(declarations);
     if (declarations.find("from tvm import te\n") == std::string::npos)
         out << "from tvm import te\n";
     out << declarations << "\nprim_func = te.create_prim_func([";

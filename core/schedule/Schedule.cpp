@@ -5,6 +5,7 @@
 #include "schedule/ThreadScope.h"
 
 #include <algorithm>
+#include <cctype>
 #include <functional>
 #include <set>
 #include <unordered_set>
@@ -15,6 +16,15 @@ std::string axisDisplayName(const std::string& name)
 {
     std::string out = name;
     std::replace(out.begin(), out.end(), '.', '_');
+    return out;
+}
+
+std::string pythonIdentifier(const std::string& name)
+{
+    std::string out;
+    for (char c : name)
+        out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+    if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "_" + out;
     return out;
 }
 

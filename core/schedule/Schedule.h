@@ -152,5 +152,8 @@ private:
 
 // Display name of an axis as TVMScript prints it ("i.outer" -> "i_outer").
 std::string axisDisplayName(const std::string& name);
+// A Python identifier made of a name: what is not a letter, digit or underscore becomes an
+// underscore ("C.local" -> "C_local"), and a leading digit gets one before it.
+std::string pythonIdentifier(const std::string& name);
 
 } // namespace loopscope
