@@ -2,6 +2,8 @@
 // on them, with TVM's semantics (src/tir/schedule/primitive/ in TVM 0.20) and its refusals.
 #include "schedule/TensorIR.h"
 
+#include "schedule/ThreadScope.h"
+
 #include "ir/Analyzer.h"
 #include "ir/IRMutator.h"
 #include "ir/IRUtil.h"
@@ -431,10 +433,9 @@ void relaxedRegion(const PlacedBlock& placed, const std::vector<TensorRegion>& r
 {
     Analyzer an;
     IntervalMap relax;
-    for (const ForNode* l : placed.loops)
-        relax[l->var.get()] = {l->min, simplify(l->min + l->extent - makeInt(1))};
-    for (const ForNode* l : alsoRelaxed)
-        relax[l->var.get()] = {l->min, simplify(l->min + l->extent - makeInt(1))};
+    for (const auto* loops : {&placed.loops, &alsoRelaxed})
+        for (const ForNode* l : *loops)
+            relax[l->var.get()] = {l->min, simplify(l->min + l->extent - makeInt(1))};
     VarMap bindings;
     for (const BlockIter& it : placed.block->iters)
         bindings[it.var.get()] = it.binding;
@@ -458,21 +459,10 @@ void relaxedRegion(const PlacedBlock& placed, const std::vector<TensorRegion>& r
 
 namespace {
 
-// The loops bound to GPU threads, of `target` and those around it, that all share one copy of
-// `t` in its storage scope, so that what is computed at `target` covers what all of them use
-// (TVM's CanRelaxStorageUnderThread): blockIdx, threadIdx and vthread loops for global memory,
-// threadIdx and vthread for shared, none for local.
-std::vector<const ForNode*> threadLoopsSharing(const TirFunc& f, const ForNode* target,
-                                               const Tensor& t)
+// `target` and the loops around it, outermost first (none when `target` is null).
+std::vector<const ForNode*> loopsDownTo(const TirFunc& f, const ForNode* target)
 {
-    std::string scope = "global";
-    for (const BlockAlloc& a : f.allocs)
-        if (a.tensor == t && !a.scope.empty()) scope = a.scope;
-    const int storageRank = scope == "global"                            ? 0
-                            : scope == "shared" || scope == "shared.dyn" ? 1
-                            : scope == "warp"                            ? 2
-                                                                         : 3;
-    std::vector<const ForNode*> path, out;
+    std::vector<const ForNode*> path;
     std::function<bool(const Stmt&)> walk = [&](const Stmt& st) -> bool {
         if (auto* l = st.as<ForNode>()) {
             path.push_back(l);
@@ -489,13 +479,26 @@ std::vector<const ForNode*> threadLoopsSharing(const TirFunc& f, const ForNode* 
         return false;
     };
     if (target) walk(f.body);
-    for (const ForNode* l : path) {
+    return path;
+}
+
+// The loops bound to GPU threads, of `target` and those around it, that all share one copy of
+// `t` in its storage scope, so that what is computed at `target` covers what all of them use
+// (TVM's CanRelaxStorageUnderThread): blockIdx, threadIdx and vthread loops for global memory,
+// threadIdx and vthread for shared, none for local.
+std::vector<const ForNode*> threadLoopsSharing(const TirFunc& f, const ForNode* target,
+                                               const Tensor& t)
+{
+    std::string scope = "global";
+    for (const BlockAlloc& a : f.allocs)
+        if (a.tensor == t && !a.scope.empty()) scope = a.scope;
+    const int rank = storageRank(scope); // a block's scope is one checkScope knows
+    std::vector<const ForNode*> out;
+    for (const ForNode* l : loopsDownTo(f, target)) {
         if (l->forKind != ForKind::ThreadBinding) continue;
-        // TVM's ThreadScope: a virtual thread ranks with threadIdx.
-        const bool threadLike =
-            l->threadTag.rfind("threadIdx", 0) == 0 || l->threadTag.rfind("vthread", 0) == 0;
-        const int threadRank = l->threadTag.rfind("blockIdx", 0) == 0 ? 0 : threadLike ? 1 : -1;
-        if (threadRank >= 0 && storageRank <= threadRank) out.push_back(l);
+        // TensorIR names virtual threads vthread.x/y/z; TVM ranks every "vthread..." as one.
+        const std::string tag = l->threadTag.rfind("vthread", 0) == 0 ? "vthread" : l->threadTag;
+        if (threadRank(tag) >= 0 && storageCoversThread(rank, tag)) out.push_back(l);
     }
     return out;
 }
@@ -546,23 +549,8 @@ TirFunc tirComputeAt(const TirFunc& f, const std::string& name, const Var& loop,
     // The loops down to the target, with their ranges: TVM's analyzer simplifies the new
     // bindings with them (`f // 224` of a loop of 224 is 0).
     Analyzer an;
-    std::function<bool(const Stmt&)> bindPath = [&](const Stmt& st) -> bool {
-        bool found = false;
-        if (auto* l = st.as<ForNode>()) {
-            an.bind(l->var, l->min, l->extent);
-            if (l == target || bindPath(l->body)) return true;
-            an.unbind(l->var.get());
-            return false;
-        }
-        if (auto* seq = st.as<SeqNode>()) {
-            for (const Stmt& x : seq->stmts)
-                if (bindPath(x)) return true;
-            return false;
-        }
-        if (auto* blk = st.as<BlockNode>()) found = bindPath(blk->body);
-        return found;
-    };
-    bindPath(f.body);
+    for (const ForNode* l : loopsDownTo(f, target))
+        an.bind(l->var, l->min, l->extent);
     // Each variable's range: from the dimension it indexes of that tensor, else its whole domain.
     std::vector<Range> ranges;
     for (const BlockIter& it : b->iters)

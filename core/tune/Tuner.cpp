@@ -105,9 +105,12 @@ public:
         m_out.haveBest = m_haveBest;
         if (m_haveBest) {
             m_out.best = m_best;
-            Realized written = replaySteps(*m_start, m_best.steps, true);
-            m_out.bestStatements = written.ok ? written.statements : m_best.statements;
-            if (m_tensorIRStart) m_out.bestStatements = tensorIRStatements(m_best.steps);
+            if (m_tensorIRStart) {
+                m_out.bestStatements = tensorIRStatements(m_best.steps);
+            } else {
+                Realized written = replaySteps(*m_start, m_best.steps, true);
+                m_out.bestStatements = written.ok ? written.statements : m_best.statements;
+            }
         }
         m_out.ok = true;
         report(TuneProgress::Phase::Done, nullptr);
