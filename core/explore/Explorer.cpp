@@ -7,7 +7,9 @@
 #include "lower/gpu/GpuAccess.h"
 #include "lower/gpu/ThreadSync.h"
 #include "schedule/Bound.h"
+#include "schedule/TensorIR.h"
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <set>
@@ -119,8 +121,96 @@ StepView lowerStep(const Schedule& sch, const Variant& v)
 
 } // namespace
 
+namespace {
+
+// A TensorIR variant's blocks as the schedule panel lists them: the function's inputs first (as
+// placeholders, for cache_read), then each block (root aside) with the loops above it, outermost
+// first, named by their variables; a loop's `attached` are the other blocks under it.
+std::vector<StageInfo> describeBlocks(const TirFunc& f)
+{
+    std::vector<StageInfo> out;
+    const std::vector<std::string> names = blockNames(f);
+    auto writes = [&](const BlockNode* b, const Tensor& t) {
+        return std::any_of(b->writes.begin(), b->writes.end(),
+                           [&](const TensorRegion& r) { return r.tensor == t; });
+    };
+    auto readers = [&](const BlockNode* b) {
+        std::vector<std::string> r;
+        for (const std::string& n : names) {
+            const BlockNode* o = findBlock(f, n);
+            if (o == b || n == "root") continue;
+            if (std::any_of(o->reads.begin(), o->reads.end(),
+                            [&](const TensorRegion& read) { return writes(b, read.tensor); }))
+                r.push_back(n);
+        }
+        return r;
+    };
+    for (const Tensor& p : f.params) {
+        bool written = false;
+        for (const std::string& n : names)
+            written |= writes(findBlock(f, n), p);
+        if (written) continue;
+        StageInfo info;
+        info.name = p->name;
+        info.kind = "placeholder";
+        for (const std::string& n : names) {
+            const BlockNode* o = findBlock(f, n);
+            if (n != "root" && std::any_of(o->reads.begin(), o->reads.end(),
+                                           [&](const TensorRegion& r) { return r.tensor == p; }))
+                info.readers.push_back(n);
+        }
+        out.push_back(info);
+    }
+    // The loops above each block, to say which other blocks a loop holds.
+    std::map<const VarNode*, std::vector<std::string>> blocksUnder;
+    std::map<std::string, std::vector<Var>> loopsOf;
+    for (const std::string& n : names) {
+        if (n == "root") continue;
+        loopsOf[n] = blockLoops(f, n);
+        for (const Var& l : loopsOf[n])
+            blocksUnder[l.get()].push_back(n);
+    }
+    for (const std::string& n : names) {
+        if (n == "root") continue;
+        const BlockNode* b = findBlock(f, n);
+        StageInfo info;
+        info.name = n;
+        const bool reduction =
+            std::any_of(b->iters.begin(), b->iters.end(),
+                        [](const BlockIter& it) { return it.kind == BlockIterKind::Reduce; });
+        info.kind = reduction ? "reduction" : "compute";
+        info.output = std::any_of(f.params.begin(), f.params.end(),
+                                  [&](const Tensor& p) { return writes(b, p); });
+        info.readers = readers(b);
+        for (const BlockIter& it : b->iters)
+            info.rootAxes.push_back(it.var->name);
+        for (const Var& l : loopsOf[n]) {
+            const ForNode* loop = findLoop(f, l.get());
+            AxisInfo a;
+            a.name = l->name;
+            a.var = l->name;
+            a.extent = loop ? constIntOr(loop->extent, -1) : -1;
+            a.kind = !loop                                     ? "serial"
+                     : loop->forKind == ForKind::Parallel      ? "parallel"
+                     : loop->forKind == ForKind::Vectorized    ? "vectorized"
+                     : loop->forKind == ForKind::Unrolled      ? "unrolled"
+                     : loop->forKind == ForKind::ThreadBinding ? "bound to " + loop->threadTag
+                                                               : "serial";
+            a.reduction = loopOfReduction(f, l);
+            for (const std::string& other : blocksUnder[l.get()])
+                if (other != n) a.attached.push_back(other);
+            info.axes.push_back(a);
+        }
+        out.push_back(info);
+    }
+    return out;
+}
+
+} // namespace
+
 std::vector<StageInfo> describeStages(const Schedule& sch)
 {
+    if (const TirFunc* f = sch.tensorIR()) return describeBlocks(*f);
     std::vector<StageInfo> out;
     RangeMap ranges;
     try {
@@ -192,6 +282,8 @@ Exploration explore(const std::string& script, const std::map<std::string, std::
         vv.axisVars = v.axisVars;
         vv.stageAxisVars = v.stageAxisVars;
         vv.names = v.names;
+        vv.blockVars = v.blockVars;
+        vv.blockLoopVars = v.blockLoopVars;
         for (auto& a : v.args)
             vv.args.push_back(a->name);
         bool detailed = detailVariant.empty() || detailVariant == v.name;

@@ -104,9 +104,12 @@ struct VariantView {
     // Stage name -> axis name -> variable: which variable holds which stage's axis.
     std::map<std::string, std::map<std::string, std::string>> stageAxisVars;
     std::vector<std::string> names; // every name in use
-    std::vector<std::string> args;  // the function's argument tensors
-    std::string target;             // tvm.build's ("llvm", "cuda -arch=sm_80")
-    bool tensorIR = false;          // scheduled with tir.Schedule
+    // A TensorIR variant's: block -> the variable holding it; block -> loop -> variable.
+    std::map<std::string, std::string> blockVars;
+    std::map<std::string, std::map<std::string, std::string>> blockLoopVars;
+    std::vector<std::string> args; // the function's argument tensors
+    std::string target;            // tvm.build's ("llvm", "cuda -arch=sm_80")
+    bool tensorIR = false;         // scheduled with tir.Schedule
 };
 
 struct Exploration {
@@ -140,7 +143,8 @@ Exploration explore(const std::string& script,
                     const std::map<std::string, std::int64_t>& overrides = {},
                     const std::string& detailVariant = {}, bool detailOnly = false);
 
-// The stages of one schedule as the schedule panel lists them.
+// The stages of one schedule as the schedule panel lists them; a TensorIR variant's blocks (its
+// inputs as placeholders, then each block with the loops above it).
 std::vector<StageInfo> describeStages(const Schedule& sch);
 
 } // namespace loopscope

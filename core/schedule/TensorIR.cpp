@@ -1623,6 +1623,14 @@ TirFunc tirSetKind(const TirFunc& f, const Var& loop, ForKind kind, const std::s
     });
 }
 
+std::string tirBindLimitation(const TirFunc& f, const Var& loop, const std::string& thread)
+{
+    if (!loopOfReduction(f, loop)) return {};
+    return "binding a reduction's loop to " + thread +
+           " makes a cross-thread reduction, which Loopscope lowers for TE schedules but not yet "
+           "for tir.Schedule: bind a spatial loop, or write the variant as a TE schedule";
+}
+
 bool loopOfReduction(const TirFunc& f, const Var& loop)
 {
     const ForNode* l = findLoop(f, loop.get());

@@ -225,7 +225,9 @@ Value Evaluator::tirMethod(const Value& self, const std::string& rawName, const 
     const int var = self.variant;
     touch(var);
     if (self.kind != VKind::TirSchedule) {
-        // sch.mod.show(), sch.mod.script(), sch.trace.show(): the views show them.
+        // sch.mod.show(), sch.mod.script(), sch.trace.show(): the views show them. Like
+        // tvm.lower, they end the schedule's statements: a new step is written before them.
+        m_lowered.insert(var);
         return Value::none();
     }
     const std::string name = canonicalMethod(rawName);
@@ -433,14 +435,9 @@ Value Evaluator::tirMethod(const Value& self, const std::string& rawName, const 
         } catch (const ScheduleError& e) {
             throw refused(e, {b["loop"].loc});
         }
-        // TVM accepts it and lowers it by LowerCrossThreadReduction, which this lowering does
-        // not have: the threads would race on the sum.
-        if (kind == ForKind::ThreadBinding && loopOfReduction(f, loop))
-            throw UserError(b["loop"].loc,
-                            "binding a reduction's loop to " + thread +
-                                " makes a cross-thread reduction, which Loopscope lowers for TE "
-                                "schedules but not yet for tir.Schedule: bind a spatial loop, or "
-                                "write the variant as a TE schedule");
+        if (kind == ForKind::ThreadBinding)
+            if (std::string why = tirBindLimitation(f, loop, thread); !why.empty())
+                throw UserError(b["loop"].loc, why);
         const std::string block = blockUnder(after, loop);
         recordTirStep(var, name, block, std::move(after));
         trace(var, "sch." + name + "(loop=" + traceName(b["loop"].value) +

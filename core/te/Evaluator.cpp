@@ -3,6 +3,7 @@
 #include "te/EvaluatorInternal.h"
 
 #include "ir/Limits.h"
+#include "schedule/TensorIR.h"
 #include "te/Builtins.h"
 
 #include <algorithm>
@@ -575,8 +576,18 @@ void Evaluator::recordNames(Variant& v)
     v.tensorVars.clear();
     v.axisVars.clear();
     v.stageAxisVars.clear();
+    v.blockVars.clear();
+    v.blockLoopVars.clear();
     v.names.clear();
     const Schedule& sch = v.snapshots.back();
+    const TirFunc* tir = sch.tensorIR();
+    // Each block's loops by their variables, for the loop handles.
+    std::unordered_map<const VarNode*, std::vector<std::string>> blocksOfLoop;
+    if (tir)
+        for (const std::string& b : blockNames(*tir))
+            for (const Var& l : blockLoops(*tir, b))
+                blocksOfLoop[l.get()].push_back(b);
+    const int self = static_cast<int>(&v - m_program.variants.data());
     // Which stages hold each axis, asked once per axis rather than by a scan of every stage's.
     std::unordered_map<const IterVarNode*, std::vector<const Stage*>> stagesOf;
     for (const Stage& st : sch.stages())
@@ -595,6 +606,21 @@ void Evaluator::recordNames(Variant& v)
             for (const Stage* st : held->second) {
                 std::string& var = v.stageAxisVars[st->name()][value.iv->name()];
                 if (var < name) var = name;
+            }
+        } else if (tir && value.kind == VKind::TirBlock && value.variant == self) {
+            std::string block = value.s;
+            for (auto it = m_blockRenames.find({self, block}); it != m_blockRenames.end();
+                 it = m_blockRenames.find({self, block}))
+                block = it->second;
+            if (!findBlock(*tir, block)) continue;
+            std::string& var = v.blockVars[block];
+            if (var.empty() || name < var) var = name;
+        } else if (tir && value.kind == VKind::TirLoop && value.variant == self) {
+            auto held = blocksOfLoop.find(value.expr.as<VarNode>());
+            if (held == blocksOfLoop.end()) continue;
+            for (const std::string& b : held->second) {
+                std::string& var = v.blockLoopVars[b][value.expr.as<VarNode>()->name];
+                if (var.empty() || name < var) var = name;
             }
         } else if ((value.kind == VKind::Schedule || value.kind == VKind::TirSchedule) &&
                    value.variant >= 0 &&

@@ -60,6 +60,11 @@ struct Variant {
     // Stage name -> axis name -> the variable holding that axis of that stage.
     std::map<std::string, std::map<std::string, std::string>> stageAxisVars;
     std::vector<std::string> names;
+    // A TensorIR variant's handles as they stand after its last statement: block name -> the
+    // variable holding that block (of two, the first in name order), and block name -> loop
+    // name -> the variable holding that loop above that block.
+    std::map<std::string, std::string> blockVars;
+    std::map<std::string, std::map<std::string, std::string>> blockLoopVars;
     // A TensorIR variant's steps as TVM's trace records them, one instruction a line
     // (`l4, l5 = sch.split(loop=l2, factors=[None, 8], ...)`); see traceText.
     std::vector<std::string> trace;

@@ -1,6 +1,7 @@
 #include "editor/SchedulePanel.h"
 
 #include "schedule/Primitives.h"
+#include "te/TirStepWriter.h"
 
 #include "editor/ScheduleModels.h"
 
@@ -100,6 +101,18 @@ const std::vector<ActionSpec>& actionSpecs()
             out.push_back({QString::fromStdString(p.name), buttonLabel(p.name),
                            QString::fromStdString(p.help) + u"."_s + howChosen(p.name)});
         }
+        // TensorIR's own, shown for a variant scheduled with tir.Schedule.
+        out.push_back({u"reverse_compute_at"_s, SchedulePanel::tr("Reverse compute at"),
+                       SchedulePanel::tr("Move a consumer block under a loop of its producer "
+                                         "(sch.reverse_compute_at). Uses the producer loop "
+                                         "chosen beside Compute at.")});
+        out.push_back({u"reverse_compute_inline"_s, SchedulePanel::tr("Reverse inline"),
+                       SchedulePanel::tr("Fold an element-wise consumer block into its producer "
+                                         "(sch.reverse_compute_inline)")});
+        out.push_back({u"decompose_reduction"_s, SchedulePanel::tr("Decompose reduction"),
+                       SchedulePanel::tr("Split a reduction block's initialization into a block "
+                                         "of its own before the selected loop "
+                                         "(sch.decompose_reduction)")});
         out.push_back({u"new_variant"_s, SchedulePanel::tr("New variant from here"),
                        SchedulePanel::tr("Copy this variant's block under a new \"# variant:\" "
                                          "name")});
@@ -136,6 +149,7 @@ struct SchedulePanel::Private {
     AxesModel* axes = nullptr;
     QTreeView* stageView = nullptr;
     QTreeView* axesView = nullptr;
+    QLabel* stagesTitle = nullptr;
     QLabel* axesTitle = nullptr;
     QLabel* status = nullptr;
     QSpinBox* factor = nullptr;
@@ -150,6 +164,7 @@ struct SchedulePanel::Private {
     QComboBox* reader = nullptr;
     QComboBox* scope = nullptr;
     std::map<QString, QAction*> actions;
+    std::map<QString, QToolButton*> buttons;
     StatementWriter writer{{}, {}};
     int programmatic = 0; // > 0 while the panel changes selections itself
     QString unavailable;  // why no primitive can be written now (the script has an error)
@@ -165,7 +180,6 @@ struct SchedulePanel::Private {
     Request requestFor(const QString& name) const;
     void formArguments(NamedStep& r, const PrimitiveSpec& p) const;
     void updateActions();
-    bool tensorIR = false; // the shown variant is scheduled with tir.Schedule
     void trigger(const QString& name);
     void stageChanged();
     void fillInputs();
@@ -236,7 +250,12 @@ SchedulePanel::Private::Request SchedulePanel::Private::requestFor(const QString
             std::swap(loops[static_cast<std::size_t>(cur)], loops[static_cast<std::size_t>(other)]);
         }
     }
-    if (const PrimitiveSpec* p = findPrimitive(r.primitive)) {
+    if (r.primitive == "decompose_reduction") {
+        r.loops("loop", loops);
+    } else if (r.primitive == "reverse_compute_at") {
+        const QStringList t = target->currentData().toStringList();
+        if (t.size() == 2) r.stages("parent", {ss(t[0])}).loops("scope", {ss(t[1])});
+    } else if (const PrimitiveSpec* p = findPrimitive(r.primitive)) {
         fillLoops(r, *p, loops);
         formArguments(r, *p);
     }
@@ -301,10 +320,6 @@ void SchedulePanel::Private::updateActions()
         QString reason, preview;
         if (!unavailable.isEmpty()) {
             reason = unavailable;
-        } else if (tensorIR && spec.name != u"new_variant"_s) {
-            reason = tr("this variant is scheduled with tir.Schedule: write its sch.* calls in "
-                        "the editor (the panel writes TE steps; View ▸ TensorIR Form shows a TE "
-                        "variant's steps as such calls)");
         } else if (spec.name == u"new_variant"_s) {
             if (stages->rowCount() == 0) reason = tr("no variant is shown");
         } else {
@@ -395,6 +410,15 @@ void SchedulePanel::Private::fillInputs()
             for (auto& a : cs->axes)
                 target->addItem(qs(cs->name + "." + a.name), QStringList{qs(cs->name), qs(a.var)});
         }
+        // A TensorIR block may also move under its producer's loops (reverse_compute_at).
+        if (writer.tensorIR())
+            for (auto& p : writer.producersOf(st->name)) {
+                const StageInfo* ps = writer.stageInfo(p);
+                if (!ps) continue;
+                for (auto& a : ps->axes)
+                    target->addItem(tr("%1.%2 (producer)").arg(qs(ps->name), qs(a.name)),
+                                    QStringList{qs(ps->name), qs(a.var)});
+            }
     }
     if (int i = target->findText(previous); i >= 0) target->setCurrentIndex(i);
     target->setEnabled(target->count() > 0);
@@ -439,7 +463,8 @@ SchedulePanel::SchedulePanel(QWidget* parent) : QWidget(parent), d(std::make_uni
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
 
-    layout->addWidget(new QLabel(tr("Stages"), this));
+    d->stagesTitle = new QLabel(tr("Stages"), this);
+    layout->addWidget(d->stagesTitle);
     d->stageView = new QTreeView(this);
     d->stageView->setObjectName(u"stageView"_s);
     d->stageView->setModel(d->stages);
@@ -491,7 +516,7 @@ SchedulePanel::SchedulePanel(QWidget* parent) : QWidget(parent), d(std::make_uni
         button->setToolButtonStyle(Qt::ToolButtonTextOnly);
         return button;
     };
-    std::map<QString, QToolButton*> buttons;
+    std::map<QString, QToolButton*>& buttons = d->buttons;
     for (auto& spec : actionSpecs())
         buttons[spec.name] = makeButton(spec);
     auto row = [&](QGridLayout* grid, int r, std::initializer_list<QWidget*> widgets) {
@@ -557,6 +582,9 @@ SchedulePanel::SchedulePanel(QWidget* parent) : QWidget(parent), d(std::make_uni
     row(pg, 1, {buttons[u"compute_inline"_s], buttons[u"compute_root"_s]});
     row(pg, 2, {buttons[u"cache_read"_s], d->reader, d->scope});
     row(pg, 3, {buttons[u"cache_write"_s], buttons[u"rfactor"_s]});
+    row(pg, 4,
+        {buttons[u"reverse_compute_at"_s], buttons[u"reverse_compute_inline"_s],
+         buttons[u"decompose_reduction"_s]});
     pg->setColumnStretch(3, 1);
     layout->addWidget(placement);
 
@@ -622,9 +650,16 @@ void SchedulePanel::setStages(std::vector<StageInfo> stages, ScheduleContext con
     const QString previousStage = selectedStage();
     const QStringList previousAxes = selectedAxes();
     ++d->programmatic;
-    // The panel writes TE steps; a variant scheduled by tir.Schedule takes sch.* calls.
-    d->tensorIR = context.schedule && context.schedule->tensorIR();
     d->writer = StatementWriter(stages, std::move(context));
+    // A variant scheduled by tir.Schedule takes sch.* calls: its blocks are the stages, and
+    // TensorIR's own primitives are offered; a TE variant's steps are TE statements.
+    for (const std::string& name : tirOnlyPrimitives())
+        d->buttons.at(qs(name))->setVisible(d->writer.tensorIR());
+    d->stagesTitle->setText(d->writer.tensorIR() ? tr("Blocks (and inputs)") : tr("Stages"));
+    d->target->setToolTip(d->writer.tensorIR()
+                              ? tr("The consumer loop to compute the block at, or the producer "
+                                   "loop to reverse-compute it at")
+                              : tr("The consumer loop to compute the stage in"));
     d->stages->setStages(std::move(stages));
 
     // Keep the stage; else the first output; else the first computed stage; else the first.

@@ -2,6 +2,7 @@
 
 #include "schedule/Primitives.h"
 #include "te/StepWriter.h"
+#include "te/TirStepWriter.h"
 #include "te/VariantBlock.h"
 
 #include <algorithm>
@@ -85,6 +86,16 @@ StepParts partsOf(const PrimitiveSpec& p, const NamedStep& r)
     return out;
 }
 
+// Of a full reorder (every loop of the stage in the new order), the loops that moved: reorder
+// keeps the others in place.
+std::vector<std::string> movedLoops(const StageInfo& st, const std::vector<std::string>& order)
+{
+    std::vector<std::string> moved;
+    for (std::size_t i = 0; i < order.size(); ++i)
+        if (st.axes[i].var != order[i]) moved.push_back(order[i]);
+    return moved;
+}
+
 } // namespace
 
 StatementWriter::StatementWriter(std::vector<StageInfo> stages, ScheduleContext context)
@@ -113,6 +124,35 @@ ScriptNames StatementWriter::scriptNames() const
     return out;
 }
 
+ScheduleContext scheduleContextFor(const VariantView& v, const StepView& last,
+                                   const std::vector<std::string>& allNames)
+{
+    ScheduleContext ctx;
+    ctx.scheduleVar = v.scheduleVar;
+    for (auto& [var, tensor] : v.tensorVars)
+        ctx.tensorVars[tensor] = var;
+    for (auto& [var, axis] : v.axisVars)
+        ctx.axisVars[axis] = var;
+    ctx.stageAxisVars = v.stageAxisVars;
+    ctx.blockVars = v.blockVars;
+    ctx.blockLoopVars = v.blockLoopVars;
+    ctx.usedNames.insert(allNames.begin(), allNames.end());
+    for (auto& st : last.stages)
+        ctx.readers[st.name] = st.readers;
+    ctx.schedule = last.schedule;
+    return ctx;
+}
+
+std::vector<std::string> StatementWriter::producersOf(const std::string& stage) const
+{
+    std::vector<std::string> out;
+    for (auto& s : m_stages)
+        if (!isPlaceholder(s))
+            for (const std::string& r : consumersOf(s.name))
+                if (r == stage) out.push_back(s.name);
+    return out;
+}
+
 std::vector<std::string> StatementWriter::consumersOf(const std::string& stage) const
 {
     if (auto it = m_context.readers.find(stage); it != m_context.readers.end()) return it->second;
@@ -135,7 +175,7 @@ WrittenStatement StatementWriter::write(const NamedStep& step) const
     return build(step);
 }
 
-std::string StatementWriter::check(const NamedStep& r) const
+std::string StatementWriter::check(const NamedStep& r, bool probeCore) const
 {
     const PrimitiveSpec* p = findPrimitive(r.primitive);
     if (!p) return "there is no primitive " + quoted(r.primitive);
@@ -163,7 +203,7 @@ std::string StatementWriter::check(const NamedStep& r) const
         incomplete = "choose a loop of a consumer to compute " + quoted(name) + " at";
     // What core says about the stage itself comes first: no choice of loops would help.
     if (!incomplete.empty()) {
-        std::string stageLevel = stageRefusal(r);
+        std::string stageLevel = probeCore ? stageRefusal(r) : std::string();
         return stageLevel.empty() ? incomplete : stageLevel;
     }
     if (axisArgs || axisList) {
@@ -228,6 +268,7 @@ std::string StatementWriter::stageRefusal(const NamedStep& r) const
 WrittenStatement StatementWriter::build(const NamedStep& r) const
 {
     WrittenStatement out;
+    if (tensorIR()) return buildTensorIR(r);
     out.refusal = check(r);
     if (out.refusal.empty()) out.refusal = scheduleRefusal(r);
     if (!out.refusal.empty()) return out;
@@ -241,10 +282,7 @@ WrittenStatement StatementWriter::build(const NamedStep& r) const
         std::sort(listed.begin(), listed.end(),
                   [&](auto& a, auto& b) { return leafIndex(st, a) < leafIndex(st, b); });
     } else if (r.primitive == "reorder" && listed.size() == st.axes.size()) {
-        std::vector<std::string> moved;
-        for (std::size_t i = 0; i < listed.size(); ++i)
-            if (st.axes[i].var != listed[i]) moved.push_back(listed[i]);
-        listed = moved;
+        listed = movedLoops(st, listed);
     }
     NamedStep written = r;
     if (parts.list) written.loops(parts.list->name, listed);
@@ -258,6 +296,53 @@ WrittenStatement StatementWriter::build(const NamedStep& r) const
         return out;
     }
     for (const std::string& line : writer.statements())
+        out.text += (out.text.empty() ? "" : "\n") + line;
+    return out;
+}
+
+WrittenStatement StatementWriter::buildTensorIR(const NamedStep& r) const
+{
+    WrittenStatement out;
+    const StageInfo* st = stageInfo(r.stage);
+    if (!st) {
+        out.refusal = r.stage.empty() ? "select a block" : "there is no block " + quoted(r.stage);
+        return out;
+    }
+    if (std::string why = tirLacks(r.primitive); !why.empty()) {
+        out.refusal = why;
+        return out;
+    }
+    NamedStep written = r;
+    if (const PrimitiveSpec* p = findPrimitive(r.primitive)) {
+        // The panel's own checks where they read the same (loops chosen, an order unchanged);
+        // a TensorIR input is a placeholder only for cache_read.
+        if (!(isPlaceholder(*st) && r.primitive != "cache_read"))
+            if (std::string why = check(r, false); !why.empty()) {
+                out.refusal = why;
+                return out;
+            }
+        const StepParts parts = partsOf(*p, r);
+        std::vector<std::string> listed = parts.loops;
+        if (r.primitive == "fuse")
+            std::sort(listed.begin(), listed.end(),
+                      [&](auto& a, auto& b) { return leafIndex(*st, a) < leafIndex(*st, b); });
+        else if (r.primitive == "reorder" && listed.size() == st->axes.size())
+            listed = movedLoops(*st, listed);
+        if (parts.list) written.loops(parts.list->name, listed);
+    }
+    if (isPlaceholder(*st) && r.primitive != "cache_read") {
+        out.refusal = quoted(r.stage) + " is an input: it has no block to schedule";
+        return out;
+    }
+    TirScriptNames names;
+    names.scheduleVar = m_context.scheduleVar.empty() ? "sch" : m_context.scheduleVar;
+    for (auto& [block, var] : m_context.blockVars)
+        names.blockVars[block] = var;
+    names.loopVars = m_context.blockLoopVars;
+    names.used = m_context.usedNames;
+    TirWrittenStep w = writeTirStep(*m_context.schedule->tensorIR(), names, written);
+    out.refusal = w.refusal;
+    for (const std::string& line : w.lines)
         out.text += (out.text.empty() ? "" : "\n") + line;
     return out;
 }

@@ -35,9 +35,19 @@ struct ScheduleContext {
     // stage counts as a possible consumer (stages are listed producers first).
     std::map<std::string, std::vector<std::string>> readers;
     // The schedule at the point where the statement will be written: a primitive is legal when
-    // it applies to a copy of it (core's own check; the refusal is its message).
+    // it applies to a copy of it (core's own check; the refusal is its message). A TensorIR
+    // variant's (schedule->tensorIR()): the stages are its blocks, and steps are written as
+    // tir.Schedule calls (te/TirStepWriter.h).
     std::shared_ptr<const Schedule> schedule;
+    // A TensorIR variant's handles: block -> variable; block -> loop -> variable.
+    std::map<std::string, std::string> blockVars;
+    std::map<std::string, std::map<std::string, std::string>> blockLoopVars;
 };
+
+// The context for writing after the last step of `variant` (`last` is its last step's view);
+// `allNames` every name the script binds.
+ScheduleContext scheduleContextFor(const VariantView& variant, const StepView& last,
+                                   const std::vector<std::string>& allNames);
 
 // A written statement (one or more lines, no trailing newline) or why it cannot be written.
 struct WrittenStatement {
@@ -61,8 +71,12 @@ public:
     std::string whyIllegal(const NamedStep& step) const;
     WrittenStatement write(const NamedStep& step) const;
 
-    // The stages whose loops `stage` may be computed at (its consumers).
+    // The stages whose loops `stage` may be computed at (its consumers), and those whose loops
+    // a TensorIR block may be reverse-computed at (its producers).
     std::vector<std::string> consumersOf(const std::string& stage) const;
+    std::vector<std::string> producersOf(const std::string& stage) const;
+    // Whether the statements are tir.Schedule calls (a TensorIR variant is shown).
+    bool tensorIR() const { return m_context.schedule && m_context.schedule->tensorIR(); }
 
     // A copy of the variant's block (its te.create_schedule line `variantLine` through
     // `lastLine`, 1-based) headed by "# variant: NEWNAME" and preceded by an empty line, ready to
@@ -71,8 +85,9 @@ public:
                                           int lastLine, const std::string& newName);
 
 private:
-    // What the panel says about a step before it is resolved (incomplete, changes nothing).
-    std::string check(const NamedStep& r) const;
+    // What the panel says about a step before it is resolved (incomplete, changes nothing);
+    // `probeCore`: of an incomplete step, what core refuses about the TE stage first.
+    std::string check(const NamedStep& r, bool probeCore = true) const;
     // No schedule shown, or no such stage in it.
     std::string scheduleRefusal(const NamedStep& r) const;
     // For an incomplete step: what core refuses about the call as a whole, if anything.
@@ -80,6 +95,7 @@ private:
     // The context's names as the statement writer takes them.
     ScriptNames scriptNames() const;
     WrittenStatement build(const NamedStep& r) const;
+    WrittenStatement buildTensorIR(const NamedStep& r) const;
 
     std::vector<StageInfo> m_stages;
     ScheduleContext m_context;

@@ -429,19 +429,7 @@ void MainWindow::showStepDetails()
     // The panel shows the state where a clicked statement is written: after the variant's last
     // step, whichever step the views show.
     const StepView& s = v->steps.back();
-    ScheduleContext ctx;
-    ctx.scheduleVar = v->scheduleVar;
-    for (auto& [var, tensor] : v->tensorVars)
-        ctx.tensorVars[tensor] = var;
-    for (auto& [var, axis] : v->axisVars)
-        ctx.axisVars[axis] = var;
-    ctx.stageAxisVars = v->stageAxisVars;
-    for (auto& n : m_exploration->allNames)
-        ctx.usedNames.insert(n);
-    for (auto& st : s.stages)
-        ctx.readers[st.name] = st.readers;
-    ctx.schedule = s.schedule;
-    m_schedule->setStages(s.stages, ctx);
+    m_schedule->setStages(s.stages, scheduleContextFor(*v, s, m_exploration->allNames));
     m_profile->showProfile();
     m_code->request();
 }

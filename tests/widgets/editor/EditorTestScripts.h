@@ -197,6 +197,12 @@ inline VariantFixture fixture(const std::string& script, const std::string& vari
     f.line = v->line;
     f.lastLine = v->lastLine;
     f.stages = v->steps.back().stages;
+    if (v->tensorIR) {
+        // The app's own context: a TensorIR variant's handles come from the evaluator.
+        f.lastLine = v->scheduleEndLine;
+        f.context = loopscope::scheduleContextFor(*v, v->steps.back(), x.allNames);
+        return f;
+    }
     f.context = contextFor(script, v->line, v->lastLine, f.stages);
     f.context.schedule = v->steps.back().schedule;
     return f;

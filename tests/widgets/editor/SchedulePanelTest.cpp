@@ -169,30 +169,62 @@ private slots:
         QVERIFY(p.action(u"vectorize"_s)->toolTip().contains(u"s[C].vectorize("_s));
     }
 
-    // A variant scheduled with tir.Schedule: the panel, which writes TE steps, writes none and
-    // says why; a new variant stays possible.
-    void aTensorIRVariantGetsNoTeStepsAndSaysWhy()
+    // A variant scheduled with tir.Schedule: its blocks are the stages, the panel writes
+    // sch.* calls in the script's names, offers TensorIR's own primitives, and refuses what
+    // TensorIR lacks with the reason.
+    void aTensorIRVariantGetsTirCalls()
     {
         Panel p;
         const std::string script = R"(import tvm
 from tvm import te
 A = te.placeholder((64, 64), name="A")
 B = te.compute((64, 64), lambda i, j: A[i, j] * 2.0, name="B")
+C = te.compute((64, 64), lambda i, j: B[i, j] + 1.0, name="C")
 
 # variant: tir
-sch = tvm.tir.Schedule(te.create_prim_func([A, B]))
+sch = tvm.tir.Schedule(te.create_prim_func([A, C]))
 b = sch.get_block("B")
 i, j = sch.get_loops(b)
 sch.parallel(i)
+sch.mod.show()
 )";
-        p.show(fixture(script, "tir"));
+        VariantFixture f = fixture(script, "tir");
+        QCOMPARE(f.lastLine, 11); // before sch.mod.show()
+        p.show(f);
+        QCOMPARE(p.stageView->model()->rowCount(), 3); // A, B, C
         QVERIFY(p.panel.selectAxis(u"B"_s, u"j"_s));
-        for (const QString& name : {u"split"_s, u"vectorize"_s, u"reorder_outer"_s}) {
-            QVERIFY(!p.action(name)->isEnabled());
-            QVERIFY2(p.action(name)->toolTip().contains(u"scheduled with tir.Schedule"_s),
-                     qPrintable(p.action(name)->toolTip()));
-        }
+        QCOMPARE(p.axisNames(), (QStringList{u"i"_s, u"j"_s}));
+        QCOMPARE(p.cell(0, AxesModel::KindColumn), u"parallel"_s);
+        QSignalSpy spy(&p.panel, &SchedulePanel::statementRequested);
+        p.panel.findChild<QSpinBox*>(u"factorSpin"_s)->setValue(16);
+        p.click(u"split"_s);
+        QCOMPARE(awaitStatement(spy), u"j_0, j_1 = sch.split(j, factors=[None, 16])"_s);
+        p.click(u"vectorize"_s);
+        QCOMPARE(awaitStatement(spy), u"sch.vectorize(j)"_s);
+        QVERIFY(p.panel.selectAxis(u"B"_s, u"i"_s));
+        QVERIFY(!p.action(u"parallel"_s)->isEnabled());
+        QVERIFY2(p.action(u"parallel"_s)->toolTip().contains(u"already parallel"_s),
+                 qPrintable(p.action(u"parallel"_s)->toolTip()));
+        QVERIFY(!p.action(u"compute_root"_s)->isEnabled());
+        QVERIFY(p.action(u"compute_root"_s)->toolTip().contains(u"no compute_root"_s));
+        // TensorIR's own primitives are shown for it alone.
+        auto* reverse = p.panel.findChild<QToolButton*>(u"reverse_compute_inlineButton"_s);
+        QVERIFY(!reverse->isHidden());
+        QVERIFY(p.panel.selectStage(u"C"_s));
+        p.click(u"reverse_compute_inline"_s);
+        QCOMPARE(awaitStatement(spy),
+                 u"block_C = sch.get_block(\"C\")\nsch.reverse_compute_inline(block_C)"_s);
+        // The consumer's loops and, for reverse_compute_at, the producer's are offered.
+        auto* target = p.panel.findChild<QComboBox*>(u"computeAtTargetCombo"_s);
+        QVERIFY(target->findText(u"B.i (producer)"_s) >= 0);
+        target->setCurrentIndex(target->findText(u"B.i (producer)"_s));
+        p.click(u"reverse_compute_at"_s);
+        QCOMPARE(awaitStatement(spy),
+                 u"block_C = sch.get_block(\"C\")\nsch.reverse_compute_at(block_C, i)"_s);
         QVERIFY(p.action(u"new_variant"_s)->isEnabled());
+
+        p.show(matmul("naive"));
+        QVERIFY(reverse->isHidden());
     }
 
     void placeholderStagesHaveNoLoopActions()

@@ -3,6 +3,7 @@
 #include "EditorTestScripts.h"
 
 #include "editor/StatementWriter.h"
+#include "explore/Explorer.h"
 #include "schedule/Primitives.h"
 
 #include "support/QtTestMain.h"
@@ -491,6 +492,104 @@ private slots:
         QCOMPARE(c->steps.size(), v->steps.size());
         QCOMPARE(q(c->steps.back().tir), q(v->steps.back().tir));
         QCOMPARE(y.variants.size(), x.variants.size() + 1);
+    }
+
+    // A TensorIR variant: the same steps written as tir.Schedule calls, in the script's
+    // spelling, binding the handles the script does not hold; each evaluates, and the variant
+    // gains the step.
+    void tensorIRStepsAreSchCalls()
+    {
+        const std::string script = R"(import tvm
+from tvm import te
+M = 64
+A = te.placeholder((M, M), name="A")
+B = te.placeholder((M, M), name="B")
+r = te.reduce_axis((0, M), name="r")
+Y = te.compute((M, M), lambda i, j: te.sum(A[i, r] * B[r, j], axis=r), name="Y")
+C = te.compute((M, M), lambda i, j: te.max(Y[i, j], te.const(0, "float32")), name="C")
+func = te.create_prim_func([A, B, C])
+
+# variant: plain
+sch = tvm.tir.Schedule(func)
+sch.mod.show()
+
+# variant: split
+s2 = tvm.s_tir.Schedule(func)
+b = s2.get_sblock("Y")
+y0, y1, y2 = s2.get_loops(b)
+jo, ji = s2.split(y1, factors=[None, 8])
+)";
+        auto written = [&](const std::string& variant, const NamedStep& r) -> QString {
+            VariantFixture f = fixture(script, variant);
+            WrittenStatement w = StatementWriter(f.stages, f.context).write(r);
+            if (!w.ok()) return u"refused: "_s + q(w.refusal);
+            const std::string after = insertAfter(script, f.lastLine, w.text);
+            Exploration x = explore(after, {}, variant);
+            const VariantView* v = findVariant(x, variant);
+            if (!x.ok || !v || v->steps.back().error)
+                return u"does not evaluate: "_s + q(x.error.message) + u"\n"_s + q(w.text);
+            return q(w.text);
+        };
+        VariantFixture plain = fixture(script, "plain");
+        QCOMPARE(plain.stages.size(), 4u); // A, B, then the blocks Y and C
+        QCOMPARE(q(plain.stages[2].name), u"Y"_s);
+        QCOMPARE(q(plain.stages[2].kind), u"reduction"_s);
+        QCOMPARE(plain.stages[2].axes.size(), 3u);
+        QVERIFY(plain.stages[2].axes[2].reduction);
+        QCOMPARE(plain.stages[2].axes[2].extent, 64);
+        QVERIFY(plain.stages[3].output);
+
+        QCOMPARE(written("plain", request("split", "Y", {"j"})),
+                 u"block_Y = sch.get_block(\"Y\")\ni, j, r_1 = sch.get_loops(block_Y)\n"
+                 "j_0, j_1 = sch.split(j, factors=[None, 8])"_s);
+        QCOMPARE(written("plain", request("tile", "C", {"i", "j"})),
+                 u"block_C = sch.get_block(\"C\")\ni, j = sch.get_loops(block_C)\n"
+                 "i_0, i_1 = sch.split(i, factors=[None, 8])\n"
+                 "j_0, j_1 = sch.split(j, factors=[None, 8])\n"
+                 "sch.reorder(i_0, j_0, i_1, j_1)"_s);
+        QCOMPARE(written("plain", request("fuse", "C", {"i", "j"})),
+                 u"block_C = sch.get_block(\"C\")\ni, j = sch.get_loops(block_C)\n"
+                 "i_j_fused = sch.fuse(i, j)"_s);
+        QCOMPARE(written("plain", request("reorder", "Y", {"r", "i", "j"})),
+                 u"block_Y = sch.get_block(\"Y\")\ni, j, r_1 = sch.get_loops(block_Y)\n"
+                 "sch.reorder(r_1, i, j)"_s);
+        NamedStep at = request("compute_at", "Y");
+        at.stages("parent", {"C"}).loops("scope", {"j"});
+        QCOMPARE(written("plain", at),
+                 u"block_Y = sch.get_block(\"Y\")\nblock_C = sch.get_block(\"C\")\n"
+                 "i, j = sch.get_loops(block_C)\nsch.compute_at(block_Y, j)"_s);
+        NamedStep cacheRead = request("cache_read", "A");
+        cacheRead.stages("readers", {"Y"}).text("scope", "shared");
+        QCOMPARE(written("plain", cacheRead),
+                 u"block_Y = sch.get_block(\"Y\")\n"
+                 "block_A_shared = sch.cache_read(block_Y, 0, \"shared\")"_s);
+        QCOMPARE(written("plain", request("cache_write", "Y")),
+                 u"block_Y = sch.get_block(\"Y\")\n"
+                 "block_Y_local = sch.cache_write(block_Y, 0, \"local\")"_s);
+        QVERIFY(written("plain", request("compute_inline", "Y")).startsWith(u"refused: "_s));
+
+        // Held handles are used (loops are named as TVM names them), in v0.24-v0.26's spelling.
+        QCOMPARE(written("split", request("vectorize", "Y", {"j_1"})), u"s2.vectorize(ji)"_s);
+        NamedStep decompose("decompose_reduction", "Y");
+        decompose.loops("loop", {"r"});
+        QCOMPARE(written("split", decompose), u"block_Y_init = s2.decompose_reduction(b, y2)"_s);
+        NamedStep reverseAt("reverse_compute_at", "C");
+        reverseAt.stages("parent", {"Y"}).loops("scope", {"j_0"});
+        QCOMPARE(written("split", reverseAt),
+                 u"block_C = s2.get_sblock(\"C\")\ns2.reverse_compute_at(block_C, jo)"_s);
+        // As TVM: a consumer of a reduction does not fold into it.
+        QVERIFY(written("split", NamedStep("reverse_compute_inline", "C"))
+                    .contains(u"single producer that is a complete block"_s));
+        NamedStep rf = request("rfactor", "Y");
+        rf.loops("axis", {"r"});
+        QCOMPARE(written("split", rf), u"block_Y_rf = s2.rfactor(y2, 0)"_s);
+
+        // What TensorIR refuses, or lacks, is said.
+        NamedStep bind = request("bind", "Y", {"r"});
+        QVERIFY(written("split", bind).contains(u"cross-thread reduction"_s));
+        QVERIFY(written("split", request("compute_root", "Y")).contains(u"no compute_root"_s));
+        QVERIFY(written("split", request("vectorize", "Y", {"r"})).startsWith(u"refused"_s));
+        QVERIFY(written("split", request("split", "Y", {"nope"})).contains(u"not a loop"_s));
     }
 };
 
