@@ -152,6 +152,11 @@ std::string traceJson(const Variant& v, TirSpelling spelling)
         const TraceInstruction* inst = nullptr;
         for (const TraceInstruction& t : traceInstructions())
             if (method == t.method) inst = &t;
+        if (method == "transform_layout")
+            throw UserError(v.loc, "variant '" + v.name +
+                                       "' lays a buffer out anew (sch.transform_layout), whose "
+                                       "index map Loopscope does not write as trace JSON yet; "
+                                       "export it with --format tvm");
         LS_ASSERT(inst, "no trace instruction for sch." << method);
         auto keyword = [&](const char* name) -> const ast::Expr* {
             for (const ast::Keyword& k : call.keywords)

@@ -9,6 +9,7 @@
 #include "ir/IRUtil.h"
 #include "ir/IntervalSet.h"
 #include "ir/Limits.h"
+#include "ir/Printer.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -1128,6 +1129,127 @@ TirFunc tirRfactor(const TirFunc& f, const Var& loop, int factorAxis, std::strin
     result.allocs.push_back({rf, ""});
     if (rfBlock) *rfBlock = rf->name;
     return result;
+}
+
+namespace {
+
+// Every access of `from` made one of `to`, its indices mapped by `map` (of the old indices).
+class RemapLayout : public IRMutator {
+public:
+    RemapLayout(Tensor from, Tensor to, std::vector<Var> params, std::vector<Expr> map)
+        : m_from(std::move(from)), m_to(std::move(to)), m_params(std::move(params)),
+          m_map(std::move(map))
+    {
+    }
+
+    std::vector<Expr> indices(const std::vector<Expr>& old) const
+    {
+        VarMap vm;
+        for (std::size_t d = 0; d < m_params.size(); ++d)
+            vm[m_params[d].get()] = old[d];
+        std::vector<Expr> out;
+        for (const Expr& e : m_map)
+            out.push_back(simplify(substitute(e, vm)));
+        return out;
+    }
+
+protected:
+    Expr visitTensorLoad(const TensorLoadNode* op, const Expr& self) override
+    {
+        Expr e = IRMutator::visitTensorLoad(op, self);
+        auto* l = e.as<TensorLoadNode>();
+        if (!l || l->tensor != m_from) return e;
+        return makeTensorLoad(m_to, indices(l->indices));
+    }
+    Stmt visitTensorStore(const TensorStoreNode* op, const Stmt& self) override
+    {
+        Stmt s = IRMutator::visitTensorStore(op, self);
+        auto* st = s.as<TensorStoreNode>();
+        if (!st || st->tensor != m_from) return s;
+        return makeTensorStore(m_to, indices(st->indices), st->value);
+    }
+    Stmt visitBlock(const BlockNode* op, const Stmt& self) override
+    {
+        Stmt s = IRMutator::visitBlock(op, self);
+        BlockNode b = *s.as<BlockNode>();
+        for (auto* regions : {&b.reads, &b.writes})
+            for (TensorRegion& r : *regions) {
+                if (r.tensor != m_from) continue;
+                std::vector<Expr> mins;
+                for (const Range& x : r.region) {
+                    if (!isConstInt(x.extent, 1))
+                        throw ScheduleError("block '" + b.name + "' accesses '" + m_from->name +
+                                                "' over a region, not at a point: its layout "
+                                                "cannot be mapped here",
+                                            1);
+                    mins.push_back(x.min);
+                }
+                r.tensor = m_to;
+                r.region.clear();
+                for (const Expr& e : indices(mins))
+                    r.region.push_back({e, makeInt(1)});
+            }
+        for (BlockAlloc& a : b.allocs)
+            if (a.tensor == m_from) a.tensor = m_to;
+        return makeBlock(std::move(b));
+    }
+
+private:
+    Tensor m_from, m_to;
+    std::vector<Var> m_params;
+    std::vector<Expr> m_map;
+};
+
+} // namespace
+
+TirFunc tirTransformLayout(const TirFunc& f, const std::string& name, bool write, int index,
+                           const std::vector<Var>& from, const std::vector<Expr>& to)
+{
+    const BlockNode* b = &blockNamed(f, name, 0);
+    const Tensor t =
+        bufferAt(write ? b->writes : b->reads, name, write ? "writes" : "reads", index).tensor;
+    if (std::find(f.params.begin(), f.params.end(), t) != f.params.end())
+        throw ScheduleError("'" + t->name +
+                                "' is an argument of the function: its layout is the caller's, "
+                                "only a buffer the function allocates can be laid out anew",
+                            1);
+    if (from.size() != t->shape.size())
+        throw ScheduleError("the index map takes " + std::to_string(from.size()) + " index" +
+                                (from.size() == 1 ? "" : "es") + " but '" + t->name + "' has " +
+                                std::to_string(t->shape.size()) + " dimension" +
+                                (t->shape.size() == 1 ? "" : "s"),
+                            2);
+    if (to.empty()) throw ScheduleError("the index map gives no index", 2);
+    Analyzer an;
+    std::int64_t before = 1, after = 1;
+    for (std::size_t d = 0; d < from.size(); ++d) {
+        const std::int64_t n = constIntOr(t->shape[d], -1);
+        if (n <= 0)
+            throw ScheduleError("'" + t->name + "' has an extent that is not a constant", 1);
+        an.bind(from[d], makeInt(0), makeInt(n));
+        before *= n;
+    }
+    std::vector<Expr> shape;
+    for (const Expr& e : to) {
+        const ConstBound r = an.bound(e);
+        if (!r.bounded() || r.lo < 0)
+            throw ScheduleError("the index map's index " + printExpr(e) +
+                                    " is not a non-negative range over '" + t->name + "'",
+                                2);
+        shape.push_back(makeInt(r.hi + 1));
+        after *= r.hi + 1;
+    }
+    if (after != before)
+        throw ScheduleError("the index map is not one to one on '" + t->name + "' (" +
+                                std::to_string(before) + " elements into " + std::to_string(after) +
+                                "): a layout with padding (pad_value) is not supported yet",
+                            2);
+    const Tensor laid = makePlaceholder(t->name, shape, t->dtype, t->loc);
+    TirFunc out = f;
+    for (BlockAlloc& a : out.allocs)
+        if (a.tensor == t) a.tensor = laid;
+    out.body = RemapLayout(t, laid, from, to).mutate(f.body);
+    return out;
 }
 
 TirFunc tirSetScope(const TirFunc& f, const std::string& name, int index, const std::string& scope)

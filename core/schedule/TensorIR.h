@@ -97,6 +97,14 @@ TirFunc tirSetScope(const TirFunc& f, const std::string& block, int index,
 // (the block's "buffer_dim_align"), to spread accesses over shared memory's banks.
 TirFunc tirStorageAlign(const TirFunc& f, const std::string& block, int bufferIndex, int axis,
                         int factor, int offset);
+// sch.transform_layout(block, buffer, index_map): the buffer the block reads or writes at
+// `index` (`write`: of its writes) laid out anew, an element at indices `from` moved to `to`
+// (expressions of `from`), as `lambda i, j: (i // 4, j, i % 4)` says: its shape becomes the
+// range of `to` over the old one, and every access and region of it in the function is mapped.
+// Only a buffer the function allocates (a parameter's layout is its caller's), with constant
+// extents, a map that is one to one on it (no padding) and blocks that access it at points.
+TirFunc tirTransformLayout(const TirFunc& f, const std::string& block, bool write, int index,
+                           const std::vector<Var>& from, const std::vector<Expr>& to);
 // sch.annotate(block, key, value) / sch.unannotate(block, key): a block's annotations
 // (T.block_attr). `value` null: removed.
 TirFunc tirAnnotateBlock(const TirFunc& f, const std::string& block, const std::string& key,

@@ -89,7 +89,8 @@ Value Evaluator::ivList(const std::vector<IterVar>& ivs, VKind kind)
 
 Value Evaluator::callMethod(const Value& self, const std::string& name, const CallArgs& c)
 {
-    rejectLambdas(c);
+    // An index map is the one lambda a method takes (sch.transform_layout).
+    if (!(self.kind == VKind::TirSchedule && name == "transform_layout")) rejectLambdas(c);
     if (self.kind == VKind::Stage || self.kind == VKind::Schedule) {
         if (self.kind == VKind::Schedule) {
             touch(self.variant);

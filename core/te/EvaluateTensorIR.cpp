@@ -49,6 +49,7 @@ const std::set<std::string>& tirMethods()
         "get_producers",
         "get_consumers",
         "reverse_compute_inline",
+        "transform_layout",
     };
     return names;
 }
@@ -218,6 +219,42 @@ void Evaluator::recordTirStep(int variant, const std::string& primitive, const s
     Schedule s = schedule(variant);
     s.setTensorIR(std::move(after));
     recordStep(variant, primitive, block, std::move(s));
+}
+
+std::vector<Expr> Evaluator::indexMap(const ast::Expr& lam, std::vector<Var>* params)
+{
+    // The lambda's parameters shadow names of the script while its body is evaluated.
+    std::vector<std::pair<std::string, std::optional<Value>>> shadowed;
+    for (const std::string& name : lam.params) {
+        auto it = m_env.find(name);
+        shadowed.emplace_back(name, it == m_env.end() ? std::nullopt : std::optional(it->second));
+        const Var v(name);
+        params->push_back(v);
+        m_env[name] = Value::ofExpr(v);
+    }
+    auto restore = [&] {
+        for (auto p = shadowed.rbegin(); p != shadowed.rend(); ++p) {
+            if (p->second)
+                m_env[p->first] = *p->second;
+            else
+                m_env.erase(p->first);
+        }
+    };
+    std::vector<Expr> out;
+    try {
+        const Value body = eval(*lam.value);
+        if (body.isSeq()) {
+            for (const Value& x : body.items)
+                out.push_back(toExpr(x, lam.value->loc));
+        } else {
+            out.push_back(toExpr(body, lam.value->loc));
+        }
+    } catch (...) {
+        restore();
+        throw;
+    }
+    restore();
+    return out;
 }
 
 Value Evaluator::tirMethod(const Value& self, const std::string& rawName, const CallArgs& c)
@@ -626,6 +663,71 @@ Value Evaluator::tirMethod(const Value& self, const std::string& rawName, const 
                            ", ann_key=\"" + key + "\"";
         if (add) line += ", ann_val=" + printExpr(value);
         trace(var, line + ")");
+        return Value::none();
+    }
+    if (name == "transform_layout") {
+        Bound b(c, {{"block", true},
+                    {"buffer", true},
+                    {"index_map", true},
+                    {"pad_value", false},
+                    {"assume_injective_transform", false}});
+        const std::string block = blockArg(b["block"], var, rawName);
+        const BlockNode* blk = findBlock(f, block);
+        // The buffer: ("read" or "write", index), or its name among what the block accesses.
+        const Arg& buf = b["buffer"];
+        bool write = true;
+        int index = -1;
+        std::string bufferText;
+        if (buf.value.isSeq() && buf.value.items.size() == 2 &&
+            buf.value.items[0].kind == VKind::Str && buf.value.items[1].kind == VKind::Int &&
+            (buf.value.items[0].s == "read" || buf.value.items[0].s == "write")) {
+            write = buf.value.items[0].s == "write";
+            index = static_cast<int>(buf.value.items[1].i);
+            bufferText = "(\"" + buf.value.items[0].s + "\", " + std::to_string(index) + ")";
+        } else if (buf.value.kind == VKind::Str) {
+            for (std::size_t i = 0; i < blk->writes.size() && index < 0; ++i)
+                if (blk->writes[i].tensor->name == buf.value.s) index = static_cast<int>(i);
+            for (std::size_t i = 0; i < blk->reads.size() && index < 0; ++i)
+                if (blk->reads[i].tensor->name == buf.value.s) {
+                    index = static_cast<int>(i);
+                    write = false;
+                }
+            if (index < 0)
+                throw UserError(buf.loc, "block '" + block + "' does not access a buffer named '" +
+                                             buf.value.s + "'");
+            bufferText = "(\"" + std::string(write ? "write" : "read") + "\", " +
+                         std::to_string(index) + ")";
+        } else {
+            throw UserError(buf.loc, "the buffer is (\"read\" or \"write\", index) or its name, "
+                                     "not " +
+                                         typeName(buf.value));
+        }
+        if (b.has("pad_value") && b["pad_value"].value.kind != VKind::None)
+            throw UserError(b["pad_value"].loc, "pad_value is not supported yet: a layout "
+                                                "transformation here is one to one");
+        const Arg& m = b["index_map"];
+        if (m.value.kind != VKind::Lambda)
+            throw UserError(m.loc, "the index map is a lambda of the buffer's indices "
+                                   "(lambda i, j: (i // 4, j, i % 4)), not " +
+                                       typeName(m.value));
+        std::vector<Var> params;
+        std::vector<Expr> to = indexMap(*m.value.lambda, &params);
+        TirFunc after;
+        try {
+            after = tirTransformLayout(f, block, write, index, params, to);
+        } catch (const ScheduleError& e) {
+            throw refused(e, {b["block"].loc, buf.loc, m.loc});
+        }
+        recordTirStep(var, name, block, std::move(after));
+        std::string names, results;
+        for (const Var& p : params)
+            names += (names.empty() ? "" : ", ") + p->name;
+        for (const Expr& e : to)
+            results += (results.empty() ? "" : ", ") + printExpr(e);
+        if (to.size() == 1) results += ",";
+        trace(var, "sch.transform_layout(block=" + traceName(b["block"].value) +
+                       ", buffer=" + bufferText + ", index_map=lambda " + names + ": (" + results +
+                       "), pad_value=None, assume_injective_transform=False)");
         return Value::none();
     }
     if (name == "work_on") return Value::none();

@@ -326,6 +326,9 @@ private:
     Value createTirSchedule(const CallArgs& c);
     Value tirAttribute(const Value& obj, const std::string& a, SourceLoc loc);
     Value tirMethod(const Value& self, const std::string& name, const CallArgs& c);
+    // An index map's lambda (`lambda i, j: (i // 4, j, i % 4)`): its indices as variables in
+    // `params`, and what it maps them to.
+    std::vector<Expr> indexMap(const ast::Expr& lambda, std::vector<Var>* params);
     Var loopArg(const Arg& a, int variant, const std::string& fn);
     // The block a handle names now: a block renamed by a step (decompose_reduction's
     // NAME_update) is still the block the script's handle holds, as in TVM.

@@ -80,8 +80,49 @@ TEST(TensorIR, PrintsWhatTvm020PrintedForItsExamples)
         ++compared;
     }
     // vector_add_split (split, parallel, vectorize), row_sum_rfactor, reverse_compute_inline,
-    // storage_align
-    EXPECT_EQ(compared, 4);
+    // storage_align, transform_layout
+    EXPECT_EQ(compared, 5);
+}
+
+// transform_layout refuses what it cannot lay out one to one, at the argument at fault.
+TEST(TensorIR, TransformLayoutRefusesWhatItCannotMap)
+{
+    const std::string head = R"(import tvm
+from tvm import te
+A = te.placeholder((64, 48), name="A")
+Y = te.compute((64, 48), lambda i, j: A[i, j] * 2.0, name="Y")
+C = te.compute((64, 48), lambda i, j: Y[i, j] + 1.0, name="C")
+sch = tvm.tir.Schedule(te.create_prim_func([A, C]))
+b = sch.get_block("Y")
+)";
+    auto error = [&](const std::string& call) {
+        EvalResult r = evaluateScript(head + call + "\n");
+        return r.ok ? std::string("ok") : std::to_string(r.error.loc.col) + ": " + r.error.message;
+    };
+    EXPECT_EQ(error("sch.transform_layout(b, (\"write\", 0), lambda i, j: (j, i))"), "ok");
+    EXPECT_EQ(error("sch.transform_layout(b, \"Y\", lambda i, j: (i // 8, j, i % 8))"), "ok");
+    EXPECT_NE(error("sch.transform_layout(b, (\"read\", 0), lambda i, j: (j, i))")
+                  .find("25: transform_layout: 'A' is an argument of the function"),
+              std::string::npos);
+    EXPECT_NE(error("sch.transform_layout(b, (\"write\", 0), lambda i: (i,))")
+                  .find("the index map takes 1 index but 'Y' has 2 dimensions"),
+              std::string::npos);
+    EXPECT_NE(error("sch.transform_layout(b, (\"write\", 0), lambda i, j: (i // 5, j, i % 5))")
+                  .find("not one to one on 'Y' (3072 elements into 3120)"),
+              std::string::npos);
+    EXPECT_NE(error("sch.transform_layout(b, (\"write\", 0), lambda i, j: (i, j), pad_value=0.0)")
+                  .find("pad_value is not supported yet"),
+              std::string::npos);
+    EXPECT_NE(error("sch.transform_layout(b, \"Z\", lambda i, j: (i, j))")
+                  .find("does not access a buffer named 'Z'"),
+              std::string::npos);
+    // Every read and write of the buffer follows it: the variant still computes C.
+    EvalResult r = evaluateScript(
+        head + "sch.transform_layout(b, (\"write\", 0), lambda i, j: (j // 16, i, j % 16))\n");
+    ASSERT_TRUE(r.ok) << r.error.message;
+    const std::string text = printed(r.program.variants[0]);
+    EXPECT_NE(text.find("Y = T.alloc_buffer((3, 64, 16))"), std::string::npos) << text;
+    EXPECT_NE(text.find("T.reads(Y[v_j // 16, v_i, v_j % 16])"), std::string::npos) << text;
 }
 
 TEST(TensorIR, TheTutorialsStepsPrintAsTvmPrintsThem)
