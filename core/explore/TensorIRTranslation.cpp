@@ -3,6 +3,7 @@
 #include "ir/IRMutator.h"
 #include "lower/Lower.h"
 #include "schedule/TensorIR.h"
+#include "schedule/ThreadScope.h"
 
 #include <algorithm>
 #include <map>
@@ -184,9 +185,12 @@ private:
         const std::vector<const Stage*> order = consumersFirst();
         for (const Stage* st : order)
             stage(*st);
-        // Last, what TE does unasked: a sum's init before its first reduction loop.
+        // Last, what TE does unasked: a sum's init before its first reduction loop (a sum
+        // shared among threads keeps it in its block, which TVM's LowerCrossThreadReduction
+        // turns into each thread's own start, as TE does).
         for (const Stage* st : order)
-            if (st->attach != AttachType::Inline && st->op->isReduction()) decompose(*st);
+            if (st->attach != AttachType::Inline && st->op->isReduction() && !acrossThreads(*st))
+                decompose(*st);
     }
 
     // The computed stages, each after every stage that reads it and the one it is computed at
@@ -341,6 +345,16 @@ private:
             const Loop& at = loopOf(st.attachIvar, step);
             const std::string b = block(origin, step);
             const Var loop = at.var;
+            // TE keeps a stage without a scope that is computed inside a kernel where the
+            // threads that share it can read it (shared under blocks, local under threads);
+            // TensorIR keeps the declared global buffer, whose region then spans every block.
+            const int rank = st.scope.empty() && !st.isOutput ? stageStorageRank(m_v.schedule(), st)
+                                                              : storageRank("global");
+            if (rank == storageRank("shared") || rank == storageRank("local")) {
+                const std::string scope = rank == storageRank("shared") ? "shared" : "local";
+                apply(step, [&] { return tirSetScope(m_f, m_blocks.at(origin), 0, scope); });
+                emit(step, m_sch + ".set_scope(" + b + ", 0, " + quoted(scope) + ")");
+            }
             apply(step, [&] {
                 return tirComputeAt(m_f, m_blocks.at(origin), loop, false, /*preserve=*/true);
             });
@@ -510,6 +524,15 @@ private:
         return m_vthreads[axis] = n < 3 ? kNames[n] : "vthread";
     }
 
+    static bool acrossThreads(const Stage& st)
+    {
+        for (const IterVar& iv : st.leafIterVars) {
+            const IterVarAttr* a = st.attr(iv);
+            if (iv->kind == IterKind::Reduce && a && a->kind == ForKind::ThreadBinding) return true;
+        }
+        return false;
+    }
+
     void decompose(const Stage& st)
     {
         const IterVar* first = nullptr;
@@ -571,8 +594,12 @@ protected:
     }
     void visitBufferStore(const BufferStoreNode* op) override
     {
-        lines.push_back(std::string(static_cast<std::size_t>(m_depth) * 2, ' ') + "store " +
-                        pythonIdentifier(op->buffer->name));
+        // A cross-thread reduction's partial sums: TE's normal_reduce_temp0, TensorIR's
+        // in_thread_NAME.
+        std::string name = pythonIdentifier(op->buffer->name);
+        if (name == "normal_reduce_temp0" || name.rfind("in_thread_", 0) == 0)
+            name = "(each thread's partial reduction)";
+        lines.push_back(std::string(static_cast<std::size_t>(m_depth) * 2, ' ') + "store " + name);
         IRVisitor::visitBufferStore(op);
     }
 
@@ -595,8 +622,16 @@ std::string loopNestDifference(const Stmt& te, const Stmt& tensorIR)
     a.visit(te);
     b.visit(tensorIR);
     const std::size_t n = std::min(a.lines.size(), b.lines.size());
+    // A buffer sch.set_scope moved is named after its scope in TensorIR (TVM's WithScope).
+    auto same = [](const std::string& te, const std::string& tir) {
+        if (te == tir) return true;
+        for (const char* scope : {"_shared", "_local", "_global", "_warp"})
+            if (tir == te + scope && te.compare(te.find_first_not_of(' '), 6, "store ") == 0)
+                return true;
+        return false;
+    };
     for (std::size_t i = 0; i < n; ++i) {
-        if (a.lines[i] == b.lines[i]) continue;
+        if (same(a.lines[i], b.lines[i])) continue;
         auto trim = [](const std::string& s) { return s.substr(s.find_first_not_of(' ')); };
         return "line " + std::to_string(i + 1) + " of the loop nest is '" + trim(a.lines[i]) +
                "' in TE, '" + trim(b.lines[i]) + "' in TensorIR";

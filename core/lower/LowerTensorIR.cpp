@@ -5,6 +5,7 @@
 #include "ir/Tensor.h"
 #include "schedule/TensorIR.h"
 
+#include <functional>
 #include <map>
 #include <unordered_map>
 
@@ -17,9 +18,112 @@ Stmt realize(const AllocPlacement& p, Stmt body)
     return makeRealize(p.alloc.tensor, p.region, p.alloc.scope, std::move(body));
 }
 
+// A reduction block whose reduction loops include loops bound to threadIdx (TVM's
+// LowerCrossThreadReduction): the loops from the outermost reduction loop down to it.
+struct CrossThread {
+    const BlockNode* block = nullptr;
+    std::vector<const ForNode*> chain; // outermost reduction loop first
+};
+
+bool isThreadIdx(const ForNode* l)
+{
+    return l->forKind == ForKind::ThreadBinding && l->threadTag.rfind("threadIdx", 0) == 0;
+}
+
+// Every cross-thread reduction of `body`, by its outermost reduction loop.
+std::unordered_map<const ForNode*, CrossThread> findCrossThread(const Stmt& body)
+{
+    std::unordered_map<const ForNode*, CrossThread> out;
+    std::vector<const ForNode*> loops;
+    std::function<void(const Stmt&)> walk = [&](const Stmt& s) {
+        if (!s.defined()) return;
+        if (auto* l = s.as<ForNode>()) {
+            loops.push_back(l);
+            walk(l->body);
+            loops.pop_back();
+            return;
+        }
+        if (auto* seq = s.as<SeqNode>()) {
+            for (const Stmt& x : seq->stmts)
+                walk(x);
+            return;
+        }
+        auto* b = s.as<BlockNode>();
+        if (!b) return;
+        VarSet reduce;
+        for (const BlockIter& it : b->iters)
+            if (it.kind == BlockIterKind::Reduce && it.binding.defined())
+                collectVars(it.binding, &reduce);
+        std::size_t root = loops.size();
+        bool threaded = false;
+        for (std::size_t i = 0; i < loops.size(); ++i) {
+            if (!reduce.count(loops[i]->var.get())) continue;
+            root = std::min(root, i);
+            if (loops[i]->forKind == ForKind::ThreadBinding) {
+                if (!isThreadIdx(loops[i]))
+                    throw UserError(SourceLoc{}, "block '" + b->name + "' reduces over loop '" +
+                                                     loops[i]->var->name + "', bound to " +
+                                                     loops[i]->threadTag +
+                                                     ": a reduction spans threads of one "
+                                                     "block (threadIdx) only");
+                threaded = true;
+            }
+        }
+        if (!threaded) {
+            walk(b->body);
+            return;
+        }
+        if (!b->init.defined())
+            throw UserError(SourceLoc{},
+                            "block '" + b->name +
+                                "' reduces across threads without its initialization (after "
+                                "decompose_reduction): a cross-thread reduction starts from its "
+                                "block's own T.init()");
+        CrossThread c;
+        c.block = b;
+        c.chain.assign(loops.begin() + static_cast<std::ptrdiff_t>(root), loops.end());
+        for (std::size_t i = 0; i + 1 < c.chain.size(); ++i)
+            if (c.chain[i]->body.get() != static_cast<const StmtNode*>(c.chain[i + 1]))
+                throw UserError(SourceLoc{}, "block '" + b->name +
+                                                 "' reduces across threads, and loop '" +
+                                                 c.chain[i]->var->name +
+                                                 "' holds more than it: its reduction loops "
+                                                 "must hold that block alone");
+        if (c.chain.back()->body.get() != static_cast<const StmtNode*>(b))
+            throw UserError(SourceLoc{}, "block '" + b->name +
+                                             "' reduces across threads, and its innermost loop "
+                                             "holds more than it");
+        out[c.chain.front()] = c;
+    };
+    walk(body);
+    return out;
+}
+
+// The reduction a block's body performs: Y[...] = Y[...] op value.
+bool reductionUpdate(const BlockNode* b, ReduceOp* op, Expr* value, const TensorStoreNode** st)
+{
+    *st = b->body.as<TensorStoreNode>();
+    if (!*st) return false;
+    const Expr& v = (*st)->value;
+    auto* bin = v.as<BinaryNode>();
+    if (!bin) return false;
+    auto* acc = bin->a.as<TensorLoadNode>();
+    if (!acc || acc->tensor != (*st)->tensor) return false;
+    switch (v.kind()) {
+    case ExprKind::Add: *op = ReduceOp::Sum; break;
+    case ExprKind::Mul: *op = ReduceOp::Prod; break;
+    case ExprKind::Max: *op = ReduceOp::Max; break;
+    case ExprKind::Min: *op = ReduceOp::Min; break;
+    default: return false;
+    }
+    *value = bin->b;
+    return true;
+}
+
 class LowerBlocks : public IRMutator {
 public:
-    explicit LowerBlocks(const std::vector<AllocPlacement>& plans)
+    LowerBlocks(const std::vector<AllocPlacement>& plans, const Stmt& body)
+        : m_cross(findCrossThread(body))
     {
         for (const AllocPlacement& p : plans)
             m_under[p.loop].push_back(&p);
@@ -32,6 +136,7 @@ public:
 protected:
     Stmt visitFor(const ForNode* op, const Stmt& self) override
     {
+        if (auto c = m_cross.find(op); c != m_cross.end()) return crossThread(c->second);
         if (op->forKind != ForKind::ThreadBinding) {
             Stmt s = IRMutator::visitFor(op, self);
             auto* l = s.as<ForNode>();
@@ -88,6 +193,90 @@ protected:
     }
 
 private:
+    // As TVM's LowerCrossThreadReduction: under the reduction's spatial and thread-bound loops
+    // (in their order), each thread reduces its share over the other reduction loops into
+    // `in_thread_Y` (when there are any), the threads combine theirs (tvm_thread_allreduce, under
+    // a "reduce_scope" naming the reducer) into `cross_thread_Y`, and the first thread stores it.
+    Stmt crossThread(const CrossThread& c)
+    {
+        const BlockNode* b = c.block;
+        ReduceOp op{};
+        Expr value;
+        const TensorStoreNode* st = nullptr;
+        if (!reductionUpdate(b, &op, &value, &st))
+            throw UserError(SourceLoc{}, "block '" + b->name +
+                                             "' reduces across threads, and its body is not "
+                                             "one update Y = Y op value (+, *, max, min)");
+        VarMap bindings;
+        VarSet reduce;
+        for (const BlockIter& it : b->iters) {
+            bindings[it.var.get()] = it.binding;
+            if (it.kind == BlockIterKind::Reduce) collectVars(it.binding, &reduce);
+        }
+        std::vector<const ForNode*> common, inThread;
+        std::vector<Expr> threads;
+        for (const ForNode* l : c.chain) {
+            const bool reducing = reduce.count(l->var.get()) != 0;
+            if (reducing && !isThreadIdx(l))
+                inThread.push_back(l);
+            else
+                common.push_back(l);
+            if (reducing && isThreadIdx(l)) threads.push_back(l->var);
+        }
+        const DataType t = st->tensor->dtype;
+        const std::string name = b->name;
+        Buffer result = makeFlatBuffer("cross_thread_" + name, t, makeInt(1), "local");
+        Buffer partial;
+        const Expr predicate = b->predicate.defined() ? substitute(b->predicate, bindings) : Expr();
+        const Expr source = substitute(value, bindings);
+        std::vector<Stmt> steps;
+        std::vector<Expr> args{makeInt(1, DataType{DataType::UInt, 32, 1})};
+        if (!inThread.empty()) {
+            partial = makeFlatBuffer("in_thread_" + name, t, makeInt(1), "local");
+            steps.push_back(makeBufferStore(partial, {makeInt(0)}, reduceIdentity(op, t)));
+            Stmt update =
+                makeBufferStore(partial, {makeInt(0)},
+                                reduceCombine(op, makeBufferLoad(partial, {makeInt(0)}), source));
+            if (predicate.defined()) update = makeIfThenElse(predicate, update);
+            for (auto l = inThread.rbegin(); l != inThread.rend(); ++l)
+                update = remakeFor(*l, (*l)->min, (*l)->extent, update);
+            steps.push_back(mutate(update));
+            args.push_back(makeBufferLoad(partial, {makeInt(0)}));
+            args.push_back(makeBool(true));
+        } else {
+            args.push_back(source);
+            args.push_back(predicate.defined() ? predicate : makeBool(true));
+        }
+        args.push_back(makeBufferLoad(result, {makeInt(0)}));
+        args.insert(args.end(), threads.begin(), threads.end());
+        steps.push_back(makeAttr("reduce_scope", reduceOpName(op), reduceIdentity(op, t),
+                                 makeEvaluate(makeCall(t, CallOp::ThreadAllreduce, args))));
+        // The first of the reducing threads stores the result, where the block's predicate
+        // holds of what is not reduced.
+        Expr first;
+        for (const Expr& v : threads) {
+            Expr zero = makeBinary(ExprKind::EQ, v, makeInt(0));
+            first = first.defined() ? makeBinary(ExprKind::And, first, zero) : zero;
+        }
+        if (predicate.defined() && !usesAnyVar(predicate, reduce))
+            first = makeBinary(ExprKind::And, first, predicate);
+        std::vector<Expr> index;
+        for (const Expr& e : st->indices)
+            index.push_back(substitute(e, bindings));
+        steps.push_back(makeIfThenElse(
+            first, makeTensorStore(st->tensor, index, makeBufferLoad(result, {makeInt(0)}))));
+        Stmt body = makeAllocate(result, makeSeq(std::move(steps)));
+        if (partial) body = makeAllocate(partial, body);
+        // The spatial and thread loops around it, as any loops (threads launched, allocations
+        // placed under them kept there).
+        for (auto l = common.rbegin(); l != common.rend(); ++l)
+            body = remakeFor(*l, (*l)->min, (*l)->extent, body);
+        Stmt lowered = mutate(body);
+        for (const ForNode* l : c.chain)
+            if (m_under.count(l)) lowered = realizeUnder(l, lowered);
+        return lowered;
+    }
+
     Stmt realizeUnder(const ForNode* loop, Stmt body)
     {
         auto it = m_under.find(loop);
@@ -97,6 +286,7 @@ private:
         return body;
     }
 
+    std::unordered_map<const ForNode*, CrossThread> m_cross;
     std::unordered_map<const ForNode*, std::vector<const AllocPlacement*>> m_under;
     std::map<std::string, Var> m_launched; // the threads launched around what is lowered now
 };
@@ -106,7 +296,7 @@ private:
 Stmt lowerTensorIR(const TirFunc& f)
 {
     const std::vector<AllocPlacement> plans = planAllocations(f);
-    LowerBlocks lower(plans);
+    LowerBlocks lower(plans, f.body);
     Stmt body = lower.realizedAtRoot(lower.mutate(f.body));
     return lower.threads.empty() ? body : substitute(body, lower.threads);
 }

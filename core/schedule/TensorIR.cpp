@@ -1257,12 +1257,15 @@ TirFunc tirSetScope(const TirFunc& f, const std::string& name, int index, const 
     const BlockNode* b = &blockNamed(f, name, 0);
     const Tensor t = bufferAt(b->writes, name, "writes", index).tensor;
     checkScope(scope);
-    TirFunc out = f;
-    for (BlockAlloc& a : out.allocs)
-        if (a.tensor == t) {
-            a.scope = scope == "global" ? "" : scope;
-            return out;
-        }
+    for (const BlockAlloc& a : f.allocs) {
+        if (a.tensor != t) continue;
+        // As TVM's WithScope: a new buffer, named after the old one and its scope.
+        const Tensor scoped = makePlaceholder(t->name + "_" + scope, t->shape, t->dtype, t->loc);
+        TirFunc out = replaceTensor(f, t, scoped);
+        for (BlockAlloc& b : out.allocs)
+            if (b.tensor == scoped) b.scope = scope == "global" ? "" : scope;
+        return out;
+    }
     throw ScheduleError("'" + t->name +
                             "' is an argument of the function: only a buffer it "
                             "allocates has a scope to set",
@@ -1747,10 +1750,10 @@ TirFunc tirSetKind(const TirFunc& f, const Var& loop, ForKind kind, const std::s
 
 std::string tirBindLimitation(const TirFunc& f, const Var& loop, const std::string& thread)
 {
-    if (!loopOfReduction(f, loop)) return {};
+    if (!loopOfReduction(f, loop) || thread.rfind("threadIdx", 0) == 0) return {};
     return "binding a reduction's loop to " + thread +
-           " makes a cross-thread reduction, which Loopscope lowers for TE schedules but not yet "
-           "for tir.Schedule: bind a spatial loop, or write the variant as a TE schedule";
+           " would split one sum over separate blocks or virtual threads: a reduction is "
+           "shared among the threads of one block (threadIdx) only";
 }
 
 bool loopOfReduction(const TirFunc& f, const Var& loop)

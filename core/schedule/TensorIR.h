@@ -51,9 +51,9 @@ TirFunc tirReorder(const TirFunc& f, const std::vector<Var>& loops);
 TirFunc tirSetKind(const TirFunc& f, const Var& loop, ForKind kind, const std::string& thread = {});
 // Whether a reduction variable of a block under `loop` is bound to it.
 bool loopOfReduction(const TirFunc& f, const Var& loop);
-// Why Loopscope cannot lower sch.bind(loop, thread) though TVM accepts it (empty: it can): a
-// reduction's loop bound to threads makes a cross-thread reduction, which TVM lowers by
-// LowerCrossThreadReduction and this lowering does not (the threads would race on the sum).
+// Why sch.bind(loop, thread) cannot be lowered (empty: it can): a reduction's loop bound to
+// threads is a cross-thread reduction (lowered as TVM's LowerCrossThreadReduction does), which
+// only threadIdx can share.
 std::string tirBindLimitation(const TirFunc& f, const Var& loop, const std::string& thread);
 // sch.decompose_reduction(block, loop): the block's init as a block of its own (NAME_init)
 // before `loop`, over the loops below it that the spatial variables use.

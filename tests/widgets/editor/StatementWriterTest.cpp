@@ -585,8 +585,11 @@ jo, ji = s2.split(y1, factors=[None, 8])
         QCOMPARE(written("split", rf), u"block_Y_rf = s2.rfactor(y2, 0)"_s);
 
         // What TensorIR refuses, or lacks, is said.
+        // A reduction loop bound to threadIdx is a cross-thread reduction; to blockIdx, refused.
         NamedStep bind = request("bind", "Y", {"r"});
-        QVERIFY(written("split", bind).contains(u"cross-thread reduction"_s));
+        QCOMPARE(written("split", bind), u"s2.bind(y2, \"threadIdx.x\")"_s);
+        bind.text("thread_ivar", "blockIdx.x");
+        QVERIFY(written("split", bind).contains(u"threads of one block (threadIdx) only"_s));
         QVERIFY(written("split", request("compute_root", "Y")).contains(u"no compute_root"_s));
         QVERIFY(written("split", request("vectorize", "Y", {"r"})).startsWith(u"refused"_s));
         QVERIFY(written("split", request("split", "Y", {"nope"})).contains(u"not a loop"_s));
