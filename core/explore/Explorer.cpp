@@ -13,6 +13,7 @@
 #include <chrono>
 #include <map>
 #include <set>
+#include <sstream>
 #include <unordered_map>
 
 namespace loopscope {
@@ -83,6 +84,51 @@ std::vector<StepView::AccessNote> accessNotes(const LoweredFunc& f, const Printe
     return out;
 }
 
+// The loop variables each line of a TensorIR printing binds, in order ("for i, j in
+// T.grid(...)": i, then j, on one line).
+std::vector<std::pair<int, std::string>> printedLoopTargets(const std::string& text)
+{
+    std::vector<std::pair<int, std::string>> out;
+    std::istringstream in(text);
+    int n = 0;
+    for (std::string line; std::getline(in, line);) {
+        ++n;
+        const std::size_t start = line.find_first_not_of(' ');
+        if (start == std::string::npos || line.compare(start, 4, "for ") != 0) continue;
+        const std::size_t end = line.find(" in ", start);
+        if (end == std::string::npos) continue;
+        std::istringstream targets(line.substr(start + 4, end - start - 4));
+        for (std::string t; std::getline(targets, t, ',');) {
+            t.erase(0, t.find_first_not_of(' '));
+            t.erase(t.find_last_not_of(' ') + 1);
+            if (!t.empty()) out.emplace_back(n, t);
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+std::map<int, int> loopLinesOnBlocks(const std::vector<LoopFootprint>& loops,
+                                     const std::string& blocks)
+{
+    const std::vector<std::pair<int, std::string>> targets = printedLoopTargets(blocks);
+    std::map<int, int> out;
+    std::size_t next = 0;
+    for (const LoopFootprint& l : loops) {
+        if (l.line <= 0) continue;
+        for (std::size_t k = next; k < targets.size(); ++k)
+            if (targets[k].second == l.var) {
+                out[l.line] = targets[k].first;
+                next = k + 1;
+                break;
+            }
+    }
+    return out;
+}
+
+namespace {
+
 StepView lowerStep(const Schedule& sch, const Variant& v)
 {
     StepView step;
@@ -92,10 +138,31 @@ StepView lowerStep(const Schedule& sch, const Variant& v)
         LoweredFunc f = lowerSchedule(sch, v.args, v.funcName);
         if (const TirFunc* tir = sch.tensorIR()) {
             // A TensorIR variant: its blocks as sch.mod.show() prints them, and the compiled
-            // form beside them. (Footprints and tails are placed on TE loop nests only.)
+            // form beside them, where its footprints are; they and the tails are also placed on
+            // the blocks' loops.
             step.tir = printTensorIR(*tir, tir->spelling);
-            step.structured = printTVMScript(f.func);
+            PrintedFunction compiled = printTVMScriptWithLines(f.func);
             step.lanesOnVectors = countLanesAtOnce(f.func.body);
+            try {
+                step.footprints = loopFootprints(f, compiled, compiled);
+                const std::map<int, int> onBlocks = loopLinesOnBlocks(step.footprints, step.tir);
+                auto blockLine = [&](int line) {
+                    auto it = onBlocks.find(line);
+                    return it == onBlocks.end() ? 0 : it->second;
+                };
+                for (LoopFootprint& fp : step.footprints) {
+                    fp.structuredLine = fp.line;
+                    fp.line = blockLine(fp.line);
+                }
+                step.tails = guardedTails(f, compiled, kMaxTailEnumeration);
+                for (GuardedTail& t : step.tails.tails) {
+                    t.loopLine = blockLine(t.loopLine);
+                    t.lines.clear(); // the guards are the blocks' T.where, not lines of their own
+                }
+            } catch (const UserError&) {
+                // Footprints and tails are extras: the step stands without them.
+            }
+            step.structured = std::move(compiled.text);
             return step;
         }
         // Printed once each, with the lines the footprints and tails are placed on.

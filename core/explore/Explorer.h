@@ -143,6 +143,12 @@ Exploration explore(const std::string& script,
                     const std::map<std::string, std::int64_t>& overrides = {},
                     const std::string& detailVariant = {}, bool detailOnly = false);
 
+// A TensorIR variant's loops in its compiled printing (by their lines there) to the lines of its
+// blocks' printing (sch.mod.show()) that print the same loops, matched by variable in program
+// order; a loop the blocks' printing lacks (a thread launch) has none.
+std::map<int, int> loopLinesOnBlocks(const std::vector<LoopFootprint>& loops,
+                                     const std::string& blocks);
+
 // The stages of one schedule as the schedule panel lists them; a TensorIR variant's blocks (its
 // inputs as placeholders, then each block with the loops above it).
 std::vector<StageInfo> describeStages(const Schedule& sch);

@@ -140,9 +140,28 @@ struct GuardedStore {
     std::vector<Guard> guards;
 };
 
+// A TensorIR block's T.where, lowered to a plain `if` (TVM marks no guard likely there): a
+// comparison of loops with a bound, or several joined by `and`; an equality (a reduction's first
+// iteration, the first thread storing a shared sum) is not a tile's guard.
+bool isBoundGuard(const Expr& e)
+{
+    switch (e.kind()) {
+    case ExprKind::LT:
+    case ExprKind::LE:
+    case ExprKind::GT:
+    case ExprKind::GE: return true;
+    case ExprKind::And: {
+        auto* b = e.as<BinaryNode>();
+        return isBoundGuard(b->a) && isBoundGuard(b->b);
+    }
+    default: return false;
+    }
+}
+
 class Collector : public IRVisitor {
 public:
     std::vector<GuardedStore> stores;
+    bool tensorIR = false; // a TensorIR function's: its blocks' plain `if` guards count
 
 protected:
     void visitFor(const ForNode* op) override
@@ -161,7 +180,7 @@ protected:
     }
     void visitIfThenElse(const IfThenElseNode* op) override
     {
-        const bool guard = hasLikely(op->cond);
+        const bool guard = hasLikely(op->cond) || (tensorIR && isBoundGuard(op->cond));
         if (guard)
             m_guards.push_back({op, m_lets.empty() ? op->cond : substitute(op->cond, m_lets)});
         visit(op->thenCase);
@@ -249,6 +268,7 @@ TailReport guardedTails(const LoweredFunc& lowered, const PrintedFunction& tvm,
                         std::int64_t maxEnumerated)
 {
     Collector col;
+    col.tensorIR = lowered.func.fromTensorIR;
     col.visit(lowered.func.body);
 
     std::unordered_map<const StmtNode*, int> lineOf;

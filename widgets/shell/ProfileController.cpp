@@ -64,8 +64,10 @@ const protocol::StepProfile* ProfileController::shownProfile() const
     if (!v || v->steps.empty()) return nullptr;
     const int step = std::clamp(m_window->currentStep(), 0, static_cast<int>(v->steps.size()) - 1);
     const protocol::StepProfile* p = m_runs->profileOf(m_window->stepKey(*v, step));
-    // A profile is of the printing it numbers: the step's, as shown.
-    if (!p || p->tir != v->steps[std::size_t(step)].tir) return nullptr;
+    // A profile is of the printing it numbers: the step's, as shown (a TensorIR variant's
+    // compiled form, its other printing).
+    const StepView& s = v->steps[std::size_t(step)];
+    if (!p || (p->tir != s.tir && !(v->tensorIR && p->tir == s.structured))) return nullptr;
     return p;
 }
 

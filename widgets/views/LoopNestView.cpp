@@ -685,7 +685,8 @@ void LoopNestView::decorate(bool scrollToLinked)
         }
     }
     // The profile, when it is of this printing.
-    if (!m_structured && !m_heat.tir.isEmpty() && m_heat.tir == QString::fromStdString(step.tir)) {
+    const std::string& shown = m_structured ? step.structured : step.tir;
+    if (!m_heat.tir.isEmpty() && m_heat.tir == QString::fromStdString(shown)) {
         QHash<int, CodeEdit::Heat> heat;
         for (int line = 1; line <= m_heat.line.size(); ++line) {
             const int b = block(line);

@@ -118,3 +118,56 @@ s[C].unroll(C.op.axis[0])
     for (const PrintedLoop& l : step.tirLoops)
         EXPECT_EQ(l.stage + "." + l.axis, "C.j") << d << step.tir;
 }
+
+namespace {
+
+std::string lineOf(const std::string& text, int line)
+{
+    std::istringstream in(text);
+    std::string l;
+    for (int n = 0; n < line && std::getline(in, l); ++n) {
+    }
+    return l;
+}
+
+// A TensorIR variant's footprints are computed on its compiled form and placed on the loops of
+// both printings: the compiled one and the blocks' (sch.mod.show()), matched by variable.
+TEST(LoopLines, ATensorIRVariantsFootprintsAreOnBothPrintings)
+{
+    const Exploration x = explore(R"(import tvm
+from tvm import te
+M = 128
+A = te.placeholder((M, M), name="A")
+B = te.placeholder((M, M), name="B")
+k = te.reduce_axis((0, M), name="k")
+Y = te.compute((M, M), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="Y")
+C = te.compute((M, M), lambda i, j: te.max(Y[i, j], te.const(0, "float32")), name="C")
+sch = tvm.tir.Schedule(te.create_prim_func([A, B, C]))
+b = sch.get_block("Y")
+i, j, kk = sch.get_loops(b)
+j0, j1 = sch.split(j, factors=[None, 48])
+sch.reorder(j0, kk, j1)
+)");
+    ASSERT_TRUE(x.ok) << x.error.message;
+    const StepView& s = x.variants.at(0).steps.back();
+    ASSERT_FALSE(s.footprints.empty());
+    int onBlocks = 0;
+    for (const LoopFootprint& f : s.footprints) {
+        SCOPED_TRACE(f.var);
+        ASSERT_GT(f.structuredLine, 0);
+        const std::string compiled = lineOf(s.structured, f.structuredLine);
+        EXPECT_NE(compiled.find("for "), std::string::npos) << compiled;
+        EXPECT_NE(compiled.find(f.var), std::string::npos) << compiled;
+        if (f.line == 0) continue;
+        ++onBlocks;
+        const std::string l = lineOf(s.tir, f.line);
+        EXPECT_NE(l.find("for "), std::string::npos) << l;
+        EXPECT_NE(l.find(f.var), std::string::npos) << l;
+    }
+    EXPECT_EQ(onBlocks, static_cast<int>(s.footprints.size()));
+    // The split by 48 leaves a tail: the guard is on the split loop of the blocks' printing.
+    ASSERT_EQ(s.tails.tails.size(), 1u);
+    EXPECT_NE(lineOf(s.tir, s.tails.tails[0].loopLine).find("j_1"), std::string::npos) << s.tir;
+}
+
+} // namespace
