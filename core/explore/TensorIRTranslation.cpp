@@ -1,6 +1,7 @@
 #include "explore/TensorIRTranslation.h"
 
 #include "ir/IRMutator.h"
+#include "ir/Printer.h"
 #include "lower/Lower.h"
 #include "schedule/TensorIR.h"
 #include "schedule/ThreadScope.h"
@@ -507,11 +508,19 @@ private:
             }
         }
         const std::size_t had = was ? was->pragmas.size() : 0;
-        for (std::size_t p = had; p < now.pragmas.size(); ++p)
-            refuse(step, "pragma '" + now.pragmas[p].first +
-                             "' is not translated yet: TensorIR writes it as sch.annotate(loop, "
-                             "\"pragma_" +
-                             now.pragmas[p].first + "\", value)");
+        for (std::size_t p = had; p < now.pragmas.size(); ++p) {
+            // TensorIR's pragmas are annotations of the loop, lowered as TE's are.
+            const auto& [key, value] = now.pragmas[p];
+            if (!value.defined())
+                refuse(step, "pragma '" + key +
+                                 "' has no value, and a TensorIR annotation needs one: give it "
+                                 "as s[C].pragma(loop, \"" +
+                                 key + "\", 1)");
+            const std::string annotation = "pragma_" + key;
+            apply(step, [&] { return tirAnnotateLoop(m_f, l.var, annotation, value); });
+            emit(step, m_sch + ".annotate(" + l.py + ", " + quoted(annotation) + ", " +
+                           printExpr(value) + ")");
+        }
     }
 
     // TE's vthread axes by object; TensorIR names them vthread.x, .y, .z.

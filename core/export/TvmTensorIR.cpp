@@ -179,7 +179,11 @@ std::string traceJson(const Variant& v, TirSpelling spelling)
             } else {
                 const ast::Expr* x = keyword(in);
                 LS_ASSERT(x, "sch." << method << " without " << name << ": " << line);
-                inputs.push_back(traceValue(*x));
+                // An annotation's string value is recorded as its Python literal.
+                if (name == "ann_val" && x->kind == ast::ExprKind::String)
+                    inputs.push_back("\"" + x->name + "\"");
+                else
+                    inputs.push_back(traceValue(*x));
             }
         }
         for (const auto& [name, type] : inst->attrs) {

@@ -77,7 +77,8 @@ Lines Printer::forStmt(const ForNode* op)
     std::vector<const ForNode*> grid;
     VarSet gridVars;
     for (const ForNode* l = op; l; l = l->body.as<ForNode>()) {
-        if (l->forKind != ForKind::Serial || !isZero(l->min) || usesAnyVar(l->extent, gridVars))
+        if (l->forKind != ForKind::Serial || !isZero(l->min) || usesAnyVar(l->extent, gridVars) ||
+            !l->annotations.empty())
             break;
         grid.push_back(l);
         gridVars.insert(l->var.get());
@@ -102,14 +103,24 @@ Lines Printer::forStmt(const ForNode* op)
             Expr end = isZero(op->extent) ? op->min : op->min + op->extent;
             range = expr(op->min).text + ", " + expr(end).text;
         }
+        // A loop's annotations, as TVM prints them (a serial one as T.serial then).
+        std::string ann;
+        if (!op->annotations.empty()) {
+            std::vector<std::string> items;
+            for (const auto& [key, value] : op->annotations)
+                items.push_back(quoted(key) + ": " + expr(value).text);
+            ann = ", annotations={" + join(items) + "}";
+        }
         std::string call;
         switch (op->forKind) {
-        case ForKind::Serial: call = "range(" + range + ")"; break;
-        case ForKind::Parallel: call = "T.parallel(" + range + ")"; break;
-        case ForKind::Vectorized: call = "T.vectorized(" + range + ")"; break;
-        case ForKind::Unrolled: call = "T.unroll(" + range + ")"; break;
+        case ForKind::Serial:
+            call = ann.empty() ? "range(" + range + ")" : "T.serial(" + range + ann + ")";
+            break;
+        case ForKind::Parallel: call = "T.parallel(" + range + ann + ")"; break;
+        case ForKind::Vectorized: call = "T.vectorized(" + range + ann + ")"; break;
+        case ForKind::Unrolled: call = "T.unroll(" + range + ann + ")"; break;
         case ForKind::ThreadBinding:
-            call = "T.thread_binding(" + range + ", thread=" + quoted(op->threadTag) + ")";
+            call = "T.thread_binding(" + range + ", thread=" + quoted(op->threadTag) + ann + ")";
             break;
         }
         header = "for " + var + " in " + call + ":";

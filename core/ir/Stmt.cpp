@@ -38,6 +38,7 @@ Stmt remakeFor(const ForNode* like, Var v, Expr min, Expr extent, Stmt body)
     auto f = std::make_shared<ForNode>(std::move(v), std::move(min), std::move(extent),
                                        like->forKind, std::move(body), like->threadTag);
     f->scalarizedLanes = like->scalarizedLanes;
+    f->annotations = like->annotations;
     return f;
 }
 

@@ -55,6 +55,9 @@ struct ForNode : StmtNode {
     // vectors (VectorizeLoop's fallback, `for j.s in range(n)`). Not printed, as TVM has no such
     // mark; code generation may compute it on vectors after all, with lane masks.
     bool scalarizedLanes = false;
+    // A TensorIR loop's annotations (sch.annotate on a loop), printed as `annotations={...}`;
+    // a `pragma_` one becomes an attribute around the loop when it is lowered.
+    std::vector<std::pair<std::string, Expr>> annotations;
     ForNode(Var v, Expr mn, Expr ext, ForKind k, Stmt b, std::string tag = {})
         : StmtNode(Kind), var(std::move(v)), min(std::move(mn)), extent(std::move(ext)), forKind(k),
           body(std::move(b)), threadTag(std::move(tag))

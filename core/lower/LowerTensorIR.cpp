@@ -140,8 +140,19 @@ protected:
         if (op->forKind != ForKind::ThreadBinding) {
             Stmt s = IRMutator::visitFor(op, self);
             auto* l = s.as<ForNode>();
-            if (!m_under.count(op) || !l) return s;
-            return remakeFor(l, l->min, l->extent, realizeUnder(op, l->body));
+            if (!l) return s;
+            // A loop's pragma annotations become attributes around it, as TVM's
+            // LowerOpaqueBlock makes them (the passes after read them as TE's pragmas); the
+            // others stay on the loop.
+            auto lowered = std::make_shared<ForNode>(*l);
+            lowered->body = realizeUnder(op, l->body);
+            std::erase_if(lowered->annotations,
+                          [](const auto& a) { return a.first.rfind("pragma_", 0) == 0; });
+            s = Stmt(lowered);
+            for (auto a = op->annotations.rbegin(); a != op->annotations.rend(); ++a)
+                if (a->first.rfind("pragma_", 0) == 0)
+                    s = makeAttr(a->first, op->var->name, a->second, s, op->var.get());
+            return s;
         }
         // A loop bound to a GPU thread launches it, as TE's bound loops do: `blockIdx_x =
         // T.launch_thread("blockIdx.x", 16)` with the loop's variable replaced by the thread's.

@@ -1335,6 +1335,28 @@ TirFunc tirAnnotateBlock(const TirFunc& f, const std::string& name, const std::s
     return out;
 }
 
+TirFunc tirAnnotateLoop(const TirFunc& f, const Var& loop, const std::string& key,
+                        const Expr& value)
+{
+    return rewriteLoop(f, loop, 0, [&](const ForNode* op) {
+        auto copy = std::make_shared<ForNode>(*op);
+        auto& ann = copy->annotations;
+        auto it =
+            std::find_if(ann.begin(), ann.end(), [&](const auto& kv) { return kv.first == key; });
+        if (!value.defined()) {
+            if (it == ann.end())
+                throw ScheduleError("loop '" + loop.name() + "' has no annotation '" + key + "'",
+                                    1);
+            ann.erase(it);
+        } else if (it != ann.end()) {
+            it->second = value;
+        } else {
+            ann.emplace_back(key, value);
+        }
+        return Stmt(copy);
+    });
+}
+
 std::vector<AllocPlacement> planAllocations(const TirFunc& f)
 {
     std::vector<const ForNode*> none;
@@ -1743,8 +1765,10 @@ TirFunc tirSetKind(const TirFunc& f, const Var& loop, ForKind kind, const std::s
                                         0);
     }
     return rewriteLoop(f, loop, 0, [&](const ForNode* op) {
-        return makeFor(op->var, op->min, op->extent, kind, op->body,
-                       kind == ForKind::ThreadBinding ? thread : std::string());
+        auto l = std::make_shared<ForNode>(op->var, op->min, op->extent, kind, op->body,
+                                           kind == ForKind::ThreadBinding ? thread : std::string());
+        l->annotations = op->annotations; // TVM keeps them across a change of kind
+        return Stmt(l);
     });
 }
 

@@ -109,6 +109,10 @@ TirFunc tirTransformLayout(const TirFunc& f, const std::string& block, bool writ
 // (T.block_attr). `value` null: removed.
 TirFunc tirAnnotateBlock(const TirFunc& f, const std::string& block, const std::string& key,
                          const Expr& value);
+// The same for a loop (`for i in T.serial(64, annotations={...})`); a `pragma_` key is an
+// attribute around the loop once lowered (pragma_auto_unroll_max_step, pragma_unroll_explicit).
+TirFunc tirAnnotateLoop(const TirFunc& f, const Var& loop, const std::string& key,
+                        const Expr& value);
 
 // Where each buffer the root allocates lives once lowered (TVM's
 // PlanAndUpdateBufferAllocationLocation and CompactBufferAllocation): under the deepest loop that

@@ -633,10 +633,9 @@ Value Evaluator::tirMethod(const Value& self, const std::string& rawName, const 
         const bool add = name == "annotate";
         Bound b = add ? Bound(c, {{"block_or_loop", true}, {"ann_key", true}, {"ann_val", true}})
                       : Bound(c, {{"block_or_loop", true}, {"ann_key", true}});
-        if (b["block_or_loop"].value.kind == VKind::TirLoop)
-            throw UserError(b["block_or_loop"].loc,
-                            "annotations of loops are not supported yet; a block's are");
-        const std::string block = blockArg(b["block_or_loop"], var, rawName);
+        const bool onLoop = b["block_or_loop"].value.kind == VKind::TirLoop;
+        const std::string block =
+            onLoop ? std::string() : blockArg(b["block_or_loop"], var, rawName);
         const std::string key = stringArg(b["ann_key"], "the annotation's key");
         Expr value;
         if (add) {
@@ -653,12 +652,19 @@ Value Evaluator::tirMethod(const Value& self, const std::string& rawName, const 
                                     typeName(v));
         }
         TirFunc after;
+        std::string recordedBlock = block;
         try {
-            after = tirAnnotateBlock(f, block, key, value);
+            if (onLoop) {
+                const Var loop = loopArg(b["block_or_loop"], var, rawName);
+                after = tirAnnotateLoop(f, loop, key, value);
+                recordedBlock = blockUnder(after, loop);
+            } else {
+                after = tirAnnotateBlock(f, block, key, value);
+            }
         } catch (const ScheduleError& e) {
             throw refused(e, {b["block_or_loop"].loc, b["ann_key"].loc});
         }
-        recordTirStep(var, name, block, std::move(after));
+        recordTirStep(var, name, recordedBlock, std::move(after));
         std::string line = "sch." + name + "(block_or_loop=" + traceName(b["block_or_loop"].value) +
                            ", ann_key=\"" + key + "\"";
         if (add) line += ", ann_val=" + printExpr(value);

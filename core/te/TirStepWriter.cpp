@@ -31,9 +31,6 @@ std::string tirLacks(const std::string& primitive)
     if (primitive == "compute_root")
         return "tir.Schedule has no compute_root: a block stays where it is until compute_at "
                "moves it";
-    if (primitive == "pragma")
-        return "a pragma is an annotation of a loop, and Loopscope's tir.Schedule annotates "
-               "blocks only so far";
     if (primitive == "double_buffer")
         return "tir.Schedule has no double_buffer (TVM pipelines loops by annotations, which "
                "Loopscope does not support yet)";
@@ -347,6 +344,22 @@ void write(Writer& w, const NamedStep& s)
         apply(w, [&](const TirFunc& f) { return tirDecomposeReduction(f, block, l, &init); });
         w.line(w.bindBlock(init) + " = " + w.sch() + ".decompose_reduction(" + bv + ", " + lv +
                ")");
+    } else if (p == "pragma") {
+        // A pragma is an annotation of the loop, "pragma_" before its name (TE's value 1 when
+        // it takes none).
+        const Var l = loopArg("var");
+        const std::string type = given(s, "pragma_type", "choose a pragma").text;
+        if (type == "unroll") { // TE's unroll pragma is the loop's kind
+            const std::string lv = w.loopVar(block, l);
+            apply(w, [&](const TirFunc& f) { return tirSetKind(f, l, ForKind::Unrolled); });
+            w.line(w.sch() + ".unroll(" + lv + ")");
+            return;
+        }
+        const std::string key = "pragma_" + type;
+        const std::int64_t value = number("pragma_value").value_or(1);
+        const std::string lv = w.loopVar(block, l);
+        apply(w, [&](const TirFunc& f) { return tirAnnotateLoop(f, l, key, makeInt(value)); });
+        w.line(w.sch() + ".annotate(" + lv + ", \"" + key + "\", " + std::to_string(value) + ")");
     } else if (p == "storage_align") {
         const Var l = loopArg("axis");
         const int dim = walkedDimension(w.block(block), l);

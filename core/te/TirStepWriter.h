@@ -11,7 +11,8 @@
 // vectorize, unroll, bind, compute_at (parent: a consumer block, scope: its loop), compute_inline,
 // cache_read (the stage is the buffer's producer or input, readers: the one block reading through
 // the cache), cache_write, rfactor (axis, factor_axis), storage_align (the dimension the selected
-// loop walks of the block's buffer). TensorIR's own: reverse_compute_at (parent: a producer
+// loop walks of the block's buffer), pragma (sch.annotate(loop, "pragma_NAME", value)).
+// TensorIR's own: reverse_compute_at (parent: a producer
 // block, scope: its loop), reverse_compute_inline, decompose_reduction (loop).
 #pragma once
 

@@ -186,6 +186,37 @@ AA = s.cache_read(A, "global", [C])
     }
 }
 
+// A pragma is an annotation of the loop, "pragma_" before its name.
+TEST(TensorIRTranslation, APragmaBecomesALoopAnnotation)
+{
+    const std::string head = R"(import tvm
+from tvm import te
+A = te.placeholder((64, 64), name="A")
+B = te.compute((64, 64), lambda i, j: A[i, j] * 2.0, name="B")
+s = te.create_schedule(B.op)
+i, j = s[B].op.axis
+jo, ji = s[B].split(j, factor=4)
+)";
+    EvalResult r = evaluateScript(head + "s[B].pragma(jo, \"unroll_explicit\", 1)\n" +
+                                  "s[B].pragma(i, \"auto_unroll_max_step\", 16)\n");
+    ASSERT_TRUE(r.ok) << r.error.message;
+    const TirTranslation t = translateToTensorIR(r.program.variants[0], TirSpelling::Tvm020);
+    ASSERT_TRUE(t.ok) << t.error.message;
+    std::string all;
+    for (const std::string& st : t.statements)
+        all += st + "\n";
+    EXPECT_NE(all.find("sch.annotate(j_outer, \"pragma_unroll_explicit\", 1)"), std::string::npos)
+        << all;
+    EXPECT_NE(all.find("sch.annotate(i, \"pragma_auto_unroll_max_step\", 16)"), std::string::npos)
+        << all;
+    // One without a value has TE's value 1.
+    EvalResult bare = evaluateScript(head + "s[B].pragma(jo, \"parallel_launch_point\")\n");
+    ASSERT_TRUE(bare.ok) << bare.error.message;
+    const TirTranslation u = translateToTensorIR(bare.program.variants[0], TirSpelling::Tvm020);
+    ASSERT_TRUE(u.ok) << u.error.message;
+    EXPECT_EQ(u.statements.back(), "sch.annotate(j_outer, \"pragma_parallel_launch_point\", 1)");
+}
+
 // The check that proves each translation: it sees a loop of another extent, kind or nesting.
 TEST(TensorIRTranslation, LoopNestDifferenceSeesWhatDiffers)
 {

@@ -80,8 +80,8 @@ TEST(TensorIR, PrintsWhatTvm020PrintedForItsExamples)
         ++compared;
     }
     // vector_add_split (split, parallel, vectorize), row_sum_rfactor, reverse_compute_inline,
-    // storage_align, transform_layout
-    EXPECT_EQ(compared, 5);
+    // storage_align, transform_layout, loop_annotations
+    EXPECT_EQ(compared, 6);
 }
 
 // transform_layout refuses what it cannot lay out one to one, at the argument at fault.

@@ -584,6 +584,13 @@ jo, ji = s2.split(y1, factors=[None, 8])
         rf.loops("axis", {"r"});
         QCOMPARE(written("split", rf), u"block_Y_rf = s2.rfactor(y2, 0)"_s);
 
+        // A pragma is the loop's annotation (TE's unroll pragma, the loop's kind).
+        NamedStep pragma = request("pragma", "Y", {"j_0"});
+        QCOMPARE(written("split", pragma), u"s2.unroll(jo)"_s);
+        pragma.text("pragma_type", "auto_unroll_max_step").number("pragma_value", 16);
+        QCOMPARE(written("split", pragma),
+                 u"s2.annotate(jo, \"pragma_auto_unroll_max_step\", 16)"_s);
+
         // What TensorIR refuses, or lacks, is said.
         // A reduction loop bound to threadIdx is a cross-thread reduction; to blockIdx, refused.
         NamedStep bind = request("bind", "Y", {"r"});
