@@ -101,6 +101,7 @@ const std::vector<TraceInstruction>& traceInstructions()
          {{"buffer_index", 'i'}, {"axis", 'i'}, {"factor", 'i'}, {"offset", 'i'}}},
         {"annotate", "Annotate", "Annotate", {"block_or_loop", "ann_val"}, {{"ann_key", 's'}}},
         {"unannotate", "Unannotate", "Unannotate", {"block_or_loop"}, {{"ann_key", 's'}}},
+        {"blockize", "Blockize", "Blockize", {"target"}, {{"preserve_unit_iters", 'b'}}},
     };
     return all;
 }

@@ -1357,6 +1357,251 @@ TirFunc tirAnnotateLoop(const TirFunc& f, const Var& loop, const std::string& ke
     });
 }
 
+namespace {
+
+// `e` as a sum of variables times constants plus a constant, the variables in the order they
+// appear; false when it is not one.
+struct LinearTerm {
+    Var var;
+    std::int64_t coeff = 0;
+};
+bool linearForm(const Expr& e, std::vector<LinearTerm>* terms, std::int64_t* constant)
+{
+    std::function<bool(const Expr&, std::int64_t)> walk = [&](const Expr& x,
+                                                              std::int64_t c) -> bool {
+        std::int64_t k = 0;
+        if (isConstInt(x, &k)) {
+            *constant += c * k;
+            return true;
+        }
+        if (auto* v = x.as<VarNode>()) {
+            for (LinearTerm& t : *terms)
+                if (t.var.get() == v) {
+                    t.coeff += c;
+                    return true;
+                }
+            terms->push_back({Var(std::static_pointer_cast<const VarNode>(x.node())), c});
+            return true;
+        }
+        auto* b = x.as<BinaryNode>();
+        if (!b) return false;
+        if (x.kind() == ExprKind::Add) return walk(b->a, c) && walk(b->b, c);
+        if (x.kind() == ExprKind::Sub) return walk(b->a, c) && walk(b->b, -c);
+        if (x.kind() == ExprKind::Mul) {
+            if (isConstInt(b->b, &k)) return walk(b->a, c * k);
+            if (isConstInt(b->a, &k)) return walk(b->b, c * k);
+        }
+        return false;
+    };
+    return walk(e, 1);
+}
+
+// The sum of `terms` (each var times its coefficient, in order) plus `constant`.
+Expr linearSum(const std::vector<LinearTerm>& terms, std::int64_t constant)
+{
+    Expr out;
+    for (const LinearTerm& t : terms) {
+        if (t.coeff == 0) continue;
+        const Expr term = t.coeff == 1 ? Expr(t.var) : t.var * makeInt(t.coeff);
+        out = out.defined() ? out + term : term;
+    }
+    if (constant != 0 || !out.defined())
+        out = out.defined() ? out + makeInt(constant) : makeInt(constant);
+    return out;
+}
+
+} // namespace
+
+TirFunc tirBlockize(const TirFunc& f, const Var& loop, std::string* outerName)
+{
+    const ForNode* top = &loopOf(f, loop, 0);
+    // The loops from `loop` down, and the one block they hold.
+    std::vector<const ForNode*> chain;
+    const BlockNode* b = nullptr;
+    for (const StmtNode* s = top; !b;) {
+        if (s && s->kind == StmtKind::For) {
+            chain.push_back(static_cast<const ForNode*>(s));
+            s = chain.back()->body.get();
+        } else if (s && s->kind == StmtKind::Block) {
+            b = static_cast<const BlockNode*>(s);
+        } else {
+            throw ScheduleError("blockize needs the loop to hold one block under loops alone; '" +
+                                    loop.name() + "' holds more",
+                                0);
+        }
+    }
+    if (b->predicate.defined())
+        throw ScheduleError("block '" + b->name +
+                                "' is guarded (T.where): blockize needs loops that divide its "
+                                "variables exactly",
+                            0);
+    std::map<const VarNode*, std::int64_t> innerExtent;
+    for (const ForNode* l : chain) {
+        std::int64_t n = 0;
+        if (!isConstInt(l->extent, &n) || !isZero(l->min))
+            throw ScheduleError("loop '" + l->var.name() + "' has no constant extent", 0);
+        innerExtent[l->var.get()] = n;
+    }
+    // Each variable divided into the part of the loops outside (the outer block's) and inside
+    // (the inner block's): v = v_o * S + v_i, S the inner part's extent.
+    struct Divided {
+        BlockIter outer;
+        std::optional<BlockIter> inner;
+        Expr value; // what the variable is, in the new variables
+    };
+    std::vector<Divided> divided;
+    VarMap toNew;
+    for (const BlockIter& it : b->iters) {
+        std::vector<LinearTerm> terms;
+        std::int64_t constant = 0;
+        if (!it.binding.defined() || !linearForm(it.binding, &terms, &constant) || constant != 0)
+            throw ScheduleError("the binding of '" + it.var.name() + "' in block '" + b->name +
+                                    "' is not a sum of loops times constants",
+                                0);
+        std::vector<LinearTerm> in, out;
+        for (const LinearTerm& t : terms)
+            (innerExtent.count(t.var.get()) ? in : out).push_back(t);
+        // The inner part must walk 0..S-1 once: strides as a split makes them.
+        std::vector<LinearTerm> byStride = in;
+        std::sort(byStride.begin(), byStride.end(),
+                  [](const LinearTerm& a, const LinearTerm& c) { return a.coeff < c.coeff; });
+        std::int64_t span = 1;
+        for (const LinearTerm& t : byStride) {
+            if (t.coeff != span)
+                throw ScheduleError("the loops inside '" + loop.name() + "' do not walk '" +
+                                        it.var.name() + "' of block '" + b->name + "' densely",
+                                    0);
+            span *= innerExtent.at(t.var.get());
+        }
+        std::int64_t extent = 0;
+        if (!isConstInt(it.dom.extent, &extent) || !isZero(it.dom.min) || extent % span != 0)
+            throw ScheduleError("'" + it.var.name() + "' of block '" + b->name +
+                                    "' does not divide by the loops inside '" + loop.name() + "'",
+                                0);
+        for (LinearTerm& t : out) {
+            if (t.coeff % span != 0)
+                throw ScheduleError("the loops outside '" + loop.name() + "' do not step '" +
+                                        it.var.name() + "' by whole inner tiles",
+                                    0);
+            t.coeff /= span;
+        }
+        Divided d;
+        const Var vo(it.var.name() + "_o");
+        d.outer = {vo, {makeInt(0), makeInt(extent / span)}, it.kind, linearSum(out, 0)};
+        if (in.empty()) {
+            d.value = vo;
+        } else {
+            const Var vi(it.var.name() + "_i");
+            d.inner = BlockIter{vi, {makeInt(0), makeInt(span)}, it.kind, linearSum(in, 0)};
+            d.value = extent / span == 1 ? Expr(vi) : vo * makeInt(span) + vi;
+        }
+        toNew[it.var.get()] = d.value;
+        divided.push_back(std::move(d));
+    }
+    auto mapRegions = [](const std::vector<TensorRegion>& regions, const VarMap& m) {
+        std::vector<TensorRegion> out = regions;
+        for (TensorRegion& r : out)
+            for (Range& x : r.region)
+                x = {substitute(x.min, m), substitute(x.extent, m)};
+        return out;
+    };
+    // The inner block: the original, over the inner variables, without its init (it reads what
+    // it writes first then).
+    BlockNode inner = *b;
+    inner.iters.clear();
+    for (const Divided& d : divided)
+        if (d.inner) inner.iters.push_back(*d.inner);
+    inner.body = substitute(b->body, toNew);
+    inner.writes = mapRegions(b->writes, toNew);
+    inner.reads = mapRegions(b->reads, toNew);
+    if (b->init.defined()) {
+        std::vector<TensorRegion> reads = inner.writes;
+        reads.insert(reads.end(), inner.reads.begin(), inner.reads.end());
+        inner.reads = std::move(reads);
+        inner.init = Stmt();
+    }
+    Stmt nest = makeBlock(std::move(inner));
+    for (auto l = chain.rbegin(); l != chain.rend(); ++l)
+        nest = remakeFor(*l, (*l)->min, (*l)->extent, nest);
+    // The outer block: every variable's outer part, reading and writing what the inner block
+    // does over all its iterations.
+    BlockNode outer;
+    outer.name = b->name + "_o";
+    std::map<const VarNode*, std::int64_t> innerVarExtent;
+    for (const Divided& d : divided) {
+        outer.iters.push_back(d.outer);
+        if (d.inner) innerVarExtent[d.inner->var.get()] = constIntOr(d.inner->dom.extent, 1);
+    }
+    auto relax = [&](const std::vector<TensorRegion>& regions) {
+        std::vector<TensorRegion> out = mapRegions(regions, toNew);
+        for (TensorRegion& r : out)
+            for (Range& x : r.region) {
+                std::vector<LinearTerm> terms;
+                std::int64_t constant = 0;
+                const bool linear = linearForm(x.min, &terms, &constant);
+                std::vector<LinearTerm> kept;
+                std::int64_t extent = constIntOr(x.extent, -1);
+                bool varies = false;
+                for (const LinearTerm& t : terms) {
+                    auto e = innerVarExtent.find(t.var.get());
+                    if (e == innerVarExtent.end()) {
+                        kept.push_back(t);
+                        continue;
+                    }
+                    varies = true;
+                    if (t.coeff < 0 || extent < 0)
+                        throw ScheduleError(
+                            "block '" + b->name + "' accesses a region blockize cannot bound", 0);
+                    extent += t.coeff * (e->second - 1);
+                }
+                if (!varies) continue;
+                if (!linear)
+                    throw ScheduleError(
+                        "block '" + b->name + "' accesses a region blockize cannot bound", 0);
+                x = {linearSum(kept, constant), makeInt(extent)};
+            }
+        return out;
+    };
+    outer.reads = relax(b->reads);
+    outer.writes = relax(b->writes);
+    if (b->init.defined()) {
+        // The init over the inner spatial variables, under copies of the loops they use.
+        BlockNode init;
+        init.name = b->name + "_init";
+        VarSet used;
+        VarMap initValue = toNew;
+        for (const Divided& d : divided) {
+            if (d.outer.kind != BlockIterKind::Spatial || !d.inner) continue;
+            const Var v(d.inner->var.name() + "_init");
+            init.iters.push_back({v, d.inner->dom, d.inner->kind, d.inner->binding});
+            collectVars(d.inner->binding, &used);
+            initValue[b->iters[static_cast<std::size_t>(&d - divided.data())].var.get()] =
+                substitute(d.value, VarMap{{d.inner->var.get(), v}});
+        }
+        VarMap loopCopies;
+        std::vector<const ForNode*> initLoops;
+        for (const ForNode* l : chain)
+            if (used.count(l->var.get())) {
+                initLoops.push_back(l);
+                loopCopies[l->var.get()] = Var(l->var.name(), l->var.type());
+            }
+        for (BlockIter& it : init.iters)
+            it.binding = substitute(it.binding, loopCopies);
+        init.body = substitute(b->init, initValue);
+        init.writes = mapRegions(b->writes, initValue);
+        Stmt initNest = makeBlock(std::move(init));
+        for (auto l = initLoops.rbegin(); l != initLoops.rend(); ++l)
+            initNest = makeFor(
+                Var(std::static_pointer_cast<const VarNode>(loopCopies.at((*l)->var.get()).node())),
+                (*l)->min, (*l)->extent, (*l)->forKind, initNest, (*l)->threadTag);
+        outer.init = initNest;
+    }
+    outer.body = nest;
+    if (outerName) *outerName = outer.name;
+    const Stmt outerBlock = makeBlock(std::move(outer));
+    return rewriteLoop(f, loop, 0, [&](const ForNode*) { return outerBlock; });
+}
+
 std::vector<AllocPlacement> planAllocations(const TirFunc& f)
 {
     std::vector<const ForNode*> none;
@@ -1697,9 +1942,21 @@ namespace {
 void checkCompactDataflow(const ForNode* loop, const std::vector<const BlockNode*>& blocks,
                           const std::string& primitive)
 {
+    // Each block's scope: the block it is nested in under the loop (null: the loop's own). A
+    // block is complete, or a reduction, among the blocks of its scope (a blockized tile's
+    // inner block writes what its outer block does, in another scope).
+    std::map<const BlockNode*, const BlockNode*> scopeOf;
+    for (const BlockNode* b : blocks) {
+        std::vector<const BlockNode*> inside;
+        collectBlocks(b->body, &inside);
+        if (b->init.defined()) collectBlocks(b->init, &inside);
+        for (const BlockNode* n : inside)
+            scopeOf[n] = b; // blocks come outermost first: the last is the nearest
+        scopeOf.emplace(b, nullptr);
+    }
     auto onlyWriter = [&](const BlockNode* b) {
         for (const BlockNode* other : blocks) {
-            if (other == b) continue;
+            if (other == b || scopeOf[other] != scopeOf[b]) continue;
             for (const TensorRegion& w : b->writes)
                 for (const TensorRegion& o : other->writes)
                     if (w.tensor == o.tensor) return other;

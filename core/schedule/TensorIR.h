@@ -114,6 +114,13 @@ TirFunc tirAnnotateBlock(const TirFunc& f, const std::string& block, const std::
 TirFunc tirAnnotateLoop(const TirFunc& f, const Var& loop, const std::string& key,
                         const Expr& value);
 
+// sch.blockize(loop): what `loop` holds (loops over one block) made a block of its own, NAME_o,
+// whose variables are the outer parts of the block's (v = v_o * S + v_i, S what the loops inside
+// walk), reading and writing the regions the inner block covers; a reduction's init moves to it,
+// over copies of the inner spatial loops. Refused where a variable's binding is not a sum the
+// loops divide exactly (a guard, a fused loop, strides that skip).
+TirFunc tirBlockize(const TirFunc& f, const Var& loop, std::string* outerName);
+
 // Where each buffer the root allocates lives once lowered (TVM's
 // PlanAndUpdateBufferAllocationLocation and CompactBufferAllocation): under the deepest loop that
 // holds every access to it (null: the function; never inside a thread-bound loop unless its

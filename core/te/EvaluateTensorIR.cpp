@@ -50,6 +50,7 @@ const std::set<std::string>& tirMethods()
         "get_consumers",
         "reverse_compute_inline",
         "transform_layout",
+        "blockize",
     };
     return names;
 }
@@ -670,6 +671,32 @@ Value Evaluator::tirMethod(const Value& self, const std::string& rawName, const 
         if (add) line += ", ann_val=" + printExpr(value);
         trace(var, line + ")");
         return Value::none();
+    }
+    if (name == "blockize") {
+        Bound b(c, {{"target", true}, {"preserve_unit_iters", false}});
+        const Arg& t = b["target"];
+        if (t.value.kind != VKind::TirLoop)
+            throw UserError(t.loc, "blockize takes a loop here (blockize of a list of blocks is "
+                                   "not supported yet), not " +
+                                       typeName(t.value));
+        if (b.has("preserve_unit_iters") && !(b["preserve_unit_iters"].value.kind == VKind::Bool &&
+                                              b["preserve_unit_iters"].value.i != 0))
+            throw UserError(b["preserve_unit_iters"].loc,
+                            "only preserve_unit_iters=True (the default) is supported");
+        const Var loop = loopArg(t, var, rawName);
+        std::string outer;
+        TirFunc after;
+        try {
+            after = tirBlockize(f, loop, &outer);
+        } catch (const ScheduleError& e) {
+            throw refused(e, {t.loc});
+        }
+        recordTirStep(var, name, outer, std::move(after));
+        Value h = blockValue(outer);
+        const std::string loopName = traceName(t.value);
+        trace(var, newTraceName(var, h) + " = sch.blockize(target=" + loopName +
+                       ", preserve_unit_iters=True)");
+        return h;
     }
     if (name == "transform_layout") {
         Bound b(c, {{"block", true},

@@ -22,7 +22,7 @@ TirScriptNames tirScriptNames(const Variant& variant)
 const std::vector<std::string>& tirOnlyPrimitives()
 {
     static const std::vector<std::string> names = {"reverse_compute_at", "reverse_compute_inline",
-                                                   "decompose_reduction"};
+                                                   "decompose_reduction", "blockize"};
     return names;
 }
 
@@ -360,6 +360,12 @@ void write(Writer& w, const NamedStep& s)
         const std::string lv = w.loopVar(block, l);
         apply(w, [&](const TirFunc& f) { return tirAnnotateLoop(f, l, key, makeInt(value)); });
         w.line(w.sch() + ".annotate(" + lv + ", \"" + key + "\", " + std::to_string(value) + ")");
+    } else if (p == "blockize") {
+        const Var l = loopArg("loop");
+        const std::string lv = w.loopVar(block, l);
+        std::string outer;
+        apply(w, [&](const TirFunc& f) { return tirBlockize(f, l, &outer); });
+        w.line(w.bindBlock(outer) + " = " + w.sch() + ".blockize(" + lv + ")");
     } else if (p == "storage_align") {
         const Var l = loopArg("axis");
         const int dim = walkedDimension(w.block(block), l);

@@ -13,7 +13,7 @@
 // the cache), cache_write, rfactor (axis, factor_axis), storage_align (the dimension the selected
 // loop walks of the block's buffer), pragma (sch.annotate(loop, "pragma_NAME", value)).
 // TensorIR's own: reverse_compute_at (parent: a producer
-// block, scope: its loop), reverse_compute_inline, decompose_reduction (loop).
+// block, scope: its loop), reverse_compute_inline, decompose_reduction (loop), blockize (loop).
 #pragma once
 
 #include "ir/PrimFunc.h"

@@ -113,6 +113,10 @@ const std::vector<ActionSpec>& actionSpecs()
                        SchedulePanel::tr("Split a reduction block's initialization into a block "
                                          "of its own before the selected loop "
                                          "(sch.decompose_reduction)")});
+        out.push_back({u"blockize"_s, SchedulePanel::tr("Blockize"),
+                       SchedulePanel::tr("Make what the selected loop holds a block of its own, "
+                                         "NAME_o, over whole tiles (sch.blockize): what "
+                                         "tensorize replaces")});
         out.push_back({u"new_variant"_s, SchedulePanel::tr("New variant from here"),
                        SchedulePanel::tr("Copy this variant's block under a new \"# variant:\" "
                                          "name")});
@@ -250,7 +254,7 @@ SchedulePanel::Private::Request SchedulePanel::Private::requestFor(const QString
             std::swap(loops[static_cast<std::size_t>(cur)], loops[static_cast<std::size_t>(other)]);
         }
     }
-    if (r.primitive == "decompose_reduction") {
+    if (r.primitive == "decompose_reduction" || r.primitive == "blockize") {
         r.loops("loop", loops);
     } else if (r.primitive == "reverse_compute_at") {
         const QStringList t = target->currentData().toStringList();
@@ -585,6 +589,7 @@ SchedulePanel::SchedulePanel(QWidget* parent) : QWidget(parent), d(std::make_uni
     row(pg, 4,
         {buttons[u"reverse_compute_at"_s], buttons[u"reverse_compute_inline"_s],
          buttons[u"decompose_reduction"_s]});
+    row(pg, 5, {buttons[u"blockize"_s]});
     pg->setColumnStretch(3, 1);
     layout->addWidget(placement);
 

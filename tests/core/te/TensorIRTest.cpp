@@ -80,49 +80,8 @@ TEST(TensorIR, PrintsWhatTvm020PrintedForItsExamples)
         ++compared;
     }
     // vector_add_split (split, parallel, vectorize), row_sum_rfactor, reverse_compute_inline,
-    // storage_align, transform_layout, loop_annotations
-    EXPECT_EQ(compared, 6);
-}
-
-// transform_layout refuses what it cannot lay out one to one, at the argument at fault.
-TEST(TensorIR, TransformLayoutRefusesWhatItCannotMap)
-{
-    const std::string head = R"(import tvm
-from tvm import te
-A = te.placeholder((64, 48), name="A")
-Y = te.compute((64, 48), lambda i, j: A[i, j] * 2.0, name="Y")
-C = te.compute((64, 48), lambda i, j: Y[i, j] + 1.0, name="C")
-sch = tvm.tir.Schedule(te.create_prim_func([A, C]))
-b = sch.get_block("Y")
-)";
-    auto error = [&](const std::string& call) {
-        EvalResult r = evaluateScript(head + call + "\n");
-        return r.ok ? std::string("ok") : std::to_string(r.error.loc.col) + ": " + r.error.message;
-    };
-    EXPECT_EQ(error("sch.transform_layout(b, (\"write\", 0), lambda i, j: (j, i))"), "ok");
-    EXPECT_EQ(error("sch.transform_layout(b, \"Y\", lambda i, j: (i // 8, j, i % 8))"), "ok");
-    EXPECT_NE(error("sch.transform_layout(b, (\"read\", 0), lambda i, j: (j, i))")
-                  .find("25: transform_layout: 'A' is an argument of the function"),
-              std::string::npos);
-    EXPECT_NE(error("sch.transform_layout(b, (\"write\", 0), lambda i: (i,))")
-                  .find("the index map takes 1 index but 'Y' has 2 dimensions"),
-              std::string::npos);
-    EXPECT_NE(error("sch.transform_layout(b, (\"write\", 0), lambda i, j: (i // 5, j, i % 5))")
-                  .find("not one to one on 'Y' (3072 elements into 3120)"),
-              std::string::npos);
-    EXPECT_NE(error("sch.transform_layout(b, (\"write\", 0), lambda i, j: (i, j), pad_value=0.0)")
-                  .find("pad_value is not supported yet"),
-              std::string::npos);
-    EXPECT_NE(error("sch.transform_layout(b, \"Z\", lambda i, j: (i, j))")
-                  .find("does not access a buffer named 'Z'"),
-              std::string::npos);
-    // Every read and write of the buffer follows it: the variant still computes C.
-    EvalResult r = evaluateScript(
-        head + "sch.transform_layout(b, (\"write\", 0), lambda i, j: (j // 16, i, j % 16))\n");
-    ASSERT_TRUE(r.ok) << r.error.message;
-    const std::string text = printed(r.program.variants[0]);
-    EXPECT_NE(text.find("Y = T.alloc_buffer((3, 64, 16))"), std::string::npos) << text;
-    EXPECT_NE(text.find("T.reads(Y[v_j // 16, v_i, v_j % 16])"), std::string::npos) << text;
+    // storage_align, transform_layout, loop_annotations, blockize
+    EXPECT_EQ(compared, 7);
 }
 
 TEST(TensorIR, TheTutorialsStepsPrintAsTvmPrintsThem)
@@ -826,6 +785,87 @@ mod = tvm.build(sch.mod, target="cuda")
         EXPECT_NE(e.diagnostic().message.find("without its initialization"), std::string::npos)
             << e.diagnostic().message;
     }
+}
+
+// blockize refuses what its loops do not divide exactly, at the loop; what it makes checks.
+TEST(TensorIR, BlockizeRefusesWhatItCannotDivide)
+{
+    const std::string head = R"(import tvm
+from tvm import te
+A = te.placeholder((64, 64), name="A")
+Y = te.compute((64, 64), lambda i, j: A[i, j] * 2.0, name="Y")
+C = te.compute((64, 64), lambda i, j: Y[i, j] + 1.0, name="C")
+sch = tvm.tir.Schedule(te.create_prim_func([A, C]))
+b = sch.get_block("Y")
+i, j = sch.get_loops(b)
+)";
+    auto error = [&](const std::string& steps) {
+        EvalResult r = evaluateScript(head + steps);
+        return r.ok ? std::string("ok") : r.error.message;
+    };
+    EXPECT_NE(error("f = sch.fuse(i, j)\nfo, fi = sch.split(f, factors=[None, 48])\n"
+                    "sch.blockize(fi)\n")
+                  .find("is guarded (T.where)"),
+              std::string::npos);
+    EXPECT_NE(error("f = sch.fuse(i, j)\nfo, fi = sch.split(f, factors=[None, 32])\n"
+                    "sch.blockize(fi)\n")
+                  .find("is not a sum of loops times constants"),
+              std::string::npos);
+    EXPECT_NE(
+        error("sch.reverse_compute_at(sch.get_block(\"C\"), i)\nsch.blockize(j)\n").find("ok"),
+        std::string::npos); // j holds Y alone
+    EXPECT_NE(error("sch.reverse_compute_at(sch.get_block(\"C\"), i)\nsch.blockize(i)\n")
+                  .find("'i' holds more"),
+              std::string::npos);
+    EXPECT_NE(error("sch.reorder(j, i)\nsch.blockize(i)\nsch.blockize(j)\n").find("ok"),
+              std::string::npos);
+    EvalResult r = evaluateScript(head + "jo, ji = sch.split(j, factors=[None, 8])\n"
+                                         "outer = sch.blockize(ji)\n"
+                                         "sch.parallel(i)\n");
+    ASSERT_TRUE(r.ok) << r.error.message;
+    const VariantRunOutcome out = runChecked(r.program, r.program.variants[0]);
+    EXPECT_TRUE(out.checked()) << out.firstProblem();
+}
+
+// transform_layout refuses what it cannot lay out one to one, at the argument at fault.
+TEST(TensorIR, TransformLayoutRefusesWhatItCannotMap)
+{
+    const std::string head = R"(import tvm
+from tvm import te
+A = te.placeholder((64, 48), name="A")
+Y = te.compute((64, 48), lambda i, j: A[i, j] * 2.0, name="Y")
+C = te.compute((64, 48), lambda i, j: Y[i, j] + 1.0, name="C")
+sch = tvm.tir.Schedule(te.create_prim_func([A, C]))
+b = sch.get_block("Y")
+)";
+    auto error = [&](const std::string& call) {
+        EvalResult r = evaluateScript(head + call + "\n");
+        return r.ok ? std::string("ok") : std::to_string(r.error.loc.col) + ": " + r.error.message;
+    };
+    EXPECT_EQ(error("sch.transform_layout(b, (\"write\", 0), lambda i, j: (j, i))"), "ok");
+    EXPECT_EQ(error("sch.transform_layout(b, \"Y\", lambda i, j: (i // 8, j, i % 8))"), "ok");
+    EXPECT_NE(error("sch.transform_layout(b, (\"read\", 0), lambda i, j: (j, i))")
+                  .find("25: transform_layout: 'A' is an argument of the function"),
+              std::string::npos);
+    EXPECT_NE(error("sch.transform_layout(b, (\"write\", 0), lambda i: (i,))")
+                  .find("the index map takes 1 index but 'Y' has 2 dimensions"),
+              std::string::npos);
+    EXPECT_NE(error("sch.transform_layout(b, (\"write\", 0), lambda i, j: (i // 5, j, i % 5))")
+                  .find("not one to one on 'Y' (3072 elements into 3120)"),
+              std::string::npos);
+    EXPECT_NE(error("sch.transform_layout(b, (\"write\", 0), lambda i, j: (i, j), pad_value=0.0)")
+                  .find("pad_value is not supported yet"),
+              std::string::npos);
+    EXPECT_NE(error("sch.transform_layout(b, \"Z\", lambda i, j: (i, j))")
+                  .find("does not access a buffer named 'Z'"),
+              std::string::npos);
+    // Every read and write of the buffer follows it: the variant still computes C.
+    EvalResult r = evaluateScript(
+        head + "sch.transform_layout(b, (\"write\", 0), lambda i, j: (j // 16, i, j % 16))\n");
+    ASSERT_TRUE(r.ok) << r.error.message;
+    const std::string text = printed(r.program.variants[0]);
+    EXPECT_NE(text.find("Y = T.alloc_buffer((3, 64, 16))"), std::string::npos) << text;
+    EXPECT_NE(text.find("T.reads(Y[v_j // 16, v_i, v_j % 16])"), std::string::npos) << text;
 }
 
 } // namespace

@@ -584,6 +584,10 @@ jo, ji = s2.split(y1, factors=[None, 8])
         rf.loops("axis", {"r"});
         QCOMPARE(written("split", rf), u"block_Y_rf = s2.rfactor(y2, 0)"_s);
 
+        NamedStep blockize("blockize", "Y");
+        blockize.loops("loop", {"j_1"});
+        QCOMPARE(written("split", blockize), u"block_Y_o = s2.blockize(ji)"_s);
+
         // A pragma is the loop's annotation (TE's unroll pragma, the loop's kind).
         NamedStep pragma = request("pragma", "Y", {"j_0"});
         QCOMPARE(written("split", pragma), u"s2.unroll(jo)"_s);
