@@ -4,6 +4,7 @@
 #include "codegen/Codegen.h"
 #include "ir/Host.h"
 #include "protocol/Json.h"
+#include "runtime/CpuCheckSize.h"
 #include "runtime/GpuRun.h"
 #include "runtime/LocalRun.h"
 #include "runtime/Replies.h"
@@ -13,6 +14,7 @@
 #include <algorithm>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 namespace loopscope::cli {
@@ -64,7 +66,17 @@ VariantOutcome runVariant(const RunOptions& o, const Program& p, const Variant& 
     options.benchmark.repeat = o.repeat;
     options.benchmark.number = o.number;
     options.benchmark.minRepeatMs = o.minRepeatMs;
-    VariantRunOutcome run = loopscope::runVariant(p, v, options);
+    // A GPU variant without a GPU is checked on this CPU, at sizes it finishes in about a
+    // second (the kernels' threads run as loops there).
+    std::optional<CpuCheckSize> smaller;
+    if (bindsGpuThreads(v) && !cliGpu(o).device()) {
+        std::string source;
+        if (readFile(o.file, &source)) smaller = cpuCheckSize(source, o.sets, p, v);
+    }
+    const Program& program = smaller ? smaller->evaluated.program : p;
+    const Variant& variant = smaller ? *program.findVariant(v.name) : v;
+    if (smaller) options.checkedAt = smaller->text;
+    VariantRunOutcome run = loopscope::runVariant(program, variant, options);
     for (auto& n : run.notes)
         std::cerr << o.file << ": note: " << n << "\n";
     VariantOutcome out;
@@ -75,6 +87,12 @@ VariantOutcome runVariant(const RunOptions& o, const Program& p, const Variant& 
     json params = parametersJson(p, o);
     for (auto& [name, value] : params.items())
         out.record[name] = value;
+    if (smaller) {
+        json at = json::object();
+        for (const auto& [name, value] : smaller->values)
+            at[name] = value;
+        out.record["checked_at"] = at;
+    }
     return out;
 }
 

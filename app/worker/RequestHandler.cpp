@@ -9,6 +9,7 @@
 #include "ir/Host.h"
 #include "ir/Limits.h"
 #include "lower/Lower.h"
+#include "runtime/CpuCheckSize.h"
 #include "runtime/GpuRun.h"
 #include "runtime/Microbench.h"
 #include "runtime/Replies.h"
@@ -306,8 +307,23 @@ protocol::MeasureReply RequestHandler::measure(const protocol::MeasureRequest& r
 {
     Target t;
     evaluateTarget(request.script, request.sets, request.variant, request.step, &t);
-    const Program& program = t.evaluation.result.program;
     VariantRunOptions options;
+    std::map<std::string, std::int64_t> parameters; // the script's, as the request gives them
+    for (const Parameter& p : t.evaluation.result.program.parameters)
+        parameters[p.name] = p.value;
+    // A GPU variant without a GPU is checked on this CPU at sizes it finishes in about a
+    // second (its kernels' threads run as loops there), not at the script's.
+    if (bindsGpuThreads(*t.variant) && !gpu().device()) {
+        std::map<std::string, std::int64_t> sets(request.sets.begin(), request.sets.end());
+        if (std::optional<CpuCheckSize> smaller =
+                cpuCheckSize(request.script, sets, t.evaluation.result.program, *t.variant)) {
+            const std::string name = t.variant->name;
+            t.evaluation.result = std::move(smaller->evaluated);
+            t.variant = t.evaluation.result.program.findVariant(name);
+            options.checkedAt = smaller->text;
+        }
+    }
+    const Program& program = t.evaluation.result.program;
     options.step = t.step;
     options.check = request.check;
     options.time = request.time;
@@ -372,8 +388,8 @@ protocol::MeasureReply RequestHandler::measure(const protocol::MeasureRequest& r
     result.step = resolvedStep(t);
     result.steps = static_cast<int>(t.variant->steps.size());
     result.threads = parallelThreads();
-    for (auto& p : program.parameters)
-        result.parameters[p.name] = p.value;
+    for (auto& [name, value] : parameters)
+        result.parameters[name] = value;
     for (auto& [name, value] : t.evaluation.symbols)
         result.parameters[name] = value;
     // Wrong numbers are an error of the schedule, never a speed.

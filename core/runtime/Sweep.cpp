@@ -2,6 +2,7 @@
 
 #include "codegen/Codegen.h"
 #include "runtime/BlasReference.h"
+#include "runtime/CpuCheckSize.h"
 #include "runtime/DnnlReference.h"
 #include "runtime/GpuRun.h"
 #include "runtime/LocalRun.h"
@@ -270,6 +271,14 @@ SweepResult runSweep(Jit& jit, const SweepRequest& request, SweepCache* cache, G
                     point.skipped = true;
                     point.message = "not run: one run would take about " + seconds(predictedMs) +
                                     ", over the per-point limit (" + seconds(limitMs) + ")";
+                    cacheable = false;
+                } else if (prepared->isGpu() && !(gpu && gpu->device()) &&
+                           point.flops > kCpuCheckFlops) {
+                    // No GPU, and a size the CPU would check for minutes: left unchecked.
+                    point.skipped = true;
+                    point.message = "no GPU here: not checked at this size on the CPU (its "
+                                    "kernels' threads run as loops here; smaller sizes are "
+                                    "checked), not timed";
                     cacheable = false;
                 } else if (prepared->isGpu() && !(gpu && gpu->device())) {
                     // No GPU: checked on this CPU, not timed.

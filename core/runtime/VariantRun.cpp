@@ -143,6 +143,8 @@ VariantRunOutcome runVariant(const Program& program, const Variant& variant,
         // No GPU: the kernels run on this CPU, blocks in turn and the threads of a block in
         // turn between barriers, to be checked; their CPU times say nothing of a GPU's.
         std::string note = kNoGpuNote;
+        if (!options.checkedAt.empty())
+            note = "no GPU here: checked on the CPU at " + options.checkedAt + ", not timed";
         const std::string why = gpu ? gpu->unavailable() : std::string();
         if (!why.empty()) note += " (" + why + ")";
         out.notes.push_back(note);

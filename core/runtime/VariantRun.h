@@ -47,6 +47,9 @@ struct VariantRunOptions {
     double maxFirstRunMs = 0;
     BenchmarkOptions benchmark;
     RunConfig config;
+    // A GPU variant run without a GPU at smaller sizes than the script's (runtime/CpuCheckSize):
+    // which ("N=512"), said in its note.
+    std::string checkedAt;
 };
 
 struct VariantRunHooks {

@@ -212,6 +212,37 @@ bool Evaluator::isIntLiteral(const ast::Expr& e, std::int64_t* out)
         *out = -e.value->intValue;
         return true;
     }
+    // Arithmetic on integer literals alone (`N = 1024 * 1024`, `1 << 20`): a size written as
+    // an expression is a parameter too. Within 2^62, so that no step overflows.
+    if (e.kind == ExprKind::Binary && e.lhs && e.rhs) {
+        std::int64_t a = 0, b = 0;
+        if (!isIntLiteral(*e.lhs, &a) || !isIntLiteral(*e.rhs, &b)) return false;
+        constexpr std::int64_t kLimit = std::int64_t(1) << 62;
+        auto fits = [&](long double v) { return v > -kLimit && v < kLimit; };
+        const std::string& op = e.name;
+        long double r = 0;
+        if (op == "+")
+            r = static_cast<long double>(a) + b;
+        else if (op == "-")
+            r = static_cast<long double>(a) - b;
+        else if (op == "*")
+            r = static_cast<long double>(a) * b;
+        else if (op == "//" && b > 0 && a >= 0)
+            r = static_cast<long double>(a / b);
+        else if (op == "%" && b > 0 && a >= 0)
+            r = static_cast<long double>(a % b);
+        else if (op == "<<" && b >= 0 && b < 62)
+            r = static_cast<long double>(a) * (std::int64_t(1) << b);
+        else if (op == "**" && b >= 0 && b < 63) {
+            r = 1;
+            for (std::int64_t k = 0; k < b && fits(r); ++k)
+                r *= a;
+        } else
+            return false;
+        if (!fits(r)) return false;
+        *out = static_cast<std::int64_t>(r);
+        return true;
+    }
     return false;
 }
 
