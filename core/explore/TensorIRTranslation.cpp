@@ -328,6 +328,10 @@ private:
     void stage(const Stage& st)
     {
         const OperationNode* origin = st.originOp.get();
+        if (st.storePredicate.defined())
+            refuse(firstStep(origin, [](const Stage& s) { return s.storePredicate.defined(); }),
+                   "set_store_predicate has no tir.Schedule counterpart (TensorIR stores a sum "
+                   "shared among threads from its first thread by itself)");
         if (st.attach == AttachType::Inline) {
             const int step =
                 firstStep(origin, [](const Stage& s) { return s.attach == AttachType::Inline; });

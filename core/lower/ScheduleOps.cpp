@@ -80,13 +80,18 @@ public:
         for (auto& axis : s.op->axes)
             index.push_back(values.at(axis.get()));
         std::vector<Expr> preds = boundChecks(s, offsets, values, false, {});
+        // set_store_predicate: after the bound checks, as TVM appends it to them.
+        const Expr storePred = storePredicate(s, sub);
+        std::vector<Expr> storePreds = preds;
+        if (storePred.defined()) storePreds.push_back(storePred);
 
         auto* reduce = body.as<ReduceNode>();
         if (!reduce) {
             Stmt store = makeTensorStore(s.op, index, substitute(body, sub));
-            return wrapLoops(s, 0, n, wrapIfs(preds, store), mainVars, {}, true);
+            return wrapLoops(s, 0, n, wrapIfs(storePreds, store), mainVars, {}, true);
         }
-        if (reducesAcrossThreads(s)) return crossThread(s, *reduce, index, sub, preds, mainVars);
+        if (reducesAcrossThreads(s))
+            return crossThread(s, *reduce, index, sub, preds, mainVars, storePred);
 
         // The reduction's init goes inside the loops before the first loop touching a reduction
         // axis; its own loops cover the remaining data-parallel axes.
@@ -126,7 +131,7 @@ public:
             s.op, index, reduceCombine(reduce->op, makeTensorLoad(s.op, index), source));
         if (reduce->condition.defined())
             update = makeIfThenElse(substitute(reduce->condition, sub), update);
-        update = wrapLoops(s, begin, n, wrapIfs(preds, update), mainVars, {}, true);
+        update = wrapLoops(s, begin, n, wrapIfs(storePreds, update), mainVars, {}, true);
         return wrapLoops(s, 0, begin, makeSeq({init, update}), mainVars, {}, true);
     }
 
@@ -138,9 +143,31 @@ private:
     // reduction's axes are bound to then combine their values (tvm_thread_allreduce, under a
     // "reduce_scope" naming the reducer) into `reduce_temp0`, and the first of those threads
     // stores the result.
+    // The stage's store predicate in its loops' variables: the root axes as the loops compute
+    // them, a thread tag's variable as the stage's loop bound to that thread. Null when none.
+    Expr storePredicate(const Stage& s, const VarMap& sub) const
+    {
+        if (!s.storePredicate.defined()) return {};
+        VarMap map = sub;
+        VarSet used;
+        collectVars(s.storePredicate, &used);
+        for (const VarNode* v : used) {
+            if (!isThreadTag(v->name) || map.count(v)) continue;
+            for (const IterVar& iv : s.leafIterVars)
+                if (const IterVarAttr* a = s.attr(iv);
+                    a && a->kind == ForKind::ThreadBinding && a->threadTag == v->name)
+                    map[v] = iv->var;
+            if (!map.count(v))
+                throw UserError(s.storePredicateLoc,
+                                "the store predicate of '" + s.name() + "' reads " + v->name +
+                                    ", and no loop of '" + s.name() + "' is bound to it");
+        }
+        return substitute(s.storePredicate, map);
+    }
+
     Stmt crossThread(const Stage& s, const ReduceNode& reduce, const std::vector<Expr>& index,
                      const VarMap& sub, const std::vector<Expr>& preds,
-                     const std::vector<Var>& vars)
+                     const std::vector<Var>& vars, const Expr& storePred)
     {
         std::unordered_set<const IterVarNode*> inThread, common;
         std::vector<Expr> threads;
@@ -210,9 +237,11 @@ private:
                                  reduceIdentity(reduce.op, t),
                                  makeEvaluate(makeCall(t, CallOp::ThreadAllreduce, args))));
         // The result is stored once, by the first thread of those reducing, where the output's
-        // own bounds hold.
-        Expr first;
+        // own bounds hold; or, as TVM does, where the stage's store predicate says
+        // (set_store_predicate(tx.var.equal(0)) is the same first thread).
+        Expr first = storePred;
         for (const Expr& v : threads) {
+            if (storePred.defined()) break;
             Expr zero = makeBinary(ExprKind::EQ, v, makeInt(0));
             first = first.defined() ? makeBinary(ExprKind::And, first, zero) : zero;
         }

@@ -116,6 +116,12 @@ StepOutput applyStorageAlign(Schedule& s, const ScheduleStep& step)
     return {};
 }
 
+StepOutput applySetStorePredicate(Schedule& s, const ScheduleStep& step)
+{
+    s.setStorePredicate(stageOf(s, step), step.arg("predicate").value, step.loc);
+    return {};
+}
+
 StepOutput applyDoubleBuffer(Schedule& s, const ScheduleStep& step)
 {
     Stage& st = stageOf(s, step);
@@ -334,6 +340,16 @@ std::vector<PrimitiveSpec> makeCatalogue()
              "s[C].reorder(xo, yo, ko, xi, yi, ki)\ns[AA].compute_at(s[C], ko)\n",
          {},
          applyDoubleBuffer,
+         nullptr},
+        {"set_store_predicate",
+         onStage,
+         {required("predicate", K::Value)},
+         "Store the stage's values only where a condition holds (a reduction shared among "
+         "threads: tx.var.equal(0), its first thread)",
+         "s[C].set_store_predicate(x < 32)",
+         {},
+         {},
+         applySetStorePredicate,
          nullptr},
         {"compute_at",
          onStage,

@@ -472,6 +472,17 @@ void Schedule::doubleBuffer(Stage& s)
     s.doubleBuffer = true;
 }
 
+void Schedule::setStorePredicate(Stage& s, Expr predicate, SourceLoc loc)
+{
+    if (s.isPlaceholder()) throw ScheduleError("'" + s.name() + "' is a placeholder");
+    if (!predicate.defined() || !predicate.type().isBool())
+        throw ScheduleError("set_store_predicate takes a condition (such as "
+                            "tx.var.equal(0)), not a value",
+                            0);
+    s.storePredicate = std::move(predicate);
+    s.storePredicateLoc = loc;
+}
+
 void Schedule::replaceOpEverywhere(const Tensor& from, const Tensor& to)
 {
     std::vector<std::pair<Tensor, Tensor>> map{{from, to}};

@@ -64,6 +64,11 @@ struct Stage {
     // is used (lower/passes/InjectDoubleBuffer).
     bool doubleBuffer = false;
     SourceLoc doubleBufferLoc; // its double_buffer step
+    // set_store_predicate: the stage stores (its update, for a reduction) only where this holds;
+    // a thread tag's variable in it (te.thread_axis("threadIdx.x").var) is the stage's loop
+    // bound to that thread.
+    Expr storePredicate;
+    SourceLoc storePredicateLoc;
 
     std::string name() const { return op->name; }
     bool isPlaceholder() const { return op->isPlaceholder(); }
@@ -134,6 +139,7 @@ public:
     void computeRoot(Stage& s);
     void storageAlign(Stage& s, const IterVar& axis, int factor, int offset);
     void doubleBuffer(Stage& s);
+    void setStorePredicate(Stage& s, Expr predicate, SourceLoc loc);
 
     // Dataflow primitives: they add a stage and redirect reads.
     Tensor cacheRead(const Tensor& t, const std::string& scope, const std::vector<Tensor>& readers);

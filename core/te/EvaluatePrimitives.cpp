@@ -113,6 +113,11 @@ Value Evaluator::callMethod(const Value& self, const std::string& name, const Ca
             throw UserError(b["index"].loc, "operations have a single output (index 0)");
         return Value::ofTensor(VKind::Tensor, self.tensor);
     }
+    if ((self.kind == VKind::Expr || self.kind == VKind::IterVar) && name == "equal") {
+        Bound b(c, {{"other", true}});
+        return Value::ofExpr(makeBinary(loopscope::ExprKind::EQ, toExpr(self, c.loc),
+                                        toExpr(b["other"].value, b["other"].loc)));
+    }
     if ((self.kind == VKind::Expr || self.kind == VKind::IterVar) && name == "astype") {
         Bound b(c, {{"dtype", true}});
         return Value::ofExpr(makeCast(dtypeArg(b["dtype"]), toExpr(self, c.loc)));

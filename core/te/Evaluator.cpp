@@ -448,8 +448,13 @@ Value Evaluator::attribute(const Value& obj, const ast::Expr& e)
         if (a == "kind") return obj;
         if (a == "name") return Value::str("llvm");
         break;
+    case VKind::ThreadAxis:
+        // The thread's variable, named by its tag: in a stage's store predicate it is the
+        // stage's loop bound to that thread.
+        if (a == "var") return Value::ofExpr(Var(obj.s));
+        break;
     case VKind::Expr:
-        if (a == "astype") return method(obj, a);
+        if (a == "astype" || a == "equal") return method(obj, a);
         if (a == "dtype") return Value::str(obj.expr.type().str());
         break;
     case VKind::Str:
@@ -457,7 +462,7 @@ Value Evaluator::attribute(const Value& obj, const ast::Expr& e)
         break;
     default: break;
     }
-    if ((obj.kind == VKind::Expr || obj.kind == VKind::IterVar) && a == "astype")
+    if ((obj.kind == VKind::Expr || obj.kind == VKind::IterVar) && (a == "astype" || a == "equal"))
         return method(obj, a);
     std::string hint;
     if (obj.kind == VKind::Tensor && (a == "axis" || a == "reduce_axis"))

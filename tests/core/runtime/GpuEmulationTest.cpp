@@ -1,6 +1,8 @@
 // GPU schedules checked on the CPU: kernels run as loops, with the threads of a block in turn
 // between barriers, give the reference's results; without the barriers, the shared-memory
 // schedule reads tiles other threads have not fetched yet and the check fails.
+#include "ir/Printer.h"
+#include "lower/Lower.h"
 #include "lower/gpu/EmulateThreads.h"
 #include "lower/gpu/ThreadAllreduce.h"
 #include "runtime/LocalRun.h"
@@ -68,14 +70,47 @@ TEST_P(GpuEmulation, EveryVariantMatchesTheReference)
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Scripts, GpuEmulation,
-                         testing::Values("tests/data/gpu/matmul_shared.py",
-                                         "tests/data/gpu/reductions.py",
-                                         "tests/data/gpu/launch_inside_loops.py",
-                                         "tests/data/gpu/double_buffer_reduction.py",
-                                         "tests/data/tvm-gpu/row_max_allreduce.py",
-                                         "tests/data/tvm-gpu/vector_add_bind.py",
-                                         "tests/data/tvm-gpu/conv_shared_vthread.py"));
+INSTANTIATE_TEST_SUITE_P(
+    Scripts, GpuEmulation,
+    testing::Values("tests/data/gpu/matmul_shared.py", "tests/data/gpu/reductions.py",
+                    "tests/data/gpu/launch_inside_loops.py",
+                    "tests/data/gpu/double_buffer_reduction.py",
+                    "tests/data/tvm-gpu/row_max_allreduce.py",
+                    "tests/data/tvm-gpu/vector_add_bind.py",
+                    "tests/data/tvm-gpu/conv_shared_vthread.py",
+                    "tests/data/gpu-without-golden/reduction_store_predicate.py"));
+
+// set_store_predicate: the first thread of the cross-thread reduction stores its result, under
+// the predicate the script gives (once: not a second guard of Loopscope's own); a predicate
+// naming a thread the stage does not bind is refused at its line.
+TEST(GpuEmulation, AStorePredicateGuardsTheStoreOfTheSharedSum)
+{
+    const std::string text =
+        readSourceFile("tests/data/gpu-without-golden/reduction_store_predicate.py");
+    EvalResult r = evaluateScript(text);
+    ASSERT_TRUE(r.ok) << r.error.message;
+    const Variant& v = r.program.variants[0];
+    EXPECT_EQ(v.steps.back().primitive, "set_store_predicate");
+    const std::string lowered = printTVMScript(lowerSchedule(v.schedule(), v.args).func);
+    const std::size_t guard = lowered.find("if threadIdx_x == 0:");
+    ASSERT_NE(guard, std::string::npos) << lowered;
+    EXPECT_EQ(lowered.find("if threadIdx_x == 0:", guard + 1), std::string::npos) << lowered;
+    EXPECT_NE(lowered.find("T.tvm_thread_allreduce("), std::string::npos) << lowered;
+
+    std::string unbound = text;
+    unbound.replace(unbound.find("tx.var.equal(0)"), 15,
+                    "te.thread_axis(\"threadIdx.z\").var.equal(0)");
+    EvalResult u = evaluateScript(unbound);
+    ASSERT_TRUE(u.ok) << u.error.message;
+    try {
+        lowerSchedule(u.program.variants[0].schedule(), u.program.variants[0].args);
+        ADD_FAILURE() << "a predicate of an unbound thread lowered";
+    } catch (const UserError& e) {
+        EXPECT_EQ(e.diagnostic().loc.line, 24);
+        EXPECT_NE(e.diagnostic().message.find("no loop of 'B' is bound to it"), std::string::npos)
+            << e.diagnostic().message;
+    }
+}
 
 TEST(GpuEmulation, WithoutBarriersTheSharedTilesAreReadBeforeTheyAreFetched)
 {
