@@ -514,7 +514,8 @@ private:
         const std::size_t had = was ? was->pragmas.size() : 0;
         for (std::size_t p = had; p < now.pragmas.size(); ++p) {
             // TensorIR's pragmas are annotations of the loop, lowered as TE's are.
-            const auto& [key, value] = now.pragmas[p];
+            const std::string& key = now.pragmas[p].first;
+            const Expr& value = now.pragmas[p].second;
             if (!value.defined())
                 refuse(step, "pragma '" + key +
                                  "' has no value, and a TensorIR annotation needs one: give it "
