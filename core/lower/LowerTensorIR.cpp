@@ -3,6 +3,7 @@
 #include "ir/IRMutator.h"
 #include "ir/IRUtil.h"
 #include "ir/Tensor.h"
+#include "lower/gpu/ThreadAllreduce.h"
 #include "schedule/TensorIR.h"
 
 #include <functional>
@@ -241,34 +242,24 @@ private:
         const Expr predicate = b->predicate.defined() ? substitute(b->predicate, bindings) : Expr();
         const Expr source = substitute(value, bindings);
         std::vector<Stmt> steps;
-        std::vector<Expr> args{makeInt(1, DataType{DataType::UInt, 32, 1})};
         if (!inThread.empty()) {
             partial = makeFlatBuffer("in_thread_" + name, t, makeInt(1), "local");
-            steps.push_back(makeBufferStore(partial, {makeInt(0)}, reduceIdentity(op, t)));
-            Stmt update =
-                makeBufferStore(partial, {makeInt(0)},
-                                reduceCombine(op, makeBufferLoad(partial, {makeInt(0)}), source));
+            InThreadReduction own = inThreadReduction(op, t, partial, source);
+            steps.push_back(own.init);
+            Stmt update = own.update;
             if (predicate.defined()) update = makeIfThenElse(predicate, update);
             for (auto l = inThread.rbegin(); l != inThread.rend(); ++l)
                 update = remakeFor(*l, (*l)->min, (*l)->extent, update);
             steps.push_back(mutate(update));
-            args.push_back(makeBufferLoad(partial, {makeInt(0)}));
-            args.push_back(makeBool(true));
+            steps.push_back(threadAllreduce(op, t, makeBufferLoad(partial, {makeInt(0)}),
+                                            makeBool(true), result, threads));
         } else {
-            args.push_back(source);
-            args.push_back(predicate.defined() ? predicate : makeBool(true));
+            steps.push_back(threadAllreduce(
+                op, t, source, predicate.defined() ? predicate : makeBool(true), result, threads));
         }
-        args.push_back(makeBufferLoad(result, {makeInt(0)}));
-        args.insert(args.end(), threads.begin(), threads.end());
-        steps.push_back(makeAttr("reduce_scope", reduceOpName(op), reduceIdentity(op, t),
-                                 makeEvaluate(makeCall(t, CallOp::ThreadAllreduce, args))));
         // The first of the reducing threads stores the result, where the block's predicate
         // holds of what is not reduced.
-        Expr first;
-        for (const Expr& v : threads) {
-            Expr zero = makeBinary(ExprKind::EQ, v, makeInt(0));
-            first = first.defined() ? makeBinary(ExprKind::And, first, zero) : zero;
-        }
+        Expr first = firstThread(threads);
         if (predicate.defined() && !usesAnyVar(predicate, reduce))
             first = makeBinary(ExprKind::And, first, predicate);
         std::vector<Expr> index;

@@ -4,6 +4,7 @@
 #include "ir/IRUtil.h"
 #include "ir/Limits.h"
 #include "ir/Printer.h"
+#include "lower/gpu/ThreadAllreduce.h"
 #include "schedule/ThreadScope.h"
 
 #include <algorithm>
@@ -138,11 +139,6 @@ public:
 private:
     bool trivial(const IterVar& iv) const { return isOne(m_b.ranges.at(iv.get()).extent); }
 
-    // As TVM's MakeCrossThreadReduction: each thread first reduces the iterations of the
-    // reduction's unbound loops into `normal_reduce_temp0` (when there are any), the threads the
-    // reduction's axes are bound to then combine their values (tvm_thread_allreduce, under a
-    // "reduce_scope" naming the reducer) into `reduce_temp0`, and the first of those threads
-    // stores the result.
     // The stage's store predicate in its loops' variables: the root axes as the loops compute
     // them, a thread tag's variable as the stage's loop bound to that thread. Null when none.
     Expr storePredicate(const Stage& s, const VarMap& sub) const
@@ -165,6 +161,11 @@ private:
         return substitute(s.storePredicate, map);
     }
 
+    // As TVM's MakeCrossThreadReduction: each thread first reduces the iterations of the
+    // reduction's unbound loops into `normal_reduce_temp0` (when there are any), the threads the
+    // reduction's axes are bound to then combine their values (tvm_thread_allreduce, under a
+    // "reduce_scope" naming the reducer) into `reduce_temp0`, and the first of those threads
+    // stores the result.
     Stmt crossThread(const Stage& s, const ReduceNode& reduce, const std::vector<Expr>& index,
                      const VarMap& sub, const std::vector<Expr>& preds,
                      const std::vector<Var>& vars, const Expr& storePred)
@@ -216,35 +217,22 @@ private:
         Buffer result = temp("reduce_temp0");
         Buffer partial;
         std::vector<Stmt> steps;
-        std::vector<Expr> args{makeInt(1, DataType{DataType::UInt, 32, 1})};
         if (!inThread.empty()) {
             partial = temp("normal_reduce_temp0");
-            steps.push_back(makeBufferStore(partial, {makeInt(0)}, reduceIdentity(reduce.op, t)));
-            Stmt update = makeBufferStore(
-                partial, {makeInt(0)},
-                reduceCombine(reduce.op, makeBufferLoad(partial, {makeInt(0)}), source));
-            update = wrapIfs(updateChecks, update);
-            steps.push_back(wrapLoops(s, 0, s.leafIterVars.size(), update, vars, common, true));
-            args.push_back(makeBufferLoad(partial, {makeInt(0)}));
-            args.push_back(makeBool(true));
+            InThreadReduction own = inThreadReduction(reduce.op, t, partial, source);
+            steps.push_back(own.init);
+            steps.push_back(wrapLoops(s, 0, s.leafIterVars.size(),
+                                      wrapIfs(updateChecks, own.update), vars, common, true));
+            steps.push_back(threadAllreduce(reduce.op, t, makeBufferLoad(partial, {makeInt(0)}),
+                                            makeBool(true), result, threads));
         } else {
-            args.push_back(source);
-            args.push_back(cond.defined() ? cond : makeBool(true));
+            steps.push_back(threadAllreduce(
+                reduce.op, t, source, cond.defined() ? cond : makeBool(true), result, threads));
         }
-        args.push_back(makeBufferLoad(result, {makeInt(0)}));
-        args.insert(args.end(), threads.begin(), threads.end());
-        steps.push_back(makeAttr("reduce_scope", reduceOpName(reduce.op),
-                                 reduceIdentity(reduce.op, t),
-                                 makeEvaluate(makeCall(t, CallOp::ThreadAllreduce, args))));
         // The result is stored once, by the first thread of those reducing, where the output's
         // own bounds hold; or, as TVM does, where the stage's store predicate says
         // (set_store_predicate(tx.var.equal(0)) is the same first thread).
-        Expr first = storePred;
-        for (const Expr& v : threads) {
-            if (storePred.defined()) break;
-            Expr zero = makeBinary(ExprKind::EQ, v, makeInt(0));
-            first = first.defined() ? makeBinary(ExprKind::And, first, zero) : zero;
-        }
+        const Expr first = storePred.defined() ? storePred : firstThread(threads);
         Stmt store = makeIfThenElse(
             first, makeTensorStore(s.op, index, makeBufferLoad(result, {makeInt(0)})));
         // The output's own bounds: the checks that name no reduction loop or reducing thread.

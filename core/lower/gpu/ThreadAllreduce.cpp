@@ -10,6 +10,34 @@
 
 namespace loopscope {
 
+InThreadReduction inThreadReduction(ReduceOp op, DataType t, const Buffer& partial,
+                                    const Expr& source)
+{
+    return {makeBufferStore(partial, {makeInt(0)}, reduceIdentity(op, t)),
+            makeBufferStore(partial, {makeInt(0)},
+                            reduceCombine(op, makeBufferLoad(partial, {makeInt(0)}), source))};
+}
+
+Stmt threadAllreduce(ReduceOp op, DataType t, const Expr& value, const Expr& cond,
+                     const Buffer& result, const std::vector<Expr>& threads)
+{
+    std::vector<Expr> args{makeInt(1, DataType{DataType::UInt, 32, 1}), value, cond,
+                           makeBufferLoad(result, {makeInt(0)})};
+    args.insert(args.end(), threads.begin(), threads.end());
+    return makeAttr("reduce_scope", reduceOpName(op), reduceIdentity(op, t),
+                    makeEvaluate(makeCall(t, CallOp::ThreadAllreduce, args)));
+}
+
+Expr firstThread(const std::vector<Expr>& threads)
+{
+    Expr first;
+    for (const Expr& v : threads) {
+        Expr zero = makeBinary(ExprKind::EQ, v, makeInt(0));
+        first = first.defined() ? makeBinary(ExprKind::And, first, zero) : zero;
+    }
+    return first;
+}
+
 namespace {
 
 constexpr std::int64_t kWarp = 32;

@@ -19,9 +19,28 @@
 
 #include "ir/Stmt.h"
 
+#include <vector>
+
 namespace loopscope {
 
 Stmt lowerThreadAllreduce(const Stmt& s);
+
+// What both cross-thread lowerings (TE's MakeCrossThreadReduction, TensorIR's
+// LowerCrossThreadReduction) make of a reduction shared among threads, for
+// lowerThreadAllreduce to lower:
+// - each thread's share into `partial` (local, one element): its identity, then its update by
+//   `source` (the update goes under the thread's own loops);
+// - the threads' combination: tvm_thread_allreduce(1, value, cond, result[0], threads...) under a
+//   "reduce_scope" attribute naming the reducer;
+// - the guard of the store of `result`: the first of the threads (each of them 0).
+struct InThreadReduction {
+    Stmt init, update;
+};
+InThreadReduction inThreadReduction(ReduceOp op, DataType t, const Buffer& partial,
+                                    const Expr& source);
+Stmt threadAllreduce(ReduceOp op, DataType t, const Expr& value, const Expr& cond,
+                     const Buffer& result, const std::vector<Expr>& threads);
+Expr firstThread(const std::vector<Expr>& threads);
 
 // For running kernels on a CPU (lower/gpu/EmulateThreads): each warp shuffle becomes an exchange
 // through shared memory (every lane writes its value, then reads its partner's), so that the
