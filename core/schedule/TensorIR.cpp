@@ -619,28 +619,37 @@ TirFunc tirComputeAt(const TirFunc& f, const std::string& name, const Var& loop,
 
 namespace {
 
-// Reads and writes of one tensor redirected to another, in bodies and regions.
+// Reads and writes of one tensor redirected to another, in bodies and regions; with `remap`, an
+// access's indices become what it makes of them (transform_layout), in regions too, which must
+// then be points.
 class ReplaceTensor : public IRMutator {
 public:
-    ReplaceTensor(Tensor from, Tensor to, bool reads, bool writes)
-        : m_from(std::move(from)), m_to(std::move(to)), m_reads(reads), m_writes(writes)
+    using Remap = std::function<std::vector<Expr>(const std::vector<Expr>&)>;
+
+    ReplaceTensor(Tensor from, Tensor to, bool reads, bool writes, Remap remap = {})
+        : m_from(std::move(from)), m_to(std::move(to)), m_reads(reads), m_writes(writes),
+          m_remap(std::move(remap))
     {
     }
 
 protected:
+    std::vector<Expr> indices(const std::vector<Expr>& old) const
+    {
+        return m_remap ? m_remap(old) : old;
+    }
     Expr visitTensorLoad(const TensorLoadNode* op, const Expr& self) override
     {
         Expr e = IRMutator::visitTensorLoad(op, self);
         auto* l = e.as<TensorLoadNode>();
         if (!m_reads || !l || l->tensor != m_from) return e;
-        return makeTensorLoad(m_to, l->indices);
+        return makeTensorLoad(m_to, indices(l->indices));
     }
     Stmt visitTensorStore(const TensorStoreNode* op, const Stmt& self) override
     {
         Stmt s = IRMutator::visitTensorStore(op, self);
         auto* st = s.as<TensorStoreNode>();
         if (!m_writes || !st || st->tensor != m_from) return s;
-        return makeTensorStore(m_to, st->indices, st->value);
+        return makeTensorStore(m_to, indices(st->indices), st->value);
     }
     Stmt visitBlock(const BlockNode* op, const Stmt& self) override
     {
@@ -648,8 +657,23 @@ protected:
         BlockNode b = *s.as<BlockNode>();
         for (auto* regions : {&b.reads, &b.writes}) {
             const bool wanted = regions == &b.reads ? m_reads : m_writes;
-            for (TensorRegion& r : *regions)
-                if (wanted && r.tensor == m_from) r.tensor = m_to;
+            for (TensorRegion& r : *regions) {
+                if (!wanted || r.tensor != m_from) continue;
+                r.tensor = m_to;
+                if (!m_remap) continue;
+                std::vector<Expr> mins;
+                for (const Range& x : r.region) {
+                    if (!isConstInt(x.extent, 1))
+                        throw ScheduleError("block '" + b.name + "' accesses '" + m_from->name +
+                                                "' over a region, not at a point: its layout "
+                                                "cannot be mapped here",
+                                            1);
+                    mins.push_back(x.min);
+                }
+                r.region.clear();
+                for (const Expr& e : indices(mins))
+                    r.region.push_back({e, makeInt(1)});
+            }
         }
         return makeBlock(std::move(b));
     }
@@ -657,7 +681,42 @@ protected:
 private:
     Tensor m_from, m_to;
     bool m_reads, m_writes;
+    Remap m_remap;
 };
+
+// replaceTensor, an access's indices remapped (ReplaceTensor's `remap`).
+TirFunc replaceTensorMapped(const TirFunc& f, const Tensor& from, const Tensor& to,
+                            ReplaceTensor::Remap remap)
+{
+    // Allocations are the one place the mutator does not reach.
+    class WithAllocs : public ReplaceTensor {
+    public:
+        WithAllocs(const Tensor& a, const Tensor& b, Remap remap)
+            : ReplaceTensor(a, b, true, true, std::move(remap)), m_a(a), m_b(b)
+        {
+        }
+
+    protected:
+        Stmt visitBlock(const BlockNode* op, const Stmt& self) override
+        {
+            Stmt s = ReplaceTensor::visitBlock(op, self);
+            BlockNode b = *s.as<BlockNode>();
+            for (BlockAlloc& a : b.allocs)
+                if (a.tensor == m_a) a.tensor = m_b;
+            return makeBlock(std::move(b));
+        }
+
+    private:
+        Tensor m_a, m_b;
+    };
+    TirFunc out = f;
+    for (Tensor& t : out.params)
+        if (t == from) t = to;
+    for (BlockAlloc& a : out.allocs)
+        if (a.tensor == from) a.tensor = to;
+    out.body = WithAllocs(from, to, std::move(remap)).mutate(f.body);
+    return out;
+}
 
 // A block copying `from` into `to` over their whole shape, under loops ax0, ax1, ...
 Stmt copyNest(const std::string& name, const Tensor& from, const Tensor& to)
@@ -1131,77 +1190,6 @@ TirFunc tirRfactor(const TirFunc& f, const Var& loop, int factorAxis, std::strin
     return result;
 }
 
-namespace {
-
-// Every access of `from` made one of `to`, its indices mapped by `map` (of the old indices).
-class RemapLayout : public IRMutator {
-public:
-    RemapLayout(Tensor from, Tensor to, std::vector<Var> params, std::vector<Expr> map)
-        : m_from(std::move(from)), m_to(std::move(to)), m_params(std::move(params)),
-          m_map(std::move(map))
-    {
-    }
-
-    std::vector<Expr> indices(const std::vector<Expr>& old) const
-    {
-        VarMap vm;
-        for (std::size_t d = 0; d < m_params.size(); ++d)
-            vm[m_params[d].get()] = old[d];
-        std::vector<Expr> out;
-        for (const Expr& e : m_map)
-            out.push_back(simplify(substitute(e, vm)));
-        return out;
-    }
-
-protected:
-    Expr visitTensorLoad(const TensorLoadNode* op, const Expr& self) override
-    {
-        Expr e = IRMutator::visitTensorLoad(op, self);
-        auto* l = e.as<TensorLoadNode>();
-        if (!l || l->tensor != m_from) return e;
-        return makeTensorLoad(m_to, indices(l->indices));
-    }
-    Stmt visitTensorStore(const TensorStoreNode* op, const Stmt& self) override
-    {
-        Stmt s = IRMutator::visitTensorStore(op, self);
-        auto* st = s.as<TensorStoreNode>();
-        if (!st || st->tensor != m_from) return s;
-        return makeTensorStore(m_to, indices(st->indices), st->value);
-    }
-    Stmt visitBlock(const BlockNode* op, const Stmt& self) override
-    {
-        Stmt s = IRMutator::visitBlock(op, self);
-        BlockNode b = *s.as<BlockNode>();
-        for (auto* regions : {&b.reads, &b.writes})
-            for (TensorRegion& r : *regions) {
-                if (r.tensor != m_from) continue;
-                std::vector<Expr> mins;
-                for (const Range& x : r.region) {
-                    if (!isConstInt(x.extent, 1))
-                        throw ScheduleError("block '" + b.name + "' accesses '" + m_from->name +
-                                                "' over a region, not at a point: its layout "
-                                                "cannot be mapped here",
-                                            1);
-                    mins.push_back(x.min);
-                }
-                r.tensor = m_to;
-                r.region.clear();
-                for (const Expr& e : indices(mins))
-                    r.region.push_back({e, makeInt(1)});
-            }
-        for (BlockAlloc& a : b.allocs)
-            if (a.tensor == m_from) a.tensor = m_to;
-        return makeBlock(std::move(b));
-    }
-
-private:
-    Tensor m_from, m_to;
-    std::vector<Var> m_params;
-    std::vector<Expr> m_map;
-};
-
-} // namespace
-
 TirFunc tirTransformLayout(const TirFunc& f, const std::string& name, bool write, int index,
                            const std::vector<Var>& from, const std::vector<Expr>& to)
 {
@@ -1245,11 +1233,16 @@ TirFunc tirTransformLayout(const TirFunc& f, const std::string& name, bool write
                                 "): a layout with padding (pad_value) is not supported yet",
                             2);
     const Tensor laid = makePlaceholder(t->name, shape, t->dtype, t->loc);
-    TirFunc out = f;
-    for (BlockAlloc& a : out.allocs)
-        if (a.tensor == t) a.tensor = laid;
-    out.body = RemapLayout(t, laid, from, to).mutate(f.body);
-    return out;
+    // Each access's new indices: the map's, at the access's old ones.
+    return replaceTensorMapped(f, t, laid, [&](const std::vector<Expr>& old) {
+        VarMap at;
+        for (std::size_t d = 0; d < from.size(); ++d)
+            at[from[d].get()] = old[d];
+        std::vector<Expr> out;
+        for (const Expr& e : to)
+            out.push_back(simplify(substitute(e, at)));
+        return out;
+    });
 }
 
 TirFunc tirSetScope(const TirFunc& f, const std::string& name, int index, const std::string& scope)
@@ -1311,6 +1304,27 @@ TirFunc tirStorageAlign(const TirFunc& f, const std::string& name, int bufferInd
     return out;
 }
 
+namespace {
+
+// sch.annotate / sch.unannotate on a block's or a loop's annotations: `key` set to `value`, or
+// removed when `value` is null (refused, naming `owner`, when it has none).
+void setAnnotation(std::vector<std::pair<std::string, Expr>>* ann, const std::string& key,
+                   const Expr& value, const std::string& owner)
+{
+    auto it =
+        std::find_if(ann->begin(), ann->end(), [&](const auto& kv) { return kv.first == key; });
+    if (!value.defined()) {
+        if (it == ann->end()) throw ScheduleError(owner + " has no annotation '" + key + "'", 1);
+        ann->erase(it);
+    } else if (it != ann->end()) {
+        it->second = value;
+    } else {
+        ann->emplace_back(key, value);
+    }
+}
+
+} // namespace
+
 TirFunc tirAnnotateBlock(const TirFunc& f, const std::string& name, const std::string& key,
                          const Expr& value)
 {
@@ -1318,18 +1332,7 @@ TirFunc tirAnnotateBlock(const TirFunc& f, const std::string& name, const std::s
     TirFunc out = f;
     out.body = rewriteBlock(f.body, b, [&](const BlockNode* op, const Stmt&) {
         BlockNode copy = *op;
-        auto& ann = copy.annotations;
-        auto it =
-            std::find_if(ann.begin(), ann.end(), [&](const auto& kv) { return kv.first == key; });
-        if (!value.defined()) {
-            if (it == ann.end())
-                throw ScheduleError("block '" + op->name + "' has no annotation '" + key + "'", 1);
-            ann.erase(it);
-        } else if (it != ann.end()) {
-            it->second = value;
-        } else {
-            ann.emplace_back(key, value);
-        }
+        setAnnotation(&copy.annotations, key, value, "block '" + op->name + "'");
         return makeBlock(std::move(copy));
     });
     return out;
@@ -1340,19 +1343,7 @@ TirFunc tirAnnotateLoop(const TirFunc& f, const Var& loop, const std::string& ke
 {
     return rewriteLoop(f, loop, 0, [&](const ForNode* op) {
         auto copy = std::make_shared<ForNode>(*op);
-        auto& ann = copy->annotations;
-        auto it =
-            std::find_if(ann.begin(), ann.end(), [&](const auto& kv) { return kv.first == key; });
-        if (!value.defined()) {
-            if (it == ann.end())
-                throw ScheduleError("loop '" + loop.name() + "' has no annotation '" + key + "'",
-                                    1);
-            ann.erase(it);
-        } else if (it != ann.end()) {
-            it->second = value;
-        } else {
-            ann.emplace_back(key, value);
-        }
+        setAnnotation(&copy->annotations, key, value, "loop '" + loop.name() + "'");
         return Stmt(copy);
     });
 }
@@ -1578,12 +1569,13 @@ TirFunc tirBlockize(const TirFunc& f, const Var& loop, std::string* outerName)
             initValue[b->iters[static_cast<std::size_t>(&d - divided.data())].var.get()] =
                 substitute(d.value, VarMap{{d.inner->var.get(), v}});
         }
+        // Each loop the init needs, with the copy of its variable.
+        std::vector<std::pair<const ForNode*, Var>> initLoops;
         VarMap loopCopies;
-        std::vector<const ForNode*> initLoops;
         for (const ForNode* l : chain)
             if (used.count(l->var.get())) {
-                initLoops.push_back(l);
-                loopCopies[l->var.get()] = Var(l->var.name(), l->var.type());
+                initLoops.emplace_back(l, Var(l->var.name(), l->var.type()));
+                loopCopies[l->var.get()] = initLoops.back().second;
             }
         for (BlockIter& it : init.iters)
             it.binding = substitute(it.binding, loopCopies);
@@ -1591,9 +1583,8 @@ TirFunc tirBlockize(const TirFunc& f, const Var& loop, std::string* outerName)
         init.writes = mapRegions(b->writes, initValue);
         Stmt initNest = makeBlock(std::move(init));
         for (auto l = initLoops.rbegin(); l != initLoops.rend(); ++l)
-            initNest = makeFor(
-                Var(std::static_pointer_cast<const VarNode>(loopCopies.at((*l)->var.get()).node())),
-                (*l)->min, (*l)->extent, (*l)->forKind, initNest, (*l)->threadTag);
+            initNest = makeFor(l->second, l->first->min, l->first->extent, l->first->forKind,
+                               initNest, l->first->threadTag);
         outer.init = initNest;
     }
     outer.body = nest;
@@ -1671,34 +1662,7 @@ std::vector<TensorRegion> blockReadRegions(const std::vector<Expr>& values,
 
 TirFunc replaceTensor(const TirFunc& f, const Tensor& from, const Tensor& to)
 {
-    // Allocations are the one place the mutator does not reach.
-    class WithAllocs : public ReplaceTensor {
-    public:
-        WithAllocs(const Tensor& a, const Tensor& b)
-            : ReplaceTensor(a, b, true, true), m_a(a), m_b(b)
-        {
-        }
-
-    protected:
-        Stmt visitBlock(const BlockNode* op, const Stmt& self) override
-        {
-            Stmt s = ReplaceTensor::visitBlock(op, self);
-            BlockNode b = *s.as<BlockNode>();
-            for (BlockAlloc& a : b.allocs)
-                if (a.tensor == m_a) a.tensor = m_b;
-            return makeBlock(std::move(b));
-        }
-
-    private:
-        Tensor m_a, m_b;
-    };
-    TirFunc out = f;
-    for (Tensor& t : out.params)
-        if (t == from) t = to;
-    for (BlockAlloc& a : out.allocs)
-        if (a.tensor == from) a.tensor = to;
-    out.body = WithAllocs(from, to).mutate(f.body);
-    return out;
+    return replaceTensorMapped(f, from, to, {});
 }
 
 TirFunc createPrimFunc(const std::vector<Tensor>& args, TirSpelling spelling)
