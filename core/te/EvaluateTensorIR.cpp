@@ -207,7 +207,11 @@ std::string Evaluator::blockArg(const Arg& a, int variant, const std::string& fn
                                    typeName(a.value));
     if (a.value.variant != variant)
         throw UserError(a.loc, "this block belongs to another schedule");
-    std::string name = a.value.s;
+    return currentBlockName(variant, a.value.s);
+}
+
+std::string Evaluator::currentBlockName(int variant, std::string name) const
+{
     for (auto it = m_blockRenames.find({variant, name}); it != m_blockRenames.end();
          it = m_blockRenames.find({variant, name}))
         name = it->second;

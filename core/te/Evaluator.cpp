@@ -644,10 +644,7 @@ void Evaluator::recordNames(Variant& v)
                 if (var < name) var = name;
             }
         } else if (tir && value.kind == VKind::TirBlock && value.variant == self) {
-            std::string block = value.s;
-            for (auto it = m_blockRenames.find({self, block}); it != m_blockRenames.end();
-                 it = m_blockRenames.find({self, block}))
-                block = it->second;
+            const std::string block = currentBlockName(self, value.s);
             if (!findBlock(*tir, block)) continue;
             std::string& var = v.blockVars[block];
             if (var.empty() || name < var) var = name;

@@ -334,6 +334,8 @@ private:
     // NAME_update) is still the block the script's handle holds, as in TVM.
     std::string blockArg(const Arg& a, int variant, const std::string& fn);
     std::map<std::pair<int, std::string>, std::string> m_blockRenames;
+    // A block handle's block now: `name` after the renames since (decompose_reduction's _update).
+    std::string currentBlockName(int variant, std::string name) const;
     // The trace's names of the script's handles (b0, l1, ...), per variant.
     // A trace names each handle a schedule method returns (TVM's random variables: b0, l1, ...):
     // by the handle itself (its id in Value::i), so that a loop fetched twice is two names, as in

@@ -160,13 +160,6 @@ template <typename Apply> void apply(Writer& w, Apply&& fn)
     }
 }
 
-std::string kindWord(ForKind k)
-{
-    return k == ForKind::Parallel     ? "parallel"
-           : k == ForKind::Vectorized ? "vectorized"
-                                      : "unrolled";
-}
-
 // The dimension of the block's written buffer that loop `l` walks: the block variable bound to a
 // value of the loop, at the buffer's index it writes.
 int walkedDimension(const BlockNode* b, const Var& l)
@@ -263,8 +256,6 @@ void write(Writer& w, const NamedStep& s)
         const ForKind kind = p == "parallel"    ? ForKind::Parallel
                              : p == "vectorize" ? ForKind::Vectorized
                                                 : ForKind::Unrolled;
-        if (const ForNode* loop = findLoop(w.f(), l.get()); loop && loop->forKind == kind)
-            throw Refusal{quoted(l->name) + " is already " + kindWord(kind)};
         const std::string lv = w.loopVar(block, l);
         apply(w, [&](const TirFunc& f) { return tirSetKind(f, l, kind); });
         w.line(w.sch() + "." + p + "(" + lv + ")");

@@ -86,14 +86,33 @@ StepParts partsOf(const PrimitiveSpec& p, const NamedStep& r)
     return out;
 }
 
-// Of a full reorder (every loop of the stage in the new order), the loops that moved: reorder
-// keeps the others in place.
-std::vector<std::string> movedLoops(const StageInfo& st, const std::vector<std::string>& order)
+// The step as its statement lists its loops: fuse's outer to inner; of a full reorder (every
+// loop of the stage in the new order), only the loops that moved (reorder keeps the others in
+// place).
+NamedStep asWritten(const StageInfo& st, const PrimitiveSpec& p, const NamedStep& r)
 {
-    std::vector<std::string> moved;
-    for (std::size_t i = 0; i < order.size(); ++i)
-        if (st.axes[i].var != order[i]) moved.push_back(order[i]);
-    return moved;
+    const StepParts parts = partsOf(p, r);
+    std::vector<std::string> listed = parts.loops;
+    if (r.primitive == "fuse") {
+        std::sort(listed.begin(), listed.end(),
+                  [&](auto& a, auto& b) { return leafIndex(st, a) < leafIndex(st, b); });
+    } else if (r.primitive == "reorder" && listed.size() == st.axes.size()) {
+        std::vector<std::string> moved;
+        for (std::size_t i = 0; i < listed.size(); ++i)
+            if (st.axes[i].var != listed[i]) moved.push_back(listed[i]);
+        listed = moved;
+    }
+    NamedStep written = r;
+    if (parts.list) written.loops(parts.list->name, listed);
+    return written;
+}
+
+std::string joinedLines(const std::vector<std::string>& lines)
+{
+    std::string out;
+    for (const std::string& line : lines)
+        out += (out.empty() ? "" : "\n") + line;
+    return out;
 }
 
 } // namespace
@@ -273,19 +292,7 @@ WrittenStatement StatementWriter::build(const NamedStep& r) const
     if (out.refusal.empty()) out.refusal = scheduleRefusal(r);
     if (!out.refusal.empty()) return out;
 
-    // The loops a list of axes names, as written: fuse outer to inner; a full reorder only the
-    // loops that moved (reorder keeps the others in place).
-    const StageInfo& st = *stageInfo(r.stage);
-    const StepParts parts = partsOf(*findPrimitive(r.primitive), r);
-    std::vector<std::string> listed = parts.loops;
-    if (r.primitive == "fuse") {
-        std::sort(listed.begin(), listed.end(),
-                  [&](auto& a, auto& b) { return leafIndex(st, a) < leafIndex(st, b); });
-    } else if (r.primitive == "reorder" && listed.size() == st.axes.size()) {
-        listed = movedLoops(st, listed);
-    }
-    NamedStep written = r;
-    if (parts.list) written.loops(parts.list->name, listed);
+    const NamedStep written = asWritten(*stageInfo(r.stage), *findPrimitive(r.primitive), r);
     ScheduleStep step;
     out.refusal = resolveStep(*m_context.schedule, written, &step);
     if (!out.refusal.empty()) return out;
@@ -295,8 +302,7 @@ WrittenStatement StatementWriter::build(const NamedStep& r) const
         out.refusal = writer.why();
         return out;
     }
-    for (const std::string& line : writer.statements())
-        out.text += (out.text.empty() ? "" : "\n") + line;
+    out.text = joinedLines(writer.statements());
     return out;
 }
 
@@ -312,38 +318,27 @@ WrittenStatement StatementWriter::buildTensorIR(const NamedStep& r) const
         out.refusal = why;
         return out;
     }
-    NamedStep written = r;
-    if (const PrimitiveSpec* p = findPrimitive(r.primitive)) {
-        // The panel's own checks where they read the same (loops chosen, an order unchanged);
-        // a TensorIR input is a placeholder only for cache_read.
-        if (!(isPlaceholder(*st) && r.primitive != "cache_read"))
-            if (std::string why = check(r, false); !why.empty()) {
-                out.refusal = why;
-                return out;
-            }
-        const StepParts parts = partsOf(*p, r);
-        std::vector<std::string> listed = parts.loops;
-        if (r.primitive == "fuse")
-            std::sort(listed.begin(), listed.end(),
-                      [&](auto& a, auto& b) { return leafIndex(*st, a) < leafIndex(*st, b); });
-        else if (r.primitive == "reorder" && listed.size() == st->axes.size())
-            listed = movedLoops(*st, listed);
-        if (parts.list) written.loops(parts.list->name, listed);
-    }
     if (isPlaceholder(*st) && r.primitive != "cache_read") {
         out.refusal = quoted(r.stage) + " is an input: it has no block to schedule";
         return out;
     }
+    NamedStep written = r;
+    if (const PrimitiveSpec* p = findPrimitive(r.primitive)) {
+        // The panel's own checks where they read the same (loops chosen, an order unchanged).
+        if (std::string why = check(r, false); !why.empty()) {
+            out.refusal = why;
+            return out;
+        }
+        written = asWritten(*st, *p, r);
+    }
     TirScriptNames names;
     names.scheduleVar = m_context.scheduleVar.empty() ? "sch" : m_context.scheduleVar;
-    for (auto& [block, var] : m_context.blockVars)
-        names.blockVars[block] = var;
+    names.blockVars = m_context.blockVars;
     names.loopVars = m_context.blockLoopVars;
     names.used = m_context.usedNames;
     TirWrittenStep w = writeTirStep(*m_context.schedule->tensorIR(), names, written);
     out.refusal = w.refusal;
-    for (const std::string& line : w.lines)
-        out.text += (out.text.empty() ? "" : "\n") + line;
+    out.text = joinedLines(w.lines);
     return out;
 }
 
