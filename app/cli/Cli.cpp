@@ -238,9 +238,8 @@ int documentError(const Options& o, const Diagnostic& d)
 // Evaluates the document; prints its error and returns false when it has one.
 bool evaluate(Options& o, EvalResult* result, json* errorJson)
 {
-    std::string source;
-    if (!readFile(o.file, &source)) throw cannotRead(o.file);
-    ScriptEvaluation evaluation = evaluateWithValues(source, o.sets);
+    if (!readFile(o.file, &o.source)) throw cannotRead(o.file);
+    ScriptEvaluation evaluation = evaluateWithValues(o.source, o.sets);
     *result = std::move(evaluation.result);
     if (!result->ok) {
         reportDiagnostic(o, result->error);

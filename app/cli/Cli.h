@@ -94,6 +94,7 @@ struct Options {
     std::string target;                          // --target as given
     std::string jitCpu; // the CPU model --target names for code run here (empty: the host's)
     std::string runner; // --runner: the command that starts the GPU runner (empty: the one here)
+    std::string source; // the script's text, once evaluate() has read it
 };
 
 // --variant, --set, --max-unroll and --max-reference-steps: every command.

@@ -39,9 +39,7 @@ json machineJson(const RunOptions& o, const Variant& v)
     protocol::Machine here = thisMachine();
     here.features.clear(); // its CPU implies them
     json m = protocol::toJson(here);
-    const bool gpuVariant = std::any_of(v.steps.begin(), v.steps.end(),
-                                        [](const auto& st) { return st.primitive == "bind"; });
-    if (gpuVariant) {
+    if (bindsGpuThreads(v)) {
         GpuRunner& gpu = cliGpu(o);
         if (const auto& d = gpu.device())
             m["gpu"] = {{"name", d->name},
@@ -68,11 +66,8 @@ VariantOutcome runVariant(const RunOptions& o, const Program& p, const Variant& 
     options.benchmark.minRepeatMs = o.minRepeatMs;
     // A GPU variant without a GPU is checked on this CPU, at sizes it finishes in about a
     // second (the kernels' threads run as loops there).
-    std::optional<CpuCheckSize> smaller;
-    if (bindsGpuThreads(v) && !cliGpu(o).device()) {
-        std::string source;
-        if (readFile(o.file, &source)) smaller = cpuCheckSize(source, o.sets, p, v);
-    }
+    const std::optional<CpuCheckSize> smaller =
+        cpuCheckSizeWithoutGpu(o.source, o.sets, p, v, &cliGpu(o));
     const Program& program = smaller ? smaller->evaluated.program : p;
     const Variant& variant = smaller ? *program.findVariant(v.name) : v;
     if (smaller) options.checkedAt = smaller->text;

@@ -313,15 +313,12 @@ protocol::MeasureReply RequestHandler::measure(const protocol::MeasureRequest& r
         parameters[p.name] = p.value;
     // A GPU variant without a GPU is checked on this CPU at sizes it finishes in about a
     // second (its kernels' threads run as loops there), not at the script's.
-    if (bindsGpuThreads(*t.variant) && !gpu().device()) {
-        std::map<std::string, std::int64_t> sets(request.sets.begin(), request.sets.end());
-        if (std::optional<CpuCheckSize> smaller =
-                cpuCheckSize(request.script, sets, t.evaluation.result.program, *t.variant)) {
-            const std::string name = t.variant->name;
-            t.evaluation.result = std::move(smaller->evaluated);
-            t.variant = t.evaluation.result.program.findVariant(name);
-            options.checkedAt = smaller->text;
-        }
+    if (std::optional<CpuCheckSize> smaller = cpuCheckSizeWithoutGpu(
+            request.script, request.sets, t.evaluation.result.program, *t.variant, &gpu())) {
+        const std::string name = t.variant->name;
+        t.evaluation.result = std::move(smaller->evaluated);
+        t.variant = t.evaluation.result.program.findVariant(name);
+        options.checkedAt = smaller->text;
     }
     const Program& program = t.evaluation.result.program;
     options.step = t.step;

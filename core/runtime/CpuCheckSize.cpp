@@ -1,6 +1,7 @@
 #include "runtime/CpuCheckSize.h"
 
 #include "runtime/FlopCount.h"
+#include "runtime/GpuRun.h"
 
 #include <algorithm>
 #include <set>
@@ -123,6 +124,15 @@ std::optional<CpuCheckSize> cpuCheckSize(const std::string& source,
                 (out.text.empty() ? "" : ", ") + p.name + "=" + std::to_string(values.at(p.name));
     out.evaluated = std::move(last);
     return out;
+}
+
+std::optional<CpuCheckSize> cpuCheckSizeWithoutGpu(const std::string& source,
+                                                   const std::map<std::string, std::int64_t>& given,
+                                                   const Program& program, const Variant& variant,
+                                                   GpuRunner* gpu)
+{
+    if (!bindsGpuThreads(variant) || (gpu && gpu->device())) return std::nullopt;
+    return cpuCheckSize(source, given, program, variant);
 }
 
 } // namespace loopscope

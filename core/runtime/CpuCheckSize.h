@@ -28,6 +28,15 @@ struct CpuCheckSize {
 // Whether the variant launches GPU threads (a loop bound to a thread axis).
 bool bindsGpuThreads(const Variant& variant);
 
+class GpuRunner;
+
+// Where `variant` is run with `gpu` (null: none): the sizes to check it at on this CPU when it
+// binds GPU threads and `gpu` has no GPU to run it on (cpuCheckSize); nullopt otherwise.
+std::optional<CpuCheckSize> cpuCheckSizeWithoutGpu(const std::string& source,
+                                                   const std::map<std::string, std::int64_t>& given,
+                                                   const Program& program, const Variant& variant,
+                                                   GpuRunner* gpu);
+
 // The sizes to check `variant` of `source` at (the script evaluated at `given`, which `program`
 // is) on this CPU; nullopt when it is small enough as it is, or when no parameter can be
 // halved.
