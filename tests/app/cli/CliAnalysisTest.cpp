@@ -182,3 +182,29 @@ TEST(CliAnalysis, TuneApplyAddsAVariantToTheScript)
 }
 
 } // namespace
+
+namespace {
+
+// Without a GPU, a GPU variant is checked on the CPU at smaller sizes, and says which.
+TEST(CliAnalysis, AGpuVariantWithoutAGpuIsCheckedAtASmallerSize)
+{
+    const std::string file =
+        "'" + (fs::path(LOOPSCOPE_SOURCE_DIR) / "samples/gpu/matmul_cuda.py").string() + "'";
+    RunResult r = runCli("run " + file + " --variant unrolled --check");
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    if (r.output.find("no GPU here") == std::string::npos)
+        GTEST_SKIP() << "a GPU is here: the variant ran on it at its own size";
+    EXPECT_NE(r.output.find("no GPU here: checked on the CPU at N=512, not timed"),
+              std::string::npos)
+        << r.output;
+    RunResult j = runShell(std::string(LOOPSCOPE_CLI) + " run " + file +
+                           " --variant unrolled --check --json 2>/dev/null");
+    ASSERT_EQ(j.exitCode, 0) << j.output;
+    const json records = json::parse(j.output);
+    ASSERT_TRUE(records.is_array() && records.size() == 1u) << j.output;
+    EXPECT_EQ(records[0]["N"], 2048);
+    EXPECT_EQ(records[0]["checked_at"]["N"], 512);
+    EXPECT_EQ(records[0]["checked_at"]["num_thread"], 8);
+}
+
+} // namespace
