@@ -25,17 +25,22 @@ double msSince(std::chrono::steady_clock::time_point t0)
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-std::string kindName(const IterVarAttr* a)
+// A loop's kind as the schedule panel shows it.
+std::string kindName(ForKind kind, const std::string& threadTag)
 {
-    if (!a) return "serial";
-    switch (a->kind) {
+    switch (kind) {
     case ForKind::Serial: return "serial";
     case ForKind::Parallel: return "parallel";
     case ForKind::Vectorized: return "vectorized";
     case ForKind::Unrolled: return "unrolled";
-    case ForKind::ThreadBinding: return "bound to " + a->threadTag;
+    case ForKind::ThreadBinding: return "bound to " + threadTag;
     }
     return "serial";
+}
+
+std::string kindName(const IterVarAttr* a)
+{
+    return a ? kindName(a->kind, a->threadTag) : "serial";
 }
 
 // A GPU program's kernels and accesses at their lines of `printed` (TVM's printing), for the
@@ -196,50 +201,46 @@ namespace {
 std::vector<StageInfo> describeBlocks(const TirFunc& f)
 {
     std::vector<StageInfo> out;
-    const std::vector<std::string> names = blockNames(f);
-    auto writes = [&](const BlockNode* b, const Tensor& t) {
-        return std::any_of(b->writes.begin(), b->writes.end(),
+    // Every block but the root, by name, found once.
+    std::vector<std::pair<std::string, const BlockNode*>> blocks;
+    for (const std::string& n : blockNames(f))
+        if (n != "root") blocks.emplace_back(n, findBlock(f, n));
+    auto touches = [](const std::vector<TensorRegion>& regions, const Tensor& t) {
+        return std::any_of(regions.begin(), regions.end(),
                            [&](const TensorRegion& r) { return r.tensor == t; });
     };
     auto readers = [&](const BlockNode* b) {
         std::vector<std::string> r;
-        for (const std::string& n : names) {
-            const BlockNode* o = findBlock(f, n);
-            if (o == b || n == "root") continue;
-            if (std::any_of(o->reads.begin(), o->reads.end(),
-                            [&](const TensorRegion& read) { return writes(b, read.tensor); }))
+        for (const auto& [n, o] : blocks)
+            if (o != b &&
+                std::any_of(o->reads.begin(), o->reads.end(), [&](const TensorRegion& read) {
+                    return touches(b->writes, read.tensor);
+                }))
                 r.push_back(n);
-        }
         return r;
     };
     for (const Tensor& p : f.params) {
-        bool written = false;
-        for (const std::string& n : names)
-            written |= writes(findBlock(f, n), p);
-        if (written) continue;
+        if (std::any_of(blocks.begin(), blocks.end(),
+                        [&](const auto& nb) { return touches(nb.second->writes, p); }))
+            continue;
         StageInfo info;
         info.name = p->name;
         info.kind = "placeholder";
-        for (const std::string& n : names) {
-            const BlockNode* o = findBlock(f, n);
-            if (n != "root" && std::any_of(o->reads.begin(), o->reads.end(),
-                                           [&](const TensorRegion& r) { return r.tensor == p; }))
-                info.readers.push_back(n);
-        }
+        for (const auto& [n, o] : blocks)
+            if (touches(o->reads, p)) info.readers.push_back(n);
         out.push_back(info);
     }
     // The loops above each block, to say which other blocks a loop holds.
     std::map<const VarNode*, std::vector<std::string>> blocksUnder;
     std::map<std::string, std::vector<Var>> loopsOf;
-    for (const std::string& n : names) {
-        if (n == "root") continue;
+    for (const auto& nb : blocks) {
+        const std::string& n = nb.first;
         loopsOf[n] = blockLoops(f, n);
         for (const Var& l : loopsOf[n])
             blocksUnder[l.get()].push_back(n);
     }
-    for (const std::string& n : names) {
-        if (n == "root") continue;
-        const BlockNode* b = findBlock(f, n);
+    for (const auto& [n, block] : blocks) {
+        const BlockNode* b = block; // a lambda below captures it (not a structured binding)
         StageInfo info;
         info.name = n;
         const bool reduction =
@@ -247,7 +248,7 @@ std::vector<StageInfo> describeBlocks(const TirFunc& f)
                         [](const BlockIter& it) { return it.kind == BlockIterKind::Reduce; });
         info.kind = reduction ? "reduction" : "compute";
         info.output = std::any_of(f.params.begin(), f.params.end(),
-                                  [&](const Tensor& p) { return writes(b, p); });
+                                  [&](const Tensor& p) { return touches(b->writes, p); });
         info.readers = readers(b);
         for (const BlockIter& it : b->iters)
             info.rootAxes.push_back(it.var->name);
@@ -257,12 +258,7 @@ std::vector<StageInfo> describeBlocks(const TirFunc& f)
             a.name = l->name;
             a.var = l->name;
             a.extent = loop ? constIntOr(loop->extent, -1) : -1;
-            a.kind = !loop                                     ? "serial"
-                     : loop->forKind == ForKind::Parallel      ? "parallel"
-                     : loop->forKind == ForKind::Vectorized    ? "vectorized"
-                     : loop->forKind == ForKind::Unrolled      ? "unrolled"
-                     : loop->forKind == ForKind::ThreadBinding ? "bound to " + loop->threadTag
-                                                               : "serial";
+            a.kind = loop ? kindName(loop->forKind, loop->threadTag) : "serial";
             a.reduction = loopOfReduction(f, l);
             for (const std::string& other : blocksUnder[l.get()])
                 if (other != n) a.attached.push_back(other);
