@@ -51,8 +51,30 @@ void storeTile(const KnobSpec& k, const std::vector<std::int64_t>& sizes, Knobs&
         knobs[static_cast<std::size_t>(k.offset + l - 1)] = sizes[static_cast<std::size_t>(l)];
 }
 
+// The most level `l` of the tile may hold (no limit: the extent).
+std::int64_t levelLimit(const KnobSpec& k, std::size_t l)
+{
+    return l < k.levelLimits.size() && k.levelLimits[l] > 0 ? k.levelLimits[l] : k.extent;
+}
+
+// A tile whose levels have limits (a GPU's: virtual threads, threads, a thread's registers):
+// exact factors, each inner level drawn from the divisors of what is left within its limit.
+std::vector<std::int64_t> sampleLimitedTile(const KnobSpec& k, std::mt19937_64& rng)
+{
+    std::vector<std::int64_t> sizes(static_cast<std::size_t>(k.levels), 1);
+    std::int64_t rem = k.extent;
+    for (std::size_t l = sizes.size() - 1; l >= 1; --l) {
+        sizes[l] = pick(
+            filtered(divisors(rem), [&](std::int64_t d) { return d <= levelLimit(k, l); }), rng);
+        rem /= sizes[l];
+    }
+    sizes[0] = rem;
+    return sizes;
+}
+
 std::vector<std::int64_t> sampleTile(const KnobSpec& k, const SpaceOptions& o, std::mt19937_64& rng)
 {
+    if (!k.levelLimits.empty()) return sampleLimitedTile(k, rng);
     const std::int64_t e = k.extent;
     const auto divs = divisors(e);
     std::vector<std::int64_t> sizes(static_cast<std::size_t>(k.levels), 1);
@@ -135,6 +157,7 @@ void mutateTile(const KnobSpec& k, Knobs& knobs, const SpaceOptions& o, std::mt1
         moved[src] /= p;
         moved[dst] *= p;
         if (moved.back() > kMaxInnermost) continue;
+        if (moved[dst] > levelLimit(k, dst)) continue;
         storeTile(k, moved, knobs);
         return;
     }

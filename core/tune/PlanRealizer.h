@@ -61,6 +61,11 @@ public:
     // Fuses `group` (adjacent loops) and makes the result parallel; `loop` gets the loop that
     // stands for them afterwards.
     bool parallel(const std::string& st, const std::vector<std::string>& group, std::string* loop);
+    // Fuses `group` (adjacent loops; one is left as it is); `loop` gets the loop that stands for
+    // them afterwards.
+    bool fuse(const std::string& st, const std::vector<std::string>& group, std::string* loop);
+    // Binds a loop to a GPU thread axis ("blockIdx.x", "vthread", "threadIdx.x").
+    bool bind(const std::string& st, const std::string& loop, const std::string& thread);
     // The unroll pragma on the stage's outermost loop, as the knob says.
     bool unroll(const std::string& st, int knob);
     // Gives up with a reason.

@@ -195,19 +195,31 @@ bool PlanRealizer::reorder(const std::string& st, const std::vector<std::string>
     return simpleStep("reorder", st, order);
 }
 
+bool PlanRealizer::fuse(const std::string& st, const std::vector<std::string>& group,
+                        std::string* loop)
+{
+    if (group.empty()) return true;
+    if (group.size() == 1) {
+        *loop = group.front();
+        return true;
+    }
+    if (!simpleStep("fuse", st, group)) return false;
+    *loop = m_replay.lastOutput().axes.at(0)->name();
+    return true;
+}
+
+bool PlanRealizer::bind(const std::string& st, const std::string& loop, const std::string& thread)
+{
+    return step(NamedStep("bind", st).loops("ivar", {loop}).text("thread_ivar", thread));
+}
+
 bool PlanRealizer::parallel(const std::string& st, const std::vector<std::string>& group,
                             std::string* loop)
 {
     if (group.empty()) return true;
     std::string target = group.front();
-    if (group.size() > 1) {
-        if (!tunerMayWrite(m_options, "fuse")) {
-            target = group.front();
-        } else {
-            if (!simpleStep("fuse", st, group)) return false;
-            target = m_replay.lastOutput().axes.at(0)->name();
-        }
-    }
+    if (group.size() > 1 && tunerMayWrite(m_options, "fuse") && !fuse(st, group, &target))
+        return false;
     if (!simpleStep("parallel", st, {target})) return false;
     if (loop) *loop = target;
     return true;

@@ -6,6 +6,10 @@
 
 #include "ir/Diagnostic.h"
 #include "tune/rules/FlexibleRule.h"
+#include "tune/rules/GpuCrossThreadRule.h"
+#include "tune/rules/GpuInlineRule.h"
+#include "tune/rules/GpuSimpleRule.h"
+#include "tune/rules/GpuTileRule.h"
 #include "tune/rules/HostRule.h"
 #include "tune/rules/InlineRule.h"
 #include "tune/rules/PanelRule.h"
@@ -23,8 +27,9 @@ namespace loopscope {
 const std::vector<std::string>& tunerPrimitives()
 {
     static const std::vector<std::string> names = {
-        "split",  "reorder",    "fuse",           "parallel",    "vectorize",  "unroll",
-        "pragma", "compute_at", "compute_inline", "cache_write", "cache_read", "rfactor"};
+        "split",      "reorder", "fuse",       "parallel",       "vectorize",
+        "unroll",     "pragma",  "compute_at", "compute_inline", "cache_write",
+        "cache_read", "rfactor", "bind"};
     return names;
 }
 
@@ -90,9 +95,24 @@ const std::vector<const SketchRule*>& sketchRules()
     return rules;
 }
 
+const std::vector<const SketchRule*>& gpuSketchRules()
+{
+    static const std::vector<const SketchRule*> rules = {
+        &kSkipRule,           &kPinnedRule,  &kGpuInlineRule,
+        &kGpuCrossThreadRule, &kGpuTileRule, &kGpuSimpleRule,
+    };
+    return rules;
+}
+
 const std::vector<std::int64_t>& unrollSteps()
 {
     static const std::vector<std::int64_t> steps = {0, 16, 64, 512};
+    return steps;
+}
+
+const std::vector<std::int64_t>& gpuUnrollSteps()
+{
+    static const std::vector<std::int64_t> steps = {0, 16, 64, 512, 1024};
     return steps;
 }
 
@@ -184,7 +204,7 @@ int Sketch::addTile(const std::string& name, std::int64_t extent, int levels, bo
 std::vector<Sketch> generateSketches(const Variant& start, const SpaceOptions& options,
                                      std::string* why)
 {
-    return generateSketches(start, options, why, sketchRules());
+    return generateSketches(start, options, why, options.gpu ? gpuSketchRules() : sketchRules());
 }
 
 std::vector<Sketch> generateSketches(const Variant& start, const SpaceOptions& options,

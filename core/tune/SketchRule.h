@@ -84,6 +84,12 @@ public:
 // the tile rule plans a host beside its guest.
 const std::vector<const SketchRule*>& sketchRules();
 
+// The GPU rules in the order they are tried (Ansor's for a GPU): skip a placeholder, keep a
+// pinned stage, inline every stage that can be, share a narrow reduction's sums among a block's
+// threads (a branch), tile what reuses data over blocks, virtual threads and threads with shared
+// copies of its inputs, and one thread per element for the rest.
+const std::vector<const SketchRule*>& gpuSketchRules();
+
 // The sketches these rules make for a variant (generateSketches with another list of rules).
 std::vector<Sketch> generateSketches(const Variant& start, const SpaceOptions& options,
                                      std::string* why, const std::vector<const SketchRule*>& rules);
@@ -93,6 +99,8 @@ std::int64_t largestDivisorAtMost(std::int64_t n, std::int64_t limit);
 
 // The unroll steps a stage's unroll knob offers (0: none).
 const std::vector<std::int64_t>& unrollSteps();
+// The unroll steps of a GPU stage's unroll knob (Ansor's for a GPU).
+const std::vector<std::int64_t>& gpuUnrollSteps();
 // The float32 vector widths worth trying on an axis of this extent (0: no vectorizing).
 std::vector<std::int64_t> vectorWidths(std::int64_t extent, const SpaceOptions& options);
 

@@ -10,6 +10,7 @@
 #include "tune/StepReplay.h"
 
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
@@ -17,12 +18,26 @@
 
 namespace loopscope {
 
+// What a GPU allows one kernel's block (Ansor's HardwareParams for CUDA): a candidate past one
+// of these is never measured.
+struct GpuLimits {
+    int maxThreadsPerBlock = 1024;
+    std::int64_t maxSharedBytes = 48 * 1024; // static shared memory of one block
+    int maxVthreads = 8; // virtual threads per block (Ansor's max_vthread_extent)
+    // Accumulators one thread holds (its share of the block's tile, virtual threads included):
+    // about half of the 255 registers a thread may have, the rest for operands and addresses.
+    int maxAccumulators = 128;
+    int warp = 32;
+};
+
 // What the search may do, and the machine it is for.
 struct SpaceOptions {
     std::set<std::string> forbidden; // primitive names the tuner must not write
     int vectorLanes = 8;             // float32 lanes of the widest useful vector
     int vectorRegisters = 16;        // vector registers (32 with AVX-512, 16 with AVX2)
     int cores = 2;                   // threads a parallel loop runs on
+    // Set: the candidates are GPU kernels within these limits (gpuSketchRules()), else CPU code.
+    std::optional<GpuLimits> gpu;
 };
 
 // The primitives the tuner writes, by the names the script uses: what SpaceOptions::forbidden
@@ -67,6 +82,9 @@ struct KnobSpec {
     std::int64_t extent = 0; // Tile: the axis's extent
     int levels = 0;          // Tile: loops it is split into (the knob holds levels - 1 factors)
     bool vectorAxis = false; // Tile: its innermost level is vectorized
+    // Tile: the most each level may hold, outermost first (0: no limit; empty: none at all), as
+    // a GPU's threads and registers bound a tile's levels; drawing and mutating keep to them.
+    std::vector<std::int64_t> levelLimits;
     std::vector<std::int64_t> values; // Choice: the values it may take
     int offset = 0;                   // its first entry in the knob vector
 };

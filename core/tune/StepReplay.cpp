@@ -37,9 +37,11 @@ bool StepReplay::apply(const NamedStep& step)
 std::string variantBlock(const std::string& script, const Variant& start, const std::string& name,
                          const std::vector<std::string>& statements)
 {
-    // A tir.Schedule variant's tuned calls start from the function as declared: its own steps
-    // stay out of the copy.
-    const bool tir = start.snapshots.front().tensorIR() != nullptr;
+    // A tir.Schedule variant's tuned calls start from the function as declared, and so do those
+    // of a start without steps (a GPU search starts from the declaration): only the statement
+    // that makes the schedule is copied (the statements after it name axes, which the tuner's
+    // statements name again).
+    const bool tir = start.snapshots.front().tensorIR() != nullptr || start.steps.empty();
     return variantBlockText(script, start.loc.line, tir ? start.loc.line : start.scheduleEndLine,
                             tir ? start.loc.line : std::max(start.lastLine, start.loc.line), name,
                             statements) +

@@ -38,7 +38,8 @@ private:
 };
 
 // The block of a new variant, ready to be inserted after line `start.lastLine` of `script`: an
-// empty line, `# variant: NAME`, the starting variant's schedule statements (its pinned steps)
+// empty line, `# variant: NAME`, the starting variant's schedule statements (its pinned steps;
+// only the one that makes the schedule for a start without steps)
 // as written, the tuner's statements, then the rest of the starting block (tvm.build ...).
 std::string variantBlock(const std::string& script, const Variant& start, const std::string& name,
                          const std::vector<std::string>& statements);
