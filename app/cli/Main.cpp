@@ -88,7 +88,10 @@ const CommandHelp kCommands[] = {
      "         --apply adds the result to FILE as a variant ('tuned from NAME');\n"
      "         --runners N measures N candidates at once, each in a worker started by\n"
      "         --runner (a command through the shell: 'ssh node7 loopscope-worker',\n"
-     "         'srun -N1 -n1 --exclusive loopscope-worker'; default: the worker here)\n"},
+     "         'srun -N1 -n1 --exclusive loopscope-worker'; default: the worker here)\n"
+     "         a GPU variant (a GPU target, or loops bound to threads) is searched from its\n"
+     "         declaration with GPU rules and measured on the GPU by loopscope-runner: the one\n"
+     "         beside the worker, or the one --runner starts ('ssh gpu1 loopscope-runner')\n"},
     {"model",
      "  model  info|run|bench|tasks|test ...   ONNX models (loopscope-cli model --help)\n"},
     {"export",

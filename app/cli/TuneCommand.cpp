@@ -160,7 +160,24 @@ int runTuneCommand(const TuneArgs& args)
     fs::path logFolder = fs::path(options.logPath).parent_path();
     if (!logFolder.empty()) fs::create_directories(logFolder, ec);
 
-    std::unique_ptr<Measurer> measurerOwned = cliMeasurer(args.self, args.runner, args.runners);
+    // GPU kernels are measured by the worker here on its GPU runner: the one beside it, or the
+    // one --runner starts ('ssh gpu1 loopscope-runner').
+    const Variant* start =
+        args.variant.empty()
+            ? (eval.program.variants.empty() ? nullptr : &eval.program.variants.front())
+            : eval.program.findVariant(args.variant);
+    const bool gpu = start && tunesGpuKernels(*start);
+    if (gpu && args.runners > 1) {
+        std::cerr << "loopscope-cli: --runners: GPU kernels are measured on one GPU runner\n";
+        return 2;
+    }
+    std::unique_ptr<Measurer> measurerOwned =
+        gpu ? std::make_unique<WorkerMeasurer>(
+                  findWorkerExecutable(args.self),
+                  args.runner.empty()
+                      ? std::vector<std::string>{}
+                      : std::vector<std::string>{"LOOPSCOPE_RUNNER_COMMAND=" + args.runner})
+            : cliMeasurer(args.self, args.runner, args.runners);
     Measurer& measurer = *measurerOwned;
     Tuner tuner(script, options, measurer);
 
@@ -217,7 +234,9 @@ int runTuneCommand(const TuneArgs& args)
     // machine; elsewhere it is shown as this machine's, not as a ratio.
     const bool runnersHere = args.runner.empty() || (out.machine.host == hostName() &&
                                                      out.machine.cpu == hostTarget().cpu);
-    if (!runnersHere) {
+    // (GPU kernels: the libraries here time this CPU, which says nothing of the GPU.)
+    if (gpu) {
+    } else if (!runnersHere) {
         referenceText = "the reference library is not timed: the candidates were measured on " +
                         describeMachine(out.machine) + ", not on this machine (" + hostName() + ")";
     } else if (auto conv = conv2dShape(eval.program)) {

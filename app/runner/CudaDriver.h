@@ -22,6 +22,8 @@ using CUstream = struct CUstream_st*;
 enum : int {
     kDeviceMaxThreadsPerBlock = 1,
     kDeviceMaxSharedPerBlock = 8,
+    kDeviceClockKhz = 13,
+    kDeviceMemoryClockKhz = 36,
     kDeviceMultiprocessors = 16,
     kDeviceComputeMajor = 75,
     kDeviceComputeMinor = 76,

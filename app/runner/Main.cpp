@@ -96,6 +96,8 @@ public:
         d->driverGetVersion(&g.driverVersion);
         g.sharedPerBlock = attribute(kDeviceMaxSharedPerBlock);
         g.maxThreadsPerBlock = attribute(kDeviceMaxThreadsPerBlock);
+        g.clockMhz = attribute(kDeviceClockKhz) / 1000;
+        g.memoryClockMhz = attribute(kDeviceMemoryClockKhz) / 1000;
         return g;
     }
 

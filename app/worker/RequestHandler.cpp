@@ -176,9 +176,9 @@ std::string RequestHandler::answer(const protocol::IncomingRequest& in,
         const RequestHandler& h;
         std::optional<std::int64_t> id;
         const Reporter& report;
-        std::string operator()(const protocol::PingRequest&) const
+        std::string operator()(const protocol::PingRequest& r) const
         {
-            return protocol::encodeReply(id, h.ping());
+            return protocol::encodeReply(id, h.ping(r));
         }
         std::string operator()(const protocol::MeasureRequest& r) const
         {
@@ -264,7 +264,7 @@ void RequestHandler::handleLine(const std::string& line, const Emit& emit) const
     }
 }
 
-protocol::PingReply RequestHandler::ping() const
+protocol::PingReply RequestHandler::ping(const protocol::PingRequest& request) const
 {
     HostTarget host = hostTarget();
     protocol::PingReply r;
@@ -278,6 +278,12 @@ protocol::PingReply RequestHandler::ping() const
     r.llvmCpu = host.llvmCpu;
     r.cpuNote = host.cpuReason;
     r.testing = m_options.testing;
+    if (request.gpu) {
+        if (const auto& device = gpu().device())
+            r.gpu = *device;
+        else
+            r.gpuProblem = gpu().unavailable();
+    }
     return r;
 }
 

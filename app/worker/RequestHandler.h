@@ -76,7 +76,8 @@ public:
 private:
     class Reporter; // progress lines of one request
 
-    protocol::PingReply ping() const;
+    // With request.gpu, also the GPU its GPU runner has (starting the runner), or why none.
+    protocol::PingReply ping(const protocol::PingRequest& request = {}) const;
     protocol::MeasureReply measure(const protocol::MeasureRequest& request,
                                    std::optional<std::int64_t> id, const Reporter& report) const;
     // A prepared run's profile (lines, loops, instructions, hardware counters).

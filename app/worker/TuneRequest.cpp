@@ -132,7 +132,7 @@ protocol::TuneReply runTuneRequest(const protocol::TuneRequest& request,
             m.bestMs = p.bestMs;
             if (p.bestTrial != lastBest && p.latest->trial == p.bestTrial) {
                 lastBest = p.bestTrial;
-                Realized r = replaySteps(*start, p.latest->steps, true);
+                Realized r = replaySteps(searchStart(*start), p.latest->steps, true);
                 m.bestStatements = r.statements;
                 if (r.ok) m.bestTir = tirOf(r.schedule, *start);
             }
@@ -159,7 +159,7 @@ protocol::TuneReply runTuneRequest(const protocol::TuneRequest& request,
         result.bestMs = out.best.msMedian;
         result.sketch = out.best.sketch;
         result.statements = out.bestStatements;
-        Realized r = replaySteps(*start, out.best.steps, true);
+        Realized r = replaySteps(searchStart(*start), out.best.steps, true);
         if (r.ok) result.bestTir = tirOf(r.schedule, *start);
     }
     return result;

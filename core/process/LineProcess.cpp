@@ -240,12 +240,12 @@ std::string LineProcess::reapEnded(int* signal)
 }
 
 PingAnswer askWhatItIs(LineProcess& process, std::int64_t id, const std::string& peer,
-                       std::chrono::seconds wait)
+                       std::chrono::seconds wait, const protocol::PingRequest& request)
 {
     PingAnswer a;
     std::string line;
     const LineProcess::Read read =
-        process.writeLine(protocol::encodeRequest(protocol::PingRequest{}, id))
+        process.writeLine(protocol::encodeRequest(request, id))
             ? process.readLine(&line, std::chrono::steady_clock::now() + wait)
             : LineProcess::Read::Ended;
     if (read != LineProcess::Read::Line) {

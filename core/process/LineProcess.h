@@ -62,8 +62,10 @@ struct PingAnswer {
     bool silent = false;
     bool otherBuild = false;
 };
+// `request`: the ping to send (one asking for the GPU too).
 PingAnswer askWhatItIs(LineProcess& process, std::int64_t id, const std::string& peer,
-                       std::chrono::seconds wait = std::chrono::seconds(30));
+                       std::chrono::seconds wait = std::chrono::seconds(30),
+                       const protocol::PingRequest& request = {});
 
 // A program of Loopscope's next to `selfExecutable` (the running program: argv[0] or
 // /proc/self/exe): the one $`environmentVariable` names, else `name` beside it, in

@@ -14,6 +14,8 @@ template <class V> void fields(V& v, GpuDevice& d)
     v("driver", d.driverVersion);
     v("shared_per_block", d.sharedPerBlock);
     v("max_threads_per_block", d.maxThreadsPerBlock);
+    v("clock_mhz", d.clockMhz, {.write = d.clockMhz > 0});
+    v("memory_clock_mhz", d.memoryClockMhz, {.write = d.memoryClockMhz > 0});
 }
 
 // A grid's or a block's [x, y, z] (1 for each when absent).

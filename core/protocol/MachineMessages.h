@@ -7,7 +7,10 @@
 
 namespace loopscope::protocol::detail {
 
-template <class V> void fields(V&, PingRequest&) {}
+template <class V> void fields(V& v, PingRequest& r)
+{
+    v("gpu", r.gpu, {.write = r.gpu});
+}
 
 // A ping carries these at its top level; a tuning update and a record as "machine". The feature
 // string and LLVM's version are left out where unknown (a record keeps neither the features).
@@ -20,6 +23,7 @@ template <class V> void fields(V& v, Machine& m)
     v("vector_bits", m.vectorBits);
     v("threads", m.threads);
     v("llvm", m.llvm, {.write = !m.llvm.empty()});
+    v("accelerator", m.gpu, {.write = !m.gpu.empty()});
 }
 
 template <class V> void fields(V& v, PingReply& r)
@@ -33,6 +37,7 @@ template <class V> void fields(V& v, PingReply& r)
     v("cpu_note", r.cpuNote);
     v("testing", r.testing);
     v("gpu", r.gpu);
+    v("gpu_problem", r.gpuProblem, {.write = !r.gpuProblem.empty()});
 }
 
 template <class V> void fields(V& v, MachineRequest& r)

@@ -48,6 +48,9 @@ struct RequestLimits {
 struct PingRequest {
     using Reply = PingReply;
     static constexpr const char* command = "ping";
+    // Also say what GPU the worker's GPU runner has (which starts the runner): a tuning of GPU
+    // kernels asks, as its candidates are measured there.
+    bool gpu = false;
     bool operator==(const PingRequest&) const = default;
 };
 
@@ -296,12 +299,14 @@ struct GpuDevice {
     int driverVersion = 0; // 12040 for CUDA 12.4
     std::int64_t sharedPerBlock = 0;
     int maxThreadsPerBlock = 0;
+    int clockMhz = 0;       // the multiprocessors' clock, as the device reports its peak
+    int memoryClockMhz = 0; // the memory's
     bool operator==(const GpuDevice&) const = default;
 };
 
 // What a machine that measures is, described once: a worker's ping, a tuning run's first
 // message, a tuning record and the measurer's runners all carry this one type (one JSON
-// spelling: cpu, cpu_name, host, features, vector_bits, threads, llvm).
+// spelling: cpu, cpu_name, host, features, vector_bits, threads, llvm, accelerator).
 struct Machine {
     std::string cpu;      // as LLVM names it, what code is generated for ("znver4")
     std::string cpuName;  // its own name (CPUID's brand string); empty where it has none
@@ -310,10 +315,17 @@ struct Machine {
     int vectorBits = 0;
     int threads = 0;  // its cores: what "all" (and "threads": 0) means there
     std::string llvm; // LLVM's version there
+    // The GPU it measures GPU kernels on, with its driver and clocks (gpuDescription); empty
+    // where it measures CPU code.
+    std::string gpu;
     bool operator==(const Machine&) const = default;
 };
 
-// What a machine is, for comparing numbers: "znver1 (AMD EPYC), 2 cores on node7".
+// A GPU as records name it: "NVIDIA H100 80GB HBM3 (sm_90, driver 12.4, 1980/2619 MHz)".
+std::string gpuDescription(const GpuDevice& d);
+
+// What a machine is, for comparing numbers: "znver1 (AMD EPYC), 2 cores on node7" (and "with"
+// its GPU).
 std::string describeMachine(const Machine& m);
 // Whether two machines are one kind (numbers measured on them compare): the same CPU as LLVM
 // names it, and the same CPU name, cores and vector width where both know them. The one rule for
@@ -331,7 +343,8 @@ struct PingReply {
                          // not know; machine.cpu is what code is generated for)
     std::string cpuNote; // why those differ; empty where they do not
     bool testing = false;
-    GpuDevice gpu; // the GPU runner's device (empty for a worker)
+    GpuDevice gpu;          // the GPU runner's device (a worker's: its runner's, when asked for)
+    std::string gpuProblem; // asked for, and there is none: why
     bool operator==(const PingReply&) const = default;
 };
 

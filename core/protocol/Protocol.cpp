@@ -16,12 +16,26 @@ std::string protocolMismatch(int theirs, const std::string& peer, const std::str
 
 namespace protocol {
 
+std::string gpuDescription(const GpuDevice& d)
+{
+    std::string s = d.name.empty() ? "a GPU" : d.name;
+    s += " (sm_" + std::to_string(d.computeCapability);
+    if (d.driverVersion > 0)
+        s += ", driver " + std::to_string(d.driverVersion / 1000) + "." +
+             std::to_string(d.driverVersion % 1000 / 10);
+    if (d.clockMhz > 0)
+        s += ", " + std::to_string(d.clockMhz) +
+             (d.memoryClockMhz > 0 ? "/" + std::to_string(d.memoryClockMhz) : "") + " MHz";
+    return s + ")";
+}
+
 std::string describeMachine(const Machine& m)
 {
     std::string s = m.cpu.empty() ? "an unknown CPU" : m.cpu;
     if (!m.cpuName.empty()) s += " (" + m.cpuName + ")";
     s += ", " + std::to_string(m.threads) + (m.threads == 1 ? " core" : " cores");
     if (!m.host.empty()) s += " on " + m.host;
+    if (!m.gpu.empty()) s += " with " + m.gpu;
     return s;
 }
 
@@ -33,7 +47,7 @@ bool sameMachineKind(const Machine& a, const Machine& b)
         return x == unknown || y == unknown || x == y;
     };
     return a.cpu == b.cpu && same(a.threads, b.threads, 0) && same(a.vectorBits, b.vectorBits, 0) &&
-           same(a.cpuName, b.cpuName, std::string());
+           same(a.cpuName, b.cpuName, std::string()) && a.gpu == b.gpu;
 }
 
 } // namespace protocol

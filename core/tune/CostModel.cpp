@@ -31,7 +31,10 @@ bool buildMatrix(const std::vector<const FeatureRows*>& programs, int threads, M
 {
     std::vector<float> values;
     std::size_t rows = 0;
-    int width = static_cast<int>(featureNames().size());
+    // One width: a CPU program's rows, or a GPU program's (featureNames).
+    int width = 0;
+    for (auto* p : programs)
+        if (p && p->rows > 0 && width == 0) width = p->width;
     for (auto* p : programs) {
         if (p && p->rows > 0 && p->width == width) {
             values.insert(values.end(), p->values.begin(), p->values.end());

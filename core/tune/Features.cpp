@@ -16,9 +16,9 @@ namespace {
 
 constexpr int kBuffers = 5;    // accesses described per store, the largest first
 constexpr int kCurve = 10;     // working-set and intensity samples, innermost loop outwards
-constexpr int kPerBuffer = 14; // features per access
+constexpr int kPerBuffer = 15; // features per access
 
-std::vector<std::string> makeNames()
+std::vector<std::string> makeNames(bool gpu)
 {
     std::vector<std::string> n = {
         // arithmetic on values, times the trip count
@@ -31,13 +31,21 @@ std::vector<std::string> makeNames()
         "outer_prod", "num_loops", "innermost_extent",
         // where it stores
         "store_local", "alloc_size"};
+    // A GPU kernel's launch around it (Ansor's is_gpu and thread extents), and whether it stores
+    // to shared memory.
+    if (gpu)
+        for (const char* name :
+             {"is_gpu", "blockIdx_x_len", "blockIdx_y_len", "blockIdx_z_len", "threadIdx_x_len",
+              "threadIdx_y_len", "threadIdx_z_len", "vthread_len", "store_shared"})
+            n.push_back(name);
     const char* perBuffer[kPerBuffer] = {
         "is_read",      "is_write",   "bytes",          "unique_bytes",    "lines",
         "unique_lines", "reuse_loop", "reuse_dis_iter", "reuse_dis_bytes", "reuse_ct",
-        "stride",       "contiguous", "vector_access",  "inner_footprint"};
+        "stride",       "contiguous", "vector_access",  "inner_footprint", "thread_stride"};
+    // thread_stride (GPU only): neighbouring threads' elements are this far apart.
     for (int b = 0; b < kBuffers; ++b)
-        for (auto* f : perBuffer)
-            n.push_back("buf" + std::to_string(b) + "_" + f);
+        for (int f = 0; f < kPerBuffer - (gpu ? 0 : 1); ++f)
+            n.push_back("buf" + std::to_string(b) + "_" + perBuffer[f]);
     for (int c = 0; c < kCurve; ++c)
         n.push_back("working_set_" + std::to_string(c));
     for (int c = 0; c < kCurve; ++c)
@@ -54,6 +62,7 @@ struct Loop {
     const VarNode* var;
     std::int64_t extent;
     ForKind kind;
+    std::string thread; // the GPU axis it is bound to ("threadIdx.x", "vthread"), or empty
 };
 
 struct Interval {
@@ -243,19 +252,31 @@ class Extractor : public IRVisitor {
 public:
     FeatureRows rows;
 
-    Extractor() { rows.width = static_cast<int>(featureNames().size()); }
+    explicit Extractor(bool gpu) : m_gpu(gpu)
+    {
+        rows.width = static_cast<int>(featureNames(gpu).size());
+    }
 
 protected:
     void visitFor(const ForNode* op) override
     {
         std::int64_t ext = constIntOr(op->extent, 1);
-        m_loops.push_back({op->var.get(), std::max<std::int64_t>(ext, 1), op->forKind});
+        m_loops.push_back({op->var.get(), std::max<std::int64_t>(ext, 1), op->forKind, {}});
         visit(op->body);
         m_loops.pop_back();
     }
 
     void visitAttr(const AttrNode* op) override
     {
+        // A GPU thread's variable is a loop over the launch's extent here, tagged with its axis.
+        if ((op->key == "thread_extent" || op->key == "virtual_thread") && op->ref) {
+            m_loops.push_back({static_cast<const VarNode*>(op->ref),
+                               std::max<std::int64_t>(constIntOr(op->value, 1), 1),
+                               ForKind::ThreadBinding, op->target});
+            visit(op->body);
+            m_loops.pop_back();
+            return;
+        }
         const bool unroll = op->key == "pragma_auto_unroll_max_step";
         if (unroll) m_unroll.push_back(constIntOr(op->value, 0));
         visit(op->body);
@@ -323,6 +344,28 @@ private:
         const bool local = realized != m_realized.end() && realized->second.first == "local";
         putRaw(local ? 1 : 0);
         put(realized != m_realized.end() ? realized->second.second : 0);
+        // The launch: each thread axis's extent (virtual threads multiplied).
+        if (m_gpu) {
+            bool launched = false;
+            for (auto& l : m_loops)
+                launched = launched || !l.thread.empty();
+            putRaw(launched ? 1 : 0);
+            for (const char* axis : {"blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x",
+                                     "threadIdx.y", "threadIdx.z", "vthread"}) {
+                double len = 0;
+                for (auto& l : m_loops)
+                    if (l.thread == axis ||
+                        (std::string(axis) == "vthread" && l.thread.rfind("vthread", 0) == 0))
+                        len = std::max(len, 1.0) * static_cast<double>(l.extent);
+                put(len);
+            }
+            putRaw(realized != m_realized.end() && realized->second.first == "shared" ? 1 : 0);
+        }
+        // The loop bound to threadIdx.x: neighbouring threads' elements are this far apart
+        // (1: a warp's accesses coalesce, and fall in distinct banks of shared memory).
+        std::size_t threadX = m_loops.size();
+        for (std::size_t l = 0; l < m_loops.size(); ++l)
+            if (m_loops[l].thread == "threadIdx.x") threadX = l;
 
         // Accesses of one tensor merge (a reduction reads and writes its output).
         std::vector<Access> merged;
@@ -354,7 +397,7 @@ private:
         };
         struct Described {
             double bytes, uniqueBytes, lines, uniqueLines, reuseLoop, reuseIter, reuseBytes,
-                reuseCt, stride, contiguous, vector, innerFootprint;
+                reuseCt, stride, contiguous, vector, innerFootprint, threadStride;
             bool read, write;
         };
         std::vector<Described> described;
@@ -400,6 +443,8 @@ private:
                 }
             }
             d.innerFootprint = footprint(a, std::min<std::size_t>(n, 3)) * elem;
+            d.threadStride =
+                threadX < n ? std::fabs(flatIndex(a, threadX, 1) - flatIndex(a, threadX, 0)) : 0;
             for (int k = 0; k < kCurve; ++k)
                 workingSet[static_cast<std::size_t>(k)] +=
                     footprint(a, std::min<std::size_t>(n, static_cast<std::size_t>(k + 1))) * elem;
@@ -410,7 +455,7 @@ private:
         });
         for (int b = 0; b < kBuffers; ++b) {
             if (b >= static_cast<int>(described.size())) {
-                at += kPerBuffer;
+                at += kPerBuffer - (m_gpu ? 0 : 1);
                 continue;
             }
             const Described& d = described[static_cast<std::size_t>(b)];
@@ -428,6 +473,7 @@ private:
             putRaw(d.contiguous);
             putRaw(d.vector);
             put(d.innerFootprint);
+            if (m_gpu) put(d.threadStride);
         }
         // Working set and arithmetic intensity, innermost loop outwards.
         const double flopsPerIter =
@@ -526,21 +572,41 @@ private:
     }
 
     std::vector<Loop> m_loops;
+    bool m_gpu = false;
     std::vector<std::int64_t> m_unroll;
     std::unordered_map<const OperationNode*, std::pair<std::string, double>> m_realized;
 };
 
 } // namespace
 
-const std::vector<std::string>& featureNames()
+const std::vector<std::string>& featureNames(bool gpu)
 {
-    static const std::vector<std::string> names = makeNames();
-    return names;
+    static const std::vector<std::string> cpu = makeNames(false), kernels = makeNames(true);
+    return gpu ? kernels : cpu;
 }
 
-FeatureRows extractFeatures(const Stmt& structured)
+std::int64_t gpuSharedBytes(const Stmt& structured)
 {
-    Extractor e;
+    struct Shared : IRVisitor {
+        std::int64_t bytes = 0;
+        void visitRealize(const RealizeNode* op) override
+        {
+            if (op->scope == "shared") {
+                std::int64_t size = op->tensor->dtype.bytes();
+                for (auto& r : op->bounds)
+                    size *= std::max<std::int64_t>(constIntOr(r.extent, 1), 1);
+                bytes += size;
+            }
+            visit(op->body);
+        }
+    } s;
+    if (structured.defined()) s.visit(structured);
+    return s.bytes;
+}
+
+FeatureRows extractFeatures(const Stmt& structured, bool gpu)
+{
+    Extractor e(gpu);
     if (structured.defined()) e.visit(structured);
     return std::move(e.rows);
 }

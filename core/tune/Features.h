@@ -7,6 +7,7 @@
 
 #include "ir/Stmt.h"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -22,10 +23,17 @@ struct FeatureRows {
     std::vector<float> values; // rows x width, row-major
 };
 
-// The rows of a loop program as lowerStructure gives it (before storage flattening).
-FeatureRows extractFeatures(const Stmt& structured);
+// The rows of a loop program as lowerStructure gives it (before storage flattening). `gpu`: the
+// program is GPU kernels, and its rows have the launch's columns too (featureNames(true)).
+FeatureRows extractFeatures(const Stmt& structured, bool gpu = false);
+
+// The shared memory a GPU kernel's block allocates in a loop program as lowerStructure gives it,
+// in bytes (0 for CPU code).
+std::int64_t gpuSharedBytes(const Stmt& structured);
 
 // One name per column ("vec_len", "buf0_reuse_ct", "working_set_3", ...).
-const std::vector<std::string>& featureNames();
+// (With `gpu`: also each store's launch, Ansor's is_gpu and thread extents, whether it stores to
+// shared memory, and each access's stride from one thread to the next along threadIdx.x.)
+const std::vector<std::string>& featureNames(bool gpu = false);
 
 } // namespace loopscope

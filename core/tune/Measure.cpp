@@ -100,7 +100,11 @@ MachineInfo WorkerMeasurer::machine()
         none.problemKind = MachineInfo::Problem::Unavailable;
         return none;
     }
-    const PingAnswer answer = askWhatItIs(*m_process, m_nextId++, m_name);
+    protocol::PingRequest ping;
+    ping.gpu = m_askGpu;
+    // A GPU runner over ssh or a batch system may take a while to answer.
+    const PingAnswer answer = askWhatItIs(*m_process, m_nextId++, m_name,
+                                          std::chrono::seconds(m_askGpu ? 120 : 30), ping);
     if (!answer.reply) {
         // A worker of another build: refused (it refuses this side too, by the ping's protocol).
         if (answer.otherBuild) {
@@ -131,6 +135,14 @@ MachineInfo WorkerMeasurer::machine()
         return m_machine;
     }
     static_cast<protocol::Machine&>(m_machine) = r.machine;
+    if (m_askGpu) {
+        if (!r.gpu.name.empty() || r.gpu.computeCapability > 0) {
+            m_machine.gpuDevice = r.gpu;
+            m_machine.gpu = protocol::gpuDescription(r.gpu);
+        } else {
+            m_machine.gpuProblem = r.gpuProblem.empty() ? "it has no GPU runner" : r.gpuProblem;
+        }
+    }
     if (m_machine.vectorBits <= 0) m_machine.vectorBits = 256;
     if (m_machine.threads <= 0) m_machine.threads = 1;
     m_haveMachine = true;

@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,10 @@ struct MachineInfo : protocol::Machine {
     }
     // Why nothing can be measured there; empty when it can.
     std::string problem;
+    // Asked for (WorkerMeasurer::askForGpu): the GPU its runner has (machine.gpu describes it),
+    // or why there is none.
+    std::optional<protocol::GpuDevice> gpuDevice;
+    std::string gpuProblem;
     // Its kind: a program of another build (another protocol, whose numbers would not be this
     // build's), or none there to measure (not started, silent, or one that cannot measure).
     enum class Problem { None, OtherBuild, Unavailable };
@@ -87,6 +92,9 @@ public:
                               const std::function<bool()>& keepGoing);
     // How many candidates it measures at once.
     virtual int runners() const { return 1; }
+    // Candidates will be GPU kernels: machine() should say what GPU measures them, or why none
+    // does (nothing by default: such a measurer has no GPU).
+    virtual void askForGpu() {}
 };
 
 // A loopscope-worker process, started when first needed and again after a crash or a timeout.
@@ -107,6 +115,13 @@ public:
     MeasureOutcome measure(const protocol::MeasureRequest& request) override;
     MeasureOutcome measureAhead(const protocol::MeasureRequest& request,
                                 const protocol::MeasureRequest* next) override;
+    // The worker is asked for its GPU runner's GPU too (candidates that are GPU kernels are
+    // measured there); before the first machine().
+    void askForGpu() override
+    {
+        if (!m_askGpu) m_haveMachine = false;
+        m_askGpu = true;
+    }
     // Past this (plus four times a request's maxRunMs), the worker is stopped and the candidate
     // timed out. 30 s unless set.
     void setTimeoutMs(double ms) { m_timeoutMs = ms; }
@@ -135,6 +150,7 @@ private:
     std::int64_t m_nextId = 1;
     int m_restarts = 0;
     bool m_haveMachine = false;
+    bool m_askGpu = false;
     MachineInfo m_machine;
 };
 

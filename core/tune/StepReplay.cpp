@@ -1,5 +1,6 @@
 #include "tune/StepReplay.h"
 
+#include "ir/GpuTarget.h"
 #include "te/VariantBlock.h"
 
 #include <algorithm>
@@ -34,14 +35,31 @@ bool StepReplay::apply(const NamedStep& step)
     return true;
 }
 
+bool tunesGpuKernels(const Variant& start)
+{
+    return isGpuTarget(start.target) ||
+           std::any_of(start.steps.begin(), start.steps.end(),
+                       [](const Step& s) { return s.primitive == "bind"; });
+}
+
+Variant searchStart(const Variant& start)
+{
+    if (!tunesGpuKernels(start) || start.steps.empty()) return start;
+    Variant declared = start;
+    declared.steps.clear();
+    declared.snapshots = {Schedule(start.snapshots.front().outputs())};
+    return declared;
+}
+
 std::string variantBlock(const std::string& script, const Variant& start, const std::string& name,
                          const std::vector<std::string>& statements)
 {
-    // A tir.Schedule variant's tuned calls start from the function as declared, and so do those
-    // of a start without steps (a GPU search starts from the declaration): only the statement
-    // that makes the schedule is copied (the statements after it name axes, which the tuner's
-    // statements name again).
-    const bool tir = start.snapshots.front().tensorIR() != nullptr || start.steps.empty();
+    // A tir.Schedule variant's tuned calls start from the function as declared, and so do a GPU
+    // variant's (a GPU search starts from the declaration) and a start's without steps: only
+    // the statement that makes the schedule is copied (the statements after it name axes, which
+    // the tuner's statements name again).
+    const bool tir = start.snapshots.front().tensorIR() != nullptr || start.steps.empty() ||
+                     tunesGpuKernels(start);
     return variantBlockText(script, start.loc.line, tir ? start.loc.line : start.scheduleEndLine,
                             tir ? start.loc.line : std::max(start.lastLine, start.loc.line), name,
                             statements) +

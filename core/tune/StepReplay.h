@@ -37,9 +37,17 @@ private:
     std::string m_why;
 };
 
+// Whether tuning `start` searches GPU kernels: its target is a GPU, or it binds loops to GPU
+// threads. Such a search starts from the variant's declaration.
+bool tunesGpuKernels(const Variant& start);
+
+// The variant a search starts from and its candidates' steps replay onto: `start` itself, or
+// for a GPU start (tunesGpuKernels) its declaration, without its steps.
+Variant searchStart(const Variant& start);
+
 // The block of a new variant, ready to be inserted after line `start.lastLine` of `script`: an
 // empty line, `# variant: NAME`, the starting variant's schedule statements (its pinned steps;
-// only the one that makes the schedule for a start without steps)
+// only the one that makes the schedule for a start without steps, a tir.Schedule or GPU start)
 // as written, the tuner's statements, then the rest of the starting block (tvm.build ...).
 std::string variantBlock(const std::string& script, const Variant& start, const std::string& name,
                          const std::vector<std::string>& statements);

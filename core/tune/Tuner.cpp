@@ -211,14 +211,46 @@ private:
             }
             m_start = &m_declared;
         }
+        m_gpu = tunesGpuKernels(*m_start);
+        if (m_gpu && !m_tensorIRStart) {
+            // GPU kernels are searched from the computation, as Ansor's and MetaSchedule's
+            // searches are: the start's own binds and tiles would leave nothing to search.
+            if (!m_start->steps.empty())
+                m_out.notes.push_back("variant '" + m_start->name +
+                                      "' is GPU kernels: the search starts from its "
+                                      "declaration, its " +
+                                      std::to_string(m_start->steps.size()) +
+                                      " steps replaced by the candidates'");
+            m_declared = searchStart(*m_start);
+            m_start = &m_declared;
+        }
         m_out.startVariant = m_start->name;
-        m_out.workload = workloadKey(*m_start);
+        // A GPU search's records are apart from a CPU search's of the same computation.
+        m_out.workload = workloadKey(*m_start) + (m_gpu ? "-gpu" : "");
         for (auto& p : program.parameters)
             m_sizes[p.name] = p.value;
+        if (m_gpu) m_measurer.askForGpu();
         m_out.machine = m_measurer.machine();
         if (!m_out.machine.problem.empty()) {
             m_out.error = m_out.machine.problem;
             return false;
+        }
+        if (m_gpu && !m_out.machine.gpuDevice) {
+            m_out.error = "variant '" + m_out.startVariant +
+                          "' is GPU kernels, and there is no GPU to time them on (" +
+                          (m_out.machine.gpuProblem.empty() ? "the measurer has none"
+                                                            : m_out.machine.gpuProblem) +
+                          "): tune where loopscope-runner finds a GPU, or give its command "
+                          "(--runner 'ssh gpu1 loopscope-runner', 'srun --gres=gpu:1 "
+                          "loopscope-runner')";
+            return false;
+        }
+        if (m_gpu) {
+            GpuLimits limits;
+            const protocol::GpuDevice& d = *m_out.machine.gpuDevice;
+            if (d.maxThreadsPerBlock > 0) limits.maxThreadsPerBlock = d.maxThreadsPerBlock;
+            if (d.sharedPerBlock > 0) limits.maxSharedBytes = d.sharedPerBlock;
+            m_space.gpu = limits;
         }
         m_space.forbidden = m_options.forbidden;
         // What has no tir.Schedule translation yet stays out of a TensorIR variant's search.
@@ -248,7 +280,13 @@ private:
         auto t = Clock::now();
         bool ok = true;
         try {
-            *rows = extractFeatures(lowerStructure(sch));
+            const Stmt structured = lowerStructure(sch);
+            // A block's shared memory past the GPU's is never measured.
+            if (m_space.gpu && gpuSharedBytes(structured) > m_space.gpu->maxSharedBytes) {
+                m_out.times.featureMs += msSince(t);
+                return false;
+            }
+            *rows = extractFeatures(structured, m_gpu);
         } catch (const UserError&) {
             ok = false;
         } catch (const InternalError&) {
@@ -747,6 +785,7 @@ private:
     EvalResult m_eval;
     const Variant* m_start = nullptr;
     const Variant* m_tensorIRStart = nullptr; // a tir.Schedule variant tuned as declared
+    bool m_gpu = false;                       // the candidates are GPU kernels
     Variant m_declared;                       // its declared computation, the search's start
     std::string m_outputOps;                  // "C.op": what a TE schedule of it creates
     std::map<std::string, std::int64_t> m_sizes;

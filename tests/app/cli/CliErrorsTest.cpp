@@ -164,11 +164,11 @@ TEST(CliUsage, ARunsTargetNamesACpuModelOnly)
 TEST(CliUsage, ForbidTakesThePrimitivesTheTunerWrites)
 {
     const std::string gemm = "'" + std::string(LOOPSCOPE_SOURCE_DIR) + "/samples/opt_gemm.py' ";
-    RunResult r = runCli("tune " + gemm + "--forbid split,bind");
+    RunResult r = runCli("tune " + gemm + "--forbid split,storage_align");
     EXPECT_EQ(r.exitCode, 2) << r.output;
-    EXPECT_NE(r.output.find("--forbid: 'bind' is not a primitive the tuner writes (it writes: "
-                            "split, reorder, fuse, parallel, vectorize, unroll, pragma, "
-                            "compute_at, compute_inline, cache_write, cache_read, rfactor)"),
+    EXPECT_NE(r.output.find("--forbid: 'storage_align' is not a primitive the tuner writes (it "
+                            "writes: split, reorder, fuse, parallel, vectorize, unroll, pragma, "
+                            "compute_at, compute_inline, cache_write, cache_read, rfactor, bind)"),
               std::string::npos)
         << r.output;
     r = runCli("tune " + gemm + "--forbid splat");

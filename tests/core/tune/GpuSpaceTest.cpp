@@ -9,10 +9,13 @@
 #include "runtime/RuntimeJit.h"
 #include "support/SourceFiles.h"
 #include "te/Program.h"
+#include "tune/Features.h"
 #include "tune/SketchRule.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <random>
 
@@ -170,6 +173,27 @@ TEST(GpuSketches, MatmulIsTiledOverThreadsWithSharedCopies)
     EXPECT_NE(tir.find("T.launch_thread(\"threadIdx.x\", 64)"), std::string::npos) << tir;
     EXPECT_NE(tir.find("T.launch_thread(\"blockIdx.x\", 64)"), std::string::npos) << tir;
     EXPECT_NE(tir.find("\"shared\""), std::string::npos) << tir;
+
+    // Its features name the launch: every store under 64 threads of 2x2 virtual threads, and the
+    // shared copies' stores (each thread one element, neighbours 1 apart) as shared.
+    const FeatureRows rows = extractFeatures(lowerStructure(r.schedule), true);
+    const auto& names = featureNames(true);
+    auto column = [&](const std::string& name) {
+        return static_cast<std::size_t>(std::find(names.begin(), names.end(), name) -
+                                        names.begin());
+    };
+    ASSERT_GT(rows.rows, 2);
+    int shared = 0;
+    for (int row = 0; row < rows.rows; ++row) {
+        const float* f = &rows.values[static_cast<std::size_t>(row * rows.width)];
+        EXPECT_EQ(f[column("is_gpu")], 1.0f);
+        EXPECT_FLOAT_EQ(f[column("threadIdx_x_len")], std::log2(65.0f));
+        EXPECT_FLOAT_EQ(f[column("vthread_len")], std::log2(5.0f));
+        shared += f[column("store_shared")] == 1.0f;
+    }
+    EXPECT_EQ(shared, 2);
+    EXPECT_LT(featureNames(false).size(), names.size());
+    EXPECT_GT(gpuSharedBytes(lowerStructure(r.schedule)), 0);
 }
 
 // A narrow reduction (few outputs, a long sum) gets a branch whose sums are shared among a block's
