@@ -109,6 +109,14 @@ Option cpuTargetOption(Options& o);
 // --runner 'COMMAND': run, bench and sweep (GPU variants run on that runner's GPU).
 Option gpuRunnerOption(Options& o);
 
+// A kernel bundle (export --format bundle): what the GPU runner alone needs to run, check and
+// time a GPU variant on another machine (scripts/gpu-check.sh, tune --rounds-out carry bundles
+// to a machine with a GPU): the gpu_run request (PTX for the architecture of --target, else the
+// variant's, launches, buffers with their seeds, cuBLAS's matmul when the program is one), the
+// operation count, and the reference's values at some elements of each output. Throws
+// CodegenError where the variant is no GPU kernel or the target is not a GPU's.
+nlohmann::json kernelBundle(const Options& o, const Program& program, const Variant& v);
+
 // Parses a command that takes one FILE (or none, with `takesFile` false) and `options`.
 void parseCommand(int argc, char** argv, Options& o, const std::vector<Option>& options,
                   bool takesFile = true);

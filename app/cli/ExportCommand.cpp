@@ -25,12 +25,9 @@ struct ExportArgs : Options {
     std::string tvmRelease; // --tvm 0.17 ... 0.26
 };
 
-// A kernel bundle: what the GPU runner alone needs to run, check and time a GPU variant on
-// another machine (scripts/gpu-check.sh carries bundles to a machine with a GPU): the gpu_run
-// request (PTX for the target's architecture, launches, buffers with their seeds, cuBLAS's
-// matmul when the program is one), the operation count, and the reference's values at some
-// elements of each output.
-std::string kernelBundle(const ExportArgs& o, const Program& program, const Variant& v)
+} // namespace
+
+json kernelBundle(const Options& o, const Program& program, const Variant& v)
 {
     const std::string target = isGpuTarget(o.target)   ? o.target
                                : isGpuTarget(v.target) ? v.target
@@ -67,8 +64,10 @@ std::string kernelBundle(const ExportArgs& o, const Program& program, const Vari
                             {"indices", e.indices},
                             {"values", e.values}});
     bundle["expected"] = expected;
-    return bundle.dump() + "\n";
+    return bundle;
 }
+
+namespace {
 
 int exportVariant(ExportArgs& o)
 {
@@ -115,7 +114,7 @@ int exportVariant(ExportArgs& o)
     std::vector<std::pair<std::string, std::string>> files; // path, contents
     try {
         if (o.format == "bundle") {
-            text = kernelBundle(o, r.program, v);
+            text = kernelBundle(o, r.program, v).dump() + "\n";
         } else {
             std::string source;
             if (o.format == "tvm" || o.format == "tvm-trace") readFile(o.file, &source);

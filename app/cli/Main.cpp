@@ -79,6 +79,7 @@ const CommandHelp kCommands[] = {
      "  tune   FILE [--variant NAME] [--trials N | --time S] [--log F] [--resume]\n"
      "         [--forbid P,...] [--threads N] [--set P=V ...] [--seed N] [--apply] [--json]\n"
      "         [--runner 'COMMAND'] [--runners N]\n"
+     "         [--rounds-out DIR | --rounds-in DIR] [--target \"cuda -arch=sm_XX\"]\n"
      "         search schedules for a variant (default: the first; its steps stay as given)\n"
      "         with a learned cost model, measuring each candidate in the worker and checking\n"
      "         it against the reference (default 64 trials); prints the best as statements,\n"
@@ -91,7 +92,11 @@ const CommandHelp kCommands[] = {
      "         'srun -N1 -n1 --exclusive loopscope-worker'; default: the worker here)\n"
      "         a GPU variant (a GPU target, or loops bound to threads) is searched from its\n"
      "         declaration with GPU rules and measured on the GPU by loopscope-runner: the one\n"
-     "         beside the worker, or the one --runner starts ('ssh gpu1 loopscope-runner')\n"},
+     "         beside the worker, or the one --runner starts ('ssh gpu1 loopscope-runner');\n"
+     "         for a GPU that only batch jobs reach, --rounds-out DIR writes a round of\n"
+     "         candidates (checked here) as kernel bundles for --target's GPU,\n"
+     "         'loopscope-runner --measure DIR' times them there, and --rounds-in DIR learns\n"
+     "         their times (into the same log) and writes the next round\n"},
     {"model",
      "  model  info|run|bench|tasks|test ...   ONNX models (loopscope-cli model --help)\n"},
     {"export",

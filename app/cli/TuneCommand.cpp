@@ -3,7 +3,9 @@
 #include "Cli.h"
 #include "Commands.h"
 
+#include "TuneRounds.h"
 #include "codegen/Codegen.h"
+#include "ir/GpuTarget.h"
 #include "ir/Host.h"
 #include "protocol/Json.h"
 #include "runtime/BlasReference.h"
@@ -118,6 +120,69 @@ std::string runnerSummary(Measurer& measurer, double searchMs, double trainMs, d
     return s.str();
 }
 
+namespace {
+
+// tune --rounds-out / --rounds-in: a round of GPU candidates written for a GPU that only batch
+// jobs reach, after learning the rounds it timed (TuneRounds.h).
+int runTuneRounds(const TuneArgs& args, const std::string& script, TuneOptions options)
+{
+    const std::string out = args.roundsOut.empty() ? args.roundsIn : args.roundsOut;
+    RoundsLearnt learnt;
+    if (!args.roundsIn.empty()) {
+        learnt = learnRounds(args.roundsIn, options.logPath);
+        for (const std::string& p : learnt.problems)
+            std::cerr << "note: " << p << "\n";
+        std::cerr << "learnt " << learnt.records << " record(s) of " << learnt.rounds
+                  << " round(s) timed in " << args.roundsIn
+                  << (learnt.gpu.gpu.empty() ? "" : " on " + learnt.gpu.gpu) << "\n";
+    }
+    options.roundOnly = true;
+    options.roundsMachine = learnt.gpu;
+    options.resume = true;
+    options.trials = args.trials > 0 ? args.trials : 16;
+    // The candidates are checked on this CPU by the worker here, which has no GPU to ask.
+    WorkerMeasurer checker(findWorkerExecutable(args.self));
+    Tuner tuner(script, options, checker);
+    TuneOutcome tuned = tuner.run();
+    for (auto& note : tuned.notes)
+        std::cerr << "note: " << note << "\n";
+    if (!tuned.ok) {
+        std::cerr << args.file << ": error: " << tuned.error << "\n";
+        return 1;
+    }
+    if (tuned.haveBest)
+        std::cout << "best so far: trial " << tuned.best.trial << ", "
+                  << (tuned.best.flops > 0 ? fixed(tuned.best.gflops, 1) + " GFLOPS ("
+                                           : std::string("(")) +
+                         fixed(tuned.best.msMedian, 3) + " ms)"
+                  << (tuned.best.machine.gpu.empty() ? "" : " on " + tuned.best.machine.gpu)
+                  << "\n";
+    if (tuned.round.empty()) {
+        std::cout << "no new candidate to write: the search found none it has not measured\n";
+        return 0;
+    }
+    cli::Options bundle;
+    bundle.file = args.file;
+    bundle.target = args.target;
+    bundle.command = "tune";
+    const RoundWritten w = writeRound(tuned.round, out, bundle, checker, options.logPath);
+    for (const std::string& p : w.problems)
+        std::cerr << "note: " << p << "\n";
+    if (w.folder.empty()) return 1;
+    std::cout << w.written << " candidate(s) written to " << w.folder;
+    if (w.wrong > 0) std::cout << "; " << w.wrong << " computed wrong numbers on this CPU";
+    if (w.failed > 0) std::cout << "; " << w.failed << " could not be compiled";
+    if (w.wrong + w.failed > 0) std::cout << " (recorded in " << options.logPath << ")";
+    std::cout << "\n"
+              << "time them on the GPU:  loopscope-runner --measure " << w.folder << "\n"
+              << "then learn and write the next round:  loopscope-cli tune " << args.file
+              << (args.variant.empty() ? "" : " --variant '" + args.variant + "'")
+              << " --rounds-in " << out << "\n";
+    return w.written > 0 ? 0 : 1;
+}
+
+} // namespace
+
 int runTuneCommand(const TuneArgs& args)
 {
     const auto started = std::chrono::steady_clock::now();
@@ -159,6 +224,8 @@ int runTuneCommand(const TuneArgs& args)
     std::error_code ec;
     fs::path logFolder = fs::path(options.logPath).parent_path();
     if (!logFolder.empty()) fs::create_directories(logFolder, ec);
+    if (!args.roundsOut.empty() || !args.roundsIn.empty())
+        return runTuneRounds(args, script, options);
 
     // GPU kernels are measured by the worker here on its GPU runner: the one beside it, or the
     // one --runner starts ('ssh gpu1 loopscope-runner').
@@ -391,6 +458,17 @@ int commandTune(int argc, char** argv)
                              if (t.runners < 1) throw UsageError("--runners must be 1 or more");
                          }},
                         {"--resume", "", false, [&](const std::string&) { t.resume = true; }},
+                        {"--rounds-out", "", true, [&](const std::string& v) { t.roundsOut = v; }},
+                        {"--rounds-in", "", true, [&](const std::string& v) { t.roundsIn = v; }},
+                        {"--target", "", true,
+                         [&](const std::string& v) {
+                             std::string why;
+                             if (!parseGpuTarget(v, &why))
+                                 throw UsageError("--target: tune takes a GPU's (\"cuda "
+                                                  "-arch=sm_90\"), for the PTX of --rounds-out: " +
+                                                  why);
+                             t.target = v;
+                         }},
                         {"--apply", "", false, [&](const std::string&) { t.apply = true; }},
                         {"--seed", "", true,
                          [&](const std::string& v) {
@@ -413,6 +491,9 @@ int commandTune(int argc, char** argv)
                              }
                          }}}}));
     if (o.variants.size() > 1) throw UsageError("tune starts from one variant: give one --variant");
+    if ((!t.roundsOut.empty() || !t.roundsIn.empty()) && (!t.runner.empty() || t.runners > 0))
+        throw UsageError("--rounds-out and --rounds-in are for a GPU timed elsewhere: they take "
+                         "no --runner");
     t.file = o.file;
     t.variant = o.variants.empty() ? "" : o.variants.front();
     t.sets = o.sets;

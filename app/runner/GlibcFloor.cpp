@@ -90,6 +90,21 @@ LOOPSCOPE_HIDDEN int fstat64(int fd, void* buffer)
     return loopscope_old_fxstat64(1, fd, buffer);
 }
 
+// stat and lstat likewise (std::filesystem's, for a tuning round's folder): __xstat and
+// __lxstat before 2.33.
+__asm__(".symver loopscope_old_xstat, __xstat@GLIBC_2.2.5");
+__asm__(".symver loopscope_old_lxstat, __lxstat@GLIBC_2.2.5");
+int loopscope_old_xstat(int, const char*, void*);
+int loopscope_old_lxstat(int, const char*, void*);
+LOOPSCOPE_HIDDEN int stat(const char* path, void* buffer)
+{
+    return loopscope_old_xstat(1, path, buffer);
+}
+LOOPSCOPE_HIDDEN int lstat(const char* path, void* buffer)
+{
+    return loopscope_old_lxstat(1, path, buffer);
+}
+
 // libstdc++ skips atomic operations while this says the process has one thread; zero (as if
 // there were always more) is always right.
 LOOPSCOPE_HIDDEN char __libc_single_threaded = 0;

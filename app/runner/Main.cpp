@@ -14,9 +14,12 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -384,14 +387,43 @@ double median(std::vector<double> v)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+// The time now, ISO 8601 UTC.
+std::string isoNow()
+{
+    const std::time_t now = std::time(nullptr);
+    std::tm utc{};
+    gmtime_r(&now, &utc);
+    char text[32];
+    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+    return text;
+}
+
 // Runs kernel bundles (loopscope-cli export --format bundle) on this machine's GPU: each is
 // checked against the reference values it carries and timed with cuBLAS in turns where it is a
 // matmul. Prints a table; 0 when every bundle ran and was right, 3 when one computed wrong
-// numbers, 1 when one could not run.
-int runBundles(const std::vector<std::string>& files)
+// numbers, 1 when one could not run. With `times`, each bundle's outcome is also a JSON line
+// there (a tuning round's times.jsonl: the bundle's file name, ok, wrong or error, its times,
+// the GPU, its host), flushed as it is known.
+int runBundles(const std::vector<std::string>& files, std::FILE* times = nullptr)
 {
     using nlohmann::json;
     int status = 0;
+    std::string host;
+    if (char name[256] = {}; ::gethostname(name, sizeof name - 1) == 0) host = name;
+    auto record = [&](const std::string& file, const std::string& outcome,
+                      const std::vector<double>& ms, const std::string& error,
+                      const protocol::GpuDevice* device) {
+        if (!times) return;
+        json line = {{"bundle", file.substr(file.find_last_of('/') + 1)},
+                     {"status", outcome},
+                     {"ms", ms},
+                     {"host", host},
+                     {"time", isoNow()}};
+        if (!error.empty()) line["error"] = error;
+        if (device) line["accelerator"] = protocol::gpuDescription(*device);
+        std::fprintf(times, "%s\n", line.dump().c_str());
+        std::fflush(times);
+    };
     bool first = true, cublasSaid = false;
     for (const std::string& file : files) {
         std::ifstream in(file);
@@ -474,6 +506,7 @@ int runBundles(const std::vector<std::string>& files)
                 }
             }
             if (wrong) status = std::max(status, 3);
+            record(file, wrong ? "wrong" : "ok", reply.ms, wrong ? check : "", &reply.device);
             const double ms = median(reply.ms);
             const double flops = bundle.value("flops", 0.0);
             const double blas = median(reply.cublasMs);
@@ -504,14 +537,78 @@ int runBundles(const std::vector<std::string>& files)
             }
         } catch (const RunFailure& f) {
             std::printf("%s  cannot run: %s\n", pad(title, 40).c_str(), f.message.c_str());
+            record(file, "error", {}, f.message, nullptr);
             status = std::max(status, 1);
         } catch (const std::exception& e) {
             std::printf("%s  cannot run: %s\n", pad(title, 40).c_str(), e.what());
+            record(file, "error", {}, e.what(), nullptr);
             status = std::max(status, 1);
         }
         std::fflush(stdout);
     }
     return status == 3 ? 3 : status;
+}
+
+// Times a tuning round (loopscope-cli tune --rounds-out DIR): the bundles of DIR, or of the last
+// round in DIR (round-NNN) not timed yet, each checked and timed as runBundles does, their times
+// written to times.jsonl beside them for tune --rounds-in. Nothing is written where there is no
+// GPU: a round is timed on a GPU or not at all.
+int measureRound(const std::string& dir)
+{
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    auto bundlesIn = [&](const fs::path& folder) {
+        std::vector<std::string> files;
+        for (const auto& e : fs::directory_iterator(folder, ec)) {
+            const std::string name = e.path().filename().string();
+            if (name.rfind("trial-", 0) == 0 && e.path().extension() == ".json")
+                files.push_back(e.path().string());
+        }
+        std::sort(files.begin(), files.end());
+        return files;
+    };
+    fs::path folder = dir;
+    if (bundlesIn(folder).empty()) {
+        std::vector<fs::path> rounds;
+        for (const auto& e : fs::directory_iterator(dir, ec))
+            if (e.is_directory() && e.path().filename().string().rfind("round-", 0) == 0 &&
+                !fs::exists(e.path() / "times.jsonl"))
+                rounds.push_back(e.path());
+        std::sort(rounds.begin(), rounds.end());
+        if (ec || rounds.empty()) {
+            std::fprintf(stderr,
+                         "loopscope-runner: %s holds no round to time (kernel bundles "
+                         "trial-*.json, or round-NNN folders of them without times.jsonl)\n",
+                         dir.c_str());
+            return 2;
+        }
+        folder = rounds.back();
+    }
+    const fs::path timesPath = folder / "times.jsonl";
+    if (fs::exists(timesPath)) {
+        std::fprintf(stderr, "loopscope-runner: %s is timed already (remove it to time again)\n",
+                     timesPath.string().c_str());
+        return 2;
+    }
+    try {
+        Gpu(0).describe();
+    } catch (const RunFailure& f) {
+        std::fprintf(stderr, "loopscope-runner: no GPU to time %s on: %s\n",
+                     folder.string().c_str(), f.message.c_str());
+        return 1;
+    }
+    std::FILE* times = std::fopen(timesPath.string().c_str(), "w");
+    if (!times) {
+        std::fprintf(stderr, "loopscope-runner: cannot write %s: %s\n", timesPath.string().c_str(),
+                     std::strerror(errno));
+        return 1;
+    }
+    std::printf("timing %s\n", folder.string().c_str());
+    const int status = runBundles(bundlesIn(folder), times);
+    std::fclose(times);
+    std::printf("times: %s\n", timesPath.string().c_str());
+    // A wrong or failed candidate is an outcome of the round, not of the timing.
+    return status == 1 || status == 3 ? 0 : status;
 }
 
 } // namespace
@@ -529,18 +626,28 @@ int main(int argc, char** argv)
             }
             return loopscope::runner::runBundles(files);
         }
+        if (std::strcmp(argv[i], "--measure") == 0) {
+            if (i + 2 != argc) {
+                std::fprintf(stderr, "loopscope-runner: --measure needs one DIR\n");
+                return 2;
+            }
+            return loopscope::runner::measureRound(argv[i + 1]);
+        }
         if (std::strcmp(argv[i], "--version") == 0) {
             std::printf("loopscope-runner %s\n", LOOPSCOPE_VERSION_STRING);
             return 0;
         }
         const char* usage =
-            "usage: loopscope-runner [--version | --help | --bundle FILE...]\n"
+            "usage: loopscope-runner [--version | --help | --bundle FILE... | --measure DIR]\n"
             "Runs Loopscope's GPU kernels on this machine's NVIDIA GPU: requests on standard "
             "input, replies on standard output, one JSON object a line (ping, gpu_run).\n"
             "--bundle FILE...: runs kernel bundles (loopscope-cli export --format bundle), each "
             "checked against the reference values it carries and timed, with cuBLAS in turns "
             "for a matmul; prints a table (exit 3 when one computes wrong numbers, 1 when one "
-            "cannot run).\n";
+            "cannot run).\n"
+            "--measure DIR: times a tuning round (loopscope-cli tune --rounds-out DIR): the "
+            "bundles of DIR's last round not timed yet, each checked and timed, their times "
+            "written to times.jsonl beside them for tune --rounds-in.\n";
         if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
             std::fputs(usage, stdout);
             return 0;

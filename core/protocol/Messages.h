@@ -328,7 +328,8 @@ std::string gpuDescription(const GpuDevice& d);
 // its GPU).
 std::string describeMachine(const Machine& m);
 // Whether two machines are one kind (numbers measured on them compare): the same CPU as LLVM
-// names it, and the same CPU name, cores and vector width where both know them. The one rule for
+// names it, and the same CPU name, cores and vector width where both know them; for GPU kernels,
+// the same GPU. The one rule for
 // runners against each other and for a tuning record against this machine.
 bool sameMachineKind(const Machine& a, const Machine& b);
 

@@ -46,8 +46,10 @@ bool sameMachineKind(const Machine& a, const Machine& b)
     auto same = [](const auto& x, const auto& y, const auto& unknown) {
         return x == unknown || y == unknown || x == y;
     };
+    // GPU kernels' times are the GPU's, whichever CPU launched them.
+    if (!a.gpu.empty() || !b.gpu.empty()) return a.gpu == b.gpu;
     return a.cpu == b.cpu && same(a.threads, b.threads, 0) && same(a.vectorBits, b.vectorBits, 0) &&
-           same(a.cpuName, b.cpuName, std::string()) && a.gpu == b.gpu;
+           same(a.cpuName, b.cpuName, std::string());
 }
 
 } // namespace protocol

@@ -97,6 +97,7 @@ public:
         if (!prepare()) return std::move(m_out);
         learnFromLog();
         retrain();
+        if (m_options.roundOnly) return writeRound();
         int emptyRounds = 0;
         while (budgetLeft() && !isCancelled())
             if (!round(&emptyRounds)) break;
@@ -229,8 +230,19 @@ private:
         m_out.workload = workloadKey(*m_start) + (m_gpu ? "-gpu" : "");
         for (auto& p : program.parameters)
             m_sizes[p.name] = p.value;
-        if (m_gpu) m_measurer.askForGpu();
-        m_out.machine = m_measurer.machine();
+        if (m_options.roundOnly && !m_gpu) {
+            m_out.error = "rounds written for a GPU to time are of GPU kernels: variant '" +
+                          m_out.startVariant + "' has no GPU target and binds no GPU thread";
+            return false;
+        }
+        if (m_gpu && !m_options.roundOnly) m_measurer.askForGpu();
+        if (m_options.roundOnly) {
+            // Measured elsewhere: the machine is the GPU that timed the earlier rounds.
+            static_cast<protocol::Machine&>(m_out.machine) = m_options.roundsMachine;
+            m_out.machine.gpuDevice = protocol::GpuDevice{};
+        } else {
+            m_out.machine = m_measurer.machine();
+        }
         if (!m_out.machine.problem.empty()) {
             m_out.error = m_out.machine.problem;
             return false;
@@ -345,8 +357,10 @@ private:
                 ++elsewhere[describeMachine(kind)];
                 continue;
             }
-            const bool here = r.sizes == m_sizes && r.machine.cpu == m_out.machine.cpu &&
-                              r.threads == m_space.cores;
+            // GPU kernels' times are the GPU's, whatever CPU launched them.
+            const bool here = r.sizes == m_sizes && (m_gpu ? r.machine.gpu == m_out.machine.gpu
+                                                           : r.machine.cpu == m_out.machine.cpu &&
+                                                                 r.threads == m_space.cores);
             if (m_options.resume && here) {
                 // A candidate measured again (the end of a run re-measures the best) counts
                 // once, by its latest measurement.
@@ -724,6 +738,27 @@ private:
         report(TuneProgress::Phase::Training, nullptr);
         retrain();
         return true;
+    }
+
+    // A round written instead of measured: one batch, each candidate with its statements and the
+    // script holding it; trials are numbered after the log's.
+    TuneOutcome writeRound()
+    {
+        const int count = m_planned > 0 ? m_planned : m_batchSize;
+        std::vector<Candidate> batch = nextBatch(count);
+        for (const Candidate& c : batch) {
+            std::optional<protocol::MeasureRequest> request;
+            RoundCandidate rc;
+            rc.record = prepare(
+                c, 3, 40, static_cast<int>(m_out.reused.size() + m_out.round.size()) + 1, &request);
+            if (!request) continue;
+            rc.request = std::move(*request);
+            m_out.round.push_back(std::move(rc));
+        }
+        m_out.haveBest = m_haveBest;
+        if (m_haveBest) m_out.best = m_best;
+        m_out.ok = true;
+        return std::move(m_out);
     }
 
     // The best few again, with the default (the first measured), in turns: each measured once

@@ -35,6 +35,20 @@ struct TuneOptions {
     int modelThreads = 1;           // XGBoost's threads (training never overlaps measuring)
     int remeasureTop = 3;           // at the end, the best few are measured again, longer
     bool testingCrashFirst = false; // testing: the first candidate's code crashes in the worker
+    // Write a round instead of measuring (tune --rounds-out, for a GPU that only batch jobs
+    // reach): one batch of up to `trials` candidates is searched and returned in
+    // TuneOutcome::round, none measured; the log's records of `roundsMachine` (the GPU that
+    // timed the earlier rounds; empty before the first) count as measured and train the model.
+    bool roundOnly = false;
+    protocol::Machine roundsMachine;
+};
+
+// A candidate of a written round: its record before it is measured (trial, sketch, steps,
+// statements, sizes; no status), and the request that would measure it (the script holding it as
+// a variant, the sizes).
+struct RoundCandidate {
+    TuneRecord record;
+    protocol::MeasureRequest request;
 };
 
 struct TuneProgress {
@@ -77,6 +91,7 @@ struct TuneOutcome {
     bool cancelled = false;
     int failed = 0; // trials that crashed, timed out, were refused or wrong
     int wrong = 0;
+    std::vector<RoundCandidate> round; // roundOnly: the candidates to measure elsewhere
 };
 
 class ThroughputModel;
