@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # The device check: every GPU sample's ladder on an NVIDIA GPU through loopscope-runner, each
-# variant checked against the reference and timed with CUDA events, cuBLAS timed in turns with
-# the matmuls; prints ms, GFLOPS and the ratio to cuBLAS.
+# variant checked against the reference and timed with CUDA events, its reference timed in turns
+# with it (cuBLAS for the matmuls, cuDNN for the convolution, the device's copy bandwidth for the
+# element-wise and softmax kernels); prints ms, GFLOPS and the ratio to the reference.
 #
 #   scripts/gpu-check.sh make DIR   here (a build of Loopscope, no GPU needed): a kernel bundle of
 #                                   every variant of samples/gpu/*.py at the samples' own sizes,
 #                                   and the runner, into DIR
 #   scripts/gpu-check.sh run DIR    on the machine with the GPU: needs only DIR, glibc 2.31 or
-#                                   newer and the NVIDIA driver (cuBLAS where libcublas is there)
+#                                   newer and the NVIDIA driver (cuBLAS and cuDNN where their
+#                                   libraries are there)
 #   scripts/gpu-check.sh            both, on a machine that has a build and a GPU
 #
 # ARCH (default sm_80) is the architecture the PTX is compiled for; the driver compiles it for
@@ -49,6 +51,15 @@ run_bundles() {
         lib=$(find /usr/local /usr/lib /opt -name 'libcublas.so.1[0-9]*' 2>/dev/null | sort | tail -n 1)
         if [ -n "$lib" ]; then
             echo "gpu-check: cuBLAS from $lib"
+            export LD_LIBRARY_PATH="$(dirname "$lib")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+        fi
+    fi
+    # cuDNN likewise (a toolkit's, or the nvidia-cudnn wheel's).
+    if ! ldconfig -p 2>/dev/null | grep -q 'libcudnn\.so\.[89]'; then
+        local lib
+        lib=$(find /usr/local /usr/lib /opt -name 'libcudnn.so.[89]*' 2>/dev/null | sort | tail -n 1)
+        if [ -n "$lib" ]; then
+            echo "gpu-check: cuDNN from $lib"
             export LD_LIBRARY_PATH="$(dirname "$lib")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
         fi
     fi

@@ -46,12 +46,13 @@ json kernelBundle(const Options& o, const Program& program, const Variant& v)
     protocol::GpuRunRequest request = gpuRunRequest(*run, gpu->sm ? gpu->sm : 50, timing);
     request.warmup = 2;
     request.number = 0; // the runner fills each repeat with as many runs as take about 5 ms
-    request.cublas = gpuGemmOf(*run);
+    askForReference(*run, request);
     json bundle;
     bundle["loopscope_bundle"] = 1;
     bundle["script"] = std::filesystem::path(o.file).filename().string();
     bundle["variant"] = v.name;
     bundle["flops"] = run->flops();
+    bundle["moved_bytes"] = argumentBytes(*run);
     bundle["arch"] = "sm_" + std::to_string(gpu->sm ? gpu->sm : 50);
     bundle["parameters"] = parametersJson(program, o);
     bundle["request"] = json::parse(protocol::encodeRequest(request, 1));

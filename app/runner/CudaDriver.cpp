@@ -65,6 +65,7 @@ const CudaDriver* CudaDriver::load(std::string* why)
     bind(lib, "cuEventDestroy_v2", d.eventDestroy, &missing);
     bind(lib, "cuGetErrorName", d.getErrorName, &missing);
     bind(lib, "cuGetErrorString", d.getErrorString, &missing);
+    bind(lib, "cuMemcpyDtoDAsync_v2", d.memcpyDtoDAsync, &ignored);
     bind(lib, "cuOccupancyMaxActiveBlocksPerMultiprocessor",
          d.occupancyMaxActiveBlocksPerMultiprocessor, &ignored);
     if (!missing.empty()) {
@@ -117,6 +118,63 @@ const Cublas* Cublas::load(std::string* why)
         return nullptr;
     }
     return &cublas;
+}
+
+const Cudnn* Cudnn::load(std::string* why)
+{
+    static Cudnn cudnn;
+    static bool tried = false;
+    static std::string failure;
+    if (tried) {
+        *why = failure;
+        return failure.empty() ? &cudnn : nullptr;
+    }
+    tried = true;
+    void* lib = nullptr;
+    for (const char* name : {"libcudnn.so.9", "libcudnn.so.8", "libcudnn.so"})
+        if ((lib = dlopen(name, RTLD_NOW | RTLD_LOCAL))) break;
+    if (!lib) {
+        const char* e = dlerror();
+        failure = std::string("no cuDNN here (") + (e ? e : "libcudnn cannot be loaded") + ")";
+        *why = failure;
+        return nullptr;
+    }
+    std::string missing;
+    Cudnn& c = cudnn;
+    bind(lib, "cudnnCreate", c.create, &missing);
+    bind(lib, "cudnnDestroy", c.destroy, &missing);
+    bind(lib, "cudnnGetVersion", c.getVersion, &missing);
+    bind(lib, "cudnnGetErrorString", c.getErrorString, &missing);
+    bind(lib, "cudnnCreateTensorDescriptor", c.createTensor, &missing);
+    bind(lib, "cudnnDestroyTensorDescriptor", c.destroyTensor, &missing);
+    bind(lib, "cudnnSetTensor4dDescriptor", c.setTensor4d, &missing);
+    bind(lib, "cudnnCreateFilterDescriptor", c.createFilter, &missing);
+    bind(lib, "cudnnDestroyFilterDescriptor", c.destroyFilter, &missing);
+    bind(lib, "cudnnSetFilter4dDescriptor", c.setFilter4d, &missing);
+    bind(lib, "cudnnCreateConvolutionDescriptor", c.createConvolution, &missing);
+    bind(lib, "cudnnDestroyConvolutionDescriptor", c.destroyConvolution, &missing);
+    bind(lib, "cudnnSetConvolution2dDescriptor", c.setConvolution2d, &missing);
+    bind(lib, "cudnnGetConvolution2dForwardOutputDim", c.outputDim, &missing);
+    bind(lib, "cudnnGetConvolutionForwardWorkspaceSize", c.workspaceSize, &missing);
+    bind(lib, "cudnnConvolutionForward", c.forward, &missing);
+    std::string ignored;
+    bind(lib, "cudnnSetConvolutionMathType", c.setMathType, &ignored);
+    if (!missing.empty()) {
+        failure = "libcudnn lacks " + missing;
+        *why = failure;
+        return nullptr;
+    }
+    return &cudnn;
+}
+
+std::string Cudnn::label() const
+{
+    const std::size_t v = getVersion ? getVersion() : 0;
+    const bool nine = v >= 90000;
+    const std::size_t major = nine ? v / 10000 : v / 1000;
+    const std::size_t minor = nine ? v / 100 % 100 : v / 100 % 10;
+    return "cuDNN " + std::to_string(major) + "." + std::to_string(minor) + "." +
+           std::to_string(v % 100);
 }
 
 } // namespace loopscope::runner

@@ -72,7 +72,10 @@ struct CudaDriver {
     CUresult (*eventDestroy)(CUevent) = nullptr;
     CUresult (*getErrorName)(CUresult, const char**) = nullptr;
     CUresult (*getErrorString)(CUresult, const char**) = nullptr;
-    // Optional (null where the driver lacks it): blocks of a shape one multiprocessor holds.
+    // Optional (null where the driver lacks it): a device-to-device copy on a stream (the copy
+    // bandwidth's reference line).
+    CUresult (*memcpyDtoDAsync)(CUdeviceptr, CUdeviceptr, std::size_t, CUstream) = nullptr;
+    // Optional: blocks of a shape one multiprocessor holds.
     CUresult (*occupancyMaxActiveBlocksPerMultiprocessor)(int*, CUfunction, int,
                                                           std::size_t) = nullptr;
 
@@ -96,6 +99,56 @@ struct Cublas {
 
     // Loaded once; null with the reason in *why where there is none.
     static const Cublas* load(std::string* why);
+};
+
+// cuDNN's forward convolution, the reference line of convolutions, loaded from libcudnn (9 or 8)
+// when a request asks for it: the legacy API of descriptors (NCHW float32 tensors, KCRS filters,
+// a cross-correlation with FMA math: no tensor cores, as the kernels have none), on the default
+// stream of the primary context. Every call returns a cudnnStatus_t (0: success).
+using cudnnHandle_t = struct cudnnContext*;
+using cudnnTensorDescriptor_t = struct cudnnTensorStruct*;
+using cudnnFilterDescriptor_t = struct cudnnFilterStruct*;
+using cudnnConvolutionDescriptor_t = struct cudnnConvolutionStruct*;
+enum : int {
+    kCudnnNchw = 0,             // cudnnTensorFormat_t
+    kCudnnFloat = 0,            // cudnnDataType_t
+    kCudnnCrossCorrelation = 1, // cudnnConvolutionMode_t
+    kCudnnFmaMath = 3,          // cudnnMathType_t
+};
+struct Cudnn {
+    int (*create)(cudnnHandle_t*) = nullptr;
+    int (*destroy)(cudnnHandle_t) = nullptr;
+    std::size_t (*getVersion)() = nullptr;
+    const char* (*getErrorString)(int) = nullptr;
+    int (*createTensor)(cudnnTensorDescriptor_t*) = nullptr;
+    int (*destroyTensor)(cudnnTensorDescriptor_t) = nullptr;
+    int (*setTensor4d)(cudnnTensorDescriptor_t, int format, int dtype, int n, int c, int h,
+                       int w) = nullptr;
+    int (*createFilter)(cudnnFilterDescriptor_t*) = nullptr;
+    int (*destroyFilter)(cudnnFilterDescriptor_t) = nullptr;
+    int (*setFilter4d)(cudnnFilterDescriptor_t, int dtype, int format, int k, int c, int r,
+                       int s) = nullptr;
+    int (*createConvolution)(cudnnConvolutionDescriptor_t*) = nullptr;
+    int (*destroyConvolution)(cudnnConvolutionDescriptor_t) = nullptr;
+    int (*setConvolution2d)(cudnnConvolutionDescriptor_t, int padH, int padW, int strideH,
+                            int strideW, int dilationH, int dilationW, int mode,
+                            int computeType) = nullptr;
+    int (*outputDim)(cudnnConvolutionDescriptor_t, cudnnTensorDescriptor_t, cudnnFilterDescriptor_t,
+                     int*, int*, int*, int*) = nullptr;
+    int (*workspaceSize)(cudnnHandle_t, cudnnTensorDescriptor_t, cudnnFilterDescriptor_t,
+                         cudnnConvolutionDescriptor_t, cudnnTensorDescriptor_t, int algorithm,
+                         std::size_t*) = nullptr;
+    int (*forward)(cudnnHandle_t, const void* alpha, cudnnTensorDescriptor_t, const void* x,
+                   cudnnFilterDescriptor_t, const void* w, cudnnConvolutionDescriptor_t,
+                   int algorithm, void* workspace, std::size_t workspaceBytes, const void* beta,
+                   cudnnTensorDescriptor_t, void* y) = nullptr;
+    // Optional (cuDNN 7.0 and later have it).
+    int (*setMathType)(cudnnConvolutionDescriptor_t, int) = nullptr;
+
+    // Loaded once; null with the reason in *why where there is none.
+    static const Cudnn* load(std::string* why);
+    // "cuDNN 9.1.0", from getVersion's number (9: M*10000+m*100+p; 8 and before: M*1000+m*100+p).
+    std::string label() const;
 };
 
 } // namespace loopscope::runner

@@ -120,6 +120,131 @@ struct DeviceBuffers {
     }
 };
 
+// cuDNN's handle and descriptors, destroyed however the request ends.
+struct CudnnState {
+    const Cudnn* c = nullptr;
+    cudnnHandle_t handle = nullptr;
+    cudnnTensorDescriptor_t x = nullptr, y = nullptr;
+    cudnnFilterDescriptor_t w = nullptr;
+    cudnnConvolutionDescriptor_t conv = nullptr;
+    ~CudnnState()
+    {
+        if (!c) return;
+        if (conv) c->destroyConvolution(conv);
+        if (w) c->destroyFilter(w);
+        if (y) c->destroyTensor(y);
+        if (x) c->destroyTensor(x);
+        if (handle) c->destroy(handle);
+    }
+    void check(int status, const char* what) const
+    {
+        if (status != 0)
+            throw RunFailure{std::string(what) + " failed: " +
+                             (c->getErrorString ? c->getErrorString(status)
+                                                : "status " + std::to_string(status))};
+    }
+};
+
+// The convolution's cuDNN run on buffers of its own (in `memory`), with the fastest algorithm
+// that runs within 1 GiB of workspace; empty with the reason in `note` where cuDNN is not there
+// or refuses every algorithm.
+std::function<void()> prepareCudnn(const Gpu& gpu, const protocol::GpuConv& g, CudnnState& s,
+                                   DeviceBuffers& memory, std::string* label, std::string* note)
+{
+    s.c = Cudnn::load(note);
+    if (!s.c) return {};
+    const Cudnn& c = *s.c;
+    const CudaDriver& d = *gpu.d;
+    auto i = [](std::int64_t v) { return static_cast<int>(v); };
+    s.check(c.create(&s.handle), "cudnnCreate");
+    s.check(c.createTensor(&s.x), "cudnnCreateTensorDescriptor");
+    s.check(c.setTensor4d(s.x, kCudnnNchw, kCudnnFloat, i(g.n), i(g.c), i(g.h), i(g.w)),
+            "cudnnSetTensor4dDescriptor");
+    s.check(c.createFilter(&s.w), "cudnnCreateFilterDescriptor");
+    s.check(c.setFilter4d(s.w, kCudnnFloat, kCudnnNchw, i(g.k), i(g.c), i(g.r), i(g.s)),
+            "cudnnSetFilter4dDescriptor");
+    s.check(c.createConvolution(&s.conv), "cudnnCreateConvolutionDescriptor");
+    s.check(c.setConvolution2d(s.conv, i(g.padH), i(g.padW), i(g.strideH), i(g.strideW), 1, 1,
+                               kCudnnCrossCorrelation, kCudnnFloat),
+            "cudnnSetConvolution2dDescriptor");
+    if (c.setMathType) c.setMathType(s.conv, kCudnnFmaMath);
+    int n = 0, k = 0, oh = 0, ow = 0;
+    s.check(c.outputDim(s.conv, s.x, s.w, &n, &k, &oh, &ow),
+            "cudnnGetConvolution2dForwardOutputDim");
+    s.check(c.createTensor(&s.y), "cudnnCreateTensorDescriptor");
+    s.check(c.setTensor4d(s.y, kCudnnNchw, kCudnnFloat, n, k, oh, ow),
+            "cudnnSetTensor4dDescriptor");
+    auto allocate = [&](std::int64_t bytes) {
+        CUdeviceptr p = 0;
+        gpu.check(d.memAlloc(&p, static_cast<std::size_t>(std::max<std::int64_t>(bytes, 4))),
+                  "cuMemAlloc");
+        memory.pointers.push_back(p);
+        gpu.check(d.memsetD8(p, 0, static_cast<std::size_t>(std::max<std::int64_t>(bytes, 4))),
+                  "cuMemsetD8");
+        return reinterpret_cast<void*>(p);
+    };
+    void* x = allocate(g.n * g.c * g.h * g.w * 4);
+    void* w = allocate(g.k * g.c * g.r * g.s * 4);
+    void* y = allocate(std::int64_t{n} * k * oh * ow * 4);
+    // Each algorithm that takes the shape, timed once; the fastest is the reference.
+    const float one = 1, zero = 0;
+    double best = 0;
+    int bestAlgorithm = -1;
+    std::size_t bestBytes = 0;
+    void* workspace = nullptr;
+    CUevent start = nullptr, stop = nullptr;
+    gpu.check(d.eventCreate(&start, 0), "cuEventCreate");
+    gpu.check(d.eventCreate(&stop, 0), "cuEventCreate");
+    for (int algorithm : {1, 0, 2, 6, 7, 4, 5}) {
+        std::size_t bytes = 0;
+        if (c.workspaceSize(s.handle, s.x, s.w, s.conv, s.y, algorithm, &bytes) != 0 ||
+            bytes > (std::size_t{1} << 30))
+            continue;
+        // Each workspace is freed when the next algorithm is faster (memory frees the last).
+        CUdeviceptr spacePointer = 0;
+        if (bytes && d.memAlloc(&spacePointer, bytes) != 0) continue;
+        void* space = reinterpret_cast<void*>(spacePointer);
+        auto once = [&] {
+            return c.forward(s.handle, &one, s.x, x, s.w, w, s.conv, algorithm, space, bytes, &zero,
+                             s.y, y);
+        };
+        if (once() != 0 || d.ctxSynchronize() != 0) {
+            if (spacePointer) d.memFree(spacePointer);
+            continue;
+        }
+        gpu.check(d.eventRecord(start, nullptr), "cuEventRecord");
+        for (int r = 0; r < 3; ++r)
+            once();
+        gpu.check(d.eventRecord(stop, nullptr), "cuEventRecord");
+        gpu.check(d.eventSynchronize(stop), "timing cuDNN");
+        float ms = 0;
+        d.eventElapsedTime(&ms, start, stop);
+        if (bestAlgorithm < 0 || ms < best) {
+            if (workspace) d.memFree(reinterpret_cast<CUdeviceptr>(workspace));
+            best = ms;
+            bestAlgorithm = algorithm;
+            bestBytes = bytes;
+            workspace = space;
+        } else if (spacePointer) {
+            d.memFree(spacePointer);
+        }
+    }
+    if (workspace) memory.pointers.push_back(reinterpret_cast<CUdeviceptr>(workspace));
+    d.eventDestroy(start);
+    d.eventDestroy(stop);
+    if (bestAlgorithm < 0) {
+        *note = "cuDNN ran none of its algorithms on this shape";
+        return {};
+    }
+    *label = c.label() + " (algorithm " + std::to_string(bestAlgorithm) + ", NCHW, FMA math)";
+    const CudnnState* state = &s;
+    return [=] {
+        const int status = c.forward(state->handle, &one, state->x, x, state->w, w, state->conv,
+                                     bestAlgorithm, workspace, bestBytes, &zero, state->y, y);
+        if (status != 0) state->check(status, "cudnnConvolutionForward");
+    };
+}
+
 struct Module {
     const CudaDriver* d;
     CUmodule module = nullptr;
@@ -276,6 +401,30 @@ protocol::GpuRunReply gpuRun(const protocol::GpuRunRequest& r)
         }
     }
 
+    // cuDNN, where asked and present, on buffers of its own.
+    CudnnState cudnnState;
+    DeviceBuffers referenceMemory{&d, {}};
+    std::function<void()> runCudnn;
+    if (r.cudnn)
+        runCudnn = prepareCudnn(gpu, *r.cudnn, cudnnState, referenceMemory, &reply.cudnn,
+                                &reply.cudnnNote);
+    // A device-to-device copy, where asked: the GPU's copy bandwidth.
+    std::function<void()> runCopy;
+    if (r.copyBytes > 0 && d.memcpyDtoDAsync) {
+        const auto bytes = static_cast<std::size_t>(r.copyBytes);
+        CUdeviceptr from = 0, to = 0;
+        gpu.check(d.memAlloc(&from, bytes), "cuMemAlloc");
+        referenceMemory.pointers.push_back(from);
+        gpu.check(d.memAlloc(&to, bytes), "cuMemAlloc");
+        referenceMemory.pointers.push_back(to);
+        gpu.check(d.memsetD8(from, 1, bytes), "cuMemsetD8");
+        runCopy = [&d, &gpu, from, to, bytes] {
+            gpu.check(d.memcpyDtoDAsync(to, from, bytes, nullptr), "cuMemcpyDtoDAsync");
+        };
+        runCopy();
+        gpu.check(d.ctxSynchronize(), "copying");
+    }
+
     // Timed in turns: the kernels, then cuBLAS, repeat after repeat, so both see the same GPU.
     CUevent start = nullptr, stop = nullptr;
     gpu.check(d.eventCreate(&start, 0), "cuEventCreate");
@@ -300,6 +449,8 @@ protocol::GpuRunReply gpuRun(const protocol::GpuRunRequest& r)
     for (int rep = 0; rep < r.repeat; ++rep) {
         reply.ms.push_back(timed(runOnce, "timing the kernels"));
         if (runCublas) reply.cublasMs.push_back(timed(runCublas, "timing cuBLAS"));
+        if (runCudnn) reply.cudnnMs.push_back(timed(runCudnn, "timing cuDNN"));
+        if (runCopy) reply.copyMs.push_back(timed(runCopy, "timing the copy"));
     }
     d.eventDestroy(start);
     d.eventDestroy(stop);
@@ -424,7 +575,7 @@ int runBundles(const std::vector<std::string>& files, std::FILE* times = nullptr
         std::fprintf(times, "%s\n", line.dump().c_str());
         std::fflush(times);
     };
-    bool first = true, cublasSaid = false;
+    bool first = true, cublasSaid = false, cudnnSaid = false;
     for (const std::string& file : files) {
         std::ifstream in(file);
         std::ostringstream text;
@@ -450,17 +601,25 @@ int runBundles(const std::vector<std::string>& files, std::FILE* times = nullptr
                             g.driverVersion % 1000 / 10);
                 std::printf("%s%s%s%s%s%s  %s\n", pad("script  variant", 40).c_str(),
                             pad("ms", 10, true).c_str(), pad("min-max ms", 18, true).c_str(),
-                            pad("GFLOPS", 10, true).c_str(), pad("cuBLAS ms", 11, true).c_str(),
-                            pad("vs cuBLAS", 11, true).c_str(), "check");
+                            pad("GFLOPS", 10, true).c_str(), pad("reference", 14, true).c_str(),
+                            pad("vs it", 8, true).c_str(), "check");
                 first = false;
             }
-            // cuBLAS's version at the first matmul that timed it, or why it could not.
+            // Each library's version at the first bundle that timed it, or why it could not.
             if (run->cublas && !cublasSaid) {
                 std::printf("%s\n",
                             reply.cublas.empty()
                                 ? ("no cuBLAS timed: " + reply.cublasNote).c_str()
                                 : (reply.cublas + ", timed in turns with each matmul").c_str());
                 cublasSaid = true;
+            }
+            if (run->cudnn && !cudnnSaid) {
+                std::printf("%s\n", reply.cudnn.empty()
+                                        ? ("no cuDNN timed: " + reply.cudnnNote).c_str()
+                                        : (reply.cudnn + ", timed in turns with each "
+                                                         "convolution")
+                                              .c_str());
+                cudnnSaid = true;
             }
             // The check: the reference's values at the elements the bundle carries.
             std::map<int, std::size_t> returned;
@@ -509,7 +668,20 @@ int runBundles(const std::vector<std::string>& files, std::FILE* times = nullptr
             record(file, wrong ? "wrong" : "ok", reply.ms, wrong ? check : "", &reply.device);
             const double ms = median(reply.ms);
             const double flops = bundle.value("flops", 0.0);
-            const double blas = median(reply.cublasMs);
+            // The reference: cuBLAS's or cuDNN's time, or the device copy's bandwidth beside the
+            // bytes this kernel moves (its arguments' over its time).
+            const double library = median(run->cublas ? reply.cublasMs : reply.cudnnMs);
+            const double copyMs = median(reply.copyMs);
+            std::string reference = "-", ratio = "-";
+            if (library > 0) {
+                reference = fixed(library, 3) + " ms";
+                if (ms > 0) ratio = fixed(library / ms, 2) + "x";
+            } else if (copyMs > 0) {
+                const double copyGbs = 2.0 * static_cast<double>(run->copyBytes) / copyMs / 1e6;
+                reference = fixed(copyGbs, 0) + " GB/s";
+                const double moved = bundle.value("moved_bytes", 0.0);
+                if (ms > 0 && moved > 0) ratio = fixed(moved / ms / 1e6 / copyGbs, 2) + "x";
+            }
             auto lowest = std::min_element(reply.ms.begin(), reply.ms.end());
             auto highest = std::max_element(reply.ms.begin(), reply.ms.end());
             std::printf(
@@ -517,8 +689,7 @@ int runBundles(const std::vector<std::string>& files, std::FILE* times = nullptr
                 pad(reply.ms.empty() ? "" : fixed(*lowest, 3) + "-" + fixed(*highest, 3), 18, true)
                     .c_str(),
                 pad(ms > 0 ? fixed(flops / ms / 1e6, 1) : "", 10, true).c_str(),
-                pad(blas > 0 ? fixed(blas, 3) : "-", 11, true).c_str(),
-                pad(blas > 0 && ms > 0 ? fixed(blas / ms, 2) + "x" : "-", 11, true).c_str(),
+                pad(reference, 14, true).c_str(), pad(ratio, 8, true).c_str(),
                 check.empty() ? "not checked" : check.c_str());
             // What the driver made of each kernel: the registers ptxas gave it and how many of
             // its blocks one multiprocessor holds.

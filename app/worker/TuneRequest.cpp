@@ -63,6 +63,9 @@ protocol::TuneReply runTuneRequest(const protocol::TuneRequest& request,
     std::unique_ptr<Measurer> measurerOwned =
         makeMeasurer(workerExecutable, request.runner, request.runners, env);
     Measurer& measurer = *measurerOwned;
+    // GPU kernels are measured on the worker's GPU runner (Run > Settings' GPU runner).
+    const bool gpu = tunesGpuKernels(*start);
+    if (gpu) measurer.askForGpu();
     MachineInfo machine = measurer.machine();
     if (!machine.problem.empty()) throw UserError(start->loc, machine.problem);
     // Runners on another machine: the lines timed here (the library, the peak) would be another
@@ -74,7 +77,20 @@ protocol::TuneReply runTuneRequest(const protocol::TuneRequest& request,
     protocol::TuneUpdate first;
     first.planned = o.trials;
     first.startTir = tirOf(start->schedule(), *start);
-    if (!here) {
+    if (gpu) {
+        // On the GPU: the start variant run once with its reference (cuBLAS for a matmul, cuDNN
+        // for a convolution) timed in turns; the reference's line is drawn from its time.
+        if (machine.gpuDevice) {
+            protocol::MeasureRequest m = candidateRequest(script, start->name, o.sets, o.threads);
+            m.repeat = 3;
+            m.maxRunMs = 2000;
+            const MeasureOutcome r = measurer.measure(m);
+            if (r.status == MeasureOutcome::Status::Ok && r.referenceMs > 0 && r.flops > 0) {
+                first.referenceName = r.reference;
+                first.referenceGflops = r.flops / r.referenceMs / 1e6;
+            }
+        }
+    } else if (!here) {
         // nothing timed here
     } else if (auto conv = conv2dShape(eval.program)) {
         if (const DnnlLibrary* dnnl = DnnlLibrary::load()) {
@@ -92,7 +108,7 @@ protocol::TuneReply runTuneRequest(const protocol::TuneRequest& request,
             first.referenceGflops = 2.0 * mm->m * mm->n * mm->k / ms / 1e6;
         }
     }
-    if (request.peak && here) first.peakGflops = measurePeakFlops(o.threads).gflops;
+    if (request.peak && here && !gpu) first.peakGflops = measurePeakFlops(o.threads).gflops;
     first.machine = machine;
     // The script's own variants, for the chart's line of the fastest hand schedule: each one's
     // last step measured as the ladder does, a slow one cut short.

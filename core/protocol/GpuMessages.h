@@ -94,6 +94,22 @@ template <class V> void fields(V& v, GpuGemm& g, int lastBuffer)
     v("trans_b", g.transB);
 }
 
+template <class V> void fields(V& v, GpuConv& c)
+{
+    for (auto [name, value] : {std::pair{"n", &c.n},
+                               {"c", &c.c},
+                               {"h", &c.h},
+                               {"w", &c.w},
+                               {"k", &c.k},
+                               {"r", &c.r},
+                               {"s", &c.s}})
+        v(name, *value, {.min = 1, .max = std::int64_t{1} << 24});
+    v("pad_h", c.padH, {.min = 0, .max = 1024});
+    v("pad_w", c.padW, {.min = 0, .max = 1024});
+    v("stride_h", c.strideH, {.min = 1, .max = 1024});
+    v("stride_w", c.strideW, {.min = 1, .max = 1024});
+}
+
 template <class V> void fields(V& v, GpuRunRequest& r)
 {
     v("ptx", r.ptx, {.required = ", the kernels' PTX"});
@@ -109,6 +125,12 @@ template <class V> void fields(V& v, GpuRunRequest& r)
         const int last = static_cast<int>(r.buffers.size()) - 1;
         v.object("cublas", [&](auto& g) { fields(g, *r.cublas, last); });
     }
+    if (v.present("cudnn", r.cudnn.has_value())) {
+        if (!r.cudnn) r.cudnn.emplace();
+        v.object("cudnn", [&](auto& c) { fields(c, *r.cudnn); });
+    }
+    v("copy_bytes", r.copyBytes,
+      {.min = 0, .max = std::int64_t{1} << 36, .write = r.copyBytes > 0});
 }
 
 template <class V> void fields(V& v, GpuKernelInfo& k)
@@ -131,6 +153,10 @@ template <class V> void fields(V& v, GpuRunReply& r)
     v("cublas_ms", r.cublasMs);
     v("cublas", r.cublas);
     v("cublas_note", r.cublasNote);
+    v("cudnn_ms", r.cudnnMs, {.write = !r.cudnnMs.empty()});
+    v("cudnn", r.cudnn, {.write = !r.cudnn.empty()});
+    v("cudnn_note", r.cudnnNote, {.write = !r.cudnnNote.empty()});
+    v("copy_ms", r.copyMs, {.write = !r.copyMs.empty()});
 }
 
 } // namespace loopscope::protocol::detail

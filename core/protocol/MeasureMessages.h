@@ -126,6 +126,10 @@ template <class V> void fields(V& v, MeasureReply& r)
         v("number", t.number);
         v("repeat", t.repeat);
         v("gflops", t.gflops);
+        v("reference", t.reference, {.write = !t.reference.empty()});
+        v("reference_ms", t.referenceMs, {.write = t.referenceMs > 0});
+        v("copy_gbs", t.copyGbs, {.write = t.copyGbs > 0});
+        v("kernel_gbs", t.kernelGbs, {.write = t.copyGbs > 0});
     }
     v("message", r.message, {.write = r.wrong()});
     v("first_mismatch", r.firstMismatch, {.write = r.wrong()});

@@ -245,6 +245,15 @@ struct GpuGemm {
     bool operator==(const GpuGemm&) const = default;
 };
 
+// A convolution for cuDNN's reference line: an NCHW float32 input [n, c, h, w], KCRS filters
+// [k, c, r, s], padding and stride. The runner times it on buffers of its own: the kernels' layout
+// may be another (TVM's HWCN), and the reference is the same work, not the same data.
+struct GpuConv {
+    std::int64_t n = 1, c = 1, h = 1, w = 1, k = 1, r = 1, s = 1;
+    std::int64_t padH = 0, padW = 0, strideH = 1, strideW = 1;
+    bool operator==(const GpuConv&) const = default;
+};
+
 struct GpuRunRequest {
     using Reply = GpuRunReply;
     static constexpr const char* command = "gpu_run";
@@ -256,6 +265,10 @@ struct GpuRunRequest {
     int repeat = 5; // 0: one run, not timed
     int device = 0;
     std::optional<GpuGemm> cublas; // cuBLAS's sgemm timed in turns with the kernels
+    std::optional<GpuConv> cudnn;  // cuDNN's convolution timed likewise
+    // A device-to-device copy of this many bytes timed likewise (0: none): the GPU's copy
+    // bandwidth, the reference of kernels that move more than they compute.
+    std::int64_t copyBytes = 0;
     bool operator==(const GpuRunRequest&) const = default;
 };
 
@@ -374,6 +387,10 @@ struct GpuRunReply {
     // no times, and why in cublasNote, where libcublas cannot be loaded.
     std::vector<double> cublasMs;
     std::string cublas, cublasNote;
+    // Likewise cuDNN's ("cuDNN 9.1.0", its algorithm), and the copy's times.
+    std::vector<double> cudnnMs;
+    std::string cudnn, cudnnNote;
+    std::vector<double> copyMs;
     bool operator==(const GpuRunReply&) const = default;
 };
 
@@ -398,6 +415,11 @@ struct Timing {
     int number = 0; // runs per measurement
     int repeat = 0; // measurements
     double gflops = 0;
+    // A GPU run's reference, timed in turns with it: cuBLAS or cuDNN (its median), or the
+    // device copy (its bandwidth, and the run's own: its arguments' bytes over its median).
+    std::string reference;
+    double referenceMs = 0;
+    double copyGbs = 0, kernelGbs = 0;
     bool operator==(const Timing&) const = default;
 };
 

@@ -3,6 +3,7 @@
 #include "codegen/Codegen.h"
 #include "codegen/Nvptx.h"
 #include "ir/GpuTarget.h"
+#include "ir/IRUtil.h"
 #include "lower/gpu/ThreadAllreduce.h"
 #include "process/LineProcess.h"
 #include "protocol/Codec.h"
@@ -13,6 +14,7 @@
 #include "runtime/Reference.h"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace loopscope {
 
@@ -185,6 +187,134 @@ std::optional<protocol::GpuGemm> gpuGemmOf(const PreparedRun& run)
     return g;
 }
 
+std::optional<protocol::GpuConv> gpuConvOf(const PreparedRun& run)
+{
+    const Variant& v = run.variant();
+    const auto& outputs = v.snapshots.front().outputs();
+    if (outputs.size() != 1) return std::nullopt;
+    const Tensor& out = outputs.front();
+    if (!out->isCompute() || out->ndim() != 4 || out->dtype != DataType::float32())
+        return std::nullopt;
+    const auto* reduce = out->body.as<ReduceNode>();
+    if (!reduce || reduce->op != ReduceOp::Sum || reduce->axes.size() != 3 ||
+        reduce->condition.defined() || reduce->source.kind() != ExprKind::Mul)
+        return std::nullopt;
+    const auto* mul = reduce->source.as<BinaryNode>();
+    const auto* p = mul->a.as<TensorLoadNode>();
+    const auto* q = mul->b.as<TensorLoadNode>();
+    if (!p || !q || p->indices.size() != 4 || q->indices.size() != 4) return std::nullopt;
+    auto extent = [](const Expr& e) { return constIntOr(e, 0); };
+    VarSet outVars, reduceVars;
+    for (const IterVar& a : out->axes)
+        outVars.insert(a->var.get());
+    for (const IterVar& a : reduce->axes)
+        reduceVars.insert(a->var.get());
+    auto axisExtent = [&](const VarNode* var) -> std::int64_t {
+        for (const auto* axes : {&out->axes, &reduce->axes})
+            for (const IterVar& a : *axes)
+                if (a->var.get() == var) return extent(a->dom.extent);
+        return 0;
+    };
+    // Each index of a load: the output and reduction variables it uses.
+    struct Uses {
+        std::vector<const VarNode*> out, reduce;
+    };
+    auto uses = [&](const TensorLoadNode* load) {
+        std::vector<Uses> all;
+        for (const Expr& index : load->indices) {
+            VarSet vars;
+            collectVars(index, &vars);
+            Uses u;
+            for (const VarNode* var : vars) {
+                if (outVars.count(var)) u.out.push_back(var);
+                if (reduceVars.count(var)) u.reduce.push_back(var);
+            }
+            all.push_back(u);
+        }
+        return all;
+    };
+    // The weight: every index one variable, the three reduction axes and one output axis.
+    auto isWeight = [&](const std::vector<Uses>& u) {
+        int outs = 0, reduces = 0;
+        for (const Uses& x : u) {
+            if (x.out.size() + x.reduce.size() != 1) return false;
+            outs += static_cast<int>(x.out.size());
+            reduces += static_cast<int>(x.reduce.size());
+        }
+        return outs == 1 && reduces == 3;
+    };
+    std::vector<Uses> pu = uses(p), qu = uses(q);
+    if (isWeight(pu)) {
+        std::swap(p, q);
+        std::swap(pu, qu);
+    }
+    if (!isWeight(qu)) return std::nullopt;
+    const VarNode* channel = nullptr; // the output channels: the weight's output axis
+    for (const Uses& x : qu)
+        if (!x.out.empty()) channel = x.out.front();
+    // The data: the batch (an output axis alone), the input channels (a reduction axis alone)
+    // and two windows (an output axis and a reduction axis each), in the data's order.
+    const VarNode* batch = nullptr;
+    const VarNode* inChannel = nullptr;
+    std::vector<std::pair<const VarNode*, const VarNode*>> windows; // output axis, reduction
+    std::vector<int> windowDims;
+    for (std::size_t d = 0; d < pu.size(); ++d) {
+        const Uses& x = pu[d];
+        if (x.out.size() == 1 && x.reduce.empty() && x.out.front() != channel && !batch) {
+            batch = x.out.front();
+        } else if (x.reduce.size() == 1 && x.out.empty() && !inChannel) {
+            inChannel = x.reduce.front();
+        } else if (x.out.size() == 1 && x.reduce.size() == 1 && x.out.front() != channel) {
+            windows.push_back({x.out.front(), x.reduce.front()});
+            windowDims.push_back(static_cast<int>(d));
+        } else {
+            return std::nullopt;
+        }
+    }
+    if (!batch || !inChannel || windows.size() != 2) return std::nullopt;
+    // The data's extents at the windows, and the input's before its padding.
+    const Tensor& data = p->tensor;
+    Tensor input = data;
+    if (data->isCompute()) {
+        const auto inputs = inputTensors(data);
+        if (inputs.size() != 1 || !inputs.front()->isPlaceholder() || inputs.front()->ndim() != 4)
+            return std::nullopt;
+        input = inputs.front();
+    }
+    protocol::GpuConv g;
+    g.n = axisExtent(batch);
+    g.c = axisExtent(inChannel);
+    g.k = axisExtent(channel);
+    std::int64_t* sizes[2] = {&g.h, &g.w};
+    std::int64_t* pads[2] = {&g.padH, &g.padW};
+    std::int64_t* strides[2] = {&g.strideH, &g.strideW};
+    std::int64_t* kernel[2] = {&g.r, &g.s};
+    for (int i = 0; i < 2; ++i) {
+        const auto d = static_cast<std::size_t>(windowDims[static_cast<std::size_t>(i)]);
+        const std::int64_t padded = extent(data->shape[d]), plain = extent(input->shape[d]);
+        const std::int64_t out = axisExtent(windows[static_cast<std::size_t>(i)].first);
+        const std::int64_t window = axisExtent(windows[static_cast<std::size_t>(i)].second);
+        if (padded <= 0 || plain <= 0 || out <= 0 || window <= 0 || padded < plain ||
+            (padded - plain) % 2)
+            return std::nullopt;
+        *sizes[i] = plain;
+        *pads[i] = (padded - plain) / 2;
+        *kernel[i] = window;
+        *strides[i] = out > 1 ? (padded - window) / (out - 1) : 1;
+        if (*strides[i] < 1 || (padded - window) / *strides[i] + 1 != out) return std::nullopt;
+    }
+    if (g.n <= 0 || g.c <= 0 || g.k <= 0) return std::nullopt;
+    return g;
+}
+
+std::int64_t argumentBytes(const PreparedRun& run)
+{
+    std::int64_t bytes = 0;
+    for (const auto& b : run.buffers())
+        bytes += b.byteSize();
+    return bytes;
+}
+
 protocol::GpuRunRequest gpuRunRequest(const PreparedRun& run, int sm,
                                       const BenchmarkOptions& timing)
 {
@@ -282,12 +412,28 @@ std::vector<ExpectedValues> expectedValues(const PreparedRun& run, int count, st
     return out;
 }
 
-Measurement runOnGpu(PreparedRun& run, GpuRunner& gpu, BenchmarkOptions timing, std::string* note)
+// The device copy's size: enough to time the GPU's bandwidth, not its caches (an H100 has 50 MB
+// of L2).
+constexpr std::int64_t kCopyBytes = std::int64_t{256} << 20;
+
+void askForReference(const PreparedRun& run, protocol::GpuRunRequest& request)
+{
+    request.cublas = gpuGemmOf(run);
+    if (!request.cublas) request.cudnn = gpuConvOf(run);
+    // A program that does fewer operations than it moves bytes: bound by memory.
+    if (!request.cublas && !request.cudnn && run.flops() < static_cast<double>(argumentBytes(run)))
+        request.copyBytes = kCopyBytes;
+}
+
+Measurement runOnGpu(PreparedRun& run, GpuRunner& gpu, BenchmarkOptions timing, std::string* note,
+                     GpuReference* reference)
 {
     const protocol::GpuDevice& device = gpu.device().value();
     const int sm = ptxArchitecture(device);
     protocol::GpuRunRequest request = gpuRunRequest(run, sm, timing);
     request.repeat = std::max(0, timing.repeat);
+    const std::int64_t moved = argumentBytes(run);
+    if (reference && request.repeat > 0) askForReference(run, request);
     const protocol::GpuRunReply reply = gpu.run(request);
     const auto& args = run.variant().args;
     std::size_t next = 0;
@@ -309,6 +455,47 @@ Measurement runOnGpu(PreparedRun& run, GpuRunner& gpu, BenchmarkOptions timing, 
     m.msPerRun = reply.ms;
     m.number = request.number;
     summarize(m);
+    if (reference) {
+        auto median = [](std::vector<double> v) {
+            std::sort(v.begin(), v.end());
+            return v.empty() ? 0.0 : v[v.size() / 2];
+        };
+        GpuReference& r = *reference;
+        r = {};
+        if (request.cublas) {
+            r.name = reply.cublas;
+            r.ms = median(reply.cublasMs);
+            r.note = reply.cublasNote;
+        } else if (request.cudnn) {
+            r.name = reply.cudnn;
+            r.ms = median(reply.cudnnMs);
+            r.note = reply.cudnnNote;
+        } else if (request.copyBytes > 0) {
+            const double ms = median(reply.copyMs);
+            if (ms > 0) {
+                r.name = "device copy";
+                r.copyGbs = 2.0 * static_cast<double>(request.copyBytes) / ms / 1e6;
+            } else {
+                r.note = "the driver has no device-to-device copy to time";
+            }
+        }
+        if (m.median > 0) r.kernelGbs = static_cast<double>(moved) / m.median / 1e6;
+        if (note && !r.name.empty() && m.median > 0) {
+            char text[160];
+            if (r.copyGbs > 0)
+                std::snprintf(text, sizeof text,
+                              "; device copy %.0f GB/s, this variant moves %.0f GB/s (%.2fx)",
+                              r.copyGbs, r.kernelGbs, r.kernelGbs / r.copyGbs);
+            else if (r.ms > 0)
+                std::snprintf(text, sizeof text, "; %s %.3f ms, this variant %.2fx", r.name.c_str(),
+                              r.ms, r.ms / m.median);
+            else
+                text[0] = '\0';
+            *note += text;
+        } else if (note && !r.note.empty()) {
+            *note += "; no reference timed: " + r.note;
+        }
+    }
     return m;
 }
 

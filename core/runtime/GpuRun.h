@@ -70,6 +70,33 @@ protocol::GpuRunRequest gpuRunRequest(const PreparedRun& run, int sm,
 // of the product of two 2-D float32 arguments, each read at (row, k) or (k, row).
 std::optional<protocol::GpuGemm> gpuGemmOf(const PreparedRun& run);
 
+// cuDNN's convolution for the prepared run, when its output is one in whatever layout (TVM's
+// HWCN, NCHW, NHWC): a 4-D float32 sum over three reduction axes of the product of a weight read
+// at the three reduction axes and one output axis (its channels) and data read at the batch, the
+// input channels and two windows (an output axis times a stride plus a reduction axis), the data
+// a placeholder or a padded copy of one. The shape as NCHW and KCRS.
+std::optional<protocol::GpuConv> gpuConvOf(const PreparedRun& run);
+
+// The bytes the prepared run's arguments hold: what a kernel that moves more than it computes
+// reads and writes at least once.
+std::int64_t argumentBytes(const PreparedRun& run);
+
+// The request asks for the prepared run's reference, to be timed in turns with it: cuBLAS for a
+// matmul, else cuDNN for a convolution, else a device copy for a program that does fewer
+// operations than its arguments have bytes.
+void askForReference(const PreparedRun& run, protocol::GpuRunRequest& request);
+
+// What a GPU run was timed against, in turns with it: cuBLAS for a matmul, cuDNN for a
+// convolution, and a device-to-device copy (the GPU's copy bandwidth) for a program that moves
+// more bytes than it does operations.
+struct GpuReference {
+    std::string name;     // "cuBLAS 12.4.5", "cuDNN 9.1.0 (...)", "device copy"; empty: none
+    double ms = 0;        // cuBLAS's or cuDNN's median
+    double copyGbs = 0;   // the copy's bandwidth: bytes read and written per second, in GB/s
+    double kernelGbs = 0; // the run's: its arguments' bytes over its median time
+    std::string note;     // why there is none, where one was asked for
+};
+
 // An output's reference values at some of its elements, for checking a run on a machine that
 // has no reference (a kernel bundle checked by the runner alone): the first and last element
 // and `count` more drawn from `seed`, as flat row-major indices.
@@ -89,6 +116,9 @@ inline constexpr const char* kNoGpuNote = "no GPU here: checked on the CPU, not 
 // run's buffers (check() compares them), its CUDA-event times returned (no repeat when
 // `timing.repeat` is 0). `note` gets a line on the device and each kernel's registers. Throws
 // CodegenError as GpuRunner::run.
-Measurement runOnGpu(PreparedRun& run, GpuRunner& gpu, BenchmarkOptions timing, std::string* note);
+// With `reference`, the run is timed in turns with its reference (cuBLAS, cuDNN or the copy),
+// which `note` also states as a ratio.
+Measurement runOnGpu(PreparedRun& run, GpuRunner& gpu, BenchmarkOptions timing, std::string* note,
+                     GpuReference* reference = nullptr);
 
 } // namespace loopscope

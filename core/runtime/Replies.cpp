@@ -44,6 +44,10 @@ protocol::MeasureReply measureReplyOf(const VariantRunOutcome& out)
         t.number = out.timing->number;
         t.repeat = static_cast<int>(out.timing->msPerRun.size());
         t.gflops = out.gflops();
+        t.reference = out.reference;
+        t.referenceMs = out.referenceMs;
+        t.copyGbs = out.copyGbs;
+        t.kernelGbs = out.kernelGbs;
         r.timing = t;
     }
     if (out.wrong) {

@@ -132,7 +132,13 @@ VariantRunOutcome runVariant(const Program& program, const Variant& variant,
             BenchmarkOptions timing = options.benchmark;
             if (!options.time) timing.repeat = 0;
             std::string note;
-            const Measurement m = runOnGpu(*prepared, *gpu, timing, &note);
+            GpuReference reference;
+            const Measurement m =
+                runOnGpu(*prepared, *gpu, timing, &note, options.time ? &reference : nullptr);
+            out.reference = reference.name;
+            out.referenceMs = reference.ms;
+            out.copyGbs = reference.copyGbs;
+            out.kernelGbs = reference.kernelGbs;
             out.notes.push_back(note);
             out.runMs = m.msPerRun.empty() ? 0.0 : m.median;
             if (hooks.afterFirstRun) hooks.afterFirstRun(*prepared);

@@ -73,6 +73,10 @@ struct VariantRunOutcome {
     std::vector<OutputCheck> checks;
     bool wrong = false;                // a check found wrong numbers; nothing was timed then
     std::optional<Measurement> timing; // when timed and not wrong
+    // A GPU run's reference, timed in turns with it (runOnGpu): its name, median or bandwidth.
+    std::string reference;
+    double referenceMs = 0;
+    double copyGbs = 0, kernelGbs = 0;
 
     // A check ran, found nothing wrong, and compared elements of every output (none was left out
     // whole for the reference interpreter's step limit).

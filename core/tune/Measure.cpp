@@ -287,6 +287,8 @@ MeasureOutcome WorkerMeasurer::awaitResult(std::unique_ptr<LineProcess>& slot, s
             result.msMedian = m.timing->msMedian;
             result.msMin = m.timing->msMin;
             result.msMax = m.timing->msMax;
+            result.reference = m.timing->reference;
+            result.referenceMs = m.timing->referenceMs;
         }
         return result;
     }

@@ -41,6 +41,9 @@ struct MeasureOutcome {
     std::string host;     // the machine that measured it, where known
     bool tooSlow = false; // not timed: msMedian is the first run's time
     bool checked = false;
+    // A GPU run's reference timed in turns with it (cuBLAS or cuDNN), and its median.
+    std::string reference;
+    double referenceMs = 0;
     // The worker ended or was stopped while it had the candidate (Crashed, TimedOut): its code
     // may be at fault, or the runner (killed, its node gone, its link cut).
     bool runnerLost = false;

@@ -4,6 +4,7 @@
 // its driver (a lent machine), a run that comes back checked and timed.
 #include "runtime/GpuRun.h"
 #include "codegen/Codegen.h"
+#include "protocol/Codec.h"
 #include "runtime/LocalRun.h"
 #include "runtime/RuntimeJit.h"
 #include "runtime/VariantRun.h"
@@ -65,6 +66,50 @@ TEST(GpuRun, AVariantIsOneRequestOfKernelsLaunchesAndSeededBuffers)
     EXPECT_EQ(l.grid, (std::array<std::int64_t, 3>{4, 4, 1}));
     EXPECT_EQ(l.block, (std::array<std::int64_t, 3>{16, 16, 1}));
     EXPECT_EQ(l.buffers, (std::vector<int>{0, 1, 2}));
+}
+
+// Each GPU program's reference line, found from what it computes: cuBLAS's matmul for the
+// tutorial's A^T B, cuDNN's convolution (NCHW, KCRS) for the tutorial's HWCN convolution with
+// its padding inlined, and neither for an element-wise program, which moves more bytes than it
+// does operations (the copy's bandwidth is its reference). A request carries them to the runner.
+TEST(GpuRun, EachProgramsReferenceIsFoundFromWhatItComputes)
+{
+    auto jit = createRuntimeJit();
+    RunConfig config;
+    config.jit = jit.get();
+    auto prepared = [&](const std::string& file, const std::map<std::string, std::int64_t>& sets,
+                        const std::string& variant) {
+        EvalResult r = evaluateScript(readSourceFile(file), sets);
+        EXPECT_TRUE(r.ok) << r.error.message;
+        static std::vector<Program> keep;
+        keep.push_back(r.program);
+        return PreparedRun::prepare(keep.back(), *keep.back().findVariant(variant), config);
+    };
+    auto conv = prepared("samples/gpu/opt_conv_cuda.py",
+                         {{"batch", 8}, {"in_channel", 16}, {"out_channel", 32}, {"in_size", 10}},
+                         "how-to");
+    const std::optional<protocol::GpuConv> g = gpuConvOf(*conv);
+    ASSERT_TRUE(g);
+    EXPECT_EQ(*g, (protocol::GpuConv{8, 16, 10, 10, 32, 3, 3, 1, 1, 1, 1}));
+    EXPECT_FALSE(gpuGemmOf(*conv));
+
+    auto mm = prepared("samples/gpu/matmul_cuda.py", {{"N", 64}}, "bind");
+    EXPECT_TRUE(gpuGemmOf(*mm));
+    EXPECT_FALSE(gpuConvOf(*mm));
+
+    auto add = prepared("samples/gpu/add_relu_cuda.py", {{"N", 4096}}, "bind");
+    EXPECT_FALSE(gpuGemmOf(*add));
+    EXPECT_FALSE(gpuConvOf(*add));
+    EXPECT_EQ(argumentBytes(*add), 3 * 4096 * 4);
+    EXPECT_LT(add->flops(), static_cast<double>(argumentBytes(*add)));
+
+    protocol::GpuRunRequest request = gpuRunRequest(*conv, 90, BenchmarkOptions{});
+    request.cudnn = g;
+    request.copyBytes = 1 << 20;
+    std::optional<std::int64_t> id;
+    const protocol::IncomingRequest back =
+        protocol::decodeRequest(protocol::encodeRequest(request, 3), &id);
+    EXPECT_EQ(std::get<protocol::GpuRunRequest>(back.request), request);
 }
 
 TEST(GpuRun, KernelsThatPassAStageOnGetAWorkspace)
