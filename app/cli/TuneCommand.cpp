@@ -220,6 +220,7 @@ int runTuneCommand(const TuneArgs& args)
     options.logPath = args.log.empty() ? defaultTuningLog(args.file) : args.log;
     options.resume = args.resume || (options.trials == 0 && options.seconds == 0);
     options.seed = args.seed;
+    options.target = args.target;
     options.testingCrashFirst = std::getenv("LOOPSCOPE_TUNE_TESTING_CRASH") != nullptr;
     std::error_code ec;
     fs::path logFolder = fs::path(options.logPath).parent_path();
@@ -233,7 +234,7 @@ int runTuneCommand(const TuneArgs& args)
         args.variant.empty()
             ? (eval.program.variants.empty() ? nullptr : &eval.program.variants.front())
             : eval.program.findVariant(args.variant);
-    const bool gpu = start && tunesGpuKernels(*start);
+    const bool gpu = start && (tunesGpuKernels(*start) || !args.target.empty());
     if (gpu && args.runners > 1) {
         std::cerr << "loopscope-cli: --runners: GPU kernels are measured on one GPU runner\n";
         return 2;
@@ -340,7 +341,9 @@ int runTuneCommand(const TuneArgs& args)
     std::string applied;
     if (args.apply && out.haveBest) {
         const Variant* start = eval.program.findVariant(out.startVariant);
-        std::string updated = scriptWithVariant(script, *start, newName, out.bestStatements, false);
+        // GPU kernels are written from the declaration, not after the start's own steps.
+        std::string updated = scriptWithVariant(script, gpu ? declaration(*start) : *start, newName,
+                                                out.bestStatements, false);
         std::string why;
         if (!writeFileSafely(args.file, updated, &why)) {
             std::cerr << "loopscope-cli: " << why << "\n";
@@ -465,8 +468,9 @@ int commandTune(int argc, char** argv)
                              std::string why;
                              if (!parseGpuTarget(v, &why))
                                  throw UsageError("--target: tune takes a GPU's (\"cuda "
-                                                  "-arch=sm_90\"), for the PTX of --rounds-out: " +
-                                                  why);
+                                                  "-arch=sm_90\"): the search is for its "
+                                                  "kernels" +
+                                                  (why.empty() ? std::string() : ": " + why));
                              t.target = v;
                          }},
                         {"--apply", "", false, [&](const std::string&) { t.apply = true; }},

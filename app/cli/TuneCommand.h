@@ -26,10 +26,10 @@ struct TuneArgs {
     bool json = false;
     bool apply = false;
     std::uint64_t seed = 1;
-    std::string self;      // argv[0], to find the worker next to it
-    std::string runner;    // --runner: the command that starts a worker (empty: the one here)
-    int runners = 0;       // --runners: how many (0: one)
-    std::string target;    // --target: a GPU's ("cuda -arch=sm_90"), for the rounds' PTX
+    std::string self;   // argv[0], to find the worker next to it
+    std::string runner; // --runner: the command that starts a worker (empty: the one here)
+    int runners = 0;    // --runners: how many (0: one)
+    std::string target; // --target: a GPU's ("cuda -arch=sm_90"): GPU kernels, and the rounds' PTX
     std::string roundsOut; // --rounds-out DIR: write a round for a GPU to time (TuneRounds.h)
     std::string roundsIn;  // --rounds-in DIR: learn the rounds timed there, write the next
 };

@@ -148,7 +148,7 @@ protocol::TuneReply runTuneRequest(const protocol::TuneRequest& request,
             m.bestMs = p.bestMs;
             if (p.bestTrial != lastBest && p.latest->trial == p.bestTrial) {
                 lastBest = p.bestTrial;
-                Realized r = replaySteps(searchStart(*start), p.latest->steps, true);
+                Realized r = replaySteps(gpu ? declaration(*start) : *start, p.latest->steps, true);
                 m.bestStatements = r.statements;
                 if (r.ok) m.bestTir = tirOf(r.schedule, *start);
             }
@@ -175,7 +175,7 @@ protocol::TuneReply runTuneRequest(const protocol::TuneRequest& request,
         result.bestMs = out.best.msMedian;
         result.sketch = out.best.sketch;
         result.statements = out.bestStatements;
-        Realized r = replaySteps(searchStart(*start), out.best.steps, true);
+        Realized r = replaySteps(gpu ? declaration(*start) : *start, out.best.steps, true);
         if (r.ok) result.bestTir = tirOf(r.schedule, *start);
     }
     return result;

@@ -41,9 +41,8 @@ private:
 // threads. Such a search starts from the variant's declaration.
 bool tunesGpuKernels(const Variant& start);
 
-// The variant a search starts from and its candidates' steps replay onto: `start` itself, or
-// for a GPU start (tunesGpuKernels) its declaration, without its steps.
-Variant searchStart(const Variant& start);
+// The variant as declared: none of its steps.
+Variant declaration(const Variant& v);
 
 // The block of a new variant, ready to be inserted after line `start.lastLine` of `script`: an
 // empty line, `# variant: NAME`, the starting variant's schedule statements (its pinned steps;

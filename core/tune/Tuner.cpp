@@ -1,6 +1,7 @@
 #include "tune/Tuner.h"
 
 #include "explore/TensorIRTranslation.h"
+#include "ir/GpuTarget.h"
 
 #include "lower/Lower.h"
 #include "tune/CostModel.h"
@@ -212,17 +213,17 @@ private:
             }
             m_start = &m_declared;
         }
-        m_gpu = tunesGpuKernels(*m_start);
+        m_gpu = tunesGpuKernels(*m_start) || isGpuTarget(m_options.target);
         if (m_gpu && !m_tensorIRStart) {
             // GPU kernels are searched from the computation, as Ansor's and MetaSchedule's
             // searches are: the start's own binds and tiles would leave nothing to search.
             if (!m_start->steps.empty())
-                m_out.notes.push_back("variant '" + m_start->name +
-                                      "' is GPU kernels: the search starts from its "
-                                      "declaration, its " +
+                m_out.notes.push_back("the search for GPU kernels starts from the declaration "
+                                      "of variant '" +
+                                      m_start->name + "', its " +
                                       std::to_string(m_start->steps.size()) +
                                       " steps replaced by the candidates'");
-            m_declared = searchStart(*m_start);
+            m_declared = declaration(*m_start);
             m_start = &m_declared;
         }
         m_out.startVariant = m_start->name;
@@ -248,8 +249,8 @@ private:
             return false;
         }
         if (m_gpu && !m_out.machine.gpuDevice) {
-            m_out.error = "variant '" + m_out.startVariant +
-                          "' is GPU kernels, and there is no GPU to time them on (" +
+            m_out.error = "the GPU kernels of variant '" + m_out.startVariant +
+                          "' are timed on a GPU, and there is none here (" +
                           (m_out.machine.gpuProblem.empty() ? "the measurer has none"
                                                             : m_out.machine.gpuProblem) +
                           "): tune where loopscope-runner finds a GPU, or give its command "

@@ -41,6 +41,9 @@ struct TuneOptions {
     // timed the earlier rounds; empty before the first) count as measured and train the model.
     bool roundOnly = false;
     protocol::Machine roundsMachine;
+    // A GPU target ("cuda", "cuda -arch=sm_90"): the search is for GPU kernels whatever the
+    // start's own target (empty: as the start is, tunesGpuKernels).
+    std::string target;
 };
 
 // A candidate of a written round: its record before it is measured (trial, sketch, steps,

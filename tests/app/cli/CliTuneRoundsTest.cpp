@@ -141,6 +141,19 @@ TEST(CliTuneRounds, ARoundIsWrittenTimedElsewhereLearntAndFollowed)
         << third.output;
     EXPECT_EQ(readLines(log).size(), 4u);
 
+    // A CPU variant searched for a GPU (--target): from its declaration, its steps left out.
+    RunResult retargeted =
+        run(std::string(LOOPSCOPE_CLI) + " tune '" + LOOPSCOPE_SOURCE_DIR +
+            "/samples/opt_gemm.py' --variant parallel --set M=128 --set N=128 --set K=128 "
+            "--trials 2 --target 'cuda -arch=sm_80' --log '" +
+            (dir / "gemm.jsonl").string() + "' --rounds-out '" + (dir / "gemm").string() + "'");
+    ASSERT_EQ(retargeted.exitCode, 0) << retargeted.output;
+    EXPECT_NE(retargeted.output.find("the search for GPU kernels starts from the declaration of "
+                                     "variant 'parallel'"),
+              std::string::npos)
+        << retargeted.output;
+    EXPECT_EQ(bundles(dir / "gemm" / "round-001").size(), 2u);
+
     // Rounds are of GPU kernels.
     RunResult cpu = run(std::string(LOOPSCOPE_CLI) + " tune '" + LOOPSCOPE_SOURCE_DIR +
                         "/samples/opt_gemm.py' --set M=64 --set N=64 --set K=64 --rounds-out '" +

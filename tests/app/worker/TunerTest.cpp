@@ -166,7 +166,8 @@ TEST(Tuner, FindsCheckedSchedulesForGeneratedPrograms)
             o.sets = symbols;
             TuneOutcome out = Tuner(script, o, measurer).run();
             // A schedule that binds GPU threads is GPU kernels, timed only on a GPU.
-            if (!out.ok && out.error.find("there is no GPU to time them on") != std::string::npos) {
+            if (!out.ok &&
+                out.error.find("are timed on a GPU, and there is none here") != std::string::npos) {
                 EvalResult eval = evaluateScript(script, symbols);
                 ASSERT_TRUE(eval.ok);
                 EXPECT_TRUE(tunesGpuKernels(eval.program.variants.front())) << script;
@@ -462,10 +463,11 @@ TEST(Tuner, AGpuVariantIsTunedOnTheGpuOrSaysWhyNot)
     o.sets = {{"N", 512}};
     TuneOutcome out = Tuner(script, o, measurer).run();
     ASSERT_FALSE(out.notes.empty());
-    EXPECT_NE(out.notes.front().find("the search starts from its declaration"), std::string::npos)
+    EXPECT_NE(out.notes.front().find("the search for GPU kernels starts from the declaration"),
+              std::string::npos)
         << out.notes.front();
     if (!out.ok) {
-        EXPECT_NE(out.error.find("there is no GPU to time them on"), std::string::npos)
+        EXPECT_NE(out.error.find("are timed on a GPU, and there is none here"), std::string::npos)
             << out.error;
         EXPECT_NE(out.error.find("--runner 'ssh gpu1 loopscope-runner'"), std::string::npos);
         EXPECT_TRUE(out.trials.empty());
