@@ -249,13 +249,16 @@ private:
             return false;
         }
         if (m_gpu && !m_out.machine.gpuDevice) {
-            m_out.error = "the GPU kernels of variant '" + m_out.startVariant +
-                          "' are timed on a GPU, and there is none here (" +
-                          (m_out.machine.gpuProblem.empty() ? "the measurer has none"
-                                                            : m_out.machine.gpuProblem) +
-                          "): tune where loopscope-runner finds a GPU, or give its command "
-                          "(--runner 'ssh gpu1 loopscope-runner', 'srun --gres=gpu:1 "
-                          "loopscope-runner')";
+            m_out.error =
+                "the GPU kernels of variant '" + m_out.startVariant +
+                "' are timed on a GPU, and there is none here (" +
+                (m_out.machine.gpuProblem.empty() ? "the measurer has none"
+                                                  : m_out.machine.gpuProblem) +
+                "): tune where loopscope-runner finds a GPU, or give the command that "
+                "starts it (Run ▸ Settings, GPU runner command, in the window; tune --runner "
+                "'ssh gpu1 loopscope-runner' or 'srun --gres=gpu:1 loopscope-runner'), "
+                "or write rounds for a GPU that batch jobs reach (tune --rounds-out "
+                "DIR)";
             return false;
         }
         if (m_gpu) {
