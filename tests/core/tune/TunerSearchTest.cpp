@@ -2,6 +2,8 @@
 // process, no XGBoost): the default schedule first, the budget kept, the fastest checked trial as
 // the best (a wrong one never), a crash or a cancel handled, a resumed log counted as measured,
 // every throughput learnt, and the same seed giving the same trials.
+#include "ir/IRMutator.h"
+#include "lower/Lower.h"
 #include "support/SourceFiles.h"
 #include "tune/CostModel.h"
 #include "tune/Features.h"
@@ -305,6 +307,85 @@ TEST(TunerSearch, AResumedLogCountsAsMeasured)
             fastest = std::min(fastest, r.msMedian);
     EXPECT_DOUBLE_EQ(after.best.msMedian, fastest);
     fs::remove(log);
+}
+
+} // namespace
+} // namespace loopscope
+
+namespace loopscope {
+namespace {
+
+// A measurer whose worker says its GPU runner has a GPU (the test's, with a small block).
+class FakeGpuMeasurer : public FakeMeasurer {
+public:
+    bool asked = false;
+    void askForGpu() override { asked = true; }
+    MachineInfo machine() override
+    {
+        MachineInfo m = FakeMeasurer::machine();
+        if (!asked) return m;
+        protocol::GpuDevice d;
+        d.name = "Test GPU";
+        d.computeCapability = 90;
+        d.maxThreadsPerBlock = 256;
+        d.sharedPerBlock = 16 * 1024;
+        m.gpuDevice = d;
+        m.gpu = protocol::gpuDescription(d);
+        return m;
+    }
+};
+
+// A GPU variant is searched from its declaration with the GPU rules: every candidate binds blocks
+// and threads, keeps to the device's block (256 threads, 16 KiB of shared memory), and its record
+// names the GPU; its statements apply to a block made from the declaration.
+TEST(TunerSearch, AGpuVariantIsSearchedWithinTheDevicesLimits)
+{
+    FakeGpuMeasurer measurer;
+    FakeModel model;
+    TuneOptions o = smallGemm(8);
+    o.variant = "bind";
+    o.sets = {{"N", 256}};
+    const std::string script = readSample("gpu/matmul_cuda.py");
+    TuneOutcome out = Tuner(script, o, measurer, &model).run();
+    ASSERT_TRUE(out.ok) << out.error;
+    EXPECT_TRUE(measurer.asked);
+    ASSERT_EQ(out.trials.size(), 8u);
+    for (const TuneRecord& r : out.trials) {
+        EXPECT_EQ(r.machine.gpu, "Test GPU (sm_90)");
+        std::string all;
+        for (const std::string& s : r.statements)
+            all += s + "\n";
+        EXPECT_NE(all.find("te.thread_axis(\"blockIdx.x\")"), std::string::npos) << all;
+        EXPECT_EQ(all.find("blockIdx.y"), std::string::npos) << "the start's steps are left out";
+    }
+    for (const protocol::MeasureRequest& r : measurer.requests) {
+        EvalResult e = evaluateScript(r.script, r.sets);
+        ASSERT_TRUE(e.ok) << e.error.message << "\n" << r.script;
+        const Variant* v = e.program.findVariant(r.variant);
+        ASSERT_NE(v, nullptr);
+        const Stmt s = lowerStructure(v->schedule());
+        EXPECT_LE(gpuSharedBytes(s), 16 * 1024);
+        // Every launch within 256 threads.
+        struct Launches : IRVisitor {
+            std::int64_t most = 0;
+            void visitAttr(const AttrNode* op) override
+            {
+                if (op->key == "thread_extent" && op->target.rfind("threadIdx", 0) == 0)
+                    most = std::max(most, constIntOr(op->value, 0));
+                visit(op->body);
+            }
+        } launches;
+        launches.visit(s);
+        EXPECT_LE(launches.most, 256) << candidateOf(r);
+        EXPECT_GT(launches.most, 0) << candidateOf(r);
+    }
+    EXPECT_TRUE(tunesGpuKernels(
+        *evaluateScript(
+             scriptWithVariant(
+                 script, declaration(*evaluateScript(script, o.sets).program.findVariant("bind")),
+                 "tuned", out.bestStatements, false),
+             o.sets)
+             .program.findVariant("tuned")));
 }
 
 } // namespace
