@@ -41,28 +41,26 @@ make_bundles() {
     done
 }
 
+# find_library LDCONFIG_PATTERN FILE_GLOB NAME: where the loader does not know the library, the
+# newest copy found under /usr/local, /usr/lib or /opt goes on LD_LIBRARY_PATH.
+find_library() {
+    ldconfig -p 2>/dev/null | grep -q "$1" && return 0
+    local lib
+    lib=$(find /usr/local /usr/lib /opt -name "$2" 2>/dev/null | sort | tail -n 1)
+    if [ -n "$lib" ]; then
+        echo "gpu-check: $3 from $lib"
+        export LD_LIBRARY_PATH="$(dirname "$lib")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    fi
+}
+
 run_bundles() {
     local dir=$1
     [ -x "$dir/loopscope-runner" ] || { echo "gpu-check: no $dir/loopscope-runner (make it first: $0 make $dir)" >&2; exit 1; }
     nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null || true
-    # cuBLAS where the loader does not know it: a CUDA toolkit's or a Python wheel's copy.
-    if ! ldconfig -p 2>/dev/null | grep -q 'libcublas\.so\.1[0-9]'; then
-        local lib
-        lib=$(find /usr/local /usr/lib /opt -name 'libcublas.so.1[0-9]*' 2>/dev/null | sort | tail -n 1)
-        if [ -n "$lib" ]; then
-            echo "gpu-check: cuBLAS from $lib"
-            export LD_LIBRARY_PATH="$(dirname "$lib")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-        fi
-    fi
-    # cuDNN likewise (a toolkit's, or the nvidia-cudnn wheel's).
-    if ! ldconfig -p 2>/dev/null | grep -q 'libcudnn\.so\.[89]'; then
-        local lib
-        lib=$(find /usr/local /usr/lib /opt -name 'libcudnn.so.[89]*' 2>/dev/null | sort | tail -n 1)
-        if [ -n "$lib" ]; then
-            echo "gpu-check: cuDNN from $lib"
-            export LD_LIBRARY_PATH="$(dirname "$lib")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-        fi
-    fi
+    # cuBLAS and cuDNN where the loader does not know them: a CUDA toolkit's or a Python
+    # wheel's copy.
+    find_library 'libcublas\.so\.1[0-9]' 'libcublas.so.1[0-9]*' cuBLAS
+    find_library 'libcudnn\.so\.[89]' 'libcudnn.so.[89]*' cuDNN
     "$dir/loopscope-runner" --bundle "$dir"/*.json
 }
 

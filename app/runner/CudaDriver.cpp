@@ -2,6 +2,8 @@
 
 #include <dlfcn.h>
 
+#include <initializer_list>
+
 namespace loopscope::runner {
 
 namespace {
@@ -11,6 +13,16 @@ template <typename F> bool bind(void* library, const char* name, F& out, std::st
     out = reinterpret_cast<F>(dlsym(library, name));
     if (!out && missing->empty()) *missing = name;
     return out != nullptr;
+}
+
+// The first of `names` that loads; null with "no WHAT here (the loader's reason)" in *failure.
+void* openFirst(std::initializer_list<const char*> names, const char* what, std::string* failure)
+{
+    for (const char* name : names)
+        if (void* lib = dlopen(name, RTLD_NOW | RTLD_LOCAL)) return lib;
+    const char* e = dlerror();
+    *failure = std::string("no ") + what + " here (" + (e ? e : "it cannot be loaded") + ")";
+    return nullptr;
 }
 
 } // namespace
@@ -97,13 +109,10 @@ const Cublas* Cublas::load(std::string* why)
         return failure.empty() ? &cublas : nullptr;
     }
     tried = true;
-    void* lib = nullptr;
-    for (const char* name : {"libcublas.so.13", "libcublas.so.12", "libcublas.so.11",
-                             "libcublas.so.10", "libcublas.so"})
-        if ((lib = dlopen(name, RTLD_NOW | RTLD_LOCAL))) break;
+    void* lib = openFirst({"libcublas.so.13", "libcublas.so.12", "libcublas.so.11",
+                           "libcublas.so.10", "libcublas.so"},
+                          "cuBLAS", &failure);
     if (!lib) {
-        const char* e = dlerror();
-        failure = std::string("no cuBLAS here (") + (e ? e : "libcublas cannot be loaded") + ")";
         *why = failure;
         return nullptr;
     }
@@ -130,12 +139,8 @@ const Cudnn* Cudnn::load(std::string* why)
         return failure.empty() ? &cudnn : nullptr;
     }
     tried = true;
-    void* lib = nullptr;
-    for (const char* name : {"libcudnn.so.9", "libcudnn.so.8", "libcudnn.so"})
-        if ((lib = dlopen(name, RTLD_NOW | RTLD_LOCAL))) break;
+    void* lib = openFirst({"libcudnn.so.9", "libcudnn.so.8", "libcudnn.so"}, "cuDNN", &failure);
     if (!lib) {
-        const char* e = dlerror();
-        failure = std::string("no cuDNN here (") + (e ? e : "libcudnn cannot be loaded") + ")";
         *why = failure;
         return nullptr;
     }

@@ -1,14 +1,14 @@
 // The GPU inline rule (Ansor's RuleAlwaysInline on a GPU): every stage that can be inlined is,
 // strictly element-wise or not (a padding, an exp): a GPU recomputes cheaply, and a stage left at
-// the root is a kernel of its own with a round trip through global memory.
+// the root is a kernel of its own with a round trip through global memory. It inlines as the CPU
+// rule does; only its condition differs.
 #pragma once
 
-#include "tune/PlanRealizer.h"
-#include "tune/SketchRule.h"
+#include "tune/rules/InlineRule.h"
 
 namespace loopscope {
 
-class GpuInlineRule final : public SketchRule {
+class GpuInlineRule final : public InlineRule {
 public:
     const char* name() const override { return "gpu-inline"; }
 
@@ -19,16 +19,6 @@ public:
                        in.allowed("compute_inline")
                    ? RuleCondition::ApplyAndSkipRest
                    : RuleCondition::Pass;
-    }
-
-    std::vector<RuleBranch> apply(const RuleInput& in) const override
-    {
-        return {branch(in.stage.name, in.stage.name + ": inlined")};
-    }
-
-    bool realize(PlanRealizer& r, const StagePlan& pl) const override
-    {
-        return r.simpleStep("compute_inline", pl.stage, {});
     }
 };
 

@@ -7,7 +7,7 @@
 
 namespace loopscope {
 
-class InlineRule final : public SketchRule {
+class InlineRule : public SketchRule {
 public:
     const char* name() const override { return "inline"; }
 
