@@ -218,10 +218,22 @@ void RunController::finishLadderRun(int id, const Reply<protocol::MeasureReply>&
         }
         LadderModel::Result result;
         if (r.timing) {
-            result.medianMs = r.timing->msMedian;
-            result.minMs = r.timing->msMin;
-            result.maxMs = r.timing->msMax;
-            result.gflops = r.timing->gflops;
+            const protocol::Timing& t = *r.timing;
+            result.medianMs = t.msMedian;
+            result.minMs = t.msMin;
+            result.maxMs = t.msMax;
+            result.gflops = t.gflops;
+            // A GPU step's reference, timed in turns with it on the GPU.
+            if (t.copyGbs > 0)
+                result.reference = tr("Device copy: %1 GB/s; this step moves %2 GB/s (%3x)")
+                                       .arg(t.copyGbs, 0, 'f', 0)
+                                       .arg(t.kernelGbs, 0, 'f', 0)
+                                       .arg(t.kernelGbs / t.copyGbs, 0, 'f', 2);
+            else if (t.referenceMs > 0 && t.msMedian > 0)
+                result.reference = tr("%1: %2 ms; this step %3x")
+                                       .arg(qs(t.reference))
+                                       .arg(t.referenceMs, 0, 'f', 3)
+                                       .arg(t.referenceMs / t.msMedian, 0, 'f', 2);
         }
         result.checked = r.checked;
         for (const protocol::CheckedOutput& c : r.checks)

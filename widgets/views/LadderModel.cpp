@@ -305,6 +305,8 @@ QVariant LadderModel::data(const QModelIndex& index, int role) const
             lines << tr("Ran on %1").arg(r->cpu);
         if (column == RangeColumn && r)
             lines << tr("Fastest and slowest of the repeated measurements");
+        if ((column == GflopsColumn || column == MedianColumn) && r && !r->reference.isEmpty())
+            lines << r->reference;
         if (fastest) lines << tr("The fastest step of this ladder");
         if (earlier) lines << provenance(*r);
         return lines.isEmpty() ? QVariant() : QVariant(lines.join(u'\n'));

@@ -59,6 +59,9 @@ public:
         QString cpu; // the CPU or GPU it ran on ("" when unknown)
         // Why it was checked but not timed ("no GPU here: checked on the CPU, not timed (...)").
         QString untimed;
+        // On a GPU, what it was timed against in turns ("cuBLAS 12.4.5: 1.234 ms, this step
+        // 0.83x"; the device copy's bandwidth beside the bytes it moves), or "".
+        QString reference;
         QDateTime measuredAt; // when (invalid when unknown)
         bool earlier = false; // measured in an earlier session, not by this one
     };

@@ -161,6 +161,23 @@ private slots:
                                 "the reference interpreter: not compared"));
     }
 
+    // A GPU step timed in turns with its reference says so where its speed is shown.
+    void aGpuStepsReferenceIsShownWithItsSpeed()
+    {
+        LadderModel m;
+        m.setSteps(steps({"a"}));
+        Result r = result(2.0, 8000);
+        r.reference = QStringLiteral("cuBLAS 12.4.5: 1.660 ms; this step 0.83x");
+        m.setResult(0, r);
+        for (int column : {LadderModel::GflopsColumn, LadderModel::MedianColumn})
+            QVERIFY(m.data(m.index(0, column), Qt::ToolTipRole)
+                        .toString()
+                        .contains(QStringLiteral("cuBLAS 12.4.5: 1.660 ms; this step 0.83x")));
+        QVERIFY(!m.data(m.index(0, LadderModel::StatusColumn), Qt::ToolTipRole)
+                     .toString()
+                     .contains(QStringLiteral("cuBLAS")));
+    }
+
     void queuedAndRunningKeepAStaleResult()
     {
         LadderModel m;
