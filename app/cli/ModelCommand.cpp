@@ -4,6 +4,7 @@
 #include "Commands.h"
 #include "ModelTune.h"
 #include "TuneCommand.h"
+#include "ir/GpuTarget.h"
 
 #include "graph/FuseOps.h"
 #include "graph/Interpreter.h"
@@ -58,6 +59,7 @@ const char* kModelUsage =
     "       loopscope-cli model tune  M.onnx [--task NAME ...] [--top K] [--trials N | --time S]\n"
     "                                 [--threads N] [--seed N] [--schedules F] [--json]\n"
     "                                 [--runner 'COMMAND'] [--runners N]\n"
+    "                                 [--target \"cuda -arch=sm_XX\"]\n"
     "       loopscope-cli model tasks M.onnx [--shape NAME=DIMS ...] [--export DIR] [--json]\n"
     "       loopscope-cli model test  DIR ... [--json]\n"
     "       loopscope-cli model make  KIND OUT.onnx [--seed N]\n"
@@ -75,7 +77,10 @@ const char* kModelUsage =
     "         and its log's best are timed in turns and the fastest is recorded in the project\n"
     "         file; --trials 0 only times them again (after a Loopscope update, on another CPU);\n"
     "         --runners N measures on N workers at once, each started by --runner (a command:\n"
-    "         'srun -N1 -n1 --exclusive loopscope-worker'), and tunes tasks side by side\n"
+    "         'srun -N1 -n1 --exclusive loopscope-worker'), and tunes tasks side by side;\n"
+    "         --target \"cuda ...\" tunes each task's GPU kernels instead, measured on the GPU\n"
+    "         runner (beside the worker, or the one --runner starts), the records in the\n"
+    "         tasks' logs; the project's CPU schedules stay as they are\n"
     "  tasks  the tasks; --export DIR writes each as a TE script the editor opens\n"
     "  test   ONNX's test cases (a folder with model.onnx and test_data_set_0/, or folders of\n"
     "         them, such as /usr/share/libonnx-testdata/data/node): each runs and is compared\n"
@@ -131,6 +136,7 @@ struct Args {
     double seconds = 0;
     std::string runner; // --runner
     int runners = 0;    // --runners
+    std::string target; // --target (tune: a GPU's)
     std::string self;
 };
 
@@ -212,6 +218,14 @@ std::vector<cli::Option> optionsOf(Args& a)
                      }});
         o.push_back({"--runners", "", true, [&a](const std::string& v) {
                          a.runners = static_cast<int>(countOf("--runners", v, 1));
+                     }});
+        o.push_back({"--target", "", true, [&a](const std::string& v) {
+                         std::string why;
+                         if (!parseGpuTarget(v, &why))
+                             throw UsageError("--target: model tune takes a GPU's (\"cuda "
+                                              "-arch=sm_90\"): each task's GPU kernels" +
+                                              (why.empty() ? std::string() : ": " + why));
+                         a.target = v;
                      }});
     }
     return o;
@@ -713,6 +727,7 @@ int runModelCommand(int argc, char** argv, const std::string& self)
         t.json = a.json;
         t.self = a.self;
         t.runner = a.runner;
+        t.target = a.target;
         t.runners = a.runners;
         return runModelTune(t, r.graph);
     }

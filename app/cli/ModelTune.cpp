@@ -122,6 +122,7 @@ bool tuneTask(const ModelTuneArgs& a, const Graph& graph, const Task& task, cons
     o.seed = a.seed;
     o.logPath = logPath.string();
     o.resume = true;
+    o.target = a.target;
     Tuner tuner(script, o, measurer);
     int lastShown = 0;
     TuneOutcome out = tuner.run(
@@ -333,9 +334,30 @@ int runModelTune(const ModelTuneArgs& a, const Graph& graph)
         return 1;
     }
     const auto started = std::chrono::steady_clock::now();
-    std::unique_ptr<Measurer> measurerOwned = cliMeasurer(a.self, a.runner, a.runners);
+    // GPU kernels: measured by the worker here on its GPU runner (the one --runner starts).
+    const bool gpu = !a.target.empty();
+    if (gpu && a.runners > 1) {
+        std::cerr << "loopscope-cli: --runners: GPU kernels are measured on one GPU runner\n";
+        return 2;
+    }
+    std::unique_ptr<Measurer> measurerOwned =
+        gpu ? std::make_unique<WorkerMeasurer>(
+                  findWorkerExecutable(a.self),
+                  a.runner.empty()
+                      ? std::vector<std::string>{}
+                      : std::vector<std::string>{"LOOPSCOPE_RUNNER_COMMAND=" + a.runner})
+            : cliMeasurer(a.self, a.runner, a.runners);
     Measurer& measurer = *measurerOwned;
+    if (gpu) measurer.askForGpu();
     const MachineInfo machine = measurer.machine();
+    if (gpu && !machine.gpuDevice) {
+        std::cerr << "loopscope-cli: the tasks' GPU kernels are timed on a GPU, and there is none "
+                     "here ("
+                  << machine.gpuProblem
+                  << "): give the command that starts loopscope-runner where there is one "
+                     "(--runner 'ssh gpu1 loopscope-runner')\n";
+        return 1;
+    }
     if (!machine.problem.empty()) {
         std::cerr << "loopscope-cli: " << machine.problem << "\n";
         return 1;
@@ -382,6 +404,11 @@ int runModelTune(const ModelTuneArgs& a, const Graph& graph)
                              << " (weight " << task.weight << "): its schedules timed in turns\n";
             }
             if (g_stop) break;
+            // The project's schedules are the CPU's: GPU kernels are not contenders there.
+            if (gpu) {
+                perTask[at] = r;
+                continue;
+            }
             if (!compareContenders(a, graph, task, folder.string(), measurer, &project, &r,
                                    log.stream()))
                 failedWrite = true;
@@ -418,8 +445,11 @@ int runModelTune(const ModelTuneArgs& a, const Graph& graph)
     else
         std::cout << (compareOnly ? "compared the schedules of " : "tuned ") << results.size()
                   << " of " << order.size() << " tasks" << (g_stop ? " (stopped)" : "")
-                  << "; the project file " << a.project
-                  << " names the schedules `model run` and `model bench` use\n";
+                  << (gpu ? " for " + machine.gpu +
+                                "; their records are in the tasks' logs, and the project file's "
+                                "CPU schedules are as they were\n"
+                          : "; the project file " + a.project +
+                                " names the schedules `model run` and `model bench` use\n");
     return 0;
 }
 

@@ -29,6 +29,10 @@ struct ModelTuneArgs {
     std::string self;   // argv[0], to find the worker
     std::string runner; // --runner: the command that starts a worker (empty: the one here)
     int runners = 0;    // --runners: how many at once (0: one)
+    // --target "cuda -arch=sm_XX": each task's GPU kernels, searched from its declaration and
+    // measured on the GPU runner (the one beside the worker, or the one --runner starts); the
+    // project's CPU schedules are left as they are.
+    std::string target;
 };
 
 // The exit status: 0 done, 1 an error (the project file, the model), 2 usage.

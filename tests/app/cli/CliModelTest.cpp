@@ -253,6 +253,36 @@ TEST(CliModel, TrialsZeroComparesTheChoicesAgain)
     EXPECT_EQ(bench.output.find("stale"), std::string::npos) << bench.output;
 }
 
+// `model tune --target cuda` tunes each task's GPU kernels on the GPU runner and leaves the
+// project's CPU schedules alone; without a GPU it says so and writes nothing, and a CPU target is
+// a usage error.
+TEST(CliModel, TuningForAGpuNeedsOneAndLeavesTheProjectAlone)
+{
+    TempDir dir;
+    const fs::path c = dir.path() / "mlp";
+    fs::copy(kModels / "mlp", c, fs::copy_options::recursive);
+    const std::string model = quoted(c / "model.onnx");
+    RunResult r =
+        runCli("model tune " + model + "--top 1 --trials 4 --target 'cuda -arch=sm_80'", true);
+    if (r.exitCode == 1) {
+        EXPECT_NE(r.output.find("the tasks' GPU kernels are timed on a GPU, and there is none "
+                                "here"),
+                  std::string::npos)
+            << r.output;
+        EXPECT_FALSE(fs::exists(c / "model.loopscope.json"));
+        EXPECT_TRUE(fs::is_empty(c / "model.tasks"));
+    } else {
+        ASSERT_EQ(r.exitCode, 0) << r.output;
+        EXPECT_NE(r.output.find("the project file's CPU schedules are as they were"),
+                  std::string::npos)
+            << r.output;
+    }
+    RunResult cpu = runCli("model tune " + model + "--target 'llvm'", true);
+    EXPECT_EQ(cpu.exitCode, 2) << cpu.output;
+    EXPECT_NE(cpu.output.find("--target: model tune takes a GPU's"), std::string::npos)
+        << cpu.output;
+}
+
 // A shape given as an input is bound as a constant with --input, and the model is specialised on
 // it; without it the refusal says how to give it.
 TEST(CliModel, AnIntegerInputGivenAtCompileTimeIsBoundAsAConstant)
