@@ -161,11 +161,16 @@ int runTuneRounds(const TuneArgs& args, const std::string& script, TuneOptions o
         std::cout << "no new candidate to write: the search found none it has not measured\n";
         return 0;
     }
+    std::cout << "search: " << fixed(tuned.times.searchMs / 1000, 1) << " s (lowering and features "
+              << fixed(tuned.times.featureMs / 1000, 1) << " s)\n";
     cli::Options bundle;
     bundle.file = args.file;
     bundle.target = args.target;
     bundle.command = "tune";
+    const auto writing = std::chrono::steady_clock::now();
     const RoundWritten w = writeRound(tuned.round, out, bundle, checker, options.logPath);
+    const double writeS =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - writing).count();
     for (const std::string& p : w.problems)
         std::cerr << "note: " << p << "\n";
     if (w.folder.empty()) return 1;
@@ -173,7 +178,7 @@ int runTuneRounds(const TuneArgs& args, const std::string& script, TuneOptions o
     if (w.wrong > 0) std::cout << "; " << w.wrong << " computed wrong numbers on this CPU";
     if (w.failed > 0) std::cout << "; " << w.failed << " could not be compiled";
     if (w.wrong + w.failed > 0) std::cout << " (recorded in " << options.logPath << ")";
-    std::cout << "\n"
+    std::cout << " in " << fixed(writeS, 1) << " s (checked on this CPU, compiled, bundled)\n"
               << "time them on the GPU:  loopscope-runner --measure " << w.folder << "\n"
               << "then learn and write the next round:  loopscope-cli tune " << args.file
               << (args.variant.empty() ? "" : " --variant '" + args.variant + "'")
