@@ -12,12 +12,21 @@
 #                                   libraries are there)
 #   scripts/gpu-check.sh            both, on a machine that has a build and a GPU
 #
+# With ROUND_TRIALS=N (default 0: none), make also writes the first round of a GPU tuning of each
+# sample in ROUND_SAMPLES (default: the matmul from 'bind' and the convolution from 'how-to') to
+# DIR/rounds-NAME (tune --rounds-out, N candidates checked here), and run times each round there
+# (loopscope-runner --measure); back here, `loopscope-cli tune samples/gpu/NAME.py --rounds-in
+# DIR/rounds-NAME --log DIR/rounds-NAME.jsonl` (as make prints it) learns the times and writes the
+# next round.
+#
 # ARCH (default sm_80) is the architecture the PTX is compiled for; the driver compiles it for
 # the GPU it runs on (sm_80 PTX runs on A100, H100 and later). BUILD is the build folder.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 ARCH=${ARCH:-sm_80}
+ROUND_TRIALS=${ROUND_TRIALS:-0}
+ROUND_SAMPLES=${ROUND_SAMPLES:-matmul_cuda:bind opt_conv_cuda:how-to}
 
 make_bundles() {
     local dir=$1
@@ -39,6 +48,14 @@ make_bundles() {
             echo "gpu-check: $out"
         done < <(sed -n 's/^# variant: //p' "$script")
     done
+    if [ "$ROUND_TRIALS" -gt 0 ]; then
+        for spec in $ROUND_SAMPLES; do
+            local name=${spec%%:*} variant=${spec#*:}
+            "$cli" tune "samples/gpu/$name.py" --variant "$variant" --trials "$ROUND_TRIALS" \
+                --target "cuda -arch=$ARCH" --rounds-out "$dir/rounds-$name" \
+                --log "$dir/rounds-$name.jsonl"
+        done
+    fi
 }
 
 # find_library LDCONFIG_PATTERN FILE_GLOB NAME: where the loader does not know the library, the
@@ -61,7 +78,13 @@ run_bundles() {
     # wheel's copy.
     find_library 'libcublas\.so\.1[0-9]' 'libcublas.so.1[0-9]*' cuBLAS
     find_library 'libcudnn\.so\.[89]' 'libcudnn.so.[89]*' cuDNN
-    "$dir/loopscope-runner" --bundle "$dir"/*.json
+    local status=0
+    "$dir/loopscope-runner" --bundle "$dir"/*.json || status=$?
+    for rounds in "$dir"/rounds-*/; do
+        [ -d "$rounds" ] || continue
+        "$dir/loopscope-runner" --measure "$rounds" || status=$?
+    done
+    return "$status"
 }
 
 case "${1:-}" in

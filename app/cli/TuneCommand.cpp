@@ -182,7 +182,9 @@ int runTuneRounds(const TuneArgs& args, const std::string& script, TuneOptions o
               << "time them on the GPU:  loopscope-runner --measure " << w.folder << "\n"
               << "then learn and write the next round:  loopscope-cli tune " << args.file
               << (args.variant.empty() ? "" : " --variant '" + args.variant + "'")
-              << " --rounds-in " << out << "\n";
+              << (args.target.empty() ? "" : " --target '" + args.target + "'")
+              << (args.log.empty() ? "" : " --log '" + args.log + "'") << " --rounds-in " << out
+              << "\n";
     return w.written > 0 ? 0 : 1;
 }
 
