@@ -336,19 +336,14 @@ int runModelTune(const ModelTuneArgs& a, const Graph& graph)
     const auto started = std::chrono::steady_clock::now();
     // GPU kernels: measured by the worker here on its GPU runner (the one --runner starts).
     const bool gpu = !a.target.empty();
-    if (gpu && a.runners > 1) {
-        std::cerr << "loopscope-cli: --runners: GPU kernels are measured on one GPU runner\n";
+    std::string refused;
+    std::unique_ptr<Measurer> measurerOwned =
+        cliMeasurer(a.self, a.runner, a.runners, gpu, &refused);
+    if (!measurerOwned) {
+        std::cerr << "loopscope-cli: " << refused << "\n";
         return 2;
     }
-    std::unique_ptr<Measurer> measurerOwned =
-        gpu ? std::make_unique<WorkerMeasurer>(
-                  findWorkerExecutable(a.self),
-                  a.runner.empty()
-                      ? std::vector<std::string>{}
-                      : std::vector<std::string>{"LOOPSCOPE_RUNNER_COMMAND=" + a.runner})
-            : cliMeasurer(a.self, a.runner, a.runners);
     Measurer& measurer = *measurerOwned;
-    if (gpu) measurer.askForGpu();
     const MachineInfo machine = measurer.machine();
     if (gpu && !machine.gpuDevice) {
         std::cerr << "loopscope-cli: the tasks' GPU kernels are timed on a GPU, and there is none "

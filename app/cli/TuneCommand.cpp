@@ -89,6 +89,22 @@ std::unique_ptr<Measurer> cliMeasurer(const std::string& self, const std::string
     return m;
 }
 
+std::unique_ptr<Measurer> cliMeasurer(const std::string& self, const std::string& runner,
+                                      int runners, bool gpu, std::string* why)
+{
+    if (!gpu) return cliMeasurer(self, runner, runners);
+    if (runners > 1) {
+        *why = "--runners: GPU kernels are measured on one GPU runner";
+        return nullptr;
+    }
+    auto m = std::make_unique<WorkerMeasurer>(
+        findWorkerExecutable(self),
+        runner.empty() ? std::vector<std::string>{}
+                       : std::vector<std::string>{"LOOPSCOPE_RUNNER_COMMAND=" + runner});
+    m->askForGpu();
+    return m;
+}
+
 void checkRunnerOptions(const std::string& runner)
 {
     if (runner.find_first_not_of(" \t") == std::string::npos)
@@ -242,17 +258,13 @@ int runTuneCommand(const TuneArgs& args)
             ? (eval.program.variants.empty() ? nullptr : &eval.program.variants.front())
             : eval.program.findVariant(args.variant);
     const bool gpu = start && (tunesGpuKernels(*start) || !args.target.empty());
-    if (gpu && args.runners > 1) {
-        std::cerr << "loopscope-cli: --runners: GPU kernels are measured on one GPU runner\n";
+    std::string why;
+    std::unique_ptr<Measurer> measurerOwned =
+        cliMeasurer(args.self, args.runner, args.runners, gpu, &why);
+    if (!measurerOwned) {
+        std::cerr << "loopscope-cli: " << why << "\n";
         return 2;
     }
-    std::unique_ptr<Measurer> measurerOwned =
-        gpu ? std::make_unique<WorkerMeasurer>(
-                  findWorkerExecutable(args.self),
-                  args.runner.empty()
-                      ? std::vector<std::string>{}
-                      : std::vector<std::string>{"LOOPSCOPE_RUNNER_COMMAND=" + args.runner})
-            : cliMeasurer(args.self, args.runner, args.runners);
     Measurer& measurer = *measurerOwned;
     Tuner tuner(script, options, measurer);
 

@@ -43,6 +43,11 @@ int runTuneCommand(const TuneArgs& args);
 // runner set aside, a candidate measured again) go to standard error as they happen.
 std::unique_ptr<Measurer> cliMeasurer(const std::string& self, const std::string& runner,
                                       int runners);
+// With `gpu` (the candidates are GPU kernels): the worker here, measuring on its GPU runner (the
+// one `runner` starts, else the one beside it), told to say what GPU that is; null with the
+// reason in *why for more than one runner.
+std::unique_ptr<Measurer> cliMeasurer(const std::string& self, const std::string& runner,
+                                      int runners, bool gpu, std::string* why);
 // How the measuring went, for the end of a run: each runner's candidates, losses and busy time
 // (a pool's), and the host's own time searching and training against waiting (in shares of
 // `searches` searches side by side over `wallMs`).
