@@ -27,12 +27,12 @@ for spec in "matmul_cuda:bind" "opt_conv_cuda:how-to" "softmax_cuda:" "add_relu_
             --target "cuda -arch=sm_90" --rounds-out "$work/rounds" --log "$work/log.jsonl" \
             > "$work/out.txt" 2>&1 || { cat "$work/out.txt"; exit 1; }
         t1=$(date +%s.%N)
-        times+=("$(echo "$t1 - $t0" | bc -l)")
+        times+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')")
     done
     sorted=$(printf '%s\n' "${times[@]}" | sort -g)
     median=$(echo "$sorted" | sed -n "$(((REPEAT + 1) / 2))p")
     written=$(ls "$work/rounds/round-001" | grep -c '^trial-')
     printf '%-28s %8.2f %10.2f-%-10.2f %14.3f\n' "$sample (${variant:-first})" "$median" \
         "$(echo "$sorted" | head -n 1)" "$(echo "$sorted" | tail -n 1)" \
-        "$(echo "$median / $written" | bc -l)"
+        "$(awk -v m="$median" -v n="$written" 'BEGIN { print m / n }')"
 done
