@@ -63,7 +63,8 @@ protocol::TuneReply runTuneRequest(const protocol::TuneRequest& request,
     std::unique_ptr<Measurer> measurerOwned =
         makeMeasurer(workerExecutable, request.runner, request.runners, env);
     Measurer& measurer = *measurerOwned;
-    // GPU kernels are measured on the worker's GPU runner (Run > Settings' GPU runner).
+    // GPU kernels are measured on the worker's GPU runner (Run > Settings' GPU runner), or on
+    // each runner's own.
     const bool gpu = tunesGpuKernels(*start);
     if (gpu) measurer.askForGpu();
     MachineInfo machine = measurer.machine();

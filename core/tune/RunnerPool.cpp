@@ -170,6 +170,13 @@ MachineInfo RunnerPool::machine()
     return m_machine;
 }
 
+void RunnerPool::askForGpu()
+{
+    std::lock_guard<std::mutex> lock(m_mutex);
+    for (auto& r : m_runners)
+        r->measurer.askForGpu();
+}
+
 bool RunnerPool::takeJob(int runner, Job* job)
 {
     const bool alone = liveRunners() <= 1;

@@ -40,6 +40,9 @@ public:
                       const std::function<void(std::size_t, const MeasureOutcome&)>& done,
                       const std::function<bool()>& keepGoing) override;
     int runners() const override;
+    // Each runner (a worker) is asked what GPU its own GPU runner has; those whose GPU differs
+    // from the first's are set aside, as another CPU is. Before the first machine().
+    void askForGpu() override;
 
     // Called (from any thread, one at a time) with each note as it happens: a runner set aside,
     // a candidate measured again elsewhere.

@@ -6,6 +6,7 @@
 // machine measured them, and the cost model learns only from records of this machine's kind.
 #include "tune/RunnerPool.h"
 #include "app/worker/QuickTuning.h"
+#include "runtime/GpuRun.h"
 #include "support/SourceFiles.h"
 #include "tune/TuneLog.h"
 #include "tune/Tuner.h"
@@ -208,6 +209,31 @@ TEST(RunnerPool, ACommandThatStartsNoWorkerSaysWhy)
         << m.problem;
     EXPECT_NE(m.problem.find("Connection refused"), std::string::npos) << m.problem;
     EXPECT_NE(notes.all().find("runner 2"), std::string::npos) << notes.all();
+}
+
+} // namespace
+
+namespace {
+
+// A pool asked for the GPU asks each runner (a worker) what its own GPU runner has: the pool's
+// machine names that GPU, or says why there is none, as one worker would.
+TEST(RunnerPool, EachRunnerIsAskedForItsGpu)
+{
+    RunnerPool pool(shellCommand(workerCommand()), 2,
+                    {std::string("LOOPSCOPE_RUNNER_COMMAND=exec '") + LOOPSCOPE_RUNNER + "'"},
+                    "the test's workers");
+    pool.askForGpu();
+    const MachineInfo m = pool.machine();
+    ASSERT_TRUE(m.problem.empty()) << m.problem;
+    GpuRunner runner({LOOPSCOPE_RUNNER});
+    if (runner.device()) {
+        ASSERT_TRUE(m.gpuDevice);
+        EXPECT_EQ(m.gpuDevice->name, runner.device()->name);
+        EXPECT_FALSE(m.gpu.empty());
+    } else {
+        EXPECT_FALSE(m.gpuDevice);
+        EXPECT_EQ(m.gpuProblem, runner.unavailable()) << m.gpuProblem;
+    }
 }
 
 } // namespace
