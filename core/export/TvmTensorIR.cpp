@@ -215,9 +215,7 @@ void writeTensorIRRun(std::ostream& out, const Variant& v, const std::vector<Ten
     const bool s26 = options.spelling == TirSpelling::Tvm026;
     const std::string target = options.target.empty() ? v.target : options.target;
     // A variant that binds loops to GPU threads is a GPU's, whatever its target says.
-    const bool gpu =
-        isGpuTarget(target) || std::any_of(v.steps.begin(), v.steps.end(),
-                                           [](const Step& s) { return s.primitive == "bind"; });
+    const bool gpu = isGpuTarget(target) || bindsGpuThreads(v);
     const std::string build = s26 ? "tvm.tirx.build" : "tvm.tir.build";
     const std::string tensor = s26 ? "tvm.runtime.tensor" : "tvm.nd.array";
     out << "# Loopscope evaluates this file only up to the line above. What follows needs TVM "

@@ -8,12 +8,6 @@
 
 namespace loopscope {
 
-bool bindsGpuThreads(const Variant& variant)
-{
-    return std::any_of(variant.steps.begin(), variant.steps.end(),
-                       [](const Step& s) { return s.primitive == "bind"; });
-}
-
 namespace {
 
 double flopsOf(const Variant& v)

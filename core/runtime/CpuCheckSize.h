@@ -25,9 +25,6 @@ struct CpuCheckSize {
     EvalResult evaluated;                       // the script at those values
 };
 
-// Whether the variant launches GPU threads (a loop bound to a thread axis).
-bool bindsGpuThreads(const Variant& variant);
-
 class GpuRunner;
 
 // Where `variant` is run with `gpu` (null: none): the sizes to check it at on this CPU when it

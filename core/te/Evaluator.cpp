@@ -13,6 +13,12 @@
 
 namespace loopscope {
 
+bool bindsGpuThreads(const Variant& variant)
+{
+    return std::any_of(variant.steps.begin(), variant.steps.end(),
+                       [](const Step& s) { return s.primitive == "bind"; });
+}
+
 const Variant* Program::findVariant(const std::string& name) const
 {
     for (auto& v : variants)

@@ -71,6 +71,9 @@ struct Variant {
     const Schedule& schedule() const { return snapshots.back(); }
 };
 
+// Whether the variant binds a loop to a GPU thread axis (its kernels launch GPU threads).
+bool bindsGpuThreads(const Variant& variant);
+
 // What `sch.trace.show()` prints for a TensorIR variant, in its spelling; empty for a TE one.
 std::string traceText(const Variant& v);
 

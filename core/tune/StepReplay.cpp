@@ -37,15 +37,14 @@ bool StepReplay::apply(const NamedStep& step)
 
 bool tunesGpuKernels(const Variant& start)
 {
-    return isGpuTarget(start.target) ||
-           std::any_of(start.steps.begin(), start.steps.end(),
-                       [](const Step& s) { return s.primitive == "bind"; });
+    return isGpuTarget(start.target) || bindsGpuThreads(start);
 }
 
 Variant declaration(const Variant& v)
 {
     Variant declared = v;
     declared.steps.clear();
+    declared.trace.clear();
     declared.snapshots = {Schedule(v.snapshots.front().outputs())};
     return declared;
 }

@@ -41,7 +41,7 @@ private:
 // threads. Such a search starts from the variant's declaration.
 bool tunesGpuKernels(const Variant& start);
 
-// The variant as declared: none of its steps.
+// The variant as declared: none of its steps (nor their trace).
 Variant declaration(const Variant& v);
 
 // The block of a new variant, ready to be inserted after line `start.lastLine` of `script`: an

@@ -192,10 +192,7 @@ private:
             // A tir.Schedule variant: the search schedules the computation it declares, and
             // its answer is written back as tir.Schedule calls (explore/TensorIRTranslation.h).
             m_tensorIRStart = m_start;
-            m_declared = *m_start;
-            m_declared.steps.clear();
-            m_declared.trace.clear();
-            m_declared.snapshots = {Schedule(m_start->snapshots.front().outputs())};
+            m_declared = declaration(*m_start);
             if (m_declared.scheduleVar.empty()) m_declared.scheduleVar = "sch";
             // Its candidates are TE schedules of the script's own tensors.
             for (const Tensor& t : m_declared.snapshots.front().outputs()) {
@@ -240,7 +237,6 @@ private:
         if (m_options.roundOnly) {
             // Measured elsewhere: the machine is the GPU that timed the earlier rounds.
             static_cast<protocol::Machine&>(m_out.machine) = m_options.roundsMachine;
-            m_out.machine.gpuDevice = protocol::GpuDevice{};
         } else {
             m_out.machine = m_measurer.machine();
         }
@@ -248,7 +244,7 @@ private:
             m_out.error = m_out.machine.problem;
             return false;
         }
-        if (m_gpu && !m_out.machine.gpuDevice) {
+        if (m_gpu && !m_options.roundOnly && !m_out.machine.gpuDevice) {
             m_out.error =
                 "the GPU kernels of variant '" + m_out.startVariant +
                 "' are timed on a GPU, and there is none here (" +
@@ -262,10 +258,12 @@ private:
             return false;
         }
         if (m_gpu) {
+            // The device's limits where it is known (rounds are written for a GPU not asked).
             GpuLimits limits;
-            const protocol::GpuDevice& d = *m_out.machine.gpuDevice;
-            if (d.maxThreadsPerBlock > 0) limits.maxThreadsPerBlock = d.maxThreadsPerBlock;
-            if (d.sharedPerBlock > 0) limits.maxSharedBytes = d.sharedPerBlock;
+            if (const auto& d = m_out.machine.gpuDevice) {
+                if (d->maxThreadsPerBlock > 0) limits.maxThreadsPerBlock = d->maxThreadsPerBlock;
+                if (d->sharedPerBlock > 0) limits.maxSharedBytes = d->sharedPerBlock;
+            }
             m_space.gpu = limits;
         }
         m_space.forbidden = m_options.forbidden;
