@@ -1,6 +1,7 @@
 #include "TuneRounds.h"
 
 #include "codegen/Codegen.h"
+#include "runtime/Benchmark.h"
 #include "runtime/VariantRun.h"
 #include "te/Program.h"
 #include "tune/TuneLog.h"
@@ -29,21 +30,6 @@ std::vector<fs::path> roundFolders(const std::string& dir)
             out.push_back(e.path());
     std::sort(out.begin(), out.end());
     return out;
-}
-
-std::string readAll(const fs::path& path)
-{
-    std::ifstream in(path);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return in ? text.str() : std::string();
-}
-
-double median(std::vector<double> v)
-{
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
 }
 
 } // namespace
@@ -75,7 +61,8 @@ RoundsLearnt learnRounds(const std::string& dir, const std::string& logPath)
             }
             if (learnt) continue;
             const std::string bundleName = t.value("bundle", std::string());
-            const std::string text = readAll(folder / bundleName);
+            std::string text;
+            cli::readFile((folder / bundleName).string(), &text);
             TuneRecord r;
             std::string why;
             try {
@@ -90,7 +77,9 @@ RoundsLearnt learnRounds(const std::string& dir, const std::string& logPath)
             r.error = t.value("error", std::string());
             r.ms = t.value("ms", std::vector<double>{});
             std::sort(r.ms.begin(), r.ms.end());
-            r.msMedian = r.status == "ok" ? median(r.ms) : 0;
+            // The median a measurement in the worker takes (summarize), so that the log is the
+            // same either way.
+            r.msMedian = r.status == "ok" ? medianOf(r.ms) : 0;
             r.gflops = r.msMedian > 0 && r.flops > 0 ? r.flops / r.msMedian / 1e6 : 0;
             r.checked = r.status == "ok";
             r.machine = {};

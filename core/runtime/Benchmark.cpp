@@ -71,15 +71,20 @@ std::vector<Measurement> measureInTurns(const std::vector<std::function<void()>>
     return out;
 }
 
+double medianOf(std::vector<double> ms)
+{
+    if (ms.empty()) return 0;
+    std::sort(ms.begin(), ms.end());
+    const std::size_t n = ms.size();
+    return n % 2 ? ms[n / 2] : (ms[n / 2 - 1] + ms[n / 2]) / 2;
+}
+
 void summarize(Measurement& m)
 {
     if (m.msPerRun.empty()) return;
-    std::vector<double> sorted = m.msPerRun;
-    std::sort(sorted.begin(), sorted.end());
-    std::size_t n = sorted.size();
-    m.median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-    m.min = sorted.front();
-    m.max = sorted.back();
+    m.median = medianOf(m.msPerRun);
+    m.min = *std::min_element(m.msPerRun.begin(), m.msPerRun.end());
+    m.max = *std::max_element(m.msPerRun.begin(), m.msPerRun.end());
 }
 
 } // namespace loopscope

@@ -34,5 +34,8 @@ std::vector<Measurement> measureInTurns(const std::vector<std::function<void()>>
 
 // Sets median, min and max from msPerRun (left at 0 when it is empty).
 void summarize(Measurement& m);
+// The median of some times as summarize takes it (the mean of the middle two of an even count);
+// 0 for none.
+double medianOf(std::vector<double> ms);
 
 } // namespace loopscope

@@ -456,22 +456,18 @@ Measurement runOnGpu(PreparedRun& run, GpuRunner& gpu, BenchmarkOptions timing, 
     m.number = request.number;
     summarize(m);
     if (reference) {
-        auto median = [](std::vector<double> v) {
-            std::sort(v.begin(), v.end());
-            return v.empty() ? 0.0 : v[v.size() / 2];
-        };
         GpuReference& r = *reference;
         r = {};
         if (request.cublas) {
             r.name = reply.cublas;
-            r.ms = median(reply.cublasMs);
+            r.ms = medianOf(reply.cublasMs);
             r.note = reply.cublasNote;
         } else if (request.cudnn) {
             r.name = reply.cudnn;
-            r.ms = median(reply.cudnnMs);
+            r.ms = medianOf(reply.cudnnMs);
             r.note = reply.cudnnNote;
         } else if (request.copyBytes > 0) {
-            const double ms = median(reply.copyMs);
+            const double ms = medianOf(reply.copyMs);
             if (ms > 0) {
                 r.name = "device copy";
                 r.copyGbs = 2.0 * static_cast<double>(request.copyBytes) / ms / 1e6;
