@@ -237,4 +237,12 @@ std::vector<StageFacts> analyzeStages(const Schedule& sch)
     return out;
 }
 
+std::vector<std::string> axisNames(const std::vector<AxisFacts>& axes)
+{
+    std::vector<std::string> names;
+    for (const AxisFacts& a : axes)
+        names.push_back(a.name);
+    return names;
+}
+
 } // namespace loopscope

@@ -58,6 +58,9 @@ struct StageFacts {
     std::int64_t reduceProduct() const;
 };
 
+// The axes' names, in order.
+std::vector<std::string> axisNames(const std::vector<AxisFacts>& axes);
+
 // One entry per stage of `sch`, in the schedule's order (producers first).
 std::vector<StageFacts> analyzeStages(const Schedule& sch);
 

@@ -49,13 +49,10 @@ public:
     {
         const StageFacts* f = r.facts(pl.stage);
         if (!f) return true;
-        std::vector<std::string> spatial, reduce;
-        for (const AxisFacts& a : f->spatial)
-            spatial.push_back(a.name);
-        for (const AxisFacts& a : f->reduce)
-            reduce.push_back(a.name);
         std::string block, sum;
-        if (!r.fuse(pl.stage, spatial, &block) || !r.fuse(pl.stage, reduce, &sum)) return false;
+        if (!r.fuse(pl.stage, axisNames(f->spatial), &block) ||
+            !r.fuse(pl.stage, axisNames(f->reduce), &sum))
+            return false;
         const std::int64_t threads = r.choice(pl.factor, 32);
         std::string serial, thread;
         if (!r.split(pl.stage, sum, threads, {baseName(sum) + "_o", baseName(sum) + "_t"}, &serial,

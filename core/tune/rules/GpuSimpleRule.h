@@ -55,12 +55,9 @@ public:
     {
         const StageFacts* f = r.facts(pl.stage);
         if (!f || f->spatial.empty()) return true;
-        std::vector<std::string> group;
-        for (const AxisFacts& a : f->spatial)
-            group.push_back(a.name);
         // Reduction loops go inside the fused loop, which must be outermost to be fused.
         std::string fused;
-        if (!r.fuse(pl.stage, group, &fused)) return false;
+        if (!r.fuse(pl.stage, axisNames(f->spatial), &fused)) return false;
         const std::int64_t threads = r.choice(pl.factor, 1);
         if (threads > 1 && threads < f->spatialProduct()) {
             std::string block, thread;

@@ -300,11 +300,8 @@ private:
         // The guest's loops begin with its R0 level, one loop per reduction axis.
         const std::string r0 = guest->leafIterVars[gf->reduce.size() - 1]->name();
         if (!r.computeAt(pl.stage, pl.partner, r0)) return false;
-        std::vector<std::string> axes;
-        for (const AxisFacts& a : f->spatial)
-            axes.push_back(a.name);
         std::string fused;
-        if (!r.fuse(pl.stage, axes, &fused)) return false;
+        if (!r.fuse(pl.stage, axisNames(f->spatial), &fused)) return false;
         const std::int64_t vector = r.choice(gp->vectorize, 1);
         if (vector > 1) {
             std::string outer, lanes;

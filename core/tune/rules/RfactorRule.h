@@ -58,14 +58,8 @@ public:
     {
         const StageFacts* f = r.facts(pl.stage);
         if (!f || f->reduce.empty()) return true;
-        std::string axis = f->reduce.front().name;
-        if (f->reduce.size() > 1) {
-            std::vector<std::string> all;
-            for (auto& a : f->reduce)
-                all.push_back(a.name);
-            if (!r.simpleStep("fuse", pl.stage, all)) return false;
-            axis = r.lastOutput().axes.at(0)->name();
-        }
+        std::string axis;
+        if (!r.fuse(pl.stage, axisNames(f->reduce), &axis)) return false;
         const std::int64_t factor = r.choice(pl.factor, 2);
         const bool inner = r.choice(pl.mode, 0) == 0;
         std::string outer, innerPart;

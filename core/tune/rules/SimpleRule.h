@@ -77,9 +77,7 @@ public:
         const StageFacts* f = r.facts(pl.stage);
         if (!f || f->spatial.empty()) return r.unroll(pl.stage, pl.unroll);
         std::size_t ns = f->spatial.size();
-        std::vector<std::string> loops;
-        for (auto& a : f->spatial)
-            loops.push_back(a.name);
+        std::vector<std::string> loops = axisNames(f->spatial);
         const std::int64_t w = r.choice(pl.vectorize, 0);
         std::int64_t ext = f->spatial.back().extent;
         const std::int64_t rows = r.choice(pl.tileRows, 0), cols = r.choice(pl.tileCols, 0);

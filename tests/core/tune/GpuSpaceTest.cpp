@@ -3,7 +3,7 @@
 // narrow sum shared among threads), candidates within the block's limits, written as TVM
 // statements that lower to the same loop nest, and run on this CPU with their threads as loops,
 // matching the reference.
-#include "ir/Printer.h"
+#include "Lowered.h"
 #include "lower/Lower.h"
 #include "runtime/LocalRun.h"
 #include "runtime/RuntimeJit.h"
@@ -24,14 +24,7 @@ using namespace loopscope;
 
 namespace {
 
-std::string lowered(const Schedule& sch, const std::vector<Tensor>& args)
-{
-    try {
-        return printTVMScript(lowerSchedule(sch, args).func);
-    } catch (const UserError& e) {
-        return "error: " + e.message();
-    }
-}
+using loopscope::testing::lowered;
 
 // The variant as the tuner starts a GPU search: its declaration, none of its steps.
 Variant declared(const Variant& v)

@@ -2,6 +2,7 @@
 // as steps the schedule accepts; written out as TVM statements in a new variant block, the script
 // evaluates and lowers to exactly the loop nest the tuner built in memory.
 #include "tune/Space.h"
+#include "Lowered.h"
 #include "ir/Printer.h"
 #include "lower/Lower.h"
 #include "support/SourceFiles.h"
@@ -23,14 +24,7 @@ using namespace loopscope;
 
 namespace {
 
-std::string lowered(const Schedule& sch, const std::vector<Tensor>& args)
-{
-    try {
-        return printTVMScript(lowerSchedule(sch, args).func);
-    } catch (const UserError& e) {
-        return "error: " + e.message();
-    }
-}
+using loopscope::testing::lowered;
 
 struct SpaceCase {
     const char* file;
