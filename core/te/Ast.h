@@ -77,6 +77,7 @@ enum class StmtKind {
     With,   // with value [as targets[0]]: body
     Def,    // decorators; def name(params) [-> value]: body
     Class,  // decorators; class name[(bases)]: body
+    If,     // if value: body [else: orelse]  (an elif is an If alone in orelse)
 };
 
 // A parameter of a def: `A: T.Buffer((128, 128), "float32")`, `n=4`.
@@ -94,7 +95,8 @@ struct Stmt {
     std::vector<ExprPtr> targets;
     ExprPtr value;
     std::string text; // the statement's source text, as the user wrote it (a block's header line)
-    std::vector<Stmt> body;          // For, With, Def, Class
+    std::vector<Stmt> body;          // For, With, Def, Class, If
+    std::vector<Stmt> orelse;        // If: the else branch (empty: none)
     std::vector<ExprPtr> decorators; // Def, Class
     std::string name;                // Def, Class
     SourceLoc nameLoc;               // Def, Class
@@ -131,7 +133,8 @@ inline constexpr const char* kEndOfScriptMarker = "# --- run in TVM ---";
 constexpr int kMaxBlockDepth = 100;
 
 // Parses a script, up to a line that is kEndOfScriptMarker: TE declarations and schedules, and
-// TVMScript (decorated def and class, for, with, return). Other statements (if, while, try, ...)
+// TVMScript (decorated def and class, for, with, return), and plain functions (def, if, return)
+// as TVM's tensor intrinsics are written. Other statements (while, try, ...)
 // and constructs outside the subset are reported by name at their location, never skipped.
 ParseResult parseScript(const std::string& source);
 

@@ -37,6 +37,7 @@ Value Evaluator::call(const ast::Expr& e)
         args.keywords.push_back({k.name, {argValue(*k.value), k.value->loc}});
     if (f.kind == VKind::Builtin) return builtin(f.s, args);
     if (f.kind == VKind::Method) return callMethod(*f.self, f.s, args);
+    if (f.kind == VKind::Function) return callFunction(f, args);
     throw UserError(e.loc, typeName(f) + " is not callable");
 }
 
@@ -55,6 +56,7 @@ std::string Evaluator::calleeName(const Value& f, const ast::Expr& callee)
 {
     if (f.kind == VKind::Builtin) return f.s;
     if (f.kind == VKind::Method) return callee.kind == ExprKind::Attribute ? callee.name : f.s;
+    if (f.kind == VKind::Function) return f.def->name;
     return "call";
 }
 

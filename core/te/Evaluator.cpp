@@ -160,12 +160,113 @@ void Evaluator::execute(const ast::Stmt& st)
     }
     case ast::StmtKind::For: executeFor(st); return;
     case ast::StmtKind::Def:
+        if (st.decorators.empty()) {
+            Value f;
+            f.kind = VKind::Function;
+            f.def = &st;
+            if (m_callDepth > 0)
+                f.closure = std::make_shared<const std::unordered_map<std::string, Value>>(m_env);
+            bind(st.name, f);
+            return;
+        }
+        [[fallthrough]];
     case ast::StmtKind::Class: bind(st.name, readTvmScript(st)); return;
     case ast::StmtKind::With:
         throw UserError(st.loc, "'with' blocks are read only inside a TVMScript function "
                                 "(@T.prim_func): T.block, T.sblock and T.init");
-    case ast::StmtKind::Return: throw UserError(st.loc, "'return' outside a function");
+    case ast::StmtKind::Return:
+        if (m_callDepth == 0) throw UserError(st.loc, "'return' outside a function");
+        m_returned = st.value ? eval(*st.value) : Value::none();
+        return;
+    case ast::StmtKind::If: {
+        const ast::Stmt* outer = m_stmt;
+        executeBody(truth(eval(*st.value), st.value->loc) ? st.body : st.orelse);
+        m_stmt = outer;
+        return;
     }
+    }
+}
+
+void Evaluator::executeBody(const std::vector<ast::Stmt>& body)
+{
+    for (const ast::Stmt& inner : body) {
+        m_stmt = &inner;
+        execute(inner);
+        if (m_returned) return;
+    }
+}
+
+bool Evaluator::truth(const Value& v, SourceLoc loc)
+{
+    switch (v.kind) {
+    case VKind::None: return false;
+    case VKind::Int:
+    case VKind::Bool: return v.i != 0;
+    case VKind::Float: return v.f != 0;
+    case VKind::Str: return !v.s.empty();
+    case VKind::Tuple:
+    case VKind::List: return !v.items.empty();
+    case VKind::Expr: {
+        std::int64_t c = 0;
+        if (isConstInt(v.expr, &c)) return c != 0;
+        throw UserError(loc, "this condition is an expression of the program, known only when "
+                             "it runs; an 'if' of the script needs a value known now (for a "
+                             "condition in the program use tvm.tir.if_then_else)");
+    }
+    default: return true;
+    }
+}
+
+Value Evaluator::callFunction(const Value& f, const CallArgs& c)
+{
+    const ast::Stmt& def = *f.def;
+    constexpr int kMaxCallDepth = 100;
+    constexpr std::int64_t kMaxCalls = 100000; // over the whole script
+    if (m_callDepth >= kMaxCallDepth)
+        throw UserError(c.loc, "functions call each other more than " +
+                                   std::to_string(kMaxCallDepth) + " deep here");
+    if (++m_calls > kMaxCalls)
+        throw UserError(c.loc, "the script calls its functions more than " +
+                                   std::to_string(kMaxCalls) + " times");
+    std::vector<Param> params;
+    for (const ast::Param& p : def.params)
+        params.push_back({p.name.c_str(), p.defaultValue == nullptr});
+    CallArgs named = c;
+    named.function = def.name;
+    Bound b(named, params);
+    std::vector<std::pair<std::string, Value>> values;
+    for (const ast::Param& p : def.params)
+        values.emplace_back(p.name, b.has(p.name) ? b[p.name].value : eval(*p.defaultValue));
+    for (auto& [name, v] : values)
+        if (v.kind == VKind::Lambda)
+            throw UserError(b[name].loc, "a lambda can only be the body of te.compute here, not "
+                                         "an argument of a function of the script");
+
+    auto saved = m_env;
+    const std::size_t rebound = m_rebound.size();
+    const ast::Stmt* outer = m_stmt;
+    auto restore = [&] {
+        m_env = std::move(saved);
+        m_rebound.resize(rebound);
+        m_stmt = outer;
+        --m_callDepth;
+        m_returned.reset();
+    };
+    if (f.closure)
+        for (auto& [name, v] : *f.closure)
+            m_env[name] = v;
+    for (auto& [name, v] : values)
+        m_env[name] = v;
+    ++m_callDepth;
+    try {
+        executeBody(def.body);
+    } catch (...) {
+        restore();
+        throw;
+    }
+    Value result = m_returned.value_or(Value::none());
+    restore();
+    return result;
 }
 
 // `for b in [b0, b1]: ...`: the body once per item of a list or tuple, each statement in turn
@@ -185,10 +286,8 @@ void Evaluator::executeFor(const ast::Stmt& st)
             throw UserError(st.loc, "the script's 'for' statements run more than " +
                                         std::to_string(kMaxIterations) + " times");
         assign(*st.targets[0], item);
-        for (const ast::Stmt& inner : st.body) {
-            m_stmt = &inner;
-            execute(inner);
-        }
+        executeBody(st.body);
+        if (m_returned) break;
     }
     m_stmt = outer;
 }

@@ -50,6 +50,7 @@ enum class VKind {
     TirModule,   // sch.mod
     TirTrace,    // sch.trace
     IRModule,    // an @I.ir_module class: its functions (items, PrimFunc values), its name (s)
+    Function,    // a plain `def` of the script: its statement (def), what it closes over
 };
 
 struct Value {
@@ -65,6 +66,9 @@ struct Value {
     int variant = -1;
     std::shared_ptr<Value> self;
     const ast::Expr* lambda = nullptr;
+    const ast::Stmt* def = nullptr; // Function
+    // Function: the names of the function a nested def was made in, as they were then.
+    std::shared_ptr<const std::unordered_map<std::string, Value>> closure;
     static Value none() { return {}; }
     static Value integer(std::int64_t v)
     {
@@ -166,6 +170,7 @@ inline std::string typeName(const Value& v)
     case VKind::TirModule: return "the schedule's module";
     case VKind::TirTrace: return "the schedule's trace";
     case VKind::IRModule: return "module '" + v.s + "'";
+    case VKind::Function: return "function '" + v.def->name + "'";
     }
     return "a value";
 }
@@ -255,6 +260,12 @@ private:
 
     void execute(const ast::Stmt& st);
     void executeFor(const ast::Stmt& st);
+    // Statements in turn, each the one being evaluated, until one returns.
+    void executeBody(const std::vector<ast::Stmt>& body);
+    // A plain def's function, called: its parameters bound, its body run in the names of the
+    // script and of what it closes over, all of which are as before once it returns.
+    Value callFunction(const Value& f, const CallArgs& c);
+    bool truth(const Value& v, SourceLoc loc);
     // A decorated def (@T.prim_func) or class (@I.ir_module) of TVMScript
     // (te/EvaluateTvmScript.cpp).
     Value readTvmScript(const ast::Stmt& st);
@@ -424,6 +435,9 @@ private:
     std::set<int> m_lowered; // variants this statement lowers or builds
     bool m_inCompute = false;
     std::int64_t m_forIterations = 0; // bodies of 'for' statements run so far
+    int m_callDepth = 0;               // plain functions being run
+    std::optional<Value> m_returned;   // set by a 'return' until its function has returned
+    std::int64_t m_calls = 0;          // plain function calls so far, over the whole script
 };
 
 } // namespace loopscope::te_detail

@@ -28,9 +28,8 @@ std::optional<std::string> refusedStatement(std::string_view keyword)
     if (keyword == "while")
         return std::string("'while' statements are not supported in a TE script; express loops "
                            "with te.compute and schedule primitives, or 'for' in TVMScript");
-    if (keyword == "if" || keyword == "elif" || keyword == "else")
-        return quoted(keyword) + " statements are not supported in a TE script; for a conditional "
-                                 "value use tvm.tir.if_then_else (T.if_then_else in TVMScript)";
+    if (keyword == "elif" || keyword == "else")
+        return quoted(keyword) + " without an 'if' before it at the same indentation";
     if (keyword == "try" || keyword == "except" || keyword == "finally")
         return quoted(keyword) + " statements are not supported in a TE script";
     for (std::string_view simple : {"del", "global", "nonlocal", "assert", "raise", "break",
@@ -104,6 +103,7 @@ private:
     void parseLine(std::vector<Stmt>& out, int depth);
     void parseSuite(Stmt& header, int depth);
     Stmt parseCompound(int depth);
+    Stmt parseIf(int depth);
     void parseParams(Stmt& def);
     ExprPtr parseTargetList();
     Stmt parseStatement();
@@ -288,7 +288,7 @@ Module Parser::parseModule()
 bool startsCompound(const Token& t)
 {
     return t.isOp("@") || t.isKeyword("def") || t.isKeyword("class") || t.isKeyword("for") ||
-           t.isKeyword("with");
+           t.isKeyword("with") || t.isKeyword("if");
 }
 
 // line: compound_statement | statement (';' statement)* [';'] NEWLINE
@@ -349,6 +349,7 @@ void Parser::parseSuite(Stmt& header, int depth)
 // with_stmt: 'with' test ['as' target] ':' suite
 Stmt Parser::parseCompound(int depth)
 {
+    if (isKeyword("if")) return parseIf(depth);
     Token first = m_tok;
     Stmt stmt;
     stmt.loc = first.loc;
@@ -408,6 +409,35 @@ Stmt Parser::parseCompound(int depth)
     }
     stmt.text = std::string(m_source.substr(headerStart, m_prev.endOffset - headerStart));
     parseSuite(stmt, depth);
+    return stmt;
+}
+
+// if_stmt: 'if' test ':' suite ('elif' test ':' suite)* ['else' ':' suite]
+// An elif is read as an else branch holding one if statement, as Python's own tree has it.
+Stmt Parser::parseIf(int depth)
+{
+    Stmt stmt;
+    stmt.kind = StmtKind::If;
+    stmt.loc = m_tok.loc;
+    const std::size_t headerStart = m_tok.offset;
+    advance();
+    stmt.value = parseTest();
+    stmt.text = sourceText(headerStart);
+    parseSuite(stmt, depth);
+    if (isKeyword("elif")) {
+        Stmt nested = parseIf(depth);
+        stmt.endLine = nested.endLine;
+        stmt.orelse.push_back(std::move(nested));
+    } else if (isKeyword("else")) {
+        Stmt branch;
+        branch.loc = m_tok.loc;
+        const std::size_t elseStart = m_tok.offset;
+        advance();
+        branch.text = sourceText(elseStart);
+        parseSuite(branch, depth);
+        stmt.orelse = std::move(branch.body);
+        stmt.endLine = branch.endLine;
+    }
     return stmt;
 }
 

@@ -271,3 +271,64 @@ TEST(EvaluatorLimits, ExpressionsBuiltThroughVariablesJustUnderAndOver)
 }
 
 } // namespace
+
+namespace {
+
+// A plain function as TVM's tensor intrinsics are written: parameters with defaults, nested
+// functions that read their maker's names, if/elif/else, early returns and tuples returned.
+TEST(EvaluatorFunctions, NestedFunctionsIfAndReturnAsTopiWritesThem)
+{
+    EvalResult r = eval(R"(def make(n, scale=2):
+    base = n * scale
+    def pick(index):
+        if index == 0:
+            return base
+        elif index == 1:
+            return base + 1
+        else:
+            pass
+        return base + 2
+    return pick(0), pick(1), pick(2)
+
+a, b, c = make(4)
+A = te.placeholder((a + b + c,), name="A")
+B = te.compute(A.shape, lambda i: A[i] * 2, name="B")
+s = te.create_schedule(B.op)
+)");
+    ASSERT_TRUE(r.ok) << r.error.message;
+    // 8 + 9 + 10
+    EXPECT_EQ(constIntOr(r.program.variants[0].args[0]->shape[0], -1), 27);
+}
+
+TEST(EvaluatorFunctions, LocalNamesDoNotOutliveTheCall)
+{
+    EvalResult r = eval("def f():\n    inner = 1\n    return inner\nx = f()\ny = inner\n");
+    ASSERT_FALSE(r.ok);
+    EXPECT_EQ(r.error.loc.line, 7);
+    EXPECT_EQ(r.error.message, "name 'inner' is not defined");
+}
+
+TEST(EvaluatorFunctions, MistakesAreLocatedInsideTheFunction)
+{
+    EvalResult r = eval("def f(n):\n    if n:\n        return undefined_name\n    return 0\nx = f(1)\n");
+    ASSERT_FALSE(r.ok);
+    EXPECT_EQ(r.error.loc.line, 5);
+    EXPECT_EQ(r.error.loc.col, 16);
+
+    r = eval("def f(n):\n    return n\nx = f(1, 2)\n");
+    ASSERT_FALSE(r.ok);
+    EXPECT_EQ(r.error.message, "f() takes at most 1 positional argument but 2 were given");
+
+    r = eval("def f(n):\n    return f(n)\nx = f(1)\n");
+    ASSERT_FALSE(r.ok);
+    EXPECT_NE(r.error.message.find("functions call each other more than 100 deep"),
+              std::string::npos)
+        << r.error.message;
+
+    r = eval("n = te.var(\"n\")\nif n > 2:\n    pass\n");
+    ASSERT_FALSE(r.ok);
+    EXPECT_EQ(r.error.loc.line, 4);
+    EXPECT_NE(r.error.message.find("known only when it runs"), std::string::npos);
+}
+
+} // namespace

@@ -118,6 +118,13 @@ std::string dump(const Stmt& stmt)
     }
     case StmtKind::Class:
         return "(" + decorators() + "class " + stmt.name + dumpAll(stmt.bases) + body() + ")";
+    case StmtKind::If: {
+        std::string orelse;
+        for (const Stmt& s : stmt.orelse)
+            orelse += " " + dump(s);
+        return "(if " + dump(stmt.value) + body() + (orelse.empty() ? "" : " else {" + orelse + " }") +
+               ")";
+    }
     }
     return "?";
 }
@@ -257,6 +264,12 @@ const ShapeCase kShapeCases[] = {
      "(= t (call (. (. tvm target) Target) \"llvm -mcpu=skylake\"))"},
     {"NoTrailingNewline", "x = 1\ny = 2", "(= x 1) ; (= y 2)"},
     {"EmptySource", "", ""},
+    {"IfStatement", "if x:\n    a = 1\n", "(if x { (= a 1) })"},
+    {"IfElifElse", "if x == 1:\n    a = 1\nelif y:\n    a = 2\nelse:\n    a = 3\nb = 4",
+     "(if (== x 1) { (= a 1) } else { (if y { (= a 2) } else { (= a 3) }) }) ; (= b 4)"},
+    {"IfOnOneLine", "if x: return 1", "(if x { (return 1) })"},
+    {"PlainFunctionWithIfAndReturn", "def f(i):\n    if i == 1:\n        return 0\n    return i",
+     "(def f (i) { (if (== i 1) { (return 0) }) (return i) })"},
 };
 // clang-format on
 
@@ -292,12 +305,12 @@ const ErrorCase kErrorCases[] = {
     {"WhileStatement", "while True:\n    pass\n", 1, 1,
      "'while' statements are not supported in a TE script; express loops with te.compute and "
      "schedule primitives, or 'for' in TVMScript"},
-    {"IfStatement", "if x:\n    pass\n", 1, 1,
-     "'if' statements are not supported in a TE script; for a conditional value use "
-     "tvm.tir.if_then_else (T.if_then_else in TVMScript)"},
-    {"IfInsideABlock", "for b in bs:\n    if b:\n        pass\n", 2, 5,
-     "'if' statements are not supported in a TE script; for a conditional value use "
-     "tvm.tir.if_then_else (T.if_then_else in TVMScript)"},
+    {"ElseWithoutIf", "x = 1\nelse:\n    pass\n", 2, 1,
+     "'else' without an 'if' before it at the same indentation"},
+    {"ElifInsideABlockWithoutIf", "for b in bs:\n    elif b:\n        pass\n", 2, 5,
+     "'elif' without an 'if' before it at the same indentation"},
+    {"IfWithoutColon", "if x\n    pass\n", 1, 5,
+     "expected ':' to begin the block of the 'if x' line, found end of line"},
     {"ForWithoutBody", "for b in bs:\nx = 1\n", 2, 1,
      "expected an indented block after the line 1"},
     {"ForWithoutIn", "for b, c of bs:\n    pass\n", 1, 10,

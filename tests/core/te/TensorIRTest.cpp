@@ -635,7 +635,7 @@ TEST(TensorIR, TvmScriptThatIsNotADeclaredComputationIsRefusedAtItsLine)
          "the buffer 'Z' is allocated but no block writes it"},
         {"vi, vj = T.axis.remap(\"SS\", [i, j])", "vi, vj = T.axis.remap(\"SX\", [i, j])",
          "T.axis.remap's kinds are S (spatial) and R (reduce)"},
-        {"with T.init():", "if True:", "'if' statements are not supported"},
+        {"with T.init():", "if True:", "an 'if' statement inside a TVMScript function"},
         {"@T.prim_func\n    ", "", "a 'def' is read only as a TVMScript function (@T.prim_func)"},
         {"= T.alloc_buffer", "= T.sblock_alloc_buffer", "this mixes TVM's two spellings"},
         {"sch = tvm.tir.Schedule(MyModule)", "sch = tvm.s_tir.Schedule(MyModule)",
