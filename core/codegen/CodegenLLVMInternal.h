@@ -122,6 +122,9 @@ private:
     // exp of a value: of float32 vectors computed in their lanes, else llvm.exp.
     llvm::Value* genExp(llvm::Value* x);
     llvm::Value* genCall(const CallNode* op, const Expr& self);
+    // Tensor intrinsics' calls (CodegenIntrinsics.cpp): reinterpret, LLVM intrinsics by name,
+    // C functions, buffer addresses.
+    llvm::Value* genIntrinsicCall(const CallNode* op);
 
     // ---- buffer loads and stores (CodegenMemory.cpp) ----
 

@@ -1,5 +1,6 @@
 #include "codegen/CodegenLLVM.h"
 
+#include "ir/IRMutator.h"
 #include "ir/Printer.h"
 
 #include <llvm/DebugInfo/DWARF/DWARFContext.h>
@@ -18,6 +19,7 @@
 #include <llvm/MC/MCTargetOptions.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Object/ObjectFile.h>
+#include <llvm/Support/DynamicLibrary.h>
 #include <llvm/Support/Host.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
@@ -327,6 +329,33 @@ void JitKernel::run(void* const* buffers, const std::int64_t* sizes) const
     m_entry(const_cast<void**>(buffers), const_cast<std::int64_t*>(sizes));
 }
 
+namespace {
+
+// A tensor intrinsic's C functions (call_extern) must be in this process to be called: refused
+// by name before the JIT would fail to link them.
+class ExternCalls : public IRVisitor {
+protected:
+    void visitCall(const CallNode* op) override
+    {
+        IRVisitor::visitCall(op);
+        if (op->op != CallOp::CallExtern && op->op != CallOp::CallPureExtern) return;
+        const std::string fn = op->args[0].as<StringImmNode>()->value;
+        if (!llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(fn))
+            throw CodegenError("the program calls the C function '" + fn +
+                               "' (call_extern), which nothing here defines: Loopscope links "
+                               "only what this program has; give the intrinsic's body in TIR "
+                               "(vload, vstore, LLVM intrinsics) instead");
+    }
+};
+
+void checkExternCalls(const Stmt& body)
+{
+    ExternCalls c;
+    c.visit(body);
+}
+
+} // namespace
+
 std::unique_ptr<JitKernel> Jit::compile(const PrimFunc& f, int optLevel, bool lineInfo)
 {
     Impl& jit = *m_impl;
@@ -345,6 +374,7 @@ std::unique_ptr<JitKernel> Jit::compile(const PrimFunc& f, int optLevel, bool li
             for (const StmtNode* st : printed.lineStatements[i])
                 lineOf.emplace(st, static_cast<int>(i + 1));
     }
+    checkExternCalls(f.body);
     auto module = buildModule(named, *ctx, *tm, lineInfo ? &lineOf : nullptr);
     optimizeModule(*module, *tm, optLevel);
     // Machine code is made here, on this thread's target machine, and only linked under the

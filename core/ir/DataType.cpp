@@ -47,6 +47,12 @@ std::optional<DataType> DataType::parse(std::string_view text)
         t = int64();
     else if (text == "uint8")
         t = {UInt, 8, 1};
+    else if (text == "uint16")
+        t = {UInt, 16, 1};
+    else if (text == "uint32")
+        t = {UInt, 32, 1};
+    else if (text == "uint64")
+        t = {UInt, 64, 1};
     else
         return std::nullopt;
     return t.withLanes(lanes);

@@ -31,6 +31,14 @@ const char* callOpName(CallOp op)
     case CallOp::WarpActiveMask: return "tvm_warp_activemask";
     case CallOp::WarpShuffleDown: return "tvm_warp_shuffle_down";
     case CallOp::WarpShuffle: return "tvm_warp_shuffle";
+    case CallOp::Reinterpret: return "reinterpret";
+    case CallOp::LlvmPureIntrin: return "call_llvm_pure_intrin";
+    case CallOp::LlvmIntrin: return "call_llvm_intrin";
+    case CallOp::CallExtern: return "call_extern";
+    case CallOp::CallPureExtern: return "call_pure_extern";
+    case CallOp::AccessPtr: return "tvm_access_ptr";
+    case CallOp::TypeAnnotation: return "type_annotation";
+    case CallOp::TvmTuple: return "tvm_tuple";
     }
     return "?";
 }
@@ -186,10 +194,16 @@ Expr makeCall(DataType t, CallOp op, std::vector<Expr> args)
 {
     std::size_t arity = op == CallOp::Pow                                            ? 2
                         : op == CallOp::IfThenElse                                   ? 3
-                        : op == CallOp::WarpActiveMask                               ? 0
+                        : op == CallOp::WarpActiveMask || op == CallOp::TypeAnnotation ? 0
                         : op == CallOp::WarpShuffleDown || op == CallOp::WarpShuffle ? 5
+                        : op == CallOp::AccessPtr                                    ? 5
                                                                                      : 1;
-    LS_ASSERT(op == CallOp::ThreadAllreduce ? args.size() >= 5 : args.size() == arity,
+    const bool variadic = op == CallOp::LlvmPureIntrin || op == CallOp::LlvmIntrin ||
+                          op == CallOp::CallExtern || op == CallOp::CallPureExtern ||
+                          op == CallOp::TvmTuple;
+    LS_ASSERT(op == CallOp::ThreadAllreduce ? args.size() >= 5
+              : variadic                    ? !args.empty()
+                                            : args.size() == arity,
               callOpName(op) << " takes " << arity << " arguments, given " << args.size());
     for (auto& a : args)
         LS_ASSERT(a.defined(), callOpName(op) << " with a missing argument");

@@ -145,6 +145,21 @@ enum class CallOp : std::uint8_t {
     WarpActiveMask,
     WarpShuffleDown,
     WarpShuffle,
+    // What tensor intrinsics are written with (tensorize). reinterpret(x): x's bits as the call's
+    // type (as many bits). call_llvm_pure_intrin / call_llvm_intrin(name, uint32 signature
+    // count, args...): the LLVM intrinsic of that name (a StringImm), without or with side
+    // effects. call_extern / call_pure_extern(name, args...): a C function. tvm_access_ptr(
+    // type_annotation(), data, offset, extent, rw_mask): the address of a buffer's element
+    // `offset` (of the annotation's type). type_annotation(): no value, its type only.
+    Reinterpret,
+    LlvmPureIntrin,
+    LlvmIntrin,
+    CallExtern,
+    CallPureExtern,
+    AccessPtr,
+    TypeAnnotation,
+    // tvm_tuple(...): a list of values, as TVM's buffer_bind_scope holds a region (lowering only).
+    TvmTuple,
 };
 const char* callOpName(CallOp op); // "exp", "if_then_else", ... as TVMScript prints after "T."
 
@@ -196,6 +211,13 @@ struct BufferNode {
     std::vector<Expr> shape;
     Var data; // the storage; several buffers (a tensor and its flattened view) may share it
     std::string scope = "global";
+    // A tensor intrinsic's declared buffer (tvm.tir.decl_buffer) says more: its strides (empty:
+    // compact), where it starts in its storage (elements; a variable the binding sets) and what
+    // that start must be a multiple of (0: anything).
+    std::vector<Expr> strides;
+    Expr elemOffset;
+    int offsetFactor = 0;
+    int dataAlignment = -1;
 };
 using Buffer = std::shared_ptr<const BufferNode>;
 

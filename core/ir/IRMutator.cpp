@@ -235,9 +235,14 @@ Expr IRMutator::visitCall(const CallNode* op, const Expr& self)
     auto args = mutate(op->args, &changed);
     if (!changed) return self;
     DataType t = op->type;
-    // A call's lanes follow its arguments (vectorized math).
+    // A call's lanes follow its arguments (vectorized math); a tensor intrinsic's calls have the
+    // type they were made with.
+    const bool ownType = op->op == CallOp::Reinterpret || op->op == CallOp::LlvmPureIntrin ||
+                         op->op == CallOp::LlvmIntrin || op->op == CallOp::CallExtern ||
+                         op->op == CallOp::CallPureExtern || op->op == CallOp::AccessPtr ||
+                         op->op == CallOp::TypeAnnotation || op->op == CallOp::TvmTuple;
     for (auto& a : args)
-        if (a.type().lanes > t.lanes && op->op != CallOp::IfThenElse)
+        if (a.type().lanes > t.lanes && op->op != CallOp::IfThenElse && !ownType)
             t = t.withLanes(a.type().lanes);
     if (op->op == CallOp::IfThenElse) t = args[1].type();
     return makeCall(t, op->op, std::move(args));

@@ -205,6 +205,16 @@ Doc Printer::expr(const Expr& e)
     case ExprKind::Call: {
         auto* op = e.as<CallNode>();
         std::vector<std::string> parts;
+        // TVMScript puts the type first for the calls whose type it cannot infer.
+        switch (op->op) {
+        case CallOp::Reinterpret:
+        case CallOp::LlvmPureIntrin:
+        case CallOp::LlvmIntrin:
+        case CallOp::CallExtern:
+        case CallOp::CallPureExtern:
+        case CallOp::TypeAnnotation: parts.push_back(quoted(op->type.str())); break;
+        default: break;
+        }
         for (const Expr& a : op->args)
             parts.push_back(expr(a).text);
         return {std::string("T.") + callOpName(op->op) + "(" + join(parts) + ")"};

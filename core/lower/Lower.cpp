@@ -81,6 +81,12 @@ LoweredFunc lowerSchedule(const Schedule& sch, const std::vector<Tensor>& args,
                 aligns[b->writes[static_cast<std::size_t>(a.buffer)].tensor.get()].push_back(
                     {a.axis, a.factor, a.offset});
     }
+    BindLocs bindLocs; // a tensorized loop's intrinsic buffers, located at the step
+    for (auto& st : sch.stages())
+        for (auto& [iv, a] : st.attrs)
+            if (a.tensorIntrin)
+                for (const Buffer& b : a.tensorIntrin->buffers)
+                    bindLocs[b.get()] = a.tensorizeLoc;
     PassLog log(out.passes);
     Stmt s;
     if (const TirFunc* tir = sch.tensorIR()) {
@@ -94,7 +100,7 @@ LoweredFunc lowerSchedule(const Schedule& sch, const std::vector<Tensor>& args,
     out.structured = simplifyStmt(s);
     // Storage flattening needs the argument buffers; it also produces the function's parameters.
     s = log.run("StorageFlatten", s, [&](const Stmt& in) {
-        out.func = flattenStorage(in, out.args, aligns, name);
+        out.func = flattenStorage(in, out.args, aligns, name, bindLocs);
         out.func.fromTensorIR = sch.tensorIR() != nullptr;
         return out.func.body;
     });

@@ -4,6 +4,8 @@
 #include "ir/IRUtil.h"
 #include "ir/Limits.h"
 #include "ir/Printer.h"
+#include "ir/IntervalSet.h"
+#include "lower/Tensorize.h"
 #include "lower/gpu/ThreadAllreduce.h"
 #include "schedule/ThreadScope.h"
 
@@ -86,6 +88,10 @@ public:
         std::vector<Expr> storePreds = preds;
         if (storePred.defined()) storePreds.push_back(storePred);
 
+        for (std::size_t i = 0; i < n; ++i)
+            if (const IterVarAttr* a = s.attr(leaves[i]); a && a->tensorIntrin)
+                return tensorize(s, body, i, values, mainVars, storePreds);
+
         auto* reduce = body.as<ReduceNode>();
         if (!reduce) {
             Stmt store = makeTensorStore(s.op, index, substitute(body, sub));
@@ -138,6 +144,116 @@ public:
 
 private:
     bool trivial(const IterVar& iv) const { return isOne(m_b.ranges.at(iv.get()).extent); }
+
+    // As TVM's MakeTensorize: the loops outside leaf `tloc` as they are, and in place of the
+    // loops from it in, the intrinsic's statement bound to the region of each tensor those loops
+    // touch. With reduction loops outside it, the output is reset before them (the intrinsic's
+    // reduce_init) and each iteration is an update (reduce_update); without a reset, the first
+    // iteration runs the body and the others the update.
+    Stmt tensorize(const Stage& s, const Expr& body, std::size_t tloc, const ValueMap& values,
+                   const std::vector<Var>& mainVars, const std::vector<Expr>& storePreds)
+    {
+        const auto& leaves = s.leafIterVars;
+        const std::size_t n = leaves.size();
+        const IterVarAttr* attr = s.attr(leaves[tloc]);
+        const TensorIntrinNode& intrin = *attr->tensorIntrin;
+        const SourceLoc loc = attr->tensorizeLoc;
+        const std::string at = "cannot tensorize '" + s.name() + "' at '" +
+                               axisDisplayName(leaves[tloc]->name()) + "'";
+        VarSet inner;
+        IntervalMap relax;
+        for (std::size_t i = tloc; i < n; ++i) {
+            const IterVar& iv = leaves[i];
+            const IterVarAttr* a = s.attr(iv);
+            if (a && a->kind == ForKind::ThreadBinding)
+                throw UserError(loc, at + ": loop '" + axisDisplayName(iv->name()) +
+                                         "' inside it is bound to " + a->threadTag +
+                                         " (TVM: \"Do not allow thread in tensorize scope\")");
+            inner.insert(iv->var.get());
+            const Expr& ext = m_b.ranges.at(iv.get()).extent;
+            relax[iv->var.get()] = {makeInt(0), m_an.simplify(ext - 1)};
+        }
+        for (const Expr& p : storePreds)
+            if (usesAnyVar(p, inner))
+                throw UserError(loc, at + ": the loops inside it run past their tensor's end "
+                                          "where " +
+                                         printExpr(withoutLikely(p)) +
+                                         " fails (TVM: \"Tensorize failed, split condition "
+                                         "relies on var defined inside tensorize scope\"); split "
+                                         "by factors that divide the extents");
+        std::unordered_map<const IterVarNode*, Range> region;
+        for (const IterVar& iv : s.rootIterVars()) {
+            IntervalSet r = evalInterval(values.at(iv.get()), relax, m_an);
+            if (!r.known())
+                throw UserError(loc, at + ": cannot tell which values of '" +
+                                         axisDisplayName(iv->name()) +
+                                         "' the loops inside it take (fused loops cannot be "
+                                         "tensorized)");
+            region[iv.get()] = {m_an.simplify(r.min), m_an.simplify(r.max - r.min + 1)};
+        }
+        const TensorizeMatch match = matchTensorIntrin(s, body, region, intrin, m_an, loc);
+        auto need = [&](const Stmt& st, const char* which, const char* why) {
+            if (!st.defined())
+                throw UserError(loc, at + ": the intrinsic '" + intrin.name + "' has no " + which +
+                                         " statement, which " + why);
+            return st;
+        };
+
+        std::size_t begin = n;
+        std::unordered_set<const IterVarNode*> pureReduce;
+        if (body.as<ReduceNode>()) {
+            auto mask = reduceTouchMask(s);
+            for (std::size_t i = 0; i < n && begin == n; ++i)
+                if (mask.at(leaves[i].get()) & 2) begin = i;
+            for (auto& [iv, m] : mask)
+                if (m == 2) pureReduce.insert(iv);
+        }
+        if (tloc <= begin) {
+            Stmt st = bindTensorIntrin(
+                need(intrin.body, "body", "computes the whole region under the loop"), intrin,
+                match, true);
+            return wrapLoops(s, 0, tloc, wrapIfs(storePreds, st), mainVars, {}, true);
+        }
+        std::string outside;
+        for (std::size_t i = begin; i < tloc; ++i)
+            if (pureReduce.count(leaves[i].get()))
+                outside += (outside.empty() ? "'" : ", '") + axisDisplayName(leaves[i]->name()) +
+                           "'";
+        const std::string reason =
+            std::string("the reduction loops ") + outside +
+            " outside the tensorized loop need (the third statement its function returns)";
+        Stmt update = bindTensorIntrin(need(intrin.reduceUpdate, "reduce_update", reason.c_str()),
+                                       intrin, match, true);
+        if (intrin.reduceInit.defined()) {
+            std::vector<Var> initVars = mainVars;
+            VarMap initSub;
+            for (std::size_t i = begin; i < tloc; ++i) {
+                const IterVar& iv = leaves[i];
+                if (pureReduce.count(iv.get()) || trivial(iv)) {
+                    initSub[mainVars[i].get()] = makeInt(0);
+                    continue;
+                }
+                initVars[i] = Var(iv->name() + ".init");
+                initSub[mainVars[i].get()] = initVars[i];
+            }
+            Stmt init = substitute(bindTensorIntrin(intrin.reduceInit, intrin, match, false),
+                                   initSub);
+            init = wrapLoops(s, begin, tloc, init, initVars, pureReduce, false);
+            update = wrapLoops(s, begin, tloc, wrapIfs(storePreds, update), mainVars, {}, true);
+            return wrapLoops(s, 0, begin, makeSeq({init, update}), mainVars, {}, true);
+        }
+        Expr first;
+        for (std::size_t i = begin; i < tloc; ++i) {
+            if (!pureReduce.count(leaves[i].get()) || trivial(leaves[i])) continue;
+            Expr c = likely(makeBinary(ExprKind::GT, mainVars[i], makeInt(0)));
+            first = first.defined() ? makeBinary(ExprKind::Or, first, c) : c;
+        }
+        Stmt whole = bindTensorIntrin(
+            need(intrin.body, "body", "the first iteration of the outer reduction runs"), intrin,
+            match, true);
+        Stmt st = first.defined() ? makeIfThenElse(first, update, whole) : whole;
+        return wrapLoops(s, 0, tloc, wrapIfs(storePreds, st), mainVars, {}, true);
+    }
 
     // The stage's store predicate in its loops' variables: the root axes as the loops compute
     // them, a thread tag's variable as the stage's loop bound to that thread. Null when none.

@@ -92,6 +92,14 @@ StepOutput applyUnroll(Schedule& s, const ScheduleStep& step)
     return {};
 }
 
+StepOutput applyTensorize(Schedule& s, const ScheduleStep& step)
+{
+    const StepArg& intrin = step.arg("tensor_intrin");
+    LS_ASSERT(intrin.intrin, "tensorize without its intrinsic");
+    s.tensorize(stageOf(s, step), axis(step, "var"), intrin.intrin, step.loc);
+    return {};
+}
+
 StepOutput applyPragma(Schedule& s, const ScheduleStep& step)
 {
     const StepArg& value = step.arg("pragma_value");
@@ -223,6 +231,26 @@ ArgSpec optionalKeyword(std::string name, ArgKind kind, std::string defaultText 
 // static initialization, as the editor's completion lists are).
 constexpr const char* kTile = "xo, yo, xi, yi = s[C].tile(x, y, x_factor=32, y_factor=32)\n";
 constexpr const char* kSplitK = "ko, ki = s[C].split(k, factor=4)\n";
+// The tensorize tutorial's GEMV intrinsic, its loops made ready for it.
+constexpr const char* kGemvIntrinsic = R"(def intrin_gemv(m, l):
+    a = te.placeholder((l,), name="a")
+    b = te.placeholder((m, l), name="b")
+    kk = te.reduce_axis((0, l), name="kk")
+    c = te.compute((m,), lambda i: te.sum(a[kk] * b[i, kk], axis=kk), name="c")
+    Ab = tvm.tir.decl_buffer(a.shape, a.dtype, name="A", offset_factor=1, strides=[1])
+    Bb = tvm.tir.decl_buffer(b.shape, b.dtype, name="B", offset_factor=1, strides=[te.var("s1"), 1])
+    Cb = tvm.tir.decl_buffer(c.shape, c.dtype, name="C", offset_factor=1, strides=[1])
+    def intrin_func(ins, outs):
+        ib = tvm.tir.ir_builder.create()
+        aa, bb = ins
+        cc = outs[0]
+        ib.emit(tvm.tir.call_extern("int32", "gemv_update", cc.access_ptr("w"),
+                                    aa.access_ptr("r"), bb.access_ptr("r"), m, l, bb.strides[0]))
+        return ib.get()
+    return te.decl_tensor_intrin(c.op, intrin_func, binds={a: Ab, b: Bb, c: Cb})
+yo, yi = s[C].split(y, factor=16)
+s[C].reorder(x, yo, yi, k)
+)";
 
 std::vector<PrimitiveSpec> makeCatalogue()
 {
@@ -319,6 +347,16 @@ std::vector<PrimitiveSpec> makeCatalogue()
          kTile,
          {},
          applyBind,
+         nullptr},
+        {"tensorize",
+         onStage,
+         {required("var", K::Axis), required("tensor_intrin", K::Intrinsic, "tensor intrinsic")},
+         "Replace the loops from this one in by a tensor intrinsic (te.decl_tensor_intrin) "
+         "whose computation matches the stage's there",
+         "s[C].tensorize(yi, intrin_gemv(16, K))",
+         kGemvIntrinsic,
+         {},
+         applyTensorize,
          nullptr},
         {"storage_align",
          onStage,

@@ -27,6 +27,7 @@ enum class ArgKind {
     Tensors,    // a list of tensors
     ThreadAxis, // te.thread_axis("threadIdx.x")
     Value,      // any expression
+    Intrinsic,  // a tensor intrinsic (te.decl_tensor_intrin), written as the script wrote it
 };
 
 // What a primitive is called on: a stage (s[C].split(...)) or the schedule (s.cache_write(...)).
@@ -49,6 +50,7 @@ struct StepArg {
     std::string text;            // Text, Scope, ThreadAxis (its tag)
     std::vector<Tensor> tensors; // Stage (its tensor), Tensor (one), Tensors
     Expr value;                  // Value
+    TensorIntrin intrin;         // Intrinsic (its text: the script's expression for it)
 };
 
 struct PrimitiveSpec;

@@ -328,6 +328,22 @@ void Schedule::bind(Stage& s, const IterVar& iv, const std::string& threadTag, S
     s.attrs[iv.get()].threadAxis = threadAxis;
 }
 
+void Schedule::tensorize(Stage& s, const IterVar& iv, TensorIntrin intrin, SourceLoc loc)
+{
+    checkLeaf(s, iv, 0);
+    for (auto& [node, a] : s.attrs) {
+        if (a.tensorIntrin && node != iv.get())
+            throw ScheduleError("'" + s.name() +
+                                    "' is already tensorized at another loop: a stage has one "
+                                    "tensorized loop (TVM: \"Do not allow two tensorized "
+                                    "point\")",
+                                0);
+    }
+    auto& a = s.attrs[iv.get()];
+    a.tensorIntrin = std::move(intrin);
+    a.tensorizeLoc = loc;
+}
+
 void Schedule::pragma(Stage& s, const IterVar& iv, const std::string& key, Expr value,
                       SourceLoc loc)
 {

@@ -7,6 +7,7 @@
 #include "ir/PrimFunc.h"
 #include "ir/Stmt.h"
 #include "ir/Tensor.h"
+#include "ir/TensorIntrin.h"
 #include "schedule/SharedList.h"
 
 #include <map>
@@ -36,6 +37,9 @@ struct IterVarAttr {
     int threadAxis = 0;
     std::vector<std::pair<std::string, Expr>> pragmas;
     SourceLoc loc; // the step that set the kind, for diagnostics found while lowering
+    // tensorize: the intrinsic that replaces the loops from this one in, and its step.
+    TensorIntrin tensorIntrin;
+    SourceLoc tensorizeLoc;
 };
 
 enum class AttachType { Root, Inline, Scope };
@@ -132,6 +136,9 @@ public:
     void bind(Stage& s, const IterVar& iv, const std::string& threadTag, SourceLoc loc,
               int threadAxis = 0);
     void pragma(Stage& s, const IterVar& iv, const std::string& key, Expr value, SourceLoc loc);
+    // The loops from `iv` in are replaced by the intrinsic when lowered (where its computation
+    // is matched with the stage's).
+    void tensorize(Stage& s, const IterVar& iv, TensorIntrin intrin, SourceLoc loc);
 
     // Attachment primitives.
     void computeAt(Stage& s, Stage& parent, const IterVar& axis);

@@ -78,6 +78,7 @@ enum class StmtKind {
     Def,    // decorators; def name(params) [-> value]: body
     Class,  // decorators; class name[(bases)]: body
     If,     // if value: body [else: orelse]  (an elif is an If alone in orelse)
+    Assert, // assert value [, targets[0]]  (the message, if any)
 };
 
 // A parameter of a def: `A: T.Buffer((128, 128), "float32")`, `n=4`.
@@ -137,5 +138,9 @@ constexpr int kMaxBlockDepth = 100;
 // as TVM's tensor intrinsics are written. Other statements (while, try, ...)
 // and constructs outside the subset are reported by name at their location, never skipped.
 ParseResult parseScript(const std::string& source);
+
+// An expression written back as Python: the same expression, with parentheses around every
+// operation that is an operand (a tensorize step's intrinsic, written as the script wrote it).
+std::string scriptText(const Expr& e);
 
 } // namespace loopscope::ast

@@ -22,7 +22,7 @@ Value Evaluator::call(const ast::Expr& e)
     args.function = calleeName(f, *e.value);
     for (auto& a : e.items) {
         if (a->kind != ExprKind::Starred) {
-            args.positional.push_back({argValue(*a), a->loc});
+            args.positional.push_back({argValue(*a), a->loc, a.get()});
             continue;
         }
         // f(*loops): each item of the sequence an argument of its own.
@@ -34,7 +34,7 @@ Value Evaluator::call(const ast::Expr& e)
             args.positional.push_back({item, a->loc});
     }
     for (auto& k : e.keywords)
-        args.keywords.push_back({k.name, {argValue(*k.value), k.value->loc}});
+        args.keywords.push_back({k.name, {argValue(*k.value), k.value->loc, k.value.get()}});
     if (f.kind == VKind::Builtin) return builtin(f.s, args);
     if (f.kind == VKind::Method) return callMethod(*f.self, f.s, args);
     if (f.kind == VKind::Function) return callFunction(f, args);
@@ -192,7 +192,7 @@ Value Evaluator::builtin(const std::string& name, const CallArgs& c)
     case BuiltinCall::TirSchedule: return createTirSchedule(c);
     case BuiltinCall::Const: {
         Bound b(c, {{"value", true}, {"dtype", false}});
-        DataType t = b.has("dtype")                          ? dtypeArg(b["dtype"])
+        DataType t = b.has("dtype")                          ? vectorDtypeArg(b["dtype"])
                      : b["value"].value.kind == VKind::Float ? DataType::float32()
                                                              : DataType::int32();
         const Value& v = b["value"].value;
@@ -257,6 +257,16 @@ Value Evaluator::builtin(const std::string& name, const CallArgs& c)
         return Value::ofExpr(makeCast(t, toExpr(x, b["x"].loc)));
     }
     case BuiltinCall::LowerOrBuild: return lowerOrBuild(name, c);
+    case BuiltinCall::DeclBuffer:
+    case BuiltinCall::DeclTensorIntrin:
+    case BuiltinCall::IrBuilder:
+    case BuiltinCall::CallIntrin:
+    case BuiltinCall::Reinterpret:
+    case BuiltinCall::CallLlvmIntrin:
+    case BuiltinCall::CallExtern:
+    case BuiltinCall::LlvmIntrinsicId:
+    case BuiltinCall::TargetHasFeatures:
+    case BuiltinCall::Simd32BitLanes: return intrinsicBuiltin(name, c);
     case BuiltinCall::Target: {
         Bound b(c, {{"target", true}, {"host", false}});
         std::string t = stringArg(b["target"], "target");

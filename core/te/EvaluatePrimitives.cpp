@@ -120,8 +120,10 @@ Value Evaluator::callMethod(const Value& self, const std::string& name, const Ca
     }
     if ((self.kind == VKind::Expr || self.kind == VKind::IterVar) && name == "astype") {
         Bound b(c, {{"dtype", true}});
-        return Value::ofExpr(makeCast(dtypeArg(b["dtype"]), toExpr(self, c.loc)));
+        return Value::ofExpr(castTo(vectorDtypeArg(b["dtype"]), toExpr(self, c.loc)));
     }
+    if (self.kind == VKind::Buffer || self.kind == VKind::IRBuilder)
+        return intrinsicMethod(self, name, c);
     throw UserError(c.loc, typeName(self) + " has no method '" + name + "'");
 }
 
@@ -167,6 +169,15 @@ StepArg Evaluator::stepArg(const PrimitiveSpec& p, int index, const Arg& a, int 
         out.number = a.value.i;
         break;
     case ArgKind::Value: out.value = toExpr(a.value, a.loc); break;
+    case ArgKind::Intrinsic:
+        if (a.value.kind != VKind::TensorIntrin)
+            throw UserError(a.loc, p.argLabel(index) +
+                                       " must be a tensor intrinsic (te.decl_tensor_intrin), "
+                                       "not " +
+                                       typeName(a.value));
+        out.intrin = a.value.intrin;
+        out.text = a.expr ? ast::scriptText(*a.expr) : a.value.intrin->name;
+        break;
     }
     return out;
 }

@@ -236,6 +236,8 @@ private:
         case ast::StmtKind::Def:
         case ast::StmtKind::Class:
             refuse(st.loc, "a 'def' or 'class' inside a TVMScript function is not supported");
+        case ast::StmtKind::Assert:
+            refuse(st.loc, "an 'assert' inside a TVMScript function is not supported");
         case ast::StmtKind::If:
             refuse(st.loc, "an 'if' statement inside a TVMScript function is not supported; "
                            "use T.if_then_else or T.where");

@@ -178,6 +178,16 @@ void Evaluator::execute(const ast::Stmt& st)
         if (m_callDepth == 0) throw UserError(st.loc, "'return' outside a function");
         m_returned = st.value ? eval(*st.value) : Value::none();
         return;
+    case ast::StmtKind::Assert:
+        if (!truth(eval(*st.value), st.value->loc)) {
+            std::string message;
+            if (!st.targets.empty()) {
+                Value m = eval(*st.targets[0]);
+                message = m.kind == VKind::Str ? m.s : typeName(m);
+            }
+            throw UserError(st.loc, "AssertionError" + (message.empty() ? "" : ": " + message));
+        }
+        return;
     case ast::StmtKind::If: {
         const ast::Stmt* outer = m_stmt;
         executeBody(truth(eval(*st.value), st.value->loc) ? st.body : st.orelse);
@@ -447,9 +457,12 @@ Value Evaluator::eval(const ast::Expr& e)
                                "of a list or tuple, or an assignment target");
     case ExprKind::Slice:
         throw UserError(e.loc, "a slice ('a[1:2]') can only index a list or tuple here");
-    case ExprKind::Dict:
-        throw UserError(e.loc, "a dict ('{...}') is read only in TVMScript (T.func_attr, "
-                               "T.block_attr)");
+    case ExprKind::Dict: {
+        std::vector<Value> items;
+        for (auto& it : e.items)
+            items.push_back(eval(*it));
+        return Value::seq(VKind::Dict, std::move(items));
+    }
     case ExprKind::Attribute: return attribute(eval(*e.value), e);
     case ExprKind::Subscript: return subscript(e);
     case ExprKind::Call: return call(e);
@@ -472,6 +485,9 @@ Value Evaluator::lookup(const ast::Expr& e)
     if (e.name == "tvm") return Value::named(VKind::Module, "tvm");
     if (e.name == "te") return Value::named(VKind::Module, "te");
     if (findBuiltin({}, e.name)) return Value::named(VKind::Builtin, e.name);
+    // TOPI's x86 helpers, as `from tvm.target.x86 import target_has_features` names them.
+    if (findBuiltin("tvm.target.x86", e.name))
+        return Value::named(VKind::Builtin, "tvm.target.x86." + e.name);
     if (e.name == "np" || e.name == "numpy") {
         throw UserError(e.loc, "numpy is not available in a TE script: Loopscope evaluates the "
                                "script itself, and runs and checks variants without Python");
@@ -565,6 +581,9 @@ Value Evaluator::attribute(const Value& obj, const ast::Expr& e)
     case VKind::Str:
         if (a == "format") break;
         break;
+    case VKind::Buffer:
+    case VKind::IRBuilder:
+    case VKind::TensorIntrin: return intrinsicAttribute(obj, a, loc);
     default: break;
     }
     if ((obj.kind == VKind::Expr || obj.kind == VKind::IterVar) && (a == "astype" || a == "equal"))
@@ -589,6 +608,10 @@ Value Evaluator::moduleAttribute(const std::string& mod, const std::string& a, S
     if (mod == "tvm" && std::find(submodules.begin(), submodules.end(), a) != submodules.end())
         return Value::named(VKind::Module, a == "te" ? "te" : "tvm." + a);
     if (mod == "tvm.s_tir" && a == "schedule") return Value::named(VKind::Module, "tvm.s_tir");
+    if (mod == "tvm.tir" && a == "ir_builder")
+        return Value::named(VKind::Module, "tvm.tir.ir_builder");
+    if (mod == "tvm.target" && (a == "codegen" || a == "x86"))
+        return Value::named(VKind::Module, "tvm.target." + a);
     if (findBuiltin(mod, a)) return Value::named(VKind::Builtin, mod + "." + a);
     if (mod == "tvm" && (a == "nd" || a == "device" || a == "cpu" || a == "testing" ||
                          a == "runtime" || a == "transform" || a == "autotvm")) {

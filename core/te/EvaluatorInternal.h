@@ -7,6 +7,7 @@
 #include "ir/IRUtil.h"
 #include "ir/PrimFunc.h"
 #include "schedule/Primitives.h"
+#include "ir/TensorIntrin.h"
 #include "te/Ast.h"
 #include "te/Program.h"
 #include <algorithm>
@@ -51,6 +52,11 @@ enum class VKind {
     TirTrace,    // sch.trace
     IRModule,    // an @I.ir_module class: its functions (items, PrimFunc values), its name (s)
     Function,    // a plain `def` of the script: its statement (def), what it closes over
+    Dict,        // {k: v, ...}: items holds each key followed by its value
+    Buffer,      // tvm.tir.decl_buffer's buffer (buffer)
+    Stmt,        // a statement of an intrinsic's body (stmt)
+    IRBuilder,   // tvm.tir.ir_builder.create()'s builder: the statements emitted (builder)
+    TensorIntrin, // te.decl_tensor_intrin's intrinsic (intrin)
 };
 
 struct Value {
@@ -69,6 +75,10 @@ struct Value {
     const ast::Stmt* def = nullptr; // Function
     // Function: the names of the function a nested def was made in, as they were then.
     std::shared_ptr<const std::unordered_map<std::string, Value>> closure;
+    loopscope::Buffer buffer;
+    loopscope::Stmt stmt;
+    std::shared_ptr<std::vector<loopscope::Stmt>> builder;
+    loopscope::TensorIntrin intrin;
     static Value none() { return {}; }
     static Value integer(std::int64_t v)
     {
@@ -171,6 +181,11 @@ inline std::string typeName(const Value& v)
     case VKind::TirTrace: return "the schedule's trace";
     case VKind::IRModule: return "module '" + v.s + "'";
     case VKind::Function: return "function '" + v.def->name + "'";
+    case VKind::Dict: return "a dict";
+    case VKind::Buffer: return "buffer '" + v.buffer->name + "'";
+    case VKind::Stmt: return "a statement";
+    case VKind::IRBuilder: return "an IR builder";
+    case VKind::TensorIntrin: return "tensor intrinsic '" + v.intrin->name + "'";
     }
     return "a value";
 }
@@ -178,6 +193,7 @@ inline std::string typeName(const Value& v)
 struct Arg {
     Value value;
     SourceLoc loc;
+    const ast::Expr* expr = nullptr; // as the script wrote it (null: unpacked with '*')
 };
 
 // A call's arguments bound to a signature.
@@ -322,6 +338,19 @@ private:
     Expr extentOrZero(const Value& v, SourceLoc loc) { return toIntExpr(v, loc); }
 
     Value mathCall(const std::string& fn, const CallArgs& c);
+
+    // ---- tensor intrinsics (te/EvaluateIntrinsics.cpp) ----
+
+    // A dtype that may be a vector ("int32x16"), as intrinsics' loads and calls take.
+    DataType vectorDtypeArg(const Arg& a);
+    Value intrinsicBuiltin(const std::string& name, const CallArgs& c);
+    Value declBuffer(const CallArgs& c);
+    Value declTensorIntrin(const CallArgs& c);
+    Value intrinsicAttribute(const Value& obj, const std::string& a, SourceLoc loc);
+    Value intrinsicMethod(const Value& self, const std::string& name, const CallArgs& c);
+    // x as TVM's astype makes it: a scalar cast to a vector type is broadcast.
+    static Expr castTo(DataType t, const Expr& x);
+    loopscope::Stmt stmtArg(const Value& v, SourceLoc loc, const std::string& what);
     Value reducerOrMinMax(const std::string& name, const CallArgs& c);
     Value compute(const CallArgs& c);
 
@@ -378,7 +407,7 @@ private:
     void touch(int variant);
 
     // TVM stage methods Loopscope does not implement: named as such rather than as unknown.
-    static inline const std::set<std::string> kUnsupportedStageMethods = {"tensorize"};
+    static inline const std::set<std::string> kUnsupportedStageMethods = {};
     static bool isStagePrimitive(const std::string& name);
     static bool isSchedulePrimitive(const std::string& name);
     IterVar axisArg(const Arg& a, const std::string& fn);

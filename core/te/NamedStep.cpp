@@ -85,7 +85,8 @@ std::string describe(const NamedStep& step)
         case ArgKind::Value: out << " " << a.name << "=" << v->number; break;
         case ArgKind::Text:
         case ArgKind::Scope:
-        case ArgKind::ThreadAxis: out << " " << v->text; break;
+        case ArgKind::ThreadAxis:
+        case ArgKind::Intrinsic: out << " " << v->text; break;
         case ArgKind::Stage:
         case ArgKind::Tensors:
             for (auto& n : v->names)
@@ -149,6 +150,10 @@ std::string resolveStep(const Schedule& sch, const NamedStep& step, ScheduleStep
             v.text = q->text;
         }
         switch (a.kind) {
+        case ArgKind::Intrinsic:
+            // A value of the script: the step is applied where the script defines it.
+            note(quoted(a.name) + " is a value of the script: write the tensorize step there");
+            break;
         case ArgKind::Axis: {
             // A loop of the stage, or, after a stage argument, of that stage.
             const Stage& of = target ? *target : *st;

@@ -32,7 +32,7 @@ std::optional<std::string> refusedStatement(std::string_view keyword)
         return quoted(keyword) + " without an 'if' before it at the same indentation";
     if (keyword == "try" || keyword == "except" || keyword == "finally")
         return quoted(keyword) + " statements are not supported in a TE script";
-    for (std::string_view simple : {"del", "global", "nonlocal", "assert", "raise", "break",
+    for (std::string_view simple : {"del", "global", "nonlocal", "raise", "break",
                                     "continue", "yield", "async", "await"}) {
         if (keyword == simple)
             return quoted(keyword) + " statements are not supported in a TE script";
@@ -498,7 +498,8 @@ ExprPtr Parser::parseTargetList()
     return seal(tuple);
 }
 
-// statement: import_stmt | 'pass' | 'return' [testlist] | assignment | expression
+// statement: import_stmt | 'pass' | 'return' [testlist] | 'assert' test [',' test]
+//          | assignment | expression
 Stmt Parser::parseStatement()
 {
     Token first = m_tok;
@@ -514,6 +515,14 @@ Stmt Parser::parseStatement()
         stmt.kind = StmtKind::Return;
         advance();
         if (canStartExpression()) stmt.value = parseTestList();
+    } else if (isKeyword("assert")) {
+        stmt.kind = StmtKind::Assert;
+        advance();
+        stmt.value = parseTest();
+        if (isOp(",")) {
+            advance();
+            stmt.targets.push_back(parseTest());
+        }
     } else if (auto refusal =
                    first.kind == TokenKind::Keyword ? refusedStatement(first.text) : std::nullopt) {
         throw UserError(first.loc, *refusal);

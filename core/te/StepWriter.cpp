@@ -204,7 +204,8 @@ StepWriter::Printed StepWriter::print(Names& n, const ScheduleStep& step)
         case ArgKind::Value: items = {valueText(a.value)}; break;
         case ArgKind::Text:
         case ArgKind::Scope:
-        case ArgKind::ThreadAxis: items = {a.text}; break;
+        case ArgKind::ThreadAxis:
+        case ArgKind::Intrinsic: items = {a.text}; break;
         case ArgKind::Stage:
         case ArgKind::Tensor:
         case ArgKind::Tensors:

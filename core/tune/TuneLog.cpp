@@ -63,7 +63,8 @@ bool isNumeric(ArgKind k)
 
 bool isText(ArgKind k)
 {
-    return k == ArgKind::Text || k == ArgKind::Scope || k == ArgKind::ThreadAxis;
+    return k == ArgKind::Text || k == ArgKind::Scope || k == ArgKind::ThreadAxis ||
+           k == ArgKind::Intrinsic;
 }
 
 bool namesStages(ArgKind k)

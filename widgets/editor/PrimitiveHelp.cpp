@@ -32,6 +32,7 @@ const char* kindName(ArgKind k)
     case ArgKind::Tensors: return "a list of tensors";
     case ArgKind::ThreadAxis: return "te.thread_axis(\"...\")";
     case ArgKind::Value: return "a value";
+    case ArgKind::Intrinsic: return "a tensor intrinsic, te.decl_tensor_intrin(...)";
     }
     return "";
 }

@@ -89,6 +89,8 @@ const std::vector<ActionSpec>& actionSpecs()
     static const std::vector<ActionSpec> specs = [] {
         std::vector<ActionSpec> out;
         for (const PrimitiveSpec& p : primitiveCatalogue()) {
+            // tensorize takes a value only the script has (its intrinsic): written there.
+            if (p.name == "tensorize") continue;
             if (p.name == "reorder") {
                 out.push_back({u"reorder_outer"_s, SchedulePanel::tr("Move out"),
                                SchedulePanel::tr("Reorder: move the loop one place outward "
@@ -297,6 +299,7 @@ void SchedulePanel::Private::formArguments(NamedStep& r, const PrimitiveSpec& p)
             break;
         case ArgKind::Scope: r.text(a.name, ss(scope->currentText())); break;
         case ArgKind::ThreadAxis: r.text(a.name, ss(thread->currentText())); break;
+        case ArgKind::Intrinsic: break; // not offered: the panel has no intrinsic to give
         case ArgKind::Stage:
             afterStage = true;
             r.stages(a.name, {t.size() == 2 ? ss(t[0]) : std::string()});

@@ -118,6 +118,9 @@ std::string dump(const Stmt& stmt)
     }
     case StmtKind::Class:
         return "(" + decorators() + "class " + stmt.name + dumpAll(stmt.bases) + body() + ")";
+    case StmtKind::Assert:
+        return "(assert " + dump(stmt.value) +
+               (stmt.targets.empty() ? "" : " " + dump(stmt.targets[0])) + ")";
     case StmtKind::If: {
         std::string orelse;
         for (const Stmt& s : stmt.orelse)
@@ -268,6 +271,7 @@ const ShapeCase kShapeCases[] = {
     {"IfElifElse", "if x == 1:\n    a = 1\nelif y:\n    a = 2\nelse:\n    a = 3\nb = 4",
      "(if (== x 1) { (= a 1) } else { (if y { (= a 2) } else { (= a 3) }) }) ; (= b 4)"},
     {"IfOnOneLine", "if x: return 1", "(if x { (return 1) })"},
+    {"AssertWithMessage", "assert f(\"sse4.2\"), \"old\"", "(assert (call f \"sse4.2\") \"old\")"},
     {"PlainFunctionWithIfAndReturn", "def f(i):\n    if i == 1:\n        return 0\n    return i",
      "(def f (i) { (if (== i 1) { (return 0) }) (return i) })"},
 };
@@ -333,7 +337,6 @@ const ErrorCase kErrorCases[] = {
     {"GlobalStatement", "global x", 1, 1, "'global' statements are not supported in a TE script"},
     {"NonlocalStatement", "nonlocal x", 1, 1,
      "'nonlocal' statements are not supported in a TE script"},
-    {"AssertStatement", "assert x", 1, 1, "'assert' statements are not supported in a TE script"},
     {"RaiseStatement", "raise ValueError()", 1, 1,
      "'raise' statements are not supported in a TE script"},
     {"BreakStatement", "break", 1, 1, "'break' statements are not supported in a TE script"},
