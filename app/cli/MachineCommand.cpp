@@ -18,6 +18,7 @@ int commandMachine(int argc, char** argv)
     const CpuIdentity id = hostCpuIdentity();
     const HostCaches& caches = hostCacheInfo();
     PeakFlops peak = measurePeakFlops(o.threads);
+    PeakInt8 int8 = measurePeakInt8(o.threads);
     Bandwidth bw = measureTriadBandwidth(o.threads);
     if (o.json) {
         json levels = json::array();
@@ -35,6 +36,8 @@ int commandMachine(int argc, char** argv)
                           {"peak_gflops", peak.gflops},
                           {"peak_threads", peak.threads},
                           {"vector_bits", peak.vectorBits},
+                          {"peak_int8_gops", int8.gops},
+                          {"peak_int8_instructions", int8.how},
                           {"bandwidth_gbs", bw.gbPerS},
                           {"bandwidth_threads", bw.threads},
                           {"bandwidth_mb", bw.megabytes},
@@ -53,6 +56,8 @@ int commandMachine(int argc, char** argv)
                   << "peak float32: " << fixed(peak.gflops, 1) << " GFLOPS (FMA, "
                   << peak.vectorBits << "-bit vectors, " << peak.threads << " thread"
                   << (peak.threads == 1 ? "" : "s") << ")\n"
+                  << "peak int8:    " << fixed(int8.gops, 1) << " GOPS (uint8 x int8 -> int32, "
+                  << int8.how << ")\n"
                   << "bandwidth:    " << fixed(bw.gbPerS, 1) << " GB/s (triad over "
                   << fixed(bw.megabytes, 0) << " MB, " << bw.threads << " thread"
                   << (bw.threads == 1 ? "" : "s") << ")\n";

@@ -221,6 +221,27 @@ private:
                 return out;
             }
         }
+        // `M, N, K = 1024, 1024, 1024`: each name a parameter too.
+        if (st.kind == ast::StmtKind::Assign && st.value && st.targets.size() == 1 &&
+            st.value->kind == ExprKind::Tuple && st.targets[0]->kind == ExprKind::Tuple &&
+            st.targets[0]->items.size() == st.value->items.size()) {
+            std::string names, now, before;
+            bool literals = true, differs = false;
+            for (std::size_t i = 0; i < st.value->items.size() && literals; ++i) {
+                const ast::Expr& t = *st.targets[0]->items[i];
+                literals = t.kind == ExprKind::Name && isIntLiteral(*st.value->items[i], &literal);
+                if (!literals) break;
+                const Parameter* par = m_program.findParameter(t.name);
+                const std::int64_t v = par ? par->value : literal;
+                differs = differs || v != literal;
+                const char* sep = i ? ", " : "";
+                names += sep + t.name;
+                now += sep + std::to_string(v);
+                before += sep + std::to_string(literal);
+            }
+            if (literals && differs)
+                return {names + " = " + now + "  # " + before + " in the original script"};
+        }
         bool alone = true;
         for (auto& other : m_module.body) {
             if (&other == &st) continue;

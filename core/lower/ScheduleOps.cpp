@@ -236,9 +236,14 @@ private:
                 initVars[i] = Var(iv->name() + ".init");
                 initSub[mainVars[i].get()] = initVars[i];
             }
+            // The reset stores where the update does: under the same guards, in its own loops.
+            std::vector<Expr> initPreds;
+            for (const Expr& p : storePreds)
+                initPreds.push_back(substitute(p, initSub));
             Stmt init = substitute(bindTensorIntrin(intrin.reduceInit, intrin, match, false),
                                    initSub);
-            init = wrapLoops(s, begin, tloc, init, initVars, pureReduce, false);
+            init = wrapLoops(s, begin, tloc, wrapIfs(initPreds, init), initVars, pureReduce,
+                             false);
             update = wrapLoops(s, begin, tloc, wrapIfs(storePreds, update), mainVars, {}, true);
             return wrapLoops(s, 0, begin, makeSeq({init, update}), mainVars, {}, true);
         }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
 #include <immintrin.h>
 #define LOOPSCOPE_X86 1
 #endif
@@ -118,6 +119,98 @@ __attribute__((target("avx512f"))) float fmaKernel512(long iterations, float see
         s += l;
     return s;
 }
+
+// int8 dot products into int32, 12 independent chains. Each vpdpbusd does 4 multiply-adds per
+// 32-bit lane; without VNNI, pmaddubsw (pairs into int16) then pmaddwd (pairs into int32) then
+// an add do the same work in three instructions.
+#define LS_INT8_CHAINS(STEP)                                                                       \
+    STEP(a0) STEP(a1) STEP(a2) STEP(a3) STEP(a4) STEP(a5) STEP(a6) STEP(a7) STEP(a8) STEP(a9)     \
+        STEP(a10) STEP(a11)
+
+__attribute__((target("avx512f,avx512vnni"))) int dpbusdKernel512(long iterations, int seed)
+{
+    __m512i a0 = _mm512_set1_epi32(seed), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0,
+            a7 = a0, a8 = a0, a9 = a0, a10 = a0, a11 = a0;
+    const __m512i u = _mm512_set1_epi8(3), v = _mm512_set1_epi8(-2);
+    for (long i = 0; i < iterations; ++i) {
+#define LS_STEP(acc) acc = _mm512_dpbusd_epi32(acc, u, v);
+        LS_INT8_CHAINS(LS_STEP)
+#undef LS_STEP
+    }
+    __m512i sum = _mm512_add_epi32(_mm512_add_epi32(_mm512_add_epi32(a0, a1), a2), a3);
+    sum = _mm512_add_epi32(sum, _mm512_add_epi32(_mm512_add_epi32(a4, a5), a6));
+    sum = _mm512_add_epi32(sum, _mm512_add_epi32(_mm512_add_epi32(a7, a8), a9));
+    sum = _mm512_add_epi32(sum, _mm512_add_epi32(a10, a11));
+    return _mm512_reduce_add_epi32(sum);
+}
+
+__attribute__((target("avx2,avxvnni"))) int dpbusdKernel256(long iterations, int seed)
+{
+    __m256i a0 = _mm256_set1_epi32(seed), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0,
+            a7 = a0, a8 = a0, a9 = a0, a10 = a0, a11 = a0;
+    const __m256i u = _mm256_set1_epi8(3), v = _mm256_set1_epi8(-2);
+    for (long i = 0; i < iterations; ++i) {
+#define LS_STEP(acc) acc = _mm256_dpbusd_avx_epi32(acc, u, v);
+        LS_INT8_CHAINS(LS_STEP)
+#undef LS_STEP
+    }
+    __m256i sum = _mm256_add_epi32(_mm256_add_epi32(_mm256_add_epi32(a0, a1), a2), a3);
+    sum = _mm256_add_epi32(sum, _mm256_add_epi32(_mm256_add_epi32(a4, a5), a6));
+    sum = _mm256_add_epi32(sum, _mm256_add_epi32(_mm256_add_epi32(a7, a8), a9));
+    sum = _mm256_add_epi32(sum, _mm256_add_epi32(a10, a11));
+    int lanes[8];
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(lanes), sum);
+    int s = 0;
+    for (int l : lanes)
+        s += l;
+    return s;
+}
+
+__attribute__((target("avx512f,avx512bw"))) int maddKernel512(long iterations, int seed)
+{
+    __m512i a0 = _mm512_set1_epi32(seed), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0,
+            a7 = a0, a8 = a0, a9 = a0, a10 = a0, a11 = a0;
+    const __m512i u = _mm512_set1_epi8(3), one = _mm512_set1_epi16(1);
+    __m512i v = _mm512_set1_epi8(static_cast<char>(-2 + seed % 2));
+    for (long i = 0; i < iterations; ++i) {
+#define LS_STEP(acc)                                                                               \
+    acc = _mm512_add_epi32(acc, _mm512_madd_epi16(_mm512_maddubs_epi16(u, v), one));
+        LS_INT8_CHAINS(LS_STEP)
+#undef LS_STEP
+        v = _mm512_xor_si512(v, one); // keeps the products from being hoisted out of the loop
+    }
+    __m512i sum = _mm512_add_epi32(_mm512_add_epi32(_mm512_add_epi32(a0, a1), a2), a3);
+    sum = _mm512_add_epi32(sum, _mm512_add_epi32(_mm512_add_epi32(a4, a5), a6));
+    sum = _mm512_add_epi32(sum, _mm512_add_epi32(_mm512_add_epi32(a7, a8), a9));
+    sum = _mm512_add_epi32(sum, _mm512_add_epi32(a10, a11));
+    return _mm512_reduce_add_epi32(sum);
+}
+
+__attribute__((target("avx2"))) int maddKernel256(long iterations, int seed)
+{
+    __m256i a0 = _mm256_set1_epi32(seed), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0,
+            a7 = a0, a8 = a0, a9 = a0, a10 = a0, a11 = a0;
+    const __m256i u = _mm256_set1_epi8(3), one = _mm256_set1_epi16(1);
+    __m256i v = _mm256_set1_epi8(static_cast<char>(-2 + seed % 2));
+    for (long i = 0; i < iterations; ++i) {
+#define LS_STEP(acc)                                                                               \
+    acc = _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(u, v), one));
+        LS_INT8_CHAINS(LS_STEP)
+#undef LS_STEP
+        v = _mm256_xor_si256(v, one);
+    }
+    __m256i sum = _mm256_add_epi32(_mm256_add_epi32(_mm256_add_epi32(a0, a1), a2), a3);
+    sum = _mm256_add_epi32(sum, _mm256_add_epi32(_mm256_add_epi32(a4, a5), a6));
+    sum = _mm256_add_epi32(sum, _mm256_add_epi32(_mm256_add_epi32(a7, a8), a9));
+    sum = _mm256_add_epi32(sum, _mm256_add_epi32(a10, a11));
+    int lanes[8];
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(lanes), sum);
+    int s = 0;
+    for (int l : lanes)
+        s += l;
+    return s;
+}
+#undef LS_INT8_CHAINS
 #endif
 
 // Portable fallback: 128-bit vectors, multiply and add (the compiler may or may not fuse them).
@@ -232,6 +325,73 @@ PeakFlops measurePeakFlops(int threads)
             out.vectorBits = 256;
         }
     }
+    return out;
+}
+
+namespace {
+
+volatile int g_intSink = 0;
+
+// The best of five runs of an int8 kernel doing `macsPerIteration` multiply-adds an iteration.
+template <class Kernel> double int8PeakOf(Kernel kernel, double macsPerIteration, int threads)
+{
+    long iterations = 1 << 16;
+    for (;;) {
+        auto t0 = std::chrono::steady_clock::now();
+        g_intSink = kernel(iterations, 1);
+        if (secondsSince(t0) > 0.05 || iterations > (1L << 34)) break;
+        iterations *= 2;
+    }
+    double best = 0;
+    for (int rep = 0; rep < 5; ++rep) {
+        double s = onThreads(threads, [&](int t) {
+            int r = kernel(iterations, 1 + t);
+            if (r == 12345) g_intSink = r;
+        });
+        best = std::max(best, 2.0 * macsPerIteration * static_cast<double>(iterations) *
+                                  threads / s / 1e9);
+    }
+    return best;
+}
+
+} // namespace
+
+PeakInt8 measurePeakInt8(int threads)
+{
+    PeakInt8 out;
+    out.threads = resolveThreads(threads);
+#ifdef LOOPSCOPE_X86
+    __builtin_cpu_init();
+    const bool avx512bw = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+    const bool avx2 = __builtin_cpu_supports("avx2");
+    const bool vnni512 = avx512bw && __builtin_cpu_supports("avx512vnni");
+    // AVX-VNNI: CPUID leaf 7, subleaf 1, EAX bit 4 (GCC's __builtin_cpu_supports has no name for
+    // it); its registers are AVX2's.
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    const bool vnni256 = avx2 && __get_cpuid_count(7, 1, &a, &b, &c, &d) && (a & (1u << 4));
+    auto consider = [&](double gops, const char* how) {
+        if (gops > out.gops) {
+            out.gops = gops;
+            out.how = how;
+        }
+    };
+    // 64 (512-bit) or 32 (256-bit) multiply-adds per instruction per chain.
+    if (vnni512)
+        consider(int8PeakOf(dpbusdKernel512, 64.0 * kChains, out.threads),
+                 "vpdpbusd, 512-bit (AVX512-VNNI)");
+    if (vnni256)
+        consider(int8PeakOf(dpbusdKernel256, 32.0 * kChains, out.threads),
+                 "vpdpbusd, 256-bit (AVX-VNNI)");
+    if (!vnni512 && !vnni256) {
+        if (avx512bw)
+            consider(int8PeakOf(maddKernel512, 64.0 * kChains, out.threads),
+                     "vpmaddubsw + vpmaddwd + vpaddd, 512-bit (AVX-512BW, no VNNI)");
+        if (avx2)
+            consider(int8PeakOf(maddKernel256, 32.0 * kChains, out.threads),
+                     "vpmaddubsw + vpmaddwd + vpaddd, 256-bit (AVX2, no VNNI)");
+    }
+#endif
+    if (out.how.empty()) out.how = "no int8 dot-product instructions measured on this CPU";
     return out;
 }
 

@@ -19,8 +19,20 @@ struct Bandwidth {
     double megabytes = 0; // of the three arrays together
 };
 
+// The peak of uint8 x int8 multiply-adds into int32 (what int8 matmuls and convolutions do), in
+// giga-operations per second (a multiply-add is 2), and the instructions that reached it.
+struct PeakInt8 {
+    double gops = 0;
+    int threads = 1;
+    std::string how; // "vpdpbusd, 512-bit (AVX512-VNNI)", "vpmaddubsw + vpmaddwd, 256-bit", ...
+};
+
 // threads <= 0: every hardware thread.
 PeakFlops measurePeakFlops(int threads = 0);
+// The widest dot-product instructions the host has: AVX512-VNNI, AVX-VNNI, else AVX-512BW's or
+// AVX2's pmaddubsw + pmaddwd (+ an add), else SSSE3's; the faster of 512 and 256 bits where
+// both exist.
+PeakInt8 measurePeakInt8(int threads = 0);
 Bandwidth measureTriadBandwidth(int threads = 0, double megabytes = 384);
 
 // The host's clock in GHz as the kernel reports it (cpufreq's maximum, else /proc/cpuinfo), 0

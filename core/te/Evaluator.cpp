@@ -122,9 +122,9 @@ void Evaluator::execute(const ast::Stmt& st)
     case ast::StmtKind::Pass: return;
     case ast::StmtKind::Expr: eval(*st.value); return;
     case ast::StmtKind::Assign: {
-        // Parameters: a top-level assignment of an integer literal.
+        // Parameters: a top-level assignment of an integer literal (not one in a function).
         std::int64_t literal = 0;
-        if (isIntLiteral(*st.value, &literal)) {
+        if (m_callDepth == 0 && isIntLiteral(*st.value, &literal)) {
             for (auto& t : st.targets)
                 if (t->kind == ExprKind::Name) bindParameter(*t, literal);
             for (auto& t : st.targets)
@@ -132,7 +132,7 @@ void Evaluator::execute(const ast::Stmt& st)
             return;
         }
         // `M, K, N = 1024, 1024, 1024`: each name is a parameter too.
-        if (st.value->kind == ExprKind::Tuple) {
+        if (m_callDepth == 0 && st.value->kind == ExprKind::Tuple) {
             bool allLiterals = true;
             for (auto& item : st.value->items)
                 allLiterals = allLiterals && isIntLiteral(*item, &literal);
