@@ -7,6 +7,7 @@
 
 #include <dlfcn.h>
 
+#include <functional>
 #include <mutex>
 #include <random>
 #include <vector>
@@ -35,6 +36,7 @@ struct Api {
     decltype(&dnnl_memory_destroy) memDestroy;
     decltype(&dnnl_memory_get_data_handle) memData;
     decltype(&dnnl_version) version;
+    decltype(&dnnl_matmul_desc_init) matmulInit = nullptr; // optional: older oneDNN lacks it
     void (*ompSetThreads)(int) = nullptr;
 };
 
@@ -207,6 +209,34 @@ std::optional<Conv2dShape> conv2dShape(const Program& program)
     return s;
 }
 
+std::optional<Int8MatmulShape> int8MatmulShape(const Program& program)
+{
+    const Parameter* m = program.findParameter("M");
+    const Parameter* n = program.findParameter("N");
+    const Parameter* k = program.findParameter("K");
+    if (!m || !n || !k || program.variants.empty()) return std::nullopt;
+    const auto& outputs = program.variants.front().snapshots.front().outputs();
+    if (outputs.size() != 1) return std::nullopt;
+    const Tensor& c = outputs.front();
+    if (!c->isCompute() || c->ndim() != 2 || !c->isReduction() || c->reduceAxes.size() != 1 ||
+        c->dtype != DataType::int32())
+        return std::nullopt;
+    auto* reduce = c->body.as<ReduceNode>();
+    auto* mul = reduce ? reduce->source.as<BinaryNode>() : nullptr;
+    if (!mul || mul->kind != ExprKind::Mul) return std::nullopt;
+    // Each side a read of an 8-bit placeholder, cast to int32.
+    auto readOf = [](const Expr& e) -> DataType {
+        auto* cast = e.as<CastNode>();
+        auto* load = cast ? cast->value.as<TensorLoadNode>() : nullptr;
+        if (!load || !load->tensor->isPlaceholder()) return DataType::float32();
+        return load->tensor->dtype;
+    };
+    const DataType a = readOf(mul->a), b = readOf(mul->b);
+    const DataType u8{DataType::UInt, 8, 1}, s8{DataType::Int, 8, 1};
+    if (!((a == u8 && b == s8) || (a == s8 && b == u8))) return std::nullopt;
+    return Int8MatmulShape{m->value, n->value, k->value};
+}
+
 const DnnlLibrary* DnnlLibrary::load()
 {
     static std::once_flag once;
@@ -235,6 +265,7 @@ const DnnlLibrary* DnnlLibrary::load()
                   bind(h, "dnnl_version", a.version);
         if (!ok) return;
         bind(h, "omp_set_num_threads", a.ompSetThreads);
+        bind(h, "dnnl_matmul_desc_init", a.matmulInit);
         auto* lib = new DnnlLibrary;
         lib->m_handle = h;
         const dnnl_version_t* v = a.version();
@@ -245,7 +276,13 @@ const DnnlLibrary* DnnlLibrary::load()
     return library;
 }
 
-double DnnlLibrary::convMs(const Conv2dShape& s, int threads, int repeat, double minRepeatMs) const
+namespace {
+
+// Times the primitive of an initialized operation descriptor: memories in the layouts it
+// chooses, filled by `fill` (bytes, size), with `threads` OpenMP threads (0: all). Negative
+// when oneDNN refuses it.
+double timePrimitive(const void* desc, int threads, int repeat, double minRepeatMs,
+                     const std::function<void(void*, std::size_t)>& fill)
 {
     const Api& a = g_api;
     if (threads > 0 && a.ompSetThreads) a.ompSetThreads(threads);
@@ -256,27 +293,12 @@ double DnnlLibrary::convMs(const Conv2dShape& s, int threads, int repeat, double
         a.engineDestroy(engine);
         return -1;
     }
-    dnnl_dims_t src = {s.n, s.c, s.h, s.w}, wei = {s.f, s.c, s.kh, s.kw},
-                dst = {s.n, s.f, s.oh, s.ow};
-    dnnl_dims_t strides = {s.strideH, s.strideW}, padL = {s.padH, s.padW};
-    dnnl_dims_t padR = {(s.oh - 1) * s.strideH + s.kh - s.h - s.padH,
-                        (s.ow - 1) * s.strideW + s.kw - s.w - s.padW};
-    dnnl_memory_desc_t srcMd, weiMd, dstMd;
-    a.mdInit(&srcMd, 4, src, dnnl_f32, dnnl_format_tag_any);
-    a.mdInit(&weiMd, 4, wei, dnnl_f32, dnnl_format_tag_any);
-    a.mdInit(&dstMd, 4, dst, dnnl_f32, dnnl_format_tag_any);
-    dnnl_convolution_desc_t desc;
     double ms = -1;
     dnnl_primitive_desc_t pd = nullptr;
     dnnl_primitive_t prim = nullptr;
     std::vector<dnnl_memory_t> memories;
-    if (a.convInit(&desc, dnnl_forward_inference, dnnl_convolution_direct, &srcMd, &weiMd, nullptr,
-                   &dstMd, strides, padL, padR) == dnnl_success &&
-        a.pdCreate(&pd, &desc, nullptr, engine, nullptr) == dnnl_success &&
+    if (a.pdCreate(&pd, desc, nullptr, engine, nullptr) == dnnl_success &&
         a.primCreate(&prim, pd) == dnnl_success) {
-        // Memories in the layouts the primitive chose, filled with seeded values.
-        std::mt19937 rng(1);
-        std::uniform_real_distribution<float> u(-1, 1);
         dnnl_exec_arg_t args[3];
         const std::pair<int, dnnl_query_t> roles[3] = {{DNNL_ARG_SRC, dnnl_query_src_md},
                                                        {DNNL_ARG_WEIGHTS, dnnl_query_weights_md},
@@ -290,9 +312,7 @@ double DnnlLibrary::convMs(const Conv2dShape& s, int threads, int repeat, double
             memories.push_back(mem);
             void* data = nullptr;
             a.memData(mem, &data);
-            auto* f = static_cast<float*>(data);
-            for (std::size_t k = 0, n = a.mdSize(md) / sizeof(float); k < n; ++k)
-                f[k] = u(rng);
+            fill(data, a.mdSize(md));
             args[i] = {roles[i].first, mem};
         }
         if (ok) {
@@ -314,6 +334,55 @@ double DnnlLibrary::convMs(const Conv2dShape& s, int threads, int repeat, double
     a.streamDestroy(stream);
     a.engineDestroy(engine);
     return ms;
+}
+
+} // namespace
+
+double DnnlLibrary::convMs(const Conv2dShape& s, int threads, int repeat, double minRepeatMs) const
+{
+    const Api& a = g_api;
+    dnnl_dims_t src = {s.n, s.c, s.h, s.w}, wei = {s.f, s.c, s.kh, s.kw},
+                dst = {s.n, s.f, s.oh, s.ow};
+    dnnl_dims_t strides = {s.strideH, s.strideW}, padL = {s.padH, s.padW};
+    dnnl_dims_t padR = {(s.oh - 1) * s.strideH + s.kh - s.h - s.padH,
+                        (s.ow - 1) * s.strideW + s.kw - s.w - s.padW};
+    dnnl_memory_desc_t srcMd, weiMd, dstMd;
+    a.mdInit(&srcMd, 4, src, dnnl_f32, dnnl_format_tag_any);
+    a.mdInit(&weiMd, 4, wei, dnnl_f32, dnnl_format_tag_any);
+    a.mdInit(&dstMd, 4, dst, dnnl_f32, dnnl_format_tag_any);
+    dnnl_convolution_desc_t desc;
+    if (a.convInit(&desc, dnnl_forward_inference, dnnl_convolution_direct, &srcMd, &weiMd, nullptr,
+                   &dstMd, strides, padL, padR) != dnnl_success)
+        return -1;
+    // Seeded values in [-1, 1).
+    std::mt19937 rng(1);
+    std::uniform_real_distribution<float> u(-1, 1);
+    return timePrimitive(&desc, threads, repeat, minRepeatMs, [&](void* data, std::size_t bytes) {
+        auto* f = static_cast<float*>(data);
+        for (std::size_t k = 0, n = bytes / sizeof(float); k < n; ++k)
+            f[k] = u(rng);
+    });
+}
+
+double DnnlLibrary::int8MatmulMs(const Int8MatmulShape& s, int threads, int repeat,
+                                 double minRepeatMs) const
+{
+    const Api& a = g_api;
+    if (!a.matmulInit) return -1;
+    dnnl_dims_t src = {s.m, s.k}, wei = {s.k, s.n}, dst = {s.m, s.n};
+    dnnl_memory_desc_t srcMd, weiMd, dstMd;
+    a.mdInit(&srcMd, 2, src, dnnl_u8, dnnl_ab);
+    a.mdInit(&weiMd, 2, wei, dnnl_s8, dnnl_format_tag_any);
+    a.mdInit(&dstMd, 2, dst, dnnl_s32, dnnl_ab);
+    dnnl_matmul_desc_t desc;
+    if (a.matmulInit(&desc, &srcMd, &weiMd, nullptr, &dstMd) != dnnl_success) return -1;
+    // Seeded bytes small enough that no int32 sum overflows.
+    std::mt19937 rng(1);
+    return timePrimitive(&desc, threads, repeat, minRepeatMs, [&](void* data, std::size_t bytes) {
+        auto* b = static_cast<unsigned char*>(data);
+        for (std::size_t k = 0; k < bytes; ++k)
+            b[k] = static_cast<unsigned char>(rng() & 0x3f);
+    });
 }
 
 } // namespace loopscope

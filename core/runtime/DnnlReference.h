@@ -31,6 +31,15 @@ struct Conv2dShape {
 // in[n, rco, y*s + ky, x*s + kx, rci] * w[f // B, rco * Bi + rci, ky, kx, f % B].
 std::optional<Conv2dShape> conv2dShape(const Program& program);
 
+// The sizes of an int8 matmul, as quantized layers compute it: parameters M, N and K, and the
+// first variant's output a 2-D int32 sum over one reduce axis of a uint8 read times an int8 read
+// (each cast to int32), the weights in any layout (TOPI's packed NC16n4c among them).
+struct Int8MatmulShape {
+    std::int64_t m = 0, n = 0, k = 0;
+    double ops() const { return 2.0 * m * n * k; }
+};
+std::optional<Int8MatmulShape> int8MatmulShape(const Program& program);
+
 class DnnlLibrary {
 public:
     // Loads libdnnl.so.2 (once per process); nullptr when it cannot be loaded.
@@ -42,6 +51,10 @@ public:
     // prefers; reorders into them are not timed) with `threads` OpenMP threads (0: all);
     // negative when oneDNN refuses the shape.
     double convMs(const Conv2dShape& shape, int threads, int repeat, double minRepeatMs) const;
+    // The same for oneDNN's int8 matmul primitive: uint8 x int8 -> int32, the weights in the
+    // layout oneDNN prefers (its reorder not timed).
+    double int8MatmulMs(const Int8MatmulShape& shape, int threads, int repeat,
+                        double minRepeatMs) const;
 
 private:
     DnnlLibrary() = default;

@@ -174,14 +174,15 @@ SweepResult runSweep(Jit& jit, const SweepRequest& request, SweepCache* cache, G
     const BlasLibrary* blas = nullptr;
     const DnnlLibrary* dnnl = nullptr;
     if (request.blas) {
-        if (conv2dShape(firstProgram)) {
+        if (conv2dShape(firstProgram) || int8MatmulShape(firstProgram)) {
             if (!(dnnl = DnnlLibrary::load()))
                 result.blasNote = "libdnnl.so.2 could not be loaded";
             else
                 result.blas = dnnl->label();
         } else if (!matmulShape(firstProgram)) {
             result.blasNote = "neither a plain matmul (parameters M, N, K and one 2-D float32 "
-                              "output with a single reduce axis) nor a 2-D convolution";
+                              "output with a single reduce axis), an int8 one (uint8 x int8 into "
+                              "int32) nor a 2-D convolution";
         } else if (!(blas = BlasLibrary::openblas())) {
             result.blasNote = "libopenblas.so.0 could not be loaded";
         } else {
@@ -372,9 +373,11 @@ SweepResult runSweep(Jit& jit, const SweepRequest& request, SweepCache* cache, G
             point.threads = result.threads;
             std::optional<MatmulShape> shape;
             std::optional<Conv2dShape> conv;
+            std::optional<Int8MatmulShape> int8;
             try {
                 if (blas) shape = matmulShape(program().result.program);
                 if (dnnl) conv = conv2dShape(program().result.program);
+                if (dnnl && !conv) int8 = int8MatmulShape(program().result.program);
             } catch (const UserError&) {
             }
             if (shape) {
@@ -392,11 +395,17 @@ SweepResult runSweep(Jit& jit, const SweepRequest& request, SweepCache* cache, G
                                      conv->n * conv->f * conv->oh * conv->ow);
                 point.msMedian =
                     dnnl->convMs(*conv, result.threads, request.repeat, request.minRepeatMs);
+            } else if (int8) {
+                point.flops = int8->ops();
+                point.bytes = 1.0 * (int8->m * int8->k + int8->k * int8->n) +
+                              4.0 * int8->m * int8->n;
+                point.msMedian =
+                    dnnl->int8MatmulMs(*int8, result.threads, request.repeat, request.minRepeatMs);
             }
-            if ((!shape && !conv) || point.msMedian <= 0) {
+            if ((!shape && !conv && !int8) || point.msMedian <= 0) {
                 point.failed = true;
                 point.msMedian = 0;
-                point.message = shape || conv ? "the library refused this size"
+                point.message = shape || conv || int8 ? "the library refused this size"
                                               : "the script cannot be evaluated at this size";
             } else {
                 point.intensity = arithmeticIntensity(point.flops, point.bytes);

@@ -138,4 +138,26 @@ TEST(DnnlReference, TheLibraryTimesAConvolution)
     EXPECT_GT(ms, 0);
 }
 
+// The int8 ladder (uint8 x int8 -> int32, the weights packed as TOPI packs them) is oneDNN's
+// int8 matmul; the float matmul ladder and the convolution are not.
+TEST(DnnlReference, AnInt8MatmulIsRecognisedAndTimed)
+{
+    EvalResult r = evaluateScript(readSample("int8_matmul_ladder.py"),
+                                  {{"M", 64}, {"N", 32}, {"K", 128}});
+    ASSERT_TRUE(r.ok) << r.error.message;
+    auto shape = int8MatmulShape(r.program);
+    ASSERT_TRUE(shape.has_value());
+    EXPECT_EQ(shape->m, 64);
+    EXPECT_EQ(shape->n, 32);
+    EXPECT_EQ(shape->k, 128);
+    for (const char* other : {"matmul_ladder.py", "conv2d.py"}) {
+        EvalResult o = evaluateScript(readSample(other));
+        ASSERT_TRUE(o.ok) << other << ": " << o.error.message;
+        EXPECT_FALSE(int8MatmulShape(o.program).has_value()) << other;
+    }
+    const DnnlLibrary* dnnl = DnnlLibrary::load();
+    ASSERT_NE(dnnl, nullptr) << "libdnnl.so.2 (libdnnl-dev) is installed by the setup";
+    EXPECT_GT(dnnl->int8MatmulMs(*shape, 1, 2, 1), 0);
+}
+
 } // namespace

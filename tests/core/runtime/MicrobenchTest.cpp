@@ -18,6 +18,24 @@ TEST(Microbench, PeakFlopsIsPlausible)
     EXPECT_LT(one.gflops, peakFlopsBoundGflops(1, one.vectorBits));
 }
 
+// An int8 dot product does 4 multiply-adds per 32-bit lane where a float FMA does 1, in one
+// instruction with VNNI, in three without; and a core may issue more of them a cycle than FMAs
+// (Zen 5 reached about 3 a cycle against 2 FMAs): its peak is at most eight times the bound of a
+// float FMA of the same width.
+TEST(Microbench, PeakInt8IsPlausibleAndNamesItsInstructions)
+{
+    PeakInt8 one = measurePeakInt8(1);
+    EXPECT_EQ(one.threads, 1);
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("avx2")) GTEST_SKIP() << "no AVX2: no int8 kernel is measured";
+    EXPECT_GT(one.gops, 1.0);
+    EXPECT_LT(one.gops, 8 * peakFlopsBoundGflops(1, hostVectorBits()));
+    const bool vnni = __builtin_cpu_supports("avx512vnni");
+    EXPECT_EQ(one.how.find("vpdpbusd") != std::string::npos, vnni) << one.how;
+#endif
+}
+
 TEST(Microbench, TriadBandwidthIsPlausible)
 {
     Bandwidth b = measureTriadBandwidth(1, 96);
