@@ -4,6 +4,7 @@
 
 #include "codegen/CodegenLLVMInternal.h"
 
+#include "ir/IRUtil.h"
 #include "lower/CSignature.h"
 
 #include <llvm/ADT/StringMap.h>
@@ -11,7 +12,10 @@
 #include <llvm/Analysis/LoopAnalysisManager.h>
 #include <llvm/Config/llvm-config.h>
 #include <llvm/IR/PassManager.h>
+#include <llvm/AsmParser/Parser.h>
 #include <llvm/IR/Verifier.h>
+#include <llvm/Linker/Linker.h>
+#include <llvm/Support/SourceMgr.h>
 #include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
@@ -30,6 +34,44 @@
 
 namespace loopscope {
 
+// The LLVM IR a schedule's pragma import_llvm gives (the tensorize tutorial's gemv_update): parsed
+// into the kernel's context and linked into its module, its functions made the module's own so
+// that kernels compiled side by side in one JIT do not define them twice.
+void linkImportedLlvm(const PrimFunc& f, llvm::Module& m)
+{
+    std::vector<std::string> texts;
+    anyAttr(f.body, [&](const AttrNode* a) {
+        if (a->key != "pragma_import_llvm") return false;
+        auto* text = a->value.as<StringImmNode>();
+        if (!text)
+            throw CodegenError("pragma import_llvm takes the LLVM IR of the functions it imports, "
+                               "as a string");
+        texts.push_back(text->value);
+        return false;
+    });
+    for (const std::string& text : texts) {
+        llvm::SMDiagnostic diag;
+        std::unique_ptr<llvm::Module> imported =
+            llvm::parseAssemblyString(text, diag, m.getContext());
+        if (!imported)
+            throw CodegenError("pragma import_llvm: its LLVM IR does not parse at line " +
+                               std::to_string(diag.getLineNo()) + ", column " +
+                               std::to_string(diag.getColumnNo()) + ": " +
+                               diag.getMessage().str());
+        imported->setTargetTriple(m.getTargetTriple());
+        imported->setDataLayout(m.getDataLayout());
+        std::vector<std::string> defined;
+        for (llvm::Function& fn : *imported)
+            if (!fn.isDeclaration()) defined.push_back(fn.getName().str());
+        if (llvm::Linker::linkModules(m, std::move(imported)))
+            throw CodegenError("pragma import_llvm: its functions cannot be linked with the "
+                               "kernel (a name defined twice, or types that differ)");
+        for (const std::string& name : defined)
+            if (llvm::Function* fn = m.getFunction(name))
+                fn->setLinkage(llvm::GlobalValue::InternalLinkage);
+    }
+}
+
 std::unique_ptr<llvm::Module> buildModule(const PrimFunc& f, llvm::LLVMContext& ctx,
                                           llvm::TargetMachine& tm, const LineOfStatement* lines)
 {
@@ -38,6 +80,7 @@ std::unique_ptr<llvm::Module> buildModule(const PrimFunc& f, llvm::LLVMContext& 
     m->setDataLayout(tm.createDataLayout());
     codegen::Codegen cg(ctx, *m, tm);
     cg.build(f, sizeParameters(f), lines);
+    linkImportedLlvm(f, *m);
     std::string err;
     llvm::raw_string_ostream os(err);
     LS_ASSERT(!llvm::verifyModule(*m, &os), "codegen produced an invalid module: " + os.str());

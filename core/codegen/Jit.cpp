@@ -29,6 +29,7 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <set>
 
 namespace {
 
@@ -331,27 +332,34 @@ void JitKernel::run(void* const* buffers, const std::int64_t* sizes) const
 
 namespace {
 
-// A tensor intrinsic's C functions (call_extern) must be in this process to be called: refused
-// by name before the JIT would fail to link them.
+// A tensor intrinsic's C functions (call_extern) must be in the module (pragma import_llvm) or
+// in this process to be called: refused by name before the JIT would fail to link them.
 class ExternCalls : public IRVisitor {
+public:
+    std::set<std::string> names;
+
 protected:
     void visitCall(const CallNode* op) override
     {
         IRVisitor::visitCall(op);
-        if (op->op != CallOp::CallExtern && op->op != CallOp::CallPureExtern) return;
-        const std::string fn = op->args[0].as<StringImmNode>()->value;
-        if (!llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(fn))
-            throw CodegenError("the program calls the C function '" + fn +
-                               "' (call_extern), which nothing here defines: Loopscope links "
-                               "only what this program has; give the intrinsic's body in TIR "
-                               "(vload, vstore, LLVM intrinsics) instead");
+        if (op->op == CallOp::CallExtern || op->op == CallOp::CallPureExtern)
+            names.insert(op->args[0].as<StringImmNode>()->value);
     }
 };
 
-void checkExternCalls(const Stmt& body)
+void checkExternCalls(const PrimFunc& f, const llvm::Module& m)
 {
-    ExternCalls c;
-    c.visit(body);
+    ExternCalls calls;
+    calls.visit(f.body);
+    for (const std::string& fn : calls.names) {
+        const llvm::Function* decl = m.getFunction(fn);
+        if (decl && !decl->isDeclaration()) continue;
+        if (!llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(fn))
+            throw CodegenError("the program calls the C function '" + fn +
+                               "' (call_extern), which nothing here defines: give its LLVM IR "
+                               "with s[C].pragma(axis, \"import_llvm\", ir_text), or write the "
+                               "intrinsic's body in TIR (vload, vstore, LLVM intrinsics)");
+    }
 }
 
 } // namespace
@@ -374,8 +382,8 @@ std::unique_ptr<JitKernel> Jit::compile(const PrimFunc& f, int optLevel, bool li
             for (const StmtNode* st : printed.lineStatements[i])
                 lineOf.emplace(st, static_cast<int>(i + 1));
     }
-    checkExternCalls(f.body);
     auto module = buildModule(named, *ctx, *tm, lineInfo ? &lineOf : nullptr);
+    checkExternCalls(f, *module);
     optimizeModule(*module, *tm, optLevel);
     // Machine code is made here, on this thread's target machine, and only linked under the
     // JIT's lock: kernels compile side by side on several threads (a model's tasks do).

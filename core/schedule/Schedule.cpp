@@ -364,6 +364,16 @@ void Schedule::pragma(Stage& s, const IterVar& iv, const std::string& key, Expr 
                                 "auto_unroll_max_step, unroll_explicit, parallel_launch_point",
                             1);
     }
+    if ((key == "import_llvm" || key == "import_c") &&
+        (!value.defined() || value.kind() != ExprKind::StringImm))
+        throw ScheduleError("pragma " + key + " takes the source of the functions it imports, as "
+                                                  "a string",
+                            2);
+    if (key == "import_c")
+        throw ScheduleError("pragma import_c is not supported: it needs a C compiler where the "
+                            "program is built; give the functions' LLVM IR with import_llvm "
+                            "(clang -S -emit-llvm makes it)",
+                            1);
     if (key == "auto_unroll_max_step") {
         std::int64_t v;
         if (!value.defined() || !isConstInt(value, &v) || v < 0)

@@ -168,7 +168,11 @@ StepArg Evaluator::stepArg(const PrimitiveSpec& p, int index, const Arg& a, int 
         out.text = a.value.s;
         out.number = a.value.i;
         break;
-    case ArgKind::Value: out.value = toExpr(a.value, a.loc); break;
+    case ArgKind::Value:
+        // A string (pragma import_llvm's IR text) is a string immediate.
+        out.value = a.value.kind == VKind::Str ? Expr(std::make_shared<StringImmNode>(a.value.s))
+                                               : toExpr(a.value, a.loc);
+        break;
     case ArgKind::Intrinsic:
         if (a.value.kind != VKind::TensorIntrin)
             throw UserError(a.loc, p.argLabel(index) +

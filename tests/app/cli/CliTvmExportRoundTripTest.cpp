@@ -39,6 +39,7 @@ const std::map<std::string, std::string> kSmallSizes = {
     {"matmul_ladder", "--set M=64 --set N=64 --set K=64"},
     {"opt_gemm", "--set M=64 --set N=64 --set K=64"},
     {"softmax", "--set N=8 --set M=32"},
+    {"tensorize_tutorial", "--set N=32 --set M=32 --set L=32"},
     {"transpose", "--set M=64 --set N=48"},
 };
 

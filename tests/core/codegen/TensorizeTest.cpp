@@ -220,6 +220,40 @@ TEST(Tensorize, ACallToACFunctionNothingDefinesIsRefusedByName)
     }
 }
 
+// The tutorial's C functions, imported as LLVM IR (pragma import_llvm): both tensorized variants
+// (the whole GEMV; reset and update) compute the matmul.
+TEST(Tensorize, TheTutorialsCFunctionsImportedAsLlvmIrRunRight)
+{
+    EvalResult r = evaluateScript(readSourceFile("samples/tensorize_tutorial.py"),
+                                  {{"N", 32}, {"M", 32}, {"L", 32}});
+    ASSERT_TRUE(r.ok) << r.error.message;
+    for (const char* name : {"tensorized GEMV", "reduce-update"}) {
+        SCOPED_TRACE(name);
+        const Variant* v = r.program.findVariant(name);
+        ASSERT_NE(v, nullptr);
+        auto run = PreparedRun::prepare(r.program, *v, testRunConfig());
+        run->run();
+        for (auto& out : run->check())
+            EXPECT_TRUE(out.result.ok) << out.tensor << ": " << out.result.firstMismatch;
+    }
+    // IR that does not parse is refused where it does not.
+    std::string script = readSourceFile("samples/tensorize_tutorial.py");
+    script.replace(script.find("define dso_local i32 @gemv_reset"), 6, "defin");
+    r = evaluateScript(script, {{"N", 32}, {"M", 32}, {"L", 32}});
+    ASSERT_TRUE(r.ok) << r.error.message;
+    const Variant* v = r.program.findVariant("tensorized GEMV");
+    const PrimFunc f = lowerSchedule(v->schedule(), v->args, v->funcName).func;
+    try {
+        testJit().compile(f);
+        FAIL() << "compiled IR that does not parse";
+    } catch (const CodegenError& e) {
+        EXPECT_NE(std::string(e.what()).find("pragma import_llvm: its LLVM IR does not parse at "
+                                             "line"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
 // TOPI's VNNI intrinsic, unchanged, on a small dense of TOPI's layout (NC16n4c).
 std::string vnniScript(const std::string& intrinsic)
 {
