@@ -4,8 +4,6 @@
 // selection would stop the process.
 #include "codegen/CodegenLLVMInternal.h"
 
-#include "codegen/Codegen.h"
-#include "ir/LlvmIntrinsics.h"
 
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/MC/MCSubtargetInfo.h>
@@ -13,15 +11,6 @@
 namespace loopscope::codegen {
 
 namespace {
-
-// This program's LLVM answers scripts' lookups of intrinsics by name.
-const bool kLookupProvided = [] {
-    provideLlvmIntrinsicLookup([](std::string_view name) -> std::uint32_t {
-        return llvm::Function::lookupIntrinsicID(llvm::StringRef(name.data(), name.size()));
-    });
-    provideLlvmHostFeatures(&hostCpuFeatures);
-    return true;
-}();
 
 bool startsWith(const std::string& s, const char* prefix)
 {
@@ -67,7 +56,6 @@ std::string typeText(llvm::Type* t)
 
 llvm::Value* Codegen::genIntrinsicCall(const CallNode* op)
 {
-    (void)kLookupProvided;
     switch (op->op) {
     case CallOp::Reinterpret: {
         llvm::Value* x = genExpr(op->args[0]);

@@ -1,30 +1,24 @@
-// LLVM's intrinsics by name, for scripts that ask (tvm.target.codegen.llvm_lookup_intrinsic_id,
-// tvm.tir.call_llvm_pure_intrin). The code generator, which links LLVM, provides the lookup; a
-// program without it has none.
+// What scripts ask about LLVM and the CPU when they declare tensor intrinsics, answered without
+// linking LLVM (the window evaluates scripts and links none): LLVM's intrinsics by name
+// (tvm.target.codegen.llvm_lookup_intrinsic_id, the names tvm.tir.call_llvm_pure_intrin takes),
+// from a table made from this LLVM at build time, and the host CPU's features by LLVM's names
+// (TOPI's target_has_features), read with CPUID as LLVM's host detection reads them.
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
 
 namespace loopscope {
 
-using LlvmIntrinsicLookup = std::uint32_t (*)(std::string_view name);
-
-// Called once by the code generator (codegen/CodegenLLVM.cpp) when it is linked.
-void provideLlvmIntrinsicLookup(LlvmIntrinsicLookup lookup);
-bool hasLlvmIntrinsicLookup();
-// The intrinsic's ID in this program's LLVM: 0 when LLVM has no intrinsic of that name (or when
-// no code generator is linked).
+// The intrinsic's ID in this program's LLVM (16): 0 when LLVM has no intrinsic of that name. An
+// overloaded intrinsic's full name ("llvm.memset.p0.i64") is its base name's ID.
 std::uint32_t llvmIntrinsicId(std::string_view name);
 
-// The features LLVM detects on the host CPU, by LLVM's names ("avx512vnni", "avx2"): what
-// TOPI's target_has_features asks of a script's CPU target. Provided by the code generator too;
-// nullopt without it.
-using LlvmHostFeatures = std::set<std::string> (*)();
-void provideLlvmHostFeatures(LlvmHostFeatures features);
-std::optional<std::set<std::string>> llvmHostFeatures();
+// The host CPU's features that code generation and TOPI's intrinsics ask about, by LLVM's names
+// ("sse4.2", "avx2", "fma", "avx512f", "avx512bw", "avx512vl", "avx512vnni", "avxvnni",
+// "amx-int8", ...), those whose registers the OS saves; empty where CPUID cannot be asked.
+const std::set<std::string>& hostCpuFeatureNames();
 
 } // namespace loopscope

@@ -94,7 +94,7 @@ Value Evaluator::intrinsicBuiltin(const std::string& name, const CallArgs& c)
         const DataType t = vectorDtypeArg(c.positional[0]);
         const std::string callee = stringArg(c.positional[1], "the function's name");
         const bool llvm = fn->call == BuiltinCall::CallLlvmIntrin;
-        if (llvm && hasLlvmIntrinsicLookup() && llvmIntrinsicId(callee) == 0)
+        if (llvm && llvmIntrinsicId(callee) == 0)
             throw UserError(c.positional[1].loc,
                             "Unknown llvm intrinsic function '" + callee +
                                 "': this LLVM has no intrinsic of that name (LLVM's names: "
@@ -109,21 +109,14 @@ Value Evaluator::intrinsicBuiltin(const std::string& name, const CallArgs& c)
     }
     case BuiltinCall::LlvmIntrinsicId: {
         Bound b(c, {{"name", true}});
-        const std::string n = stringArg(b["name"], "the intrinsic's name");
-        if (!hasLlvmIntrinsicLookup())
-            throw UserError(c.loc, "llvm_lookup_intrinsic_id needs LLVM's code generator, "
-                                   "which this program does not link");
-        return Value::integer(llvmIntrinsicId(n));
+        return Value::integer(llvmIntrinsicId(stringArg(b["name"], "the intrinsic's name")));
     }
     case BuiltinCall::TargetHasFeatures:
     case BuiltinCall::Simd32BitLanes: {
-        // TOPI asks the current target; a script's target is this machine's CPU, as LLVM sees
-        // it (the JIT's).
-        const auto features = llvmHostFeatures();
-        if (!features)
-            throw UserError(c.loc, name + " needs LLVM's code generator, which this program "
-                                          "does not link");
-        auto has = [&](const std::string& f) { return features->count(f) != 0; };
+        // TOPI asks the current target; a script's target is this machine's CPU (the JIT's), by
+        // LLVM's feature names.
+        const std::set<std::string>& features = hostCpuFeatureNames();
+        auto has = [&](const std::string& f) { return features.count(f) != 0; };
         if (fn->call == BuiltinCall::Simd32BitLanes) {
             Bound b(c, {});
             return Value::integer(has("avx512f") ? 16 : has("avx2") ? 8 : 4);

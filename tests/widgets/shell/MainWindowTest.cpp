@@ -155,7 +155,8 @@ private slots:
             w.setScriptText(script, QString(), false);
             QVERIFY(awaitAnalysis(w));
             Exploration x = explore(script.toStdString());
-            QVERIFY2(x.ok, qPrintable(sample));
+            QVERIFY2(x.ok, qPrintable(sample + u": "_s + QString::number(x.error.loc.line) +
+                                      u": "_s + QString::fromStdString(x.error.message)));
             const VariantView& v = x.variants.back();
             w.editor()->gotoLine(v.line);
             QTRY_COMPARE(w.currentVariant(), QString::fromStdString(v.name));
