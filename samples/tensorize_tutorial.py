@@ -125,8 +125,8 @@ x, y = C.op.axis
 (z,) = C.op.reduce_axis
 yo, yi = s[C].split(y, factor=factor)
 s[C].reorder(x, yo, yi, z)
+s[C].pragma(x, "import_llvm", GEMV_LL)  # the C functions the intrinsic calls
 s[C].tensorize(yi, intrin_gemv(factor, L))
-s[C].pragma(x, "import_llvm", GEMV_LL)
 
 # variant: reduce-update
 s = te.create_schedule(C.op)
@@ -135,5 +135,5 @@ x, y = C.op.axis
 yo, yi = s[C].split(y, factor=factor)
 zo, zi = s[C].split(z, factor=factor)
 s[C].reorder(x, yo, zo, yi, zi)
-s[C].tensorize(yi, intrin_gemv(factor, factor))
 s[C].pragma(yo, "import_llvm", GEMV_LL)
+s[C].tensorize(yi, intrin_gemv(factor, factor))
