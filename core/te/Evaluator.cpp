@@ -1,6 +1,7 @@
 // Evaluates a parsed TE script top to bottom, as Python would, into a Program. Every value a
 // script can hold is a Value; every mistake is a UserError at the offending place.
 #include "te/EvaluatorInternal.h"
+#include "te/TopiIntrinsics.h"
 
 #include "ir/Limits.h"
 #include "schedule/TensorIR.h"
@@ -485,6 +486,8 @@ Value Evaluator::lookup(const ast::Expr& e)
     if (e.name == "tvm") return Value::named(VKind::Module, "tvm");
     if (e.name == "te") return Value::named(VKind::Module, "te");
     if (findBuiltin({}, e.name)) return Value::named(VKind::Builtin, e.name);
+    // TOPI's intrinsics, as `from tvm.topi.x86.tensor_intrin import ...` names them.
+    if (auto it = topiFunctions().find(e.name); it != topiFunctions().end()) return it->second;
     // TOPI's x86 helpers, as `from tvm.target.x86 import target_has_features` names them.
     if (findBuiltin("tvm.target.x86", e.name))
         return Value::named(VKind::Builtin, "tvm.target.x86." + e.name);
@@ -612,6 +615,18 @@ Value Evaluator::moduleAttribute(const std::string& mod, const std::string& a, S
         return Value::named(VKind::Module, "tvm.tir.ir_builder");
     if (mod == "tvm.target" && (a == "codegen" || a == "x86"))
         return Value::named(VKind::Module, "tvm.target." + a);
+    if ((mod == "tvm" && a == "topi") || (mod == "tvm.topi" && a == "x86") ||
+        (mod == "tvm.topi.x86" && a == "tensor_intrin"))
+        return Value::named(VKind::Module, mod + "." + a);
+    if (mod == "tvm.topi.x86.tensor_intrin") {
+        auto it = topiFunctions().find(a);
+        if (it != topiFunctions().end()) return it->second;
+        std::string names;
+        for (auto& [name, f] : topiFunctions())
+            names += (names.empty() ? "" : ", ") + name;
+        throw UserError(loc, "TOPI's tvm.topi.x86.tensor_intrin has no '" + a +
+                                 "' here; it has " + names);
+    }
     if (findBuiltin(mod, a)) return Value::named(VKind::Builtin, mod + "." + a);
     if (mod == "tvm" && (a == "nd" || a == "device" || a == "cpu" || a == "testing" ||
                          a == "runtime" || a == "transform" || a == "autotvm")) {
@@ -804,6 +819,53 @@ void Evaluator::finishVariants()
 }
 
 } // namespace te_detail
+
+namespace te_detail {
+
+const std::unordered_map<std::string, Value>& Evaluator::topiFunctions()
+{
+    static const ast::ParseResult parsed = ast::parseScript(topiX86TensorIntrinSource());
+    static const std::shared_ptr<std::unordered_map<std::string, Value>> functions = [] {
+        LS_ASSERT(parsed.ok, "TOPI's tensor_intrin.py does not parse: " << parsed.error.message);
+        auto map = std::make_shared<std::unordered_map<std::string, Value>>();
+        for (const ast::Stmt& st : parsed.module.body) {
+            if (st.kind != ast::StmtKind::Def) continue;
+            Value f;
+            f.kind = VKind::Function;
+            f.def = &st;
+            (*map)[st.name] = f;
+        }
+        for (auto& [name, f] : *map)
+            f.closure = map; // each sees the others (kept for the process's life)
+        return map;
+    }();
+    return *functions;
+}
+
+} // namespace te_detail
+
+TensorIntrin evaluateTensorIntrin(const std::string& expression, std::string* why)
+{
+    const std::string source = "import tvm\nfrom tvm import te\nintrinsic__ = " + expression + "\n";
+    ast::ParseResult parsed = ast::parseScript(source);
+    if (!parsed.ok) {
+        if (why) *why = parsed.error.message;
+        return {};
+    }
+    te_detail::Evaluator ev({});
+    try {
+        ev.run(parsed.module);
+    } catch (const UserError& e) {
+        if (why) *why = e.what();
+        return {};
+    }
+    const te_detail::Value* v = ev.binding("intrinsic__");
+    if (!v || v->kind != te_detail::VKind::TensorIntrin) {
+        if (why) *why = "'" + expression + "' is not a tensor intrinsic";
+        return {};
+    }
+    return v->intrin;
+}
 
 EvalResult evaluateScript(const std::string& source,
                           const std::map<std::string, std::int64_t>& overrides,

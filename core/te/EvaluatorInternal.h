@@ -269,6 +269,12 @@ public:
 
     void run(const ast::Module& mod);
     Program& program() { return m_program; }
+    // What a name of the script holds after run (null: nothing).
+    const Value* binding(const std::string& name) const
+    {
+        auto it = m_env.find(name);
+        return it == m_env.end() ? nullptr : &it->second;
+    }
     std::set<std::string> usedOverrides;
 
 private:
@@ -300,6 +306,9 @@ private:
     Value attribute(const Value& obj, const ast::Expr& e);
     Value method(const Value& obj, const std::string& name);
     Value moduleAttribute(const std::string& mod, const std::string& a, SourceLoc loc);
+    // TOPI's x86 tensor intrinsics (tvm.topi.x86.tensor_intrin), read once from TOPI's source:
+    // its functions, each closing over the others.
+    static const std::unordered_map<std::string, Value>& topiFunctions();
     Value subscript(const ast::Expr& e);
     Value slice(const Value& seq, const ast::Expr& s);
     Expr indexExpr(const Value& v, SourceLoc loc, const Tensor& t, std::size_t pos);

@@ -150,10 +150,17 @@ std::string resolveStep(const Schedule& sch, const NamedStep& step, ScheduleStep
             v.text = q->text;
         }
         switch (a.kind) {
-        case ArgKind::Intrinsic:
-            // A value of the script: the step is applied where the script defines it.
-            note(quoted(a.name) + " is a value of the script: write the tensorize step there");
+        case ArgKind::Intrinsic: {
+            // An expression that makes the intrinsic on its own (TOPI's); one that needs the
+            // script's own names is applied where the script defines them.
+            std::string why;
+            if (q) v.intrin = evaluateTensorIntrin(q->text, &why);
+            if (!v.intrin)
+                note(quoted(a.name) + (q ? " '" + q->text + "': " + why
+                                         : std::string(" is a value of the script: write the "
+                                                       "tensorize step there")));
             break;
+        }
         case ArgKind::Axis: {
             // A loop of the stage, or, after a stage argument, of that stage.
             const Stage& of = target ? *target : *st;

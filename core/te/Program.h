@@ -4,6 +4,7 @@
 
 #include "ir/Diagnostic.h"
 #include "ir/Tensor.h"
+#include "ir/TensorIntrin.h"
 #include "schedule/Schedule.h"
 
 #include <cstdint>
@@ -95,6 +96,11 @@ struct EvalResult {
 
 // Evaluates a TE script. `overrides` rebinds parameters by name (the first assignment of each
 // name takes the value); names that are not parameters are reported in `unusedOverrides`.
+// The tensor intrinsic an expression makes in a script of its own (TOPI's, which the module
+// tvm.topi.x86.tensor_intrin gives: "tvm.topi.x86.tensor_intrin.dot_16x1x16_uint8_int8_int32()");
+// null, with why, when it makes none.
+TensorIntrin evaluateTensorIntrin(const std::string& expression, std::string* why = nullptr);
+
 EvalResult evaluateScript(const std::string& source,
                           const std::map<std::string, std::int64_t>& overrides = {},
                           std::vector<std::string>* unusedOverrides = nullptr);

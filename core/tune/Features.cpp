@@ -3,6 +3,7 @@
 #include "ir/Diagnostic.h"
 #include "ir/IRMutator.h"
 #include "ir/Tensor.h"
+#include "lower/Tensorize.h"
 
 #include <algorithm>
 #include <cmath>
@@ -153,6 +154,15 @@ struct Counts {
     double iaddsub = 0, imul = 0, idivmod = 0, icmp = 0, boolop = 0, cast = 0;
 };
 
+// A tensorized loop's intrinsic buffers, each the region of a tensor it is bound to
+// (buffer_bind_scope): read through it is reading the tensor where the region starts.
+struct BoundRegion {
+    Tensor tensor;
+    std::vector<Expr> begins;
+};
+using BoundRegions = std::unordered_map<const BufferNode*, BoundRegion>;
+thread_local const BoundRegions* t_bound = nullptr;
+
 void count(const Expr& e, Counts& c, std::vector<Access>& reads, bool underAdd)
 {
     if (!e.defined()) return;
@@ -208,6 +218,14 @@ void count(const Expr& e, Counts& c, std::vector<Access>& reads, bool underAdd)
         reads.push_back({l->tensor.get(), &l->indices, true, false});
         for (auto& i : l->indices)
             count(i, c, reads, false);
+        return;
+    }
+    case ExprKind::BufferLoad: {
+        auto* l = e.as<BufferLoadNode>();
+        if (!t_bound) return;
+        auto it = t_bound->find(l->buffer.get());
+        if (it != t_bound->end())
+            reads.push_back({it->second.tensor.get(), &it->second.begins, true, false});
         return;
     }
     case ExprKind::Call: {
@@ -268,6 +286,15 @@ protected:
 
     void visitAttr(const AttrNode* op) override
     {
+        if (op->key == kBufferBindScope) {
+            auto* tuple = op->value.as<CallNode>();
+            auto* region = tuple ? tuple->args[0].as<TensorLoadNode>() : nullptr;
+            auto* buffer = static_cast<const BufferNode*>(op->ref);
+            if (region) m_bound[buffer] = {region->tensor, region->indices};
+            visit(op->body);
+            m_bound.erase(buffer);
+            return;
+        }
         // A GPU thread's variable is a loop over the launch's extent here, tagged with its axis.
         if ((op->key == "thread_extent" || op->key == "virtual_thread") && op->ref) {
             m_loops.push_back({static_cast<const VarNode*>(op->ref),
@@ -293,6 +320,17 @@ protected:
     }
 
     void visitTensorStore(const TensorStoreNode* op) override { addRow(op); }
+
+    // A tensorized loop's statement stores to the output's region: a row as a store there.
+    void visitBufferStore(const BufferStoreNode* op) override
+    {
+        auto it = m_bound.find(op->buffer.get());
+        if (it == m_bound.end()) return IRVisitor::visitBufferStore(op);
+        const TensorStoreNode store(it->second.tensor, it->second.begins, op->value);
+        t_bound = &m_bound;
+        addRow(&store);
+        t_bound = nullptr;
+    }
 
 private:
     void addRow(const TensorStoreNode* store)
@@ -575,6 +613,7 @@ private:
     bool m_gpu = false;
     std::vector<std::int64_t> m_unroll;
     std::unordered_map<const OperationNode*, std::pair<std::string, double>> m_realized;
+    BoundRegions m_bound;
 };
 
 } // namespace

@@ -12,6 +12,7 @@
 #include "tune/rules/GpuTileRule.h"
 #include "tune/rules/HostRule.h"
 #include "tune/rules/InlineRule.h"
+#include "tune/rules/Int8DotRule.h"
 #include "tune/rules/PanelRule.h"
 #include "tune/rules/PinnedRule.h"
 #include "tune/rules/RfactorRule.h"
@@ -29,7 +30,7 @@ const std::vector<std::string>& tunerPrimitives()
     static const std::vector<std::string> names = {
         "split",      "reorder", "fuse",       "parallel",       "vectorize",
         "unroll",     "pragma",  "compute_at", "compute_inline", "cache_write",
-        "cache_read", "rfactor", "bind"};
+        "cache_read", "rfactor", "bind",       "tensorize"};
     return names;
 }
 
@@ -89,8 +90,8 @@ std::vector<Partial> stageOptions(const StageFacts& f, const Partial& p, const S
 const std::vector<const SketchRule*>& sketchRules()
 {
     static const std::vector<const SketchRule*> rules = {
-        &kSkipRule, &kPinnedRule, &kInlineRule, &kRfactorRule,  &kPanelRule,
-        &kTileRule, &kHostRule,   &kSimpleRule, &kFlexibleRule,
+        &kSkipRule, &kPinnedRule, &kInlineRule, &kRfactorRule, &kInt8DotRule,
+        &kPanelRule, &kTileRule, &kHostRule, &kSimpleRule, &kFlexibleRule,
     };
     return rules;
 }

@@ -134,6 +134,42 @@ void markSelectedAxes(const OperationNode& op, StageFacts* f)
 
 } // namespace
 
+// The lanes L of an int8 dot product TOPI's intrinsic matches (StageFacts::int8DotLanes), or 0.
+int int8DotLanes(const OperationNode& op)
+{
+    if (op.dtype != DataType::int32() || op.reduceAxes.size() != 1 || op.axes.empty()) return 0;
+    auto* reduce = op.body.as<ReduceNode>();
+    auto* mul = reduce ? reduce->source.as<BinaryNode>() : nullptr;
+    if (!mul || mul->kind != ExprKind::Mul || reduce->condition.defined()) return 0;
+    auto loadOf = [](const Expr& e) -> const TensorLoadNode* {
+        auto* cast = e.as<CastNode>();
+        return cast ? cast->value.as<TensorLoadNode>() : nullptr;
+    };
+    const TensorLoadNode* a = loadOf(mul->a);
+    const TensorLoadNode* w = loadOf(mul->b);
+    const DataType u8{DataType::UInt, 8, 1}, s8{DataType::Int, 8, 1};
+    if (!a || !w || a->tensor->dtype != u8 || w->tensor->dtype != s8 || w->indices.size() < 2)
+        return 0;
+    const VarNode* j = op.axes.back()->var.get();
+    const VarNode* k = op.reduceAxes[0]->var.get();
+    // A's last index is k alone; W's last two are j % L and k % 4.
+    if (a->indices.back().as<VarNode>() != k) return 0;
+    auto modOf = [](const Expr& e, const VarNode* v) -> std::int64_t {
+        auto* m = e.as<BinaryNode>();
+        std::int64_t c = 0;
+        if (!m || (m->kind != ExprKind::FloorMod && m->kind != ExprKind::Mod) ||
+            m->a.as<VarNode>() != v || !isConstInt(m->b, &c))
+            return 0;
+        return c;
+    };
+    const std::int64_t lanes = modOf(w->indices[w->indices.size() - 2], j);
+    if (modOf(w->indices.back(), k) != 4 || (lanes != 16 && lanes != 8)) return 0;
+    if (constIntOr(op.axes.back()->dom.extent, 0) % lanes != 0 ||
+        constIntOr(op.reduceAxes[0]->dom.extent, 0) % 4 != 0)
+        return 0;
+    return static_cast<int>(lanes);
+}
+
 std::vector<StageFacts> analyzeStages(const Schedule& sch)
 {
     std::vector<StageFacts> out;
@@ -169,6 +205,7 @@ std::vector<StageFacts> analyzeStages(const Schedule& sch)
         }
         f.strictlyInlineable = simple && !f.reduction;
         f.panelInput = panelInput(op, reads);
+        f.int8DotLanes = int8DotLanes(op);
         f.needsTiling = missing >= 2 || (missing >= 1 && f.reduction);
 
         for (auto& [iv, attr] : st.attrs) {

@@ -38,6 +38,11 @@ struct StageFacts {
     // which packs into panels of j), with an input read at i and k but not j (A). Empty when the
     // stage is not of this shape.
     std::string panelInput;
+    // An int8 dot product TOPI's x86 intrinsics compute (dot_16x1x16_uint8_int8_int32): a sum
+    // over one reduction axis k of int32(uint8 A[..., k]) * int32(int8 W[..., j % L, k % 4]),
+    // j the last data-parallel axis, L the lanes (its extent a multiple of L, k's of 4): the
+    // lanes, 0 when it is not.
+    int int8DotLanes = 0;
     std::vector<std::string> consumers; // the stages that read it
     // The only consumer, when it reads this stage element-wise at its own axes (same extents):
     // the stage can be computed inside that consumer's tiles.

@@ -1,7 +1,10 @@
 // The sketch rules as a list: the order they are tried in, each rule's condition on stages made
 // up for it, the tile rule's structures with its consumers planned, and a rule added to the list
 // is tried, makes its knobs and realizes, with no other change.
+#include "support/SourceFiles.h"
 #include "te/Program.h"
+#include "lower/Lower.h"
+#include "tune/Features.h"
 #include "tune/PlanRealizer.h"
 #include "tune/SketchRule.h"
 
@@ -60,8 +63,8 @@ TEST(SketchRules, AreTriedInAnsorsOrder)
     std::vector<std::string> names;
     for (const SketchRule* r : sketchRules())
         names.push_back(r->name());
-    EXPECT_EQ(names, (std::vector<std::string>{"skip", "pinned", "inline", "rfactor", "panel",
-                                               "tile", "host", "simple", "flexible"}));
+    EXPECT_EQ(names, (std::vector<std::string>{"skip", "pinned", "inline", "rfactor", "int8-dot",
+                                               "panel", "tile", "host", "simple", "flexible"}));
 }
 
 struct ConditionCase {
@@ -320,6 +323,44 @@ TEST(SketchRules, AStageNoRuleTakesIsLeftAsItIs)
     Realized r = realize(v, sketches[0], {}, {}, true);
     EXPECT_TRUE(r.ok) << r.why;
     EXPECT_TRUE(r.steps.empty());
+}
+
+} // namespace
+
+namespace {
+
+// The int8 ladder's computation (TOPI's packed weights): the int8 rule's sketch is among the
+// others where this machine has one of TOPI's intrinsics in the weights' lanes, and its
+// candidate tensorizes the lanes with it.
+TEST(SketchRules, AnInt8DotProductIsTensorizedWithTopisIntrinsic)
+{
+    EvalResult eval = evaluateScript(readSourceFile("samples/int8_matmul_ladder.py"),
+                                     {{"M", 64}, {"N", 64}, {"K", 64}});
+    ASSERT_TRUE(eval.ok) << eval.error.message;
+    const Variant& naive = *eval.program.findVariant("naive");
+    const std::vector<Sketch> sketches = generateSketches(naive, {}, nullptr);
+    ASSERT_FALSE(sketches.empty());
+    const StageFacts* c = sketches.front().factsOf("C");
+    ASSERT_NE(c, nullptr);
+    EXPECT_GT(c->int8DotLanes, 0);
+    const auto int8 = std::find_if(sketches.begin(), sketches.end(), [](const Sketch& sk) {
+        return sk.name.find("int8 dot products") != std::string::npos;
+    });
+    ASSERT_NE(int8, sketches.end());
+    EXPECT_EQ(int8->plans.front().ruleName(), "int8-dot");
+    // Its default candidate: TOPI's intrinsic on the lanes, written as a script calls it.
+    const Realized r = realize(naive, *int8, defaultKnobs(*int8, {}), {}, true);
+    ASSERT_TRUE(r.ok) << r.why;
+    std::string text;
+    for (const std::string& st : r.statements)
+        text += st + "\n";
+    EXPECT_NE(text.find("s[C].tensorize(j_i, tvm.topi.x86.tensor_intrin.dot_16x1x16_uint8_int8_int32_"),
+              std::string::npos)
+        << text;
+    EXPECT_EQ(defaultSketch(sketches), static_cast<int>(int8 - sketches.begin()));
+    // The search lowers it and reads its features, as any candidate.
+    const FeatureRows rows = extractFeatures(lowerStructure(r.schedule));
+    EXPECT_GT(rows.rows, 0);
 }
 
 } // namespace
