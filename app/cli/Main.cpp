@@ -61,7 +61,7 @@ const CommandHelp kCommands[] = {
      "         check and time each variant there; a point whose single run takes longer than\n"
      "         S seconds (default 10) is skipped; --blas adds the reference library: OpenBLAS\n"
      "         cblas_sgemm for a matmul, oneDNN's convolution for a 2-D convolution,\n"
-     "         oneDNN's int8 matmul for a uint8 x int8 -> int32 one;\n"
+     "         oneDNN's int8 matmul and convolution for uint8 x int8 -> int32 ones;\n"
      "         --chart draws the app's chart with the measured peak and memory bandwidth\n"},
     {"profile",
      "  profile FILE [--variant NAME] [--set P=V ...] [--threads N] [--seconds S]\n"

@@ -237,6 +237,54 @@ std::optional<Int8MatmulShape> int8MatmulShape(const Program& program)
     return Int8MatmulShape{m->value, n->value, k->value};
 }
 
+std::optional<Conv2dShape> int8Conv2dShape(const Program& program)
+{
+    if (program.variants.empty()) return std::nullopt;
+    const auto& outputs = program.variants.front().snapshots.front().outputs();
+    if (outputs.size() != 1) return std::nullopt;
+    const Tensor& out = outputs.front();
+    if (!out->isCompute() || out->ndim() != 5 || out->reduceAxes.size() != 4 ||
+        out->dtype != DataType::int32())
+        return std::nullopt;
+    auto* reduce = out->body.as<ReduceNode>();
+    auto* mul = reduce ? reduce->source.as<BinaryNode>() : nullptr;
+    if (!mul || mul->kind != ExprKind::Mul) return std::nullopt;
+    auto loadOf = [](const Expr& e) -> const TensorLoadNode* {
+        auto* cast = e.as<CastNode>();
+        auto* load = cast ? cast->value.as<TensorLoadNode>() : nullptr;
+        return load && load->tensor->isPlaceholder() ? load : nullptr;
+    };
+    const TensorLoadNode* data = loadOf(mul->a);
+    const TensorLoadNode* w = loadOf(mul->b);
+    const DataType u8{DataType::UInt, 8, 1}, s8{DataType::Int, 8, 1};
+    if (!data || !w || data->tensor->dtype != u8 || w->tensor->dtype != s8 ||
+        data->tensor->ndim() != 5 || w->tensor->ndim() != 6)
+        return std::nullopt;
+    auto dim = [](const Tensor& t, int d) { return constIntOr(t->shape[d], 0); };
+    const std::int64_t lanes = dim(out, 4);
+    if (dim(data->tensor, 4) != 4 || dim(w->tensor, 5) != 4 || dim(w->tensor, 4) != lanes)
+        return std::nullopt;
+    Conv2dShape sh;
+    sh.n = dim(out, 0);
+    sh.c = dim(data->tensor, 1) * 4;
+    sh.h = dim(data->tensor, 2);
+    sh.w = dim(data->tensor, 3);
+    sh.f = dim(out, 1) * lanes;
+    sh.kh = dim(w->tensor, 2);
+    sh.kw = dim(w->tensor, 3);
+    sh.oh = dim(out, 2);
+    sh.ow = dim(out, 3);
+    if (sh.n <= 0 || sh.c <= 0 || sh.f <= 0 || sh.kh <= 0 || sh.kw <= 0 || sh.oh <= 0 ||
+        sh.ow <= 0 || dim(w->tensor, 1) * 4 != sh.c)
+        return std::nullopt;
+    sh.strideH = sh.oh > 1 ? (sh.h - sh.kh) / (sh.oh - 1) : 1;
+    sh.strideW = sh.ow > 1 ? (sh.w - sh.kw) / (sh.ow - 1) : 1;
+    if (sh.strideH < 1 || sh.strideW < 1 || (sh.oh - 1) * sh.strideH + sh.kh > sh.h ||
+        (sh.ow - 1) * sh.strideW + sh.kw > sh.w)
+        return std::nullopt;
+    return sh;
+}
+
 const DnnlLibrary* DnnlLibrary::load()
 {
     static std::once_flag once;
@@ -338,22 +386,45 @@ double timePrimitive(const void* desc, int threads, int repeat, double minRepeat
 
 } // namespace
 
-double DnnlLibrary::convMs(const Conv2dShape& s, int threads, int repeat, double minRepeatMs) const
+namespace {
+
+// The convolution's descriptor in these types, the layouts oneDNN's choice.
+bool convDesc(const Conv2dShape& s, dnnl_data_type_t src, dnnl_data_type_t wei, dnnl_data_type_t dst,
+              dnnl_convolution_desc_t* desc)
 {
     const Api& a = g_api;
-    dnnl_dims_t src = {s.n, s.c, s.h, s.w}, wei = {s.f, s.c, s.kh, s.kw},
-                dst = {s.n, s.f, s.oh, s.ow};
+    dnnl_dims_t srcDims = {s.n, s.c, s.h, s.w}, weiDims = {s.f, s.c, s.kh, s.kw},
+                dstDims = {s.n, s.f, s.oh, s.ow};
     dnnl_dims_t strides = {s.strideH, s.strideW}, padL = {s.padH, s.padW};
     dnnl_dims_t padR = {(s.oh - 1) * s.strideH + s.kh - s.h - s.padH,
                         (s.ow - 1) * s.strideW + s.kw - s.w - s.padW};
     dnnl_memory_desc_t srcMd, weiMd, dstMd;
-    a.mdInit(&srcMd, 4, src, dnnl_f32, dnnl_format_tag_any);
-    a.mdInit(&weiMd, 4, wei, dnnl_f32, dnnl_format_tag_any);
-    a.mdInit(&dstMd, 4, dst, dnnl_f32, dnnl_format_tag_any);
+    a.mdInit(&srcMd, 4, srcDims, src, dnnl_format_tag_any);
+    a.mdInit(&weiMd, 4, weiDims, wei, dnnl_format_tag_any);
+    a.mdInit(&dstMd, 4, dstDims, dst, dnnl_format_tag_any);
+    return a.convInit(desc, dnnl_forward_inference, dnnl_convolution_direct, &srcMd, &weiMd,
+                      nullptr, &dstMd, strides, padL, padR) == dnnl_success;
+}
+
+} // namespace
+
+double DnnlLibrary::int8ConvMs(const Conv2dShape& s, int threads, int repeat,
+                               double minRepeatMs) const
+{
     dnnl_convolution_desc_t desc;
-    if (a.convInit(&desc, dnnl_forward_inference, dnnl_convolution_direct, &srcMd, &weiMd, nullptr,
-                   &dstMd, strides, padL, padR) != dnnl_success)
-        return -1;
+    if (!convDesc(s, dnnl_u8, dnnl_s8, dnnl_s32, &desc)) return -1;
+    std::mt19937 rng(1);
+    return timePrimitive(&desc, threads, repeat, minRepeatMs, [&](void* data, std::size_t bytes) {
+        auto* b = static_cast<unsigned char*>(data);
+        for (std::size_t k = 0; k < bytes; ++k)
+            b[k] = static_cast<unsigned char>(rng() & 0x3f);
+    });
+}
+
+double DnnlLibrary::convMs(const Conv2dShape& s, int threads, int repeat, double minRepeatMs) const
+{
+    dnnl_convolution_desc_t desc;
+    if (!convDesc(s, dnnl_f32, dnnl_f32, dnnl_f32, &desc)) return -1;
     // Seeded values in [-1, 1).
     std::mt19937 rng(1);
     std::uniform_real_distribution<float> u(-1, 1);

@@ -40,6 +40,12 @@ struct Int8MatmulShape {
 };
 std::optional<Int8MatmulShape> int8MatmulShape(const Program& program);
 
+// The shape of an int8 convolution as TOPI's x86 int8 conv2d computes it, when the first
+// variant's output is one: out[n, f // L, y, x, f % L] (int32) = sum over c // 4, ky, kx, c % 4
+// of int32(data[n, c // 4, y*s + ky, x*s + kx, c % 4]) (uint8, padded beforehand: pad 0) *
+// int32(w[f // L, c // 4, ky, kx, f % L, c % 4]) (int8).
+std::optional<Conv2dShape> int8Conv2dShape(const Program& program);
+
 class DnnlLibrary {
 public:
     // Loads libdnnl.so.2 (once per process); nullptr when it cannot be loaded.
@@ -55,6 +61,8 @@ public:
     // layout oneDNN prefers (its reorder not timed).
     double int8MatmulMs(const Int8MatmulShape& shape, int threads, int repeat,
                         double minRepeatMs) const;
+    // oneDNN's int8 convolution: uint8 data, int8 weights, int32 output, the layouts it prefers.
+    double int8ConvMs(const Conv2dShape& shape, int threads, int repeat, double minRepeatMs) const;
 
 private:
     DnnlLibrary() = default;

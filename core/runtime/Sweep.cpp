@@ -174,7 +174,8 @@ SweepResult runSweep(Jit& jit, const SweepRequest& request, SweepCache* cache, G
     const BlasLibrary* blas = nullptr;
     const DnnlLibrary* dnnl = nullptr;
     if (request.blas) {
-        if (conv2dShape(firstProgram) || int8MatmulShape(firstProgram)) {
+        if (conv2dShape(firstProgram) || int8MatmulShape(firstProgram) ||
+            int8Conv2dShape(firstProgram)) {
             if (!(dnnl = DnnlLibrary::load()))
                 result.blasNote = "libdnnl.so.2 could not be loaded";
             else
@@ -374,10 +375,12 @@ SweepResult runSweep(Jit& jit, const SweepRequest& request, SweepCache* cache, G
             std::optional<MatmulShape> shape;
             std::optional<Conv2dShape> conv;
             std::optional<Int8MatmulShape> int8;
+            std::optional<Conv2dShape> int8Conv;
             try {
                 if (blas) shape = matmulShape(program().result.program);
                 if (dnnl) conv = conv2dShape(program().result.program);
                 if (dnnl && !conv) int8 = int8MatmulShape(program().result.program);
+                if (dnnl && !conv && !int8) int8Conv = int8Conv2dShape(program().result.program);
             } catch (const UserError&) {
             }
             if (shape) {
@@ -401,11 +404,18 @@ SweepResult runSweep(Jit& jit, const SweepRequest& request, SweepCache* cache, G
                               4.0 * int8->m * int8->n;
                 point.msMedian =
                     dnnl->int8MatmulMs(*int8, result.threads, request.repeat, request.minRepeatMs);
+            } else if (int8Conv) {
+                const Conv2dShape& c = *int8Conv;
+                point.flops = c.flops();
+                point.bytes = 1.0 * (c.n * c.c * c.h * c.w + c.f * c.c * c.kh * c.kw) +
+                              4.0 * c.n * c.f * c.oh * c.ow;
+                point.msMedian =
+                    dnnl->int8ConvMs(c, result.threads, request.repeat, request.minRepeatMs);
             }
-            if ((!shape && !conv && !int8) || point.msMedian <= 0) {
+            if ((!shape && !conv && !int8 && !int8Conv) || point.msMedian <= 0) {
                 point.failed = true;
                 point.msMedian = 0;
-                point.message = shape || conv || int8 ? "the library refused this size"
+                point.message = shape || conv || int8 || int8Conv ? "the library refused this size"
                                               : "the script cannot be evaluated at this size";
             } else {
                 point.intensity = arithmeticIntensity(point.flops, point.bytes);

@@ -134,10 +134,11 @@ void markSelectedAxes(const OperationNode& op, StageFacts* f)
 
 } // namespace
 
-// The lanes L of an int8 dot product TOPI's intrinsic matches (StageFacts::int8DotLanes), or 0.
-int int8DotLanes(const OperationNode& op)
+// The lanes L of an int8 dot product TOPI's intrinsic matches (StageFacts::int8DotLanes), or 0;
+// whether its last data-parallel and reduction axes need splitting to L and 4.
+int int8DotLanes(const OperationNode& op, bool* splitJ, bool* splitK)
 {
-    if (op.dtype != DataType::int32() || op.reduceAxes.size() != 1 || op.axes.empty()) return 0;
+    if (op.dtype != DataType::int32() || op.reduceAxes.empty() || op.axes.empty()) return 0;
     auto* reduce = op.body.as<ReduceNode>();
     auto* mul = reduce ? reduce->source.as<BinaryNode>() : nullptr;
     if (!mul || mul->kind != ExprKind::Mul || reduce->condition.defined()) return 0;
@@ -150,23 +151,27 @@ int int8DotLanes(const OperationNode& op)
     const DataType u8{DataType::UInt, 8, 1}, s8{DataType::Int, 8, 1};
     if (!a || !w || a->tensor->dtype != u8 || w->tensor->dtype != s8 || w->indices.size() < 2)
         return 0;
-    const VarNode* j = op.axes.back()->var.get();
-    const VarNode* k = op.reduceAxes[0]->var.get();
-    // A's last index is k alone; W's last two are j % L and k % 4.
-    if (a->indices.back().as<VarNode>() != k) return 0;
-    auto modOf = [](const Expr& e, const VarNode* v) -> std::int64_t {
+    const IterVar& j = op.axes.back();
+    const IterVar& k = op.reduceAxes.back();
+    if (a->indices.back().as<VarNode>() != k->var.get()) return 0;
+    // The block an index reads along an axis: the axis itself (its extent), or axis % block.
+    auto blockOf = [](const Expr& e, const IterVar& axis, bool* split) -> std::int64_t {
+        const std::int64_t extent = constIntOr(axis->dom.extent, 0);
+        if (e.as<VarNode>() == axis->var.get()) {
+            *split = false;
+            return extent;
+        }
         auto* m = e.as<BinaryNode>();
         std::int64_t c = 0;
         if (!m || (m->kind != ExprKind::FloorMod && m->kind != ExprKind::Mod) ||
-            m->a.as<VarNode>() != v || !isConstInt(m->b, &c))
+            m->a.as<VarNode>() != axis->var.get() || !isConstInt(m->b, &c) || c <= 0 ||
+            extent % c != 0)
             return 0;
+        *split = true;
         return c;
     };
-    const std::int64_t lanes = modOf(w->indices[w->indices.size() - 2], j);
-    if (modOf(w->indices.back(), k) != 4 || (lanes != 16 && lanes != 8)) return 0;
-    if (constIntOr(op.axes.back()->dom.extent, 0) % lanes != 0 ||
-        constIntOr(op.reduceAxes[0]->dom.extent, 0) % 4 != 0)
-        return 0;
+    const std::int64_t lanes = blockOf(w->indices[w->indices.size() - 2], j, splitJ);
+    if (blockOf(w->indices.back(), k, splitK) != 4 || (lanes != 16 && lanes != 8)) return 0;
     return static_cast<int>(lanes);
 }
 
@@ -205,7 +210,7 @@ std::vector<StageFacts> analyzeStages(const Schedule& sch)
         }
         f.strictlyInlineable = simple && !f.reduction;
         f.panelInput = panelInput(op, reads);
-        f.int8DotLanes = int8DotLanes(op);
+        f.int8DotLanes = int8DotLanes(op, &f.int8DotSplitJ, &f.int8DotSplitK);
         f.needsTiling = missing >= 2 || (missing >= 1 && f.reduction);
 
         for (auto& [iv, attr] : st.attrs) {

@@ -39,10 +39,12 @@ struct StageFacts {
     // stage is not of this shape.
     std::string panelInput;
     // An int8 dot product TOPI's x86 intrinsics compute (dot_16x1x16_uint8_int8_int32): a sum
-    // over one reduction axis k of int32(uint8 A[..., k]) * int32(int8 W[..., j % L, k % 4]),
-    // j the last data-parallel axis, L the lanes (its extent a multiple of L, k's of 4): the
-    // lanes, 0 when it is not.
+    // of int32(uint8 A[..., k]) * int32(int8 W[..., j % L, k % 4]), j the last data-parallel
+    // axis, k the last reduction axis, L the lanes (j's extent a multiple of L, k's of 4); or with
+    // the blocks as axes of their own, W[..., j, k] (j's extent L, k's 4: TOPI's int8 conv2d).
+    // The lanes, 0 when it is not; whether j and k must be split to that.
     int int8DotLanes = 0;
+    bool int8DotSplitJ = false, int8DotSplitK = false;
     std::vector<std::string> consumers; // the stages that read it
     // The only consumer, when it reads this stage element-wise at its own axes (same extents):
     // the stage can be computed inside that consumer's tiles.

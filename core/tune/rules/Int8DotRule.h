@@ -55,13 +55,15 @@ public:
     void addKnobs(Sketch& sk, StagePlan& pl, const StageFacts& f,
                   const SpaceOptions&) const override
     {
-        // Rows and vectors of sums in registers: 4 x 4 (16 accumulators) first.
+        // Rows (of the next-to-last data-parallel axis: a matmul's rows, a convolution's pixels)
+        // and vectors of sums in registers: 4 x 4 (16 accumulators) first, whole blocks only.
         const std::size_t ns = f.spatial.size();
         std::vector<std::int64_t> rows;
         if (ns >= 2)
-            for (std::int64_t r : {4, 2, 6, 8, 1})
-                if (r <= f.spatial[ns - 2].extent) rows.push_back(r);
+            for (std::int64_t r : {4, 2, 6, 8, 7, 1})
+                if (f.spatial[ns - 2].extent % r == 0) rows.push_back(r);
         if (!rows.empty()) pl.tileRows = sk.addChoice(pl.stage + " rows", KnobRole::Other, rows);
+        if (!f.int8DotSplitJ) return;
         const std::int64_t vectors = f.spatial.back().extent / std::max(1, f.int8DotLanes);
         std::vector<std::int64_t> widths;
         for (std::int64_t w : {4, 2, 1, 3})
@@ -72,24 +74,27 @@ public:
     bool realize(PlanRealizer& r, const StagePlan& pl) const override
     {
         const StageFacts* f = r.facts(pl.stage);
-        if (!f || f->int8DotLanes <= 0 || f->reduce.size() != 1)
+        if (!f || f->int8DotLanes <= 0 || f->reduce.empty())
             return r.fail(pl.stage + " is not an int8 dot product");
         const std::string intrinsic = intrinsicFor(f->int8DotLanes);
         if (intrinsic.empty()) return r.fail("no int8 intrinsic of " + pl.stage + "'s lanes here");
         const std::size_t ns = f->spatial.size();
         const std::string& jName = f->spatial.back().name;
-        const std::string& kName = f->reduce[0].name;
-        std::string jo, ji, joo, joi, ko, ki, io, ii;
-        if (!r.split(pl.stage, jName, f->int8DotLanes,
-                     {baseName(jName) + "_o", baseName(jName) + "_i"}, &jo, &ji) ||
+        const std::string& kName = f->reduce.back().name;
+        std::string jo, ji = jName, joo, joi, ko, ki = kName, io, ii;
+        if (f->int8DotSplitJ &&
+            !r.split(pl.stage, jName, f->int8DotLanes,
+                     {baseName(jName) + "_o", baseName(jName) + "_i"}, &jo, &ji))
+            return false;
+        if (f->int8DotSplitK &&
             !r.split(pl.stage, kName, 4, {baseName(kName) + "_o", baseName(kName) + "_i"}, &ko,
                      &ki))
             return false;
         joo = jo;
         const std::int64_t vectors = r.choice(pl.tileCols, 1);
-        if (vectors > 1 && !r.split(pl.stage, jo, vectors,
-                                    {baseName(jName) + "_oo", baseName(jName) + "_oi"}, &joo,
-                                    &joi))
+        if (!jo.empty() && vectors > 1 &&
+            !r.split(pl.stage, jo, vectors, {baseName(jName) + "_oo", baseName(jName) + "_oi"},
+                     &joo, &joi))
             return false;
         std::vector<std::string> batch;
         for (std::size_t d = 0; d + 2 < ns; ++d)
@@ -102,13 +107,16 @@ public:
                                      {baseName(iName) + "_o", baseName(iName) + "_i"}, &io, &ii))
                 return false;
         }
-        // batch..., column blocks, row blocks | k by 4 | the register block | lanes, 4 bytes.
-        std::vector<std::string> order = batch;
-        order.push_back(joo);
-        if (!io.empty()) order.push_back(io);
-        order.push_back(ko);
-        if (!ii.empty()) order.push_back(ii);
-        if (!joi.empty()) order.push_back(joi);
+        // batch..., column blocks, row blocks | the other reductions, k by 4 | the register
+        // block | lanes, 4 bytes.
+        std::vector<std::string> order = batch, outer = batch;
+        for (const std::string& l : {joo, io})
+            if (!l.empty()) order.push_back(l);
+        outer = order;
+        for (std::size_t d = 0; d + 1 < f->reduce.size(); ++d)
+            order.push_back(f->reduce[d].name);
+        for (const std::string& l : {ko, ii, joi})
+            if (!l.empty()) order.push_back(l);
         order.push_back(ji);
         order.push_back(ki);
         if (!r.reorder(pl.stage, order)) return false;
@@ -117,11 +125,8 @@ public:
         NamedStep tensorize("tensorize", pl.stage);
         tensorize.loops("var", {ji}).text("tensor_intrin", intrinsic);
         if (!r.step(tensorize)) return false;
-        std::vector<std::string> group = batch;
-        group.push_back(joo);
-        if (!io.empty()) group.push_back(io);
         std::string fused;
-        return r.parallel(pl.stage, group, &fused);
+        return r.parallel(pl.stage, outer, &fused);
     }
 };
 

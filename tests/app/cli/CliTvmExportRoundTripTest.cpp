@@ -35,6 +35,7 @@ const std::map<std::string, std::string> kSmallSizes = {
     {"conv2d_blocked", "--set in_channel=4 --set out_channel=32 --set in_size=10"},
     {"conv2d_nchwc", "--set in_channel=32 --set out_channel=32 --set in_size=10"},
     {"gemm_best", "--set M=72 --set N=80 --set K=64"},
+    {"int8_conv2d_nchwc", "--set in_channel=16 --set out_channel=32 --set in_size=14"},
     {"int8_matmul_ladder", "--set M=64 --set N=64 --set K=64"},
     {"matmul_ladder", "--set M=64 --set N=64 --set K=64"},
     {"opt_gemm", "--set M=64 --set N=64 --set K=64"},

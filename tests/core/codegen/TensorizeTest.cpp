@@ -317,6 +317,41 @@ TEST(Tensorize, TopisVnniDotProductLowersToVpdpbusd)
     EXPECT_NE(assembly.find("vpdpbusd"), std::string::npos);
 }
 
+// TOPI's pmaddubsw + pmaddwd form in AVX2's 8 lanes (what an AVX2 machine runs), on weights
+// packed in blocks of 8: it computes the declaration, here too.
+TEST(Tensorize, TheAvx2FormInEightLanesRunsRight)
+{
+    std::string s = readSourceFile("samples/int8_matmul_ladder.py");
+    s = s.substr(0, s.find("# The intrinsic this machine runs best"));
+    const std::string lanes = "int32_lanes = get_simd_32bit_lanes()";
+    ASSERT_NE(s.find(lanes), std::string::npos);
+    s.replace(s.find(lanes), lanes.size(), "int32_lanes = 8");
+    s += R"(
+M, N, K = 32, 32, 64
+X = te.placeholder((M, K), dtype="uint8", name="X")
+W = te.placeholder((N // 8, K // 4, 8, 4), dtype="int8", name="W")
+ak = te.reduce_axis((0, K), name="k")
+C = te.compute((M, N), lambda i, j: te.sum(X[i, ak].astype("int32") * W[j // 8, ak // 4, j % 8, ak % 4].astype("int32"), axis=ak), name="C")
+s = te.create_schedule(C.op)
+i, j = C.op.axis
+(k,) = C.op.reduce_axis
+jo, ji = s[C].split(j, factor=8)
+ko, ki = s[C].split(k, factor=4)
+s[C].reorder(i, jo, ko, ji, ki)
+s[C].tensorize(ji, dot_16x1x16_uint8_int8_int32_skylake())
+)";
+    EvalResult r = evaluateScript(s);
+    ASSERT_TRUE(r.ok) << r.error.message;
+    const Variant& v = r.program.variants.back();
+    const std::string lowered =
+        printTVMScript(lowerSchedule(v.schedule(), v.args, v.funcName).func);
+    EXPECT_NE(lowered.find("\"llvm.x86.avx2.pmadd.ub.sw\""), std::string::npos) << lowered;
+    auto run = PreparedRun::prepare(r.program, v, testRunConfig());
+    run->run();
+    for (auto& out : run->check())
+        EXPECT_TRUE(out.result.ok) << out.tensor << ": " << out.result.firstMismatch;
+}
+
 // The dispatcher picks what this machine has (vpdpbusd, else pmaddubsw + pmaddwd), and the
 // tensorized variant computes what the declaration says.
 TEST(Tensorize, TheIntrinsicThisMachineHasRunsRight)

@@ -160,4 +160,28 @@ TEST(DnnlReference, AnInt8MatmulIsRecognisedAndTimed)
     EXPECT_GT(dnnl->int8MatmulMs(*shape, 1, 2, 1), 0);
 }
 
+// The int8 convolution sample (TOPI's NCHW4c data, OIHW16o4i weights, padded beforehand) is
+// oneDNN's int8 convolution of its shape; the float ones are not int8.
+TEST(DnnlReference, AnInt8ConvolutionIsRecognisedAndTimed)
+{
+    EvalResult r = evaluateScript(readSample("int8_conv2d_nchwc.py"),
+                                  {{"in_channel", 16}, {"out_channel", 32}, {"in_size", 14}});
+    ASSERT_TRUE(r.ok) << r.error.message;
+    auto shape = int8Conv2dShape(r.program);
+    ASSERT_TRUE(shape.has_value());
+    EXPECT_EQ(shape->c, 16);
+    EXPECT_EQ(shape->f, 32);
+    EXPECT_EQ(shape->h, 16); // padded beforehand
+    EXPECT_EQ(shape->kh, 3);
+    EXPECT_EQ(shape->oh, 14);
+    EXPECT_EQ(shape->strideH, 1);
+    EXPECT_FALSE(conv2dShape(r.program).has_value());
+    EvalResult f = evaluateScript(readSample("conv2d_nchwc.py"));
+    ASSERT_TRUE(f.ok) << f.error.message;
+    EXPECT_FALSE(int8Conv2dShape(f.program).has_value());
+    const DnnlLibrary* dnnl = DnnlLibrary::load();
+    ASSERT_NE(dnnl, nullptr) << "libdnnl.so.2 (libdnnl-dev) is installed by the setup";
+    EXPECT_GT(dnnl->int8ConvMs(*shape, 1, 2, 1), 0);
+}
+
 } // namespace

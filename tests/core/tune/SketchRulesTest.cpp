@@ -361,6 +361,25 @@ TEST(SketchRules, AnInt8DotProductIsTensorizedWithTopisIntrinsic)
     // The search lowers it and reads its features, as any candidate.
     const FeatureRows rows = extractFeatures(lowerStructure(r.schedule));
     EXPECT_GT(rows.rows, 0);
+
+    // TOPI's int8 convolution (the blocks as axes of their own, three more reductions): the
+    // pixels in registers, the reductions outside the tensorized output channels.
+    EvalResult conv = evaluateScript(readSourceFile("samples/int8_conv2d_nchwc.py"),
+                                     {{"in_channel", 16}, {"out_channel", 32}, {"in_size", 14}});
+    ASSERT_TRUE(conv.ok) << conv.error.message;
+    const Variant& start = *conv.program.findVariant("naive");
+    const std::vector<Sketch> convSketches = generateSketches(start, {}, nullptr);
+    const Sketch& best = convSketches[static_cast<std::size_t>(defaultSketch(convSketches))];
+    EXPECT_EQ(best.plans.front().ruleName(), "int8-dot") << best.name;
+    const Realized rc = realize(start, best, defaultKnobs(best, {}), {}, true);
+    ASSERT_TRUE(rc.ok) << rc.why;
+    text.clear();
+    for (const std::string& st : rc.statements)
+        text += st + "\n";
+    EXPECT_NE(text.find("s[Y].reorder(n, occ, y, x_o, ico, ry, rx, x_i, ocb, ici)"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("s[Y].tensorize(ocb, "), std::string::npos) << text;
 }
 
 } // namespace
