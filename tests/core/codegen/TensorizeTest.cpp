@@ -7,6 +7,7 @@
 #include "support/SourceFiles.h"
 #include "support/TestJit.h"
 #include "te/Program.h"
+#include "te/TopiIntrinsics.h"
 
 #include <gtest/gtest.h>
 
@@ -254,12 +255,10 @@ TEST(Tensorize, TheTutorialsCFunctionsImportedAsLlvmIrRunRight)
     }
 }
 
-// TOPI's VNNI intrinsic, unchanged, on a small dense of TOPI's layout (NC16n4c).
+// TOPI's VNNI intrinsic, its source unchanged, on a small dense of TOPI's layout (NC16n4c).
 std::string vnniScript(const std::string& intrinsic)
 {
-    std::string s = readSourceFile("samples/int8_matmul_ladder.py");
-    s = s.substr(0, s.find("# The intrinsic this machine runs best"));
-    return s + R"(
+    return std::string(topiX86TensorIntrinSource()) + R"(
 M, N, K = 64, 64, 64
 X = te.placeholder((M, K), dtype="uint8", name="X")
 W = te.placeholder((N // 16, K // 4, 16, 4), dtype="int8", name="W")
@@ -321,8 +320,7 @@ TEST(Tensorize, TopisVnniDotProductLowersToVpdpbusd)
 // packed in blocks of 8: it computes the declaration, here too.
 TEST(Tensorize, TheAvx2FormInEightLanesRunsRight)
 {
-    std::string s = readSourceFile("samples/int8_matmul_ladder.py");
-    s = s.substr(0, s.find("# The intrinsic this machine runs best"));
+    std::string s = topiX86TensorIntrinSource();
     const std::string lanes = "int32_lanes = get_simd_32bit_lanes()";
     ASSERT_NE(s.find(lanes), std::string::npos);
     s.replace(s.find(lanes), lanes.size(), "int32_lanes = 8");
