@@ -232,7 +232,7 @@ Value Evaluator::callFunction(const Value& f, const CallArgs& c)
 {
     const ast::Stmt& def = *f.def;
     constexpr int kMaxCallDepth = 100;
-    constexpr std::int64_t kMaxCalls = 100000; // over the whole script
+    constexpr std::int64_t kMaxCalls = 10000; // over the whole script
     if (m_callDepth >= kMaxCallDepth)
         throw UserError(c.loc, "functions call each other more than " +
                                    std::to_string(kMaxCallDepth) + " deep here");

@@ -1,5 +1,6 @@
 // The machine microbenchmarks return plausible figures: above zero and below a bound from the
 // clock and vector width; and the unavoidable traffic of a program.
+#include "ir/LlvmIntrinsics.h"
 #include "runtime/Microbench.h"
 #include "runtime/Traffic.h"
 #include "te/Program.h"
@@ -31,7 +32,8 @@ TEST(Microbench, PeakInt8IsPlausibleAndNamesItsInstructions)
     if (!__builtin_cpu_supports("avx2")) GTEST_SKIP() << "no AVX2: no int8 kernel is measured";
     EXPECT_GT(one.gops, 1.0);
     EXPECT_LT(one.gops, 8 * peakFlopsBoundGflops(1, hostVectorBits()));
-    const bool vnni = __builtin_cpu_supports("avx512vnni");
+    const auto& features = hostCpuFeatureNames();
+    const bool vnni = features.count("avx512vnni") || features.count("avxvnni");
     EXPECT_EQ(one.how.find("vpdpbusd") != std::string::npos, vnni) << one.how;
 #endif
 }
