@@ -158,12 +158,12 @@ __attribute__((target("avx2,avxvnni"))) int dpbusdKernel256(long iterations, int
     sum = _mm256_add_epi32(sum, _mm256_add_epi32(_mm256_add_epi32(a4, a5), a6));
     sum = _mm256_add_epi32(sum, _mm256_add_epi32(_mm256_add_epi32(a7, a8), a9));
     sum = _mm256_add_epi32(sum, _mm256_add_epi32(a10, a11));
-    int lanes[8];
+    unsigned lanes[8]; // sums wrap around in the vectors: so they do here
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(lanes), sum);
-    int s = 0;
-    for (int l : lanes)
+    unsigned s = 0;
+    for (unsigned l : lanes)
         s += l;
-    return s;
+    return static_cast<int>(s);
 }
 
 __attribute__((target("avx512f,avx512bw"))) int maddKernel512(long iterations, int seed)
@@ -203,12 +203,12 @@ __attribute__((target("avx2"))) int maddKernel256(long iterations, int seed)
     sum = _mm256_add_epi32(sum, _mm256_add_epi32(_mm256_add_epi32(a4, a5), a6));
     sum = _mm256_add_epi32(sum, _mm256_add_epi32(_mm256_add_epi32(a7, a8), a9));
     sum = _mm256_add_epi32(sum, _mm256_add_epi32(a10, a11));
-    int lanes[8];
+    unsigned lanes[8]; // sums wrap around in the vectors: so they do here
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(lanes), sum);
-    int s = 0;
-    for (int l : lanes)
+    unsigned s = 0;
+    for (unsigned l : lanes)
         s += l;
-    return s;
+    return static_cast<int>(s);
 }
 #undef LS_INT8_CHAINS
 #endif
