@@ -393,6 +393,7 @@ llvm::Value* Codegen::genCall(const CallNode* op, const Expr& self)
     case CallOp::Fabs: return mathCall(llvm::Intrinsic::fabs, x);
     case CallOp::Floor: return mathCall(llvm::Intrinsic::floor, x);
     case CallOp::Ceil: return mathCall(llvm::Intrinsic::ceil, x);
+    case CallOp::Nearbyint: return mathCall(llvm::Intrinsic::nearbyint, x);
     case CallOp::Tanh: return libmCall("tanhf", "tanh", x);
     case CallOp::Sigmoid: {
         llvm::Value* one = llvm::ConstantFP::get(x->getType(), 1.0);

@@ -339,6 +339,7 @@ private:
         case CallOp::Pow: text = call(fn("pow"), args); break;
         case CallOp::Floor: text = call(fn("floor"), args); break;
         case CallOp::Ceil: text = call(fn("ceil"), args); break;
+        case CallOp::Nearbyint: text = call(fn("nearbyint"), args); break;
         case CallOp::Sigmoid: {
             std::string ty = dbl ? "double" : "float",
                         name = std::string("ls_sigmoid_") + (dbl ? "f64" : "f32");

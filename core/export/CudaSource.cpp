@@ -424,6 +424,7 @@ private:
         case CallOp::Fabs: return fn("fabsf", "fabs");
         case CallOp::Floor: return fn("floorf", "floor");
         case CallOp::Ceil: return fn("ceilf", "ceil");
+        case CallOp::Nearbyint: return fn("rintf", "rint");
         case CallOp::Pow: return std::string(dbl ? "pow(" : "powf(") + arg(0) + ", " + arg(1) + ")";
         case CallOp::Sigmoid: {
             const std::string one = floatLiteral(1.0, op->type);

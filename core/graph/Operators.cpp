@@ -228,6 +228,7 @@ const std::vector<OpSpec>& operatorCatalogue()
         registerElementwiseOps(all);
         registerNetworkOps(all);
         registerShapeOps(all);
+        registerQuantizeOps(all);
         std::sort(all.begin(), all.end(),
                   [](const OpSpec& a, const OpSpec& b) { return a.name < b.name; });
         return all;

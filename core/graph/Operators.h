@@ -144,6 +144,7 @@ const std::vector<OpSpec>& operatorCatalogue();
 void registerElementwiseOps(std::vector<OpSpec>& out);
 void registerNetworkOps(std::vector<OpSpec>& out);
 void registerShapeOps(std::vector<OpSpec>& out);
+void registerQuantizeOps(std::vector<OpSpec>& out);
 
 // Numpy broadcasting of two shapes (or a GraphError naming both).
 std::vector<std::int64_t> broadcastShapes(const std::vector<std::int64_t>& a,

@@ -25,6 +25,7 @@ const char* callOpName(CallOp op)
     case CallOp::Pow: return "pow";
     case CallOp::Floor: return "floor";
     case CallOp::Ceil: return "ceil";
+    case CallOp::Nearbyint: return "nearbyint";
     case CallOp::IfThenElse: return "if_then_else";
     case CallOp::Likely: return "likely";
     case CallOp::ThreadAllreduce: return "tvm_thread_allreduce";

@@ -341,6 +341,7 @@ public:
         case CallOp::Pow: return std::pow(x, m_args[1]->f(s));
         case CallOp::Floor: return std::floor(x);
         case CallOp::Ceil: return std::ceil(x);
+        case CallOp::Nearbyint: return std::nearbyint(x);
         default: return x;
         }
     }
@@ -364,7 +365,8 @@ public:
         case CallOp::Fabs: return m_wrap(x < 0 ? subWrap(0, x) : x);
         case CallOp::Pow: return m_wrap(powInt(x, m_args[1]->i(s)));
         case CallOp::Floor:
-        case CallOp::Ceil: return x;
+        case CallOp::Ceil:
+        case CallOp::Nearbyint: return x;
         default: break;
         }
         double v = static_cast<double>(x);

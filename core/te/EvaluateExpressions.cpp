@@ -300,6 +300,9 @@ Value Evaluator::mathCall(const std::string& fn, const CallArgs& c)
                 : fn == "sqrt"    ? CallOp::Sqrt
                 : fn == "tanh"    ? CallOp::Tanh
                 : fn == "sigmoid" ? CallOp::Sigmoid
+                : fn == "floor"   ? CallOp::Floor
+                : fn == "ceil"    ? CallOp::Ceil
+                : fn == "nearbyint" ? CallOp::Nearbyint
                                   : CallOp::Fabs;
     return Value::ofExpr(makeCall(x.type(), op, {x}));
 }

@@ -47,7 +47,7 @@ Reads collectReads(const Expr& body)
             if (c->op == CallOp::IfThenElse)
                 r.branch = true;
             else if (c->op != CallOp::Likely && c->op != CallOp::Fabs && c->op != CallOp::Floor &&
-                     c->op != CallOp::Ceil)
+                     c->op != CallOp::Ceil && c->op != CallOp::Nearbyint)
                 r.expensive = true;
         }
         if (e.kind() == ExprKind::Select) r.branch = true;

@@ -206,6 +206,55 @@ TEST(Operators, ClipAndBatchNormalization)
                            "BatchNormalization");
 }
 
+// QuantizeLinear rounds halves to even and saturates, as ONNX says; per tensor and per axis,
+// uint8 and int8, the compiled tasks agree with the interpreter; DequantizeLinear undoes it.
+TEST(Operators, QuantizeAndDequantize)
+{
+    const DataType u8{DataType::UInt, 8, 1}, s8{DataType::Int, 8, 1};
+    HostBuffer scale(DataType::float32(), {}), zp(u8, {}), zpS8(s8, {});
+    scale.set(0, 0.5);
+    zp.setInt(0, 128);
+    zpS8.setInt(0, -3);
+    // The interpreter's values: x / 0.5 + 128 rounded halves to even, saturated to [0, 255].
+    Graph q = OneNode("QuantizeLinear").input({8}).constant(scale).constant(zp).build();
+    HostBuffer x(DataType::float32(), {8});
+    const double xs[] = {0.25, 0.75, -0.25, 1.25, 100.0, -100.0, 0.0, 63.75};
+    const std::int64_t expected[] = {128, 130, 128, 130, 255, 0, 128, 255};
+    for (int i = 0; i < 8; ++i)
+        x.set(i, xs[i]);
+    auto values = interpret(q, {{"in0", x}});
+    for (int i = 0; i < 8; ++i)
+        EXPECT_EQ(values.at("out0").getInt(i), expected[i]) << "x = " << xs[i];
+
+    expectMatchesReference(q, "QuantizeLinear to uint8");
+    expectMatchesReference(
+        OneNode("QuantizeLinear").input({2, 3, 4}).constant(scale).constant(zpS8).build(),
+        "QuantizeLinear to int8");
+    expectMatchesReference(OneNode("QuantizeLinear").input({2, 3, 4}).constant(scale).build(),
+                           "QuantizeLinear without a zero point (uint8)");
+    HostBuffer scales(DataType::float32(), {3}), zps(s8, {3});
+    for (int i = 0; i < 3; ++i) {
+        scales.set(i, 0.25 * (i + 1));
+        zps.setInt(i, i - 1);
+    }
+    expectMatchesReference(OneNode("QuantizeLinear")
+                               .input({2, 3, 4})
+                               .constant(scales)
+                               .constant(zps)
+                               .attr("axis", integer(1))
+                               .build(),
+                           "QuantizeLinear per axis");
+    expectMatchesReference(OneNode("DequantizeLinear").input({2, 3, 4}, u8).constant(scale).constant(zp).build(),
+                           "DequantizeLinear from uint8");
+    expectMatchesReference(OneNode("DequantizeLinear")
+                               .input({2, 3, 4}, s8)
+                               .constant(scales)
+                               .constant(zps)
+                               .attr("axis", integer(1))
+                               .build(),
+                           "DequantizeLinear per axis");
+}
+
 TEST(Operators, ConvolutionsAtTheirCorners)
 {
     struct C {
