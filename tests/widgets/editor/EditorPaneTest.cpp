@@ -200,7 +200,7 @@ private slots:
         QVERIFY(!c.candidates.contains(u"floordiv"_s));
         QCOMPARE(c.typed, 0);
         c = pane.completionsAt(u"y = tvm.tir.floor"_s);
-        QCOMPARE(c.candidates, (QStringList{u"floordiv"_s, u"floormod"_s}));
+        QCOMPARE(c.candidates, (QStringList{u"floor"_s, u"floordiv"_s, u"floormod"_s}));
         c = pane.completionsAt(u"f = tvm."_s);
         QVERIFY(c.candidates.contains(u"build"_s));
         QVERIFY(c.candidates.contains(u"lower"_s));
