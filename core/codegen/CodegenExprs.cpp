@@ -352,16 +352,9 @@ llvm::Value* Codegen::genCall(const CallNode* op, const Expr& self)
     case CallOp::ThreadAllreduce:
         LS_ASSERT(false, "tvm_thread_allreduce reached code generation unlowered");
         return nullptr;
-    case CallOp::Reinterpret:
-    case CallOp::LlvmPureIntrin:
-    case CallOp::LlvmIntrin:
-    case CallOp::CallExtern:
-    case CallOp::CallPureExtern:
-    case CallOp::AccessPtr:
-    case CallOp::TypeAnnotation:
-    case CallOp::TvmTuple: return genIntrinsicCall(op);
     default: break;
     }
+    if (isIntrinsicCall(op->op)) return genIntrinsicCall(op);
     llvm::Value* x = genExpr(op->args[0]);
     if (m_device) {
         // LLVM 16's NVPTX back end aborts on llvm.exp, llvm.log and llvm.pow (there is no libdevice

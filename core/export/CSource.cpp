@@ -298,19 +298,12 @@ private:
         switch (op->op) {
         case CallOp::Likely: return expr(op->args[0], lane);
         case CallOp::IfThenElse: return conditional(op->args[0], op->args[1], op->args[2], lane);
-        case CallOp::Reinterpret:
-        case CallOp::LlvmPureIntrin:
-        case CallOp::LlvmIntrin:
-        case CallOp::CallExtern:
-        case CallOp::CallPureExtern:
-        case CallOp::AccessPtr:
-        case CallOp::TypeAnnotation:
-        case CallOp::TvmTuple:
+        default: break;
+        }
+        if (isIntrinsicCall(op->op))
             throw CodegenError(std::string("C export: T.") + callOpName(op->op) +
                                " (a tensorized loop's) has no C spelling here; export the "
                                "variant as a TVM script instead");
-        default: break;
-        }
         std::vector<std::string> args;
         for (auto& a : op->args)
             args.push_back(expr(a, lane).text);

@@ -442,16 +442,11 @@ private:
             shuffles = true;
             return "__shfl_sync(" + arg(0) + ", " + arg(1) + ", " + arg(2) + ", " + arg(3) + ")";
         case CallOp::ThreadAllreduce: break;
-        case CallOp::Reinterpret:
-        case CallOp::LlvmPureIntrin:
-        case CallOp::LlvmIntrin:
-        case CallOp::CallExtern:
-        case CallOp::CallPureExtern:
-        case CallOp::AccessPtr:
-        case CallOp::TypeAnnotation:
-        case CallOp::TvmTuple:
-            throw CodegenError("CUDA source: T." + std::string(callOpName(op->op)) +
-                               " (a tensor intrinsic's) has no CUDA spelling here");
+        default:
+            if (isIntrinsicCall(op->op))
+                throw CodegenError("CUDA source: T." + std::string(callOpName(op->op)) +
+                                   " (a tensor intrinsic's) has no CUDA spelling here");
+            break;
         }
         throw CodegenError("CUDA source: T." + std::string(callOpName(op->op)) +
                            " reached code generation unlowered");

@@ -44,6 +44,21 @@ const char* callOpName(CallOp op)
     return "?";
 }
 
+bool isIntrinsicCall(CallOp op)
+{
+    switch (op) {
+    case CallOp::Reinterpret:
+    case CallOp::LlvmPureIntrin:
+    case CallOp::LlvmIntrin:
+    case CallOp::CallExtern:
+    case CallOp::CallPureExtern:
+    case CallOp::AccessPtr:
+    case CallOp::TypeAnnotation:
+    case CallOp::TvmTuple: return true;
+    default: return false;
+    }
+}
+
 IterVar makeIterVar(std::string name, Range dom, IterKind kind)
 {
     auto iv = std::make_shared<IterVarNode>();

@@ -163,6 +163,9 @@ enum class CallOp : std::uint8_t {
     TvmTuple,
 };
 const char* callOpName(CallOp op); // "exp", "if_then_else", ... as TVMScript prints after "T."
+// A tensor intrinsic's call (reinterpret ... tvm_tuple): its type is its own, not its arguments',
+// and only code generation for the CPU knows it.
+bool isIntrinsicCall(CallOp op);
 
 struct CallNode : ExprNode {
     CallOp op;

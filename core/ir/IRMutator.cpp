@@ -237,10 +237,7 @@ Expr IRMutator::visitCall(const CallNode* op, const Expr& self)
     DataType t = op->type;
     // A call's lanes follow its arguments (vectorized math); a tensor intrinsic's calls have the
     // type they were made with.
-    const bool ownType = op->op == CallOp::Reinterpret || op->op == CallOp::LlvmPureIntrin ||
-                         op->op == CallOp::LlvmIntrin || op->op == CallOp::CallExtern ||
-                         op->op == CallOp::CallPureExtern || op->op == CallOp::AccessPtr ||
-                         op->op == CallOp::TypeAnnotation || op->op == CallOp::TvmTuple;
+    const bool ownType = isIntrinsicCall(op->op);
     for (auto& a : args)
         if (a.type().lanes > t.lanes && op->op != CallOp::IfThenElse && !ownType)
             t = t.withLanes(a.type().lanes);

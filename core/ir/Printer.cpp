@@ -527,6 +527,11 @@ std::string printStructured(const Stmt& body, const std::vector<Tensor>& args)
     return printer_detail::Printer({true, true}).structured(body, args);
 }
 
+std::string quotedString(std::string_view s)
+{
+    return printer_detail::quoted(s);
+}
+
 std::string printExpr(const Expr& e)
 {
     return printer_detail::Printer({false, false}).exprOnly(e);

@@ -39,6 +39,8 @@ std::string printTensorIR(const TirFunc& f, TirSpelling spelling);
 // made identifier-safe (`i.outer` -> `i_outer`) but not unique. printStmt ends every line with
 // a newline.
 std::string printExpr(const Expr& e);
+// A string as a Python (and TVMScript) literal: "a\"b\n".
+std::string quotedString(std::string_view s);
 std::string printStmt(const Stmt& s);
 
 // A name as TVMScript prints it: every character other than a letter, digit or '_' becomes '_'.

@@ -82,19 +82,27 @@ void BlasLibrary::setThreads(int threads) const
     if (m_setThreads && threads > 0) m_setThreads(threads);
 }
 
-std::optional<MatmulShape> matmulShape(const Program& program)
+const OperationNode* matmulOutput(const Program& program, DataType t, MatmulShape* shape)
 {
     const Parameter* m = program.findParameter("M");
     const Parameter* n = program.findParameter("N");
     const Parameter* k = program.findParameter("K");
-    if (!m || !n || !k || program.variants.empty()) return std::nullopt;
+    if (!m || !n || !k || program.variants.empty()) return nullptr;
     const auto& outputs = program.variants.front().snapshots.front().outputs();
-    if (outputs.size() != 1) return std::nullopt;
+    if (outputs.size() != 1) return nullptr;
     const Tensor& c = outputs.front();
     if (!c->isCompute() || c->ndim() != 2 || !c->isReduction() || c->reduceAxes.size() != 1 ||
-        c->dtype != DataType::float32())
-        return std::nullopt;
-    return MatmulShape{m->value, n->value, k->value};
+        c->dtype != t)
+        return nullptr;
+    *shape = MatmulShape{m->value, n->value, k->value};
+    return c.get();
+}
+
+std::optional<MatmulShape> matmulShape(const Program& program)
+{
+    MatmulShape s;
+    if (!matmulOutput(program, DataType::float32(), &s)) return std::nullopt;
+    return s;
 }
 
 } // namespace loopscope

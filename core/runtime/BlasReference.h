@@ -54,5 +54,8 @@ struct MatmulShape {
     std::int64_t m = 0, n = 0, k = 0;
 };
 std::optional<MatmulShape> matmulShape(const Program& program);
+// The output of such a program in type `t` (the parameters, one output that is a 2-D reduction
+// over one axis), its sizes in `shape`; null when it is not one.
+const OperationNode* matmulOutput(const Program& program, DataType t, MatmulShape* shape);
 
 } // namespace loopscope

@@ -2,6 +2,7 @@
 
 #include "ir/IRUtil.h"
 #include "runtime/Benchmark.h"
+#include "runtime/BlasReference.h"
 
 #include <oneapi/dnnl/dnnl.h>
 
@@ -211,16 +212,9 @@ std::optional<Conv2dShape> conv2dShape(const Program& program)
 
 std::optional<Int8MatmulShape> int8MatmulShape(const Program& program)
 {
-    const Parameter* m = program.findParameter("M");
-    const Parameter* n = program.findParameter("N");
-    const Parameter* k = program.findParameter("K");
-    if (!m || !n || !k || program.variants.empty()) return std::nullopt;
-    const auto& outputs = program.variants.front().snapshots.front().outputs();
-    if (outputs.size() != 1) return std::nullopt;
-    const Tensor& c = outputs.front();
-    if (!c->isCompute() || c->ndim() != 2 || !c->isReduction() || c->reduceAxes.size() != 1 ||
-        c->dtype != DataType::int32())
-        return std::nullopt;
+    MatmulShape sizes;
+    const OperationNode* c = matmulOutput(program, DataType::int32(), &sizes);
+    if (!c) return std::nullopt;
     auto* reduce = c->body.as<ReduceNode>();
     auto* mul = reduce ? reduce->source.as<BinaryNode>() : nullptr;
     if (!mul || mul->kind != ExprKind::Mul) return std::nullopt;
@@ -234,7 +228,7 @@ std::optional<Int8MatmulShape> int8MatmulShape(const Program& program)
     const DataType a = readOf(mul->a), b = readOf(mul->b);
     const DataType u8{DataType::UInt, 8, 1}, s8{DataType::Int, 8, 1};
     if (!((a == u8 && b == s8) || (a == s8 && b == u8))) return std::nullopt;
-    return Int8MatmulShape{m->value, n->value, k->value};
+    return Int8MatmulShape{sizes.m, sizes.n, sizes.k};
 }
 
 std::optional<Conv2dShape> int8Conv2dShape(const Program& program)

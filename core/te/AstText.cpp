@@ -1,6 +1,8 @@
 // A script's expression written back as Python (te/Ast.h: scriptText).
 #include "te/Ast.h"
 
+#include "ir/Printer.h"
+
 #include <cstdio>
 
 namespace loopscope::ast {
@@ -24,20 +26,6 @@ std::string operand(const Expr& e)
     return compound ? "(" + scriptText(e) + ")" : scriptText(e);
 }
 
-std::string quotedText(const std::string& s)
-{
-    std::string out = "\"";
-    for (char c : s) {
-        if (c == '"' || c == '\\') out += '\\';
-        if (c == '\n') {
-            out += "\\n";
-            continue;
-        }
-        out += c;
-    }
-    return out + "\"";
-}
-
 } // namespace
 
 std::string scriptText(const Expr& e)
@@ -52,7 +40,7 @@ std::string scriptText(const Expr& e)
         if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
         return s;
     }
-    case ExprKind::String: return quotedText(e.name);
+    case ExprKind::String: return quotedString(e.name);
     case ExprKind::Bool: return e.boolValue ? "True" : "False";
     case ExprKind::None: return "None";
     case ExprKind::Tuple: return "(" + list(e.items) + (e.items.size() == 1 ? ",)" : ")");

@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 
@@ -844,7 +846,35 @@ const std::unordered_map<std::string, Value>& Evaluator::topiFunctions()
 
 } // namespace te_detail
 
+namespace {
+TensorIntrin makeTensorIntrin(const std::string& expression, std::string* why);
+} // namespace
+
 TensorIntrin evaluateTensorIntrin(const std::string& expression, std::string* why)
+{
+    // The same expression makes the same intrinsic in every script (it reads nothing of one, and
+    // the machine's features do not change): made once per process, not once per step resolved
+    // (the tuner resolves its tensorize step for every candidate).
+    static std::mutex mutex;
+    static std::map<std::string, std::pair<TensorIntrin, std::string>> made;
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (auto it = made.find(expression); it != made.end()) {
+            if (why) *why = it->second.second;
+            return it->second.first;
+        }
+    }
+    std::string reason;
+    TensorIntrin intrin = makeTensorIntrin(expression, &reason);
+    std::lock_guard<std::mutex> lock(mutex);
+    made.emplace(expression, std::make_pair(intrin, reason));
+    if (why) *why = reason;
+    return intrin;
+}
+
+namespace {
+
+TensorIntrin makeTensorIntrin(const std::string& expression, std::string* why)
 {
     const std::string source = "import tvm\nfrom tvm import te\nintrinsic__ = " + expression + "\n";
     ast::ParseResult parsed = ast::parseScript(source);
@@ -866,6 +896,8 @@ TensorIntrin evaluateTensorIntrin(const std::string& expression, std::string* wh
     }
     return v->intrin;
 }
+
+} // namespace
 
 EvalResult evaluateScript(const std::string& source,
                           const std::map<std::string, std::int64_t>& overrides,
