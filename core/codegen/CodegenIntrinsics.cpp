@@ -4,7 +4,6 @@
 // selection would stop the process.
 #include "codegen/CodegenLLVMInternal.h"
 
-
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/MC/MCSubtargetInfo.h>
 
@@ -97,7 +96,8 @@ llvm::Value* Codegen::genIntrinsicCall(const CallNode* op)
     std::string missing;
     const llvm::MCSubtargetInfo* sti = m_tm.getMCSubtargetInfo();
     for (const char* f : featuresOf(name))
-        if (!sti->checkFeatures(std::string("+") + f)) missing += (missing.empty() ? "" : ", ") + std::string(f);
+        if (!sti->checkFeatures(std::string("+") + f))
+            missing += (missing.empty() ? "" : ", ") + std::string(f);
     if (!missing.empty())
         throw CodegenError(name + " needs the CPU feature " + missing + ", which the target (" +
                            m_tm.getTargetCPU().str() +

@@ -10,12 +10,11 @@
 #include <llvm/ADT/StringMap.h>
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
+#include <llvm/AsmParser/Parser.h>
 #include <llvm/Config/llvm-config.h>
 #include <llvm/IR/PassManager.h>
-#include <llvm/AsmParser/Parser.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Linker/Linker.h>
-#include <llvm/Support/SourceMgr.h>
 #include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
@@ -23,6 +22,7 @@
 #include <llvm/Support/CommandLine.h>
 #include <llvm/Support/ErrorHandling.h>
 #include <llvm/Support/Host.h>
+#include <llvm/Support/SourceMgr.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -56,8 +56,7 @@ void linkImportedLlvm(const PrimFunc& f, llvm::Module& m)
         if (!imported)
             throw CodegenError("pragma import_llvm: its LLVM IR does not parse at line " +
                                std::to_string(diag.getLineNo()) + ", column " +
-                               std::to_string(diag.getColumnNo()) + ": " +
-                               diag.getMessage().str());
+                               std::to_string(diag.getColumnNo()) + ": " + diag.getMessage().str());
         imported->setTargetTriple(m.getTargetTriple());
         imported->setDataLayout(m.getDataLayout());
         std::vector<std::string> defined;

@@ -96,8 +96,9 @@ std::vector<HostBuffer> dequantizeEval(const OpContext& c, const std::vector<con
         const std::int64_t s = p.perAxis ? sliceOf(i, c.shape(0), p.axis) : 0;
         const double zp = c.hasInput(2) && in[2] ? static_cast<double>(in[2]->getInt(s)) : 0.0;
         // float32 arithmetic, as the task computes it.
-        out.set(i, static_cast<double>(static_cast<float>(static_cast<double>(in[0]->getInt(i)) - zp) *
-                                       static_cast<float>(in[1]->get(s))));
+        out.set(i,
+                static_cast<double>(static_cast<float>(static_cast<double>(in[0]->getInt(i)) - zp) *
+                                    static_cast<float>(in[1]->get(s))));
     }
     return {std::move(out)};
 }

@@ -208,12 +208,12 @@ Expr makeCast(DataType t, Expr v)
 
 Expr makeCall(DataType t, CallOp op, std::vector<Expr> args)
 {
-    std::size_t arity = op == CallOp::Pow                                            ? 2
-                        : op == CallOp::IfThenElse                                   ? 3
+    std::size_t arity = op == CallOp::Pow                                              ? 2
+                        : op == CallOp::IfThenElse                                     ? 3
                         : op == CallOp::WarpActiveMask || op == CallOp::TypeAnnotation ? 0
-                        : op == CallOp::WarpShuffleDown || op == CallOp::WarpShuffle ? 5
-                        : op == CallOp::AccessPtr                                    ? 5
-                                                                                     : 1;
+                        : op == CallOp::WarpShuffleDown || op == CallOp::WarpShuffle   ? 5
+                        : op == CallOp::AccessPtr                                      ? 5
+                                                                                       : 1;
     const bool variadic = op == CallOp::LlvmPureIntrin || op == CallOp::LlvmIntrin ||
                           op == CallOp::CallExtern || op == CallOp::CallPureExtern ||
                           op == CallOp::TvmTuple;

@@ -132,7 +132,7 @@ enum class CallOp : std::uint8_t {
     Pow,
     Floor,
     Ceil,
-    Nearbyint, // to the nearest integer, halves to even (ONNX's QuantizeLinear rounding)
+    Nearbyint,  // to the nearest integer, halves to even (ONNX's QuantizeLinear rounding)
     IfThenElse, // lazy: only the taken branch is evaluated (needed for padding reads)
     Likely,     // a branch hint on guard conditions
     // GPU only. tvm_thread_allreduce(uint32 1, value, cond, result[0], threads...): the reduction

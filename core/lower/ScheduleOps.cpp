@@ -2,9 +2,9 @@
 
 #include "ir/IRMutator.h"
 #include "ir/IRUtil.h"
+#include "ir/IntervalSet.h"
 #include "ir/Limits.h"
 #include "ir/Printer.h"
-#include "ir/IntervalSet.h"
 #include "lower/Tensorize.h"
 #include "lower/gpu/ThreadAllreduce.h"
 #include "schedule/ThreadScope.h"
@@ -175,8 +175,9 @@ private:
         }
         for (const Expr& p : storePreds)
             if (usesAnyVar(p, inner))
-                throw UserError(loc, at + ": the loops inside it run past their tensor's end "
-                                          "where " +
+                throw UserError(loc, at +
+                                         ": the loops inside it run past their tensor's end "
+                                         "where " +
                                          printExpr(withoutLikely(p)) +
                                          " fails (TVM: \"Tensorize failed, split condition "
                                          "relies on var defined inside tensorize scope\"); split "
@@ -217,8 +218,8 @@ private:
         std::string outside;
         for (std::size_t i = begin; i < tloc; ++i)
             if (pureReduce.count(leaves[i].get()))
-                outside += (outside.empty() ? "'" : ", '") + axisDisplayName(leaves[i]->name()) +
-                           "'";
+                outside +=
+                    (outside.empty() ? "'" : ", '") + axisDisplayName(leaves[i]->name()) + "'";
         const std::string reason =
             std::string("the reduction loops ") + outside +
             " outside the tensorized loop need (the third statement its function returns)";
@@ -240,10 +241,9 @@ private:
             std::vector<Expr> initPreds;
             for (const Expr& p : storePreds)
                 initPreds.push_back(substitute(p, initSub));
-            Stmt init = substitute(bindTensorIntrin(intrin.reduceInit, intrin, match, false),
-                                   initSub);
-            init = wrapLoops(s, begin, tloc, wrapIfs(initPreds, init), initVars, pureReduce,
-                             false);
+            Stmt init =
+                substitute(bindTensorIntrin(intrin.reduceInit, intrin, match, false), initSub);
+            init = wrapLoops(s, begin, tloc, wrapIfs(initPreds, init), initVars, pureReduce, false);
             update = wrapLoops(s, begin, tloc, wrapIfs(storePreds, update), mainVars, {}, true);
             return wrapLoops(s, 0, begin, makeSeq({init, update}), mainVars, {}, true);
         }

@@ -185,8 +185,9 @@ TensorizeMatch matchTensorIntrin(const Stage& s, const Expr& body,
         }
         const Tensor& to = theirs[i];
         if (t->shape.size() < to->shape.size())
-            throw UserError(loc, what + ": '" + t->name + "' has fewer dimensions than the "
-                                                          "intrinsic's input '" +
+            throw UserError(loc, what + ": '" + t->name +
+                                     "' has fewer dimensions than the "
+                                     "intrinsic's input '" +
                                      to->name + "'");
         const std::size_t start = t->shape.size() - to->shape.size();
         bool fits = true;
@@ -213,8 +214,7 @@ TensorizeMatch matchTensorIntrin(const Stage& s, const Expr& body,
     if ((myReduce == nullptr) != (itsReduce == nullptr))
         throw UserError(loc, what + ": '" + s.name() + "' is " +
                                  (myReduce ? "a reduction" : "not a reduction") +
-                                 ", the intrinsic's computation " +
-                                 (itsReduce ? "is" : "is not"));
+                                 ", the intrinsic's computation " + (itsReduce ? "is" : "is not"));
     if (myReduce && myReduce->op != itsReduce->op)
         throw UserError(loc, what + ": '" + s.name() +
                                  "' and the intrinsic reduce with different operations");

@@ -37,8 +37,7 @@ struct TensorizeMatch {
 // with TensorIntrin").
 TensorizeMatch matchTensorIntrin(const Stage& s, const Expr& body,
                                  const std::unordered_map<const IterVarNode*, Range>& rootRegion,
-                                 const TensorIntrinNode& intrin, const Analyzer& an,
-                                 SourceLoc loc);
+                                 const TensorIntrinNode& intrin, const Analyzer& an, SourceLoc loc);
 
 // `stmt`, one of the intrinsic's, with its output buffer bound to the output's region and, when
 // `inputs`, its input buffers to theirs.

@@ -383,8 +383,8 @@ double timePrimitive(const void* desc, int threads, int repeat, double minRepeat
 namespace {
 
 // The convolution's descriptor in these types, the layouts oneDNN's choice.
-bool convDesc(const Conv2dShape& s, dnnl_data_type_t src, dnnl_data_type_t wei, dnnl_data_type_t dst,
-              dnnl_convolution_desc_t* desc)
+bool convDesc(const Conv2dShape& s, dnnl_data_type_t src, dnnl_data_type_t wei,
+              dnnl_data_type_t dst, dnnl_convolution_desc_t* desc)
 {
     const Api& a = g_api;
     dnnl_dims_t srcDims = {s.n, s.c, s.h, s.w}, weiDims = {s.f, s.c, s.kh, s.kw},

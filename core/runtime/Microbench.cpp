@@ -123,9 +123,11 @@ __attribute__((target("avx512f"))) float fmaKernel512(long iterations, float see
 // int8 dot products into int32, 12 independent chains. Each vpdpbusd does 4 multiply-adds per
 // 32-bit lane; without VNNI, pmaddubsw (pairs into int16) then pmaddwd (pairs into int32) then
 // an add do the same work in three instructions.
-#define LS_INT8_CHAINS(STEP)                                                                       \
-    STEP(a0) STEP(a1) STEP(a2) STEP(a3) STEP(a4) STEP(a5) STEP(a6) STEP(a7) STEP(a8) STEP(a9)     \
-        STEP(a10) STEP(a11)
+// clang-format off
+#define LS_INT8_CHAINS(STEP) \
+    STEP(a0) STEP(a1) STEP(a2) STEP(a3) STEP(a4) STEP(a5) STEP(a6) STEP(a7) STEP(a8) STEP(a9) \
+    STEP(a10) STEP(a11)
+// clang-format on
 
 __attribute__((target("avx512f,avx512vnni"))) int dpbusdKernel512(long iterations, int seed)
 {
@@ -348,8 +350,8 @@ template <class Kernel> double int8PeakOf(Kernel kernel, double macsPerIteration
             int r = kernel(iterations, 1 + t);
             if (r == 12345) g_intSink = r;
         });
-        best = std::max(best, 2.0 * macsPerIteration * static_cast<double>(iterations) *
-                                  threads / s / 1e9);
+        best = std::max(best, 2.0 * macsPerIteration * static_cast<double>(iterations) * threads /
+                                  s / 1e9);
     }
     return best;
 }

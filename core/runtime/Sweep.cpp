@@ -400,8 +400,8 @@ SweepResult runSweep(Jit& jit, const SweepRequest& request, SweepCache* cache, G
                     dnnl->convMs(*conv, result.threads, request.repeat, request.minRepeatMs);
             } else if (int8) {
                 point.flops = int8->ops();
-                point.bytes = 1.0 * (int8->m * int8->k + int8->k * int8->n) +
-                              4.0 * int8->m * int8->n;
+                point.bytes =
+                    1.0 * (int8->m * int8->k + int8->k * int8->n) + 4.0 * int8->m * int8->n;
                 point.msMedian =
                     dnnl->int8MatmulMs(*int8, result.threads, request.repeat, request.minRepeatMs);
             } else if (int8Conv) {
@@ -415,8 +415,9 @@ SweepResult runSweep(Jit& jit, const SweepRequest& request, SweepCache* cache, G
             if ((!shape && !conv && !int8 && !int8Conv) || point.msMedian <= 0) {
                 point.failed = true;
                 point.msMedian = 0;
-                point.message = shape || conv || int8 || int8Conv ? "the library refused this size"
-                                              : "the script cannot be evaluated at this size";
+                point.message = shape || conv || int8 || int8Conv
+                                    ? "the library refused this size"
+                                    : "the script cannot be evaluated at this size";
             } else {
                 point.intensity = arithmeticIntensity(point.flops, point.bytes);
                 point.msMin = point.msMax = point.msMedian;

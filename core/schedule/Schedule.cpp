@@ -366,8 +366,9 @@ void Schedule::pragma(Stage& s, const IterVar& iv, const std::string& key, Expr 
     }
     if ((key == "import_llvm" || key == "import_c") &&
         (!value.defined() || value.kind() != ExprKind::StringImm))
-        throw ScheduleError("pragma " + key + " takes the source of the functions it imports, as "
-                                                  "a string",
+        throw ScheduleError("pragma " + key +
+                                " takes the source of the functions it imports, as "
+                                "a string",
                             2);
     if (key == "import_c")
         throw ScheduleError("pragma import_c is not supported: it needs a C compiler where the "

@@ -45,16 +45,16 @@ enum class BuiltinCall {
     LowerOrBuild, // tvm.lower, tvm.build
     Target,
     // Tensor intrinsics (te/EvaluateIntrinsics.cpp).
-    DeclBuffer,       // tvm.tir.decl_buffer
-    DeclTensorIntrin, // te.decl_tensor_intrin
-    IrBuilder,        // tvm.tir.ir_builder.create
-    CallIntrin,       // tvm.tir.call_intrin (of tir.reinterpret)
-    Reinterpret,      // tvm.tir.reinterpret
-    CallLlvmIntrin,   // tvm.tir.call_llvm_pure_intrin, call_llvm_intrin
-    CallExtern,       // tvm.tir.call_extern, call_pure_extern
-    LlvmIntrinsicId,  // tvm.target.codegen.llvm_lookup_intrinsic_id
+    DeclBuffer,        // tvm.tir.decl_buffer
+    DeclTensorIntrin,  // te.decl_tensor_intrin
+    IrBuilder,         // tvm.tir.ir_builder.create
+    CallIntrin,        // tvm.tir.call_intrin (of tir.reinterpret)
+    Reinterpret,       // tvm.tir.reinterpret
+    CallLlvmIntrin,    // tvm.tir.call_llvm_pure_intrin, call_llvm_intrin
+    CallExtern,        // tvm.tir.call_extern, call_pure_extern
+    LlvmIntrinsicId,   // tvm.target.codegen.llvm_lookup_intrinsic_id
     TargetHasFeatures, // tvm.target.x86.target_has_features
-    Simd32BitLanes,   // tvm.target.x86.get_simd_32bit_lanes
+    Simd32BitLanes,    // tvm.target.x86.get_simd_32bit_lanes
 };
 
 struct Builtin {

@@ -295,15 +295,15 @@ Value Evaluator::mathCall(const std::string& fn, const CallArgs& c)
         throw UserError(b["x"].loc, "te." + fn + " needs a floating-point argument, found " +
                                         x.type().str() + " (use .astype(\"float32\"))");
     }
-    CallOp op = fn == "exp"       ? CallOp::Exp
-                : fn == "log"     ? CallOp::Log
-                : fn == "sqrt"    ? CallOp::Sqrt
-                : fn == "tanh"    ? CallOp::Tanh
-                : fn == "sigmoid" ? CallOp::Sigmoid
-                : fn == "floor"   ? CallOp::Floor
-                : fn == "ceil"    ? CallOp::Ceil
+    CallOp op = fn == "exp"         ? CallOp::Exp
+                : fn == "log"       ? CallOp::Log
+                : fn == "sqrt"      ? CallOp::Sqrt
+                : fn == "tanh"      ? CallOp::Tanh
+                : fn == "sigmoid"   ? CallOp::Sigmoid
+                : fn == "floor"     ? CallOp::Floor
+                : fn == "ceil"      ? CallOp::Ceil
                 : fn == "nearbyint" ? CallOp::Nearbyint
-                                  : CallOp::Fabs;
+                                    : CallOp::Fabs;
     return Value::ofExpr(makeCall(x.type(), op, {x}));
 }
 

@@ -32,8 +32,7 @@ DataType Evaluator::vectorDtypeArg(const Arg& a)
 
 Expr Evaluator::castTo(DataType t, const Expr& x)
 {
-    if (t.lanes > 1 && x.type().lanes == 1)
-        return makeBroadcast(makeCast(t.element(), x), t.lanes);
+    if (t.lanes > 1 && x.type().lanes == 1) return makeBroadcast(makeCast(t.element(), x), t.lanes);
     return makeCast(t, x);
 }
 
@@ -42,8 +41,9 @@ loopscope::Stmt Evaluator::stmtArg(const Value& v, SourceLoc loc, const std::str
     if (v.kind == VKind::Stmt) return v.stmt;
     if (v.kind == VKind::Expr) return makeEvaluate(v.expr);
     if (v.kind == VKind::None) return {};
-    throw UserError(loc, what + " must be a statement (ib.get(), a buffer's vstore) or a call, "
-                                "not " +
+    throw UserError(loc, what +
+                             " must be a statement (ib.get(), a buffer's vstore) or a call, "
+                             "not " +
                              typeName(v));
 }
 
@@ -132,7 +132,6 @@ Value Evaluator::intrinsicBuiltin(const std::string& name, const CallArgs& c)
             if (v.kind != VKind::Str)
                 throw UserError(b["features"].loc, "target_has_features takes feature names");
             all = all && has(v.s); // TVM's feature names are LLVM's
-
         }
         return Value::boolean(all);
     }
@@ -292,9 +291,8 @@ Value Evaluator::declTensorIntrin(const CallArgs& c)
             if (buf->dtype != t->dtype || buf->shape.size() != t->shape.size())
                 throw UserError(bound->second.loc,
                                 "the buffer '" + buf->name + "' bound to '" + t->name + "' is " +
-                                    buf->dtype.str() + " in " +
-                                    std::to_string(buf->shape.size()) + " dimensions; '" +
-                                    t->name + "' is " + t->dtype.str() + " in " +
+                                    buf->dtype.str() + " in " + std::to_string(buf->shape.size()) +
+                                    " dimensions; '" + t->name + "' is " + t->dtype.str() + " in " +
                                     std::to_string(t->shape.size()));
             intrin->buffers.push_back(buf);
             continue;
@@ -324,10 +322,10 @@ Value Evaluator::declTensorIntrin(const CallArgs& c)
     const std::string what = "what " + b["fcompute"].value.def->name + " returns";
     std::vector<Value> parts = made.isSeq() ? made.items : std::vector<Value>{made};
     if (parts.empty() || parts.size() > 3)
-        throw UserError(b["fcompute"].loc,
-                        what + " is the intrinsic's body, or (body, reduce_reset, "
-                               "reduce_update): 1 to 3 statements, not " +
-                            std::to_string(parts.size()));
+        throw UserError(b["fcompute"].loc, what +
+                                               " is the intrinsic's body, or (body, reduce_reset, "
+                                               "reduce_update): 1 to 3 statements, not " +
+                                               std::to_string(parts.size()));
     intrin->body = stmtArg(parts[0], b["fcompute"].loc, what);
     if (parts.size() > 1) intrin->reduceInit = stmtArg(parts[1], b["fcompute"].loc, what);
     if (parts.size() > 2) intrin->reduceUpdate = stmtArg(parts[2], b["fcompute"].loc, what);
@@ -385,7 +383,7 @@ Value Evaluator::intrinsicMethod(const Value& self, const std::string& name, con
         Value v;
         v.kind = VKind::Stmt;
         const auto& emitted = *self.builder;
-        v.stmt = emitted.empty()        ? makeEvaluate(makeInt(0))
+        v.stmt = emitted.empty()       ? makeEvaluate(makeInt(0))
                  : emitted.size() == 1 ? emitted.front()
                                        : makeSeq(emitted);
         return v;
@@ -395,8 +393,7 @@ Value Evaluator::intrinsicMethod(const Value& self, const std::string& name, con
     auto indices = [&](const Arg& a) {
         std::vector<Value> items = a.value.isSeq() ? a.value.items : std::vector<Value>{a.value};
         if (items.size() != buf->shape.size())
-            throw UserError(a.loc, "'" + buf->name + "' has " +
-                                       std::to_string(buf->shape.size()) +
+            throw UserError(a.loc, "'" + buf->name + "' has " + std::to_string(buf->shape.size()) +
                                        " dimensions: give " + name + " one index for each, not " +
                                        std::to_string(items.size()));
         std::vector<Expr> out;
@@ -405,13 +402,11 @@ Value Evaluator::intrinsicMethod(const Value& self, const std::string& name, con
         return out;
     };
     // As Buffer::vload: a vector of the buffer's elements is read along the last dimension.
-    auto lanesAlongLast = [&](std::vector<Expr> idx, DataType t, SourceLoc loc,
-                              const char* verb) {
+    auto lanesAlongLast = [&](std::vector<Expr> idx, DataType t, SourceLoc loc, const char* verb) {
         if (t.element() != buf->dtype)
             throw UserError(loc, std::string("Cannot ") + verb + " " + t.str() +
                                      (std::string(verb) == "load" ? " from" : " into") +
-                                     " buffer of " + buf->dtype.str() + " ('" + buf->name +
-                                     "')");
+                                     " buffer of " + buf->dtype.str() + " ('" + buf->name + "')");
         if (t.lanes > 1) idx.back() = makeRamp(idx.back(), makeInt(1), t.lanes);
         return idx;
     };
@@ -433,8 +428,7 @@ Value Evaluator::intrinsicMethod(const Value& self, const std::string& name, con
         Value v;
         v.kind = VKind::Stmt;
         v.stmt = makeBufferStore(
-            buf, lanesAlongLast(indices(b["begin"]), value.type(), b["value"].loc, "store"),
-            value);
+            buf, lanesAlongLast(indices(b["begin"]), value.type(), b["value"].loc, "store"), value);
         return v;
     }
     if (name == "access_ptr") {
@@ -476,10 +470,9 @@ Value Evaluator::intrinsicMethod(const Value& self, const std::string& name, con
             extent = simplify(n - offset);
         }
         Expr start = simplify(buf->elemOffset + offset);
-        return Value::ofExpr(
-            makeCall(DataType::handle(), CallOp::AccessPtr,
-                     {makeCall(buf->dtype, CallOp::TypeAnnotation, {}), buf->data, start, extent,
-                      makeInt(mask)}));
+        return Value::ofExpr(makeCall(DataType::handle(), CallOp::AccessPtr,
+                                      {makeCall(buf->dtype, CallOp::TypeAnnotation, {}), buf->data,
+                                       start, extent, makeInt(mask)}));
     }
     throw UserError(c.loc, typeName(self) + " has no method '" + name + "'");
 }

@@ -626,8 +626,8 @@ Value Evaluator::moduleAttribute(const std::string& mod, const std::string& a, S
         std::string names;
         for (auto& [name, f] : topiFunctions())
             names += (names.empty() ? "" : ", ") + name;
-        throw UserError(loc, "TOPI's tvm.topi.x86.tensor_intrin has no '" + a +
-                                 "' here; it has " + names);
+        throw UserError(loc, "TOPI's tvm.topi.x86.tensor_intrin has no '" + a + "' here; it has " +
+                                 names);
     }
     if (findBuiltin(mod, a)) return Value::named(VKind::Builtin, mod + "." + a);
     if (mod == "tvm" && (a == "nd" || a == "device" || a == "cpu" || a == "testing" ||

@@ -6,8 +6,8 @@
 #include "ir/Analyzer.h"
 #include "ir/IRUtil.h"
 #include "ir/PrimFunc.h"
-#include "schedule/Primitives.h"
 #include "ir/TensorIntrin.h"
+#include "schedule/Primitives.h"
 #include "te/Ast.h"
 #include "te/Program.h"
 #include <algorithm>
@@ -43,19 +43,19 @@ enum class VKind {
     Target,
     Lambda,
     ThreadAxis,
-    PrimFunc,    // a function: its argument tensors (items); i > 0: m_scriptFuncs[i - 1], read
-                 // from TVMScript, named s
-    TirSchedule, // a tir.Schedule: its variant
-    TirBlock,    // a block handle: the block's name (s)
-    TirLoop,     // a loop handle: the loop's variable (expr)
-    TirModule,   // sch.mod
-    TirTrace,    // sch.trace
-    IRModule,    // an @I.ir_module class: its functions (items, PrimFunc values), its name (s)
-    Function,    // a plain `def` of the script: its statement (def), what it closes over
-    Dict,        // {k: v, ...}: items holds each key followed by its value
-    Buffer,      // tvm.tir.decl_buffer's buffer (buffer)
-    Stmt,        // a statement of an intrinsic's body (stmt)
-    IRBuilder,   // tvm.tir.ir_builder.create()'s builder: the statements emitted (builder)
+    PrimFunc,     // a function: its argument tensors (items); i > 0: m_scriptFuncs[i - 1], read
+                  // from TVMScript, named s
+    TirSchedule,  // a tir.Schedule: its variant
+    TirBlock,     // a block handle: the block's name (s)
+    TirLoop,      // a loop handle: the loop's variable (expr)
+    TirModule,    // sch.mod
+    TirTrace,     // sch.trace
+    IRModule,     // an @I.ir_module class: its functions (items, PrimFunc values), its name (s)
+    Function,     // a plain `def` of the script: its statement (def), what it closes over
+    Dict,         // {k: v, ...}: items holds each key followed by its value
+    Buffer,       // tvm.tir.decl_buffer's buffer (buffer)
+    Stmt,         // a statement of an intrinsic's body (stmt)
+    IRBuilder,    // tvm.tir.ir_builder.create()'s builder: the statements emitted (builder)
     TensorIntrin, // te.decl_tensor_intrin's intrinsic (intrin)
 };
 
@@ -473,9 +473,9 @@ private:
     std::set<int> m_lowered; // variants this statement lowers or builds
     bool m_inCompute = false;
     std::int64_t m_forIterations = 0; // bodies of 'for' statements run so far
-    int m_callDepth = 0;               // plain functions being run
-    std::optional<Value> m_returned;   // set by a 'return' until its function has returned
-    std::int64_t m_calls = 0;          // plain function calls so far, over the whole script
+    int m_callDepth = 0;              // plain functions being run
+    std::optional<Value> m_returned;  // set by a 'return' until its function has returned
+    std::int64_t m_calls = 0;         // plain function calls so far, over the whole script
 };
 
 } // namespace loopscope::te_detail

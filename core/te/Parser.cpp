@@ -32,8 +32,8 @@ std::optional<std::string> refusedStatement(std::string_view keyword)
         return quoted(keyword) + " without an 'if' before it at the same indentation";
     if (keyword == "try" || keyword == "except" || keyword == "finally")
         return quoted(keyword) + " statements are not supported in a TE script";
-    for (std::string_view simple : {"del", "global", "nonlocal", "raise", "break",
-                                    "continue", "yield", "async", "await"}) {
+    for (std::string_view simple :
+         {"del", "global", "nonlocal", "raise", "break", "continue", "yield", "async", "await"}) {
         if (keyword == simple)
             return quoted(keyword) + " statements are not supported in a TE script";
     }

@@ -90,8 +90,8 @@ std::vector<Partial> stageOptions(const StageFacts& f, const Partial& p, const S
 const std::vector<const SketchRule*>& sketchRules()
 {
     static const std::vector<const SketchRule*> rules = {
-        &kSkipRule, &kPinnedRule, &kInlineRule, &kRfactorRule, &kInt8DotRule,
-        &kPanelRule, &kTileRule, &kHostRule, &kSimpleRule, &kFlexibleRule,
+        &kSkipRule,  &kPinnedRule, &kInlineRule, &kRfactorRule, &kInt8DotRule,
+        &kPanelRule, &kTileRule,   &kHostRule,   &kSimpleRule,  &kFlexibleRule,
     };
     return rules;
 }

@@ -167,8 +167,8 @@ private:
     // An intrinsic buffer seen through the region it is bound to.
     struct View {
         Buffer flat;
-        Expr offset;                // the region's first element in the flat buffer
-        std::vector<Expr> strides;  // one per dimension of the intrinsic's buffer
+        Expr offset;               // the region's first element in the flat buffer
+        std::vector<Expr> strides; // one per dimension of the intrinsic's buffer
     };
 
     // offset + sum(index * stride): a vector index (vload's, one dimension's Ramp) stays a Ramp.
@@ -211,8 +211,8 @@ private:
         view.offset = simplify(flatIndex(f, begins));
         view.strides.assign(f.strides.begin() + static_cast<std::ptrdiff_t>(start),
                             f.strides.end());
-        const std::string binding = "the intrinsic's buffer '" + ibuf->name + "', bound to '" +
-                                    load->tensor->name + "',";
+        const std::string binding =
+            "the intrinsic's buffer '" + ibuf->name + "', bound to '" + load->tensor->name + "',";
         std::vector<const VarNode*> defined;
         auto define = [&](const Expr& var, const Expr& value) {
             if (auto* v = var.as<VarNode>()) {
@@ -230,20 +230,19 @@ private:
             const Expr& actual = view.strides[d];
             if (!ibuf->strides.empty()) {
                 const Expr& declared = ibuf->strides[d];
-                if (!define(declared, actual) &&
-                    !provedEqual(declared, actual))
+                if (!define(declared, actual) && !provedEqual(declared, actual))
                     throw UserError(loc, binding + " declares stride " + printExpr(declared) +
                                              " for its dimension " + std::to_string(d) +
                                              "; the tensor's is " + printExpr(actual));
-            } else if (!isOne(ibuf->shape[d]) &&
-                       !provedEqual(compact, actual)) {
-                throw UserError(loc, "Cannot bind a compact buffer to a strided region: " +
-                                         binding + " declares no strides, and the region's "
-                                                   "dimension " +
-                                         std::to_string(d) + " has stride " + printExpr(actual) +
-                                         " where a compact one has " + printExpr(compact) +
-                                         "; give it strides (decl_buffer(..., strides=[te.var("
-                                         "\"s\"), 1]))");
+            } else if (!isOne(ibuf->shape[d]) && !provedEqual(compact, actual)) {
+                throw UserError(loc,
+                                "Cannot bind a compact buffer to a strided region: " + binding +
+                                    " declares no strides, and the region's "
+                                    "dimension " +
+                                    std::to_string(d) + " has stride " + printExpr(actual) +
+                                    " where a compact one has " + printExpr(compact) +
+                                    "; give it strides (decl_buffer(..., strides=[te.var("
+                                    "\"s\"), 1]))");
             }
             compact = simplify(compact * ibuf->shape[d]);
         }
@@ -251,12 +250,12 @@ private:
         // factor), a constant must be it.
         if (!define(ibuf->elemOffset, view.offset)) {
             if (!provedEqual(ibuf->elemOffset, view.offset))
-                throw UserError(loc, "Trying to bind a Buffer with offset into one without offset: " +
-                                         binding + " starts at " + printExpr(view.offset) +
-                                         " but is declared to start at " +
-                                         printExpr(ibuf->elemOffset) +
-                                         "; give it an offset_factor (decl_buffer(..., "
-                                         "offset_factor=1))");
+                throw UserError(
+                    loc, "Trying to bind a Buffer with offset into one without offset: " + binding +
+                             " starts at " + printExpr(view.offset) +
+                             " but is declared to start at " + printExpr(ibuf->elemOffset) +
+                             "; give it an offset_factor (decl_buffer(..., "
+                             "offset_factor=1))");
         } else if (ibuf->offsetFactor > 1) {
             Expr rem = simplify(floormod(view.offset, makeInt(ibuf->offsetFactor)));
             if (std::int64_t r; isConstInt(rem, &r) && r != 0)
@@ -264,9 +263,8 @@ private:
                                          ", not a multiple of its offset_factor " +
                                          std::to_string(ibuf->offsetFactor));
         }
-        auto saved = m_views.find(ibuf) == m_views.end()
-                         ? std::optional<View>()
-                         : std::optional<View>(m_views[ibuf]);
+        auto saved = m_views.find(ibuf) == m_views.end() ? std::optional<View>()
+                                                         : std::optional<View>(m_views[ibuf]);
         m_views[ibuf] = view;
         Stmt body = mutate(op->body);
         if (saved)

@@ -166,9 +166,10 @@ TEST(CliUsage, ForbidTakesThePrimitivesTheTunerWrites)
     const std::string gemm = "'" + std::string(LOOPSCOPE_SOURCE_DIR) + "/samples/opt_gemm.py' ";
     RunResult r = runCli("tune " + gemm + "--forbid split,storage_align");
     EXPECT_EQ(r.exitCode, 2) << r.output;
-    EXPECT_NE(r.output.find("--forbid: 'storage_align' is not a primitive the tuner writes (it "
-                            "writes: split, reorder, fuse, parallel, vectorize, unroll, pragma, "
-                            "compute_at, compute_inline, cache_write, cache_read, rfactor, bind, tensorize)"),
+    EXPECT_NE(r.output.find(
+                  "--forbid: 'storage_align' is not a primitive the tuner writes (it "
+                  "writes: split, reorder, fuse, parallel, vectorize, unroll, pragma, "
+                  "compute_at, compute_inline, cache_write, cache_read, rfactor, bind, tensorize)"),
               std::string::npos)
         << r.output;
     r = runCli("tune " + gemm + "--forbid splat");

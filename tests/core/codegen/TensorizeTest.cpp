@@ -35,7 +35,8 @@ x, y = C.op.axis
 (z,) = C.op.reduce_axis
 yo, yi = s[C].split(y, factor=factor)
 s[C].reorder(x, yo, yi, z)
-)" + extra + R"(
+)" + extra +
+           R"(
 
 def intrin_gemv(m, l):
     a = te.placeholder((l,), name="a")
@@ -68,7 +69,8 @@ def intrin_gemv(m, l):
     return te.decl_tensor_intrin(c.op, intrin_func, binds={a: Ab, b: Bb, c: Cb})
 
 
-s[C].tensorize(yi, )" + intrin + R"()
+s[C].tensorize(yi, )" +
+           intrin + R"()
 )";
 }
 
@@ -101,9 +103,9 @@ Lowered lower(const std::string& script)
 int lineOf(const std::string& script, const std::string& text)
 {
     const std::size_t at = script.find(text);
-    return at == std::string::npos ? -1
-                                   : 1 + static_cast<int>(std::count(script.begin(),
-                                                                     script.begin() + at, '\n'));
+    return at == std::string::npos
+               ? -1
+               : 1 + static_cast<int>(std::count(script.begin(), script.begin() + at, '\n'));
 }
 
 TEST(Tensorize, TheTutorialsGemvPrintsAsTvmPrintsIt)
@@ -279,7 +281,8 @@ a_yo, a_yi = s[C].split(a_y, factor=32)
 a_xo, a_xi = s[C].split(a_x, factor=16)
 a_ko, a_ki = s[C].split(a_k, factor=4)
 s[C].reorder(a_yo, a_xo, a_yi, a_ko, a_xi, a_ki)
-s[C].tensorize(a_xi, )" + intrinsic + R"(())
+s[C].tensorize(a_xi, )" +
+           intrinsic + R"(())
 )";
 }
 

@@ -244,8 +244,9 @@ TEST(Operators, QuantizeAndDequantize)
                                .attr("axis", integer(1))
                                .build(),
                            "QuantizeLinear per axis");
-    expectMatchesReference(OneNode("DequantizeLinear").input({2, 3, 4}, u8).constant(scale).constant(zp).build(),
-                           "DequantizeLinear from uint8");
+    expectMatchesReference(
+        OneNode("DequantizeLinear").input({2, 3, 4}, u8).constant(scale).constant(zp).build(),
+        "DequantizeLinear from uint8");
     expectMatchesReference(OneNode("DequantizeLinear")
                                .input({2, 3, 4}, s8)
                                .constant(scales)

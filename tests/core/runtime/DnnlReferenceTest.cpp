@@ -142,8 +142,8 @@ TEST(DnnlReference, TheLibraryTimesAConvolution)
 // int8 matmul; the float matmul ladder and the convolution are not.
 TEST(DnnlReference, AnInt8MatmulIsRecognisedAndTimed)
 {
-    EvalResult r = evaluateScript(readSample("int8_matmul_ladder.py"),
-                                  {{"M", 64}, {"N", 32}, {"K", 128}});
+    EvalResult r =
+        evaluateScript(readSample("int8_matmul_ladder.py"), {{"M", 64}, {"N", 32}, {"K", 128}});
     ASSERT_TRUE(r.ok) << r.error.message;
     auto shape = int8MatmulShape(r.program);
     ASSERT_TRUE(shape.has_value());

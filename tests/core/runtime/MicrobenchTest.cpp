@@ -1,7 +1,7 @@
 // The machine microbenchmarks return plausible figures: above zero and below a bound from the
 // clock and vector width; and the unavoidable traffic of a program.
-#include "ir/LlvmIntrinsics.h"
 #include "runtime/Microbench.h"
+#include "ir/LlvmIntrinsics.h"
 #include "runtime/Traffic.h"
 #include "te/Program.h"
 

@@ -310,7 +310,8 @@ TEST(EvaluatorFunctions, LocalNamesDoNotOutliveTheCall)
 
 TEST(EvaluatorFunctions, MistakesAreLocatedInsideTheFunction)
 {
-    EvalResult r = eval("def f(n):\n    if n:\n        return undefined_name\n    return 0\nx = f(1)\n");
+    EvalResult r =
+        eval("def f(n):\n    if n:\n        return undefined_name\n    return 0\nx = f(1)\n");
     ASSERT_FALSE(r.ok);
     EXPECT_EQ(r.error.loc.line, 5);
     EXPECT_EQ(r.error.loc.col, 16);

@@ -125,8 +125,8 @@ std::string dump(const Stmt& stmt)
         std::string orelse;
         for (const Stmt& s : stmt.orelse)
             orelse += " " + dump(s);
-        return "(if " + dump(stmt.value) + body() + (orelse.empty() ? "" : " else {" + orelse + " }") +
-               ")";
+        return "(if " + dump(stmt.value) + body() +
+               (orelse.empty() ? "" : " else {" + orelse + " }") + ")";
     }
     }
     return "?";

@@ -1,9 +1,9 @@
 // The sketch rules as a list: the order they are tried in, each rule's condition on stages made
 // up for it, the tile rule's structures with its consumers planned, and a rule added to the list
 // is tried, makes its knobs and realizes, with no other change.
+#include "lower/Lower.h"
 #include "support/SourceFiles.h"
 #include "te/Program.h"
-#include "lower/Lower.h"
 #include "tune/Features.h"
 #include "tune/PlanRealizer.h"
 #include "tune/SketchRule.h"
@@ -354,8 +354,9 @@ TEST(SketchRules, AnInt8DotProductIsTensorizedWithTopisIntrinsic)
     std::string text;
     for (const std::string& st : r.statements)
         text += st + "\n";
-    EXPECT_NE(text.find("s[C].tensorize(j_i, tvm.topi.x86.tensor_intrin.dot_16x1x16_uint8_int8_int32_"),
-              std::string::npos)
+    EXPECT_NE(
+        text.find("s[C].tensorize(j_i, tvm.topi.x86.tensor_intrin.dot_16x1x16_uint8_int8_int32_"),
+        std::string::npos)
         << text;
     EXPECT_EQ(defaultSketch(sketches), static_cast<int>(int8 - sketches.begin()));
     // The search lowers it and reads its features, as any candidate.

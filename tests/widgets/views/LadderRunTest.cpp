@@ -393,8 +393,9 @@ private slots:
         for (const QString& sample : samples) {
             const Exploration x = explore(
                 readFile(QStringLiteral(LOOPSCOPE_SOURCE_DIR "/samples/") + sample).toStdString());
-            QVERIFY2(x.ok, qPrintable(sample + QStringLiteral(": ") + QString::number(x.error.loc.line) +
-                                      QStringLiteral(": ") + QString::fromStdString(x.error.message)));
+            QVERIFY2(x.ok,
+                     qPrintable(sample + QStringLiteral(": ") + QString::number(x.error.loc.line) +
+                                QStringLiteral(": ") + QString::fromStdString(x.error.message)));
             for (const VariantView& v : x.variants) {
                 const QString name = QString::fromStdString(v.name);
                 steps[sample].emplace_back(name, int(v.steps.size()));
