@@ -14,6 +14,7 @@
 #include "graph/Operators.h"
 #include "graph/Passes.h"
 #include "graph/Project.h"
+#include "graph/Quantize.h"
 #include "graph/Task.h"
 #include "runtime/Benchmark.h"
 #include "runtime/ThreadPool.h"
@@ -63,6 +64,9 @@ const char* kModelUsage =
     "       loopscope-cli model tasks M.onnx [--shape NAME=DIMS ...] [--export DIR] [--json]\n"
     "       loopscope-cli model test  DIR ... [--json]\n"
     "       loopscope-cli model make  KIND OUT.onnx [--seed N]\n"
+    "       loopscope-cli model quantize M.onnx OUT.onnx [--calibrate minmax|percentile[=P]]\n"
+    "                                 [--samples N] [--seed N] [--input NAME=FILE.pb ...] "
+    "[--json]\n"
     "\n"
     "  info   the model's operators, inputs and outputs, and its tasks: fused groups of operators\n"
     "         compiled as one kernel, with their weight (how often the same workload occurs)\n"
@@ -89,6 +93,13 @@ const char* kModelUsage =
     "         resnet18 (torchvision's ResNet-18 at 224x224, 45 MB), mobilenetv2 (torchvision's\n"
     "         MobileNetV2 at 224x224), encoder (a transformer encoder block, 64 tokens x 128,\n"
     "         4 heads), resnet-block or mlp (8x784 -> 512 -> 256 -> 10, as MNIST's)\n"
+    "  quantize  write a QDQ model (int8) from a float one, as ONNX Runtime's static\n"
+    "         quantization does: batch norms folded, weights int8 with a scale per output\n"
+    "         channel, convolution biases int32, and uint8 activations around every\n"
+    "         convolution, matmul by weights and residual add, their ranges calibrated on the\n"
+    "         --input values (each --input of a name is one more calibration input) or on\n"
+    "         --samples seeded random inputs (default 4); --calibrate percentile=99.99 takes\n"
+    "         that percentile of the values instead of their extremes (minmax)\n"
     "\n"
     "--shape NAME=DIMS gives an input's shape (1x3x224x224), needed for dynamic dimensions.\n"
     "--input NAME=FILE.pb (a TensorProto) gives an input's value at compile time: integers (a\n"
@@ -125,6 +136,7 @@ struct Args {
     ImportOptions import;
     std::vector<std::pair<std::string, std::string>> inputs; // NAME=FILE
     std::map<std::string, HostBuffer> given;                 // their values, read
+    std::vector<HostBuffer> values;                          // each --input's, in order
     std::string outputDir, exportDir;
     std::string schedules; // the project file (empty: the one beside the model)
     bool defaultSchedules = false;
@@ -138,6 +150,7 @@ struct Args {
     int runners = 0;    // --runners
     std::string target; // --target (tune: a GPU's)
     std::string self;
+    QuantizeOptions quantize; // --calibrate, --samples
 };
 
 // A whole number at least `least`, for --threads, --repeat, --seed, --trials (0 or more) and
@@ -188,6 +201,30 @@ std::vector<cli::Option> optionsOf(Args& a)
     if (sub == "run") {
         o.push_back({"--output-dir", "", true, [&a](const std::string& v) { a.outputDir = v; }});
         o.push_back({"--check", "", false, [&a](const std::string&) { a.check = true; }});
+    }
+    if (sub == "quantize") {
+        o.push_back({"--calibrate", "", true, [&a](const std::string& v) {
+                         if (v == "minmax") {
+                             a.quantize.percentile = false;
+                             return;
+                         }
+                         if (v.rfind("percentile", 0) != 0)
+                             throw UsageError("--calibrate: '" + v +
+                                              "' is not minmax, percentile or percentile=P");
+                         a.quantize.percentile = true;
+                         if (v.size() > 10) {
+                             if (v[10] != '=')
+                                 throw UsageError("--calibrate: '" + v + "': percentile=P");
+                             a.quantize.percent =
+                                 cli::parseNumber(v.substr(11), "--calibrate", "percent");
+                             if (!(a.quantize.percent > 50 && a.quantize.percent <= 100))
+                                 throw UsageError("--calibrate: a percentile in (50, 100], not " +
+                                                  v.substr(11));
+                         }
+                     }});
+        o.push_back({"--samples", "", true, [&a](const std::string& v) {
+                         a.quantize.samples = static_cast<int>(countOf("--samples", v, 1));
+                     }});
     }
     if (sub == "tasks")
         o.push_back({"--export", "", true, [&a](const std::string& v) { a.exportDir = v; }});
@@ -242,7 +279,7 @@ Args parseArgs(int argc, char** argv)
             std::exit(kOk);
         }
     if (a.sub != "info" && a.sub != "run" && a.sub != "bench" && a.sub != "tasks" &&
-        a.sub != "test" && a.sub != "make" && a.sub != "tune")
+        a.sub != "test" && a.sub != "make" && a.sub != "tune" && a.sub != "quantize")
         throw UsageError("unknown model subcommand '" + a.sub + "'");
     a.files = cli::parseCommandLine(argc, argv, 2, "model " + a.sub, optionsOf(a));
     if (a.files.empty())
@@ -250,7 +287,9 @@ Args parseArgs(int argc, char** argv)
                          (a.sub == "test" ? "a folder" : "a model (M.onnx)"));
     if (a.sub == "make" && a.files.size() != 2)
         throw UsageError("model make takes a kind and an output file");
-    if (a.sub != "test" && a.sub != "make" && a.files.size() > 1)
+    if (a.sub == "quantize" && a.files.size() != 2)
+        throw UsageError("model quantize takes a model and an output file");
+    if (a.sub != "test" && a.sub != "make" && a.sub != "quantize" && a.files.size() > 1)
         throw UsageError("model " + a.sub + " takes one model");
     return a;
 }
@@ -260,9 +299,10 @@ json taskJson(const Graph& g, const Task& t, double flops)
     json nodes = json::array();
     for (int i : t.nodes)
         nodes.push_back(g.nodes[static_cast<std::size_t>(i)].name);
-    return {{"name", t.name},        {"anchor", t.anchor},   {"nodes", nodes},
-            {"weight", t.weight},    {"gflop", flops / 1e9}, {"output", t.output},
-            {"workload", t.workload}};
+    return {{"name", t.name},         {"anchor", t.anchor},
+            {"nodes", nodes},         {"weight", t.weight},
+            {"gflop", flops / 1e9},   {"output", t.output},
+            {"workload", t.workload}, {"arithmetic", taskArithmetic(g, t)}};
 }
 
 int modelInfo(const Args& a, const ImportResult& r)
@@ -328,9 +368,10 @@ int modelInfo(const Args& a, const ImportResult& r)
             std::string chain;
             for (int n : tasks[i].nodes)
                 chain += (chain.empty() ? "" : " -> ") + g.nodes[static_cast<std::size_t>(n)].op;
+            const std::string arithmetic = taskArithmetic(g, tasks[i]);
             std::cout << "  " << std::left << std::setw(28) << tasks[i].name << std::setw(8)
                       << tasks[i].weight << std::setw(10) << fixed(flops[i] / 1e9, 4) << chain
-                      << "\n";
+                      << (arithmetic == "float32" ? "" : "   [" + arithmetic + "]") << "\n";
         }
     }
     std::cout.flush(); // the notes after the table, in a terminal as in a pipe
@@ -641,6 +682,77 @@ int modelTasks(const Args& a, const ImportResult& r)
     return kOk;
 }
 
+// Each --input of a name is one calibration input more: the first of every name make the first,
+// and so on; a name given fewer times repeats its last value.
+std::vector<std::map<std::string, HostBuffer>> calibrationInputs(const Args& a,
+                                                                 const ImportResult& r)
+{
+    std::map<std::string, std::vector<const HostBuffer*>> byName;
+    std::vector<std::map<std::string, HostBuffer>> samples;
+    if (a.inputs.empty()) return samples;
+    for (std::size_t i = 0; i < a.inputs.size(); ++i)
+        byName[a.inputs[i].first].push_back(&a.values[i]);
+    std::size_t count = 0;
+    for (auto& [name, values] : byName)
+        count = std::max(count, values.size());
+    for (std::size_t s = 0; s < count; ++s) {
+        std::map<std::string, HostBuffer> in;
+        for (auto& name : r.graph.inputs) {
+            auto it = byName.find(name);
+            if (it == byName.end())
+                throw UsageError("--input gives no value for the model's input '" + name +
+                                 "': give every input, or none (seeded inputs)");
+            in.emplace(name, *it->second[std::min(s, it->second.size() - 1)]);
+        }
+        samples.push_back(std::move(in));
+    }
+    return samples;
+}
+
+int modelQuantize(Args& a, ImportResult& r)
+{
+    QuantizeReport report;
+    try {
+        a.quantize.inputs = calibrationInputs(a, r);
+        a.quantize.seed = a.seed;
+        report = quantizeGraph(r.graph, a.quantize);
+    } catch (const GraphError& e) {
+        std::cerr << a.files[0] << ": error: " << e.what() << "\n";
+        return kError;
+    } catch (const UsageError& e) {
+        std::cerr << "loopscope-cli: " << e.what() << "\n";
+        return kUsage;
+    }
+    std::string why;
+    if (!writeOnnxModel(r.graph, a.files[1], &why)) {
+        std::cerr << "loopscope-cli: " << why << "\n";
+        return kError;
+    }
+    if (a.json) {
+        std::cout << json{{"ok", true},
+                          {"model", a.files[1]},
+                          {"operators", report.operators},
+                          {"weights", report.weights},
+                          {"activations", report.activations},
+                          {"samples", report.samples},
+                          {"calibration", a.quantize.percentile ? "percentile" : "minmax"},
+                          {"ranges", report.ranges}}
+                         .dump(2)
+                  << "\n";
+        return kOk;
+    }
+    std::cout << "wrote " << a.files[1] << ": " << report.operators << " operators quantized, "
+              << report.weights << " weights per channel (int8), " << report.activations
+              << " activations (uint8) calibrated on " << report.samples << " input"
+              << (report.samples == 1 ? "" : "s") << " ("
+              << (a.quantize.percentile ? "percentile " + fixed(a.quantize.percent, 3)
+                                        : std::string("min-max"))
+              << ")\n";
+    for (auto& line : report.ranges)
+        std::cout << "  " << line << "\n";
+    return kOk;
+}
+
 } // namespace
 
 int runModelCommand(int argc, char** argv, const std::string& self)
@@ -690,6 +802,7 @@ int runModelCommand(int argc, char** argv, const std::string& self)
             options.constants[name] = b;
         else if (!options.shapes.count(name))
             options.shapes[name] = b.shape();
+        a.values.push_back(b);
         a.given[name] = std::move(b);
     }
     ImportResult r = importOnnx(a.files[0], options);
@@ -698,6 +811,7 @@ int runModelCommand(int argc, char** argv, const std::string& self)
         if (a.json) std::cout << json{{"ok", false}, {"error", r.error}}.dump(2) << "\n";
         return kError;
     }
+    if (a.sub == "quantize") return modelQuantize(a, r);
     std::vector<GraphSnapshot> passes;
     if (r.unsupported.empty()) {
         try {

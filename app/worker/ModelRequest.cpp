@@ -114,6 +114,7 @@ runModelRequest(const protocol::ModelRequest& request,
             j.nodes.push_back(g.nodes[static_cast<std::size_t>(n)].name);
         j.weight = t.weight;
         j.output = t.output;
+        j.arithmetic = taskArithmetic(g, t);
         j.script = taskScript(g, t);
         j.gflop = taskFlops(j.script) / 1e9;
         j.source = "default";

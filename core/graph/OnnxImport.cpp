@@ -17,6 +17,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <variant>
 
 namespace loopscope {
 
@@ -281,6 +282,9 @@ void inferAndFold(Graph& g, std::vector<std::string>& notes)
             allConstant = true;
             for (int i = 0; i < ctx.inputCount(); ++i)
                 if (ctx.hasInput(i) && !ctx.input(i).isConstant()) allConstant = false;
+            // Quantized weights stay quantized until FuseQuantized has read them (as ONNX
+            // Runtime's constant folding leaves DequantizeLinear); FoldConstants folds the rest.
+            if (node.op == "DequantizeLinear") allConstant = false;
         }
         std::vector<HostBuffer> values;
         if (allConstant) {
@@ -449,8 +453,9 @@ ImportResult importOnnxBytes(const std::string& bytes, const std::string& folder
             const std::string key =
                 isDefaultDomain(n.domain()) ? n.op_type() : n.domain() + "." + n.op_type();
             const OpSpec* spec = findOperator(n.op_type());
-            if (!isDefaultDomain(n.domain()) || !spec || spec->internal)
-                unknown[key].push_back(n.name());
+            const bool domain = isDefaultDomain(n.domain()) ? spec && !*spec->domain
+                                                            : spec && n.domain() == spec->domain;
+            if (!spec || !domain || spec->internal) unknown[key].push_back(n.name());
         }
         for (auto& [op, nodes] : unknown) {
             std::string names;
@@ -641,6 +646,110 @@ bool writeTensorFile(const std::string& path, const std::string& name, const Hos
     tensorToProto(name, value, &t);
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     if (!out || !t.SerializeToOstream(&out)) {
+        *why = "cannot write '" + path + "'";
+        return false;
+    }
+    return true;
+}
+
+namespace {
+
+void valueInfo(const GraphTensor& t, onnx::ValueInfoProto* v)
+{
+    v->set_name(t.name);
+    auto* type = v->mutable_type()->mutable_tensor_type();
+    type->set_elem_type(elemTypeOf(t.dtype));
+    auto* shape = type->mutable_shape();
+    for (auto d : t.shape)
+        shape->add_dim()->set_dim_value(d);
+}
+
+void attributeToProto(const std::string& name, const Attribute& a, onnx::AttributeProto* p)
+{
+    using A = onnx::AttributeProto;
+    p->set_name(name);
+    if (auto* i = std::get_if<std::int64_t>(&a.value)) {
+        p->set_type(A::INT);
+        p->set_i(*i);
+    } else if (auto* f = std::get_if<double>(&a.value)) {
+        p->set_type(A::FLOAT);
+        p->set_f(static_cast<float>(*f));
+    } else if (auto* s = std::get_if<std::string>(&a.value)) {
+        p->set_type(A::STRING);
+        p->set_s(*s);
+    } else if (auto* is = std::get_if<std::vector<std::int64_t>>(&a.value)) {
+        p->set_type(A::INTS);
+        for (auto v : *is)
+            p->add_ints(v);
+    } else if (auto* fs = std::get_if<std::vector<double>>(&a.value)) {
+        p->set_type(A::FLOATS);
+        for (auto v : *fs)
+            p->add_floats(static_cast<float>(v));
+    } else if (auto* ss = std::get_if<std::vector<std::string>>(&a.value)) {
+        p->set_type(A::STRINGS);
+        for (auto& v : *ss)
+            p->add_strings(v);
+    } else if (auto* t = std::get_if<std::shared_ptr<const HostBuffer>>(&a.value)) {
+        p->set_type(A::TENSOR);
+        tensorToProto("", **t, p->mutable_t());
+    }
+}
+
+// A constant's values in its tensor's type (folded constants are held as float64).
+HostBuffer asType(const HostBuffer& b, DataType t)
+{
+    if (b.dtype() == t) return b;
+    HostBuffer out(t, b.shape());
+    for (std::int64_t i = 0; i < b.elementCount(); ++i) {
+        if (t.isFloat())
+            out.set(i, b.get(i));
+        else
+            out.setInt(i, b.getInt(i));
+    }
+    return out;
+}
+
+} // namespace
+
+bool writeOnnxModel(const Graph& graph, const std::string& path, std::string* why)
+{
+    onnx::ModelProto model;
+    model.set_ir_version(8);
+    model.set_producer_name("loopscope");
+    auto* opset = model.add_opset_import();
+    opset->set_domain("");
+    opset->set_version(graph.opset);
+    bool microsoft = false;
+    auto* g = model.mutable_graph();
+    g->set_name(graph.name.empty() ? "loopscope" : graph.name);
+    for (auto& name : graph.inputs)
+        valueInfo(graph.tensor(name), g->add_input());
+    for (auto& name : graph.outputs)
+        valueInfo(graph.tensor(name), g->add_output());
+    for (auto& [name, t] : graph.tensors())
+        if (t.constant) tensorToProto(name, asType(*t.constant, t.dtype), g->add_initializer());
+    for (const GraphNode& n : graph.nodes) {
+        auto* p = g->add_node();
+        p->set_name(n.name);
+        p->set_op_type(n.op);
+        if (!n.domain.empty()) {
+            p->set_domain(n.domain);
+            microsoft = microsoft || n.domain == "com.microsoft";
+        }
+        for (auto& i : n.inputs)
+            p->add_input(i);
+        for (auto& o : n.outputs)
+            p->add_output(o);
+        for (auto& [k, a] : n.attributes)
+            attributeToProto(k, a, p->add_attribute());
+    }
+    if (microsoft) {
+        auto* ms = model.add_opset_import();
+        ms->set_domain("com.microsoft");
+        ms->set_version(1);
+    }
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    if (!out || !model.SerializeToOstream(&out)) {
         *why = "cannot write '" + path + "'";
         return false;
     }

@@ -58,6 +58,11 @@ bool readTensorFile(const std::string& path, std::string* name, HostBuffer* valu
 bool writeTensorFile(const std::string& path, const std::string& name, const HostBuffer& value,
                      std::string* why);
 
+// A graph as an ONNX model (what `model quantize` writes): its nodes in order, its constants
+// as initializers of their tensors' types, its inputs and outputs with their shapes; false with
+// why not.
+bool writeOnnxModel(const Graph& graph, const std::string& path, std::string* why);
+
 // The ops the importer accepts ("Conv", "Relu", ...), for `model info` and the tests.
 const std::vector<std::string>& supportedOperators();
 

@@ -229,6 +229,7 @@ const std::vector<OpSpec>& operatorCatalogue()
         registerNetworkOps(all);
         registerShapeOps(all);
         registerQuantizeOps(all);
+        registerIntegerOps(all);
         std::sort(all.begin(), all.end(),
                   [](const OpSpec& a, const OpSpec& b) { return a.name < b.name; });
         return all;

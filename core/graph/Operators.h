@@ -135,6 +135,9 @@ struct OpSpec {
     bool view = false;
     // Made by the graph passes only (LayoutTransform): a model that names it is refused.
     bool internal = false;
+    // The operator set it is in: "" for ONNX's own, else "com.microsoft" (ONNX Runtime's
+    // QLinearAdd).
+    const char* domain = "";
 };
 
 const OpSpec* findOperator(const std::string& name);
@@ -145,6 +148,7 @@ void registerElementwiseOps(std::vector<OpSpec>& out);
 void registerNetworkOps(std::vector<OpSpec>& out);
 void registerShapeOps(std::vector<OpSpec>& out);
 void registerQuantizeOps(std::vector<OpSpec>& out);
+void registerIntegerOps(std::vector<OpSpec>& out);
 
 // Numpy broadcasting of two shapes (or a GraphError naming both).
 std::vector<std::int64_t> broadcastShapes(const std::vector<std::int64_t>& a,

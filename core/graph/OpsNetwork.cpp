@@ -248,7 +248,6 @@ ConvGeometry convOf(const OpContext& c)
     if (wt.size() != (block > 0 ? 5U : x.size()))
         c.fail("weights of shape " + dimsText(wt) + " do not fit an input of rank " +
                std::to_string(x.size()));
-    if (!c.input(0).dtype.isFloat()) c.fail("needs a floating-point input");
     ConvGeometry g;
     g.n = x[0];
     g.c = x[1];
@@ -274,6 +273,9 @@ ConvGeometry convOf(const OpContext& c)
 
 std::vector<TensorType> convInfer(const OpContext& c)
 {
+    // Integers go through ConvInteger and QLinearConv (OpsInteger.cpp), which call this one.
+    if (!c.input(0).dtype.isFloat() && c.input(0).dtype != DataType::int32())
+        c.fail("needs a floating-point input");
     ConvGeometry g = convOf(c);
     return {
         {c.input(0).dtype, outputIn(windowOutput(g.n, g.f, g.g), c.node().intAttr(kOutBlock, 0))}};
@@ -790,7 +792,8 @@ MatMulShape matmulOf(const OpContext& c)
 
 std::vector<TensorType> matmulInfer(const OpContext& c)
 {
-    if (!c.input(0).dtype.isFloat()) c.fail("needs floating-point inputs");
+    if (!c.input(0).dtype.isFloat() && c.input(0).dtype != DataType::int32())
+        c.fail("needs floating-point inputs");
     return {{c.input(0).dtype, matmulOf(c).out}};
 }
 

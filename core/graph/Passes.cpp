@@ -52,6 +52,8 @@ void optimizeGraph(Graph& graph, std::vector<GraphSnapshot>* log)
     };
     // SimplifyInference makes BatchNormalization's scale and shift, which FoldConstants turns
     // into values FoldScaleAxis can push into the convolution before it.
+    // First: FoldConstants would make the weights' DequantizeLinear float weights.
+    run("FuseQuantized", fuseQuantized);
     run("SimplifyInference", simplifyInference);
     run("FoldConstants", foldConstants);
     run("FoldScaleAxis", foldScaleAxis);

@@ -1,5 +1,7 @@
 // The graph passes, in the order Relay runs them before fusion, as one readable list with a
 // snapshot of the graph after each (for `model info --passes` and the tests):
+//   FuseQuantized      DequantizeLinear -> Conv, MatMul or Add -> QuantizeLinear made one
+//                      QLinearConv, QLinearMatMul or QLinearAdd: integer sums, requantized
 //   SimplifyInference  BatchNormalization -> a multiply and an add by per-channel constants;
 //                      Identity and inference Dropout removed
 //   FoldConstants      nodes whose inputs are all constant evaluated once
@@ -34,6 +36,7 @@ void optimizeGraph(Graph& graph, std::vector<GraphSnapshot>* log = nullptr);
 std::string graphText(const Graph& graph);
 
 // The passes (graph/passes/*.h).
+bool fuseQuantized(Graph& graph);
 bool simplifyInference(Graph& graph);
 bool foldConstants(Graph& graph);
 bool foldScaleAxis(Graph& graph);

@@ -192,4 +192,38 @@ double taskFlops(const std::string& script)
     return flopCount(r.program.variants.front().snapshots.front().outputs());
 }
 
+std::string taskArithmetic(const Graph& graph, const Task& task)
+{
+    std::string sums, requantized, from, to;
+    bool floating = false;
+    auto type = [&](const std::string& t) { return graph.tensor(t).dtype.str(); };
+    for (int i : task.nodes) {
+        const GraphNode& n = graph.nodes[static_cast<std::size_t>(i)];
+        const bool qlinear = n.op == "QLinearConv" || n.op == "QLinearMatMul";
+        if (qlinear || n.op == "ConvInteger" || n.op == "MatMulInteger") {
+            sums = type(n.inputs[0]) + " x " + type(n.inputs[qlinear ? 3 : 1]) + " -> int32 sums";
+            if (qlinear) requantized = "float32 requantization to " + type(n.outputs[0]);
+        } else if (n.op == "QLinearAdd") {
+            sums = type(n.inputs[0]) + " + " + type(n.inputs[3]) + " in float32";
+            requantized = "requantized to " + type(n.outputs[0]);
+        } else if (n.op == "DequantizeLinear") {
+            from = type(n.inputs[0]);
+        } else if (n.op == "QuantizeLinear") {
+            to = type(n.outputs[0]);
+        } else {
+            floating = true;
+        }
+    }
+    if (!sums.empty()) {
+        std::string text = sums;
+        if (!requantized.empty()) text += "; " + requantized;
+        if (floating) text += "; then float32";
+        return text;
+    }
+    std::string text = "float32";
+    if (!from.empty()) text += " from " + from;
+    if (!to.empty()) text += (from.empty() ? ", to " : ", to ") + to;
+    return text;
+}
+
 } // namespace loopscope

@@ -52,6 +52,11 @@ std::vector<std::string> defaultSchedule(const std::string& declarations,
 // it does not evaluate.
 double taskFlops(const std::string& script);
 
+// What a task computes in: "float32", or for a quantized model its integer and float parts,
+// "uint8 x int8 -> int32 sums; float32 requantization to uint8" (a QLinearConv),
+// "float32 from uint8, to uint8" (a float operator between DequantizeLinear and QuantizeLinear).
+std::string taskArithmetic(const Graph& graph, const Task& task);
+
 // The variable a tensor has in task scripts.
 std::string scriptVariable(const std::string& tensorName);
 

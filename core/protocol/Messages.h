@@ -613,6 +613,9 @@ struct ModelTask {
     std::vector<std::string> nodes; // the graph's node names it computes
     int weight = 1;
     std::string output; // the tensor it writes
+    // What it computes in: "float32", or a quantized task's integer and float parts
+    // ("uint8 x int8 -> int32 sums; float32 requantization to uint8").
+    std::string arithmetic;
     double gflop = 0;
     std::string script;     // its default TE script
     std::string scriptFile; // from the project file (relative to it), when it names one

@@ -60,6 +60,7 @@ template <class V> void fields(V& v, ModelTask& t)
     v("nodes", t.nodes);
     v("weight", t.weight);
     v("output", t.output);
+    v("arithmetic", t.arithmetic, {.write = !t.arithmetic.empty()});
     v("gflop", t.gflop);
     v("script", t.script);
     v("script_file", t.scriptFile, {.write = !t.scriptFile.empty()});

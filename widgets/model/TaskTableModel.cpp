@@ -50,6 +50,7 @@ QVariant TaskTableModel::headerData(int section, Qt::Orientation orientation, in
         switch (section) {
         case Task: return tr("Task");
         case Operators: return tr("Operators");
+        case Arithmetic: return tr("Arithmetic");
         case Weight: return tr("Weight");
         case Gflop: return tr("GFLOP");
         case ScheduleSource: return tr("Schedule");
@@ -60,6 +61,9 @@ QVariant TaskTableModel::headerData(int section, Qt::Orientation orientation, in
         default: return {};
         }
     }
+    if (role == Qt::ToolTipRole && section == Arithmetic)
+        return tr("What the task computes in: a quantized model's tasks sum integers (uint8 x "
+                  "int8 into int32) and requantize in float32");
     if (role == Qt::ToolTipRole && section == WeightMs)
         return tr("What the task costs the model: its time times how often it occurs (the tuner's "
                   "objective: tune the largest first)");
@@ -77,6 +81,7 @@ QVariant TaskTableModel::display(const protocol::ModelTask& t, int column) const
                 if (node.name == n) ops << qs(node.op);
         return ops.join(QStringLiteral(" → "));
     }
+    case Arithmetic: return qs(t.arithmetic);
     case Weight: return QString::number(t.weight);
     case Gflop: return QString::number(t.gflop, 'g', 3);
     case ScheduleSource:

@@ -1,7 +1,8 @@
 // The model window's table of tasks: one row a workload (the first task of each), its operators,
-// weight, GFLOP, where its schedule comes from (marked when it may be stale), and once the model
-// ran, its time, its share of the model, GFLOPS and check. Numbers sort as numbers (SortRole);
-// each row knows its task (TaskIndexRole). Rows are in the order the tasks run.
+// what it computes in (a quantized task's integer and float parts), weight, GFLOP, where its
+// schedule comes from (marked when it may be stale), and once the model ran, its time, its share of
+// the model, GFLOPS and check. Numbers sort as numbers (SortRole); each row knows its task
+// (TaskIndexRole). Rows are in the order the tasks run.
 #pragma once
 
 #include "protocol/Messages.h"
@@ -18,6 +19,7 @@ public:
     enum Column {
         Task,
         Operators,
+        Arithmetic,
         Weight,
         Gflop,
         ScheduleSource,

@@ -256,6 +256,112 @@ TEST(Operators, QuantizeAndDequantize)
                            "DequantizeLinear per axis");
 }
 
+// The integer operators: the sums of values less their zero points (per tensor, per filter,
+// per row and column), requantized with halves to even and saturated; the compiled tasks agree
+// with the interpreter, and the interpreter with sums written out here.
+TEST(Operators, IntegerConvolutionAndMatMul)
+{
+    const DataType u8{DataType::UInt, 8, 1}, s8{DataType::Int, 8, 1}, f32 = DataType::float32();
+    auto scalar = [](DataType t, double v) {
+        HostBuffer b(t, {});
+        b.set(0, v);
+        return b;
+    };
+    auto vector = [](DataType t, std::vector<double> v) {
+        HostBuffer b(t, {static_cast<std::int64_t>(v.size())});
+        for (std::size_t i = 0; i < v.size(); ++i)
+            b.set(static_cast<std::int64_t>(i), v[i]);
+        return b;
+    };
+    auto random = [](DataType t, std::vector<std::int64_t> shape, std::uint64_t seed) {
+        HostBuffer r(t, std::move(shape));
+        r.fillRandom(seed);
+        return r;
+    };
+    const HostBuffer weights = random(s8, {4, 3, 3, 3}, 3);
+
+    // MatMulInteger by hand: (A - 1) x (B - 2).
+    HostBuffer a(u8, {2, 2}), b(u8, {2, 1});
+    const std::int64_t av[] = {3, 5, 1, 255}, bv[] = {4, 0};
+    for (int i = 0; i < 4; ++i)
+        a.setInt(i, av[i]);
+    for (int i = 0; i < 2; ++i)
+        b.setInt(i, bv[i]);
+    Graph mm = OneNode("MatMulInteger", 13)
+                   .input({2, 2}, u8)
+                   .input({2, 1}, u8)
+                   .constant(scalar(u8, 1))
+                   .constant(scalar(u8, 2))
+                   .build();
+    EXPECT_EQ(mm.tensor("out0").dtype, DataType::int32());
+    auto values = interpret(mm, {{"in0", a}, {"in1", b}});
+    EXPECT_EQ(values.at("out0").getInt(0), 2 * 2 + 4 * -2);
+    EXPECT_EQ(values.at("out0").getInt(1), 0 * 2 + 254 * -2);
+    expectMatchesReference(mm, "MatMulInteger");
+    expectMatchesReference(OneNode("MatMulInteger", 13)
+                               .input({3, 5, 8}, u8)
+                               .constant(random(s8, {8, 6}, 4))
+                               .constant(vector(u8, {1, 2, 3, 4, 5}))
+                               .build(),
+                           "MatMulInteger batched, a zero point per row");
+    expectMatchesReference(OneNode("ConvInteger", 10)
+                               .input({1, 3, 7, 7}, u8)
+                               .constant(weights)
+                               .constant(scalar(u8, 128))
+                               .attr("pads", ints({1, 1, 1, 1}))
+                               .build(),
+                           "ConvInteger padded with the zero point");
+    // QLinearConv: per-filter weight scales, a bias, strides, uint8 out.
+    expectMatchesReference(OneNode("QLinearConv", 10)
+                               .input({1, 3, 9, 9}, u8)
+                               .constant(scalar(f32, 0.02))
+                               .constant(scalar(u8, 120))
+                               .constant(weights)
+                               .constant(vector(f32, {0.01, 0.02, 0.005, 0.04}))
+                               .constant(vector(s8, {0, 0, 0, 0}))
+                               .constant(scalar(f32, 0.05))
+                               .constant(scalar(u8, 10))
+                               .constant(vector(DataType::int32(), {100, -200, 0, 5000}))
+                               .attr("pads", ints({1, 1, 1, 1}))
+                               .attr("strides", ints({2, 2}))
+                               .build(),
+                           "QLinearConv per filter");
+    expectMatchesReference(OneNode("QLinearConv", 10)
+                               .input({1, 4, 6, 6}, s8)
+                               .input({}, f32)
+                               .input({}, s8)
+                               .constant(random(s8, {4, 1, 3, 3}, 5))
+                               .constant(scalar(f32, 0.03))
+                               .constant(scalar(s8, 0))
+                               .constant(scalar(f32, 0.07))
+                               .constant(scalar(s8, -5))
+                               .attr("group", integer(4))
+                               .build(),
+                           "QLinearConv depthwise, int8, its input's scale an input");
+    expectMatchesReference(OneNode("QLinearMatMul", 10)
+                               .input({4, 8}, u8)
+                               .constant(scalar(f32, 0.1))
+                               .constant(scalar(u8, 7))
+                               .input({8, 5}, s8)
+                               .constant(vector(f32, {0.1, 0.2, 0.3, 0.4, 0.5}))
+                               .constant(vector(s8, {0, 1, -1, 2, 0}))
+                               .constant(scalar(f32, 0.9))
+                               .constant(scalar(s8, 3))
+                               .build(),
+                           "QLinearMatMul per column");
+    Graph add = OneNode("QLinearAdd", 13)
+                    .input({2, 3, 4}, u8)
+                    .constant(scalar(f32, 0.1))
+                    .constant(scalar(u8, 100))
+                    .input({3, 1}, u8)
+                    .constant(scalar(f32, 0.3))
+                    .constant(scalar(u8, 5))
+                    .constant(scalar(f32, 0.2))
+                    .constant(scalar(u8, 90))
+                    .build();
+    expectMatchesReference(add, "QLinearAdd broadcasting");
+}
+
 TEST(Operators, ConvolutionsAtTheirCorners)
 {
     struct C {

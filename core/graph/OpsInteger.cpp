@@ -1,0 +1,428 @@
+// ONNX's integer operators (the QOperator form of a quantized model): MatMulInteger and
+// ConvInteger (int32 sums of uint8 or int8 values less their zero points), QLinearMatMul and
+// QLinearConv (the same sums requantized into the output's scale and zero point), and
+// com.microsoft's QLinearAdd. The sums are Conv's and MatMul's own computation (shapes, pads,
+// strides, groups, broadcasting), run on int32 values: each input's values less their zero point
+// are a stage of the task, and the requantization, y = saturate(round(acc * sx * sw / sy) + zy)
+// with halves to even in float32 as ONNX Runtime computes it, is the task's output stage (Relay's
+// QNN canonicalization: the integer part, then the float multiplier, fused).
+#include "graph/Operators.h"
+
+#include <cmath>
+
+namespace loopscope {
+
+namespace {
+
+const DataType kU8{DataType::UInt, 8, 1};
+const DataType kS8{DataType::Int, 8, 1};
+const DataType kI32 = DataType::int32();
+const DataType kF32 = DataType::float32();
+
+std::string num(std::int64_t v)
+{
+    return std::to_string(v);
+}
+
+bool quantizedType(DataType t)
+{
+    return t == kU8 || t == kS8;
+}
+
+// Where a quantized operator's inputs are: the values, their scale (-1: none, as
+// MatMulInteger's) and zero point, per input of the float computation; the output's scale and
+// zero point (-1: int32 sums); the bias (-1: none).
+struct Layout {
+    struct In {
+        int values, scale, zero;
+    };
+    std::vector<In> in;
+    int yScale = -1, yZero = -1, bias = -1;
+    const char* core; // the float operator whose sums these are
+};
+
+Layout layoutOf(const std::string& op)
+{
+    if (op == "MatMulInteger") return {{{0, -1, 2}, {1, -1, 3}}, -1, -1, -1, "MatMul"};
+    if (op == "ConvInteger") return {{{0, -1, 2}, {1, -1, 3}}, -1, -1, -1, "Conv"};
+    if (op == "QLinearMatMul") return {{{0, 1, 2}, {3, 4, 5}}, 6, 7, -1, "MatMul"};
+    if (op == "QLinearConv") return {{{0, 1, 2}, {3, 4, 5}}, 6, 7, 8, "Conv"};
+    return {{{0, 1, 2}, {3, 4, 5}}, 6, 7, -1, "Add"}; // QLinearAdd
+}
+
+// The axis of input `which` (0 or 1) along which its scale and zero point may vary, as the
+// operator allows: a matmul's rows of A and columns of B, a convolution's filters.
+std::int64_t paramAxis(const std::string& core, int which, std::size_t rank)
+{
+    if (core == "Conv") return which == 1 ? 0 : -1;
+    if (core == "MatMul")
+        return which == 0 ? static_cast<std::int64_t>(rank) - 2
+                          : static_cast<std::int64_t>(rank) - 1;
+    return -1;
+}
+
+// A scale or zero point: a scalar (or one value), or one per slice along `axis`; checked.
+struct Param {
+    bool present = false;
+    bool perAxis = false;
+    std::int64_t axis = -1;
+};
+
+Param paramOf(const OpContext& c, int input, std::int64_t axis, const std::vector<std::int64_t>& of,
+              const char* what, bool zeroPoint, DataType values)
+{
+    Param p;
+    if (input < 0 || !c.hasInput(input)) return p;
+    p.present = true;
+    const GraphTensor& t = c.input(input);
+    if (zeroPoint && t.dtype != values)
+        c.fail(std::string(what) + " '" + t.name + "' is " + t.dtype.str() + "; its values are " +
+               values.str());
+    if (!zeroPoint && !t.dtype.isFloat())
+        c.fail(std::string(what) + " '" + t.name + "' must be floating-point");
+    if (t.elementCount() == 1) return p;
+    if (axis < 0 || t.shape.size() != 1 || t.shape[0] != of[static_cast<std::size_t>(axis)])
+        c.fail(std::string(what) + " '" + t.name + "' is " + dimsText(t.shape) +
+               (axis < 0 ? "; it must be one value"
+                         : "; it must be one value or " + num(of[static_cast<std::size_t>(axis)]) +
+                               " (axis " + num(axis) + " of " + dimsText(of) + ")"));
+    p.perAxis = true;
+    p.axis = axis;
+    return p;
+}
+
+// The float operator's node over int32 stand-ins of the integer operator's values (at 0 and 1,
+// the bias at 2), in a graph of their own: Conv's and MatMul's checks and shapes as they are.
+struct Core {
+    Graph graph;
+    GraphNode node;
+    OpContext context() const { return OpContext(graph, node); }
+};
+
+Core coreOf(const OpContext& c, const Layout& l)
+{
+    Core k;
+    k.graph.opset = c.opset();
+    k.node = c.node();
+    k.node.op = l.core;
+    k.node.inputs.clear();
+    std::vector<int> from{l.in[0].values, l.in[1].values};
+    if (l.bias >= 0) from.push_back(l.bias);
+    for (int i : from) {
+        if (!c.hasInput(i)) {
+            k.node.inputs.push_back("");
+            continue;
+        }
+        GraphTensor t = c.input(i);
+        t.dtype = kI32;
+        t.name = "in" + num(static_cast<std::int64_t>(k.node.inputs.size()));
+        k.node.inputs.push_back(t.name);
+        k.graph.add(std::move(t));
+    }
+    return k;
+}
+
+struct Checked {
+    Layout layout;
+    std::vector<Param> scale, zero; // per input of the core
+    Param yScale, yZero;
+    DataType out = kI32;
+    std::vector<std::int64_t> shape; // the sums' (and output's) shape
+};
+
+Checked checkedOf(const OpContext& c)
+{
+    Checked k;
+    k.layout = layoutOf(c.node().op);
+    const Layout& l = k.layout;
+    const bool add = std::string(l.core) == "Add";
+    for (std::size_t w = 0; w < l.in.size(); ++w) {
+        const GraphTensor& v = c.input(l.in[w].values);
+        if (!quantizedType(v.dtype))
+            c.fail("'" + v.name + "' is " + v.dtype.str() + "; quantized values are uint8 or int8");
+        if (l.in[w].scale >= 0 && !c.hasInput(l.in[w].scale)) c.fail("a scale is missing");
+        const std::int64_t axis = paramAxis(l.core, static_cast<int>(w), v.shape.size());
+        k.scale.push_back(paramOf(c, l.in[w].scale, axis, v.shape, "the scale", false, v.dtype));
+        k.zero.push_back(paramOf(c, l.in[w].zero, axis, v.shape, "the zero point", true, v.dtype));
+    }
+    if (add) {
+        k.shape = broadcastShapes(c.shape(0), c.shape(3), c);
+    } else {
+        if (std::string(l.core) == "Conv" && c.input(l.in[1].values).dtype == kU8 &&
+            c.input(l.in[0].values).dtype == kS8)
+            c.fail("int8 data with uint8 weights is not a form ONNX Runtime runs either");
+        Core core = coreOf(c, l);
+        const OpContext cc = core.context();
+        k.shape = findOperator(l.core)->infer(cc).at(0).shape;
+    }
+    if (l.bias >= 0 && c.hasInput(l.bias) && c.input(l.bias).dtype != kI32)
+        c.fail("the bias '" + c.input(l.bias).name + "' must be int32");
+    if (l.yScale >= 0) {
+        if (!c.hasInput(l.yScale)) c.fail("the output's scale is missing");
+        k.out = c.hasInput(l.yZero) ? c.input(l.yZero).dtype : kU8;
+        if (!quantizedType(k.out))
+            c.fail("the output's zero point is " + k.out.str() + "; it must be uint8 or int8");
+        std::int64_t axis = -1;
+        // QLinearMatMul's output may be per column, as its B is.
+        if (std::string(l.core) == "MatMul") axis = static_cast<std::int64_t>(k.shape.size()) - 1;
+        k.yScale = paramOf(c, l.yScale, axis, k.shape, "the output's scale", false, k.out);
+        k.yZero = paramOf(c, l.yZero, axis, k.shape, "the output's zero point", true, k.out);
+    }
+    return k;
+}
+
+std::vector<TensorType> integerInfer(const OpContext& c)
+{
+    const Checked k = checkedOf(c);
+    return {{k.out, k.shape}};
+}
+
+// ---- the reference ----
+
+// The slice along `axis` that element `flat` of `shape` is in (0 for a scalar parameter).
+std::int64_t sliceAt(const Param& p, std::int64_t flat, const std::vector<std::int64_t>& shape)
+{
+    if (!p.perAxis) return 0;
+    std::int64_t inner = 1;
+    for (std::size_t d = static_cast<std::size_t>(p.axis) + 1; d < shape.size(); ++d)
+        inner *= shape[d];
+    return (flat / inner) % shape[static_cast<std::size_t>(p.axis)];
+}
+
+double paramValue(const Param& p, const HostBuffer* b, std::int64_t slice, double fallback)
+{
+    if (!p.present || !b) return fallback;
+    return b->get(p.perAxis ? slice : 0);
+}
+
+// Values less their zero point, int32.
+HostBuffer shifted(const HostBuffer& v, const Param& zero, const HostBuffer* zp)
+{
+    HostBuffer out(kI32, v.shape());
+    for (std::int64_t i = 0; i < v.elementCount(); ++i)
+        out.setInt(i, v.getInt(i) - static_cast<std::int64_t>(
+                                        paramValue(zero, zp, sliceAt(zero, i, v.shape()), 0.0)));
+    return out;
+}
+
+// The output slices a scale or zero point of input `w` follows: a convolution's filter is the
+// output's axis 1; a matmul's rows and columns are its last two axes.
+std::int64_t outputSlice(const Checked& k, int w, std::int64_t flat)
+{
+    const Param& p = k.scale[static_cast<std::size_t>(w)];
+    if (!p.perAxis) return 0;
+    const std::vector<std::int64_t>& s = k.shape;
+    const std::size_t axis = std::string(k.layout.core) == "Conv" ? 1
+                             : w == 0                             ? s.size() - 2
+                                                                  : s.size() - 1;
+    std::int64_t inner = 1;
+    for (std::size_t d = axis + 1; d < s.size(); ++d)
+        inner *= s[d];
+    return (flat / inner) % s[axis];
+}
+
+float requantScale(float sa, float sb, float sy)
+{
+    return sa * sb / sy; // in float32, in this order, as ONNX Runtime's kernels make it
+}
+
+std::int64_t saturate(double v, DataType t)
+{
+    const double lo = t == kU8 ? 0 : -128, hi = t == kU8 ? 255 : 127;
+    return static_cast<std::int64_t>(std::min(std::max(v, lo), hi));
+}
+
+std::vector<HostBuffer> integerEval(const OpContext& c, const std::vector<const HostBuffer*>& in)
+{
+    const Checked k = checkedOf(c);
+    const Layout& l = k.layout;
+    auto at = [&](int i) -> const HostBuffer* {
+        return i >= 0 && static_cast<std::size_t>(i) < in.size() ? in[static_cast<std::size_t>(i)]
+                                                                 : nullptr;
+    };
+    const HostBuffer a = shifted(*at(l.in[0].values), k.zero[0], at(l.in[0].zero));
+    const HostBuffer b = shifted(*at(l.in[1].values), k.zero[1], at(l.in[1].zero));
+    HostBuffer out(k.out, k.shape);
+    if (std::string(l.core) == "Add") {
+        const auto &sa = c.shape(0), &sb = c.shape(3);
+        std::vector<std::int64_t> idx;
+        for (std::int64_t i = 0; i < out.elementCount(); ++i) {
+            unflatten(i, k.shape, idx);
+            // Each side requantized into the output's scale, then added (Relay's qnn.add):
+            // one float32 multiply before each rounding, so no fused multiply-add can make
+            // the task round otherwise than this.
+            const float ra = static_cast<float>(at(1)->get(0)) / static_cast<float>(at(6)->get(0));
+            const float rb = static_cast<float>(at(4)->get(0)) / static_cast<float>(at(6)->get(0));
+            const double x = std::nearbyint(
+                static_cast<double>(static_cast<float>(a.get(broadcastFlat(idx, sa))) * ra));
+            const double y = std::nearbyint(
+                static_cast<double>(static_cast<float>(b.get(broadcastFlat(idx, sb))) * rb));
+            const double zy = paramValue(k.yZero, at(l.yZero), 0, 0.0);
+            out.setInt(i, saturate(x + y + zy, k.out));
+        }
+        return {std::move(out)};
+    }
+    Core core = coreOf(c, l);
+    const OpContext cc = core.context();
+    std::vector<const HostBuffer*> coreIn{&a, &b};
+    if (l.bias >= 0 && c.hasInput(l.bias)) coreIn.push_back(at(l.bias));
+    HostBuffer sums = findOperator(l.core)->evaluate(cc, coreIn).at(0);
+    if (l.yScale < 0) return {std::move(sums)};
+    for (std::int64_t i = 0; i < out.elementCount(); ++i) {
+        const float sa =
+            static_cast<float>(paramValue(k.scale[0], at(l.in[0].scale), outputSlice(k, 0, i), 1));
+        const float sb =
+            static_cast<float>(paramValue(k.scale[1], at(l.in[1].scale), outputSlice(k, 1, i), 1));
+        const std::int64_t ys = sliceAt(k.yScale, i, k.shape);
+        const float sy = static_cast<float>(paramValue(k.yScale, at(l.yScale), ys, 1));
+        const float q = static_cast<float>(sums.getInt(i)) * requantScale(sa, sb, sy);
+        const double zy = paramValue(k.yZero, at(l.yZero), sliceAt(k.yZero, i, k.shape), 0.0);
+        out.setInt(i, saturate(std::nearbyint(static_cast<double>(q)) + zy, k.out));
+    }
+    return {std::move(out)};
+}
+
+// ---- the task's computation ----
+
+// A scale or zero point at an element, as script text: a literal where it is a known single
+// value, else a read at the element's slice; `index` is the slice's index expression.
+std::string paramText(const OpContext& c, const Param& p, int input, const std::string& var,
+                      const std::string& index, DataType as)
+{
+    if (!p.present) return ScriptWriter::constant(0.0, as);
+    const HostBuffer* k = c.constant(input);
+    if (k && k->elementCount() == 1) return ScriptWriter::constant(k->get(0), as);
+    const std::string load = var + "[" + (p.perAxis ? index : std::string("0")) + "]";
+    return c.input(input).dtype == as ? load : load + ".astype(\"" + as.str() + "\")";
+}
+
+bool knownZero(const OpContext& c, const Param& p, int input)
+{
+    if (!p.present) return true;
+    const HostBuffer* k = c.constant(input);
+    if (!k) return false;
+    for (std::int64_t i = 0; i < k->elementCount(); ++i)
+        if (k->getInt(i) != 0) return false;
+    return true;
+}
+
+// The values of input `w` of the core as int32 less their zero point: a stage (inlined by the
+// default schedule into the sums, which then read uint8 or int8 and widen).
+std::string shiftStage(const OpContext& c, ScriptWriter& w, const Checked& k, int which,
+                       const std::vector<std::string>& in, const std::string& base)
+{
+    const Layout::In& li = k.layout.in[static_cast<std::size_t>(which)];
+    const Param& zero = k.zero[static_cast<std::size_t>(which)];
+    const std::string var = w.fresh(base);
+    const bool zeroFree = knownZero(c, zero, li.zero);
+    w.compute(
+        var, ScriptWriter::scriptShape(c.shape(li.values)),
+        [&](const std::vector<std::string>& i) {
+            const std::string x = ScriptWriter::load(in[static_cast<std::size_t>(li.values)], i) +
+                                  ".astype(\"int32\")";
+            if (zeroFree) return x;
+            const std::string slice = zero.perAxis ? i[static_cast<std::size_t>(zero.axis)] : "0";
+            return x + " - " +
+                   paramText(c, zero, li.zero, in[static_cast<std::size_t>(li.zero)], slice, kI32);
+        },
+        var);
+    return var;
+}
+
+// The index of the output element's slice for input `which`'s scale: a convolution's filter
+// (axis 1), a matmul's row or column (its last two axes).
+std::string outputIndex(const Checked& k, int which, const std::vector<std::string>& i)
+{
+    if (std::string(k.layout.core) == "Conv") return i[1];
+    return which == 0 ? i[i.size() - 2] : i.back();
+}
+
+std::string saturateText(const std::string& q, DataType t)
+{
+    const std::string lo = ScriptWriter::constant(t == kU8 ? 0 : -128, kF32);
+    const std::string hi = ScriptWriter::constant(t == kU8 ? 255 : 127, kF32);
+    return "te.min(te.max(" + q + ", " + lo + "), " + hi + ").astype(\"" + t.str() + "\")";
+}
+
+void integerEmit(const OpContext& c, ScriptWriter& w, const std::vector<std::string>& in,
+                 const std::vector<std::string>& out)
+{
+    const Checked k = checkedOf(c);
+    const Layout& l = k.layout;
+    auto var = [&](int i) {
+        return i >= 0 && static_cast<std::size_t>(i) < in.size() ? in[static_cast<std::size_t>(i)]
+                                                                 : std::string();
+    };
+    auto scaleAt = [&](int which, const std::vector<std::string>& i) {
+        const int input = l.in[static_cast<std::size_t>(which)].scale;
+        return paramText(c, k.scale[static_cast<std::size_t>(which)], input, var(input),
+                         outputIndex(k, which, i), kF32);
+    };
+    auto yParam = [&](const Param& p, int input, const std::vector<std::string>& i, DataType as) {
+        return paramText(c, p, input, var(input), i.back(), as);
+    };
+    // An input's scale over the output's: a literal where both are known (divided in float32
+    // as the reference divides), else the division.
+    auto ratio = [&](int which, const std::string& sc, const std::vector<std::string>& i) {
+        const HostBuffer* s = c.constant(l.in[static_cast<std::size_t>(which)].scale);
+        const HostBuffer* y = c.constant(l.yScale);
+        if (s && y && s->elementCount() == 1 && y->elementCount() == 1)
+            return ScriptWriter::constant(
+                static_cast<double>(static_cast<float>(s->get(0)) / static_cast<float>(y->get(0))),
+                kF32);
+        return "(" + scaleAt(which, i) + " / " + sc + ")";
+    };
+    const std::string a = shiftStage(c, w, k, 0, in, out[0] + "_a");
+    const std::string b = shiftStage(c, w, k, 1, in, out[0] + "_b");
+    if (std::string(l.core) == "Add") {
+        w.compute(
+            out[0], ScriptWriter::scriptShape(k.shape),
+            [&](const std::vector<std::string>& i) {
+                const std::string sc = yParam(k.yScale, l.yScale, i, kF32);
+                auto side = [&](const std::string& v, int which, int shape) {
+                    return "tvm.tir.nearbyint(" +
+                           ScriptWriter::load(v, broadcastIndices(i, k.shape, c.shape(shape))) +
+                           ".astype(\"float32\") * " + ratio(which, sc, i) + ")";
+                };
+                return saturateText(side(a, 0, 0) + " + " + side(b, 1, 3) + " + " +
+                                        yParam(k.yZero, l.yZero, i, kF32),
+                                    k.out);
+            },
+            out[0]);
+        return;
+    }
+    Core core = coreOf(c, l);
+    const OpContext cc = core.context();
+    std::vector<std::string> coreIn{a, b};
+    if (l.bias >= 0 && c.hasInput(l.bias)) coreIn.push_back(var(l.bias));
+    if (l.yScale < 0) {
+        findOperator(l.core)->emit(cc, w, coreIn, out);
+        return;
+    }
+    const std::string sums = w.fresh(out[0] + "_acc");
+    findOperator(l.core)->emit(cc, w, coreIn, {sums});
+    w.compute(
+        out[0], ScriptWriter::scriptShape(k.shape),
+        [&](const std::vector<std::string>& i) {
+            const std::string scale = "(" + scaleAt(0, i) + " * " + scaleAt(1, i) + " / " +
+                                      yParam(k.yScale, l.yScale, i, kF32) + ")";
+            return saturateText("tvm.tir.nearbyint(" + ScriptWriter::load(sums, i) +
+                                    ".astype(\"float32\") * " + scale + ") + " +
+                                    yParam(k.yZero, l.yZero, i, kF32),
+                                k.out);
+        },
+        out[0]);
+}
+
+} // namespace
+
+void registerIntegerOps(std::vector<OpSpec>& out)
+{
+    for (const char* op : {"MatMulInteger", "ConvInteger", "QLinearMatMul", "QLinearConv"})
+        out.push_back({op, OpPattern::OutEWiseFusable, integerInfer, integerEval, integerEmit});
+    OpSpec add{"QLinearAdd", OpPattern::Broadcast, integerInfer, integerEval, integerEmit};
+    add.domain = "com.microsoft";
+    out.push_back(add);
+}
+
+} // namespace loopscope

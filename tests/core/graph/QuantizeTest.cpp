@@ -1,0 +1,152 @@
+// Quantized models: `model quantize`'s QDQ form of a float model (batch norms folded, int8
+// weights per channel, int32 biases, calibrated uint8 activations), written and read back as
+// ONNX; FuseQuantized making its Q/DQ groups integer operators; and the compiled integer tasks
+// against the reference, and against the float model within the quantization's error.
+#include "graph/Quantize.h"
+#include "graph/FuseOps.h"
+#include "graph/Interpreter.h"
+#include "graph/ModelMaker.h"
+#include "graph/ModelRun.h"
+#include "graph/OnnxImport.h"
+#include "graph/Operators.h"
+#include "graph/Passes.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <unistd.h>
+
+using namespace loopscope;
+
+namespace {
+
+Graph imported(const std::string& bytes)
+{
+    ImportResult r = importOnnxBytes(bytes, "");
+    EXPECT_TRUE(r.ok) << r.error;
+    return r.graph;
+}
+
+int count(const Graph& g, const std::string& op)
+{
+    int n = 0;
+    for (auto& node : g.nodes)
+        n += node.op == op;
+    return n;
+}
+
+std::map<std::string, HostBuffer> inputsOf(const Graph& g, std::uint64_t seed)
+{
+    std::map<std::string, HostBuffer> in;
+    for (auto& name : g.inputs) {
+        const GraphTensor& t = g.tensor(name);
+        HostBuffer b(t.dtype, t.shape);
+        b.fillRandom(seed);
+        in[name] = std::move(b);
+    }
+    return in;
+}
+
+// The model quantized, written as ONNX and read back.
+Graph quantizedThroughOnnx(const std::string& floatBytes, QuantizeReport* report)
+{
+    Graph g = imported(floatBytes);
+    *report = quantizeGraph(g, {});
+    const std::string path = (std::filesystem::temp_directory_path() /
+                              ("loopscope-quantize-" + std::to_string(getpid()) + ".onnx"))
+                                 .string();
+    std::string why;
+    EXPECT_TRUE(writeOnnxModel(g, path, &why)) << why;
+    ImportResult r = importOnnx(path);
+    std::filesystem::remove(path);
+    EXPECT_TRUE(r.ok) << r.error;
+    return r.graph;
+}
+
+} // namespace
+
+TEST(Quantize, AResidualBlockBecomesQdqAndThenIntegerTasks)
+{
+    const std::string bytes = makeModelBytes("resnet-block", 3);
+    QuantizeReport report;
+    Graph qdq = quantizedThroughOnnx(bytes, &report);
+    // Two convolutions (their batch norms folded) and the residual add.
+    EXPECT_EQ(report.operators, 3);
+    EXPECT_EQ(report.weights, 2);
+    EXPECT_EQ(count(qdq, "BatchNormalization"), 0);
+    EXPECT_EQ(count(qdq, "Conv"), 2);
+    EXPECT_GE(count(qdq, "QuantizeLinear"), 4);
+    EXPECT_EQ(qdq.opset, 14);
+    for (auto& node : qdq.nodes)
+        if (node.op == "DequantizeLinear" && qdq.tensor(node.inputs[0]).isConstant() &&
+            qdq.tensor(node.inputs[0]).dtype == DataType{DataType::Int, 8, 1}) {
+            // Weights: int8, one scale per filter along axis 0.
+            EXPECT_EQ(node.intAttr("axis", 1), 0) << node.name;
+            EXPECT_EQ(qdq.tensor(node.inputs[1]).elementCount(), 16) << node.name;
+        }
+
+    Graph fused = qdq;
+    optimizeGraph(fused);
+    EXPECT_EQ(count(fused, "QLinearConv"), 2);
+    EXPECT_EQ(count(fused, "QLinearAdd"), 1);
+    EXPECT_EQ(count(fused, "Conv"), 0);
+    EXPECT_EQ(count(fused, "Relu"), 0) << graphText(fused); // the saturation is the Relu
+    EXPECT_EQ(count(fused, "DequantizeLinear"), 1);         // the output's
+
+    // The integer tasks against the reference of the fused graph, exactly as it computes them,
+    // and the model's output near the float model's.
+    std::string why;
+    auto model = CompiledModel::compile(fused, {}, &why);
+    ASSERT_NE(model, nullptr) << why;
+    const auto in = inputsOf(fused, 9);
+    for (auto& [name, value] : in)
+        ASSERT_TRUE(model->setInput(name, value, &why)) << why;
+    model->run();
+    const auto reference = interpret(fused, in);
+    const std::string out = fused.outputs[0];
+    const Comparison exact = compareTensors(model->value(out), reference.at(out), 0, 1e-6);
+    EXPECT_TRUE(exact.ok) << exact.first << " (" << exact.mismatches << " of " << exact.elements
+                          << ")";
+    Graph floating = imported(bytes);
+    const auto expected = interpret(floating, in).at(floating.outputs[0]);
+    double largest = 0;
+    for (std::int64_t i = 0; i < expected.elementCount(); ++i)
+        largest = std::max(largest, std::fabs(expected.get(i)));
+    // Inputs other than the calibration's may leave its ranges and saturate: nearly all
+    // elements within 5% of the largest value.
+    const Comparison close = compareTensors(model->value(out), expected, 0, 0.05 * largest);
+    EXPECT_LE(close.mismatches * 100, close.elements)
+        << close.first << " (" << close.mismatches << " of " << close.elements
+        << "), largest |value| " << largest;
+}
+
+TEST(Quantize, PercentileCalibrationNarrowsTheRanges)
+{
+    Graph a = imported(makeModelBytes("resnet-block", 3)), b = a;
+    QuantizeOptions minmax, percentile;
+    percentile.percentile = true;
+    percentile.percent = 99.0;
+    const QuantizeReport ra = quantizeGraph(a, minmax), rb = quantizeGraph(b, percentile);
+    ASSERT_EQ(ra.ranges.size(), rb.ranges.size());
+    // The scales: percentile's are no larger, and some smaller.
+    int smaller = 0;
+    for (auto& node : a.nodes) {
+        if (node.op != "QuantizeLinear") continue;
+        const GraphNode* other = nullptr;
+        for (auto& m : b.nodes)
+            if (m.name == node.name) other = &m;
+        ASSERT_NE(other, nullptr) << node.name;
+        const double sa = a.tensor(node.inputs[1]).constant->get(0);
+        const double sb = b.tensor(other->inputs[1]).constant->get(0);
+        EXPECT_LE(sb, sa * (1 + 1e-6)) << node.name;
+        smaller += sb < sa * 0.999;
+    }
+    EXPECT_GT(smaller, 0);
+}
+
+TEST(Quantize, AModelWithNothingToQuantizeIsAnError)
+{
+    Graph g = imported(makeDenseModelBytes({{4, 8}, 3, true, false, false}, 1));
+    EXPECT_THROW(quantizeGraph(g, {}), GraphError);
+}
