@@ -1,6 +1,7 @@
 #include "graph/Quantize.h"
 
 #include "graph/Interpreter.h"
+#include "graph/ModelRun.h"
 #include "graph/Operators.h"
 #include "graph/Passes.h"
 
@@ -44,7 +45,7 @@ std::string endingOf(const Graph& g, const std::string& out)
     return r.op == "Relu" ? r.outputs[0] : out;
 }
 
-struct Range {
+struct CalibrationRange {
     double lo = std::numeric_limits<double>::infinity();
     double hi = -std::numeric_limits<double>::infinity();
     std::vector<float> values; // percentile: every value seen
@@ -255,11 +256,29 @@ QuantizeReport quantizeGraph(Graph& g, const QuantizeOptions& o)
             }
             samples.push_back(std::move(in));
         }
-    std::map<std::string, Range> ranges;
+    // The model compiled, every activation one of its outputs (so that fusion keeps it), runs
+    // the samples in milliseconds; where it cannot compile, the reference runs them.
+    Graph calibration = g;
+    for (auto& t : activations)
+        if (!isOutput(calibration, t)) calibration.outputs.push_back(t);
+    optimizeGraph(calibration);
+    std::string why;
+    const auto compiled = CompiledModel::compile(calibration, {}, &why);
+    std::map<std::string, CalibrationRange> ranges;
     for (const auto& in : samples) {
-        const auto values = interpret(g, in);
+        std::map<std::string, HostBuffer> values;
+        bool ran = compiled != nullptr;
+        for (auto& [name, v] : in)
+            ran = ran && compiled->setInput(name, v, &why);
+        if (ran) {
+            compiled->run();
+            for (auto& t : activations)
+                values.emplace(t, compiled->value(t));
+        } else {
+            values = interpret(g, in);
+        }
         for (auto& t : activations) {
-            Range& r = ranges[t];
+            CalibrationRange& r = ranges[t];
             const HostBuffer& v = values.at(t);
             for (std::int64_t i = 0; i < v.elementCount(); ++i) {
                 const double x = v.get(i);
@@ -272,7 +291,7 @@ QuantizeReport quantizeGraph(Graph& g, const QuantizeOptions& o)
     report.samples = static_cast<int>(samples.size());
     std::map<std::string, QParams> params;
     for (auto& t : activations) {
-        Range& r = ranges[t];
+        CalibrationRange& r = ranges[t];
         double lo = r.lo, hi = r.hi;
         if (o.percentile && !r.values.empty()) {
             auto& v = r.values;

@@ -194,35 +194,42 @@ double taskFlops(const std::string& script)
 
 std::string taskArithmetic(const Graph& graph, const Task& task)
 {
-    std::string sums, requantized, from, to;
-    bool floating = false;
+    std::vector<std::string> parts;
+    std::string from, to;
+    bool integer = false;
     auto type = [&](const std::string& t) { return graph.tensor(t).dtype.str(); };
+    auto add = [&](const std::string& part) {
+        if (std::find(parts.begin(), parts.end(), part) == parts.end()) parts.push_back(part);
+    };
     for (int i : task.nodes) {
         const GraphNode& n = graph.nodes[static_cast<std::size_t>(i)];
         const bool qlinear = n.op == "QLinearConv" || n.op == "QLinearMatMul";
         if (qlinear || n.op == "ConvInteger" || n.op == "MatMulInteger") {
-            sums = type(n.inputs[0]) + " x " + type(n.inputs[qlinear ? 3 : 1]) + " -> int32 sums";
-            if (qlinear) requantized = "float32 requantization to " + type(n.outputs[0]);
+            integer = true;
+            add(type(n.inputs[0]) + " x " + type(n.inputs[qlinear ? 3 : 1]) + " -> int32 sums");
+            if (qlinear) add("float32 requantization to " + type(n.outputs[0]));
         } else if (n.op == "QLinearAdd") {
-            sums = type(n.inputs[0]) + " + " + type(n.inputs[3]) + " in float32";
-            requantized = "requantized to " + type(n.outputs[0]);
+            integer = true;
+            add(type(n.inputs[0]) + " + " + type(n.inputs[3]) + " requantized to " +
+                type(n.outputs[0]));
         } else if (n.op == "DequantizeLinear") {
             from = type(n.inputs[0]);
+            if (integer) add("dequantized to float32");
         } else if (n.op == "QuantizeLinear") {
             to = type(n.outputs[0]);
         } else {
-            floating = true;
+            if (integer) add("then float32");
         }
     }
-    if (!sums.empty()) {
-        std::string text = sums;
-        if (!requantized.empty()) text += "; " + requantized;
-        if (floating) text += "; then float32";
+    if (integer) {
+        std::string text;
+        for (auto& p : parts)
+            text += (text.empty() ? "" : "; ") + p;
         return text;
     }
-    std::string text = "float32";
+        std::string text = "float32";
     if (!from.empty()) text += " from " + from;
-    if (!to.empty()) text += (from.empty() ? ", to " : ", to ") + to;
+    if (!to.empty()) text += ", to " + to;
     return text;
 }
 
