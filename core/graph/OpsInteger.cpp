@@ -122,6 +122,57 @@ Core coreOf(const OpContext& c, const Layout& l)
     return k;
 }
 
+// A QLinearConv whose weights AlterQLinearConvLayout packed into blocks of `lanes` output by 4
+// input channels (kWeightBlock; F/L x C/4 x KH x KW x L x 4), its data's zero point then in its
+// bias: 2-D, one group, pads given (no auto_pad).
+struct Blocked {
+    std::int64_t n = 0, c = 0, h = 0, w = 0, f = 0, kh = 0, kw = 0, lanes = 0;
+    std::int64_t sy = 1, sx = 1, dy = 1, dx = 1, py = 0, px = 0, py1 = 0, px1 = 0, oh = 0, ow = 0;
+};
+
+bool isBlocked(const OpContext& c)
+{
+    return c.node().op == "QLinearConv" && c.node().intAttr(kWeightBlock, 0) > 0;
+}
+
+Blocked blockedOf(const OpContext& c)
+{
+    Blocked b;
+    const auto& x = c.shape(0);
+    const auto& wt = c.shape(3);
+    b.lanes = c.node().intAttr(kWeightBlock, 0);
+    if (x.size() != 4 || wt.size() != 6 || wt[4] != b.lanes || wt[5] != 4 ||
+        wt[1] != (x[1] + 3) / 4 || c.node().intAttr("group", 1) != 1 ||
+        c.node().stringAttr("auto_pad", "NOTSET") != "NOTSET")
+        c.fail("weights in int8 blocks of " + num(b.lanes) + " x 4 must be F/" + num(b.lanes) +
+               " x C/4 x KH x KW x " + num(b.lanes) + " x 4 for data N x C x H x W, not " +
+               dimsText(wt));
+    b.n = x[0];
+    b.c = x[1];
+    b.h = x[2];
+    b.w = x[3];
+    b.f = wt[0] * b.lanes;
+    b.kh = wt[2];
+    b.kw = wt[3];
+    const auto s = c.node().intsAttr("strides", {1, 1});
+    const auto d = c.node().intsAttr("dilations", {1, 1});
+    const auto p = c.node().intsAttr("pads", {0, 0, 0, 0});
+    if (s.size() != 2 || d.size() != 2 || p.size() != 4)
+        c.fail("needs 2-D strides, dilations and pads");
+    b.sy = s[0];
+    b.sx = s[1];
+    b.dy = d[0];
+    b.dx = d[1];
+    b.py = p[0];
+    b.px = p[1];
+    b.py1 = p[2];
+    b.px1 = p[3];
+    b.oh = (b.h + b.py + b.py1 - b.dy * (b.kh - 1) - 1) / b.sy + 1;
+    b.ow = (b.w + b.px + b.px1 - b.dx * (b.kw - 1) - 1) / b.sx + 1;
+    if (b.oh < 1 || b.ow < 1) c.fail("the window is larger than the padded input");
+    return b;
+}
+
 struct Checked {
     Layout layout;
     std::vector<Param> scale, zero; // per input of the core
@@ -142,10 +193,16 @@ Checked checkedOf(const OpContext& c)
             c.fail("'" + v.name + "' is " + v.dtype.str() + "; quantized values are uint8 or int8");
         if (l.in[w].scale >= 0 && !c.hasInput(l.in[w].scale)) c.fail("a scale is missing");
         const std::int64_t axis = paramAxis(l.core, static_cast<int>(w), v.shape.size());
-        k.scale.push_back(paramOf(c, l.in[w].scale, axis, v.shape, "the scale", false, v.dtype));
-        k.zero.push_back(paramOf(c, l.in[w].zero, axis, v.shape, "the zero point", true, v.dtype));
+        // Packed weights: their scales and zero points are still one per filter.
+        const std::vector<std::int64_t> of =
+            w == 1 && isBlocked(c) ? std::vector<std::int64_t>{v.shape[0] * v.shape[4]} : v.shape;
+        k.scale.push_back(paramOf(c, l.in[w].scale, axis, of, "the scale", false, v.dtype));
+        k.zero.push_back(paramOf(c, l.in[w].zero, axis, of, "the zero point", true, v.dtype));
     }
-    if (add) {
+    if (isBlocked(c)) {
+        const Blocked b = blockedOf(c);
+        k.shape = {b.n, b.f, b.oh, b.ow};
+    } else if (add) {
         k.shape = broadcastShapes(c.shape(0), c.shape(3), c);
     } else {
         if (std::string(l.core) == "Conv" && c.input(l.in[1].values).dtype == kU8 &&
@@ -232,6 +289,41 @@ std::int64_t saturate(double v, DataType t)
     return static_cast<std::int64_t>(std::min(std::max(v, lo), hi));
 }
 
+// The int32 sums of a packed QLinearConv: the data as it is (zx in the padding), the bias
+// holding -zx * sum(w).
+HostBuffer blockedSums(const OpContext& c, const HostBuffer& x, const HostBuffer& wt,
+                       const HostBuffer* bias)
+{
+    const Blocked b = blockedOf(c);
+    const std::int64_t zx = c.constant(2) ? c.constant(2)->getInt(0) : 0;
+    HostBuffer out(kI32, {b.n, b.f, b.oh, b.ow});
+    std::int64_t o = 0;
+    for (std::int64_t n = 0; n < b.n; ++n)
+        for (std::int64_t f = 0; f < b.f; ++f)
+            for (std::int64_t oy = 0; oy < b.oh; ++oy)
+                for (std::int64_t ox = 0; ox < b.ow; ++ox) {
+                    std::int64_t sum = bias ? bias->getInt(f) : 0;
+                    for (std::int64_t ic = 0; ic < b.c; ++ic)
+                        for (std::int64_t ky = 0; ky < b.kh; ++ky)
+                            for (std::int64_t kx = 0; kx < b.kw; ++kx) {
+                                const std::int64_t iy = oy * b.sy + ky * b.dy - b.py;
+                                const std::int64_t ix = ox * b.sx + kx * b.dx - b.px;
+                                const bool inside = iy >= 0 && iy < b.h && ix >= 0 && ix < b.w;
+                                const std::int64_t v =
+                                    inside ? x.getInt(((n * b.c + ic) * b.h + iy) * b.w + ix) : zx;
+                                const std::int64_t w = wt.getInt(
+                                    ((((f / b.lanes) * ((b.c + 3) / 4) + ic / 4) * b.kh + ky) *
+                                         b.kw +
+                                     kx) *
+                                        b.lanes * 4 +
+                                    (f % b.lanes) * 4 + ic % 4);
+                                sum += v * w;
+                            }
+                    out.setInt(o++, sum);
+                }
+    return out;
+}
+
 std::vector<HostBuffer> integerEval(const OpContext& c, const std::vector<const HostBuffer*>& in)
 {
     const Checked k = checkedOf(c);
@@ -262,11 +354,16 @@ std::vector<HostBuffer> integerEval(const OpContext& c, const std::vector<const 
         }
         return {std::move(out)};
     }
-    Core core = coreOf(c, l);
-    const OpContext cc = core.context();
-    std::vector<const HostBuffer*> coreIn{&a, &b};
-    if (l.bias >= 0 && c.hasInput(l.bias)) coreIn.push_back(at(l.bias));
-    HostBuffer sums = findOperator(l.core)->evaluate(cc, coreIn).at(0);
+    HostBuffer sums;
+    if (isBlocked(c)) {
+        sums = blockedSums(c, *at(0), *at(3), at(8));
+    } else {
+        Core core = coreOf(c, l);
+        const OpContext cc = core.context();
+        std::vector<const HostBuffer*> coreIn{&a, &b};
+        if (l.bias >= 0 && c.hasInput(l.bias)) coreIn.push_back(at(l.bias));
+        sums = findOperator(l.core)->evaluate(cc, coreIn).at(0);
+    }
     if (l.yScale < 0) return {std::move(sums)};
     for (std::int64_t i = 0; i < out.elementCount(); ++i) {
         const float sa =
@@ -344,6 +441,79 @@ std::string saturateText(const std::string& q, DataType t)
     return "te.min(te.max(" + q + ", " + lo + "), " + hi + ").astype(\"" + t.str() + "\")";
 }
 
+// A packed QLinearConv as TOPI's conv2d_NCHWc_int8: the data in blocks of 4 channels (padded
+// with its zero point), the sums in blocks of L output channels, each L x 4 block one dot product
+// (StageFacts::int8DotLanes), then the bias and the requantization back into N x F x H x W.
+template <class ScaleAt, class YParam>
+void blockedEmit(const OpContext& c, ScriptWriter& w, const Checked& k,
+                 const std::vector<std::string>& in, const std::vector<std::string>& out,
+                 const ScaleAt& scaleAt, const YParam& yParam)
+{
+    const Blocked b = blockedOf(c);
+    const Layout& l = k.layout;
+    const std::int64_t zx = c.constant(2) ? c.constant(2)->getInt(0) : 0;
+    const std::string data = w.fresh(out[0] + "_data");
+    const bool padded = b.py || b.px || b.py1 || b.px1;
+    const std::int64_t c4 = (b.c + 3) / 4; // the last block's missing channels read as zx
+    w.compute(
+        data, {b.n, c4, b.h + b.py + b.py1, b.w + b.px + b.px1, 4},
+        [&](const std::vector<std::string>& i) {
+            const std::string y = b.py ? i[2] + " - " + num(b.py) : i[2];
+            const std::string x = b.px ? i[3] + " - " + num(b.px) : i[3];
+            const std::string load =
+                in[0] + "[" + i[0] + ", " + i[1] + " * 4 + " + i[4] + ", " + y + ", " + x + "]";
+            std::vector<std::string> inside;
+            if (b.c % 4) inside.push_back(i[1] + " * 4 + " + i[4] + " < " + num(b.c));
+            if (padded)
+                for (const std::string& cond :
+                     {i[2] + " >= " + num(b.py), i[2] + " < " + num(b.h + b.py),
+                      i[3] + " >= " + num(b.px), i[3] + " < " + num(b.w + b.px)})
+                    inside.push_back(cond);
+            if (inside.empty()) return load;
+            std::string all;
+            for (auto& cond : inside)
+                all += (all.empty() ? "" : ", ") + cond;
+            return "tvm.tir.if_then_else(tvm.tir.all(" + all + "), " + load + ", " +
+                   ScriptWriter::constant(static_cast<double>(zx), kU8) + ")";
+        },
+        data);
+    const std::int64_t extents[] = {c4, b.kh, b.kw, 4};
+    std::vector<std::string> r;
+    for (const char* base : {"ico", "ry", "rx", "ici"}) {
+        r.push_back(w.fresh(base));
+        w.line(r.back() + " = te.reduce_axis((0, " + num(extents[r.size() - 1]) + "), name=\"" +
+               r.back() + "\")");
+    }
+    auto tap = [](const std::string& v, std::int64_t s, const std::string& rr, std::int64_t d) {
+        return (s == 1 ? v : v + " * " + num(s)) + " + " + (d == 1 ? rr : rr + " * " + num(d));
+    };
+    const std::string sums = w.fresh(out[0] + "_acc");
+    w.compute(
+        sums, {b.n, b.f / b.lanes, b.oh, b.ow, b.lanes},
+        [&](const std::vector<std::string>& i) {
+            return "te.sum(" + data + "[" + i[0] + ", " + r[0] + ", " +
+                   tap(i[2], b.sy, r[1], b.dy) + ", " + tap(i[3], b.sx, r[2], b.dx) + ", " + r[3] +
+                   "].astype(\"int32\") * " + in[3] + "[" + i[1] + ", " + r[0] + ", " + r[1] +
+                   ", " + r[2] + ", " + i[4] + ", " + r[3] + "].astype(\"int32\"), axis=[" + r[0] +
+                   ", " + r[1] + ", " + r[2] + ", " + r[3] + "])";
+        },
+        sums);
+    w.compute(
+        out[0], k.shape,
+        [&](const std::vector<std::string>& i) {
+            const std::string acc = sums + "[" + i[0] + ", " + i[1] + " // " + num(b.lanes) + ", " +
+                                    i[2] + ", " + i[3] + ", " + i[1] + " % " + num(b.lanes) + "]";
+            const std::string biased =
+                c.hasInput(l.bias) ? "(" + acc + " + " + in[8] + "[" + i[1] + "])" : acc;
+            const std::string scale = "(" + scaleAt(0, i) + " * " + scaleAt(1, i) + " / " +
+                                      yParam(k.yScale, l.yScale, i, kF32) + ")";
+            return saturateText("tvm.tir.nearbyint(" + biased + ".astype(\"float32\") * " + scale +
+                                    ") + " + yParam(k.yZero, l.yZero, i, kF32),
+                                k.out);
+        },
+        out[0]);
+}
+
 void integerEmit(const OpContext& c, ScriptWriter& w, const std::vector<std::string>& in,
                  const std::vector<std::string>& out)
 {
@@ -372,6 +542,10 @@ void integerEmit(const OpContext& c, ScriptWriter& w, const std::vector<std::str
                 kF32);
         return "(" + scaleAt(which, i) + " / " + sc + ")";
     };
+    if (isBlocked(c)) {
+        blockedEmit(c, w, k, in, out, scaleAt, yParam);
+        return;
+    }
     const std::string a = shiftStage(c, w, k, 0, in, out[0] + "_a");
     const std::string b = shiftStage(c, w, k, 1, in, out[0] + "_b");
     if (std::string(l.core) == "Add") {

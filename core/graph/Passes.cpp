@@ -59,6 +59,7 @@ void optimizeGraph(Graph& graph, std::vector<GraphSnapshot>* log)
     run("FoldScaleAxis", foldScaleAxis);
     run("AlterConvLayout", alterConvLayout);
     run("AlterDenseLayout", alterDenseLayout);
+    run("AlterQLinearConvLayout", alterQLinearConvLayout);
     run("ConvertLayout", convertLayout);
     run("AlterConvWinograd", alterConvWinograd);
     graph.removeUnusedTensors();

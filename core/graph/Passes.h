@@ -9,6 +9,8 @@
 //                      weights (and bias)
 //   AlterConvLayout    a convolution's constant weights in blocks of 16 output channels (8
 //                      where 16 does not divide them)
+//   AlterQLinearConvLayout  a QLinearConv's int8 weights in TOPI's int8 blocks (F/L x C/4 x
+//                      KH x KW x L x 4), its data's zero point moved into its bias
 //   ConvertLayout      data in those blocks of channels from layer to layer (NCHW16c), converted
 //                      where an operator or the model's output needs N x C x H x W
 // Each pass is one file under graph/passes/ with one entry function.
@@ -42,6 +44,10 @@ bool foldConstants(Graph& graph);
 bool foldScaleAxis(Graph& graph);
 bool alterConvLayout(Graph& graph);
 bool alterDenseLayout(Graph& graph);
+bool alterQLinearConvLayout(Graph& graph);
+// The lanes of this machine's int8 dot product (TOPI's intrinsic: 16 with AVX-512, 8 with
+// AVX2), or 0 where it has none.
+std::int64_t int8DotLanesHere();
 bool convertLayout(Graph& graph);
 bool alterConvWinograd(Graph& graph);
 

@@ -64,18 +64,22 @@ TEST(GraphPasses, BatchNormFoldsIntoTheConvolutionExactly)
     EXPECT_EQ(countOps(folded, "BatchNormalization"), 0);
     EXPECT_EQ(countOps(folded, "Mul"), 0) << graphText(folded); // the scale is in the weights
     EXPECT_EQ(countOps(folded, "Conv"), 2);
-    ASSERT_EQ(log.size(), 7u);
-    EXPECT_EQ(log[0].pass, "SimplifyInference");
-    EXPECT_TRUE(log[0].changed);
-    EXPECT_NE(log[0].text.find("Mul("), std::string::npos) << log[0].text;
-    EXPECT_EQ(log[2].pass, "FoldScaleAxis");
-    EXPECT_TRUE(log[2].changed);
-    EXPECT_EQ(log[4].pass, "AlterDenseLayout");
-    EXPECT_FALSE(log[4].changed); // a block without dense layers
-    EXPECT_EQ(log[5].pass, "ConvertLayout");
-    EXPECT_TRUE(log[5].changed);
-    EXPECT_EQ(log[6].pass, "AlterConvWinograd");
-    EXPECT_FALSE(log[6].changed); // 16 channels: narrower than Winograd pays for
+    ASSERT_EQ(log.size(), 9u);
+    EXPECT_EQ(log[0].pass, "FuseQuantized");
+    EXPECT_FALSE(log[0].changed); // a float model
+    EXPECT_EQ(log[1].pass, "SimplifyInference");
+    EXPECT_TRUE(log[1].changed);
+    EXPECT_NE(log[1].text.find("Mul("), std::string::npos) << log[1].text;
+    EXPECT_EQ(log[3].pass, "FoldScaleAxis");
+    EXPECT_TRUE(log[3].changed);
+    EXPECT_EQ(log[5].pass, "AlterDenseLayout");
+    EXPECT_FALSE(log[5].changed); // a block without dense layers
+    EXPECT_EQ(log[6].pass, "AlterQLinearConvLayout");
+    EXPECT_FALSE(log[6].changed);
+    EXPECT_EQ(log[7].pass, "ConvertLayout");
+    EXPECT_TRUE(log[7].changed);
+    EXPECT_EQ(log[8].pass, "AlterConvWinograd");
+    EXPECT_FALSE(log[8].changed); // 16 channels: narrower than Winograd pays for
 
     const auto after = interpret(folded, inputs);
     for (auto& o : g.outputs) {

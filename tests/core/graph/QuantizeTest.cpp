@@ -10,6 +10,7 @@
 #include "graph/OnnxImport.h"
 #include "graph/Operators.h"
 #include "graph/Passes.h"
+#include "graph/Task.h"
 
 #include <gtest/gtest.h>
 
@@ -149,4 +150,73 @@ TEST(Quantize, AModelWithNothingToQuantizeIsAnError)
 {
     Graph g = imported(makeDenseModelBytes({{4, 8}, 3, true, false, false}, 1));
     EXPECT_THROW(quantizeGraph(g, {}), GraphError);
+}
+
+// A QLinearConv in TOPI's int8 blocks (AlterQLinearConvLayout) computes exactly what it computed
+// before, padded channels (a first layer's 3) and strides included, and its task's default
+// schedule computes the blocks with the machine's int8 dot product (tensorize).
+TEST(Quantize, Int8BlocksComputeWhatThePlainConvolutionComputes)
+{
+    if (int8DotLanesHere() == 0) GTEST_SKIP() << "this CPU has no int8 dot product (AVX2 or more)";
+    const DataType u8{DataType::UInt, 8, 1}, s8{DataType::Int, 8, 1}, f32 = DataType::float32();
+    for (std::int64_t channels : {3, 8}) {
+        Graph g;
+        g.opset = 13;
+        auto add = [&](const std::string& name, DataType t, std::vector<std::int64_t> shape,
+                       std::uint64_t seed, double value) {
+            GraphTensor x;
+            x.name = name;
+            x.dtype = t;
+            x.shape = shape;
+            if (seed > 0) {
+                auto b = std::make_shared<HostBuffer>(t, shape);
+                b->fillRandom(seed);
+                // A value: near it (scales), or exactly it for integers (zero points).
+                if (value != 0 || !t.isFloat())
+                    for (std::int64_t i = 0; i < b->elementCount() && name != "w" && name != "b";
+                         ++i)
+                        b->set(i, t.isFloat() ? value * (1 + 0.01 * static_cast<double>(i % 7))
+                                              : value);
+                x.constant = b;
+            }
+            g.add(x);
+            return name;
+        };
+        g.inputs = {add("x", u8, {1, channels, 9, 9}, 0, 0)};
+        GraphNode n;
+        n.op = "QLinearConv";
+        n.name = "conv";
+        n.inputs = {"x",
+                    add("sx", f32, {}, 1, 0.02),
+                    add("zx", u8, {}, 2, 100),
+                    add("w", s8, {16, channels, 3, 3}, 3, 0),
+                    add("sw", f32, {16}, 4, 0.01),
+                    add("zw", s8, {16}, 5, 0),
+                    add("sy", f32, {}, 6, 0.5),
+                    add("zy", u8, {}, 7, 20),
+                    add("b", DataType::int32(), {16}, 8, 0)};
+        n.outputs = {"y"};
+        n.attributes["pads"] = Attribute{std::vector<std::int64_t>{1, 1, 1, 1}};
+        n.attributes["strides"] = Attribute{std::vector<std::int64_t>{2, 1}};
+        add("y", u8, {1, 16, 5, 9}, 0, 0);
+        g.nodes.push_back(n);
+        g.outputs = {"y"};
+        Graph blocked = g;
+        ASSERT_TRUE(alterQLinearConvLayout(blocked));
+        const std::map<std::string, HostBuffer> in = inputsOf(g, 12);
+        const HostBuffer plain = interpret(g, in).at("y"), packed = interpret(blocked, in).at("y");
+        EXPECT_TRUE(compareTensors(packed, plain, 0, 0).ok) << channels << " channels";
+
+        std::string why;
+        auto model = CompiledModel::compile(blocked, {}, &why);
+        ASSERT_NE(model, nullptr) << why;
+        ASSERT_TRUE(model->setInput("x", in.at("x"), &why)) << why;
+        model->run();
+        const Comparison c = compareTensors(model->value("y"), packed, 0, 0);
+        EXPECT_TRUE(c.ok) << channels << " channels: " << c.first;
+        const auto tasks = fuseOps(blocked);
+        ASSERT_EQ(tasks.size(), 1u);
+        const std::string script = taskScript(blocked, tasks[0]);
+        EXPECT_NE(script.find(".tensorize("), std::string::npos) << script;
+    }
 }

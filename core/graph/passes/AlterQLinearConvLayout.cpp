@@ -1,0 +1,90 @@
+// AlterQLinearConvLayout: a QLinearConv's constant int8 weights rearranged once into TOPI's int8
+// layout (F/L x C/4 x KH x KW x L x 4: blocks of L output channels by 4 input channels, L the
+// lanes of the machine's int8 dot product), as Relay's AlterOpLayout makes x86's int8 conv2d
+// conv2d_NCHWc_int8. The task then reads the data in blocks of 4 channels and computes each
+// block of L output channels by 4 input channels as one dot product of TOPI's intrinsic
+// (vpdpbusd with VNNI), which the default schedule tensorizes. The data's zero point moves
+// into the bias: sum((x - zx) * w) = sum(x * w) - zx * sum(w), the padding then zx, as Relay's
+// QNN canonicalization rewrites qnn.conv2d. Only uint8 data, int8 weights without zero points,
+// one group, 2-D, filters by L, and a constant zx; channels not by 4 are padded with zero weights.
+#include "graph/Operators.h"
+#include "graph/Passes.h"
+#include "tune/rules/Int8DotRule.h"
+
+namespace loopscope {
+
+namespace {
+
+const DataType kU8{DataType::UInt, 8, 1};
+const DataType kS8{DataType::Int, 8, 1};
+
+bool allZero(const HostBuffer* b)
+{
+    if (!b) return false;
+    for (std::int64_t i = 0; i < b->elementCount(); ++i)
+        if (b->getInt(i) != 0) return false;
+    return true;
+}
+
+} // namespace
+
+std::int64_t int8DotLanesHere()
+{
+    for (int lanes : {16, 8})
+        if (!Int8DotRule::intrinsicFor(lanes).empty()) return lanes;
+    return 0;
+}
+
+bool alterQLinearConvLayout(Graph& graph)
+{
+    const std::int64_t lanes = int8DotLanesHere();
+    if (lanes == 0) return false;
+    bool changed = false;
+    for (GraphNode& conv : graph.nodes) {
+        if (conv.op != "QLinearConv" || conv.has(kWeightBlock) || conv.inputs.size() < 8) continue;
+        const GraphTensor* x = graph.find(conv.inputs[0]);
+        const GraphTensor* w = graph.find(conv.inputs[3]);
+        const GraphTensor* zx = graph.find(conv.inputs[2]);
+        const GraphTensor* zw = graph.find(conv.inputs[5]);
+        if (!x || !w || !zx || !zw || x->dtype != kU8 || w->dtype != kS8 || !w->isConstant() ||
+            !zx->isConstant() || zx->elementCount() != 1 || !allZero(zw->constant.get()) ||
+            w->shape.size() != 4 || conv.intAttr("group", 1) != 1)
+            continue;
+        const std::int64_t f = w->shape[0], c = w->shape[1], kh = w->shape[2], kw = w->shape[3];
+        if (f % lanes != 0) continue;
+        // Channels in blocks of 4, the last block's missing ones (a first layer's 3) zero.
+        const std::int64_t c4 = (c + 3) / 4;
+        auto packed = std::make_shared<HostBuffer>(
+            kS8, std::vector<std::int64_t>{f / lanes, c4, kh, kw, lanes, 4});
+        std::vector<std::int64_t> sums(static_cast<std::size_t>(f), 0);
+        for (std::int64_t o = 0; o < f; ++o)
+            for (std::int64_t ic = 0; ic < c; ++ic)
+                for (std::int64_t y = 0; y < kh; ++y)
+                    for (std::int64_t xx = 0; xx < kw; ++xx) {
+                        const std::int64_t v =
+                            w->constant->getInt(((o * c + ic) * kh + y) * kw + xx);
+                        sums[static_cast<std::size_t>(o)] += v;
+                        packed->setInt(((((o / lanes) * c4 + ic / 4) * kh + y) * kw + xx) * lanes *
+                                               4 +
+                                           (o % lanes) * 4 + ic % 4,
+                                       v);
+                    }
+        const std::int64_t zero = zx->constant->getInt(0);
+        const HostBuffer* b = conv.inputs.size() > 8 && !conv.inputs[8].empty()
+                                  ? graph.tensor(conv.inputs[8]).constant.get()
+                                  : nullptr;
+        if (conv.inputs.size() > 8 && !conv.inputs[8].empty() && !b) continue;
+        auto bias = std::make_shared<HostBuffer>(DataType::int32(), std::vector<std::int64_t>{f});
+        for (std::int64_t o = 0; o < f; ++o)
+            bias->setInt(o, (b ? b->getInt(o) : 0) - zero * sums[static_cast<std::size_t>(o)]);
+        conv.inputs[3] = graph.addConstant(conv.inputs[3] + ".int8_blocks", std::move(packed));
+        conv.inputs.resize(9);
+        conv.inputs[8] = graph.addConstant(conv.name + ".bias_less_zero_point", std::move(bias));
+        conv.attributes[kWeightBlock].value = lanes;
+        changed = true;
+    }
+    if (changed) graph.removeUnusedTensors();
+    return changed;
+}
+
+} // namespace loopscope
