@@ -227,7 +227,7 @@ std::string taskArithmetic(const Graph& graph, const Task& task)
             text += (text.empty() ? "" : "; ") + p;
         return text;
     }
-        std::string text = "float32";
+    std::string text = "float32";
     if (!from.empty()) text += " from " + from;
     if (!to.empty()) text += ", to " + to;
     return text;
