@@ -253,6 +253,11 @@ void ModelWindow::fillTable()
         m_table->setSortingEnabled(true);
         m_table->horizontalHeader()->setSortIndicatorShown(false);
     }
+    // What the tasks compute in, shown where a task is not all float32 (a quantized model).
+    bool quantized = false;
+    for (const protocol::ModelTask& t : m_result.tasks)
+        quantized = quantized || (!t.arithmetic.empty() && t.arithmetic != "float32");
+    m_table->setColumnHidden(TaskTableModel::Arithmetic, !quantized);
     m_table->resizeColumnsToContents();
     m_table->horizontalHeader()->setSectionResizeMode(TaskTableModel::Operators,
                                                       QHeaderView::Stretch);

@@ -7,6 +7,7 @@
 // in the view, not a crash.
 #include "model/ModelWindow.h"
 #include "model/ModelGraphView.h"
+#include "model/TaskTableModel.h"
 #include "shell/MainWindow.h"
 #include "tune/TunePanel.h"
 #include "tune/TuneService.h"
@@ -105,7 +106,7 @@ private slots:
         double last = 1e18;
         for (int row = 0; row < m->taskTable()->model()->rowCount(); ++row) {
             const double v =
-                m->taskTable()->model()->index(row, 6).data(Qt::UserRole + 1).toDouble();
+                m->taskTable()->model()->index(row, TaskTableModel::WeightMs).data(Qt::UserRole + 1).toDouble();
             QVERIFY(v <= last);
             last = v;
         }
@@ -175,7 +176,7 @@ private slots:
         for (int row = 0; row < m->taskTable()->model()->rowCount(); ++row)
             if (m->taskTable()->model()->index(row, 0).data().toString() ==
                 QStringLiteral("gemm_relu_0"))
-                marked = m->taskTable()->model()->index(row, 4).data().toString().startsWith(
+                marked = m->taskTable()->model()->index(row, TaskTableModel::ScheduleSource).data().toString().startsWith(
                     QStringLiteral("⚠"));
         QVERIFY(marked);
         QVERIFY(m->statusText().contains(QStringLiteral("may no longer be its fastest")));
