@@ -4,9 +4,14 @@
 // dimensions are 1), or the dimensions given with --shape NAME=D0xD1...
 //
 //   node bench/ort/time.mjs MODEL.onnx [--threads N] [--runs R] [--warmup W] [--shape NAME=DIMS]
+//                           [--save DIR]
 //
-// Prints one line: "ort MODEL median_ms min_ms max_ms runs threads".
+// Prints one line: "ort MODEL median_ms min_ms max_ms runs threads". --save DIR also writes the
+// inputs it fed and the outputs ONNX Runtime computed as TensorProto files (input_0.pb, ...,
+// output_0.pb, ..., as ONNX's test data names them), for `loopscope-cli model run --input` and
+// compare.mjs.
 import * as ort from 'onnxruntime-node';
+import { writeTensor } from './tensorproto.mjs';
 
 const args = process.argv.slice(2);
 if (args.length < 1) {
@@ -14,13 +19,14 @@ if (args.length < 1) {
     process.exit(2);
 }
 const model = args[0];
-let threads = 2, runs = 50, warmup = 5;
+let threads = 2, runs = 50, warmup = 5, save = '';
 const shapes = {};
 for (let i = 1; i < args.length; ++i) {
     const a = args[i], v = args[i + 1];
     if (a === '--threads') { threads = Number(v); ++i; }
     else if (a === '--runs') { runs = Number(v); ++i; }
     else if (a === '--warmup') { warmup = Number(v); ++i; }
+    else if (a === '--save') { save = v; ++i; }
     else if (a === '--shape') { const [n, d] = v.split('='); shapes[n] = d.split('x').map(Number); ++i; }
     else { console.error(`time.mjs: unknown option ${a}`); process.exit(2); }
 }
@@ -63,3 +69,8 @@ for (let i = 0; i < runs; ++i) {
 times.sort((a, b) => a - b);
 const median = times[Math.floor(times.length / 2)];
 console.log(`ort ${model} ${median.toFixed(3)} ${times[0].toFixed(3)} ${times[times.length - 1].toFixed(3)} ${runs} ${threads}`);
+if (save) {
+    const outputs = await session.run(feeds);
+    session.inputNames.forEach((n, i) => writeTensor(`${save}/input_${i}.pb`, n, feeds[n]));
+    session.outputNames.forEach((n, i) => writeTensor(`${save}/output_${i}.pb`, n, outputs[n]));
+}

@@ -36,13 +36,14 @@ bool constantWeights(const Graph& g, const std::string& t, std::size_t rank)
            (rank == 0 ? x->shape.size() >= 3 : x->shape.size() == rank);
 }
 
-// Where an operator's output is quantized: after the Relu that is its one reader, if any.
+// Where an operator's output is quantized: after the Relu or Clip (ReLU6) that is its one
+// reader, if any.
 std::string endingOf(const Graph& g, const std::string& out)
 {
     const auto readers = g.consumers(out);
     if (readers.size() != 1 || isOutput(g, out)) return out;
     const GraphNode& r = g.nodes[static_cast<std::size_t>(readers[0])];
-    return r.op == "Relu" ? r.outputs[0] : out;
+    return r.op == "Relu" || r.op == "Clip" ? r.outputs[0] : out;
 }
 
 struct CalibrationRange {

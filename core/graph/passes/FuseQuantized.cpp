@@ -3,9 +3,10 @@
 // weights, then Conv (or MatMul, or Add), then QuantizeLinear, becomes one QLinearConv
 // (QLinearMatMul, QLinearAdd) reading the quantized values: the sums are integer, and the
 // requantization is the task's output stage. A Relu between the operator and its quantization
-// goes with it where the output's zero point is the smallest value of its type (the saturation
-// is then the Relu). A float bias is quantized with the scale of the sums (sx * sw, zero point 0),
-// as ONNX Runtime's quantizer writes it. Runs first: FoldConstants would otherwise make the
+// (or a Clip, MobileNet's ReLU6) goes with it where the quantized range lies within its bounds
+// (the saturation is then the Relu: a zero point at the type's smallest value). A float bias is
+// quantized with the scale of the sums (sx * sw, zero point 0), as ONNX Runtime's quantizer
+// writes it. Runs first: FoldConstants would otherwise make the
 // weights' DequantizeLinear float weights.
 #include "graph/Operators.h"
 #include "graph/Passes.h"
@@ -67,13 +68,40 @@ struct Ending {
     std::vector<int> nodes; // the Relu (if any) and the QuantizeLinear
 };
 
+// The bounds a Relu or Clip keeps values in; false for another node or bounds not known now.
+bool boundsOf(const Graph& g, const GraphNode& n, double* lo, double* hi)
+{
+    *lo = -INFINITY;
+    *hi = INFINITY;
+    if (n.op == "Relu") {
+        *lo = 0;
+        return true;
+    }
+    if (n.op != "Clip") return false;
+    if (g.opset < 11) {
+        *lo = n.floatAttr("min", *lo);
+        *hi = n.floatAttr("max", *hi);
+        return true;
+    }
+    for (int i : {1, 2}) {
+        const std::string t = input(n, static_cast<std::size_t>(i));
+        if (t.empty()) continue;
+        const HostBuffer* b = constantOf(g, t);
+        if (!b || b->elementCount() != 1) return false;
+        (i == 1 ? *lo : *hi) = b->get(0);
+    }
+    return true;
+}
+
 Ending endingOf(const Graph& g, const std::string& out)
 {
     Ending e;
     int r = soleReader(g, out);
     if (r < 0) return e;
     const GraphNode* n = &g.nodes[static_cast<std::size_t>(r)];
-    if (n->op == "Relu") {
+    double lo = -INFINITY, hi = INFINITY;
+    const bool clamp = boundsOf(g, *n, &lo, &hi);
+    if (clamp) {
         e.nodes.push_back(r);
         r = soleReader(g, n->outputs[0]);
         if (r < 0) return e;
@@ -82,11 +110,18 @@ Ending endingOf(const Graph& g, const std::string& out)
     if (n->op != "QuantizeLinear" || !perTensor(g, *n)) return e;
     const GraphTensor& y = g.tensor(n->outputs[0]);
     if (y.dtype != kU8 && y.dtype != kS8) return e;
-    if (!e.nodes.empty()) {
-        // Relu is the saturation only where the zero point is the type's smallest value.
+    if (clamp) {
+        // A Relu or Clip is the saturation only where the quantized range lies within its
+        // bounds (a Relu: the zero point is the type's smallest value).
         const HostBuffer* zp = constantOf(g, input(*n, 2));
-        const std::int64_t lowest = y.dtype == kU8 ? 0 : -128;
-        if (input(*n, 2).empty() ? y.dtype != kU8 : !zp || zp->getInt(0) != lowest) return e;
+        const HostBuffer* scale = constantOf(g, n->inputs[1]);
+        if ((!input(*n, 2).empty() && !zp) || !scale) return e;
+        const double z = zp ? static_cast<double>(zp->getInt(0)) : 0.0, s = scale->get(0);
+        const double qmin = y.dtype == kU8 ? 0 : -128, qmax = y.dtype == kU8 ? 255 : 127;
+        // (A range calibrated up to a Clip's bound has its top a rounding above it.)
+        const double top = (qmax - z) * s, bottom = (qmin - z) * s;
+        if (!(lo <= bottom + 1e-6 * std::fabs(bottom) && hi >= top - 1e-6 * std::fabs(top)))
+            return e;
     }
     e.nodes.push_back(r);
     e.q = n;

@@ -220,3 +220,21 @@ TEST(Quantize, Int8BlocksComputeWhatThePlainConvolutionComputes)
         EXPECT_NE(script.find(".tensorize("), std::string::npos) << script;
     }
 }
+
+// MobileNet's ReLU6 (a Clip to [0, 6]) goes into its convolution's saturation as a Relu does:
+// every convolution of the sample becomes a QLinearConv, its depthwise ones too, and no Clip is
+// left; the residual adds are QLinearAdds.
+TEST(Quantize, MobileNetsClipsAreTheSaturation)
+{
+    ImportResult r = importOnnx(std::string(LOOPSCOPE_SOURCE_DIR) +
+                                "/samples/models/mobilenet_tiny/model.onnx");
+    ASSERT_TRUE(r.ok) << r.error;
+    Graph g = r.graph;
+    quantizeGraph(g, {});
+    const int convs = count(g, "Conv");
+    ASSERT_GT(convs, 10);
+    optimizeGraph(g);
+    EXPECT_EQ(count(g, "QLinearConv"), convs) << graphText(g);
+    EXPECT_EQ(count(g, "Clip"), 0) << graphText(g);
+    EXPECT_GT(count(g, "QLinearAdd"), 0);
+}
