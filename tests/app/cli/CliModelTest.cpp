@@ -105,6 +105,42 @@ TEST(CliModel, SampleModelsMatchTheOutputsTheyCameWith)
     }
 }
 
+// `model quantize` writes a QDQ model the importer reads back: its convolutions run as integer
+// tasks that match the reference, as the committed sample it made does; a model with nothing to
+// quantize and a bad --calibrate are refused with why.
+TEST(CliModel, QuantizeWritesAModelThatRunsInIntegers)
+{
+    TempDir dir;
+    const fs::path out = dir.path() / "int8.onnx";
+    RunResult q = runCli("model quantize " + quoted(kModels / "resnet_tiny/model.onnx") +
+                         quoted(out) + "--samples 2 --calibrate percentile=99.9 --json");
+    ASSERT_EQ(q.exitCode, 0) << q.output;
+    auto j = nlohmann::json::parse(q.output);
+    EXPECT_EQ(j["operators"], 28);
+    EXPECT_EQ(j["weights"], 20);
+    EXPECT_EQ(j["calibration"], "percentile");
+    EXPECT_EQ(j["ranges"].size(), j["activations"].get<std::size_t>());
+    for (const fs::path& model : {out, kModels / "resnet_tiny_int8/model.onnx"}) {
+        RunResult info = runCli("model info " + quoted(model) + "--json");
+        ASSERT_EQ(info.exitCode, 0) << info.output;
+        int integer = 0;
+        for (auto& t : nlohmann::json::parse(info.output)["tasks"])
+            integer += t["arithmetic"].get<std::string>().find("int32 sums") != std::string::npos;
+        EXPECT_EQ(integer, 20) << model;
+        RunResult check = runCli("model run " + quoted(model) + "--check --json");
+        ASSERT_EQ(check.exitCode, 0) << model << "\n" << check.output;
+        EXPECT_TRUE(nlohmann::json::parse(check.output)["checked"].get<bool>());
+    }
+    RunResult mlp = runCli("model quantize " + quoted(kModels / "mlp/model.onnx") +
+                           quoted(dir.path() / "mlp.onnx"));
+    EXPECT_EQ(mlp.exitCode, 1) << mlp.output;
+    EXPECT_NE(mlp.output.find("to quantize"), std::string::npos) << mlp.output;
+    RunResult bad = runCli("model quantize " + quoted(kModels / "resnet_tiny/model.onnx") +
+                           quoted(out) + "--calibrate median");
+    EXPECT_EQ(bad.exitCode, 2) << bad.output;
+    EXPECT_NE(bad.output.find("--calibrate"), std::string::npos) << bad.output;
+}
+
 TEST(CliModel, AWrongExpectedOutputIsAFailure)
 {
     TempDir dir;
