@@ -875,7 +875,11 @@ Window poolOf(const OpContext& c)
 
 std::vector<TensorType> poolInfer(const OpContext& c)
 {
-    if (!c.input(0).dtype.isFloat()) c.fail("needs a floating-point input");
+    // A max pool of quantized values is the quantized max pool (FuseQuantized makes it).
+    const DataType t = c.input(0).dtype;
+    const bool quantized = t.bits == 8 && (t.isInt() || t.isUInt()) && t.lanes == 1;
+    if (!t.isFloat() && !(quantized && c.node().op == "MaxPool"))
+        c.fail("needs a floating-point input");
     Window g = poolOf(c);
     const std::vector<std::int64_t> x = plainInput(c);
     return {
@@ -945,8 +949,8 @@ void poolEmit(const OpContext& c, ScriptWriter& w, const std::vector<std::string
     for (std::size_t a = 0; a < g.rank(); ++a)
         padded.p1[a] = std::max(g.p1[a], (g.out[a] - 1) * g.s[a] + (g.k[a] - 1) * g.d[a] + 1 -
                                              g.in[a] - g.p0[a]);
-    const std::string data =
-        padStage(w, in[0], c.shape(0), padded, max ? -INFINITY : 0.0, t, out[0]);
+    const double lowest = t.isFloat() ? -INFINITY : t.isUInt() ? 0.0 : -128.0;
+    const std::string data = padStage(w, in[0], c.shape(0), padded, max ? lowest : 0.0, t, out[0]);
     const std::vector<std::string> r = windowAxes(w, g);
     std::string axes;
     for (auto& a : r)

@@ -306,6 +306,12 @@ QuantizeReport quantizeGraph(Graph& g, const QuantizeOptions& o)
             lo = v[lower];
         }
         params[t] = uint8Params(lo, hi);
+        // A max pool's output keeps its input's scale and zero point (as ONNX Runtime's
+        // quantizer shares them), so that the pool runs on the quantized values.
+        if (const int p = g.producer(t); p >= 0) {
+            const GraphNode& n = g.nodes[static_cast<std::size_t>(p)];
+            if (n.op == "MaxPool" && params.count(n.inputs[0])) params[t] = params[n.inputs[0]];
+        }
         report.ranges.push_back(rangeText(t, lo, hi, params[t]));
     }
 

@@ -6,7 +6,8 @@
 // (or a Clip, MobileNet's ReLU6) goes with it where the quantized range lies within its bounds
 // (the saturation is then the Relu: a zero point at the type's smallest value). A float bias is
 // quantized with the scale of the sums (sx * sw, zero point 0), as ONNX Runtime's quantizer
-// writes it. Runs first: FoldConstants would otherwise make the
+// writes it. A max pool between a DequantizeLinear and a QuantizeLinear of the same scale and
+// zero point pools the quantized values. Runs first: FoldConstants would otherwise make the
 // weights' DequantizeLinear float weights.
 #include "graph/Operators.h"
 #include "graph/Passes.h"
@@ -165,8 +166,41 @@ void replace(Graph& g, std::size_t at, GraphNode fused, const Ending& e)
         g.nodes.erase(g.nodes.begin() + i);
 }
 
+// The same scale and zero point: constants of equal values.
+bool sameParams(const Graph& g, const GraphNode& a, const GraphNode& b)
+{
+    for (std::size_t i : {1, 2}) {
+        const HostBuffer *x = constantOf(g, input(a, i)), *y = constantOf(g, input(b, i));
+        if (input(a, i).empty() != input(b, i).empty()) return false;
+        if (input(a, i).empty()) continue;
+        if (!x || !y || x->elementCount() != 1 || y->elementCount() != 1 || x->get(0) != y->get(0))
+            return false;
+    }
+    return true;
+}
+
+// DequantizeLinear -> MaxPool -> QuantizeLinear of the same scale and zero point is the max pool
+// of the quantized values (quantization keeps order), as ONNX Runtime drops such Q/DQ pairs.
+bool fusePool(Graph& g, std::size_t at)
+{
+    GraphNode& pool = g.nodes[at];
+    if (pool.op != "MaxPool" || pool.outputs.size() != 1 || pool.inputs.empty()) return false;
+    const GraphNode* dq = dequantizerOf(g, pool.inputs[0]);
+    const int r = soleReader(g, pool.outputs[0]);
+    if (!dq || r < 0 || !perTensor(g, *dq)) return false;
+    const GraphNode& q = g.nodes[static_cast<std::size_t>(r)];
+    if (q.op != "QuantizeLinear" || !perTensor(g, q) || !sameParams(g, *dq, q) ||
+        g.tensor(q.outputs[0]).dtype != g.tensor(dq->inputs[0]).dtype)
+        return false;
+    pool.inputs[0] = dq->inputs[0];
+    pool.outputs[0] = q.outputs[0];
+    g.nodes.erase(g.nodes.begin() + r);
+    return true;
+}
+
 bool fuseOne(Graph& g, std::size_t at)
 {
+    if (fusePool(g, at)) return true;
     const GraphNode& op = g.nodes[at];
     const bool conv = op.op == "Conv", matmul = op.op == "MatMul", add = op.op == "Add";
     if ((!conv && !matmul && !add) || op.inputs.size() < 2 || op.outputs.size() != 1) return false;

@@ -12,6 +12,8 @@
 #include "tune/PlanRealizer.h"
 #include "tune/SketchRule.h"
 
+#include <algorithm>
+
 namespace loopscope {
 
 class Int8DotRule final : public SketchRule {
@@ -69,6 +71,27 @@ public:
         for (std::int64_t w : {4, 2, 1, 3})
             if (vectors % w == 0) widths.push_back(w);
         pl.tileCols = sk.addChoice(pl.stage + " vectors", KnobRole::Other, widths);
+    }
+
+    // The default block: the first width of vectors (4 where the columns split), and the most
+    // rows that keep rows x vectors within 16 accumulators and 8 rows (a 7 x 7 layer's 7, a
+    // 56 x 56 one's 8), so that a step of k loads each weight vector once for several rows.
+    void initKnobs(const Sketch& sk, const StagePlan& pl, const SpaceOptions&,
+                   Knobs& k) const override
+    {
+        std::int64_t vectors = 1;
+        if (pl.tileCols >= 0) {
+            const KnobSpec& spec = sk.knobs[static_cast<std::size_t>(pl.tileCols)];
+            vectors = spec.values.front();
+            k[static_cast<std::size_t>(spec.offset)] = vectors;
+        }
+        if (pl.tileRows >= 0) {
+            const KnobSpec& spec = sk.knobs[static_cast<std::size_t>(pl.tileRows)];
+            std::int64_t rows = 1;
+            for (std::int64_t r : spec.values)
+                if (r <= 8 && r * vectors <= 16) rows = std::max(rows, r);
+            k[static_cast<std::size_t>(spec.offset)] = rows;
+        }
     }
 
     bool realize(PlanRealizer& r, const StagePlan& pl) const override
