@@ -226,8 +226,8 @@ TEST(Quantize, Int8BlocksComputeWhatThePlainConvolutionComputes)
 // left; the residual adds are QLinearAdds.
 TEST(Quantize, MobileNetsClipsAreTheSaturation)
 {
-    ImportResult r = importOnnx(std::string(LOOPSCOPE_SOURCE_DIR) +
-                                "/samples/models/mobilenet_tiny/model.onnx");
+    ImportResult r =
+        importOnnx(std::string(LOOPSCOPE_SOURCE_DIR) + "/samples/models/mobilenet_tiny/model.onnx");
     ASSERT_TRUE(r.ok) << r.error;
     Graph g = r.graph;
     quantizeGraph(g, {});

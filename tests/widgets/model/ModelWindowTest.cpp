@@ -105,8 +105,11 @@ private slots:
         // Ranked by weight x ms, the largest first.
         double last = 1e18;
         for (int row = 0; row < m->taskTable()->model()->rowCount(); ++row) {
-            const double v =
-                m->taskTable()->model()->index(row, TaskTableModel::WeightMs).data(Qt::UserRole + 1).toDouble();
+            const double v = m->taskTable()
+                                 ->model()
+                                 ->index(row, TaskTableModel::WeightMs)
+                                 .data(Qt::UserRole + 1)
+                                 .toDouble();
             QVERIFY(v <= last);
             last = v;
         }
@@ -176,8 +179,12 @@ private slots:
         for (int row = 0; row < m->taskTable()->model()->rowCount(); ++row)
             if (m->taskTable()->model()->index(row, 0).data().toString() ==
                 QStringLiteral("gemm_relu_0"))
-                marked = m->taskTable()->model()->index(row, TaskTableModel::ScheduleSource).data().toString().startsWith(
-                    QStringLiteral("⚠"));
+                marked = m->taskTable()
+                             ->model()
+                             ->index(row, TaskTableModel::ScheduleSource)
+                             .data()
+                             .toString()
+                             .startsWith(QStringLiteral("⚠"));
         QVERIFY(marked);
         QVERIFY(m->statusText().contains(QStringLiteral("may no longer be its fastest")));
         QSignalSpy ran(m, &ModelWindow::modelRan);
