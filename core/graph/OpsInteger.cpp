@@ -124,7 +124,8 @@ Core coreOf(const OpContext& c, const Layout& l)
 
 // A QLinearConv whose weights AlterQLinearConvLayout packed into blocks of `lanes` output by 4
 // input channels (kWeightBlock; F/L x C/4 x KH x KW x L x 4), its data's zero point then in its
-// bias: 2-D, one group, pads given (no auto_pad).
+// bias (whose length is the number of filters: the last block may hold fewer): 2-D, one group,
+// pads given (no auto_pad).
 struct Blocked {
     std::int64_t n = 0, c = 0, h = 0, w = 0, f = 0, kh = 0, kw = 0, lanes = 0;
     std::int64_t sy = 1, sx = 1, dy = 1, dx = 1, py = 0, px = 0, py1 = 0, px1 = 0, oh = 0, ow = 0;
@@ -141,9 +142,11 @@ Blocked blockedOf(const OpContext& c)
     const auto& x = c.shape(0);
     const auto& wt = c.shape(3);
     b.lanes = c.node().intAttr(kWeightBlock, 0);
+    // The filters: as many as the bias (AlterQLinearConvLayout always writes one) has values.
+    const std::int64_t f = c.hasInput(8) && c.input(8).shape.size() == 1 ? c.shape(8)[0] : 0;
     if (x.size() != 4 || wt.size() != 6 || wt[4] != b.lanes || wt[5] != 4 ||
-        wt[1] != (x[1] + 3) / 4 || c.node().intAttr("group", 1) != 1 ||
-        c.node().stringAttr("auto_pad", "NOTSET") != "NOTSET")
+        wt[1] != (x[1] + 3) / 4 || f < 1 || (f + b.lanes - 1) / b.lanes != wt[0] ||
+        c.node().intAttr("group", 1) != 1 || c.node().stringAttr("auto_pad", "NOTSET") != "NOTSET")
         c.fail("weights in int8 blocks of " + num(b.lanes) + " x 4 must be F/" + num(b.lanes) +
                " x C/4 x KH x KW x " + num(b.lanes) + " x 4 for data N x C x H x W, not " +
                dimsText(wt));
@@ -151,7 +154,7 @@ Blocked blockedOf(const OpContext& c)
     b.c = x[1];
     b.h = x[2];
     b.w = x[3];
-    b.f = wt[0] * b.lanes;
+    b.f = f;
     b.kh = wt[2];
     b.kw = wt[3];
     const auto s = c.node().intsAttr("strides", {1, 1});
@@ -195,7 +198,7 @@ Checked checkedOf(const OpContext& c)
         const std::int64_t axis = paramAxis(l.core, static_cast<int>(w), v.shape.size());
         // Packed weights: their scales and zero points are still one per filter.
         const std::vector<std::int64_t> of =
-            w == 1 && isBlocked(c) ? std::vector<std::int64_t>{v.shape[0] * v.shape[4]} : v.shape;
+            w == 1 && isBlocked(c) ? std::vector<std::int64_t>{blockedOf(c).f} : v.shape;
         k.scale.push_back(paramOf(c, l.in[w].scale, axis, of, "the scale", false, v.dtype));
         k.zero.push_back(paramOf(c, l.in[w].zero, axis, of, "the zero point", true, v.dtype));
     }
@@ -489,7 +492,7 @@ void blockedEmit(const OpContext& c, ScriptWriter& w, const Checked& k,
     };
     const std::string sums = w.fresh(out[0] + "_acc");
     w.compute(
-        sums, {b.n, b.f / b.lanes, b.oh, b.ow, b.lanes},
+        sums, {b.n, c.shape(3)[0], b.oh, b.ow, b.lanes},
         [&](const std::vector<std::string>& i) {
             return "te.sum(" + data + "[" + i[0] + ", " + r[0] + ", " +
                    tap(i[2], b.sy, r[1], b.dy) + ", " + tap(i[3], b.sx, r[2], b.dx) + ", " + r[3] +

@@ -6,7 +6,8 @@
 // (vpdpbusd with VNNI), which the default schedule tensorizes. The data's zero point moves
 // into the bias: sum((x - zx) * w) = sum(x * w) - zx * sum(w), the padding then zx, as Relay's
 // QNN canonicalization rewrites qnn.conv2d. Only uint8 data, int8 weights without zero points,
-// one group, 2-D, filters by L, and a constant zx; channels not by 4 are padded with zero weights.
+// one group, 2-D, and a constant zx; channels not by 4 and filters not by L are padded with zero
+// weights (the bias, of the real filters, says how many there are).
 #include "graph/Operators.h"
 #include "graph/Passes.h"
 #include "tune/rules/Int8DotRule.h"
@@ -51,11 +52,11 @@ bool alterQLinearConvLayout(Graph& graph)
             w->shape.size() != 4 || conv.intAttr("group", 1) != 1)
             continue;
         const std::int64_t f = w->shape[0], c = w->shape[1], kh = w->shape[2], kw = w->shape[3];
-        if (f % lanes != 0) continue;
-        // Channels in blocks of 4, the last block's missing ones (a first layer's 3) zero.
-        const std::int64_t c4 = (c + 3) / 4;
-        auto packed = std::make_shared<HostBuffer>(
-            kS8, std::vector<std::int64_t>{f / lanes, c4, kh, kw, lanes, 4});
+        // Channels in blocks of 4, the last block's missing ones (a first layer's 3) zero, and
+        // filters in blocks of L, the last block's missing ones (MobileNet's 24) zero too.
+        const std::int64_t c4 = (c + 3) / 4, fl = (f + lanes - 1) / lanes;
+        auto packed =
+            std::make_shared<HostBuffer>(kS8, std::vector<std::int64_t>{fl, c4, kh, kw, lanes, 4});
         std::vector<std::int64_t> sums(static_cast<std::size_t>(f), 0);
         for (std::int64_t o = 0; o < f; ++o)
             for (std::int64_t ic = 0; ic < c; ++ic)

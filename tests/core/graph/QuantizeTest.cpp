@@ -153,13 +153,14 @@ TEST(Quantize, AModelWithNothingToQuantizeIsAnError)
 }
 
 // A QLinearConv in TOPI's int8 blocks (AlterQLinearConvLayout) computes exactly what it computed
-// before, padded channels (a first layer's 3) and strides included, and its task's default
+// before, padded channels (a first layer's 3), padded filters (MobileNet's 24) and strides
+// included, and its task's default
 // schedule computes the blocks with the machine's int8 dot product (tensorize).
 TEST(Quantize, Int8BlocksComputeWhatThePlainConvolutionComputes)
 {
     if (int8DotLanesHere() == 0) GTEST_SKIP() << "this CPU has no int8 dot product (AVX2 or more)";
     const DataType u8{DataType::UInt, 8, 1}, s8{DataType::Int, 8, 1}, f32 = DataType::float32();
-    for (std::int64_t channels : {3, 8}) {
+    for (auto [channels, filters] : {std::pair<std::int64_t, std::int64_t>{3, 16}, {8, 24}}) {
         Graph g;
         g.opset = 13;
         auto add = [&](const std::string& name, DataType t, std::vector<std::int64_t> shape,
@@ -189,16 +190,16 @@ TEST(Quantize, Int8BlocksComputeWhatThePlainConvolutionComputes)
         n.inputs = {"x",
                     add("sx", f32, {}, 1, 0.02),
                     add("zx", u8, {}, 2, 100),
-                    add("w", s8, {16, channels, 3, 3}, 3, 0),
-                    add("sw", f32, {16}, 4, 0.01),
-                    add("zw", s8, {16}, 5, 0),
+                    add("w", s8, {filters, channels, 3, 3}, 3, 0),
+                    add("sw", f32, {filters}, 4, 0.01),
+                    add("zw", s8, {filters}, 5, 0),
                     add("sy", f32, {}, 6, 0.5),
                     add("zy", u8, {}, 7, 20),
-                    add("b", DataType::int32(), {16}, 8, 0)};
+                    add("b", DataType::int32(), {filters}, 8, 0)};
         n.outputs = {"y"};
         n.attributes["pads"] = Attribute{std::vector<std::int64_t>{1, 1, 1, 1}};
         n.attributes["strides"] = Attribute{std::vector<std::int64_t>{2, 1}};
-        add("y", u8, {1, 16, 5, 9}, 0, 0);
+        add("y", u8, {1, filters, 5, 9}, 0, 0);
         g.nodes.push_back(n);
         g.outputs = {"y"};
         Graph blocked = g;
