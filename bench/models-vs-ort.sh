@@ -11,7 +11,10 @@
 #
 # Without models it makes one of each model class with `loopscope-cli model make` in --dir: a CNN
 # (ResNet-18), a depthwise CNN (MobileNetV2), both 1x3x224x224, a transformer encoder block
-# (1x64x128) and an MLP (8x784 -> 512 -> 256 -> 10).
+# (1x64x128) and an MLP (8x784 -> 512 -> 256 -> 10); and the two CNNs quantized to int8 by
+# `loopscope-cli model quantize` (QDQ), which both contenders run from the same file. For each
+# quantized model it then prints how far Loopscope's output is from ONNX Runtime's on the same
+# input (bench/ort/compare.mjs).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
@@ -47,6 +50,11 @@ if [ ${#models[@]} -eq 0 ]; then
         [ -f "$dir/$kind.onnx" ] || "$cli" model make "$kind" "$dir/$kind.onnx" >/dev/null
         models+=("$dir/$kind.onnx")
     done
+    for kind in resnet18 mobilenetv2; do
+        [ -f "$dir/$kind-int8.onnx" ] ||
+            "$cli" model quantize "$dir/$kind.onnx" "$dir/$kind-int8.onnx" >/dev/null
+        models+=("$dir/$kind-int8.onnx")
+    done
 fi
 
 cpu=$("$cli" machine 2>/dev/null | sed -n 's/^code for: *\([^ ]*\).*/\1/p')
@@ -77,8 +85,22 @@ for round in $(seq 1 "$rounds"); do
     done
 done
 
+# Quantized models: Loopscope's output against ONNX Runtime's on ONNX Runtime's input.
+for m in "${models[@]}"; do
+    grep -q QuantizeLinear "$m" 2>/dev/null || continue
+    io=$(mktemp -d)
+    node "$here/ort/time.mjs" "$m" --threads "$threads" --runs 1 --warmup 0 --save "$io" >/dev/null
+    "$cli" model run "$m" --input "$(node -e "
+        const ort = require('$here/ort/node_modules/onnxruntime-node');
+        ort.InferenceSession.create('$m').then(s => console.log(s.inputNames[0]));")=$io/input_0.pb" \
+        --output-dir "$io/loopscope" >/dev/null 2>&1
+    echo "agreement $(basename "$m" .onnx): $(node "$here/ort/compare.mjs" "$io/loopscope/output_0.pb" \
+        "$io/output_0.pb" | awk '{printf "max |Loopscope - ONNX Runtime| %s, largest |value| %s (%s of it)", $4, $5, $6}')"
+    rm -rf "$io"
+done
+
 echo
-printf '%-14s %-20s %-26s %s\n' model contender "ms per round (median)" "vs ONNX Runtime"
+printf '%-18s %-20s %-26s %s\n' model contender "ms per round (median)" "vs ONNX Runtime"
 awk '
     { key = $1 " " $2; v[key] = v[key] (v[key] == "" ? "" : " ") $3; n[key]++
       if (!($1 in seen)) { seen[$1] = 1; order[++models] = $1 }
@@ -95,7 +117,7 @@ awk '
             for (j = 1; j <= k; j++) {
                 key = m " " c[j]; med = median(v[key])
                 ratio = (c[j] == "onnxruntime" || med <= 0) ? "" : sprintf("%.2fx", ort / med)
-                printf "%-14s %-20s %-26s %s\n", m, c[j], v[key] " (" med ")", ratio
+                printf "%-18s %-20s %-26s %s\n", m, c[j], v[key] " (" med ")", ratio
             }
         }
     }' "$results"

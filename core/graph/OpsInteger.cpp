@@ -133,7 +133,58 @@ struct Blocked {
 
 bool isBlocked(const OpContext& c)
 {
-    return c.node().op == "QLinearConv" && c.node().intAttr(kWeightBlock, 0) > 0;
+    return c.node().op == "QLinearConv" && c.node().intAttr(kWeightBlock, 0) > 0 &&
+           c.node().intAttr("group", 1) == 1;
+}
+
+// A depthwise QLinearConv whose weights are in blocks of L channels (C/L x KH x KW x L).
+bool isDepthwiseBlocked(const OpContext& c)
+{
+    return c.node().op == "QLinearConv" && c.node().intAttr(kWeightBlock, 0) > 0 &&
+           c.node().intAttr("group", 1) != 1;
+}
+
+// Strides, dilations, pads and the output's size of a 2-D window (pads given, no auto_pad).
+void windowOf2d(const OpContext& c, Blocked& b)
+{
+    const auto s = c.node().intsAttr("strides", {1, 1});
+    const auto d = c.node().intsAttr("dilations", {1, 1});
+    const auto p = c.node().intsAttr("pads", {0, 0, 0, 0});
+    if (s.size() != 2 || d.size() != 2 || p.size() != 4 ||
+        c.node().stringAttr("auto_pad", "NOTSET") != "NOTSET")
+        c.fail("needs 2-D strides, dilations and pads");
+    b.sy = s[0];
+    b.sx = s[1];
+    b.dy = d[0];
+    b.dx = d[1];
+    b.py = p[0];
+    b.px = p[1];
+    b.py1 = p[2];
+    b.px1 = p[3];
+    b.oh = (b.h + b.py + b.py1 - b.dy * (b.kh - 1) - 1) / b.sy + 1;
+    b.ow = (b.w + b.px + b.px1 - b.dx * (b.kw - 1) - 1) / b.sx + 1;
+    if (b.oh < 1 || b.ow < 1) c.fail("the window is larger than the padded input");
+}
+
+Blocked depthwiseOf(const OpContext& c)
+{
+    Blocked b;
+    const auto& x = c.shape(0);
+    const auto& wt = c.shape(3);
+    b.lanes = c.node().intAttr(kWeightBlock, 0);
+    if (x.size() != 4 || wt.size() != 4 || wt[3] != b.lanes || wt[0] * b.lanes != x[1] ||
+        c.node().intAttr("group", 1) != x[1])
+        c.fail("depthwise weights in blocks of " + num(b.lanes) + " channels must be C/" +
+               num(b.lanes) + " x KH x KW x " + num(b.lanes) + " for data N x C x H x W, not " +
+               dimsText(wt));
+    b.n = x[0];
+    b.c = b.f = x[1];
+    b.h = x[2];
+    b.w = x[3];
+    b.kh = wt[1];
+    b.kw = wt[2];
+    windowOf2d(c, b);
+    return b;
 }
 
 Blocked blockedOf(const OpContext& c)
@@ -157,22 +208,7 @@ Blocked blockedOf(const OpContext& c)
     b.f = f;
     b.kh = wt[2];
     b.kw = wt[3];
-    const auto s = c.node().intsAttr("strides", {1, 1});
-    const auto d = c.node().intsAttr("dilations", {1, 1});
-    const auto p = c.node().intsAttr("pads", {0, 0, 0, 0});
-    if (s.size() != 2 || d.size() != 2 || p.size() != 4)
-        c.fail("needs 2-D strides, dilations and pads");
-    b.sy = s[0];
-    b.sx = s[1];
-    b.dy = d[0];
-    b.dx = d[1];
-    b.py = p[0];
-    b.px = p[1];
-    b.py1 = p[2];
-    b.px1 = p[3];
-    b.oh = (b.h + b.py + b.py1 - b.dy * (b.kh - 1) - 1) / b.sy + 1;
-    b.ow = (b.w + b.px + b.px1 - b.dx * (b.kw - 1) - 1) / b.sx + 1;
-    if (b.oh < 1 || b.ow < 1) c.fail("the window is larger than the padded input");
+    windowOf2d(c, b);
     return b;
 }
 
@@ -198,12 +234,14 @@ Checked checkedOf(const OpContext& c)
         const std::int64_t axis = paramAxis(l.core, static_cast<int>(w), v.shape.size());
         // Packed weights: their scales and zero points are still one per filter.
         const std::vector<std::int64_t> of =
-            w == 1 && isBlocked(c) ? std::vector<std::int64_t>{blockedOf(c).f} : v.shape;
+            w == 1 && isBlocked(c)            ? std::vector<std::int64_t>{blockedOf(c).f}
+            : w == 1 && isDepthwiseBlocked(c) ? std::vector<std::int64_t>{depthwiseOf(c).f}
+                                              : v.shape;
         k.scale.push_back(paramOf(c, l.in[w].scale, axis, of, "the scale", false, v.dtype));
         k.zero.push_back(paramOf(c, l.in[w].zero, axis, of, "the zero point", true, v.dtype));
     }
-    if (isBlocked(c)) {
-        const Blocked b = blockedOf(c);
+    if (isBlocked(c) || isDepthwiseBlocked(c)) {
+        const Blocked b = isBlocked(c) ? blockedOf(c) : depthwiseOf(c);
         k.shape = {b.n, b.f, b.oh, b.ow};
     } else if (add) {
         k.shape = broadcastShapes(c.shape(0), c.shape(3), c);
@@ -327,6 +365,34 @@ HostBuffer blockedSums(const OpContext& c, const HostBuffer& x, const HostBuffer
     return out;
 }
 
+// The int32 sums of a depthwise QLinearConv in channel blocks: (x - zx) * w over the window,
+// the padding contributing nothing.
+HostBuffer depthwiseSums(const OpContext& c, const HostBuffer& x, const HostBuffer& wt,
+                         const HostBuffer* bias)
+{
+    const Blocked b = depthwiseOf(c);
+    const std::int64_t zx = c.constant(2) ? c.constant(2)->getInt(0) : 0;
+    HostBuffer out(kI32, {b.n, b.f, b.oh, b.ow});
+    std::int64_t o = 0;
+    for (std::int64_t n = 0; n < b.n; ++n)
+        for (std::int64_t f = 0; f < b.f; ++f)
+            for (std::int64_t oy = 0; oy < b.oh; ++oy)
+                for (std::int64_t ox = 0; ox < b.ow; ++ox) {
+                    std::int64_t sum = bias ? bias->getInt(f) : 0;
+                    for (std::int64_t ky = 0; ky < b.kh; ++ky)
+                        for (std::int64_t kx = 0; kx < b.kw; ++kx) {
+                            const std::int64_t iy = oy * b.sy + ky * b.dy - b.py;
+                            const std::int64_t ix = ox * b.sx + kx * b.dx - b.px;
+                            if (iy < 0 || iy >= b.h || ix < 0 || ix >= b.w) continue;
+                            sum += (x.getInt(((n * b.c + f) * b.h + iy) * b.w + ix) - zx) *
+                                   wt.getInt((((f / b.lanes) * b.kh + ky) * b.kw + kx) * b.lanes +
+                                             f % b.lanes);
+                        }
+                    out.setInt(o++, sum);
+                }
+    return out;
+}
+
 std::vector<HostBuffer> integerEval(const OpContext& c, const std::vector<const HostBuffer*>& in)
 {
     const Checked k = checkedOf(c);
@@ -360,6 +426,8 @@ std::vector<HostBuffer> integerEval(const OpContext& c, const std::vector<const 
     HostBuffer sums;
     if (isBlocked(c)) {
         sums = blockedSums(c, *at(0), *at(3), at(8));
+    } else if (isDepthwiseBlocked(c)) {
+        sums = depthwiseSums(c, *at(0), *at(3), at(8));
     } else {
         Core core = coreOf(c, l);
         const OpContext cc = core.context();
@@ -517,6 +585,66 @@ void blockedEmit(const OpContext& c, ScriptWriter& w, const Checked& k,
         out[0]);
 }
 
+// A depthwise QLinearConv in blocks of L channels, as TOPI's depthwise_conv2d_NCHWc: the data
+// less its zero point in those blocks (int32, zero in the padding), each block's L sums one
+// vector, then the bias and the requantization back into N x C x H x W.
+template <class ScaleAt, class YParam>
+void depthwiseEmit(const OpContext& c, ScriptWriter& w, const Checked& k,
+                   const std::vector<std::string>& in, const std::vector<std::string>& out,
+                   const ScaleAt& scaleAt, const YParam& yParam)
+{
+    const Blocked b = depthwiseOf(c);
+    const Layout& l = k.layout;
+    const std::int64_t zx = c.constant(2) ? c.constant(2)->getInt(0) : 0;
+    const std::string L = num(b.lanes);
+    const std::string data = w.fresh(out[0] + "_data");
+    w.compute(
+        data, {b.n, b.c / b.lanes, b.h + b.py + b.py1, b.w + b.px + b.px1, b.lanes},
+        [&](const std::vector<std::string>& i) {
+            const std::string y = b.py ? i[2] + " - " + num(b.py) : i[2];
+            const std::string x = b.px ? i[3] + " - " + num(b.px) : i[3];
+            const std::string load = "(" + in[0] + "[" + i[0] + ", " + i[1] + " * " + L + " + " +
+                                     i[4] + ", " + y + ", " + x + "].astype(\"int32\") - " +
+                                     ScriptWriter::constant(static_cast<double>(zx), kI32) + ")";
+            if (!(b.py || b.px || b.py1 || b.px1)) return load;
+            return "tvm.tir.if_then_else(tvm.tir.all(" + i[2] + " >= " + num(b.py) + ", " + i[2] +
+                   " < " + num(b.h + b.py) + ", " + i[3] + " >= " + num(b.px) + ", " + i[3] +
+                   " < " + num(b.w + b.px) + "), " + load + ", " +
+                   ScriptWriter::constant(0.0, kI32) + ")";
+        },
+        data);
+    const std::string ry = w.fresh("ry"), rx = w.fresh("rx");
+    w.line(ry + " = te.reduce_axis((0, " + num(b.kh) + "), name=\"" + ry + "\")");
+    w.line(rx + " = te.reduce_axis((0, " + num(b.kw) + "), name=\"" + rx + "\")");
+    auto tap = [](const std::string& v, std::int64_t s, const std::string& r, std::int64_t d) {
+        return (s == 1 ? v : v + " * " + num(s)) + " + " + (d == 1 ? r : r + " * " + num(d));
+    };
+    const std::string sums = w.fresh(out[0] + "_acc");
+    w.compute(
+        sums, {b.n, b.c / b.lanes, b.oh, b.ow, b.lanes},
+        [&](const std::vector<std::string>& i) {
+            return "te.sum(" + data + "[" + i[0] + ", " + i[1] + ", " + tap(i[2], b.sy, ry, b.dy) +
+                   ", " + tap(i[3], b.sx, rx, b.dx) + ", " + i[4] + "] * " + in[3] + "[" + i[1] +
+                   ", " + ry + ", " + rx + ", " + i[4] + "].astype(\"int32\"), axis=[" + ry + ", " +
+                   rx + "])";
+        },
+        sums);
+    w.compute(
+        out[0], k.shape,
+        [&](const std::vector<std::string>& i) {
+            const std::string acc = sums + "[" + i[0] + ", " + i[1] + " // " + L + ", " + i[2] +
+                                    ", " + i[3] + ", " + i[1] + " % " + L + "]";
+            const std::string biased =
+                c.hasInput(l.bias) ? "(" + acc + " + " + in[8] + "[" + i[1] + "])" : acc;
+            const std::string scale = "(" + scaleAt(0, i) + " * " + scaleAt(1, i) + " / " +
+                                      yParam(k.yScale, l.yScale, i, kF32) + ")";
+            return saturateText("tvm.tir.nearbyint(" + biased + ".astype(\"float32\") * " + scale +
+                                    ") + " + yParam(k.yZero, l.yZero, i, kF32),
+                                k.out);
+        },
+        out[0]);
+}
+
 void integerEmit(const OpContext& c, ScriptWriter& w, const std::vector<std::string>& in,
                  const std::vector<std::string>& out)
 {
@@ -547,6 +675,10 @@ void integerEmit(const OpContext& c, ScriptWriter& w, const std::vector<std::str
     };
     if (isBlocked(c)) {
         blockedEmit(c, w, k, in, out, scaleAt, yParam);
+        return;
+    }
+    if (isDepthwiseBlocked(c)) {
+        depthwiseEmit(c, w, k, in, out, scaleAt, yParam);
         return;
     }
     const std::string a = shiftStage(c, w, k, 0, in, out[0] + "_a");
