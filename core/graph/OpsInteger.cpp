@@ -2,7 +2,8 @@
 // ConvInteger (int32 sums of uint8 or int8 values less their zero points), QLinearMatMul and
 // QLinearConv (the same sums requantized into the output's scale and zero point), and
 // com.microsoft's QLinearAdd. The sums are Conv's and MatMul's own computation (shapes, pads,
-// strides, groups, broadcasting), run on int32 values: each input's values less their zero point
+// strides, groups, broadcasting; com.microsoft's QGemm, a quantized dense layer with an int32
+// bias, Gemm's), run on int32 values: each input's values less their zero point
 // are a stage of the task, and the requantization, y = saturate(round(acc * sx * sw / sy) + zy)
 // with halves to even in float32 as ONNX Runtime computes it, is the task's output stage (Relay's
 // QNN canonicalization: the integer part, then the float multiplier, fused).
@@ -47,14 +48,17 @@ Layout layoutOf(const std::string& op)
     if (op == "ConvInteger") return {{{0, -1, 2}, {1, -1, 3}}, -1, -1, -1, "Conv"};
     if (op == "QLinearMatMul") return {{{0, 1, 2}, {3, 4, 5}}, 6, 7, -1, "MatMul"};
     if (op == "QLinearConv") return {{{0, 1, 2}, {3, 4, 5}}, 6, 7, 8, "Conv"};
+    if (op == "QGemm") return {{{0, 1, 2}, {3, 4, 5}}, 7, 8, 6, "Gemm"};
     return {{{0, 1, 2}, {3, 4, 5}}, 6, 7, -1, "Add"}; // QLinearAdd
 }
 
 // The axis of input `which` (0 or 1) along which its scale and zero point may vary, as the
 // operator allows: a matmul's rows of A and columns of B, a convolution's filters.
-std::int64_t paramAxis(const std::string& core, int which, std::size_t rank)
+std::int64_t paramAxis(const OpContext& c, const std::string& core, int which, std::size_t rank)
 {
     if (core == "Conv") return which == 1 ? 0 : -1;
+    // A Gemm's B: per output column, its axis 0 when transposed (N x K).
+    if (core == "Gemm") return which == 1 ? (c.node().intAttr("transB", 0) ? 0 : 1) : -1;
     if (core == "MatMul")
         return which == 0 ? static_cast<std::int64_t>(rank) - 2
                           : static_cast<std::int64_t>(rank) - 1;
@@ -133,15 +137,7 @@ struct Blocked {
 
 bool isBlocked(const OpContext& c)
 {
-    return c.node().op == "QLinearConv" && c.node().intAttr(kWeightBlock, 0) > 0 &&
-           c.node().intAttr("group", 1) == 1;
-}
-
-// A depthwise QLinearConv whose weights are in blocks of L channels (C/L x KH x KW x L).
-bool isDepthwiseBlocked(const OpContext& c)
-{
-    return c.node().op == "QLinearConv" && c.node().intAttr(kWeightBlock, 0) > 0 &&
-           c.node().intAttr("group", 1) != 1;
+    return c.node().op == "QLinearConv" && c.node().intAttr(kWeightBlock, 0) > 0;
 }
 
 // Strides, dilations, pads and the output's size of a 2-D window (pads given, no auto_pad).
@@ -164,27 +160,6 @@ void windowOf2d(const OpContext& c, Blocked& b)
     b.oh = (b.h + b.py + b.py1 - b.dy * (b.kh - 1) - 1) / b.sy + 1;
     b.ow = (b.w + b.px + b.px1 - b.dx * (b.kw - 1) - 1) / b.sx + 1;
     if (b.oh < 1 || b.ow < 1) c.fail("the window is larger than the padded input");
-}
-
-Blocked depthwiseOf(const OpContext& c)
-{
-    Blocked b;
-    const auto& x = c.shape(0);
-    const auto& wt = c.shape(3);
-    b.lanes = c.node().intAttr(kWeightBlock, 0);
-    if (x.size() != 4 || wt.size() != 4 || wt[3] != b.lanes || wt[0] * b.lanes != x[1] ||
-        c.node().intAttr("group", 1) != x[1])
-        c.fail("depthwise weights in blocks of " + num(b.lanes) + " channels must be C/" +
-               num(b.lanes) + " x KH x KW x " + num(b.lanes) + " for data N x C x H x W, not " +
-               dimsText(wt));
-    b.n = x[0];
-    b.c = b.f = x[1];
-    b.h = x[2];
-    b.w = x[3];
-    b.kh = wt[1];
-    b.kw = wt[2];
-    windowOf2d(c, b);
-    return b;
 }
 
 Blocked blockedOf(const OpContext& c)
@@ -231,17 +206,15 @@ Checked checkedOf(const OpContext& c)
         if (!quantizedType(v.dtype))
             c.fail("'" + v.name + "' is " + v.dtype.str() + "; quantized values are uint8 or int8");
         if (l.in[w].scale >= 0 && !c.hasInput(l.in[w].scale)) c.fail("a scale is missing");
-        const std::int64_t axis = paramAxis(l.core, static_cast<int>(w), v.shape.size());
+        const std::int64_t axis = paramAxis(c, l.core, static_cast<int>(w), v.shape.size());
         // Packed weights: their scales and zero points are still one per filter.
         const std::vector<std::int64_t> of =
-            w == 1 && isBlocked(c)            ? std::vector<std::int64_t>{blockedOf(c).f}
-            : w == 1 && isDepthwiseBlocked(c) ? std::vector<std::int64_t>{depthwiseOf(c).f}
-                                              : v.shape;
+            w == 1 && isBlocked(c) ? std::vector<std::int64_t>{blockedOf(c).f} : v.shape;
         k.scale.push_back(paramOf(c, l.in[w].scale, axis, of, "the scale", false, v.dtype));
         k.zero.push_back(paramOf(c, l.in[w].zero, axis, of, "the zero point", true, v.dtype));
     }
-    if (isBlocked(c) || isDepthwiseBlocked(c)) {
-        const Blocked b = isBlocked(c) ? blockedOf(c) : depthwiseOf(c);
+    if (isBlocked(c)) {
+        const Blocked b = blockedOf(c);
         k.shape = {b.n, b.f, b.oh, b.ow};
     } else if (add) {
         k.shape = broadcastShapes(c.shape(0), c.shape(3), c);
@@ -263,6 +236,9 @@ Checked checkedOf(const OpContext& c)
         std::int64_t axis = -1;
         // QLinearMatMul's output may be per column, as its B is.
         if (std::string(l.core) == "MatMul") axis = static_cast<std::int64_t>(k.shape.size()) - 1;
+        if (std::string(l.core) == "Gemm" &&
+            (c.node().floatAttr("alpha", 1.0) != 1.0 || c.node().intAttr("transA", 0) != 0))
+            c.fail("QGemm runs here with alpha 1 and A not transposed");
         k.yScale = paramOf(c, l.yScale, axis, k.shape, "the output's scale", false, k.out);
         k.yZero = paramOf(c, l.yZero, axis, k.shape, "the output's zero point", true, k.out);
     }
@@ -365,34 +341,6 @@ HostBuffer blockedSums(const OpContext& c, const HostBuffer& x, const HostBuffer
     return out;
 }
 
-// The int32 sums of a depthwise QLinearConv in channel blocks: (x - zx) * w over the window,
-// the padding contributing nothing.
-HostBuffer depthwiseSums(const OpContext& c, const HostBuffer& x, const HostBuffer& wt,
-                         const HostBuffer* bias)
-{
-    const Blocked b = depthwiseOf(c);
-    const std::int64_t zx = c.constant(2) ? c.constant(2)->getInt(0) : 0;
-    HostBuffer out(kI32, {b.n, b.f, b.oh, b.ow});
-    std::int64_t o = 0;
-    for (std::int64_t n = 0; n < b.n; ++n)
-        for (std::int64_t f = 0; f < b.f; ++f)
-            for (std::int64_t oy = 0; oy < b.oh; ++oy)
-                for (std::int64_t ox = 0; ox < b.ow; ++ox) {
-                    std::int64_t sum = bias ? bias->getInt(f) : 0;
-                    for (std::int64_t ky = 0; ky < b.kh; ++ky)
-                        for (std::int64_t kx = 0; kx < b.kw; ++kx) {
-                            const std::int64_t iy = oy * b.sy + ky * b.dy - b.py;
-                            const std::int64_t ix = ox * b.sx + kx * b.dx - b.px;
-                            if (iy < 0 || iy >= b.h || ix < 0 || ix >= b.w) continue;
-                            sum += (x.getInt(((n * b.c + f) * b.h + iy) * b.w + ix) - zx) *
-                                   wt.getInt((((f / b.lanes) * b.kh + ky) * b.kw + kx) * b.lanes +
-                                             f % b.lanes);
-                        }
-                    out.setInt(o++, sum);
-                }
-    return out;
-}
-
 std::vector<HostBuffer> integerEval(const OpContext& c, const std::vector<const HostBuffer*>& in)
 {
     const Checked k = checkedOf(c);
@@ -426,8 +374,6 @@ std::vector<HostBuffer> integerEval(const OpContext& c, const std::vector<const 
     HostBuffer sums;
     if (isBlocked(c)) {
         sums = blockedSums(c, *at(0), *at(3), at(8));
-    } else if (isDepthwiseBlocked(c)) {
-        sums = depthwiseSums(c, *at(0), *at(3), at(8));
     } else {
         Core core = coreOf(c, l);
         const OpContext cc = core.context();
@@ -585,66 +531,6 @@ void blockedEmit(const OpContext& c, ScriptWriter& w, const Checked& k,
         out[0]);
 }
 
-// A depthwise QLinearConv in blocks of L channels, as TOPI's depthwise_conv2d_NCHWc: the data
-// less its zero point in those blocks (int32, zero in the padding), each block's L sums one
-// vector, then the bias and the requantization back into N x C x H x W.
-template <class ScaleAt, class YParam>
-void depthwiseEmit(const OpContext& c, ScriptWriter& w, const Checked& k,
-                   const std::vector<std::string>& in, const std::vector<std::string>& out,
-                   const ScaleAt& scaleAt, const YParam& yParam)
-{
-    const Blocked b = depthwiseOf(c);
-    const Layout& l = k.layout;
-    const std::int64_t zx = c.constant(2) ? c.constant(2)->getInt(0) : 0;
-    const std::string L = num(b.lanes);
-    const std::string data = w.fresh(out[0] + "_data");
-    w.compute(
-        data, {b.n, b.c / b.lanes, b.h + b.py + b.py1, b.w + b.px + b.px1, b.lanes},
-        [&](const std::vector<std::string>& i) {
-            const std::string y = b.py ? i[2] + " - " + num(b.py) : i[2];
-            const std::string x = b.px ? i[3] + " - " + num(b.px) : i[3];
-            const std::string load = "(" + in[0] + "[" + i[0] + ", " + i[1] + " * " + L + " + " +
-                                     i[4] + ", " + y + ", " + x + "].astype(\"int32\") - " +
-                                     ScriptWriter::constant(static_cast<double>(zx), kI32) + ")";
-            if (!(b.py || b.px || b.py1 || b.px1)) return load;
-            return "tvm.tir.if_then_else(tvm.tir.all(" + i[2] + " >= " + num(b.py) + ", " + i[2] +
-                   " < " + num(b.h + b.py) + ", " + i[3] + " >= " + num(b.px) + ", " + i[3] +
-                   " < " + num(b.w + b.px) + "), " + load + ", " +
-                   ScriptWriter::constant(0.0, kI32) + ")";
-        },
-        data);
-    const std::string ry = w.fresh("ry"), rx = w.fresh("rx");
-    w.line(ry + " = te.reduce_axis((0, " + num(b.kh) + "), name=\"" + ry + "\")");
-    w.line(rx + " = te.reduce_axis((0, " + num(b.kw) + "), name=\"" + rx + "\")");
-    auto tap = [](const std::string& v, std::int64_t s, const std::string& r, std::int64_t d) {
-        return (s == 1 ? v : v + " * " + num(s)) + " + " + (d == 1 ? r : r + " * " + num(d));
-    };
-    const std::string sums = w.fresh(out[0] + "_acc");
-    w.compute(
-        sums, {b.n, b.c / b.lanes, b.oh, b.ow, b.lanes},
-        [&](const std::vector<std::string>& i) {
-            return "te.sum(" + data + "[" + i[0] + ", " + i[1] + ", " + tap(i[2], b.sy, ry, b.dy) +
-                   ", " + tap(i[3], b.sx, rx, b.dx) + ", " + i[4] + "] * " + in[3] + "[" + i[1] +
-                   ", " + ry + ", " + rx + ", " + i[4] + "].astype(\"int32\"), axis=[" + ry + ", " +
-                   rx + "])";
-        },
-        sums);
-    w.compute(
-        out[0], k.shape,
-        [&](const std::vector<std::string>& i) {
-            const std::string acc = sums + "[" + i[0] + ", " + i[1] + " // " + L + ", " + i[2] +
-                                    ", " + i[3] + ", " + i[1] + " % " + L + "]";
-            const std::string biased =
-                c.hasInput(l.bias) ? "(" + acc + " + " + in[8] + "[" + i[1] + "])" : acc;
-            const std::string scale = "(" + scaleAt(0, i) + " * " + scaleAt(1, i) + " / " +
-                                      yParam(k.yScale, l.yScale, i, kF32) + ")";
-            return saturateText("tvm.tir.nearbyint(" + biased + ".astype(\"float32\") * " + scale +
-                                    ") + " + yParam(k.yZero, l.yZero, i, kF32),
-                                k.out);
-        },
-        out[0]);
-}
-
 void integerEmit(const OpContext& c, ScriptWriter& w, const std::vector<std::string>& in,
                  const std::vector<std::string>& out)
 {
@@ -675,10 +561,6 @@ void integerEmit(const OpContext& c, ScriptWriter& w, const std::vector<std::str
     };
     if (isBlocked(c)) {
         blockedEmit(c, w, k, in, out, scaleAt, yParam);
-        return;
-    }
-    if (isDepthwiseBlocked(c)) {
-        depthwiseEmit(c, w, k, in, out, scaleAt, yParam);
         return;
     }
     const std::string a = shiftStage(c, w, k, 0, in, out[0] + "_a");
@@ -732,6 +614,9 @@ void registerIntegerOps(std::vector<OpSpec>& out)
     OpSpec add{"QLinearAdd", OpPattern::Broadcast, integerInfer, integerEval, integerEmit};
     add.domain = "com.microsoft";
     out.push_back(add);
+    OpSpec gemm{"QGemm", OpPattern::OutEWiseFusable, integerInfer, integerEval, integerEmit};
+    gemm.domain = "com.microsoft";
+    out.push_back(gemm);
 }
 
 } // namespace loopscope

@@ -689,7 +689,8 @@ GemmShape gemmOf(const OpContext& c)
 
 std::vector<TensorType> gemmInfer(const OpContext& c)
 {
-    if (!c.input(0).dtype.isFloat()) c.fail("needs floating-point inputs");
+    if (!c.input(0).dtype.isFloat() && c.input(0).dtype != DataType::int32())
+        c.fail("needs floating-point inputs");
     GemmShape g = gemmOf(c);
     return {{c.input(0).dtype, {g.m, g.n}}};
 }

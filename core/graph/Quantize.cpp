@@ -230,6 +230,13 @@ QuantizeReport quantizeGraph(Graph& g, const QuantizeOptions& o)
                 (n.inputs.size() < 3 || n.inputs[2].empty() || g.tensor(n.inputs[2]).isConstant());
         else if (n.op == "MatMul")
             quantized = isActivation(g, n.inputs[0]) && constantWeights(g, n.inputs[1], 2);
+        else if (n.op == "Gemm")
+            quantized =
+                isActivation(g, n.inputs[0]) && constantWeights(g, n.inputs[1], 2) &&
+                n.floatAttr("alpha", 1.0) == 1.0 && n.floatAttr("beta", 1.0) == 1.0 &&
+                n.intAttr("transA", 0) == 0 &&
+                (n.inputs.size() < 3 || n.inputs[2].empty() ||
+                 (g.tensor(n.inputs[2]).isConstant() && g.tensor(n.inputs[2]).shape.size() == 1));
         else if (n.op == "Add")
             quantized = isActivation(g, n.inputs[0]) && isActivation(g, n.inputs[1]) &&
                         g.tensor(n.inputs[0]).shape == g.tensor(n.inputs[1]).shape;
@@ -241,8 +248,8 @@ QuantizeReport quantizeGraph(Graph& g, const QuantizeOptions& o)
     }
     report.operators = static_cast<int>(ops.size());
     if (ops.empty())
-        throw GraphError("the model has no convolution, matmul by constant weights "
-                         "or add of two tensors to quantize");
+        throw GraphError("the model has no convolution, dense layer, matmul by constant "
+                         "weights or add of two tensors to quantize");
 
     // Calibration: every input run through the reference, each activation's range kept.
     std::vector<std::map<std::string, HostBuffer>> samples = o.inputs;
@@ -326,11 +333,14 @@ QuantizeReport quantizeGraph(Graph& g, const QuantizeOptions& o)
     for (std::size_t i = 0; i < g.nodes.size(); ++i) {
         GraphNode n = g.nodes[i];
         if (quantizedOps.count(i) && n.op != "Add") {
+            // One scale per output channel: a convolution's filters, a matmul's columns, a
+            // dense layer's (axis 0 of weights it transposes).
             const bool conv = n.op == "Conv";
+            const bool rows = conv || (n.op == "Gemm" && n.intAttr("transB", 0) != 0);
             std::vector<float> sw;
-            n.inputs[1] = rw.weights(n.inputs[1], conv ? 0 : 1, &sw, head);
+            n.inputs[1] = rw.weights(n.inputs[1], rows ? 0 : 1, &sw, head);
             ++report.weights;
-            if (conv && n.inputs.size() > 2 && !n.inputs[2].empty())
+            if (n.op != "MatMul" && n.inputs.size() > 2 && !n.inputs[2].empty())
                 n.inputs[2] = rw.bias(n.inputs[2], params[n.inputs[0]].scale, sw, head);
         }
         for (auto& in : n.inputs)

@@ -1,12 +1,14 @@
 // Static post-training quantization of a float model into a QDQ one, as ONNX Runtime's
 // quantize_static writes it (QuantFormat.QDQ, per-channel weights): the batch norms folded into
-// the convolutions first (as its pre-processing does), then every convolution, matmul by
-// constant weights and residual add gets QuantizeLinear -> DequantizeLinear pairs on the data it
-// reads and the data it writes (after a Relu that follows it). Weights are int8, symmetric, one
-// scale per output channel (a convolution's filters, a matmul's columns); a convolution's bias is
-// int32 at the scale of the sums; activations are uint8 with the range seen on calibration inputs
-// (the smallest and largest values, or a percentile of them). Loopscope then runs the model with
-// integer tasks (FuseQuantized), and ONNX Runtime runs the same file.
+// the convolutions first (as its pre-processing does), then every convolution, dense layer
+// (Gemm), matmul by constant weights and residual add gets QuantizeLinear -> DequantizeLinear
+// pairs on the data it reads and the data it writes (after a Relu or Clip that follows it; a max
+// pool's output keeps its input's scale). Weights are int8, symmetric, one scale per output
+// channel (a convolution's filters, a dense layer's or matmul's columns); a convolution's or
+// dense layer's bias is int32 at the scale of the sums; activations are uint8 with the range
+// seen on calibration inputs (the smallest and largest values, or a percentile of them).
+// Loopscope then runs the model with integer tasks (FuseQuantized), and ONNX Runtime runs the
+// same file.
 #pragma once
 
 #include "graph/Graph.h"

@@ -7,8 +7,9 @@
 // into the bias: sum((x - zx) * w) = sum(x * w) - zx * sum(w), the padding then zx, as Relay's
 // QNN canonicalization rewrites qnn.conv2d. Only uint8 data, int8 weights without zero points,
 // one group, 2-D, and a constant zx; channels not by 4 and filters not by L are padded with zero
-// weights (the bias, of the real filters, says how many there are). A depthwise convolution's
-// weights go into blocks of L channels instead (packDepthwise).
+// weights (the bias, of the real filters, says how many there are). Depthwise convolutions keep
+// their plain computation: in blocks of channels they would need the data in those blocks too
+// (its transposition inside the task cost more than the blocks saved on MobileNetV2).
 #include "graph/Operators.h"
 #include "graph/Passes.h"
 #include "tune/rules/Int8DotRule.h"
@@ -37,30 +38,6 @@ std::int64_t int8DotLanesHere()
     return 0;
 }
 
-namespace {
-
-// A depthwise QLinearConv (one group per channel): its weights in blocks of L channels
-// (C/L x KH x KW x L), so that a block's L channels are one vector of int32 sums, as TOPI's
-// depthwise_conv2d_NCHWc keeps them; the data is then read in those blocks less its zero point.
-bool packDepthwise(Graph& graph, GraphNode& conv, std::int64_t lanes)
-{
-    const GraphTensor& w = graph.tensor(conv.inputs[3]);
-    const std::int64_t c = w.shape[0], kh = w.shape[2], kw = w.shape[3];
-    if (w.shape[1] != 1 || conv.intAttr("group", 1) != c || c % lanes != 0) return false;
-    auto packed =
-        std::make_shared<HostBuffer>(kS8, std::vector<std::int64_t>{c / lanes, kh, kw, lanes});
-    for (std::int64_t ch = 0; ch < c; ++ch)
-        for (std::int64_t y = 0; y < kh; ++y)
-            for (std::int64_t x = 0; x < kw; ++x)
-                packed->setInt((((ch / lanes) * kh + y) * kw + x) * lanes + ch % lanes,
-                               w.constant->getInt((ch * kh + y) * kw + x));
-    conv.inputs[3] = graph.addConstant(conv.inputs[3] + ".channel_blocks", std::move(packed));
-    conv.attributes[kWeightBlock].value = lanes;
-    return true;
-}
-
-} // namespace
-
 bool alterQLinearConvLayout(Graph& graph)
 {
     const std::int64_t lanes = int8DotLanesHere();
@@ -76,10 +53,7 @@ bool alterQLinearConvLayout(Graph& graph)
             !zx->isConstant() || zx->elementCount() != 1 || !allZero(zw->constant.get()) ||
             w->shape.size() != 4 || conv.stringAttr("auto_pad", "NOTSET") != "NOTSET")
             continue;
-        if (conv.intAttr("group", 1) != 1) {
-            changed = packDepthwise(graph, conv, lanes) || changed;
-            continue;
-        }
+        if (conv.intAttr("group", 1) != 1) continue;
         const std::int64_t f = w->shape[0], c = w->shape[1], kh = w->shape[2], kw = w->shape[3];
         // Channels in blocks of 4, the last block's missing ones (a first layer's 3) zero, and
         // filters in blocks of L, the last block's missing ones (MobileNet's 24) zero too.

@@ -1,11 +1,11 @@
 // FuseQuantized: a QDQ model's quantized operators made integer ones, as ONNX Runtime's QDQ
 // transformers and Relay's QNN canonicalization do. DequantizeLinear of the data and of constant
-// weights, then Conv (or MatMul, or Add), then QuantizeLinear, becomes one QLinearConv
-// (QLinearMatMul, QLinearAdd) reading the quantized values: the sums are integer, and the
-// requantization is the task's output stage. A Relu between the operator and its quantization
-// (or a Clip, MobileNet's ReLU6) goes with it where the quantized range lies within its bounds
-// (the saturation is then the Relu: a zero point at the type's smallest value). A float bias is
-// quantized with the scale of the sums (sx * sw, zero point 0), as ONNX Runtime's quantizer
+// weights, then Conv (or MatMul, Gemm, Add), then QuantizeLinear, becomes one QLinearConv
+// (QLinearMatMul, com.microsoft's QGemm and QLinearAdd) reading the quantized values: the sums are
+// integer, and the requantization is the task's output stage. A Relu between the operator and its
+// quantization (or a Clip, MobileNet's ReLU6) goes with it where the quantized range lies within
+// its bounds (the saturation is then the Relu: a zero point at the type's smallest value). A float
+// bias is quantized with the scale of the sums (sx * sw, zero point 0), as ONNX Runtime's quantizer
 // writes it. A max pool between a DequantizeLinear and a QuantizeLinear of the same scale and
 // zero point pools the quantized values. Runs first: FoldConstants would otherwise make the
 // weights' DequantizeLinear float weights.
@@ -203,7 +203,12 @@ bool fuseOne(Graph& g, std::size_t at)
     if (fusePool(g, at)) return true;
     const GraphNode& op = g.nodes[at];
     const bool conv = op.op == "Conv", matmul = op.op == "MatMul", add = op.op == "Add";
-    if ((!conv && !matmul && !add) || op.inputs.size() < 2 || op.outputs.size() != 1) return false;
+    // A dense layer as QGemm: alpha 1, A as it is, the bias (if any) added once.
+    const bool gemm = op.op == "Gemm" && op.floatAttr("alpha", 1.0) == 1.0 &&
+                      op.intAttr("transA", 0) == 0 &&
+                      (input(op, 2).empty() || op.floatAttr("beta", 1.0) == 1.0);
+    if ((!conv && !matmul && !add && !gemm) || op.inputs.size() < 2 || op.outputs.size() != 1)
+        return false;
     const GraphNode* da = dequantizerOf(g, op.inputs[0]);
     const GraphNode* db = dequantizerOf(g, op.inputs[1]);
     if (!da || !db || !perTensor(g, *da)) return false;
@@ -213,9 +218,12 @@ bool fuseOne(Graph& g, std::size_t at)
     if (!e.q) return false;
     const GraphTensor& bScale = g.tensor(db->inputs[1]);
     if (bScale.elementCount() != 1) {
-        // Per axis: a convolution's filters (axis 0), a matmul's columns (the last axis).
+        // Per axis: a convolution's filters (axis 0), a matmul's columns (the last axis), a
+        // dense layer's output columns (axis 0 of weights it transposes).
         const std::int64_t axis = db->intAttr("axis", 1);
-        const std::int64_t want = conv ? 0 : static_cast<std::int64_t>(b.shape.size()) - 1;
+        const std::int64_t want = conv || (gemm && op.intAttr("transB", 0))
+                                      ? 0
+                                      : static_cast<std::int64_t>(b.shape.size()) - 1;
         if (add || (axis != want && axis != want - static_cast<std::int64_t>(b.shape.size())))
             return false;
     } else if (!perTensor(g, *db)) {
@@ -226,12 +234,14 @@ bool fuseOne(Graph& g, std::size_t at)
     // A convolution's bias as int32 at the sums' scale (first: nothing is added to the graph
     // where it cannot be).
     std::string qb;
-    if (conv && !input(op, 2).empty()) {
+    if ((conv || gemm) && !input(op, 2).empty()) {
         const std::string bias = op.inputs[2];
+        const std::int64_t outputs =
+            conv || op.intAttr("transB", 0) ? b.shape[0] : b.shape[b.shape.size() - 1];
         if (const GraphNode* dbias = dequantizerOf(g, bias))
             qb = g.tensor(dbias->inputs[0]).dtype == DataType::int32() ? dbias->inputs[0] : "";
         else
-            qb = quantizedBias(g, bias, da->inputs[1], db->inputs[1], b.shape[0]);
+            qb = quantizedBias(g, bias, da->inputs[1], db->inputs[1], outputs);
         if (qb.empty()) return false;
     }
     GraphNode fused;
@@ -246,6 +256,12 @@ bool fuseOne(Graph& g, std::size_t at)
         if (!qb.empty()) fused.inputs.push_back(qb);
     } else if (matmul) {
         fused.op = "QLinearMatMul";
+    } else if (gemm) {
+        // com.microsoft's QGemm: A, its scale and zero point, B, its, the bias, then Y's.
+        fused.op = "QGemm";
+        fused.domain = "com.microsoft";
+        fused.inputs.insert(fused.inputs.begin() + 6, qb);
+        fused.attributes.erase("beta");
     } else {
         fused.op = "QLinearAdd";
         fused.domain = "com.microsoft";

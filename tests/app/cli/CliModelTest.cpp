@@ -106,8 +106,9 @@ TEST(CliModel, SampleModelsMatchTheOutputsTheyCameWith)
 }
 
 // `model quantize` writes a QDQ model the importer reads back: its convolutions run as integer
-// tasks that match the reference, as the committed sample it made does; a model with nothing to
-// quantize and a bad --calibrate are refused with why.
+// tasks that match the reference, as the committed sample it made does, and an MLP's dense
+// layers become QGemm; a model with nothing to quantize and a bad --calibrate are refused with
+// why.
 TEST(CliModel, QuantizeWritesAModelThatRunsInIntegers)
 {
     TempDir dir;
@@ -131,10 +132,17 @@ TEST(CliModel, QuantizeWritesAModelThatRunsInIntegers)
         ASSERT_EQ(check.exitCode, 0) << model << "\n" << check.output;
         EXPECT_TRUE(nlohmann::json::parse(check.output)["checked"].get<bool>());
     }
+    // The MLP's dense layers become QGemm tasks.
     RunResult mlp = runCli("model quantize " + quoted(kModels / "mlp/model.onnx") +
-                           quoted(dir.path() / "mlp.onnx"));
-    EXPECT_EQ(mlp.exitCode, 1) << mlp.output;
-    EXPECT_NE(mlp.output.find("to quantize"), std::string::npos) << mlp.output;
+                           quoted(dir.path() / "mlp.onnx") + "--json");
+    ASSERT_EQ(mlp.exitCode, 0) << mlp.output;
+    EXPECT_EQ(nlohmann::json::parse(mlp.output)["weights"], 3);
+    RunResult mlpCheck = runCli("model run " + quoted(dir.path() / "mlp.onnx") + "--check");
+    EXPECT_EQ(mlpCheck.exitCode, 0) << mlpCheck.output;
+    RunResult relu = runCli("model quantize " + quoted(kTestData / "node/test_relu/model.onnx") +
+                            quoted(dir.path() / "relu.onnx"));
+    EXPECT_EQ(relu.exitCode, 1) << relu.output;
+    EXPECT_NE(relu.output.find("to quantize"), std::string::npos) << relu.output;
     RunResult bad = runCli("model quantize " + quoted(kModels / "resnet_tiny/model.onnx") +
                            quoted(out) + "--calibrate median");
     EXPECT_EQ(bad.exitCode, 2) << bad.output;
