@@ -140,6 +140,34 @@ bool isBlocked(const OpContext& c)
     return c.node().op == "QLinearConv" && c.node().intAttr(kWeightBlock, 0) > 0;
 }
 
+// A QGemm whose weights AlterQLinearConvLayout packed as TOPI's dense_int8 packs them: N/L x
+// K/4 x L x 4, the data's zero point in the bias (which it always writes, one value per output
+// column: the last block may hold fewer columns).
+bool isDenseBlocked(const OpContext& c)
+{
+    return c.node().op == "QGemm" && c.node().intAttr(kWeightBlock, 0) > 0;
+}
+
+struct DenseBlocked {
+    std::int64_t m = 0, k = 0, n = 0, lanes = 0;
+};
+
+DenseBlocked denseBlockedOf(const OpContext& c)
+{
+    DenseBlocked d;
+    const auto& a = c.shape(0);
+    const auto& wt = c.shape(3);
+    d.lanes = c.node().intAttr(kWeightBlock, 0);
+    d.n = c.hasInput(6) && c.input(6).shape.size() == 1 ? c.shape(6)[0] : 0;
+    if (a.size() != 2 || wt.size() != 4 || wt[2] != d.lanes || wt[3] != 4 || wt[1] * 4 != a[1] ||
+        d.n < 1 || (d.n + d.lanes - 1) / d.lanes != wt[0])
+        c.fail("weights in int8 blocks of " + num(d.lanes) + " x 4 must be N/" + num(d.lanes) +
+               " x K/4 x " + num(d.lanes) + " x 4 for data M x K, not " + dimsText(wt));
+    d.m = a[0];
+    d.k = a[1];
+    return d;
+}
+
 // Strides, dilations, pads and the output's size of a 2-D window (pads given, no auto_pad).
 void windowOf2d(const OpContext& c, Blocked& b)
 {
@@ -206,16 +234,23 @@ Checked checkedOf(const OpContext& c)
         if (!quantizedType(v.dtype))
             c.fail("'" + v.name + "' is " + v.dtype.str() + "; quantized values are uint8 or int8");
         if (l.in[w].scale >= 0 && !c.hasInput(l.in[w].scale)) c.fail("a scale is missing");
-        const std::int64_t axis = paramAxis(c, l.core, static_cast<int>(w), v.shape.size());
-        // Packed weights: their scales and zero points are still one per filter.
-        const std::vector<std::int64_t> of =
+        std::int64_t axis = paramAxis(c, l.core, static_cast<int>(w), v.shape.size());
+        // Packed weights: their scales and zero points are still one per filter (or column).
+        std::vector<std::int64_t> of =
             w == 1 && isBlocked(c) ? std::vector<std::int64_t>{blockedOf(c).f} : v.shape;
+        if (w == 1 && isDenseBlocked(c)) {
+            of = {denseBlockedOf(c).n};
+            axis = 0;
+        }
         k.scale.push_back(paramOf(c, l.in[w].scale, axis, of, "the scale", false, v.dtype));
         k.zero.push_back(paramOf(c, l.in[w].zero, axis, of, "the zero point", true, v.dtype));
     }
     if (isBlocked(c)) {
         const Blocked b = blockedOf(c);
         k.shape = {b.n, b.f, b.oh, b.ow};
+    } else if (isDenseBlocked(c)) {
+        const DenseBlocked d = denseBlockedOf(c);
+        k.shape = {d.m, d.n};
     } else if (add) {
         k.shape = broadcastShapes(c.shape(0), c.shape(3), c);
     } else {
@@ -341,6 +376,24 @@ HostBuffer blockedSums(const OpContext& c, const HostBuffer& x, const HostBuffer
     return out;
 }
 
+// The int32 sums of a packed QGemm: A as it is, the bias holding -za * sum(w).
+HostBuffer denseBlockedSums(const OpContext& c, const HostBuffer& a, const HostBuffer& wt,
+                            const HostBuffer& bias)
+{
+    const DenseBlocked d = denseBlockedOf(c);
+    HostBuffer out(kI32, {d.m, d.n});
+    for (std::int64_t i = 0; i < d.m; ++i)
+        for (std::int64_t j = 0; j < d.n; ++j) {
+            std::int64_t sum = bias.getInt(j);
+            for (std::int64_t k = 0; k < d.k; ++k)
+                sum += a.getInt(i * d.k + k) *
+                       wt.getInt((((j / d.lanes) * (d.k / 4) + k / 4) * d.lanes + j % d.lanes) * 4 +
+                                 k % 4);
+            out.setInt(i * d.n + j, sum);
+        }
+    return out;
+}
+
 std::vector<HostBuffer> integerEval(const OpContext& c, const std::vector<const HostBuffer*>& in)
 {
     const Checked k = checkedOf(c);
@@ -374,6 +427,8 @@ std::vector<HostBuffer> integerEval(const OpContext& c, const std::vector<const 
     HostBuffer sums;
     if (isBlocked(c)) {
         sums = blockedSums(c, *at(0), *at(3), at(8));
+    } else if (isDenseBlocked(c)) {
+        sums = denseBlockedSums(c, *at(0), *at(3), *at(6));
     } else {
         Core core = coreOf(c, l);
         const OpContext cc = core.context();
@@ -561,6 +616,35 @@ void integerEmit(const OpContext& c, ScriptWriter& w, const std::vector<std::str
     };
     if (isBlocked(c)) {
         blockedEmit(c, w, k, in, out, scaleAt, yParam);
+        return;
+    }
+    if (isDenseBlocked(c)) {
+        // As TOPI's dense_int8: each block of L columns by 4 of k one dot product
+        // (StageFacts::int8DotLanes), then the bias and the requantization.
+        const DenseBlocked d = denseBlockedOf(c);
+        const std::string kk = w.fresh("k"), L = num(d.lanes);
+        w.line(kk + " = te.reduce_axis((0, " + num(d.k) + "), name=\"" + kk + "\")");
+        const std::string sums = w.fresh(out[0] + "_acc");
+        w.compute(
+            sums, {d.m, c.shape(3)[0], d.lanes},
+            [&](const std::vector<std::string>& i) {
+                return "te.sum(" + in[0] + "[" + i[0] + ", " + kk + "].astype(\"int32\") * " +
+                       in[3] + "[" + i[1] + ", " + kk + " // 4, " + i[2] + ", " + kk +
+                       " % 4].astype(\"int32\"), axis=" + kk + ")";
+            },
+            sums);
+        w.compute(
+            out[0], k.shape,
+            [&](const std::vector<std::string>& i) {
+                const std::string acc = "(" + sums + "[" + i[0] + ", " + i[1] + " // " + L + ", " +
+                                        i[1] + " % " + L + "] + " + in[6] + "[" + i[1] + "])";
+                const std::string scale = "(" + scaleAt(0, i) + " * " + scaleAt(1, i) + " / " +
+                                          yParam(k.yScale, l.yScale, i, kF32) + ")";
+                return saturateText("tvm.tir.nearbyint(" + acc + ".astype(\"float32\") * " + scale +
+                                        ") + " + yParam(k.yZero, l.yZero, i, kF32),
+                                    k.out);
+            },
+            out[0]);
         return;
     }
     const std::string a = shiftStage(c, w, k, 0, in, out[0] + "_a");

@@ -203,7 +203,7 @@ std::string taskArithmetic(const Graph& graph, const Task& task)
     };
     for (int i : task.nodes) {
         const GraphNode& n = graph.nodes[static_cast<std::size_t>(i)];
-        const bool qlinear = n.op == "QLinearConv" || n.op == "QLinearMatMul";
+        const bool qlinear = n.op == "QLinearConv" || n.op == "QLinearMatMul" || n.op == "QGemm";
         if (qlinear || n.op == "ConvInteger" || n.op == "MatMulInteger") {
             integer = true;
             add(type(n.inputs[0]) + " x " + type(n.inputs[qlinear ? 3 : 1]) + " -> int32 sums");

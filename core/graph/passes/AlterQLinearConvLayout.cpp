@@ -1,14 +1,14 @@
-// AlterQLinearConvLayout: a QLinearConv's constant int8 weights rearranged once into TOPI's int8
-// layout (F/L x C/4 x KH x KW x L x 4: blocks of L output channels by 4 input channels, L the
-// lanes of the machine's int8 dot product), as Relay's AlterOpLayout makes x86's int8 conv2d
-// conv2d_NCHWc_int8. The task then reads the data in blocks of 4 channels and computes each
-// block of L output channels by 4 input channels as one dot product of TOPI's intrinsic
-// (vpdpbusd with VNNI), which the default schedule tensorizes. The data's zero point moves
-// into the bias: sum((x - zx) * w) = sum(x * w) - zx * sum(w), the padding then zx, as Relay's
-// QNN canonicalization rewrites qnn.conv2d. Only uint8 data, int8 weights without zero points,
-// one group, 2-D, and a constant zx; channels not by 4 and filters not by L are padded with zero
-// weights (the bias, of the real filters, says how many there are). Depthwise convolutions keep
-// their plain computation: in blocks of channels they would need the data in those blocks too
+// AlterQLinearConvLayout: a QLinearConv's (and a QGemm's, packDense) constant int8 weights
+// rearranged once into TOPI's int8 layout (F/L x C/4 x KH x KW x L x 4: blocks of L output channels
+// by 4 input channels, L the lanes of the machine's int8 dot product), as Relay's AlterOpLayout
+// makes x86's int8 conv2d conv2d_NCHWc_int8. The task then reads the data in blocks of 4 channels
+// and computes each block of L output channels by 4 input channels as one dot product of TOPI's
+// intrinsic (vpdpbusd with VNNI), which the default schedule tensorizes. The data's zero point
+// moves into the bias: sum((x - zx) * w) = sum(x * w) - zx * sum(w), the padding then zx, as
+// Relay's QNN canonicalization rewrites qnn.conv2d. Only uint8 data, int8 weights without zero
+// points, one group, 2-D, and a constant zx; channels not by 4 and filters not by L are padded with
+// zero weights (the bias, of the real filters, says how many there are). Depthwise convolutions
+// keep their plain computation: in blocks of channels they would need the data in those blocks too
 // (its transposition inside the task cost more than the blocks saved on MobileNetV2).
 #include "graph/Operators.h"
 #include "graph/Passes.h"
@@ -38,12 +38,61 @@ std::int64_t int8DotLanesHere()
     return 0;
 }
 
+namespace {
+
+// A QGemm's constant weights as TOPI's dense_int8 packs them (N/L x K/4 x L x 4), the data's zero
+// point moved into the bias; only uint8 data whose K is a multiple of 4, weights without zero
+// points.
+bool packDense(Graph& graph, GraphNode& gemm, std::int64_t lanes)
+{
+    const GraphTensor* a = graph.find(gemm.inputs[0]);
+    const GraphTensor* za = graph.find(gemm.inputs[2]);
+    const GraphTensor* w = graph.find(gemm.inputs[3]);
+    const GraphTensor* zw = graph.find(gemm.inputs[5]);
+    if (!a || !za || !w || !zw || a->dtype != kU8 || w->dtype != kS8 || !w->isConstant() ||
+        !za->isConstant() || za->elementCount() != 1 || !allZero(zw->constant.get()) ||
+        a->shape.size() != 2 || w->shape.size() != 2 || a->shape[1] % 4 != 0)
+        return false;
+    const bool transposed = gemm.intAttr("transB", 0) != 0;
+    const std::int64_t k = a->shape[1], n = transposed ? w->shape[0] : w->shape[1];
+    if (n < lanes) return false; // as for a convolution's filters: no lanes left unread
+    const HostBuffer* b = gemm.inputs.size() > 6 && !gemm.inputs[6].empty()
+                              ? graph.tensor(gemm.inputs[6]).constant.get()
+                              : nullptr;
+    if (gemm.inputs.size() > 6 && !gemm.inputs[6].empty() && (!b || b->elementCount() != n))
+        return false;
+    const std::int64_t nl = (n + lanes - 1) / lanes;
+    auto packed = std::make_shared<HostBuffer>(kS8, std::vector<std::int64_t>{nl, k / 4, lanes, 4});
+    auto bias = std::make_shared<HostBuffer>(DataType::int32(), std::vector<std::int64_t>{n});
+    const std::int64_t zero = za->constant->getInt(0);
+    for (std::int64_t j = 0; j < n; ++j) {
+        std::int64_t sum = 0;
+        for (std::int64_t kk = 0; kk < k; ++kk) {
+            const std::int64_t v = w->constant->getInt(transposed ? j * k + kk : kk * n + j);
+            sum += v;
+            packed->setInt((((j / lanes) * (k / 4) + kk / 4) * lanes + j % lanes) * 4 + kk % 4, v);
+        }
+        bias->setInt(j, (b ? b->getInt(j) : 0) - zero * sum);
+    }
+    gemm.inputs[3] = graph.addConstant(gemm.inputs[3] + ".int8_blocks", std::move(packed));
+    gemm.inputs[6] = graph.addConstant(gemm.name + ".bias_less_zero_point", std::move(bias));
+    gemm.attributes.erase("transB");
+    gemm.attributes[kWeightBlock].value = lanes;
+    return true;
+}
+
+} // namespace
+
 bool alterQLinearConvLayout(Graph& graph)
 {
     const std::int64_t lanes = int8DotLanesHere();
     if (lanes == 0) return false;
     bool changed = false;
     for (GraphNode& conv : graph.nodes) {
+        if (conv.op == "QGemm" && !conv.has(kWeightBlock) && conv.inputs.size() >= 9) {
+            changed = packDense(graph, conv, lanes) || changed;
+            continue;
+        }
         if (conv.op != "QLinearConv" || conv.has(kWeightBlock) || conv.inputs.size() < 8) continue;
         const GraphTensor* x = graph.find(conv.inputs[0]);
         const GraphTensor* w = graph.find(conv.inputs[3]);
@@ -55,6 +104,9 @@ bool alterQLinearConvLayout(Graph& graph)
             continue;
         if (conv.intAttr("group", 1) != 1) continue;
         const std::int64_t f = w->shape[0], c = w->shape[1], kh = w->shape[2], kw = w->shape[3];
+        // Fewer filters than lanes (a narrow network's 12) leave the block's last lanes unread:
+        // bound inference then shrinks the sums to fewer lanes than the intrinsic computes.
+        if (f < lanes) continue;
         // Channels in blocks of 4, the last block's missing ones (a first layer's 3) zero, and
         // filters in blocks of L, the last block's missing ones (MobileNet's 24) zero too.
         const std::int64_t c4 = (c + 3) / 4, fl = (f + lanes - 1) / lanes;

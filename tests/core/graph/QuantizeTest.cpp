@@ -168,15 +168,26 @@ TEST(Quantize, AModelWithNothingToQuantizeIsAnError)
 }
 
 // A dense layer (Gemm, its weights transposed as PyTorch's Linear exports them) becomes
-// com.microsoft's QGemm: weights per output column, an int32 bias, its Relu in the saturation;
-// the integer task matches the reference.
+// com.microsoft's QGemm: weights per output column, an int32 bias, its Relu in the saturation,
+// then TOPI's int8 dense blocks; the integer task matches the reference.
 TEST(Quantize, ADenseLayerBecomesQGemm)
 {
     Graph g = imported(makeDenseModelBytes({{4, 32}, 24, true, false, true}, 1));
     const QuantizeReport report = quantizeGraph(g, {});
     EXPECT_EQ(report.operators, 1);
+    Graph plain = g;
+    fuseQuantized(plain);
     optimizeGraph(g);
     EXPECT_EQ(count(g, "QGemm"), 1) << graphText(g);
+    // Where this CPU has an int8 dot product, its weights are in TOPI's dense_int8 blocks, and
+    // compute exactly what the plain QGemm computes.
+    if (int8DotLanesHere() > 0) {
+        EXPECT_NE(graphText(g).find("loopscope_weight_block"), std::string::npos) << graphText(g);
+        const auto in = inputsOf(g, 5);
+        EXPECT_TRUE(compareTensors(interpret(g, in).at(g.outputs[0]),
+                                   interpret(plain, in).at(plain.outputs[0]), 0, 0)
+                        .ok);
+    }
     EXPECT_EQ(count(g, "Relu"), 0) << graphText(g);
     std::string why;
     auto model = CompiledModel::compile(g, {}, &why);
