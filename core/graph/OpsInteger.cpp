@@ -516,10 +516,10 @@ std::string saturateText(const std::string& q, DataType t)
 // A packed QLinearConv as TOPI's conv2d_NCHWc_int8: the data in blocks of 4 channels (padded
 // with its zero point), the sums in blocks of L output channels, each L x 4 block one dot product
 // (StageFacts::int8DotLanes), then the bias and the requantization back into N x F x H x W.
-template <class ScaleAt, class YParam>
+template <class Requant>
 void blockedEmit(const OpContext& c, ScriptWriter& w, const Checked& k,
                  const std::vector<std::string>& in, const std::vector<std::string>& out,
-                 const ScaleAt& scaleAt, const YParam& yParam)
+                 const Requant& requant)
 {
     const Blocked b = blockedOf(c);
     const Layout& l = k.layout;
@@ -575,13 +575,8 @@ void blockedEmit(const OpContext& c, ScriptWriter& w, const Checked& k,
         [&](const std::vector<std::string>& i) {
             const std::string acc = sums + "[" + i[0] + ", " + i[1] + " // " + num(b.lanes) + ", " +
                                     i[2] + ", " + i[3] + ", " + i[1] + " % " + num(b.lanes) + "]";
-            const std::string biased =
-                c.hasInput(l.bias) ? "(" + acc + " + " + in[8] + "[" + i[1] + "])" : acc;
-            const std::string scale = "(" + scaleAt(0, i) + " * " + scaleAt(1, i) + " / " +
-                                      yParam(k.yScale, l.yScale, i, kF32) + ")";
-            return saturateText("tvm.tir.nearbyint(" + biased + ".astype(\"float32\") * " + scale +
-                                    ") + " + yParam(k.yZero, l.yZero, i, kF32),
-                                k.out);
+            return requant(c.hasInput(l.bias) ? "(" + acc + " + " + in[8] + "[" + i[1] + "])" : acc,
+                           i);
         },
         out[0]);
 }
@@ -603,6 +598,14 @@ void integerEmit(const OpContext& c, ScriptWriter& w, const std::vector<std::str
     auto yParam = [&](const Param& p, int input, const std::vector<std::string>& i, DataType as) {
         return paramText(c, p, input, var(input), i.back(), as);
     };
+    // The output element from its int32 sum: saturate(round(acc * sx * sw / sy) + zy).
+    auto requant = [&](const std::string& acc, const std::vector<std::string>& i) {
+        const std::string scale = "(" + scaleAt(0, i) + " * " + scaleAt(1, i) + " / " +
+                                  yParam(k.yScale, l.yScale, i, kF32) + ")";
+        return saturateText("tvm.tir.nearbyint(" + acc + ".astype(\"float32\") * " + scale +
+                                ") + " + yParam(k.yZero, l.yZero, i, kF32),
+                            k.out);
+    };
     // An input's scale over the output's: a literal where both are known (divided in float32
     // as the reference divides), else the division.
     auto ratio = [&](int which, const std::string& sc, const std::vector<std::string>& i) {
@@ -615,7 +618,7 @@ void integerEmit(const OpContext& c, ScriptWriter& w, const std::vector<std::str
         return "(" + scaleAt(which, i) + " / " + sc + ")";
     };
     if (isBlocked(c)) {
-        blockedEmit(c, w, k, in, out, scaleAt, yParam);
+        blockedEmit(c, w, k, in, out, requant);
         return;
     }
     if (isDenseBlocked(c)) {
@@ -636,13 +639,9 @@ void integerEmit(const OpContext& c, ScriptWriter& w, const std::vector<std::str
         w.compute(
             out[0], k.shape,
             [&](const std::vector<std::string>& i) {
-                const std::string acc = "(" + sums + "[" + i[0] + ", " + i[1] + " // " + L + ", " +
-                                        i[1] + " % " + L + "] + " + in[6] + "[" + i[1] + "])";
-                const std::string scale = "(" + scaleAt(0, i) + " * " + scaleAt(1, i) + " / " +
-                                          yParam(k.yScale, l.yScale, i, kF32) + ")";
-                return saturateText("tvm.tir.nearbyint(" + acc + ".astype(\"float32\") * " + scale +
-                                        ") + " + yParam(k.yZero, l.yZero, i, kF32),
-                                    k.out);
+                return requant("(" + sums + "[" + i[0] + ", " + i[1] + " // " + L + ", " + i[1] +
+                                   " % " + L + "] + " + in[6] + "[" + i[1] + "])",
+                               i);
             },
             out[0]);
         return;
@@ -678,14 +677,7 @@ void integerEmit(const OpContext& c, ScriptWriter& w, const std::vector<std::str
     findOperator(l.core)->emit(cc, w, coreIn, {sums});
     w.compute(
         out[0], ScriptWriter::scriptShape(k.shape),
-        [&](const std::vector<std::string>& i) {
-            const std::string scale = "(" + scaleAt(0, i) + " * " + scaleAt(1, i) + " / " +
-                                      yParam(k.yScale, l.yScale, i, kF32) + ")";
-            return saturateText("tvm.tir.nearbyint(" + ScriptWriter::load(sums, i) +
-                                    ".astype(\"float32\") * " + scale + ") + " +
-                                    yParam(k.yZero, l.yZero, i, kF32),
-                                k.out);
-        },
+        [&](const std::vector<std::string>& i) { return requant(ScriptWriter::load(sums, i), i); },
         out[0]);
 }
 
