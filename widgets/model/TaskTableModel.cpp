@@ -70,6 +70,28 @@ QVariant TaskTableModel::headerData(int section, Qt::Orientation orientation, in
     return {};
 }
 
+// "uint8 x int8 -> int32 sums; float32 requantization to uint8" as "u8 × s8 → i32; f32 → u8":
+// the column stays narrow, and its tooltip says it in full.
+QString TaskTableModel::compactArithmetic(QString text)
+{
+    const std::pair<const char*, const char*> words[] = {{" sums", ""},
+                                                         {"requantization to ", "→ "},
+                                                         {"requantized to ", "→ "},
+                                                         {"dequantized to ", "→ "},
+                                                         {"uint8", "u8"},
+                                                         {"int8", "s8"},
+                                                         {"int32", "i32"},
+                                                         {"float32", "f32"},
+                                                         {" x ", " × "},
+                                                         {" -> ", " → "},
+                                                         {"then ", ""},
+                                                         {"from ", "← "},
+                                                         {", to ", " → "}};
+    for (const auto& [from, to] : words)
+        text.replace(QString::fromUtf8(from), QString::fromUtf8(to));
+    return text;
+}
+
 QVariant TaskTableModel::display(const protocol::ModelTask& t, int column) const
 {
     switch (column) {
@@ -81,7 +103,7 @@ QVariant TaskTableModel::display(const protocol::ModelTask& t, int column) const
                 if (node.name == n) ops << qs(node.op);
         return ops.join(QStringLiteral(" → "));
     }
-    case Arithmetic: return qs(t.arithmetic);
+    case Arithmetic: return compactArithmetic(qs(t.arithmetic));
     case Weight: return QString::number(t.weight);
     case Gflop: return QString::number(t.gflop, 'g', 3);
     case ScheduleSource:
@@ -100,6 +122,7 @@ QVariant TaskTableModel::tooltip(const protocol::ModelTask& t, int column) const
 {
     switch (column) {
     case Task: return worker::qsList(t.nodes).join(QStringLiteral(" → "));
+    case Arithmetic: return qs(t.arithmetic);
     case ScheduleSource:
         return t.stale.empty() ? qs(t.source)
                                : tr("%1\n\nStale: %2").arg(qs(t.source), qs(t.stale));

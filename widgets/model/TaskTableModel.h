@@ -39,6 +39,9 @@ public:
     // The row of a task's workload, or -1.
     int rowOfTask(int task) const;
 
+    // A task's arithmetic as the column shows it ("u8 × s8 → i32; f32 → u8").
+    static QString compactArithmetic(QString text);
+
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;

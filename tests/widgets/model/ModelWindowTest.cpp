@@ -73,12 +73,35 @@ private slots:
                            m_dir.filePath(QStringLiteral("resnet"))));
     }
 
+    // A quantized model's tasks say what they compute in, briefly in the column and in full in
+    // its tooltip; a float model's table hides the column.
+    void aQuantizedModelShowsItsArithmetic()
+    {
+        QCOMPARE(TaskTableModel::compactArithmetic(
+                     QStringLiteral("uint8 x int8 -> int32 sums; float32 requantization to uint8")),
+                 QStringLiteral("u8 × s8 → i32; f32 → u8"));
+        MainWindow w;
+        ModelWindow* m = w.openModel(
+            QStringLiteral(LOOPSCOPE_SOURCE_DIR "/samples/models/resnet_tiny_int8/model.onnx"));
+        QSignalSpy loaded(m, &ModelWindow::modelLoaded);
+        QVERIFY(loaded.wait(60000));
+        QVERIFY(!m->taskTable()->isColumnHidden(TaskTableModel::Arithmetic));
+        int integer = 0;
+        for (int row = 0; row < m->taskTable()->model()->rowCount(); ++row) {
+            const QModelIndex at = m->taskTable()->model()->index(row, TaskTableModel::Arithmetic);
+            integer += at.data().toString().startsWith(QStringLiteral("u8 × s8 → i32")) &&
+                       at.data(Qt::ToolTipRole).toString().contains(QStringLiteral("int32 sums"));
+        }
+        QCOMPARE(integer, 21);
+    }
+
     void opensRunsAndRanksTheTasks()
     {
         MainWindow w;
         ModelWindow* m = w.openModel(m_dir.filePath(QStringLiteral("resnet/model.onnx")));
         QSignalSpy loaded(m, &ModelWindow::modelLoaded);
         QVERIFY(loaded.wait(60000));
+        QVERIFY(m->taskTable()->isColumnHidden(TaskTableModel::Arithmetic)); // float32 only
         const auto& r = m->result();
         QCOMPARE(r.tasks.size(), std::size_t{23});
         QCOMPARE(std::size_t(m->graphView()->taskFrames().size()), r.tasks.size());
