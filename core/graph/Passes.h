@@ -45,8 +45,9 @@ bool foldScaleAxis(Graph& graph);
 bool alterConvLayout(Graph& graph);
 bool alterDenseLayout(Graph& graph);
 bool alterQLinearConvLayout(Graph& graph);
-// The lanes of this machine's int8 dot product (TOPI's intrinsic: 16 with AVX-512, 8 with
-// AVX2), or 0 where it has none.
+// The lanes of this machine's int8 dot product for quantized models (TOPI's VNNI intrinsic: 16
+// with AVX512-VNNI), or 0 where it has none that computes exactly (without VNNI the fallback's
+// int16 pairs saturate on full-range data).
 std::int64_t int8DotLanesHere();
 bool convertLayout(Graph& graph);
 bool alterConvWinograd(Graph& graph);

@@ -33,9 +33,12 @@ bool allZero(const HostBuffer* b)
 
 std::int64_t int8DotLanesHere()
 {
-    for (int lanes : {16, 8})
-        if (!Int8DotRule::intrinsicFor(lanes).empty()) return lanes;
-    return 0;
+    // VNNI's vpdpbusd only: the fallback's pmaddubsw adds pairs of products into int16 with
+    // saturation, which full-range uint8 data times int8 weights overflow (2 x 255 x 127), so a
+    // quantized model's task would no longer compute its definition. Without VNNI the tasks keep
+    // the plain int32 sums.
+    if (!hostCpuFeatureNames().count("avx512vnni")) return 0;
+    return Int8DotRule::intrinsicFor(16).empty() ? 0 : 16;
 }
 
 namespace {
