@@ -186,6 +186,14 @@ std::int64_t broadcastFlat(const std::vector<std::int64_t>& outIndex,
     return flat;
 }
 
+std::int64_t sliceAlong(std::int64_t flat, const std::vector<std::int64_t>& shape, std::size_t axis)
+{
+    std::int64_t inner = 1;
+    for (std::size_t d = axis + 1; d < shape.size(); ++d)
+        inner *= shape[d];
+    return (flat / inner) % shape[axis];
+}
+
 void unflatten(std::int64_t flat, const std::vector<std::int64_t>& shape,
                std::vector<std::int64_t>& index)
 {

@@ -13,6 +13,10 @@
 
 namespace loopscope {
 
+// Quantized values' types.
+inline constexpr DataType kUInt8{DataType::UInt, 8, 1};
+inline constexpr DataType kInt8{DataType::Int, 8, 1};
+
 // What fusion may do with an operator (Relay's TOpPattern).
 enum class OpPattern {
     ElemWise,        // each output element from the same element of each input
@@ -157,6 +161,10 @@ std::vector<std::int64_t> broadcastShapes(const std::vector<std::int64_t>& a,
 // `outShape`), as a flat index.
 std::int64_t broadcastFlat(const std::vector<std::int64_t>& outIndex,
                            const std::vector<std::int64_t>& inShape);
+// The index along `axis` of element `flat` (row-major) of a tensor of `shape`: the slice a
+// per-axis scale or zero point of that element is.
+std::int64_t sliceAlong(std::int64_t flat, const std::vector<std::int64_t>& shape,
+                        std::size_t axis);
 // A flat row-major index as a multi-dimensional one.
 void unflatten(std::int64_t flat, const std::vector<std::int64_t>& shape,
                std::vector<std::int64_t>& index);

@@ -15,8 +15,6 @@ namespace loopscope {
 
 namespace {
 
-const DataType kU8{DataType::UInt, 8, 1};
-const DataType kS8{DataType::Int, 8, 1};
 const DataType kI32 = DataType::int32();
 const DataType kF32 = DataType::float32();
 
@@ -27,7 +25,7 @@ std::string num(std::int64_t v)
 
 bool quantizedType(DataType t)
 {
-    return t == kU8 || t == kS8;
+    return t == kUInt8 || t == kInt8;
 }
 
 // Where a quantized operator's inputs are: the values, their scale (-1: none, as
@@ -254,8 +252,8 @@ Checked checkedOf(const OpContext& c)
     } else if (add) {
         k.shape = broadcastShapes(c.shape(0), c.shape(3), c);
     } else {
-        if (std::string(l.core) == "Conv" && c.input(l.in[1].values).dtype == kU8 &&
-            c.input(l.in[0].values).dtype == kS8)
+        if (std::string(l.core) == "Conv" && c.input(l.in[1].values).dtype == kUInt8 &&
+            c.input(l.in[0].values).dtype == kInt8)
             c.fail("int8 data with uint8 weights is not a form ONNX Runtime runs either");
         Core core = coreOf(c, l);
         const OpContext cc = core.context();
@@ -265,7 +263,7 @@ Checked checkedOf(const OpContext& c)
         c.fail("the bias '" + c.input(l.bias).name + "' must be int32");
     if (l.yScale >= 0) {
         if (!c.hasInput(l.yScale)) c.fail("the output's scale is missing");
-        k.out = c.hasInput(l.yZero) ? c.input(l.yZero).dtype : kU8;
+        k.out = c.hasInput(l.yZero) ? c.input(l.yZero).dtype : kUInt8;
         if (!quantizedType(k.out))
             c.fail("the output's zero point is " + k.out.str() + "; it must be uint8 or int8");
         std::int64_t axis = -1;
@@ -291,11 +289,7 @@ std::vector<TensorType> integerInfer(const OpContext& c)
 // The slice along `axis` that element `flat` of `shape` is in (0 for a scalar parameter).
 std::int64_t sliceAt(const Param& p, std::int64_t flat, const std::vector<std::int64_t>& shape)
 {
-    if (!p.perAxis) return 0;
-    std::int64_t inner = 1;
-    for (std::size_t d = static_cast<std::size_t>(p.axis) + 1; d < shape.size(); ++d)
-        inner *= shape[d];
-    return (flat / inner) % shape[static_cast<std::size_t>(p.axis)];
+    return p.perAxis ? sliceAlong(flat, shape, static_cast<std::size_t>(p.axis)) : 0;
 }
 
 double paramValue(const Param& p, const HostBuffer* b, std::int64_t slice, double fallback)
@@ -324,10 +318,7 @@ std::int64_t outputSlice(const Checked& k, int w, std::int64_t flat)
     const std::size_t axis = std::string(k.layout.core) == "Conv" ? 1
                              : w == 0                             ? s.size() - 2
                                                                   : s.size() - 1;
-    std::int64_t inner = 1;
-    for (std::size_t d = axis + 1; d < s.size(); ++d)
-        inner *= s[d];
-    return (flat / inner) % s[axis];
+    return sliceAlong(flat, s, axis);
 }
 
 float requantScale(float sa, float sb, float sy)
@@ -337,7 +328,7 @@ float requantScale(float sa, float sb, float sy)
 
 std::int64_t saturate(double v, DataType t)
 {
-    const double lo = t == kU8 ? 0 : -128, hi = t == kU8 ? 255 : 127;
+    const double lo = t == kUInt8 ? 0 : -128, hi = t == kUInt8 ? 255 : 127;
     return static_cast<std::int64_t>(std::min(std::max(v, lo), hi));
 }
 
@@ -508,8 +499,8 @@ std::string outputIndex(const Checked& k, int which, const std::vector<std::stri
 
 std::string saturateText(const std::string& q, DataType t)
 {
-    const std::string lo = ScriptWriter::constant(t == kU8 ? 0 : -128, kF32);
-    const std::string hi = ScriptWriter::constant(t == kU8 ? 255 : 127, kF32);
+    const std::string lo = ScriptWriter::constant(t == kUInt8 ? 0 : -128, kF32);
+    const std::string hi = ScriptWriter::constant(t == kUInt8 ? 255 : 127, kF32);
     return "te.min(te.max(" + q + ", " + lo + "), " + hi + ").astype(\"" + t.str() + "\")";
 }
 
@@ -546,7 +537,7 @@ void blockedEmit(const OpContext& c, ScriptWriter& w, const Checked& k,
             for (auto& cond : inside)
                 all += (all.empty() ? "" : ", ") + cond;
             return "tvm.tir.if_then_else(tvm.tir.all(" + all + "), " + load + ", " +
-                   ScriptWriter::constant(static_cast<double>(zx), kU8) + ")";
+                   ScriptWriter::constant(static_cast<double>(zx), kUInt8) + ")";
         },
         data);
     const std::int64_t extents[] = {c4, b.kh, b.kw, 4};

@@ -10,15 +10,12 @@ namespace loopscope {
 
 namespace {
 
-const DataType kU8{DataType::UInt, 8, 1};
-const DataType kS8{DataType::Int, 8, 1};
-
 // Where the scale and zero point of output element `index` are: one for the tensor, or one per
 // slice along `axis`.
 struct QuantParams {
     bool perAxis = false;
     std::int64_t axis = 0;
-    DataType quantized = kU8; // the zero point's type (uint8 without one)
+    DataType quantized = kUInt8; // the zero point's type (uint8 without one)
 };
 
 QuantParams quantParams(const OpContext& c, bool quantize)
@@ -34,7 +31,7 @@ QuantParams quantParams(const OpContext& c, bool quantize)
     } else if (!quantize) {
         p.quantized = x.dtype;
     }
-    if (p.quantized != kU8 && p.quantized != kS8 &&
+    if (p.quantized != kUInt8 && p.quantized != kInt8 &&
         !(p.quantized == DataType::int32() && !quantize))
         c.fail("quantized values are uint8 or int8 here (int32 too, dequantized), not " +
                p.quantized.str());
@@ -63,22 +60,14 @@ std::vector<TensorType> dequantizeInfer(const OpContext& c)
     return {{DataType::float32(), c.shape(0)}};
 }
 
-// The slice along the axis an element is in.
-std::int64_t sliceOf(std::int64_t flat, const std::vector<std::int64_t>& shape, std::int64_t axis)
-{
-    std::int64_t inner = 1;
-    for (std::size_t d = static_cast<std::size_t>(axis) + 1; d < shape.size(); ++d)
-        inner *= shape[d];
-    return (flat / inner) % shape[static_cast<std::size_t>(axis)];
-}
-
 std::vector<HostBuffer> quantizeEval(const OpContext& c, const std::vector<const HostBuffer*>& in)
 {
     const QuantParams p = quantParams(c, true);
-    const double lo = p.quantized == kU8 ? 0 : -128, hi = p.quantized == kU8 ? 255 : 127;
+    const double lo = p.quantized == kUInt8 ? 0 : -128, hi = p.quantized == kUInt8 ? 255 : 127;
     HostBuffer out(p.quantized, c.shape(0));
     for (std::int64_t i = 0; i < out.elementCount(); ++i) {
-        const std::int64_t s = p.perAxis ? sliceOf(i, c.shape(0), p.axis) : 0;
+        const std::int64_t s =
+            p.perAxis ? sliceAlong(i, c.shape(0), static_cast<std::size_t>(p.axis)) : 0;
         // In float32, as ONNX Runtime divides; halves to even.
         const float q = static_cast<float>(in[0]->get(i)) / static_cast<float>(in[1]->get(s));
         const double zp = c.hasInput(2) && in[2] ? static_cast<double>(in[2]->getInt(s)) : 0.0;
@@ -93,7 +82,8 @@ std::vector<HostBuffer> dequantizeEval(const OpContext& c, const std::vector<con
     const QuantParams p = quantParams(c, false);
     HostBuffer out = referenceBuffer(DataType::float32(), c.shape(0));
     for (std::int64_t i = 0; i < out.elementCount(); ++i) {
-        const std::int64_t s = p.perAxis ? sliceOf(i, c.shape(0), p.axis) : 0;
+        const std::int64_t s =
+            p.perAxis ? sliceAlong(i, c.shape(0), static_cast<std::size_t>(p.axis)) : 0;
         const double zp = c.hasInput(2) && in[2] ? static_cast<double>(in[2]->getInt(s)) : 0.0;
         // float32 arithmetic, as the task computes it.
         out.set(i,
@@ -121,8 +111,8 @@ void quantizeEmit(const OpContext& c, ScriptWriter& w, const std::vector<std::st
 {
     const QuantParams p = quantParams(c, true);
     const DataType f = DataType::float32();
-    const std::string lo = ScriptWriter::constant(p.quantized == kU8 ? 0 : -128, f);
-    const std::string hi = ScriptWriter::constant(p.quantized == kU8 ? 255 : 127, f);
+    const std::string lo = ScriptWriter::constant(p.quantized == kUInt8 ? 0 : -128, f);
+    const std::string hi = ScriptWriter::constant(p.quantized == kUInt8 ? 255 : 127, f);
     w.compute(
         out[0], c.shape(0),
         [&](const std::vector<std::string>& idx) {

@@ -15,9 +15,6 @@ namespace loopscope {
 
 namespace {
 
-const DataType kU8{DataType::UInt, 8, 1};
-const DataType kS8{DataType::Int, 8, 1};
-
 bool isOutput(const Graph& g, const std::string& t)
 {
     return std::find(g.outputs.begin(), g.outputs.end(), t) != g.outputs.end();
@@ -92,8 +89,8 @@ public:
         const std::vector<std::int64_t> shape = m_g.tensor(t).shape;
         const std::string scale =
             m_g.addConstant(t + "_scale", scalar(DataType::float32(), p.scale));
-        const std::string zero = m_g.addConstant(t + "_zero_point", scalar(kU8, p.zero));
-        const std::string q = addTensor(t + "_quantized", kU8, shape);
+        const std::string zero = m_g.addConstant(t + "_zero_point", scalar(kUInt8, p.zero));
+        const std::string q = addTensor(t + "_quantized", kUInt8, shape);
         if (dq.empty()) dq = addTensor(t + "_dequantized", DataType::float32(), shape);
         into.push_back(node("QuantizeLinear", t + "_QuantizeLinear", {t, scale, zero}, q));
         into.push_back(node("DequantizeLinear", t + "_DequantizeLinear", {q, scale, zero}, dq));
@@ -107,10 +104,9 @@ public:
     {
         const GraphTensor& w = m_g.tensor(t);
         const std::int64_t slices = w.shape[static_cast<std::size_t>(axis)];
-        std::int64_t inner = 1;
-        for (std::size_t d = static_cast<std::size_t>(axis) + 1; d < w.shape.size(); ++d)
-            inner *= w.shape[d];
-        auto sliceOf = [&](std::int64_t i) { return (i / inner) % slices; };
+        auto sliceOf = [&](std::int64_t i) {
+            return sliceAlong(i, w.shape, static_cast<std::size_t>(axis));
+        };
         std::vector<double> largest(static_cast<std::size_t>(slices), 0.0);
         for (std::int64_t i = 0; i < w.elementCount(); ++i) {
             double& m = largest[static_cast<std::size_t>(sliceOf(i))];
@@ -119,13 +115,13 @@ public:
         scales->clear();
         auto scale =
             std::make_shared<HostBuffer>(DataType::float32(), std::vector<std::int64_t>{slices});
-        auto zero = std::make_shared<HostBuffer>(kS8, std::vector<std::int64_t>{slices});
+        auto zero = std::make_shared<HostBuffer>(kInt8, std::vector<std::int64_t>{slices});
         for (std::int64_t s = 0; s < slices; ++s) {
             const double m = largest[static_cast<std::size_t>(s)];
             scales->push_back(m > 0 ? static_cast<float>(m / 127.0) : 1.0f);
             scale->set(s, static_cast<double>(scales->back()));
         }
-        auto q = std::make_shared<HostBuffer>(kS8, w.shape);
+        auto q = std::make_shared<HostBuffer>(kInt8, w.shape);
         for (std::int64_t i = 0; i < w.elementCount(); ++i) {
             const float s = (*scales)[static_cast<std::size_t>(sliceOf(i))];
             const double v =

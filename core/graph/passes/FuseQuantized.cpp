@@ -19,9 +19,6 @@ namespace loopscope {
 
 namespace {
 
-const DataType kU8{DataType::UInt, 8, 1};
-const DataType kS8{DataType::Int, 8, 1};
-
 // The DequantizeLinear node that computes `tensor`, or null.
 const GraphNode* dequantizerOf(const Graph& g, const std::string& tensor)
 {
@@ -110,7 +107,7 @@ Ending endingOf(const Graph& g, const std::string& out)
     }
     if (n->op != "QuantizeLinear" || !perTensor(g, *n)) return e;
     const GraphTensor& y = g.tensor(n->outputs[0]);
-    if (y.dtype != kU8 && y.dtype != kS8) return e;
+    if (y.dtype != kUInt8 && y.dtype != kInt8) return e;
     if (clamp) {
         // A Relu or Clip is the saturation only where the quantized range lies within its
         // bounds (a Relu: the zero point is the type's smallest value).
@@ -118,7 +115,7 @@ Ending endingOf(const Graph& g, const std::string& out)
         const HostBuffer* scale = constantOf(g, n->inputs[1]);
         if ((!input(*n, 2).empty() && !zp) || !scale) return e;
         const double z = zp ? static_cast<double>(zp->getInt(0)) : 0.0, s = scale->get(0);
-        const double qmin = y.dtype == kU8 ? 0 : -128, qmax = y.dtype == kU8 ? 255 : 127;
+        const double qmin = y.dtype == kUInt8 ? 0 : -128, qmax = y.dtype == kUInt8 ? 255 : 127;
         // (A range calibrated up to a Clip's bound has its top a rounding above it.)
         const double top = (qmax - z) * s, bottom = (qmin - z) * s;
         if (!(lo <= bottom + 1e-6 * std::fabs(bottom) && hi >= top - 1e-6 * std::fabs(top)))
@@ -213,7 +210,8 @@ bool fuseOne(Graph& g, std::size_t at)
     const GraphNode* db = dequantizerOf(g, op.inputs[1]);
     if (!da || !db || !perTensor(g, *da)) return false;
     const GraphTensor &a = g.tensor(da->inputs[0]), &b = g.tensor(db->inputs[0]);
-    if ((a.dtype != kU8 && a.dtype != kS8) || (b.dtype != kU8 && b.dtype != kS8)) return false;
+    if ((a.dtype != kUInt8 && a.dtype != kInt8) || (b.dtype != kUInt8 && b.dtype != kInt8))
+        return false;
     const Ending e = endingOf(g, op.outputs[0]);
     if (!e.q) return false;
     const GraphTensor& bScale = g.tensor(db->inputs[1]);
@@ -229,7 +227,7 @@ bool fuseOne(Graph& g, std::size_t at)
     } else if (!perTensor(g, *db)) {
         return false;
     }
-    if (conv && a.dtype == kS8 && b.dtype == kU8) return false;
+    if (conv && a.dtype == kInt8 && b.dtype == kUInt8) return false;
 
     // A convolution's bias as int32 at the sums' scale (first: nothing is added to the graph
     // where it cannot be).
@@ -248,7 +246,7 @@ bool fuseOne(Graph& g, std::size_t at)
     fused.name = op.name;
     fused.attributes = op.attributes;
     const std::string za = zeroPointOf(g, *da, a.dtype), zb = zeroPointOf(g, *db, b.dtype);
-    const std::string zy = input(*e.q, 2).empty() ? zeroPointOf(g, *e.q, kU8) : e.q->inputs[2];
+    const std::string zy = input(*e.q, 2).empty() ? zeroPointOf(g, *e.q, kUInt8) : e.q->inputs[2];
     fused.inputs = {
         da->inputs[0], da->inputs[1], za, db->inputs[0], db->inputs[1], zb, e.q->inputs[1], zy};
     if (conv) {
